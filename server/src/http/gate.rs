@@ -1,0 +1,330 @@
+//! The header gates every request passes before any handler (SECURITY.md rules 1–3):
+//! (a) Host allow-list against DNS rebinding; (b) authentication (bearer, or the login cookie);
+//! (c) for state-changing requests and WebSocket upgrades, `Origin` must be one of our own
+//! origins — mandatory for cookie-authenticated upgrades; (d) state-changing API requests carry
+//! `Content-Type: application/json`, which blocks cross-site simple-request forms.
+//! No CORS headers are ever added. Security headers go on every response.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use crate::auth::{COOKIE_NAME, LaunchOutcome, Principal};
+use crate::error::ApiError;
+
+pub const CSP_APP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/// The offline API reference (Swagger UI) needs inline styles.
+pub const CSP_DOCS: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+/// Which `Host` names the server answers to.
+#[derive(Debug, Clone)]
+pub struct HostPolicy {
+    names: Vec<String>,
+}
+
+impl HostPolicy {
+    pub fn new(configured: &[String], bind: IpAddr) -> HostPolicy {
+        let mut names: Vec<String> = ["localhost"].iter().map(|s| s.to_string()).collect();
+        names.extend(configured.iter().map(|n| n.to_ascii_lowercase()));
+        names.push(bind.to_string());
+        HostPolicy { names }
+    }
+
+    /// Loopback names, any IP literal, and the configured names.
+    pub fn allows(&self, host_header: &str) -> bool {
+        let host = strip_port(host_header).to_ascii_lowercase();
+        if host.is_empty() {
+            return false;
+        }
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        if bare.parse::<IpAddr>().is_ok() {
+            return true;
+        }
+        self.names.iter().any(|n| n == &host)
+    }
+}
+
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        return match host.find(']') {
+            Some(i) => &host[..=i],
+            None => host,
+        };
+    }
+    match host.rsplit_once(':') {
+        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
+        _ => host,
+    }
+}
+
+fn host_of(req: &Request) -> Option<String> {
+    req.headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| req.uri().authority().map(|a| a.to_string()))
+}
+
+fn is_public(method: &Method, path: &str) -> bool {
+    if path == "/api/health" || path == "/api/login" || path == "/login" || path == "/login.js" {
+        return true;
+    }
+    if path == "/api/openapi.json" || path == "/api/docs" || path.starts_with("/api/docs/") {
+        return true;
+    }
+    // The SPA shell and its assets: the app itself shows the sign-in screen.
+    (method == Method::GET || method == Method::HEAD) && !path.starts_with("/api")
+}
+
+pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
+    for v in headers.get_all(header::COOKIE) {
+        let Ok(s) = v.to_str() else { continue };
+        for pair in s.split(';') {
+            if let Some((k, val)) = pair.trim().split_once('=') {
+                if k == name {
+                    return Some(val.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = v.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim().to_string())
+}
+
+async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, ApiError> {
+    if let Some(secret) = bearer(headers) {
+        // A wrong bearer is a failure even when a cookie is present.
+        return Ok(state.auth.check_bearer(&secret).await?);
+    }
+    if let Some(secret) = cookie_value(headers, COOKIE_NAME) {
+        return Ok(state.auth.check_cookie(&secret).await?);
+    }
+    Ok(None)
+}
+
+pub fn session_cookie(secret: &str) -> String {
+    format!(
+        "{COOKIE_NAME}={secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+        crate::auth::LOGIN_TTL_MS / 1000
+    )
+}
+
+pub fn clear_cookie() -> String {
+    format!("{COOKIE_NAME}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0")
+}
+
+fn is_ws_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn has_body(headers: &HeaderMap) -> bool {
+    let len = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match len {
+        Some(n) => n > 0,
+        None => headers.contains_key(header::TRANSFER_ENCODING),
+    }
+}
+
+pub async fn gate(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let path = req.uri().path().to_string();
+    let mut resp = match check(&state, peer, &mut req, &path).await {
+        Ok(None) => next.run(req).await,
+        Ok(Some(early)) => early,
+        Err(e) => e.into_response(),
+    };
+    finish_response(&path, &mut resp);
+    resp
+}
+
+/// Ok(None): go on to the handler. Ok(Some(resp)): answered here.
+async fn check(
+    state: &AppState,
+    peer: SocketAddr,
+    req: &mut Request,
+    path: &str,
+) -> Result<Option<Response>, ApiError> {
+    let Some(host) = host_of(req) else {
+        return Err(ApiError::Forbidden("missing Host header".into()));
+    };
+    if !state.hosts.allows(&host) {
+        return Err(ApiError::Forbidden(
+            "this host name is not allowed (add it to allowedHosts in config.json)".into(),
+        ));
+    }
+    let method = req.method().clone();
+    if method == Method::GET && path == "/" {
+        if let Some(token) = query_param(req.uri().query(), "token") {
+            return Ok(Some(launch(state, &token).await?));
+        }
+    }
+    let headers = req.headers();
+    let principal = authenticate(state, headers).await?;
+    if principal.is_none() && !is_public(&method, path) {
+        return Err(ApiError::Unauthorized);
+    }
+    let own_origins = [format!("http://{host}"), format!("https://{host}")];
+    let state_changing = !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
+    let ws = is_ws_upgrade(headers);
+    let cookie_auth = matches!(principal, Some(Principal::Cookie { .. }));
+    match headers.get(header::ORIGIN).map(|v| v.to_str().unwrap_or("")) {
+        Some(origin) => {
+            if (state_changing || ws) && !own_origins.iter().any(|o| o == origin) {
+                return Err(ApiError::Forbidden("cross-origin request refused".into()));
+            }
+        }
+        None => {
+            let same_site = headers
+                .get("sec-fetch-site")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v == "same-origin");
+            if cookie_auth && ws {
+                return Err(ApiError::Forbidden(
+                    "WebSocket upgrades with a cookie must send Origin".into(),
+                ));
+            }
+            if cookie_auth && state_changing && !same_site {
+                return Err(ApiError::Forbidden(
+                    "state-changing requests with a cookie must send Origin".into(),
+                ));
+            }
+        }
+    }
+    if state_changing
+        && path.starts_with("/api")
+        && (cookie_auth || has_body(headers) || principal.is_none())
+        && !is_json(headers)
+    {
+        return Err(ApiError::UnsupportedMediaType(
+            "state-changing requests need Content-Type: application/json".into(),
+        ));
+    }
+    if let Some(p) = principal {
+        req.extensions_mut().insert(p);
+    }
+    req.extensions_mut().insert(ClientAddr(peer.ip()));
+    Ok(None)
+}
+
+/// The client's address, for the login limiter.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddr(pub IpAddr);
+
+fn query_param(query: Option<&str>, name: &str) -> Option<String> {
+    query?.split('&').find_map(|kv| {
+        let (k, v) = kv.split_once('=')?;
+        (k == name).then(|| v.to_string())
+    })
+}
+
+async fn launch(state: &AppState, token: &str) -> Result<Response, ApiError> {
+    match state.auth.redeem_launch_token(token).await? {
+        LaunchOutcome::Issued(secret) => {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::SEE_OTHER;
+            let h = resp.headers_mut();
+            h.insert(header::LOCATION, HeaderValue::from_static("/"));
+            if let Ok(v) = HeaderValue::from_str(&session_cookie(&secret)) {
+                h.insert(header::SET_COOKIE, v);
+            }
+            Ok(resp)
+        }
+        // Already used, or wrong: the app's sign-in screen explains the alternatives.
+        LaunchOutcome::Rejected => Err(ApiError::Unauthorized),
+    }
+}
+
+/// Security headers everywhere; JSON error bodies for API errors produced outside handlers
+/// (router 404/405, body-limit 413).
+fn finish_response(path: &str, resp: &mut Response) {
+    let status = resp.status();
+    let is_json_body = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if path.starts_with("/api") && !path.starts_with("/api/docs") && (status.is_client_error() || status.is_server_error()) && !is_json_body {
+        let err = match status {
+            StatusCode::NOT_FOUND => ApiError::NotFound(format!("no route for {path}")),
+            StatusCode::METHOD_NOT_ALLOWED => ApiError::BadRequest("method not allowed for this route".into()),
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType("expected Content-Type: application/json".into()),
+            s if s.is_client_error() => ApiError::BadRequest(s.canonical_reason().unwrap_or("bad request").to_string()),
+            _ => ApiError::Unavailable("server error".into()),
+        };
+        let headers = std::mem::take(resp.headers_mut());
+        let mut new = (status, axum::Json(err.body())).into_response();
+        for (k, v) in headers.iter() {
+            if k != header::CONTENT_TYPE && k != header::CONTENT_LENGTH {
+                new.headers_mut().insert(k.clone(), v.clone());
+            }
+        }
+        *resp = new;
+    }
+    let h = resp.headers_mut();
+    let csp = if path.starts_with("/api/docs") { CSP_DOCS } else { CSP_APP };
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    h.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
+    if path.starts_with("/api") && !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_policy() {
+        let p = HostPolicy::new(&["dev.lan".into()], [127, 0, 0, 1].into());
+        for ok in ["localhost:7420", "127.0.0.1:1", "[::1]:80", "10.0.0.5", "DEV.LAN:7420", "localhost"] {
+            assert!(p.allows(ok), "{ok}");
+        }
+        for bad in ["attacker.example:7420", "localhost.evil.com", "", "evil", "127.0.0.1.nip.io"] {
+            assert!(!p.allows(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn query_and_cookie_parsing() {
+        assert_eq!(query_param(Some("a=1&token=xyz"), "token").as_deref(), Some("xyz"));
+        assert_eq!(query_param(Some("tokenx=1"), "token"), None);
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, HeaderValue::from_static("a=b; tw_session=abc"));
+        assert_eq!(cookie_value(&h, "tw_session").as_deref(), Some("abc"));
+    }
+}

@@ -1,0 +1,42 @@
+//! Health, server configuration, the OpenAPI document.
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+
+use super::AppState;
+use crate::error::ErrorBody;
+use crate::protocol::{CeilingInfo, Health, ServerConfig};
+
+/// Liveness probe (no authentication).
+#[utoipa::path(get, path = "/api/health", tag = "server", security(()),
+    responses((status = 200, body = Health)))]
+pub async fn health() -> axum::Json<Health> {
+    axum::Json(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    })
+}
+
+/// The startup ceiling and switches (what the permission menu may offer).
+#[utoipa::path(get, path = "/api/config", tag = "server",
+    responses((status = 200, body = ServerConfig), (status = 401, body = ErrorBody)))]
+pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerConfig> {
+    let c = &state.cfg;
+    axum::Json(ServerConfig {
+        version: env!("CARGO_PKG_VERSION").into(),
+        workspace: c.workspace.to_string_lossy().into_owned(),
+        ceiling: CeilingInfo {
+            write: c.ceiling.write,
+            process: c.ceiling.process,
+            external: c.ceiling.external,
+        },
+        read_only: c.read_only,
+        yolo: c.yolo,
+        extra_roots: c.extra_roots.iter().map(|p| p.to_string_lossy().into_owned()).collect(),
+    })
+}
+
+pub async fn openapi_doc() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], super::openapi_json())
+}

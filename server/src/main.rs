@@ -1,0 +1,30 @@
+use clap::Parser;
+use tradewind::config::{Cli, Command};
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("TRADEWIND_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,tradewind=info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => tradewind::cli::serve(args).await,
+        Command::Run(_args) => Err(anyhow::anyhow!("`run` arrives with the agent")),
+        Command::Openapi => {
+            tradewind::cli::openapi();
+            Ok(())
+        }
+        Command::Passwd(args) => tradewind::cli::passwd(args).await,
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tradewind: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

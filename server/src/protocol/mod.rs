@@ -1,0 +1,524 @@
+//! The wire protocol: every type that crosses HTTP or the WebSocket, with its OpenAPI schema.
+//!
+//! Rules: snake_case everywhere, ULID string ids, `*_at` timestamps in Unix milliseconds, cursor
+//! pagination (`data` + `next_cursor`), tagged enums (`type`). Events are stored as
+//! `(type, data)` rows apart from these enums (see `store::events`), so clients must ignore event
+//! types they do not know.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Which agent drives a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Agent {
+    /// Reads, writes and runs (within the policy).
+    Build,
+    /// Read-only planner that ends with `exit_plan`.
+    Plan,
+}
+
+impl Agent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Build => "build",
+            Agent::Plan => "plan",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Agent> {
+        match s {
+            "build" => Some(Agent::Build),
+            "plan" => Some(Agent::Plan),
+            _ => None,
+        }
+    }
+}
+
+/// Permission mode of a session (seed 000, "Modos de permisos").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// write, process and external ask.
+    Ask,
+    /// write allowed; process and external ask.
+    Auto,
+    /// everything allowed (within the startup ceiling).
+    Full,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Ask => "ask",
+            Mode::Auto => "auto",
+            Mode::Full => "full",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "ask" => Some(Mode::Ask),
+            "auto" => Some(Mode::Auto),
+            "full" => Some(Mode::Full),
+            _ => None,
+        }
+    }
+}
+
+/// What a tool call does to the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// No side effects.
+    Read,
+    /// Changes workspace files.
+    Write,
+    /// Runs arbitrary processes.
+    Process,
+    /// Network tools, MCP, unknown or plugin tools.
+    External,
+    /// Tradewind's own state only.
+    Internal,
+}
+
+impl Effect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Read => "read",
+            Effect::Write => "write",
+            Effect::Process => "process",
+            Effect::External => "external",
+            Effect::Internal => "internal",
+        }
+    }
+}
+
+/// What a session is doing, derived from its runs and pending prompts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    Idle,
+    Running,
+    /// A run waits for the user (approval, question or plan decision).
+    Waiting,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Session {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub agent: Agent,
+    pub mode: Mode,
+    pub archived: bool,
+    pub status: SessionStatus,
+    /// The seq of the newest event.
+    pub last_seq: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSessionParams {
+    /// Workspace directory (default: the server's workspace). Must be an existing directory.
+    pub workspace: Option<String>,
+    pub title: Option<String>,
+    pub agent: Option<Agent>,
+    pub mode: Option<Mode>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchSessionParams {
+    pub title: Option<String>,
+    pub agent: Option<Agent>,
+    pub mode: Option<Mode>,
+    pub archived: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionPage {
+    pub data: Vec<Session>,
+    /// Pass as `cursor` to get the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PostMessageParams {
+    /// The prompt. A leading `!` runs the rest as a shell command through the same gate.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PostMessageResponse {
+    pub run_id: String,
+}
+
+/// A stored conversation message (what the model sees).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Message {
+    pub id: String,
+    pub run_id: Option<String>,
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    #[schema(value_type = Object)]
+    pub parts: serde_json::Value,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MessagePage {
+    pub data: Vec<Message>,
+    pub next_cursor: Option<String>,
+}
+
+/// Token usage of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Queued,
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+    /// The server stopped while the run was active.
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Queued => "queued",
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What started a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunTrigger {
+    Prompt,
+    /// A user `!command`.
+    Command,
+    /// An approved plan starting the implementation turn.
+    Plan,
+    /// Background tasks ended.
+    Wakeup,
+}
+
+impl RunTrigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunTrigger::Prompt => "prompt",
+            RunTrigger::Command => "command",
+            RunTrigger::Plan => "plan",
+            RunTrigger::Wakeup => "wakeup",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WireError {
+    pub code: String,
+    pub message: String,
+}
+
+/// A display part of a tool result, for the UI only (the model sees the text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Unified patch of a write or edit (`/dev/null` for new files).
+    Diff {
+        path: String,
+        lang: String,
+        patch: String,
+        /// Cut at a line boundary after 200 KB.
+        truncated: bool,
+    },
+    /// A command's output: stdout then stderr (the last 256 KB).
+    Terminal {
+        command: String,
+        stdout: String,
+        stderr: String,
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        truncated: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// What an approval covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// The tool's effect (once or for the session).
+    Effect,
+    /// A directory outside every allowed root (once, the directory for the session, or deny).
+    Directory,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    Once,
+    Session,
+    Directory,
+    Deny,
+}
+
+impl ApprovalDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalDecision::Once => "once",
+            ApprovalDecision::Session => "session",
+            ApprovalDecision::Directory => "directory",
+            ApprovalDecision::Deny => "deny",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalParams {
+    pub decision: ApprovalDecision,
+}
+
+/// The payload of an event; the frame adds `seq`, `session`, `run` and `at`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventPayload {
+    /// A prompt (or `!command`) from the user.
+    UserMessage { message_id: String, text: String },
+    RunStarted {
+        run_id: String,
+        agent: Agent,
+        mode: Mode,
+        trigger: RunTrigger,
+    },
+    /// Streamed assistant text (coalesced; append to the message).
+    MessageDelta { message_id: String, text: String },
+    /// Streamed reasoning text (coalesced).
+    ReasoningDelta { message_id: String, text: String },
+    /// The whole assistant message once it is complete.
+    MessageComplete {
+        message_id: String,
+        text: String,
+        reasoning: String,
+    },
+    /// The model proposed a tool call.
+    ToolCall {
+        call_id: String,
+        tool: String,
+        effect: Effect,
+        #[schema(value_type = Object)]
+        input: serde_json::Value,
+    },
+    /// Audit: what the gate decided for a call, and why.
+    PolicyDecision {
+        call_id: String,
+        tool: String,
+        effect: Effect,
+        decision: PolicyDecision,
+        reason: String,
+        key: String,
+    },
+    /// The run waits for the user to allow or deny a call.
+    ApprovalRequested {
+        approval_id: String,
+        call_id: String,
+        tool: String,
+        effect: Effect,
+        #[schema(value_type = Object)]
+        input: serde_json::Value,
+        reason: String,
+        scope: ApprovalScope,
+        /// For `directory` scope: the directory the answer covers.
+        directory: Option<String>,
+        /// Deny-list mentions, control characters, dangerous categories.
+        warnings: Vec<String>,
+    },
+    ApprovalDecided {
+        approval_id: String,
+        /// once / session / directory / deny / expired (timeout or server restart).
+        decision: String,
+    },
+    /// A tool finished: the text the model sees and parts for the UI.
+    ToolResult {
+        call_id: String,
+        tool: String,
+        ok: bool,
+        text: String,
+        parts: Vec<Part>,
+    },
+    /// A non-fatal or fatal error of the run.
+    Error { code: String, message: String },
+    RunFinished {
+        run_id: String,
+        status: RunStatus,
+        error: Option<WireError>,
+        usage: Usage,
+        duration_ms: u64,
+    },
+    SessionUpdated { session: Session },
+}
+
+impl EventPayload {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventPayload::UserMessage { .. } => "user_message",
+            EventPayload::RunStarted { .. } => "run_started",
+            EventPayload::MessageDelta { .. } => "message_delta",
+            EventPayload::ReasoningDelta { .. } => "reasoning_delta",
+            EventPayload::MessageComplete { .. } => "message_complete",
+            EventPayload::ToolCall { .. } => "tool_call",
+            EventPayload::PolicyDecision { .. } => "policy_decision",
+            EventPayload::ApprovalRequested { .. } => "approval_requested",
+            EventPayload::ApprovalDecided { .. } => "approval_decided",
+            EventPayload::ToolResult { .. } => "tool_result",
+            EventPayload::Error { .. } => "error",
+            EventPayload::RunFinished { .. } => "run_finished",
+            EventPayload::SessionUpdated { .. } => "session_updated",
+        }
+    }
+}
+
+/// One stored, sequenced event as sent to clients:
+/// `{"seq":N,"session":ID,"run":ID|null,"at":MS,"type":"…",…payload}`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct EventFrame {
+    pub seq: i64,
+    pub session: String,
+    pub run: Option<String>,
+    pub at: i64,
+    #[serde(flatten)]
+    pub payload: EventPayload,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventPage {
+    #[schema(value_type = Vec<EventFrame>)]
+    pub data: Vec<serde_json::Value>,
+    /// The seq to pass as `after` for the next page; null when there are no more events now.
+    pub next_cursor: Option<i64>,
+}
+
+/// An approval waiting for the user.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingApproval {
+    pub approval_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub tool: String,
+    pub effect: Effect,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    pub reason: String,
+    pub scope: ApprovalScope,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingItems {
+    pub approvals: Vec<PendingApproval>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunInfo {
+    pub id: String,
+    pub session_id: String,
+    pub status: String,
+    pub trigger: String,
+    pub agent: String,
+    #[schema(value_type = Object)]
+    pub error: Option<serde_json::Value>,
+    #[schema(value_type = Object)]
+    pub usage: Option<serde_json::Value>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Health {
+    pub status: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginParams {
+    pub password: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WhoAmI {
+    /// `cookie` (browser login), `bearer` (access token or API token).
+    pub kind: String,
+    pub login_session_id: Option<String>,
+    pub token_id: Option<String>,
+    pub password_set: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTokenParams {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedToken {
+    pub id: String,
+    pub name: String,
+    /// Shown once; only its hash is stored.
+    pub token: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ApiToken {
+    pub id: String,
+    pub name: String,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ApiTokenList {
+    pub data: Vec<ApiToken>,
+}
+
+/// The server's startup ceiling and switches, for the UI's permission menu.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ServerConfig {
+    pub version: String,
+    pub workspace: String,
+    pub ceiling: CeilingInfo,
+    pub read_only: bool,
+    pub yolo: bool,
+    pub extra_roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CeilingInfo {
+    pub write: bool,
+    pub process: bool,
+    pub external: bool,
+}

@@ -1,0 +1,140 @@
+//! Starting and stopping a server: used by `tradewind serve` and by tests (which bind port 0
+//! and shut down through the returned handle — no sleeps, a health probe at most).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::auth::AuthService;
+use crate::config::Config;
+use crate::events::EventBus;
+use crate::http::{AppState, HostPolicy, router};
+use crate::state_dir::StateDir;
+use crate::store::Store;
+
+/// Open the configured database: `DATABASE_URL` (Postgres) or `tradewind.db` in the state dir.
+pub async fn open_store(cfg: &Config) -> anyhow::Result<Store> {
+    match &cfg.database_url {
+        Some(url) => Store::connect(url).await,
+        None => Store::open_sqlite(&cfg.state_dir.join("tradewind.db")).await,
+    }
+}
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    shutdown: Option<oneshot::Sender<()>>,
+    join: Option<JoinHandle<std::io::Result<()>>>,
+    _state_dir: StateDir,
+}
+
+impl Server {
+    /// `http://ADDR/?token=…` — the one-time launch link.
+    pub fn launch_url(&self) -> String {
+        format!("{}/?token={}", self.base_url(), self.state.auth.access_token())
+    }
+
+    pub fn base_url(&self) -> String {
+        let host = if self.addr.ip().is_unspecified() {
+            "127.0.0.1".to_string()
+        } else if self.addr.is_ipv6() {
+            format!("[{}]", self.addr.ip())
+        } else {
+            self.addr.ip().to_string()
+        };
+        format!("http://{host}:{}", self.addr.port())
+    }
+
+    /// Stop accepting, finish in-flight requests, stop background work.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(j) = self.join.take() {
+            j.await.context("server task panicked")??;
+        }
+        self.state.store.close().await;
+        Ok(())
+    }
+
+    /// Wait until the server stops by itself (or a signal arrives, see `wait_for_signal`).
+    pub async fn wait(mut self, stop: impl std::future::Future<Output = ()>) -> anyhow::Result<()> {
+        stop.await;
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(j) = self.join.take() {
+            j.await.context("server task panicked")??;
+        }
+        self.state.store.close().await;
+        Ok(())
+    }
+}
+
+/// Lock the state dir, open storage, refuse unsafe binds, bind, and serve in the background.
+pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
+    let state_dir = StateDir::open_locked(&cfg.state_dir)?;
+    let store = open_store(&cfg).await?;
+    if !cfg.bind.is_loopback() && store.password_hash().await?.is_none() {
+        bail!(
+            "refusing to listen on {} without a password: anyone on the network could run commands here. \
+             Run `tradewind passwd` first (or bind 127.0.0.1).",
+            cfg.bind
+        );
+    }
+    let listener = TcpListener::bind((cfg.bind, cfg.port))
+        .await
+        .with_context(|| format!("cannot listen on {}:{}", cfg.bind, cfg.port))?;
+    let addr = listener.local_addr()?;
+    let auth = Arc::new(AuthService::new(store.clone(), cfg.access_token.clone())?);
+    let events = Arc::new(EventBus::new(store.clone()));
+    let hosts = Arc::new(HostPolicy::new(&cfg.allowed_hosts, cfg.bind));
+    let state = AppState {
+        cfg: Arc::new(cfg),
+        store,
+        auth,
+        events,
+        hosts,
+    };
+    let app = router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let (tx, rx) = oneshot::channel::<()>();
+    let join = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.await;
+            })
+            .await
+    });
+    Ok(Server {
+        addr,
+        state,
+        shutdown: Some(tx),
+        join: Some(join),
+        _state_dir: state_dir,
+    })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn wait_for_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

@@ -1,0 +1,57 @@
+//! Conversation messages (user, assistant, tool) with their parts as JSON: the history the agent
+//! sends to the model. The event log is the UI's record; this is the model's.
+
+use super::{Store, StoreResult};
+use crate::util::now_ms;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MessageRow {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: Option<String>,
+    pub role: String,
+    pub parts: String,
+    pub created_at: i64,
+}
+
+impl Store {
+    pub async fn insert_message(
+        &self,
+        id: &str,
+        session_id: &str,
+        run_id: Option<&str>,
+        role: &str,
+        parts_json: &str,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(id)
+        .bind(session_id)
+        .bind(run_id)
+        .bind(role)
+        .bind(parts_json)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Messages with id > `after` (ULIDs sort by time), oldest first.
+    pub async fn list_messages(
+        &self,
+        session_id: &str,
+        after: Option<&str>,
+        limit: i64,
+    ) -> StoreResult<Vec<MessageRow>> {
+        Ok(sqlx::query_as::<_, MessageRow>(
+            "SELECT id, session_id, run_id, role, parts, created_at FROM messages \
+             WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+        )
+        .bind(session_id)
+        .bind(after.unwrap_or(""))
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+}

@@ -1,0 +1,181 @@
+//! Storage: one `Store` over sqlx's `Any` driver, SQLite (embedded default) or PostgreSQL
+//! (`DATABASE_URL=postgres://…`). Every query is written once in the shared dialect (`$N`
+//! placeholders, `RETURNING`, 64-bit integers, JSON as text); each backend has its own migrations
+//! under `migrations/`. SQLite runs in WAL mode with `busy_timeout` and foreign keys on, and every
+//! read-then-write transaction starts with `BEGIN IMMEDIATE` so writers never hit
+//! `SQLITE_BUSY_SNAPSHOT`.
+
+mod approvals;
+mod auth;
+mod events;
+mod messages;
+mod runs;
+mod sessions;
+
+pub use approvals::*;
+pub use auth::*;
+pub use events::*;
+pub use messages::*;
+pub use runs::*;
+pub use sessions::*;
+
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::{Any, AnyPool, Executor, Transaction};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("database busy")]
+    Busy,
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::RowNotFound => StoreError::NotFound,
+            sqlx::Error::Database(db) => {
+                let code = db.code().map(|c| c.to_string()).unwrap_or_default();
+                // SQLite: 5 BUSY, 517 BUSY_SNAPSHOT, 6 LOCKED; Postgres: 55P03 lock_not_available.
+                if matches!(code.as_str(), "5" | "517" | "6" | "261" | "55P03")
+                    || db.message().contains("database is locked")
+                {
+                    StoreError::Busy
+                } else if db.is_unique_violation() {
+                    StoreError::Conflict("already exists".into())
+                } else {
+                    StoreError::Other(anyhow::Error::new(e))
+                }
+            }
+            sqlx::Error::PoolTimedOut => StoreError::Busy,
+            _ => StoreError::Other(anyhow::Error::new(e)),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
+static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// How long a writer waits for the SQLite write lock before `database_busy`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Store {
+    /// The embedded SQLite database `tradewind.db` in the state directory.
+    pub async fn open_sqlite(path: &Path) -> anyhow::Result<Store> {
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        Self::connect(&url).await
+    }
+
+    /// `sqlite://…` or `postgres://…`. Runs migrations.
+    pub async fn connect(url: &str) -> anyhow::Result<Store> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            anyhow::bail!("unsupported database URL (use sqlite:// or postgres://)");
+        };
+        let mut opts = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(10));
+        if backend == Backend::Sqlite {
+            opts = opts.max_connections(8).after_connect(|conn, _meta| {
+                Box::pin(async move {
+                    conn.execute(
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                         PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
+                    )
+                    .await?;
+                    Ok(())
+                })
+            });
+        } else {
+            opts = opts.max_connections(16);
+        }
+        let pool = opts.connect(url).await.map_err(|e| {
+            anyhow::anyhow!("cannot open the database: {e}. If the file is corrupt, move it aside (Tradewind never overwrites it).")
+        })?;
+        let migrator = match backend {
+            Backend::Sqlite => &SQLITE_MIGRATOR,
+            Backend::Postgres => &POSTGRES_MIGRATOR,
+        };
+        migrator
+            .run(&pool)
+            .await
+            .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
+        Ok(Store { pool, backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// A transaction that will write: `BEGIN IMMEDIATE` on SQLite, so the write lock is taken up
+    /// front and concurrent read-then-write never fails with a stale snapshot.
+    pub async fn begin_write(&self) -> StoreResult<Transaction<'static, Any>> {
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        };
+        Ok(tx)
+    }
+
+    /// `PRAGMA integrity_check` (SQLite) — `ok` when healthy.
+    pub async fn integrity_check(&self) -> StoreResult<String> {
+        if self.backend != Backend::Sqlite {
+            return Ok("ok".into());
+        }
+        let (s,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(s)
+    }
+
+    pub async fn get_setting(&self, key: &str) -> StoreResult<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    pub async fn put_setting(&self, key: &str, value: &str) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO settings (key, value) VALUES ($1, $2) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(key)
+        .bind(value)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}

@@ -1,0 +1,146 @@
+// One WebSocket for the whole app. It (re)subscribes every watched session
+// with the last seq it has, so a dropped connection or a reload resumes
+// without gaps or duplicates, and it reconnects by itself with backoff.
+import { Observable } from "../state/observable";
+import type { ClientFrame, ServerEvent } from "./types";
+
+export type ConnState = "connecting" | "open" | "reconnecting" | "offline";
+
+interface Watch {
+  lastSeq: () => number;
+  onEvents: (events: ServerEvent[]) => void;
+}
+
+const MIN_DELAY = 500;
+const MAX_DELAY = 10_000;
+
+export class Connection {
+  readonly state = new Observable<ConnState>("connecting");
+  /** Milliseconds until the next attempt while reconnecting (for the indicator). */
+  readonly nextAttemptAt = new Observable<number>(0);
+  private ws: WebSocket | null = null;
+  private watches = new Map<string, Watch>();
+  private delay = MIN_DELAY;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private started = false;
+  private failures = 0;
+  /** Called after repeated failures so the app can check whether we are still signed in. */
+  onTrouble: (() => void) | null = null;
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    window.addEventListener("online", () => this.reconnectNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible" && this.state.get() !== "open") this.reconnectNow();
+    });
+    this.open();
+  }
+
+  stop(): void {
+    this.started = false;
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
+    this.state.set("offline");
+  }
+
+  watch(session: string, w: Watch): () => void {
+    this.watches.set(session, w);
+    this.send({ type: "subscribe", session, after: w.lastSeq() });
+    return () => {
+      if (this.watches.get(session) === w) {
+        this.watches.delete(session);
+        this.send({ type: "unsubscribe", session });
+      }
+    };
+  }
+
+  /** Subscribe again from the current seq (e.g. after a refetch). */
+  resubscribe(session: string): void {
+    const w = this.watches.get(session);
+    if (w) this.send({ type: "subscribe", session, after: w.lastSeq() });
+  }
+
+  reconnectNow(): void {
+    if (!this.started) return;
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) return;
+    clearTimeout(this.timer);
+    this.delay = MIN_DELAY;
+    this.open();
+  }
+
+  private send(frame: ClientFrame): void {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  private open(): void {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(`${proto}//${location.host}/api/ws`);
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    if (this.state.get() !== "reconnecting") this.state.set("connecting");
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      this.state.set("open");
+      this.delay = MIN_DELAY;
+      this.failures = 0;
+      for (const [session, w] of this.watches) {
+        ws.send(JSON.stringify({ type: "subscribe", session, after: w.lastSeq() } satisfies ClientFrame));
+      }
+    };
+    ws.onmessage = (m) => {
+      if (this.ws !== ws || typeof m.data !== "string") return;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(m.data);
+      } catch {
+        return;
+      }
+      this.dispatch(frame);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.failures++;
+      if (this.failures >= 2) this.onTrouble?.();
+      this.scheduleReconnect();
+    };
+    ws.onerror = () => {
+      // onclose follows and schedules the retry.
+    };
+  }
+
+  private dispatch(frame: unknown): void {
+    const list = Array.isArray(frame) ? frame : [frame];
+    const bySession = new Map<string, ServerEvent[]>();
+    for (const f of list) {
+      if (!f || typeof f !== "object") continue;
+      const ev = f as ServerEvent;
+      if (typeof ev.seq !== "number" || typeof ev.session !== "string") continue; // ack/error/other
+      let arr = bySession.get(ev.session);
+      if (!arr) bySession.set(ev.session, (arr = []));
+      arr.push(ev);
+    }
+    for (const [session, events] of bySession) this.watches.get(session)?.onEvents(events);
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.started) return;
+    this.state.set("reconnecting");
+    const jitter = Math.random() * 0.3 * this.delay;
+    const wait = Math.round(this.delay + jitter);
+    this.nextAttemptAt.set(Date.now() + wait);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.open(), wait);
+    this.delay = Math.min(this.delay * 2, MAX_DELAY);
+  }
+}
+
+export const connection = new Connection();

@@ -1,0 +1,14 @@
+import { useLayoutEffect, useRef } from "preact/hooks";
+import { ansiToFragment } from "../render/ansi";
+
+/** ANSI-coloured text, rendered without innerHTML or inline style attributes. */
+export function AnsiText({ text, class: cls }: { text: string; class?: string }) {
+  const ref = useRef<HTMLPreElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    if (!text.includes("\x1b")) el.textContent = text;
+    else el.replaceChildren(ansiToFragment(text));
+  }, [text]);
+  return <pre class={`ansi ${cls ?? ""}`} ref={ref} />;
+}

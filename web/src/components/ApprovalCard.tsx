@@ -1,0 +1,93 @@
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { ApprovalDecision } from "../api/types";
+import type { ApprovalState } from "../state/transcript";
+import { ToolInput } from "./ToolInput";
+import { VisibleText } from "./VisibleText";
+
+const DECIDED: Record<string, string> = {
+  once: "Allowed once",
+  session: "Allowed for this session",
+  directory: "Allowed for this directory",
+  deny: "Denied",
+};
+
+export function ApprovalCard({ approval, inline = false }: { approval: ApprovalState; inline?: boolean }) {
+  const [busy, setBusy] = useState<ApprovalDecision | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const e = approval.event;
+  const pending = approval.decision === null && !approval.expired;
+
+  const decide = async (d: ApprovalDecision) => {
+    setBusy(d);
+    setError(null);
+    try {
+      await api.decideApproval(approval.id, d);
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(null);
+    }
+  };
+
+  if (!pending && inline) {
+    return (
+      <div class={`approval-done ${approval.decision === "deny" ? "denied" : ""}`} data-approval-id={approval.id}>
+        <span class="approval-done-icon" aria-hidden="true">{approval.decision === "deny" ? "✕" : approval.expired && !approval.decision ? "–" : "✓"}</span>
+        <span>
+          {approval.decision ? (DECIDED[approval.decision] ?? approval.decision) : "No longer needed"}:{" "}
+          <b>{e.tool}</b> ({e.effect})
+        </span>
+      </div>
+    );
+  }
+  if (!pending) return null;
+
+  return (
+    <section
+      class="approval-card"
+      role="group"
+      aria-label={`Approval needed: ${e.tool}`}
+      data-approval-id={approval.id}
+    >
+      <header class="approval-head">
+        <span class="approval-icon" aria-hidden="true">!</span>
+        <span>
+          <b>{e.tool}</b> wants to use the <span class={`effect effect-${e.effect}`}>{e.effect}</span> effect
+        </span>
+      </header>
+      {e.reason && <p class="approval-reason"><VisibleText text={e.reason} /></p>}
+      {e.warnings && e.warnings.length > 0 && (
+        <ul class="warnings">
+          {e.warnings.map((w, i) => (
+            <li key={i}>⚠ <VisibleText text={w} /></li>
+          ))}
+        </ul>
+      )}
+      {e.scope === "directory" && e.directory && (
+        <p class="approval-dir">
+          Outside the workspace: <code><VisibleText text={e.directory} /></code>
+        </p>
+      )}
+      <ToolInput tool={e.tool} input={e.input} preview />
+      <div class="approval-actions">
+        <button type="button" class="btn primary" disabled={busy !== null} onClick={() => void decide("once")}>
+          Allow once
+        </button>
+        {e.scope === "directory" ? (
+          <button type="button" class="btn" disabled={busy !== null} onClick={() => void decide("directory")}>
+            Allow this directory
+          </button>
+        ) : (
+          <button type="button" class="btn" disabled={busy !== null} onClick={() => void decide("session")}>
+            Allow for this session
+          </button>
+        )}
+        <button type="button" class="btn danger" disabled={busy !== null} onClick={() => void decide("deny")}>
+          Deny
+        </button>
+        {busy && <span class="muted small">Sending…</span>}
+      </div>
+      {error && <p class="error small" role="alert">{error}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+import { Component } from "preact";
+import type { Item } from "../state/transcript";
+import { ApprovalCard } from "./ApprovalCard";
+import { AssistantMessage } from "./AssistantMessage";
+import { PlanCard } from "./PlanCard";
+import { QuestionCard } from "./QuestionCard";
+import { RunEnd } from "./RunEnd";
+import { RunStart } from "./RunStart";
+import { ToolCard } from "./ToolCard";
+import { UserMessage } from "./UserMessage";
+import { WakeupNote } from "./WakeupNote";
+
+interface Props {
+  item: Item;
+  /** The item's version: the row re-renders only when it changes. */
+  v: number;
+}
+
+export class ItemRow extends Component<Props> {
+  shouldComponentUpdate(next: Props): boolean {
+    return next.item !== this.props.item || next.v !== this.props.v;
+  }
+
+  render({ item }: Props) {
+    switch (item.kind) {
+      case "user":
+        return <UserMessage item={item} />;
+      case "assistant":
+        return <AssistantMessage item={item} />;
+      case "tool":
+        return <ToolCard item={item} />;
+      case "approval":
+        return <ApprovalCard approval={item.approval} inline />;
+      case "run_start":
+        return <RunStart run={item.runState} />;
+      case "run_end":
+        return <RunEnd run={item.runState} />;
+      case "question":
+        return <QuestionCard question={item.question} />;
+      case "plan":
+        return <PlanCard plan={item.plan} />;
+      case "wakeup":
+        return <WakeupNote item={item} />;
+      default:
+        return null;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { Agent, Mode } from "../api/types";
+import { navigate, sessionPath } from "../state/router";
+import { upsertSession } from "../state/sessions";
+
+const LAST_WS = "tradewind.lastWorkspace";
+
+export function NewSessionForm({ onDone }: { onDone: () => void }) {
+  const [workspace, setWorkspace] = useState(() => localStorage.getItem(LAST_WS) ?? "");
+  const [title, setTitle] = useState("");
+  const [agent, setAgent] = useState<Agent>("build");
+  const [mode, setMode] = useState<Mode>("ask");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const s = await api.createSession({
+        workspace: workspace.trim() || undefined,
+        title: title.trim() || undefined,
+        agent,
+        mode,
+      });
+      if (workspace.trim()) localStorage.setItem(LAST_WS, workspace.trim());
+      upsertSession(s);
+      onDone();
+      navigate(sessionPath(s.id));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="new-session" onSubmit={submit} aria-label="New session">
+      <label class="field">
+        <span>Workspace folder</span>
+        <input
+          name="workspace"
+          value={workspace}
+          placeholder="server default"
+          spellcheck={false}
+          autocomplete="off"
+          onInput={(e) => setWorkspace((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label class="field">
+        <span>Title (optional)</span>
+        <input name="title" value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+      </label>
+      <div class="field-row">
+        <label class="field">
+          <span>Agent</span>
+          <select name="agent" value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value as Agent)}>
+            <option value="build">build</option>
+            <option value="plan">plan (read-only)</option>
+          </select>
+        </label>
+        <label class="field">
+          <span>Permissions</span>
+          <select name="mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as Mode)}>
+            <option value="ask">ask</option>
+            <option value="auto">auto</option>
+            <option value="full">full</option>
+          </select>
+        </label>
+      </div>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" class="btn primary" disabled={busy}>
+        {busy ? "Creating…" : "Create session"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,55 @@
+import { useState } from "preact/hooks";
+import type { TranscriptSnapshot } from "../state/transcript";
+import { ApprovalCard } from "./ApprovalCard";
+
+/** Pinned summary of everything waiting for the user, with jump links. */
+export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
+  const [shownHere, setShownHere] = useState<string | null>(null);
+  const a = snap.pendingApprovals;
+  const q = snap.pendingQuestions;
+  const p = snap.pendingPlans;
+  if (a.length + q.length + p.length === 0) return null;
+  const jump = (sel: string, id: string) => {
+    const el = document.querySelector<HTMLElement>(`.transcript ${sel}`);
+    if (!el) {
+      // Not rendered (far back in a long transcript): show it here instead.
+      setShownHere(id);
+      return;
+    }
+    el.scrollIntoView({ block: "center", behavior: "smooth" });
+    el.querySelector<HTMLElement>("button, textarea, input")?.focus({ preventScroll: true });
+  };
+  const here = a.find((x) => x.id === shownHere);
+  return (
+    <div class="pending-bar" role="status" aria-label="Waiting for you">
+      <div class="pending-chips">
+        <span class="pending-title">Needs you</span>
+        {a.map((x) => (
+          <button
+            type="button"
+            key={x.id}
+            class="pending-chip"
+            onClick={() => jump(`[data-approval-id="${CSS.escape(x.id)}"]`, x.id)}
+          >
+            Approve <b>{x.event.tool}</b>?
+          </button>
+        ))}
+        {q.map((x) => (
+          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`[data-question-id="${CSS.escape(x.id)}"]`, x.id)}>
+            Answer a question
+          </button>
+        ))}
+        {p.map((x) => (
+          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`[data-plan-id="${CSS.escape(x.id)}"]`, x.id)}>
+            Review the plan
+          </button>
+        ))}
+      </div>
+      {here && (
+        <div class="pending-here">
+          <ApprovalCard approval={here} />
+        </div>
+      )}
+    </div>
+  );
+}

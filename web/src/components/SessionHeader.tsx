@@ -1,0 +1,96 @@
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { Session } from "../api/types";
+import { navigate } from "../state/router";
+import { removeSession, upsertSession } from "../state/sessions";
+import { StatusBadge } from "./StatusBadge";
+
+export function SessionHeader({ session }: { session: Session | null }) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState("");
+  const [error, setError] = useState<string | null>(null);
+
+  if (!session) return <header class="session-header"><span class="muted">Loading session…</span></header>;
+  const s = session;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      upsertSession(await api.patchSession(s.id, { title: draft.trim() }));
+      setEditing(false);
+      setError(null);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  const archive = async () => {
+    try {
+      upsertSession(await api.patchSession(s.id, { archived: !s.archived }));
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  const remove = async () => {
+    if (!confirm(`Delete the session "${s.title || "Untitled session"}" and its transcript? This cannot be undone.`)) return;
+    try {
+      await api.deleteSession(s.id);
+      removeSession(s.id);
+      navigate("/");
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  return (
+    <header class="session-header">
+      <div class="session-header-main">
+        {editing ? (
+          <form class="rename" onSubmit={save}>
+            <input
+              aria-label="Session title"
+              value={draft}
+              onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+              onKeyDown={(e) => e.key === "Escape" && setEditing(false)}
+              autofocus
+            />
+            <button type="submit" class="btn small primary">Save</button>
+            <button type="button" class="btn small ghost" onClick={() => setEditing(false)}>Cancel</button>
+          </form>
+        ) : (
+          <h1 class="session-name">
+            <span class="session-name-text">{s.title || "Untitled session"}</span>
+            <StatusBadge status={s.status} />
+            {s.archived && <span class="badge">archived</span>}
+          </h1>
+        )}
+        <div class="session-sub">
+          <span class="ws-path" title={s.workspace}>{s.workspace}</span>
+          <span class="chip">agent: {s.agent}</span>
+        </div>
+      </div>
+      <div class="session-actions">
+        {!editing && (
+          <button
+            type="button"
+            class="btn small ghost"
+            onClick={() => {
+              setDraft(s.title);
+              setEditing(true);
+            }}
+          >
+            Rename
+          </button>
+        )}
+        <button type="button" class="btn small ghost" onClick={() => void archive()}>
+          {s.archived ? "Unarchive" : "Archive"}
+        </button>
+        <button type="button" class="btn small ghost danger" onClick={() => void remove()}>
+          Delete
+        </button>
+      </div>
+      {error && <p class="error small" role="alert">{error}</p>}
+    </header>
+  );
+}

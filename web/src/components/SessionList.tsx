@@ -1,0 +1,60 @@
+import { useState } from "preact/hooks";
+import { useObservable } from "../state/observable";
+import { sessions, sessionsError } from "../state/sessions";
+import { NewSessionForm } from "./NewSessionForm";
+import { SessionListItem } from "./SessionListItem";
+
+export function SessionList({ activeId }: { activeId: string | null }) {
+  const list = useObservable(sessions);
+  const error = useObservable(sessionsError);
+  const [showArchived, setShowArchived] = useState(false);
+  const [creating, setCreating] = useState(false);
+  const active = (list ?? []).filter((s) => !s.archived);
+  const archived = (list ?? []).filter((s) => s.archived);
+
+  return (
+    <div class="session-list">
+      <div class="session-list-head">
+        <h2>Sessions</h2>
+        <button
+          type="button"
+          class="btn small primary"
+          onClick={() => setCreating(!creating)}
+          aria-expanded={creating}
+        >
+          {creating ? "Close" : "+ New"}
+        </button>
+      </div>
+      {creating && <NewSessionForm onDone={() => setCreating(false)} />}
+      {error && <p class="error small">Could not load sessions: {error}</p>}
+      {list === null && !error && <p class="muted small pad">Loading…</p>}
+      {list !== null && active.length === 0 && !creating && (
+        <p class="muted small pad">No sessions yet. Create one to start.</p>
+      )}
+      <ul class="sessions" role="list">
+        {active.map((s) => (
+          <SessionListItem key={s.id} session={s} active={s.id === activeId} />
+        ))}
+      </ul>
+      {archived.length > 0 && (
+        <div class="archived">
+          <button
+            type="button"
+            class="linklike small"
+            aria-expanded={showArchived}
+            onClick={() => setShowArchived(!showArchived)}
+          >
+            {showArchived ? "▾" : "▸"} Archived ({archived.length})
+          </button>
+          {showArchived && (
+            <ul class="sessions" role="list">
+              {archived.map((s) => (
+                <SessionListItem key={s.id} session={s} active={s.id === activeId} />
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { Session } from "../api/types";
+import { useObservable } from "../state/observable";
+import { openTranscript, sessions, upsertSession } from "../state/sessions";
+import { attentionCount } from "../state/title";
+import type { Transcript, TranscriptSnapshot } from "../state/transcript";
+import { Composer } from "./Composer";
+import { PendingBar } from "./PendingBar";
+import { SessionHeader } from "./SessionHeader";
+import { TasksPanel } from "./TasksPanel";
+import { TranscriptView } from "./TranscriptView";
+
+function useTranscript(id: string): { t: Transcript; snap: TranscriptSnapshot } {
+  const [handle] = useState(() => openTranscript(id));
+  const [snap, setSnap] = useState(() => handle.transcript.snapshot());
+  useEffect(() => {
+    const t = handle.transcript;
+    setSnap(t.snapshot());
+    const off = t.subscribe(() => setSnap(t.snapshot()));
+    return () => {
+      off();
+      handle.release();
+    };
+  }, [handle]);
+  return { t: handle.transcript, snap };
+}
+
+export function SessionView({ id }: { id: string }) {
+  const list = useObservable(sessions);
+  const fromList = list?.find((s) => s.id === id) ?? null;
+  const [fetched, setFetched] = useState<Session | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const { snap } = useTranscript(id);
+
+  useEffect(() => {
+    let live = true;
+    api.getSession(id).then(
+      (s) => {
+        if (!live) return;
+        setFetched(s);
+        upsertSession(s);
+      },
+      (e) => live && setLoadError(errorText(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id]);
+
+  // Live session updates from the event stream win over the polled list.
+  const session = pickNewest(snap.session, fromList, fetched);
+
+  const waiting = snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length;
+  useEffect(() => {
+    attentionCount.set(waiting);
+    return () => attentionCount.set(0);
+  }, [waiting]);
+
+  if (!session && loadError) {
+    return (
+      <div class="empty-state">
+        <p>This session could not be opened.</p>
+        <p class="muted">{loadError}</p>
+      </div>
+    );
+  }
+
+  return (
+    <section class="session-view" aria-label={session?.title || "Session"}>
+      <SessionHeader session={session} />
+      <PendingBar snap={snap} />
+      <TranscriptView snap={snap} />
+      {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} />}
+      <Composer sessionId={id} session={session} activeRun={snap.activeRun} />
+    </section>
+  );
+}
+
+function pickNewest(...candidates: (Session | null)[]): Session | null {
+  let best: Session | null = null;
+  for (const c of candidates) {
+    if (c && (!best || c.updated_at > best.updated_at)) best = c;
+  }
+  return best;
+}

@@ -1,0 +1,31 @@
+import { useObservable } from "../state/observable";
+import { route } from "../state/router";
+import { SessionList } from "./SessionList";
+import { SessionView } from "./SessionView";
+import { Settings } from "./Settings";
+import { TitleUpdater } from "./TitleUpdater";
+import { TopBar } from "./TopBar";
+import { Welcome } from "./Welcome";
+
+export function Shell() {
+  const r = useObservable(route);
+  return (
+    <div class={`shell route-${r.name}`}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <TitleUpdater />
+      <TopBar />
+      <div class="panes">
+        <nav class="sidebar" aria-label="Sessions">
+          <SessionList activeId={r.name === "session" ? r.id : null} />
+        </nav>
+        <main id="main" class="main" tabIndex={-1}>
+          {r.name === "session" && <SessionView key={r.id} id={r.id} />}
+          {r.name === "settings" && <Settings />}
+          {r.name === "home" && <Welcome />}
+        </main>
+      </div>
+    </div>
+  );
+}

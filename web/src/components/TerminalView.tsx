@@ -1,0 +1,34 @@
+import type { TerminalPart } from "../api/types";
+import { duration } from "../util/format";
+import { AnsiText } from "./AnsiText";
+import { VisibleText } from "./VisibleText";
+
+export function TerminalView({ part }: { part: TerminalPart }) {
+  const code = part.exit_code;
+  const ok = code === 0;
+  return (
+    <figure class="terminal" data-exit-code={code ?? ""}>
+      <figcaption class="terminal-head">
+        <span class="prompt" aria-hidden="true">$</span>
+        <code class="terminal-cmd">
+          <VisibleText text={part.command} newlines />
+        </code>
+      </figcaption>
+      {part.stdout && <AnsiText text={part.stdout} class="stdout" />}
+      {part.stderr && (
+        <div class="stderr-block">
+          <span class="stream-label">stderr</span>
+          <AnsiText text={part.stderr} class="stderr" />
+        </div>
+      )}
+      {!part.stdout && !part.stderr && <p class="muted small pad">(no output)</p>}
+      <div class="terminal-foot">
+        <span class={`exit ${ok ? "exit-ok" : "exit-fail"}`}>
+          {code === null || code === undefined ? "no exit code" : `exit ${code}`}
+        </span>
+        {part.duration_ms !== null && part.duration_ms !== undefined && <span>{duration(part.duration_ms)}</span>}
+        {part.truncated && <span class="badge badge-warn">output truncated</span>}
+      </div>
+    </figure>
+  );
+}

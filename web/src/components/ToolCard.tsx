@@ -1,0 +1,65 @@
+import { useState } from "preact/hooks";
+import type { DiffPart, TerminalPart } from "../api/types";
+import type { ToolItem } from "../state/transcript";
+import { inputSummary } from "../util/format";
+import { DiffView } from "./DiffView";
+import { TerminalView } from "./TerminalView";
+import { ToolInput } from "./ToolInput";
+import { VisibleText } from "./VisibleText";
+
+function statusOf(t: ToolItem): { label: string; cls: string } {
+  if (t.result) return t.result.ok ? { label: "done", cls: "ok" } : { label: "failed", cls: "fail" };
+  if (t.decision === "deny") return { label: "denied", cls: "fail" };
+  if (t.decision === "ask" || t.approvalId) return { label: "waiting for approval", cls: "wait" };
+  return { label: "running", cls: "run" };
+}
+
+export function ToolCard({ item }: { item: ToolItem }) {
+  const [open, setOpen] = useState(false);
+  const st = statusOf(item);
+  const parts = item.result?.parts ?? [];
+  const diffs = parts.filter((p): p is DiffPart => p.type === "diff");
+  const terms = parts.filter((p): p is TerminalPart => p.type === "terminal");
+  const summary = inputSummary(item.tool, item.input);
+  const id = `tool-${item.callId}`;
+  return (
+    <div class={`tool-card tool-${st.cls}`} data-tool={item.tool} data-call-id={item.callId}>
+      <button
+        type="button"
+        class="tool-head"
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen(!open)}
+      >
+        <span class="tool-caret" aria-hidden="true">{open ? "▾" : "▸"}</span>
+        <span class="tool-name">{item.tool}</span>
+        {item.effect && <span class={`effect effect-${item.effect}`}>{item.effect}</span>}
+        <span class="tool-summary">
+          <VisibleText text={summary.length > 200 ? `${summary.slice(0, 200)}…` : summary} />
+        </span>
+        <span class={`tool-status status-${st.cls}`}>{st.label}</span>
+      </button>
+      {open && (
+        <div class="tool-body" id={id}>
+          <ToolInput tool={item.tool} input={item.input} />
+          {item.decisionReason && <p class="muted small">Policy: {item.decisionReason}</p>}
+          {item.result && !item.result.ok && item.result.text && (
+            <pre class="tool-error">{item.result.text}</pre>
+          )}
+          {item.result && item.result.ok && diffs.length === 0 && terms.length === 0 && item.result.text && (
+            <details class="tool-output">
+              <summary>Output</summary>
+              <pre>{item.result.text}</pre>
+            </details>
+          )}
+        </div>
+      )}
+      {diffs.map((d, i) => (
+        <DiffView key={`d${i}`} part={d} />
+      ))}
+      {terms.map((t, i) => (
+        <TerminalView key={`t${i}`} part={t} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import { VisibleText } from "./VisibleText";
+
+/** A tool's input: commands and paths shown literally (control characters visible). */
+export function ToolInput({ tool, input, preview = false }: { tool: string; input: unknown; preview?: boolean }) {
+  if (input === null || input === undefined) return null;
+  if (typeof input !== "object") {
+    return <pre class="tool-input"><VisibleText text={String(input)} newlines /></pre>;
+  }
+  const o = input as Record<string, unknown>;
+  const rows: preact.JSX.Element[] = [];
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (k === "command" && typeof v === "string") {
+      rows.push(
+        <div class="kv" key={k}>
+          <span class="k">command</span>
+          <pre class="v cmd"><VisibleText text={v} newlines /></pre>
+        </div>,
+      );
+    } else if (k === "argv" && Array.isArray(v)) {
+      rows.push(
+        <div class="kv" key={k}>
+          <span class="k">argv</span>
+          <ol class="v argv">
+            {v.map((a, i) => (
+              <li key={i}>
+                <code><VisibleText text={String(a)} newlines /></code>
+              </li>
+            ))}
+          </ol>
+        </div>,
+      );
+    } else if ((k === "path" || k === "cwd" || k === "directory") && typeof v === "string") {
+      rows.push(
+        <div class="kv" key={k}>
+          <span class="k">{k}</span>
+          <code class="v path"><VisibleText text={v} newlines /></code>
+        </div>,
+      );
+    } else if (preview && k === "content" && typeof v === "string") {
+      rows.push(
+        <div class="kv" key={k}>
+          <span class="k">content</span>
+          <ContentPreview text={v} />
+        </div>,
+      );
+    } else if (preview && tool === "edit_file" && (k === "old" || k === "new") && typeof v === "string") {
+      rows.push(
+        <div class="kv" key={k}>
+          <span class="k">{k === "old" ? "replace" : "with"}</span>
+          <pre class={`v edit-${k}`}><VisibleText text={v} /></pre>
+        </div>,
+      );
+    } else {
+      rest[k] = v;
+    }
+  }
+  const restKeys = Object.keys(rest);
+  return (
+    <div class="tool-input">
+      {rows}
+      {restKeys.length > 0 && <pre class="json">{JSON.stringify(rest, null, 2)}</pre>}
+    </div>
+  );
+}
+
+const PREVIEW_LINES = 40;
+
+function ContentPreview({ text }: { text: string }) {
+  const lines = text.split("\n");
+  const cut = lines.length > PREVIEW_LINES;
+  const shown = cut ? lines.slice(0, PREVIEW_LINES).join("\n") : text;
+  return (
+    <div class="v content-preview">
+      <pre><VisibleText text={shown} /></pre>
+      {cut && <p class="muted small">… {lines.length - PREVIEW_LINES} more lines</p>}
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+// "Needs you": the tab title and, when the page is hidden and the user allowed
+// it, a browser notification for approvals, questions and plans.
+import type { ServerEvent } from "../api/types";
+
+const notified = new Set<string>();
+
+function label(ev: ServerEvent): string {
+  const e = ev as ServerEvent & Record<string, unknown>;
+  switch (ev.type) {
+    case "approval_requested":
+      return `Approval needed: ${String(e.tool ?? "tool")}`;
+    case "question_asked":
+      return "The agent has a question";
+    case "plan_proposed":
+      return "A plan is ready for review";
+    default:
+      return "Tradewind needs you";
+  }
+}
+
+export function notifyAttention(sessionId: string, ev: ServerEvent): void {
+  const key = `${sessionId}:${ev.seq}`;
+  if (notified.has(key)) return;
+  notified.add(key);
+  // Only for fresh events, not for a replayed backlog.
+  if (typeof ev.at === "number" && Date.now() - ev.at > 60_000) return;
+  if (document.visibilityState === "visible" && document.hasFocus()) return;
+  if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
+  try {
+    const n = new Notification("Tradewind needs you", { body: label(ev), tag: key });
+    n.onclick = () => {
+      window.focus();
+      n.close();
+    };
+  } catch {
+    // Some browsers only allow notifications from a service worker.
+  }
+}
+
+export async function askNotificationPermission(): Promise<NotificationPermission | "unsupported"> {
+  if (typeof Notification === "undefined") return "unsupported";
+  if (Notification.permission !== "default") return Notification.permission;
+  return Notification.requestPermission();
+}

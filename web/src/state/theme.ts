@@ -1,0 +1,45 @@
+// Light / dark / system theme. The choice is kept in localStorage; the resolved
+// theme is written to <html data-theme> for CSS.
+import { Observable } from "./observable";
+
+export type ThemeChoice = "system" | "light" | "dark";
+
+const KEY = "tradewind.theme";
+const media = window.matchMedia("(prefers-color-scheme: dark)");
+
+function read(): ThemeChoice {
+  try {
+    const v = localStorage.getItem(KEY);
+    if (v === "light" || v === "dark" || v === "system") return v;
+  } catch {
+    // storage may be disabled
+  }
+  return "system";
+}
+
+export const themeChoice = new Observable<ThemeChoice>(read());
+
+function apply(): void {
+  const c = themeChoice.get();
+  const resolved = c === "system" ? (media.matches ? "dark" : "light") : c;
+  document.documentElement.dataset.theme = c;
+  document.documentElement.dataset.resolvedTheme = resolved;
+}
+
+export function initTheme(): void {
+  apply();
+  media.addEventListener("change", apply);
+  themeChoice.subscribe(() => {
+    try {
+      localStorage.setItem(KEY, themeChoice.get());
+    } catch {
+      // ignore
+    }
+    apply();
+  });
+}
+
+export function cycleTheme(): void {
+  const order: ThemeChoice[] = ["system", "light", "dark"];
+  themeChoice.set(order[(order.indexOf(themeChoice.get()) + 1) % order.length]);
+}

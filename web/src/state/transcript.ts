@@ -1,0 +1,527 @@
+// The transcript of one session, built by applying events in seq order.
+// Items are mutated in place and carry a version `v` so views can skip
+// re-rendering what did not change; all events that arrive within one
+// animation frame are applied together and announced once.
+import type {
+  ApprovalRequestedEvent,
+  Part,
+  PlanProposedEvent,
+  Question,
+  RunFinishedEvent,
+  RunStartedEvent,
+  ServerEvent,
+  Session,
+  Task,
+} from "../api/types";
+import { frameScheduler } from "./frame";
+
+interface ItemBase {
+  key: string;
+  seq: number;
+  run: string | null;
+  v: number;
+}
+
+export interface UserItem extends ItemBase {
+  kind: "user";
+  text: string;
+}
+
+export interface AssistantItem extends ItemBase {
+  kind: "assistant";
+  messageId: string;
+  text: string;
+  reasoning: string;
+  complete: boolean;
+}
+
+export interface ToolResult {
+  ok: boolean;
+  text: string;
+  parts: Part[];
+}
+
+export interface ToolItem extends ItemBase {
+  kind: "tool";
+  callId: string;
+  tool: string;
+  effect: string;
+  input: unknown;
+  decision: "allow" | "ask" | "deny" | null;
+  decisionReason: string | null;
+  approvalId: string | null;
+  result: ToolResult | null;
+}
+
+export interface ApprovalState {
+  id: string;
+  seq: number;
+  run: string | null;
+  event: ApprovalRequestedEvent;
+  decision: string | null;
+  /** The run ended before a decision was recorded. */
+  expired: boolean;
+}
+
+export interface ApprovalItem extends ItemBase {
+  kind: "approval";
+  approval: ApprovalState;
+}
+
+export interface RunState {
+  id: string;
+  started: RunStartedEvent | null;
+  finished: RunFinishedEvent | null;
+}
+
+export interface RunEndItem extends ItemBase {
+  kind: "run_end";
+  runState: RunState;
+}
+
+export interface RunStartItem extends ItemBase {
+  kind: "run_start";
+  runState: RunState;
+}
+
+export interface QuestionState {
+  id: string;
+  seq: number;
+  run: string | null;
+  questions: Question[];
+  answers: (string | null)[] | null;
+  expired: boolean;
+}
+
+export interface QuestionItem extends ItemBase {
+  kind: "question";
+  question: QuestionState;
+}
+
+export interface PlanState {
+  id: string;
+  seq: number;
+  run: string | null;
+  event: PlanProposedEvent;
+  decision: string | null;
+  feedback: string | null;
+  expired: boolean;
+}
+
+export interface PlanItem extends ItemBase {
+  kind: "plan";
+  plan: PlanState;
+}
+
+export interface WakeupItem extends ItemBase {
+  kind: "wakeup";
+  text: string;
+  taskIds: string[];
+}
+
+export type Item =
+  | UserItem
+  | AssistantItem
+  | ToolItem
+  | ApprovalItem
+  | RunStartItem
+  | RunEndItem
+  | QuestionItem
+  | PlanItem
+  | WakeupItem;
+
+export interface TranscriptSnapshot {
+  version: number;
+  lastSeq: number;
+  items: Item[];
+  activeRun: RunState | null;
+  pendingApprovals: ApprovalState[];
+  pendingQuestions: QuestionState[];
+  pendingPlans: PlanState[];
+  tasks: Task[];
+  session: Session | null;
+}
+
+type Ev = ServerEvent & Record<string, unknown>;
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+export class Transcript {
+  lastSeq = 0;
+  version = 0;
+  items: Item[] = [];
+  session: Session | null = null;
+  private messages = new Map<string, AssistantItem>();
+  private tools = new Map<string, ToolItem>();
+  private runs = new Map<string, RunState>();
+  private approvals = new Map<string, ApprovalState>();
+  private questions = new Map<string, QuestionState>();
+  private plans = new Map<string, PlanState>();
+  private tasks = new Map<string, Task>();
+  private activeRunId: string | null = null;
+  private allowGap = false;
+  private queue: Ev[] = [];
+  private listeners = new Set<() => void>();
+  private snap: TranscriptSnapshot | null = null;
+  private readonly schedule = frameScheduler(() => this.flush());
+  /** Called for events that need the user's attention, once each, when they arrive live. */
+  onAttention: ((ev: Ev) => void) | null = null;
+  /** Called when a seq gap is seen (the caller refetches from lastSeq). */
+  onGap: ((after: number) => void) | null = null;
+
+  constructor(readonly sessionId: string) {}
+
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => {
+      this.listeners.delete(fn);
+    };
+  }
+
+  /** Queue events; they are applied on the next frame. */
+  push(events: ServerEvent[]): void {
+    for (const e of events) this.queue.push(e as Ev);
+    this.schedule();
+  }
+
+  hasQueued(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** Apply queued events even across a seq hole (after a refetch could not fill it). */
+  acceptGap(): void {
+    this.allowGap = true;
+    this.flush();
+    this.allowGap = false;
+  }
+
+  /** Apply queued events now. */
+  flush(): void {
+    if (this.queue.length === 0) return;
+    const q = this.queue;
+    this.queue = [];
+    q.sort((a, b) => a.seq - b.seq);
+    let changed = false;
+    let gap = false;
+    for (const ev of q) {
+      if (typeof ev.seq !== "number" || ev.seq <= this.lastSeq) continue; // duplicate
+      if (ev.seq > this.lastSeq + 1 && this.lastSeq > 0 && !this.allowGap) {
+        // A hole: keep this and later events for after the refetch.
+        gap = true;
+        this.queue.push(ev);
+        continue;
+      }
+      if (gap) {
+        this.queue.push(ev);
+        continue;
+      }
+      this.lastSeq = ev.seq;
+      this.apply(ev);
+      changed = true;
+    }
+    if (gap && this.onGap) this.onGap(this.lastSeq);
+    if (changed) {
+      this.version++;
+      this.snap = null;
+      this.listeners.forEach((fn) => fn());
+    }
+  }
+
+  snapshot(): TranscriptSnapshot {
+    if (this.snap) return this.snap;
+    const pendingApprovals = [...this.approvals.values()].filter(
+      (a) => a.decision === null && !a.expired,
+    );
+    const pendingQuestions = [...this.questions.values()].filter(
+      (q) => q.answers === null && !q.expired,
+    );
+    const pendingPlans = [...this.plans.values()].filter((p) => p.decision === null && !p.expired);
+    this.snap = {
+      version: this.version,
+      lastSeq: this.lastSeq,
+      items: this.items,
+      activeRun: this.activeRunId ? (this.runs.get(this.activeRunId) ?? null) : null,
+      pendingApprovals,
+      pendingQuestions,
+      pendingPlans,
+      tasks: [...this.tasks.values()],
+      session: this.session,
+    };
+    return this.snap;
+  }
+
+  private add<T extends Item>(item: T): T {
+    this.items.push(item);
+    return item;
+  }
+
+  private touch(item: Item): void {
+    item.v++;
+    // Items are compared by identity in lists; a new array makes the list re-render.
+    this.items = this.items.slice();
+  }
+
+  private run(id: string): RunState {
+    let r = this.runs.get(id);
+    if (!r) {
+      r = { id, started: null, finished: null };
+      this.runs.set(id, r);
+    }
+    return r;
+  }
+
+  private assistant(ev: Ev, messageId: string): AssistantItem {
+    let m = this.messages.get(messageId);
+    if (!m) {
+      m = this.add<AssistantItem>({
+        kind: "assistant",
+        key: `m:${messageId}`,
+        seq: ev.seq,
+        run: ev.run,
+        v: 0,
+        messageId,
+        text: "",
+        reasoning: "",
+        complete: false,
+      });
+      this.messages.set(messageId, m);
+    }
+    return m;
+  }
+
+  private tool(ev: Ev, callId: string): ToolItem {
+    let t = this.tools.get(callId);
+    if (!t) {
+      t = this.add<ToolItem>({
+        kind: "tool",
+        key: `t:${callId}`,
+        seq: ev.seq,
+        run: ev.run,
+        v: 0,
+        callId,
+        tool: str(ev.tool) || "tool",
+        effect: str(ev.effect),
+        input: ev.input ?? null,
+        decision: null,
+        decisionReason: null,
+        approvalId: null,
+        result: null,
+      });
+      this.tools.set(callId, t);
+    }
+    return t;
+  }
+
+  private expireRun(runId: string | null): void {
+    if (!runId) return;
+    for (const a of this.approvals.values()) if (a.run === runId && a.decision === null) a.expired = true;
+    for (const q of this.questions.values()) if (q.run === runId && q.answers === null) q.expired = true;
+    for (const p of this.plans.values()) if (p.run === runId && p.decision === null) p.expired = true;
+    for (const it of this.items) {
+      if (
+        (it.kind === "approval" && it.approval.run === runId) ||
+        (it.kind === "question" && it.question.run === runId) ||
+        (it.kind === "plan" && it.plan.run === runId)
+      ) {
+        it.v++;
+      }
+    }
+  }
+
+  private apply(ev: Ev): void {
+    switch (ev.type) {
+      case "user_message": {
+        this.add<UserItem>({
+          kind: "user",
+          key: `u:${str(ev.message_id) || ev.seq}`,
+          seq: ev.seq,
+          run: ev.run,
+          v: 0,
+          text: str(ev.text),
+        });
+        this.items = this.items.slice();
+        break;
+      }
+      case "run_started": {
+        const id = str(ev.run_id) || ev.run || `seq${ev.seq}`;
+        const r = this.run(id);
+        r.started = ev as unknown as RunStartedEvent;
+        this.activeRunId = id;
+        this.add<RunStartItem>({ kind: "run_start", key: `rs:${id}`, seq: ev.seq, run: id, v: 0, runState: r });
+        this.items = this.items.slice();
+        break;
+      }
+      case "message_delta": {
+        const m = this.assistant(ev, str(ev.message_id));
+        m.text += str(ev.text);
+        this.touch(m);
+        break;
+      }
+      case "reasoning_delta": {
+        const m = this.assistant(ev, str(ev.message_id));
+        m.reasoning += str(ev.text);
+        this.touch(m);
+        break;
+      }
+      case "message_complete": {
+        const m = this.assistant(ev, str(ev.message_id));
+        if (typeof ev.text === "string") m.text = ev.text;
+        if (typeof ev.reasoning === "string" && ev.reasoning) m.reasoning = ev.reasoning;
+        m.complete = true;
+        this.touch(m);
+        break;
+      }
+      case "tool_call": {
+        const t = this.tool(ev, str(ev.call_id));
+        t.tool = str(ev.tool) || t.tool;
+        t.effect = str(ev.effect) || t.effect;
+        t.input = ev.input ?? t.input;
+        this.touch(t);
+        break;
+      }
+      case "policy_decision": {
+        const t = this.tools.get(str(ev.call_id));
+        if (t) {
+          const d = str(ev.decision);
+          t.decision = d === "allow" || d === "ask" || d === "deny" ? d : null;
+          t.decisionReason = typeof ev.reason === "string" ? ev.reason : null;
+          this.touch(t);
+        }
+        break;
+      }
+      case "approval_requested": {
+        const e = ev as unknown as ApprovalRequestedEvent;
+        const a: ApprovalState = {
+          id: e.approval_id,
+          seq: e.seq,
+          run: e.run,
+          event: e,
+          decision: null,
+          expired: false,
+        };
+        this.approvals.set(a.id, a);
+        const t = this.tools.get(str(e.call_id));
+        if (t) {
+          t.approvalId = a.id;
+          this.touch(t);
+        }
+        this.add<ApprovalItem>({ kind: "approval", key: `a:${a.id}`, seq: e.seq, run: e.run, v: 0, approval: a });
+        this.items = this.items.slice();
+        this.onAttention?.(ev);
+        break;
+      }
+      case "approval_decided": {
+        const a = this.approvals.get(str(ev.approval_id));
+        if (a) {
+          a.decision = str(ev.decision) || "decided";
+          const item = this.items.find((i) => i.kind === "approval" && i.approval === a);
+          if (item) this.touch(item);
+        }
+        break;
+      }
+      case "tool_result": {
+        const t = this.tool(ev, str(ev.call_id));
+        t.result = {
+          ok: ev.ok !== false,
+          text: str(ev.text),
+          parts: Array.isArray(ev.parts) ? (ev.parts as Part[]) : [],
+        };
+        this.touch(t);
+        break;
+      }
+      case "question_asked": {
+        const q: QuestionState = {
+          id: str(ev.question_id),
+          seq: ev.seq,
+          run: ev.run,
+          questions: Array.isArray(ev.questions) ? (ev.questions as Question[]) : [],
+          answers: null,
+          expired: false,
+        };
+        this.questions.set(q.id, q);
+        this.add<QuestionItem>({ kind: "question", key: `q:${q.id}`, seq: ev.seq, run: ev.run, v: 0, question: q });
+        this.items = this.items.slice();
+        this.onAttention?.(ev);
+        break;
+      }
+      case "question_answered": {
+        const q = this.questions.get(str(ev.question_id));
+        if (q) {
+          q.answers = Array.isArray(ev.answers) ? (ev.answers as (string | null)[]) : [];
+          const item = this.items.find((i) => i.kind === "question" && i.question === q);
+          if (item) this.touch(item);
+        }
+        break;
+      }
+      case "plan_proposed": {
+        const p: PlanState = {
+          id: str(ev.plan_id),
+          seq: ev.seq,
+          run: ev.run,
+          event: ev as unknown as PlanProposedEvent,
+          decision: null,
+          feedback: null,
+          expired: false,
+        };
+        this.plans.set(p.id, p);
+        this.add<PlanItem>({ kind: "plan", key: `p:${p.id}`, seq: ev.seq, run: ev.run, v: 0, plan: p });
+        this.items = this.items.slice();
+        this.onAttention?.(ev);
+        break;
+      }
+      case "plan_decided": {
+        const p = this.plans.get(str(ev.plan_id));
+        if (p) {
+          p.decision = str(ev.decision) || "decided";
+          p.feedback = typeof ev.feedback === "string" ? ev.feedback : null;
+          const item = this.items.find((i) => i.kind === "plan" && i.plan === p);
+          if (item) this.touch(item);
+        }
+        break;
+      }
+      case "task_updated": {
+        const task = ev.task as Task | undefined;
+        if (task && typeof task.id === "string") this.tasks.set(task.id, task);
+        break;
+      }
+      case "wakeup": {
+        this.add<WakeupItem>({
+          kind: "wakeup",
+          key: `w:${ev.seq}`,
+          seq: ev.seq,
+          run: ev.run,
+          v: 0,
+          text: str(ev.text),
+          taskIds: Array.isArray(ev.task_ids) ? (ev.task_ids as string[]) : [],
+        });
+        this.items = this.items.slice();
+        break;
+      }
+      case "run_finished": {
+        const id = ev.run || str(ev.run_id) || this.activeRunId || `seq${ev.seq}`;
+        const r = this.run(id);
+        r.finished = ev as unknown as RunFinishedEvent;
+        if (this.activeRunId === id) this.activeRunId = null;
+        this.expireRun(id);
+        for (const it of this.items) {
+          if (it.kind === "run_start" && it.runState === r) it.v++;
+          if (it.kind === "assistant" && it.run === id && !it.complete) {
+            it.complete = true;
+            it.v++;
+          }
+        }
+        this.add<RunEndItem>({ kind: "run_end", key: `re:${id}:${ev.seq}`, seq: ev.seq, run: id, v: 0, runState: r });
+        this.items = this.items.slice();
+        break;
+      }
+      case "session_updated": {
+        const s = ev.session as Session | undefined;
+        if (s && typeof s.id === "string") this.session = s;
+        break;
+      }
+      default:
+        // Unknown and audit-only event types are ignored.
+        break;
+    }
+  }
+}

@@ -47,6 +47,9 @@ pub enum ApiError {
     DatabaseBusy,
     #[error("{0}")]
     Unavailable(String),
+    /// An upstream (the model provider) failed.
+    #[error("{0}")]
+    BadGateway(String),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -68,6 +71,7 @@ impl ApiError {
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::DatabaseBusy | Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::BadGateway(_) => StatusCode::BAD_GATEWAY,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -85,6 +89,7 @@ impl ApiError {
             Self::RateLimited { .. } => "rate_limited",
             Self::DatabaseBusy => "database_busy",
             Self::Unavailable(_) => "unavailable",
+            Self::BadGateway(_) => "provider_error",
             Self::Internal(_) => "internal",
         }
     }

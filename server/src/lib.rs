@@ -3,6 +3,7 @@
 //! Data flows one way: http → runs → agent → (provider, policy → tools) → events → http (WS).
 #![forbid(unsafe_code)]
 
+pub mod agent;
 pub mod auth;
 pub mod cli;
 pub mod config;
@@ -10,7 +11,12 @@ pub mod error;
 pub mod events;
 pub mod http;
 pub mod protocol;
+pub mod runs;
+pub mod provider;
+pub mod plan;
+pub mod policy;
 pub mod server;
+pub mod tools;
 pub mod state_dir;
 pub mod store;
 pub mod util;

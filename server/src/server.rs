@@ -13,6 +13,10 @@ use crate::auth::AuthService;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::http::{AppState, HostPolicy, router};
+use crate::agent::{AgentDeps, ProviderHandle};
+use crate::policy::paths::PathPolicy;
+use crate::provider::{self, NetPolicy, ProviderConfig};
+use crate::runs::RunManager;
 use crate::state_dir::StateDir;
 use crate::store::Store;
 
@@ -52,6 +56,7 @@ impl Server {
 
     /// Stop accepting, finish in-flight requests, stop background work.
     pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        self.state.runs.shutdown();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -65,6 +70,7 @@ impl Server {
     /// Wait until the server stops by itself (or a signal arrives, see `wait_for_signal`).
     pub async fn wait(mut self, stop: impl std::future::Future<Output = ()>) -> anyhow::Result<()> {
         stop.await;
+        self.state.runs.shutdown();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -74,6 +80,42 @@ impl Server {
         self.state.store.close().await;
         Ok(())
     }
+}
+
+/// The provider: start flags win, then what was set through the API, then nothing (every run
+/// then fails at once with "no model configured").
+pub async fn provider_config(cfg: &Config, store: &Store) -> anyhow::Result<ProviderConfig> {
+    if let Some(p) = &cfg.provider {
+        return Ok(ProviderConfig {
+            kind: p.kind.clone(),
+            base_url: p.base_url.clone(),
+            model: p.model.clone(),
+            replay: p.replay.as_ref().map(|r| r.to_string_lossy().into_owned()),
+        });
+    }
+    Ok(match store.get_setting(crate::http::SETTING_PROVIDER).await? {
+        Some(s) => serde_json::from_str(&s).unwrap_or_default(),
+        None => ProviderConfig::default(),
+    })
+}
+
+/// Everything the agent loop needs.
+pub async fn agent_deps(cfg: &Arc<Config>, store: &Store, events: &Arc<EventBus>, interactive: bool) -> anyhow::Result<(ProviderConfig, AgentDeps)> {
+    let pc = provider_config(cfg, store).await?;
+    let key = store.get_setting(crate::http::SETTING_API_KEY).await?.filter(|k| !k.is_empty());
+    let net = NetPolicy::default();
+    let p = provider::build(&pc, key, net).map_err(|e| anyhow::anyhow!(e))?;
+    let deps = AgentDeps {
+        cfg: cfg.clone(),
+        store: store.clone(),
+        events: events.clone(),
+        provider: Arc::new(ProviderHandle::new(p)),
+        approvals: Arc::new(crate::agent::approvals::ApprovalBroker::default()),
+        paths: PathPolicy::new(&cfg.workspace, &cfg.extra_roots, &cfg.state_dir),
+        net,
+        interactive,
+    };
+    Ok((pc, deps))
 }
 
 /// Lock the state dir, open storage, refuse unsafe binds, bind, and serve in the background.
@@ -94,12 +136,18 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     let auth = Arc::new(AuthService::new(store.clone(), cfg.access_token.clone())?);
     let events = Arc::new(EventBus::new(store.clone()));
     let hosts = Arc::new(HostPolicy::new(&cfg.allowed_hosts, cfg.bind));
+    let cfg = Arc::new(cfg);
+    let (initial_provider, deps) = agent_deps(&cfg, &store, &events, true).await?;
+    let runs = RunManager::new(Arc::new(deps));
+    runs.recover().await?;
     let state = AppState {
-        cfg: Arc::new(cfg),
+        cfg,
         store,
         auth,
         events,
         hosts,
+        runs,
+        initial_provider,
     };
     let app = router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();

@@ -211,7 +211,7 @@ mod tests {
     fn password_hash_roundtrip() {
         let phc = hash_password("correct horse").unwrap_or_default();
         assert!(phc.starts_with("$argon2id$"));
-        assert!(Argon2::default().verify_password(b"correct horse", &phc).is_ok());
-        assert!(Argon2::default().verify_password(b"wrong", &phc).is_err());
+        assert!(Argon2::default().verify_password(b"correct horse", phc.as_str()).is_ok());
+        assert!(Argon2::default().verify_password(b"wrong", phc.as_str()).is_err());
     }
 }

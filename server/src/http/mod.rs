@@ -5,7 +5,9 @@ mod auth_routes;
 pub mod extract;
 pub mod gate;
 mod misc;
+pub mod runs;
 pub mod sessions;
+mod settings;
 mod spa;
 
 use std::sync::Arc;
@@ -20,9 +22,12 @@ use crate::auth::AuthService;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::protocol::{EventPayload, Session};
+use crate::provider::ProviderConfig;
+use crate::runs::RunManager;
 use crate::store::Store;
 
 pub use gate::HostPolicy;
+pub use settings::{SETTING_API_KEY, SETTING_PROVIDER};
 
 /// Largest request body accepted (413 beyond).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -35,6 +40,9 @@ pub struct AppState {
     pub auth: Arc<AuthService>,
     pub events: Arc<EventBus>,
     pub hosts: Arc<HostPolicy>,
+    pub runs: Arc<RunManager>,
+    /// The provider from flags/config (before any change through the API).
+    pub initial_provider: ProviderConfig,
 }
 
 impl AppState {
@@ -58,6 +66,8 @@ impl AppState {
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::list_messages,
         sessions::list_events, sessions::pending,
+        runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
+        settings::get_provider, settings::put_provider, settings::list_models,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
     modifiers(&SecurityAddon),
@@ -108,9 +118,15 @@ pub fn router(state: AppState) -> Router {
                 .patch(sessions::patch_session)
                 .delete(sessions::delete_session),
         )
-        .route("/api/sessions/{id}/messages", get(sessions::list_messages))
         .route("/api/sessions/{id}/events", get(sessions::list_events))
-        .route("/api/sessions/{id}/pending", get(sessions::pending));
+        .route("/api/sessions/{id}/pending", get(sessions::pending))
+        .route("/api/sessions/{id}/messages", get(sessions::list_messages).post(runs::post_message))
+        .route("/api/sessions/{id}/runs", get(runs::list_runs))
+        .route("/api/runs/{id}", get(runs::get_run))
+        .route("/api/runs/{id}/cancel", post(runs::cancel_run))
+        .route("/api/approvals/{id}", post(runs::answer_approval))
+        .route("/api/settings/provider", get(settings::get_provider).put(settings::put_provider))
+        .route("/api/models", get(settings::list_models));
     let docs = utoipa_swagger_ui::SwaggerUi::new("/api/docs");
     Router::new()
         .merge(api)

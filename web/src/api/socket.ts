@@ -123,9 +123,10 @@ export class Connection {
     for (const f of list) {
       if (!f || typeof f !== "object") continue;
       const ev = f as ServerEvent;
-      if (typeof ev.seq !== "number" || typeof ev.session !== "string") continue; // ack/error/other
-      let arr = bySession.get(ev.session);
-      if (!arr) bySession.set(ev.session, (arr = []));
+      const sid = sessionOf(ev);
+      if (typeof ev.seq !== "number" || sid === null) continue; // ack/error/other
+      let arr = bySession.get(sid);
+      if (!arr) bySession.set(sid, (arr = []));
       arr.push(ev);
     }
     for (const [session, events] of bySession) this.watches.get(session)?.onEvents(events);
@@ -141,6 +142,14 @@ export class Connection {
     this.timer = setTimeout(() => this.open(), wait);
     this.delay = Math.min(this.delay * 2, MAX_DELAY);
   }
+}
+
+function sessionOf(ev: ServerEvent): string | null {
+  const s = (ev as { session?: unknown }).session;
+  if (typeof s === "string") return s;
+  if (s && typeof s === "object" && typeof (s as { id?: unknown }).id === "string") return (s as { id: string }).id;
+  const sid = (ev as { session_id?: unknown }).session_id;
+  return typeof sid === "string" ? sid : null;
 }
 
 export const connection = new Connection();

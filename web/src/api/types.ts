@@ -74,6 +74,8 @@ export interface ModelInfo {
 }
 
 export interface ServerConfig {
+  workspace?: string;
+  extra_roots?: string[];
   ceiling: { write: boolean; process: boolean; external: boolean };
   read_only: boolean;
   yolo: boolean;
@@ -275,19 +277,30 @@ export interface WakeupEvent extends EventBase {
 
 export interface RunFinishedEvent extends EventBase {
   type: "run_finished";
+  run_id: string;
   status: "completed" | "failed" | "cancelled" | "interrupted" | string;
   error: { code: string; message: string } | null;
   usage?: { input_tokens: number; output_tokens: number } | null;
   duration_ms?: number | null;
 }
 
-export interface SessionUpdatedEvent extends EventBase {
-  type: "session_updated";
-  session: Session;
+// NOTE: the frame's own `session` (an id) and this payload's `session` (an
+// object) share a name on the wire; we accept either shape.
+export interface RunErrorEvent extends EventBase {
+  type: "error";
+  code: string;
+  message: string;
 }
 
-export interface UnknownEvent extends EventBase {
+export interface SessionUpdatedEvent extends Omit<EventBase, "session"> {
+  type: "session_updated";
+  session: Session | string;
+  session_data?: Session;
+}
+
+export interface UnknownEvent extends Omit<EventBase, "session"> {
   type: string;
+  session: string | unknown;
   [k: string]: unknown;
 }
 
@@ -309,6 +322,7 @@ export type KnownEvent =
   | TaskUpdatedEvent
   | WakeupEvent
   | RunFinishedEvent
+  | RunErrorEvent
   | SessionUpdatedEvent;
 
 export type ServerEvent = KnownEvent | UnknownEvent;

@@ -10,6 +10,7 @@ const DECIDED: Record<string, string> = {
   session: "Allowed for this session",
   directory: "Allowed for this directory",
   deny: "Denied",
+  expired: "Expired",
 };
 
 export function ApprovalCard({ approval, inline = false }: { approval: ApprovalState; inline?: boolean }) {
@@ -32,7 +33,7 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalS
   if (!pending && inline) {
     return (
       <div class={`approval-done ${approval.decision === "deny" ? "denied" : ""}`} data-approval-id={approval.id}>
-        <span class="approval-done-icon" aria-hidden="true">{approval.decision === "deny" ? "✕" : approval.expired && !approval.decision ? "–" : "✓"}</span>
+        <span class="approval-done-icon" aria-hidden="true">{approval.decision === "deny" ? "✕" : approval.decision === "expired" || !approval.decision ? "–" : "✓"}</span>
         <span>
           {approval.decision ? (DECIDED[approval.decision] ?? approval.decision) : "No longer needed"}:{" "}
           <b>{e.tool}</b> ({e.effect})

@@ -39,6 +39,12 @@ export class ItemRow extends Component<Props> {
         return <QuestionCard question={item.question} />;
       case "plan":
         return <PlanCard plan={item.plan} />;
+      case "notice":
+        return (
+          <div class="notice-item" role="alert">
+            <b>{item.code}</b>: {item.message}
+          </div>
+        );
       case "wakeup":
         return <WakeupNote item={item} />;
       default:

@@ -1,6 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Agent, Mode } from "../api/types";
+import { serverConfig } from "../state/app";
+import { useObservable } from "../state/observable";
 import { navigate, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
 
@@ -13,6 +15,7 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
   const [mode, setMode] = useState<Mode>("ask");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const cfg = useObservable(serverConfig);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -43,7 +46,7 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
         <input
           name="workspace"
           value={workspace}
-          placeholder="server default"
+          placeholder={cfg?.workspace ?? "server default"}
           spellcheck={false}
           autocomplete="off"
           onInput={(e) => setWorkspace((e.target as HTMLInputElement).value)}

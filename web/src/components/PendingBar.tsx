@@ -1,10 +1,12 @@
 import { useState } from "preact/hooks";
+import { askNotificationPermission } from "../state/attention";
 import type { TranscriptSnapshot } from "../state/transcript";
 import { ApprovalCard } from "./ApprovalCard";
 
 /** Pinned summary of everything waiting for the user, with jump links. */
 export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
   const [shownHere, setShownHere] = useState<string | null>(null);
+  const [perm, setPerm] = useState(() => (typeof Notification === "undefined" ? "unsupported" : Notification.permission));
   const a = snap.pendingApprovals;
   const q = snap.pendingQuestions;
   const p = snap.pendingPlans;
@@ -44,6 +46,16 @@ export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
             Review the plan
           </button>
         ))}
+        {perm === "default" && (
+          <button
+            type="button"
+            class="linklike small notify-btn"
+            onClick={() => void askNotificationPermission().then(setPerm)}
+            title="Get a browser notification when the agent needs you while this tab is in the background"
+          >
+            Notify me next time
+          </button>
+        )}
       </div>
       {here && (
         <div class="pending-here">

@@ -1,22 +1,21 @@
 import type { RunState } from "../state/transcript";
 
 const TRIGGER: Record<string, string> = {
-  prompt: "",
-  command: "command",
-  plan: "approved plan",
-  wakeup: "wake-up",
+  command: "Shell command",
+  plan: "Implementing the approved plan",
+  wakeup: "Woken by a background task",
 };
 
+/** A run boundary: visible only when the run was not started by a plain prompt. */
 export function RunStart({ run }: { run: RunState }) {
   const s = run.started;
   if (!s) return null;
-  const trig = TRIGGER[s.trigger] ?? s.trigger;
-  if (run.finished) return null;
+  const label = TRIGGER[s.trigger];
+  if (!label) return null;
   return (
     <div class="run-start" data-run-id={run.id}>
-      <span class="spinner" aria-hidden="true" />
       <span>
-        Working{trig ? ` (${trig})` : ""} · {s.agent} · {s.mode}
+        {label} · {s.agent} · {s.mode}
       </span>
     </div>
   );

@@ -48,6 +48,10 @@ export function SessionView({ id }: { id: string }) {
     };
   }, [id]);
 
+  useEffect(() => {
+    if (snap.session) upsertSession(snap.session);
+  }, [snap.session]);
+
   // Live session updates from the event stream win over the polled list.
   const session = pickNewest(snap.session, fromList, fetched);
 

@@ -35,7 +35,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span class="tool-name">{item.tool}</span>
         {item.effect && <span class={`effect effect-${item.effect}`}>{item.effect}</span>}
         <span class="tool-summary">
-          <VisibleText text={summary.length > 200 ? `${summary.slice(0, 200)}…` : summary} />
+          <VisibleText text={summary.length > 200 ? `${summary.slice(0, 200)}…` : summary} newlines />
         </span>
         <span class={`tool-status status-${st.cls}`}>{st.label}</span>
       </button>

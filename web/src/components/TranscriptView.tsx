@@ -11,6 +11,7 @@ const PAGE = 200;
  */
 export function TranscriptView({ snap }: { snap: TranscriptSnapshot }) {
   const scroller = useRef<HTMLDivElement>(null);
+  const inner = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const [shown, setShown] = useState(PAGE);
   const items = snap.items;
@@ -24,7 +25,16 @@ export function TranscriptView({ snap }: { snap: TranscriptSnapshot }) {
       atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
     };
     el.addEventListener("scroll", onScroll, { passive: true });
-    return () => el.removeEventListener("scroll", onScroll);
+    // Content that grows after layout (diagrams, highlighting, lazy sizes)
+    // keeps the view pinned to the bottom while the user is there.
+    const ro = new ResizeObserver(() => {
+      if (atBottom.current) el.scrollTop = el.scrollHeight;
+    });
+    if (inner.current) ro.observe(inner.current);
+    return () => {
+      el.removeEventListener("scroll", onScroll);
+      ro.disconnect();
+    };
   }, []);
 
   useLayoutEffect(() => {
@@ -43,7 +53,7 @@ export function TranscriptView({ snap }: { snap: TranscriptSnapshot }) {
 
   return (
     <div class="transcript" ref={scroller} role="log" aria-live="polite" aria-relevant="additions">
-      <div class="transcript-inner">
+      <div class="transcript-inner" ref={inner}>
         {start > 0 && (
           <button type="button" class="btn small ghost show-earlier" onClick={showEarlier}>
             Show earlier ({start} more)
@@ -55,6 +65,12 @@ export function TranscriptView({ snap }: { snap: TranscriptSnapshot }) {
         {visible.map((it) => (
           <ItemRow key={it.key} item={it} v={it.v} />
         ))}
+        {snap.activeRun && (
+          <div class="working" role="status">
+            <span class="spinner" aria-hidden="true" />
+            {snap.pendingApprovals.length > 0 ? "Waiting for your approval…" : "Working…"}
+          </div>
+        )}
       </div>
     </div>
   );

@@ -19,6 +19,53 @@ async function load(): Promise<MermaidApi> {
   return loading;
 }
 
+/**
+ * Mermaid writes `style` attributes and a <style> element into the page while
+ * it lays a diagram out; our CSP blocks both. For the duration of one render,
+ * style attributes go through CSSOM (allowed) and <style> elements are created
+ * as inert placeholders whose CSS is captured and put back into the SVG image.
+ */
+async function cspSafe<T>(styles: Element[], fn: () => Promise<T>): Promise<T> {
+  const setAttr = Element.prototype.setAttribute;
+  const setAttrNS = Element.prototype.setAttributeNS;
+  const create = Document.prototype.createElement;
+  const parse = DOMParser.prototype.parseFromString;
+  // Mermaid sanitizes its SVG by parsing it: keep style attributes inert while it does.
+  DOMParser.prototype.parseFromString = function (this: DOMParser, str: string, type: DOMParserSupportedType) {
+    return parse.call(this, String(str).replace(/ style="/g, ' data-tw-style="'), type);
+  };
+  Element.prototype.setAttribute = function (this: Element, name: string, value: string) {
+    if (name.toLowerCase() === "style" && (this instanceof HTMLElement || this instanceof SVGElement)) {
+      this.style.cssText = String(value);
+      return;
+    }
+    setAttr.call(this, name, value);
+  };
+  Element.prototype.setAttributeNS = function (this: Element, ns: string | null, name: string, value: string) {
+    if (!ns && name.toLowerCase() === "style" && (this instanceof HTMLElement || this instanceof SVGElement)) {
+      this.style.cssText = String(value);
+      return;
+    }
+    setAttrNS.call(this, ns, name, value);
+  };
+  Document.prototype.createElement = function (this: Document, tag: string, opts?: ElementCreationOptions) {
+    if (String(tag).toLowerCase() === "style") {
+      const el = create.call(this, "tw-mermaid-style");
+      styles.push(el);
+      return el;
+    }
+    return create.call(this, tag, opts);
+  } as typeof Document.prototype.createElement;
+  try {
+    return await fn();
+  } finally {
+    Element.prototype.setAttribute = setAttr;
+    Element.prototype.setAttributeNS = setAttrNS;
+    Document.prototype.createElement = create;
+    DOMParser.prototype.parseFromString = parse;
+  }
+}
+
 export interface DiagramResult {
   url: string;
   width: number;
@@ -47,21 +94,46 @@ async function renderOne(source: string): Promise<DiagramResult> {
   });
   await mermaid.parse(source);
   const id = `tw-mermaid-${++counter}`;
-  const { svg } = await mermaid.render(id, source);
-  document.getElementById(id)?.remove();
-  document.getElementById(`d${id}`)?.remove();
-  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
-  const root = doc.documentElement;
+  const host = document.createElement("div");
+  host.setAttribute("aria-hidden", "true");
+  Object.assign(host.style, {
+    position: "absolute",
+    left: "-20000px",
+    top: "0",
+    width: "1200px",
+    visibility: "hidden",
+    font: "16px system-ui, sans-serif",
+  });
+  document.body.append(host);
+  const styles: Element[] = [];
+  let svg: string;
+  try {
+    svg = await cspSafe(styles, () => mermaid.render(id, source, host)).then((r) => r.svg);
+  } finally {
+    host.remove();
+    document.getElementById(id)?.remove();
+    document.getElementById(`d${id}`)?.remove();
+  }
+  // String surgery only: parsing the SVG in this page would make the browser
+  // report (harmless, blocked) inline-style CSP violations.
+  svg = svg.replace(/ data-tw-style="/g, ' style="');
+  const open = /^\s*<svg\b[^>]*>/.exec(svg);
+  if (!open) throw new Error("Mermaid produced no SVG");
+  let head = open[0];
+  let rest = svg.slice(head.length);
+  // The sanitizer kept the CSS of the removed <style> as stray text: drop it.
+  rest = rest.replace(/^[^<]*/, "");
   let width = 600;
   let height = 400;
-  const vb = root.getAttribute("viewBox")?.split(/[\s,]+/).map(Number);
+  const vb = /\sviewBox="([^"]*)"/.exec(head)?.[1].split(/[\s,]+/).map(Number);
   if (vb && vb.length === 4 && vb.every((n) => Number.isFinite(n))) {
     width = vb[2];
     height = vb[3];
   }
-  root.setAttribute("width", String(Math.ceil(width)));
-  root.setAttribute("height", String(Math.ceil(height)));
-  const text = new XMLSerializer().serializeToString(root);
+  head = head.replace(/\s(width|height)="[^"]*"/g, "").replace(/\sstyle="[^"]*"/, "");
+  head = head.replace(/^(\s*<svg\b)/, `$1 width="${Math.ceil(width)}" height="${Math.ceil(height)}"`);
+  const css = styles.map((el) => el.textContent ?? "").join("\n").replace(/<\/?style/gi, "");
+  const text = `${head}${css ? `<style>${css}</style>` : ""}${rest}`;
   const url = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
   return { url, width, height };
 }

@@ -119,7 +119,14 @@ export interface WakeupItem extends ItemBase {
   taskIds: string[];
 }
 
+export interface NoticeItem extends ItemBase {
+  kind: "notice";
+  code: string;
+  message: string;
+}
+
 export type Item =
+  | NoticeItem
   | UserItem
   | AssistantItem
   | ToolItem
@@ -514,8 +521,21 @@ export class Transcript {
         this.items = this.items.slice();
         break;
       }
+      case "error": {
+        this.add<NoticeItem>({
+          kind: "notice",
+          key: `e:${ev.seq}`,
+          seq: ev.seq,
+          run: ev.run,
+          v: 0,
+          code: str(ev.code) || "error",
+          message: str(ev.message),
+        });
+        this.items = this.items.slice();
+        break;
+      }
       case "session_updated": {
-        const s = ev.session as Session | undefined;
+        const s = (typeof ev.session === "object" ? ev.session : ev.session_data) as Session | undefined;
         if (s && typeof s.id === "string") this.session = s;
         break;
       }

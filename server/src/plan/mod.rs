@@ -1,0 +1,3 @@
+//! Plan review: exit_plan diagrams, revisions and decisions.
+
+pub mod diagram;

@@ -1,0 +1,243 @@
+//! Anthropic Messages API with native streaming and tool use.
+
+use std::collections::VecDeque;
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::openai::{EOF_EVENT, event_stream, send};
+use super::{ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError, ProviderEvent};
+use crate::protocol::Usage;
+
+pub struct Anthropic {
+    client: reqwest::Client,
+    base: String,
+    key: Option<String>,
+    model: String,
+    net: NetPolicy,
+}
+
+const VERSION: &str = "2023-06-01";
+const MAX_TOKENS: u32 = 8192;
+
+impl Anthropic {
+    pub fn new(base: &str, key: Option<String>, model: String, net: NetPolicy) -> Result<Anthropic, String> {
+        let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("base URL must be http(s): {base}"));
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(net.connect)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+        Ok(Anthropic {
+            client,
+            base: base.trim_end_matches('/').to_string(),
+            key: key.filter(|k| !k.is_empty()),
+            model,
+            net,
+        })
+    }
+
+    fn body(&self, req: &ChatRequest) -> Value {
+        // Consecutive blocks of the same role are merged: the API wants alternation.
+        let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
+        let mut push = |role: &str, block: Value| match messages.last_mut() {
+            Some((r, blocks)) if r == role => blocks.push(block),
+            _ => messages.push((role.to_string(), vec![block])),
+        };
+        for m in &req.messages {
+            match m {
+                ChatMessage::User { text } => push("user", json!({"type": "text", "text": text})),
+                ChatMessage::Assistant { text, tool_calls } => {
+                    if !text.is_empty() {
+                        push("assistant", json!({"type": "text", "text": text}));
+                    }
+                    for c in tool_calls {
+                        let input: Value = serde_json::from_str(&c.arguments).unwrap_or_else(|_| json!({}));
+                        push("assistant", json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
+                    }
+                }
+                ChatMessage::Tool { call_id, text, .. } => {
+                    push("user", json!({"type": "tool_result", "tool_use_id": call_id, "content": text}))
+                }
+            }
+        }
+        let messages: Vec<Value> = messages
+            .into_iter()
+            .map(|(role, content)| json!({"role": role, "content": content}))
+            .collect();
+        let mut body = json!({
+            "model": if req.model.is_empty() { self.model.clone() } else { req.model.clone() },
+            "max_tokens": MAX_TOKENS,
+            "system": req.system,
+            "messages": messages,
+            "stream": true,
+        });
+        if !req.tools.is_empty() {
+            body["tools"] = req
+                .tools
+                .iter()
+                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+                .collect();
+        }
+        body
+    }
+
+    fn request(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let rb = rb.header("anthropic-version", VERSION);
+        match &self.key {
+            Some(k) => rb.header("x-api-key", k),
+            None => rb,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Parser {
+    input_tokens: u64,
+    output_tokens: u64,
+    stop: Option<FinishReason>,
+}
+
+impl Parser {
+    fn event(&mut self, event: Option<&str>, data: &str, out: &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError> {
+        if event == Some(EOF_EVENT) {
+            return Ok(false);
+        }
+        let v: Value = serde_json::from_str(data).map_err(|e| ProviderError::Protocol(format!("invalid JSON event: {e}")))?;
+        let ty = v.get("type").and_then(Value::as_str).or(event).unwrap_or("");
+        match ty {
+            "error" => return Err(ProviderError::from_stream_error(data)),
+            "message_start" => {
+                if let Some(u) = v.pointer("/message/usage") {
+                    self.input_tokens = u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0);
+                    self.output_tokens = u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0);
+                }
+            }
+            "content_block_start" => {
+                let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let block = v.get("content_block").cloned().unwrap_or(Value::Null);
+                if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+                    out.push_back(ProviderEvent::ToolCallStart {
+                        index,
+                        id: block.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
+                        name: block.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                    });
+                }
+            }
+            "content_block_delta" => {
+                let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let d = v.get("delta").cloned().unwrap_or(Value::Null);
+                match d.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => {
+                        if let Some(t) = d.get("text").and_then(Value::as_str) {
+                            out.push_back(ProviderEvent::TextDelta(t.to_string()));
+                        }
+                    }
+                    Some("thinking_delta") => {
+                        if let Some(t) = d.get("thinking").and_then(Value::as_str) {
+                            out.push_back(ProviderEvent::ReasoningDelta(t.to_string()));
+                        }
+                    }
+                    Some("input_json_delta") => {
+                        if let Some(t) = d.get("partial_json").and_then(Value::as_str) {
+                            out.push_back(ProviderEvent::ToolCallDelta { index, arguments: t.to_string() });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(sr) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop = Some(match sr {
+                        "end_turn" | "stop_sequence" => FinishReason::Stop,
+                        "tool_use" => FinishReason::ToolCalls,
+                        "max_tokens" => FinishReason::Length,
+                        "refusal" => FinishReason::ContentFilter,
+                        _ => FinishReason::Other,
+                    });
+                }
+                if let Some(o) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                    self.output_tokens = o;
+                }
+            }
+            "message_stop" => {
+                out.push_back(ProviderEvent::Usage(Usage { input_tokens: self.input_tokens, output_tokens: self.output_tokens }));
+                out.push_back(ProviderEvent::Finish(self.stop.unwrap_or(FinishReason::Stop)));
+                return Ok(true);
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+}
+
+impl Provider for Anthropic {
+    fn stream(&self, req: ChatRequest) -> BoxFuture<'static, Result<EventStream, ProviderError>> {
+        let rb = self.request(self.client.post(format!("{}/v1/messages", self.base)).json(&self.body(&req)));
+        let net = self.net;
+        Box::pin(async move {
+            let resp = send(rb, net.first_byte).await?;
+            let mut parser = Parser::default();
+            Ok(event_stream(resp, net.idle, move |event, data, out| parser.event(event, data, out)))
+        })
+    }
+
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
+        let rb = self.request(self.client.get(format!("{}/v1/models", self.base)));
+        let net = self.net;
+        Box::pin(async move {
+            let resp = send(rb, net.first_byte).await?;
+            let v: Value = resp.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
+            Ok(v.get("data")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
+                .unwrap_or_default())
+        })
+    }
+
+    fn model(&self) -> String {
+        self.model.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tool_use_stream() {
+        let mut p = Parser::default();
+        let mut out = VecDeque::new();
+        let evs = [
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":12,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"tu_1","name":"read_file","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"a\"}"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#,
+            r#"{"type":"message_stop"}"#,
+        ];
+        let mut done = false;
+        for e in evs {
+            done = p.event(None, e, &mut out).unwrap_or(false);
+        }
+        assert!(done);
+        let v: Vec<_> = out.into_iter().collect();
+        assert_eq!(v[0], ProviderEvent::TextDelta("Hi".into()));
+        assert_eq!(v[1], ProviderEvent::ToolCallStart { index: 1, id: "tu_1".into(), name: "read_file".into() });
+        assert_eq!(v.last(), Some(&ProviderEvent::Finish(FinishReason::ToolCalls)));
+        assert!(v.contains(&ProviderEvent::Usage(Usage { input_tokens: 12, output_tokens: 9 })));
+    }
+
+    #[test]
+    fn overloaded_error_event_is_retryable() {
+        let mut p = Parser::default();
+        let mut out = VecDeque::new();
+        let r = p.event(Some("error"), r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, &mut out);
+        assert!(matches!(r, Err(e) if e.is_retryable()));
+    }
+}

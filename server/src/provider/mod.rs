@@ -1,0 +1,360 @@
+//! Model providers. A provider turns a chat request into a stream of typed events; the agent
+//! never sees HTTP. Faults are classified once (`ProviderError`), with an exhaustive
+//! `is_retryable`, and retried here with bounded, jittered backoff — only while nothing has been
+//! streamed yet, so a retry never duplicates text or tool calls.
+
+pub mod anthropic;
+pub mod openai;
+pub mod replay;
+pub mod sse;
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::Stream;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::Usage;
+
+/// A tool the model may call.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+/// A tool call as the model made it (arguments as the raw JSON text it sent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallReq {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatMessage {
+    User { text: String },
+    Assistant { text: String, tool_calls: Vec<ToolCallReq> },
+    Tool { call_id: String, name: String, text: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    pub model: String,
+    pub system: String,
+    pub messages: Vec<ChatMessage>,
+    pub tools: Vec<ToolSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    Length,
+    ContentFilter,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderEvent {
+    TextDelta(String),
+    ReasoningDelta(String),
+    /// A tool call begins (`index` orders parallel calls).
+    ToolCallStart { index: usize, id: String, name: String },
+    /// More argument text for the call at `index`.
+    ToolCallDelta { index: usize, arguments: String },
+    Usage(Usage),
+    /// The model finished; the stream is complete. Anything before this is provisional.
+    Finish(FinishReason),
+    /// Waiting before a retry (shown as status, never as assistant text).
+    Retrying { attempt: u32, wait_ms: u64, reason: String },
+}
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum ProviderError {
+    #[error("no model is configured: start with --provider openai --base-url URL --model NAME (or anthropic), or set one in Settings")]
+    NotConfigured,
+    #[error("the provider did not answer in time ({0})")]
+    Timeout(String),
+    #[error("cannot reach the provider: {0}")]
+    Network(String),
+    #[error("rate limited by the provider")]
+    RateLimited { retry_after: Option<Duration> },
+    #[error("the provider rejected the credentials ({status}): {message}")]
+    Auth { status: u16, message: String },
+    #[error("the conversation is too long for the model: {0}")]
+    ContextLength(String),
+    #[error("the provider is overloaded or failing ({status}): {message}")]
+    Overloaded { status: u16, message: String },
+    #[error("the provider rejected the request ({status}): {message}")]
+    BadRequest { status: u16, message: String },
+    #[error("the provider's stream ended early: {0}")]
+    Truncated(String),
+    #[error("the provider sent something unexpected: {0}")]
+    Protocol(String),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl ProviderError {
+    /// Exhaustive on purpose: a new variant must decide.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::Timeout(_)
+            | ProviderError::Network(_)
+            | ProviderError::RateLimited { .. }
+            | ProviderError::Overloaded { .. } => true,
+            ProviderError::NotConfigured
+            | ProviderError::Auth { .. }
+            | ProviderError::ContextLength(_)
+            | ProviderError::BadRequest { .. }
+            | ProviderError::Truncated(_)
+            | ProviderError::Protocol(_)
+            | ProviderError::Cancelled => false,
+        }
+    }
+
+    /// Stable code for events and API errors.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ProviderError::NotConfigured => "no_model_configured",
+            ProviderError::Timeout(_) => "provider_timeout",
+            ProviderError::Network(_) => "provider_unreachable",
+            ProviderError::RateLimited { .. } => "provider_rate_limited",
+            ProviderError::Auth { .. } => "provider_auth",
+            ProviderError::ContextLength(_) => "context_length",
+            ProviderError::Overloaded { .. } => "provider_overloaded",
+            ProviderError::BadRequest { .. } => "provider_bad_request",
+            ProviderError::Truncated(_) => "provider_stream_truncated",
+            ProviderError::Protocol(_) => "provider_protocol",
+            ProviderError::Cancelled => "cancelled",
+        }
+    }
+
+    /// Classify an HTTP error status and body (OpenAI-style and Anthropic-style bodies).
+    pub fn from_status(status: u16, body: &str, retry_after: Option<Duration>) -> ProviderError {
+        let message = error_message(body);
+        let lower = message.to_ascii_lowercase();
+        let ctx = lower.contains("context length")
+            || lower.contains("context_length")
+            || lower.contains("maximum context")
+            || lower.contains("too many tokens")
+            || lower.contains("prompt is too long");
+        match status {
+            401 | 403 => ProviderError::Auth { status, message },
+            429 => ProviderError::RateLimited { retry_after },
+            400 | 413 | 422 if ctx => ProviderError::ContextLength(message),
+            408 => ProviderError::Timeout(message),
+            500..=599 => ProviderError::Overloaded { status, message },
+            _ => ProviderError::BadRequest { status, message },
+        }
+    }
+
+    /// Classify an error object sent inside a 200 stream.
+    pub fn from_stream_error(body: &str) -> ProviderError {
+        let message = error_message(body);
+        let lower = format!("{message} {body}").to_ascii_lowercase();
+        if lower.contains("overloaded") || lower.contains("server_error") || lower.contains("unavailable") || lower.contains("internal") {
+            ProviderError::Overloaded { status: 200, message }
+        } else if lower.contains("rate_limit") || lower.contains("rate limit") {
+            ProviderError::RateLimited { retry_after: None }
+        } else if lower.contains("context") {
+            ProviderError::ContextLength(message)
+        } else {
+            ProviderError::Overloaded { status: 200, message }
+        }
+    }
+}
+
+/// Pull a human message out of `{"error":{"message":…}}`, `{"error":"…"}` or `{"message":…}`.
+fn error_message(body: &str) -> String {
+    let v: serde_json::Value = match serde_json::from_str(body) {
+        Ok(v) => v,
+        Err(_) => return crate::util::truncate_str(body.trim(), 500).to_string(),
+    };
+    let m = v
+        .pointer("/error/message")
+        .or_else(|| v.get("error").filter(|e| e.is_string()))
+        .or_else(|| v.get("message"))
+        .and_then(|m| m.as_str())
+        .unwrap_or("");
+    if m.is_empty() {
+        crate::util::truncate_str(body.trim(), 500).to_string()
+    } else {
+        crate::util::truncate_str(m, 500).to_string()
+    }
+}
+
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
+
+/// A model endpoint.
+pub trait Provider: Send + Sync {
+    /// One attempt: open the stream. Errors before the first event may be retried by the caller.
+    fn stream(&self, req: ChatRequest) -> futures::future::BoxFuture<'static, Result<EventStream, ProviderError>>;
+    /// Models the endpoint reports.
+    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>>;
+    /// The configured model name.
+    fn model(&self) -> String;
+}
+
+/// Timeouts and retry budget of network providers.
+#[derive(Debug, Clone, Copy)]
+pub struct NetPolicy {
+    pub connect: Duration,
+    /// From sending the request to the first byte of the response body.
+    pub first_byte: Duration,
+    /// Longest silence between two chunks mid-stream.
+    pub idle: Duration,
+    pub max_retries: u32,
+    pub base_backoff: Duration,
+    /// Longest wait honoured for a Retry-After.
+    pub max_retry_after: Duration,
+}
+
+impl Default for NetPolicy {
+    fn default() -> Self {
+        NetPolicy {
+            connect: Duration::from_secs(10),
+            first_byte: Duration::from_secs(120),
+            idle: Duration::from_secs(120),
+            max_retries: 3,
+            base_backoff: Duration::from_millis(500),
+            max_retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Wait before retry `attempt` (1-based): exponential with full jitter, or the server's
+/// Retry-After (capped).
+pub fn backoff(policy: &NetPolicy, attempt: u32, err: &ProviderError) -> Duration {
+    if let ProviderError::RateLimited { retry_after: Some(d) } = err {
+        return (*d).min(policy.max_retry_after);
+    }
+    let exp = policy.base_backoff.saturating_mul(1u32 << attempt.min(6));
+    let mut b = [0u8; 2];
+    let _ = getrandom::fill(&mut b);
+    let frac = f64::from(u16::from_le_bytes(b)) / f64::from(u16::MAX);
+    exp.mul_f64(0.5 + frac / 2.0)
+}
+
+/// Open a stream with retries: transient failures before the stream starts are retried with
+/// backoff, reporting each wait as a `Retrying` event through `on_retry`.
+pub async fn open_with_retry(
+    provider: &Arc<dyn Provider>,
+    req: &ChatRequest,
+    policy: &NetPolicy,
+    cancel: &CancellationToken,
+    mut on_retry: impl FnMut(ProviderEvent),
+) -> Result<EventStream, ProviderError> {
+    let mut attempt = 0u32;
+    loop {
+        let res = tokio::select! {
+            r = provider.stream(req.clone()) => r,
+            _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+        };
+        match res {
+            Ok(s) => return Ok(s),
+            Err(e) if e.is_retryable() && attempt < policy.max_retries => {
+                attempt += 1;
+                let wait = backoff(policy, attempt, &e);
+                on_retry(ProviderEvent::Retrying {
+                    attempt,
+                    wait_ms: wait.as_millis() as u64,
+                    reason: e.to_string(),
+                });
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {},
+                    _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A provider that is not configured: every call fails at once with instructions.
+pub struct Unconfigured;
+
+impl Provider for Unconfigured {
+    fn stream(&self, _req: ChatRequest) -> futures::future::BoxFuture<'static, Result<EventStream, ProviderError>> {
+        Box::pin(async { Err(ProviderError::NotConfigured) })
+    }
+    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>> {
+        Box::pin(async { Err(ProviderError::NotConfigured) })
+    }
+    fn model(&self) -> String {
+        String::new()
+    }
+}
+
+/// Settings the server keeps for its provider (also editable through the API).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct ProviderConfig {
+    /// `openai` (any OpenAI-compatible server), `anthropic`, or `replay`.
+    pub kind: String,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Replay script path (kind `replay`).
+    pub replay: Option<String>,
+}
+
+/// Build a provider from settings; the API key comes from the environment or the stored key.
+pub fn build(cfg: &ProviderConfig, api_key: Option<String>, net: NetPolicy) -> Result<Arc<dyn Provider>, String> {
+    match cfg.kind.as_str() {
+        "openai" => {
+            let base = cfg
+                .base_url
+                .clone()
+                .unwrap_or_else(|| "https://api.openai.com/v1".to_string());
+            let key = api_key.or_else(|| std::env::var("OPENAI_API_KEY").ok());
+            let model = cfg.model.clone().ok_or("--model is required for the openai provider")?;
+            Ok(Arc::new(openai::OpenAi::new(&base, key, model, net)?))
+        }
+        "anthropic" => {
+            let base = cfg
+                .base_url
+                .clone()
+                .unwrap_or_else(|| "https://api.anthropic.com".to_string());
+            let key = api_key.or_else(|| std::env::var("ANTHROPIC_API_KEY").ok());
+            let model = cfg.model.clone().ok_or("--model is required for the anthropic provider")?;
+            Ok(Arc::new(anthropic::Anthropic::new(&base, key, model, net)?))
+        }
+        "replay" => {
+            let path = cfg.replay.clone().ok_or("--replay FILE is required for the replay provider")?;
+            Ok(Arc::new(replay::Replay::load(std::path::Path::new(&path))?))
+        }
+        "" => Ok(Arc::new(Unconfigured)),
+        other => Err(format!("unknown provider kind `{other}` (openai, anthropic, replay)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification() {
+        assert!(matches!(ProviderError::from_status(401, "{}", None), ProviderError::Auth { .. }));
+        assert!(matches!(
+            ProviderError::from_status(400, r#"{"error":{"message":"This model's maximum context length is 8192 tokens"}}"#, None),
+            ProviderError::ContextLength(_)
+        ));
+        assert!(ProviderError::from_status(529, "overloaded", None).is_retryable());
+        assert!(ProviderError::from_status(503, "", None).is_retryable());
+        assert!(!ProviderError::from_status(400, "bad", None).is_retryable());
+        assert!(ProviderError::from_stream_error(r#"{"error":{"type":"overloaded_error","message":"Overloaded"}}"#).is_retryable());
+    }
+
+    #[test]
+    fn backoff_honours_retry_after_with_cap() {
+        let p = NetPolicy::default();
+        let e = ProviderError::RateLimited { retry_after: Some(Duration::from_secs(300)) };
+        assert_eq!(backoff(&p, 1, &e), Duration::from_secs(30));
+        let b = backoff(&p, 1, &ProviderError::Network("x".into()));
+        assert!(b >= Duration::from_millis(500) && b <= Duration::from_millis(1000));
+    }
+}

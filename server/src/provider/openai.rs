@@ -1,0 +1,368 @@
+//! OpenAI-compatible Chat Completions over SSE (OpenAI, Ollama, llama.cpp server, vLLM,
+//! DeepSeek, OpenRouter, LM Studio). Handles tool-call deltas split across chunks and interleaved
+//! for parallel calls, `reasoning_content`, the trailing usage chunk, `[DONE]`, keep-alive
+//! comments, and errors sent inside a 200 stream. A stream that ends without a finish reason is
+//! `Truncated`: its partial tool calls are never executed.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::sse::SseDecoder;
+use super::{ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError, ProviderEvent};
+use crate::protocol::Usage;
+
+pub struct OpenAi {
+    client: reqwest::Client,
+    base: String,
+    key: Option<String>,
+    model: String,
+    net: NetPolicy,
+}
+
+impl OpenAi {
+    pub fn new(base: &str, key: Option<String>, model: String, net: NetPolicy) -> Result<OpenAi, String> {
+        let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("base URL must be http(s): {base}"));
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(net.connect)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+        Ok(OpenAi {
+            client,
+            base: base.trim_end_matches('/').to_string(),
+            key: key.filter(|k| !k.is_empty()),
+            model,
+            net,
+        })
+    }
+
+    fn body(&self, req: &ChatRequest) -> Value {
+        let mut messages = vec![json!({"role": "system", "content": req.system})];
+        for m in &req.messages {
+            messages.push(match m {
+                ChatMessage::User { text } => json!({"role": "user", "content": text}),
+                ChatMessage::Assistant { text, tool_calls } => {
+                    let mut v = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text.clone()) }});
+                    if !tool_calls.is_empty() {
+                        v["tool_calls"] = tool_calls
+                            .iter()
+                            .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+                            .collect();
+                    }
+                    v
+                }
+                ChatMessage::Tool { call_id, text, .. } => {
+                    json!({"role": "tool", "tool_call_id": call_id, "content": text})
+                }
+            });
+        }
+        let mut body = json!({
+            "model": if req.model.is_empty() { self.model.clone() } else { req.model.clone() },
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        if !req.tools.is_empty() {
+            body["tools"] = req
+                .tools
+                .iter()
+                .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+                .collect();
+        }
+        body
+    }
+}
+
+fn net_error(e: reqwest::Error) -> ProviderError {
+    if e.is_timeout() {
+        ProviderError::Timeout(e.without_url().to_string())
+    } else {
+        ProviderError::Network(e.without_url().to_string())
+    }
+}
+
+fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = h.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    v.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+/// Read an error body, bounded.
+pub(crate) async fn error_body(resp: reqwest::Response) -> String {
+    let mut out = Vec::new();
+    let mut s = resp.bytes_stream();
+    while let Some(Ok(chunk)) = s.next().await {
+        out.extend_from_slice(&chunk);
+        if out.len() > 64 * 1024 {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Send with a first-byte timeout and classify HTTP errors.
+pub(crate) async fn send(rb: reqwest::RequestBuilder, first_byte: Duration) -> Result<reqwest::Response, ProviderError> {
+    let resp = match tokio::time::timeout(first_byte, rb.send()).await {
+        Err(_) => return Err(ProviderError::Timeout(format!("no response within {} s", first_byte.as_secs()))),
+        Ok(Err(e)) => return Err(net_error(e)),
+        Ok(Ok(r)) => r,
+    };
+    let status = resp.status().as_u16();
+    if status != 200 {
+        let ra = retry_after(resp.headers());
+        let body = error_body(resp).await;
+        return Err(ProviderError::from_status(status, &body, ra));
+    }
+    Ok(resp)
+}
+
+#[derive(Default)]
+struct CallAcc {
+    started: bool,
+    id: String,
+    name: String,
+    pending: String,
+}
+
+struct Parser {
+    calls: BTreeMap<usize, CallAcc>,
+    finish: Option<FinishReason>,
+    done: bool,
+}
+
+impl Parser {
+    fn data(&mut self, data: &str, out: &mut VecDeque<ProviderEvent>) -> Result<(), ProviderError> {
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let v: Value = serde_json::from_str(data)
+            .map_err(|e| ProviderError::Protocol(format!("invalid JSON chunk: {e}")))?;
+        if v.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(ProviderError::from_stream_error(data));
+        }
+        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+            out.push_back(ProviderEvent::Usage(Usage {
+                input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
+                output_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+            }));
+        }
+        let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {
+            return Ok(());
+        };
+        if let Some(delta) = choice.get("delta") {
+            for key in ["reasoning_content", "reasoning"] {
+                if let Some(r) = delta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    out.push_back(ProviderEvent::ReasoningDelta(r.to_string()));
+                    break;
+                }
+            }
+            if let Some(t) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                out.push_back(ProviderEvent::TextDelta(t.to_string()));
+            }
+            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                for (pos, c) in calls.iter().enumerate() {
+                    let index = c.get("index").and_then(Value::as_u64).map(|i| i as usize).unwrap_or(pos);
+                    let acc = self.calls.entry(index).or_default();
+                    if let Some(id) = c.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                        if acc.id.is_empty() {
+                            acc.id = id.to_string();
+                        }
+                    }
+                    let f = c.get("function");
+                    if let Some(n) = f.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                        if acc.name.is_empty() {
+                            acc.name = n.to_string();
+                        }
+                    }
+                    if let Some(a) = f.and_then(|f| f.get("arguments")).and_then(Value::as_str) {
+                        acc.pending.push_str(a);
+                    }
+                    if !acc.started && !acc.name.is_empty() {
+                        acc.started = true;
+                        if acc.id.is_empty() {
+                            acc.id = format!("call_{}", crate::util::new_id());
+                        }
+                        out.push_back(ProviderEvent::ToolCallStart { index, id: acc.id.clone(), name: acc.name.clone() });
+                    }
+                    if acc.started && !acc.pending.is_empty() {
+                        out.push_back(ProviderEvent::ToolCallDelta { index, arguments: std::mem::take(&mut acc.pending) });
+                    }
+                }
+            }
+        }
+        if let Some(fr) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish = Some(match fr {
+                "stop" => FinishReason::Stop,
+                "tool_calls" | "function_call" => FinishReason::ToolCalls,
+                "length" => FinishReason::Length,
+                "content_filter" => FinishReason::ContentFilter,
+                _ => FinishReason::Other,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Passed to the parser as the event name once the body has ended.
+pub(crate) const EOF_EVENT: &str = "\u{0}eof";
+
+/// Turn an SSE response body into provider events with an idle timeout between chunks.
+pub(crate) fn event_stream<P>(resp: reqwest::Response, idle: Duration, mut parse: P) -> EventStream
+where
+    P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError> + Send + 'static,
+{
+    struct St<P> {
+        body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+        dec: SseDecoder,
+        out: VecDeque<ProviderEvent>,
+        finished: bool,
+        ended: bool,
+        parse: P,
+    }
+    let st = St {
+        body: resp.bytes_stream().boxed(),
+        dec: SseDecoder::new(),
+        out: VecDeque::new(),
+        finished: false,
+        ended: false,
+        parse: move |e: Option<&str>, d: &str, o: &mut VecDeque<ProviderEvent>| parse(e, d, o),
+    };
+    futures::stream::unfold(st, move |mut st| async move {
+        loop {
+            if let Some(ev) = st.out.pop_front() {
+                return Some((Ok(ev), st));
+            }
+            if st.ended {
+                return None;
+            }
+            if st.finished {
+                st.ended = true;
+                continue;
+            }
+            let next = match tokio::time::timeout(idle, st.body.next()).await {
+                Err(_) => {
+                    st.ended = true;
+                    return Some((Err(ProviderError::Timeout(format!("no data for {} s mid-stream", idle.as_secs()))), st));
+                }
+                Ok(n) => n,
+            };
+            let events = match next {
+                Some(Ok(chunk)) => match st.dec.push(&chunk) {
+                    Ok(evs) => evs,
+                    Err(e) => {
+                        st.ended = true;
+                        return Some((Err(ProviderError::Protocol(e)), st));
+                    }
+                },
+                Some(Err(e)) => {
+                    st.ended = true;
+                    return Some((Err(ProviderError::Truncated(format!("connection broke: {}", e.without_url()))), st));
+                }
+                None => {
+                    let mut last: Vec<(Option<String>, String)> =
+                        st.dec.finish().into_iter().map(|e| (e.event, e.data)).collect();
+                    // Tell the parser the body ended: it may finish without [DONE].
+                    last.push((Some(EOF_EVENT.to_string()), String::new()));
+                    let mut done = false;
+                    for (event, data) in &last {
+                        match (st.parse)(event.as_deref(), data, &mut st.out) {
+                            Ok(fin) => done |= fin,
+                            Err(err) => {
+                                st.ended = true;
+                                return Some((Err(err), st));
+                            }
+                        }
+                    }
+                    if !done {
+                        st.ended = true;
+                        st.out.clear();
+                        return Some((Err(ProviderError::Truncated("the stream closed before the model finished".into())), st));
+                    }
+                    st.finished = true;
+                    continue;
+                }
+            };
+            for e in events {
+                match (st.parse)(e.event.as_deref(), &e.data, &mut st.out) {
+                    Ok(true) => st.finished = true,
+                    Ok(false) => {}
+                    Err(err) => {
+                        st.ended = true;
+                        return Some((Err(err), st));
+                    }
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+impl Provider for OpenAi {
+    fn stream(&self, req: ChatRequest) -> BoxFuture<'static, Result<EventStream, ProviderError>> {
+        let mut rb = self
+            .client
+            .post(format!("{}/chat/completions", self.base))
+            .header("accept", "text/event-stream")
+            .json(&self.body(&req));
+        if let Some(k) = &self.key {
+            rb = rb.bearer_auth(k);
+        }
+        let net = self.net;
+        Box::pin(async move {
+            let resp = send(rb, net.first_byte).await?;
+            let mut parser = Parser { calls: BTreeMap::new(), finish: None, done: false };
+            Ok(event_stream(resp, net.idle, move |event, data, out| {
+                if event == Some("error") {
+                    return Err(ProviderError::from_stream_error(data));
+                }
+                if event == Some(EOF_EVENT) {
+                    // Some servers omit [DONE]; a finish reason is enough.
+                    return match parser.finish {
+                        Some(fr) if !parser.done => {
+                            out.push_back(ProviderEvent::Finish(fr));
+                            Ok(true)
+                        }
+                        _ => Ok(false),
+                    };
+                }
+                parser.data(data, out)?;
+                // Finished at [DONE] (the usage chunk may follow the finish reason).
+                if parser.done {
+                    let Some(fr) = parser.finish else {
+                        return Err(ProviderError::Truncated("[DONE] without a finish reason".into()));
+                    };
+                    out.push_back(ProviderEvent::Finish(fr));
+                    return Ok(true);
+                }
+                Ok(false)
+            }))
+        })
+    }
+
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
+        let mut rb = self.client.get(format!("{}/models", self.base));
+        if let Some(k) = &self.key {
+            rb = rb.bearer_auth(k);
+        }
+        let net = self.net;
+        Box::pin(async move {
+            let resp = send(rb, net.first_byte).await?;
+            let v: Value = resp.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
+            Ok(v.get("data")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
+                .unwrap_or_default())
+        })
+    }
+
+    fn model(&self) -> String {
+        self.model.clone()
+    }
+}

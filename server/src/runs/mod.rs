@@ -1,0 +1,216 @@
+//! The run scheduler: a per-session queue of inputs, one active run per session, a global cap on
+//! concurrent runs, cancellation (the provider stream and any running tool's process group stop
+//! within a second), and recovery at start-up (runs active when the server died become
+//! `interrupted`; queued inputs are kept and started again).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{self, AgentDeps, RunOutcome, RunSpec};
+use crate::protocol::{EventPayload, RunStatus, RunTrigger, Usage};
+use crate::store::StoreResult;
+use crate::util::new_id;
+
+/// Runs executing at once across all sessions.
+pub const MAX_CONCURRENT_RUNS: usize = 8;
+
+#[derive(Debug, Clone)]
+struct Queued {
+    run_id: String,
+    trigger: RunTrigger,
+    text: String,
+}
+
+#[derive(Default)]
+struct SessionState {
+    worker: bool,
+    queue: VecDeque<Queued>,
+    active: Option<(String, CancellationToken)>,
+}
+
+pub struct RunManager {
+    deps: Arc<AgentDeps>,
+    sessions: Mutex<HashMap<String, SessionState>>,
+    global: Arc<Semaphore>,
+    shutdown: CancellationToken,
+}
+
+impl RunManager {
+    pub fn new(deps: Arc<AgentDeps>) -> Arc<RunManager> {
+        Arc::new(RunManager {
+            deps,
+            sessions: Mutex::new(HashMap::new()),
+            global: Arc::new(Semaphore::new(MAX_CONCURRENT_RUNS)),
+            shutdown: CancellationToken::new(),
+        })
+    }
+
+    pub fn deps(&self) -> &Arc<AgentDeps> {
+        &self.deps
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionState>> {
+        match self.sessions.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Queue an input on a session; starts a worker if the session is free.
+    pub async fn enqueue(self: &Arc<Self>, session_id: &str, trigger: RunTrigger, text: &str) -> StoreResult<String> {
+        let session = self.deps.store.get_session(session_id).await?;
+        let run_id = new_id();
+        self.deps.store.create_run(&run_id, session_id, trigger.as_str(), text, &session.agent).await?;
+        self.push(session_id, Queued { run_id: run_id.clone(), trigger, text: text.to_string() });
+        Ok(run_id)
+    }
+
+    fn push(self: &Arc<Self>, session_id: &str, q: Queued) {
+        let start = {
+            let mut map = self.lock();
+            let st = map.entry(session_id.to_string()).or_default();
+            st.queue.push_back(q);
+            !std::mem::replace(&mut st.worker, true)
+        };
+        if start {
+            let me = self.clone();
+            let sid = session_id.to_string();
+            tokio::spawn(async move { me.worker(sid).await });
+        }
+    }
+
+    async fn worker(self: Arc<Self>, session_id: String) {
+        loop {
+            let next = {
+                let mut map = self.lock();
+                let st = map.entry(session_id.clone()).or_default();
+                match st.queue.pop_front() {
+                    Some(q) => {
+                        let token = self.shutdown.child_token();
+                        st.active = Some((q.run_id.clone(), token.clone()));
+                        Some((q, token))
+                    }
+                    None => {
+                        st.worker = false;
+                        st.active = None;
+                        None
+                    }
+                }
+            };
+            let Some((q, cancel)) = next else { return };
+            let permit = tokio::select! {
+                p = self.global.clone().acquire_owned() => p.ok(),
+                _ = cancel.cancelled() => None,
+            };
+            if permit.is_some() {
+                self.execute(&session_id, q, cancel).await;
+            } else {
+                self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled).await;
+            }
+            drop(permit);
+            let mut map = self.lock();
+            if let Some(st) = map.get_mut(&session_id) {
+                st.active = None;
+            }
+        }
+    }
+
+    async fn execute(&self, session_id: &str, q: Queued, cancel: CancellationToken) {
+        let store = &self.deps.store;
+        match store.start_run(&q.run_id).await {
+            Ok(true) => {}
+            Ok(false) => return, // cancelled while queued
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start run");
+                return;
+            }
+        }
+        let session = match store.get_session(session_id).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "session vanished before its run");
+                let _ = store.finish_run(&q.run_id, "failed", Some("session not found"), None).await;
+                return;
+            }
+        };
+        let spec = RunSpec { run_id: q.run_id.clone(), session, trigger: q.trigger, text: q.text, cancel };
+        let RunOutcome { status, error, usage } = agent::run(&self.deps, &spec).await;
+        let err = error.map(|e| serde_json::to_string(&e).unwrap_or_default());
+        let usage = serde_json::to_string(&usage).ok();
+        if let Err(e) = store.finish_run(&q.run_id, status.as_str(), err.as_deref(), usage.as_deref()).await {
+            tracing::error!(error = %e, "cannot record run end");
+        }
+    }
+
+    async fn finish_unstarted(&self, session_id: &str, run_id: &str, status: RunStatus) {
+        if self.deps.store.finish_run(run_id, status.as_str(), None, None).await.unwrap_or(false) {
+            let p = EventPayload::RunFinished { run_id: run_id.to_string(), status, error: None, usage: Usage::default(), duration_ms: 0 };
+            let _ = self.deps.events.append(session_id, Some(run_id), &p).await;
+        }
+    }
+
+    /// Cancel a queued or active run. `Ok(false)`: the run had already ended.
+    pub async fn cancel(&self, run_id: &str) -> StoreResult<bool> {
+        let run = self.deps.store.get_run(run_id).await?;
+        let (removed, token) = {
+            let mut map = self.lock();
+            let st = map.entry(run.session_id.clone()).or_default();
+            let before = st.queue.len();
+            st.queue.retain(|q| q.run_id != run_id);
+            let removed = st.queue.len() != before;
+            let token = st.active.as_ref().filter(|(id, _)| id == run_id).map(|(_, t)| t.clone());
+            (removed, token)
+        };
+        if let Some(t) = token {
+            t.cancel();
+            return Ok(true);
+        }
+        if removed || run.status == "queued" {
+            self.finish_unstarted(&run.session_id, run_id, RunStatus::Cancelled).await;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// True while a run is active or queued on the session.
+    pub fn is_busy(&self, session_id: &str) -> bool {
+        self.lock().get(session_id).is_some_and(|s| s.worker)
+    }
+
+    /// At start-up: active runs of a dead server are `interrupted`; queued ones start again;
+    /// pending approvals can no longer be answered.
+    pub async fn recover(self: &Arc<Self>) -> StoreResult<()> {
+        let store = &self.deps.store;
+        store.expire_pending_approvals().await?;
+        for r in store.list_runs_with_status("running").await? {
+            if store.finish_run(&r.id, "interrupted", Some("{\"code\":\"interrupted\",\"message\":\"the server stopped during this run\"}"), None).await? {
+                let p = EventPayload::RunFinished {
+                    run_id: r.id.clone(),
+                    status: RunStatus::Interrupted,
+                    error: Some(crate::protocol::WireError { code: "interrupted".into(), message: "the server stopped during this run".into() }),
+                    usage: Usage::default(),
+                    duration_ms: 0,
+                };
+                let _ = self.deps.events.append(&r.session_id, Some(&r.id), &p).await;
+            }
+        }
+        for r in store.list_runs_with_status("queued").await? {
+            let trigger = match r.trigger.as_str() {
+                "command" => RunTrigger::Command,
+                "plan" => RunTrigger::Plan,
+                "wakeup" => RunTrigger::Wakeup,
+                _ => RunTrigger::Prompt,
+            };
+            self.push(&r.session_id, Queued { run_id: r.id, trigger, text: r.input });
+        }
+        Ok(())
+    }
+
+    /// Stop everything (server shutdown).
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+}

@@ -1,0 +1,22 @@
+import { useEffect, useRef } from "preact/hooks";
+import { mountDiagram } from "./diagrams";
+
+/** One Mermaid diagram (lazy); a diagram that fails to parse shows its code and the error. */
+export function Diagram({ source }: { source: string }) {
+  const fig = useRef<HTMLElement>(null);
+  const pre = useRef<HTMLPreElement>(null);
+  const status = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (fig.current && pre.current && status.current) mountDiagram(fig.current, pre.current, status.current, source);
+  }, [source]);
+  return (
+    <figure class="diagram loading" ref={fig}>
+      <figcaption class="muted small" ref={status}>
+        Rendering diagram…
+      </figcaption>
+      <pre class="code" ref={pre} hidden>
+        <code>{source}</code>
+      </pre>
+    </figure>
+  );
+}

@@ -1,0 +1,65 @@
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { Mode, Session } from "../api/types";
+import { serverConfig } from "../state/app";
+import { useObservable } from "../state/observable";
+import { upsertSession } from "../state/sessions";
+
+const HELP: Record<Mode, string> = {
+  ask: "ask: edits, commands and network ask first",
+  auto: "auto: edits in the workspace run; commands and network ask",
+  full: "full: everything the server allows runs without asking",
+};
+
+export function ModeMenu({ session }: { session: Session }) {
+  const cfg = useObservable(serverConfig);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const change = async (mode: Mode) => {
+    setBusy(true);
+    setError(null);
+    try {
+      upsertSession(await api.patchSession(session.id, { mode }));
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const ceiling = cfg
+    ? cfg.read_only
+      ? "server is read-only"
+      : `server allows without asking: ${
+          [cfg.ceiling.write && "write", cfg.ceiling.process && "process", cfg.ceiling.external && "external"]
+            .filter(Boolean)
+            .join(", ") || "nothing"
+        }${cfg.yolo ? " (yolo)" : ""}`
+    : "";
+
+  return (
+    <span class="mode-menu">
+      <label>
+        <span class="mode-label">Permissions</span>
+        <select
+          name="mode"
+          value={session.mode}
+          disabled={busy || cfg?.read_only}
+          title={HELP[session.mode]}
+          onChange={(e) => void change((e.target as HTMLSelectElement).value as Mode)}
+        >
+          <option value="ask">ask</option>
+          <option value="auto">auto</option>
+          <option value="full">full</option>
+        </select>
+      </label>
+      {ceiling && (
+        <span class="ceiling" title="Startup flags are a ceiling: an effect they do not allow still asks, whatever the mode.">
+          {ceiling}
+        </span>
+      )}
+      {error && <span class="error small">{error}</span>}
+    </span>
+  );
+}

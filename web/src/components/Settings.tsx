@@ -1,0 +1,200 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { ProviderSettings } from "../api/types";
+import { serverConfig } from "../state/app";
+import { askNotificationPermission } from "../state/attention";
+import { useObservable } from "../state/observable";
+import { themeChoice, type ThemeChoice } from "../state/theme";
+
+const KINDS = ["openai", "anthropic", "replay"];
+
+export function Settings() {
+  const [loaded, setLoaded] = useState<ProviderSettings | null>(null);
+  const [kind, setKind] = useState("openai");
+  const [baseUrl, setBaseUrl] = useState("");
+  const [model, setModel] = useState("");
+  const [apiKey, setApiKey] = useState("");
+  const [status, setStatus] = useState<{ kind: "ok" | "error" | "info"; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [test, setTest] = useState<{ ok: boolean; text: string; models?: string[] } | null>(null);
+  const cfg = useObservable(serverConfig);
+  const theme = useObservable(themeChoice);
+  const [notif, setNotif] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
+
+  useEffect(() => {
+    api.getProvider().then(
+      (p) => {
+        setLoaded(p);
+        setKind(p.kind);
+        setBaseUrl(p.base_url ?? "");
+        setModel(p.model ?? "");
+      },
+      (e) => setStatus({ kind: "error", text: `Could not load the provider settings: ${errorText(e)}` }),
+    );
+  }, []);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setStatus(null);
+    try {
+      const p = await api.putProvider({
+        kind,
+        base_url: baseUrl.trim(),
+        model: model.trim(),
+        ...(apiKey ? { api_key: apiKey } : {}),
+      });
+      setLoaded(p);
+      setApiKey("");
+      setStatus({ kind: "ok", text: "Saved." });
+    } catch (err) {
+      setStatus({ kind: "error", text: errorText(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const testConnection = async () => {
+    setTest({ ok: true, text: "Testing…" });
+    try {
+      const r = await api.models();
+      const ids = (r.data ?? []).map((m) => m.id);
+      setTest({ ok: true, text: `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"} available.`, models: ids });
+    } catch (err) {
+      setTest({ ok: false, text: `Connection failed: ${errorText(err)}` });
+    }
+  };
+
+  return (
+    <div class="settings">
+      <h1>Settings</h1>
+      <section class="card">
+        <h2>Model provider</h2>
+        <form onSubmit={save} class="settings-form">
+          <label class="field">
+            <span>Kind</span>
+            <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+              {[...new Set([...KINDS, kind])].map((k) => (
+                <option key={k} value={k}>
+                  {k === "openai" ? "OpenAI-compatible" : k}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="field">
+            <span>Base URL</span>
+            <input
+              name="base_url"
+              type="url"
+              value={baseUrl}
+              placeholder="http://127.0.0.1:11434/v1"
+              spellcheck={false}
+              onInput={(e) => setBaseUrl((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label class="field">
+            <span>Model</span>
+            <input
+              name="model"
+              value={model}
+              list="model-options"
+              spellcheck={false}
+              onInput={(e) => setModel((e.target as HTMLInputElement).value)}
+            />
+            {test?.models && (
+              <datalist id="model-options">
+                {test.models.map((m) => (
+                  <option key={m} value={m} />
+                ))}
+              </datalist>
+            )}
+          </label>
+          <label class="field">
+            <span>API key {loaded?.api_key_set ? "(set — leave empty to keep it)" : "(not set)"}</span>
+            <input
+              name="api_key"
+              type="password"
+              autocomplete="off"
+              value={apiKey}
+              placeholder={loaded?.api_key_set ? "••••••••" : ""}
+              onInput={(e) => setApiKey((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <div class="row">
+            <button type="submit" class="btn primary" disabled={busy}>
+              {busy ? "Saving…" : "Save"}
+            </button>
+            <button type="button" class="btn" onClick={() => void testConnection()}>
+              Test connection
+            </button>
+          </div>
+          {status && (
+            <p class={status.kind === "error" ? "error" : "ok"} role="status">
+              {status.text}
+            </p>
+          )}
+          {test && (
+            <p class={test.ok ? "ok" : "error"} role="status">
+              {test.text}
+            </p>
+          )}
+        </form>
+      </section>
+
+      <section class="card">
+        <h2>Appearance and alerts</h2>
+        <label class="field inline">
+          <span>Theme</span>
+          <select value={theme} onChange={(e) => themeChoice.set((e.target as HTMLSelectElement).value as ThemeChoice)}>
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+        <p class="row">
+          <span>
+            Browser notifications when the agent needs you:{" "}
+            {notif === "default" ? "not enabled" : notif === "granted" ? "on" : notif === "denied" ? "blocked in this browser" : "not supported"}
+          </span>
+          {notif === "default" && (
+            <button type="button" class="btn small" onClick={() => void askNotificationPermission().then(setNotif)}>
+              Enable
+            </button>
+          )}
+        </p>
+      </section>
+
+      {cfg && (
+        <section class="card">
+          <h2>Server</h2>
+          <dl class="facts">
+            <dt>Version</dt>
+            <dd>{cfg.version}</dd>
+            <dt>Startup flags</dt>
+            <dd>
+              {cfg.read_only
+                ? "read-only"
+                : ["write", "process", "external"]
+                    .map((k) => `${k} ${cfg.ceiling[k as "write"] ? "allowed" : "asks"}`)
+                    .join(" · ")}
+            </dd>
+            {cfg.workspace && (
+              <>
+                <dt>Default workspace</dt>
+                <dd>
+                  <code>{cfg.workspace}</code>
+                </dd>
+              </>
+            )}
+            {cfg.yolo && (
+              <>
+                <dt>Yolo</dt>
+                <dd>on: dangerous categories do not ask in full mode</dd>
+              </>
+            )}
+          </dl>
+        </section>
+      )}
+    </div>
+  );
+}

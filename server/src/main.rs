@@ -13,7 +13,10 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => tradewind::cli::serve(args).await,
-        Command::Run(_args) => Err(anyhow::anyhow!("`run` arrives with the agent")),
+        Command::Run(args) => match tradewind::cli::run_headless(args).await {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::Openapi => {
             tradewind::cli::openapi();
             Ok(())

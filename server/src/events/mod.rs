@@ -23,7 +23,8 @@ pub struct Frame {
     pub seq: i64,
     pub session: String,
     pub kind: String,
-    pub json: Arc<str>,
+    /// The rendered frame, shared (cheaply cloned) by every subscriber.
+    pub json: bytes::Bytes,
 }
 
 impl Frame {
@@ -32,7 +33,7 @@ impl Frame {
             seq: row.seq,
             session: row.session_id.clone(),
             kind: row.kind.clone(),
-            json: render_frame(row).into(),
+            json: bytes::Bytes::from(render_frame(row)),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod runs;
 pub mod sessions;
 mod settings;
 mod spa;
+pub mod ws;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,7 +127,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/approvals/{id}", post(runs::answer_approval))
         .route("/api/settings/provider", get(settings::get_provider).put(settings::put_provider))
-        .route("/api/models", get(settings::list_models));
+        .route("/api/models", get(settings::list_models))
+        .route("/api/ws", get(ws::ws_handler));
     let docs = utoipa_swagger_ui::SwaggerUi::new("/api/docs");
     Router::new()
         .merge(api)

@@ -262,7 +262,7 @@ pub async fn list_events(
     let next_cursor = if more { frames.last().map(|f| f.seq) } else { None };
     let data = frames
         .iter()
-        .filter_map(|f| serde_json::from_str(&f.json).ok())
+        .filter_map(|f| serde_json::from_slice(&f.json).ok())
         .collect();
     Ok(axum::Json(EventPage { data, next_cursor }))
 }

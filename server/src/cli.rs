@@ -84,10 +84,19 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
         let (_pc, deps) = crate::server::agent_deps(&cfg, &store, &events, false).await?;
         let session_id = crate::util::new_id();
         let session = store
-            .create_session(&session_id, "headless", &cfg.workspace.to_string_lossy(), "build", "ask", None)
+            .create_session(
+                &session_id,
+                "headless",
+                &cfg.workspace.to_string_lossy(),
+                "build",
+                "ask",
+                None,
+            )
             .await?;
         let run_id = crate::util::new_id();
-        store.create_run(&run_id, &session_id, "prompt", &prompt, "build").await?;
+        store
+            .create_run(&run_id, &session_id, "prompt", &prompt, "build")
+            .await?;
         store.start_run(&run_id).await?;
         let mut rx = events.subscribe(&session_id);
         let cancel = tokio_util::sync::CancellationToken::new();
@@ -112,7 +121,13 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
                 }
             }
         });
-        let spec = RunSpec { run_id: run_id.clone(), session, trigger: RunTrigger::Prompt, text: prompt.clone(), cancel };
+        let spec = RunSpec {
+            run_id: run_id.clone(),
+            session,
+            trigger: RunTrigger::Prompt,
+            text: prompt.clone(),
+            cancel,
+        };
         let outcome = agent::run(&deps, &spec).await;
         let _ = printer.await;
         if !json {
@@ -120,7 +135,12 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
         }
         store.close().await;
         if let Some(e) = &outcome.error {
-            eprintln!("tradewind: run {}: {} ({})", outcome.status.as_str(), e.message, e.code);
+            eprintln!(
+                "tradewind: run {}: {} ({})",
+                outcome.status.as_str(),
+                e.message,
+                e.code
+            );
         }
         anyhow::Ok(match outcome.status {
             RunStatus::Completed => std::process::ExitCode::SUCCESS,
@@ -138,11 +158,23 @@ fn print_human(f: &crate::events::Frame) {
     let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
     match f.kind.as_str() {
         "message_delta" => print!("{}", s("text")),
-        "tool_call" => eprintln!("\n→ {} {}", s("tool"), v.get("input").map(|i| i.to_string()).unwrap_or_default()),
+        "tool_call" => eprintln!(
+            "\n→ {} {}",
+            s("tool"),
+            v.get("input").map(|i| i.to_string()).unwrap_or_default()
+        ),
         "policy_decision" if s("decision") == "deny" => eprintln!("  denied: {}", s("reason")),
         "tool_result" => {
             let first = s("text").lines().next().unwrap_or("").to_string();
-            eprintln!("  {} {}", if v.get("ok").and_then(|b| b.as_bool()).unwrap_or(false) { "ok" } else { "failed" }, first);
+            eprintln!(
+                "  {} {}",
+                if v.get("ok").and_then(|b| b.as_bool()).unwrap_or(false) {
+                    "ok"
+                } else {
+                    "failed"
+                },
+                first
+            );
         }
         "error" => eprintln!("  error: {}", s("message")),
         _ => {}

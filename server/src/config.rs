@@ -10,7 +10,11 @@ use serde::Deserialize;
 pub const DEFAULT_PORT: u16 = 7420;
 
 #[derive(Debug, Parser)]
-#[command(name = "tradewind", version, about = "Self-hosted, web-first coding-agent server")]
+#[command(
+    name = "tradewind",
+    version,
+    about = "Self-hosted, web-first coding-agent server"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -115,6 +119,42 @@ pub struct FileConfig {
     pub tasks: TaskSettings,
     pub plan: PlanSettings,
     pub agent: AgentSettings,
+    pub network: NetworkSettings,
+}
+
+/// Provider timeouts and retries (`network` in config.json).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NetworkSettings {
+    pub connect_timeout_ms: u64,
+    pub first_byte_timeout_ms: u64,
+    pub idle_timeout_ms: u64,
+    pub max_retries: u32,
+}
+
+impl Default for NetworkSettings {
+    fn default() -> Self {
+        let n = crate::provider::NetPolicy::default();
+        NetworkSettings {
+            connect_timeout_ms: n.connect.as_millis() as u64,
+            first_byte_timeout_ms: n.first_byte.as_millis() as u64,
+            idle_timeout_ms: n.idle.as_millis() as u64,
+            max_retries: n.max_retries,
+        }
+    }
+}
+
+impl NetworkSettings {
+    pub fn policy(&self) -> crate::provider::NetPolicy {
+        use std::time::Duration;
+        crate::provider::NetPolicy {
+            connect: Duration::from_millis(self.connect_timeout_ms.max(1)),
+            first_byte: Duration::from_millis(self.first_byte_timeout_ms.max(1)),
+            idle: Duration::from_millis(self.idle_timeout_ms.max(1)),
+            max_retries: self.max_retries.min(10),
+            ..crate::provider::NetPolicy::default()
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -210,6 +250,7 @@ pub struct Config {
     pub tasks: TaskSettings,
     pub plan: PlanSettings,
     pub agent: AgentSettings,
+    pub network: NetworkSettings,
 }
 
 /// `$TRADEWIND_HOME` (already folded in by clap) or `~/.tradewind`.
@@ -288,9 +329,7 @@ impl Config {
             replay: common.replay.as_ref().map(|p| absolutize(&cwd, p)),
         });
         Ok(Config {
-            bind: bind
-                .or(file.bind)
-                .unwrap_or(IpAddr::from([127, 0, 0, 1])),
+            bind: bind.or(file.bind).unwrap_or(IpAddr::from([127, 0, 0, 1])),
             port: port.or(file.port).unwrap_or(DEFAULT_PORT),
             workspace,
             state_dir,
@@ -299,12 +338,15 @@ impl Config {
             yolo: common.yolo && !read_only,
             extra_roots,
             allowed_hosts: file.allowed_hosts,
-            access_token: std::env::var("TRADEWIND_TOKEN").ok().filter(|t| !t.is_empty()),
+            access_token: std::env::var("TRADEWIND_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
             database_url: std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()),
             provider,
             tasks: file.tasks,
             plan: file.plan,
             agent: file.agent,
+            network: file.network,
         })
     }
 
@@ -326,6 +368,7 @@ impl Config {
             tasks: TaskSettings::default(),
             plan: PlanSettings::default(),
             agent: AgentSettings::default(),
+            network: NetworkSettings::default(),
         }
     }
 }

@@ -133,10 +133,10 @@ impl IntoResponse for ApiError {
             tracing::warn!(error = %self, "server error");
         }
         let mut resp = (status, axum::Json(self.body())).into_response();
-        if let Self::RateLimited { retry_after_secs } = &self {
-            if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
-                resp.headers_mut().insert(header::RETRY_AFTER, v);
-            }
+        if let Self::RateLimited { retry_after_secs } = &self
+            && let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string())
+        {
+            resp.headers_mut().insert(header::RETRY_AFTER, v);
         }
         resp
     }

@@ -9,11 +9,11 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use crate::agent::{AgentDeps, ProviderHandle};
 use crate::auth::AuthService;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::http::{AppState, HostPolicy, router};
-use crate::agent::{AgentDeps, ProviderHandle};
 use crate::policy::paths::PathPolicy;
 use crate::provider::{self, NetPolicy, ProviderConfig};
 use crate::runs::RunManager;
@@ -40,7 +40,11 @@ pub struct Server {
 impl Server {
     /// `http://ADDR/?token=…` — the one-time launch link.
     pub fn launch_url(&self) -> String {
-        format!("{}/?token={}", self.base_url(), self.state.auth.access_token())
+        format!(
+            "{}/?token={}",
+            self.base_url(),
+            self.state.auth.access_token()
+        )
     }
 
     pub fn base_url(&self) -> String {
@@ -93,17 +97,27 @@ pub async fn provider_config(cfg: &Config, store: &Store) -> anyhow::Result<Prov
             replay: p.replay.as_ref().map(|r| r.to_string_lossy().into_owned()),
         });
     }
-    Ok(match store.get_setting(crate::http::SETTING_PROVIDER).await? {
-        Some(s) => serde_json::from_str(&s).unwrap_or_default(),
-        None => ProviderConfig::default(),
-    })
+    Ok(
+        match store.get_setting(crate::http::SETTING_PROVIDER).await? {
+            Some(s) => serde_json::from_str(&s).unwrap_or_default(),
+            None => ProviderConfig::default(),
+        },
+    )
 }
 
 /// Everything the agent loop needs.
-pub async fn agent_deps(cfg: &Arc<Config>, store: &Store, events: &Arc<EventBus>, interactive: bool) -> anyhow::Result<(ProviderConfig, AgentDeps)> {
+pub async fn agent_deps(
+    cfg: &Arc<Config>,
+    store: &Store,
+    events: &Arc<EventBus>,
+    interactive: bool,
+) -> anyhow::Result<(ProviderConfig, AgentDeps)> {
     let pc = provider_config(cfg, store).await?;
-    let key = store.get_setting(crate::http::SETTING_API_KEY).await?.filter(|k| !k.is_empty());
-    let net = NetPolicy::default();
+    let key = store
+        .get_setting(crate::http::SETTING_API_KEY)
+        .await?
+        .filter(|k| !k.is_empty());
+    let net: NetPolicy = cfg.network.policy();
     let p = provider::build(&pc, key, net).map_err(|e| anyhow::anyhow!(e))?;
     let deps = AgentDeps {
         cfg: cfg.clone(),

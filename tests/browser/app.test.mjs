@@ -175,11 +175,11 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await p.page.locator(`.sessions [data-session-id="${id}"]`).getByText("Renamed session").waitFor();
     const got = await apiCall(p.page, server, "GET", `/api/sessions/${id}`);
     assert.equal(got.json.title, "Renamed session");
-    await p.page.getByRole("button", { name: "Archive" }).click();
+    await p.page.getByRole("button", { name: "Archive", exact: true }).click();
     await p.page.locator(".session-header .badge").getByText("archived").waitFor();
     await p.page.getByRole("button", { name: /Archived \(/ }).waitFor();
     await p.page.getByRole("button", { name: "Unarchive" }).click();
-    await p.page.getByRole("button", { name: "Archive" }).waitFor();
+    await p.page.getByRole("button", { name: "Archive", exact: true }).waitFor();
     p.log.acceptDialogs = 1;
     await p.page.getByRole("button", { name: "Delete" }).click();
     await p.page.waitForURL(server.base + "/");
@@ -356,6 +356,43 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await shot(p.page, "07-hostile");
     await assertNoScript(p.page);
     assert.deepEqual(p.log.dialogs, []);
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("cancel a run and change the permission mode", async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    const id = await createSessionViaUi(p.page, { title: "Cancel and mode" });
+    await p.page.locator(".mode-menu .ceiling").getByText("write, process").waitFor();
+    await p.page.locator('.mode-menu select[name="mode"]').selectOption("auto");
+    await p.page.waitForFunction(
+      async (id) => (await (await fetch(`/api/sessions/${id}`)).json()).mode === "auto",
+      id,
+      { timeout: 10_000, polling: 200 },
+    );
+    await sendPrompt(p.page, "yet another slow story");
+    await p.page.locator(".msg-assistant").getByText("word2", { exact: false }).waitFor({ timeout: 15_000 });
+    await p.page.getByRole("button", { name: "Cancel run" }).click();
+    await waitRunEnd(p.page);
+    assert.equal(await p.page.locator(".run-end").first().getAttribute("data-status"), "cancelled");
+    assert.equal(await p.page.getByRole("button", { name: "Cancel run" }).count(), 0);
+    // A !command is passed through as text.
+    await p.page.locator(".composer textarea").fill("!echo hi");
+    await p.page.locator(".composer .chip-cmd").waitFor();
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("settings: provider shown, test connection lists models", async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/settings");
+    await p.page.locator('.settings select[name="kind"]').waitFor();
+    await p.page.waitForFunction(() => document.querySelector('.settings select[name="kind"]').value === "replay");
+    assert.equal(await p.page.locator('.settings input[name="api_key"]').getAttribute("type"), "password");
+    await p.page.getByRole("button", { name: "Test connection" }).click();
+    await p.page.locator(".settings .ok").getByText("Connected").waitFor({ timeout: 10_000 });
+    await shot(p.page, "11-settings");
     assertClean(p);
     await p.context.close();
   });

@@ -1,1 +1,306 @@
+//! Test harness: a real Tradewind server on an ephemeral loopback port (in-process, or the real
+//! binary as a child process for crash tests), an HTTP/WebSocket client, and a scripted
+//! OpenAI-compatible server so the real streaming client is exercised over real sockets.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod openai_mock;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tradewind::config::{Ceiling, Config, ProviderSettings};
+use tradewind::server::{Server, launch};
+
+pub const TOKEN: &str = "test-token-0123456789abcdef";
+
+/// A temporary directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(prefix: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("tw-{prefix}-{}", ulid::Ulid::generate()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(std::fs::canonicalize(&p).unwrap())
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// How to start a test server.
+#[derive(Clone, Default)]
+pub struct Opts {
+    pub ceiling: Ceiling,
+    pub read_only: bool,
+    pub yolo: bool,
+    /// A replay script (JSON value) for the replay provider.
+    pub replay: Option<Value>,
+    /// Base URL of an OpenAI-compatible server.
+    pub openai: Option<String>,
+    pub approval_timeout_secs: Option<u64>,
+    /// Provider timeouts/retries (short ones for fault tests).
+    pub network: Option<tradewind::config::NetworkSettings>,
+    /// Extra directories (`--add-dir`).
+    pub extra_roots: Vec<PathBuf>,
+}
+
+pub struct TestServer {
+    pub server: Option<Server>,
+    pub base: String,
+    pub workspace: TempDir,
+    pub state: TempDir,
+    pub http: reqwest::Client,
+}
+
+impl TestServer {
+    pub async fn start(opts: Opts) -> TestServer {
+        let workspace = TempDir::new("ws");
+        let state = TempDir::new("state");
+        Self::start_in(opts, workspace, state).await
+    }
+
+    pub async fn start_in(opts: Opts, workspace: TempDir, state: TempDir) -> TestServer {
+        let mut cfg = Config::for_paths(workspace.path().to_path_buf(), state.path().to_path_buf());
+        cfg.access_token = Some(TOKEN.to_string());
+        cfg.ceiling = opts.ceiling;
+        cfg.read_only = opts.read_only;
+        cfg.yolo = opts.yolo;
+        if let Some(n) = &opts.network {
+            cfg.network = n.clone();
+        }
+        cfg.extra_roots = opts.extra_roots.clone();
+        if let Some(t) = opts.approval_timeout_secs {
+            cfg.agent.approval_timeout_secs = t;
+        }
+        if let Some(script) = &opts.replay {
+            let f = state.path().join("replay.json");
+            std::fs::write(&f, serde_json::to_vec(script).unwrap()).unwrap();
+            cfg.provider = Some(ProviderSettings {
+                kind: "replay".into(),
+                base_url: None,
+                model: None,
+                replay: Some(f),
+            });
+        }
+        if let Some(url) = &opts.openai {
+            cfg.provider = Some(ProviderSettings {
+                kind: "openai".into(),
+                base_url: Some(url.clone()),
+                model: Some("test-model".into()),
+                replay: None,
+            });
+        }
+        let server = launch(cfg).await.expect("server starts");
+        let base = server.base_url();
+        TestServer {
+            server: Some(server),
+            base,
+            workspace,
+            state,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn ws_url(&self) -> String {
+        format!("{}/api/ws", self.base.replace("http://", "ws://"))
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self
+            .http
+            .get(self.url(path))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        let s = r.status().as_u16();
+        (s, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .http
+            .request(method, self.url(path))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let s = r.status().as_u16();
+        (s, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.send(reqwest::Method::POST, path, body).await
+    }
+
+    pub async fn create_session(&self, mode: &str) -> String {
+        let (s, v) = self.post("/api/sessions", json!({"mode": mode})).await;
+        assert_eq!(s, 201, "{v}");
+        v["id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn prompt(&self, session: &str, text: &str) -> String {
+        let (s, v) = self
+            .post(
+                &format!("/api/sessions/{session}/messages"),
+                json!({"text": text}),
+            )
+            .await;
+        assert_eq!(s, 202, "{v}");
+        v["run_id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn events(&self, session: &str) -> Vec<Value> {
+        let (s, v) = self
+            .get(&format!("/api/sessions/{session}/events?limit=5000"))
+            .await;
+        assert_eq!(s, 200);
+        v["data"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Poll the event log until a frame matches (or time out).
+    pub async fn wait_event(&self, session: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..500 {
+            if let Some(e) = self.events(session).await.into_iter().find(|e| pred(e)) {
+                return e;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("event not seen; log: {:#?}", self.events(session).await);
+    }
+
+    pub async fn wait_run_finished(&self, session: &str, run: &str) -> Value {
+        let run = run.to_string();
+        self.wait_event(session, move |e| {
+            e["type"] == "run_finished" && e["run"] == run.as_str()
+        })
+        .await
+    }
+
+    /// Answer every approval of the session with `decision` until the run finishes.
+    pub async fn answer_all_until_finished(
+        &self,
+        session: &str,
+        run: &str,
+        decision: &str,
+    ) -> Value {
+        for _ in 0..1500 {
+            let (_, p) = self.get(&format!("/api/sessions/{session}/pending")).await;
+            for a in p["approvals"].as_array().cloned().unwrap_or_default() {
+                self.post(
+                    &format!("/api/approvals/{}", a["approval_id"].as_str().unwrap()),
+                    json!({"decision": decision}),
+                )
+                .await;
+            }
+            if let Some(f) = self
+                .events(session)
+                .await
+                .into_iter()
+                .find(|e| e["type"] == "run_finished" && e["run"] == run)
+            {
+                return f;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("run {run} did not finish");
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(s) = self.server.take() {
+            s.shutdown().await.unwrap();
+        }
+    }
+}
+
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A WebSocket client authenticated with the bearer token.
+pub async fn ws_connect(server: &TestServer) -> Ws {
+    let mut req = server.ws_url().into_client_request().unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
+    let (ws, _) = tokio_tungstenite::connect_async(req)
+        .await
+        .expect("ws connects");
+    ws
+}
+
+pub async fn ws_send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// Next JSON text frame (skipping pings), with a timeout.
+pub async fn ws_next(ws: &mut Ws, timeout: Duration) -> Option<Value> {
+    loop {
+        let m = tokio::time::timeout(timeout, ws.next()).await.ok()??.ok()?;
+        match m {
+            Message::Text(t) => return serde_json::from_str(&t).ok(),
+            Message::Close(_) => return None,
+            _ => continue,
+        }
+    }
+}
+
+/// Path of the `tradewind` binary built in this workspace's target dir.
+pub fn binary() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let p = target.join("debug/tradewind");
+    assert!(
+        p.exists(),
+        "{} is missing: run `cargo build --bin tradewind` first (the test script does)",
+        p.display()
+    );
+    p
+}
+
+/// The real binary as a child process; returns the child and its base URL.
+pub async fn spawn_binary(
+    args: &[&str],
+    home: &Path,
+    token: &str,
+) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(binary())
+        .args(args)
+        .env("TRADEWIND_HOME", home)
+        .env("TRADEWIND_TOKEN", token)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("server prints its URL")
+        .unwrap()
+        .unwrap_or_default();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("URL in the ready line")
+        .to_string();
+    let base = url.split("/?").next().unwrap().to_string();
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, base)
+}

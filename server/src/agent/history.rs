@@ -28,14 +28,19 @@ pub struct StoredParts {
     pub name: String,
 }
 
-pub const NOT_EXECUTED: &str = "error [not_executed]: this call was not executed (the run ended before it could run)";
+pub const NOT_EXECUTED: &str =
+    "error [not_executed]: this call was not executed (the run ended before it could run)";
 
 pub fn to_chat(rows: &[MessageRow]) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::with_capacity(rows.len());
     let mut open: Vec<ToolCallReq> = Vec::new();
     let close = |open: &mut Vec<ToolCallReq>, out: &mut Vec<ChatMessage>| {
         for c in open.drain(..) {
-            out.push(ChatMessage::Tool { call_id: c.id, name: c.name, text: NOT_EXECUTED.into() });
+            out.push(ChatMessage::Tool {
+                call_id: c.id,
+                name: c.name,
+                text: NOT_EXECUTED.into(),
+            });
         }
     };
     for r in rows {
@@ -48,12 +53,19 @@ pub fn to_chat(rows: &[MessageRow]) -> Vec<ChatMessage> {
             "assistant" => {
                 close(&mut open, &mut out);
                 open = p.tool_calls.clone();
-                out.push(ChatMessage::Assistant { text: p.text, tool_calls: p.tool_calls });
+                out.push(ChatMessage::Assistant {
+                    text: p.text,
+                    tool_calls: p.tool_calls,
+                });
             }
             "tool" => {
                 if let Some(i) = open.iter().position(|c| c.id == p.call_id) {
                     open.remove(i);
-                    out.push(ChatMessage::Tool { call_id: p.call_id, name: p.name, text: p.text });
+                    out.push(ChatMessage::Tool {
+                        call_id: p.call_id,
+                        name: p.name,
+                        text: p.text,
+                    });
                 }
             }
             _ => {}
@@ -69,10 +81,10 @@ pub fn agents_md(workspace: &Path) -> String {
     let mut dir = Some(workspace);
     while let Some(d) = dir {
         let f = d.join("AGENTS.md");
-        if let Ok(meta) = std::fs::symlink_metadata(&f) {
-            if meta.is_file() {
-                files.push(f);
-            }
+        if let Ok(meta) = std::fs::symlink_metadata(&f)
+            && meta.is_file()
+        {
+            files.push(f);
         }
         dir = d.parent();
     }
@@ -84,7 +96,11 @@ pub fn agents_md(workspace: &Path) -> String {
             if room == 0 {
                 break;
             }
-            out.push_str(&format!("\n## {}\n{}\n", f.display(), crate::util::truncate_str(&text, room)));
+            out.push_str(&format!(
+                "\n## {}\n{}\n",
+                f.display(),
+                crate::util::truncate_str(&text, room)
+            ));
         }
     }
     out
@@ -92,10 +108,17 @@ pub fn agents_md(workspace: &Path) -> String {
 
 pub fn system_prompt(agent: Agent, workspace: &Path, extra: &str) -> String {
     let role = match agent {
-        Agent::Build => "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work. Every tool call passes a permission gate: a denied call returns an error, so adapt instead of retrying the same call. When the task is done, answer briefly with what you changed.",
-        Agent::Plan => "You are Tradewind's plan agent. You are read-only: explore with the read tools, then deliver a concrete implementation plan in Markdown. Do not try to change files or run commands.",
+        Agent::Build => {
+            "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work. Every tool call passes a permission gate: a denied call returns an error, so adapt instead of retrying the same call. When the task is done, answer briefly with what you changed."
+        }
+        Agent::Plan => {
+            "You are Tradewind's plan agent. You are read-only: explore with the read tools, then deliver a concrete implementation plan in Markdown. Do not try to change files or run commands."
+        }
     };
-    let mut s = format!("{role}\n\nWorkspace: {}\nPaths are relative to the workspace unless absolute.\n", workspace.display());
+    let mut s = format!(
+        "{role}\n\nWorkspace: {}\nPaths are relative to the workspace unless absolute.\n",
+        workspace.display()
+    );
     if !extra.is_empty() {
         s.push_str("\n# Project instructions (AGENTS.md)\n");
         s.push_str(extra);
@@ -108,20 +131,35 @@ mod tests {
     use super::*;
 
     fn row(role: &str, parts: serde_json::Value) -> MessageRow {
-        MessageRow { id: crate::util::new_id(), session_id: "s".into(), run_id: None, role: role.into(), parts: parts.to_string(), created_at: 0 }
+        MessageRow {
+            id: crate::util::new_id(),
+            session_id: "s".into(),
+            run_id: None,
+            role: role.into(),
+            parts: parts.to_string(),
+            created_at: 0,
+        }
     }
 
     #[test]
     fn orphan_tool_calls_get_a_result() {
         let rows = vec![
             row("user", serde_json::json!({"text": "hi"})),
-            row("assistant", serde_json::json!({"text": "", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}, {"id": "c2", "name": "shell", "arguments": "{}"}]})),
-            row("tool", serde_json::json!({"call_id": "c1", "name": "read_file", "text": "ok"})),
+            row(
+                "assistant",
+                serde_json::json!({"text": "", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}, {"id": "c2", "name": "shell", "arguments": "{}"}]}),
+            ),
+            row(
+                "tool",
+                serde_json::json!({"call_id": "c1", "name": "read_file", "text": "ok"}),
+            ),
             row("user", serde_json::json!({"text": "again"})),
         ];
         let chat = to_chat(&rows);
         assert_eq!(chat.len(), 5);
-        assert!(matches!(&chat[3], ChatMessage::Tool { call_id, text, .. } if call_id == "c2" && text == NOT_EXECUTED));
+        assert!(
+            matches!(&chat[3], ChatMessage::Tool { call_id, text, .. } if call_id == "c2" && text == NOT_EXECUTED)
+        );
         assert!(matches!(&chat[4], ChatMessage::User { .. }));
     }
 }

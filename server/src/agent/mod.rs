@@ -20,9 +20,12 @@ use crate::events::EventBus;
 use crate::policy::paths::PathPolicy;
 use crate::policy::{self, Context, Decision, Proposal};
 use crate::protocol::{
-    Agent, ApprovalDecision, ApprovalScope, Effect, EventPayload, Mode, RunStatus, RunTrigger, Usage, WireError,
+    Agent, ApprovalDecision, ApprovalScope, Effect, EventPayload, Mode, RunStatus, RunTrigger,
+    Usage, WireError,
 };
-use crate::provider::{self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq};
+use crate::provider::{
+    self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
+};
 use crate::store::{NewApproval, SessionRow, Store};
 use crate::tools::{self, Prepared, ToolCtx, ToolOutput};
 use crate::util::new_id;
@@ -40,7 +43,9 @@ pub struct ProviderHandle {
 
 impl ProviderHandle {
     pub fn new(p: Arc<dyn Provider>) -> ProviderHandle {
-        ProviderHandle { current: RwLock::new(p) }
+        ProviderHandle {
+            current: RwLock::new(p),
+        }
     }
     pub fn get(&self) -> Arc<dyn Provider> {
         match self.current.read() {
@@ -94,19 +99,38 @@ struct Turn<'a> {
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
-    WireError { code: code.into(), message: message.into() }
+    WireError {
+        code: code.into(),
+        message: message.into(),
+    }
 }
 
 impl Turn<'_> {
     async fn emit(&self, p: EventPayload) {
-        if let Err(e) = self.deps.events.append(&self.run.session.id, Some(&self.run.run_id), &p).await {
+        if let Err(e) = self
+            .deps
+            .events
+            .append(&self.run.session.id, Some(&self.run.run_id), &p)
+            .await
+        {
             tracing::error!(error = %e, "cannot store event");
         }
     }
 
     async fn store_message(&self, role: &str, parts: &StoredParts) {
         let json = serde_json::to_string(parts).unwrap_or_default();
-        if let Err(e) = self.deps.store.insert_message(&new_id(), &self.run.session.id, Some(&self.run.run_id), role, &json).await {
+        if let Err(e) = self
+            .deps
+            .store
+            .insert_message(
+                &new_id(),
+                &self.run.session.id,
+                Some(&self.run.run_id),
+                role,
+                &json,
+            )
+            .await
+        {
             tracing::error!(error = %e, "cannot store message");
         }
     }
@@ -117,20 +141,50 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let started = Instant::now();
     let agent = Agent::parse(&spec.session.agent).unwrap_or(Agent::Build);
     let mode = Mode::parse(&spec.session.mode).unwrap_or(Mode::Ask);
-    let paths = deps.paths.with_workspace(std::path::Path::new(&spec.session.workspace));
-    let mut t = Turn { deps, run: spec, agent, mode, paths, usage: Usage::default() };
-    t.emit(EventPayload::RunStarted { run_id: spec.run_id.clone(), agent, mode, trigger: spec.trigger }).await;
+    let paths = deps
+        .paths
+        .with_workspace(std::path::Path::new(&spec.session.workspace));
+    let mut t = Turn {
+        deps,
+        run: spec,
+        agent,
+        mode,
+        paths,
+        usage: Usage::default(),
+    };
+    t.emit(EventPayload::RunStarted {
+        run_id: spec.run_id.clone(),
+        agent,
+        mode,
+        trigger: spec.trigger,
+    })
+    .await;
     let outcome = match spec.trigger {
         RunTrigger::Command => user_command(&mut t).await,
         _ => {
             let message_id = new_id();
-            t.store_message("user", &StoredParts { text: spec.text.clone(), ..Default::default() }).await;
-            t.emit(EventPayload::UserMessage { message_id, text: spec.text.clone() }).await;
+            t.store_message(
+                "user",
+                &StoredParts {
+                    text: spec.text.clone(),
+                    ..Default::default()
+                },
+            )
+            .await;
+            t.emit(EventPayload::UserMessage {
+                message_id,
+                text: spec.text.clone(),
+            })
+            .await;
             loop_turns(&mut t).await
         }
     };
     let outcome = if spec.cancel.is_cancelled() && outcome.status != RunStatus::Completed {
-        RunOutcome { status: RunStatus::Cancelled, error: None, usage: t.usage }
+        RunOutcome {
+            status: RunStatus::Cancelled,
+            error: None,
+            usage: t.usage,
+        }
     } else {
         outcome
     };
@@ -148,12 +202,35 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
 /// `!command`: the same proposal as a model `shell` call, through the same gate; no model call.
 async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     let command = t.run.text.trim_start_matches('!').trim().to_string();
-    t.emit(EventPayload::UserMessage { message_id: new_id(), text: t.run.text.clone() }).await;
-    let call = ToolCallReq { id: format!("cmd_{}", new_id()), name: "shell".into(), arguments: serde_json::json!({ "command": command }).to_string() };
+    t.emit(EventPayload::UserMessage {
+        message_id: new_id(),
+        text: t.run.text.clone(),
+    })
+    .await;
+    let call = ToolCallReq {
+        id: format!("cmd_{}", new_id()),
+        name: "shell".into(),
+        arguments: serde_json::json!({ "command": command }).to_string(),
+    };
     let out = handle_call(t, &call).await;
     let text = format!("I ran `{command}` myself:\n{}", out.text);
-    t.store_message("user", &StoredParts { text, ..Default::default() }).await;
-    RunOutcome { status: if t.run.cancel.is_cancelled() { RunStatus::Cancelled } else { RunStatus::Completed }, error: None, usage: t.usage }
+    t.store_message(
+        "user",
+        &StoredParts {
+            text,
+            ..Default::default()
+        },
+    )
+    .await;
+    RunOutcome {
+        status: if t.run.cancel.is_cancelled() {
+            RunStatus::Cancelled
+        } else {
+            RunStatus::Completed
+        },
+        error: None,
+        usage: t.usage,
+    }
 }
 
 fn offered_tools(t: &Turn<'_>) -> Vec<provider::ToolSpec> {
@@ -161,53 +238,125 @@ fn offered_tools(t: &Turn<'_>) -> Vec<provider::ToolSpec> {
     tools::TOOLS
         .iter()
         .filter(|d| !d.interactive_only || t.deps.interactive)
-        .filter(|d| policy::offered(d.effect, t.agent, t.deps.interactive, c.ceiling, c.read_only, c.yolo))
+        .filter(|d| {
+            policy::offered(
+                d.effect,
+                t.agent,
+                t.deps.interactive,
+                c.ceiling,
+                c.read_only,
+                c.yolo,
+            )
+        })
         .map(tools::spec)
         .collect()
 }
 
 async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
-    let system = history::system_prompt(t.agent, &t.paths.workspace, &history::agents_md(&t.paths.workspace));
+    let system = history::system_prompt(
+        t.agent,
+        &t.paths.workspace,
+        &history::agents_md(&t.paths.workspace),
+    );
     let tools = offered_tools(t);
     for _ in 0..max {
         if t.run.cancel.is_cancelled() {
-            return RunOutcome { status: RunStatus::Cancelled, error: None, usage: t.usage };
+            return RunOutcome {
+                status: RunStatus::Cancelled,
+                error: None,
+                usage: t.usage,
+            };
         }
-        let rows = match t.deps.store.list_messages(&t.run.session.id, None, 100_000).await {
+        let rows = match t
+            .deps
+            .store
+            .list_messages(&t.run.session.id, None, 100_000)
+            .await
+        {
             Ok(r) => r,
-            Err(e) => return RunOutcome { status: RunStatus::Failed, error: Some(werr("storage", e.to_string())), usage: t.usage },
+            Err(e) => {
+                return RunOutcome {
+                    status: RunStatus::Failed,
+                    error: Some(werr("storage", e.to_string())),
+                    usage: t.usage,
+                };
+            }
         };
-        let req = ChatRequest { model: String::new(), system: system.clone(), messages: history::to_chat(&rows), tools: tools.clone() };
+        let req = ChatRequest {
+            model: String::new(),
+            system: system.clone(),
+            messages: history::to_chat(&rows),
+            tools: tools.clone(),
+        };
         let (text, reasoning, calls) = match stream_turn(t, req).await {
             Ok(x) => x,
-            Err(ProviderError::Cancelled) => return RunOutcome { status: RunStatus::Cancelled, error: None, usage: t.usage },
+            Err(ProviderError::Cancelled) => {
+                return RunOutcome {
+                    status: RunStatus::Cancelled,
+                    error: None,
+                    usage: t.usage,
+                };
+            }
             Err(e) => {
-                t.emit(EventPayload::Error { code: e.code().into(), message: e.to_string() }).await;
-                return RunOutcome { status: RunStatus::Failed, error: Some(werr(e.code(), e.to_string())), usage: t.usage };
+                t.emit(EventPayload::Error {
+                    code: e.code().into(),
+                    message: e.to_string(),
+                })
+                .await;
+                return RunOutcome {
+                    status: RunStatus::Failed,
+                    error: Some(werr(e.code(), e.to_string())),
+                    usage: t.usage,
+                };
             }
         };
         if calls.is_empty() {
-            return RunOutcome { status: RunStatus::Completed, error: None, usage: t.usage };
+            return RunOutcome {
+                status: RunStatus::Completed,
+                error: None,
+                usage: t.usage,
+            };
         }
         let _ = (text, reasoning);
         run_calls(t, &calls).await;
     }
     let msg = format!("stopped after {max} model calls (agent.maxIterations)");
-    t.emit(EventPayload::Error { code: "iteration_limit".into(), message: msg.clone() }).await;
-    RunOutcome { status: RunStatus::Failed, error: Some(werr("iteration_limit", msg)), usage: t.usage }
+    t.emit(EventPayload::Error {
+        code: "iteration_limit".into(),
+        message: msg.clone(),
+    })
+    .await;
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr("iteration_limit", msg)),
+        usage: t.usage,
+    }
 }
 
 /// Stream one model response; store it whole once the model has finished. A stream that breaks
 /// before its finish stores nothing and runs no tool.
-async fn stream_turn(t: &mut Turn<'_>, req: ChatRequest) -> Result<(String, String, Vec<ToolCallReq>), ProviderError> {
+async fn stream_turn(
+    t: &mut Turn<'_>,
+    req: ChatRequest,
+) -> Result<(String, String, Vec<ToolCallReq>), ProviderError> {
     let provider = t.deps.provider.get();
     let cancel = t.run.cancel.clone();
     let mut retries = Vec::new();
-    let mut stream = provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |e| retries.push(e)).await;
+    let mut stream =
+        provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |e| retries.push(e)).await;
     for r in retries.drain(..) {
-        if let ProviderEvent::Retrying { attempt, wait_ms, reason } = r {
-            t.emit(EventPayload::Error { code: "provider_retry".into(), message: format!("retry {attempt} in {wait_ms} ms: {reason}") }).await;
+        if let ProviderEvent::Retrying {
+            attempt,
+            wait_ms,
+            reason,
+        } = r
+        {
+            t.emit(EventPayload::Error {
+                code: "provider_retry".into(),
+                message: format!("retry {attempt} in {wait_ms} ms: {reason}"),
+            })
+            .await;
         }
     }
     let message_id = new_id();
@@ -237,16 +386,31 @@ async fn stream_turn(t: &mut Turn<'_>, req: ChatRequest) -> Result<(String, Stri
             ProviderEvent::TextDelta(d) => {
                 text.push_str(&d);
                 if let Some(chunk) = tc.push(&d) {
-                    t.emit(EventPayload::MessageDelta { message_id: message_id.clone(), text: chunk }).await;
+                    t.emit(EventPayload::MessageDelta {
+                        message_id: message_id.clone(),
+                        text: chunk,
+                    })
+                    .await;
                 }
             }
             ProviderEvent::ReasoningDelta(d) => {
                 reasoning.push_str(&d);
                 if let Some(chunk) = rc.push(&d) {
-                    t.emit(EventPayload::ReasoningDelta { message_id: message_id.clone(), text: chunk }).await;
+                    t.emit(EventPayload::ReasoningDelta {
+                        message_id: message_id.clone(),
+                        text: chunk,
+                    })
+                    .await;
                 }
             }
-            ProviderEvent::ToolCallStart { index, id, name } => calls.push((index, ToolCallReq { id, name, arguments: String::new() })),
+            ProviderEvent::ToolCallStart { index, id, name } => calls.push((
+                index,
+                ToolCallReq {
+                    id,
+                    name,
+                    arguments: String::new(),
+                },
+            )),
             ProviderEvent::ToolCallDelta { index, arguments } => {
                 if let Some((_, c)) = calls.iter_mut().rev().find(|(i, _)| *i == index) {
                     c.arguments.push_str(&arguments);
@@ -262,20 +426,44 @@ async fn stream_turn(t: &mut Turn<'_>, req: ChatRequest) -> Result<(String, Stri
     }
     flush(t, &message_id, &mut tc, &mut rc).await;
     if !finished {
-        return Err(ProviderError::Truncated("the stream ended before the model finished".into()));
+        return Err(ProviderError::Truncated(
+            "the stream ended before the model finished".into(),
+        ));
     }
     let calls: Vec<ToolCallReq> = calls.into_iter().map(|(_, c)| c).collect();
-    t.store_message("assistant", &StoredParts { text: text.clone(), reasoning: reasoning.clone(), tool_calls: calls.clone(), ..Default::default() }).await;
-    t.emit(EventPayload::MessageComplete { message_id, text: text.clone(), reasoning: reasoning.clone() }).await;
+    t.store_message(
+        "assistant",
+        &StoredParts {
+            text: text.clone(),
+            reasoning: reasoning.clone(),
+            tool_calls: calls.clone(),
+            ..Default::default()
+        },
+    )
+    .await;
+    t.emit(EventPayload::MessageComplete {
+        message_id,
+        text: text.clone(),
+        reasoning: reasoning.clone(),
+    })
+    .await;
     Ok((text, reasoning, calls))
 }
 
 async fn flush(t: &Turn<'_>, message_id: &str, tc: &mut Coalescer, rc: &mut Coalescer) {
     if !rc.is_empty() {
-        t.emit(EventPayload::ReasoningDelta { message_id: message_id.into(), text: rc.take() }).await;
+        t.emit(EventPayload::ReasoningDelta {
+            message_id: message_id.into(),
+            text: rc.take(),
+        })
+        .await;
     }
     if !tc.is_empty() {
-        t.emit(EventPayload::MessageDelta { message_id: message_id.into(), text: tc.take() }).await;
+        t.emit(EventPayload::MessageDelta {
+            message_id: message_id.into(),
+            text: tc.take(),
+        })
+        .await;
     }
 }
 
@@ -285,17 +473,30 @@ async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
     while i < calls.len() {
         if t.run.cancel.is_cancelled() {
             for c in &calls[i..] {
-                record_result(t, c, &ToolOutput::err("cancelled", "the run was cancelled before this call ran")).await;
+                record_result(
+                    t,
+                    c,
+                    &ToolOutput::err("cancelled", "the run was cancelled before this call ran"),
+                )
+                .await;
             }
             return;
         }
         let mut batch = Vec::new();
-        while i + batch.len() < calls.len() && batch.len() < READ_BATCH && is_plain_read(t, &calls[i + batch.len()]) {
+        while i + batch.len() < calls.len()
+            && batch.len() < READ_BATCH
+            && is_plain_read(t, &calls[i + batch.len()])
+        {
             batch.push(&calls[i + batch.len()]);
         }
         if batch.len() > 1 {
             let tref: &Turn<'_> = t;
-            let outs = futures::future::join_all(batch.iter().map(|c| async move { handle_call(tref, c).await })).await;
+            let outs = futures::future::join_all(
+                batch
+                    .iter()
+                    .map(|c| async move { handle_call(tref, c).await }),
+            )
+            .await;
             let _ = outs;
             i += batch.len();
         } else {
@@ -312,33 +513,79 @@ fn is_plain_read(t: &Turn<'_>, c: &ToolCallReq) -> bool {
 }
 
 async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
-    t.emit(EventPayload::ToolResult { call_id: call.id.clone(), tool: call.name.clone(), ok: out.ok, text: out.text.clone(), parts: out.parts.clone() }).await;
-    t.store_message("tool", &StoredParts { call_id: call.id.clone(), name: call.name.clone(), text: out.text.clone(), ..Default::default() }).await;
+    t.emit(EventPayload::ToolResult {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        ok: out.ok,
+        text: out.text.clone(),
+        parts: out.parts.clone(),
+    })
+    .await;
+    t.store_message(
+        "tool",
+        &StoredParts {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            text: out.text.clone(),
+            ..Default::default()
+        },
+    )
+    .await;
 }
 
 /// One call: announce, prepare, gate (asking as needed), execute, record.
 async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
     let effect = tools::effect_of(&call.name);
-    let input: Value = match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
+    let input: Value = match serde_json::from_str(if call.arguments.trim().is_empty() {
+        "{}"
+    } else {
+        &call.arguments
+    }) {
         Ok(v) => v,
         Err(e) => {
-            t.emit(EventPayload::ToolCall { call_id: call.id.clone(), tool: call.name.clone(), effect, input: Value::String(call.arguments.clone()) }).await;
-            let out = ToolOutput::err("invalid_json", format!("the arguments are not valid JSON ({e}); send a JSON object"));
+            t.emit(EventPayload::ToolCall {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                effect,
+                input: Value::String(call.arguments.clone()),
+            })
+            .await;
+            let out = ToolOutput::err(
+                "invalid_json",
+                format!("the arguments are not valid JSON ({e}); send a JSON object"),
+            );
             record_result(t, call, &out).await;
             return out;
         }
     };
-    t.emit(EventPayload::ToolCall { call_id: call.id.clone(), tool: call.name.clone(), effect, input: input.clone() }).await;
+    t.emit(EventPayload::ToolCall {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        input: input.clone(),
+    })
+    .await;
     let out = match tools::prepare(&call.name, &input, &t.paths) {
         Err(e) => {
             if let tools::PrepareError::Path(pe) = &e {
-                audit(t, call, effect, crate::protocol::PolicyDecision::Deny, &pe.to_string(), pe.code()).await;
+                audit(
+                    t,
+                    call,
+                    effect,
+                    crate::protocol::PolicyDecision::Deny,
+                    &pe.to_string(),
+                    pe.code(),
+                )
+                .await;
             }
             ToolOutput::err(e.code(), e)
         }
         Ok(prepared) => match gate(t, call, &input, &prepared).await {
             Ok(()) => {
-                let ctx = ToolCtx { paths: t.paths.clone(), cancel: t.run.cancel.clone() };
+                let ctx = ToolCtx {
+                    paths: t.paths.clone(),
+                    cancel: t.run.cancel.clone(),
+                };
                 tools::execute(&ctx, prepared.call).await
             }
             Err(out) => out,
@@ -348,18 +595,53 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
     out
 }
 
-async fn audit(t: &Turn<'_>, call: &ToolCallReq, effect: Effect, decision: crate::protocol::PolicyDecision, reason: &str, key: &str) {
-    t.emit(EventPayload::PolicyDecision { call_id: call.id.clone(), tool: call.name.clone(), effect, decision, reason: reason.into(), key: key.into() }).await;
+async fn audit(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    effect: Effect,
+    decision: crate::protocol::PolicyDecision,
+    reason: &str,
+    key: &str,
+) {
+    t.emit(EventPayload::PolicyDecision {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        decision,
+        reason: reason.into(),
+        key: key.into(),
+    })
+    .await;
 }
 
 /// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
-async fn gate(t: &Turn<'_>, call: &ToolCallReq, input: &Value, p: &Prepared) -> Result<(), ToolOutput> {
+async fn gate(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    p: &Prepared,
+) -> Result<(), ToolOutput> {
     let mut once: HashSet<String> = HashSet::new();
     for _ in 0..8 {
-        let mut grants: HashSet<String> = t.deps.store.list_grants(&t.run.session.id).await.unwrap_or_default().into_iter().collect();
+        let mut grants: HashSet<String> = t
+            .deps
+            .store
+            .list_grants(&t.run.session.id)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         grants.extend(once.iter().cloned());
         let cfg = &t.deps.cfg;
-        let ctx = Context { agent: t.agent, mode: t.mode, interactive: t.deps.interactive, ceiling: cfg.ceiling, read_only: cfg.read_only, yolo: cfg.yolo, grants: &grants };
+        let ctx = Context {
+            agent: t.agent,
+            mode: t.mode,
+            interactive: t.deps.interactive,
+            ceiling: cfg.ceiling,
+            read_only: cfg.read_only,
+            yolo: cfg.yolo,
+            grants: &grants,
+        };
         let proposal = Proposal {
             tool: &p.tool,
             effect: p.effect,
@@ -390,16 +672,28 @@ async fn gate(t: &Turn<'_>, call: &ToolCallReq, input: &Value, p: &Prepared) -> 
                         }
                     }
                     ApprovalDecision::Deny => {
-                        return Err(ToolOutput::err("permission_denied", "the user denied this call; do not retry it, ask or try another way"));
+                        return Err(ToolOutput::err(
+                            "permission_denied",
+                            "the user denied this call; do not retry it, ask or try another way",
+                        ));
                     }
                 }
             }
         }
     }
-    Err(ToolOutput::err("permission_denied", "too many approval rounds"))
+    Err(ToolOutput::err(
+        "permission_denied",
+        "too many approval rounds",
+    ))
 }
 
-async fn ask_user(t: &Turn<'_>, call: &ToolCallReq, input: &Value, effect: Effect, ask: &policy::Ask) -> ApprovalDecision {
+async fn ask_user(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    effect: Effect,
+    ask: &policy::Ask,
+) -> ApprovalDecision {
     let id = new_id();
     let input_json = input.to_string();
     let scope = match ask.scope {
@@ -432,7 +726,10 @@ async fn ask_user(t: &Turn<'_>, call: &ToolCallReq, input: &Value, effect: Effec
         input: input.clone(),
         reason: ask.reason.clone(),
         scope: ask.scope,
-        directory: ask.directory.as_ref().map(|d| d.to_string_lossy().into_owned()),
+        directory: ask
+            .directory
+            .as_ref()
+            .map(|d| d.to_string_lossy().into_owned()),
         warnings: ask.warnings.clone(),
     })
     .await;
@@ -447,8 +744,17 @@ async fn ask_user(t: &Turn<'_>, call: &ToolCallReq, input: &Value, effect: Effec
         Some(d) => d,
         None => {
             t.deps.approvals.forget(&id);
-            if t.deps.store.decide_approval(&id, "expired").await.unwrap_or(false) {
-                t.emit(EventPayload::ApprovalDecided { approval_id: id, decision: "expired".into() }).await;
+            if t.deps
+                .store
+                .decide_approval(&id, "expired")
+                .await
+                .unwrap_or(false)
+            {
+                t.emit(EventPayload::ApprovalDecided {
+                    approval_id: id,
+                    decision: "expired".into(),
+                })
+                .await;
             }
             ApprovalDecision::Deny
         }

@@ -72,7 +72,10 @@ impl AuthService {
         if !secret.starts_with("tw_") || secret.len() > 256 {
             return Ok(None);
         }
-        let id = self.store.find_api_token(&sha256_hex(secret.as_bytes())).await?;
+        let id = self
+            .store
+            .find_api_token(&sha256_hex(secret.as_bytes()))
+            .await?;
         Ok(id.map(|id| Principal::Bearer { token_id: Some(id) }))
     }
 
@@ -80,7 +83,10 @@ impl AuthService {
         if secret.len() != 64 {
             return Ok(None);
         }
-        let id = self.store.find_login_session(&sha256_hex(secret.as_bytes())).await?;
+        let id = self
+            .store
+            .find_login_session(&sha256_hex(secret.as_bytes()))
+            .await?;
         Ok(id.map(|login_session_id| Principal::Cookie { login_session_id }))
     }
 
@@ -104,7 +110,11 @@ impl AuthService {
     }
 
     /// Password login. `Err(retry_after)` when the client is rate-limited (argon2 not run).
-    pub async fn login(&self, client: IpAddr, password: &str) -> anyhow::Result<Result<Option<String>, u64>> {
+    pub async fn login(
+        &self,
+        client: IpAddr,
+        password: &str,
+    ) -> anyhow::Result<Result<Option<String>, u64>> {
         if let Some(wait) = self.limiter.blocked(client) {
             return Ok(Err(wait.as_secs().max(1)));
         }
@@ -124,7 +134,9 @@ impl AuthService {
         let _permit = self.hashing.acquire().await?;
         let pw = password.to_string();
         Ok(tokio::task::spawn_blocking(move || {
-            Argon2::default().verify_password(pw.as_bytes(), phc.as_str()).is_ok()
+            Argon2::default()
+                .verify_password(pw.as_bytes(), phc.as_str())
+                .is_ok()
         })
         .await?)
     }
@@ -169,7 +181,10 @@ impl LoginLimiter {
         let mut map = self.failures.lock().ok()?;
         let q = map.get_mut(&ip)?;
         let now = Instant::now();
-        while q.front().is_some_and(|t| now.duration_since(*t) > LOGIN_WINDOW) {
+        while q
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > LOGIN_WINDOW)
+        {
             q.pop_front();
         }
         if q.len() >= LOGIN_FAILURES_PER_WINDOW {
@@ -211,7 +226,15 @@ mod tests {
     fn password_hash_roundtrip() {
         let phc = hash_password("correct horse").unwrap_or_default();
         assert!(phc.starts_with("$argon2id$"));
-        assert!(Argon2::default().verify_password(b"correct horse", phc.as_str()).is_ok());
-        assert!(Argon2::default().verify_password(b"wrong", phc.as_str()).is_err());
+        assert!(
+            Argon2::default()
+                .verify_password(b"correct horse", phc.as_str())
+                .is_ok()
+        );
+        assert!(
+            Argon2::default()
+                .verify_password(b"wrong", phc.as_str())
+                .is_err()
+        );
     }
 }

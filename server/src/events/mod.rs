@@ -44,7 +44,11 @@ pub fn render_frame(row: &EventRow) -> String {
     let run = serde_json::to_string(&row.run_id).unwrap_or_else(|_| "null".into());
     let body = row.data.trim();
     let rest = body.strip_prefix('{').unwrap_or("}");
-    let sep = if rest.trim_start().starts_with('}') { "" } else { "," };
+    let sep = if rest.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
     format!(
         "{{\"seq\":{},\"session\":{},\"run\":{},\"at\":{}{}{}",
         row.seq, session, run, row.created_at, sep, rest

@@ -9,7 +9,9 @@ use super::extract::ApiJson;
 use super::gate::{ClientAddr, clear_cookie, session_cookie};
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::protocol::{ApiToken, ApiTokenList, CreateTokenParams, CreatedToken, LoginParams, WhoAmI};
+use crate::protocol::{
+    ApiToken, ApiTokenList, CreateTokenParams, CreatedToken, LoginParams, WhoAmI,
+};
 
 /// Sign in with the password; sets the HttpOnly session cookie.
 #[utoipa::path(post, path = "/api/login", tag = "auth", request_body = LoginParams,
@@ -104,7 +106,9 @@ pub async fn create_token(
 ) -> ApiResult<(StatusCode, axum::Json<CreatedToken>)> {
     let name = params.name.trim();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(ApiError::Validation("name must be 1 to 100 characters".into()));
+        return Err(ApiError::Validation(
+            "name must be 1 to 100 characters".into(),
+        ));
     }
     let (id, token) = state.auth.create_api_token(name).await?;
     Ok((
@@ -120,10 +124,17 @@ pub async fn create_token(
 /// Revoke an API token.
 #[utoipa::path(delete, path = "/api/tokens/{id}", tag = "auth", params(("id" = String, Path)),
     responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn revoke_token(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<StatusCode> {
-    state.store.revoke_api_token(&id).await.map_err(|e| match e {
-        crate::store::StoreError::NotFound => ApiError::not_found("token"),
-        other => other.into(),
-    })?;
+pub async fn revoke_token(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    state
+        .store
+        .revoke_api_token(&id)
+        .await
+        .map_err(|e| match e {
+            crate::store::StoreError::NotFound => ApiError::not_found("token"),
+            other => other.into(),
+        })?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -20,9 +20,9 @@ where
         match axum::Json::<T>::from_request(req, state).await {
             Ok(axum::Json(v)) => Ok(ApiJson(v)),
             Err(rej) => Err(match rej.status() {
-                StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType(
-                    "expected Content-Type: application/json".into(),
-                ),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                    ApiError::UnsupportedMediaType("expected Content-Type: application/json".into())
+                }
                 StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
                 StatusCode::UNPROCESSABLE_ENTITY => ApiError::Validation(rej.body_text()),
                 _ => ApiError::BadRequest(rej.body_text()),

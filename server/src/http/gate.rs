@@ -85,10 +85,10 @@ pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
     for v in headers.get_all(header::COOKIE) {
         let Ok(s) = v.to_str() else { continue };
         for pair in s.split(';') {
-            if let Some((k, val)) = pair.trim().split_once('=') {
-                if k == name {
-                    return Some(val.to_string());
-                }
+            if let Some((k, val)) = pair.trim().split_once('=')
+                && k == name
+            {
+                return Some(val.to_string());
             }
         }
     }
@@ -103,7 +103,10 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
         .then(|| rest.trim().to_string())
 }
 
-async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, ApiError> {
+async fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<Principal>, ApiError> {
     if let Some(secret) = bearer(headers) {
         // A wrong bearer is a failure even when a cookie is present.
         return Ok(state.auth.check_bearer(&secret).await?);
@@ -183,10 +186,11 @@ async fn check(
         ));
     }
     let method = req.method().clone();
-    if method == Method::GET && path == "/" {
-        if let Some(token) = query_param(req.uri().query(), "token") {
-            return Ok(Some(launch(state, &token).await?));
-        }
+    if method == Method::GET
+        && path == "/"
+        && let Some(token) = query_param(req.uri().query(), "token")
+    {
+        return Ok(Some(launch(state, &token).await?));
     }
     let headers = req.headers();
     let principal = authenticate(state, headers).await?;
@@ -197,7 +201,10 @@ async fn check(
     let state_changing = !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
     let ws = is_ws_upgrade(headers);
     let cookie_auth = matches!(principal, Some(Principal::Cookie { .. }));
-    match headers.get(header::ORIGIN).map(|v| v.to_str().unwrap_or("")) {
+    match headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or(""))
+    {
         Some(origin) => {
             if (state_changing || ws) && !own_origins.iter().any(|o| o == origin) {
                 return Err(ApiError::Forbidden("cross-origin request refused".into()));
@@ -273,13 +280,23 @@ fn finish_response(path: &str, resp: &mut Response) {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    if path.starts_with("/api") && !path.starts_with("/api/docs") && (status.is_client_error() || status.is_server_error()) && !is_json_body {
+    if path.starts_with("/api")
+        && !path.starts_with("/api/docs")
+        && (status.is_client_error() || status.is_server_error())
+        && !is_json_body
+    {
         let err = match status {
             StatusCode::NOT_FOUND => ApiError::NotFound(format!("no route for {path}")),
-            StatusCode::METHOD_NOT_ALLOWED => ApiError::BadRequest("method not allowed for this route".into()),
+            StatusCode::METHOD_NOT_ALLOWED => {
+                ApiError::BadRequest("method not allowed for this route".into())
+            }
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
-            StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType("expected Content-Type: application/json".into()),
-            s if s.is_client_error() => ApiError::BadRequest(s.canonical_reason().unwrap_or("bad request").to_string()),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                ApiError::UnsupportedMediaType("expected Content-Type: application/json".into())
+            }
+            s if s.is_client_error() => {
+                ApiError::BadRequest(s.canonical_reason().unwrap_or("bad request").to_string())
+            }
             _ => ApiError::Unavailable("server error".into()),
         };
         let headers = std::mem::take(resp.headers_mut());
@@ -292,13 +309,32 @@ fn finish_response(path: &str, resp: &mut Response) {
         *resp = new;
     }
     let h = resp.headers_mut();
-    let csp = if path.starts_with("/api/docs") { CSP_DOCS } else { CSP_APP };
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    let csp = if path.starts_with("/api/docs") {
+        CSP_DOCS
+    } else {
+        CSP_APP
+    };
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
-    h.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
+    h.insert(
+        "cross-origin-opener-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(
+        "cross-origin-resource-policy",
+        HeaderValue::from_static("same-origin"),
+    );
     if path.starts_with("/api") && !h.contains_key(header::CACHE_CONTROL) {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
@@ -311,20 +347,39 @@ mod tests {
     #[test]
     fn host_policy() {
         let p = HostPolicy::new(&["dev.lan".into()], [127, 0, 0, 1].into());
-        for ok in ["localhost:7420", "127.0.0.1:1", "[::1]:80", "10.0.0.5", "DEV.LAN:7420", "localhost"] {
+        for ok in [
+            "localhost:7420",
+            "127.0.0.1:1",
+            "[::1]:80",
+            "10.0.0.5",
+            "DEV.LAN:7420",
+            "localhost",
+        ] {
             assert!(p.allows(ok), "{ok}");
         }
-        for bad in ["attacker.example:7420", "localhost.evil.com", "", "evil", "127.0.0.1.nip.io"] {
+        for bad in [
+            "attacker.example:7420",
+            "localhost.evil.com",
+            "",
+            "evil",
+            "127.0.0.1.nip.io",
+        ] {
             assert!(!p.allows(bad), "{bad}");
         }
     }
 
     #[test]
     fn query_and_cookie_parsing() {
-        assert_eq!(query_param(Some("a=1&token=xyz"), "token").as_deref(), Some("xyz"));
+        assert_eq!(
+            query_param(Some("a=1&token=xyz"), "token").as_deref(),
+            Some("xyz")
+        );
         assert_eq!(query_param(Some("tokenx=1"), "token"), None);
         let mut h = HeaderMap::new();
-        h.insert(header::COOKIE, HeaderValue::from_static("a=b; tw_session=abc"));
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("a=b; tw_session=abc"),
+        );
         assert_eq!(cookie_value(&h, "tw_session").as_deref(), Some("abc"));
     }
 }

@@ -33,10 +33,17 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
         },
         read_only: c.read_only,
         yolo: c.yolo,
-        extra_roots: c.extra_roots.iter().map(|p| p.to_string_lossy().into_owned()).collect(),
+        extra_roots: c
+            .extra_roots
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
     })
 }
 
 pub async fn openapi_doc() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/json")], super::openapi_json())
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        super::openapi_json(),
+    )
 }

@@ -49,7 +49,7 @@ pub struct AppState {
 impl AppState {
     pub async fn notify_session_updated(&self, session: &Session) {
         let payload = EventPayload::SessionUpdated {
-            session: session.clone(),
+            data: session.clone(),
         };
         if let Err(e) = self.events.append(&session.id, None, &payload).await {
             tracing::warn!(error = %e, "could not record session_updated");
@@ -80,7 +80,9 @@ pub struct ApiDoc;
 struct SecurityAddon;
 impl utoipa::Modify for SecurityAddon {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+        use utoipa::openapi::security::{
+            ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme,
+        };
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
@@ -110,9 +112,15 @@ pub fn router(state: AppState) -> Router {
         .route("/api/login", post(auth_routes::login))
         .route("/api/logout", post(auth_routes::logout))
         .route("/api/whoami", get(auth_routes::whoami))
-        .route("/api/tokens", get(auth_routes::list_tokens).post(auth_routes::create_token))
+        .route(
+            "/api/tokens",
+            get(auth_routes::list_tokens).post(auth_routes::create_token),
+        )
         .route("/api/tokens/{id}", delete(auth_routes::revoke_token))
-        .route("/api/sessions", get(sessions::list_sessions).post(sessions::create_session))
+        .route(
+            "/api/sessions",
+            get(sessions::list_sessions).post(sessions::create_session),
+        )
         .route(
             "/api/sessions/{id}",
             get(sessions::get_session)
@@ -121,12 +129,18 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/sessions/{id}/events", get(sessions::list_events))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
-        .route("/api/sessions/{id}/messages", get(sessions::list_messages).post(runs::post_message))
+        .route(
+            "/api/sessions/{id}/messages",
+            get(sessions::list_messages).post(runs::post_message),
+        )
         .route("/api/sessions/{id}/runs", get(runs::list_runs))
         .route("/api/runs/{id}", get(runs::get_run))
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/approvals/{id}", post(runs::answer_approval))
-        .route("/api/settings/provider", get(settings::get_provider).put(settings::put_provider))
+        .route(
+            "/api/settings/provider",
+            get(settings::get_provider).put(settings::put_provider),
+        )
         .route("/api/models", get(settings::list_models))
         .route("/api/ws", get(ws::ws_handler));
     let docs = utoipa_swagger_ui::SwaggerUi::new("/api/docs");
@@ -136,8 +150,13 @@ pub fn router(state: AppState) -> Router {
         .route("/login", get(spa::login_page))
         .route("/login.js", get(spa::login_js))
         .fallback(spa::static_or_index)
-        .layer(axum::middleware::from_fn_with_state(state.clone(), gate::gate))
+        // Inner to outer: the body limit sits inside the gate so its 413 gets the JSON error
+        // body and the security headers.
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            gate::gate,
+        ))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             Duration::from_secs(120),

@@ -54,7 +54,9 @@ fn check_title(t: &str) -> ApiResult<String> {
         )));
     }
     if t.chars().any(|c| c.is_control()) {
-        return Err(ApiError::Validation("title must not contain control characters".into()));
+        return Err(ApiError::Validation(
+            "title must not contain control characters".into(),
+        ));
     }
     Ok(t.to_string())
 }
@@ -74,14 +76,19 @@ pub async fn create_session(
             }
             let path = std::path::Path::new(w);
             if !path.is_absolute() {
-                return Err(ApiError::Validation("workspace must be an absolute path".into()));
+                return Err(ApiError::Validation(
+                    "workspace must be an absolute path".into(),
+                ));
             }
             let canon = std::fs::canonicalize(path)
                 .map_err(|_| ApiError::Validation(format!("workspace {w} does not exist")))?;
             if !canon.is_dir() {
-                return Err(ApiError::Validation(format!("workspace {w} is not a directory")));
+                return Err(ApiError::Validation(format!(
+                    "workspace {w} is not a directory"
+                )));
             }
-            let state_dir = std::fs::canonicalize(&state.cfg.state_dir).unwrap_or(state.cfg.state_dir.clone());
+            let state_dir =
+                std::fs::canonicalize(&state.cfg.state_dir).unwrap_or(state.cfg.state_dir.clone());
             if canon.starts_with(&state_dir) {
                 return Err(ApiError::Validation(
                     "the workspace cannot be inside Tradewind's state directory".into(),
@@ -134,7 +141,9 @@ fn limit_of(l: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
     match l {
         None => Ok(default),
         Some(n) if (1..=max).contains(&n) => Ok(n),
-        Some(_) => Err(ApiError::Validation(format!("limit must be between 1 and {max}"))),
+        Some(_) => Err(ApiError::Validation(format!(
+            "limit must be between 1 and {max}"
+        ))),
     }
 }
 
@@ -152,7 +161,11 @@ pub async fn list_sessions(
         .list_sessions(before, limit + 1, q.archived.unwrap_or(false))
         .await?;
     let more = rows.len() as i64 > limit;
-    let data: Vec<Session> = rows.into_iter().take(limit as usize).map(session_from_row).collect();
+    let data: Vec<Session> = rows
+        .into_iter()
+        .take(limit as usize)
+        .map(session_from_row)
+        .collect();
     let next_cursor = if more {
         data.last().map(|s| format!("{}_{}", s.updated_at, s.id))
     } else {
@@ -164,8 +177,13 @@ pub async fn list_sessions(
 /// One session.
 #[utoipa::path(get, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
     responses((status = 200, body = Session), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn get_session(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<axum::Json<Session>> {
-    Ok(axum::Json(session_from_row(load_session(&state, &id).await?)))
+pub async fn get_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Session>> {
+    Ok(axum::Json(session_from_row(
+        load_session(&state, &id).await?,
+    )))
 }
 
 /// Rename, switch agent or permission mode, archive or unarchive.
@@ -183,7 +201,11 @@ pub async fn patch_session(
         mode: p.mode.map(|m| m.as_str().to_string()),
         archived: p.archived,
     };
-    let row = state.store.update_session(&id, &patch).await.map_err(not_found)?;
+    let row = state
+        .store
+        .update_session(&id, &patch)
+        .await
+        .map_err(not_found)?;
     let session = session_from_row(row);
     state.notify_session_updated(&session).await;
     Ok(axum::Json(session))
@@ -192,10 +214,15 @@ pub async fn patch_session(
 /// Delete a session and everything it owns.
 #[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
     responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn delete_session(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn delete_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
     let row = load_session(&state, &id).await?;
     if row.status == "running" || row.status == "waiting" {
-        return Err(ApiError::Conflict("the session has an active run; cancel it first".into()));
+        return Err(ApiError::Conflict(
+            "the session has an active run; cancel it first".into(),
+        ));
     }
     state.store.delete_session(&id).await.map_err(not_found)?;
     state.events.forget(&id);
@@ -220,7 +247,10 @@ pub async fn list_messages(
 ) -> ApiResult<axum::Json<MessagePage>> {
     load_session(&state, &id).await?;
     let limit = limit_of(q.limit, 100, 500)?;
-    let rows = state.store.list_messages(&id, q.cursor.as_deref(), limit + 1).await?;
+    let rows = state
+        .store
+        .list_messages(&id, q.cursor.as_deref(), limit + 1)
+        .await?;
     let more = rows.len() as i64 > limit;
     let data: Vec<Message> = rows
         .into_iter()
@@ -233,7 +263,11 @@ pub async fn list_messages(
             created_at: r.created_at,
         })
         .collect();
-    let next_cursor = if more { data.last().map(|m| m.id.clone()) } else { None };
+    let next_cursor = if more {
+        data.last().map(|m| m.id.clone())
+    } else {
+        None
+    };
     Ok(axum::Json(MessagePage { data, next_cursor }))
 }
 
@@ -259,7 +293,11 @@ pub async fn list_events(
     let frames = state.events.backlog(&id, after, limit + 1).await?;
     let more = frames.len() as i64 > limit;
     let frames: Vec<_> = frames.into_iter().take(limit as usize).collect();
-    let next_cursor = if more { frames.last().map(|f| f.seq) } else { None };
+    let next_cursor = if more {
+        frames.last().map(|f| f.seq)
+    } else {
+        None
+    };
     let data = frames
         .iter()
         .filter_map(|f| serde_json::from_slice(&f.json).ok())
@@ -270,7 +308,10 @@ pub async fn list_events(
 /// What waits for the user in this session.
 #[utoipa::path(get, path = "/api/sessions/{id}/pending", tag = "sessions", params(("id" = String, Path)),
     responses((status = 200, body = PendingItems), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn pending(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<axum::Json<PendingItems>> {
+pub async fn pending(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<PendingItems>> {
     load_session(&state, &id).await?;
     let approvals = state
         .store
@@ -278,8 +319,13 @@ pub async fn pending(State(state): State<AppState>, Path(id): Path<String>) -> A
         .await?
         .into_iter()
         .map(|a| PendingApproval {
-            effect: serde_json::from_value(serde_json::Value::String(a.effect)).unwrap_or(Effect::External),
-            scope: if a.scope == "directory" { ApprovalScope::Directory } else { ApprovalScope::Effect },
+            effect: serde_json::from_value(serde_json::Value::String(a.effect))
+                .unwrap_or(Effect::External),
+            scope: if a.scope == "directory" {
+                ApprovalScope::Directory
+            } else {
+                ApprovalScope::Effect
+            },
             input: serde_json::from_str(&a.input).unwrap_or(serde_json::Value::Null),
             approval_id: a.id,
             run_id: a.run_id,

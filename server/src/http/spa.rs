@@ -83,5 +83,9 @@ const LOGIN_JS: &str = r#"document.getElementById('login').addEventListener('sub
 "#;
 
 pub async fn login_js() -> Response {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], LOGIN_JS).into_response()
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        LOGIN_JS,
+    )
+        .into_response()
 }

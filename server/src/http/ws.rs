@@ -48,13 +48,36 @@ impl Drop for ConnGuard {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum ClientMsg {
-    Subscribe { session: String, #[serde(default)] after: i64 },
-    Unsubscribe { session: String },
-    Prompt { id: Option<String>, session: String, text: String },
-    Cancel { id: Option<String>, run: String },
-    Approval { id: Option<String>, approval: String, decision: ApprovalDecision },
-    SetMode { id: Option<String>, session: String, mode: Mode },
-    Ping { id: Option<String> },
+    Subscribe {
+        session: String,
+        #[serde(default)]
+        after: i64,
+    },
+    Unsubscribe {
+        session: String,
+    },
+    Prompt {
+        id: Option<String>,
+        session: String,
+        text: String,
+    },
+    Cancel {
+        id: Option<String>,
+        run: String,
+    },
+    Approval {
+        id: Option<String>,
+        approval: String,
+        decision: ApprovalDecision,
+    },
+    SetMode {
+        id: Option<String>,
+        session: String,
+        mode: Mode,
+    },
+    Ping {
+        id: Option<String>,
+    },
 }
 
 /// What the writer task sends.
@@ -103,9 +126,15 @@ async fn connection(state: AppState, socket: WebSocket) {
                         Err(_) => Ok(true),
                     },
                     Out::Text(s) => sink.send(Message::Text(s.into())).await.map(|()| true),
-                    Out::Ping => sink.send(Message::Ping(bytes::Bytes::new())).await.map(|()| true),
+                    Out::Ping => sink
+                        .send(Message::Ping(bytes::Bytes::new()))
+                        .await
+                        .map(|()| true),
                     Out::Close(code, reason) => sink
-                        .send(Message::Close(Some(CloseFrame { code, reason: reason.into() })))
+                        .send(Message::Close(Some(CloseFrame {
+                            code,
+                            reason: reason.into(),
+                        })))
                         .await
                         .map(|()| false),
                 }
@@ -138,7 +167,8 @@ async fn connection(state: AppState, socket: WebSocket) {
             Err(_) => break,
             Ok(None) => break,
             Ok(Some(Err(e))) => {
-                let too_big = e.to_string().to_ascii_lowercase().contains("too long") || e.to_string().to_ascii_lowercase().contains("too big");
+                let too_big = e.to_string().to_ascii_lowercase().contains("too long")
+                    || e.to_string().to_ascii_lowercase().contains("too big");
                 if too_big {
                     let _ = tx.try_send(Out::Close(CLOSE_TOO_BIG, "message too big"));
                 }
@@ -159,7 +189,12 @@ async fn connection(state: AppState, socket: WebSocket) {
         let cmd = match parsed {
             Ok(c) => c,
             Err(e) => {
-                send_error(&tx, None, "bad_request", &format!("unrecognised message: {e}"));
+                send_error(
+                    &tx,
+                    None,
+                    "bad_request",
+                    &format!("unrecognised message: {e}"),
+                );
                 continue;
             }
         };
@@ -170,13 +205,22 @@ async fn connection(state: AppState, socket: WebSocket) {
                     continue;
                 }
                 if state.events.receiver_count(&session) >= MAX_SUBSCRIBERS_PER_SESSION {
-                    let _ = tx.try_send(Out::Close(CLOSE_SLOW_CONSUMER, "too many subscribers for this session"));
+                    let _ = tx.try_send(Out::Close(
+                        CLOSE_SLOW_CONSUMER,
+                        "too many subscribers for this session",
+                    ));
                     break;
                 }
                 if let Some(old) = subs.remove(&session) {
                     old.abort();
                 }
-                let h = tokio::spawn(forward(state.clone(), session.clone(), after.max(0), tx.clone(), overflow.clone()));
+                let h = tokio::spawn(forward(
+                    state.clone(),
+                    session.clone(),
+                    after.max(0),
+                    tx.clone(),
+                    overflow.clone(),
+                ));
                 subs.insert(session, h);
             }
             ClientMsg::Unsubscribe { session } => {
@@ -185,19 +229,32 @@ async fn connection(state: AppState, socket: WebSocket) {
                 }
             }
             ClientMsg::Prompt { id, session, text } => {
-                let r = super::runs::post_message_op(&state, &session, &text).await.map(|run_id| serde_json::json!({ "run_id": run_id }));
+                let r = super::runs::post_message_op(&state, &session, &text)
+                    .await
+                    .map(|run_id| serde_json::json!({ "run_id": run_id }));
                 reply(&tx, id, r);
             }
             ClientMsg::Cancel { id, run } => {
-                let r = super::runs::cancel_op(&state, &run).await.map(|c| serde_json::json!({ "cancelled": c }));
+                let r = super::runs::cancel_op(&state, &run)
+                    .await
+                    .map(|c| serde_json::json!({ "cancelled": c }));
                 reply(&tx, id, r);
             }
-            ClientMsg::Approval { id, approval, decision } => {
-                let r = super::runs::answer_approval_op(&state, &approval, decision).await.map(|()| serde_json::json!({ "approval_id": approval }));
+            ClientMsg::Approval {
+                id,
+                approval,
+                decision,
+            } => {
+                let r = super::runs::answer_approval_op(&state, &approval, decision)
+                    .await
+                    .map(|()| serde_json::json!({ "approval_id": approval }));
                 reply(&tx, id, r);
             }
             ClientMsg::SetMode { id, session, mode } => {
-                let patch = crate::store::SessionPatch { mode: Some(mode.as_str().into()), ..Default::default() };
+                let patch = crate::store::SessionPatch {
+                    mode: Some(mode.as_str().into()),
+                    ..Default::default()
+                };
                 let r = match state.store.update_session(&session, &patch).await {
                     Ok(row) => {
                         let s = super::sessions::session_from_row(row);
@@ -248,7 +305,13 @@ fn push(tx: &mpsc::Sender<Out>, overflow: &CancellationToken, f: &Frame) -> bool
 
 /// Backlog after `after`, then live frames; the live receiver is taken first so nothing falls in
 /// between, and frames already sent are skipped by seq.
-async fn forward(state: AppState, session: String, after: i64, tx: mpsc::Sender<Out>, overflow: CancellationToken) {
+async fn forward(
+    state: AppState,
+    session: String,
+    after: i64,
+    tx: mpsc::Sender<Out>,
+    overflow: CancellationToken,
+) {
     let mut rx = state.events.subscribe(&session);
     let mut last = after;
     if !replay(&state, &session, &mut last, &tx, &overflow).await {
@@ -284,7 +347,13 @@ async fn forward(state: AppState, session: String, after: i64, tx: mpsc::Sender<
     }
 }
 
-async fn replay(state: &AppState, session: &str, last: &mut i64, tx: &mpsc::Sender<Out>, overflow: &CancellationToken) -> bool {
+async fn replay(
+    state: &AppState,
+    session: &str,
+    last: &mut i64,
+    tx: &mpsc::Sender<Out>,
+    overflow: &CancellationToken,
+) -> bool {
     loop {
         let page = match state.events.backlog(session, *last, BACKLOG_PAGE).await {
             Ok(p) => p,
@@ -310,4 +379,3 @@ async fn replay(state: &AppState, session: &str, last: &mut i64, tx: &mpsc::Send
 pub fn connection_count() -> usize {
     CONNECTIONS.load(Ordering::SeqCst)
 }
-

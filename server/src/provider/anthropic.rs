@@ -6,7 +6,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::openai::{EOF_EVENT, event_stream, send};
-use super::{ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError, ProviderEvent};
+use super::{
+    ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError,
+    ProviderEvent,
+};
 use crate::protocol::Usage;
 
 pub struct Anthropic {
@@ -21,7 +24,12 @@ const VERSION: &str = "2023-06-01";
 const MAX_TOKENS: u32 = 8192;
 
 impl Anthropic {
-    pub fn new(base: &str, key: Option<String>, model: String, net: NetPolicy) -> Result<Anthropic, String> {
+    pub fn new(
+        base: &str,
+        key: Option<String>,
+        model: String,
+        net: NetPolicy,
+    ) -> Result<Anthropic, String> {
         let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("base URL must be http(s): {base}"));
@@ -55,13 +63,18 @@ impl Anthropic {
                         push("assistant", json!({"type": "text", "text": text}));
                     }
                     for c in tool_calls {
-                        let input: Value = serde_json::from_str(&c.arguments).unwrap_or_else(|_| json!({}));
-                        push("assistant", json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
+                        let input: Value =
+                            serde_json::from_str(&c.arguments).unwrap_or_else(|_| json!({}));
+                        push(
+                            "assistant",
+                            json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}),
+                        );
                     }
                 }
-                ChatMessage::Tool { call_id, text, .. } => {
-                    push("user", json!({"type": "tool_result", "tool_use_id": call_id, "content": text}))
-                }
+                ChatMessage::Tool { call_id, text, .. } => push(
+                    "user",
+                    json!({"type": "tool_result", "tool_use_id": call_id, "content": text}),
+                ),
             }
         }
         let messages: Vec<Value> = messages
@@ -102,18 +115,29 @@ struct Parser {
 }
 
 impl Parser {
-    fn event(&mut self, event: Option<&str>, data: &str, out: &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError> {
+    fn event(
+        &mut self,
+        event: Option<&str>,
+        data: &str,
+        out: &mut VecDeque<ProviderEvent>,
+    ) -> Result<bool, ProviderError> {
         if event == Some(EOF_EVENT) {
             return Ok(false);
         }
-        let v: Value = serde_json::from_str(data).map_err(|e| ProviderError::Protocol(format!("invalid JSON event: {e}")))?;
-        let ty = v.get("type").and_then(Value::as_str).or(event).unwrap_or("");
+        let v: Value = serde_json::from_str(data)
+            .map_err(|e| ProviderError::Protocol(format!("invalid JSON event: {e}")))?;
+        let ty = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event)
+            .unwrap_or("");
         match ty {
             "error" => return Err(ProviderError::from_stream_error(data)),
             "message_start" => {
                 if let Some(u) = v.pointer("/message/usage") {
                     self.input_tokens = u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0);
-                    self.output_tokens = u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0);
+                    self.output_tokens =
+                        u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0);
                 }
             }
             "content_block_start" => {
@@ -122,8 +146,16 @@ impl Parser {
                 if block.get("type").and_then(Value::as_str) == Some("tool_use") {
                     out.push_back(ProviderEvent::ToolCallStart {
                         index,
-                        id: block.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
-                        name: block.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                        id: block
+                            .get("id")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        name: block
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
                     });
                 }
             }
@@ -143,7 +175,10 @@ impl Parser {
                     }
                     Some("input_json_delta") => {
                         if let Some(t) = d.get("partial_json").and_then(Value::as_str) {
-                            out.push_back(ProviderEvent::ToolCallDelta { index, arguments: t.to_string() });
+                            out.push_back(ProviderEvent::ToolCallDelta {
+                                index,
+                                arguments: t.to_string(),
+                            });
                         }
                     }
                     _ => {}
@@ -164,8 +199,13 @@ impl Parser {
                 }
             }
             "message_stop" => {
-                out.push_back(ProviderEvent::Usage(Usage { input_tokens: self.input_tokens, output_tokens: self.output_tokens }));
-                out.push_back(ProviderEvent::Finish(self.stop.unwrap_or(FinishReason::Stop)));
+                out.push_back(ProviderEvent::Usage(Usage {
+                    input_tokens: self.input_tokens,
+                    output_tokens: self.output_tokens,
+                }));
+                out.push_back(ProviderEvent::Finish(
+                    self.stop.unwrap_or(FinishReason::Stop),
+                ));
                 return Ok(true);
             }
             _ => {}
@@ -176,12 +216,18 @@ impl Parser {
 
 impl Provider for Anthropic {
     fn stream(&self, req: ChatRequest) -> BoxFuture<'static, Result<EventStream, ProviderError>> {
-        let rb = self.request(self.client.post(format!("{}/v1/messages", self.base)).json(&self.body(&req)));
+        let rb = self.request(
+            self.client
+                .post(format!("{}/v1/messages", self.base))
+                .json(&self.body(&req)),
+        );
         let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
             let mut parser = Parser::default();
-            Ok(event_stream(resp, net.idle, move |event, data, out| parser.event(event, data, out)))
+            Ok(event_stream(resp, net.idle, move |event, data, out| {
+                parser.event(event, data, out)
+            }))
         })
     }
 
@@ -190,10 +236,17 @@ impl Provider for Anthropic {
         let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
-            let v: Value = resp.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
+            let v: Value = resp
+                .json()
+                .await
+                .map_err(|e| ProviderError::Protocol(e.to_string()))?;
             Ok(v.get("data")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default())
         })
     }
@@ -228,16 +281,33 @@ mod tests {
         assert!(done);
         let v: Vec<_> = out.into_iter().collect();
         assert_eq!(v[0], ProviderEvent::TextDelta("Hi".into()));
-        assert_eq!(v[1], ProviderEvent::ToolCallStart { index: 1, id: "tu_1".into(), name: "read_file".into() });
-        assert_eq!(v.last(), Some(&ProviderEvent::Finish(FinishReason::ToolCalls)));
-        assert!(v.contains(&ProviderEvent::Usage(Usage { input_tokens: 12, output_tokens: 9 })));
+        assert_eq!(
+            v[1],
+            ProviderEvent::ToolCallStart {
+                index: 1,
+                id: "tu_1".into(),
+                name: "read_file".into()
+            }
+        );
+        assert_eq!(
+            v.last(),
+            Some(&ProviderEvent::Finish(FinishReason::ToolCalls))
+        );
+        assert!(v.contains(&ProviderEvent::Usage(Usage {
+            input_tokens: 12,
+            output_tokens: 9
+        })));
     }
 
     #[test]
     fn overloaded_error_event_is_retryable() {
         let mut p = Parser::default();
         let mut out = VecDeque::new();
-        let r = p.event(Some("error"), r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, &mut out);
+        let r = p.event(
+            Some("error"),
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            &mut out,
+        );
         assert!(matches!(r, Err(e) if e.is_retryable()));
     }
 }

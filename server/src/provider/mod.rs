@@ -36,9 +36,18 @@ pub struct ToolCallReq {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatMessage {
-    User { text: String },
-    Assistant { text: String, tool_calls: Vec<ToolCallReq> },
-    Tool { call_id: String, name: String, text: String },
+    User {
+        text: String,
+    },
+    Assistant {
+        text: String,
+        tool_calls: Vec<ToolCallReq>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        text: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -64,19 +73,32 @@ pub enum ProviderEvent {
     TextDelta(String),
     ReasoningDelta(String),
     /// A tool call begins (`index` orders parallel calls).
-    ToolCallStart { index: usize, id: String, name: String },
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
     /// More argument text for the call at `index`.
-    ToolCallDelta { index: usize, arguments: String },
+    ToolCallDelta {
+        index: usize,
+        arguments: String,
+    },
     Usage(Usage),
     /// The model finished; the stream is complete. Anything before this is provisional.
     Finish(FinishReason),
     /// Waiting before a retry (shown as status, never as assistant text).
-    Retrying { attempt: u32, wait_ms: u64, reason: String },
+    Retrying {
+        attempt: u32,
+        wait_ms: u64,
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum ProviderError {
-    #[error("no model is configured: start with --provider openai --base-url URL --model NAME (or anthropic), or set one in Settings")]
+    #[error(
+        "no model is configured: start with --provider openai --base-url URL --model NAME (or anthropic), or set one in Settings"
+    )]
     NotConfigured,
     #[error("the provider did not answer in time ({0})")]
     Timeout(String),
@@ -158,14 +180,24 @@ impl ProviderError {
     pub fn from_stream_error(body: &str) -> ProviderError {
         let message = error_message(body);
         let lower = format!("{message} {body}").to_ascii_lowercase();
-        if lower.contains("overloaded") || lower.contains("server_error") || lower.contains("unavailable") || lower.contains("internal") {
-            ProviderError::Overloaded { status: 200, message }
+        if lower.contains("overloaded")
+            || lower.contains("server_error")
+            || lower.contains("unavailable")
+            || lower.contains("internal")
+        {
+            ProviderError::Overloaded {
+                status: 200,
+                message,
+            }
         } else if lower.contains("rate_limit") || lower.contains("rate limit") {
             ProviderError::RateLimited { retry_after: None }
         } else if lower.contains("context") {
             ProviderError::ContextLength(message)
         } else {
-            ProviderError::Overloaded { status: 200, message }
+            ProviderError::Overloaded {
+                status: 200,
+                message,
+            }
         }
     }
 }
@@ -194,9 +226,14 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderE
 /// A model endpoint.
 pub trait Provider: Send + Sync {
     /// One attempt: open the stream. Errors before the first event may be retried by the caller.
-    fn stream(&self, req: ChatRequest) -> futures::future::BoxFuture<'static, Result<EventStream, ProviderError>>;
+    fn stream(
+        &self,
+        req: ChatRequest,
+    ) -> futures::future::BoxFuture<'static, Result<EventStream, ProviderError>>;
     /// Models the endpoint reports.
-    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>>;
+    fn list_models(
+        &self,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>>;
     /// The configured model name.
     fn model(&self) -> String;
 }
@@ -231,7 +268,10 @@ impl Default for NetPolicy {
 /// Wait before retry `attempt` (1-based): exponential with full jitter, or the server's
 /// Retry-After (capped).
 pub fn backoff(policy: &NetPolicy, attempt: u32, err: &ProviderError) -> Duration {
-    if let ProviderError::RateLimited { retry_after: Some(d) } = err {
+    if let ProviderError::RateLimited {
+        retry_after: Some(d),
+    } = err
+    {
         return (*d).min(policy.max_retry_after);
     }
     let exp = policy.base_backoff.saturating_mul(1u32 << attempt.min(6));
@@ -280,10 +320,15 @@ pub async fn open_with_retry(
 pub struct Unconfigured;
 
 impl Provider for Unconfigured {
-    fn stream(&self, _req: ChatRequest) -> futures::future::BoxFuture<'static, Result<EventStream, ProviderError>> {
+    fn stream(
+        &self,
+        _req: ChatRequest,
+    ) -> futures::future::BoxFuture<'static, Result<EventStream, ProviderError>> {
         Box::pin(async { Err(ProviderError::NotConfigured) })
     }
-    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>> {
+    fn list_models(
+        &self,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>> {
         Box::pin(async { Err(ProviderError::NotConfigured) })
     }
     fn model(&self) -> String {
@@ -303,7 +348,11 @@ pub struct ProviderConfig {
 }
 
 /// Build a provider from settings; the API key comes from the environment or the stored key.
-pub fn build(cfg: &ProviderConfig, api_key: Option<String>, net: NetPolicy) -> Result<Arc<dyn Provider>, String> {
+pub fn build(
+    cfg: &ProviderConfig,
+    api_key: Option<String>,
+    net: NetPolicy,
+) -> Result<Arc<dyn Provider>, String> {
     match cfg.kind.as_str() {
         "openai" => {
             let base = cfg
@@ -311,7 +360,10 @@ pub fn build(cfg: &ProviderConfig, api_key: Option<String>, net: NetPolicy) -> R
                 .clone()
                 .unwrap_or_else(|| "https://api.openai.com/v1".to_string());
             let key = api_key.or_else(|| std::env::var("OPENAI_API_KEY").ok());
-            let model = cfg.model.clone().ok_or("--model is required for the openai provider")?;
+            let model = cfg
+                .model
+                .clone()
+                .ok_or("--model is required for the openai provider")?;
             Ok(Arc::new(openai::OpenAi::new(&base, key, model, net)?))
         }
         "anthropic" => {
@@ -320,15 +372,23 @@ pub fn build(cfg: &ProviderConfig, api_key: Option<String>, net: NetPolicy) -> R
                 .clone()
                 .unwrap_or_else(|| "https://api.anthropic.com".to_string());
             let key = api_key.or_else(|| std::env::var("ANTHROPIC_API_KEY").ok());
-            let model = cfg.model.clone().ok_or("--model is required for the anthropic provider")?;
+            let model = cfg
+                .model
+                .clone()
+                .ok_or("--model is required for the anthropic provider")?;
             Ok(Arc::new(anthropic::Anthropic::new(&base, key, model, net)?))
         }
         "replay" => {
-            let path = cfg.replay.clone().ok_or("--replay FILE is required for the replay provider")?;
+            let path = cfg
+                .replay
+                .clone()
+                .ok_or("--replay FILE is required for the replay provider")?;
             Ok(Arc::new(replay::Replay::load(std::path::Path::new(&path))?))
         }
         "" => Ok(Arc::new(Unconfigured)),
-        other => Err(format!("unknown provider kind `{other}` (openai, anthropic, replay)")),
+        other => Err(format!(
+            "unknown provider kind `{other}` (openai, anthropic, replay)"
+        )),
     }
 }
 
@@ -338,21 +398,35 @@ mod tests {
 
     #[test]
     fn classification() {
-        assert!(matches!(ProviderError::from_status(401, "{}", None), ProviderError::Auth { .. }));
         assert!(matches!(
-            ProviderError::from_status(400, r#"{"error":{"message":"This model's maximum context length is 8192 tokens"}}"#, None),
+            ProviderError::from_status(401, "{}", None),
+            ProviderError::Auth { .. }
+        ));
+        assert!(matches!(
+            ProviderError::from_status(
+                400,
+                r#"{"error":{"message":"This model's maximum context length is 8192 tokens"}}"#,
+                None
+            ),
             ProviderError::ContextLength(_)
         ));
         assert!(ProviderError::from_status(529, "overloaded", None).is_retryable());
         assert!(ProviderError::from_status(503, "", None).is_retryable());
         assert!(!ProviderError::from_status(400, "bad", None).is_retryable());
-        assert!(ProviderError::from_stream_error(r#"{"error":{"type":"overloaded_error","message":"Overloaded"}}"#).is_retryable());
+        assert!(
+            ProviderError::from_stream_error(
+                r#"{"error":{"type":"overloaded_error","message":"Overloaded"}}"#
+            )
+            .is_retryable()
+        );
     }
 
     #[test]
     fn backoff_honours_retry_after_with_cap() {
         let p = NetPolicy::default();
-        let e = ProviderError::RateLimited { retry_after: Some(Duration::from_secs(300)) };
+        let e = ProviderError::RateLimited {
+            retry_after: Some(Duration::from_secs(300)),
+        };
         assert_eq!(backoff(&p, 1, &e), Duration::from_secs(30));
         let b = backoff(&p, 1, &ProviderError::Network("x".into()));
         assert!(b >= Duration::from_millis(500) && b <= Duration::from_millis(1000));

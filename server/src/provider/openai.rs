@@ -12,7 +12,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::sse::SseDecoder;
-use super::{ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError, ProviderEvent};
+use super::{
+    ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError,
+    ProviderEvent,
+};
 use crate::protocol::Usage;
 
 pub struct OpenAi {
@@ -24,7 +27,12 @@ pub struct OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(base: &str, key: Option<String>, model: String, net: NetPolicy) -> Result<OpenAi, String> {
+    pub fn new(
+        base: &str,
+        key: Option<String>,
+        model: String,
+        net: NetPolicy,
+    ) -> Result<OpenAi, String> {
         let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("base URL must be http(s): {base}"));
@@ -107,9 +115,17 @@ pub(crate) async fn error_body(resp: reqwest::Response) -> String {
 }
 
 /// Send with a first-byte timeout and classify HTTP errors.
-pub(crate) async fn send(rb: reqwest::RequestBuilder, first_byte: Duration) -> Result<reqwest::Response, ProviderError> {
+pub(crate) async fn send(
+    rb: reqwest::RequestBuilder,
+    first_byte: Duration,
+) -> Result<reqwest::Response, ProviderError> {
     let resp = match tokio::time::timeout(first_byte, rb.send()).await {
-        Err(_) => return Err(ProviderError::Timeout(format!("no response within {} s", first_byte.as_secs()))),
+        Err(_) => {
+            return Err(ProviderError::Timeout(format!(
+                "no response within {} s",
+                first_byte.as_secs()
+            )));
+        }
         Ok(Err(e)) => return Err(net_error(e)),
         Ok(Ok(r)) => r,
     };
@@ -150,7 +166,10 @@ impl Parser {
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
             out.push_back(ProviderEvent::Usage(Usage {
                 input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-                output_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+                output_tokens: u
+                    .get("completion_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
             }));
         }
         let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {
@@ -158,28 +177,46 @@ impl Parser {
         };
         if let Some(delta) = choice.get("delta") {
             for key in ["reasoning_content", "reasoning"] {
-                if let Some(r) = delta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                if let Some(r) = delta
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                {
                     out.push_back(ProviderEvent::ReasoningDelta(r.to_string()));
                     break;
                 }
             }
-            if let Some(t) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(t) = delta
+                .get("content")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 out.push_back(ProviderEvent::TextDelta(t.to_string()));
             }
             if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
                 for (pos, c) in calls.iter().enumerate() {
-                    let index = c.get("index").and_then(Value::as_u64).map(|i| i as usize).unwrap_or(pos);
+                    let index = c
+                        .get("index")
+                        .and_then(Value::as_u64)
+                        .map(|i| i as usize)
+                        .unwrap_or(pos);
                     let acc = self.calls.entry(index).or_default();
-                    if let Some(id) = c.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-                        if acc.id.is_empty() {
-                            acc.id = id.to_string();
-                        }
+                    if let Some(id) = c
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.is_empty())
+                        && acc.id.is_empty()
+                    {
+                        acc.id = id.to_string();
                     }
                     let f = c.get("function");
-                    if let Some(n) = f.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|s| !s.is_empty()) {
-                        if acc.name.is_empty() {
-                            acc.name = n.to_string();
-                        }
+                    if let Some(n) = f
+                        .and_then(|f| f.get("name"))
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.is_empty())
+                        && acc.name.is_empty()
+                    {
+                        acc.name = n.to_string();
                     }
                     if let Some(a) = f.and_then(|f| f.get("arguments")).and_then(Value::as_str) {
                         acc.pending.push_str(a);
@@ -189,10 +226,17 @@ impl Parser {
                         if acc.id.is_empty() {
                             acc.id = format!("call_{}", crate::util::new_id());
                         }
-                        out.push_back(ProviderEvent::ToolCallStart { index, id: acc.id.clone(), name: acc.name.clone() });
+                        out.push_back(ProviderEvent::ToolCallStart {
+                            index,
+                            id: acc.id.clone(),
+                            name: acc.name.clone(),
+                        });
                     }
                     if acc.started && !acc.pending.is_empty() {
-                        out.push_back(ProviderEvent::ToolCallDelta { index, arguments: std::mem::take(&mut acc.pending) });
+                        out.push_back(ProviderEvent::ToolCallDelta {
+                            index,
+                            arguments: std::mem::take(&mut acc.pending),
+                        });
                     }
                 }
             }
@@ -216,7 +260,9 @@ pub(crate) const EOF_EVENT: &str = "\u{0}eof";
 /// Turn an SSE response body into provider events with an idle timeout between chunks.
 pub(crate) fn event_stream<P>(resp: reqwest::Response, idle: Duration, mut parse: P) -> EventStream
 where
-    P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError> + Send + 'static,
+    P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
+        + Send
+        + 'static,
 {
     struct St<P> {
         body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
@@ -249,7 +295,13 @@ where
             let next = match tokio::time::timeout(idle, st.body.next()).await {
                 Err(_) => {
                     st.ended = true;
-                    return Some((Err(ProviderError::Timeout(format!("no data for {} s mid-stream", idle.as_secs()))), st));
+                    return Some((
+                        Err(ProviderError::Timeout(format!(
+                            "no data for {} s mid-stream",
+                            idle.as_secs()
+                        ))),
+                        st,
+                    ));
                 }
                 Ok(n) => n,
             };
@@ -263,11 +315,21 @@ where
                 },
                 Some(Err(e)) => {
                     st.ended = true;
-                    return Some((Err(ProviderError::Truncated(format!("connection broke: {}", e.without_url()))), st));
+                    return Some((
+                        Err(ProviderError::Truncated(format!(
+                            "connection broke: {}",
+                            e.without_url()
+                        ))),
+                        st,
+                    ));
                 }
                 None => {
-                    let mut last: Vec<(Option<String>, String)> =
-                        st.dec.finish().into_iter().map(|e| (e.event, e.data)).collect();
+                    let mut last: Vec<(Option<String>, String)> = st
+                        .dec
+                        .finish()
+                        .into_iter()
+                        .map(|e| (e.event, e.data))
+                        .collect();
                     // Tell the parser the body ended: it may finish without [DONE].
                     last.push((Some(EOF_EVENT.to_string()), String::new()));
                     let mut done = false;
@@ -283,7 +345,12 @@ where
                     if !done {
                         st.ended = true;
                         st.out.clear();
-                        return Some((Err(ProviderError::Truncated("the stream closed before the model finished".into())), st));
+                        return Some((
+                            Err(ProviderError::Truncated(
+                                "the stream closed before the model finished".into(),
+                            )),
+                            st,
+                        ));
                     }
                     st.finished = true;
                     continue;
@@ -317,7 +384,11 @@ impl Provider for OpenAi {
         let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
-            let mut parser = Parser { calls: BTreeMap::new(), finish: None, done: false };
+            let mut parser = Parser {
+                calls: BTreeMap::new(),
+                finish: None,
+                done: false,
+            };
             Ok(event_stream(resp, net.idle, move |event, data, out| {
                 if event == Some("error") {
                     return Err(ProviderError::from_stream_error(data));
@@ -336,7 +407,9 @@ impl Provider for OpenAi {
                 // Finished at [DONE] (the usage chunk may follow the finish reason).
                 if parser.done {
                     let Some(fr) = parser.finish else {
-                        return Err(ProviderError::Truncated("[DONE] without a finish reason".into()));
+                        return Err(ProviderError::Truncated(
+                            "[DONE] without a finish reason".into(),
+                        ));
                     };
                     out.push_back(ProviderEvent::Finish(fr));
                     return Ok(true);
@@ -354,10 +427,17 @@ impl Provider for OpenAi {
         let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
-            let v: Value = resp.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
+            let v: Value = resp
+                .json()
+                .await
+                .map_err(|e| ProviderError::Protocol(e.to_string()))?;
             Ok(v.get("data")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default())
         })
     }

@@ -23,7 +23,9 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 
-use super::{ChatMessage, ChatRequest, EventStream, FinishReason, Provider, ProviderError, ProviderEvent};
+use super::{
+    ChatMessage, ChatRequest, EventStream, FinishReason, Provider, ProviderError, ProviderEvent,
+};
 use crate::protocol::Usage;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -76,7 +78,8 @@ pub struct Replay {
 
 impl Replay {
     pub fn load(path: &Path) -> Result<Replay, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read replay file {}: {e}", path.display()))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("cannot read replay file {}: {e}", path.display()))?;
         let file: ReplayFile = serde_json::from_slice(&bytes)
             .map_err(|e| format!("replay file {} is not valid: {e}", path.display()))?;
         Ok(Replay { file })
@@ -88,14 +91,19 @@ impl Replay {
 
     /// The turn for this conversation.
     pub fn pick(&self, messages: &[ChatMessage]) -> Option<Turn> {
-        let last_user = messages.iter().rposition(|m| matches!(m, ChatMessage::User { .. }));
+        let last_user = messages
+            .iter()
+            .rposition(|m| matches!(m, ChatMessage::User { .. }));
         let (text, n) = match last_user {
             Some(i) => {
                 let text = match &messages[i] {
                     ChatMessage::User { text } => text.as_str(),
                     _ => "",
                 };
-                let n = messages[i..].iter().filter(|m| matches!(m, ChatMessage::Assistant { .. })).count();
+                let n = messages[i..]
+                    .iter()
+                    .filter(|m| matches!(m, ChatMessage::Assistant { .. }))
+                    .count();
                 (text, n)
             }
             None => ("", 0),
@@ -112,7 +120,10 @@ impl Replay {
 
 fn chunks(s: &str, size: usize) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
-    chars.chunks(size.max(1)).map(|c| c.iter().collect()).collect()
+    chars
+        .chunks(size.max(1))
+        .map(|c| c.iter().collect())
+        .collect()
 }
 
 impl Provider for Replay {
@@ -123,7 +134,11 @@ impl Provider for Replay {
         });
         Box::pin(async move {
             if let Some(e) = &turn.error {
-                return Err(ProviderError::from_status(e.status, &serde_json::json!({"error": {"message": e.message}}).to_string(), None));
+                return Err(ProviderError::from_status(
+                    e.status,
+                    &serde_json::json!({"error": {"message": e.message}}).to_string(),
+                    None,
+                ));
             }
             let size = turn.chunk_chars.unwrap_or(16);
             let mut events: VecDeque<ProviderEvent> = VecDeque::new();
@@ -134,17 +149,40 @@ impl Provider for Replay {
                 events.push_back(ProviderEvent::TextDelta(t));
             }
             for (i, c) in turn.tool_calls.iter().enumerate() {
-                events.push_back(ProviderEvent::ToolCallStart { index: i, id: format!("call_{}", crate::util::new_id()), name: c.name.clone() });
-                let args = if c.arguments.is_null() { "{}".to_string() } else { c.arguments.to_string() };
-                events.push_back(ProviderEvent::ToolCallDelta { index: i, arguments: args });
+                events.push_back(ProviderEvent::ToolCallStart {
+                    index: i,
+                    id: format!("call_{}", crate::util::new_id()),
+                    name: c.name.clone(),
+                });
+                let args = if c.arguments.is_null() {
+                    "{}".to_string()
+                } else {
+                    c.arguments.to_string()
+                };
+                events.push_back(ProviderEvent::ToolCallDelta {
+                    index: i,
+                    arguments: args,
+                });
             }
             let out_tokens = (turn.text.len() / 4 + 1) as u64;
-            events.push_back(ProviderEvent::Usage(Usage { input_tokens: 0, output_tokens: out_tokens }));
-            events.push_back(ProviderEvent::Finish(if turn.tool_calls.is_empty() { FinishReason::Stop } else { FinishReason::ToolCalls }));
+            events.push_back(ProviderEvent::Usage(Usage {
+                input_tokens: 0,
+                output_tokens: out_tokens,
+            }));
+            events.push_back(ProviderEvent::Finish(if turn.tool_calls.is_empty() {
+                FinishReason::Stop
+            } else {
+                FinishReason::ToolCalls
+            }));
             let delay = Duration::from_millis(turn.delay_ms);
             Ok(futures::stream::unfold(events, move |mut q| async move {
                 let ev = q.pop_front()?;
-                if !delay.is_zero() && matches!(ev, ProviderEvent::TextDelta(_) | ProviderEvent::ReasoningDelta(_)) {
+                if !delay.is_zero()
+                    && matches!(
+                        ev,
+                        ProviderEvent::TextDelta(_) | ProviderEvent::ReasoningDelta(_)
+                    )
+                {
                     tokio::time::sleep(delay).await;
                 }
                 Some((Ok(ev), q))
@@ -174,9 +212,18 @@ mod tests {
         .unwrap_or(ReplayFile { scripts: vec![] });
         let r = Replay::from_file(file);
         let u = |t: &str| ChatMessage::User { text: t.into() };
-        let a = ChatMessage::Assistant { text: "a".into(), tool_calls: vec![] };
-        assert_eq!(r.pick(&[u("make a file")]).map(|t| t.text), Some("a".into()));
-        assert_eq!(r.pick(&[u("make a file"), a.clone()]).map(|t| t.text), Some("b".into()));
+        let a = ChatMessage::Assistant {
+            text: "a".into(),
+            tool_calls: vec![],
+        };
+        assert_eq!(
+            r.pick(&[u("make a file")]).map(|t| t.text),
+            Some("a".into())
+        );
+        assert_eq!(
+            r.pick(&[u("make a file"), a.clone()]).map(|t| t.text),
+            Some("b".into())
+        );
         assert_eq!(r.pick(&[u("hello")]).map(|t| t.text), Some("d".into()));
         assert!(r.pick(&[u("hello"), a]).is_none());
     }

@@ -101,7 +101,9 @@ mod tests {
     fn crlf_comments_and_split_utf8() {
         let mut d = SseDecoder::new();
         let text = "é";
-        let bytes = format!(": keep-alive\r\ndata: {{\"t\":\"{text}\"}}\r\n\r\nevent: error\ndata: a\ndata: b\n\n");
+        let bytes = format!(
+            ": keep-alive\r\ndata: {{\"t\":\"{text}\"}}\r\n\r\nevent: error\ndata: a\ndata: b\n\n"
+        );
         let bytes = bytes.as_bytes();
         let mut events = Vec::new();
         // Feed one byte at a time: splits the 2-byte é.

@@ -60,11 +60,26 @@ impl RunManager {
     }
 
     /// Queue an input on a session; starts a worker if the session is free.
-    pub async fn enqueue(self: &Arc<Self>, session_id: &str, trigger: RunTrigger, text: &str) -> StoreResult<String> {
+    pub async fn enqueue(
+        self: &Arc<Self>,
+        session_id: &str,
+        trigger: RunTrigger,
+        text: &str,
+    ) -> StoreResult<String> {
         let session = self.deps.store.get_session(session_id).await?;
         let run_id = new_id();
-        self.deps.store.create_run(&run_id, session_id, trigger.as_str(), text, &session.agent).await?;
-        self.push(session_id, Queued { run_id: run_id.clone(), trigger, text: text.to_string() });
+        self.deps
+            .store
+            .create_run(&run_id, session_id, trigger.as_str(), text, &session.agent)
+            .await?;
+        self.push(
+            session_id,
+            Queued {
+                run_id: run_id.clone(),
+                trigger,
+                text: text.to_string(),
+            },
+        );
         Ok(run_id)
     }
 
@@ -108,7 +123,8 @@ impl RunManager {
             if permit.is_some() {
                 self.execute(&session_id, q, cancel).await;
             } else {
-                self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled).await;
+                self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled)
+                    .await;
             }
             drop(permit);
             let mut map = self.lock();
@@ -132,22 +148,49 @@ impl RunManager {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!(error = %e, "session vanished before its run");
-                let _ = store.finish_run(&q.run_id, "failed", Some("session not found"), None).await;
+                let _ = store
+                    .finish_run(&q.run_id, "failed", Some("session not found"), None)
+                    .await;
                 return;
             }
         };
-        let spec = RunSpec { run_id: q.run_id.clone(), session, trigger: q.trigger, text: q.text, cancel };
-        let RunOutcome { status, error, usage } = agent::run(&self.deps, &spec).await;
+        let spec = RunSpec {
+            run_id: q.run_id.clone(),
+            session,
+            trigger: q.trigger,
+            text: q.text,
+            cancel,
+        };
+        let RunOutcome {
+            status,
+            error,
+            usage,
+        } = agent::run(&self.deps, &spec).await;
         let err = error.map(|e| serde_json::to_string(&e).unwrap_or_default());
         let usage = serde_json::to_string(&usage).ok();
-        if let Err(e) = store.finish_run(&q.run_id, status.as_str(), err.as_deref(), usage.as_deref()).await {
+        if let Err(e) = store
+            .finish_run(&q.run_id, status.as_str(), err.as_deref(), usage.as_deref())
+            .await
+        {
             tracing::error!(error = %e, "cannot record run end");
         }
     }
 
     async fn finish_unstarted(&self, session_id: &str, run_id: &str, status: RunStatus) {
-        if self.deps.store.finish_run(run_id, status.as_str(), None, None).await.unwrap_or(false) {
-            let p = EventPayload::RunFinished { run_id: run_id.to_string(), status, error: None, usage: Usage::default(), duration_ms: 0 };
+        if self
+            .deps
+            .store
+            .finish_run(run_id, status.as_str(), None, None)
+            .await
+            .unwrap_or(false)
+        {
+            let p = EventPayload::RunFinished {
+                run_id: run_id.to_string(),
+                status,
+                error: None,
+                usage: Usage::default(),
+                duration_ms: 0,
+            };
             let _ = self.deps.events.append(session_id, Some(run_id), &p).await;
         }
     }
@@ -161,7 +204,11 @@ impl RunManager {
             let before = st.queue.len();
             st.queue.retain(|q| q.run_id != run_id);
             let removed = st.queue.len() != before;
-            let token = st.active.as_ref().filter(|(id, _)| id == run_id).map(|(_, t)| t.clone());
+            let token = st
+                .active
+                .as_ref()
+                .filter(|(id, _)| id == run_id)
+                .map(|(_, t)| t.clone());
             (removed, token)
         };
         if let Some(t) = token {
@@ -169,7 +216,8 @@ impl RunManager {
             return Ok(true);
         }
         if removed || run.status == "queued" {
-            self.finish_unstarted(&run.session_id, run_id, RunStatus::Cancelled).await;
+            self.finish_unstarted(&run.session_id, run_id, RunStatus::Cancelled)
+                .await;
             return Ok(true);
         }
         Ok(false)
@@ -204,7 +252,14 @@ impl RunManager {
                 "wakeup" => RunTrigger::Wakeup,
                 _ => RunTrigger::Prompt,
             };
-            self.push(&r.session_id, Queued { run_id: r.id, trigger, text: r.input });
+            self.push(
+                &r.session_id,
+                Queued {
+                    run_id: r.id,
+                    trigger,
+                    text: r.input,
+                },
+            );
         }
         Ok(())
     }

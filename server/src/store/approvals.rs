@@ -93,11 +93,13 @@ impl Store {
 
     /// Every approval still pending when the server starts can no longer be answered.
     pub async fn expire_pending_approvals(&self) -> StoreResult<u64> {
-        Ok(sqlx::query("UPDATE approvals SET status = 'expired', decided_at = $1 WHERE status = 'pending'")
-            .bind(now_ms())
-            .execute(self.pool())
-            .await?
-            .rows_affected())
+        Ok(sqlx::query(
+            "UPDATE approvals SET status = 'expired', decided_at = $1 WHERE status = 'pending'",
+        )
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?
+        .rows_affected())
     }
 
     pub async fn add_grant(&self, session_id: &str, key: &str) -> StoreResult<()> {

@@ -41,14 +41,21 @@ impl Store {
         Ok(())
     }
 
-    pub async fn create_api_token(&self, id: &str, name: &str, token_hash: &str) -> StoreResult<()> {
-        sqlx::query("INSERT INTO api_tokens (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
-            .bind(id)
-            .bind(name)
-            .bind(token_hash)
-            .bind(now_ms())
-            .execute(self.pool())
-            .await?;
+    pub async fn create_api_token(
+        &self,
+        id: &str,
+        name: &str,
+        token_hash: &str,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO api_tokens (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(id)
+        .bind(name)
+        .bind(token_hash)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
         Ok(())
     }
 
@@ -61,12 +68,14 @@ impl Store {
     }
 
     pub async fn revoke_api_token(&self, id: &str) -> StoreResult<()> {
-        let n = sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-            .bind(now_ms())
-            .bind(id)
-            .execute(self.pool())
-            .await?
-            .rows_affected();
+        let n = sqlx::query(
+            "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+        )
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
         if n == 0 {
             return Err(StoreError::NotFound);
         }
@@ -84,7 +93,12 @@ impl Store {
         Ok(row.map(|r| r.0))
     }
 
-    pub async fn create_login_session(&self, id: &str, token_hash: &str, ttl_ms: i64) -> StoreResult<()> {
+    pub async fn create_login_session(
+        &self,
+        id: &str,
+        token_hash: &str,
+        ttl_ms: i64,
+    ) -> StoreResult<()> {
         let now = now_ms();
         sqlx::query("INSERT INTO login_sessions (id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)")
             .bind(id)

@@ -99,7 +99,11 @@ impl Store {
         .await?)
     }
 
-    pub async fn list_session_runs(&self, session_id: &str, limit: i64) -> StoreResult<Vec<RunRow>> {
+    pub async fn list_session_runs(
+        &self,
+        session_id: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(
             "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at \
              FROM runs WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",

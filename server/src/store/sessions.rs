@@ -72,10 +72,10 @@ impl Store {
 
     pub async fn get_session(&self, id: &str) -> StoreResult<SessionRow> {
         sqlx::query_as::<_, SessionRow>(select_sessions!("WHERE s.id = $1"))
-        .bind(id)
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)
     }
 
     /// Most recent activity first; `before` is the cursor `(updated_at, id)` of the last row seen.

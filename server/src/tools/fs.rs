@@ -23,17 +23,31 @@ fn nofollow() -> i32 {
 /// Read a file for a tool: size cap, no symlink, text only, no key material.
 fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => ToolOutput::err("not_found", format!("{} does not exist", path.display())),
+        std::io::ErrorKind::NotFound => {
+            ToolOutput::err("not_found", format!("{} does not exist", path.display()))
+        }
         _ => ToolOutput::err("io", e),
     })?;
     if meta.file_type().is_symlink() {
-        return Err(ToolOutput::err("symlink_rejected", "file tools do not follow symbolic links"));
+        return Err(ToolOutput::err(
+            "symlink_rejected",
+            "file tools do not follow symbolic links",
+        ));
     }
     if meta.is_dir() {
-        return Err(ToolOutput::err("is_directory", format!("{} is a directory; use list_files", path.display())));
+        return Err(ToolOutput::err(
+            "is_directory",
+            format!("{} is a directory; use list_files", path.display()),
+        ));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(ToolOutput::err("too_large", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", meta.len())));
+        return Err(ToolOutput::err(
+            "too_large",
+            format!(
+                "the file is {} bytes; the limit is {MAX_FILE_BYTES}",
+                meta.len()
+            ),
+        ));
     }
     let mut f = std::fs::OpenOptions::new()
         .read(true)
@@ -46,7 +60,10 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
         .read_to_end(&mut buf)
         .map_err(|e| ToolOutput::err("io", e))?;
     if buf.len() as u64 > MAX_FILE_BYTES {
-        return Err(ToolOutput::err("too_large", format!("the file is larger than {MAX_FILE_BYTES} bytes")));
+        return Err(ToolOutput::err(
+            "too_large",
+            format!("the file is larger than {MAX_FILE_BYTES} bytes"),
+        ));
     }
     if let Some(why) = content_denied(&buf) {
         return Err(ToolOutput::err("path_denied", why));
@@ -56,7 +73,13 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
 
 use std::io::Read as _;
 
-pub async fn read_file(_ctx: &ToolCtx, path: &Path, display: &str, offset: Option<usize>, limit: Option<usize>) -> ToolOutput {
+pub async fn read_file(
+    _ctx: &ToolCtx,
+    path: &Path,
+    display: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+) -> ToolOutput {
     let path = path.to_path_buf();
     let display = display.to_string();
     let res = tokio::task::spawn_blocking(move || -> ToolOutput {
@@ -65,7 +88,10 @@ pub async fn read_file(_ctx: &ToolCtx, path: &Path, display: &str, offset: Optio
             Err(e) => return e,
         };
         if buf.iter().take(8192).any(|&b| b == 0) {
-            return ToolOutput::err("binary", "the file looks binary; read_file reads text files");
+            return ToolOutput::err(
+                "binary",
+                "the file looks binary; read_file reads text files",
+            );
         }
         let sha = sha256_hex(&buf);
         let text = String::from_utf8_lossy(&buf);
@@ -75,7 +101,12 @@ pub async fn read_file(_ctx: &ToolCtx, path: &Path, display: &str, offset: Optio
             (None, None) => text.into_owned(),
             _ => {
                 let lim = limit.unwrap_or(usize::MAX);
-                let mut s: String = text.lines().skip(start - 1).take(lim).collect::<Vec<_>>().join("\n");
+                let mut s: String = text
+                    .lines()
+                    .skip(start - 1)
+                    .take(lim)
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 s.push('\n');
                 s
             }
@@ -90,13 +121,24 @@ pub async fn read_file(_ctx: &ToolCtx, path: &Path, display: &str, offset: Optio
     res.unwrap_or_else(|e| ToolOutput::err("internal", e))
 }
 
-pub async fn list_files(ctx: &ToolCtx, dir: PathBuf, glob: Option<String>, limit: usize) -> ToolOutput {
+pub async fn list_files(
+    ctx: &ToolCtx,
+    dir: PathBuf,
+    glob: Option<String>,
+    limit: usize,
+) -> ToolOutput {
     let paths = ctx.paths.clone();
     let res = tokio::task::spawn_blocking(move || -> ToolOutput {
         if !dir.is_dir() {
-            return ToolOutput::err("not_a_directory", format!("{} is not a directory", dir.display()));
+            return ToolOutput::err(
+                "not_a_directory",
+                format!("{} is not a directory", dir.display()),
+            );
         }
-        let matcher = match glob.as_deref().map(|g| globset::Glob::new(g).map(|g| g.compile_matcher())) {
+        let matcher = match glob
+            .as_deref()
+            .map(|g| globset::Glob::new(g).map(|g| g.compile_matcher()))
+        {
             Some(Ok(m)) => Some(m),
             Some(Err(e)) => return ToolOutput::err("invalid_input", format!("bad glob: {e}")),
             None => None,
@@ -114,22 +156,28 @@ pub async fn list_files(ctx: &ToolCtx, dir: PathBuf, glob: Option<String>, limit
                 continue;
             }
             let rel = p.strip_prefix(&dir).unwrap_or(p);
-            if let Some(m) = &matcher {
-                if !m.is_match(rel) {
-                    continue;
-                }
+            if let Some(m) = &matcher
+                && !m.is_match(rel)
+            {
+                continue;
             }
             if out.len() >= limit {
                 more = true;
                 break;
             }
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            out.push(format!("{}{}", rel.display(), if is_dir { "/" } else { "" }));
+            out.push(format!(
+                "{}{}",
+                rel.display(),
+                if is_dir { "/" } else { "" }
+            ));
         }
         out.sort();
         let mut text = out.join("\n");
         if more {
-            text.push_str(&format!("\n[… more than {limit} entries; narrow the path or glob …]"));
+            text.push_str(&format!(
+                "\n[… more than {limit} entries; narrow the path or glob …]"
+            ));
         }
         if text.is_empty() {
             text = "(no files)".into();
@@ -142,14 +190,19 @@ pub async fn list_files(ctx: &ToolCtx, dir: PathBuf, glob: Option<String>, limit
 
 /// Write `bytes` to `path` atomically: the old bytes or the new, never a mix.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("no parent directory"))?;
     std::fs::create_dir_all(dir)?;
     let mode = std::fs::symlink_metadata(path)
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.permissions().mode() & 0o7777)
         .unwrap_or(0o644);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tw-tmp-{}", crate::util::new_id()));
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
@@ -173,9 +226,18 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Remove temp files left by a writer killed mid-write (called at start for the workspace).
 pub fn remove_stray_temp_files(dir: &Path) -> usize {
     let mut n = 0;
-    for entry in ignore::WalkBuilder::new(dir).hidden(false).git_ignore(false).follow_links(false).build().flatten() {
+    for entry in ignore::WalkBuilder::new(dir)
+        .hidden(false)
+        .git_ignore(false)
+        .follow_links(false)
+        .build()
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy();
-        if name.starts_with('.') && name.contains(".tw-tmp-") && std::fs::remove_file(entry.path()).is_ok() {
+        if name.starts_with('.')
+            && name.contains(".tw-tmp-")
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
             n += 1;
         }
     }
@@ -183,14 +245,25 @@ pub fn remove_stray_temp_files(dir: &Path) -> usize {
 }
 
 fn lang_of(path: &str) -> String {
-    Path::new(path).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+    Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// A unified patch of the change (`/dev/null` for a new file), cut at a line boundary.
 pub fn diff_part(display: &str, old: Option<&str>, new: &str) -> Part {
     let diff = similar::TextDiff::from_lines(old.unwrap_or(""), new);
-    let a = if old.is_some() { format!("a/{display}") } else { "/dev/null".to_string() };
-    let patch = diff.unified_diff().context_radius(3).header(&a, &format!("b/{display}")).to_string();
+    let a = if old.is_some() {
+        format!("a/{display}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let patch = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &format!("b/{display}"))
+        .to_string();
     let (patch, truncated) = if patch.len() > MAX_DIFF_BYTES {
         let cut = crate::util::truncate_str(&patch, MAX_DIFF_BYTES);
         let cut = match cut.rfind('\n') {
@@ -201,7 +274,12 @@ pub fn diff_part(display: &str, old: Option<&str>, new: &str) -> Part {
     } else {
         (patch, false)
     };
-    Part::Diff { path: display.to_string(), lang: lang_of(display), patch, truncated }
+    Part::Diff {
+        path: display.to_string(),
+        lang: lang_of(display),
+        patch,
+        truncated,
+    }
 }
 
 pub async fn write_file(path: &Path, display: &str, content: String) -> ToolOutput {
@@ -216,10 +294,20 @@ pub async fn write_file(path: &Path, display: &str, content: String) -> ToolOutp
             Err(_) => None,
         };
         if old.as_deref() == Some(content.as_str()) {
-            return ToolOutput::ok(format!("{display} already has this content (unchanged); sha256: {}", sha256_hex(content.as_bytes())));
+            return ToolOutput::ok(format!(
+                "{display} already has this content (unchanged); sha256: {}",
+                sha256_hex(content.as_bytes())
+            ));
         }
         if let Err(e) = atomic_write(&path, content.as_bytes()) {
-            return ToolOutput::err(if e.raw_os_error() == Some(28) { "disk_full" } else { "io" }, e);
+            return ToolOutput::err(
+                if e.raw_os_error() == Some(28) {
+                    "disk_full"
+                } else {
+                    "io"
+                },
+                e,
+            );
         }
         let mut out = ToolOutput::ok(format!(
             "{} {display} ({} bytes); sha256: {}",
@@ -227,15 +315,28 @@ pub async fn write_file(path: &Path, display: &str, content: String) -> ToolOutp
             content.len(),
             sha256_hex(content.as_bytes())
         ));
-        out.parts.push(diff_part(&display, old.as_deref(), &content));
+        out.parts
+            .push(diff_part(&display, old.as_deref(), &content));
         out
     })
     .await
     .unwrap_or_else(|e| ToolOutput::err("internal", e))
 }
 
-pub async fn edit_file(path: &Path, display: &str, old: &str, new: &str, sha256: &str) -> ToolOutput {
-    let (path, display, old_s, new_s, want) = (path.to_path_buf(), display.to_string(), old.to_string(), new.to_string(), sha256.to_string());
+pub async fn edit_file(
+    path: &Path,
+    display: &str,
+    old: &str,
+    new: &str,
+    sha256: &str,
+) -> ToolOutput {
+    let (path, display, old_s, new_s, want) = (
+        path.to_path_buf(),
+        display.to_string(),
+        old.to_string(),
+        new.to_string(),
+        sha256.to_string(),
+    );
     tokio::task::spawn_blocking(move || -> ToolOutput {
         let buf = match read_checked(&path) {
             Ok(b) => b,
@@ -287,9 +388,14 @@ mod tests {
         let f = d.join("a/b.txt");
         let out = write_file(&f, "a/b.txt", "one\ntwo\ntwo\n".into()).await;
         assert!(out.ok, "{}", out.text);
-        assert!(matches!(&out.parts[0], Part::Diff { patch, .. } if patch.starts_with("--- /dev/null")));
+        assert!(
+            matches!(&out.parts[0], Part::Diff { patch, .. } if patch.starts_with("--- /dev/null"))
+        );
         let same = write_file(&f, "a/b.txt", "one\ntwo\ntwo\n".into()).await;
-        assert!(same.ok && same.parts.is_empty(), "identical write adds no part");
+        assert!(
+            same.ok && same.parts.is_empty(),
+            "identical write adds no part"
+        );
         let sha = sha256_hex(b"one\ntwo\ntwo\n");
         let stale = edit_file(&f, "a/b.txt", "one", "1", &"0".repeat(64)).await;
         assert!(!stale.ok && stale.text.contains("stale_fingerprint"));
@@ -299,7 +405,10 @@ mod tests {
         assert!(!missing.ok && missing.text.contains("no_match"));
         let ok = edit_file(&f, "a/b.txt", "one", "1", &sha).await;
         assert!(ok.ok, "{}", ok.text);
-        assert_eq!(std::fs::read_to_string(&f).unwrap_or_default(), "1\ntwo\ntwo\n");
+        assert_eq!(
+            std::fs::read_to_string(&f).unwrap_or_default(),
+            "1\ntwo\ntwo\n"
+        );
         std::fs::remove_dir_all(&d).ok();
     }
 
@@ -307,7 +416,12 @@ mod tests {
     fn large_diff_is_cut_on_a_line_boundary() {
         let new: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
         match diff_part("x.rs", None, &new) {
-            Part::Diff { patch, truncated, lang, .. } => {
+            Part::Diff {
+                patch,
+                truncated,
+                lang,
+                ..
+            } => {
                 assert!(truncated);
                 assert!(patch.len() <= MAX_DIFF_BYTES && patch.ends_with('\n'));
                 assert_eq!(lang, "rs");

@@ -8,28 +8,41 @@ use super::{MAX_MODEL_TEXT, ToolCtx, ToolOutput, bound_text};
 
 async fn git(ctx: &ToolCtx, args: &[&str]) -> ToolOutput {
     let mut cmd = tokio::process::Command::new("git");
-    cmd.args(["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat", "--no-pager"])
-        .args(args)
-        .current_dir(&ctx.paths.workspace)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
+    cmd.args([
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.pager=cat",
+        "--no-pager",
+    ])
+    .args(args)
+    .current_dir(&ctx.paths.workspace)
+    .env_clear()
+    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+    .env("GIT_TERMINAL_PROMPT", "0")
+    .env("LC_ALL", "C")
+    .stdin(Stdio::null())
+    .kill_on_drop(true);
     let out = tokio::select! {
         o = cmd.output() => o,
         _ = ctx.cancel.cancelled() => return ToolOutput::err("cancelled", "cancelled"),
     };
     match out {
         Err(e) => ToolOutput::err("git_unavailable", format!("cannot run git: {e}")),
-        Ok(o) if !o.status.success() => {
-            ToolOutput::err("git_failed", bound_text(String::from_utf8_lossy(&o.stderr).trim(), 4096))
-        }
+        Ok(o) if !o.status.success() => ToolOutput::err(
+            "git_failed",
+            bound_text(String::from_utf8_lossy(&o.stderr).trim(), 4096),
+        ),
         Ok(o) => {
             let s = String::from_utf8_lossy(&o.stdout);
-            ToolOutput::ok(if s.trim().is_empty() { "(clean)".to_string() } else { bound_text(&s, MAX_MODEL_TEXT) })
+            ToolOutput::ok(if s.trim().is_empty() {
+                "(clean)".to_string()
+            } else {
+                bound_text(&s, MAX_MODEL_TEXT)
+            })
         }
     }
 }

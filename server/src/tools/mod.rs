@@ -44,21 +44,36 @@ pub const TOOLS: &[ToolDescriptor] = &[
         name: "read_file",
         effect: Effect::Read,
         description: "Read a text file (up to 1 MiB). Returns its SHA-256, which edit_file requires. Optional 1-based `offset` line and `limit` lines.",
-        schema: || obj(json!({"path": {"type": "string"}, "offset": {"type": "integer", "minimum": 1}, "limit": {"type": "integer", "minimum": 1}}), &["path"]),
+        schema: || {
+            obj(
+                json!({"path": {"type": "string"}, "offset": {"type": "integer", "minimum": 1}, "limit": {"type": "integer", "minimum": 1}}),
+                &["path"],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
         name: "list_files",
         effect: Effect::Read,
         description: "List files under a directory (default: the workspace), honouring .gitignore. Optional glob filter, e.g. `src/**/*.rs`.",
-        schema: || obj(json!({"path": {"type": "string"}, "glob": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 5000}}), &[]),
+        schema: || {
+            obj(
+                json!({"path": {"type": "string"}, "glob": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 5000}}),
+                &[],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
         name: "search_text",
         effect: Effect::Read,
         description: "Search file contents with a regular expression (ripgrep engine), honouring .gitignore. Returns path:line:text.",
-        schema: || obj(json!({"pattern": {"type": "string"}, "path": {"type": "string"}, "glob": {"type": "string"}, "case_insensitive": {"type": "boolean"}, "limit": {"type": "integer", "minimum": 1, "maximum": 2000}}), &["pattern"]),
+        schema: || {
+            obj(
+                json!({"pattern": {"type": "string"}, "path": {"type": "string"}, "glob": {"type": "string"}, "case_insensitive": {"type": "boolean"}, "limit": {"type": "integer", "minimum": 1, "maximum": 2000}}),
+                &["pattern"],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
@@ -72,35 +87,60 @@ pub const TOOLS: &[ToolDescriptor] = &[
         name: "git_diff",
         effect: Effect::Read,
         description: "git diff --no-ext-diff --no-textconv of the workspace (optionally `staged`, optionally one `path`).",
-        schema: || obj(json!({"staged": {"type": "boolean"}, "path": {"type": "string"}}), &[]),
+        schema: || {
+            obj(
+                json!({"staged": {"type": "boolean"}, "path": {"type": "string"}}),
+                &[],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
         name: "write_file",
         effect: Effect::Write,
         description: "Write a whole file (created with its parent directories if needed). Atomic: the old or the new content, never a mix.",
-        schema: || obj(json!({"path": {"type": "string"}, "content": {"type": "string"}}), &["path", "content"]),
+        schema: || {
+            obj(
+                json!({"path": {"type": "string"}, "content": {"type": "string"}}),
+                &["path", "content"],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
         name: "edit_file",
         effect: Effect::Write,
         description: "Replace one exact, unique occurrence of `old` with `new` in a file. `sha256` must be the file's current SHA-256 from read_file.",
-        schema: || obj(json!({"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}, "sha256": {"type": "string"}}), &["path", "old", "new", "sha256"]),
+        schema: || {
+            obj(
+                json!({"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}, "sha256": {"type": "string"}}),
+                &["path", "old", "new", "sha256"],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
         name: "run_process",
         effect: Effect::Process,
         description: "Run a program with an argument array (no shell). Optional `cwd` (relative to the workspace) and `timeout_ms` (default 120000, max 600000).",
-        schema: || obj(json!({"argv": {"type": "array", "items": {"type": "string"}, "minItems": 1}, "cwd": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000}}), &["argv"]),
+        schema: || {
+            obj(
+                json!({"argv": {"type": "array", "items": {"type": "string"}, "minItems": 1}, "cwd": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000}}),
+                &["argv"],
+            )
+        },
         interactive_only: false,
     },
     ToolDescriptor {
         name: "shell",
         effect: Effect::Process,
         description: "Run a shell command with /bin/sh -c. Optional `cwd` (relative to the workspace) and `timeout_ms` (default 120000, max 600000).",
-        schema: || obj(json!({"command": {"type": "string"}, "cwd": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000}}), &["command"]),
+        schema: || {
+            obj(
+                json!({"command": {"type": "string"}, "cwd": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000}}),
+                &["command"],
+            )
+        },
         interactive_only: false,
     },
 ];
@@ -111,7 +151,9 @@ pub fn descriptor(name: &str) -> Option<&'static ToolDescriptor> {
 
 /// The effect of a tool by name; unknown tools are `external`.
 pub fn effect_of(name: &str) -> Effect {
-    descriptor(name).map(|d| d.effect).unwrap_or(Effect::External)
+    descriptor(name)
+        .map(|d| d.effect)
+        .unwrap_or(Effect::External)
 }
 
 pub fn spec(d: &ToolDescriptor) -> ToolSpec {
@@ -132,10 +174,18 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     pub fn ok(text: impl Into<String>) -> ToolOutput {
-        ToolOutput { ok: true, text: text.into(), parts: Vec::new() }
+        ToolOutput {
+            ok: true,
+            text: text.into(),
+            parts: Vec::new(),
+        }
     }
     pub fn err(code: &str, message: impl std::fmt::Display) -> ToolOutput {
-        ToolOutput { ok: false, text: format!("error [{code}]: {message}"), parts: Vec::new() }
+        ToolOutput {
+            ok: false,
+            text: format!("error [{code}]: {message}"),
+            parts: Vec::new(),
+        }
     }
 }
 
@@ -159,13 +209,35 @@ pub struct Prepared {
 /// Parsed inputs per tool.
 #[derive(Debug, Clone)]
 pub enum Call {
-    ReadFile { path: PathBuf, display: String, offset: Option<usize>, limit: Option<usize> },
-    ListFiles { dir: PathBuf, glob: Option<String>, limit: usize },
+    ReadFile {
+        path: PathBuf,
+        display: String,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    },
+    ListFiles {
+        dir: PathBuf,
+        glob: Option<String>,
+        limit: usize,
+    },
     SearchText(search::SearchArgs),
     GitStatus,
-    GitDiff { staged: bool, path: Option<PathBuf> },
-    WriteFile { path: PathBuf, display: String, content: String },
-    EditFile { path: PathBuf, display: String, old: String, new: String, sha256: String },
+    GitDiff {
+        staged: bool,
+        path: Option<PathBuf>,
+    },
+    WriteFile {
+        path: PathBuf,
+        display: String,
+        content: String,
+    },
+    EditFile {
+        path: PathBuf,
+        display: String,
+        old: String,
+        new: String,
+        sha256: String,
+    },
     Process(process::ProcessArgs),
 }
 
@@ -195,7 +267,11 @@ fn parse<T: DeserializeOwned>(input: &Value) -> Result<T, PrepareError> {
 }
 
 fn use_of(r: &crate::policy::paths::Resolved) -> PathUse {
-    PathUse { path: r.path.clone(), inside: r.inside, directory: r.directory.clone() }
+    PathUse {
+        path: r.path.clone(),
+        inside: r.inside,
+        directory: r.directory.clone(),
+    }
 }
 
 /// Validate a call and resolve everything the gate needs to see.
@@ -207,24 +283,49 @@ pub fn prepare(name: &str, input: &Value, paths: &PathPolicy) -> Result<Prepared
         "read_file" => {
             #[derive(serde::Deserialize)]
             #[serde(deny_unknown_fields)]
-            struct A { path: String, offset: Option<usize>, limit: Option<usize> }
+            struct A {
+                path: String,
+                offset: Option<usize>,
+                limit: Option<usize>,
+            }
             let a: A = parse(input)?;
             let r = paths.resolve(&a.path)?;
             uses.push(use_of(&r));
-            Call::ReadFile { path: r.path, display: a.path, offset: a.offset, limit: a.limit }
+            Call::ReadFile {
+                path: r.path,
+                display: a.path,
+                offset: a.offset,
+                limit: a.limit,
+            }
         }
         "list_files" => {
             #[derive(serde::Deserialize)]
             #[serde(deny_unknown_fields)]
-            struct A { path: Option<String>, glob: Option<String>, limit: Option<usize> }
+            struct A {
+                path: Option<String>,
+                glob: Option<String>,
+                limit: Option<usize>,
+            }
             let a: A = parse(input)?;
             let r = paths.resolve(a.path.as_deref().unwrap_or("."))?;
-            uses.push(PathUse { path: r.path.clone(), inside: r.inside, directory: r.path.clone() });
-            Call::ListFiles { dir: r.path, glob: a.glob, limit: a.limit.unwrap_or(1000).clamp(1, 5000) }
+            uses.push(PathUse {
+                path: r.path.clone(),
+                inside: r.inside,
+                directory: r.path.clone(),
+            });
+            Call::ListFiles {
+                dir: r.path,
+                glob: a.glob,
+                limit: a.limit.unwrap_or(1000).clamp(1, 5000),
+            }
         }
         "search_text" => {
             let (args, r) = search::SearchArgs::parse(input, paths)?;
-            uses.push(PathUse { path: r.path.clone(), inside: r.inside, directory: r.path.clone() });
+            uses.push(PathUse {
+                path: r.path.clone(),
+                inside: r.inside,
+                directory: r.path,
+            });
             Call::SearchText(args)
         }
         "git_status" => {
@@ -234,43 +335,72 @@ pub fn prepare(name: &str, input: &Value, paths: &PathPolicy) -> Result<Prepared
         "git_diff" => {
             #[derive(serde::Deserialize)]
             #[serde(deny_unknown_fields)]
-            struct A { #[serde(default)] staged: bool, path: Option<String> }
+            struct A {
+                #[serde(default)]
+                staged: bool,
+                path: Option<String>,
+            }
             let a: A = parse(input)?;
             let path = match a.path {
                 Some(p) => {
                     let r = paths.resolve(&p)?;
                     if !r.inside {
-                        return Err(PrepareError::Input("git_diff works inside the workspace only".into()));
+                        return Err(PrepareError::Input(
+                            "git_diff works inside the workspace only".into(),
+                        ));
                     }
                     Some(r.path)
                 }
                 None => None,
             };
-            Call::GitDiff { staged: a.staged, path }
+            Call::GitDiff {
+                staged: a.staged,
+                path,
+            }
         }
         "write_file" => {
             #[derive(serde::Deserialize)]
             #[serde(deny_unknown_fields)]
-            struct A { path: String, content: String }
+            struct A {
+                path: String,
+                content: String,
+            }
             let a: A = parse(input)?;
             if a.content.len() as u64 > MAX_FILE_BYTES {
-                return Err(PrepareError::Input(format!("content is larger than {MAX_FILE_BYTES} bytes")));
+                return Err(PrepareError::Input(format!(
+                    "content is larger than {MAX_FILE_BYTES} bytes"
+                )));
             }
             let r = paths.resolve(&a.path)?;
             uses.push(use_of(&r));
-            Call::WriteFile { path: r.path, display: a.path, content: a.content }
+            Call::WriteFile {
+                path: r.path,
+                display: a.path,
+                content: a.content,
+            }
         }
         "edit_file" => {
             #[derive(serde::Deserialize)]
             #[serde(deny_unknown_fields)]
-            struct A { path: String, old: String, new: String, sha256: String }
+            struct A {
+                path: String,
+                old: String,
+                new: String,
+                sha256: String,
+            }
             let a: A = parse(input)?;
             if a.old.is_empty() {
                 return Err(PrepareError::Input("`old` must not be empty".into()));
             }
             let r = paths.resolve(&a.path)?;
             uses.push(use_of(&r));
-            Call::EditFile { path: r.path, display: a.path, old: a.old, new: a.new, sha256: a.sha256.trim().to_ascii_lowercase() }
+            Call::EditFile {
+                path: r.path,
+                display: a.path,
+                old: a.old,
+                new: a.new,
+                sha256: a.sha256.trim().to_ascii_lowercase(),
+            }
         }
         "shell" | "run_process" => {
             let args = process::ProcessArgs::parse(name, input, paths)?;
@@ -283,19 +413,40 @@ pub fn prepare(name: &str, input: &Value, paths: &PathPolicy) -> Result<Prepared
         }
         other => return Err(PrepareError::Unknown(other.to_string())),
     };
-    Ok(Prepared { tool: name.to_string(), effect: d.effect, paths: uses, command, call })
+    Ok(Prepared {
+        tool: name.to_string(),
+        effect: d.effect,
+        paths: uses,
+        command,
+        call,
+    })
 }
 
 /// Run a prepared call (the gate has allowed it).
 pub async fn execute(ctx: &ToolCtx, call: Call) -> ToolOutput {
     match call {
-        Call::ReadFile { path, display, offset, limit } => fs::read_file(ctx, &path, &display, offset, limit).await,
+        Call::ReadFile {
+            path,
+            display,
+            offset,
+            limit,
+        } => fs::read_file(ctx, &path, &display, offset, limit).await,
         Call::ListFiles { dir, glob, limit } => fs::list_files(ctx, dir, glob, limit).await,
         Call::SearchText(a) => search::search_text(ctx, a).await,
         Call::GitStatus => git::status(ctx).await,
         Call::GitDiff { staged, path } => git::diff(ctx, staged, path).await,
-        Call::WriteFile { path, display, content } => fs::write_file(&path, &display, content).await,
-        Call::EditFile { path, display, old, new, sha256 } => fs::edit_file(&path, &display, &old, &new, &sha256).await,
+        Call::WriteFile {
+            path,
+            display,
+            content,
+        } => fs::write_file(&path, &display, content).await,
+        Call::EditFile {
+            path,
+            display,
+            old,
+            new,
+            sha256,
+        } => fs::edit_file(&path, &display, &old, &new, &sha256).await,
         Call::Process(a) => process::run(ctx, a).await,
     }
 }

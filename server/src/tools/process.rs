@@ -18,7 +18,9 @@ use crate::protocol::Part;
 /// The fixed shell.
 pub const SHELL: &str = "/bin/sh";
 /// Environment variables a child inherits; nothing else (no provider keys, no tokens).
-pub const ENV_ALLOW: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SHELL"];
+pub const ENV_ALLOW: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SHELL",
+];
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
 /// Terminal part keeps the last 256 KB of each stream.
@@ -46,7 +48,10 @@ pub struct ProcessArgs {
 pub fn display_argv(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
-            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
                 a.clone()
             } else {
                 format!("'{}'", a.replace('\'', "'\\''"))
@@ -69,7 +74,11 @@ pub fn resolve_cwd(cwd: Option<&str>, paths: &PathPolicy) -> Result<PathBuf, Pre
 }
 
 impl ProcessArgs {
-    pub fn parse(tool: &str, input: &Value, paths: &PathPolicy) -> Result<ProcessArgs, PrepareError> {
+    pub fn parse(
+        tool: &str,
+        input: &Value,
+        paths: &PathPolicy,
+    ) -> Result<ProcessArgs, PrepareError> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct A {
@@ -78,30 +87,56 @@ impl ProcessArgs {
             cwd: Option<String>,
             timeout_ms: Option<u64>,
         }
-        let a: A = serde_json::from_value(input.clone()).map_err(|e| PrepareError::Input(e.to_string()))?;
+        let a: A = serde_json::from_value(input.clone())
+            .map_err(|e| PrepareError::Input(e.to_string()))?;
         let program = match (tool, a.command, a.argv) {
             ("shell", Some(c), None) => {
                 if c.trim().is_empty() || c.len() > MAX_COMMAND_BYTES || c.contains('\0') {
-                    return Err(PrepareError::Input(format!("command must be 1 to {MAX_COMMAND_BYTES} bytes without NUL")));
+                    return Err(PrepareError::Input(format!(
+                        "command must be 1 to {MAX_COMMAND_BYTES} bytes without NUL"
+                    )));
                 }
                 Program::Shell(c)
             }
             ("run_process", None, Some(v)) => {
-                if v.is_empty() || v[0].is_empty() || v.iter().any(|s| s.contains('\0')) || v.iter().map(String::len).sum::<usize>() > MAX_COMMAND_BYTES {
-                    return Err(PrepareError::Input("argv must be a non-empty array of strings without NUL".into()));
+                if v.is_empty()
+                    || v[0].is_empty()
+                    || v.iter().any(|s| s.contains('\0'))
+                    || v.iter().map(String::len).sum::<usize>() > MAX_COMMAND_BYTES
+                {
+                    return Err(PrepareError::Input(
+                        "argv must be a non-empty array of strings without NUL".into(),
+                    ));
                 }
                 Program::Argv(v)
             }
-            ("shell", _, _) => return Err(PrepareError::Input("shell takes `command` (a string)".into())),
-            _ => return Err(PrepareError::Input("run_process takes `argv` (an array of strings)".into())),
+            ("shell", _, _) => {
+                return Err(PrepareError::Input(
+                    "shell takes `command` (a string)".into(),
+                ));
+            }
+            _ => {
+                return Err(PrepareError::Input(
+                    "run_process takes `argv` (an array of strings)".into(),
+                ));
+            }
         };
         let cwd = resolve_cwd(a.cwd.as_deref(), paths)?;
-        let timeout = a.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).clamp(Duration::from_millis(1), MAX_TIMEOUT);
+        let timeout = a
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TIMEOUT)
+            .clamp(Duration::from_millis(1), MAX_TIMEOUT);
         let display = match &program {
             Program::Shell(c) => c.clone(),
             Program::Argv(v) => display_argv(v),
         };
-        Ok(ProcessArgs { program, cwd, timeout, display })
+        Ok(ProcessArgs {
+            program,
+            cwd,
+            timeout,
+            display,
+        })
     }
 }
 
@@ -112,7 +147,9 @@ pub struct GroupGuard {
 
 impl GroupGuard {
     pub fn new(pid: u32) -> GroupGuard {
-        GroupGuard { pgid: i32::try_from(pid).ok() }
+        GroupGuard {
+            pgid: i32::try_from(pid).ok(),
+        }
     }
     pub fn signal(&self, sig: rustix::process::Signal) {
         if let Some(pid) = self.pgid.and_then(rustix::process::Pid::from_raw) {
@@ -151,7 +188,10 @@ impl Capture {
     }
     fn tail_string(&self) -> (String, bool) {
         let v: Vec<u8> = self.tail.iter().copied().collect();
-        (String::from_utf8_lossy(&v).into_owned(), self.total > self.tail.len() as u64)
+        (
+            String::from_utf8_lossy(&v).into_owned(),
+            self.total > self.tail.len() as u64,
+        )
     }
     /// For the model: head + marker + tail when long.
     fn model_text(&self, max: usize) -> String {
@@ -161,13 +201,19 @@ impl Capture {
         }
         let head = String::from_utf8_lossy(&self.head[..self.head.len().min(max / 2)]).into_owned();
         let t = crate::util::tail_str(&tail, max / 2);
-        format!("{head}\n[… {} bytes truncated …]\n{t}", self.total as usize - head.len() - t.len())
+        format!(
+            "{head}\n[… {} bytes truncated …]\n{t}",
+            self.total as usize - head.len() - t.len()
+        )
     }
 }
 
 pub async fn run(ctx: &ToolCtx, args: ProcessArgs) -> ToolOutput {
     if !args.cwd.is_dir() {
-        return ToolOutput::err("invalid_cwd", format!("{} is not a directory", args.cwd.display()));
+        return ToolOutput::err(
+            "invalid_cwd",
+            format!("{} is not a directory", args.cwd.display()),
+        );
     }
     let mut cmd = match &args.program {
         Program::Shell(c) => {
@@ -181,17 +227,30 @@ pub async fn run(ctx: &ToolCtx, args: ProcessArgs) -> ToolOutput {
             cmd
         }
     };
-    cmd.current_dir(&args.cwd).env_clear().stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    cmd.current_dir(&args.cwd)
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
     for k in ENV_ALLOW {
         if let Some(v) = std::env::var_os(k) {
             cmd.env(k, v);
         }
     }
-    cmd.env("TERM", "dumb").env("NO_COLOR", "1").env("PAGER", "cat").env("GIT_PAGER", "cat");
+    cmd.env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat");
     let started = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => return ToolOutput::err("spawn_failed", format!("cannot start `{}`: {e}", args.display)),
+        Err(e) => {
+            return ToolOutput::err(
+                "spawn_failed",
+                format!("cannot start `{}`: {e}", args.display),
+            );
+        }
     };
     let mut guard = GroupGuard::new(child.id().unwrap_or(0));
     let (Some(mut so), Some(mut se)) = (child.stdout.take(), child.stderr.take()) else {
@@ -242,12 +301,19 @@ pub async fn run(ctx: &ToolCtx, args: ProcessArgs) -> ToolOutput {
     let (stderr, t2) = err.tail_string();
     let mut text = format!(
         "exit code: {}, duration: {duration_ms} ms\n",
-        exit_code.map(|c| c.to_string()).unwrap_or_else(|| "none (killed by a signal)".into())
+        exit_code
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "none (killed by a signal)".into())
     );
     match stop {
-        Some("timeout") => text.push_str(&format!("stopped: the command ran longer than {} ms and its process group was killed\n", args.timeout.as_millis())),
+        Some("timeout") => text.push_str(&format!(
+            "stopped: the command ran longer than {} ms and its process group was killed\n",
+            args.timeout.as_millis()
+        )),
         Some("cancelled") => text.push_str("stopped: the run was cancelled\n"),
-        Some("output_limit") => text.push_str(&format!("stopped: output passed {MAX_OUTPUT} bytes and the process group was killed\n")),
+        Some("output_limit") => text.push_str(&format!(
+            "stopped: output passed {MAX_OUTPUT} bytes and the process group was killed\n"
+        )),
         _ => {}
     }
     if out.total > 0 {
@@ -260,6 +326,13 @@ pub async fn run(ctx: &ToolCtx, args: ProcessArgs) -> ToolOutput {
     ToolOutput {
         ok,
         text: bound_text(&text, super::MAX_MODEL_TEXT),
-        parts: vec![Part::Terminal { command: args.display, stdout, stderr, exit_code, duration_ms, truncated: t1 || t2 }],
+        parts: vec![Part::Terminal {
+            command: args.display,
+            stdout,
+            stderr,
+            exit_code,
+            duration_ms,
+            truncated: t1 || t2,
+        }],
     }
 }

@@ -24,7 +24,10 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    pub fn parse(input: &Value, paths: &PathPolicy) -> Result<(SearchArgs, Resolved), PrepareError> {
+    pub fn parse(
+        input: &Value,
+        paths: &PathPolicy,
+    ) -> Result<(SearchArgs, Resolved), PrepareError> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct A {
@@ -35,9 +38,12 @@ impl SearchArgs {
             case_insensitive: bool,
             limit: Option<usize>,
         }
-        let a: A = serde_json::from_value(input.clone()).map_err(|e| PrepareError::Input(e.to_string()))?;
+        let a: A = serde_json::from_value(input.clone())
+            .map_err(|e| PrepareError::Input(e.to_string()))?;
         if a.pattern.is_empty() || a.pattern.len() > 4096 {
-            return Err(PrepareError::Input("pattern must be 1 to 4096 bytes".into()));
+            return Err(PrepareError::Input(
+                "pattern must be 1 to 4096 bytes".into(),
+            ));
         }
         let r = paths.resolve(a.path.as_deref().unwrap_or("."))?;
         Ok((
@@ -54,13 +60,21 @@ impl SearchArgs {
 }
 
 /// Search and return `(matches as path:line:text, truncated)`. Blocking; runs its own threads.
-pub fn search_blocking(args: &SearchArgs, paths: &PathPolicy, threads: usize) -> Result<(Vec<String>, bool), String> {
+pub fn search_blocking(
+    args: &SearchArgs,
+    paths: &PathPolicy,
+    threads: usize,
+) -> Result<(Vec<String>, bool), String> {
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.case_insensitive)
         .build(&args.pattern)
         .map_err(|e| format!("bad pattern: {e}"))?;
     let glob = match args.glob.as_deref() {
-        Some(g) => Some(globset::Glob::new(g).map_err(|e| format!("bad glob: {e}"))?.compile_matcher()),
+        Some(g) => Some(
+            globset::Glob::new(g)
+                .map_err(|e| format!("bad glob: {e}"))?
+                .compile_matcher(),
+        ),
         None => None,
     };
     let results: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -89,7 +103,9 @@ pub fn search_blocking(args: &SearchArgs, paths: &PathPolicy, threads: usize) ->
             if full.load(Ordering::Relaxed) {
                 return WalkState::Quit;
             }
-            let Ok(entry) = entry else { return WalkState::Continue };
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
@@ -98,10 +114,10 @@ pub fn search_blocking(args: &SearchArgs, paths: &PathPolicy, threads: usize) ->
                 return WalkState::Continue;
             }
             let rel = path.strip_prefix(&root).unwrap_or(path);
-            if let Some(g) = &glob {
-                if !g.is_match(rel) {
-                    return WalkState::Continue;
-                }
+            if let Some(g) = &glob
+                && !g.is_match(rel)
+            {
+                return WalkState::Continue;
             }
             let mut local = Vec::new();
             let _ = searcher.search_path(
@@ -118,10 +134,10 @@ pub fn search_blocking(args: &SearchArgs, paths: &PathPolicy, threads: usize) ->
                 return WalkState::Continue;
             }
             // Never surface key material, even from a file with an innocent name.
-            if let Ok(bytes) = std::fs::read(path) {
-                if content_denied(&bytes).is_some() {
-                    return WalkState::Continue;
-                }
+            if let Ok(bytes) = std::fs::read(path)
+                && content_denied(&bytes).is_some()
+            {
+                return WalkState::Continue;
             }
             let n = local.len();
             if let Ok(mut r) = results.lock() {
@@ -143,8 +159,13 @@ pub fn search_blocking(args: &SearchArgs, paths: &PathPolicy, threads: usize) ->
 
 pub async fn search_text(ctx: &ToolCtx, args: SearchArgs) -> ToolOutput {
     let paths = ctx.paths.clone();
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-    let res = tokio::task::spawn_blocking(move || search_blocking(&args, &paths, threads).map(|r| (r, args.limit))).await;
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let res = tokio::task::spawn_blocking(move || {
+        search_blocking(&args, &paths, threads).map(|r| (r, args.limit))
+    })
+    .await;
     match res {
         Ok(Ok(((lines, truncated), limit))) => {
             if lines.is_empty() {
@@ -152,7 +173,9 @@ pub async fn search_text(ctx: &ToolCtx, args: SearchArgs) -> ToolOutput {
             }
             let mut text = lines.join("\n");
             if truncated {
-                text.push_str(&format!("\n[… stopped at {limit} matches; narrow the pattern, path or glob …]"));
+                text.push_str(&format!(
+                    "\n[… stopped at {limit} matches; narrow the pattern, path or glob …]"
+                ));
             }
             ToolOutput::ok(bound_text(&text, MAX_MODEL_TEXT))
         }

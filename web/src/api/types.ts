@@ -294,8 +294,9 @@ export interface RunErrorEvent extends EventBase {
 
 export interface SessionUpdatedEvent extends Omit<EventBase, "session"> {
   type: "session_updated";
-  session: Session | string;
-  session_data?: Session;
+  /** The frame's `session` is the id; the new state is in `data`. */
+  session: string;
+  data: Session;
 }
 
 export interface UnknownEvent extends Omit<EventBase, "session"> {

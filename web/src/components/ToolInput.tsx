@@ -9,7 +9,14 @@ export function ToolInput({ tool, input, preview = false }: { tool: string; inpu
   const o = input as Record<string, unknown>;
   const rows: preact.JSX.Element[] = [];
   const rest: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) {
+  const FIRST = ["command", "argv", "path", "cwd", "directory", "old", "new", "content"];
+  const keys = Object.keys(o).sort((a, b) => {
+    const ia = FIRST.indexOf(a);
+    const ib = FIRST.indexOf(b);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+  });
+  for (const k of keys) {
+    const v = o[k];
     if (k === "command" && typeof v === "string") {
       rows.push(
         <div class="kv" key={k}>

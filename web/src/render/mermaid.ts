@@ -30,9 +30,11 @@ async function cspSafe<T>(styles: Element[], fn: () => Promise<T>): Promise<T> {
   const setAttrNS = Element.prototype.setAttributeNS;
   const create = Document.prototype.createElement;
   const parse = DOMParser.prototype.parseFromString;
-  // Mermaid sanitizes its SVG by parsing it: keep style attributes inert while it does.
+  // Mermaid sanitizes its SVG (and labels) by parsing them in this page. Rename
+  // style and on* attributes inside tags first, so the parse trips no CSP check;
+  // the sanitizer drops event handlers anyway and styles are restored later.
   DOMParser.prototype.parseFromString = function (this: DOMParser, str: string, type: DOMParserSupportedType) {
-    return parse.call(this, String(str).replace(/ style="/g, ' data-tw-style="'), type);
+    return parse.call(this, inertAttributes(String(str)), type);
   };
   Element.prototype.setAttribute = function (this: Element, name: string, value: string) {
     if (name.toLowerCase() === "style" && (this instanceof HTMLElement || this instanceof SVGElement)) {
@@ -66,6 +68,14 @@ async function cspSafe<T>(styles: Element[], fn: () => Promise<T>): Promise<T> {
   }
 }
 
+function inertAttributes(html: string): string {
+  return html.replace(/<[a-zA-Z][^>]*>/g, (tag) =>
+    tag.replace(/(\s)(style|on[a-z]+)(\s*=)/gi, (_m, sp: string, name: string, eq: string) =>
+      `${sp}data-tw-${name.toLowerCase()}${eq}`,
+    ),
+  );
+}
+
 export interface DiagramResult {
   url: string;
   width: number;
@@ -92,7 +102,7 @@ async function renderOne(source: string): Promise<DiagramResult> {
     secure: ["secure", "securityLevel", "startOnLoad", "maxTextSize", "htmlLabels", "theme", "themeCSS", "fontFamily"],
     maxTextSize: 20000,
   });
-  await mermaid.parse(source);
+  await cspSafe([], () => mermaid.parse(source));
   const id = `tw-mermaid-${++counter}`;
   const host = document.createElement("div");
   host.setAttribute("aria-hidden", "true");
@@ -116,7 +126,11 @@ async function renderOne(source: string): Promise<DiagramResult> {
   }
   // String surgery only: parsing the SVG in this page would make the browser
   // report (harmless, blocked) inline-style CSP violations.
-  svg = svg.replace(/ data-tw-style="/g, ' style="');
+  svg = svg
+    .replace(/ data-tw-style="/g, ' style="')
+    .replace(/\sdata-tw-on[a-z]+="[^"]*"/g, "")
+    // What is left was label text that only looked like an attribute: show it as written.
+    .replace(/data-tw-(on[a-z]+|style)/g, "$1");
   const open = /^\s*<svg\b[^>]*>/.exec(svg);
   if (!open) throw new Error("Mermaid produced no SVG");
   let head = open[0];

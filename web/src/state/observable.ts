@@ -29,9 +29,12 @@ export class Observable<T> {
 
 export function useObservable<T>(o: Observable<T>): T {
   const [, force] = useState(0);
+  const value = o.get();
   useEffect(() => {
     const un = o.subscribe(() => force((n) => n + 1));
+    // The value may have changed between render and subscribing.
+    if (!Object.is(o.get(), value)) force((n) => n + 1);
     return un;
   }, [o]);
-  return o.get();
+  return value;
 }

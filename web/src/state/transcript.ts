@@ -535,7 +535,7 @@ export class Transcript {
         break;
       }
       case "session_updated": {
-        const s = (typeof ev.session === "object" ? ev.session : ev.session_data) as Session | undefined;
+        const s = ev.data as Session | undefined;
         if (s && typeof s.id === "string") this.session = s;
         break;
       }

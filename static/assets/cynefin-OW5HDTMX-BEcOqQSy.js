@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-DmAHaU4H.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DmAHaU4H.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-DmAHaU4H.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

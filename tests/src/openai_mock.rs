@@ -1,0 +1,232 @@
+//! A scripted OpenAI-compatible server over real sockets and real SSE. Each request to
+//! `/v1/chat/completions` takes the next scripted reply; every request body is recorded so tests
+//! can check what the client sent.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+/// One scripted reply.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// SSE body: each string is written as one network chunk, with `delay` between chunks.
+    Sse {
+        chunks: Vec<String>,
+        delay: Duration,
+    },
+    /// An HTTP error status with headers and body.
+    Status {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Accept the request and never answer.
+    Hang,
+    /// Send these chunks, then close the connection abruptly (no [DONE]).
+    Cut { chunks: Vec<String> },
+    /// Raw byte chunks (to split UTF-8 sequences across network writes).
+    Bytes { chunks: Vec<Vec<u8>> },
+    /// Send these chunks, then stay silent for `gap` before closing.
+    Stall { chunks: Vec<String>, gap: Duration },
+}
+
+#[derive(Clone, Default)]
+pub struct Mock {
+    replies: Arc<Mutex<VecDeque<Reply>>>,
+    pub requests: Arc<Mutex<Vec<Value>>>,
+}
+
+pub fn ev_text(t: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": t}, "finish_reason": null}]})
+    )
+}
+pub fn ev_reasoning(t: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"reasoning_content": t}}]})
+    )
+}
+pub fn ev_tool_start(index: usize, id: &str, name: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}}]})
+    )
+}
+pub fn ev_tool_args(index: usize, args: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "function": {"arguments": args}}]}}]})
+    )
+}
+pub fn ev_finish(reason: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+    )
+}
+pub fn ev_usage(i: u64, o: u64) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [], "usage": {"prompt_tokens": i, "completion_tokens": o}})
+    )
+}
+pub fn ev_done() -> String {
+    "data: [DONE]\n\n".into()
+}
+
+/// A plain text answer.
+pub fn text_reply(text: &str) -> Reply {
+    Reply::Sse {
+        chunks: vec![ev_text(text), ev_finish("stop"), ev_usage(10, 2), ev_done()],
+        delay: Duration::ZERO,
+    }
+}
+
+/// A single tool call, its arguments split in two chunks.
+pub fn tool_reply(id: &str, name: &str, args: &Value) -> Reply {
+    let s = args.to_string();
+    let mid = s.len() / 2;
+    let (a, b) = s.split_at(mid);
+    Reply::Sse {
+        chunks: vec![
+            ev_tool_start(0, id, name),
+            ev_tool_args(0, a),
+            ev_tool_args(0, b),
+            ev_finish("tool_calls"),
+            ev_done(),
+        ],
+        delay: Duration::ZERO,
+    }
+}
+
+impl Mock {
+    pub fn push(&self, r: Reply) {
+        self.replies.lock().unwrap().push_back(r);
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.requests.lock().unwrap().len()
+    }
+
+    /// Serve on 127.0.0.1:0; returns the base URL (`http://127.0.0.1:PORT/v1`).
+    pub async fn serve(&self) -> String {
+        let app = axum::Router::new()
+            .route("/v1/chat/completions", post(chat))
+            .route(
+                "/v1/models",
+                get(|| async {
+                    axum::Json(json!({"data": [{"id": "test-model"}, {"id": "other"}]}))
+                }),
+            )
+            .with_state(self.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://{addr}/v1")
+    }
+}
+
+async fn chat(State(m): State<Mock>, body: axum::Json<Value>) -> Response {
+    m.requests.lock().unwrap().push(body.0);
+    let reply = m
+        .replies
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or(Reply::Status {
+            status: 500,
+            headers: vec![],
+            body: "no scripted reply".into(),
+        });
+    match reply {
+        Reply::Status {
+            status,
+            headers,
+            body,
+        } => {
+            let mut r = (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                body,
+            )
+                .into_response();
+            for (k, v) in headers {
+                if let (Ok(k), Ok(v)) = (
+                    axum::http::HeaderName::try_from(k),
+                    HeaderValue::from_str(&v),
+                ) {
+                    r.headers_mut().insert(k, v);
+                }
+            }
+            r
+        }
+        Reply::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            StatusCode::GATEWAY_TIMEOUT.into_response()
+        }
+        Reply::Sse { chunks, delay } => sse(
+            chunks.into_iter().map(String::into_bytes).collect(),
+            delay,
+            None,
+            false,
+        ),
+        Reply::Bytes { chunks } => sse(chunks, Duration::ZERO, None, false),
+        Reply::Cut { chunks } => sse(
+            chunks.into_iter().map(String::into_bytes).collect(),
+            Duration::ZERO,
+            None,
+            true,
+        ),
+        Reply::Stall { chunks, gap } => sse(
+            chunks.into_iter().map(String::into_bytes).collect(),
+            Duration::ZERO,
+            Some(gap),
+            false,
+        ),
+    }
+}
+
+fn sse(chunks: Vec<Vec<u8>>, delay: Duration, stall: Option<Duration>, cut: bool) -> Response {
+    let stream = futures::stream::unfold(
+        (chunks.into_iter(), false),
+        move |(mut it, stalled)| async move {
+            match it.next() {
+                Some(c) => {
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                    Some((Ok::<Bytes, std::io::Error>(Bytes::from(c)), (it, stalled)))
+                }
+                None => {
+                    if let (Some(g), false) = (stall, stalled) {
+                        tokio::time::sleep(g).await;
+                    }
+                    if cut && !stalled {
+                        // Let the headers and chunks reach the client before the connection breaks.
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        Some((Err(std::io::Error::other("cut")), (it, true)))
+                    } else {
+                        None
+                    }
+                }
+            }
+        },
+    );
+    let mut r = Response::new(Body::from_stream(stream));
+    r.headers_mut().insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
+    r
+}

@@ -1,0 +1,817 @@
+//! The agent end to end over the HTTP API: the real OpenAI-compatible streaming client against a
+//! scripted server (every fault of SECURITY.md section V), the replay provider, approvals, path
+//! attacks through tools, cancellation, atomic writes under kill -9.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tradewind::config::{Ceiling, NetworkSettings};
+use tradewind_tests::openai_mock::*;
+use tradewind_tests::*;
+
+fn fast_net() -> NetworkSettings {
+    NetworkSettings {
+        connect_timeout_ms: 2000,
+        first_byte_timeout_ms: 1500,
+        idle_timeout_ms: 800,
+        max_retries: 2,
+    }
+}
+
+async fn with_mock(ceiling: Ceiling) -> (Mock, TestServer) {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling,
+        network: Some(fast_net()),
+        ..Opts::default()
+    })
+    .await;
+    (mock, s)
+}
+
+fn all() -> Ceiling {
+    Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    }
+}
+
+fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == t).collect()
+}
+
+#[tokio::test]
+async fn prompt_tool_call_approval_file_changed_answer() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    mock.push(tool_reply(
+        "call_1",
+        "write_file",
+        &json!({"path": "notes/hello.txt", "content": "héllo\n"}),
+    ));
+    mock.push(text_reply("Wrote it."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "write hello").await;
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert_eq!(ask["tool"], "write_file");
+    assert_eq!(ask["effect"], "write");
+    assert_eq!(ask["input"]["path"], "notes/hello.txt");
+    assert!(
+        !s.workspace.path().join("notes/hello.txt").exists(),
+        "nothing written before approval"
+    );
+    let (_, pending) = s.get(&format!("/api/sessions/{sid}/pending")).await;
+    assert_eq!(pending["approvals"][0]["approval_id"], ask["approval_id"]);
+    let (_, sess) = s.get(&format!("/api/sessions/{sid}")).await;
+    assert_eq!(sess["status"], "waiting");
+    let aid = ask["approval_id"].as_str().unwrap();
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{aid}"),
+            json!({"decision": "directory"}),
+        )
+        .await;
+    assert_eq!(st, 422, "directory is not an answer for an effect approval");
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{aid}"),
+            json!({"decision": "once"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.path().join("notes/hello.txt")).unwrap(),
+        "héllo\n"
+    );
+    let events = s.events(&sid).await;
+    let result = of_type(&events, "tool_result")[0];
+    assert_eq!(result["ok"], true);
+    assert_eq!(result["parts"][0]["type"], "diff");
+    assert!(
+        result["parts"][0]["patch"]
+            .as_str()
+            .unwrap()
+            .contains("+++ b/notes/hello.txt")
+    );
+    assert_eq!(
+        of_type(&events, "message_complete").last().unwrap()["text"],
+        "Wrote it."
+    );
+    let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as i64).collect::<Vec<_>>(),
+        "gap-free"
+    );
+    // The second request carried the tool result after its call.
+    let reqs = mock.requests.lock().unwrap().clone();
+    let msgs = reqs[1]["messages"].as_array().unwrap();
+    let tool_msg = msgs.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool_msg["tool_call_id"], "call_1");
+    assert!(reqs[0]["stream"].as_bool().unwrap());
+    // Replayed answer: 409.
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{aid}"),
+            json!({"decision": "once"}),
+        )
+        .await;
+    assert_eq!(st, 409);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn denied_write_changes_nothing_and_the_model_is_told() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    mock.push(tool_reply(
+        "c1",
+        "write_file",
+        &json!({"path": "x.txt", "content": "x"}),
+    ));
+    mock.push(text_reply("ok, not writing"));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "write x").await;
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+            json!({"decision": "deny"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    assert!(!s.workspace.path().join("x.txt").exists());
+    let reqs = mock.requests.lock().unwrap().clone();
+    let tool_msg = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .unwrap();
+    assert!(
+        tool_msg["content"]
+            .as_str()
+            .unwrap()
+            .contains("permission_denied")
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn streaming_client_handles_split_parallel_calls_reasoning_usage_crlf_and_utf8() {
+    let (mock, s) = with_mock(all()).await;
+    std::fs::write(s.workspace.path().join("a.txt"), "A").unwrap();
+    std::fs::write(s.workspace.path().join("b.txt"), "B").unwrap();
+    // Two interleaved parallel calls, CRLF line ends, a keep-alive comment, reasoning.
+    let crlf = |s: String| s.replace("\n\n", "\r\n\r\n");
+    mock.push(Reply::Sse {
+        chunks: vec![
+            ": keep-alive\r\n\r\n".into(),
+            crlf(ev_reasoning("thinking")),
+            crlf(ev_tool_start(0, "c_a", "read_file")),
+            crlf(ev_tool_start(1, "c_b", "read_file")),
+            crlf(ev_tool_args(0, "{\"path\":")),
+            crlf(ev_tool_args(1, "{\"path\":\"b.txt\"}")),
+            crlf(ev_tool_args(0, "\"a.txt\"}")),
+            crlf(ev_finish("tool_calls")),
+            crlf(ev_usage(100, 20)),
+            crlf(ev_done()),
+        ],
+        delay: Duration::from_millis(5),
+    });
+    // A multi-byte character split across two network writes.
+    let text = ev_text("añb");
+    let bytes = text.as_bytes();
+    let cut = text.find('ñ').unwrap() + 1;
+    mock.push(Reply::Bytes {
+        chunks: vec![
+            bytes[..cut].to_vec(),
+            bytes[cut..].to_vec(),
+            ev_finish("stop").into_bytes(),
+            ev_done().into_bytes(),
+        ],
+    });
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "read both").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    assert_eq!(fin["usage"]["input_tokens"], 100);
+    let events = s.events(&sid).await;
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results.len(), 2);
+    assert!(
+        results
+            .iter()
+            .any(|r| r["call_id"] == "c_a" && r["text"].as_str().unwrap().contains("\nA"))
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| r["call_id"] == "c_b" && r["text"].as_str().unwrap().contains("\nB"))
+    );
+    assert_eq!(
+        of_type(&events, "message_complete")[0]["reasoning"],
+        "thinking"
+    );
+    assert_eq!(of_type(&events, "message_complete")[1]["text"], "añb");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn provider_faults_are_classified_retried_or_reported() {
+    // 429 with Retry-After, then success: retried, visible as a status event.
+    let (mock, s) = with_mock(all()).await;
+    mock.push(Reply::Status {
+        status: 429,
+        headers: vec![("retry-after".into(), "1".into())],
+        body: "{\"error\":{\"message\":\"slow down\"}}".into(),
+    });
+    mock.push(text_reply("after the wait"));
+    let sid = s.create_session("full").await;
+    let t0 = Instant::now();
+    let run = s.prompt(&sid, "hi").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(900),
+        "Retry-After was honoured"
+    );
+    let events = s.events(&sid).await;
+    assert!(
+        of_type(&events, "error")
+            .iter()
+            .any(|e| e["code"] == "provider_retry")
+    );
+    assert_eq!(mock.request_count(), 2);
+
+    // 401: no retry, a clear auth error.
+    mock.push(Reply::Status {
+        status: 401,
+        headers: vec![],
+        body: "{\"error\":{\"message\":\"bad key\"}}".into(),
+    });
+    let run = s.prompt(&sid, "again").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(
+        (fin["status"].as_str(), fin["error"]["code"].as_str()),
+        (Some("failed"), Some("provider_auth"))
+    );
+    assert_eq!(mock.request_count(), 3);
+
+    // 400 context length: no retry loop.
+    mock.push(Reply::Status {
+        status: 400,
+        headers: vec![],
+        body: "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\"}}"
+            .into(),
+    });
+    let run = s.prompt(&sid, "long").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run).await["error"]["code"],
+        "context_length"
+    );
+    assert_eq!(mock.request_count(), 4);
+
+    // 503 every time: bounded retries (max_retries = 2), then provider_overloaded.
+    for _ in 0..3 {
+        mock.push(Reply::Status {
+            status: 503,
+            headers: vec![],
+            body: "overloaded".into(),
+        });
+    }
+    let run = s.prompt(&sid, "busy").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run).await["error"]["code"],
+        "provider_overloaded"
+    );
+    assert_eq!(mock.request_count(), 7);
+
+    // 200 then an in-stream "overloaded" error: an error, never assistant text.
+    mock.push(Reply::Sse { chunks: vec![ev_text("partial "), "event: error\ndata: {\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".into()], delay: Duration::ZERO });
+    let run = s.prompt(&sid, "in-stream").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["error"]["code"], "provider_overloaded");
+    let events = s.events(&sid).await;
+    assert!(
+        !of_type(&events, "message_complete")
+            .iter()
+            .any(|m| m["text"].as_str().unwrap_or("").contains("Overloaded"))
+    );
+
+    // No first byte in time, then an idle gap mid-stream: provider_timeout, never stuck.
+    mock.push(Reply::Hang);
+    mock.push(Reply::Hang);
+    mock.push(Reply::Hang);
+    let run = s.prompt(&sid, "hang").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run).await["error"]["code"],
+        "provider_timeout"
+    );
+    mock.push(Reply::Stall {
+        chunks: vec![ev_text("slow")],
+        gap: Duration::from_secs(5),
+    });
+    let run = s.prompt(&sid, "stall").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run).await["error"]["code"],
+        "provider_timeout"
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn stream_cut_mid_tool_call_runs_nothing_and_does_not_poison_history() {
+    let (mock, s) = with_mock(all()).await;
+    mock.push(Reply::Cut {
+        chunks: vec![
+            ev_tool_start(0, "c1", "write_file"),
+            ev_tool_args(0, "{\"path\":\"cut.txt\",\"cont"),
+        ],
+    });
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "write").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(
+        (fin["status"].as_str(), fin["error"]["code"].as_str()),
+        (Some("failed"), Some("provider_stream_truncated"))
+    );
+    assert!(!s.workspace.path().join("cut.txt").exists());
+    assert!(of_type(&s.events(&sid).await, "tool_result").is_empty());
+    // A stream that closes without finish reason or [DONE] is also truncated.
+    mock.push(Reply::Sse {
+        chunks: vec![ev_text("half")],
+        delay: Duration::ZERO,
+    });
+    let run = s.prompt(&sid, "again").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run).await["error"]["code"],
+        "provider_stream_truncated"
+    );
+    // The next turn works and its history has no dangling call.
+    mock.push(text_reply("fine"));
+    let run = s.prompt(&sid, "third").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let last = mock.requests.lock().unwrap().last().cloned().unwrap();
+    for m in last["messages"].as_array().unwrap() {
+        assert!(m.get("tool_calls").is_none(), "no stored partial call: {m}");
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn plan_agent_and_read_only_are_offered_no_effectful_tools() {
+    let (mock, s) = with_mock(all()).await;
+    mock.push(text_reply("plan"));
+    let (_, v) = s
+        .post("/api/sessions", json!({"agent": "plan", "mode": "full"}))
+        .await;
+    let sid = v["id"].as_str().unwrap().to_string();
+    let run = s.prompt(&sid, "plan it").await;
+    s.wait_run_finished(&sid, &run).await;
+    let req = mock.requests.lock().unwrap()[0].clone();
+    let names: Vec<&str> = req["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    for n in &names {
+        assert_eq!(
+            tradewind::tools::effect_of(n),
+            tradewind::protocol::Effect::Read,
+            "{n} offered to the plan agent"
+        );
+    }
+    assert!(names.contains(&"read_file") && names.contains(&"search_text"));
+    // The plan agent calling write_file anyway is denied; nothing changes.
+    mock.push(tool_reply(
+        "c1",
+        "write_file",
+        &json!({"path": "p.txt", "content": "x"}),
+    ));
+    mock.push(text_reply("ok"));
+    let run = s.prompt(&sid, "try to write").await;
+    s.wait_run_finished(&sid, &run).await;
+    assert!(!s.workspace.path().join("p.txt").exists());
+    let events = s.events(&sid).await;
+    assert!(
+        of_type(&events, "policy_decision")
+            .iter()
+            .any(|d| d["decision"] == "deny" && d["tool"] == "write_file")
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn path_attacks_through_tools_are_refused() {
+    let home = TempDir::new("home");
+    let outside = TempDir::new("outside");
+    std::fs::write(outside.path().join("secret.txt"), "TOPSECRET").unwrap();
+    let ws_dir = TempDir::new("proj");
+    let ws = ws_dir.path().to_path_buf();
+    std::fs::write(
+        ws.join("id_rsa"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("server.pem"), "cert").unwrap();
+    std::fs::write(
+        ws.join("innocent.txt"),
+        "-----BEGIN RSA PRIVATE KEY-----\nTOPSECRET\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("ok.txt"), "TOPSECRET is a word here").unwrap();
+    std::fs::create_dir_all(ws.join(".ssh")).unwrap();
+    std::fs::write(ws.join(".ssh/config"), "TOPSECRET").unwrap();
+    std::os::unix::fs::symlink(outside.path(), ws.join("link")).unwrap();
+    std::os::unix::fs::symlink("/tmp/tw-dangling-target-never", ws.join("dangling")).unwrap();
+    let evil_sibling = format!("{}-evil", ws.display());
+    std::fs::create_dir_all(&evil_sibling).unwrap();
+    std::fs::write(format!("{evil_sibling}/s"), "TOPSECRET").unwrap();
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start_in(
+        Opts {
+            openai: Some(url),
+            ceiling: all(),
+            network: Some(fast_net()),
+            ..Opts::default()
+        },
+        ws_dir,
+        home,
+    )
+    .await;
+    let state_db = s.state.path().join("tradewind.db");
+    let attacks: Vec<(&str, Value)> = vec![
+        ("read_file", json!({"path": "../../../../../../etc/passwd"})),
+        ("read_file", json!({"path": "/etc/passwd"})),
+        ("read_file", json!({"path": format!("{evil_sibling}/s")})),
+        (
+            "read_file",
+            json!({"path": format!("{}/../{}-evil/s", s.workspace.path().display(), s.workspace.path().file_name().unwrap().to_string_lossy())}),
+        ),
+        ("read_file", json!({"path": "link/secret.txt"})),
+        ("read_file", json!({"path": "id_rsa"})),
+        ("read_file", json!({"path": "ID_RSA"})),
+        ("read_file", json!({"path": "server.pem"})),
+        ("read_file", json!({"path": "innocent.txt"})),
+        ("read_file", json!({"path": ".ssh/config"})),
+        ("read_file", json!({"path": ".SSH/./config"})),
+        ("read_file", json!({"path": "a\u{0}b"})),
+        ("read_file", json!({"path": "x/".repeat(20_000)})),
+        ("read_file", json!({"path": state_db.to_string_lossy()})),
+        ("write_file", json!({"path": "dangling", "content": "x"})),
+        (
+            "write_file",
+            json!({"path": "link/new/c.txt", "content": "x"}),
+        ),
+        (
+            "write_file",
+            json!({"path": state_db.to_string_lossy(), "content": "x"}),
+        ),
+        (
+            "edit_file",
+            json!({"path": s.state.path().join("config.json").to_string_lossy(), "old": "a", "new": "b", "sha256": "0"}),
+        ),
+        ("shell", json!({"command": "ls", "cwd": "/"})),
+        ("shell", json!({"command": "ls", "cwd": "../.."})),
+        ("shell", json!({"command": "ls", "cwd": "link"})),
+    ];
+    let n = attacks.len();
+    for (i, (tool, args)) in attacks.iter().enumerate() {
+        mock.push(tool_reply(&format!("c{i}"), tool, args));
+    }
+    mock.push(text_reply("done"));
+    // A headless-like server has no one to ask about outside paths in this test: deny them all
+    // by answering every approval with deny.
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "attack").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, p) = s.get(&format!("/api/sessions/{sid}/pending")).await;
+        for a in p["approvals"].as_array().unwrap() {
+            s.post(
+                &format!("/api/approvals/{}", a["approval_id"].as_str().unwrap()),
+                json!({"decision": "deny"}),
+            )
+            .await;
+        }
+        let events = s.events(&sid).await;
+        if events
+            .iter()
+            .any(|e| e["type"] == "run_finished" && e["run"] == run.as_str())
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "run did not finish");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    let events = s.events(&sid).await;
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results.len(), n);
+    for r in &results {
+        assert_eq!(r["ok"], false, "attack succeeded: {r}");
+        assert!(
+            !r["text"].as_str().unwrap().contains("TOPSECRET"),
+            "leaked: {r}"
+        );
+        assert!(
+            !r["text"].as_str().unwrap().contains("root:"),
+            "leaked: {r}"
+        );
+    }
+    assert!(!std::path::Path::new("/tmp/tw-dangling-target-never").exists());
+    assert!(!outside.path().join("new").exists());
+    // list/search never show deny-listed files or key material.
+    mock.push(Reply::Sse {
+        chunks: vec![
+            ev_tool_start(0, "l1", "list_files"),
+            ev_tool_args(0, "{}"),
+            ev_tool_start(1, "s1", "search_text"),
+            ev_tool_args(1, "{\"pattern\":\"TOPSECRET|PRIVATE\"}"),
+            ev_finish("tool_calls"),
+            ev_done(),
+        ],
+        delay: Duration::ZERO,
+    });
+    mock.push(text_reply("listed"));
+    let run = s.prompt(&sid, "list").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let list = of_type(&events, "tool_result")
+        .into_iter()
+        .find(|r| r["call_id"] == "l1")
+        .unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        list.contains("ok.txt")
+            && !list.contains("id_rsa")
+            && !list.contains("server.pem")
+            && !list.contains(".ssh"),
+        "{list}"
+    );
+    let found = of_type(&events, "tool_result")
+        .into_iter()
+        .find(|r| r["call_id"] == "s1")
+        .unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(found.contains("ok.txt:1:"), "{found}");
+    assert!(
+        !found.contains("innocent.txt") && !found.contains("id_rsa") && !found.contains(".ssh"),
+        "{found}"
+    );
+    s.stop().await;
+    let _ = outside;
+}
+
+#[tokio::test]
+async fn outside_directory_approval_covers_the_subtree_for_the_session() {
+    let outside = TempDir::new("extra");
+    std::fs::create_dir_all(outside.path().join("sub")).unwrap();
+    std::fs::write(outside.path().join("a.txt"), "AAA").unwrap();
+    std::fs::write(outside.path().join("sub/b.txt"), "BBB").unwrap();
+    let (mock, s) = with_mock(all()).await;
+    mock.push(tool_reply(
+        "c1",
+        "read_file",
+        &json!({"path": outside.path().join("a.txt")}),
+    ));
+    mock.push(tool_reply(
+        "c2",
+        "read_file",
+        &json!({"path": outside.path().join("sub/b.txt")}),
+    ));
+    mock.push(text_reply("read"));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "read outside").await;
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert_eq!(ask["scope"], "directory");
+    assert_eq!(ask["directory"], outside.path().to_string_lossy().as_ref());
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "directory"}),
+    )
+    .await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    assert_eq!(
+        of_type(&events, "approval_requested").len(),
+        1,
+        "the subtree was covered"
+    );
+    assert!(
+        of_type(&events, "tool_result")
+            .iter()
+            .all(|r| r["ok"] == true)
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn cancel_mid_tool_kills_the_process_group_within_a_second() {
+    let script = json!({"scripts": [{"turns": [{"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 30 & sleep 30; touch finished"}}]}, {"text": "never"}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ceiling: all(),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "sleep").await;
+    // A compound command always asks (seed 003), even in full mode.
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert!(
+        ask["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("chains commands"))
+    );
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "once"}),
+    )
+    .await;
+    s.wait_event(&sid, |e| {
+        e["type"] == "policy_decision" && e["decision"] == "allow"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t0 = Instant::now();
+    let (st, v) = s.post(&format!("/api/runs/{run}/cancel"), json!({})).await;
+    assert_eq!((st, v["cancelled"].as_bool()), (200, Some(true)));
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert!(
+        t0.elapsed() < Duration::from_secs(2),
+        "cancel took {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(fin["status"], "cancelled");
+    let (_, r) = s.get(&format!("/api/runs/{run}")).await;
+    assert_eq!(r["status"], "cancelled");
+    // The whole group died, the background sleep included.
+    let ps = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 30 & sleep 30"])
+        .output()
+        .unwrap();
+    assert!(ps.stdout.is_empty(), "process survived");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!s.workspace.path().join("finished").exists());
+    // The session takes a new prompt.
+    let (st, _) = s.post(&format!("/api/runs/{run}/cancel"), json!({})).await;
+    assert_eq!(st, 200);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn shell_output_is_bounded_and_shown_as_a_terminal_part() {
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "printf 'out\\n'; printf 'err\\n' >&2; exit 3"}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "yes | head -c 3000000"}}]},
+        {"text": "done"}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ceiling: all(),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "go").await;
+    assert_eq!(
+        s.answer_all_until_finished(&sid, &run, "once").await["status"],
+        "completed"
+    );
+    let events = s.events(&sid).await;
+    let r = of_type(&events, "tool_result");
+    let t = &r[0]["parts"][0];
+    assert_eq!(
+        (
+            t["type"].as_str(),
+            t["exit_code"].as_i64(),
+            t["stdout"].as_str(),
+            t["stderr"].as_str()
+        ),
+        (Some("terminal"), Some(3), Some("out\n"), Some("err\n"))
+    );
+    assert_eq!(r[0]["ok"], false);
+    let big = &r[1];
+    assert!(big["text"].as_str().unwrap().len() <= tradewind::tools::MAX_MODEL_TEXT + 200);
+    assert!(big["text"].as_str().unwrap().contains("bytes truncated"));
+    assert_eq!(
+        big["parts"][0]["stdout"].as_str().unwrap().len(),
+        256 * 1024
+    );
+    assert_eq!(big["parts"][0]["truncated"], true);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn no_model_configured_fails_fast_with_instructions() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "hi").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["error"]["code"], "no_model_configured");
+    assert!(
+        fin["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--provider")
+    );
+    // Configure one through the API; the key is write-only.
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    mock.push(text_reply("configured"));
+    let (st, v) = s.send(reqwest::Method::PUT, "/api/settings/provider", json!({"kind": "openai", "base_url": url, "model": "test-model", "api_key": "sk-secret"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["api_key_set"], true);
+    assert!(!v.to_string().contains("sk-secret"));
+    let (_, models) = s.get("/api/models").await;
+    assert_eq!(models["data"][0]["id"], "test-model");
+    let run = s.prompt(&sid, "again").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let (st, _) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/settings/provider",
+            json!({"kind": "bogus", "model": "m"}),
+        )
+        .await;
+    assert_eq!(st, 422);
+    s.stop().await;
+}
+
+/// Child half of the kill -9 test: keeps rewriting the file atomically until killed.
+#[test]
+fn atomic_writer_child() {
+    let Ok(target) = std::env::var("TW_ATOMIC_CHILD_TARGET") else {
+        return;
+    };
+    let big_a = vec![b'a'; 8 * 1024 * 1024];
+    let big_b = vec![b'b'; 8 * 1024 * 1024];
+    loop {
+        tradewind::tools::fs::atomic_write(std::path::Path::new(&target), &big_a).unwrap();
+        tradewind::tools::fs::atomic_write(std::path::Path::new(&target), &big_b).unwrap();
+    }
+}
+
+#[test]
+fn atomic_write_survives_kill_9_of_the_writer() {
+    let d = TempDir::new("atomic");
+    let target = d.path().join("f.bin");
+    std::fs::write(&target, vec![b'a'; 8 * 1024 * 1024]).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    for i in 0..25u64 {
+        let mut child = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "atomic_writer_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("TW_ATOMIC_CHILD_TARGET", &target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20 + (i * 37) % 180));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let bytes = std::fs::read(&target).unwrap();
+        assert_eq!(bytes.len(), 8 * 1024 * 1024, "iteration {i}: partial file");
+        assert!(
+            bytes.iter().all(|&b| b == bytes[0]),
+            "iteration {i}: mixed content"
+        );
+    }
+    let removed = tradewind::tools::fs::remove_stray_temp_files(d.path());
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        left.len(),
+        1,
+        "stray temp files were cleaned ({removed} removed): {left:?}"
+    );
+}

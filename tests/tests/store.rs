@@ -1,0 +1,202 @@
+//! The same store suite against SQLite and against PostgreSQL (`TW_TEST_POSTGRES_URL`, which
+//! `.ci/run` sets after starting a throwaway cluster; without it the Postgres half is skipped
+//! with a notice — CI sets TW_REQUIRE_POSTGRES=1 so a missing server fails instead).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use tradewind::store::{NewApproval, SessionPatch, Store, StoreError};
+use tradewind_tests::TempDir;
+
+async fn suite(store: Store) {
+    let sid = tradewind::util::new_id();
+    let s = store
+        .create_session(&sid, "t", "/w", "build", "ask", None)
+        .await
+        .unwrap();
+    assert_eq!((s.last_seq, s.status.as_str(), s.archived), (0, "idle", 0));
+    // Gap-free seq under concurrent appends.
+    let mut tasks = Vec::new();
+    for t in 0..8 {
+        let st = store.clone();
+        let sid = sid.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..40 {
+                let mut tries = 0;
+                loop {
+                    match st
+                        .append_event(
+                            &sid,
+                            None,
+                            "x",
+                            &format!("{{\"type\":\"x\",\"t\":{t},\"i\":{i}}}"),
+                        )
+                        .await
+                    {
+                        Ok(_) => break,
+                        Err(StoreError::Busy) if tries < 50 => tries += 1,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let ev = store.list_events(&sid, 0, 10_000).await.unwrap();
+    let seqs: Vec<i64> = ev.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=320).collect::<Vec<_>>());
+    assert_eq!(store.list_events(&sid, 300, 5).await.unwrap().len(), 5);
+    assert_eq!(store.get_session(&sid).await.unwrap().last_seq, 320);
+    assert!(matches!(
+        store.append_event("nope", None, "x", "{}").await,
+        Err(StoreError::NotFound)
+    ));
+    // Sessions.
+    let s = store
+        .update_session(
+            &sid,
+            &SessionPatch {
+                title: Some("t2".into()),
+                archived: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((s.title.as_str(), s.archived), ("t2", 1));
+    assert_eq!(store.list_sessions(None, 10, false).await.unwrap().len(), 0);
+    assert_eq!(store.list_sessions(None, 10, true).await.unwrap().len(), 1);
+    // Runs: compare-and-set transitions.
+    let rid = tradewind::util::new_id();
+    store
+        .create_run(&rid, &sid, "prompt", "hi", "build")
+        .await
+        .unwrap();
+    assert_eq!(store.get_session(&sid).await.unwrap().status, "running");
+    assert!(store.start_run(&rid).await.unwrap());
+    assert!(!store.start_run(&rid).await.unwrap());
+    assert!(
+        store
+            .finish_run(&rid, "completed", None, Some("{}"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store.finish_run(&rid, "failed", None, None).await.unwrap(),
+        "a terminal state is never left"
+    );
+    assert_eq!(store.get_run(&rid).await.unwrap().status, "completed");
+    // Approvals: answered once.
+    let aid = tradewind::util::new_id();
+    store
+        .create_approval(&NewApproval {
+            id: &aid,
+            session_id: &sid,
+            run_id: &rid,
+            call_id: "c",
+            tool: "shell",
+            effect: "process",
+            scope: "effect",
+            grant_key: "effect:process",
+            input: "{}",
+            reason: "r",
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.get_session(&sid).await.unwrap().status, "waiting");
+    assert_eq!(store.pending_approvals(&sid).await.unwrap().len(), 1);
+    assert!(store.decide_approval(&aid, "once").await.unwrap());
+    assert!(!store.decide_approval(&aid, "deny").await.unwrap());
+    store.add_grant(&sid, "effect:write").await.unwrap();
+    store.add_grant(&sid, "effect:write").await.unwrap();
+    assert_eq!(
+        store.list_grants(&sid).await.unwrap(),
+        vec!["effect:write".to_string()]
+    );
+    // Messages keep creation order.
+    for i in 0..5 {
+        store
+            .insert_message(
+                &tradewind::util::new_id(),
+                &sid,
+                Some(&rid),
+                "user",
+                &format!("{{\"text\":\"{i}\"}}"),
+            )
+            .await
+            .unwrap();
+    }
+    let m = store.list_messages(&sid, None, 100).await.unwrap();
+    assert_eq!(
+        m.iter().map(|r| r.parts.clone()).collect::<Vec<_>>()[4],
+        "{\"text\":\"4\"}"
+    );
+    // Auth records.
+    store
+        .create_login_session("L1", "h1", 60_000)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.find_login_session("h1").await.unwrap().as_deref(),
+        Some("L1")
+    );
+    store.set_password_hash("$argon2id$fake").await.unwrap();
+    assert_eq!(
+        store.find_login_session("h1").await.unwrap(),
+        None,
+        "a new password signs everyone out"
+    );
+    store.create_api_token("T1", "ci", "th").await.unwrap();
+    assert!(matches!(
+        store.create_api_token("T2", "ci", "th").await,
+        Err(StoreError::Conflict(_))
+    ));
+    store.revoke_api_token("T1").await.unwrap();
+    assert_eq!(store.find_api_token("th").await.unwrap(), None);
+    store.put_setting("k", "v1").await.unwrap();
+    store.put_setting("k", "v2").await.unwrap();
+    assert_eq!(store.get_setting("k").await.unwrap().as_deref(), Some("v2"));
+    // Deleting a session removes what it owns.
+    store.delete_session(&sid).await.unwrap();
+    assert!(store.list_events(&sid, 0, 10).await.unwrap().is_empty());
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn sqlite_store_suite() {
+    let d = TempDir::new("db");
+    let store = Store::open_sqlite(&d.path().join("t.db")).await.unwrap();
+    suite(store.clone()).await;
+    store.close().await;
+    // Reopening runs no migration twice and keeps data.
+    let again = Store::open_sqlite(&d.path().join("t.db")).await.unwrap();
+    assert_eq!(again.integrity_check().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn postgres_store_suite() {
+    let Ok(url) = std::env::var("TW_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var("TW_REQUIRE_POSTGRES").is_err(),
+            "TW_REQUIRE_POSTGRES is set but TW_TEST_POSTGRES_URL is not"
+        );
+        eprintln!(
+            "postgres_store_suite: TW_TEST_POSTGRES_URL not set; skipped (the test script sets it)"
+        );
+        return;
+    };
+    // A fresh database per run so the suite starts clean.
+    let admin = Store::connect(&url).await.unwrap();
+    let db = format!("tw_{}", tradewind::util::new_id().to_lowercase());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
+        .execute(admin.pool())
+        .await
+        .unwrap();
+    let base = url.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap();
+    let store = Store::connect(&format!("{base}/{db}")).await.unwrap();
+    suite(store.clone()).await;
+    store.close().await;
+    let _ = Arc::new(());
+}

@@ -1,0 +1,314 @@
+//! Live runs over the WebSocket: identical sequences for every subscriber, lossless resume from
+//! any point, the subscribe-during-write race, slow consumers, frame caps, commands.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tradewind::protocol::EventPayload;
+use tradewind_tests::*;
+
+fn long_reply(n: usize) -> Value {
+    let text: String = (0..n).map(|i| format!("w{i} ")).collect();
+    json!({"scripts": [{"turns": [{"text": text, "chunk_chars": 3, "delay_ms": 1}]}]})
+}
+
+/// Read frames until `run_finished`; returns them (event frames only).
+async fn collect_until_finished(ws: &mut Ws) -> Vec<Value> {
+    let mut out = Vec::new();
+    while let Some(v) = ws_next(ws, Duration::from_secs(20)).await {
+        if v.get("seq").is_none() {
+            continue;
+        }
+        let done = v["type"] == "run_finished";
+        out.push(v);
+        if done {
+            break;
+        }
+    }
+    out
+}
+
+fn seqs(v: &[Value]) -> Vec<i64> {
+    v.iter().map(|e| e["seq"].as_i64().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn subscribers_see_identical_sequences_and_resume_losslessly() {
+    let s = TestServer::start(Opts {
+        replay: Some(long_reply(600)),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let mut a = ws_connect(&s).await;
+    let mut b = ws_connect(&s).await;
+    ws_send(
+        &mut a,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    ws_send(
+        &mut b,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    // Start the run over the socket: a command with an ack.
+    ws_send(
+        &mut a,
+        json!({"type": "prompt", "id": "r1", "session": sid, "text": "talk"}),
+    )
+    .await;
+    let mut fa = Vec::new();
+    let mut acked = false;
+    while let Some(v) = ws_next(&mut a, Duration::from_secs(20)).await {
+        if v["type"] == "ack" {
+            assert_eq!(v["id"], "r1");
+            assert!(v["result"]["run_id"].is_string());
+            acked = true;
+            continue;
+        }
+        let done = v["type"] == "run_finished";
+        fa.push(v);
+        if done {
+            break;
+        }
+    }
+    assert!(acked);
+    let fb = collect_until_finished(&mut b).await;
+    assert_eq!(fa, fb, "two subscribers, identical frames");
+    assert_eq!(
+        seqs(&fa),
+        (1..=fa.len() as i64).collect::<Vec<_>>(),
+        "no gap, no duplicate"
+    );
+    let deltas = fa.iter().filter(|e| e["type"] == "message_delta").count();
+    assert!(
+        (2..600).contains(&deltas),
+        "deltas are coalesced ({deltas})"
+    );
+    // Reconnect at several points during a second run: the union equals a full subscriber's view.
+    let mut full = ws_connect(&s).await;
+    let last_seq = fa.last().unwrap()["seq"].as_i64().unwrap();
+    ws_send(
+        &mut full,
+        json!({"type": "subscribe", "session": sid, "after": last_seq}),
+    )
+    .await;
+    let run = s.prompt(&sid, "again").await;
+    let mut got: Vec<Value> = Vec::new();
+    let mut after = last_seq;
+    let mut finished = false;
+    for round in 0..50 {
+        let mut c = ws_connect(&s).await;
+        ws_send(
+            &mut c,
+            json!({"type": "subscribe", "session": sid, "after": after}),
+        )
+        .await;
+        let take = 3 + (round * 7) % 11;
+        for _ in 0..take {
+            match ws_next(&mut c, Duration::from_secs(20)).await {
+                Some(v) if v.get("seq").is_some() => {
+                    after = v["seq"].as_i64().unwrap();
+                    finished |= v["type"] == "run_finished" && v["run"] == run.as_str();
+                    got.push(v);
+                }
+                _ => break,
+            }
+            if finished {
+                break;
+            }
+        }
+        drop(c);
+        if finished {
+            break;
+        }
+    }
+    assert!(finished, "resumed until the end");
+    let reference = collect_until_finished(&mut full).await;
+    assert_eq!(seqs(&got), seqs(&reference));
+    assert_eq!(got, reference);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn subscribe_while_events_are_appended_loses_nothing() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let bus = s.server.as_ref().unwrap().state.events.clone();
+    let writer = {
+        let bus = bus.clone();
+        let sid = sid.clone();
+        tokio::spawn(async move {
+            for i in 0..1500 {
+                bus.append(
+                    &sid,
+                    None,
+                    &EventPayload::Error {
+                        code: "tick".into(),
+                        message: i.to_string(),
+                    },
+                )
+                .await
+                .unwrap();
+            }
+        })
+    };
+    let mut clients = Vec::new();
+    for k in 0..6 {
+        tokio::time::sleep(Duration::from_millis(15 * k)).await;
+        let mut c = ws_connect(&s).await;
+        ws_send(
+            &mut c,
+            json!({"type": "subscribe", "session": sid, "after": 0}),
+        )
+        .await;
+        clients.push(c);
+    }
+    writer.await.unwrap();
+    for mut c in clients {
+        let mut last = 0;
+        while last < 1500 {
+            let v = ws_next(&mut c, Duration::from_secs(10))
+                .await
+                .expect("frame");
+            let seq = v["seq"].as_i64().unwrap();
+            assert_eq!(seq, last + 1, "gap or duplicate");
+            last = seq;
+        }
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn slow_consumer_is_dropped_and_can_resume() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let bus = s.server.as_ref().unwrap().state.events.clone();
+    let mut slow = ws_connect(&s).await;
+    ws_send(
+        &mut slow,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    let mut healthy = ws_connect(&s).await;
+    ws_send(
+        &mut healthy,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    let pad = "x".repeat(2000);
+    let total = 20_000;
+    let reader = tokio::spawn(async move {
+        let mut n = 0;
+        while n < total {
+            match ws_next(&mut healthy, Duration::from_secs(30)).await {
+                Some(v) if v.get("seq").is_some() => n += 1,
+                Some(_) => {}
+                None => break,
+            }
+        }
+        n
+    });
+    for i in 0..total {
+        bus.append(
+            &sid,
+            None,
+            &EventPayload::Error {
+                code: "bulk".into(),
+                message: format!("{i}{pad}"),
+            },
+        )
+        .await
+        .unwrap();
+    }
+    assert_eq!(
+        reader.await.unwrap(),
+        total,
+        "a reading client got everything"
+    );
+    // The slow client was closed with 1013; the frames it did get are a gap-free prefix.
+    let mut last = 0;
+    let mut close = None;
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), slow.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => {
+                let v: Value = serde_json::from_str(&t).unwrap();
+                if let Some(seq) = v["seq"].as_i64() {
+                    assert_eq!(seq, last + 1);
+                    last = seq;
+                }
+            }
+            Ok(Some(Ok(Message::Close(f)))) => {
+                close = f.map(|f| u16::from(f.code));
+                break;
+            }
+            Ok(Some(Ok(_))) => {}
+            Ok(Some(Err(_))) | Ok(None) => break,
+            Err(_) => panic!("slow consumer was never dropped"),
+        }
+    }
+    assert!(last < total, "the slow client was dropped before the end");
+    if let Some(code) = close {
+        assert_eq!(code, 1013);
+    }
+    // It resumes from its last seq and gets the rest.
+    let mut again = ws_connect(&s).await;
+    ws_send(
+        &mut again,
+        json!({"type": "subscribe", "session": sid, "after": last}),
+    )
+    .await;
+    let mut next = last;
+    while next < total {
+        let v = ws_next(&mut again, Duration::from_secs(20))
+            .await
+            .expect("frame");
+        assert_eq!(v["seq"].as_i64().unwrap(), next + 1);
+        next += 1;
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn oversized_frames_close_1009_and_bad_commands_get_typed_errors() {
+    let s = TestServer::start(Opts::default()).await;
+    let mut ws = ws_connect(&s).await;
+    ws_send(&mut ws, json!({"type": "launch_missiles"})).await;
+    let v = ws_next(&mut ws, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(
+        (v["type"].as_str(), v["error"]["code"].as_str()),
+        (Some("error"), Some("bad_request"))
+    );
+    ws_send(
+        &mut ws,
+        json!({"type": "subscribe", "session": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "after": 0}),
+    )
+    .await;
+    let v = ws_next(&mut ws, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(v["error"]["code"], "not_found");
+    ws_send(&mut ws, json!({"type": "approval", "id": "q", "approval": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "decision": "once"})).await;
+    let v = ws_next(&mut ws, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(
+        (v["id"].as_str(), v["error"]["code"].as_str()),
+        (Some("q"), Some("not_found"))
+    );
+    let big = "x".repeat(200 * 1024);
+    let _ = ws.send(Message::Text(big.into())).await;
+    let mut code = None;
+    while let Ok(Some(m)) = tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+        match m {
+            Ok(Message::Close(f)) => {
+                code = f.map(|f| u16::from(f.code));
+                break;
+            }
+            Ok(_) => continue,
+            Err(_) => break,
+        }
+    }
+    assert_eq!(code, Some(1009));
+    s.stop().await;
+}

@@ -88,14 +88,14 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
                 &session_id,
                 "headless",
                 &cfg.workspace.to_string_lossy(),
-                "build",
+                &args.agent,
                 "ask",
                 None,
             )
             .await?;
         let run_id = crate::util::new_id();
         store
-            .create_run(&run_id, &session_id, "prompt", &prompt, "build")
+            .create_run(&run_id, &session_id, "prompt", &prompt, &args.agent)
             .await?;
         store.start_run(&run_id).await?;
         let mut rx = events.subscribe(&session_id);

@@ -91,6 +91,9 @@ pub struct RunArgs {
     /// Print one JSON event per line.
     #[arg(long)]
     pub json: bool,
+    /// Agent: build (default) or plan (read-only; its plan becomes the final answer).
+    #[arg(long, default_value = "build", value_parser = ["build", "plan"])]
+    pub agent: String,
     /// The prompt.
     #[arg(required = true, trailing_var_arg = true)]
     pub prompt: Vec<String>,

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+pub mod artifacts;
 pub mod auth;
 pub mod cli;
 pub mod config;

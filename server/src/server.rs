@@ -125,6 +125,8 @@ pub async fn agent_deps(
         events: events.clone(),
         provider: Arc::new(ProviderHandle::new(p)),
         approvals: Arc::new(crate::agent::approvals::ApprovalBroker::default()),
+        questions: Arc::new(crate::agent::approvals::QuestionBroker::default()),
+        plans: Arc::new(crate::agent::approvals::PlanBroker::default()),
         paths: PathPolicy::new(&cfg.workspace, &cfg.extra_roots, &cfg.state_dir),
         net,
         interactive,

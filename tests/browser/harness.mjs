@@ -1,7 +1,7 @@
 // Shared helpers for the browser tests: start the real server with the replay
 // provider, drive Debian's Chromium with playwright-core, and watch the page
 // for script execution, CSP violations and requests to other origins.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -22,7 +22,7 @@ export function haveServer() {
  * Start `tradewind serve` on a free port with the replay provider.
  * Resolves when it prints its URL.
  */
-export async function startServer({ scripts, args = [], files = {} } = {}) {
+export async function startServer({ scripts, args = [], files = {}, provider = true, env = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "tw-browser-"));
   const home = join(dir, "home");
   const workspace = join(dir, "ws");
@@ -31,10 +31,11 @@ export async function startServer({ scripts, args = [], files = {} } = {}) {
   for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
   const replay = join(dir, "replay.json");
   writeFileSync(replay, JSON.stringify({ scripts }, null, 2));
+  const providerArgs = provider ? ["--provider", "replay", "--replay", replay] : [];
   const proc = spawn(
     serverBin,
-    ["serve", "--port", "0", "--workspace", workspace, "--provider", "replay", "--replay", replay, ...args],
-    { env: { ...process.env, TRADEWIND_HOME: home }, stdio: ["ignore", "pipe", "pipe"] },
+    ["serve", "--port", "0", "--workspace", workspace, ...providerArgs, ...args],
+    { env: { ...process.env, TRADEWIND_HOME: home, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   // Never leave a server behind, even when the test process is cut short.
   const killOnExit = () => proc.kill("SIGKILL");
@@ -187,11 +188,32 @@ export async function apiCall(page, server, method, path, body) {
   );
 }
 
-export async function createSessionViaUi(page, { title, mode = "ask", workspace } = {}) {
+/** The API routes the server binary has ("GET /api/…"), from `tradewind openapi`. */
+let routesCache = null;
+export function serverRoutes() {
+  if (routesCache) return routesCache;
+  routesCache = new Set();
+  try {
+    const spec = JSON.parse(execFileSync(serverBin, ["openapi"], { encoding: "utf8", maxBuffer: 64 << 20 }));
+    for (const [path, ops] of Object.entries(spec.paths ?? {})) {
+      for (const m of Object.keys(ops)) routesCache.add(`${m.toUpperCase()} ${path}`);
+    }
+  } catch {
+    // no binary: every route counts as missing
+  }
+  return routesCache;
+}
+
+export function hasRoute(route) {
+  return serverRoutes().has(route);
+}
+
+export async function createSessionViaUi(page, { title, mode = "ask", workspace, agent } = {}) {
   await page.getByRole("button", { name: "+ New" }).click();
   const form = page.locator("form.new-session");
   if (workspace) await form.locator('input[name="workspace"]').fill(workspace);
   if (title) await form.locator('input[name="title"]').fill(title);
+  if (agent) await form.locator('select[name="agent"]').selectOption(agent);
   await form.locator('select[name="mode"]').selectOption(mode);
   await form.getByRole("button", { name: "Create session" }).click();
   await page.waitForURL(/\/s\//);

@@ -1,4 +1,5 @@
-//! Pending approvals: one oneshot per approval id (never a shared channel), answered once.
+//! Things a run waits for from the user — approvals, answers to questions, plan decisions — each
+//! keyed by its own id with a oneshot (never a shared channel), answered once.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -7,13 +8,20 @@ use tokio::sync::oneshot;
 
 use crate::protocol::ApprovalDecision;
 
-#[derive(Default)]
-pub struct ApprovalBroker {
-    waiting: Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>,
+pub struct Broker<T> {
+    waiting: Mutex<HashMap<String, oneshot::Sender<T>>>,
 }
 
-impl ApprovalBroker {
-    pub fn register(&self, id: &str) -> oneshot::Receiver<ApprovalDecision> {
+impl<T> Default for Broker<T> {
+    fn default() -> Self {
+        Broker {
+            waiting: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T> Broker<T> {
+    pub fn register(&self, id: &str) -> oneshot::Receiver<T> {
         let (tx, rx) = oneshot::channel();
         if let Ok(mut m) = self.waiting.lock() {
             m.insert(id.to_string(), tx);
@@ -22,10 +30,10 @@ impl ApprovalBroker {
     }
 
     /// Deliver an answer; false when nobody waits for this id (answered, expired, or unknown).
-    pub fn answer(&self, id: &str, d: ApprovalDecision) -> bool {
+    pub fn answer(&self, id: &str, v: T) -> bool {
         let tx = self.waiting.lock().ok().and_then(|mut m| m.remove(id));
         match tx {
-            Some(tx) => tx.send(d).is_ok(),
+            Some(tx) => tx.send(v).is_ok(),
             None => false,
         }
     }
@@ -36,3 +44,8 @@ impl ApprovalBroker {
         }
     }
 }
+
+pub type ApprovalBroker = Broker<ApprovalDecision>;
+/// Answers: one entry per question; `None` = skipped.
+pub type QuestionBroker = Broker<Vec<Option<Vec<String>>>>;
+pub type PlanBroker = Broker<(crate::protocol::PlanDecision, Option<String>)>;

@@ -6,6 +6,7 @@
 pub mod approvals;
 pub mod coalesce;
 pub mod history;
+pub mod host;
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -27,9 +28,9 @@ use crate::provider::{
     self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
 };
 use crate::store::{NewApproval, SessionRow, Store};
-use crate::tools::{self, Prepared, ToolCtx, ToolOutput};
+use crate::tools::{self, ToolCtx, ToolOutput};
 use crate::util::new_id;
-use approvals::ApprovalBroker;
+use approvals::{ApprovalBroker, PlanBroker, QuestionBroker};
 use coalesce::Coalescer;
 use history::StoredParts;
 
@@ -68,6 +69,8 @@ pub struct AgentDeps {
     pub events: Arc<EventBus>,
     pub provider: Arc<ProviderHandle>,
     pub approvals: Arc<ApprovalBroker>,
+    pub questions: Arc<QuestionBroker>,
+    pub plans: Arc<PlanBroker>,
     pub paths: PathPolicy,
     pub net: NetPolicy,
     /// A UI can answer approvals (server) — headless runs never ask.
@@ -89,7 +92,7 @@ pub struct RunOutcome {
     pub usage: Usage,
 }
 
-struct Turn<'a> {
+pub(crate) struct Turn<'a> {
     deps: &'a AgentDeps,
     run: &'a RunSpec,
     agent: Agent,
@@ -106,7 +109,7 @@ fn werr(code: &str, message: impl Into<String>) -> WireError {
 }
 
 impl Turn<'_> {
-    async fn emit(&self, p: EventPayload) {
+    pub(crate) async fn emit(&self, p: EventPayload) {
         if let Err(e) = self
             .deps
             .events
@@ -238,6 +241,7 @@ fn offered_tools(t: &Turn<'_>) -> Vec<provider::ToolSpec> {
     tools::TOOLS
         .iter()
         .filter(|d| !d.interactive_only || t.deps.interactive)
+        .filter(|d| d.only_agent.is_none_or(|a| a == t.agent))
         .filter(|d| {
             policy::offered(
                 d.effect,
@@ -565,6 +569,15 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
         input: input.clone(),
     })
     .await;
+    if host::is_host_tool(&call.name) {
+        // Effect read: the gate allows it in every mode; still decided and audited.
+        let out = match gate(t, call, &input, effect, &[], None).await {
+            Ok(()) => host::run(t, &call.id, &call.name, &input).await,
+            Err(out) => out,
+        };
+        record_result(t, call, &out).await;
+        return out;
+    }
     let out = match tools::prepare(&call.name, &input, &t.paths) {
         Err(e) => {
             if let tools::PrepareError::Path(pe) = &e {
@@ -580,7 +593,16 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
             }
             ToolOutput::err(e.code(), e)
         }
-        Ok(prepared) => match gate(t, call, &input, &prepared).await {
+        Ok(prepared) => match gate(
+            t,
+            call,
+            &input,
+            prepared.effect,
+            &prepared.paths,
+            prepared.command.as_ref(),
+        )
+        .await
+        {
             Ok(()) => {
                 let ctx = ToolCtx {
                     paths: t.paths.clone(),
@@ -619,7 +641,9 @@ async fn gate(
     t: &Turn<'_>,
     call: &ToolCallReq,
     input: &Value,
-    p: &Prepared,
+    effect: Effect,
+    paths: &[policy::PathUse],
+    command: Option<&(String, policy::command::CommandAnalysis)>,
 ) -> Result<(), ToolOutput> {
     let mut once: HashSet<String> = HashSet::new();
     for _ in 0..8 {
@@ -643,25 +667,25 @@ async fn gate(
             grants: &grants,
         };
         let proposal = Proposal {
-            tool: &p.tool,
-            effect: p.effect,
-            paths: &p.paths,
-            command: p.command.as_ref().map(|(_, a)| a),
-            command_text: p.command.as_ref().map(|(c, _)| c.as_str()),
+            tool: &call.name,
+            effect,
+            paths,
+            command: command.map(|(_, a)| a),
+            command_text: command.map(|(c, _)| c.as_str()),
         };
         let decision = policy::decide(&ctx, &proposal);
         match &decision {
             Decision::Allow { reason, key } => {
-                audit(t, call, p.effect, decision.label(), reason, key).await;
+                audit(t, call, effect, decision.label(), reason, key).await;
                 return Ok(());
             }
             Decision::Deny { reason, key } => {
-                audit(t, call, p.effect, decision.label(), reason, key).await;
+                audit(t, call, effect, decision.label(), reason, key).await;
                 return Err(ToolOutput::err("permission_denied", reason));
             }
             Decision::Ask(ask) => {
-                audit(t, call, p.effect, decision.label(), &ask.reason, &ask.key).await;
-                match ask_user(t, call, input, p.effect, ask).await {
+                audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
+                match ask_user(t, call, input, effect, ask).await {
                     ApprovalDecision::Once => {
                         once.insert(ask.key.clone());
                     }

@@ -36,6 +36,7 @@ pub struct AuthService {
     launch_used: AtomicBool,
     limiter: LoginLimiter,
     hashing: Semaphore,
+    revoked: tokio::sync::broadcast::Sender<Principal>,
 }
 
 pub enum LaunchOutcome {
@@ -57,6 +58,7 @@ impl AuthService {
             launch_used: AtomicBool::new(false),
             limiter: LoginLimiter::default(),
             hashing: Semaphore::new(2),
+            revoked: tokio::sync::broadcast::channel(64).0,
         })
     }
 
@@ -110,24 +112,38 @@ impl AuthService {
     }
 
     /// Password login. `Err(retry_after)` when the client is rate-limited (argon2 not run).
+    /// Each attempt reserves a failure slot *before* verifying, so concurrent guesses cannot all
+    /// slip past the check; a success gives its slot back.
     pub async fn login(
         &self,
         client: IpAddr,
         password: &str,
     ) -> anyhow::Result<Result<Option<String>, u64>> {
-        if let Some(wait) = self.limiter.blocked(client) {
-            return Ok(Err(wait.as_secs().max(1)));
-        }
+        let slot = match self.limiter.reserve(client) {
+            Ok(slot) => slot,
+            Err(wait) => return Ok(Err(wait.as_secs().max(1))),
+        };
         let Some(phc) = self.store.password_hash().await? else {
-            self.limiter.record_failure(client);
             return Ok(Ok(None));
         };
-        let ok = self.verify_password(password, phc).await?;
-        if !ok {
-            self.limiter.record_failure(client);
+        if !self.verify_password(password, phc).await? {
             return Ok(Ok(None));
         }
+        self.limiter.release(client, slot);
         Ok(Ok(Some(self.new_login_session().await?)))
+    }
+
+    /// Live connections of revoked principals close (logout, token revocation).
+    pub fn revocations(&self) -> tokio::sync::broadcast::Receiver<Principal> {
+        self.revoked.subscribe()
+    }
+
+    pub async fn revoke_api_token(&self, id: &str) -> Result<(), crate::store::StoreError> {
+        self.store.revoke_api_token(id).await?;
+        let _ = self.revoked.send(Principal::Bearer {
+            token_id: Some(id.to_string()),
+        });
+        Ok(())
     }
 
     async fn verify_password(&self, password: &str, phc: String) -> anyhow::Result<bool> {
@@ -143,6 +159,9 @@ impl AuthService {
 
     pub async fn logout(&self, login_session_id: &str) -> anyhow::Result<()> {
         self.store.revoke_login_session(login_session_id).await?;
+        let _ = self.revoked.send(Principal::Cookie {
+            login_session_id: login_session_id.to_string(),
+        });
         Ok(())
     }
 
@@ -177,10 +196,16 @@ struct LoginLimiter {
 }
 
 impl LoginLimiter {
-    fn blocked(&self, ip: IpAddr) -> Option<Duration> {
-        let mut map = self.failures.lock().ok()?;
-        let q = map.get_mut(&ip)?;
+    /// Take a failure slot for this attempt, or say how long to wait.
+    fn reserve(&self, ip: IpAddr) -> Result<Instant, Duration> {
+        let Ok(mut map) = self.failures.lock() else {
+            return Err(LOGIN_WINDOW);
+        };
+        if map.len() > 10_000 {
+            map.retain(|_, q| q.back().is_some_and(|t| t.elapsed() < LOGIN_WINDOW));
+        }
         let now = Instant::now();
+        let q = map.entry(ip).or_default();
         while q
             .front()
             .is_some_and(|t| now.duration_since(*t) > LOGIN_WINDOW)
@@ -188,20 +213,22 @@ impl LoginLimiter {
             q.pop_front();
         }
         if q.len() >= LOGIN_FAILURES_PER_WINDOW {
-            let oldest = *q.front()?;
-            Some(LOGIN_WINDOW.saturating_sub(now.duration_since(oldest)) + Duration::from_secs(1))
-        } else {
-            None
+            let oldest = q.front().copied().unwrap_or(now);
+            return Err(
+                LOGIN_WINDOW.saturating_sub(now.duration_since(oldest)) + Duration::from_secs(1)
+            );
         }
+        q.push_back(now);
+        Ok(now)
     }
 
-    fn record_failure(&self, ip: IpAddr) {
-        if let Ok(mut map) = self.failures.lock() {
-            if map.len() > 10_000 {
-                map.retain(|_, q| q.back().is_some_and(|t| t.elapsed() < LOGIN_WINDOW));
-            }
-            map.entry(ip).or_default().push_back(Instant::now());
-        }
+    /// A successful attempt costs nothing.
+    fn release(&self, ip: IpAddr, slot: Instant) {
+        if let Ok(mut map) = self.failures.lock()
+            && let Some(q) = map.get_mut(&ip)
+                && let Some(i) = q.iter().position(|t| *t == slot) {
+                    q.remove(i);
+                }
     }
 }
 
@@ -214,12 +241,14 @@ mod tests {
         let l = LoginLimiter::default();
         let a: IpAddr = [10, 0, 0, 1].into();
         let b: IpAddr = [10, 0, 0, 2].into();
-        for _ in 0..LOGIN_FAILURES_PER_WINDOW {
-            assert!(l.blocked(a).is_none());
-            l.record_failure(a);
+        if let Ok(slot) = l.reserve(a) {
+            l.release(a, slot);
         }
-        assert!(l.blocked(a).is_some());
-        assert!(l.blocked(b).is_none());
+        for _ in 0..LOGIN_FAILURES_PER_WINDOW {
+            assert!(l.reserve(a).is_ok());
+        }
+        assert!(l.reserve(a).is_err());
+        assert!(l.reserve(b).is_ok());
     }
 
     #[test]

@@ -129,7 +129,7 @@ pub async fn revoke_token(
     Path(id): Path<String>,
 ) -> ApiResult<StatusCode> {
     state
-        .store
+        .auth
         .revoke_api_token(&id)
         .await
         .map_err(|e| match e {

@@ -314,10 +314,13 @@ fn finish_response(path: &str, resp: &mut Response) {
     } else {
         CSP_APP
     };
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(csp),
-    );
+    // A handler may set a stricter policy (artifact files: `sandbox`); keep it.
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(csp),
+        );
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -5,6 +5,7 @@ mod auth_routes;
 pub mod extract;
 pub mod gate;
 mod misc;
+mod plans;
 pub mod runs;
 pub mod sessions;
 mod settings;
@@ -69,11 +70,12 @@ impl AppState {
         sessions::list_events, sessions::pending,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         settings::get_provider, settings::put_provider, settings::list_models,
+        plans::answer_question, plans::decide_plan, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
     modifiers(&SecurityAddon),
     security(("bearer" = []), ("cookie" = [])),
-    tags((name = "sessions"), (name = "events"), (name = "runs"), (name = "auth"), (name = "server"))
+    tags((name = "sessions"), (name = "events"), (name = "runs"), (name = "artifacts"), (name = "auth"), (name = "server"))
 )]
 pub struct ApiDoc;
 
@@ -142,7 +144,18 @@ pub fn router(state: AppState) -> Router {
             get(settings::get_provider).put(settings::put_provider),
         )
         .route("/api/models", get(settings::list_models))
-        .route("/api/ws", get(ws::ws_handler));
+        .route("/api/ws", get(ws::ws_handler))
+        .route("/api/questions/{id}", post(plans::answer_question))
+        .route("/api/plans/{id}/decision", post(plans::decide_plan))
+        .route("/api/sessions/{id}/artifacts", get(plans::list_artifacts))
+        .route(
+            "/api/artifacts/{id}/files/{*path}",
+            get(plans::artifact_file),
+        )
+        .route(
+            "/api/artifacts/{id}/download",
+            get(plans::download_artifact),
+        );
     let docs = utoipa_swagger_ui::SwaggerUi::new("/api/docs");
     Router::new()
         .merge(api)

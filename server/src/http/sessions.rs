@@ -10,7 +10,8 @@ use super::extract::ApiJson;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{
     Agent, ApprovalScope, CreateSessionParams, Effect, EventPage, Message, MessagePage, Mode,
-    PatchSessionParams, PendingApproval, PendingItems, Session, SessionPage, SessionStatus,
+    PatchSessionParams, PendingApproval, PendingItems, PendingPlan, PendingQuestion, Session,
+    SessionPage, SessionStatus,
 };
 use crate::store::{SessionPatch, SessionRow, StoreError};
 
@@ -335,5 +336,35 @@ pub async fn pending(
             created_at: a.created_at,
         })
         .collect();
-    Ok(axum::Json(PendingItems { approvals }))
+    let questions = state
+        .store
+        .pending_questions(&id)
+        .await?
+        .into_iter()
+        .map(|q| PendingQuestion {
+            questions: serde_json::from_str(&q.questions).unwrap_or_default(),
+            question_id: q.id,
+            run_id: q.run_id,
+            created_at: q.created_at,
+        })
+        .collect();
+    let plans = state
+        .store
+        .pending_plans(&id)
+        .await?
+        .into_iter()
+        .map(|p| PendingPlan {
+            plan_id: p.id,
+            run_id: p.run_id,
+            artifact_id: p.artifact_id,
+            revision: p.revision,
+            title: p.title,
+            created_at: p.created_at,
+        })
+        .collect();
+    Ok(axum::Json(PendingItems {
+        approvals,
+        questions,
+        plans,
+    }))
 }

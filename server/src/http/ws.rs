@@ -1,9 +1,10 @@
 //! `GET /api/ws`: subscribe to sessions and get every stored event after a seq, then live ones,
 //! in order, without gaps or duplicates; send commands that mirror the REST calls.
 //!
-//! Each connection has one bounded outbound queue. A client that stops reading overflows it and
-//! is dropped (close 1013 with a reason); the run goes on and the client resumes from its last
-//! seq. Frames and messages are capped well below library defaults; connections are capped
+//! Each connection has one bounded outbound queue. Live frames never wait: a client that stops
+//! reading overflows the queue and is dropped (close 1013 with a reason); the run goes on and the
+//! client resumes from its last seq. Backlog replay is paced by the client instead (a client that
+//! reads nothing for 15 s is dropped). Frames and messages are capped well below library defaults; connections are capped
 //! globally and subscriptions per session. Ping every 20 s; a peer silent for 60 s is closed.
 
 use std::collections::HashMap;
@@ -32,9 +33,12 @@ pub const SEND_QUEUE: usize = 8192;
 const PING_EVERY: Duration = Duration::from_secs(20);
 const IDLE_LIMIT: Duration = Duration::from_secs(60);
 const BACKLOG_PAGE: i64 = 1000;
+/// A client reading none of its backlog for this long is dropped.
+const BACKLOG_STALL: Duration = Duration::from_secs(15);
 
 pub const CLOSE_SLOW_CONSUMER: u16 = 1013;
 pub const CLOSE_TOO_BIG: u16 = 1009;
+pub const CLOSE_POLICY: u16 = 1008;
 
 static CONNECTIONS: AtomicUsize = AtomicUsize::new(0);
 
@@ -88,7 +92,11 @@ enum Out {
     Close(u16, &'static str),
 }
 
-pub async fn ws_handler(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
+pub async fn ws_handler(
+    State(state): State<AppState>,
+    axum::extract::Extension(principal): axum::extract::Extension<crate::auth::Principal>,
+    ws: WebSocketUpgrade,
+) -> Response {
     if CONNECTIONS.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
         CONNECTIONS.fetch_sub(1, Ordering::SeqCst);
         return ApiError::Unavailable("too many WebSocket connections".into()).into_response();
@@ -98,11 +106,12 @@ pub async fn ws_handler(State(state): State<AppState>, ws: WebSocketUpgrade) -> 
         .max_frame_size(MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| async move {
             let _guard = guard;
-            connection(state, socket).await;
+            connection(state, principal, socket).await;
         })
 }
 
-async fn connection(state: AppState, socket: WebSocket) {
+async fn connection(state: AppState, principal: crate::auth::Principal, socket: WebSocket) {
+    let mut revocations = state.auth.revocations();
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Out>(SEND_QUEUE);
     // Cancelled when the client is too slow: the writer stops, sends a close (bounded), and the
@@ -162,6 +171,15 @@ async fn connection(state: AppState, socket: WebSocket) {
         let next = tokio::select! {
             n = tokio::time::timeout(IDLE_LIMIT, stream.next()) => n,
             _ = overflow.cancelled() => break,
+            r = revocations.recv() => {
+                match r {
+                    Ok(p) if p == principal => {
+                        let _ = tx.try_send(Out::Close(CLOSE_POLICY, "signed out"));
+                        break;
+                    }
+                    _ => continue,
+                }
+            }
         };
         let msg = match next {
             Err(_) => break,
@@ -364,8 +382,15 @@ async fn replay(
         };
         let n = page.len();
         for f in &page {
-            if !push(tx, overflow, f) {
-                return false;
+            // The backlog is paced by the client: wait for room, but drop a client that makes no
+            // progress at all for a while (it is gone or stuck).
+            match tokio::time::timeout(BACKLOG_STALL, tx.send(Out::Frame(f.json.clone()))).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return false,
+                Err(_) => {
+                    overflow.cancel();
+                    return false;
+                }
             }
             *last = f.seq;
         }

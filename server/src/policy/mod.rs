@@ -84,8 +84,76 @@ pub fn effect_key(effect: Effect) -> String {
     format!("effect:{}", effect.as_str())
 }
 
-pub fn dir_key(dir: &std::path::Path) -> String {
-    format!("dir:{}", dir.to_string_lossy())
+/// Directory grants are scoped by access: a `write` grant covers reads too, never the reverse.
+pub fn dir_key(effect: Effect, dir: &std::path::Path) -> String {
+    let access = if effect == Effect::Write {
+        "write"
+    } else {
+        "read"
+    };
+    format!("dir:{access}:{}", dir.to_string_lossy())
+}
+
+fn dir_granted(grants: &HashSet<String>, effect: Effect, path: &std::path::Path) -> bool {
+    grants.iter().any(|g| {
+        let rest = match g.strip_prefix("dir:write:") {
+            Some(r) => Some(r),
+            None if effect != Effect::Write => g.strip_prefix("dir:read:"),
+            None => None,
+        };
+        rest.is_some_and(|d| path.starts_with(d))
+    })
+}
+
+/// Files that run code at login, at boot, or inside git: a write to them always asks (seed 003,
+/// "boot/autostart files"), like the command categories that never loosen.
+pub fn always_ask_path(p: &std::path::Path) -> Option<&'static str> {
+    const STARTUP: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".login",
+        ".cshrc",
+        ".tcshrc",
+        ".xinitrc",
+        ".xprofile",
+        ".xsessionrc",
+        ".inputrc",
+        "crontab",
+    ];
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if STARTUP.contains(&name.as_str()) {
+        return Some("a shell startup file");
+    }
+    let comps: Vec<String> = p
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    let has_pair = |a: &str, b: &str| comps.windows(2).any(|w| w[0] == a && w[1] == b);
+    if has_pair(".config", "autostart")
+        || has_pair(".config", "systemd")
+        || comps
+            .iter()
+            .any(|c| c == "launchagents" || c == "launchdaemons")
+    {
+        return Some("an autostart file");
+    }
+    if comps.first().is_some_and(|c| c == "/") && comps.get(1).is_some_and(|c| c == "etc") {
+        return Some("system configuration");
+    }
+    if comps.iter().any(|c| c == ".git") {
+        return Some("git's own files (hooks and config can run commands)");
+    }
+    None
 }
 
 pub fn command_key(command: &str) -> String {
@@ -157,13 +225,8 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
     }
     // 2. Paths outside every root: a directory approval first (never with --read-only).
     for u in p.paths.iter().filter(|u| !u.inside) {
-        let key = dir_key(&u.directory);
-        let granted = ctx.grants.contains(&key)
-            || ctx.grants.iter().any(|g| {
-                g.strip_prefix("dir:")
-                    .is_some_and(|d| u.path.starts_with(d))
-            });
-        if granted {
+        let key = dir_key(p.effect, &u.directory);
+        if dir_granted(ctx.grants, p.effect, &u.path) {
             continue;
         }
         if ctx.read_only {
@@ -253,7 +316,34 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
             warnings,
         });
     }
-    // 4. Categories that never loosen (seed 003): still ask, unless --yolo.
+    // 4. Writes to startup/autostart/git files never loosen either.
+    if p.effect == Effect::Write && !ctx.yolo {
+        for u in p.paths {
+            if let Some(what) = always_ask_path(&u.path) {
+                let key = format!("write:{}", u.path.to_string_lossy());
+                if ctx.grants.contains(&key) {
+                    continue;
+                }
+                let reason = format!(
+                    "`{}` would change {} ({}); this always asks",
+                    p.tool,
+                    u.path.display(),
+                    what
+                );
+                if !ctx.interactive {
+                    return Decision::Deny { reason, key };
+                }
+                return Decision::Ask(Ask {
+                    scope: ApprovalScope::Effect,
+                    reason,
+                    key,
+                    directory: None,
+                    warnings,
+                });
+            }
+        }
+    }
+    // 5. Categories that never loosen (seed 003): still ask, unless --yolo.
     if let Some(a) = p.command.filter(|a| a.never_loosens())
         && !ctx.yolo
     {

@@ -200,6 +200,10 @@ impl PathPolicy {
         if p.starts_with(&self.state_dir) || eq_ci_prefix(p, &self.state_dir) {
             return Some("Tradewind's own state directory");
         }
+        // Process and device pseudo-files: /proc/self/environ holds the server's secrets.
+        if ["/proc", "/sys", "/dev"].iter().any(|d| p.starts_with(d)) {
+            return Some("system pseudo-files");
+        }
         for c in p.components() {
             if let Component::Normal(n) = c {
                 let n = n.to_string_lossy().to_ascii_lowercase();

@@ -195,7 +195,24 @@ fn outside_path_asks_for_directory_first_then_effect() {
             other => panic!("{other:?}"),
         }
     }
-    grants.insert(dir_key(std::path::Path::new("/srv")));
+    // A read grant on the directory does not cover a write.
+    grants.insert(dir_key(Effect::Read, std::path::Path::new("/srv")));
+    {
+        let ctx = Context {
+            agent: Agent::Build,
+            mode: Mode::Ask,
+            interactive: true,
+            ceiling: full,
+            read_only: false,
+            yolo: false,
+            grants: &grants,
+        };
+        match decide(&ctx, &p) {
+            Decision::Ask(a) => assert_eq!(a.scope, ApprovalScope::Directory),
+            other => panic!("{other:?}"),
+        }
+    }
+    grants.insert(dir_key(Effect::Write, std::path::Path::new("/srv")));
     let ctx = Context {
         agent: Agent::Build,
         mode: Mode::Ask,
@@ -323,4 +340,90 @@ fn yolo_never_lifts_read_only_or_plan() {
         grants: &empty,
     };
     assert_eq!(decide(&ctx, &p).label(), D::Deny);
+}
+
+#[test]
+fn writes_to_startup_autostart_and_git_files_always_ask() {
+    let full = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
+    let empty = HashSet::new();
+    for path in [
+        "/home/u/.bashrc",
+        "/home/u/proj/.git/hooks/pre-commit",
+        "/home/u/proj/.git/config",
+        "/home/u/.config/autostart/x.desktop",
+        "/home/u/.PROFILE",
+    ] {
+        let uses = [PathUse {
+            path: PathBuf::from(path),
+            inside: true,
+            directory: PathBuf::from("/home/u"),
+        }];
+        let p = Proposal {
+            tool: "write_file",
+            effect: Effect::Write,
+            paths: &uses,
+            command: None,
+            command_text: None,
+        };
+        let ctx = Context {
+            agent: Agent::Build,
+            mode: Mode::Full,
+            interactive: true,
+            ceiling: full,
+            read_only: false,
+            yolo: false,
+            grants: &empty,
+        };
+        assert_eq!(decide(&ctx, &p).label(), D::Ask, "{path}");
+        assert_eq!(
+            decide(
+                &Context {
+                    interactive: false,
+                    ..ctx
+                },
+                &p
+            )
+            .label(),
+            D::Deny,
+            "{path}"
+        );
+        assert_eq!(
+            decide(&Context { yolo: true, ..ctx }, &p).label(),
+            D::Allow,
+            "{path}"
+        );
+        // Reading them is fine.
+        let r = Proposal {
+            tool: "read_file",
+            effect: Effect::Read,
+            ..p
+        };
+        assert_eq!(decide(&ctx, &r).label(), D::Allow, "{path}");
+    }
+    let uses = [PathUse {
+        path: PathBuf::from("/home/u/proj/src/main.rs"),
+        inside: true,
+        directory: PathBuf::from("/home/u/proj/src"),
+    }];
+    let p = Proposal {
+        tool: "write_file",
+        effect: Effect::Write,
+        paths: &uses,
+        command: None,
+        command_text: None,
+    };
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Full,
+        interactive: true,
+        ceiling: full,
+        read_only: false,
+        yolo: false,
+        grants: &empty,
+    };
+    assert_eq!(decide(&ctx, &p).label(), D::Allow);
 }

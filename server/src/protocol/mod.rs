@@ -380,6 +380,30 @@ pub enum EventPayload {
         usage: Usage,
         duration_ms: u64,
     },
+    /// The model asks the user 1–4 multiple-choice questions.
+    QuestionAsked {
+        question_id: String,
+        call_id: String,
+        questions: Vec<Question>,
+    },
+    /// One entry per question: the chosen labels, or null when skipped.
+    QuestionAnswered {
+        question_id: String,
+        answers: Vec<Option<Vec<String>>>,
+    },
+    /// A plan revision waits for review.
+    PlanProposed {
+        plan_id: String,
+        artifact_id: String,
+        call_id: String,
+        #[serde(flatten)]
+        revision: crate::plan::PlanRevision,
+    },
+    PlanDecided {
+        plan_id: String,
+        decision: PlanDecision,
+        feedback: Option<String>,
+    },
     /// The session's new state in `data` (the frame's own `session` field is its id).
     SessionUpdated { data: Session },
 }
@@ -400,6 +424,68 @@ impl EventPayload {
             EventPayload::Error { .. } => "error",
             EventPayload::RunFinished { .. } => "run_finished",
             EventPayload::SessionUpdated { .. } => "session_updated",
+            EventPayload::QuestionAsked { .. } => "question_asked",
+            EventPayload::QuestionAnswered { .. } => "question_answered",
+            EventPayload::PlanProposed { .. } => "plan_proposed",
+            EventPayload::PlanDecided { .. } => "plan_decided",
+        }
+    }
+}
+
+/// A multiple-choice question of `ask_user_question`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    pub question: String,
+    #[serde(default)]
+    pub header: Option<String>,
+    #[serde(default)]
+    pub multi_select: bool,
+    pub options: Vec<QuestionOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A suggestion, never imposed; at most one per question.
+    #[serde(default)]
+    pub recommended: bool,
+}
+
+/// How the user answered a plan (`unavailable`: no interactive UI, or --read-only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanDecision {
+    Approved,
+    Skipped,
+    Feedback,
+    Unavailable,
+}
+
+impl PlanDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanDecision::Approved => "approved",
+            PlanDecision::Skipped => "skipped",
+            PlanDecision::Feedback => "feedback",
+            PlanDecision::Unavailable => "unavailable",
+        }
+    }
+
+    /// What the tool result tells the model (seed 000, "Entregar un plan").
+    pub fn message(self) -> &'static str {
+        match self {
+            PlanDecision::Approved => {
+                "The build agent will implement exactly this plan: answer in one sentence and stop."
+            }
+            PlanDecision::Skipped => {
+                "Stay in plan mode; do not call exit_plan again unless you are asked to."
+            }
+            PlanDecision::Feedback => "Revise the plan and call exit_plan again.",
+            PlanDecision::Unavailable => "Give the full plan as your final answer.",
         }
     }
 }
@@ -440,8 +526,43 @@ pub struct PendingApproval {
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingQuestion {
+    pub question_id: String,
+    pub run_id: String,
+    pub questions: Vec<Question>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingPlan {
+    pub plan_id: String,
+    pub run_id: String,
+    pub artifact_id: String,
+    pub revision: i64,
+    pub title: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingItems {
     pub approvals: Vec<PendingApproval>,
+    pub questions: Vec<PendingQuestion>,
+    pub plans: Vec<PendingPlan>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerParams {
+    /// One entry per question: the chosen option labels, or null to skip that question.
+    pub answers: Vec<Option<Vec<String>>>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanDecisionParams {
+    /// `approved`, `feedback` (with `feedback` text) or `skipped`.
+    pub decision: PlanDecision,
+    pub feedback: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]

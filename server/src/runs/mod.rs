@@ -121,7 +121,40 @@ impl RunManager {
                 _ = cancel.cancelled() => None,
             };
             if permit.is_some() {
-                self.execute(&session_id, q, cancel).await;
+                // A panic inside a run must not wedge the session: run it as its own task and
+                // record a failure if it dies.
+                let me = self.clone();
+                let sid = session_id.clone();
+                let run_id = q.run_id.clone();
+                let handle = tokio::spawn(async move { me.execute(&sid, q, cancel).await });
+                if let Err(e) = handle.await {
+                    tracing::error!(error = %e, run = %run_id, "run task died");
+                    let error = crate::protocol::WireError {
+                        code: "internal".into(),
+                        message: "the run stopped on an internal error".into(),
+                    };
+                    let err = serde_json::to_string(&error).ok();
+                    if self
+                        .deps
+                        .store
+                        .finish_run(&run_id, "failed", err.as_deref(), None)
+                        .await
+                        .unwrap_or(false)
+                    {
+                        let p = EventPayload::RunFinished {
+                            run_id: run_id.clone(),
+                            status: RunStatus::Failed,
+                            error: Some(error),
+                            usage: Usage::default(),
+                            duration_ms: 0,
+                        };
+                        let _ = self
+                            .deps
+                            .events
+                            .append(&session_id, Some(&run_id), &p)
+                            .await;
+                    }
+                }
             } else {
                 self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled)
                     .await;
@@ -134,7 +167,7 @@ impl RunManager {
         }
     }
 
-    async fn execute(&self, session_id: &str, q: Queued, cancel: CancellationToken) {
+    async fn execute(self: &Arc<Self>, session_id: &str, q: Queued, cancel: CancellationToken) {
         let store = &self.deps.store;
         match store.start_run(&q.run_id).await {
             Ok(true) => {}
@@ -173,6 +206,58 @@ impl RunManager {
             .await
         {
             tracing::error!(error = %e, "cannot record run end");
+        }
+        self.implement_approved_plan(session_id, &q.run_id).await;
+    }
+
+    /// When a plan run ends with an approved plan, the host switches the session to `build` and
+    /// starts the implementation turn with that plan (the tool itself never does).
+    async fn implement_approved_plan(self: &Arc<Self>, session_id: &str, run_id: &str) {
+        let store = &self.deps.store;
+        let Ok(plans) = store.approved_plans_of_run(run_id).await else {
+            return;
+        };
+        let Some(plan) = plans.into_iter().next() else {
+            return;
+        };
+        if !store
+            .transition_plan(&plan.id, "approved", "implementing", None)
+            .await
+            .unwrap_or(false)
+        {
+            return;
+        }
+        let text = match store.get_artifact(&plan.artifact_id).await {
+            Ok(a) => serde_json::from_str::<crate::plan::PlanRevision>(&a.meta)
+                .map(|r| r.plan)
+                .unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let patch = crate::store::SessionPatch {
+            agent: Some("build".into()),
+            ..Default::default()
+        };
+        match store.update_session(session_id, &patch).await {
+            Ok(row) => {
+                let session = crate::http::sessions::session_from_row(row);
+                let _ = self
+                    .deps
+                    .events
+                    .append(
+                        session_id,
+                        None,
+                        &EventPayload::SessionUpdated { data: session },
+                    )
+                    .await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot switch the session to build");
+                return;
+            }
+        }
+        let prompt = format!("Implement this approved plan exactly.\n\n{text}");
+        if let Err(e) = self.enqueue(session_id, RunTrigger::Plan, &prompt).await {
+            tracing::error!(error = %e, "cannot start the implementation run");
         }
     }
 
@@ -233,6 +318,7 @@ impl RunManager {
     pub async fn recover(self: &Arc<Self>) -> StoreResult<()> {
         let store = &self.deps.store;
         store.expire_pending_approvals().await?;
+        store.expire_pending_prompts().await?;
         for r in store.list_runs_with_status("running").await? {
             if store.finish_run(&r.id, "interrupted", Some("{\"code\":\"interrupted\",\"message\":\"the server stopped during this run\"}"), None).await? {
                 let p = EventPayload::RunFinished {

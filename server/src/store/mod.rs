@@ -9,6 +9,7 @@ mod approvals;
 mod auth;
 mod events;
 mod messages;
+mod plans;
 mod runs;
 mod sessions;
 
@@ -16,6 +17,7 @@ pub use approvals::*;
 pub use auth::*;
 pub use events::*;
 pub use messages::*;
+pub use plans::*;
 pub use runs::*;
 pub use sessions::*;
 

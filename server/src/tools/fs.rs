@@ -51,9 +51,18 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
     }
     let mut f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(nofollow())
+        .custom_flags(nofollow() | rustix::fs::OFlags::NONBLOCK.bits() as i32)
         .open(path)
         .map_err(|e| ToolOutput::err("io", e))?;
+    match f.metadata() {
+        Ok(m) if m.is_file() => {}
+        _ => {
+            return Err(ToolOutput::err(
+                "not_a_file",
+                "the path changed to something that is not a regular file",
+            ));
+        }
+    }
     let mut buf = Vec::with_capacity(meta.len() as usize);
     std::io::Read::by_ref(&mut f)
         .take(MAX_FILE_BYTES + 1)

@@ -1,12 +1,45 @@
 //! git_status and git_diff (effect read). Repository config cannot run code through them:
-//! external diff drivers and textconv are off, and fsmonitor/hooks are disabled per call.
+//! external diff drivers, textconv and every configured filter driver are blanked, fsmonitor and
+//! hooks are off, submodules (with their own config) are not entered, and system config is not
+//! read. Writes to `.git/` itself always ask (see `policy::always_ask_path`).
 
 use std::path::PathBuf;
 use std::process::Stdio;
 
 use super::{MAX_MODEL_TEXT, ToolCtx, ToolOutput, bound_text};
 
+/// `-c` overrides that blank every filter driver the repository configures: a `clean`/`smudge`/
+/// `process` filter is a command git would run during status or diff.
+async fn filter_overrides(ctx: &ToolCtx) -> Vec<String> {
+    let out = tokio::process::Command::new("git")
+        .args([
+            "config",
+            "--null",
+            "--name-only",
+            "--get-regexp",
+            r"^filter\..*\.(clean|smudge|process)$",
+        ])
+        .current_dir(&ctx.paths.workspace)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await;
+    let mut v = Vec::new();
+    if let Ok(o) = out {
+        for key in String::from_utf8_lossy(&o.stdout)
+            .split('\0')
+            .filter(|k| !k.is_empty())
+        {
+            v.push("-c".to_string());
+            v.push(format!("{key}="));
+        }
+    }
+    v
+}
+
 async fn git(ctx: &ToolCtx, args: &[&str]) -> ToolOutput {
+    let filters = filter_overrides(ctx).await;
     let mut cmd = tokio::process::Command::new("git");
     cmd.args([
         "-c",
@@ -15,14 +48,18 @@ async fn git(ctx: &ToolCtx, args: &[&str]) -> ToolOutput {
         "core.hooksPath=/dev/null",
         "-c",
         "core.pager=cat",
-        "--no-pager",
+        "-c",
+        "diff.external=",
     ])
+    .args(&filters)
+    .arg("--no-pager")
     .args(args)
     .current_dir(&ctx.paths.workspace)
     .env_clear()
     .env("PATH", std::env::var_os("PATH").unwrap_or_default())
     .env("HOME", std::env::var_os("HOME").unwrap_or_default())
     .env("GIT_TERMINAL_PROMPT", "0")
+    .env("GIT_CONFIG_NOSYSTEM", "1")
     .env("LC_ALL", "C")
     .stdin(Stdio::null())
     .kill_on_drop(true);
@@ -48,11 +85,21 @@ async fn git(ctx: &ToolCtx, args: &[&str]) -> ToolOutput {
 }
 
 pub async fn status(ctx: &ToolCtx) -> ToolOutput {
-    git(ctx, &["status", "--porcelain=v1"]).await
+    git(
+        ctx,
+        &["status", "--porcelain=v1", "--ignore-submodules=all"],
+    )
+    .await
 }
 
 pub async fn diff(ctx: &ToolCtx, staged: bool, path: Option<PathBuf>) -> ToolOutput {
-    let mut args = vec!["diff", "--no-ext-diff", "--no-textconv", "--no-color"];
+    let mut args = vec![
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        "--ignore-submodules=all",
+    ];
     if staged {
         args.push("--staged");
     }

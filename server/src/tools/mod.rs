@@ -33,6 +33,8 @@ pub struct ToolDescriptor {
     pub schema: fn() -> Value,
     /// Needs an interactive UI (ask_user_question).
     pub interactive_only: bool,
+    /// Offered only to this agent (exit_plan: plan).
+    pub only_agent: Option<crate::protocol::Agent>,
 }
 
 fn obj(props: Value, required: &[&str]) -> Value {
@@ -51,6 +53,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "list_files",
@@ -63,6 +66,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "search_text",
@@ -75,6 +79,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "git_status",
@@ -82,6 +87,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
         description: "git status --porcelain=v1 of the workspace.",
         schema: || obj(json!({}), &[]),
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "git_diff",
@@ -94,6 +100,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "write_file",
@@ -106,6 +113,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "edit_file",
@@ -118,6 +126,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "run_process",
@@ -130,6 +139,7 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
     },
     ToolDescriptor {
         name: "shell",
@@ -142,6 +152,39 @@ pub const TOOLS: &[ToolDescriptor] = &[
             )
         },
         interactive_only: false,
+        only_agent: None,
+    },
+    ToolDescriptor {
+        name: "ask_user_question",
+        effect: Effect::Read,
+        description: "Ask the user 1 to 4 multiple-choice questions (2 to 4 options each, at most one marked recommended) when there is a real fork in the approach. Waits for the answers.",
+        schema: || {
+            obj(
+                json!({"questions": {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "object", "properties": {
+            "question": {"type": "string"}, "header": {"type": "string"}, "multi_select": {"type": "boolean"},
+            "options": {"type": "array", "minItems": 2, "maxItems": 4, "items": {"type": "object", "properties": {"label": {"type": "string"}, "description": {"type": "string"}, "recommended": {"type": "boolean"}}, "required": ["label"], "additionalProperties": false}}},
+            "required": ["question", "options"], "additionalProperties": false}}}),
+                &["questions"],
+            )
+        },
+        interactive_only: true,
+        only_agent: None,
+    },
+    ToolDescriptor {
+        name: "exit_plan",
+        effect: Effect::Read,
+        description: "Deliver your plan for review: Markdown (up to 60000 characters), an optional title, and up to 5 optional Mermaid diagrams {id (kebab-case), title, explanation, section (the plan heading it illustrates), type (overview|flow|components|architecture|sequence|data|state|other), mermaid}. Diagrams: flowchart/graph, sequenceDiagram, stateDiagram(-v2), erDiagram, classDiagram, gantt, mindmap, timeline or journey; at most 8 KB and about 40 nodes; no click/link/callback, href, URLs, HTML tags or %%{init}. Returns the user's decision.",
+        schema: || {
+            obj(
+                json!({"plan": {"type": "string"}, "title": {"type": "string"}, "diagrams": {"type": "array", "maxItems": 5, "items": {"type": "object", "properties": {
+            "id": {"type": "string"}, "title": {"type": "string"}, "explanation": {"type": "string"}, "section": {"type": "string"},
+            "type": {"type": "string", "enum": ["overview", "flow", "components", "architecture", "sequence", "data", "state", "other"]}, "mermaid": {"type": "string"}},
+            "required": ["id", "title", "explanation", "mermaid"], "additionalProperties": false}}}),
+                &["plan"],
+            )
+        },
+        interactive_only: false,
+        only_agent: Some(crate::protocol::Agent::Plan),
     },
 ];
 

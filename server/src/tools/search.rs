@@ -14,6 +14,9 @@ use serde_json::Value;
 use super::{MAX_MODEL_TEXT, PrepareError, ToolCtx, ToolOutput, bound_text};
 use crate::policy::paths::{PathPolicy, Resolved, content_denied};
 
+/// A search stops (with what it found) after this long.
+pub const SEARCH_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
 #[derive(Debug, Clone)]
 pub struct SearchArgs {
     pub pattern: String,
@@ -81,6 +84,7 @@ pub fn search_blocking(
     let count = AtomicUsize::new(0);
     let full = AtomicBool::new(false);
     let root = args.root.clone();
+    let deadline = std::time::Instant::now() + SEARCH_DEADLINE;
     let walker = ignore::WalkBuilder::new(&args.root)
         .hidden(false)
         .follow_links(false)
@@ -100,7 +104,7 @@ pub fn search_blocking(
         let root = root.clone();
         Box::new(move |entry| {
             use ignore::WalkState;
-            if full.load(Ordering::Relaxed) {
+            if full.load(Ordering::Relaxed) || std::time::Instant::now() > deadline {
                 return WalkState::Quit;
             }
             let Ok(entry) = entry else {

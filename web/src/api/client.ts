@@ -2,10 +2,15 @@
 // state-changing request sends JSON (the server rejects anything else).
 import type {
   ApprovalDecision,
+  Artifact,
   CreateSessionParams,
   ModelInfo,
   Page,
   PatchSessionParams,
+  PendingPlan,
+  PendingQuestion,
+  ProbedServer,
+  QuestionAnswers,
   ProviderSettings,
   ProviderSettingsUpdate,
   RunCreated,
@@ -13,6 +18,7 @@ import type {
   ServerEvent,
   Session,
   Task,
+  TaskOutput,
   WhoAmI,
 } from "./types";
 
@@ -76,6 +82,43 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 
 const enc = encodeURIComponent;
 
+/** Each segment of a relative path encoded, the slashes kept. */
+function encPath(path: string): string {
+  return path.split("/").map(enc).join("/");
+}
+
+export function artifactFileUrl(id: string, path: string, inline = false): string {
+  return `/api/artifacts/${enc(id)}/files/${encPath(path)}${inline ? "?inline=1" : ""}`;
+}
+
+export function artifactDownloadUrl(id: string, format: "zip" | "tar"): string {
+  return `/api/artifacts/${enc(id)}/download?format=${format}`;
+}
+
+async function requestText(path: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: "same-origin" });
+  } catch {
+    throw new ApiError(0, "network", "The server cannot be reached.");
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    let msg = res.statusText || `HTTP ${res.status}`;
+    let code = `http_${res.status}`;
+    try {
+      const e = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
+      if (e?.message) msg = e.message;
+      if (e?.code) code = e.code;
+    } catch {
+      /* not JSON */
+    }
+    if (res.status === 401) unauthorizedListeners.forEach((fn) => fn());
+    throw new ApiError(res.status, code, msg);
+  }
+  return text;
+}
+
 export const api = {
   whoami: () => request<WhoAmI>("GET", "/api/whoami"),
   login: (password: string) => request<unknown>("POST", "/api/login", { password }),
@@ -100,13 +143,31 @@ export const api = {
 
   decideApproval: (id: string, decision: ApprovalDecision) =>
     request<unknown>("POST", `/api/approvals/${enc(id)}`, { decision }),
-  answerQuestion: (id: string, answers: (string | null)[]) =>
+  pending: (id: string) =>
+    request<{ approvals: unknown[]; questions?: PendingQuestion[]; plans?: PendingPlan[] }>(
+      "GET",
+      `/api/sessions/${enc(id)}/pending`,
+    ),
+  answerQuestion: (id: string, answers: QuestionAnswers) =>
     request<unknown>("POST", `/api/questions/${enc(id)}`, { answers }),
   decidePlan: (id: string, decision: "approved" | "feedback" | "skipped", feedback?: string) =>
-    request<unknown>("POST", `/api/plans/${enc(id)}/decision`, { decision, feedback }),
+    request<unknown>(
+      "POST",
+      `/api/plans/${enc(id)}/decision`,
+      feedback !== undefined ? { decision, feedback } : { decision },
+    ),
 
-  tasks: (id: string) => request<Page<Task> | Task[]>("GET", `/api/sessions/${enc(id)}/tasks`),
-  stopTask: (id: string) => request<unknown>("POST", `/api/tasks/${enc(id)}/stop`, {}),
+  artifacts: (sessionId: string) =>
+    request<{ data: Artifact[] }>("GET", `/api/sessions/${enc(sessionId)}/artifacts`),
+  /** A file of an artifact as text (the server always answers text/plain with ?inline=1). */
+  artifactText: (id: string, path: string) => requestText(artifactFileUrl(id, path, true)),
+
+  tasks: (id: string) => request<{ data: Task[] }>("GET", `/api/sessions/${enc(id)}/tasks`),
+  taskOutput: (id: string, offset: number, limit = 65536) =>
+    request<TaskOutput>("GET", `/api/tasks/${enc(id)}/output?offset=${offset}&limit=${limit}`),
+  stopTask: (id: string) => request<Task>("POST", `/api/tasks/${enc(id)}/stop`, {}),
+
+  setupProbe: () => request<{ servers: ProbedServer[] }>("GET", "/api/setup/probe"),
 
   getProvider: () => request<ProviderSettings>("GET", "/api/settings/provider"),
   putProvider: (p: ProviderSettingsUpdate) =>

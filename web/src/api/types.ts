@@ -113,16 +113,109 @@ export type Part = DiffPart | TerminalPart | UnknownPart;
 
 export interface QuestionOption {
   label: string;
-  description?: string;
+  description?: string | null;
   recommended?: boolean;
 }
 
 export interface Question {
   question: string;
-  header?: string;
-  options?: QuestionOption[];
+  header?: string | null;
+  options: QuestionOption[];
   multi_select?: boolean;
-  multiSelect?: boolean;
+}
+
+/** One entry per question: the chosen option labels, or null when skipped. */
+export type QuestionAnswers = (string[] | null)[];
+
+// ---- Plans and artifacts --------------------------------------------------
+
+export interface PlanDiagram {
+  id: string;
+  title: string;
+  explanation: string;
+  section?: string | null;
+  type: string;
+  mermaid: string;
+  /** Against the previous revision. */
+  mark: "new" | "updated" | "unchanged" | string;
+}
+
+export interface DroppedDiagram {
+  id: string;
+  reason: string;
+}
+
+export interface ArtifactFile {
+  path: string;
+  size: number;
+}
+
+export interface Artifact {
+  id: string;
+  kind: "plan" | string;
+  name: string;
+  revision: number;
+  title?: string | null;
+  files: ArtifactFile[];
+  created_at: number;
+}
+
+export type PlanDecision = "approved" | "feedback" | "skipped" | "unavailable";
+
+export interface PendingQuestion {
+  question_id: string;
+  run_id: string;
+  questions: Question[];
+  created_at: number;
+}
+
+export interface PendingPlan {
+  plan_id: string;
+  run_id: string;
+  artifact_id: string;
+  revision: number;
+  title?: string | null;
+  created_at: number;
+}
+
+// ---- Background tasks -----------------------------------------------------
+
+export type TaskStatus = "queued" | "running" | "stopping" | "succeeded" | "failed" | "cancelled" | "lost";
+
+export interface Task {
+  id: string;
+  session_id: string;
+  label?: string | null;
+  command: string;
+  cwd?: string | null;
+  status: TaskStatus | string;
+  exit_code?: number | null;
+  error?: string | { code: string; message: string } | null;
+  stopped_by?: "user" | "model" | "timeout" | "shutdown" | null;
+  pid?: number | null;
+  output_bytes?: number;
+  timeout_ms?: number | null;
+  created_at: number;
+  started_at?: number | null;
+  finished_at?: number | null;
+}
+
+export interface TaskOutput {
+  id: string;
+  status: TaskStatus | string;
+  exit_code?: number | null;
+  text: string;
+  next_offset: number;
+  eof: boolean;
+  output_truncated: boolean;
+}
+
+// ---- Setup ----------------------------------------------------------------
+
+export interface ProbedServer {
+  name: string;
+  base_url: string;
+  models: string[];
 }
 
 // ---- Events ---------------------------------------------------------------
@@ -216,52 +309,36 @@ export interface ToolResultEvent extends EventBase {
 export interface QuestionAskedEvent extends EventBase {
   type: "question_asked";
   question_id: string;
+  call_id: string;
   questions: Question[];
 }
 
 export interface QuestionAnsweredEvent extends EventBase {
   type: "question_answered";
   question_id: string;
-  answers: (string | null)[];
-}
-
-export interface PlanDiagram {
-  id: string;
-  title?: string;
-  explanation?: string;
-  section?: string | null;
-  type?: string;
-  mermaid: string;
-  status?: "new" | "updated" | "unchanged" | string;
+  answers: QuestionAnswers;
 }
 
 export interface PlanProposedEvent extends EventBase {
   type: "plan_proposed";
   plan_id: string;
+  artifact_id: string;
+  call_id?: string;
+  revision: number;
   title?: string | null;
-  plan?: string;
-  diagrams?: PlanDiagram[];
-  removed?: string[];
-  [k: string]: unknown;
+  plan: string;
+  hash: string;
+  diagrams: PlanDiagram[];
+  removed: string[];
+  dropped: DroppedDiagram[];
+  files?: ArtifactFile[];
 }
 
 export interface PlanDecidedEvent extends EventBase {
   type: "plan_decided";
   plan_id: string;
-  decision: string;
+  decision: PlanDecision | string;
   feedback?: string | null;
-}
-
-export interface Task {
-  id: string;
-  state: string;
-  label?: string | null;
-  command?: string;
-  pid?: number | null;
-  exit_code?: number | null;
-  started_at?: number | null;
-  ended_at?: number | null;
-  [k: string]: unknown;
 }
 
 export interface TaskUpdatedEvent extends EventBase {

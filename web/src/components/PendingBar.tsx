@@ -12,7 +12,7 @@ export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
   const p = snap.pendingPlans;
   if (a.length + q.length + p.length === 0) return null;
   const jump = (sel: string, id: string) => {
-    const el = document.querySelector<HTMLElement>(`.transcript ${sel}`);
+    const el = document.querySelector<HTMLElement>(sel);
     if (!el) {
       // Not rendered (far back in a long transcript): show it here instead.
       setShownHere(id);
@@ -31,18 +31,18 @@ export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
             type="button"
             key={x.id}
             class="pending-chip"
-            onClick={() => jump(`[data-approval-id="${CSS.escape(x.id)}"]`, x.id)}
+            onClick={() => jump(`.transcript [data-approval-id="${CSS.escape(x.id)}"]`, x.id)}
           >
             Approve <b>{x.event.tool}</b>?
           </button>
         ))}
         {q.map((x) => (
-          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`[data-question-id="${CSS.escape(x.id)}"]`, x.id)}>
+          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`.question-panel[data-question-id="${CSS.escape(x.id)}"]`, x.id)}>
             Answer a question
           </button>
         ))}
         {p.map((x) => (
-          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`[data-plan-id="${CSS.escape(x.id)}"]`, x.id)}>
+          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`.transcript [data-plan-id="${CSS.escape(x.id)}"]`, x.id)}>
             Review the plan
           </button>
         ))}

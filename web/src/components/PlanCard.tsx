@@ -1,9 +1,15 @@
-import { useState } from "preact/hooks";
+import { render } from "preact";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { PlanDiagram } from "../api/types";
+import { lineDiff } from "../render/linediff";
+import { renderMarkdown } from "../render/markdown";
+import { openArtifacts } from "../state/panels";
 import type { PlanState } from "../state/transcript";
 import { Diagram } from "./Diagram";
-import { Markdown } from "./Markdown";
+import { enhanceDiagrams } from "./diagrams";
+import { openExternal } from "./Markdown";
+import { VisibleText } from "./VisibleText";
 
 const DECISION: Record<string, string> = {
   approved: "Approved",
@@ -12,49 +18,248 @@ const DECISION: Record<string, string> = {
   unavailable: "Not reviewed",
 };
 
+const MARK_LABEL: Record<string, string> = { new: "new", updated: "updated", unchanged: "unchanged" };
+
+function norm(s: string): string {
+  return s.replace(/^#+\s*/, "").replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+function DiagramView({ d }: { d: PlanDiagram }) {
+  const mark = MARK_LABEL[d.mark] ?? d.mark;
+  return (
+    <div class="plan-diagram" data-diagram-id={d.id}>
+      <div class="plan-diagram-head">
+        <b class="plan-diagram-title">{d.title || d.id}</b>
+        {mark && <span class={`badge badge-${mark}`}>{mark}</span>}
+        {d.type && <span class="muted small">{d.type}</span>}
+      </div>
+      {d.explanation && <p class="muted small plan-diagram-expl">{d.explanation}</p>}
+      <Diagram source={d.mermaid} />
+    </div>
+  );
+}
+
+/** The plan's Markdown with each diagram placed after the heading its `section` names. */
+function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  const [unplaced, setUnplaced] = useState<PlanDiagram[]>([]);
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const headings = [...el.querySelectorAll<HTMLElement>("h1, h2, h3, h4, h5, h6")];
+    const slots: HTMLElement[] = [];
+    const rest: PlanDiagram[] = [];
+    const lastSlot = new Map<HTMLElement, HTMLElement>();
+    for (const d of diagrams) {
+      const want = d.section ? norm(d.section) : "";
+      const h = want ? headings.find((x) => norm(x.textContent ?? "") === want) : undefined;
+      if (!h) {
+        rest.push(d);
+        continue;
+      }
+      const slot = document.createElement("div");
+      slot.className = "plan-diagram-slot";
+      // Several diagrams in one section keep their order.
+      (lastSlot.get(h) ?? h).after(slot);
+      lastSlot.set(h, slot);
+      render(<DiagramView d={d} />, slot);
+      slots.push(slot);
+    }
+    setUnplaced(rest);
+    if (el.querySelector("pre code[class*='language-']")) {
+      void import("../render/highlight").then((m) => m.highlightWithin(el));
+    }
+    enhanceDiagrams(el);
+    return () => {
+      for (const s of slots) {
+        render(null, s);
+        s.remove();
+      }
+    };
+  }, [html, diagrams]);
+
+  return (
+    <>
+      <div class="markdown plan-markdown" ref={ref} onClick={openExternal} dangerouslySetInnerHTML={{ __html: html }} />
+      {unplaced.length > 0 && (
+        <div class="plan-diagrams">
+          <h4>Diagrams</h4>
+          {unplaced.map((d) => (
+            <DiagramView key={d.id} d={d} />
+          ))}
+        </div>
+      )}
+    </>
+  );
+}
+
+function RevisionDiff({ plan }: { plan: PlanState }) {
+  const revs = plan.revisions;
+  const idx = Math.max(0, revs.indexOf(plan));
+  const [from, setFrom] = useState(Math.max(0, idx - 1));
+  const [to, setTo] = useState(idx);
+  const a = revs[from];
+  const b = revs[to];
+  const rows = useMemo(() => (a && b ? lineDiff(a.event.plan ?? "", b.event.plan ?? "") : []), [a, b]);
+  const label = (p: PlanState) => `revision ${p.event.revision ?? revs.indexOf(p) + 1}${p.event.title ? ` — ${p.event.title}` : ""}`;
+  const changed = rows.filter((r) => r.op !== " ").length;
+  return (
+    <div class="plan-revdiff">
+      <div class="row">
+        <label class="field inline">
+          <span>From</span>
+          <select aria-label="From revision" value={String(from)} onChange={(e) => setFrom(Number((e.target as HTMLSelectElement).value))}>
+            {revs.map((p, i) => (
+              <option key={p.id} value={String(i)}>
+                {label(p)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field inline">
+          <span>to</span>
+          <select aria-label="To revision" value={String(to)} onChange={(e) => setTo(Number((e.target as HTMLSelectElement).value))}>
+            {revs.map((p, i) => (
+              <option key={p.id} value={String(i)}>
+                {label(p)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span class="muted small">{changed === 0 ? "plan.md is identical" : `${changed} changed line${changed === 1 ? "" : "s"}`}</span>
+      </div>
+      {changed > 0 && (
+        <pre class="line-diff" aria-label="Differences in plan.md">
+          {rows.map((r, i) => (
+            <div key={i} class={r.op === "+" ? "ld-add" : r.op === "-" ? "ld-del" : "ld-same"}>
+              <span class="ld-sign" aria-hidden="true">
+                {r.op}
+              </span>
+              <VisibleText text={r.text} />
+            </div>
+          ))}
+        </pre>
+      )}
+    </div>
+  );
+}
+
 export function PlanCard({ plan }: { plan: PlanState }) {
   const e = plan.event;
   const [feedback, setFeedback] = useState("");
   const [giving, setGiving] = useState(false);
+  const [comparing, setComparing] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const root = useRef<HTMLElement>(null);
   const pending = plan.decision === null && !plan.expired;
-  const diagrams: PlanDiagram[] = Array.isArray(e.diagrams) ? e.diagrams : [];
-  const text = typeof e.plan === "string" ? e.plan : typeof e.markdown === "string" ? (e.markdown as string) : "";
+  const diagrams = useMemo<PlanDiagram[]>(() => (Array.isArray(e.diagrams) ? e.diagrams : []), [e]);
+  const removed = Array.isArray(e.removed) ? e.removed : [];
+  const dropped = Array.isArray(e.dropped) ? e.dropped : [];
+  const text = typeof e.plan === "string" ? e.plan : "";
+  const latest = plan.revisions[plan.revisions.length - 1] === plan;
+
+  // A plan waiting for review takes the focus (unless the user is typing).
+  useEffect(() => {
+    if (!pending) return;
+    const a = document.activeElement as HTMLInputElement | HTMLTextAreaElement | null;
+    if (a && (a.tagName === "TEXTAREA" || a.tagName === "INPUT") && a.value) return;
+    root.current?.querySelector<HTMLButtonElement>(".plan-actions .btn.primary")?.focus({ preventScroll: true });
+  }, [pending]);
 
   const decide = async (d: "approved" | "feedback" | "skipped") => {
+    if (busy) return;
     setBusy(true);
     setError(null);
     try {
-      await api.decidePlan(plan.id, d, d === "feedback" ? feedback : undefined);
+      await api.decidePlan(plan.id, d, d === "feedback" ? feedback.trim() : undefined);
     } catch (err) {
       setError(errorText(err));
       setBusy(false);
     }
   };
 
+  const onKeyDown = (ev: KeyboardEvent) => {
+    if (ev.key !== "Escape" || !pending) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    if (giving) setGiving(false);
+    else void decide("skipped");
+  };
+
   return (
-    <section class={`plan-card${pending ? " pending" : ""}`} data-plan-id={plan.id} aria-label="Plan">
+    <section
+      ref={root}
+      class={`plan-card${pending ? " pending" : ""}`}
+      data-plan-id={plan.id}
+      data-revision={e.revision}
+      aria-label="Plan review"
+      onKeyDown={onKeyDown}
+    >
       <header class="plan-head">
         <span class="chip">plan</span>
         <h3>{e.title || "Proposed plan"}</h3>
-        {!pending && <span class="badge">{plan.decision ? (DECISION[plan.decision] ?? plan.decision) : "expired"}</span>}
+        {typeof e.revision === "number" && <span class="muted small">revision {e.revision}</span>}
+        {!pending && (
+          <span class={`badge plan-decision decision-${plan.decision ?? "expired"}`}>
+            {plan.decision ? (DECISION[plan.decision] ?? plan.decision) : "no longer waiting"}
+          </span>
+        )}
+        {!latest && <span class="badge">superseded</span>}
       </header>
-      {text && <Markdown source={text} final />}
-      {diagrams.map((d) => (
-        <div class="plan-diagram" key={d.id}>
-          <div class="plan-diagram-head">
-            <b>{d.title || d.id}</b>
-            {d.status && <span class={`badge badge-${d.status}`}>{d.status}</span>}
-          </div>
-          {d.explanation && <p class="muted small">{d.explanation}</p>}
-          <Diagram source={d.mermaid} />
+      <PlanBody text={text} diagrams={diagrams} />
+      {(removed.length > 0 || dropped.length > 0) && (
+        <div class="plan-notes">
+          {removed.length > 0 && (
+            <div class="plan-removed">
+              <b>Removed diagrams</b> (since the previous revision):
+              <ul>
+                {removed.map((id) => (
+                  <li key={id}>
+                    <code>{id}</code>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {dropped.length > 0 && (
+            <div class="plan-dropped">
+              <b>Dropped diagrams</b> (failed validation, not shown):
+              <ul>
+                {dropped.map((d) => (
+                  <li key={d.id}>
+                    <code>
+                      <VisibleText text={d.id} />
+                    </code>{" "}
+                    — <VisibleText text={d.reason} />
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
         </div>
-      ))}
-      {Array.isArray(e.removed) && e.removed.length > 0 && (
-        <p class="muted small">Removed diagrams: {e.removed.join(", ")}</p>
       )}
-      {plan.feedback && <p class="plan-feedback">Feedback: {plan.feedback}</p>}
+      <div class="row plan-tools">
+        {plan.revisions.length > 1 && (
+          <button type="button" class="btn small ghost" aria-expanded={comparing} onClick={() => setComparing(!comparing)}>
+            {comparing ? "Hide revision diff" : `Compare revisions (${plan.revisions.length})`}
+          </button>
+        )}
+        {e.artifact_id && (
+          <button type="button" class="btn small ghost" onClick={() => openArtifacts(e.artifact_id)}>
+            Plan files
+          </button>
+        )}
+      </div>
+      {comparing && <RevisionDiff plan={plan} />}
+      {plan.feedback && (
+        <p class="plan-feedback">
+          Feedback: <VisibleText text={plan.feedback} />
+        </p>
+      )}
+      {plan.decision === "approved" && <p class="muted small">The session switched to build to implement this plan.</p>}
       {pending && (
         <div class="plan-actions">
           {giving ? (
@@ -63,6 +268,7 @@ export function PlanCard({ plan }: { plan: PlanState }) {
                 aria-label="Feedback on the plan"
                 value={feedback}
                 rows={3}
+                placeholder="What should change?"
                 onInput={(ev) => setFeedback((ev.target as HTMLTextAreaElement).value)}
                 autofocus
               />
@@ -78,17 +284,22 @@ export function PlanCard({ plan }: { plan: PlanState }) {
           ) : (
             <div class="row">
               <button type="button" class="btn primary" disabled={busy} onClick={() => void decide("approved")}>
-                Approve and build
+                Approve
               </button>
               <button type="button" class="btn" disabled={busy} onClick={() => setGiving(true)}>
                 Add feedback
               </button>
-              <button type="button" class="btn ghost" disabled={busy} onClick={() => void decide("skipped")}>
+              <button type="button" class="btn ghost" disabled={busy} onClick={() => void decide("skipped")} title="Esc">
                 Skip
               </button>
+              <span class="muted small kbd-hint">Esc skips</span>
             </div>
           )}
-          {error && <p class="error small" role="alert">{error}</p>}
+          {error && (
+            <p class="error small" role="alert">
+              {error}
+            </p>
+          )}
         </div>
       )}
     </section>

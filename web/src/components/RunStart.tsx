@@ -3,7 +3,7 @@ import type { RunState } from "../state/transcript";
 const TRIGGER: Record<string, string> = {
   command: "Shell command",
   plan: "Implementing the approved plan",
-  wakeup: "Woken by a background task",
+  wakeup: "Woken up: background tasks finished",
 };
 
 /** A run boundary: visible only when the run was not started by a plain prompt. */

@@ -2,6 +2,8 @@ import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { navigate } from "../state/router";
+import { artifactsPanel, closeArtifacts, openArtifacts } from "../state/panels";
+import { useObservable } from "../state/observable";
 import { removeSession, upsertSession } from "../state/sessions";
 import { StatusBadge } from "./StatusBadge";
 
@@ -9,6 +11,7 @@ export function SessionHeader({ session }: { session: Session | null }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const artifacts = useObservable(artifactsPanel);
 
   if (!session) return <header class="session-header"><span class="muted">Loading session…</span></header>;
   const s = session;
@@ -71,6 +74,14 @@ export function SessionHeader({ session }: { session: Session | null }) {
         </div>
       </div>
       <div class="session-actions">
+        <button
+          type="button"
+          class="btn small ghost"
+          aria-pressed={!!artifacts}
+          onClick={() => (artifacts ? closeArtifacts() : openArtifacts())}
+        >
+          Artifacts
+        </button>
         {!editing && (
           <button
             type="button"

@@ -5,8 +5,12 @@ import { useObservable } from "../state/observable";
 import { openTranscript, sessions, upsertSession } from "../state/sessions";
 import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
+import type { Task } from "../api/types";
+import { closeArtifacts } from "../state/panels";
+import { ArtifactsPanel } from "./ArtifactsPanel";
 import { Composer } from "./Composer";
 import { PendingBar } from "./PendingBar";
+import { QuestionPanel } from "./QuestionPanel";
 import { SessionHeader } from "./SessionHeader";
 import { TasksPanel } from "./TasksPanel";
 import { TranscriptView } from "./TranscriptView";
@@ -31,7 +35,20 @@ export function SessionView({ id }: { id: string }) {
   const fromList = list?.find((s) => s.id === id) ?? null;
   const [fetched, setFetched] = useState<Session | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const { snap } = useTranscript(id);
+  const { t, snap } = useTranscript(id);
+
+  // Tasks from the REST list (the event stream keeps them current afterwards).
+  useEffect(() => {
+    let live = true;
+    api.tasks(id).then(
+      (r) => live && Array.isArray(r?.data) && t.mergeTasks(r.data),
+      () => undefined, // older servers have no tasks endpoint
+    );
+    return () => {
+      live = false;
+      closeArtifacts();
+    };
+  }, [id]);
 
   useEffect(() => {
     let live = true;
@@ -75,7 +92,9 @@ export function SessionView({ id }: { id: string }) {
       <SessionHeader session={session} />
       <PendingBar snap={snap} />
       <TranscriptView snap={snap} />
-      {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} />}
+      {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
+      {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
+      <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
       <Composer sessionId={id} session={session} activeRun={snap.activeRun} />
     </section>
   );

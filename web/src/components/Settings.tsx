@@ -1,37 +1,45 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
-import type { ProviderSettings } from "../api/types";
-import { serverConfig } from "../state/app";
+import type { ProviderSettings, ProviderSettingsUpdate } from "../api/types";
+import { providerMissing, serverConfig } from "../state/app";
 import { askNotificationPermission } from "../state/attention";
 import { useObservable } from "../state/observable";
 import { themeChoice, type ThemeChoice } from "../state/theme";
 
 const KINDS = ["openai", "anthropic", "replay"];
 
-export function Settings() {
+
+/** The model provider form (Settings and the first-start setup screen). */
+export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderSettingsUpdate> | null; onSaved?: (p: ProviderSettings) => void }) {
   const [loaded, setLoaded] = useState<ProviderSettings | null>(null);
-  const [kind, setKind] = useState("openai");
-  const [baseUrl, setBaseUrl] = useState("");
-  const [model, setModel] = useState("");
+  const [kind, setKind] = useState(initial?.kind || "openai");
+  const [baseUrl, setBaseUrl] = useState(initial?.base_url ?? "");
+  const [model, setModel] = useState(initial?.model ?? "");
   const [apiKey, setApiKey] = useState("");
   const [status, setStatus] = useState<{ kind: "ok" | "error" | "info"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [test, setTest] = useState<{ ok: boolean; text: string; models?: string[] } | null>(null);
-  const cfg = useObservable(serverConfig);
-  const theme = useObservable(themeChoice);
-  const [notif, setNotif] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
 
   useEffect(() => {
     api.getProvider().then(
       (p) => {
         setLoaded(p);
-        setKind(p.kind);
+        if (initial) return;
+        setKind(p.kind || "openai");
         setBaseUrl(p.base_url ?? "");
         setModel(p.model ?? "");
       },
       (e) => setStatus({ kind: "error", text: `Could not load the provider settings: ${errorText(e)}` }),
     );
   }, []);
+
+  // A choice from outside (the setup screen's probe list) fills the form.
+  useEffect(() => {
+    if (!initial) return;
+    if (initial.kind) setKind(initial.kind);
+    if (initial.base_url !== undefined) setBaseUrl(initial.base_url);
+    if (initial.model !== undefined) setModel(initial.model);
+  }, [initial]);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -47,6 +55,7 @@ export function Settings() {
       setLoaded(p);
       setApiKey("");
       setStatus({ kind: "ok", text: "Saved." });
+      onSaved?.(p);
     } catch (err) {
       setStatus({ kind: "error", text: errorText(err) });
     } finally {
@@ -66,80 +75,90 @@ export function Settings() {
   };
 
   return (
+    <section class="card">
+      <h2>Model provider</h2>
+      <form onSubmit={save} class="settings-form">
+        <label class="field">
+          <span>Kind</span>
+          <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+            {[...new Set([...KINDS, kind])].map((k) => (
+              <option key={k} value={k}>
+                {k === "openai" ? "OpenAI-compatible" : k}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Base URL</span>
+          <input
+            name="base_url"
+            type="url"
+            value={baseUrl}
+            placeholder="http://127.0.0.1:11434/v1"
+            spellcheck={false}
+            onInput={(e) => setBaseUrl((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="field">
+          <span>Model</span>
+          <input
+            name="model"
+            value={model}
+            list="model-options"
+            spellcheck={false}
+            onInput={(e) => setModel((e.target as HTMLInputElement).value)}
+          />
+          {test?.models && (
+            <datalist id="model-options">
+              {test.models.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
+          )}
+        </label>
+        <label class="field">
+          <span>API key {loaded?.api_key_set ? "(set — leave empty to keep it)" : "(not set)"}</span>
+          <input
+            name="api_key"
+            type="password"
+            autocomplete="off"
+            value={apiKey}
+            placeholder={loaded?.api_key_set ? "••••••••" : ""}
+            onInput={(e) => setApiKey((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <div class="row">
+          <button type="submit" class="btn primary" disabled={busy}>
+            {busy ? "Saving…" : "Save"}
+          </button>
+          <button type="button" class="btn" onClick={() => void testConnection()}>
+            Test connection
+          </button>
+        </div>
+        {status && (
+          <p class={status.kind === "error" ? "error" : "ok"} role="status">
+            {status.text}
+          </p>
+        )}
+        {test && (
+          <p class={test.ok ? "ok" : "error"} role="status">
+            {test.text}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}
+
+export function Settings() {
+  const cfg = useObservable(serverConfig);
+  const theme = useObservable(themeChoice);
+  const [notif, setNotif] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
+
+  return (
     <div class="settings">
       <h1>Settings</h1>
-      <section class="card">
-        <h2>Model provider</h2>
-        <form onSubmit={save} class="settings-form">
-          <label class="field">
-            <span>Kind</span>
-            <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
-              {[...new Set([...KINDS, kind])].map((k) => (
-                <option key={k} value={k}>
-                  {k === "openai" ? "OpenAI-compatible" : k}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label class="field">
-            <span>Base URL</span>
-            <input
-              name="base_url"
-              type="url"
-              value={baseUrl}
-              placeholder="http://127.0.0.1:11434/v1"
-              spellcheck={false}
-              onInput={(e) => setBaseUrl((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>Model</span>
-            <input
-              name="model"
-              value={model}
-              list="model-options"
-              spellcheck={false}
-              onInput={(e) => setModel((e.target as HTMLInputElement).value)}
-            />
-            {test?.models && (
-              <datalist id="model-options">
-                {test.models.map((m) => (
-                  <option key={m} value={m} />
-                ))}
-              </datalist>
-            )}
-          </label>
-          <label class="field">
-            <span>API key {loaded?.api_key_set ? "(set — leave empty to keep it)" : "(not set)"}</span>
-            <input
-              name="api_key"
-              type="password"
-              autocomplete="off"
-              value={apiKey}
-              placeholder={loaded?.api_key_set ? "••••••••" : ""}
-              onInput={(e) => setApiKey((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <div class="row">
-            <button type="submit" class="btn primary" disabled={busy}>
-              {busy ? "Saving…" : "Save"}
-            </button>
-            <button type="button" class="btn" onClick={() => void testConnection()}>
-              Test connection
-            </button>
-          </div>
-          {status && (
-            <p class={status.kind === "error" ? "error" : "ok"} role="status">
-              {status.text}
-            </p>
-          )}
-          {test && (
-            <p class={test.ok ? "ok" : "error"} role="status">
-              {test.text}
-            </p>
-          )}
-        </form>
-      </section>
+      <ProviderForm onSaved={() => providerMissing.set(false)} />
 
       <section class="card">
         <h2>Appearance and alerts</h2>

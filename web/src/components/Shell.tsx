@@ -1,14 +1,25 @@
+import { useEffect } from "preact/hooks";
+import { api } from "../api/client";
+import { providerMissing } from "../state/app";
 import { useObservable } from "../state/observable";
 import { route } from "../state/router";
 import { SessionList } from "./SessionList";
 import { SessionView } from "./SessionView";
 import { Settings } from "./Settings";
+import { Setup } from "./Setup";
 import { TitleUpdater } from "./TitleUpdater";
 import { TopBar } from "./TopBar";
 import { Welcome } from "./Welcome";
 
 export function Shell() {
   const r = useObservable(route);
+  const needsSetup = useObservable(providerMissing);
+  useEffect(() => {
+    api.getProvider().then(
+      (p) => providerMissing.set(!p.kind),
+      () => undefined,
+    );
+  }, []);
   return (
     <div class={`shell route-${r.name}`}>
       <a class="skip-link" href="#main">
@@ -21,9 +32,15 @@ export function Shell() {
           <SessionList activeId={r.name === "session" ? r.id : null} />
         </nav>
         <main id="main" class="main" tabIndex={-1}>
-          {r.name === "session" && <SessionView key={r.id} id={r.id} />}
-          {r.name === "settings" && <Settings />}
-          {r.name === "home" && <Welcome />}
+          {needsSetup && r.name !== "settings" ? (
+            <Setup />
+          ) : (
+            <>
+              {r.name === "session" && <SessionView key={r.id} id={r.id} />}
+              {r.name === "settings" && <Settings />}
+              {r.name === "home" && <Welcome />}
+            </>
+          )}
         </main>
       </div>
     </div>

@@ -1,52 +1,166 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Task } from "../api/types";
+import { LIVE_TASK } from "../state/transcript";
 import { duration } from "../util/format";
+import { AnsiText } from "./AnsiText";
 import { VisibleText } from "./VisibleText";
 
-const LIVE = new Set(["queued", "running", "stopping"]);
+/** Output kept on screen per task (the log itself can be 2 MiB + tail). */
+const KEEP_CHARS = 256 * 1024;
+const POLL_MS = 1000;
 
-export function TasksPanel({ tasks }: { tasks: Task[] }) {
-  const [open, setOpen] = useState(true);
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+/** Follows a task's log by byte offset: every second while it runs, then to the end. */
+function TaskOutput({ task }: { task: Task }) {
+  const [text, setText] = useState("");
+  const [dropped, setDropped] = useState(false);
+  const [truncated, setTruncated] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const live = tasks.filter((t) => LIVE.has(t.state)).length;
-  const stop = async (id: string) => {
+  const offset = useRef(0);
+  const done = useRef(false);
+  const pre = useRef<HTMLDivElement>(null);
+  const live = LIVE_TASK.has(task.status);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      if (stopped) return;
+      try {
+        // Read everything available, a chunk at a time.
+        for (let i = 0; i < 32 && !stopped; i++) {
+          const r = await api.taskOutput(task.id, offset.current);
+          if (stopped) return;
+          const next = typeof r.next_offset === "number" ? r.next_offset : offset.current;
+          if (r.text) {
+            setText((cur) => {
+              const all = cur + r.text;
+              if (all.length > KEEP_CHARS) {
+                setDropped(true);
+                return all.slice(all.length - KEEP_CHARS);
+              }
+              return all;
+            });
+          }
+          if (r.output_truncated) setTruncated(true);
+          const moved = next > offset.current;
+          offset.current = next;
+          if (r.eof && !LIVE_TASK.has(r.status)) {
+            done.current = true;
+            return;
+          }
+          if (!moved || r.eof) break;
+        }
+        setError(null);
+      } catch (e) {
+        setError(errorText(e));
+      }
+      if (!stopped && !done.current) timer = setTimeout(() => void tick(), POLL_MS);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+    // Restart when the task ends, to read to the end once more.
+  }, [task.id, live]);
+
+  // Follow the end while the user has not scrolled up.
+  useEffect(() => {
+    const el = pre.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 40) el.scrollTop = el.scrollHeight;
+  }, [text]);
+
+  return (
+    <div class="task-output" ref={pre} data-task-output={task.id}>
+      {dropped && <p class="muted small">Earlier output not shown.</p>}
+      {text ? <AnsiText text={text} class="task-log" /> : <p class="muted small">{live ? "No output yet." : "No output."}</p>}
+      {truncated && <p class="muted small">The log was capped; its last part follows the notice line.</p>}
+      {error && <p class="error small">Could not read the output: {error}</p>}
+    </div>
+  );
+}
+
+function errorLine(e: Task["error"]): string | null {
+  if (!e) return null;
+  if (typeof e === "string") return e;
+  return e.message || e.code || null;
+}
+
+function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => void }) {
+  const [open, setOpen] = useState(LIVE_TASK.has(t.status));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const live = LIVE_TASK.has(t.status);
+  const now = useNow(live && t.started_at != null);
+  const end = t.finished_at ?? (live ? now : null);
+  const stop = async () => {
+    setBusy(true);
+    setError(null);
     try {
-      await api.stopTask(id);
+      onStopped(await api.stopTask(t.id));
     } catch (e) {
       setError(errorText(e));
+    } finally {
+      setBusy(false);
     }
   };
+  const err = errorLine(t.error);
+  return (
+    <li class={`task task-${t.status}`} data-task-id={t.id}>
+      <div class="task-line">
+        <button type="button" class="linklike task-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? "▾" : "▸"}
+        </button>
+        <span class={`badge task-status badge-task-${t.status}`}>{t.status}</span>
+        <span class="task-label">
+          <VisibleText text={t.label || t.id} />
+        </span>
+        {t.pid != null && <span class="muted small task-pid">pid {t.pid}</span>}
+        {t.started_at != null && end != null && <span class="muted small task-duration">{duration(end - t.started_at)}</span>}
+        {t.exit_code != null && <span class="muted small task-exit">exit {t.exit_code}</span>}
+        {t.stopped_by && <span class="muted small">stopped by {t.stopped_by}</span>}
+        <span class="spacer" />
+        {live && t.status !== "stopping" && (
+          <button type="button" class="btn small danger" disabled={busy} onClick={() => void stop()}>
+            Stop
+          </button>
+        )}
+      </div>
+      <code class="task-cmd" title={t.cwd ?? undefined}>
+        $ <VisibleText text={String(t.command ?? "")} />
+      </code>
+      {err && <p class="error small">{err}</p>}
+      {error && <p class="error small">{error}</p>}
+      {open && <TaskOutput task={t} />}
+    </li>
+  );
+}
+
+export function TasksPanel({ tasks, onTask }: { tasks: Task[]; onTask: (t: Task) => void }) {
+  const [open, setOpen] = useState(true);
+  const live = tasks.filter((t) => LIVE_TASK.has(t.status)).length;
   return (
     <details class="tasks-panel" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
       <summary>
-        Background tasks <span class="badge">{live} running</span>
+        Background tasks <span class={`badge${live ? " badge-running" : ""}`}>{live} running</span>{" "}
+        <span class="muted small">{tasks.length} total</span>
       </summary>
       <ul class="tasks">
-        {[...tasks].reverse().map((t) => {
-          const end = t.ended_at ?? Date.now();
-          return (
-            <li key={t.id} class={`task task-${t.state}`}>
-              <span class={`badge badge-task-${t.state}`}>{t.state}</span>
-              <span class="task-label">{t.label || t.id}</span>
-              {t.command && (
-                <code class="task-cmd">
-                  <VisibleText text={String(t.command)} />
-                </code>
-              )}
-              {t.pid != null && <span class="muted small">pid {t.pid}</span>}
-              {t.started_at != null && <span class="muted small">{duration(end - t.started_at)}</span>}
-              {t.exit_code != null && <span class="muted small">exit {t.exit_code}</span>}
-              {LIVE.has(t.state) && (
-                <button type="button" class="btn small danger" onClick={() => void stop(t.id)}>
-                  Stop
-                </button>
-              )}
-            </li>
-          );
-        })}
+        {tasks.map((t) => (
+          <TaskRow key={t.id} task={t} onStopped={onTask} />
+        ))}
       </ul>
-      {error && <p class="error small">{error}</p>}
     </details>
   );
 }

@@ -10,3 +10,5 @@ export type AuthState =
 
 export const auth = new Observable<AuthState>({ status: "loading" });
 export const serverConfig = new Observable<ServerConfig | null>(null);
+/** true when the server has no model provider configured yet (first start). */
+export const providerMissing = new Observable<boolean>(false);

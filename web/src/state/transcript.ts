@@ -7,6 +7,7 @@ import type {
   Part,
   PlanProposedEvent,
   Question,
+  QuestionAnswers,
   RunFinishedEvent,
   RunStartedEvent,
   ServerEvent,
@@ -89,7 +90,7 @@ export interface QuestionState {
   seq: number;
   run: string | null;
   questions: Question[];
-  answers: (string | null)[] | null;
+  answers: QuestionAnswers | null;
   expired: boolean;
 }
 
@@ -106,6 +107,8 @@ export interface PlanState {
   decision: string | null;
   feedback: string | null;
   expired: boolean;
+  /** Every plan revision seen in this session, oldest first (shared array). */
+  revisions: PlanState[];
 }
 
 export interface PlanItem extends ItemBase {
@@ -145,6 +148,9 @@ export interface TranscriptSnapshot {
   pendingApprovals: ApprovalState[];
   pendingQuestions: QuestionState[];
   pendingPlans: PlanState[];
+  /** Every plan revision of the session, oldest first. */
+  plans: PlanState[];
+  /** Newest first. */
   tasks: Task[];
   session: Session | null;
 }
@@ -152,6 +158,8 @@ export interface TranscriptSnapshot {
 type Ev = ServerEvent & Record<string, unknown>;
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+export const LIVE_TASK = new Set(["queued", "running", "stopping"]);
 
 export class Transcript {
   lastSeq = 0;
@@ -165,6 +173,7 @@ export class Transcript {
   private questions = new Map<string, QuestionState>();
   private plans = new Map<string, PlanState>();
   private tasks = new Map<string, Task>();
+  private planRevisions = new Map<string, PlanState[]>();
   private activeRunId: string | null = null;
   private allowGap = false;
   private queue: Ev[] = [];
@@ -251,10 +260,37 @@ export class Transcript {
       pendingApprovals,
       pendingQuestions,
       pendingPlans,
-      tasks: [...this.tasks.values()],
+      plans: [...this.plans.values()],
+      tasks: [...this.tasks.values()].sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0) || (a.id < b.id ? 1 : -1)),
       session: this.session,
     };
     return this.snap;
+  }
+
+  /** Tasks from the REST list: added when the event stream has not described them yet. */
+  mergeTasks(list: Task[]): void {
+    let changed = false;
+    for (const t of list) {
+      if (t && typeof t.id === "string" && !this.tasks.has(t.id)) {
+        this.tasks.set(t.id, t);
+        changed = true;
+      }
+    }
+    if (changed) this.announce();
+  }
+
+  /** A task state read from the REST API (e.g. the answer to stop). */
+  updateTask(t: Task): void {
+    const cur = this.tasks.get(t.id);
+    if (cur && LIVE_TASK.has(t.status) && !LIVE_TASK.has(cur.status)) return;
+    this.tasks.set(t.id, t);
+    this.announce();
+  }
+
+  private announce(): void {
+    this.version++;
+    this.snap = null;
+    this.listeners.forEach((fn) => fn());
   }
 
   private add<T extends Item>(item: T): T {
@@ -445,6 +481,7 @@ export class Transcript {
           answers: null,
           expired: false,
         };
+        if (this.questions.has(q.id)) break;
         this.questions.set(q.id, q);
         this.add<QuestionItem>({ kind: "question", key: `q:${q.id}`, seq: ev.seq, run: ev.run, v: 0, question: q });
         this.items = this.items.slice();
@@ -454,13 +491,24 @@ export class Transcript {
       case "question_answered": {
         const q = this.questions.get(str(ev.question_id));
         if (q) {
-          q.answers = Array.isArray(ev.answers) ? (ev.answers as (string | null)[]) : [];
+          q.answers = Array.isArray(ev.answers)
+            ? (ev.answers as unknown[]).map((a) =>
+                Array.isArray(a) ? a.map(String) : typeof a === "string" ? [a] : null,
+              )
+            : [];
           const item = this.items.find((i) => i.kind === "question" && i.question === q);
           if (item) this.touch(item);
         }
         break;
       }
       case "plan_proposed": {
+        // Each revision is its own artifact; a session's plan revisions form one series.
+        const artifact = "plan";
+        let revisions = this.planRevisions.get(artifact);
+        if (!revisions) {
+          revisions = [];
+          this.planRevisions.set(artifact, revisions);
+        }
         const p: PlanState = {
           id: str(ev.plan_id),
           seq: ev.seq,
@@ -469,7 +517,12 @@ export class Transcript {
           decision: null,
           feedback: null,
           expired: false,
+          revisions,
         };
+        if (this.plans.has(p.id)) break;
+        revisions.push(p);
+        // Earlier revisions offer the newer ones in their picker.
+        for (const it of this.items) if (it.kind === "plan" && it.plan.revisions === revisions) it.v++;
         this.plans.set(p.id, p);
         this.add<PlanItem>({ kind: "plan", key: `p:${p.id}`, seq: ev.seq, run: ev.run, v: 0, plan: p });
         this.items = this.items.slice();

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DmAHaU4H.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

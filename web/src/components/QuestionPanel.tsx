@@ -1,0 +1,212 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, errorText } from "../api/client";
+import type { QuestionAnswers } from "../api/types";
+import type { QuestionState } from "../state/transcript";
+
+/** undefined: not answered yet; null: skipped; labels: chosen. */
+type Draft = (string[] | null | undefined)[];
+
+/**
+ * ask_user_question: 1–4 multiple-choice questions, one at a time. Keyboard:
+ * arrows / Space / 1–9 choose, Enter goes on (submits after the last), Esc
+ * skips only the current question.
+ */
+export function QuestionPanel({ question: q }: { question: QuestionState }) {
+  const n = q.questions.length;
+  const [draft, setDraft] = useState<Draft>(() => q.questions.map(() => undefined));
+  const [cur, setCur] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const root = useRef<HTMLFormElement>(null);
+
+  // Take the focus when the panel appears, unless the user is typing somewhere.
+  useEffect(() => {
+    const a = document.activeElement as HTMLInputElement | HTMLTextAreaElement | null;
+    const typing = a && (a.tagName === "TEXTAREA" || a.tagName === "INPUT") && a.value;
+    if (!typing) focusCurrent();
+  }, [q.id]);
+
+  useEffect(() => {
+    focusCurrent();
+  }, [cur]);
+
+  function focusCurrent() {
+    const el = root.current;
+    if (!el) return;
+    const first =
+      el.querySelector<HTMLInputElement>(".q-current input:checked") ??
+      el.querySelector<HTMLInputElement>(".q-current input");
+    first?.focus({ preventScroll: false });
+  }
+
+  const submit = async (final: Draft) => {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    const answers: QuestionAnswers = final.map((a) => (a && a.length ? a : null));
+    try {
+      await api.answerQuestion(q.id, answers);
+      // The panel goes away with the question_answered event.
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409) return; // already answered elsewhere
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+
+  const advance = (next: Draft) => {
+    setDraft(next);
+    const later = next.findIndex((a, i) => i > cur && a === undefined);
+    if (later >= 0) setCur(later);
+    else if (cur < n - 1) setCur(cur + 1);
+    else void submit(next);
+  };
+
+  const skipCurrent = () => {
+    const next = [...draft];
+    next[cur] = null;
+    advance(next);
+  };
+
+  const goOn = () => {
+    const next = [...draft];
+    if (next[cur] === undefined) next[cur] = null;
+    advance(next);
+  };
+
+  const choose = (i: number, label: string, multi: boolean, on?: boolean) => {
+    const next = [...draft];
+    if (multi) {
+      const set = new Set(next[i] ?? []);
+      const add = on ?? !set.has(label);
+      if (add) set.add(label);
+      else set.delete(label);
+      // Keep the options' order.
+      next[i] = q.questions[i].options.map((o) => o.label).filter((l) => set.has(l));
+    } else {
+      next[i] = [label];
+    }
+    setDraft(next);
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (busy) return;
+    const target = e.target as HTMLElement;
+    if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      skipCurrent();
+      return;
+    }
+    if (e.key === "Enter" && !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      if (target.tagName === "BUTTON") return; // the button's own action
+      e.preventDefault();
+      goOn();
+      return;
+    }
+    if (/^[1-9]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      const x = q.questions[cur];
+      const o = x.options[Number(e.key) - 1];
+      if (o) {
+        e.preventDefault();
+        choose(cur, o.label, !!x.multi_select);
+        root.current?.querySelectorAll<HTMLInputElement>(".q-current input")[Number(e.key) - 1]?.focus();
+      }
+    }
+  };
+
+  const x = q.questions[cur];
+  const multi = !!x?.multi_select;
+  const chosen = draft[cur] ?? [];
+
+  return (
+    <form
+      ref={root}
+      class="question-panel"
+      data-question-id={q.id}
+      aria-label="The agent asks"
+      onKeyDown={onKeyDown}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit(draft);
+      }}
+    >
+      <header class="question-panel-head">
+        <span class="approval-icon" aria-hidden="true">?</span>
+        <b>The agent asks</b>
+        {n > 1 && (
+          <span class="q-steps" role="tablist" aria-label="Questions">
+            {q.questions.map((qq, i) => {
+              const a = draft[i];
+              return (
+                <button
+                  type="button"
+                  key={i}
+                  role="tab"
+                  aria-selected={i === cur}
+                  class={`q-step${i === cur ? " current" : ""}${a === null ? " skipped" : a ? " done" : ""}`}
+                  onClick={() => setCur(i)}
+                  title={qq.question}
+                >
+                  {qq.header || `Q${i + 1}`}
+                  {a === null ? " · skipped" : a && a.length ? " ✓" : ""}
+                </button>
+              );
+            })}
+          </span>
+        )}
+        <span class="muted small q-count">
+          {cur + 1} / {n}
+        </span>
+      </header>
+      {x && (
+        <fieldset class="question q-current" key={cur} data-index={cur}>
+          <legend>
+            {x.header && <span class="chip">{x.header}</span>} {x.question}
+            {multi && <span class="muted small"> (choose any)</span>}
+          </legend>
+          {x.options.map((o, j) => (
+            <label key={j} class={`option${chosen.includes(o.label) ? " chosen" : ""}`}>
+              <input
+                type={multi ? "checkbox" : "radio"}
+                name={`q-${q.id}-${cur}`}
+                value={o.label}
+                checked={chosen.includes(o.label)}
+                disabled={busy}
+                onChange={(e) => choose(cur, o.label, multi, (e.target as HTMLInputElement).checked)}
+              />
+              <span class="option-key" aria-hidden="true">
+                {j + 1}
+              </span>
+              <span class="option-text">
+                <span class="option-label">{o.label}</span>
+                {o.recommended && <span class="badge badge-recommended">recommended</span>}
+                {o.description && <span class="muted small block">{o.description}</span>}
+              </span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <div class="approval-actions">
+        {cur < n - 1 ? (
+          <button type="button" class="btn primary" disabled={busy} onClick={goOn}>
+            Next
+          </button>
+        ) : (
+          <button type="submit" class="btn primary" disabled={busy}>
+            {busy ? "Sending…" : "Submit answers"}
+          </button>
+        )}
+        <button type="button" class="btn ghost" disabled={busy} onClick={skipCurrent} title="Esc">
+          Skip this question
+        </button>
+        <span class="muted small kbd-hint">1–{x?.options.length ?? 4} choose · Enter next · Esc skip</span>
+      </div>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -81,7 +81,7 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
     let result = async {
         let store = crate::store::Store::open_sqlite(&tmp.join("run.db")).await?;
         let events = Arc::new(EventBus::new(store.clone()));
-        let (_pc, deps) = crate::server::agent_deps(&cfg, &store, &events, false).await?;
+        let (_pc, deps, _ended) = crate::server::agent_deps(&cfg, &store, &events, false).await?;
         let session_id = crate::util::new_id();
         let session = store
             .create_session(
@@ -129,6 +129,14 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
             cancel,
         };
         let outcome = agent::run(&deps, &spec).await;
+        // Nothing waits for background tasks after a headless run: stop them and say so.
+        let live = store.count_live_tasks(&session_id).await.unwrap_or(0);
+        if live > 0 {
+            deps.tasks.shutdown().await;
+            eprintln!(
+                "tradewind: stopped {live} background task(s) still running at the end of the run"
+            );
+        }
         let _ = printer.await;
         if !json {
             println!();

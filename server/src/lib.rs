@@ -19,5 +19,6 @@ pub mod runs;
 pub mod server;
 pub mod state_dir;
 pub mod store;
+pub mod tasks;
 pub mod tools;
 pub mod util;

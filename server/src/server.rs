@@ -61,6 +61,7 @@ impl Server {
     /// Stop accepting, finish in-flight requests, stop background work.
     pub async fn shutdown(mut self) -> anyhow::Result<()> {
         self.state.runs.shutdown();
+        self.state.runs.deps().tasks.shutdown().await;
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -75,6 +76,7 @@ impl Server {
     pub async fn wait(mut self, stop: impl std::future::Future<Output = ()>) -> anyhow::Result<()> {
         stop.await;
         self.state.runs.shutdown();
+        self.state.runs.deps().tasks.shutdown().await;
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -111,7 +113,11 @@ pub async fn agent_deps(
     store: &Store,
     events: &Arc<EventBus>,
     interactive: bool,
-) -> anyhow::Result<(ProviderConfig, AgentDeps)> {
+) -> anyhow::Result<(
+    ProviderConfig,
+    AgentDeps,
+    tokio::sync::mpsc::UnboundedReceiver<String>,
+)> {
     let pc = provider_config(cfg, store).await?;
     let key = store
         .get_setting(crate::http::SETTING_API_KEY)
@@ -119,6 +125,12 @@ pub async fn agent_deps(
         .filter(|k| !k.is_empty());
     let net: NetPolicy = cfg.network.policy();
     let p = provider::build(&pc, key, net).map_err(|e| anyhow::anyhow!(e))?;
+    let (tasks, ended) = crate::tasks::TaskManager::new(
+        store.clone(),
+        events.clone(),
+        cfg.tasks.clone(),
+        &cfg.state_dir,
+    );
     let deps = AgentDeps {
         cfg: cfg.clone(),
         store: store.clone(),
@@ -128,10 +140,11 @@ pub async fn agent_deps(
         questions: Arc::new(crate::agent::approvals::QuestionBroker::default()),
         plans: Arc::new(crate::agent::approvals::PlanBroker::default()),
         paths: PathPolicy::new(&cfg.workspace, &cfg.extra_roots, &cfg.state_dir),
+        tasks,
         net,
         interactive,
     };
-    Ok((pc, deps))
+    Ok((pc, deps, ended))
 }
 
 /// Lock the state dir, open storage, refuse unsafe binds, bind, and serve in the background.
@@ -153,9 +166,42 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     let events = Arc::new(EventBus::new(store.clone()));
     let hosts = Arc::new(HostPolicy::new(&cfg.allowed_hosts, cfg.bind));
     let cfg = Arc::new(cfg);
-    let (initial_provider, deps) = agent_deps(&cfg, &store, &events, true).await?;
+    let (initial_provider, deps, ended) = agent_deps(&cfg, &store, &events, true).await?;
+    let tasks = deps.tasks.clone();
     let runs = RunManager::new(Arc::new(deps));
     runs.recover().await?;
+    let lost = tasks.recover().await.map_err(|e| anyhow::anyhow!(e))?;
+    if lost > 0 {
+        tracing::warn!(
+            lost,
+            "background tasks of a server that died were marked lost (their processes may still run)"
+        );
+    }
+    let waker =
+        crate::runs::wake::Waker::new(runs.clone(), crate::runs::wake::WakeRules::default());
+    waker.spawn(ended);
+    // Deliver what was owed before a restart, and clean old tasks hourly.
+    if let Ok(sessions) = store.list_sessions(None, 1000, false).await {
+        for s in sessions {
+            if !store
+                .undelivered_tasks(&s.id)
+                .await
+                .unwrap_or_default()
+                .is_empty()
+            {
+                waker.poke(&s.id);
+            }
+        }
+    }
+    {
+        let tasks = tasks.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                let _ = tasks.cleanup().await;
+            }
+        });
+    }
     let state = AppState {
         cfg,
         store,

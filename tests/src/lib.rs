@@ -52,6 +52,8 @@ pub struct Opts {
     pub network: Option<tradewind::config::NetworkSettings>,
     /// Extra directories (`--add-dir`).
     pub extra_roots: Vec<PathBuf>,
+    /// Background task limits.
+    pub tasks: Option<tradewind::config::TaskSettings>,
 }
 
 pub struct TestServer {
@@ -79,6 +81,9 @@ impl TestServer {
             cfg.network = n.clone();
         }
         cfg.extra_roots = opts.extra_roots.clone();
+        if let Some(t) = &opts.tasks {
+            cfg.tasks = t.clone();
+        }
         if let Some(t) = opts.approval_timeout_secs {
             cfg.agent.approval_timeout_secs = t;
         }

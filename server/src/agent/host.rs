@@ -15,7 +15,27 @@ use crate::tools::ToolOutput;
 use crate::util::{new_id, now_ms};
 
 pub fn is_host_tool(name: &str) -> bool {
-    matches!(name, "ask_user_question" | "exit_plan")
+    matches!(
+        name,
+        "ask_user_question" | "exit_plan" | "bg_run" | "bg_list" | "bg_output" | "bg_stop"
+    )
+}
+
+/// The command a host tool would run, classified for the gate (bg_run follows shell's rules).
+pub fn command_of(
+    name: &str,
+    input: &Value,
+) -> Option<(String, crate::policy::command::CommandAnalysis)> {
+    if name != "bg_run" {
+        return None;
+    }
+    let c = input
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let a = crate::policy::command::analyze_shell(&c);
+    Some((c, a))
 }
 
 fn timeout_of(t: &Turn<'_>) -> Duration {
@@ -99,7 +119,129 @@ pub(crate) async fn run(t: &Turn<'_>, call_id: &str, name: &str, input: &Value) 
     match name {
         "ask_user_question" => ask(t, call_id, input).await,
         "exit_plan" => exit_plan(t, call_id, input).await,
+        "bg_run" | "bg_list" | "bg_output" | "bg_stop" => background(t, name, input).await,
         other => ToolOutput::err("unknown_tool", format!("unknown tool `{other}`")),
+    }
+}
+
+fn json_out<T: serde::Serialize>(v: &T) -> ToolOutput {
+    ToolOutput::ok(serde_json::to_string_pretty(v).unwrap_or_default())
+}
+
+fn task_err(e: crate::tasks::TaskError) -> ToolOutput {
+    use crate::tasks::TaskError;
+    match e {
+        TaskError::NotFound => ToolOutput::err("not_found", "task not found"),
+        TaskError::Invalid(m) => ToolOutput::err("invalid_input", m),
+        TaskError::Limit(m) => ToolOutput::err("limit", m),
+        other => ToolOutput::err("internal", other),
+    }
+}
+
+async fn background(t: &Turn<'_>, name: &str, input: &Value) -> ToolOutput {
+    let tasks = &t.deps.tasks;
+    let session = t
+        .run
+        .session
+        .parent_id
+        .clone()
+        .unwrap_or_else(|| t.run.session.id.clone());
+    match name {
+        "bg_run" => {
+            #[derive(serde::Deserialize)]
+            #[serde(deny_unknown_fields, rename_all = "camelCase")]
+            struct A {
+                command: String,
+                cwd: Option<String>,
+                label: Option<String>,
+                timeout_ms: Option<u64>,
+            }
+            let a: A = match serde_json::from_value(input.clone()) {
+                Ok(a) => a,
+                Err(e) => return ToolOutput::err("invalid_input", e),
+            };
+            let cwd = match crate::tools::process::resolve_cwd(a.cwd.as_deref(), &t.paths) {
+                Ok(c) => c,
+                Err(e) => return ToolOutput::err(e.code(), e),
+            };
+            match tasks
+                .start(&session, &a.command, &cwd, a.label.as_deref(), a.timeout_ms)
+                .await
+            {
+                Ok(row) => {
+                    let note = if t.deps.interactive {
+                        "Started. Keep working: you will be woken when it ends by itself. Read its output any time with bg_output (offset 0, then next_offset)."
+                    } else {
+                        "Started. Nothing will wake you in this headless run: read its output with bg_output (offset 0, then next_offset). Live tasks are stopped when the run ends."
+                    };
+                    json_out(
+                        &serde_json::json!({"id": row.id, "label": row.label, "status": "running", "timeout_ms": row.timeout_ms, "note": note}),
+                    )
+                }
+                Err(e) => task_err(e),
+            }
+        }
+        "bg_list" => {
+            #[derive(serde::Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct A {
+                status: Option<String>,
+                limit: Option<i64>,
+            }
+            let a: A = match serde_json::from_value(input.clone()) {
+                Ok(a) => a,
+                Err(e) => return ToolOutput::err("invalid_input", e),
+            };
+            let limit = a.limit.unwrap_or(20).clamp(1, 50);
+            match t
+                .deps
+                .store
+                .list_tasks(&session, a.status.as_deref(), limit)
+                .await
+            {
+                Ok(rows) => {
+                    let tasks: Vec<crate::tasks::TaskInfo> =
+                        rows.into_iter().map(Into::into).collect();
+                    json_out(&serde_json::json!({ "tasks": tasks }))
+                }
+                Err(e) => ToolOutput::err("internal", e),
+            }
+        }
+        "bg_output" => {
+            #[derive(serde::Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct A {
+                id: String,
+                offset: Option<u64>,
+                limit: Option<usize>,
+            }
+            let a: A = match serde_json::from_value(input.clone()) {
+                Ok(a) => a,
+                Err(e) => return ToolOutput::err("invalid_input", e),
+            };
+            match tasks.get_for(&session, &a.id).await {
+                Ok(row) => match tasks.output(&row, a.offset.unwrap_or(0), a.limit).await {
+                    Ok(o) => json_out(&o),
+                    Err(e) => task_err(e),
+                },
+                Err(e) => task_err(e),
+            }
+        }
+        _ => {
+            #[derive(serde::Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct A {
+                id: String,
+            }
+            let a: A = match serde_json::from_value(input.clone()) {
+                Ok(a) => a,
+                Err(e) => return ToolOutput::err("invalid_input", e),
+            };
+            match tasks.stop(Some(&session), &a.id, "model").await {
+                Ok(row) => json_out(&crate::tasks::TaskInfo::from(row)),
+                Err(e) => task_err(e),
+            }
+        }
     }
 }
 

@@ -72,6 +72,7 @@ pub struct AgentDeps {
     pub questions: Arc<QuestionBroker>,
     pub plans: Arc<PlanBroker>,
     pub paths: PathPolicy,
+    pub tasks: Arc<crate::tasks::TaskManager>,
     pub net: NetPolicy,
     /// A UI can answer approvals (server) — headless runs never ask.
     pub interactive: bool,
@@ -571,7 +572,8 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
     .await;
     if host::is_host_tool(&call.name) {
         // Effect read: the gate allows it in every mode; still decided and audited.
-        let out = match gate(t, call, &input, effect, &[], None).await {
+        let command = host::command_of(&call.name, &input);
+        let out = match gate(t, call, &input, effect, &[], command.as_ref()).await {
             Ok(()) => host::run(t, &call.id, &call.name, &input).await,
             Err(out) => out,
         };

@@ -226,9 +226,10 @@ impl LoginLimiter {
     fn release(&self, ip: IpAddr, slot: Instant) {
         if let Ok(mut map) = self.failures.lock()
             && let Some(q) = map.get_mut(&ip)
-                && let Some(i) = q.iter().position(|t| *t == slot) {
-                    q.remove(i);
-                }
+            && let Some(i) = q.iter().position(|t| *t == slot)
+        {
+            q.remove(i);
+        }
     }
 }
 

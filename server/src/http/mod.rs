@@ -10,6 +10,7 @@ pub mod runs;
 pub mod sessions;
 mod settings;
 mod spa;
+mod tasks;
 pub mod ws;
 
 use std::sync::Arc;
@@ -71,11 +72,12 @@ impl AppState {
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         settings::get_provider, settings::put_provider, settings::list_models,
         plans::answer_question, plans::decide_plan, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
+        tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
     modifiers(&SecurityAddon),
     security(("bearer" = []), ("cookie" = [])),
-    tags((name = "sessions"), (name = "events"), (name = "runs"), (name = "artifacts"), (name = "auth"), (name = "server"))
+    tags((name = "sessions"), (name = "events"), (name = "runs"), (name = "artifacts"), (name = "tasks"), (name = "auth"), (name = "server"))
 )]
 pub struct ApiDoc;
 
@@ -155,7 +157,11 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/artifacts/{id}/download",
             get(plans::download_artifact),
-        );
+        )
+        .route("/api/sessions/{id}/tasks", get(tasks::list_tasks))
+        .route("/api/tasks/{id}/output", get(tasks::task_output))
+        .route("/api/tasks/{id}/stop", post(tasks::stop_task))
+        .route("/api/setup/probe", get(tasks::probe));
     let docs = utoipa_swagger_ui::SwaggerUi::new("/api/docs");
     Router::new()
         .merge(api)

@@ -404,6 +404,10 @@ pub enum EventPayload {
         decision: PlanDecision,
         feedback: Option<String>,
     },
+    /// A background task changed state.
+    TaskUpdated { task: crate::tasks::TaskInfo },
+    /// Background tasks ended by themselves and wake the session (a `wakeup` run follows).
+    Wakeup { task_ids: Vec<String>, text: String },
     /// The session's new state in `data` (the frame's own `session` field is its id).
     SessionUpdated { data: Session },
 }
@@ -425,6 +429,8 @@ impl EventPayload {
             EventPayload::RunFinished { .. } => "run_finished",
             EventPayload::SessionUpdated { .. } => "session_updated",
             EventPayload::QuestionAsked { .. } => "question_asked",
+            EventPayload::TaskUpdated { .. } => "task_updated",
+            EventPayload::Wakeup { .. } => "wakeup",
             EventPayload::QuestionAnswered { .. } => "question_answered",
             EventPayload::PlanProposed { .. } => "plan_proposed",
             EventPayload::PlanDecided { .. } => "plan_decided",

@@ -14,6 +14,8 @@ use crate::protocol::{EventPayload, RunStatus, RunTrigger, Usage};
 use crate::store::StoreResult;
 use crate::util::new_id;
 
+pub mod wake;
+
 /// Runs executing at once across all sessions.
 pub const MAX_CONCURRENT_RUNS: usize = 8;
 
@@ -36,6 +38,8 @@ pub struct RunManager {
     sessions: Mutex<HashMap<String, SessionState>>,
     global: Arc<Semaphore>,
     shutdown: CancellationToken,
+    /// Notified whenever a session's worker goes idle (wake-ups retry then).
+    pub idle: tokio::sync::Notify,
 }
 
 impl RunManager {
@@ -45,6 +49,7 @@ impl RunManager {
             sessions: Mutex::new(HashMap::new()),
             global: Arc::new(Semaphore::new(MAX_CONCURRENT_RUNS)),
             shutdown: CancellationToken::new(),
+            idle: tokio::sync::Notify::new(),
         })
     }
 
@@ -111,6 +116,7 @@ impl RunManager {
                     None => {
                         st.worker = false;
                         st.active = None;
+                        self.idle.notify_waiters();
                         None
                     }
                 }

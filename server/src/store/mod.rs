@@ -12,6 +12,7 @@ mod messages;
 mod plans;
 mod runs;
 mod sessions;
+mod tasks;
 
 pub use approvals::*;
 pub use auth::*;
@@ -20,6 +21,7 @@ pub use messages::*;
 pub use plans::*;
 pub use runs::*;
 pub use sessions::*;
+pub use tasks::*;
 
 use std::path::Path;
 use std::time::Duration;

@@ -155,6 +155,53 @@ pub const TOOLS: &[ToolDescriptor] = &[
         only_agent: None,
     },
     ToolDescriptor {
+        name: "bg_run",
+        effect: Effect::Process,
+        description: "Start a shell command in the background (a dev server, a watcher, a long test run) and keep working. Returns a task id at once. `command` up to 8000 characters, optional `cwd` (relative to the workspace), `label`, `timeoutMs` (1000 to 86400000, capped by tasks.maxRunMs). You are woken when it ends by itself.",
+        schema: || {
+            obj(
+                json!({"command": {"type": "string"}, "cwd": {"type": "string"}, "label": {"type": "string"}, "timeoutMs": {"type": "integer", "minimum": 1000, "maximum": 86_400_000}}),
+                &["command"],
+            )
+        },
+        interactive_only: false,
+        only_agent: None,
+    },
+    ToolDescriptor {
+        name: "bg_list",
+        effect: Effect::Process,
+        description: "List this session's background tasks, newest first (`status` filter, `limit` up to 50).",
+        schema: || {
+            obj(
+                json!({"status": {"type": "string", "enum": ["queued", "running", "stopping", "succeeded", "failed", "cancelled", "lost"]}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}),
+                &[],
+            )
+        },
+        interactive_only: false,
+        only_agent: None,
+    },
+    ToolDescriptor {
+        name: "bg_output",
+        effect: Effect::Process,
+        description: "Read a background task's output by byte offset: pass 0 first, then the previous `next_offset`; `limit` up to 65536 bytes (default 16384). `eof` is true only when the task ended and all was read.",
+        schema: || {
+            obj(
+                json!({"id": {"type": "string"}, "offset": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "minimum": 1, "maximum": 65536}}),
+                &["id"],
+            )
+        },
+        interactive_only: false,
+        only_agent: None,
+    },
+    ToolDescriptor {
+        name: "bg_stop",
+        effect: Effect::Process,
+        description: "Stop a background task (SIGTERM to its process group, SIGKILL after 3 s). It ends cancelled.",
+        schema: || obj(json!({"id": {"type": "string"}}), &["id"]),
+        interactive_only: false,
+        only_agent: None,
+    },
+    ToolDescriptor {
         name: "ask_user_question",
         effect: Effect::Read,
         description: "Ask the user 1 to 4 multiple-choice questions (2 to 4 options each, at most one marked recommended) when there is a real fork in the approach. Waits for the answers.",

@@ -1,0 +1,223 @@
+//! Background tasks. Every state change is a compare-and-set, so a terminal state is never left
+//! and a stop racing the process exit ends in exactly one state.
+
+use super::{Store, StoreError, StoreResult};
+use crate::util::now_ms;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TaskRow {
+    pub id: String,
+    pub session_id: String,
+    pub command: String,
+    pub cwd: String,
+    pub label: String,
+    pub status: String,
+    pub exit_code: Option<i64>,
+    pub error: Option<String>,
+    pub stopped_by: Option<String>,
+    pub pid: Option<i64>,
+    pub owner_pid: i64,
+    pub owner_start: i64,
+    pub log_path: String,
+    pub output_bytes: i64,
+    pub timeout_ms: i64,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub read_at: Option<i64>,
+    pub claimed_at: Option<i64>,
+    pub delivered_at: Option<i64>,
+}
+
+macro_rules! select_tasks {
+    ($tail:literal) => {
+        concat!(
+            "SELECT id, session_id, command, cwd, label, status, exit_code, error, stopped_by, pid, owner_pid, owner_start, ",
+            "log_path, output_bytes, timeout_ms, created_at, started_at, finished_at, read_at, claimed_at, delivered_at FROM tasks ",
+            $tail
+        )
+    };
+}
+
+pub const LIVE_TASK_STATES: &str = "('queued', 'running', 'stopping')";
+
+impl Store {
+    pub async fn create_task(&self, t: &TaskRow) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO tasks (id, session_id, command, cwd, label, status, owner_pid, owner_start, log_path, output_bytes, timeout_ms, created_at) \
+             VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, 0, $9, $10)",
+        )
+        .bind(&t.id)
+        .bind(&t.session_id)
+        .bind(&t.command)
+        .bind(&t.cwd)
+        .bind(&t.label)
+        .bind(t.owner_pid)
+        .bind(t.owner_start)
+        .bind(&t.log_path)
+        .bind(t.timeout_ms)
+        .bind(t.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn get_task(&self, id: &str) -> StoreResult<TaskRow> {
+        sqlx::query_as::<_, TaskRow>(select_tasks!("WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// Newest first; `status` filters when given.
+    pub async fn list_tasks(
+        &self,
+        session_id: &str,
+        status: Option<&str>,
+        limit: i64,
+    ) -> StoreResult<Vec<TaskRow>> {
+        Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
+            "WHERE session_id = $1 AND ($2 = '' OR status = $3) ORDER BY created_at DESC, id DESC LIMIT $4"
+        ))
+        .bind(session_id)
+        .bind(status.unwrap_or(""))
+        .bind(status.unwrap_or(""))
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    pub async fn count_live_tasks(&self, session_id: &str) -> StoreResult<i64> {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM tasks WHERE session_id = $1 AND status IN ('queued', 'running', 'stopping')")
+            .bind(session_id)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(n)
+    }
+
+    /// `queued → running`.
+    pub async fn task_started(&self, id: &str, pid: i64) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE tasks SET status = 'running', pid = $1, started_at = $2 WHERE id = $3 AND status = 'queued'")
+            .bind(pid)
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// `running → stopping`, recording who stopped it.
+    pub async fn task_stopping(&self, id: &str, by: &str) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE tasks SET status = 'stopping', stopped_by = $1 WHERE id = $2 AND status IN ('queued', 'running')")
+            .bind(by)
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Move from one of `from` to a terminal `to`, once.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn task_finished(
+        &self,
+        id: &str,
+        from: &str,
+        to: &str,
+        exit_code: Option<i64>,
+        error: Option<&str>,
+        stopped_by: Option<&str>,
+        output_bytes: i64,
+    ) -> StoreResult<bool> {
+        let n = sqlx::query(
+            "UPDATE tasks SET status = $1, exit_code = $2, error = $3, stopped_by = COALESCE($4, stopped_by), output_bytes = $5, finished_at = $6 \
+             WHERE id = $7 AND status = $8",
+        )
+        .bind(to)
+        .bind(exit_code)
+        .bind(error)
+        .bind(stopped_by)
+        .bind(output_bytes)
+        .bind(now_ms())
+        .bind(id)
+        .bind(from)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    pub async fn task_output_bytes(&self, id: &str, bytes: i64) -> StoreResult<()> {
+        sqlx::query("UPDATE tasks SET output_bytes = $1 WHERE id = $2")
+            .bind(bytes)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// The model read the output after the task ended: no wake-up for it.
+    pub async fn task_read_after_end(&self, id: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE tasks SET read_at = $1 WHERE id = $2 AND finished_at IS NOT NULL AND read_at IS NULL")
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Tasks of a session that ended by themselves and still owe a wake-up.
+    pub async fn undelivered_tasks(&self, session_id: &str) -> StoreResult<Vec<TaskRow>> {
+        Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
+            "WHERE session_id = $1 AND status IN ('succeeded', 'failed') AND (stopped_by IS NULL OR stopped_by = 'timeout') \
+             AND delivered_at IS NULL AND read_at IS NULL ORDER BY finished_at, id"
+        ))
+        .bind(session_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Claim one task's wake-up delivery; true only for the one claimer that wins.
+    pub async fn claim_delivery(&self, id: &str) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE tasks SET delivered_at = $1 WHERE id = $2 AND delivered_at IS NULL AND read_at IS NULL")
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Unfinished tasks (any owner) — checked at start-up for dead owners.
+    pub async fn unfinished_tasks(&self) -> StoreResult<Vec<TaskRow>> {
+        Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
+            "WHERE status IN ('queued', 'running', 'stopping')"
+        ))
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    pub async fn mark_task_lost(&self, id: &str) -> StoreResult<bool> {
+        let n = sqlx::query(
+            "UPDATE tasks SET status = 'lost', error = 'the server that owned this task stopped', finished_at = $1 \
+             WHERE id = $2 AND status IN ('queued', 'running', 'stopping')",
+        )
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Finished tasks older than the cutoff: returns their log paths after deleting the rows.
+    pub async fn delete_old_tasks(&self, finished_before: i64) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as("DELETE FROM tasks WHERE finished_at IS NOT NULL AND finished_at < $1 RETURNING log_path")
+            .bind(finished_before)
+            .fetch_all(self.pool())
+            .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+}

@@ -1,0 +1,498 @@
+//! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
+//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, search.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tradewind::config::Ceiling;
+use tradewind_tests::openai_mock::{Mock, Reply, ev_done, ev_finish, ev_text};
+use tradewind_tests::*;
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i]
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn release_binary() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/tradewind")
+}
+
+async fn startup() {
+    let bin = release_binary();
+    let size = std::fs::metadata(&bin).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "binary_size_mib {:.1} ({})",
+        size as f64 / 1048576.0,
+        bin.display()
+    );
+    let mut times = Vec::new();
+    let mut rss = 0;
+    for i in 0..10 {
+        let home = TempDir::new("bench-start");
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let t0 = Instant::now();
+        let mut child = std::process::Command::new(&bin)
+            .args([
+                "serve",
+                "--port",
+                &port.to_string(),
+                "--workspace",
+                home.path().to_str().unwrap(),
+            ])
+            .env("TRADEWIND_HOME", home.path().join("state"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let client = reqwest::Client::new();
+        loop {
+            if let Ok(r) = client
+                .get(format!("http://127.0.0.1:{port}/api/health"))
+                .send()
+                .await
+                && r.status() == 200
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_micros(500)).await;
+        }
+        times.push(t0.elapsed().as_secs_f64() * 1000.0);
+        if i == 9 {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            rss = rss_kib(child.id());
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    println!(
+        "start_to_first_200_ms median {:.1} (min {:.1}, max {:.1}, n=10)",
+        pct(&mut times.clone(), 0.5),
+        pct(&mut times.clone(), 0.0),
+        pct(&mut times, 1.0)
+    );
+    println!("idle_rss_mib {:.1}", rss as f64 / 1024.0);
+}
+
+async fn sessions() {
+    let s = TestServer::start(Opts::default()).await;
+    for i in 0..100 {
+        s.post("/api/sessions", json!({"title": format!("s{i}")}))
+            .await;
+    }
+    let url = s.url("/api/sessions?limit=100");
+    let dur = Duration::from_secs(5);
+    let t0 = Instant::now();
+    let mut handles = Vec::new();
+    for _ in 0..16 {
+        let url = url.clone();
+        handles.push(tokio::spawn(async move {
+            let c = reqwest::Client::new();
+            let mut n = 0u64;
+            while t0.elapsed() < dur {
+                let r = c.get(&url).bearer_auth(TOKEN).send().await.unwrap();
+                assert_eq!(r.status(), 200);
+                let _ = r.bytes().await.unwrap();
+                n += 1;
+            }
+            n
+        }));
+    }
+    let mut total = 0;
+    for h in handles {
+        total += h.await.unwrap();
+    }
+    println!(
+        "get_sessions_100_rps {:.0} (16 connections, 5 s, in-process server + client on 2 cores)",
+        total as f64 / t0.elapsed().as_secs_f64()
+    );
+    s.stop().await;
+}
+
+fn gate() {
+    use tradewind::policy::{Context, Proposal, decide};
+    use tradewind::protocol::{Agent, Effect, Mode};
+    let grants: HashSet<String> = ["effect:write".to_string()].into_iter().collect();
+    let analysis = tradewind::policy::command::analyze_shell("cargo test --workspace");
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Auto,
+        interactive: true,
+        ceiling: Ceiling {
+            write: true,
+            process: false,
+            external: false,
+        },
+        read_only: false,
+        yolo: false,
+        grants: &grants,
+    };
+    let uses = [tradewind::policy::PathUse {
+        path: "/w/src/main.rs".into(),
+        inside: true,
+        directory: "/w/src".into(),
+    }];
+    let n = 1_000_000;
+    let t0 = Instant::now();
+    let mut allow = 0;
+    for i in 0..n {
+        let p = if i % 2 == 0 {
+            Proposal {
+                tool: "write_file",
+                effect: Effect::Write,
+                paths: &uses,
+                command: None,
+                command_text: None,
+            }
+        } else {
+            Proposal {
+                tool: "shell",
+                effect: Effect::Process,
+                paths: &[],
+                command: Some(&analysis),
+                command_text: Some("cargo test --workspace"),
+            }
+        };
+        if matches!(
+            std::hint::black_box(decide(&ctx, &p)),
+            tradewind::policy::Decision::Allow { .. }
+        ) {
+            allow += 1;
+        }
+    }
+    let per = t0.elapsed().as_secs_f64() * 1e9 / n as f64;
+    println!("gate_decision_ns {per:.0} (mean of {n}, write+process alternating; {allow} allowed)");
+    let t0 = Instant::now();
+    for _ in 0..10_000 {
+        std::hint::black_box(tradewind::policy::command::analyze_shell(
+            "git status --porcelain && cargo test -p x -- --nocapture",
+        ));
+    }
+    println!(
+        "command_classify_us {:.1} (mean of 10000)",
+        t0.elapsed().as_secs_f64() * 1e6 / 10_000.0
+    );
+}
+
+/// Time from POST …/messages to the run's final event, as seen by a WebSocket subscriber.
+async fn timed_run(s: &TestServer, ws: &mut Ws, sid: &str, text: &str) -> (f64, Value) {
+    let t0 = Instant::now();
+    let run = s.prompt(sid, text).await;
+    loop {
+        let v = ws_next(ws, Duration::from_secs(30)).await.expect("frame");
+        if v["type"] == "run_finished" && v["run"] == run.as_str() {
+            return (t0.elapsed().as_secs_f64() * 1000.0, v);
+        }
+    }
+}
+
+async fn turn() {
+    let calls: Vec<Value> = (0..20)
+        .map(|i| json!({"name": "read_file", "arguments": {"path": format!("f{}.txt", i % 5)}}))
+        .collect();
+    let script = json!({"scripts": [
+        {"match": "twenty", "turns": [{"tool_calls": calls}, {"text": "done"}]},
+        {"turns": [{"text": "ok"}]}
+    ]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    for i in 0..5 {
+        std::fs::write(
+            s.workspace.path().join(format!("f{i}.txt")),
+            "hello\n".repeat(50),
+        )
+        .unwrap();
+    }
+    let sid = s.create_session("ask").await;
+    let mut ws = ws_connect(&s).await;
+    ws_send(
+        &mut ws,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    let _ = timed_run(&s, &mut ws, &sid, "warm up").await;
+    let mut one = Vec::new();
+    for _ in 0..30 {
+        one.push(timed_run(&s, &mut ws, &sid, "hi").await.0);
+    }
+    println!(
+        "warm_1_token_turn_ms p50 {:.2} p90 {:.2} (POST /messages → run_finished on the WebSocket, replay provider, n=30)",
+        pct(&mut one.clone(), 0.5),
+        pct(&mut one, 0.9)
+    );
+    let mut twenty = Vec::new();
+    for _ in 0..10 {
+        let (ms, fin) = timed_run(&s, &mut ws, &sid, "twenty reads").await;
+        assert_eq!(fin["status"], "completed");
+        twenty.push(ms);
+    }
+    println!(
+        "turn_with_20_tool_calls_ms p50 {:.2} (2 model calls + 20 read_file through the gate, all events stored; provider time ≈ 0 with replay; n=10)",
+        pct(&mut twenty, 0.5)
+    );
+    s.stop().await;
+}
+
+async fn stream() {
+    let n = 5000usize;
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let mut chunks: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
+    chunks.push(ev_finish("stop"));
+    chunks.push(ev_done());
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let subs = 500;
+    let mut clients = Vec::new();
+    for _ in 0..subs {
+        let mut ws = ws_connect(&s).await;
+        ws_send(
+            &mut ws,
+            json!({"type": "subscribe", "session": sid, "after": 0}),
+        )
+        .await;
+        clients.push(ws);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    mock.push(Reply::Sse {
+        chunks,
+        delay: Duration::ZERO,
+    });
+    let pid = std::process::id();
+    let t_post = Instant::now();
+    let run = s.prompt(&sid, "stream").await;
+    let rss_peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let rp = rss_peak.clone();
+    let sampler = tokio::spawn(async move {
+        loop {
+            rp.fetch_max(rss_kib(pid), std::sync::atomic::Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    let mut tasks = Vec::new();
+    for mut ws in clients {
+        let run = run.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut text_len = 0usize;
+            let mut first: Option<Instant> = None;
+            let mut frames = 0usize;
+            while let Some(Ok(m)) = ws.next().await {
+                if let tokio_tungstenite::tungstenite::Message::Text(t) = m {
+                    let v: Value = serde_json::from_str(&t).unwrap();
+                    frames += 1;
+                    if v["type"] == "message_delta" {
+                        first.get_or_insert_with(Instant::now);
+                        text_len += v["text"].as_str().unwrap().len();
+                    }
+                    if v["type"] == "message_complete" {
+                        return (first, Instant::now(), text_len, frames);
+                    }
+                    if v["type"] == "run_finished" && v["run"] == run.as_str() {
+                        break;
+                    }
+                }
+            }
+            (first, Instant::now(), text_len, frames)
+        }));
+    }
+    let mut ends = Vec::new();
+    let mut firsts = Vec::new();
+    let mut lens = HashSet::new();
+    for t in tasks {
+        let (f, e, len, _frames) = t.await.unwrap();
+        lens.insert(len);
+        if let Some(f) = f {
+            firsts.push(f);
+        }
+        ends.push(e);
+    }
+    sampler.abort();
+    let expected: usize = (0..n).map(|i| format!("t{i} ").len()).sum();
+    let complete = lens.len() == 1 && lens.contains(&expected);
+    let first = firsts.iter().min().copied().unwrap();
+    let last_end = ends.iter().max().copied().unwrap();
+    let mut per_client: Vec<f64> = ends
+        .iter()
+        .map(|e| e.duration_since(first).as_secs_f64() * 1000.0)
+        .collect();
+    let events = s.events(&sid).await;
+    let deltas = events
+        .iter()
+        .filter(|e| e["type"] == "message_delta")
+        .count();
+    println!(
+        "stream_5000_deltas_500_subscribers: every client got the whole text: {complete}; stored events {} ({deltas} coalesced deltas)",
+        events.len()
+    );
+    println!(
+        "  first delta at any client → last client has the whole reply: {:.1} ms (p50 over clients {:.1} ms)",
+        last_end.duration_since(first).as_secs_f64() * 1000.0,
+        pct(&mut per_client, 0.5)
+    );
+    println!(
+        "  POST → last client complete: {:.1} ms; peak RSS of the process (server + 500 clients + mock) {:.1} MiB",
+        last_end.duration_since(t_post).as_secs_f64() * 1000.0,
+        rss_peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0
+    );
+    // Per-chunk latency with one subscriber: the provider paces 5000 deltas over ~1 s.
+    let mock2 = Mock::default();
+    let url2 = mock2.serve().await;
+    let s2 = TestServer::start(Opts {
+        openai: Some(url2),
+        ..Opts::default()
+    })
+    .await;
+    let sid2 = s2.create_session("ask").await;
+    let mut ws = ws_connect(&s2).await;
+    ws_send(
+        &mut ws,
+        json!({"type": "subscribe", "session": sid2, "after": 0}),
+    )
+    .await;
+    let sends = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Instant>::new()));
+    let mut paced: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
+    paced.push(ev_finish("stop"));
+    paced.push(ev_done());
+    mock2.push(Reply::Sse {
+        chunks: paced,
+        delay: Duration::from_micros(200),
+    });
+    let t0 = Instant::now();
+    let run2 = s2.prompt(&sid2, "paced").await;
+    let mut arrivals: Vec<(Instant, usize)> = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let v = ws_next(&mut ws, Duration::from_secs(30)).await.unwrap();
+        if v["type"] == "message_delta" {
+            total += v["text"].as_str().unwrap().len();
+            arrivals.push((Instant::now(), total));
+        }
+        if v["type"] == "run_finished" && v["run"] == run2.as_str() {
+            break;
+        }
+    }
+    let _ = sends;
+    // Chunk i (cumulative byte offset) arrived with the first frame whose total covers it; its
+    // send time is estimated from the paced schedule measured at the client (first..last).
+    let span = arrivals.last().unwrap().0.duration_since(t0).as_secs_f64();
+    let mut waits: Vec<f64> = Vec::new();
+    let mut prev = 0usize;
+    for (at, tot) in &arrivals {
+        let frame_chunks = tot - prev;
+        prev = *tot;
+        let _ = frame_chunks;
+        waits.push(at.duration_since(t0).as_secs_f64());
+    }
+    let frames = arrivals.len();
+    println!(
+        "  paced stream (5000 deltas at ≤200 µs): {frames} frames over {:.0} ms → mean frame interval {:.1} ms (coalescing window 50 ms bounds chunk→frame latency)",
+        span * 1000.0,
+        span * 1000.0 / frames.max(1) as f64
+    );
+    s.stop().await;
+    s2.stop().await;
+}
+
+fn search() {
+    let root = std::env::var("BENCH_SEARCH_ROOT").unwrap_or_else(|_| {
+        format!(
+            "{}/.cargo/registry/src",
+            std::env::var("HOME").unwrap_or_default()
+        )
+    });
+    let paths = tradewind::policy::paths::PathPolicy::new(
+        std::path::Path::new(&root),
+        &[],
+        std::path::Path::new("/nonexistent-state"),
+    );
+    let args = tradewind::tools::search::SearchArgs {
+        pattern: "fn\\s+poll_next".into(),
+        root: root.clone().into(),
+        glob: None,
+        case_insensitive: false,
+        limit: 2000,
+    };
+    let mut ours = Vec::new();
+    let mut count = 0;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let (lines, _) = tradewind::tools::search::search_blocking(&args, &paths, 2).unwrap();
+        ours.push(t0.elapsed().as_secs_f64() * 1000.0);
+        count = lines.len();
+    }
+    let mut rg = Vec::new();
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let o = std::process::Command::new("rg")
+            .args(["-n", "--hidden", "-g", "!.git", "fn\\s+poll_next", &root])
+            .output();
+        if o.is_err() {
+            println!("search: rg not installed (apt-get install ripgrep) — only our figure");
+            break;
+        }
+        rg.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    let files = ignore::WalkBuilder::new(&root)
+        .hidden(false)
+        .build()
+        .count();
+    println!(
+        "search_text_ms median {:.0} ({count} matches, {files} entries under {root})",
+        pct(&mut ours, 0.5)
+    );
+    if !rg.is_empty() {
+        println!(
+            "rg_ms median {:.0} (same pattern and tree)",
+            pct(&mut rg, 0.5)
+        );
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let all = args.is_empty();
+    let want = |n: &str| all || args.iter().any(|a| a == n);
+    if want("gate") {
+        gate();
+    }
+    if want("search") {
+        search();
+    }
+    if want("startup") {
+        startup().await;
+    }
+    if want("sessions") {
+        sessions().await;
+    }
+    if want("turn") {
+        turn().await;
+    }
+    if want("stream") {
+        stream().await;
+    }
+}

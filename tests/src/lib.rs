@@ -263,6 +263,88 @@ pub async fn ws_next(ws: &mut Ws, timeout: Duration) -> Option<Value> {
     }
 }
 
+/// A bearer-authenticated client for a server running as a child process.
+pub struct Remote {
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+impl Remote {
+    pub fn new(base: &str) -> Remote {
+        Remote {
+            base: base.to_string(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Value {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    pub async fn create_session(&self, body: Value) -> String {
+        self.post("/api/sessions", body).await["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    pub async fn prompt(&self, sid: &str, text: &str) -> String {
+        self.post(
+            &format!("/api/sessions/{sid}/messages"),
+            json!({ "text": text }),
+        )
+        .await["run_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    pub async fn events(&self, sid: &str) -> Vec<Value> {
+        self.get(&format!("/api/sessions/{sid}/events?limit=5000"))
+            .await["data"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Poll until a run's `run_finished` event; returns it.
+    pub async fn wait_run_finished(&self, sid: &str, run: &str) -> Value {
+        for _ in 0..400 {
+            if let Some(f) = self
+                .events(sid)
+                .await
+                .into_iter()
+                .find(|e| e["type"] == "run_finished" && e["run"] == run)
+            {
+                return f;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("run {run} did not finish");
+    }
+}
+
 /// Path of the `tradewind` binary built in this workspace's target dir.
 pub fn binary() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")

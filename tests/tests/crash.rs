@@ -7,19 +7,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tradewind_tests::*;
 
-async fn events(c: &reqwest::Client, base: &str, sid: &str) -> Vec<Value> {
-    let v: Value = c
-        .get(format!("{base}/api/sessions/{sid}/events?limit=5000"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    v["data"].as_array().cloned().unwrap_or_default()
-}
-
 #[tokio::test]
 async fn kill_9_mid_run_then_restart() {
     let home = TempDir::new("crash-home");
@@ -40,36 +27,12 @@ async fn kill_9_mid_run_then_restart() {
         replay.to_str().unwrap(),
     ];
     let (mut child, base) = spawn_binary(&args, &state, TOKEN).await;
-    let c = reqwest::Client::new();
-    let sid = c
-        .post(format!("{base}/api/sessions"))
-        .bearer_auth(TOKEN)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let run = c
-        .post(format!("{base}/api/sessions/{sid}/messages"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"text": "slow please"}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["run_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api = Remote::new(&base);
+    let sid = api.create_session(json!({})).await;
+    let run = api.prompt(&sid, "slow please").await;
     let mut before = Vec::new();
     for _ in 0..200 {
-        before = events(&c, &base, &sid).await;
+        before = api.events(&sid).await;
         if before
             .iter()
             .filter(|e| e["type"] == "message_delta")
@@ -84,7 +47,8 @@ async fn kill_9_mid_run_then_restart() {
     child.start_kill().unwrap(); // SIGKILL
     child.wait().await.unwrap();
     let (mut child2, base2) = spawn_binary(&args, &state, TOKEN).await;
-    let after = events(&c, &base2, &sid).await;
+    let api = Remote::new(&base2);
+    let after = api.events(&sid).await;
     assert_eq!(
         &after[..before.len()],
         &before[..],
@@ -97,43 +61,15 @@ async fn kill_9_mid_run_then_restart() {
         .find(|e| e["type"] == "run_finished")
         .expect("a run_finished event after restart");
     assert_eq!(fin["status"], "interrupted");
-    let r: Value = c
-        .get(format!("{base2}/api/runs/{run}"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(r["status"], "interrupted");
-    let run2 = c
-        .post(format!("{base2}/api/sessions/{sid}/messages"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"text": "next"}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["run_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let mut done = false;
-    for _ in 0..200 {
-        let ev = events(&c, &base2, &sid).await;
-        if let Some(f) = ev
-            .iter()
-            .find(|e| e["type"] == "run_finished" && e["run"] == run2.as_str())
-        {
-            assert_eq!(f["status"], "completed");
-            done = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(done);
+    assert_eq!(
+        api.get(&format!("/api/runs/{run}")).await["status"],
+        "interrupted"
+    );
+    let run2 = api.prompt(&sid, "next").await;
+    assert_eq!(
+        api.wait_run_finished(&sid, &run2).await["status"],
+        "completed"
+    );
     child2.start_kill().unwrap();
     child2.wait().await.unwrap();
 }

@@ -251,42 +251,17 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
         replay.to_str().unwrap(),
     ];
     let (mut child, base) = spawn_binary(&args, &state, TOKEN).await;
-    let c = reqwest::Client::new();
-    let sid = c
-        .post(format!("{base}/api/sessions"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"mode": "full"}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    c.post(format!("{base}/api/sessions/{sid}/messages"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"text": "go"}))
-        .send()
-        .await
-        .unwrap();
+    let api = Remote::new(&base);
+    let sid = api.create_session(json!({"mode": "full"})).await;
+    api.prompt(&sid, "go").await;
     let mut task = Value::Null;
     for _ in 0..200 {
-        let v: Value = c
-            .get(format!("{base}/api/sessions/{sid}/tasks"))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if let Some(t) = v["data"].as_array().and_then(|a| a.first()).cloned()
-            && t["status"] == "running"
-        {
-            task = t;
-            break;
+        let v = api.get(&format!("/api/sessions/{sid}/tasks")).await;
+        if let Some(t) = v["data"].as_array().and_then(|a| a.first()).cloned() {
+            if t["status"] == "running" {
+                task = t;
+                break;
+            }
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
@@ -295,15 +270,9 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
     child.wait().await.unwrap();
     let pid = task["pid"].as_i64().unwrap();
     let (mut child2, base2) = spawn_binary(&args, &state, TOKEN).await;
-    let v: Value = c
-        .get(format!("{base2}/api/sessions/{sid}/tasks"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v = Remote::new(&base2)
+        .get(&format!("/api/sessions/{sid}/tasks"))
+        .await;
     assert_eq!(v["data"][0]["status"], "lost");
     assert_eq!(
         v["data"][0]["pid"], pid,
@@ -533,5 +502,68 @@ async fn wakeups_coalesce_deliver_once_and_respect_every_no_wake_rule() {
         .count();
     assert_eq!(wakes, 1, "only the first wake-up happened");
     let _ = t;
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn wakeup_waits_while_the_session_is_busy_then_arrives() {
+    let script = json!({"scripts": [
+        {"match": "Background tasks finished", "turns": [{"text": "woken"}]},
+        {"match": "start then ask", "turns": [
+            {"tool_calls": [{"name": "bg_run", "arguments": {"command": "true", "label": "fast"}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "w.txt", "content": "x"}}]},
+            {"text": "done"}
+        ]}
+    ]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ceiling: proc_all(),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "start then ask").await;
+    // bg_run asks (mode ask), then the write asks: the session is busy while the task has ended.
+    let first = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    s.post(
+        &format!("/api/approvals/{}", first["approval_id"].as_str().unwrap()),
+        json!({"decision": "once"}),
+    )
+    .await;
+    let second = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["tool"] == "write_file"
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(
+        !s.events(&sid).await.iter().any(|e| e["type"] == "wakeup"),
+        "no wake-up while a run waits for the user"
+    );
+    let t_free = Instant::now();
+    s.post(
+        &format!("/api/approvals/{}", second["approval_id"].as_str().unwrap()),
+        json!({"decision": "once"}),
+    )
+    .await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let w = s.wait_event(&sid, |e| e["type"] == "wakeup").await;
+    assert!(
+        t_free.elapsed() < Duration::from_secs(4),
+        "delivered soon after the session freed"
+    );
+    assert_eq!(w["task_ids"].as_array().unwrap().len(), 1);
+    let wr = s
+        .wait_event(&sid, |e| {
+            e["type"] == "run_started" && e["trigger"] == "wakeup"
+        })
+        .await;
+    assert_eq!(
+        s.wait_run_finished(&sid, wr["run_id"].as_str().unwrap())
+            .await["status"],
+        "completed"
+    );
     s.stop().await;
 }

@@ -94,6 +94,8 @@ pub struct RunOutcome {
 }
 
 pub(crate) struct Turn<'a> {
+    /// The session's grants, cached for this run.
+    grants: std::sync::Mutex<Option<HashSet<String>>>,
     deps: &'a AgentDeps,
     run: &'a RunSpec,
     agent: Agent,
@@ -149,6 +151,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         .paths
         .with_workspace(std::path::Path::new(&spec.session.workspace));
     let mut t = Turn {
+        grants: std::sync::Mutex::new(None),
         deps,
         run: spec,
         agent,
@@ -649,14 +652,25 @@ async fn gate(
 ) -> Result<(), ToolOutput> {
     let mut once: HashSet<String> = HashSet::new();
     for _ in 0..8 {
-        let mut grants: HashSet<String> = t
-            .deps
-            .store
-            .list_grants(&t.run.session.id)
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
+        // The session's grants, read once per run (only this run can add to them meanwhile).
+        let cached = t.grants.lock().ok().and_then(|g| g.clone());
+        let mut grants: HashSet<String> = match cached {
+            Some(g) => g,
+            None => {
+                let g: HashSet<String> = t
+                    .deps
+                    .store
+                    .list_grants(&t.run.session.id)
+                    .await
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                if let Ok(mut c) = t.grants.lock() {
+                    *c = Some(g.clone());
+                }
+                g
+            }
+        };
         grants.extend(once.iter().cloned());
         let cfg = &t.deps.cfg;
         let ctx = Context {
@@ -692,6 +706,9 @@ async fn gate(
                         once.insert(ask.key.clone());
                     }
                     ApprovalDecision::Session | ApprovalDecision::Directory => {
+                        if let Ok(mut c) = t.grants.lock() {
+                            *c = None;
+                        }
                         if let Err(e) = t.deps.store.add_grant(&t.run.session.id, &ask.key).await {
                             tracing::error!(error = %e, "cannot store grant");
                             once.insert(ask.key.clone());

@@ -336,6 +336,24 @@ impl Provider for Unconfigured {
     }
 }
 
+/// A validated base URL (http/https, no trailing slash) and a client that never follows
+/// redirects (the provider connection stays where it was configured).
+pub(crate) fn http_client(
+    base: &str,
+    net: &NetPolicy,
+) -> Result<(reqwest::Client, String), String> {
+    let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("base URL must be http(s): {base}"));
+    }
+    let client = reqwest::Client::builder()
+        .connect_timeout(net.connect)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+    Ok((client, base.trim_end_matches('/').to_string()))
+}
+
 /// Settings the server keeps for its provider (also editable through the API).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct ProviderConfig {

@@ -33,18 +33,10 @@ impl OpenAi {
         model: String,
         net: NetPolicy,
     ) -> Result<OpenAi, String> {
-        let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("base URL must be http(s): {base}"));
-        }
-        let client = reqwest::Client::builder()
-            .connect_timeout(net.connect)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+        let (client, base) = super::http_client(base, &net)?;
         Ok(OpenAi {
             client,
-            base: base.trim_end_matches('/').to_string(),
+            base,
             key: key.filter(|k| !k.is_empty()),
             model,
             net,

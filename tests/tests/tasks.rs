@@ -257,11 +257,11 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
     let mut task = Value::Null;
     for _ in 0..200 {
         let v = api.get(&format!("/api/sessions/{sid}/tasks")).await;
-        if let Some(t) = v["data"].as_array().and_then(|a| a.first()).cloned() {
-            if t["status"] == "running" {
-                task = t;
-                break;
-            }
+        if let Some(t) = v["data"].as_array().and_then(|a| a.first()).cloned()
+            && t["status"] == "running"
+        {
+            task = t;
+            break;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }

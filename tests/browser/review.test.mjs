@@ -418,6 +418,11 @@ describe("plans, questions, artifacts, tasks", { skip, timeout: 900_000 }, () =>
     await p.page.goto(server.base + "/");
     const id = await createSessionViaUi(p.page, { title: "Tasks", mode: "full" });
     await sendPrompt(p.page, "start the watcher");
+    // A shell loop is a compound command: it asks even in full mode (seed 003), with the reason.
+    const card = p.page.locator(".transcript .approval-card");
+    await card.waitFor({ timeout: 20_000 });
+    await card.locator(".approval-reason").getByText(/chains commands/).waitFor();
+    await card.getByRole("button", { name: "Allow once" }).click();
     const row = p.page.locator(".tasks-panel .task").first();
     await row.waitFor({ timeout: 20_000 });
     await row.locator(".task-label").getByText("watcher").waitFor();

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::openai::{EOF_EVENT, event_stream, send};
+use super::openai::{EOF_EVENT, event_stream, model_ids, send};
 use super::{
     ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError,
     ProviderEvent,
@@ -226,21 +226,7 @@ impl Provider for Anthropic {
     fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
         let rb = self.request(self.client.get(format!("{}/v1/models", self.base)));
         let net = self.net;
-        Box::pin(async move {
-            let resp = send(rb, net.first_byte).await?;
-            let v: Value = resp
-                .json()
-                .await
-                .map_err(|e| ProviderError::Protocol(e.to_string()))?;
-            Ok(v.get("data")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default())
-        })
+        Box::pin(model_ids(rb, net.first_byte))
     }
 
     fn model(&self) -> String {

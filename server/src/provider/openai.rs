@@ -130,6 +130,26 @@ pub(crate) async fn send(
     Ok(resp)
 }
 
+/// `GET …/models` → the `data[].id` list (OpenAI and Anthropic share this shape).
+pub(crate) async fn model_ids(
+    rb: reqwest::RequestBuilder,
+    first_byte: Duration,
+) -> Result<Vec<String>, ProviderError> {
+    let resp = send(rb, first_byte).await?;
+    let v: Value = resp
+        .json()
+        .await
+        .map_err(|e| ProviderError::Protocol(e.to_string()))?;
+    Ok(v.get("data")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
 #[derive(Default)]
 struct CallAcc {
     started: bool,
@@ -417,21 +437,7 @@ impl Provider for OpenAi {
             rb = rb.bearer_auth(k);
         }
         let net = self.net;
-        Box::pin(async move {
-            let resp = send(rb, net.first_byte).await?;
-            let v: Value = resp
-                .json()
-                .await
-                .map_err(|e| ProviderError::Protocol(e.to_string()))?;
-            Ok(v.get("data")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default())
-        })
+        Box::pin(model_ids(rb, net.first_byte))
     }
 
     fn model(&self) -> String {

@@ -59,20 +59,12 @@ impl Server {
     }
 
     /// Stop accepting, finish in-flight requests, stop background work.
-    pub async fn shutdown(mut self) -> anyhow::Result<()> {
-        self.state.runs.shutdown();
-        self.state.runs.deps().tasks.shutdown().await;
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(j) = self.join.take() {
-            j.await.context("server task panicked")??;
-        }
-        self.state.store.close().await;
-        Ok(())
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        self.wait(async {}).await
     }
 
-    /// Wait until the server stops by itself (or a signal arrives, see `wait_for_signal`).
+    /// Run until `stop` resolves (e.g. `wait_for_signal`), then shut down: runs are cancelled,
+    /// live background tasks stopped, in-flight requests finished, the store closed.
     pub async fn wait(mut self, stop: impl std::future::Future<Output = ()>) -> anyhow::Result<()> {
         stop.await;
         self.state.runs.shutdown();

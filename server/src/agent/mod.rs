@@ -297,7 +297,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             messages: history::to_chat(&rows),
             tools: tools.clone(),
         };
-        let (text, reasoning, calls) = match stream_turn(t, req).await {
+        let calls = match stream_turn(t, req).await {
             Ok(x) => x,
             Err(ProviderError::Cancelled) => {
                 return RunOutcome {
@@ -326,7 +326,6 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             };
         }
-        let _ = (text, reasoning);
         run_calls(t, &calls).await;
     }
     let msg = format!("stopped after {max} model calls (agent.maxIterations)");
@@ -342,12 +341,13 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     }
 }
 
-/// Stream one model response; store it whole once the model has finished. A stream that breaks
+/// Stream one model response; store it whole once the model has finished (returns its tool
+/// calls). A stream that breaks
 /// before its finish stores nothing and runs no tool.
 async fn stream_turn(
     t: &mut Turn<'_>,
     req: ChatRequest,
-) -> Result<(String, String, Vec<ToolCallReq>), ProviderError> {
+) -> Result<Vec<ToolCallReq>, ProviderError> {
     let provider = t.deps.provider.get();
     let cancel = t.run.cancel.clone();
     let mut retries = Vec::new();
@@ -451,11 +451,11 @@ async fn stream_turn(
     .await;
     t.emit(EventPayload::MessageComplete {
         message_id,
-        text: text.clone(),
-        reasoning: reasoning.clone(),
+        text,
+        reasoning,
     })
     .await;
-    Ok((text, reasoning, calls))
+    Ok(calls)
 }
 
 async fn flush(t: &Turn<'_>, message_id: &str, tc: &mut Coalescer, rc: &mut Coalescer) {
@@ -499,13 +499,12 @@ async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
         }
         if batch.len() > 1 {
             let tref: &Turn<'_> = t;
-            let outs = futures::future::join_all(
+            futures::future::join_all(
                 batch
                     .iter()
                     .map(|c| async move { handle_call(tref, c).await }),
             )
             .await;
-            let _ = outs;
             i += batch.len();
         } else {
             handle_call(t, &calls[i]).await;

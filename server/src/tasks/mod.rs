@@ -353,7 +353,6 @@ impl TaskManager {
         };
         let mut pipe = tokio::fs::File::from_std(pipe);
         let mut written: usize = 0;
-        let mut total: usize = 0;
         let mut tail: VecDeque<u8> = VecDeque::new();
         let mut noticed = false;
         let mut buf = vec![0u8; 64 * 1024];
@@ -374,7 +373,6 @@ impl TaskManager {
                 r = pipe.read(&mut buf), if open => match r {
                     Ok(0) | Err(_) => open = false,
                     Ok(n) => {
-                        total += n;
                         let keep = n.min(limit.saturating_sub(written));
                         if let Some(f) = log.as_mut() {
                             if keep > 0 {
@@ -504,7 +502,6 @@ impl TaskManager {
                 break;
             }
         }
-        let _ = total;
         if let Ok(mut m) = self.live.lock() {
             m.remove(&id);
         }
@@ -525,12 +522,10 @@ impl TaskManager {
         id: &str,
         by: &'static str,
     ) -> Result<TaskRow, TaskError> {
-        let row = match session_id {
+        // Ownership check: another session gets "not found".
+        match session_id {
             Some(s) => self.get_for(s, id).await?,
-            None => self.store.get_task(id).await.map_err(|e| match e {
-                StoreError::NotFound => TaskError::NotFound,
-                o => o.into(),
-            })?,
+            None => self.get_for_any(id).await?,
         };
         let live = self
             .live
@@ -567,7 +562,6 @@ impl TaskManager {
                 }
             }
         }
-        let _ = row;
         Ok(self.store.get_task(id).await?)
     }
 

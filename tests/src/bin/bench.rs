@@ -373,7 +373,6 @@ async fn stream() {
         json!({"type": "subscribe", "session": sid2, "after": 0}),
     )
     .await;
-    let sends = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Instant>::new()));
     let mut paced: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
     paced.push(ev_finish("stop"));
     paced.push(ev_done());
@@ -395,18 +394,7 @@ async fn stream() {
             break;
         }
     }
-    let _ = sends;
-    // Chunk i (cumulative byte offset) arrived with the first frame whose total covers it; its
-    // send time is estimated from the paced schedule measured at the client (first..last).
     let span = arrivals.last().unwrap().0.duration_since(t0).as_secs_f64();
-    let mut waits: Vec<f64> = Vec::new();
-    let mut prev = 0usize;
-    for (at, tot) in &arrivals {
-        let frame_chunks = tot - prev;
-        prev = *tot;
-        let _ = frame_chunks;
-        waits.push(at.duration_since(t0).as_secs_f64());
-    }
     let frames = arrivals.len();
     println!(
         "  paced stream (5000 deltas at ≤200 µs): {frames} frames over {:.0} ms → mean frame interval {:.1} ms (coalescing window 50 ms bounds chunk→frame latency)",

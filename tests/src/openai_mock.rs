@@ -1,6 +1,6 @@
-//! A scripted OpenAI-compatible server over real sockets and real SSE. Each request to
-//! `/v1/chat/completions` takes the next scripted reply; every request body is recorded so tests
-//! can check what the client sent.
+//! A scripted model server over real sockets and real SSE. Each request to
+//! `/v1/chat/completions` (OpenAI-compatible) or `/v1/messages` (Anthropic) takes the next scripted
+//! reply; every request body and its headers are recorded so tests can check what the client sent.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -42,6 +42,10 @@ pub enum Reply {
 pub struct Mock {
     replies: Arc<Mutex<VecDeque<Reply>>>,
     pub requests: Arc<Mutex<Vec<Value>>>,
+    /// When each chunk of an `Sse` reply was handed to the connection (for latency benches).
+    pub sent: Arc<Mutex<Vec<std::time::Instant>>>,
+    /// The request headers of each call (lower-case names).
+    pub headers: Arc<Mutex<Vec<std::collections::HashMap<String, String>>>>,
 }
 
 pub fn ev_text(t: &str) -> String {
@@ -122,6 +126,8 @@ impl Mock {
     pub async fn serve(&self) -> String {
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(chat))
+            // The Anthropic Messages endpoint shares the script: the test writes its SSE dialect.
+            .route("/v1/messages", post(chat))
             .route(
                 "/v1/models",
                 get(|| async {
@@ -138,8 +144,19 @@ impl Mock {
     }
 }
 
-async fn chat(State(m): State<Mock>, body: axum::Json<Value>) -> Response {
+async fn chat(
+    State(m): State<Mock>,
+    headers: axum::http::HeaderMap,
+    body: axum::Json<Value>,
+) -> Response {
     m.requests.lock().unwrap().push(body.0);
+    m.headers.lock().unwrap().push(
+        headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect(),
+    );
+    let sent = m.sent.clone();
     let reply = m
         .replies
         .lock()
@@ -180,31 +197,48 @@ async fn chat(State(m): State<Mock>, body: axum::Json<Value>) -> Response {
             delay,
             None,
             false,
+            Some(sent),
         ),
-        Reply::Bytes { chunks } => sse(chunks, Duration::ZERO, None, false),
+        Reply::Bytes { chunks } => sse(chunks, Duration::ZERO, None, false, None),
         Reply::Cut { chunks } => sse(
             chunks.into_iter().map(String::into_bytes).collect(),
             Duration::ZERO,
             None,
             true,
+            None,
         ),
         Reply::Stall { chunks, gap } => sse(
             chunks.into_iter().map(String::into_bytes).collect(),
             Duration::ZERO,
             Some(gap),
             false,
+            None,
         ),
     }
 }
 
-fn sse(chunks: Vec<Vec<u8>>, delay: Duration, stall: Option<Duration>, cut: bool) -> Response {
-    let stream = futures::stream::unfold(
-        (chunks.into_iter(), false),
-        move |(mut it, stalled)| async move {
+type SentLog = Arc<Mutex<Vec<std::time::Instant>>>;
+
+fn sse(
+    chunks: Vec<Vec<u8>>,
+    delay: Duration,
+    stall: Option<Duration>,
+    cut: bool,
+    sent: Option<SentLog>,
+) -> Response {
+    if let Some(s) = &sent {
+        s.lock().unwrap().clear();
+    }
+    let stream = futures::stream::unfold((chunks.into_iter(), false), move |(mut it, stalled)| {
+        let sent = sent.clone();
+        async move {
             match it.next() {
                 Some(c) => {
                     if !delay.is_zero() {
                         tokio::time::sleep(delay).await;
+                    }
+                    if let Some(s) = &sent {
+                        s.lock().unwrap().push(std::time::Instant::now());
                     }
                     Some((Ok::<Bytes, std::io::Error>(Bytes::from(c)), (it, stalled)))
                 }
@@ -221,8 +255,8 @@ fn sse(chunks: Vec<Vec<u8>>, delay: Duration, stall: Option<Duration>, cut: bool
                     }
                 }
             }
-        },
-    );
+        }
+    });
     let mut r = Response::new(Body::from_stream(stream));
     r.headers_mut().insert(
         "content-type",

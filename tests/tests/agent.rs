@@ -815,3 +815,225 @@ fn atomic_write_survives_kill_9_of_the_writer() {
         "stray temp files were cleaned ({removed} removed): {left:?}"
     );
 }
+
+/// Anthropic Messages SSE: one `event:`/`data:` pair per event.
+fn an(event: &str, data: Value) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+fn an_text_reply(text: &str) -> Vec<String> {
+    vec![
+        an(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_2", "role": "assistant", "content": [], "usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        ),
+        an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        an(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        ),
+        an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        an(
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 6}}),
+        ),
+        an("message_stop", json!({"type": "message_stop"})),
+    ]
+}
+
+#[tokio::test]
+async fn anthropic_client_streams_thinking_text_and_tool_use_against_a_scripted_server() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        network: Some(fast_net()),
+        ..Opts::default()
+    })
+    .await;
+    // The key is stored through the settings API (write-only) and sent as x-api-key.
+    let (st, view) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/settings/provider",
+            json!({"kind": "anthropic", "base_url": url.trim_end_matches("/v1"), "model": "claude-test", "api_key": "sk-ant-test"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{view}");
+    assert_eq!(view["api_key_set"], true);
+    assert!(
+        !view.to_string().contains("sk-ant-test"),
+        "the key is never returned"
+    );
+    std::fs::write(s.workspace.path().join("note.txt"), "hi from the file\n").unwrap();
+
+    // Thinking, text with a UTF-8 character split across network chunks, a ping, a comment, and
+    // a tool_use whose JSON input arrives in pieces.
+    let text = an(
+        "content_block_delta",
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Je lis « note » "}}),
+    );
+    let cut = text.find('«').unwrap() + 1; // inside the two-byte character
+    let mut first: Vec<Vec<u8>> = vec![
+        an("message_start", json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": [], "usage": {"input_tokens": 25, "output_tokens": 1}}})).into_bytes(),
+        b": keep-alive comment\n\n".to_vec(),
+        an("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}})).into_bytes(),
+        an("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "The user wants the note."}})).into_bytes(),
+        an("content_block_stop", json!({"type": "content_block_stop", "index": 0})).into_bytes(),
+        an("ping", json!({"type": "ping"})).into_bytes(),
+        an("content_block_start", json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}})).into_bytes(),
+    ];
+    first.push(text.as_bytes()[..cut].to_vec());
+    first.push(text.as_bytes()[cut..].to_vec());
+    first.extend([
+        an("content_block_stop", json!({"type": "content_block_stop", "index": 1})).into_bytes(),
+        an("content_block_start", json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": {}}})).into_bytes(),
+        an("content_block_delta", json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"pa"}})).into_bytes(),
+        an("content_block_delta", json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "th\": \"note.txt\"}"}})).into_bytes(),
+        an("content_block_stop", json!({"type": "content_block_stop", "index": 2})).into_bytes(),
+        an("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}})).into_bytes(),
+        an("message_stop", json!({"type": "message_stop"})).into_bytes(),
+    ]);
+    mock.push(Reply::Bytes { chunks: first });
+    mock.push(Reply::Sse {
+        chunks: an_text_reply("The note says hi."),
+        delay: Duration::ZERO,
+    });
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "read the note").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    assert_eq!(fin["usage"]["input_tokens"], 25 + 40);
+    assert_eq!(fin["usage"]["output_tokens"], 30 + 6);
+    let events = s.events(&sid).await;
+    let done = of_type(&events, "message_complete");
+    assert_eq!(done[0]["text"], "Je lis « note » ");
+    assert_eq!(done[0]["reasoning"], "The user wants the note.");
+    assert_eq!(done[1]["text"], "The note says hi.");
+    let result = of_type(&events, "tool_result")[0];
+    assert_eq!(
+        (result["tool"].as_str(), result["ok"].as_bool()),
+        (Some("read_file"), Some(true))
+    );
+    assert!(
+        result["text"]
+            .as_str()
+            .unwrap()
+            .contains("hi from the file")
+    );
+
+    // What the client sent: the Messages API shape, the headers, and the tool round trip.
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0]["model"], "claude-test");
+    assert_eq!(reqs[0]["stream"], true);
+    assert!(reqs[0]["system"].as_str().unwrap().len() > 10);
+    assert!(
+        reqs[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "read_file" && t["input_schema"].is_object())
+    );
+    let msgs = reqs[1]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "user"], "roles alternate");
+    let tool_use = msgs[1]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "tool_use")
+        .unwrap();
+    assert_eq!(
+        (tool_use["id"].as_str(), tool_use["input"]["path"].as_str()),
+        (Some("toolu_01"), Some("note.txt"))
+    );
+    let tool_result = &msgs[2]["content"][0];
+    assert_eq!(
+        (
+            tool_result["type"].as_str(),
+            tool_result["tool_use_id"].as_str()
+        ),
+        (Some("tool_result"), Some("toolu_01"))
+    );
+    let headers = mock.headers.lock().unwrap().clone();
+    assert!(
+        headers
+            .iter()
+            .all(|h| h.get("x-api-key").map(String::as_str) == Some("sk-ant-test"))
+    );
+    assert!(
+        headers
+            .iter()
+            .all(|h| h.get("anthropic-version").map(String::as_str) == Some("2023-06-01"))
+    );
+
+    // Faults through the same client: 529 overloaded is retried; an error event inside a 200 is
+    // an error (never text); 401 is not retried; a stream cut inside a tool_use runs nothing.
+    mock.push(Reply::Status {
+        status: 529,
+        headers: vec![],
+        body:
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+                .to_string(),
+    });
+    mock.push(Reply::Sse {
+        chunks: an_text_reply("after the retry"),
+        delay: Duration::ZERO,
+    });
+    let run = s.prompt(&sid, "overloaded once").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    assert_eq!(mock.request_count(), 4);
+
+    mock.push(Reply::Sse {
+        chunks: vec![
+            an("message_start", json!({"type": "message_start", "message": {"usage": {"input_tokens": 1, "output_tokens": 1}}})),
+            an("error", json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
+        ],
+        delay: Duration::ZERO,
+    });
+    let run = s.prompt(&sid, "in-stream error").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(
+        (fin["status"].as_str(), fin["error"]["code"].as_str()),
+        (Some("failed"), Some("provider_overloaded"))
+    );
+
+    mock.push(Reply::Status {
+        status: 401,
+        headers: vec![],
+        body: json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string(),
+    });
+    let before = mock.request_count();
+    let run = s.prompt(&sid, "bad key").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["error"]["code"], "provider_auth");
+    assert_eq!(mock.request_count(), before + 1, "401 is never retried");
+
+    std::fs::write(s.workspace.path().join("keep.txt"), "keep").unwrap();
+    mock.push(Reply::Cut {
+        chunks: vec![
+            an("message_start", json!({"type": "message_start", "message": {"usage": {"input_tokens": 1, "output_tokens": 1}}})),
+            an("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_cut", "name": "write_file", "input": {}}})),
+            an("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"path\": \"keep.txt\", \"content\": \"gone"}})),
+        ],
+    });
+    let run = s.prompt(&sid, "cut").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["error"]["code"], "provider_stream_truncated");
+    let events = s.events(&sid).await;
+    assert!(
+        !events.iter().any(|e| e["call_id"] == "toolu_cut"),
+        "the truncated call never ran"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.path().join("keep.txt")).unwrap(),
+        "keep"
+    );
+    s.stop().await;
+}

@@ -271,8 +271,7 @@ async fn ask(t: &Turn<'_>, call_id: &str, input: &Value) -> ToolOutput {
         question_id: id.clone(),
         call_id: call_id.to_string(),
         questions: questions.clone(),
-    })
-    .await;
+    });
     let answer = tokio::select! {
         r = rx => r.ok(),
         _ = tokio::time::sleep(timeout_of(t)) => None,
@@ -288,8 +287,7 @@ async fn ask(t: &Turn<'_>, call_id: &str, input: &Value) -> ToolOutput {
             t.emit(EventPayload::QuestionAnswered {
                 question_id: id,
                 answers: vec![None; questions.len()],
-            })
-            .await;
+            });
         }
         return ToolOutput::err(
             "no_answer",
@@ -363,8 +361,7 @@ async fn exit_plan(t: &Turn<'_>, call_id: &str, input: &Value) -> ToolOutput {
         artifact_id: artifact.id.clone(),
         call_id: call_id.to_string(),
         revision: rev.clone(),
-    })
-    .await;
+    });
     let (decision, feedback) = match rx {
         None => {
             let _ = t
@@ -376,8 +373,7 @@ async fn exit_plan(t: &Turn<'_>, call_id: &str, input: &Value) -> ToolOutput {
                 plan_id: plan_id.clone(),
                 decision: PlanDecision::Unavailable,
                 feedback: None,
-            })
-            .await;
+            });
             (PlanDecision::Unavailable, None)
         }
         Some(rx) => {
@@ -400,8 +396,7 @@ async fn exit_plan(t: &Turn<'_>, call_id: &str, input: &Value) -> ToolOutput {
                             plan_id: plan_id.clone(),
                             decision: PlanDecision::Skipped,
                             feedback: None,
-                        })
-                        .await;
+                        });
                     }
                     (PlanDecision::Skipped, None)
                 }

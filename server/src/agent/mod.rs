@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
+use crate::events::DeltaKind;
 use crate::events::EventBus;
 use crate::policy::paths::PathPolicy;
 use crate::policy::{self, Context, Decision, Proposal};
@@ -27,7 +28,7 @@ use crate::protocol::{
 use crate::provider::{
     self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
 };
-use crate::store::{NewApproval, SessionRow, Store};
+use crate::store::{MessageRow, NewApproval, NewMessage, SessionRow, Store};
 use crate::tools::{self, ToolCtx, ToolOutput};
 use crate::util::new_id;
 use approvals::{ApprovalBroker, PlanBroker, QuestionBroker};
@@ -102,6 +103,9 @@ pub(crate) struct Turn<'a> {
     mode: Mode,
     paths: PathPolicy,
     usage: Usage,
+    /// The session's history as the model sees it: loaded once per run, then kept in step with
+    /// what this run stores (so no model call re-reads it).
+    history: std::sync::Mutex<Vec<MessageRow>>,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -112,33 +116,60 @@ fn werr(code: &str, message: impl Into<String>) -> WireError {
 }
 
 impl Turn<'_> {
-    pub(crate) async fn emit(&self, p: EventPayload) {
-        if let Err(e) = self
-            .deps
+    /// Queue an event: stored (in order, group-committed) before it is sent; the loop does not
+    /// wait for the disk. `durable` waits for everything queued so far.
+    pub(crate) fn emit(&self, p: EventPayload) {
+        self.deps
             .events
-            .append(&self.run.session.id, Some(&self.run.run_id), &p)
-            .await
-        {
-            tracing::error!(error = %e, "cannot store event");
+            .post(&self.run.session.id, Some(&self.run.run_id), &p);
+    }
+
+    /// Wait until every event and message queued by this run is stored: before an effect runs,
+    /// its proposal and the gate's decision are on disk.
+    pub(crate) async fn durable(&self) {
+        if let Err(e) = self.deps.events.flush(&self.run.session.id).await {
+            tracing::error!(error = %e, "cannot store events");
         }
     }
 
-    async fn store_message(&self, role: &str, parts: &StoredParts) {
-        let json = serde_json::to_string(parts).unwrap_or_default();
-        if let Err(e) = self
-            .deps
-            .store
-            .insert_message(
-                &new_id(),
-                &self.run.session.id,
-                Some(&self.run.run_id),
-                role,
-                &json,
-            )
-            .await
-        {
-            tracing::error!(error = %e, "cannot store message");
+    fn delta(&self, kind: DeltaKind, message_id: &str, text: &str) {
+        self.deps.events.post_delta(
+            &self.run.session.id,
+            Some(&self.run.run_id),
+            kind,
+            message_id,
+            text,
+        );
+    }
+
+    /// Post whatever the coalescers hold (reasoning first, as the model sent it).
+    fn flush_deltas(&self, message_id: &str, tc: &mut Coalescer, rc: &mut Coalescer) {
+        if !rc.is_empty() {
+            self.delta(DeltaKind::Reasoning, message_id, &rc.take());
         }
+        if !tc.is_empty() {
+            self.delta(DeltaKind::Text, message_id, &tc.take());
+        }
+    }
+
+    fn store_message(&self, role: &str, parts: &StoredParts) {
+        let m = NewMessage {
+            id: new_id(),
+            run_id: Some(self.run.run_id.clone()),
+            role: role.to_string(),
+            parts: serde_json::to_string(parts).unwrap_or_default(),
+        };
+        if let Ok(mut h) = self.history.lock() {
+            h.push(MessageRow {
+                id: m.id.clone(),
+                session_id: self.run.session.id.clone(),
+                run_id: m.run_id.clone(),
+                role: m.role.clone(),
+                parts: m.parts.clone(),
+                created_at: crate::util::now_ms(),
+            });
+        }
+        self.deps.events.post_message(&self.run.session.id, m);
     }
 }
 
@@ -150,6 +181,19 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let paths = deps
         .paths
         .with_workspace(std::path::Path::new(&spec.session.workspace));
+    // Whatever an earlier run queued is stored before this one reads the history.
+    let _ = deps.events.flush(&spec.session.id).await;
+    let history = match spec.trigger {
+        RunTrigger::Command => Vec::new(),
+        _ => deps
+            .store
+            .list_messages(&spec.session.id, None, 100_000)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "cannot read the history");
+                Vec::new()
+            }),
+    };
     let mut t = Turn {
         grants: std::sync::Mutex::new(None),
         deps,
@@ -158,14 +202,14 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         mode,
         paths,
         usage: Usage::default(),
+        history: std::sync::Mutex::new(history),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
         agent,
         mode,
         trigger: spec.trigger,
-    })
-    .await;
+    });
     let outcome = match spec.trigger {
         RunTrigger::Command => user_command(&mut t).await,
         _ => {
@@ -176,13 +220,11 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
                     text: spec.text.clone(),
                     ..Default::default()
                 },
-            )
-            .await;
+            );
             t.emit(EventPayload::UserMessage {
                 message_id,
                 text: spec.text.clone(),
-            })
-            .await;
+            });
             loop_turns(&mut t).await
         }
     };
@@ -195,14 +237,24 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     } else {
         outcome
     };
-    t.emit(EventPayload::RunFinished {
-        run_id: spec.run_id.clone(),
-        status: outcome.status,
-        error: outcome.error.clone(),
-        usage: outcome.usage,
-        duration_ms: started.elapsed().as_millis() as u64,
-    })
-    .await;
+    // The final event is awaited: once `run` returns, the whole run is stored.
+    if let Err(e) = deps
+        .events
+        .append(
+            &spec.session.id,
+            Some(&spec.run_id),
+            &EventPayload::RunFinished {
+                run_id: spec.run_id.clone(),
+                status: outcome.status,
+                error: outcome.error.clone(),
+                usage: outcome.usage,
+                duration_ms: started.elapsed().as_millis() as u64,
+            },
+        )
+        .await
+    {
+        tracing::error!(error = %e, "cannot store the run's end");
+    }
     outcome
 }
 
@@ -212,8 +264,7 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     t.emit(EventPayload::UserMessage {
         message_id: new_id(),
         text: t.run.text.clone(),
-    })
-    .await;
+    });
     let call = ToolCallReq {
         id: format!("cmd_{}", new_id()),
         name: "shell".into(),
@@ -227,8 +278,7 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
             text,
             ..Default::default()
         },
-    )
-    .await;
+    );
     RunOutcome {
         status: if t.run.cancel.is_cancelled() {
             RunStatus::Cancelled
@@ -276,25 +326,14 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             };
         }
-        let rows = match t
-            .deps
-            .store
-            .list_messages(&t.run.session.id, None, 100_000)
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                return RunOutcome {
-                    status: RunStatus::Failed,
-                    error: Some(werr("storage", e.to_string())),
-                    usage: t.usage,
-                };
-            }
+        let messages = match t.history.lock() {
+            Ok(h) => history::to_chat(&h),
+            Err(p) => history::to_chat(&p.into_inner()),
         };
         let req = ChatRequest {
             model: String::new(),
             system: system.clone(),
-            messages: history::to_chat(&rows),
+            messages,
             tools: tools.clone(),
         };
         let calls = match stream_turn(t, req).await {
@@ -310,8 +349,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 t.emit(EventPayload::Error {
                     code: e.code().into(),
                     message: e.to_string(),
-                })
-                .await;
+                });
                 return RunOutcome {
                     status: RunStatus::Failed,
                     error: Some(werr(e.code(), e.to_string())),
@@ -332,8 +370,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     t.emit(EventPayload::Error {
         code: "iteration_limit".into(),
         message: msg.clone(),
-    })
-    .await;
+    });
     RunOutcome {
         status: RunStatus::Failed,
         error: Some(werr("iteration_limit", msg)),
@@ -363,15 +400,14 @@ async fn stream_turn(
             t.emit(EventPayload::Error {
                 code: "provider_retry".into(),
                 message: format!("retry {attempt} in {wait_ms} ms: {reason}"),
-            })
-            .await;
+            });
         }
     }
     let message_id = new_id();
     let (mut text, mut reasoning) = (String::new(), String::new());
     let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
-    let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
     let mut finished = false;
+    let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
     let s = match &mut stream {
         Ok(s) => s,
         Err(e) => return Err(e.clone()),
@@ -385,7 +421,7 @@ async fn stream_turn(
             n = s.next() => n,
             _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
             _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => {
-                flush(t, &message_id, &mut tc, &mut rc).await;
+                t.flush_deltas(&message_id, &mut tc, &mut rc);
                 continue;
             }
         };
@@ -394,21 +430,13 @@ async fn stream_turn(
             ProviderEvent::TextDelta(d) => {
                 text.push_str(&d);
                 if let Some(chunk) = tc.push(&d) {
-                    t.emit(EventPayload::MessageDelta {
-                        message_id: message_id.clone(),
-                        text: chunk,
-                    })
-                    .await;
+                    t.delta(DeltaKind::Text, &message_id, &chunk);
                 }
             }
             ProviderEvent::ReasoningDelta(d) => {
                 reasoning.push_str(&d);
                 if let Some(chunk) = rc.push(&d) {
-                    t.emit(EventPayload::ReasoningDelta {
-                        message_id: message_id.clone(),
-                        text: chunk,
-                    })
-                    .await;
+                    t.delta(DeltaKind::Reasoning, &message_id, &chunk);
                 }
             }
             ProviderEvent::ToolCallStart { index, id, name } => calls.push((
@@ -432,7 +460,7 @@ async fn stream_turn(
             ProviderEvent::Retrying { .. } => {}
         }
     }
-    flush(t, &message_id, &mut tc, &mut rc).await;
+    t.flush_deltas(&message_id, &mut tc, &mut rc);
     if !finished {
         return Err(ProviderError::Truncated(
             "the stream ended before the model finished".into(),
@@ -447,32 +475,13 @@ async fn stream_turn(
             tool_calls: calls.clone(),
             ..Default::default()
         },
-    )
-    .await;
+    );
     t.emit(EventPayload::MessageComplete {
         message_id,
         text,
         reasoning,
-    })
-    .await;
+    });
     Ok(calls)
-}
-
-async fn flush(t: &Turn<'_>, message_id: &str, tc: &mut Coalescer, rc: &mut Coalescer) {
-    if !rc.is_empty() {
-        t.emit(EventPayload::ReasoningDelta {
-            message_id: message_id.into(),
-            text: rc.take(),
-        })
-        .await;
-    }
-    if !tc.is_empty() {
-        t.emit(EventPayload::MessageDelta {
-            message_id: message_id.into(),
-            text: tc.take(),
-        })
-        .await;
-    }
 }
 
 /// Reads that need no approval run up to four at a time; everything else runs in order.
@@ -526,8 +535,7 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
         ok: out.ok,
         text: out.text.clone(),
         parts: out.parts.clone(),
-    })
-    .await;
+    });
     t.store_message(
         "tool",
         &StoredParts {
@@ -536,8 +544,7 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
             text: out.text.clone(),
             ..Default::default()
         },
-    )
-    .await;
+    );
 }
 
 /// One call: announce, prepare, gate (asking as needed), execute, record.
@@ -555,8 +562,7 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
                 tool: call.name.clone(),
                 effect,
                 input: Value::String(call.arguments.clone()),
-            })
-            .await;
+            });
             let out = ToolOutput::err(
                 "invalid_json",
                 format!("the arguments are not valid JSON ({e}); send a JSON object"),
@@ -570,13 +576,17 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
         tool: call.name.clone(),
         effect,
         input: input.clone(),
-    })
-    .await;
+    });
     if host::is_host_tool(&call.name) {
         // Effect read: the gate allows it in every mode; still decided and audited.
         let command = host::command_of(&call.name, &input);
         let out = match gate(t, call, &input, effect, &[], command.as_ref()).await {
-            Ok(()) => host::run(t, &call.id, &call.name, &input).await,
+            Ok(()) => {
+                if effect != Effect::Read {
+                    t.durable().await;
+                }
+                host::run(t, &call.id, &call.name, &input).await
+            }
             Err(out) => out,
         };
         record_result(t, call, &out).await;
@@ -608,6 +618,10 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
         .await
         {
             Ok(()) => {
+                // The audit trail of an effect is on disk before the effect happens.
+                if prepared.effect != Effect::Read {
+                    t.durable().await;
+                }
                 let ctx = ToolCtx {
                     paths: t.paths.clone(),
                     cancel: t.run.cancel.clone(),
@@ -636,8 +650,7 @@ async fn audit(
         decision,
         reason: reason.into(),
         key: key.into(),
-    })
-    .await;
+    });
 }
 
 /// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
@@ -773,8 +786,7 @@ async fn ask_user(
             .as_ref()
             .map(|d| d.to_string_lossy().into_owned()),
         warnings: ask.warnings.clone(),
-    })
-    .await;
+    });
     let timeout = Duration::from_secs(t.deps.cfg.agent.approval_timeout_secs.max(1));
     let answer = tokio::select! {
         r = rx => r.ok(),
@@ -795,8 +807,7 @@ async fn ask_user(
                 t.emit(EventPayload::ApprovalDecided {
                     approval_id: id,
                     decision: "expired".into(),
-                })
-                .await;
+                });
             }
             ApprovalDecision::Deny
         }

@@ -1,18 +1,36 @@
 //! Durable, sequenced run events plus live fan-out.
 //!
-//! `append` stores an event (allocating the session's next gap-free `seq`) and only then
-//! broadcasts it. Appends of one session are serialized by a per-session lock so the broadcast
-//! order is the `seq` order. A subscriber takes the broadcast receiver *before* reading the
-//! backlog from the database, then skips live frames it already sent: no gap and no duplicate,
-//! also when events are appended while the backlog is being replayed.
+//! Every event of a session goes through that session's writer: a queue drained by one task at a
+//! time, which stores everything queued so far in one transaction (group commit: one `seq` range,
+//! multi-row inserts) and only then broadcasts the frames, in `seq` order. So an event is stored
+//! before it is sent, and the broadcast order is the `seq` order.
+//!
+//! Text and reasoning deltas arrive already coalesced per ~50 ms or 1 KiB (`agent::coalesce`); the
+//! writer merges them once more: consecutive deltas of one message waiting in the queue become
+//! one stored event (up to `MAX_DELTA_BYTES`). So while the writer is busy — a burst from the
+//! model, many subscribers — the log gets fewer, larger events instead of a backlog.
+//!
+//! `append` waits until its event is stored; `post` does not (the agent loop posts, and waits with
+//! `flush` only before an effect). Messages (the model's history) can ride in the same
+//! transaction, so a message and the events around it are stored together.
+//!
+//! A subscriber takes the broadcast receiver *before* reading the backlog from the database, then
+//! skips live frames it already sent: no gap and no duplicate, also when events are appended while
+//! the backlog is being replayed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 
 use crate::protocol::EventPayload;
-use crate::store::{EventRow, Store, StoreResult};
+use crate::store::{EventRow, NewEvent, NewMessage, Store, StoreError, StoreResult};
+
+/// Most items one writer cycle takes from the queue.
+const MAX_BATCH: usize = 1024;
+
+/// Largest text a merged delta event carries.
+pub const MAX_DELTA_BYTES: usize = 16 * 1024;
 
 /// Live channel capacity per session; a receiver that falls further behind re-reads the DB.
 const CHANNEL_CAPACITY: usize = 4096;
@@ -55,14 +73,62 @@ pub fn render_frame(row: &EventRow) -> String {
     )
 }
 
+/// Which stream a delta belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeltaKind {
+    Text,
+    Reasoning,
+}
+
+enum Item {
+    Event {
+        run: Option<String>,
+        kind: String,
+        data: String,
+        done: Option<oneshot::Sender<StoreResult<Frame>>>,
+    },
+    Delta {
+        run: Option<String>,
+        kind: DeltaKind,
+        message_id: String,
+        text: String,
+    },
+    Message(NewMessage),
+    /// Resolved once everything queued before it is stored.
+    Barrier(oneshot::Sender<StoreResult<()>>),
+}
+
+#[derive(Default)]
+struct Queue {
+    items: VecDeque<Item>,
+    writing: bool,
+}
+
 struct Channel {
     tx: broadcast::Sender<Frame>,
-    append_lock: Arc<tokio::sync::Mutex<()>>,
+    queue: Arc<Mutex<Queue>>,
 }
 
 pub struct EventBus {
     store: Store,
     channels: Mutex<HashMap<String, Channel>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// A store error for every waiter of a failed batch (the original is logged once).
+fn copy_err(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::NotFound => StoreError::NotFound,
+        StoreError::Busy => StoreError::Busy,
+        StoreError::Conflict(m) => StoreError::Conflict(m.clone()),
+        StoreError::Other(e) => StoreError::Other(anyhow::anyhow!("{e:#}")),
+    }
 }
 
 impl EventBus {
@@ -73,19 +139,34 @@ impl EventBus {
         }
     }
 
-    fn channel(&self, session: &str) -> (broadcast::Sender<Frame>, Arc<tokio::sync::Mutex<()>>) {
-        let mut map = match self.channels.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+    fn channel(&self, session: &str) -> (broadcast::Sender<Frame>, Arc<Mutex<Queue>>) {
+        let mut map = lock(&self.channels);
         let ch = map.entry(session.to_string()).or_insert_with(|| Channel {
             tx: broadcast::channel(CHANNEL_CAPACITY).0,
-            append_lock: Arc::new(tokio::sync::Mutex::new(())),
+            queue: Arc::new(Mutex::new(Queue::default())),
         });
-        (ch.tx.clone(), ch.append_lock.clone())
+        (ch.tx.clone(), ch.queue.clone())
     }
 
-    /// Store, then broadcast. Returns the stored frame.
+    /// Queue an item; start the session's writer if it is idle.
+    fn enqueue(&self, session: &str, item: Item) {
+        let (tx, queue) = self.channel(session);
+        let start = {
+            let mut q = lock(&queue);
+            q.items.push_back(item);
+            !std::mem::replace(&mut q.writing, true)
+        };
+        if start {
+            tokio::spawn(write_loop(
+                self.store.clone(),
+                session.to_string(),
+                tx,
+                queue,
+            ));
+        }
+    }
+
+    /// Store, then broadcast; returns once the event is stored, with its frame.
     pub async fn append(
         &self,
         session: &str,
@@ -93,23 +174,68 @@ impl EventBus {
         payload: &EventPayload,
     ) -> StoreResult<Frame> {
         let data = serde_json::to_string(payload).map_err(|e| anyhow::anyhow!(e))?;
-        self.append_raw(session, run, payload.kind(), &data).await
+        let (done, rx) = oneshot::channel();
+        self.enqueue(
+            session,
+            Item::Event {
+                run: run.map(str::to_string),
+                kind: payload.kind().to_string(),
+                data,
+                done: Some(done),
+            },
+        );
+        rx.await
+            .map_err(|_| StoreError::Other(anyhow::anyhow!("the event writer stopped")))?
     }
 
-    pub async fn append_raw(
+    /// Queue an event without waiting for it to be stored (it is still stored before it is
+    /// sent, in order). Failures are logged.
+    pub fn post(&self, session: &str, run: Option<&str>, payload: &EventPayload) {
+        match serde_json::to_string(payload) {
+            Ok(data) => self.enqueue(
+                session,
+                Item::Event {
+                    run: run.map(str::to_string),
+                    kind: payload.kind().to_string(),
+                    data,
+                    done: None,
+                },
+            ),
+            Err(e) => tracing::error!(error = %e, "cannot encode event"),
+        }
+    }
+
+    /// Queue a text or reasoning delta; consecutive queued deltas of one message are merged.
+    pub fn post_delta(
         &self,
         session: &str,
         run: Option<&str>,
-        kind: &str,
-        data: &str,
-    ) -> StoreResult<Frame> {
-        let (tx, lock) = self.channel(session);
-        let _guard = lock.lock().await;
-        let row = self.store.append_event(session, run, kind, data).await?;
-        let frame = Frame::from_row(&row);
-        // No receivers is fine: the event is durable and will be replayed.
-        let _ = tx.send(frame.clone());
-        Ok(frame)
+        kind: DeltaKind,
+        message_id: &str,
+        text: &str,
+    ) {
+        self.enqueue(
+            session,
+            Item::Delta {
+                run: run.map(str::to_string),
+                kind,
+                message_id: message_id.to_string(),
+                text: text.to_string(),
+            },
+        );
+    }
+
+    /// Queue a history message, stored in the same transaction as the events around it.
+    pub fn post_message(&self, session: &str, message: NewMessage) {
+        self.enqueue(session, Item::Message(message));
+    }
+
+    /// Wait until everything queued so far for the session is stored (and sent).
+    pub async fn flush(&self, session: &str) -> StoreResult<()> {
+        let (done, rx) = oneshot::channel();
+        self.enqueue(session, Item::Barrier(done));
+        rx.await
+            .map_err(|_| StoreError::Other(anyhow::anyhow!("the event writer stopped")))?
     }
 
     /// Live frames of a session from now on. Take this before reading the backlog.
@@ -134,8 +260,128 @@ impl EventBus {
     }
 
     pub fn forget(&self, session: &str) {
-        if let Ok(mut m) = self.channels.lock() {
-            m.remove(session);
+        lock(&self.channels).remove(session);
+    }
+}
+
+/// What one writer cycle stores, with who waits for what.
+#[derive(Default)]
+struct Batch {
+    events: Vec<NewEvent>,
+    /// Per event: its waiter, if any.
+    waiters: Vec<Option<oneshot::Sender<StoreResult<Frame>>>>,
+    messages: Vec<NewMessage>,
+    barriers: Vec<oneshot::Sender<StoreResult<()>>>,
+}
+
+/// Turn queued items into one batch: events in order, consecutive deltas of one message merged.
+fn build_batch(items: Vec<Item>) -> Batch {
+    let mut b = Batch::default();
+    // The delta being merged: (run, kind, message id, text).
+    let mut open: Option<(Option<String>, DeltaKind, String, String)> = None;
+    fn close(b: &mut Batch, open: &mut Option<(Option<String>, DeltaKind, String, String)>) {
+        if let Some((run, kind, message_id, text)) = open.take() {
+            let payload = match kind {
+                DeltaKind::Text => EventPayload::MessageDelta { message_id, text },
+                DeltaKind::Reasoning => EventPayload::ReasoningDelta { message_id, text },
+            };
+            if let Ok(data) = serde_json::to_string(&payload) {
+                b.events.push(NewEvent {
+                    run_id: run,
+                    kind: payload.kind().to_string(),
+                    data,
+                });
+                b.waiters.push(None);
+            }
+        }
+    }
+    for item in items {
+        match item {
+            Item::Delta {
+                run,
+                kind,
+                message_id,
+                text,
+            } => {
+                if let Some((r, k, m, t)) = &mut open {
+                    if *r == run
+                        && *k == kind
+                        && *m == message_id
+                        && t.len() + text.len() <= MAX_DELTA_BYTES
+                    {
+                        t.push_str(&text);
+                        continue;
+                    }
+                }
+                close(&mut b, &mut open);
+                open = Some((run, kind, message_id, text));
+            }
+            Item::Event {
+                run,
+                kind,
+                data,
+                done,
+            } => {
+                close(&mut b, &mut open);
+                b.events.push(NewEvent {
+                    run_id: run,
+                    kind,
+                    data,
+                });
+                b.waiters.push(done);
+            }
+            // Messages and barriers keep their place relative to events: a barrier resolves after
+            // the whole batch, which holds everything queued before it.
+            Item::Message(m) => b.messages.push(m),
+            Item::Barrier(done) => b.barriers.push(done),
+        }
+    }
+    close(&mut b, &mut open);
+    b
+}
+
+async fn write_loop(
+    store: Store,
+    session: String,
+    tx: broadcast::Sender<Frame>,
+    queue: Arc<Mutex<Queue>>,
+) {
+    loop {
+        let items: Vec<Item> = {
+            let mut q = lock(&queue);
+            if q.items.is_empty() {
+                q.writing = false;
+                return;
+            }
+            let n = q.items.len().min(MAX_BATCH);
+            q.items.drain(..n).collect()
+        };
+        let b = build_batch(items);
+        match store.append_batch(&session, &b.events, &b.messages).await {
+            Ok(rows) => {
+                for (row, waiter) in rows.iter().zip(b.waiters) {
+                    let frame = Frame::from_row(row);
+                    // No receivers is fine: the event is durable and will be replayed.
+                    let _ = tx.send(frame.clone());
+                    if let Some(w) = waiter {
+                        let _ = w.send(Ok(frame));
+                    }
+                }
+                for w in b.barriers {
+                    let _ = w.send(Ok(()));
+                }
+            }
+            Err(e) => {
+                if !matches!(e, StoreError::NotFound) {
+                    tracing::error!(error = %e, session = %session, events = b.events.len(), "cannot store events");
+                }
+                for w in b.waiters.into_iter().flatten() {
+                    let _ = w.send(Err(copy_err(&e)));
+                }
+                for w in b.barriers {
+                    let _ = w.send(Err(copy_err(&e)));
+                }
+            }
         }
     }
 }
@@ -143,6 +389,60 @@ impl EventBus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn delta(m: &str, kind: DeltaKind, t: &str) -> Item {
+        Item::Delta {
+            run: Some("R".into()),
+            kind,
+            message_id: m.into(),
+            text: t.into(),
+        }
+    }
+
+    #[test]
+    fn consecutive_deltas_of_one_message_merge_and_nothing_else_does() {
+        let items = vec![
+            delta("m1", DeltaKind::Text, "a"),
+            delta("m1", DeltaKind::Text, "b"),
+            delta("m1", DeltaKind::Reasoning, "r"),
+            delta("m1", DeltaKind::Text, "c"),
+            Item::Event {
+                run: None,
+                kind: "error".into(),
+                data: "{}".into(),
+                done: None,
+            },
+            delta("m1", DeltaKind::Text, "d"),
+            delta("m2", DeltaKind::Text, "e"),
+            delta("m2", DeltaKind::Text, &"x".repeat(MAX_DELTA_BYTES)),
+        ];
+        let b = build_batch(items);
+        let texts: Vec<String> = b
+            .events
+            .iter()
+            .map(|e| {
+                let v: serde_json::Value = serde_json::from_str(&e.data).unwrap_or_default();
+                format!(
+                    "{}:{}",
+                    e.kind,
+                    v["text"].as_str().unwrap_or("-").len().min(3)
+                )
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "message_delta:2",
+                "reasoning_delta:1",
+                "message_delta:1",
+                "error:1",
+                "message_delta:1",
+                "message_delta:1",
+                "message_delta:3",
+            ]
+        );
+        assert_eq!(b.waiters.len(), b.events.len());
+    }
 
     #[test]
     fn frame_rendering_merges_payload() {

@@ -14,6 +14,15 @@ pub struct MessageRow {
     pub created_at: i64,
 }
 
+/// A message to store with a batch of events (see `Store::append_batch`).
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub id: String,
+    pub run_id: Option<String>,
+    pub role: String,
+    pub parts: String,
+}
+
 impl Store {
     pub async fn insert_message(
         &self,

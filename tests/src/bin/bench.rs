@@ -1,5 +1,5 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
-//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, search.
+//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
@@ -253,8 +253,20 @@ async fn turn() {
     s.stop().await;
 }
 
-async fn stream() {
-    let n = 5000usize;
+/// One streamed reply of `n` deltas to `subs` subscribers. Returns the figures of one case.
+struct StreamCase {
+    /// Per chunk, from the moment the mock provider handed it to its socket to the moment the
+    /// first subscriber held a frame containing it (ms).
+    chunk_to_frame: Vec<f64>,
+    /// From the provider's first chunk to the moment the last subscriber has the whole reply.
+    whole_reply_ms: f64,
+    complete: bool,
+    stored_events: usize,
+    delta_events: usize,
+    rss_peak_mib: f64,
+}
+
+async fn stream_case(n: usize, subs: usize, delay: Duration) -> StreamCase {
     let mock = Mock::default();
     let url = mock.serve().await;
     let mut chunks: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
@@ -266,7 +278,6 @@ async fn stream() {
     })
     .await;
     let sid = s.create_session("ask").await;
-    let subs = 500;
     let mut clients = Vec::new();
     for _ in 0..subs {
         let mut ws = ws_connect(&s).await;
@@ -277,13 +288,9 @@ async fn stream() {
         .await;
         clients.push(ws);
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    mock.push(Reply::Sse {
-        chunks,
-        delay: Duration::ZERO,
-    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    mock.push(Reply::Sse { chunks, delay });
     let pid = std::process::id();
-    let t_post = Instant::now();
     let run = s.prompt(&sid, "stream").await;
     let rss_peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let rp = rss_peak.clone();
@@ -297,112 +304,130 @@ async fn stream() {
     for mut ws in clients {
         let run = run.clone();
         tasks.push(tokio::spawn(async move {
-            let mut text_len = 0usize;
-            let mut first: Option<Instant> = None;
-            let mut frames = 0usize;
+            // (arrival, text received so far) per delta frame.
+            let mut arrivals: Vec<(Instant, usize)> = Vec::new();
+            let mut total = 0usize;
             while let Some(Ok(m)) = ws.next().await {
                 if let tokio_tungstenite::tungstenite::Message::Text(t) = m {
+                    let now = Instant::now();
                     let v: Value = serde_json::from_str(&t).unwrap();
-                    frames += 1;
                     if v["type"] == "message_delta" {
-                        first.get_or_insert_with(Instant::now);
-                        text_len += v["text"].as_str().unwrap().len();
+                        total += v["text"].as_str().unwrap().len();
+                        arrivals.push((now, total));
                     }
-                    if v["type"] == "message_complete" {
-                        return (first, Instant::now(), text_len, frames);
-                    }
-                    if v["type"] == "run_finished" && v["run"] == run.as_str() {
+                    if v["type"] == "message_complete"
+                        || (v["type"] == "run_finished" && v["run"] == run.as_str())
+                    {
                         break;
                     }
                 }
             }
-            (first, Instant::now(), text_len, frames)
+            (Instant::now(), total, arrivals)
         }));
     }
     let mut ends = Vec::new();
-    let mut firsts = Vec::new();
     let mut lens = HashSet::new();
+    let mut first_arrivals = None;
     for t in tasks {
-        let (f, e, len, _frames) = t.await.unwrap();
+        let (e, len, arrivals) = t.await.unwrap();
         lens.insert(len);
-        if let Some(f) = f {
-            firsts.push(f);
-        }
         ends.push(e);
+        first_arrivals.get_or_insert(arrivals);
     }
     sampler.abort();
+    let sent = mock.sent.lock().unwrap().clone();
+    let arrivals = first_arrivals.unwrap_or_default();
+    let mut chunk_to_frame = Vec::with_capacity(n);
+    let mut end = 0usize;
+    let mut k = 0usize;
+    for (i, at) in sent.iter().take(n).enumerate() {
+        end += format!("t{i} ").len();
+        while k < arrivals.len() && arrivals[k].1 < end {
+            k += 1;
+        }
+        if let Some((got, _)) = arrivals.get(k) {
+            chunk_to_frame.push(got.duration_since(*at).as_secs_f64() * 1000.0);
+        }
+    }
     let expected: usize = (0..n).map(|i| format!("t{i} ").len()).sum();
-    let complete = lens.len() == 1 && lens.contains(&expected);
-    let first = firsts.iter().min().copied().unwrap();
     let last_end = ends.iter().max().copied().unwrap();
-    let mut per_client: Vec<f64> = ends
-        .iter()
-        .map(|e| e.duration_since(first).as_secs_f64() * 1000.0)
-        .collect();
     let events = s.events(&sid).await;
-    let deltas = events
+    let delta_events = events
         .iter()
         .filter(|e| e["type"] == "message_delta")
         .count();
-    println!(
-        "stream_5000_deltas_500_subscribers: every client got the whole text: {complete}; stored events {} ({deltas} coalesced deltas)",
-        events.len()
-    );
-    println!(
-        "  first delta at any client → last client has the whole reply: {:.1} ms (p50 over clients {:.1} ms)",
-        last_end.duration_since(first).as_secs_f64() * 1000.0,
-        pct(&mut per_client, 0.5)
-    );
-    println!(
-        "  POST → last client complete: {:.1} ms; peak RSS of the process (server + 500 clients + mock) {:.1} MiB",
-        last_end.duration_since(t_post).as_secs_f64() * 1000.0,
-        rss_peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0
-    );
-    // Per-chunk latency with one subscriber: the provider paces 5000 deltas over ~1 s.
-    let mock2 = Mock::default();
-    let url2 = mock2.serve().await;
-    let s2 = TestServer::start(Opts {
-        openai: Some(url2),
-        ..Opts::default()
-    })
-    .await;
-    let sid2 = s2.create_session("ask").await;
-    let mut ws = ws_connect(&s2).await;
-    ws_send(
-        &mut ws,
-        json!({"type": "subscribe", "session": sid2, "after": 0}),
-    )
-    .await;
-    let mut paced: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
-    paced.push(ev_finish("stop"));
-    paced.push(ev_done());
-    mock2.push(Reply::Sse {
-        chunks: paced,
-        delay: Duration::from_micros(200),
-    });
-    let t0 = Instant::now();
-    let run2 = s2.prompt(&sid2, "paced").await;
-    let mut arrivals: Vec<(Instant, usize)> = Vec::new();
-    let mut total = 0usize;
-    loop {
-        let v = ws_next(&mut ws, Duration::from_secs(30)).await.unwrap();
-        if v["type"] == "message_delta" {
-            total += v["text"].as_str().unwrap().len();
-            arrivals.push((Instant::now(), total));
-        }
-        if v["type"] == "run_finished" && v["run"] == run2.as_str() {
-            break;
-        }
-    }
-    let span = arrivals.last().unwrap().0.duration_since(t0).as_secs_f64();
-    let frames = arrivals.len();
-    println!(
-        "  paced stream (5000 deltas at ≤200 µs): {frames} frames over {:.0} ms → mean frame interval {:.1} ms (coalescing window 50 ms bounds chunk→frame latency)",
-        span * 1000.0,
-        span * 1000.0 / frames.max(1) as f64
-    );
     s.stop().await;
-    s2.stop().await;
+    StreamCase {
+        chunk_to_frame,
+        whole_reply_ms: last_end.duration_since(sent[0]).as_secs_f64() * 1000.0,
+        complete: lens.len() == 1 && lens.contains(&expected),
+        stored_events: events.len(),
+        delta_events,
+        rss_peak_mib: rss_peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0,
+    }
+}
+
+async fn stream() {
+    let n = 5000usize;
+    for (label, subs, delay) in [
+        ("burst, 500 subscribers", 500, Duration::ZERO),
+        ("burst, 1 subscriber", 1, Duration::ZERO),
+        (
+            "paced (one chunk per tokio tick, about 1 ms), 1 subscriber",
+            1,
+            Duration::from_micros(200),
+        ),
+    ] {
+        let mut c = stream_case(n, subs, delay).await;
+        println!(
+            "stream_5000_deltas [{label}]: complete at every client: {}; chunk→frame p50 {:.2} ms p99 {:.2} ms max {:.2} ms (n={}); provider's first byte → last client has the whole reply {:.1} ms; stored events {} ({} merged deltas); peak RSS of the bench process (server + clients + mock) {:.1} MiB",
+            c.complete,
+            pct(&mut c.chunk_to_frame.clone(), 0.5),
+            pct(&mut c.chunk_to_frame.clone(), 0.99),
+            pct(&mut c.chunk_to_frame, 1.0),
+            n,
+            c.whole_reply_ms,
+            c.stored_events,
+            c.delta_events,
+            c.rss_peak_mib
+        );
+    }
+}
+
+/// Raw event-writer throughput: distinct events (nothing to merge), posted without waiting,
+/// group-committed; then the same count appended one by one, each awaited.
+async fn events() {
+    let dir = TempDir::new("bench-events");
+    let store = tradewind::store::Store::open_sqlite(&dir.path().join("bench.db"))
+        .await
+        .unwrap();
+    let ws = dir.path().display().to_string();
+    let sid = store
+        .create_session("S1", "bench", &ws, "build", "ask", None)
+        .await
+        .unwrap()
+        .id;
+    let bus = tradewind::events::EventBus::new(store.clone());
+    let payload = |i: usize| tradewind::protocol::EventPayload::Error {
+        code: "bench".into(),
+        message: format!("event {i}"),
+    };
+    let n = 20_000;
+    let t0 = Instant::now();
+    for i in 0..n {
+        bus.post(&sid, None, &payload(i));
+    }
+    bus.flush(&sid).await.unwrap();
+    let grouped = n as f64 / t0.elapsed().as_secs_f64();
+    let m = 2_000;
+    let t0 = Instant::now();
+    for i in 0..m {
+        bus.append(&sid, None, &payload(i)).await.unwrap();
+    }
+    let one_by_one = m as f64 / t0.elapsed().as_secs_f64();
+    println!(
+        "events_persisted_per_s group-committed {grouped:.0} (n={n}, posted without waiting); one by one, each awaited {one_by_one:.0} (n={m}); SQLite WAL, synchronous=NORMAL"
+    );
 }
 
 fn search() {
@@ -482,5 +507,8 @@ async fn main() {
     }
     if want("stream") {
         stream().await;
+    }
+    if want("events") {
+        events().await;
     }
 }

@@ -13,6 +13,7 @@ pub mod events;
 pub mod http;
 pub mod plan;
 pub mod policy;
+pub mod probe;
 pub mod protocol;
 pub mod provider;
 pub mod runs;

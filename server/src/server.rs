@@ -133,6 +133,7 @@ pub async fn agent_deps(
         plans: Arc::new(crate::agent::approvals::PlanBroker::default()),
         paths: PathPolicy::new(&cfg.workspace, &cfg.extra_roots, &cfg.state_dir),
         tasks,
+        history: Arc::default(),
         net,
         interactive,
     };

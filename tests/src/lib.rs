@@ -238,7 +238,12 @@ pub type Ws =
 
 /// A WebSocket client authenticated with the bearer token.
 pub async fn ws_connect(server: &TestServer) -> Ws {
-    let mut req = server.ws_url().into_client_request().unwrap();
+    ws_connect_url(&server.ws_url()).await
+}
+
+/// A WebSocket client for `ws://…/api/ws`, authenticated with the bearer token.
+pub async fn ws_connect_url(url: &str) -> Ws {
+    let mut req = url.into_client_request().unwrap();
     req.headers_mut()
         .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
     let (ws, _) = tokio_tungstenite::connect_async(req)
@@ -365,8 +370,18 @@ pub async fn spawn_binary(
     home: &Path,
     token: &str,
 ) -> (tokio::process::Child, String) {
+    spawn_binary_at(&binary(), args, home, token).await
+}
+
+/// `spawn_binary` with a given executable (benches use the release build).
+pub async fn spawn_binary_at(
+    bin: &Path,
+    args: &[&str],
+    home: &Path,
+    token: &str,
+) -> (tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(binary())
+    let mut child = tokio::process::Command::new(bin)
         .args(args)
         .env("TRADEWIND_HOME", home)
         .env("TRADEWIND_TOKEN", token)

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use tradewind::store::{NewApproval, SessionPatch, Store, StoreError};
+use tradewind::store::{NewApproval, NewEvent, NewMessage, SessionPatch, Store, StoreError};
 use tradewind_tests::TempDir;
 
 async fn suite(store: Store) {
@@ -53,6 +53,64 @@ async fn suite(store: Store) {
         store.append_event("nope", None, "x", "{}").await,
         Err(StoreError::NotFound)
     ));
+    // Group commit: one seq range per batch, exact bytes back, messages in the same transaction.
+    let odd = "{\"type\":\"x\",\"s\":\"quote \\\" backslash \\\\ nul \\u0000 é 😀\"}";
+    let events: Vec<NewEvent> = (0..300)
+        .map(|i| NewEvent {
+            run_id: (i % 2 == 0).then(|| format!("R{i}")),
+            kind: if i == 7 { "odd".into() } else { "x".into() },
+            data: if i == 7 {
+                odd.to_string()
+            } else {
+                format!("{{\"i\":{i}}}")
+            },
+        })
+        .collect();
+    let messages = vec![
+        NewMessage {
+            id: tradewind::util::new_id(),
+            run_id: None,
+            role: "user".into(),
+            parts: "{\"text\":\"héllo\"}".into(),
+        },
+        NewMessage {
+            id: tradewind::util::new_id(),
+            run_id: Some("R0".into()),
+            role: "assistant".into(),
+            parts: odd.into(),
+        },
+    ];
+    let rows = store.append_batch(&sid, &events, &messages).await.unwrap();
+    assert_eq!(rows.first().unwrap().seq, 321);
+    assert_eq!(rows.last().unwrap().seq, 620);
+    let stored = store.list_events(&sid, 320, 1000).await.unwrap();
+    assert_eq!(stored.len(), 300);
+    for (a, b) in stored.iter().zip(&events) {
+        assert_eq!((&a.run_id, &a.kind, &a.data), (&b.run_id, &b.kind, &b.data));
+    }
+    assert_eq!(stored[7].data, odd, "bytes survive exactly");
+    let msgs = store.list_messages(&sid, None, 10).await.unwrap();
+    assert_eq!(msgs.len(), 2);
+    assert_eq!(
+        (
+            msgs[0].role.as_str(),
+            msgs[0].parts.as_str(),
+            msgs[0].run_id.as_deref()
+        ),
+        ("user", "{\"text\":\"héllo\"}", None)
+    );
+    assert_eq!(
+        (msgs[1].parts.as_str(), msgs[1].run_id.as_deref()),
+        (odd, Some("R0"))
+    );
+    assert_eq!(store.get_session(&sid).await.unwrap().last_seq, 620);
+    assert!(store.append_batch(&sid, &[], &[]).await.unwrap().is_empty());
+    assert!(matches!(
+        store.append_batch("nope", &events[..1], &[]).await,
+        Err(StoreError::NotFound)
+    ));
+    let rows = store.append_batch(&sid, &events[..1], &[]).await.unwrap();
+    assert_eq!(rows[0].seq, 621, "the next batch continues the range");
     // Sessions.
     let s = store
         .update_session(
@@ -129,10 +187,8 @@ async fn suite(store: Store) {
             .unwrap();
     }
     let m = store.list_messages(&sid, None, 100).await.unwrap();
-    assert_eq!(
-        m.iter().map(|r| r.parts.clone()).collect::<Vec<_>>()[4],
-        "{\"text\":\"4\"}"
-    );
+    assert_eq!(m.len(), 7, "2 from the batch above, then 5");
+    assert_eq!(m.last().unwrap().parts, "{\"text\":\"4\"}");
     // Auth records.
     store
         .create_login_session("L1", "h1", 60_000)

@@ -31,7 +31,70 @@ pub struct StoredParts {
 pub const NOT_EXECUTED: &str =
     "error [not_executed]: this call was not executed (the run ended before it could run)";
 
-pub fn to_chat(rows: &[MessageRow]) -> Vec<ChatMessage> {
+/// One stored message, parsed once.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: String,
+    pub role: String,
+    pub parts: StoredParts,
+}
+
+impl Entry {
+    pub fn from_row(r: &MessageRow) -> Entry {
+        Entry {
+            id: r.id.clone(),
+            role: r.role.clone(),
+            parts: serde_json::from_str(&r.parts).unwrap_or_default(),
+        }
+    }
+}
+
+/// Parsed histories kept between runs, so a run reads only the messages stored since the last
+/// one instead of re-reading and re-parsing the whole session. Runs of one session never
+/// overlap (the scheduler), so a run takes its session's entry and gives it back at the end.
+/// Bounded: past `MAX_SESSIONS` the least recently used history is dropped (and re-read from the
+/// store when needed).
+#[derive(Default)]
+pub struct HistoryCache {
+    map: std::sync::Mutex<std::collections::HashMap<String, (u64, Vec<Entry>)>>,
+    clock: std::sync::atomic::AtomicU64,
+}
+
+const MAX_SESSIONS: usize = 32;
+
+impl HistoryCache {
+    /// The cached history of a session (empty when none), removed from the cache.
+    pub fn take(&self, session: &str) -> Vec<Entry> {
+        let mut m = match self.map.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        m.remove(session).map(|(_, v)| v).unwrap_or_default()
+    }
+
+    pub fn put(&self, session: &str, entries: Vec<Entry>) {
+        let tick = self
+            .clock
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut m = match self.map.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        m.insert(session.to_string(), (tick, entries));
+        while m.len() > MAX_SESSIONS {
+            let Some(oldest) = m
+                .iter()
+                .min_by_key(|(_, (t, _))| *t)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            m.remove(&oldest);
+        }
+    }
+}
+
+pub fn to_chat(rows: &[Entry]) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::with_capacity(rows.len());
     let mut open: Vec<ToolCallReq> = Vec::new();
     let close = |open: &mut Vec<ToolCallReq>, out: &mut Vec<ChatMessage>| {
@@ -44,7 +107,7 @@ pub fn to_chat(rows: &[MessageRow]) -> Vec<ChatMessage> {
         }
     };
     for r in rows {
-        let p: StoredParts = serde_json::from_str(&r.parts).unwrap_or_default();
+        let p = r.parts.clone();
         match r.role.as_str() {
             "user" => {
                 close(&mut open, &mut out);
@@ -142,8 +205,27 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_gives_back_what_was_put_and_stays_bounded() {
+        let c = HistoryCache::default();
+        let e = Entry::from_row(&row("user", serde_json::json!({"text": "hi"})));
+        c.put("a", vec![e.clone()]);
+        for i in 0..MAX_SESSIONS + 5 {
+            c.put(&format!("s{i}"), vec![e.clone()]);
+        }
+        assert!(
+            c.take("a").is_empty(),
+            "the least recently used one was dropped"
+        );
+        assert_eq!(c.take(&format!("s{}", MAX_SESSIONS + 4)).len(), 1);
+        assert!(
+            c.take(&format!("s{}", MAX_SESSIONS + 4)).is_empty(),
+            "take removes"
+        );
+    }
+
+    #[test]
     fn orphan_tool_calls_get_a_result() {
-        let rows = vec![
+        let rows = [
             row("user", serde_json::json!({"text": "hi"})),
             row(
                 "assistant",
@@ -155,7 +237,8 @@ mod tests {
             ),
             row("user", serde_json::json!({"text": "again"})),
         ];
-        let chat = to_chat(&rows);
+        let entries: Vec<Entry> = rows.iter().map(Entry::from_row).collect();
+        let chat = to_chat(&entries);
         assert_eq!(chat.len(), 5);
         assert!(
             matches!(&chat[3], ChatMessage::Tool { call_id, text, .. } if call_id == "c2" && text == NOT_EXECUTED)

@@ -28,7 +28,7 @@ use crate::protocol::{
 use crate::provider::{
     self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
 };
-use crate::store::{MessageRow, NewApproval, NewMessage, SessionRow, Store};
+use crate::store::{NewApproval, NewMessage, SessionRow, Store};
 use crate::tools::{self, ToolCtx, ToolOutput};
 use crate::util::new_id;
 use approvals::{ApprovalBroker, PlanBroker, QuestionBroker};
@@ -74,6 +74,8 @@ pub struct AgentDeps {
     pub plans: Arc<PlanBroker>,
     pub paths: PathPolicy,
     pub tasks: Arc<crate::tasks::TaskManager>,
+    /// Parsed session histories kept between runs.
+    pub history: Arc<history::HistoryCache>,
     pub net: NetPolicy,
     /// A UI can answer approvals (server) — headless runs never ask.
     pub interactive: bool,
@@ -105,7 +107,7 @@ pub(crate) struct Turn<'a> {
     usage: Usage,
     /// The session's history as the model sees it: loaded once per run, then kept in step with
     /// what this run stores (so no model call re-reads it).
-    history: std::sync::Mutex<Vec<MessageRow>>,
+    history: std::sync::Mutex<Vec<history::Entry>>,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -160,13 +162,10 @@ impl Turn<'_> {
             parts: serde_json::to_string(parts).unwrap_or_default(),
         };
         if let Ok(mut h) = self.history.lock() {
-            h.push(MessageRow {
+            h.push(history::Entry {
                 id: m.id.clone(),
-                session_id: self.run.session.id.clone(),
-                run_id: m.run_id.clone(),
                 role: m.role.clone(),
-                parts: m.parts.clone(),
-                created_at: crate::util::now_ms(),
+                parts: parts.clone(),
             });
         }
         self.deps.events.post_message(&self.run.session.id, m);
@@ -183,17 +182,17 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         .with_workspace(std::path::Path::new(&spec.session.workspace));
     // Whatever an earlier run queued is stored before this one reads the history.
     let _ = deps.events.flush(&spec.session.id).await;
-    let history = match spec.trigger {
-        RunTrigger::Command => Vec::new(),
-        _ => deps
-            .store
-            .list_messages(&spec.session.id, None, 100_000)
-            .await
-            .unwrap_or_else(|e| {
-                tracing::error!(error = %e, "cannot read the history");
-                Vec::new()
-            }),
-    };
+    // The cached history plus whatever was stored since (everything, after a restart).
+    let mut history = deps.history.take(&spec.session.id);
+    let after = history.last().map(|e| e.id.clone());
+    match deps
+        .store
+        .list_messages(&spec.session.id, after.as_deref(), 1_000_000)
+        .await
+    {
+        Ok(rows) => history.extend(rows.iter().map(history::Entry::from_row)),
+        Err(e) => tracing::error!(error = %e, "cannot read the history"),
+    }
     let mut t = Turn {
         grants: std::sync::Mutex::new(None),
         deps,
@@ -237,6 +236,11 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     } else {
         outcome
     };
+    let history = match t.history.into_inner() {
+        Ok(h) => h,
+        Err(p) => p.into_inner(),
+    };
+    deps.history.put(&spec.session.id, history);
     // The final event is awaited: once `run` returns, the whole run is stored.
     if let Err(e) = deps
         .events
@@ -270,7 +274,7 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
         name: "shell".into(),
         arguments: serde_json::json!({ "command": command }).to_string(),
     };
-    let out = handle_call(t, &call).await;
+    let out = handle_call(t, &call, None).await;
     let text = format!("I ran `{command}` myself:\n{}", out.text);
     t.store_message(
         "user",
@@ -428,6 +432,7 @@ async fn stream_turn(
         let Some(ev) = next else { break };
         match ev? {
             ProviderEvent::TextDelta(d) => {
+                crate::probe::chunk(d.len());
                 text.push_str(&d);
                 if let Some(chunk) = tc.push(&d) {
                     t.delta(DeltaKind::Text, &message_id, &chunk);
@@ -499,33 +504,43 @@ async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
             }
             return;
         }
-        let mut batch = Vec::new();
-        while i + batch.len() < calls.len()
-            && batch.len() < READ_BATCH
-            && is_plain_read(t, &calls[i + batch.len()])
-        {
-            batch.push(&calls[i + batch.len()]);
+        let mut batch: Vec<(&ToolCallReq, Planned)> = Vec::new();
+        while i + batch.len() < calls.len() && batch.len() < READ_BATCH {
+            let c = &calls[i + batch.len()];
+            match plain_read(t, c) {
+                Some(p) => batch.push((c, Some(p))),
+                None => break,
+            }
         }
+        let n = batch.len().max(1);
         if batch.len() > 1 {
             let tref: &Turn<'_> = t;
             futures::future::join_all(
                 batch
-                    .iter()
-                    .map(|c| async move { handle_call(tref, c).await }),
+                    .into_iter()
+                    .map(|(c, p)| async move { handle_call(tref, c, p).await }),
             )
             .await;
-            i += batch.len();
         } else {
-            handle_call(t, &calls[i]).await;
-            i += 1;
+            let planned = batch.pop().and_then(|(_, p)| p);
+            handle_call(t, &calls[i], planned).await;
         }
+        i += n;
     }
 }
 
-fn is_plain_read(t: &Turn<'_>, c: &ToolCallReq) -> bool {
-    let input: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
-    tools::effect_of(&c.name) == Effect::Read
-        && tools::prepare(&c.name, &input, &t.paths).is_ok_and(|p| p.paths.iter().all(|u| u.inside))
+/// A call already parsed and prepared (so it is not done twice).
+type Planned = Option<(Value, tools::Prepared)>;
+
+/// A read whose every path is inside the roots (needs no approval): parsed and prepared, ready
+/// to run alongside other such reads.
+fn plain_read(t: &Turn<'_>, c: &ToolCallReq) -> Option<(Value, tools::Prepared)> {
+    if tools::effect_of(&c.name) != Effect::Read || host::is_host_tool(&c.name) {
+        return None;
+    }
+    let input: Value = serde_json::from_str(&c.arguments).ok()?;
+    let p = tools::prepare(&c.name, &input, &t.paths).ok()?;
+    p.paths.iter().all(|u| u.inside).then_some((input, p))
 }
 
 async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
@@ -548,28 +563,31 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
 }
 
 /// One call: announce, prepare, gate (asking as needed), execute, record.
-async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
+async fn handle_call(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
     let effect = tools::effect_of(&call.name);
-    let input: Value = match serde_json::from_str(if call.arguments.trim().is_empty() {
-        "{}"
-    } else {
-        &call.arguments
-    }) {
-        Ok(v) => v,
-        Err(e) => {
-            t.emit(EventPayload::ToolCall {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                effect,
-                input: Value::String(call.arguments.clone()),
-            });
-            let out = ToolOutput::err(
-                "invalid_json",
-                format!("the arguments are not valid JSON ({e}); send a JSON object"),
-            );
-            record_result(t, call, &out).await;
-            return out;
-        }
+    let (input, planned) = match planned {
+        Some((input, p)) => (input, Some(p)),
+        None => match serde_json::from_str(if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        }) {
+            Ok(v) => (v, None),
+            Err(e) => {
+                t.emit(EventPayload::ToolCall {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    effect,
+                    input: Value::String(call.arguments.clone()),
+                });
+                let out = ToolOutput::err(
+                    "invalid_json",
+                    format!("the arguments are not valid JSON ({e}); send a JSON object"),
+                );
+                record_result(t, call, &out).await;
+                return out;
+            }
+        },
     };
     t.emit(EventPayload::ToolCall {
         call_id: call.id.clone(),
@@ -592,7 +610,11 @@ async fn handle_call(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
         record_result(t, call, &out).await;
         return out;
     }
-    let out = match tools::prepare(&call.name, &input, &t.paths) {
+    let prepared = match planned {
+        Some(p) => Ok(p),
+        None => tools::prepare(&call.name, &input, &t.paths),
+    };
+    let out = match prepared {
         Err(e) => {
             if let tools::PrepareError::Path(pe) = &e {
                 audit(

@@ -98,20 +98,88 @@ enum Item {
     Barrier(oneshot::Sender<StoreResult<()>>),
 }
 
+impl Item {
+    /// Somebody waits for it, or a user watches it stream: write without lingering.
+    fn urgent(&self) -> bool {
+        match self {
+            Item::Event { done, .. } => done.is_some(),
+            Item::Delta { .. } | Item::Barrier(_) => true,
+            Item::Message(_) => false,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Queue {
     items: VecDeque<Item>,
     writing: bool,
 }
 
-struct Channel {
-    tx: broadcast::Sender<Frame>,
-    queue: Arc<Mutex<Queue>>,
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Wakes a lingering writer when an urgent item arrives.
+    urgent: tokio::sync::Notify,
 }
 
+struct Channel {
+    tx: broadcast::Sender<Frame>,
+    shared: Arc<Shared>,
+}
+
+type Channels = Arc<Mutex<HashMap<String, Channel>>>;
+
+/// How long a writer holding only fire-and-forget events (tool calls, decisions, results) waits
+/// for more before it commits, so a run's burst of small events becomes a few transactions
+/// instead of one each (on two cores, fewer larger commits leave more CPU to the run). Anything
+/// awaited, and every text delta, cuts the wait short.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The per-session channels (live broadcast + writer queue). A channel exists while it has
+/// subscribers or queued writes; an idle one is dropped, so sessions that were once open do not
+/// keep their broadcast buffers.
 pub struct EventBus {
     store: Store,
-    channels: Mutex<HashMap<String, Channel>>,
+    channels: Channels,
+}
+
+/// A live subscription; dropping it lets the bus release an idle session's channel.
+pub struct Subscription {
+    rx: Option<broadcast::Receiver<Frame>>,
+    channels: Channels,
+    session: String,
+}
+
+impl Subscription {
+    pub async fn recv(&mut self) -> Result<Frame, broadcast::error::RecvError> {
+        match &mut self.rx {
+            Some(rx) => rx.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        drop(self.rx.take());
+        release_if_idle(&self.channels, &self.session, None);
+    }
+}
+
+/// Drop a session's channel when nobody listens and nothing is queued or being written. With
+/// `writer`, only if the channel is still the one that writer served.
+fn release_if_idle(channels: &Channels, session: &str, writer: Option<&Arc<Shared>>) {
+    let mut map = lock(channels);
+    let idle = map.get(session).is_some_and(|ch| {
+        let q = lock(&ch.shared.queue);
+        writer.is_none_or(|w| Arc::ptr_eq(w, &ch.shared))
+            && q.items.is_empty()
+            && !q.writing
+            && ch.tx.receiver_count() == 0
+    });
+    if idle {
+        map.remove(session);
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -135,33 +203,34 @@ impl EventBus {
     pub fn new(store: Store) -> EventBus {
         EventBus {
             store,
-            channels: Mutex::new(HashMap::new()),
+            channels: Arc::default(),
         }
     }
 
-    fn channel(&self, session: &str) -> (broadcast::Sender<Frame>, Arc<Mutex<Queue>>) {
+    /// Queue an item; start the session's writer if it is idle. Done under the map lock so a
+    /// channel is never released between being looked up and being used.
+    fn enqueue(&self, session: &str, item: Item) {
+        let urgent = item.urgent();
         let mut map = lock(&self.channels);
         let ch = map.entry(session.to_string()).or_insert_with(|| Channel {
             tx: broadcast::channel(CHANNEL_CAPACITY).0,
-            queue: Arc::new(Mutex::new(Queue::default())),
+            shared: Arc::default(),
         });
-        (ch.tx.clone(), ch.queue.clone())
-    }
-
-    /// Queue an item; start the session's writer if it is idle.
-    fn enqueue(&self, session: &str, item: Item) {
-        let (tx, queue) = self.channel(session);
         let start = {
-            let mut q = lock(&queue);
+            let mut q = lock(&ch.shared.queue);
             q.items.push_back(item);
             !std::mem::replace(&mut q.writing, true)
         };
+        if urgent {
+            ch.shared.urgent.notify_one();
+        }
         if start {
             tokio::spawn(write_loop(
                 self.store.clone(),
                 session.to_string(),
-                tx,
-                queue,
+                ch.tx.clone(),
+                ch.shared.clone(),
+                self.channels.clone(),
             ));
         }
     }
@@ -239,8 +308,17 @@ impl EventBus {
     }
 
     /// Live frames of a session from now on. Take this before reading the backlog.
-    pub fn subscribe(&self, session: &str) -> broadcast::Receiver<Frame> {
-        self.channel(session).0.subscribe()
+    pub fn subscribe(&self, session: &str) -> Subscription {
+        let mut map = lock(&self.channels);
+        let ch = map.entry(session.to_string()).or_insert_with(|| Channel {
+            tx: broadcast::channel(CHANNEL_CAPACITY).0,
+            shared: Arc::default(),
+        });
+        Subscription {
+            rx: Some(ch.tx.subscribe()),
+            channels: self.channels.clone(),
+            session: session.to_string(),
+        }
     }
 
     /// Stored frames with `seq > after`.
@@ -256,11 +334,18 @@ impl EventBus {
 
     /// Number of live receivers of a session (for connection caps and tests).
     pub fn receiver_count(&self, session: &str) -> usize {
-        self.channel(session).0.receiver_count()
+        lock(&self.channels)
+            .get(session)
+            .map_or(0, |ch| ch.tx.receiver_count())
+    }
+
+    /// Sessions that currently hold a channel (for tests of the release rule).
+    pub fn open_channels(&self) -> usize {
+        lock(&self.channels).len()
     }
 
     pub fn forget(&self, session: &str) {
-        lock(&self.channels).remove(session);
+        release_if_idle(&self.channels, session, None);
     }
 }
 
@@ -303,15 +388,14 @@ fn build_batch(items: Vec<Item>) -> Batch {
                 message_id,
                 text,
             } => {
-                if let Some((r, k, m, t)) = &mut open {
-                    if *r == run
-                        && *k == kind
-                        && *m == message_id
-                        && t.len() + text.len() <= MAX_DELTA_BYTES
-                    {
-                        t.push_str(&text);
-                        continue;
-                    }
+                if let Some((r, k, m, t)) = &mut open
+                    && *r == run
+                    && *k == kind
+                    && *m == message_id
+                    && t.len() + text.len() <= MAX_DELTA_BYTES
+                {
+                    t.push_str(&text);
+                    continue;
                 }
                 close(&mut b, &mut open);
                 open = Some((run, kind, message_id, text));
@@ -340,22 +424,38 @@ fn build_batch(items: Vec<Item>) -> Batch {
     b
 }
 
+/// Take up to `MAX_BATCH - have` items; `None` (and the writer marked stopped) when empty.
+fn drain(shared: &Shared, have: usize, stop_when_empty: bool) -> Option<Vec<Item>> {
+    let mut q = lock(&shared.queue);
+    if q.items.is_empty() && stop_when_empty {
+        q.writing = false;
+        return None;
+    }
+    let n = q.items.len().min(MAX_BATCH.saturating_sub(have));
+    Some(q.items.drain(..n).collect())
+}
+
 async fn write_loop(
     store: Store,
     session: String,
     tx: broadcast::Sender<Frame>,
-    queue: Arc<Mutex<Queue>>,
+    shared: Arc<Shared>,
+    channels: Channels,
 ) {
     loop {
-        let items: Vec<Item> = {
-            let mut q = lock(&queue);
-            if q.items.is_empty() {
-                q.writing = false;
-                return;
-            }
-            let n = q.items.len().min(MAX_BATCH);
-            q.items.drain(..n).collect()
+        let Some(mut items) = drain(&shared, 0, true) else {
+            release_if_idle(&channels, &session, Some(&shared));
+            return;
         };
+        if !items.iter().any(Item::urgent) {
+            tokio::select! {
+                _ = tokio::time::sleep(LINGER) => {}
+                _ = shared.urgent.notified() => {}
+            }
+            if let Some(more) = drain(&shared, items.len(), false) {
+                items.extend(more);
+            }
+        }
         let b = build_batch(items);
         match store.append_batch(&session, &b.events, &b.messages).await {
             Ok(rows) => {
@@ -397,6 +497,83 @@ mod tests {
             message_id: m.into(),
             text: t.into(),
         }
+    }
+
+    #[tokio::test]
+    #[allow(clippy::unwrap_used)]
+    async fn posts_are_stored_in_order_and_idle_channels_are_released() {
+        let dir = std::env::temp_dir().join(format!("tw-events-{}", crate::util::new_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open_sqlite(&dir.join("t.db")).await.unwrap();
+        store
+            .create_session("S", "t", "/tmp", "build", "ask", None)
+            .await
+            .unwrap();
+        let bus = EventBus::new(store.clone());
+        let mut sub = bus.subscribe("S");
+        for i in 0..50 {
+            bus.post(
+                "S",
+                None,
+                &EventPayload::Error {
+                    code: "n".into(),
+                    message: i.to_string(),
+                },
+            );
+        }
+        bus.post_delta("S", Some("R"), DeltaKind::Text, "m", "a");
+        bus.post_delta("S", Some("R"), DeltaKind::Text, "m", "b");
+        let last = bus
+            .append(
+                "S",
+                None,
+                &EventPayload::Error {
+                    code: "end".into(),
+                    message: String::new(),
+                },
+            )
+            .await
+            .unwrap();
+        let mut live = Vec::new();
+        while live.last() != Some(&last.seq) {
+            live.push(sub.recv().await.unwrap().seq);
+        }
+        assert_eq!(
+            live,
+            (1..=last.seq).collect::<Vec<_>>(),
+            "live frames in seq order"
+        );
+        let stored = store.list_events("S", 0, 1000).await.unwrap();
+        let messages: Vec<String> = stored
+            .iter()
+            .take(50)
+            .map(|r| {
+                serde_json::from_str::<serde_json::Value>(&r.data).unwrap()["message"].to_string()
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            (0..50).map(|i| format!("\"{i}\"")).collect::<Vec<_>>()
+        );
+        assert!(
+            last.seq <= 52,
+            "the two queued deltas may merge: {}",
+            last.seq
+        );
+        assert_eq!(bus.open_channels(), 1, "a subscriber keeps the channel");
+        drop(sub);
+        for _ in 0..200 {
+            if bus.open_channels() == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            bus.open_channels(),
+            0,
+            "an idle channel without subscribers is released"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

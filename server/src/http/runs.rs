@@ -40,7 +40,7 @@ pub async fn post_message_op(state: &AppState, session_id: &str, text: &str) -> 
     } else {
         RunTrigger::Prompt
     };
-    Ok(state.runs.enqueue(session_id, trigger, text).await?)
+    Ok(state.runs.enqueue_on(&session, trigger, text).await?)
 }
 
 /// Send a prompt; a new run is queued on the session.

@@ -226,7 +226,7 @@ pub async fn delete_session(
         ));
     }
     state.store.delete_session(&id).await.map_err(not_found)?;
-    state.events.forget(&id);
+    state.runs.forget_session(&id);
     Ok(StatusCode::NO_CONTENT)
 }
 

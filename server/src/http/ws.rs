@@ -118,6 +118,7 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
     // socket is dropped; the reader stops too.
     let overflow = CancellationToken::new();
     let writer_overflow = overflow.clone();
+    let probe_conn = crate::probe::next_conn();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(PING_EVERY);
         ping.tick().await;
@@ -130,10 +131,19 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
             };
             let send = async {
                 match msg {
-                    Out::Frame(b) => match Utf8Bytes::try_from(b) {
-                        Ok(t) => sink.send(Message::Text(t)).await.map(|()| true),
-                        Err(_) => Ok(true),
-                    },
+                    Out::Frame(b) => {
+                        let probe = crate::probe::enabled().then(|| b.clone());
+                        match Utf8Bytes::try_from(b) {
+                            Ok(t) => {
+                                let r = sink.send(Message::Text(t)).await.map(|()| true);
+                                if let Some(b) = probe {
+                                    crate::probe::frame(probe_conn, &b);
+                                }
+                                r
+                            }
+                            Err(_) => Ok(true),
+                        }
+                    }
                     Out::Text(s) => sink.send(Message::Text(s.into())).await.map(|()| true),
                     Out::Ping => sink
                         .send(Message::Ping(bytes::Bytes::new()))

@@ -43,6 +43,12 @@ pub struct RunManager {
 }
 
 impl RunManager {
+    /// Drop what is kept in memory for a deleted session.
+    pub fn forget_session(&self, session_id: &str) {
+        self.deps.events.forget(session_id);
+        drop(self.deps.history.take(session_id));
+    }
+
     pub fn new(deps: Arc<AgentDeps>) -> Arc<RunManager> {
         Arc::new(RunManager {
             deps,
@@ -72,6 +78,17 @@ impl RunManager {
         text: &str,
     ) -> StoreResult<String> {
         let session = self.deps.store.get_session(session_id).await?;
+        self.enqueue_on(&session, trigger, text).await
+    }
+
+    /// `enqueue` for a session row the caller has just read.
+    pub async fn enqueue_on(
+        self: &Arc<Self>,
+        session: &crate::store::SessionRow,
+        trigger: RunTrigger,
+        text: &str,
+    ) -> StoreResult<String> {
+        let session_id = session.id.as_str();
         let run_id = new_id();
         self.deps
             .store

@@ -2,7 +2,7 @@
 //! Rows keep `(type, data JSON)` apart from the Rust enum so the enum can change without a data
 //! migration.
 
-use super::{NewMessage, Store, StoreError, StoreResult};
+use super::{Backend, NewMessage, Store, StoreError, StoreResult};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -24,28 +24,20 @@ pub struct NewEvent {
     pub data: String,
 }
 
-/// Rows per multi-row `INSERT` (6 parameters each: far below SQLite's and Postgres' limits).
-const ROWS_PER_INSERT: usize = 256;
-
-/// `prefix ($1, …, $k), ($k+1, …)` for `rows` rows of `cols` parameters.
-fn multi_row_insert(prefix: &str, cols: usize, rows: usize) -> String {
-    use std::fmt::Write;
-    let mut sql = String::with_capacity(prefix.len() + rows * cols * 5);
-    sql.push_str(prefix);
-    for r in 0..rows {
-        sql.push_str(if r == 0 { "(" } else { ", (" });
-        for c in 0..cols {
-            let _ = write!(
-                sql,
-                "{}${}",
-                if c == 0 { "" } else { ", " },
-                r * cols + c + 1
-            );
-        }
-        sql.push(')');
-    }
-    sql
-}
+/// Batch inserts take the rows as one JSON array parameter, so each is a single prepared
+/// statement whatever the batch size (no per-row binding, no per-size statement).
+const EVENTS_SQLITE: &str = "INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
+     SELECT $1, $2 + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), $3 \
+     FROM json_each($4) AS j";
+const EVENTS_POSTGRES: &str = "INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
+     SELECT $1, $2 + j.ord - 1, j.value ->> 0, j.value ->> 1, j.value ->> 2, $3 \
+     FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS j(value, ord)";
+const MESSAGES_SQLITE: &str = "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
+     SELECT json_extract(j.value, '$[0]'), $1, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), $2 \
+     FROM json_each($3) AS j";
+const MESSAGES_POSTGRES: &str = "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
+     SELECT j.value ->> 0, $1, j.value ->> 1, j.value ->> 2, j.value ->> 3, $2 \
+     FROM jsonb_array_elements($3::jsonb) AS j(value)";
 
 impl Store {
     /// Allocate the next `seq` of the session and store the event, in one write transaction.
@@ -91,7 +83,7 @@ impl Store {
     }
 
     /// Store a batch of events (and the messages written with them) in one write transaction:
-    /// one `seq` range is allocated, then multi-row inserts. This is the group commit behind the
+    /// one `seq` range is allocated, then one insert per table. This is the group commit behind the
     /// event writer; a batch of one costs about what `append_event` costs.
     pub async fn append_batch(
         &self,
@@ -119,25 +111,22 @@ impl Store {
                 return Err(StoreError::NotFound);
             };
             let first = last - n + 1;
-            for (i, chunk) in events.chunks(ROWS_PER_INSERT).enumerate() {
-                let base = first + (i * ROWS_PER_INSERT) as i64;
-                let sql = multi_row_insert(
-                    "INSERT INTO events (session_id, seq, run_id, type, data, created_at) VALUES ",
-                    6,
-                    chunk.len(),
-                );
-                let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-                for (j, e) in chunk.iter().enumerate() {
-                    q = q
-                        .bind(session_id)
-                        .bind(base + j as i64)
-                        .bind(e.run_id.as_deref())
-                        .bind(e.kind.as_str())
-                        .bind(e.data.as_str())
-                        .bind(now);
-                }
-                q.execute(&mut *tx).await?;
-            }
+            let arr: Vec<(&Option<String>, &str, &str)> = events
+                .iter()
+                .map(|e| (&e.run_id, e.kind.as_str(), e.data.as_str()))
+                .collect();
+            let json = serde_json::to_string(&arr).map_err(|e| anyhow::anyhow!(e))?;
+            let sql = match self.backend {
+                Backend::Sqlite => EVENTS_SQLITE,
+                Backend::Postgres => EVENTS_POSTGRES,
+            };
+            sqlx::query(sql)
+                .bind(session_id)
+                .bind(first)
+                .bind(now)
+                .bind(json)
+                .execute(&mut *tx)
+                .await?;
             rows.extend(events.iter().enumerate().map(|(i, e)| EventRow {
                 session_id: session_id.to_string(),
                 seq: first + i as i64,
@@ -147,23 +136,22 @@ impl Store {
                 created_at: now,
             }));
         }
-        for chunk in messages.chunks(ROWS_PER_INSERT) {
-            let sql = multi_row_insert(
-                "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) VALUES ",
-                6,
-                chunk.len(),
-            );
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for m in chunk {
-                q = q
-                    .bind(m.id.as_str())
-                    .bind(session_id)
-                    .bind(m.run_id.as_deref())
-                    .bind(m.role.as_str())
-                    .bind(m.parts.as_str())
-                    .bind(now);
-            }
-            q.execute(&mut *tx).await?;
+        if !messages.is_empty() {
+            let arr: Vec<(&str, &Option<String>, &str, &str)> = messages
+                .iter()
+                .map(|m| (m.id.as_str(), &m.run_id, m.role.as_str(), m.parts.as_str()))
+                .collect();
+            let json = serde_json::to_string(&arr).map_err(|e| anyhow::anyhow!(e))?;
+            let sql = match self.backend {
+                Backend::Sqlite => MESSAGES_SQLITE,
+                Backend::Postgres => MESSAGES_POSTGRES,
+            };
+            sqlx::query(sql)
+                .bind(session_id)
+                .bind(now)
+                .bind(json)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(rows)
@@ -185,16 +173,5 @@ impl Store {
         .bind(limit)
         .fetch_all(self.pool())
         .await?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn multi_row_insert_numbers_every_parameter() {
-        assert_eq!(
-            super::multi_row_insert("INSERT INTO t (a, b) VALUES ", 2, 2),
-            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)"
-        );
     }
 }

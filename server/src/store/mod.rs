@@ -103,16 +103,21 @@ impl Store {
         };
         let mut opts = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(10));
         if backend == Backend::Sqlite {
-            opts = opts.max_connections(8).after_connect(|conn, _meta| {
-                Box::pin(async move {
-                    conn.execute(
-                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+            // A local file does not go stale like a network connection: skip the ping that would
+            // otherwise cost one extra round trip to SQLite's worker thread on every query.
+            opts = opts
+                .max_connections(8)
+                .test_before_acquire(false)
+                .after_connect(|conn, _meta| {
+                    Box::pin(async move {
+                        conn.execute(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                          PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
-                    )
-                    .await?;
-                    Ok(())
-                })
-            });
+                        )
+                        .await?;
+                        Ok(())
+                    })
+                });
         } else {
             opts = opts.max_connections(16);
         }

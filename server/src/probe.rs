@@ -1,0 +1,93 @@
+//! A latency probe for benchmarks. When enabled, the agent marks the moment each provider text
+//! chunk reaches it and the WebSocket writer marks the moment each `message_delta` frame has been
+//! written to a socket, so a bench running the server in-process can compute chunk→frame latency
+//! inside the server (without the provider's socket backlog or the client's parsing). Disabled —
+//! the default, and always outside benches — each call is one relaxed atomic load.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+static ON: AtomicBool = AtomicBool::new(false);
+static CONN: AtomicU64 = AtomicU64::new(0);
+static MARKS: Mutex<Vec<Mark>> = Mutex::new(Vec::new());
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// A provider text chunk reached the agent loop (`bytes` of text).
+    Chunk,
+    /// A `message_delta` frame carrying `bytes` of text was written to connection `conn`.
+    Frame,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    pub kind: MarkKind,
+    pub at: Instant,
+    pub conn: u64,
+    pub bytes: usize,
+}
+
+pub fn enable(on: bool) {
+    ON.store(on, Ordering::Relaxed);
+}
+
+pub fn enabled() -> bool {
+    ON.load(Ordering::Relaxed)
+}
+
+/// Everything recorded so far (and a fresh start).
+pub fn take() -> Vec<Mark> {
+    match MARKS.lock() {
+        Ok(mut m) => std::mem::take(&mut *m),
+        Err(p) => std::mem::take(&mut *p.into_inner()),
+    }
+}
+
+fn record(m: Mark) {
+    match MARKS.lock() {
+        Ok(mut v) => v.push(m),
+        Err(p) => p.into_inner().push(m),
+    }
+}
+
+/// An id for a WebSocket connection's marks.
+pub fn next_conn() -> u64 {
+    CONN.fetch_add(1, Ordering::Relaxed)
+}
+
+pub fn chunk(bytes: usize) {
+    if enabled() {
+        record(Mark {
+            kind: MarkKind::Chunk,
+            at: Instant::now(),
+            conn: 0,
+            bytes,
+        });
+    }
+}
+
+/// After a frame was written: if it is a `message_delta`, mark it with its text length.
+pub fn frame(conn: u64, json: &[u8]) {
+    if !enabled() {
+        return;
+    }
+    let at = Instant::now();
+    #[derive(serde::Deserialize)]
+    struct Delta {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        text: String,
+    }
+    if let Ok(d) = serde_json::from_slice::<Delta>(json)
+        && d.kind == "message_delta"
+    {
+        record(Mark {
+            kind: MarkKind::Frame,
+            at,
+            conn,
+            bytes: d.text.len(),
+        });
+    }
+}

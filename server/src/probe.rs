@@ -1,7 +1,8 @@
 //! A latency probe for benchmarks. When enabled, the agent marks the moment each provider text
-//! chunk reaches it and the WebSocket writer marks the moment each `message_delta` frame has been
-//! written to a socket, so a bench running the server in-process can compute chunk→frame latency
-//! inside the server (without the provider's socket backlog or the client's parsing). Disabled —
+//! chunk reaches it and how long each model call took, and the WebSocket writer marks the moment
+//! each `message_delta` frame has been written to a socket, so a bench running the server
+//! in-process can compute chunk→frame latency inside the server (without the provider's socket
+//! backlog or the client's parsing) and a turn's overhead beyond the provider's own time. Disabled —
 //! the default, and always outside benches — each call is one relaxed atomic load.
 
 use std::sync::Mutex;
@@ -18,6 +19,9 @@ pub enum MarkKind {
     Chunk,
     /// A `message_delta` frame carrying `bytes` of text was written to connection `conn`.
     Frame,
+    /// A model call ended; `bytes` holds how long the provider took, in microseconds (from the
+    /// request until its stream ended), so a bench can subtract the provider's own time.
+    ModelCall,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +67,18 @@ pub fn chunk(bytes: usize) {
             at: Instant::now(),
             conn: 0,
             bytes,
+        });
+    }
+}
+
+/// A model call took `took` (the provider's own time, as the agent saw it).
+pub fn model_call(took: std::time::Duration) {
+    if enabled() {
+        record(Mark {
+            kind: MarkKind::ModelCall,
+            at: Instant::now(),
+            conn: 0,
+            bytes: took.as_micros() as usize,
         });
     }
 }

@@ -207,6 +207,13 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     let app = router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();
     let join = tokio::spawn(async move {
+        // TCP_NODELAY: frames and small responses go out at once instead of waiting on Nagle's
+        // algorithm (with a client's delayed ACK that stalls a stream by ~40 ms).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+            }
+        });
         axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 let _ = rx.await;

@@ -1,10 +1,10 @@
 //! Text-delta coalescing: provider deltas are stored as one event about every 50 ms, or as soon
-//! as 1 KiB is waiting, so the log stays compact while the UI still streams. The first delta
+//! as 512 bytes are waiting, so the log stays compact while the UI still streams. The first delta
 //! after a quiet period goes out at once (leading edge), so the first token is never held back;
 //! what follows within the window is merged.
 //!
-//! The size threshold is what keeps a fast stream fast: a model bursting text fills 1 KiB in
-//! about a millisecond, so during a burst a chunk waits about that long, not 50 ms. A slow
+//! The size threshold is what keeps a fast stream fast: a model bursting text fills 512 bytes in
+//! well under a millisecond, so during a burst a chunk waits about that long, not 50 ms. A slow
 //! stream (a chunk every few ms or more) is merged per window: at most 20 delta events a second
 //! per message, each at most 50 ms behind its first chunk. Downstream, the event writer merges
 //! queued deltas again while it is busy (group commit), so a burst that outruns the disk becomes
@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 pub const FLUSH_EVERY: Duration = Duration::from_millis(50);
-pub const FLUSH_BYTES: usize = 1024;
+pub const FLUSH_BYTES: usize = 512;
 
 #[derive(Debug, Default)]
 pub struct Coalescer {

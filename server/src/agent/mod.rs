@@ -391,6 +391,7 @@ async fn stream_turn(
 ) -> Result<Vec<ToolCallReq>, ProviderError> {
     let provider = t.deps.provider.get();
     let cancel = t.run.cancel.clone();
+    let called = Instant::now();
     let mut retries = Vec::new();
     let mut stream =
         provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |e| retries.push(e)).await;
@@ -429,7 +430,10 @@ async fn stream_turn(
                 continue;
             }
         };
-        let Some(ev) = next else { break };
+        let Some(ev) = next else {
+            crate::probe::model_call(called.elapsed());
+            break;
+        };
         match ev? {
             ProviderEvent::TextDelta(d) => {
                 crate::probe::chunk(d.len());

@@ -5,7 +5,7 @@
 //! multi-row inserts) and only then broadcasts the frames, in `seq` order. So an event is stored
 //! before it is sent, and the broadcast order is the `seq` order.
 //!
-//! Text and reasoning deltas arrive already coalesced per ~50 ms or 1 KiB (`agent::coalesce`); the
+//! Text and reasoning deltas arrive already coalesced per ~50 ms or 512 bytes (`agent::coalesce`); the
 //! writer merges them once more: consecutive deltas of one message waiting in the queue become
 //! one stored event (up to `MAX_DELTA_BYTES`). So while the writer is busy — a burst from the
 //! model, many subscribers — the log gets fewer, larger events instead of a backlog.

@@ -25,6 +25,10 @@ use crate::error::ApiError;
 use crate::events::Frame;
 use crate::protocol::{ApprovalDecision, Mode};
 
+/// Most queued messages one socket flush carries.
+const WRITE_BATCH: usize = 64;
+/// Initial read buffer and write batching threshold of a connection.
+const IO_BUFFER_BYTES: usize = 8 * 1024;
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 pub const MAX_CONNECTIONS: usize = 2048;
 pub const MAX_SUBSCRIBERS_PER_SESSION: usize = 1000;
@@ -102,8 +106,13 @@ pub async fn ws_handler(
         return ApiError::Unavailable("too many WebSocket connections".into()).into_response();
     }
     let guard = ConnGuard;
+    // Small per-connection buffers (the library's default is 128 KiB each way): clients send
+    // short commands, and every outgoing frame is flushed as it is sent. Larger messages still
+    // work, the buffers grow for them. 500 watchers of one session then cost ~50 MiB less.
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
+        .read_buffer_size(IO_BUFFER_BYTES)
+        .write_buffer_size(IO_BUFFER_BYTES)
         .on_upgrade(move |socket| async move {
             let _guard = guard;
             connection(state, principal, socket).await;
@@ -129,34 +138,49 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
                 m = rx.recv() => match m { Some(m) => m, None => break },
                 _ = ping.tick() => Out::Ping,
             };
-            let send = async {
-                match msg {
-                    Out::Frame(b) => {
-                        let probe = crate::probe::enabled().then(|| b.clone());
-                        match Utf8Bytes::try_from(b) {
-                            Ok(t) => {
-                                let r = sink.send(Message::Text(t)).await.map(|()| true);
-                                if let Some(b) = probe {
-                                    crate::probe::frame(probe_conn, &b);
-                                }
-                                r
-                            }
-                            Err(_) => Ok(true),
-                        }
-                    }
-                    Out::Text(s) => sink.send(Message::Text(s.into())).await.map(|()| true),
-                    Out::Ping => sink
-                        .send(Message::Ping(bytes::Bytes::new()))
-                        .await
-                        .map(|()| true),
-                    Out::Close(code, reason) => sink
-                        .send(Message::Close(Some(CloseFrame {
-                            code,
-                            reason: reason.into(),
-                        })))
-                        .await
-                        .map(|()| false),
+            // Everything already queued goes out with this message: fed to the socket, then
+            // one flush (one write for a burst of frames instead of one per frame).
+            let mut batch = vec![msg];
+            while batch.len() < WRITE_BATCH {
+                match rx.try_recv() {
+                    Ok(m) => batch.push(m),
+                    Err(_) => break,
                 }
+            }
+            let send = async {
+                let mut probes = Vec::new();
+                let mut go_on = true;
+                for msg in batch {
+                    let m = match msg {
+                        Out::Frame(b) => {
+                            if crate::probe::enabled() {
+                                probes.push(b.clone());
+                            }
+                            match Utf8Bytes::try_from(b) {
+                                Ok(t) => Message::Text(t),
+                                Err(_) => continue,
+                            }
+                        }
+                        Out::Text(s) => Message::Text(s.into()),
+                        Out::Ping => Message::Ping(bytes::Bytes::new()),
+                        Out::Close(code, reason) => {
+                            go_on = false;
+                            Message::Close(Some(CloseFrame {
+                                code,
+                                reason: reason.into(),
+                            }))
+                        }
+                    };
+                    sink.feed(m).await?;
+                    if !go_on {
+                        break;
+                    }
+                }
+                sink.flush().await?;
+                for b in probes {
+                    crate::probe::frame(probe_conn, &b);
+                }
+                Ok::<bool, axum::Error>(go_on)
             };
             let go_on = tokio::select! {
                 r = send => matches!(r, Ok(true)),

@@ -185,14 +185,21 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     // The cached history plus whatever was stored since (everything, after a restart).
     let mut history = deps.history.take(&spec.session.id);
     let after = history.last().map(|e| e.id.clone());
-    match deps
+    // A history that could not be read whole is used for this run but not kept.
+    let complete = match deps
         .store
         .list_messages(&spec.session.id, after.as_deref(), 1_000_000)
         .await
     {
-        Ok(rows) => history.extend(rows.iter().map(history::Entry::from_row)),
-        Err(e) => tracing::error!(error = %e, "cannot read the history"),
-    }
+        Ok(rows) => {
+            history.extend(rows.iter().map(history::Entry::from_row));
+            true
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the history");
+            false
+        }
+    };
     let mut t = Turn {
         grants: std::sync::Mutex::new(None),
         deps,
@@ -240,7 +247,9 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         Ok(h) => h,
         Err(p) => p.into_inner(),
     };
-    deps.history.put(&spec.session.id, history);
+    if complete {
+        deps.history.put(&spec.session.id, history);
+    }
     // The final event is awaited: once `run` returns, the whole run is stored.
     if let Err(e) = deps
         .events

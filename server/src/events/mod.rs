@@ -2,12 +2,12 @@
 //!
 //! Every event of a session goes through that session's writer: a queue drained by one task at a
 //! time, which stores everything queued so far in one transaction (group commit: one `seq` range,
-//! multi-row inserts) and only then broadcasts the frames, in `seq` order. So an event is stored
-//! before it is sent, and the broadcast order is the `seq` order.
+//! one insert per table) and only then broadcasts the frames, in `seq` order. So an event is
+//! stored before it is sent, and the broadcast order is the `seq` order.
 //!
-//! Text and reasoning deltas arrive already coalesced per ~50 ms or 512 bytes (`agent::coalesce`); the
-//! writer merges them once more: consecutive deltas of one message waiting in the queue become
-//! one stored event (up to `MAX_DELTA_BYTES`). So while the writer is busy — a burst from the
+//! Text and reasoning deltas arrive already coalesced per ~50 ms or 512 bytes
+//! (`agent::coalesce`); the writer merges them once more: consecutive deltas of one message
+//! waiting in the queue become one stored event (up to `MAX_DELTA_BYTES`). So while the writer is busy — a burst from the
 //! model, many subscribers — the log gets fewer, larger events instead of a backlog.
 //!
 //! `append` waits until its event is stored; `post` does not (the agent loop posts, and waits with

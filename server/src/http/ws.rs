@@ -107,8 +107,9 @@ pub async fn ws_handler(
     }
     let guard = ConnGuard;
     // Small per-connection buffers (the library's default is 128 KiB each way): clients send
-    // short commands, and every outgoing frame is flushed as it is sent. Larger messages still
-    // work, the buffers grow for them. 500 watchers of one session then cost ~50 MiB less.
+    // short commands, and outgoing frames are flushed as soon as the queue is drained. Larger
+    // messages still work, the buffers grow for them. 500 watchers of one session then cost
+    // ~50 MiB less.
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
         .read_buffer_size(IO_BUFFER_BYTES)

@@ -24,15 +24,12 @@ async fn suite(store: Store) {
             for i in 0..40 {
                 let mut tries = 0;
                 loop {
-                    match st
-                        .append_event(
-                            &sid,
-                            None,
-                            "x",
-                            &format!("{{\"type\":\"x\",\"t\":{t},\"i\":{i}}}"),
-                        )
-                        .await
-                    {
+                    let e = NewEvent {
+                        run_id: None,
+                        kind: "x".into(),
+                        data: format!("{{\"type\":\"x\",\"t\":{t},\"i\":{i}}}"),
+                    };
+                    match st.append_batch(&sid, &[e], &[]).await {
                         Ok(_) => break,
                         Err(StoreError::Busy) if tries < 50 => tries += 1,
                         Err(e) => panic!("{e}"),
@@ -50,7 +47,17 @@ async fn suite(store: Store) {
     assert_eq!(store.list_events(&sid, 300, 5).await.unwrap().len(), 5);
     assert_eq!(store.get_session(&sid).await.unwrap().last_seq, 320);
     assert!(matches!(
-        store.append_event("nope", None, "x", "{}").await,
+        store
+            .append_batch(
+                "nope",
+                &[NewEvent {
+                    run_id: None,
+                    kind: "x".into(),
+                    data: "{}".into()
+                }],
+                &[]
+            )
+            .await,
         Err(StoreError::NotFound)
     ));
     // Group commit: one seq range per batch, exact bytes back, messages in the same transaction.
@@ -176,12 +183,15 @@ async fn suite(store: Store) {
     // Messages keep creation order.
     for i in 0..5 {
         store
-            .insert_message(
-                &tradewind::util::new_id(),
+            .append_batch(
                 &sid,
-                Some(&rid),
-                "user",
-                &format!("{{\"text\":\"{i}\"}}"),
+                &[],
+                &[NewMessage {
+                    id: tradewind::util::new_id(),
+                    run_id: Some(rid.clone()),
+                    role: "user".into(),
+                    parts: format!("{{\"text\":\"{i}\"}}"),
+                }],
             )
             .await
             .unwrap();

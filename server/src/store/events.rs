@@ -40,51 +40,9 @@ const MESSAGES_POSTGRES: &str = "INSERT INTO messages (id, session_id, run_id, r
      FROM jsonb_array_elements($3::jsonb) AS j(value)";
 
 impl Store {
-    /// Allocate the next `seq` of the session and store the event, in one write transaction.
-    pub async fn append_event(
-        &self,
-        session_id: &str,
-        run_id: Option<&str>,
-        kind: &str,
-        data: &str,
-    ) -> StoreResult<EventRow> {
-        let now = now_ms();
-        let mut tx = self.begin_write().await?;
-        let seq: Option<(i64,)> = sqlx::query_as(
-            "UPDATE sessions SET last_seq = last_seq + 1, updated_at = $1 WHERE id = $2 RETURNING last_seq",
-        )
-        .bind(now)
-        .bind(session_id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some((seq,)) = seq else {
-            return Err(StoreError::NotFound);
-        };
-        sqlx::query(
-            "INSERT INTO events (session_id, seq, run_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(session_id)
-        .bind(seq)
-        .bind(run_id)
-        .bind(kind)
-        .bind(data)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(EventRow {
-            session_id: session_id.to_string(),
-            seq,
-            run_id: run_id.map(str::to_string),
-            kind: kind.to_string(),
-            data: data.to_string(),
-            created_at: now,
-        })
-    }
-
     /// Store a batch of events (and the messages written with them) in one write transaction:
     /// one `seq` range is allocated, then one insert per table. This is the group commit behind the
-    /// event writer; a batch of one costs about what `append_event` costs.
+    /// event writer.
     pub async fn append_batch(
         &self,
         session_id: &str,

@@ -2,7 +2,6 @@
 //! sends to the model. The event log is the UI's record; this is the model's.
 
 use super::{Store, StoreResult};
-use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MessageRow {
@@ -24,28 +23,6 @@ pub struct NewMessage {
 }
 
 impl Store {
-    pub async fn insert_message(
-        &self,
-        id: &str,
-        session_id: &str,
-        run_id: Option<&str>,
-        role: &str,
-        parts_json: &str,
-    ) -> StoreResult<()> {
-        sqlx::query(
-            "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(id)
-        .bind(session_id)
-        .bind(run_id)
-        .bind(role)
-        .bind(parts_json)
-        .bind(now_ms())
-        .execute(self.pool())
-        .await?;
-        Ok(())
-    }
-
     /// Messages with id > `after` (ULIDs sort by time), oldest first.
     pub async fn list_messages(
         &self,

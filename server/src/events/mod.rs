@@ -162,24 +162,28 @@ impl Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         drop(self.rx.take());
-        release_if_idle(&self.channels, &self.session, None);
+        release_if_idle(&self.channels, &self.session);
     }
 }
 
-/// Drop a session's channel when nobody listens and nothing is queued or being written. With
-/// `writer`, only if the channel is still the one that writer served.
-fn release_if_idle(channels: &Channels, session: &str, writer: Option<&Arc<Shared>>) {
+/// Drop a session's channel when nobody listens and nothing is queued or being written.
+fn release_if_idle(channels: &Channels, session: &str) {
     let mut map = lock(channels);
     let idle = map.get(session).is_some_and(|ch| {
         let q = lock(&ch.shared.queue);
-        writer.is_none_or(|w| Arc::ptr_eq(w, &ch.shared))
-            && q.items.is_empty()
-            && !q.writing
-            && ch.tx.receiver_count() == 0
+        q.items.is_empty() && !q.writing && ch.tx.receiver_count() == 0
     });
     if idle {
         map.remove(session);
     }
+}
+
+/// The session's channel, created on first use.
+fn channel<'a>(map: &'a mut HashMap<String, Channel>, session: &str) -> &'a Channel {
+    map.entry(session.to_string()).or_insert_with(|| Channel {
+        tx: broadcast::channel(CHANNEL_CAPACITY).0,
+        shared: Arc::default(),
+    })
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -212,10 +216,7 @@ impl EventBus {
     fn enqueue(&self, session: &str, item: Item) {
         let urgent = item.urgent();
         let mut map = lock(&self.channels);
-        let ch = map.entry(session.to_string()).or_insert_with(|| Channel {
-            tx: broadcast::channel(CHANNEL_CAPACITY).0,
-            shared: Arc::default(),
-        });
+        let ch = channel(&mut map, session);
         let start = {
             let mut q = lock(&ch.shared.queue);
             q.items.push_back(item);
@@ -310,10 +311,7 @@ impl EventBus {
     /// Live frames of a session from now on. Take this before reading the backlog.
     pub fn subscribe(&self, session: &str) -> Subscription {
         let mut map = lock(&self.channels);
-        let ch = map.entry(session.to_string()).or_insert_with(|| Channel {
-            tx: broadcast::channel(CHANNEL_CAPACITY).0,
-            shared: Arc::default(),
-        });
+        let ch = channel(&mut map, session);
         Subscription {
             rx: Some(ch.tx.subscribe()),
             channels: self.channels.clone(),
@@ -345,7 +343,7 @@ impl EventBus {
     }
 
     pub fn forget(&self, session: &str) {
-        release_if_idle(&self.channels, session, None);
+        release_if_idle(&self.channels, session);
     }
 }
 
@@ -444,7 +442,7 @@ async fn write_loop(
 ) {
     loop {
         let Some(mut items) = drain(&shared, 0, true) else {
-            release_if_idle(&channels, &session, Some(&shared));
+            release_if_idle(&channels, &session);
             return;
         };
         if !items.iter().any(Item::urgent) {

@@ -175,19 +175,35 @@ async fn stop_racing_exit_ends_in_exactly_one_state() {
             assert_eq!(v["stopped_by"], "user");
         }
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let events = s.events(&sid).await;
-    for id in &ids {
-        let terminal = events
+    // The monitor announces the end just after the row changes: wait (bounded) until every task
+    // has its terminal event, then check there is exactly one each.
+    let terminal_events = |events: &[Value], id: &str| {
+        events
             .iter()
             .filter(|e| {
                 e["type"] == "task_updated"
-                    && e["task"]["id"] == id.as_str()
+                    && e["task"]["id"] == id
                     && ["succeeded", "cancelled", "failed"]
                         .contains(&e["task"]["status"].as_str().unwrap())
             })
-            .count();
-        assert_eq!(terminal, 1, "one terminal event for {id}");
+            .count()
+    };
+    let mut events = s.events(&sid).await;
+    for _ in 0..100 {
+        if ids.iter().all(|id| terminal_events(&events, id) > 0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        events = s.events(&sid).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = s.events(&sid).await;
+    for id in &ids {
+        assert_eq!(
+            terminal_events(&events, id),
+            1,
+            "one terminal event for {id}"
+        );
     }
     s.stop().await;
 }

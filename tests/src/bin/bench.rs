@@ -415,18 +415,17 @@ async fn stream_case(n: usize, subs: usize, delay: Duration, own_process: bool) 
     let server_chunk_to_frame = probe_latencies(&tradewind::probe::take());
     let sent = mock.sent.lock().unwrap().clone();
     let arrivals = first_arrivals.unwrap_or_default();
-    let mut chunk_to_frame = Vec::with_capacity(n);
     let mut end = 0usize;
-    let mut k = 0usize;
-    for (i, at) in sent.iter().take(n).enumerate() {
-        end += format!("t{i} ").len();
-        while k < arrivals.len() && arrivals[k].1 < end {
-            k += 1;
-        }
-        if let Some((got, _)) = arrivals.get(k) {
-            chunk_to_frame.push(got.duration_since(*at).as_secs_f64() * 1000.0);
-        }
-    }
+    let chunks: Vec<(Instant, usize)> = sent
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, at)| {
+            end += format!("t{i} ").len();
+            (*at, end)
+        })
+        .collect();
+    let chunk_to_frame = chunk_latencies(&chunks, &arrivals);
     let expected: usize = (0..n).map(|i| format!("t{i} ").len()).sum();
     let last_end = ends.iter().max().copied().unwrap();
     let events = api.events(&sid).await;
@@ -467,16 +466,23 @@ fn probe_latencies(marks: &[tradewind::probe::Mark]) -> Vec<f64> {
         let before = v.last().map_or(0, |x| x.1);
         v.push((m.at, before + m.bytes));
     }
-    let mut out = Vec::new();
-    for frames in conns.values() {
-        let mut k = 0;
-        for (at, end) in &ends {
-            while k < frames.len() && frames[k].1 < *end {
-                k += 1;
-            }
-            if let Some((w, _)) = frames.get(k) {
-                out.push(w.duration_since(*at).as_secs_f64() * 1000.0);
-            }
+    conns
+        .values()
+        .flat_map(|frames| chunk_latencies(&ends, frames))
+        .collect()
+}
+
+/// Per chunk (when it was sent, text so far), the time until the first frame (when it arrived,
+/// text so far) that covers it, in ms.
+fn chunk_latencies(chunks: &[(Instant, usize)], frames: &[(Instant, usize)]) -> Vec<f64> {
+    let mut k = 0;
+    let mut out = Vec::with_capacity(chunks.len());
+    for (at, end) in chunks {
+        while k < frames.len() && frames[k].1 < *end {
+            k += 1;
+        }
+        if let Some((got, _)) = frames.get(k) {
+            out.push(got.duration_since(*at).as_secs_f64() * 1000.0);
         }
     }
     out

@@ -241,6 +241,54 @@ async fn sqlite_store_suite() {
     assert_eq!(again.integrity_check().await.unwrap(), "ok");
 }
 
+/// The event log's connection never checkpoints inside a commit; a task of its own does, once
+/// the log has been written and `CHECKPOINT_EVERY` has passed. Seen from outside: what the log
+/// wrote reaches the main database file (out of the WAL) without any other write.
+#[tokio::test]
+async fn sqlite_event_log_is_checkpointed_off_the_commit_path() {
+    let d = TempDir::new("db-ckpt");
+    let db = d.path().join("t.db");
+    let store = Store::open_sqlite(&db).await.unwrap();
+    let sid = tradewind::util::new_id();
+    store
+        .create_session(&sid, "t", "/w", "build", "ask", None)
+        .await
+        .unwrap();
+    let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let blob = "x".repeat(4000);
+    let events: Vec<NewEvent> = (0..100)
+        .map(|i| NewEvent {
+            run_id: None,
+            kind: "x".into(),
+            data: format!("{{\"type\":\"x\",\"i\":{i},\"pad\":\"{blob}\"}}"),
+        })
+        .collect();
+    // 2 MB of events, then a pause longer than CHECKPOINT_EVERY and one more small batch, which
+    // lets the checkpoint task start.
+    for _ in 0..5 {
+        store.append_batch(&sid, &events, &[]).await.unwrap();
+    }
+    tokio::time::sleep(tradewind::store::CHECKPOINT_EVERY + std::time::Duration::from_millis(100))
+        .await;
+    store.append_batch(&sid, &events[..1], &[]).await.unwrap();
+    let mut moved = false;
+    for _ in 0..100 {
+        if size(&db) >= 2_000_000 {
+            moved = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        moved,
+        "the log's pages were checkpointed into the database file (db {} bytes, wal {} bytes)",
+        size(&db),
+        size(&d.path().join("t.db-wal"))
+    );
+    assert_eq!(store.list_events(&sid, 0, 1000).await.unwrap().len(), 501);
+    store.close().await;
+}
+
 #[tokio::test]
 async fn postgres_store_suite() {
     let Ok(url) = std::env::var("TW_TEST_POSTGRES_URL") else {

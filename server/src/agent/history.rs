@@ -3,6 +3,7 @@
 //! stream) never poisons later turns.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -31,21 +32,94 @@ pub struct StoredParts {
 pub const NOT_EXECUTED: &str =
     "error [not_executed]: this call was not executed (the run ended before it could run)";
 
-/// One stored message, parsed once.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    pub id: String,
-    pub role: String,
-    pub parts: StoredParts,
+/// A session's history as the model sees it, kept in step with what is stored: the provider
+/// messages themselves (shared with each model call, never rebuilt), the id of the last stored
+/// message (where the next read from the store starts), and the tool calls still waiting for a
+/// result. Appending a message is the whole cost of keeping it; a model call on a long session
+/// copies nothing.
+#[derive(Debug, Default, Clone)]
+pub struct History {
+    last_id: Option<String>,
+    chat: Arc<Vec<ChatMessage>>,
+    /// Calls of the last assistant message without a result yet: (call id, tool name).
+    open: Vec<(String, String)>,
 }
 
-impl Entry {
-    pub fn from_row(r: &MessageRow) -> Entry {
-        Entry {
-            id: r.id.clone(),
-            role: r.role.clone(),
-            parts: serde_json::from_str(&r.parts).unwrap_or_default(),
+impl History {
+    /// The id of the last message appended (ULIDs sort by time).
+    pub fn last_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    pub fn len(&self) -> usize {
+        self.chat.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chat.is_empty()
+    }
+
+    /// Append a stored row (parts that do not parse count as empty).
+    pub fn push_row(&mut self, r: &MessageRow) {
+        let parts = serde_json::from_str(&r.parts).unwrap_or_default();
+        self.push(&r.id, &r.role, parts);
+    }
+
+    /// Append a message as it is stored. Repairs as it goes: a user or assistant message closes
+    /// the calls still open before it with `NOT_EXECUTED` (a crash or a cut stream left them
+    /// without a result), and a result for no open call is dropped.
+    pub fn push(&mut self, id: &str, role: &str, p: StoredParts) {
+        self.last_id = Some(id.to_string());
+        match role {
+            "user" => {
+                self.close_open();
+                Arc::make_mut(&mut self.chat).push(ChatMessage::User { text: p.text });
+            }
+            "assistant" => {
+                self.close_open();
+                self.open = p
+                    .tool_calls
+                    .iter()
+                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .collect();
+                Arc::make_mut(&mut self.chat).push(ChatMessage::Assistant {
+                    text: p.text,
+                    tool_calls: p.tool_calls,
+                });
+            }
+            "tool" => {
+                if let Some(i) = self.open.iter().position(|(id, _)| *id == p.call_id) {
+                    self.open.remove(i);
+                    Arc::make_mut(&mut self.chat).push(ChatMessage::Tool {
+                        call_id: p.call_id,
+                        name: p.name,
+                        text: p.text,
+                    });
+                }
+            }
+            _ => {}
         }
+    }
+
+    fn close_open(&mut self) {
+        if self.open.is_empty() {
+            return;
+        }
+        let chat = Arc::make_mut(&mut self.chat);
+        for (call_id, name) in self.open.drain(..) {
+            chat.push(ChatMessage::Tool {
+                call_id,
+                name,
+                text: NOT_EXECUTED.into(),
+            });
+        }
+    }
+
+    /// The messages for a model call. A model call comes after every call of the previous
+    /// answer has its result, so calls still open here can never get one: they are closed for good.
+    pub fn messages(&mut self) -> Arc<Vec<ChatMessage>> {
+        self.close_open();
+        self.chat.clone()
     }
 }
 
@@ -56,7 +130,7 @@ impl Entry {
 /// store when needed).
 #[derive(Default)]
 pub struct HistoryCache {
-    map: std::sync::Mutex<std::collections::HashMap<String, (u64, Vec<Entry>)>>,
+    map: std::sync::Mutex<std::collections::HashMap<String, (u64, History)>>,
     clock: std::sync::atomic::AtomicU64,
 }
 
@@ -64,7 +138,7 @@ const MAX_SESSIONS: usize = 32;
 
 impl HistoryCache {
     /// The cached history of a session (empty when none), removed from the cache.
-    pub fn take(&self, session: &str) -> Vec<Entry> {
+    pub fn take(&self, session: &str) -> History {
         let mut m = match self.map.lock() {
             Ok(m) => m,
             Err(p) => p.into_inner(),
@@ -72,7 +146,7 @@ impl HistoryCache {
         m.remove(session).map(|(_, v)| v).unwrap_or_default()
     }
 
-    pub fn put(&self, session: &str, entries: Vec<Entry>) {
+    pub fn put(&self, session: &str, history: History) {
         let tick = self
             .clock
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -80,7 +154,7 @@ impl HistoryCache {
             Ok(m) => m,
             Err(p) => p.into_inner(),
         };
-        m.insert(session.to_string(), (tick, entries));
+        m.insert(session.to_string(), (tick, history));
         while m.len() > MAX_SESSIONS {
             let Some(oldest) = m
                 .iter()
@@ -92,50 +166,6 @@ impl HistoryCache {
             m.remove(&oldest);
         }
     }
-}
-
-pub fn to_chat(rows: &[Entry]) -> Vec<ChatMessage> {
-    let mut out: Vec<ChatMessage> = Vec::with_capacity(rows.len());
-    let mut open: Vec<ToolCallReq> = Vec::new();
-    let close = |open: &mut Vec<ToolCallReq>, out: &mut Vec<ChatMessage>| {
-        for c in open.drain(..) {
-            out.push(ChatMessage::Tool {
-                call_id: c.id,
-                name: c.name,
-                text: NOT_EXECUTED.into(),
-            });
-        }
-    };
-    for r in rows {
-        let p = r.parts.clone();
-        match r.role.as_str() {
-            "user" => {
-                close(&mut open, &mut out);
-                out.push(ChatMessage::User { text: p.text });
-            }
-            "assistant" => {
-                close(&mut open, &mut out);
-                open = p.tool_calls.clone();
-                out.push(ChatMessage::Assistant {
-                    text: p.text,
-                    tool_calls: p.tool_calls,
-                });
-            }
-            "tool" => {
-                if let Some(i) = open.iter().position(|c| c.id == p.call_id) {
-                    open.remove(i);
-                    out.push(ChatMessage::Tool {
-                        call_id: p.call_id,
-                        name: p.name,
-                        text: p.text,
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    close(&mut open, &mut out);
-    out
 }
 
 /// AGENTS.md from the workspace and its ancestors (outermost first), bounded.
@@ -207,10 +237,11 @@ mod tests {
     #[test]
     fn the_cache_gives_back_what_was_put_and_stays_bounded() {
         let c = HistoryCache::default();
-        let e = Entry::from_row(&row("user", serde_json::json!({"text": "hi"})));
-        c.put("a", vec![e.clone()]);
+        let mut h = History::default();
+        h.push_row(&row("user", serde_json::json!({"text": "hi"})));
+        c.put("a", h.clone());
         for i in 0..MAX_SESSIONS + 5 {
-            c.put(&format!("s{i}"), vec![e.clone()]);
+            c.put(&format!("s{i}"), h.clone());
         }
         assert!(
             c.take("a").is_empty(),
@@ -235,14 +266,44 @@ mod tests {
                 "tool",
                 serde_json::json!({"call_id": "c1", "name": "read_file", "text": "ok"}),
             ),
+            row(
+                "tool",
+                serde_json::json!({"call_id": "c9", "name": "shell", "text": "a result for no call"}),
+            ),
             row("user", serde_json::json!({"text": "again"})),
         ];
-        let entries: Vec<Entry> = rows.iter().map(Entry::from_row).collect();
-        let chat = to_chat(&entries);
+        let mut h = History::default();
+        for r in &rows {
+            h.push_row(r);
+        }
+        assert_eq!(h.last_id(), Some(rows[4].id.as_str()));
+        let chat = h.messages();
         assert_eq!(chat.len(), 5);
         assert!(
             matches!(&chat[3], ChatMessage::Tool { call_id, text, .. } if call_id == "c2" && text == NOT_EXECUTED)
         );
         assert!(matches!(&chat[4], ChatMessage::User { .. }));
+    }
+
+    #[test]
+    fn calls_still_open_at_a_model_call_are_closed_and_the_shared_copy_stays_as_sent() {
+        let mut h = History::default();
+        h.push_row(&row("user", serde_json::json!({"text": "hi"})));
+        h.push_row(&row(
+            "assistant",
+            serde_json::json!({"text": "", "tool_calls": [{"id": "c1", "name": "shell", "arguments": "{}"}]}),
+        ));
+        let sent = h.messages();
+        assert_eq!(sent.len(), 3, "the open call gets its result");
+        assert!(
+            matches!(&sent[2], ChatMessage::Tool { call_id, text, .. } if call_id == "c1" && text == NOT_EXECUTED)
+        );
+        h.push_row(&row(
+            "tool",
+            serde_json::json!({"call_id": "c1", "name": "shell", "text": "too late"}),
+        ));
+        h.push_row(&row("user", serde_json::json!({"text": "next"})));
+        assert_eq!(sent.len(), 3, "a request already made does not change");
+        assert_eq!(h.messages().len(), 4, "the late result is dropped");
     }
 }

@@ -107,7 +107,7 @@ pub(crate) struct Turn<'a> {
     usage: Usage,
     /// The session's history as the model sees it: loaded once per run, then kept in step with
     /// what this run stores (so no model call re-reads it).
-    history: std::sync::Mutex<Vec<history::Entry>>,
+    history: std::sync::Mutex<history::History>,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -154,19 +154,16 @@ impl Turn<'_> {
         }
     }
 
-    fn store_message(&self, role: &str, parts: &StoredParts) {
+    fn store_message(&self, role: &str, parts: StoredParts) {
         let m = NewMessage {
             id: new_id(),
             run_id: Some(self.run.run_id.clone()),
             role: role.to_string(),
-            parts: serde_json::to_string(parts).unwrap_or_default(),
+            parts: serde_json::to_string(&parts).unwrap_or_default(),
         };
-        if let Ok(mut h) = self.history.lock() {
-            h.push(history::Entry {
-                id: m.id.clone(),
-                role: m.role.clone(),
-                parts: parts.clone(),
-            });
+        match self.history.lock() {
+            Ok(mut h) => h.push(&m.id, role, parts),
+            Err(p) => p.into_inner().push(&m.id, role, parts),
         }
         self.deps.events.post_message(&self.run.session.id, m);
     }
@@ -184,7 +181,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let _ = deps.events.flush(&spec.session.id).await;
     // The cached history plus whatever was stored since (everything, after a restart).
     let mut history = deps.history.take(&spec.session.id);
-    let after = history.last().map(|e| e.id.clone());
+    let after = history.last_id().map(str::to_string);
     // A history that could not be read whole is used for this run but not kept.
     let complete = match deps
         .store
@@ -192,7 +189,9 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         .await
     {
         Ok(rows) => {
-            history.extend(rows.iter().map(history::Entry::from_row));
+            for r in &rows {
+                history.push_row(r);
+            }
             true
         }
         Err(e) => {
@@ -222,7 +221,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
             let message_id = new_id();
             t.store_message(
                 "user",
-                &StoredParts {
+                StoredParts {
                     text: spec.text.clone(),
                     ..Default::default()
                 },
@@ -287,7 +286,7 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     let text = format!("I ran `{command}` myself:\n{}", out.text);
     t.store_message(
         "user",
-        &StoredParts {
+        StoredParts {
             text,
             ..Default::default()
         },
@@ -303,9 +302,22 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     }
 }
 
-fn offered_tools(t: &Turn<'_>) -> Vec<provider::ToolSpec> {
+/// The tools a run may see: a function of the agent and the server's start-up flags only, so each
+/// combination is built once per process and shared by every run and model call.
+fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
+    type Key = (Agent, bool, crate::config::Ceiling, bool, bool);
+    static BUILT: std::sync::Mutex<Vec<(Key, Arc<[provider::ToolSpec]>)>> =
+        std::sync::Mutex::new(Vec::new());
     let c = &t.deps.cfg;
-    tools::TOOLS
+    let key: Key = (t.agent, t.deps.interactive, c.ceiling, c.read_only, c.yolo);
+    let mut built = match BUILT.lock() {
+        Ok(b) => b,
+        Err(p) => p.into_inner(),
+    };
+    if let Some((_, specs)) = built.iter().find(|(k, _)| *k == key) {
+        return specs.clone();
+    }
+    let specs: Arc<[provider::ToolSpec]> = tools::TOOLS
         .iter()
         .filter(|d| !d.interactive_only || t.deps.interactive)
         .filter(|d| d.only_agent.is_none_or(|a| a == t.agent))
@@ -320,16 +332,19 @@ fn offered_tools(t: &Turn<'_>) -> Vec<provider::ToolSpec> {
             )
         })
         .map(tools::spec)
-        .collect()
+        .collect();
+    built.push((key, specs.clone()));
+    specs
 }
 
 async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
-    let system = history::system_prompt(
+    let system: Arc<str> = history::system_prompt(
         t.agent,
         &t.paths.workspace,
         &history::agents_md(&t.paths.workspace),
-    );
+    )
+    .into();
     let tools = offered_tools(t);
     for _ in 0..max {
         if t.run.cancel.is_cancelled() {
@@ -340,8 +355,8 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             };
         }
         let messages = match t.history.lock() {
-            Ok(h) => history::to_chat(&h),
-            Err(p) => history::to_chat(&p.into_inner()),
+            Ok(mut h) => h.messages(),
+            Err(p) => p.into_inner().messages(),
         };
         let req = ChatRequest {
             model: String::new(),
@@ -404,6 +419,9 @@ async fn stream_turn(
     let mut retries = Vec::new();
     let mut stream =
         provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |e| retries.push(e)).await;
+    // The history is shared with the request: let go of it, so storing this answer extends the
+    // history in place instead of copying it.
+    drop(req);
     for r in retries.drain(..) {
         if let ProviderEvent::Retrying {
             attempt,
@@ -487,7 +505,7 @@ async fn stream_turn(
     let calls: Vec<ToolCallReq> = calls.into_iter().map(|(_, c)| c).collect();
     t.store_message(
         "assistant",
-        &StoredParts {
+        StoredParts {
             text: text.clone(),
             reasoning: reasoning.clone(),
             tool_calls: calls.clone(),
@@ -566,7 +584,7 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
     });
     t.store_message(
         "tool",
-        &StoredParts {
+        StoredParts {
             call_id: call.id.clone(),
             name: call.name.clone(),
             text: out.text.clone(),

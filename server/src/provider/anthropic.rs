@@ -47,7 +47,7 @@ impl Anthropic {
             Some((r, blocks)) if r == role => blocks.push(block),
             _ => messages.push((role.to_string(), vec![block])),
         };
-        for m in &req.messages {
+        for m in req.messages.iter() {
             match m {
                 ChatMessage::User { text } => push("user", json!({"type": "text", "text": text})),
                 ChatMessage::Assistant { text, tool_calls } => {
@@ -76,7 +76,7 @@ impl Anthropic {
         let mut body = json!({
             "model": if req.model.is_empty() { self.model.clone() } else { req.model.clone() },
             "max_tokens": MAX_TOKENS,
-            "system": req.system,
+            "system": &*req.system,
             "messages": messages,
             "stream": true,
         });

@@ -50,12 +50,15 @@ pub enum ChatMessage {
     },
 }
 
+/// What one model call gets. The parts are shared, not copied: a run builds its system prompt
+/// and tool list once, and the history is the run's own (extended in place between calls), so a
+/// call (and each retry) costs a few reference counts however long the session is.
 #[derive(Debug, Clone)]
 pub struct ChatRequest {
     pub model: String,
-    pub system: String,
-    pub messages: Vec<ChatMessage>,
-    pub tools: Vec<ToolSpec>,
+    pub system: Arc<str>,
+    pub messages: Arc<Vec<ChatMessage>>,
+    pub tools: Arc<[ToolSpec]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -44,8 +44,8 @@ impl OpenAi {
     }
 
     fn body(&self, req: &ChatRequest) -> Value {
-        let mut messages = vec![json!({"role": "system", "content": req.system})];
-        for m in &req.messages {
+        let mut messages = vec![json!({"role": "system", "content": &*req.system})];
+        for m in req.messages.iter() {
             messages.push(match m {
                 ChatMessage::User { text } => json!({"role": "user", "content": text}),
                 ChatMessage::Assistant { text, tool_calls } => {

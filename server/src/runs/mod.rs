@@ -24,6 +24,9 @@ struct Queued {
     run_id: String,
     trigger: RunTrigger,
     text: String,
+    /// The session as read when the input was queued: used by a run that starts at once, so its
+    /// start reads nothing again. A run that waits reads the session when it starts.
+    session: Option<crate::store::SessionRow>,
 }
 
 #[derive(Default)]
@@ -100,15 +103,19 @@ impl RunManager {
                 run_id: run_id.clone(),
                 trigger,
                 text: text.to_string(),
+                session: Some(session.clone()),
             },
         );
         Ok(run_id)
     }
 
-    fn push(self: &Arc<Self>, session_id: &str, q: Queued) {
+    fn push(self: &Arc<Self>, session_id: &str, mut q: Queued) {
         let start = {
             let mut map = self.lock();
             let st = map.entry(session_id.to_string()).or_default();
+            if st.worker {
+                q.session = None;
+            }
             st.queue.push_back(q);
             !std::mem::replace(&mut st.worker, true)
         };
@@ -138,10 +145,17 @@ impl RunManager {
                     }
                 }
             };
-            let Some((q, cancel)) = next else { return };
-            let permit = tokio::select! {
-                p = self.global.clone().acquire_owned() => p.ok(),
-                _ = cancel.cancelled() => None,
+            let Some((mut q, cancel)) = next else { return };
+            let permit = match self.global.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    // Waiting for a free slot: the session may change meanwhile.
+                    q.session = None;
+                    tokio::select! {
+                        p = self.global.clone().acquire_owned() => p.ok(),
+                        _ = cancel.cancelled() => None,
+                    }
+                }
             };
             if permit.is_some() {
                 // A panic inside a run must not wedge the session: run it as its own task and
@@ -200,7 +214,11 @@ impl RunManager {
                 return;
             }
         }
-        let session = match store.get_session(session_id).await {
+        let fresh = match q.session {
+            Some(s) => Ok(s),
+            None => store.get_session(session_id).await,
+        };
+        let session = match fresh {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!(error = %e, "session vanished before its run");
@@ -367,6 +385,7 @@ impl RunManager {
                     run_id: r.id,
                     trigger,
                     text: r.input,
+                    session: None,
                 },
             );
         }

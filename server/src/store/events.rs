@@ -2,6 +2,8 @@
 //! Rows keep `(type, data JSON)` apart from the Rust enum so the enum can change without a data
 //! migration.
 
+use sqlx::{AnyConnection, Connection};
+
 use super::{Backend, NewMessage, Store, StoreError, StoreResult};
 use crate::util::now_ms;
 
@@ -52,8 +54,35 @@ impl Store {
         if events.is_empty() && messages.is_empty() {
             return Ok(Vec::new());
         }
-        let now = now_ms();
+        if let Some(w) = self.writer() {
+            let mut guard = w.conn.lock().await;
+            if let Some(conn) = guard.as_mut() {
+                let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+                let rows = self
+                    .insert_batch(&mut tx, session_id, events, messages)
+                    .await?;
+                tx.commit().await?;
+                drop(guard);
+                self.checkpoint_soon();
+                return Ok(rows);
+            }
+        }
         let mut tx = self.begin_write().await?;
+        let rows = self
+            .insert_batch(&mut tx, session_id, events, messages)
+            .await?;
+        tx.commit().await?;
+        Ok(rows)
+    }
+
+    async fn insert_batch(
+        &self,
+        conn: &mut AnyConnection,
+        session_id: &str,
+        events: &[NewEvent],
+        messages: &[NewMessage],
+    ) -> StoreResult<Vec<EventRow>> {
+        let now = now_ms();
         let mut rows = Vec::with_capacity(events.len());
         if !events.is_empty() {
             let n = events.len() as i64;
@@ -63,7 +92,7 @@ impl Store {
             .bind(n)
             .bind(now)
             .bind(session_id)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&mut *conn)
             .await?;
             let Some((last,)) = last else {
                 return Err(StoreError::NotFound);
@@ -83,7 +112,7 @@ impl Store {
                 .bind(first)
                 .bind(now)
                 .bind(json)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
             rows.extend(events.iter().enumerate().map(|(i, e)| EventRow {
                 session_id: session_id.to_string(),
@@ -108,10 +137,9 @@ impl Store {
                 .bind(session_id)
                 .bind(now)
                 .bind(json)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
         }
-        tx.commit().await?;
         Ok(rows)
     }
 

@@ -4,6 +4,11 @@
 //! under `migrations/`. SQLite runs in WAL mode with `busy_timeout` and foreign keys on, and every
 //! read-then-write transaction starts with `BEGIN IMMEDIATE` so writers never hit
 //! `SQLITE_BUSY_SNAPSHOT`.
+//!
+//! On SQLite the event log has a connection of its own (`Writer`): the group commits behind every
+//! run skip the pool (no acquire, no liveness ping on release), and that connection never
+//! checkpoints the WAL inside a commit — a task of its own does, off the commit path, at most
+//! every `CHECKPOINT_EVERY` after the log was written.
 
 mod approvals;
 mod auth;
@@ -24,10 +29,12 @@ pub use sessions::*;
 pub use tasks::*;
 
 use std::path::Path;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use sqlx::any::AnyPoolOptions;
-use sqlx::{Any, AnyPool, Executor, Transaction};
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Transaction};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -76,7 +83,21 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// SQLite only: the event log's own connection.
+    writer: Option<Arc<Writer>>,
 }
+
+/// The event log's SQLite connection, taken out of the pool (`None` once the store is closed;
+/// then the pool serves), and the state of its off-path checkpoints.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    pub(crate) conn: tokio::sync::Mutex<Option<AnyConnection>>,
+    last_checkpoint: std::sync::Mutex<Instant>,
+    checkpointing: AtomicBool,
+}
+
+/// How often, at most, the WAL is checkpointed after the event log was written.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -132,7 +153,25 @@ impl Store {
             .run(&pool)
             .await
             .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
-        Ok(Store { pool, backend })
+        let writer = match backend {
+            Backend::Sqlite => {
+                let mut conn = pool.acquire().await?.detach();
+                // Checkpoints run in `checkpoint_soon`'s task, never inside this connection's
+                // commits; the pool's connections keep SQLite's default as a safety net.
+                conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
+                Some(Arc::new(Writer {
+                    conn: tokio::sync::Mutex::new(Some(conn)),
+                    last_checkpoint: std::sync::Mutex::new(Instant::now()),
+                    checkpointing: AtomicBool::new(false),
+                }))
+            }
+            Backend::Postgres => None,
+        };
+        Ok(Store {
+            pool,
+            backend,
+            writer,
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -185,6 +224,40 @@ impl Store {
     }
 
     pub async fn close(&self) {
+        if let Some(w) = &self.writer
+            && let Some(conn) = w.conn.lock().await.take()
+        {
+            let _ = conn.close().await;
+        }
         self.pool.close().await;
+    }
+
+    pub(crate) fn writer(&self) -> Option<&Arc<Writer>> {
+        self.writer.as_ref()
+    }
+
+    /// After the event log was written: checkpoint the WAL in a task of its own (PASSIVE: it
+    /// never blocks a writer), unless one ran less than `CHECKPOINT_EVERY` ago or is running.
+    pub(crate) fn checkpoint_soon(&self) {
+        let Some(w) = &self.writer else { return };
+        {
+            let mut last = match w.last_checkpoint.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            if last.elapsed() < CHECKPOINT_EVERY || w.checkpointing.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            *last = Instant::now();
+        }
+        let (pool, w) = (self.pool.clone(), w.clone());
+        tokio::spawn(async move {
+            if !pool.is_closed()
+                && let Err(e) = pool.execute("PRAGMA wal_checkpoint(PASSIVE)").await
+            {
+                tracing::warn!(error = %e, "WAL checkpoint failed");
+            }
+            w.checkpointing.store(false, Ordering::Release);
+        });
     }
 }

@@ -82,6 +82,11 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
 
 use std::io::Read as _;
 
+/// Files up to this size are read on the calling task, like the path checks before them: a few
+/// system calls and a hash of at most this many bytes cost less than the trip to the blocking
+/// pool and back, which is most of a small read's time. Larger files are read on the pool.
+pub const INLINE_READ_BYTES: u64 = 32 * 1024;
+
 pub async fn read_file(
     _ctx: &ToolCtx,
     path: &Path,
@@ -89,45 +94,56 @@ pub async fn read_file(
     offset: Option<usize>,
     limit: Option<usize>,
 ) -> ToolOutput {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.len() <= INLINE_READ_BYTES) {
+        return read_text(path, display, offset, limit);
+    }
     let path = path.to_path_buf();
     let display = display.to_string();
-    let res = tokio::task::spawn_blocking(move || -> ToolOutput {
-        let buf = match read_checked(&path) {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        if buf.iter().take(8192).any(|&b| b == 0) {
-            return ToolOutput::err(
-                "binary",
-                "the file looks binary; read_file reads text files",
-            );
+    tokio::task::spawn_blocking(move || read_text(&path, &display, offset, limit))
+        .await
+        .unwrap_or_else(|e| ToolOutput::err("internal", e))
+}
+
+/// read_file's work: the checked bytes, their SHA-256, and the requested lines, bounded.
+fn read_text(
+    path: &Path,
+    display: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+) -> ToolOutput {
+    let buf = match read_checked(path) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    if buf.iter().take(8192).any(|&b| b == 0) {
+        return ToolOutput::err(
+            "binary",
+            "the file looks binary; read_file reads text files",
+        );
+    }
+    let sha = sha256_hex(&buf);
+    let text = String::from_utf8_lossy(&buf);
+    let total = text.lines().count();
+    let start = offset.unwrap_or(1).max(1);
+    let body: String = match (offset, limit) {
+        (None, None) => text.into_owned(),
+        _ => {
+            let lim = limit.unwrap_or(usize::MAX);
+            let mut s: String = text
+                .lines()
+                .skip(start - 1)
+                .take(lim)
+                .collect::<Vec<_>>()
+                .join("\n");
+            s.push('\n');
+            s
         }
-        let sha = sha256_hex(&buf);
-        let text = String::from_utf8_lossy(&buf);
-        let total = text.lines().count();
-        let start = offset.unwrap_or(1).max(1);
-        let body: String = match (offset, limit) {
-            (None, None) => text.into_owned(),
-            _ => {
-                let lim = limit.unwrap_or(usize::MAX);
-                let mut s: String = text
-                    .lines()
-                    .skip(start - 1)
-                    .take(lim)
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                s.push('\n');
-                s
-            }
-        };
-        ToolOutput::ok(format!(
-            "path: {display}\nsha256: {sha}\nlines: {total}, bytes: {}\n---\n{}",
-            buf.len(),
-            bound_text(&body, MAX_MODEL_TEXT)
-        ))
-    })
-    .await;
-    res.unwrap_or_else(|e| ToolOutput::err("internal", e))
+    };
+    ToolOutput::ok(format!(
+        "path: {display}\nsha256: {sha}\nlines: {total}, bytes: {}\n---\n{}",
+        buf.len(),
+        bound_text(&body, MAX_MODEL_TEXT)
+    ))
 }
 
 pub async fn list_files(

@@ -116,6 +116,26 @@ async fn suite(store: Store) {
         store.append_batch("nope", &events[..1], &[]).await,
         Err(StoreError::NotFound)
     ));
+    let stray = NewMessage {
+        id: tradewind::util::new_id(),
+        run_id: None,
+        role: "user".into(),
+        parts: "{}".into(),
+    };
+    assert!(
+        store.append_batch("nope", &[], &[stray]).await.is_err(),
+        "no message without its session"
+    );
+    // A batch that fails part-way (a message id stored already) stores none of it, and the
+    // writer goes on: the next batch continues the range.
+    assert!(
+        store
+            .append_batch(&sid, &events[..3], &messages[..1])
+            .await
+            .is_err()
+    );
+    assert_eq!(store.list_events(&sid, 620, 10).await.unwrap().len(), 0);
+    assert_eq!(store.get_session(&sid).await.unwrap().last_seq, 620);
     let rows = store.append_batch(&sid, &events[..1], &[]).await.unwrap();
     assert_eq!(rows[0].seq, 621, "the next batch continues the range");
     // Sessions.

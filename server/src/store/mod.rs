@@ -97,7 +97,7 @@ pub(crate) struct Writer {
 }
 
 /// How often, at most, the WAL is checkpointed after the event log was written.
-pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");

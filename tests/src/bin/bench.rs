@@ -31,6 +31,18 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time this process's live threads have used (ns), from /proc/self/task/*/schedstat.
+fn process_cpu_ns() -> u64 {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+                .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 fn release_binary() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/tradewind")
 }
@@ -257,6 +269,7 @@ async fn turn() {
     let mut overhead = Vec::new();
     let mut provider = Vec::new();
     tradewind::probe::enable(true);
+    let cpu0 = process_cpu_ns();
     for _ in 0..30 {
         let _ = tradewind::probe::take();
         let (ms, fin) = timed_run(&s, &mut ws, &sid, "twenty reads").await;
@@ -270,6 +283,7 @@ async fn turn() {
         provider.push(model_ms);
         overhead.push(ms - model_ms);
     }
+    let cpu_ms = (process_cpu_ns() - cpu0) as f64 / 1e6 / 30.0;
     tradewind::probe::enable(false);
     println!(
         "turn_with_20_tool_calls_ms p50 {:.2} p90 {:.2} (POST /messages → run_finished on the WebSocket: 2 model calls + 20 read_file through the gate, every event and message stored; the replay provider's own time is included; n=30)",
@@ -281,6 +295,9 @@ async fn turn() {
         pct(&mut overhead.clone(), 0.5),
         pct(&mut overhead, 0.9),
         pct(&mut provider, 0.5)
+    );
+    println!(
+        "turn_with_20_tool_calls_cpu_ms {cpu_ms:.2} per turn (CPU time of every thread of the bench process, server and its WebSocket and HTTP client together, over the same 30 turns)"
     );
     s.stop().await;
 }
@@ -520,9 +537,30 @@ async fn stream() {
             true,
         ),
     ] {
+        // One burst lasts ~20 ms, so its p99 hangs on one or two scheduling hiccups of this
+        // 2-core VM: the 1-subscriber burst is run 5 times, its figures pooled, and each run's p99
+        // printed as well.
+        let runs = if subs == 1 && delay.is_zero() { 5 } else { 1 };
         let mut c = stream_case(n, subs, delay, own).await;
+        let mut p99s = vec![pct(&mut c.server_chunk_to_frame.clone(), 0.99)];
+        for _ in 1..runs {
+            let more = stream_case(n, subs, delay, own).await;
+            p99s.push(pct(&mut more.server_chunk_to_frame.clone(), 0.99));
+            c.server_chunk_to_frame.extend(more.server_chunk_to_frame);
+            c.chunk_to_frame.extend(more.chunk_to_frame);
+            c.complete &= more.complete;
+        }
+        if runs > 1 {
+            println!(
+                "stream_5000_deltas [{label}]: in the server, chunk→frame p99 of each of {runs} runs: {}",
+                p99s.iter()
+                    .map(|v| format!("{v:.2} ms"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         println!(
-            "stream_5000_deltas [{label}]: complete at every client: {}; in the server, chunk→frame written {}; end to end, provider's write → client's read p50 {:.2} ms p99 {:.2} ms max {:.2} ms (n={}); provider's first byte → last client has the whole reply {:.1} ms; stored events {} ({} merged deltas); peak RSS {:.1} MiB (of the server process when it runs alone, else of server + clients + mock)",
+            "stream_5000_deltas [{label}]: complete at every client: {}; in the server, chunk→frame written {}; end to end, provider's write → client's read p50 {:.2} ms p99 {:.2} ms max {:.2} ms (n={} per run, {runs} run(s)); provider's first byte → last client has the whole reply {:.1} ms; stored events {} ({} merged deltas); peak RSS {:.1} MiB (of the server process when it runs alone, else of server + clients + mock)",
             c.complete,
             latency_summary(&c.server_chunk_to_frame),
             pct(&mut c.chunk_to_frame.clone(), 0.5),

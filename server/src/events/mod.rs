@@ -7,8 +7,9 @@
 //!
 //! Text and reasoning deltas arrive already coalesced per ~50 ms or 512 bytes
 //! (`agent::coalesce`); the writer merges them once more: consecutive deltas of one message
-//! waiting in the queue become one stored event (up to `MAX_DELTA_BYTES`). So while the writer is busy — a burst from the
-//! model, many subscribers — the log gets fewer, larger events instead of a backlog.
+//! waiting in the queue become one stored event (up to `MAX_DELTA_BYTES`). So while the writer
+//! is busy — a burst from the model, many subscribers — the log gets fewer, larger events
+//! instead of a backlog.
 //!
 //! `append` waits until its event is stored; `post` does not (the agent loop posts, and waits with
 //! `flush` only before an effect). Messages (the model's history) can ride in the same

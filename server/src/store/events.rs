@@ -4,7 +4,7 @@
 
 use sqlx::{AnyConnection, Executor};
 
-use super::{Backend, NewMessage, Store, StoreError, StoreResult};
+use super::{NewMessage, Store, StoreError, StoreResult};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -28,15 +28,9 @@ pub struct NewEvent {
 
 /// Batch inserts take the rows as one JSON array parameter, so each is a single prepared
 /// statement whatever the batch size (no per-row binding, no per-size statement).
-const EVENTS_SQLITE: &str = "INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
-     SELECT $1, $2 + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), $3 \
-     FROM json_each($4) AS j";
 const EVENTS_POSTGRES: &str = "INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
      SELECT $1, $2 + j.ord - 1, j.value ->> 0, j.value ->> 1, j.value ->> 2, $3 \
      FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS j(value, ord)";
-const MESSAGES_SQLITE: &str = "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
-     SELECT json_extract(j.value, '$[0]'), $1, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), $2 \
-     FROM json_each($3) AS j";
 const MESSAGES_POSTGRES: &str = "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
      SELECT j.value ->> 0, $1, j.value ->> 1, j.value ->> 2, j.value ->> 3, $2 \
      FROM jsonb_array_elements($3::jsonb) AS j(value)";
@@ -70,71 +64,17 @@ impl Store {
         }
         if let Some(w) = self.writer() {
             let mut guard = w.conn.lock().await;
-            if let Some(conn) = guard.as_mut() {
-                let rows = sqlite_batch(conn, session_id, events, messages).await;
-                drop(guard);
-                self.checkpoint_soon();
-                return rows;
-            }
+            let Some(conn) = guard.as_mut() else {
+                return Err(StoreError::Other(anyhow::anyhow!("the store is closed")));
+            };
+            let rows = sqlite_batch(conn, session_id, events, messages).await;
+            drop(guard);
+            self.checkpoint_soon();
+            return rows;
         }
         let mut tx = self.begin_write().await?;
-        let rows = self
-            .insert_batch(&mut tx, session_id, events, messages)
-            .await?;
+        let rows = postgres_batch(&mut tx, session_id, events, messages).await?;
         tx.commit().await?;
-        Ok(rows)
-    }
-
-    async fn insert_batch(
-        &self,
-        conn: &mut AnyConnection,
-        session_id: &str,
-        events: &[NewEvent],
-        messages: &[NewMessage],
-    ) -> StoreResult<Vec<EventRow>> {
-        let now = now_ms();
-        let mut rows = Vec::new();
-        if !events.is_empty() {
-            let n = events.len() as i64;
-            let last: Option<(i64,)> = sqlx::query_as(
-                "UPDATE sessions SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3 RETURNING last_seq",
-            )
-            .bind(n)
-            .bind(now)
-            .bind(session_id)
-            .fetch_optional(&mut *conn)
-            .await?;
-            let Some((last,)) = last else {
-                return Err(StoreError::NotFound);
-            };
-            let first = last - n + 1;
-            let json = events_json(events)?;
-            let sql = match self.backend {
-                Backend::Sqlite => EVENTS_SQLITE,
-                Backend::Postgres => EVENTS_POSTGRES,
-            };
-            sqlx::query(sql)
-                .bind(session_id)
-                .bind(first)
-                .bind(now)
-                .bind(json)
-                .execute(&mut *conn)
-                .await?;
-            rows = stored_rows(session_id, first, now, events);
-        }
-        if !messages.is_empty() {
-            let json = messages_json(messages)?;
-            let sql = match self.backend {
-                Backend::Sqlite => MESSAGES_SQLITE,
-                Backend::Postgres => MESSAGES_POSTGRES,
-            };
-            sqlx::query(sql)
-                .bind(session_id)
-                .bind(now)
-                .bind(json)
-                .execute(&mut *conn)
-                .await?;
-        }
         Ok(rows)
     }
 
@@ -222,4 +162,50 @@ fn stored_rows(session_id: &str, first: i64, now: i64, events: &[NewEvent]) -> V
             created_at: now,
         })
         .collect()
+}
+
+/// PostgreSQL, inside a transaction: one `seq` range from `sessions.last_seq`, then one insert
+/// per table.
+async fn postgres_batch(
+    conn: &mut AnyConnection,
+    session_id: &str,
+    events: &[NewEvent],
+    messages: &[NewMessage],
+) -> StoreResult<Vec<EventRow>> {
+    let now = now_ms();
+    let mut rows = Vec::new();
+    if !events.is_empty() {
+        let n = events.len() as i64;
+        let last: Option<(i64,)> = sqlx::query_as(
+            "UPDATE sessions SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3 RETURNING last_seq",
+        )
+        .bind(n)
+        .bind(now)
+        .bind(session_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        let Some((last,)) = last else {
+            return Err(StoreError::NotFound);
+        };
+        let first = last - n + 1;
+        let json = events_json(events)?;
+        sqlx::query(EVENTS_POSTGRES)
+            .bind(session_id)
+            .bind(first)
+            .bind(now)
+            .bind(json)
+            .execute(&mut *conn)
+            .await?;
+        rows = stored_rows(session_id, first, now, events);
+    }
+    if !messages.is_empty() {
+        let json = messages_json(messages)?;
+        sqlx::query(MESSAGES_POSTGRES)
+            .bind(session_id)
+            .bind(now)
+            .bind(json)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(rows)
 }

@@ -312,3 +312,44 @@ async fn oversized_frames_close_1009_and_bad_commands_get_typed_errors() {
     assert_eq!(code, Some(1009));
     s.stop().await;
 }
+
+/// A run that starts at once uses the session as the prompt read it; one that waited in the
+/// queue reads the session again when it starts, so a mode change made meanwhile applies.
+#[tokio::test]
+async fn a_queued_run_starts_with_the_session_as_it_is_when_it_starts() {
+    let s = TestServer::start(Opts {
+        replay: Some(long_reply(300)),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let first = s.prompt(&sid, "one").await;
+    let second = s.prompt(&sid, "two").await;
+    let (st, v) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"mode": "full"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    s.wait_run_finished(&sid, &second).await;
+    let modes: Vec<(String, String)> = s
+        .events(&sid)
+        .await
+        .iter()
+        .filter(|e| e["type"] == "run_started")
+        .map(|e| {
+            (
+                e["run"].as_str().unwrap().to_string(),
+                e["mode"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        modes,
+        [(first, "ask".to_string()), (second, "full".to_string())],
+        "the first run kept the mode it started with; the queued one took the new mode"
+    );
+    s.stop().await;
+}

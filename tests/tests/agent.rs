@@ -1037,3 +1037,83 @@ async fn anthropic_client_streams_thinking_text_and_tool_use_against_a_scripted_
     );
     s.stop().await;
 }
+
+/// One source of truth for the provider: start flags apply at start, a Settings change replaces
+/// the running provider at once (the next run uses it), a refused change stores nothing, and
+/// `GET /api/settings/provider` reports what runs and where it came from.
+#[tokio::test]
+async fn the_last_provider_set_wins_and_settings_report_what_runs() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let script = json!({"scripts": [{"match": "hi", "turns": [{"text": "from replay"}]}]});
+    let flags = Opts {
+        replay: Some(script),
+        ..Default::default()
+    };
+    let s = TestServer::start(flags.clone()).await;
+    let source = |v: &Value| {
+        (
+            v["kind"].as_str().map(String::from),
+            v["source"].as_str().map(String::from),
+        )
+    };
+    let (_, v) = s.get("/api/settings/provider").await;
+    assert_eq!(source(&v), (Some("replay".into()), Some("flags".into())));
+    let put = json!({"kind": "openai", "base_url": url, "model": "test-model"});
+    let (st, v) = s
+        .send(reqwest::Method::PUT, "/api/settings/provider", put)
+        .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(source(&v), (Some("openai".into()), Some("settings".into())));
+    let (_, v) = s.get("/api/settings/provider").await;
+    assert_eq!(source(&v), (Some("openai".into()), Some("settings".into())));
+    mock.push(text_reply("from the mock"));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "hi").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let said: Vec<String> = s
+        .events(&sid)
+        .await
+        .iter()
+        .filter(|e| e["type"] == "message_complete")
+        .filter_map(|e| e["text"].as_str().map(String::from))
+        .collect();
+    assert_eq!(said, vec!["from the mock".to_string()]);
+    // A refused change is refused whole: its key is not stored either.
+    let bad = json!({"kind": "openai", "base_url": "ftp://x", "model": "m", "api_key": "sk-new"});
+    let (st, _) = s
+        .send(reqwest::Method::PUT, "/api/settings/provider", bad)
+        .await;
+    assert_eq!(st, 422);
+    let (_, v) = s.get("/api/settings/provider").await;
+    assert_eq!(v["base_url"], url.as_str());
+    if std::env::var_os("OPENAI_API_KEY").is_none() {
+        assert_eq!(v["api_key_set"], false, "a refused change stored its key");
+    }
+    // Restarted with flags, the flags apply; restarted without, the stored setting does.
+    let TestServer {
+        server,
+        workspace,
+        state,
+        ..
+    } = s;
+    if let Some(srv) = server {
+        srv.shutdown().await.unwrap();
+    }
+    let s = TestServer::start_in(flags, workspace, state).await;
+    let (_, v) = s.get("/api/settings/provider").await;
+    assert_eq!(source(&v), (Some("replay".into()), Some("flags".into())));
+    let TestServer {
+        server,
+        workspace,
+        state,
+        ..
+    } = s;
+    if let Some(srv) = server {
+        srv.shutdown().await.unwrap();
+    }
+    let s = TestServer::start_in(Opts::default(), workspace, state).await;
+    let (_, v) = s.get("/api/settings/provider").await;
+    assert_eq!(source(&v), (Some("openai".into()), Some("settings".into())));
+    s.stop().await;
+}

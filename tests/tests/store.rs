@@ -5,13 +5,18 @@
 
 use std::sync::Arc;
 
-use tradewind::store::{NewApproval, NewEvent, NewMessage, SessionPatch, Store, StoreError};
+use tradewind::protocol::{
+    Agent, ApprovalScope, Effect, Mode, RunStatus, RunTrigger, SessionStatus,
+};
+use tradewind::store::{
+    ApprovalStatus, NewApproval, NewEvent, NewMessage, SessionPatch, Store, StoreError,
+};
 use tradewind_tests::TempDir;
 
 async fn suite(store: Store) {
     let sid = tradewind::util::new_id();
     let s = store
-        .create_session(&sid, "t", "/w", "build", "ask", None)
+        .create_session(&sid, "t", "/w", Agent::Build, Mode::Ask, None)
         .await
         .unwrap();
     assert_eq!((s.last_seq, s.status.as_str(), s.archived), (0, "idle", 0));
@@ -156,44 +161,66 @@ async fn suite(store: Store) {
     // Runs: compare-and-set transitions.
     let rid = tradewind::util::new_id();
     store
-        .create_run(&rid, &sid, "prompt", "hi", "build")
+        .create_run(&rid, &sid, RunTrigger::Prompt, "hi", Agent::Build)
         .await
         .unwrap();
-    assert_eq!(store.get_session(&sid).await.unwrap().status, "running");
+    assert_eq!(
+        store.get_session(&sid).await.unwrap().status,
+        SessionStatus::Running
+    );
     assert!(store.start_run(&rid).await.unwrap());
     assert!(!store.start_run(&rid).await.unwrap());
     assert!(
         store
-            .finish_run(&rid, "completed", None, Some("{}"))
+            .finish_run(&rid, RunStatus::Completed, None, Some("{}"))
             .await
             .unwrap()
     );
     assert!(
-        !store.finish_run(&rid, "failed", None, None).await.unwrap(),
+        !store
+            .finish_run(&rid, RunStatus::Failed, None, None)
+            .await
+            .unwrap(),
         "a terminal state is never left"
     );
-    assert_eq!(store.get_run(&rid).await.unwrap().status, "completed");
+    assert_eq!(
+        store.get_run(&rid).await.unwrap().status,
+        RunStatus::Completed
+    );
     // Approvals: answered once.
     let aid = tradewind::util::new_id();
     store
         .create_approval(&NewApproval {
-            id: &aid,
-            session_id: &sid,
-            run_id: &rid,
-            call_id: "c",
-            tool: "shell",
-            effect: "process",
-            scope: "effect",
-            grant_key: "effect:process",
-            input: "{}",
-            reason: "r",
+            id: aid.clone(),
+            session_id: sid.clone(),
+            run_id: rid.clone(),
+            call_id: "c".into(),
+            tool: "shell".into(),
+            effect: Effect::Process,
+            scope: ApprovalScope::Effect,
+            grant_key: "effect:process".into(),
+            input: "{}".into(),
+            reason: "r".into(),
         })
         .await
         .unwrap();
-    assert_eq!(store.get_session(&sid).await.unwrap().status, "waiting");
+    assert_eq!(
+        store.get_session(&sid).await.unwrap().status,
+        SessionStatus::Waiting
+    );
     assert_eq!(store.pending_approvals(&sid).await.unwrap().len(), 1);
-    assert!(store.decide_approval(&aid, "once").await.unwrap());
-    assert!(!store.decide_approval(&aid, "deny").await.unwrap());
+    assert!(
+        store
+            .decide_approval(&aid, ApprovalStatus::Once)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .decide_approval(&aid, ApprovalStatus::Deny)
+            .await
+            .unwrap()
+    );
     store.add_grant(&sid, "effect:write").await.unwrap();
     store.add_grant(&sid, "effect:write").await.unwrap();
     assert_eq!(
@@ -271,7 +298,7 @@ async fn sqlite_event_log_is_checkpointed_off_the_commit_path() {
     let store = Store::open_sqlite(&db).await.unwrap();
     let sid = tradewind::util::new_id();
     store
-        .create_session(&sid, "t", "/w", "build", "ask", None)
+        .create_session(&sid, "t", "/w", Agent::Build, Mode::Ask, None)
         .await
         .unwrap();
     let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);

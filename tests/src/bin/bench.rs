@@ -277,7 +277,7 @@ async fn turn() {
         let model_ms: f64 = tradewind::probe::take()
             .iter()
             .filter(|m| m.kind == tradewind::probe::MarkKind::ModelCall)
-            .map(|m| m.bytes as f64 / 1000.0)
+            .map(|m| m.took.as_secs_f64() * 1000.0)
             .sum();
         twenty.push(ms);
         provider.push(model_ms);
@@ -584,7 +584,14 @@ async fn events() {
         .unwrap();
     let ws = dir.path().display().to_string();
     let sid = store
-        .create_session("S1", "bench", &ws, "build", "ask", None)
+        .create_session(
+            "S1",
+            "bench",
+            &ws,
+            tradewind::protocol::Agent::Build,
+            tradewind::protocol::Mode::Ask,
+            None,
+        )
         .await
         .unwrap()
         .id;

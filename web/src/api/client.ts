@@ -1,23 +1,33 @@
 // Thin typed wrapper over the REST API. Same-origin cookie auth; every
 // state-changing request sends JSON (the server rejects anything else).
 import type {
+  AnswerParams,
   ApprovalDecision,
-  Artifact,
+  ApprovalParams,
+  ApprovalResponse,
+  ArtifactList,
+  CancelResponse,
   CreateSessionParams,
-  ModelInfo,
-  Page,
+  EventPage,
+  LoginParams,
+  ModelList,
   PatchSessionParams,
-  PendingPlan,
-  PendingQuestion,
-  ProbedServer,
+  PendingItems,
+  PlanDecision,
+  PlanDecisionParams,
+  PlanDecisionResponse,
+  PostMessageParams,
+  ProbeResult,
+  QuestionAnswered,
   QuestionAnswers,
   ProviderSettings,
   ProviderSettingsUpdate,
   RunCreated,
   ServerConfig,
-  ServerEvent,
   Session,
+  SessionPage,
   Task,
+  TaskList,
   TaskOutput,
   WhoAmI,
 } from "./types";
@@ -121,11 +131,12 @@ async function requestText(path: string): Promise<string> {
 
 export const api = {
   whoami: () => request<WhoAmI>("GET", "/api/whoami"),
-  login: (password: string) => request<unknown>("POST", "/api/login", { password }),
+  login: (password: string) =>
+    request<void>("POST", "/api/login", { password } satisfies LoginParams),
   logout: () => request<void>("POST", "/api/logout", {}),
   config: () => request<ServerConfig>("GET", "/api/config"),
 
-  listSessions: () => request<Page<Session>>("GET", "/api/sessions?limit=200"),
+  listSessions: () => request<SessionPage>("GET", "/api/sessions?limit=200"),
   createSession: (p: CreateSessionParams) => request<Session>("POST", "/api/sessions", p),
   getSession: (id: string) => request<Session>("GET", `/api/sessions/${enc(id)}`),
   patchSession: (id: string, p: PatchSessionParams) =>
@@ -133,46 +144,39 @@ export const api = {
   deleteSession: (id: string) => request<void>("DELETE", `/api/sessions/${enc(id)}`, {}),
 
   sendMessage: (id: string, text: string) =>
-    request<RunCreated>("POST", `/api/sessions/${enc(id)}/messages`, { text }),
+    request<RunCreated>("POST", `/api/sessions/${enc(id)}/messages`, { text } satisfies PostMessageParams),
   events: (id: string, after: number, limit = 1000) =>
-    request<Page<ServerEvent>>(
-      "GET",
-      `/api/sessions/${enc(id)}/events?after=${after}&limit=${limit}`,
-    ),
-  cancelRun: (runId: string) => request<unknown>("POST", `/api/runs/${enc(runId)}/cancel`, {}),
+    request<EventPage>("GET", `/api/sessions/${enc(id)}/events?after=${after}&limit=${limit}`),
+  cancelRun: (runId: string) => request<CancelResponse>("POST", `/api/runs/${enc(runId)}/cancel`, {}),
 
   decideApproval: (id: string, decision: ApprovalDecision) =>
-    request<unknown>("POST", `/api/approvals/${enc(id)}`, { decision }),
-  pending: (id: string) =>
-    request<{ approvals: unknown[]; questions?: PendingQuestion[]; plans?: PendingPlan[] }>(
-      "GET",
-      `/api/sessions/${enc(id)}/pending`,
-    ),
+    request<ApprovalResponse>("POST", `/api/approvals/${enc(id)}`, { decision } satisfies ApprovalParams),
+  pending: (id: string) => request<PendingItems>("GET", `/api/sessions/${enc(id)}/pending`),
   answerQuestion: (id: string, answers: QuestionAnswers) =>
-    request<unknown>("POST", `/api/questions/${enc(id)}`, { answers }),
-  decidePlan: (id: string, decision: "approved" | "feedback" | "skipped", feedback?: string) =>
-    request<unknown>(
+    request<QuestionAnswered>("POST", `/api/questions/${enc(id)}`, { answers } satisfies AnswerParams),
+  decidePlan: (id: string, decision: Exclude<PlanDecision, "unavailable">, feedback?: string) =>
+    request<PlanDecisionResponse>(
       "POST",
       `/api/plans/${enc(id)}/decision`,
-      feedback !== undefined ? { decision, feedback } : { decision },
+      (feedback !== undefined ? { decision, feedback } : { decision }) satisfies PlanDecisionParams,
     ),
 
   artifacts: (sessionId: string) =>
-    request<{ data: Artifact[] }>("GET", `/api/sessions/${enc(sessionId)}/artifacts`),
+    request<ArtifactList>("GET", `/api/sessions/${enc(sessionId)}/artifacts`),
   /** A file of an artifact as text (the server always answers text/plain with ?inline=1). */
   artifactText: (id: string, path: string) => requestText(artifactFileUrl(id, path, true)),
 
-  tasks: (id: string) => request<{ data: Task[] }>("GET", `/api/sessions/${enc(id)}/tasks`),
+  tasks: (id: string) => request<TaskList>("GET", `/api/sessions/${enc(id)}/tasks`),
   taskOutput: (id: string, offset: number, limit = 65536) =>
     request<TaskOutput>("GET", `/api/tasks/${enc(id)}/output?offset=${offset}&limit=${limit}`),
   stopTask: (id: string) => request<Task>("POST", `/api/tasks/${enc(id)}/stop`, {}),
 
-  setupProbe: () => request<{ servers: ProbedServer[] }>("GET", "/api/setup/probe"),
+  setupProbe: () => request<ProbeResult>("GET", "/api/setup/probe"),
 
   getProvider: () => request<ProviderSettings>("GET", "/api/settings/provider"),
   putProvider: (p: ProviderSettingsUpdate) =>
     request<ProviderSettings>("PUT", "/api/settings/provider", p),
-  models: () => request<{ data: ModelInfo[] }>("GET", "/api/models"),
+  models: () => request<ModelList>("GET", "/api/models"),
 };
 
 export function errorText(e: unknown): string {

@@ -2,6 +2,7 @@
 // with the last seq it has, so a dropped connection or a reload resumes
 // without gaps or duplicates, and it reconnects by itself with backoff.
 import { Observable } from "../state/observable";
+import { isServerEvent } from "./events";
 import type { ClientFrame, ServerEvent } from "./types";
 
 export type ConnState = "connecting" | "open" | "reconnecting" | "offline";
@@ -121,13 +122,10 @@ export class Connection {
     const list = Array.isArray(frame) ? frame : [frame];
     const bySession = new Map<string, ServerEvent[]>();
     for (const f of list) {
-      if (!f || typeof f !== "object") continue;
-      const ev = f as ServerEvent;
-      const sid = sessionOf(ev);
-      if (typeof ev.seq !== "number" || sid === null) continue; // ack/error/other
-      let arr = bySession.get(sid);
-      if (!arr) bySession.set(sid, (arr = []));
-      arr.push(ev);
+      if (!isServerEvent(f)) continue; // ack/error/other
+      let arr = bySession.get(f.session);
+      if (!arr) bySession.set(f.session, (arr = []));
+      arr.push(f);
     }
     for (const [session, events] of bySession) this.watches.get(session)?.onEvents(events);
   }
@@ -142,14 +140,6 @@ export class Connection {
     this.timer = setTimeout(() => this.open(), wait);
     this.delay = Math.min(this.delay * 2, MAX_DELAY);
   }
-}
-
-function sessionOf(ev: ServerEvent): string | null {
-  const s = (ev as { session?: unknown }).session;
-  if (typeof s === "string") return s;
-  if (s && typeof s === "object" && typeof (s as { id?: unknown }).id === "string") return (s as { id: string }).id;
-  const sid = (ev as { session_id?: unknown }).session_id;
-  return typeof sid === "string" ? sid : null;
 }
 
 export const connection = new Connection();

@@ -1,424 +1,104 @@
-// Wire types of the Tradewind REST + WebSocket protocol (docs/PROTOCOL.md).
+// Wire types of the Tradewind REST + WebSocket protocol (docs/PROTOCOL.md), under the names the
+// rest of the SPA uses. The shapes come from `schema.gen.ts`, which `npm run gen:types` generates
+// from openapi/openapi.json (never edit it by hand; tests/browser/wire-types.test.mjs fails when it
+// is stale). Narrower views are derived here with Extract<> / Pick<>, not written out again.
 // snake_case as on the wire; ids are ULID strings; `*_at` are Unix milliseconds.
+import type { components } from "./schema.gen";
 
-export type Agent = "build" | "plan";
-export type Mode = "ask" | "auto" | "full";
-export type Effect = "read" | "write" | "process" | "external" | "internal";
-export type SessionStatus = "idle" | "running" | "waiting";
+type Schemas = components["schemas"];
 
-export interface ApiErrorBody {
-  error: { code: string; message: string };
-}
+export type Agent = Schemas["Agent"];
+export type Mode = Schemas["Mode"];
+export type Effect = Schemas["Effect"];
+export type SessionStatus = Schemas["SessionStatus"];
 
-export interface WhoAmI {
-  kind: "cookie" | "bearer";
-  login_session_id?: string;
-  token_id?: string;
-  password_set: boolean;
-}
+export type ApiErrorBody = Schemas["ErrorBody"];
+export type WhoAmI = Schemas["WhoAmI"];
+export type ServerConfig = Schemas["ServerConfig"];
 
-export interface Session {
-  id: string;
-  title: string;
-  workspace: string;
-  agent: Agent;
-  mode: Mode;
-  archived: boolean;
-  status: SessionStatus;
-  created_at: number;
-  updated_at: number;
-  last_seq: number;
-}
+export type Session = Schemas["Session"];
+export type SessionPage = Schemas["SessionPage"];
+export type CreateSessionParams = Schemas["CreateSessionParams"];
+export type PatchSessionParams = Schemas["PatchSessionParams"];
+export type RunCreated = Schemas["PostMessageResponse"];
 
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | number | null;
-}
+export type LoginParams = Schemas["LoginParams"];
+export type PostMessageParams = Schemas["PostMessageParams"];
+export type CancelResponse = Schemas["CancelResponse"];
 
-export interface CreateSessionParams {
-  workspace?: string;
-  title?: string;
-  agent?: Agent;
-  mode?: Mode;
-}
+export type ApprovalDecision = Schemas["ApprovalDecision"];
+export type ApprovalParams = Schemas["ApprovalParams"];
+export type ApprovalResponse = Schemas["ApprovalResponse"];
+export type PendingItems = Schemas["PendingItems"];
 
-export interface PatchSessionParams {
-  title?: string;
-  agent?: Agent;
-  mode?: Mode;
-  archived?: boolean;
-}
-
-export interface RunCreated {
-  run_id: string;
-}
-
-export type ApprovalDecision = "once" | "session" | "directory" | "deny";
-
-export interface ProviderSettings {
-  kind: string;
-  base_url: string;
-  model: string;
-  api_key_set: boolean;
-}
-
-export interface ProviderSettingsUpdate {
-  kind: string;
-  base_url: string;
-  model: string;
-  api_key?: string;
-}
-
-export interface ModelInfo {
-  id: string;
-}
-
-export interface ServerConfig {
-  workspace?: string;
-  extra_roots?: string[];
-  ceiling: { write: boolean; process: boolean; external: boolean };
-  read_only: boolean;
-  yolo: boolean;
-  version: string;
-}
+export type ProviderSettings = Schemas["ProviderSettingsView"];
+export type ProviderSettingsUpdate = Schemas["ProviderSettingsParams"];
+export type ModelList = Schemas["ModelList"];
+export type ProbeResult = Schemas["ProbeResult"];
+export type ProbedServer = Schemas["ProbedServer"];
 
 // ---- Display parts -------------------------------------------------------
 
-export interface DiffPart {
-  type: "diff";
-  path: string;
-  lang?: string | null;
-  patch: string;
-  truncated: boolean;
-}
-
-export interface TerminalPart {
-  type: "terminal";
-  command: string;
-  stdout: string;
-  stderr: string;
-  exit_code: number | null;
-  duration_ms: number | null;
-  truncated: boolean;
-}
-
-export interface UnknownPart {
-  type: string;
-  [k: string]: unknown;
-}
-
-export type Part = DiffPart | TerminalPart | UnknownPart;
+export type Part = Schemas["Part"];
+export type DiffPart = Extract<Part, { type: "diff" }>;
+export type TerminalPart = Extract<Part, { type: "terminal" }>;
 
 // ---- Questions (ask_user_question) ----------------------------------------
 
-export interface QuestionOption {
-  label: string;
-  description?: string | null;
-  recommended?: boolean;
-}
-
-export interface Question {
-  question: string;
-  header?: string | null;
-  options: QuestionOption[];
-  multi_select?: boolean;
-}
-
+export type Question = Schemas["Question"];
 /** One entry per question: the chosen option labels, or null when skipped. */
-export type QuestionAnswers = (string[] | null)[];
+export type QuestionAnswers = Schemas["AnswerParams"]["answers"];
+export type AnswerParams = Schemas["AnswerParams"];
+export type QuestionAnswered = Schemas["QuestionAnswered"];
+export type PendingQuestion = Schemas["PendingQuestion"];
 
 // ---- Plans and artifacts --------------------------------------------------
 
-export interface PlanDiagram {
-  id: string;
-  title: string;
-  explanation: string;
-  section?: string | null;
-  type: string;
-  mermaid: string;
-  /** Against the previous revision. */
-  mark: "new" | "updated" | "unchanged" | string;
-}
-
-export interface DroppedDiagram {
-  id: string;
-  reason: string;
-}
-
-export interface ArtifactFile {
-  path: string;
-  size: number;
-}
-
-export interface Artifact {
-  id: string;
-  kind: "plan" | string;
-  name: string;
-  revision: number;
-  title?: string | null;
-  files: ArtifactFile[];
-  created_at: number;
-}
-
-export type PlanDecision = "approved" | "feedback" | "skipped" | "unavailable";
-
-export interface PendingQuestion {
-  question_id: string;
-  run_id: string;
-  questions: Question[];
-  created_at: number;
-}
-
-export interface PendingPlan {
-  plan_id: string;
-  run_id: string;
-  artifact_id: string;
-  revision: number;
-  title?: string | null;
-  created_at: number;
-}
+export type PlanDiagram = Schemas["PlanDiagram"];
+export type PlanDecision = Schemas["PlanDecision"];
+export type PlanDecisionParams = Schemas["PlanDecisionParams"];
+export type PlanDecisionResponse = Schemas["PlanDecisionResponse"];
+export type PendingPlan = Schemas["PendingPlan"];
+export type Artifact = Schemas["Artifact"];
+export type ArtifactFile = Schemas["ArtifactFile"];
+export type ArtifactList = Schemas["ArtifactList"];
 
 // ---- Background tasks -----------------------------------------------------
 
-export type TaskStatus = "queued" | "running" | "stopping" | "succeeded" | "failed" | "cancelled" | "lost";
-
-export interface Task {
-  id: string;
-  session_id: string;
-  label?: string | null;
-  command: string;
-  cwd?: string | null;
-  status: TaskStatus | string;
-  exit_code?: number | null;
-  error?: string | { code: string; message: string } | null;
-  stopped_by?: "user" | "model" | "timeout" | "shutdown" | null;
-  pid?: number | null;
-  output_bytes?: number;
-  timeout_ms?: number | null;
-  created_at: number;
-  started_at?: number | null;
-  finished_at?: number | null;
-}
-
-export interface TaskOutput {
-  id: string;
-  status: TaskStatus | string;
-  exit_code?: number | null;
-  text: string;
-  next_offset: number;
-  eof: boolean;
-  output_truncated: boolean;
-}
-
-// ---- Setup ----------------------------------------------------------------
-
-export interface ProbedServer {
-  name: string;
-  base_url: string;
-  models: string[];
-}
+export type Task = Schemas["TaskInfo"];
+export type TaskList = Schemas["TaskList"];
+export type TaskOutput = Schemas["TaskOutput"];
 
 // ---- Events ---------------------------------------------------------------
 
-export interface EventBase {
-  seq: number;
-  session: string;
-  run: string | null;
-  at?: number;
-}
+/** A stored event as the REST `events` list and the WebSocket send it: one per `type`. */
+export type EventFrame = Schemas["EventFrame"];
+export type EventPage = Schemas["EventPage"];
+export type EventType = EventFrame["type"];
+/** The frame of one event type, e.g. `EventOf<"run_started">`. */
+export type EventOf<T extends EventType> = Extract<EventFrame, { type: T }>;
 
-export interface UserMessageEvent extends EventBase {
-  type: "user_message";
-  message_id: string;
-  text: string;
-}
+export type RunStartedEvent = EventOf<"run_started">;
+export type ApprovalRequestedEvent = EventOf<"approval_requested">;
+export type PlanProposedEvent = EventOf<"plan_proposed">;
+export type RunFinishedEvent = EventOf<"run_finished">;
 
-export interface RunStartedEvent extends EventBase {
-  type: "run_started";
-  run_id: string;
-  agent: Agent;
-  mode: Mode;
-  trigger: "prompt" | "command" | "plan" | "wakeup" | string;
-}
+/** The fields every frame has, whatever its type. */
+export type FrameHeader = Pick<EventFrame, "seq" | "session" | "run" | "at">;
 
-export interface MessageDeltaEvent extends EventBase {
-  type: "message_delta";
-  message_id: string;
-  text: string;
-}
+/**
+ * A frame of a type this build does not know (a newer server). The spec's EventPayload is a closed
+ * union, but the protocol tells clients to ignore unknown types, so such frames still arrive: they
+ * only advance the seq. Tell the two apart with `isKnownEvent` (api/events.ts).
+ */
+export type UnknownEvent = FrameHeader & { type: string };
 
-export interface ReasoningDeltaEvent extends EventBase {
-  type: "reasoning_delta";
-  message_id: string;
-  text: string;
-}
-
-export interface MessageCompleteEvent extends EventBase {
-  type: "message_complete";
-  message_id: string;
-  text: string;
-  reasoning?: string | null;
-}
-
-export interface ToolCallEvent extends EventBase {
-  type: "tool_call";
-  call_id: string;
-  tool: string;
-  effect: Effect | string;
-  input: unknown;
-}
-
-export interface PolicyDecisionEvent extends EventBase {
-  type: "policy_decision";
-  call_id: string;
-  tool: string;
-  effect: string;
-  decision: "allow" | "ask" | "deny";
-  reason?: string;
-  key?: string;
-}
-
-export interface ApprovalRequestedEvent extends EventBase {
-  type: "approval_requested";
-  approval_id: string;
-  call_id: string;
-  tool: string;
-  effect: Effect | string;
-  input: unknown;
-  reason?: string | null;
-  scope?: "effect" | "directory";
-  directory?: string | null;
-  warnings?: string[];
-}
-
-export interface ApprovalDecidedEvent extends EventBase {
-  type: "approval_decided";
-  approval_id: string;
-  decision: string;
-}
-
-export interface ToolResultEvent extends EventBase {
-  type: "tool_result";
-  call_id: string;
-  tool: string;
-  ok: boolean;
-  text: string;
-  parts?: Part[];
-}
-
-export interface QuestionAskedEvent extends EventBase {
-  type: "question_asked";
-  question_id: string;
-  call_id: string;
-  questions: Question[];
-}
-
-export interface QuestionAnsweredEvent extends EventBase {
-  type: "question_answered";
-  question_id: string;
-  answers: QuestionAnswers;
-}
-
-export interface PlanProposedEvent extends EventBase {
-  type: "plan_proposed";
-  plan_id: string;
-  artifact_id: string;
-  call_id?: string;
-  revision: number;
-  title?: string | null;
-  plan: string;
-  hash: string;
-  diagrams: PlanDiagram[];
-  removed: string[];
-  dropped: DroppedDiagram[];
-  files?: ArtifactFile[];
-}
-
-export interface PlanDecidedEvent extends EventBase {
-  type: "plan_decided";
-  plan_id: string;
-  decision: PlanDecision | string;
-  feedback?: string | null;
-}
-
-export interface TaskUpdatedEvent extends EventBase {
-  type: "task_updated";
-  task: Task;
-}
-
-export interface WakeupEvent extends EventBase {
-  type: "wakeup";
-  task_ids: string[];
-  text: string;
-}
-
-export interface RunFinishedEvent extends EventBase {
-  type: "run_finished";
-  run_id: string;
-  status: "completed" | "failed" | "cancelled" | "interrupted" | string;
-  error: { code: string; message: string } | null;
-  usage?: { input_tokens: number; output_tokens: number } | null;
-  duration_ms?: number | null;
-}
-
-// NOTE: the frame's own `session` (an id) and this payload's `session` (an
-// object) share a name on the wire; we accept either shape.
-export interface RunErrorEvent extends EventBase {
-  type: "error";
-  code: string;
-  message: string;
-}
-
-export interface SessionUpdatedEvent extends Omit<EventBase, "session"> {
-  type: "session_updated";
-  /** The frame's `session` is the id; the new state is in `data`. */
-  session: string;
-  data: Session;
-}
-
-export interface UnknownEvent extends Omit<EventBase, "session"> {
-  type: string;
-  session: string | unknown;
-  [k: string]: unknown;
-}
-
-export type KnownEvent =
-  | UserMessageEvent
-  | RunStartedEvent
-  | MessageDeltaEvent
-  | ReasoningDeltaEvent
-  | MessageCompleteEvent
-  | ToolCallEvent
-  | PolicyDecisionEvent
-  | ApprovalRequestedEvent
-  | ApprovalDecidedEvent
-  | ToolResultEvent
-  | QuestionAskedEvent
-  | QuestionAnsweredEvent
-  | PlanProposedEvent
-  | PlanDecidedEvent
-  | TaskUpdatedEvent
-  | WakeupEvent
-  | RunFinishedEvent
-  | RunErrorEvent
-  | SessionUpdatedEvent;
-
-export type ServerEvent = KnownEvent | UnknownEvent;
+export type ServerEvent = EventFrame | UnknownEvent;
 
 // ---- WebSocket frames -----------------------------------------------------
 
+// The WebSocket's client frames are not in the OpenAPI document (it describes REST only), so
+// they are written out here; see docs/PROTOCOL.md, "WebSocket".
 export type ClientFrame =
   | { type: "subscribe"; session: string; after: number }
   | { type: "unsubscribe"; session: string };
-
-export interface AckFrame {
-  type: "ack";
-  id: string;
-  result: unknown;
-}
-
-export interface ErrorFrame {
-  type: "error";
-  id?: string;
-  error: { code: string; message: string };
-}

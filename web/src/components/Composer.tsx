@@ -24,14 +24,20 @@ export function Composer({
     if (!t.trim() || sending) return;
     setSending(true);
     setError(null);
+    // Cleared at once (a fast run may ask something before the response is back); a failed send
+    // gives the text back unless something new was typed meanwhile.
+    setText("");
     try {
       await api.sendMessage(sessionId, t);
-      setText("");
     } catch (e) {
+      setText((now) => (now ? now : t));
       setError(errorText(e));
     } finally {
       setSending(false);
-      area.current?.focus();
+      // Stay ready for the next prompt, unless a panel that arrived meanwhile (a question, a
+      // plan) took the focus: never take it back from there.
+      const a = document.activeElement;
+      if (!a || a === document.body || a === area.current) area.current?.focus();
     }
   };
 

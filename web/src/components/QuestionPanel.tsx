@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorText } from "../api/client";
 import type { QuestionAnswers } from "../api/types";
 import type { QuestionState } from "../state/transcript";
@@ -13,20 +13,33 @@ type Draft = (string[] | null | undefined)[];
  */
 export function QuestionPanel({ question: q }: { question: QuestionState }) {
   const n = q.questions.length;
-  const [draft, setDraft] = useState<Draft>(() => q.questions.map(() => undefined));
-  const [cur, setCur] = useState(0);
+  const [draft, setDraftState] = useState<Draft>(() => q.questions.map(() => undefined));
+  const [cur, setCurState] = useState(0);
+  // Key handlers read the latest answers and position from these, not from the last render:
+  // keys typed faster than a render (two choices, then Enter) must all count.
+  const draftRef = useRef<Draft>(draft);
+  const curRef = useRef(0);
+  const setDraft = (next: Draft) => {
+    draftRef.current = next;
+    setDraftState(next);
+  };
+  const setCur = (i: number) => {
+    curRef.current = i;
+    setCurState(i);
+  };
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const root = useRef<HTMLFormElement>(null);
 
-  // Take the focus when the panel appears, unless the user is typing somewhere.
-  useEffect(() => {
+  // Take the focus when the panel appears, unless the user is typing somewhere. Layout effects:
+  // the focus is in place before the panel is painted, so no key goes astray meanwhile.
+  useLayoutEffect(() => {
     const a = document.activeElement as HTMLInputElement | HTMLTextAreaElement | null;
     const typing = a && (a.tagName === "TEXTAREA" || a.tagName === "INPUT") && a.value;
     if (!typing) focusCurrent();
   }, [q.id]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     focusCurrent();
   }, [cur]);
 
@@ -55,27 +68,28 @@ export function QuestionPanel({ question: q }: { question: QuestionState }) {
   };
 
   const advance = (next: Draft) => {
+    const at = curRef.current;
     setDraft(next);
-    const later = next.findIndex((a, i) => i > cur && a === undefined);
+    const later = next.findIndex((a, i) => i > at && a === undefined);
     if (later >= 0) setCur(later);
-    else if (cur < n - 1) setCur(cur + 1);
+    else if (at < n - 1) setCur(at + 1);
     else void submit(next);
   };
 
   const skipCurrent = () => {
-    const next = [...draft];
-    next[cur] = null;
+    const next = [...draftRef.current];
+    next[curRef.current] = null;
     advance(next);
   };
 
   const goOn = () => {
-    const next = [...draft];
-    if (next[cur] === undefined) next[cur] = null;
+    const next = [...draftRef.current];
+    if (next[curRef.current] === undefined) next[curRef.current] = null;
     advance(next);
   };
 
   const choose = (i: number, label: string, multi: boolean, on?: boolean) => {
-    const next = [...draft];
+    const next = [...draftRef.current];
     if (multi) {
       const set = new Set(next[i] ?? []);
       const add = on ?? !set.has(label);
@@ -105,11 +119,12 @@ export function QuestionPanel({ question: q }: { question: QuestionState }) {
       return;
     }
     if (/^[1-9]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {
-      const x = q.questions[cur];
+      const at = curRef.current;
+      const x = q.questions[at];
       const o = x.options[Number(e.key) - 1];
       if (o) {
         e.preventDefault();
-        choose(cur, o.label, !!x.multi_select);
+        choose(at, o.label, !!x.multi_select);
         root.current?.querySelectorAll<HTMLInputElement>(".q-current input")[Number(e.key) - 1]?.focus();
       }
     }
@@ -128,7 +143,7 @@ export function QuestionPanel({ question: q }: { question: QuestionState }) {
       onKeyDown={onKeyDown}
       onSubmit={(e) => {
         e.preventDefault();
-        void submit(draft);
+        void submit(draftRef.current);
       }}
     >
       <header class="question-panel-head">

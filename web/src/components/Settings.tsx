@@ -37,8 +37,8 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
   useEffect(() => {
     if (!initial) return;
     if (initial.kind) setKind(initial.kind);
-    if (initial.base_url !== undefined) setBaseUrl(initial.base_url);
-    if (initial.model !== undefined) setModel(initial.model);
+    if (initial.base_url != null) setBaseUrl(initial.base_url);
+    if (initial.model != null) setModel(initial.model);
   }, [initial]);
 
   const save = async (e: Event) => {

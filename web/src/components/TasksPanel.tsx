@@ -91,12 +91,6 @@ function TaskOutput({ task }: { task: Task }) {
   );
 }
 
-function errorLine(e: Task["error"]): string | null {
-  if (!e) return null;
-  if (typeof e === "string") return e;
-  return e.message || e.code || null;
-}
-
 function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => void }) {
   const [open, setOpen] = useState(LIVE_TASK.has(t.status));
   const [busy, setBusy] = useState(false);
@@ -115,7 +109,7 @@ function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => v
       setBusy(false);
     }
   };
-  const err = errorLine(t.error);
+  const err = t.error || null;
   return (
     <li class={`task task-${t.status}`} data-task-id={t.id}>
       <div class="task-line">

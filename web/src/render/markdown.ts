@@ -2,7 +2,7 @@
 // with a small allow-list. Links: only http(s) and mailto, opened in a new tab
 // with noopener/noreferrer and the full URL as title; everything else becomes
 // plain text. Images are never loaded: a placeholder names the blocked URL.
-import DOMPurify from "dompurify";
+import DOMPurify, { type Config } from "dompurify";
 import { Marked, type Tokens } from "marked";
 
 const SAFE_LINK = /^(https?:\/\/[^\s/]|mailto:)/i;
@@ -93,11 +93,11 @@ const PURIFY_CONFIG = {
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
   KEEP_CONTENT: true,
   ADD_ATTR: ["target", "rel"],
-};
+} satisfies Config;
 
 export function renderMarkdown(src: string): string {
   const html = marked.parse(src) as string;
-  return purifier.sanitize(html, PURIFY_CONFIG) as unknown as string;
+  return purifier.sanitize(html, PURIFY_CONFIG);
 }
 
 /** Sanitize an HTML fragment produced by our own renderers (ANSI, highlight). */
@@ -106,5 +106,5 @@ export function sanitizeSpans(html: string, extraAttrs: string[] = []): Document
     ALLOWED_TAGS: ["span"],
     ALLOWED_ATTR: ["class", ...extraAttrs],
     RETURN_DOM_FRAGMENT: true,
-  }) as unknown as DocumentFragment;
+  });
 }

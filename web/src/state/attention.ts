@@ -1,14 +1,13 @@
 // "Needs you": the tab title and, when the page is hidden and the user allowed
 // it, a browser notification for approvals, questions and plans.
-import type { ServerEvent } from "../api/types";
+import type { EventFrame } from "../api/types";
 
 const notified = new Set<string>();
 
-function label(ev: ServerEvent): string {
-  const e = ev as ServerEvent & Record<string, unknown>;
+function label(ev: EventFrame): string {
   switch (ev.type) {
     case "approval_requested":
-      return `Approval needed: ${String(e.tool ?? "tool")}`;
+      return `Approval needed: ${ev.tool ?? "tool"}`;
     case "question_asked":
       return "The agent has a question";
     case "plan_proposed":
@@ -18,7 +17,7 @@ function label(ev: ServerEvent): string {
   }
 }
 
-export function notifyAttention(sessionId: string, ev: ServerEvent): void {
+export function notifyAttention(sessionId: string, ev: EventFrame): void {
   const key = `${sessionId}:${ev.seq}`;
   if (notified.has(key)) return;
   notified.add(key);

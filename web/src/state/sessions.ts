@@ -1,7 +1,7 @@
 // Session list (polled) and one live transcript per opened session.
 import { api } from "../api/client";
 import { connection } from "../api/socket";
-import type { ServerEvent, Session } from "../api/types";
+import type { Session } from "../api/types";
 import { notifyAttention } from "./attention";
 import { Observable } from "./observable";
 import { Transcript } from "./transcript";
@@ -82,7 +82,7 @@ export function openTranscript(id: string): { transcript: Transcript; release: (
         l.unwatch = null;
       },
     };
-    t.onAttention = (ev) => notifyAttention(id, ev as ServerEvent);
+    t.onAttention = (ev) => notifyAttention(id, ev);
     t.onGap = (after) => void fillGap(t, after);
     live = l;
     transcripts.set(id, l);

@@ -2,8 +2,12 @@
 // Items are mutated in place and carry a version `v` so views can skip
 // re-rendering what did not change; all events that arrive within one
 // animation frame are applied together and announced once.
+import { isKnownEvent } from "../api/events";
 import type {
   ApprovalRequestedEvent,
+  EventFrame,
+  EventOf,
+  FrameHeader,
   Part,
   PlanProposedEvent,
   Question,
@@ -155,8 +159,6 @@ export interface TranscriptSnapshot {
   session: Session | null;
 }
 
-type Ev = ServerEvent & Record<string, unknown>;
-
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 export const LIVE_TASK = new Set(["queued", "running", "stopping"]);
@@ -176,12 +178,12 @@ export class Transcript {
   private planRevisions = new Map<string, PlanState[]>();
   private activeRunId: string | null = null;
   private allowGap = false;
-  private queue: Ev[] = [];
+  private queue: ServerEvent[] = [];
   private listeners = new Set<() => void>();
   private snap: TranscriptSnapshot | null = null;
   private readonly schedule = frameScheduler(() => this.flush());
   /** Called for events that need the user's attention, once each, when they arrive live. */
-  onAttention: ((ev: Ev) => void) | null = null;
+  onAttention: ((ev: EventFrame) => void) | null = null;
   /** Called when a seq gap is seen (the caller refetches from lastSeq). */
   onGap: ((after: number) => void) | null = null;
 
@@ -196,7 +198,7 @@ export class Transcript {
 
   /** Queue events; they are applied on the next frame. */
   push(events: ServerEvent[]): void {
-    for (const e of events) this.queue.push(e as Ev);
+    for (const e of events) this.queue.push(e);
     this.schedule();
   }
 
@@ -313,14 +315,14 @@ export class Transcript {
     return r;
   }
 
-  private assistant(ev: Ev, messageId: string): AssistantItem {
+  private assistant(ev: FrameHeader, messageId: string): AssistantItem {
     let m = this.messages.get(messageId);
     if (!m) {
       m = this.add<AssistantItem>({
         kind: "assistant",
         key: `m:${messageId}`,
         seq: ev.seq,
-        run: ev.run,
+        run: ev.run ?? null,
         v: 0,
         messageId,
         text: "",
@@ -332,19 +334,19 @@ export class Transcript {
     return m;
   }
 
-  private tool(ev: Ev, callId: string): ToolItem {
+  private tool(ev: EventOf<"tool_call" | "tool_result">, callId: string): ToolItem {
     let t = this.tools.get(callId);
     if (!t) {
       t = this.add<ToolItem>({
         kind: "tool",
         key: `t:${callId}`,
         seq: ev.seq,
-        run: ev.run,
+        run: ev.run ?? null,
         v: 0,
         callId,
         tool: str(ev.tool) || "tool",
-        effect: str(ev.effect),
-        input: ev.input ?? null,
+        effect: ev.type === "tool_call" ? str(ev.effect) : "",
+        input: ev.type === "tool_call" ? (ev.input ?? null) : null,
         decision: null,
         decisionReason: null,
         approvalId: null,
@@ -371,14 +373,17 @@ export class Transcript {
     }
   }
 
-  private apply(ev: Ev): void {
+  private apply(ev: ServerEvent): void {
+    // Unknown event types only advance the seq.
+    if (!isKnownEvent(ev)) return;
+    const run = ev.run ?? null;
     switch (ev.type) {
       case "user_message": {
         this.add<UserItem>({
           kind: "user",
           key: `u:${str(ev.message_id) || ev.seq}`,
           seq: ev.seq,
-          run: ev.run,
+          run,
           v: 0,
           text: str(ev.text),
         });
@@ -386,9 +391,9 @@ export class Transcript {
         break;
       }
       case "run_started": {
-        const id = str(ev.run_id) || ev.run || `seq${ev.seq}`;
+        const id = str(ev.run_id) || run || `seq${ev.seq}`;
         const r = this.run(id);
-        r.started = ev as unknown as RunStartedEvent;
+        r.started = ev;
         this.activeRunId = id;
         this.add<RunStartItem>({ kind: "run_start", key: `rs:${id}`, seq: ev.seq, run: id, v: 0, runState: r });
         this.items = this.items.slice();
@@ -433,22 +438,21 @@ export class Transcript {
         break;
       }
       case "approval_requested": {
-        const e = ev as unknown as ApprovalRequestedEvent;
         const a: ApprovalState = {
-          id: e.approval_id,
-          seq: e.seq,
-          run: e.run,
-          event: e,
+          id: ev.approval_id,
+          seq: ev.seq,
+          run,
+          event: ev,
           decision: null,
           expired: false,
         };
         this.approvals.set(a.id, a);
-        const t = this.tools.get(str(e.call_id));
+        const t = this.tools.get(str(ev.call_id));
         if (t) {
           t.approvalId = a.id;
           this.touch(t);
         }
-        this.add<ApprovalItem>({ kind: "approval", key: `a:${a.id}`, seq: e.seq, run: e.run, v: 0, approval: a });
+        this.add<ApprovalItem>({ kind: "approval", key: `a:${a.id}`, seq: ev.seq, run, v: 0, approval: a });
         this.items = this.items.slice();
         this.onAttention?.(ev);
         break;
@@ -467,7 +471,7 @@ export class Transcript {
         t.result = {
           ok: ev.ok !== false,
           text: str(ev.text),
-          parts: Array.isArray(ev.parts) ? (ev.parts as Part[]) : [],
+          parts: Array.isArray(ev.parts) ? ev.parts : [],
         };
         this.touch(t);
         break;
@@ -476,14 +480,14 @@ export class Transcript {
         const q: QuestionState = {
           id: str(ev.question_id),
           seq: ev.seq,
-          run: ev.run,
-          questions: Array.isArray(ev.questions) ? (ev.questions as Question[]) : [],
+          run,
+          questions: Array.isArray(ev.questions) ? ev.questions : [],
           answers: null,
           expired: false,
         };
         if (this.questions.has(q.id)) break;
         this.questions.set(q.id, q);
-        this.add<QuestionItem>({ kind: "question", key: `q:${q.id}`, seq: ev.seq, run: ev.run, v: 0, question: q });
+        this.add<QuestionItem>({ kind: "question", key: `q:${q.id}`, seq: ev.seq, run, v: 0, question: q });
         this.items = this.items.slice();
         this.onAttention?.(ev);
         break;
@@ -491,11 +495,9 @@ export class Transcript {
       case "question_answered": {
         const q = this.questions.get(str(ev.question_id));
         if (q) {
-          q.answers = Array.isArray(ev.answers)
-            ? (ev.answers as unknown[]).map((a) =>
-                Array.isArray(a) ? a.map(String) : typeof a === "string" ? [a] : null,
-              )
-            : [];
+          // Read defensively: a bare label counts as a one-label answer.
+          const answers: readonly unknown[] = Array.isArray(ev.answers) ? ev.answers : [];
+          q.answers = answers.map((a) => (Array.isArray(a) ? a.map(String) : typeof a === "string" ? [a] : null));
           const item = this.items.find((i) => i.kind === "question" && i.question === q);
           if (item) this.touch(item);
         }
@@ -512,8 +514,8 @@ export class Transcript {
         const p: PlanState = {
           id: str(ev.plan_id),
           seq: ev.seq,
-          run: ev.run,
-          event: ev as unknown as PlanProposedEvent,
+          run,
+          event: ev,
           decision: null,
           feedback: null,
           expired: false,
@@ -524,7 +526,7 @@ export class Transcript {
         // Earlier revisions offer the newer ones in their picker.
         for (const it of this.items) if (it.kind === "plan" && it.plan.revisions === revisions) it.v++;
         this.plans.set(p.id, p);
-        this.add<PlanItem>({ kind: "plan", key: `p:${p.id}`, seq: ev.seq, run: ev.run, v: 0, plan: p });
+        this.add<PlanItem>({ kind: "plan", key: `p:${p.id}`, seq: ev.seq, run, v: 0, plan: p });
         this.items = this.items.slice();
         this.onAttention?.(ev);
         break;
@@ -540,7 +542,7 @@ export class Transcript {
         break;
       }
       case "task_updated": {
-        const task = ev.task as Task | undefined;
+        const task = ev.task;
         if (task && typeof task.id === "string") this.tasks.set(task.id, task);
         break;
       }
@@ -549,18 +551,18 @@ export class Transcript {
           kind: "wakeup",
           key: `w:${ev.seq}`,
           seq: ev.seq,
-          run: ev.run,
+          run,
           v: 0,
           text: str(ev.text),
-          taskIds: Array.isArray(ev.task_ids) ? (ev.task_ids as string[]) : [],
+          taskIds: Array.isArray(ev.task_ids) ? ev.task_ids : [],
         });
         this.items = this.items.slice();
         break;
       }
       case "run_finished": {
-        const id = ev.run || str(ev.run_id) || this.activeRunId || `seq${ev.seq}`;
+        const id = run || str(ev.run_id) || this.activeRunId || `seq${ev.seq}`;
         const r = this.run(id);
-        r.finished = ev as unknown as RunFinishedEvent;
+        r.finished = ev;
         if (this.activeRunId === id) this.activeRunId = null;
         this.expireRun(id);
         for (const it of this.items) {
@@ -579,7 +581,7 @@ export class Transcript {
           kind: "notice",
           key: `e:${ev.seq}`,
           seq: ev.seq,
-          run: ev.run,
+          run,
           v: 0,
           code: str(ev.code) || "error",
           message: str(ev.message),
@@ -588,7 +590,7 @@ export class Transcript {
         break;
       }
       case "session_updated": {
-        const s = ev.data as Session | undefined;
+        const s = ev.data;
         if (s && typeof s.id === "string") this.session = s;
         break;
       }

@@ -1,0 +1,861 @@
+//! The turn loop. A run: record the input, then repeat — assemble context, stream the model,
+//! store its message, pass each tool call through the gate, run what is allowed — until a
+//! text-only answer, the iteration limit, an error, or cancellation. Every step is a durable
+//! event. The `!command` typed by a user builds the same proposal and passes the same gate.
+
+pub mod coalesce;
+pub mod history;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::events::DeltaKind;
+use crate::events::EventBus;
+use crate::pending::{ApprovalRequest, Approvals, Asked, Pending, Plans, Questions};
+use crate::policy::paths::PathPolicy;
+use crate::policy::{self, Context, Decision, Proposal};
+use crate::protocol::{
+    Agent, ApprovalDecision, Effect, EventPayload, Mode, RunStatus, RunTrigger, Usage, WireError,
+};
+use crate::provider::{
+    self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
+};
+use crate::store::{NewApproval, NewMessage, SessionRow, Store};
+use crate::tools::{self, ToolCtx, ToolOutput};
+use crate::util::new_id;
+use coalesce::Coalescer;
+use history::StoredParts;
+
+/// Independent reads run in batches of up to this many.
+pub const READ_BATCH: usize = 4;
+
+/// The swappable model endpoint (settings can change it at run time), with the configuration
+/// it was built from and where that came from: what runs is what `GET /api/settings/provider`
+/// reports.
+pub struct ProviderHandle {
+    current: parking_lot::RwLock<ActiveProvider>,
+}
+
+#[derive(Clone)]
+pub struct ActiveProvider {
+    pub provider: Arc<dyn Provider>,
+    pub config: crate::provider::ProviderConfig,
+    pub source: crate::protocol::ProviderSource,
+}
+
+impl ProviderHandle {
+    pub fn new(active: ActiveProvider) -> ProviderHandle {
+        ProviderHandle {
+            current: parking_lot::RwLock::new(active),
+        }
+    }
+    pub fn get(&self) -> Arc<dyn Provider> {
+        self.current.read().provider.clone()
+    }
+    pub fn active(&self) -> ActiveProvider {
+        self.current.read().clone()
+    }
+    /// The last one set wins, from now on.
+    pub fn set(&self, active: ActiveProvider) {
+        *self.current.write() = active;
+    }
+}
+
+/// What the loop needs; shared by the server and headless runs.
+pub struct AgentDeps {
+    pub cfg: Arc<Config>,
+    pub store: Store,
+    pub events: Arc<EventBus>,
+    pub provider: Arc<ProviderHandle>,
+    pub approvals: Arc<Pending<Approvals>>,
+    pub questions: Arc<Pending<Questions>>,
+    pub plans: Arc<Pending<Plans>>,
+    pub paths: PathPolicy,
+    pub tasks: Arc<crate::tasks::TaskManager>,
+    /// Parsed session histories kept between runs.
+    pub history: Arc<history::HistoryCache>,
+    pub net: NetPolicy,
+    /// A UI can answer approvals (server) — headless runs never ask.
+    pub interactive: bool,
+    /// The tool lists offered so far, per agent and flag set (built once each).
+    pub offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
+}
+
+/// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
+pub type OfferKey = (Agent, bool, crate::config::Ceiling, bool, bool);
+
+pub struct RunSpec {
+    pub run_id: String,
+    pub session: SessionRow,
+    pub trigger: RunTrigger,
+    pub text: String,
+    pub cancel: CancellationToken,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub error: Option<WireError>,
+    pub usage: Usage,
+}
+
+pub(crate) struct Turn<'a> {
+    /// The session's grants, cached for this run.
+    grants: std::sync::Mutex<Option<HashSet<String>>>,
+    pub(crate) deps: &'a AgentDeps,
+    pub(crate) run: &'a RunSpec,
+    pub(crate) agent: Agent,
+    mode: Mode,
+    pub(crate) paths: PathPolicy,
+    usage: Usage,
+    /// The session's history as the model sees it: loaded once per run, then kept in step with
+    /// what this run stores (so no model call re-reads it).
+    history: std::sync::Mutex<history::History>,
+}
+
+fn werr(code: &str, message: impl Into<String>) -> WireError {
+    WireError {
+        code: code.into(),
+        message: message.into(),
+    }
+}
+
+impl Turn<'_> {
+    /// Queue an event: stored (in order, group-committed) before it is sent; the loop does not
+    /// wait for the disk. `durable` waits for everything queued so far.
+    pub(crate) fn emit(&self, p: EventPayload) {
+        self.deps
+            .events
+            .post(&self.run.session.id, Some(&self.run.run_id), &p);
+    }
+
+    /// Where this run's prompts to the user wait.
+    pub(crate) fn waiter(&self) -> crate::pending::Waiter<'_> {
+        crate::pending::Waiter {
+            store: &self.deps.store,
+            events: &self.deps.events,
+            session: &self.run.session.id,
+            run: &self.run.run_id,
+            timeout: Duration::from_secs(self.deps.cfg.agent.approval_timeout_secs.max(1)),
+            cancel: &self.run.cancel,
+        }
+    }
+
+    /// Wait until every event and message queued by this run is stored: before an effect runs,
+    /// its proposal and the gate's decision are on disk.
+    pub(crate) async fn durable(&self) {
+        if let Err(e) = self.deps.events.flush(&self.run.session.id).await {
+            tracing::error!(error = %e, "cannot store events");
+        }
+    }
+
+    fn delta(&self, kind: DeltaKind, message_id: &str, text: &str) {
+        self.deps.events.post_delta(
+            &self.run.session.id,
+            Some(&self.run.run_id),
+            kind,
+            message_id,
+            text,
+        );
+    }
+
+    /// Post whatever the coalescers hold (reasoning first, as the model sent it).
+    fn flush_deltas(&self, message_id: &str, tc: &mut Coalescer, rc: &mut Coalescer) {
+        if !rc.is_empty() {
+            self.delta(DeltaKind::Reasoning, message_id, &rc.take());
+        }
+        if !tc.is_empty() {
+            self.delta(DeltaKind::Text, message_id, &tc.take());
+        }
+    }
+
+    fn store_message(&self, role: &str, parts: StoredParts) {
+        let m = NewMessage {
+            id: new_id(),
+            run_id: Some(self.run.run_id.clone()),
+            role: role.to_string(),
+            parts: serde_json::to_string(&parts).unwrap_or_default(),
+        };
+        match self.history.lock() {
+            Ok(mut h) => h.push(&m.id, role, parts),
+            Err(p) => p.into_inner().push(&m.id, role, parts),
+        }
+        self.deps.events.post_message(&self.run.session.id, m);
+    }
+}
+
+/// Execute one run to its end. Never panics on model or user input.
+pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
+    let started = Instant::now();
+    let agent = spec.session.agent;
+    let mode = spec.session.mode;
+    let paths = deps
+        .paths
+        .with_workspace(std::path::Path::new(&spec.session.workspace));
+    // Whatever an earlier run queued is stored before this one reads the history.
+    let _ = deps.events.flush(&spec.session.id).await;
+    // The cached history plus whatever was stored since (everything, after a restart).
+    let mut history = deps.history.take(&spec.session.id);
+    let after = history.last_id().map(str::to_string);
+    // A history that could not be read whole is used for this run but not kept.
+    let complete = match deps
+        .store
+        .list_messages(&spec.session.id, after.as_deref(), 1_000_000)
+        .await
+    {
+        Ok(rows) => {
+            for r in &rows {
+                history.push_row(r);
+            }
+            true
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the history");
+            false
+        }
+    };
+    let mut t = Turn {
+        grants: std::sync::Mutex::new(None),
+        deps,
+        run: spec,
+        agent,
+        mode,
+        paths,
+        usage: Usage::default(),
+        history: std::sync::Mutex::new(history),
+    };
+    t.emit(EventPayload::RunStarted {
+        run_id: spec.run_id.clone(),
+        agent,
+        mode,
+        trigger: spec.trigger,
+    });
+    let outcome = match spec.trigger {
+        RunTrigger::Command => user_command(&mut t).await,
+        _ => {
+            let message_id = new_id();
+            t.store_message(
+                "user",
+                StoredParts {
+                    text: spec.text.clone(),
+                    ..Default::default()
+                },
+            );
+            t.emit(EventPayload::UserMessage {
+                message_id,
+                text: spec.text.clone(),
+            });
+            loop_turns(&mut t).await
+        }
+    };
+    let outcome = if spec.cancel.is_cancelled() && outcome.status != RunStatus::Completed {
+        RunOutcome {
+            status: RunStatus::Cancelled,
+            error: None,
+            usage: t.usage,
+        }
+    } else {
+        outcome
+    };
+    let history = match t.history.into_inner() {
+        Ok(h) => h,
+        Err(p) => p.into_inner(),
+    };
+    if complete {
+        deps.history.put(&spec.session.id, history);
+    }
+    // The run's row first, then its final event (awaited): whoever hears `run_finished` and
+    // reads the run finds it ended; once `run` returns, the whole run is stored.
+    let err = outcome
+        .error
+        .as_ref()
+        .map(|e| serde_json::to_string(e).unwrap_or_default());
+    let usage = serde_json::to_string(&outcome.usage).ok();
+    if let Err(e) = deps
+        .store
+        .finish_run(&spec.run_id, outcome.status, err.as_deref(), usage.as_deref())
+        .await
+    {
+        tracing::error!(error = %e, "cannot record the run's end");
+    }
+    if let Err(e) = deps
+        .events
+        .append(
+            &spec.session.id,
+            Some(&spec.run_id),
+            &EventPayload::RunFinished {
+                run_id: spec.run_id.clone(),
+                status: outcome.status,
+                error: outcome.error.clone(),
+                usage: outcome.usage,
+                duration_ms: started.elapsed().as_millis() as u64,
+            },
+        )
+        .await
+    {
+        tracing::error!(error = %e, "cannot store the run's end");
+    }
+    outcome
+}
+
+/// `!command`: the same proposal as a model `shell` call, through the same gate; no model call.
+async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
+    let command = t.run.text.trim_start_matches('!').trim().to_string();
+    t.emit(EventPayload::UserMessage {
+        message_id: new_id(),
+        text: t.run.text.clone(),
+    });
+    let call = ToolCallReq {
+        id: format!("cmd_{}", new_id()),
+        name: "shell".into(),
+        arguments: serde_json::json!({ "command": command }).to_string(),
+    };
+    let out = handle_call(t, &call, None).await;
+    let text = format!("I ran `{command}` myself:\n{}", out.text);
+    t.store_message(
+        "user",
+        StoredParts {
+            text,
+            ..Default::default()
+        },
+    );
+    RunOutcome {
+        status: if t.run.cancel.is_cancelled() {
+            RunStatus::Cancelled
+        } else {
+            RunStatus::Completed
+        },
+        error: None,
+        usage: t.usage,
+    }
+}
+
+/// The tools a run may see: a function of the agent and the server's start-up flags only, so each
+/// combination is built once per server and shared by every run and model call.
+fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
+    let c = &t.deps.cfg;
+    let key: OfferKey = (t.agent, t.deps.interactive, c.ceiling, c.read_only, c.yolo);
+    let mut built = t.deps.offered.lock();
+    if let Some((_, specs)) = built.iter().find(|(k, _)| *k == key) {
+        return specs.clone();
+    }
+    let specs: Arc<[provider::ToolSpec]> = tools::TOOLS
+        .iter()
+        .filter(|d| !d.interactive_only() || t.deps.interactive)
+        .filter(|d| d.only_agent().is_none_or(|a| a == t.agent))
+        .filter(|d| {
+            policy::offered(
+                d.effect(),
+                t.agent,
+                t.deps.interactive,
+                c.ceiling,
+                c.read_only,
+                c.yolo,
+            )
+        })
+        .map(|d| d.spec())
+        .collect();
+    built.push((key, specs.clone()));
+    specs
+}
+
+async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
+    let max = t.deps.cfg.agent.max_iterations.max(1);
+    let system: Arc<str> = history::system_prompt(
+        t.agent,
+        &t.paths.workspace,
+        &history::agents_md(&t.paths.workspace),
+    )
+    .into();
+    let tools = offered_tools(t);
+    for _ in 0..max {
+        if t.run.cancel.is_cancelled() {
+            return RunOutcome {
+                status: RunStatus::Cancelled,
+                error: None,
+                usage: t.usage,
+            };
+        }
+        let messages = match t.history.lock() {
+            Ok(mut h) => h.messages(),
+            Err(p) => p.into_inner().messages(),
+        };
+        let req = ChatRequest {
+            model: String::new(),
+            system: system.clone(),
+            messages,
+            tools: tools.clone(),
+        };
+        let calls = match stream_turn(t, req).await {
+            Ok(x) => x,
+            Err(ProviderError::Cancelled) => {
+                return RunOutcome {
+                    status: RunStatus::Cancelled,
+                    error: None,
+                    usage: t.usage,
+                };
+            }
+            Err(e) => {
+                t.emit(EventPayload::Error {
+                    code: e.code().into(),
+                    message: e.to_string(),
+                });
+                return RunOutcome {
+                    status: RunStatus::Failed,
+                    error: Some(werr(e.code(), e.to_string())),
+                    usage: t.usage,
+                };
+            }
+        };
+        if calls.is_empty() {
+            return RunOutcome {
+                status: RunStatus::Completed,
+                error: None,
+                usage: t.usage,
+            };
+        }
+        run_calls(t, &calls).await;
+    }
+    let msg = format!("stopped after {max} model calls (agent.maxIterations)");
+    t.emit(EventPayload::Error {
+        code: "iteration_limit".into(),
+        message: msg.clone(),
+    });
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr("iteration_limit", msg)),
+        usage: t.usage,
+    }
+}
+
+/// Stream one model response; store it whole once the model has finished (returns its tool
+/// calls). A stream that breaks
+/// before its finish stores nothing and runs no tool.
+async fn stream_turn(
+    t: &mut Turn<'_>,
+    req: ChatRequest,
+) -> Result<Vec<ToolCallReq>, ProviderError> {
+    let provider = t.deps.provider.get();
+    let cancel = t.run.cancel.clone();
+    let called = Instant::now();
+    let mut retries = Vec::new();
+    let mut stream =
+        provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |e| retries.push(e)).await;
+    // The history is shared with the request: let go of it, so storing this answer extends the
+    // history in place instead of copying it.
+    drop(req);
+    for r in retries.drain(..) {
+        if let ProviderEvent::Retrying {
+            attempt,
+            wait_ms,
+            reason,
+        } = r
+        {
+            t.emit(EventPayload::Error {
+                code: "provider_retry".into(),
+                message: format!("retry {attempt} in {wait_ms} ms: {reason}"),
+            });
+        }
+    }
+    let message_id = new_id();
+    let (mut text, mut reasoning) = (String::new(), String::new());
+    let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
+    let mut finished = false;
+    let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
+    let s = match &mut stream {
+        Ok(s) => s,
+        Err(e) => return Err(e.clone()),
+    };
+    loop {
+        let deadline = match (tc.deadline(), rc.deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let next = tokio::select! {
+            n = s.next() => n,
+            _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+            _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => {
+                t.flush_deltas(&message_id, &mut tc, &mut rc);
+                continue;
+            }
+        };
+        let Some(ev) = next else {
+            crate::probe::model_call(called.elapsed());
+            break;
+        };
+        match ev? {
+            ProviderEvent::TextDelta(d) => {
+                crate::probe::chunk(d.len());
+                text.push_str(&d);
+                if let Some(chunk) = tc.push(&d) {
+                    t.delta(DeltaKind::Text, &message_id, &chunk);
+                }
+            }
+            ProviderEvent::ReasoningDelta(d) => {
+                reasoning.push_str(&d);
+                if let Some(chunk) = rc.push(&d) {
+                    t.delta(DeltaKind::Reasoning, &message_id, &chunk);
+                }
+            }
+            ProviderEvent::ToolCallStart { index, id, name } => calls.push((
+                index,
+                ToolCallReq {
+                    id,
+                    name,
+                    arguments: String::new(),
+                },
+            )),
+            ProviderEvent::ToolCallDelta { index, arguments } => {
+                if let Some((_, c)) = calls.iter_mut().rev().find(|(i, _)| *i == index) {
+                    c.arguments.push_str(&arguments);
+                }
+            }
+            ProviderEvent::Usage(u) => {
+                t.usage.input_tokens += u.input_tokens;
+                t.usage.output_tokens += u.output_tokens;
+            }
+            ProviderEvent::Finish(_) => finished = true,
+            ProviderEvent::Retrying { .. } => {}
+        }
+    }
+    t.flush_deltas(&message_id, &mut tc, &mut rc);
+    if !finished {
+        return Err(ProviderError::Truncated(
+            "the stream ended before the model finished".into(),
+        ));
+    }
+    let calls: Vec<ToolCallReq> = calls.into_iter().map(|(_, c)| c).collect();
+    t.store_message(
+        "assistant",
+        StoredParts {
+            text: text.clone(),
+            reasoning: reasoning.clone(),
+            tool_calls: calls.clone(),
+            ..Default::default()
+        },
+    );
+    t.emit(EventPayload::MessageComplete {
+        message_id,
+        text,
+        reasoning,
+    });
+    Ok(calls)
+}
+
+/// Reads that need no approval run up to four at a time; everything else runs in order.
+async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
+    let mut i = 0;
+    while i < calls.len() {
+        if t.run.cancel.is_cancelled() {
+            for c in &calls[i..] {
+                record_result(
+                    t,
+                    c,
+                    &ToolOutput::err("cancelled", "the run was cancelled before this call ran"),
+                )
+                .await;
+            }
+            return;
+        }
+        let mut batch: Vec<(&ToolCallReq, Planned)> = Vec::new();
+        while i + batch.len() < calls.len() && batch.len() < READ_BATCH {
+            let c = &calls[i + batch.len()];
+            match plain_read(t, c) {
+                Some(p) => batch.push((c, Some(p))),
+                None => break,
+            }
+        }
+        let n = batch.len().max(1);
+        if batch.len() > 1 {
+            let tref: &Turn<'_> = t;
+            futures::future::join_all(
+                batch
+                    .into_iter()
+                    .map(|(c, p)| async move { handle_call(tref, c, p).await }),
+            )
+            .await;
+        } else {
+            let planned = batch.pop().and_then(|(_, p)| p);
+            handle_call(t, &calls[i], planned).await;
+        }
+        i += n;
+    }
+}
+
+/// A call already parsed and prepared (so it is not done twice).
+type Planned = Option<(Value, tools::Prepared)>;
+
+/// A read whose every path is inside the roots (needs no approval): parsed and prepared, ready
+/// to run alongside other such reads.
+fn plain_read(t: &Turn<'_>, c: &ToolCallReq) -> Option<(Value, tools::Prepared)> {
+    let d = tools::descriptor(&c.name)?;
+    if d.effect() != Effect::Read || d.host() {
+        return None;
+    }
+    let input: Value = serde_json::from_str(&c.arguments).ok()?;
+    let p = tools::prepare(&c.name, &input, &t.paths).ok()?;
+    p.paths.iter().all(|u| u.inside).then_some((input, p))
+}
+
+async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
+    t.emit(EventPayload::ToolResult {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        ok: out.ok,
+        text: out.text.clone(),
+        parts: out.parts.clone(),
+    });
+    t.store_message(
+        "tool",
+        StoredParts {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            text: out.text.clone(),
+            ..Default::default()
+        },
+    );
+}
+
+/// One call: announce, prepare, gate (asking as needed), execute, record.
+async fn handle_call(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
+    let effect = tools::effect_of(&call.name);
+    let (input, planned) = match planned {
+        Some((input, p)) => (input, Some(p)),
+        None => match serde_json::from_str(if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        }) {
+            Ok(v) => (v, None),
+            Err(e) => {
+                t.emit(EventPayload::ToolCall {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    effect,
+                    input: Value::String(call.arguments.clone()),
+                });
+                let out = ToolOutput::err(
+                    "invalid_json",
+                    format!("the arguments are not valid JSON ({e}); send a JSON object"),
+                );
+                record_result(t, call, &out).await;
+                return out;
+            }
+        },
+    };
+    t.emit(EventPayload::ToolCall {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        input: input.clone(),
+    });
+    let prepared = match planned {
+        Some(p) => Ok(p),
+        None => tools::prepare(&call.name, &input, &t.paths),
+    };
+    let out = match prepared {
+        Err(e) => {
+            if let tools::PrepareError::Path(pe) = &e {
+                audit(
+                    t,
+                    call,
+                    effect,
+                    crate::protocol::PolicyDecision::Deny,
+                    &pe.to_string(),
+                    pe.code(),
+                )
+                .await;
+            }
+            ToolOutput::err(e.code(), e)
+        }
+        Ok(prepared) => match gate(
+            t,
+            call,
+            &input,
+            prepared.effect,
+            &prepared.paths,
+            prepared.command.as_ref(),
+        )
+        .await
+        {
+            Ok(()) => {
+                // The audit trail of an effect is on disk before the effect happens.
+                if prepared.effect != Effect::Read {
+                    t.durable().await;
+                }
+                let ctx = ToolCtx {
+                    paths: &t.paths,
+                    cancel: &t.run.cancel,
+                    call_id: &call.id,
+                    turn: t,
+                };
+                prepared.run(&ctx).await
+            }
+            Err(out) => out,
+        },
+    };
+    record_result(t, call, &out).await;
+    out
+}
+
+async fn audit(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    effect: Effect,
+    decision: crate::protocol::PolicyDecision,
+    reason: &str,
+    key: &str,
+) {
+    t.emit(EventPayload::PolicyDecision {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        decision,
+        reason: reason.into(),
+        key: key.into(),
+    });
+}
+
+/// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
+async fn gate(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    effect: Effect,
+    paths: &[policy::PathUse],
+    command: Option<&(String, policy::command::CommandAnalysis)>,
+) -> Result<(), ToolOutput> {
+    let mut once: HashSet<String> = HashSet::new();
+    for _ in 0..8 {
+        // The session's grants, read once per run (only this run can add to them meanwhile).
+        let cached = t.grants.lock().ok().and_then(|g| g.clone());
+        let mut grants: HashSet<String> = match cached {
+            Some(g) => g,
+            None => {
+                let g: HashSet<String> = t
+                    .deps
+                    .store
+                    .list_grants(&t.run.session.id)
+                    .await
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                if let Ok(mut c) = t.grants.lock() {
+                    *c = Some(g.clone());
+                }
+                g
+            }
+        };
+        grants.extend(once.iter().cloned());
+        let cfg = &t.deps.cfg;
+        let ctx = Context {
+            agent: t.agent,
+            mode: t.mode,
+            interactive: t.deps.interactive,
+            ceiling: cfg.ceiling,
+            read_only: cfg.read_only,
+            yolo: cfg.yolo,
+            grants: &grants,
+        };
+        let proposal = Proposal {
+            tool: &call.name,
+            effect,
+            paths,
+            command: command.map(|(_, a)| a),
+            command_text: command.map(|(c, _)| c.as_str()),
+        };
+        let decision = policy::decide(&ctx, &proposal);
+        match &decision {
+            Decision::Allow { reason, key } => {
+                audit(t, call, effect, decision.label(), reason, key).await;
+                return Ok(());
+            }
+            Decision::Deny { reason, key } => {
+                audit(t, call, effect, decision.label(), reason, key).await;
+                return Err(ToolOutput::err("permission_denied", reason));
+            }
+            Decision::Ask(ask) => {
+                audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
+                match ask_user(t, call, input, effect, ask).await {
+                    ApprovalDecision::Once => {
+                        once.insert(ask.key.clone());
+                    }
+                    ApprovalDecision::Session | ApprovalDecision::Directory => {
+                        if let Ok(mut c) = t.grants.lock() {
+                            *c = None;
+                        }
+                        if let Err(e) = t.deps.store.add_grant(&t.run.session.id, &ask.key).await {
+                            tracing::error!(error = %e, "cannot store grant");
+                            once.insert(ask.key.clone());
+                        }
+                    }
+                    ApprovalDecision::Deny => {
+                        return Err(ToolOutput::err(
+                            "permission_denied",
+                            "the user denied this call; do not retry it, ask or try another way",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Err(ToolOutput::err(
+        "permission_denied",
+        "too many approval rounds",
+    ))
+}
+
+async fn ask_user(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    effect: Effect,
+    ask: &policy::Ask,
+) -> ApprovalDecision {
+    let id = new_id();
+    let row = NewApproval {
+        id: id.clone(),
+        session_id: t.run.session.id.clone(),
+        run_id: t.run.run_id.clone(),
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        scope: ask.scope,
+        grant_key: ask.key.clone(),
+        input: input.to_string(),
+        reason: ask.reason.clone(),
+    };
+    let event = EventPayload::ApprovalRequested {
+        approval_id: id.clone(),
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        input: input.clone(),
+        reason: ask.reason.clone(),
+        scope: ask.scope,
+        directory: ask
+            .directory
+            .as_ref()
+            .map(|d| d.to_string_lossy().into_owned()),
+        warnings: ask.warnings.clone(),
+    };
+    match t
+        .deps
+        .approvals
+        .ask(&t.waiter(), &id, &ApprovalRequest { row, event })
+        .await
+    {
+        Asked::Answered(d) => d,
+        Asked::Expired => ApprovalDecision::Deny,
+        Asked::Failed(e) => {
+            tracing::error!(error = %e, "cannot store approval");
+            ApprovalDecision::Deny
+        }
+    }
+}

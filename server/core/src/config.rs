@@ -1,0 +1,384 @@
+//! Command line and configuration layers: flags > environment > `config.json` in the state dir.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use serde::Deserialize;
+
+pub const DEFAULT_PORT: u16 = 7420;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tradewind",
+    version,
+    about = "Self-hosted, web-first coding-agent server"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the web app, the REST API and the WebSocket.
+    Serve(ServeArgs),
+    /// Run one prompt headless (never asks; an effect not allowed is simply unavailable).
+    Run(RunArgs),
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Set the login password (argon2id), read from standard input.
+    Passwd(PasswdArgs),
+}
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct CommonArgs {
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// State directory (default: $TRADEWIND_HOME or ~/.tradewind).
+    #[arg(long, env = "TRADEWIND_HOME")]
+    pub state_dir: Option<PathBuf>,
+    /// Let write tools run without asking.
+    #[arg(long)]
+    pub allow_write: bool,
+    /// Let process tools run without asking.
+    #[arg(long)]
+    pub allow_process: bool,
+    /// Let network tools run without asking.
+    #[arg(long)]
+    pub allow_external: bool,
+    /// Remove write, process and external tools entirely.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Approve everything, including the categories that never loosen.
+    #[arg(long)]
+    pub yolo: bool,
+    /// Extra directory the file tools may touch (repeatable).
+    #[arg(long = "add-dir")]
+    pub add_dir: Vec<PathBuf>,
+    /// Model provider.
+    #[arg(long, env = "TRADEWIND_PROVIDER", value_parser = ["openai", "anthropic", "replay"])]
+    pub provider: Option<String>,
+    /// Provider base URL (OpenAI-compatible servers: e.g. http://127.0.0.1:11434/v1).
+    #[arg(long, env = "TRADEWIND_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Model name.
+    #[arg(long, env = "TRADEWIND_MODEL")]
+    pub model: Option<String>,
+    /// Replay script (with --provider replay).
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Address to bind (default 127.0.0.1). A non-loopback address needs a password.
+    #[arg(long)]
+    pub bind: Option<IpAddr>,
+    /// Port (default 7420; 0 picks a free one).
+    #[arg(long)]
+    pub port: Option<u16>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Print one JSON event per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Agent: build (default) or plan (read-only; its plan becomes the final answer).
+    #[arg(long, default_value = "build", value_parser = parse_agent)]
+    pub agent: crate::protocol::Agent,
+    /// The prompt.
+    #[arg(required = true, trailing_var_arg = true)]
+    pub prompt: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PasswdArgs {
+    #[arg(long, env = "TRADEWIND_HOME")]
+    pub state_dir: Option<PathBuf>,
+}
+
+/// `config.json` in the state directory (all optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FileConfig {
+    pub bind: Option<IpAddr>,
+    pub port: Option<u16>,
+    pub workspace: Option<PathBuf>,
+    pub allow_write: bool,
+    pub allow_process: bool,
+    pub allow_external: bool,
+    pub read_only: bool,
+    pub additional_directories: Vec<PathBuf>,
+    pub allowed_hosts: Vec<String>,
+    pub provider: FileProvider,
+    pub tasks: TaskSettings,
+    pub plan: PlanSettings,
+    pub agent: AgentSettings,
+    pub network: NetworkSettings,
+}
+
+/// Provider timeouts and retries (`network` in config.json).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NetworkSettings {
+    pub connect_timeout_ms: u64,
+    pub first_byte_timeout_ms: u64,
+    pub idle_timeout_ms: u64,
+    pub max_retries: u32,
+}
+
+impl Default for NetworkSettings {
+    fn default() -> Self {
+        let n = crate::provider::NetPolicy::default();
+        NetworkSettings {
+            connect_timeout_ms: n.connect.as_millis() as u64,
+            first_byte_timeout_ms: n.first_byte.as_millis() as u64,
+            idle_timeout_ms: n.idle.as_millis() as u64,
+            max_retries: n.max_retries,
+        }
+    }
+}
+
+impl NetworkSettings {
+    pub fn policy(&self) -> crate::provider::NetPolicy {
+        use std::time::Duration;
+        crate::provider::NetPolicy {
+            connect: Duration::from_millis(self.connect_timeout_ms.max(1)),
+            first_byte: Duration::from_millis(self.first_byte_timeout_ms.max(1)),
+            idle: Duration::from_millis(self.idle_timeout_ms.max(1)),
+            max_retries: self.max_retries.min(10),
+            ..crate::provider::NetPolicy::default()
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FileProvider {
+    pub kind: Option<String>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TaskSettings {
+    pub max_output_bytes: u64,
+    pub max_run_ms: u64,
+    pub max_per_session: usize,
+    pub max_per_process: usize,
+    pub retention_days: u64,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        Self {
+            max_output_bytes: 2 * 1024 * 1024,
+            max_run_ms: 3_600_000,
+            max_per_session: 4,
+            max_per_process: 16,
+            retention_days: 7,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PlanSettings {
+    pub max_diagrams: usize,
+}
+impl Default for PlanSettings {
+    fn default() -> Self {
+        Self { max_diagrams: 5 }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AgentSettings {
+    /// Model calls per run before the loop stops.
+    pub max_iterations: u32,
+    /// How long an `ask` waits for an answer before it is denied.
+    pub approval_timeout_secs: u64,
+}
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            max_iterations: 50,
+            approval_timeout_secs: 1800,
+        }
+    }
+}
+
+pub use crate::policy::Ceiling;
+
+#[derive(Debug, Clone)]
+pub struct ProviderSettings {
+    pub kind: String,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub replay: Option<PathBuf>,
+}
+
+/// The resolved configuration a server or a headless run works with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub bind: IpAddr,
+    pub port: u16,
+    pub workspace: PathBuf,
+    pub state_dir: PathBuf,
+    pub ceiling: Ceiling,
+    pub read_only: bool,
+    pub yolo: bool,
+    pub extra_roots: Vec<PathBuf>,
+    pub allowed_hosts: Vec<String>,
+    /// Fixed access token (TRADEWIND_TOKEN), else a random one per start.
+    pub access_token: Option<String>,
+    pub database_url: Option<String>,
+    pub provider: Option<ProviderSettings>,
+    pub tasks: TaskSettings,
+    pub plan: PlanSettings,
+    pub agent: AgentSettings,
+    pub network: NetworkSettings,
+}
+
+/// `$TRADEWIND_HOME` (already folded in by clap) or `~/.tradewind`.
+pub fn default_state_dir(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    let home = std::env::var_os("HOME").context("HOME is not set; pass --state-dir")?;
+    Ok(PathBuf::from(home).join(".tradewind"))
+}
+
+pub fn load_file_config(state_dir: &Path) -> anyhow::Result<FileConfig> {
+    let path = state_dir.join("config.json");
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not valid configuration", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileConfig::default()),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+impl Config {
+    pub fn resolve(
+        common: &CommonArgs,
+        bind: Option<IpAddr>,
+        port: Option<u16>,
+    ) -> anyhow::Result<Config> {
+        let state_dir = default_state_dir(common.state_dir.as_deref())?;
+        let file = load_file_config(&state_dir)?;
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let workspace = common
+            .workspace
+            .clone()
+            .or(file.workspace.clone())
+            .unwrap_or_else(|| cwd.clone());
+        let workspace = absolutize(&cwd, &workspace);
+        let workspace = std::fs::canonicalize(&workspace)
+            .with_context(|| format!("workspace {} does not exist", workspace.display()))?;
+        if !workspace.is_dir() {
+            bail!("workspace {} is not a directory", workspace.display());
+        }
+        let read_only = common.read_only || file.read_only;
+        let mut extra_roots = Vec::new();
+        if !read_only {
+            for d in common.add_dir.iter() {
+                let p = absolutize(&cwd, d);
+                extra_roots.push(
+                    std::fs::canonicalize(&p)
+                        .with_context(|| format!("--add-dir {} does not exist", p.display()))?,
+                );
+            }
+            for d in file.additional_directories.iter() {
+                // Relative to the config file that defines it.
+                let p = absolutize(&state_dir, d);
+                if let Ok(c) = std::fs::canonicalize(&p) {
+                    extra_roots.push(c);
+                } else {
+                    tracing::warn!(path = %p.display(), "additionalDirectories entry does not exist; ignored");
+                }
+            }
+        }
+        let ceiling = if read_only {
+            Ceiling::default()
+        } else {
+            Ceiling {
+                write: common.allow_write || file.allow_write,
+                process: common.allow_process || file.allow_process,
+                external: common.allow_external || file.allow_external,
+            }
+        };
+        let provider_kind = common.provider.clone().or(file.provider.kind.clone());
+        let provider = provider_kind.map(|kind| ProviderSettings {
+            kind,
+            base_url: common.base_url.clone().or(file.provider.base_url.clone()),
+            model: common.model.clone().or(file.provider.model.clone()),
+            replay: common.replay.as_ref().map(|p| absolutize(&cwd, p)),
+        });
+        Ok(Config {
+            bind: bind.or(file.bind).unwrap_or(IpAddr::from([127, 0, 0, 1])),
+            port: port.or(file.port).unwrap_or(DEFAULT_PORT),
+            workspace,
+            state_dir,
+            ceiling,
+            read_only,
+            yolo: common.yolo && !read_only,
+            extra_roots,
+            allowed_hosts: file.allowed_hosts,
+            access_token: std::env::var("TRADEWIND_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
+            database_url: std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()),
+            provider,
+            tasks: file.tasks,
+            plan: file.plan,
+            agent: file.agent,
+            network: file.network,
+        })
+    }
+
+    /// A configuration for tests and embedding: everything explicit, nothing read from disk.
+    pub fn for_paths(workspace: PathBuf, state_dir: PathBuf) -> Config {
+        Config {
+            bind: IpAddr::from([127, 0, 0, 1]),
+            port: 0,
+            workspace,
+            state_dir,
+            ceiling: Ceiling::default(),
+            read_only: false,
+            yolo: false,
+            extra_roots: Vec::new(),
+            allowed_hosts: Vec::new(),
+            access_token: None,
+            database_url: None,
+            provider: None,
+            tasks: TaskSettings::default(),
+            plan: PlanSettings::default(),
+            agent: AgentSettings::default(),
+            network: NetworkSettings::default(),
+        }
+    }
+}
+
+fn absolutize(base: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+fn parse_agent(s: &str) -> Result<crate::protocol::Agent, String> {
+    s.parse()
+        .map_err(|_| format!("`{s}` is not an agent: build or plan"))
+}

@@ -1,0 +1,647 @@
+//! Durable, sequenced run events plus live fan-out.
+//!
+//! Every event of a session goes through that session's writer: a queue drained by one task at a
+//! time, which stores everything queued so far in one transaction (group commit: one `seq` range,
+//! one insert per table) and only then broadcasts the frames, in `seq` order. So an event is
+//! stored before it is sent, and the broadcast order is the `seq` order.
+//!
+//! Text and reasoning deltas arrive already coalesced per ~50 ms or 512 bytes
+//! (`agent::coalesce`); the writer merges them once more: consecutive deltas of one message
+//! waiting in the queue become one stored event (up to `MAX_DELTA_BYTES`). So while the writer
+//! is busy — a burst from the model, many subscribers — the log gets fewer, larger events
+//! instead of a backlog.
+//!
+//! `append` waits until its event is stored; `post` does not (the agent loop posts, and waits with
+//! `flush` only before an effect). Messages (the model's history) can ride in the same
+//! transaction, so a message and the events around it are stored together.
+//!
+//! A subscriber takes the broadcast receiver *before* reading the backlog from the database, then
+//! skips live frames it already sent: no gap and no duplicate, also when events are appended while
+//! the backlog is being replayed.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{broadcast, oneshot};
+
+use crate::protocol::EventPayload;
+use crate::store::{EventRow, NewEvent, NewMessage, Store, StoreError, StoreResult};
+
+/// Most items one writer cycle takes from the queue.
+const MAX_BATCH: usize = 1024;
+
+/// Largest text a merged delta event carries.
+pub const MAX_DELTA_BYTES: usize = 16 * 1024;
+
+/// Live channel capacity per session; a receiver that falls further behind re-reads the DB.
+const CHANNEL_CAPACITY: usize = 4096;
+
+/// A stored event, with its frame JSON rendered once and shared by every subscriber.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub seq: i64,
+    pub session: String,
+    pub kind: String,
+    /// The rendered frame, shared (cheaply cloned) by every subscriber.
+    pub json: bytes::Bytes,
+}
+
+impl Frame {
+    pub fn from_row(row: &EventRow) -> Frame {
+        Frame {
+            seq: row.seq,
+            session: row.session_id.clone(),
+            kind: row.kind.clone(),
+            json: bytes::Bytes::from(render_frame(row)),
+        }
+    }
+}
+
+/// `{"seq":N,"session":…,"run":…,"at":…,<payload fields including "type">}`.
+pub fn render_frame(row: &EventRow) -> String {
+    let session = serde_json::to_string(&row.session_id).unwrap_or_else(|_| "\"\"".into());
+    let run = serde_json::to_string(&row.run_id).unwrap_or_else(|_| "null".into());
+    let body = row.data.trim();
+    let rest = body.strip_prefix('{').unwrap_or("}");
+    let sep = if rest.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
+    format!(
+        "{{\"seq\":{},\"session\":{},\"run\":{},\"at\":{}{}{}",
+        row.seq, session, run, row.created_at, sep, rest
+    )
+}
+
+/// Which stream a delta belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeltaKind {
+    Text,
+    Reasoning,
+}
+
+enum Item {
+    Event {
+        run: Option<String>,
+        kind: String,
+        data: String,
+        done: Option<oneshot::Sender<StoreResult<Frame>>>,
+    },
+    Delta {
+        run: Option<String>,
+        kind: DeltaKind,
+        message_id: String,
+        text: String,
+    },
+    Message(NewMessage),
+    /// Resolved once everything queued before it is stored.
+    Barrier(oneshot::Sender<StoreResult<()>>),
+}
+
+impl Item {
+    /// Somebody waits for it, or a user watches it stream: write without lingering.
+    fn urgent(&self) -> bool {
+        match self {
+            Item::Event { done, .. } => done.is_some(),
+            Item::Delta { .. } | Item::Barrier(_) => true,
+            Item::Message(_) => false,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    items: VecDeque<Item>,
+    writing: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Wakes a lingering writer when an urgent item arrives.
+    urgent: tokio::sync::Notify,
+}
+
+struct Channel {
+    tx: broadcast::Sender<Frame>,
+    shared: Arc<Shared>,
+}
+
+type Channels = Arc<Mutex<HashMap<String, Channel>>>;
+
+/// How long a writer holding only fire-and-forget events (tool calls, decisions, results) waits
+/// for more before it commits, so a run's burst of small events becomes a few transactions
+/// instead of one each (on two cores, fewer larger commits leave more CPU to the run). Anything
+/// awaited, and every text delta, cuts the wait short.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The per-session channels (live broadcast + writer queue). A channel exists while it has
+/// subscribers or queued writes; an idle one is dropped, so sessions that were once open do not
+/// keep their broadcast buffers.
+pub struct EventBus {
+    store: Store,
+    channels: Channels,
+}
+
+/// A live subscription; dropping it lets the bus release an idle session's channel.
+pub struct Subscription {
+    rx: Option<broadcast::Receiver<Frame>>,
+    channels: Channels,
+    session: String,
+}
+
+impl Subscription {
+    pub async fn recv(&mut self) -> Result<Frame, broadcast::error::RecvError> {
+        match &mut self.rx {
+            Some(rx) => rx.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        drop(self.rx.take());
+        release_if_idle(&self.channels, &self.session);
+    }
+}
+
+/// Drop a session's channel when nobody listens and nothing is queued or being written.
+fn release_if_idle(channels: &Channels, session: &str) {
+    let mut map = lock(channels);
+    let idle = map.get(session).is_some_and(|ch| {
+        let q = lock(&ch.shared.queue);
+        q.items.is_empty() && !q.writing && ch.tx.receiver_count() == 0
+    });
+    if idle {
+        map.remove(session);
+    }
+}
+
+/// The session's channel, created on first use.
+fn channel<'a>(map: &'a mut HashMap<String, Channel>, session: &str) -> &'a Channel {
+    map.entry(session.to_string()).or_insert_with(|| Channel {
+        tx: broadcast::channel(CHANNEL_CAPACITY).0,
+        shared: Arc::default(),
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// A store error for every waiter of a failed batch (the original is logged once).
+fn copy_err(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::NotFound => StoreError::NotFound,
+        StoreError::Busy => StoreError::Busy,
+        StoreError::Conflict(m) => StoreError::Conflict(m.clone()),
+        StoreError::Other(e) => StoreError::Other(anyhow::anyhow!("{e:#}")),
+    }
+}
+
+impl EventBus {
+    pub fn new(store: Store) -> EventBus {
+        EventBus {
+            store,
+            channels: Arc::default(),
+        }
+    }
+
+    /// Queue an item; start the session's writer if it is idle. Done under the map lock so a
+    /// channel is never released between being looked up and being used.
+    fn enqueue(&self, session: &str, item: Item) {
+        let urgent = item.urgent();
+        let mut map = lock(&self.channels);
+        let ch = channel(&mut map, session);
+        let start = {
+            let mut q = lock(&ch.shared.queue);
+            q.items.push_back(item);
+            !std::mem::replace(&mut q.writing, true)
+        };
+        if urgent {
+            ch.shared.urgent.notify_one();
+        }
+        if start {
+            tokio::spawn(write_loop(
+                self.store.clone(),
+                session.to_string(),
+                ch.tx.clone(),
+                ch.shared.clone(),
+                self.channels.clone(),
+            ));
+        }
+    }
+
+    /// Store, then broadcast; returns once the event is stored, with its frame.
+    pub async fn append(
+        &self,
+        session: &str,
+        run: Option<&str>,
+        payload: &EventPayload,
+    ) -> StoreResult<Frame> {
+        let data = serde_json::to_string(payload).map_err(|e| anyhow::anyhow!(e))?;
+        let (done, rx) = oneshot::channel();
+        self.enqueue(
+            session,
+            Item::Event {
+                run: run.map(str::to_string),
+                kind: payload.kind().to_string(),
+                data,
+                done: Some(done),
+            },
+        );
+        rx.await
+            .map_err(|_| StoreError::Other(anyhow::anyhow!("the event writer stopped")))?
+    }
+
+    /// Queue an event without waiting for it to be stored (it is still stored before it is
+    /// sent, in order). Failures are logged.
+    pub fn post(&self, session: &str, run: Option<&str>, payload: &EventPayload) {
+        match serde_json::to_string(payload) {
+            Ok(data) => self.enqueue(
+                session,
+                Item::Event {
+                    run: run.map(str::to_string),
+                    kind: payload.kind().to_string(),
+                    data,
+                    done: None,
+                },
+            ),
+            Err(e) => tracing::error!(error = %e, "cannot encode event"),
+        }
+    }
+
+    /// Queue a text or reasoning delta; consecutive queued deltas of one message are merged.
+    pub fn post_delta(
+        &self,
+        session: &str,
+        run: Option<&str>,
+        kind: DeltaKind,
+        message_id: &str,
+        text: &str,
+    ) {
+        self.enqueue(
+            session,
+            Item::Delta {
+                run: run.map(str::to_string),
+                kind,
+                message_id: message_id.to_string(),
+                text: text.to_string(),
+            },
+        );
+    }
+
+    /// Queue a history message, stored in the same transaction as the events around it.
+    pub fn post_message(&self, session: &str, message: NewMessage) {
+        self.enqueue(session, Item::Message(message));
+    }
+
+    /// Wait until everything queued so far for the session is stored (and sent).
+    pub async fn flush(&self, session: &str) -> StoreResult<()> {
+        let (done, rx) = oneshot::channel();
+        self.enqueue(session, Item::Barrier(done));
+        rx.await
+            .map_err(|_| StoreError::Other(anyhow::anyhow!("the event writer stopped")))?
+    }
+
+    /// Live frames of a session from now on. Take this before reading the backlog.
+    pub fn subscribe(&self, session: &str) -> Subscription {
+        let mut map = lock(&self.channels);
+        let ch = channel(&mut map, session);
+        Subscription {
+            rx: Some(ch.tx.subscribe()),
+            channels: self.channels.clone(),
+            session: session.to_string(),
+        }
+    }
+
+    /// Stored frames with `seq > after`.
+    pub async fn backlog(&self, session: &str, after: i64, limit: i64) -> StoreResult<Vec<Frame>> {
+        Ok(self
+            .store
+            .list_events(session, after, limit)
+            .await?
+            .iter()
+            .map(Frame::from_row)
+            .collect())
+    }
+
+    /// Number of live receivers of a session (for connection caps and tests).
+    pub fn receiver_count(&self, session: &str) -> usize {
+        lock(&self.channels)
+            .get(session)
+            .map_or(0, |ch| ch.tx.receiver_count())
+    }
+
+    /// Sessions that currently hold a channel (for tests of the release rule).
+    pub fn open_channels(&self) -> usize {
+        lock(&self.channels).len()
+    }
+
+    pub fn forget(&self, session: &str) {
+        release_if_idle(&self.channels, session);
+    }
+}
+
+/// What one writer cycle stores, with who waits for what.
+#[derive(Default)]
+struct Batch {
+    events: Vec<NewEvent>,
+    /// Per event: its waiter, if any.
+    waiters: Vec<Option<oneshot::Sender<StoreResult<Frame>>>>,
+    messages: Vec<NewMessage>,
+    barriers: Vec<oneshot::Sender<StoreResult<()>>>,
+}
+
+/// Turn queued items into one batch: events in order, consecutive deltas of one message merged.
+fn build_batch(items: Vec<Item>) -> Batch {
+    let mut b = Batch::default();
+    // The delta being merged: (run, kind, message id, text).
+    let mut open: Option<(Option<String>, DeltaKind, String, String)> = None;
+    fn close(b: &mut Batch, open: &mut Option<(Option<String>, DeltaKind, String, String)>) {
+        if let Some((run, kind, message_id, text)) = open.take() {
+            let payload = match kind {
+                DeltaKind::Text => EventPayload::MessageDelta { message_id, text },
+                DeltaKind::Reasoning => EventPayload::ReasoningDelta { message_id, text },
+            };
+            if let Ok(data) = serde_json::to_string(&payload) {
+                b.events.push(NewEvent {
+                    run_id: run,
+                    kind: payload.kind().to_string(),
+                    data,
+                });
+                b.waiters.push(None);
+            }
+        }
+    }
+    for item in items {
+        match item {
+            Item::Delta {
+                run,
+                kind,
+                message_id,
+                text,
+            } => {
+                if let Some((r, k, m, t)) = &mut open
+                    && *r == run
+                    && *k == kind
+                    && *m == message_id
+                    && t.len() + text.len() <= MAX_DELTA_BYTES
+                {
+                    t.push_str(&text);
+                    continue;
+                }
+                close(&mut b, &mut open);
+                open = Some((run, kind, message_id, text));
+            }
+            Item::Event {
+                run,
+                kind,
+                data,
+                done,
+            } => {
+                close(&mut b, &mut open);
+                b.events.push(NewEvent {
+                    run_id: run,
+                    kind,
+                    data,
+                });
+                b.waiters.push(done);
+            }
+            // Messages and barriers keep their place relative to events: a barrier resolves after
+            // the whole batch, which holds everything queued before it.
+            Item::Message(m) => b.messages.push(m),
+            Item::Barrier(done) => b.barriers.push(done),
+        }
+    }
+    close(&mut b, &mut open);
+    b
+}
+
+/// Take up to `MAX_BATCH - have` items; `None` (and the writer marked stopped) when empty.
+fn drain(shared: &Shared, have: usize, stop_when_empty: bool) -> Option<Vec<Item>> {
+    let mut q = lock(&shared.queue);
+    if q.items.is_empty() && stop_when_empty {
+        q.writing = false;
+        return None;
+    }
+    let n = q.items.len().min(MAX_BATCH.saturating_sub(have));
+    Some(q.items.drain(..n).collect())
+}
+
+async fn write_loop(
+    store: Store,
+    session: String,
+    tx: broadcast::Sender<Frame>,
+    shared: Arc<Shared>,
+    channels: Channels,
+) {
+    loop {
+        let Some(mut items) = drain(&shared, 0, true) else {
+            release_if_idle(&channels, &session);
+            return;
+        };
+        if !items.iter().any(Item::urgent) {
+            tokio::select! {
+                _ = tokio::time::sleep(LINGER) => {}
+                _ = shared.urgent.notified() => {}
+            }
+            if let Some(more) = drain(&shared, items.len(), false) {
+                items.extend(more);
+            }
+        }
+        let b = build_batch(items);
+        match store.append_batch(&session, &b.events, &b.messages).await {
+            Ok(rows) => {
+                for (row, waiter) in rows.iter().zip(b.waiters) {
+                    let frame = Frame::from_row(row);
+                    // No receivers is fine: the event is durable and will be replayed.
+                    let _ = tx.send(frame.clone());
+                    if let Some(w) = waiter {
+                        let _ = w.send(Ok(frame));
+                    }
+                }
+                for w in b.barriers {
+                    let _ = w.send(Ok(()));
+                }
+            }
+            Err(e) => {
+                if !matches!(e, StoreError::NotFound) {
+                    tracing::error!(error = %e, session = %session, events = b.events.len(), "cannot store events");
+                }
+                for w in b.waiters.into_iter().flatten() {
+                    let _ = w.send(Err(copy_err(&e)));
+                }
+                for w in b.barriers {
+                    let _ = w.send(Err(copy_err(&e)));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(m: &str, kind: DeltaKind, t: &str) -> Item {
+        Item::Delta {
+            run: Some("R".into()),
+            kind,
+            message_id: m.into(),
+            text: t.into(),
+        }
+    }
+
+    #[tokio::test]
+    #[allow(clippy::unwrap_used)]
+    async fn posts_are_stored_in_order_and_idle_channels_are_released() {
+        let dir = std::env::temp_dir().join(format!("tw-events-{}", crate::util::new_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open_sqlite(&dir.join("t.db")).await.unwrap();
+        store
+            .create_session(
+                "S",
+                "t",
+                "/tmp",
+                crate::protocol::Agent::Build,
+                crate::protocol::Mode::Ask,
+                None,
+            )
+            .await
+            .unwrap();
+        let bus = EventBus::new(store.clone());
+        let mut sub = bus.subscribe("S");
+        for i in 0..50 {
+            bus.post(
+                "S",
+                None,
+                &EventPayload::Error {
+                    code: "n".into(),
+                    message: i.to_string(),
+                },
+            );
+        }
+        bus.post_delta("S", Some("R"), DeltaKind::Text, "m", "a");
+        bus.post_delta("S", Some("R"), DeltaKind::Text, "m", "b");
+        let last = bus
+            .append(
+                "S",
+                None,
+                &EventPayload::Error {
+                    code: "end".into(),
+                    message: String::new(),
+                },
+            )
+            .await
+            .unwrap();
+        let mut live = Vec::new();
+        while live.last() != Some(&last.seq) {
+            live.push(sub.recv().await.unwrap().seq);
+        }
+        assert_eq!(
+            live,
+            (1..=last.seq).collect::<Vec<_>>(),
+            "live frames in seq order"
+        );
+        let stored = store.list_events("S", 0, 1000).await.unwrap();
+        let messages: Vec<String> = stored
+            .iter()
+            .take(50)
+            .map(|r| {
+                serde_json::from_str::<serde_json::Value>(&r.data).unwrap()["message"].to_string()
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            (0..50).map(|i| format!("\"{i}\"")).collect::<Vec<_>>()
+        );
+        assert!(
+            last.seq <= 52,
+            "the two queued deltas may merge: {}",
+            last.seq
+        );
+        assert_eq!(bus.open_channels(), 1, "a subscriber keeps the channel");
+        drop(sub);
+        for _ in 0..200 {
+            if bus.open_channels() == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            bus.open_channels(),
+            0,
+            "an idle channel without subscribers is released"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn consecutive_deltas_of_one_message_merge_and_nothing_else_does() {
+        let items = vec![
+            delta("m1", DeltaKind::Text, "a"),
+            delta("m1", DeltaKind::Text, "b"),
+            delta("m1", DeltaKind::Reasoning, "r"),
+            delta("m1", DeltaKind::Text, "c"),
+            Item::Event {
+                run: None,
+                kind: "error".into(),
+                data: "{}".into(),
+                done: None,
+            },
+            delta("m1", DeltaKind::Text, "d"),
+            delta("m2", DeltaKind::Text, "e"),
+            delta("m2", DeltaKind::Text, &"x".repeat(MAX_DELTA_BYTES)),
+        ];
+        let b = build_batch(items);
+        let texts: Vec<String> = b
+            .events
+            .iter()
+            .map(|e| {
+                let v: serde_json::Value = serde_json::from_str(&e.data).unwrap_or_default();
+                format!(
+                    "{}:{}",
+                    e.kind,
+                    v["text"].as_str().unwrap_or("-").len().min(3)
+                )
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "message_delta:2",
+                "reasoning_delta:1",
+                "message_delta:1",
+                "error:1",
+                "message_delta:1",
+                "message_delta:1",
+                "message_delta:3",
+            ]
+        );
+        assert_eq!(b.waiters.len(), b.events.len());
+    }
+
+    #[test]
+    fn frame_rendering_merges_payload() {
+        let row = EventRow {
+            session_id: "S".into(),
+            seq: 3,
+            run_id: None,
+            kind: "error".into(),
+            data: r#"{"type":"error","code":"x","message":"y"}"#.into(),
+            created_at: 7,
+        };
+        let v: serde_json::Value = serde_json::from_str(&render_frame(&row)).unwrap_or_default();
+        assert_eq!(v["seq"], 3);
+        assert_eq!(v["session"], "S");
+        assert!(v["run"].is_null());
+        assert_eq!(v["type"], "error");
+        assert_eq!(v["code"], "x");
+    }
+}

@@ -1,0 +1,26 @@
+//! Tradewind's core: everything that does things, as services that the REST API and the
+//! WebSocket both call. This crate never names HTTP: the `tradewind` crate depends on it, never
+//! the other way round (the compiler enforces the direction protocol ← policy ← core ← tradewind).
+//!
+//! Data flows one way: services → runs → agent → (provider, policy → tools) → events → clients.
+#![forbid(unsafe_code)]
+
+pub use tradewind_policy as policy;
+pub use tradewind_protocol as protocol;
+
+pub mod agent;
+pub mod artifacts;
+pub mod auth;
+pub mod config;
+pub mod events;
+pub mod pending;
+pub mod plan;
+pub mod probe;
+pub mod provider;
+pub mod runs;
+pub mod services;
+pub mod state_dir;
+pub mod store;
+pub mod tasks;
+pub mod tools;
+pub mod util;

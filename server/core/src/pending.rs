@@ -1,0 +1,416 @@
+//! One broker for everything that waits for a person: approvals, questions and plan decisions.
+//!
+//! Asking is always the same five steps — register a waiter, persist the row, emit the request
+//! event, await the answer (or a timeout, or the run's cancellation), and on no answer expire the
+//! row and emit that — done once here for every kind. Answering is the mirror, used by the REST
+//! API and the WebSocket alike through `services`: load the row, validate the answer against it,
+//! move the row out of `pending` with a compare-and-set (so a replay or a late answer loses),
+//! record the decision event, and wake the waiting run. Each waiter is keyed by its own id with a
+//! oneshot, never a shared channel.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::events::EventBus;
+use crate::protocol::{ApprovalDecision, ApprovalScope, EventPayload, PlanDecision, Question};
+use crate::store::{
+    ApprovalRow, ApprovalStatus, NewApproval, PlanRow, PlanStatus, QuestionRow, QuestionStatus,
+    Store, StoreError, StoreResult,
+};
+
+/// One kind of prompt: how its rows are stored, what its events say, how answers are checked.
+pub trait PromptKind: Send + Sync + 'static {
+    /// What the run registers (the row to insert and what the request event shows).
+    type Request: Send + Sync;
+    /// The stored row an answer is checked against.
+    type Row: Send;
+    /// The person's answer.
+    type Answer: Clone + Send + 'static;
+    /// `approval`, `question`, `plan`: used in "… not found".
+    const NAME: &'static str;
+    /// Said when the row is no longer pending.
+    const CLOSED: &'static str;
+
+    fn persist(store: &Store, req: &Self::Request) -> impl Future<Output = StoreResult<()>> + Send;
+    fn requested(req: &Self::Request) -> EventPayload;
+    /// Move a still-pending row to its expired state; true when this call did it.
+    fn expire(store: &Store, id: &str) -> impl Future<Output = StoreResult<bool>> + Send;
+    fn expired(req: &Self::Request) -> EventPayload;
+
+    fn load(store: &Store, id: &str) -> impl Future<Output = StoreResult<Self::Row>> + Send;
+    /// `(session_id, run_id)` of a row.
+    fn owner(row: &Self::Row) -> (&str, &str);
+    fn validate(row: &Self::Row, answer: &Self::Answer) -> Result<(), String>;
+    /// Move the row from `pending` to the answer's state; false when it was not pending.
+    fn decide(
+        store: &Store,
+        id: &str,
+        answer: &Self::Answer,
+    ) -> impl Future<Output = StoreResult<bool>> + Send;
+    fn decided(id: &str, answer: &Self::Answer) -> EventPayload;
+}
+
+/// Where a prompt waits: the run that asks, and for how long.
+pub struct Waiter<'a> {
+    pub store: &'a Store,
+    pub events: &'a EventBus,
+    pub session: &'a str,
+    pub run: &'a str,
+    pub timeout: Duration,
+    pub cancel: &'a CancellationToken,
+}
+
+/// How an ask ended.
+#[derive(Debug)]
+pub enum Asked<T> {
+    Answered(T),
+    /// No answer in time, or the run was cancelled: the row is expired.
+    Expired,
+    /// The row could not be stored; nothing was shown to anyone.
+    Failed(StoreError),
+}
+
+/// Why an answer was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Closed(&'static str),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+pub struct Pending<K: PromptKind> {
+    waiting: Mutex<HashMap<String, oneshot::Sender<K::Answer>>>,
+}
+
+impl<K: PromptKind> Default for Pending<K> {
+    fn default() -> Self {
+        Pending {
+            waiting: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<K: PromptKind> Pending<K> {
+    /// Register → persist → emit → await the answer, a timeout or cancellation → expire, once.
+    pub async fn ask(&self, w: &Waiter<'_>, id: &str, req: &K::Request) -> Asked<K::Answer> {
+        let (tx, rx) = oneshot::channel();
+        self.waiting.lock().insert(id.to_string(), tx);
+        if let Err(e) = K::persist(w.store, req).await {
+            self.waiting.lock().remove(id);
+            return Asked::Failed(e);
+        }
+        w.events.post(w.session, Some(w.run), &K::requested(req));
+        let answer = tokio::select! {
+            r = rx => r.ok(),
+            _ = tokio::time::sleep(w.timeout) => None,
+            _ = w.cancel.cancelled() => None,
+        };
+        match answer {
+            // The answering service already moved the row out of `pending` and recorded it.
+            Some(a) => Asked::Answered(a),
+            None => {
+                self.waiting.lock().remove(id);
+                if K::expire(w.store, id).await.unwrap_or(false) {
+                    w.events.post(w.session, Some(w.run), &K::expired(req));
+                }
+                Asked::Expired
+            }
+        }
+    }
+
+    /// Answer once: load, validate, compare-and-set out of `pending`, record, wake the run.
+    pub async fn answer(
+        &self,
+        store: &Store,
+        events: &EventBus,
+        id: &str,
+        answer: K::Answer,
+    ) -> Result<(), AnswerError> {
+        let row = K::load(store, id).await.map_err(|e| match e {
+            StoreError::NotFound => AnswerError::NotFound(K::NAME),
+            other => AnswerError::Store(other),
+        })?;
+        K::validate(&row, &answer).map_err(AnswerError::Invalid)?;
+        if !K::decide(store, id, &answer)
+            .await
+            .map_err(AnswerError::Store)?
+        {
+            return Err(AnswerError::Closed(K::CLOSED));
+        }
+        let (session, run) = K::owner(&row);
+        if let Err(e) = events
+            .append(session, Some(run), &K::decided(id, &answer))
+            .await
+        {
+            tracing::warn!(error = %e, id, "could not record the decision event");
+        }
+        let waiter = self.waiting.lock().remove(id);
+        if waiter.is_none_or(|tx| tx.send(answer).is_err()) {
+            tracing::warn!(
+                id,
+                kind = K::NAME,
+                "answered, but no run was waiting for it"
+            );
+        }
+        Ok(())
+    }
+
+    /// Ids that a run currently waits on (for tests and diagnostics).
+    pub fn waiting(&self) -> usize {
+        self.waiting.lock().len()
+    }
+}
+
+// ---- Approvals ----
+
+/// An approval a run asks for.
+pub struct ApprovalRequest {
+    pub row: NewApproval,
+    pub event: EventPayload,
+}
+
+pub struct Approvals;
+
+impl PromptKind for Approvals {
+    type Request = ApprovalRequest;
+    type Row = ApprovalRow;
+    type Answer = ApprovalDecision;
+    const NAME: &'static str = "approval";
+    const CLOSED: &'static str = "this approval was already answered or has expired";
+
+    async fn persist(store: &Store, req: &ApprovalRequest) -> StoreResult<()> {
+        store.create_approval(&req.row).await
+    }
+    fn requested(req: &ApprovalRequest) -> EventPayload {
+        req.event.clone()
+    }
+    async fn expire(store: &Store, id: &str) -> StoreResult<bool> {
+        store.decide_approval(id, ApprovalStatus::Expired).await
+    }
+    fn expired(req: &ApprovalRequest) -> EventPayload {
+        EventPayload::ApprovalDecided {
+            approval_id: req.row.id.clone(),
+            decision: ApprovalStatus::Expired.as_ref().into(),
+        }
+    }
+    async fn load(store: &Store, id: &str) -> StoreResult<ApprovalRow> {
+        store.get_approval(id).await
+    }
+    fn owner(row: &ApprovalRow) -> (&str, &str) {
+        (&row.session_id, &row.run_id)
+    }
+    fn validate(row: &ApprovalRow, d: &ApprovalDecision) -> Result<(), String> {
+        use ApprovalDecision::{Deny, Directory, Once, Session};
+        let valid = match row.scope {
+            ApprovalScope::Directory => matches!(d, Once | Directory | Deny),
+            ApprovalScope::Effect => matches!(d, Once | Session | Deny),
+        };
+        if valid {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}` is not an answer for a {} approval",
+                d.as_str(),
+                row.scope.as_ref()
+            ))
+        }
+    }
+    async fn decide(store: &Store, id: &str, d: &ApprovalDecision) -> StoreResult<bool> {
+        store.decide_approval(id, ApprovalStatus::from(*d)).await
+    }
+    fn decided(id: &str, d: &ApprovalDecision) -> EventPayload {
+        EventPayload::ApprovalDecided {
+            approval_id: id.to_string(),
+            decision: d.as_str().into(),
+        }
+    }
+}
+
+// ---- Questions ----
+
+/// Answers: one entry per question; `None` = skipped.
+pub type Answers = Vec<Option<Vec<String>>>;
+
+pub struct QuestionRequest {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub questions: Vec<Question>,
+}
+
+pub struct Questions;
+
+impl PromptKind for Questions {
+    type Request = QuestionRequest;
+    type Row = (QuestionRow, Vec<Question>);
+    type Answer = Answers;
+    const NAME: &'static str = "question";
+    const CLOSED: &'static str = "this question was already answered or has expired";
+
+    async fn persist(store: &Store, q: &QuestionRequest) -> StoreResult<()> {
+        let json = serde_json::to_string(&q.questions).map_err(anyhow::Error::from)?;
+        store
+            .create_question(&q.id, &q.session_id, &q.run_id, &q.call_id, &json)
+            .await
+    }
+    fn requested(q: &QuestionRequest) -> EventPayload {
+        EventPayload::QuestionAsked {
+            question_id: q.id.clone(),
+            call_id: q.call_id.clone(),
+            questions: q.questions.clone(),
+        }
+    }
+    async fn expire(store: &Store, id: &str) -> StoreResult<bool> {
+        store
+            .answer_question(id, QuestionStatus::Expired, None)
+            .await
+    }
+    fn expired(q: &QuestionRequest) -> EventPayload {
+        EventPayload::QuestionAnswered {
+            question_id: q.id.clone(),
+            answers: vec![None; q.questions.len()],
+        }
+    }
+    async fn load(store: &Store, id: &str) -> StoreResult<Self::Row> {
+        let row = store.get_question(id).await?;
+        let questions: Vec<Question> = serde_json::from_str(&row.questions).map_err(|e| {
+            StoreError::Other(anyhow::anyhow!(
+                "question {id} has unreadable questions: {e}"
+            ))
+        })?;
+        Ok((row, questions))
+    }
+    fn owner(row: &Self::Row) -> (&str, &str) {
+        (&row.0.session_id, &row.0.run_id)
+    }
+    fn validate(row: &Self::Row, answers: &Answers) -> Result<(), String> {
+        validate_answers(&row.1, answers)
+    }
+    async fn decide(store: &Store, id: &str, answers: &Answers) -> StoreResult<bool> {
+        let json = serde_json::to_string(answers).map_err(anyhow::Error::from)?;
+        store
+            .answer_question(id, QuestionStatus::Answered, Some(&json))
+            .await
+    }
+    fn decided(id: &str, answers: &Answers) -> EventPayload {
+        EventPayload::QuestionAnswered {
+            question_id: id.to_string(),
+            answers: answers.clone(),
+        }
+    }
+}
+
+/// Check answers against their questions.
+pub fn validate_answers(
+    questions: &[Question],
+    answers: &[Option<Vec<String>>],
+) -> Result<(), String> {
+    if answers.len() != questions.len() {
+        return Err(format!(
+            "expected {} answers (null to skip a question)",
+            questions.len()
+        ));
+    }
+    for (q, a) in questions.iter().zip(answers) {
+        let Some(labels) = a else { continue };
+        if labels.is_empty() || (!q.multi_select && labels.len() != 1) {
+            let takes = if q.multi_select {
+                "one or more options"
+            } else {
+                "exactly one option"
+            };
+            return Err(format!("question `{}` takes {takes}", q.question));
+        }
+        if let Some(l) = labels
+            .iter()
+            .find(|l| !q.options.iter().any(|o| &o.label == *l))
+        {
+            return Err(format!("`{l}` is not an option of `{}`", q.question));
+        }
+    }
+    Ok(())
+}
+
+// ---- Plans ----
+
+/// A plan decision and the feedback text that goes with `feedback`.
+pub type PlanAnswer = (PlanDecision, Option<String>);
+
+pub struct PlanRequest {
+    pub row: PlanRow,
+    pub event: EventPayload,
+}
+
+pub struct Plans;
+
+impl PromptKind for Plans {
+    type Request = PlanRequest;
+    type Row = PlanRow;
+    type Answer = PlanAnswer;
+    const NAME: &'static str = "plan";
+    const CLOSED: &'static str = "this plan was already decided";
+
+    async fn persist(store: &Store, p: &PlanRequest) -> StoreResult<()> {
+        store.create_plan(&p.row).await
+    }
+    fn requested(p: &PlanRequest) -> EventPayload {
+        p.event.clone()
+    }
+    async fn expire(store: &Store, id: &str) -> StoreResult<bool> {
+        store
+            .transition_plan(id, PlanStatus::Pending, PlanStatus::Skipped, None)
+            .await
+    }
+    fn expired(p: &PlanRequest) -> EventPayload {
+        Self::decided(&p.row.id, &(PlanDecision::Skipped, None))
+    }
+    async fn load(store: &Store, id: &str) -> StoreResult<PlanRow> {
+        store.get_plan(id).await
+    }
+    fn owner(row: &PlanRow) -> (&str, &str) {
+        (&row.session_id, &row.run_id)
+    }
+    fn validate(_row: &PlanRow, (decision, feedback): &PlanAnswer) -> Result<(), String> {
+        if *decision == PlanDecision::Unavailable {
+            return Err("decision must be approved, feedback or skipped".into());
+        }
+        if *decision == PlanDecision::Feedback && feedback.is_none() {
+            return Err("feedback needs its text in `feedback`".into());
+        }
+        if feedback
+            .as_ref()
+            .is_some_and(|f| f.chars().count() > 20_000)
+        {
+            return Err("feedback is longer than 20000 characters".into());
+        }
+        Ok(())
+    }
+    async fn decide(store: &Store, id: &str, (d, feedback): &PlanAnswer) -> StoreResult<bool> {
+        store
+            .transition_plan(
+                id,
+                PlanStatus::Pending,
+                PlanStatus::from(*d),
+                feedback.as_deref(),
+            )
+            .await
+    }
+    fn decided(id: &str, (decision, feedback): &PlanAnswer) -> EventPayload {
+        EventPayload::PlanDecided {
+            plan_id: id.to_string(),
+            decision: *decision,
+            feedback: feedback.clone(),
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! The run scheduler: a per-session queue of inputs, one active run per session, a global cap on
+//! concurrent runs, cancellation (the provider stream and any running tool's process group stop
+//! within a second), and recovery at start-up (runs active when the server died become
+//! `interrupted`; queued inputs are kept and started again).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{self, AgentDeps, RunOutcome, RunSpec};
+use crate::protocol::{EventPayload, RunStatus, RunTrigger, Usage};
+use crate::store::{PlanStatus, StoreResult};
+use crate::util::new_id;
+
+pub mod wake;
+
+/// Runs executing at once across all sessions.
+pub const MAX_CONCURRENT_RUNS: usize = 8;
+
+#[derive(Debug, Clone)]
+struct Queued {
+    run_id: String,
+    trigger: RunTrigger,
+    text: String,
+    /// The session as read when the input was queued: used by a run that starts at once, so its
+    /// start reads nothing again. A run that waits reads the session when it starts.
+    session: Option<crate::store::SessionRow>,
+}
+
+#[derive(Default)]
+struct SessionState {
+    worker: bool,
+    queue: VecDeque<Queued>,
+    active: Option<(String, CancellationToken)>,
+}
+
+pub struct RunManager {
+    deps: Arc<AgentDeps>,
+    sessions: Mutex<HashMap<String, SessionState>>,
+    global: Arc<Semaphore>,
+    shutdown: CancellationToken,
+    /// Notified whenever a session's worker goes idle (wake-ups retry then).
+    pub idle: tokio::sync::Notify,
+}
+
+impl RunManager {
+    /// Drop what is kept in memory for a deleted session.
+    pub fn forget_session(&self, session_id: &str) {
+        self.deps.events.forget(session_id);
+        drop(self.deps.history.take(session_id));
+    }
+
+    pub fn new(deps: Arc<AgentDeps>) -> Arc<RunManager> {
+        Arc::new(RunManager {
+            deps,
+            sessions: Mutex::new(HashMap::new()),
+            global: Arc::new(Semaphore::new(MAX_CONCURRENT_RUNS)),
+            shutdown: CancellationToken::new(),
+            idle: tokio::sync::Notify::new(),
+        })
+    }
+
+    pub fn deps(&self) -> &Arc<AgentDeps> {
+        &self.deps
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionState>> {
+        match self.sessions.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Queue an input on a session; starts a worker if the session is free.
+    pub async fn enqueue(
+        self: &Arc<Self>,
+        session_id: &str,
+        trigger: RunTrigger,
+        text: &str,
+    ) -> StoreResult<String> {
+        let session = self.deps.store.get_session(session_id).await?;
+        self.enqueue_on(&session, trigger, text).await
+    }
+
+    /// `enqueue` for a session row the caller has just read.
+    pub async fn enqueue_on(
+        self: &Arc<Self>,
+        session: &crate::store::SessionRow,
+        trigger: RunTrigger,
+        text: &str,
+    ) -> StoreResult<String> {
+        let session_id = session.id.as_str();
+        let run_id = new_id();
+        self.deps
+            .store
+            .create_run(&run_id, session_id, trigger, text, session.agent)
+            .await?;
+        self.push(
+            session_id,
+            Queued {
+                run_id: run_id.clone(),
+                trigger,
+                text: text.to_string(),
+                session: Some(session.clone()),
+            },
+        );
+        Ok(run_id)
+    }
+
+    fn push(self: &Arc<Self>, session_id: &str, mut q: Queued) {
+        let start = {
+            let mut map = self.lock();
+            let st = map.entry(session_id.to_string()).or_default();
+            if st.worker {
+                q.session = None;
+            }
+            st.queue.push_back(q);
+            !std::mem::replace(&mut st.worker, true)
+        };
+        if start {
+            let me = self.clone();
+            let sid = session_id.to_string();
+            tokio::spawn(async move { me.worker(sid).await });
+        }
+    }
+
+    async fn worker(self: Arc<Self>, session_id: String) {
+        loop {
+            let next = {
+                let mut map = self.lock();
+                let st = map.entry(session_id.clone()).or_default();
+                match st.queue.pop_front() {
+                    Some(q) => {
+                        let token = self.shutdown.child_token();
+                        st.active = Some((q.run_id.clone(), token.clone()));
+                        Some((q, token))
+                    }
+                    None => {
+                        st.worker = false;
+                        st.active = None;
+                        self.idle.notify_waiters();
+                        None
+                    }
+                }
+            };
+            let Some((mut q, cancel)) = next else { return };
+            let permit = match self.global.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    // Waiting for a free slot: the session may change meanwhile.
+                    q.session = None;
+                    tokio::select! {
+                        p = self.global.clone().acquire_owned() => p.ok(),
+                        _ = cancel.cancelled() => None,
+                    }
+                }
+            };
+            if permit.is_some() {
+                // A panic inside a run must not wedge the session: run it as its own task and
+                // record a failure if it dies.
+                let me = self.clone();
+                let sid = session_id.clone();
+                let run_id = q.run_id.clone();
+                let handle = tokio::spawn(async move { me.execute(&sid, q, cancel).await });
+                if let Err(e) = handle.await {
+                    tracing::error!(error = %e, run = %run_id, "run task died");
+                    let error = crate::protocol::WireError {
+                        code: "internal".into(),
+                        message: "the run stopped on an internal error".into(),
+                    };
+                    let err = serde_json::to_string(&error).ok();
+                    if self
+                        .deps
+                        .store
+                        .finish_run(&run_id, RunStatus::Failed, err.as_deref(), None)
+                        .await
+                        .unwrap_or(false)
+                    {
+                        let p = EventPayload::RunFinished {
+                            run_id: run_id.clone(),
+                            status: RunStatus::Failed,
+                            error: Some(error),
+                            usage: Usage::default(),
+                            duration_ms: 0,
+                        };
+                        let _ = self
+                            .deps
+                            .events
+                            .append(&session_id, Some(&run_id), &p)
+                            .await;
+                    }
+                }
+            } else {
+                self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled)
+                    .await;
+            }
+            drop(permit);
+            let mut map = self.lock();
+            if let Some(st) = map.get_mut(&session_id) {
+                st.active = None;
+            }
+        }
+    }
+
+    async fn execute(self: &Arc<Self>, session_id: &str, q: Queued, cancel: CancellationToken) {
+        let store = &self.deps.store;
+        match store.start_run(&q.run_id).await {
+            Ok(true) => {}
+            Ok(false) => return, // cancelled while queued
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start run");
+                return;
+            }
+        }
+        let fresh = match q.session {
+            Some(s) => Ok(s),
+            None => store.get_session(session_id).await,
+        };
+        let session = match fresh {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "session vanished before its run");
+                let _ = store
+                    .finish_run(
+                        &q.run_id,
+                        RunStatus::Failed,
+                        Some("session not found"),
+                        None,
+                    )
+                    .await;
+                return;
+            }
+        };
+        let spec = RunSpec {
+            run_id: q.run_id.clone(),
+            session,
+            trigger: q.trigger,
+            text: q.text,
+            cancel,
+        };
+        // The run's row is final before its `run_finished` event is sent (agent::run does both).
+        let _: RunOutcome = agent::run(&self.deps, &spec).await;
+        self.implement_approved_plan(session_id, &q.run_id).await;
+    }
+
+    /// When a plan run ends with an approved plan, the host switches the session to `build` and
+    /// starts the implementation turn with that plan (the tool itself never does).
+    async fn implement_approved_plan(self: &Arc<Self>, session_id: &str, run_id: &str) {
+        let store = &self.deps.store;
+        let Ok(plans) = store.approved_plans_of_run(run_id).await else {
+            return;
+        };
+        let Some(plan) = plans.into_iter().next() else {
+            return;
+        };
+        if !store
+            .transition_plan(
+                &plan.id,
+                PlanStatus::Approved,
+                PlanStatus::Implementing,
+                None,
+            )
+            .await
+            .unwrap_or(false)
+        {
+            return;
+        }
+        let text = match store.get_artifact(&plan.artifact_id).await {
+            Ok(a) => serde_json::from_str::<crate::plan::PlanRevision>(&a.meta)
+                .map(|r| r.plan)
+                .unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let patch = crate::store::SessionPatch {
+            agent: Some(crate::protocol::Agent::Build),
+            ..Default::default()
+        };
+        match store.update_session(session_id, &patch).await {
+            Ok(row) => {
+                let session = crate::protocol::Session::from(row);
+                let _ = self
+                    .deps
+                    .events
+                    .append(
+                        session_id,
+                        None,
+                        &EventPayload::SessionUpdated { data: session },
+                    )
+                    .await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot switch the session to build");
+                return;
+            }
+        }
+        let prompt = format!("Implement this approved plan exactly.\n\n{text}");
+        if let Err(e) = self.enqueue(session_id, RunTrigger::Plan, &prompt).await {
+            tracing::error!(error = %e, "cannot start the implementation run");
+        }
+    }
+
+    async fn finish_unstarted(&self, session_id: &str, run_id: &str, status: RunStatus) {
+        if self
+            .deps
+            .store
+            .finish_run(run_id, status, None, None)
+            .await
+            .unwrap_or(false)
+        {
+            let p = EventPayload::RunFinished {
+                run_id: run_id.to_string(),
+                status,
+                error: None,
+                usage: Usage::default(),
+                duration_ms: 0,
+            };
+            let _ = self.deps.events.append(session_id, Some(run_id), &p).await;
+        }
+    }
+
+    /// Cancel a queued or active run. `Ok(false)`: the run had already ended.
+    pub async fn cancel(&self, run_id: &str) -> StoreResult<bool> {
+        let run = self.deps.store.get_run(run_id).await?;
+        let (removed, token) = {
+            let mut map = self.lock();
+            let st = map.entry(run.session_id.clone()).or_default();
+            let before = st.queue.len();
+            st.queue.retain(|q| q.run_id != run_id);
+            let removed = st.queue.len() != before;
+            let token = st
+                .active
+                .as_ref()
+                .filter(|(id, _)| id == run_id)
+                .map(|(_, t)| t.clone());
+            (removed, token)
+        };
+        if let Some(t) = token {
+            t.cancel();
+            return Ok(true);
+        }
+        if removed || run.status == RunStatus::Queued {
+            self.finish_unstarted(&run.session_id, run_id, RunStatus::Cancelled)
+                .await;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// True while a run is active or queued on the session.
+    pub fn is_busy(&self, session_id: &str) -> bool {
+        self.lock().get(session_id).is_some_and(|s| s.worker)
+    }
+
+    /// At start-up: active runs of a dead server are `interrupted`; queued ones start again;
+    /// pending approvals can no longer be answered.
+    pub async fn recover(self: &Arc<Self>) -> StoreResult<()> {
+        let store = &self.deps.store;
+        store.expire_pending_approvals().await?;
+        store.expire_pending_prompts().await?;
+        for r in store.list_runs_with_status(RunStatus::Running).await? {
+            if store.finish_run(&r.id, RunStatus::Interrupted, Some("{\"code\":\"interrupted\",\"message\":\"the server stopped during this run\"}"), None).await? {
+                let p = EventPayload::RunFinished {
+                    run_id: r.id.clone(),
+                    status: RunStatus::Interrupted,
+                    error: Some(crate::protocol::WireError { code: "interrupted".into(), message: "the server stopped during this run".into() }),
+                    usage: Usage::default(),
+                    duration_ms: 0,
+                };
+                let _ = self.deps.events.append(&r.session_id, Some(&r.id), &p).await;
+            }
+        }
+        for r in store.list_runs_with_status(RunStatus::Queued).await? {
+            let trigger = r.trigger;
+            self.push(
+                &r.session_id,
+                Queued {
+                    run_id: r.id,
+                    trigger,
+                    text: r.input,
+                    session: None,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// Stop everything (server shutdown).
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+}

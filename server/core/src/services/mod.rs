@@ -1,0 +1,211 @@
+//! The commands a client can give, one service each, used by the REST API and the WebSocket
+//! alike: post a message, cancel a run, answer an approval, a question or a plan, change a
+//! session (title, agent, mode, archive), create and delete sessions, set the provider. Each
+//! validates its input, changes state, and records the events; the HTTP layer only extracts and
+//! maps `ServiceError` to a status.
+
+mod provider;
+mod sessions;
+
+use std::sync::Arc;
+
+use crate::agent::{AgentDeps, ProviderHandle};
+use crate::config::Config;
+use crate::events::EventBus;
+use crate::pending::{AnswerError, Answers, PlanAnswer};
+use crate::protocol::{ApprovalDecision, RunTrigger};
+use crate::runs::RunManager;
+use crate::store::{SessionRow, Store, StoreError};
+
+pub use provider::{SETTING_API_KEY, SETTING_PROVIDER, initial_provider};
+pub use sessions::MAX_TITLE_CHARS;
+
+/// Longest prompt accepted.
+pub const MAX_PROMPT_CHARS: usize = 200_000;
+
+/// Why a command was refused. `tradewind::error::ApiError` maps each to one HTTP status.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// `{what} not found`.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The state does not allow it (already answered, archived, busy …).
+    #[error("{0}")]
+    Conflict(String),
+    /// The input is well-formed but not acceptable.
+    #[error("{0}")]
+    Invalid(String),
+    /// The model provider failed.
+    #[error("{0}")]
+    Upstream(String),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> Self {
+        ServiceError::Store(e)
+    }
+}
+
+impl From<AnswerError> for ServiceError {
+    fn from(e: AnswerError) -> Self {
+        match e {
+            AnswerError::NotFound(what) => ServiceError::NotFound(what),
+            AnswerError::Invalid(m) => ServiceError::Invalid(m),
+            AnswerError::Closed(m) => ServiceError::Conflict(m.to_string()),
+            AnswerError::Store(e) => ServiceError::Store(e),
+        }
+    }
+}
+
+pub type ServiceResult<T> = Result<T, ServiceError>;
+
+/// A store lookup whose `NotFound` names what was looked for.
+pub trait OrNotFound<T> {
+    fn or_not_found(self, what: &'static str) -> ServiceResult<T>;
+}
+
+impl<T> OrNotFound<T> for Result<T, StoreError> {
+    fn or_not_found(self, what: &'static str) -> ServiceResult<T> {
+        self.map_err(|e| match e {
+            StoreError::NotFound => ServiceError::NotFound(what),
+            other => ServiceError::Store(other),
+        })
+    }
+}
+
+/// Open the configured database: `DATABASE_URL` (Postgres) or `tradewind.db` in the state dir.
+pub async fn open_store(cfg: &Config) -> anyhow::Result<Store> {
+    match &cfg.database_url {
+        Some(url) => Store::connect(url).await,
+        None => Store::open_sqlite(&cfg.state_dir.join("tradewind.db")).await,
+    }
+}
+
+/// Everything the agent loop needs, and the channel on which ended background tasks arrive.
+pub async fn agent_deps(
+    cfg: &Arc<Config>,
+    store: &Store,
+    events: &Arc<EventBus>,
+    interactive: bool,
+) -> anyhow::Result<(AgentDeps, tokio::sync::mpsc::UnboundedReceiver<String>)> {
+    let net = cfg.network.policy();
+    let active = initial_provider(cfg, store, net).await?;
+    let (tasks, ended) = crate::tasks::TaskManager::new(
+        store.clone(),
+        events.clone(),
+        cfg.tasks.clone(),
+        &cfg.state_dir,
+    );
+    let deps = AgentDeps {
+        cfg: cfg.clone(),
+        store: store.clone(),
+        events: events.clone(),
+        provider: Arc::new(ProviderHandle::new(active)),
+        approvals: Arc::default(),
+        questions: Arc::default(),
+        plans: Arc::default(),
+        paths: crate::policy::paths::PathPolicy::new(
+            &cfg.workspace,
+            &cfg.extra_roots,
+            &cfg.state_dir,
+        ),
+        tasks,
+        history: Arc::default(),
+        net,
+        interactive,
+        offered: parking_lot::Mutex::default(),
+    };
+    Ok((deps, ended))
+}
+
+/// The services over one store, one event log and one run scheduler.
+#[derive(Clone)]
+pub struct Core {
+    pub cfg: Arc<Config>,
+    pub store: Store,
+    pub events: Arc<EventBus>,
+    pub runs: Arc<RunManager>,
+}
+
+impl Core {
+    pub fn new(runs: Arc<RunManager>) -> Core {
+        let deps = runs.deps();
+        Core {
+            cfg: deps.cfg.clone(),
+            store: deps.store.clone(),
+            events: deps.events.clone(),
+            runs,
+        }
+    }
+
+    pub fn deps(&self) -> &Arc<AgentDeps> {
+        self.runs.deps()
+    }
+
+    pub fn provider(&self) -> &Arc<ProviderHandle> {
+        &self.deps().provider
+    }
+
+    pub async fn load_session(&self, id: &str) -> ServiceResult<SessionRow> {
+        self.store.get_session(id).await.or_not_found("session")
+    }
+
+    /// Queue a prompt (or a `!command`) on a session; returns the new run's id.
+    pub async fn post_message(&self, session_id: &str, text: &str) -> ServiceResult<String> {
+        let session = self.load_session(session_id).await?;
+        if session.archived != 0 {
+            return Err(ServiceError::Conflict(
+                "the session is archived; unarchive it first".into(),
+            ));
+        }
+        if text.trim().is_empty() {
+            return Err(ServiceError::Invalid("text must not be empty".into()));
+        }
+        if text.chars().count() > MAX_PROMPT_CHARS {
+            return Err(ServiceError::Invalid(format!(
+                "text is longer than {MAX_PROMPT_CHARS} characters"
+            )));
+        }
+        let trigger = if text.starts_with('!') && text.len() > 1 {
+            RunTrigger::Command
+        } else {
+            RunTrigger::Prompt
+        };
+        Ok(self.runs.enqueue_on(&session, trigger, text).await?)
+    }
+
+    /// Cancel a queued or running run; false when it had already ended.
+    pub async fn cancel_run(&self, run_id: &str) -> ServiceResult<bool> {
+        self.runs.cancel(run_id).await.or_not_found("run")
+    }
+
+    /// Answer an approval once; replays and late answers are a conflict.
+    pub async fn answer_approval(&self, id: &str, decision: ApprovalDecision) -> ServiceResult<()> {
+        let approvals = &self.deps().approvals;
+        Ok(approvals
+            .answer(&self.store, &self.events, id, decision)
+            .await?)
+    }
+
+    /// Answer an `ask_user_question` (`None` skips a question).
+    pub async fn answer_question(&self, id: &str, answers: Answers) -> ServiceResult<()> {
+        let questions = &self.deps().questions;
+        Ok(questions
+            .answer(&self.store, &self.events, id, answers)
+            .await?)
+    }
+
+    /// Approve a plan, send feedback, or skip it.
+    pub async fn decide_plan(&self, id: &str, answer: PlanAnswer) -> ServiceResult<()> {
+        let (decision, feedback) = answer;
+        let feedback = feedback
+            .map(|f| f.trim().to_string())
+            .filter(|f| !f.is_empty());
+        let plans = &self.deps().plans;
+        Ok(plans
+            .answer(&self.store, &self.events, id, (decision, feedback))
+            .await?)
+    }
+}

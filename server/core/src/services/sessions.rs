@@ -1,0 +1,131 @@
+//! Creating, changing and deleting sessions.
+
+use std::path::{Path, PathBuf};
+
+use super::{Core, OrNotFound, ServiceError, ServiceResult};
+use crate::protocol::{
+    Agent, CreateSessionParams, EventPayload, Mode, PatchSessionParams, Session, SessionStatus,
+};
+use crate::store::SessionPatch;
+
+pub const MAX_TITLE_CHARS: usize = 200;
+
+fn check_title(t: &str) -> ServiceResult<String> {
+    let t = t.trim();
+    if t.is_empty() || t.chars().count() > MAX_TITLE_CHARS {
+        return Err(ServiceError::Invalid(format!(
+            "title must be 1 to {MAX_TITLE_CHARS} characters"
+        )));
+    }
+    if t.chars().any(char::is_control) {
+        return Err(ServiceError::Invalid(
+            "title must not contain control characters".into(),
+        ));
+    }
+    Ok(t.to_string())
+}
+
+/// An absolute, existing directory outside Tradewind's state directory.
+fn check_workspace(w: &str, state_dir: &Path) -> ServiceResult<PathBuf> {
+    if w.len() > 4096 || w.contains('\0') {
+        return Err(ServiceError::Invalid("workspace path is not valid".into()));
+    }
+    let path = Path::new(w);
+    if !path.is_absolute() {
+        return Err(ServiceError::Invalid(
+            "workspace must be an absolute path".into(),
+        ));
+    }
+    let canon = std::fs::canonicalize(path)
+        .map_err(|_| ServiceError::Invalid(format!("workspace {w} does not exist")))?;
+    if !canon.is_dir() {
+        return Err(ServiceError::Invalid(format!(
+            "workspace {w} is not a directory"
+        )));
+    }
+    let state_dir = std::fs::canonicalize(state_dir).unwrap_or(state_dir.to_path_buf());
+    if canon.starts_with(&state_dir) {
+        return Err(ServiceError::Invalid(
+            "the workspace cannot be inside Tradewind's state directory".into(),
+        ));
+    }
+    Ok(canon)
+}
+
+impl Core {
+    pub async fn create_session(&self, p: &CreateSessionParams) -> ServiceResult<Session> {
+        let workspace = match p.workspace.as_deref() {
+            None | Some("") => self.cfg.workspace.clone(),
+            Some(w) => check_workspace(w, &self.cfg.state_dir)?,
+        };
+        let title = match p.title.as_deref() {
+            Some(t) => check_title(t)?,
+            None => "New session".to_string(),
+        };
+        let row = self
+            .store
+            .create_session(
+                &crate::util::new_id(),
+                &title,
+                &workspace.to_string_lossy(),
+                p.agent.unwrap_or(Agent::Build),
+                p.mode.unwrap_or(Mode::Ask),
+                None,
+            )
+            .await?;
+        Ok(row.into())
+    }
+
+    /// Rename, switch agent or permission mode, archive or unarchive; clients hear
+    /// `session_updated`.
+    pub async fn update_session(&self, id: &str, p: &PatchSessionParams) -> ServiceResult<Session> {
+        let patch = SessionPatch {
+            title: p.title.as_deref().map(check_title).transpose()?,
+            agent: p.agent,
+            mode: p.mode,
+            archived: p.archived,
+        };
+        let row = self
+            .store
+            .update_session(id, &patch)
+            .await
+            .or_not_found("session")?;
+        let session = Session::from(row);
+        self.notify_session_updated(&session).await;
+        Ok(session)
+    }
+
+    /// Set a session's permission mode (the mode menu; the WebSocket's `set_mode`).
+    pub async fn set_mode(&self, id: &str, mode: Mode) -> ServiceResult<Session> {
+        let patch = PatchSessionParams {
+            mode: Some(mode),
+            ..Default::default()
+        };
+        self.update_session(id, &patch).await
+    }
+
+    /// Delete a session and everything it owns; refused while a run is active.
+    pub async fn delete_session(&self, id: &str) -> ServiceResult<()> {
+        let row = self.load_session(id).await?;
+        if matches!(row.status, SessionStatus::Running | SessionStatus::Waiting) {
+            return Err(ServiceError::Conflict(
+                "the session has an active run; cancel it first".into(),
+            ));
+        }
+        self.store
+            .delete_session(id)
+            .await
+            .or_not_found("session")?;
+        self.runs.forget_session(id);
+        Ok(())
+    }
+
+    pub async fn notify_session_updated(&self, session: &Session) {
+        let payload = EventPayload::SessionUpdated {
+            data: session.clone(),
+        };
+        if let Err(e) = self.events.append(&session.id, None, &payload).await {
+            tracing::warn!(error = %e, "could not record session_updated");
+        }
+    }
+}

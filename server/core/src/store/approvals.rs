@@ -1,0 +1,130 @@
+//! Approvals (durable, with ids) and the session grants they create.
+
+use super::{ApprovalStatus, Store, StoreResult};
+use crate::protocol::{ApprovalScope, Effect};
+use crate::util::now_ms;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ApprovalRow {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub tool: String,
+    #[sqlx(try_from = "String")]
+    pub effect: Effect,
+    #[sqlx(try_from = "String")]
+    pub scope: ApprovalScope,
+    pub grant_key: String,
+    pub input: String,
+    pub reason: String,
+    #[sqlx(try_from = "String")]
+    pub status: ApprovalStatus,
+    pub created_at: i64,
+    pub decided_at: Option<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewApproval {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub tool: String,
+    pub effect: Effect,
+    pub scope: ApprovalScope,
+    pub grant_key: String,
+    pub input: String,
+    pub reason: String,
+}
+
+impl Store {
+    pub async fn create_approval(&self, a: &NewApproval) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11)",
+        )
+        .bind(&a.id)
+        .bind(&a.session_id)
+        .bind(&a.run_id)
+        .bind(&a.call_id)
+        .bind(&a.tool)
+        .bind(a.effect.as_str())
+        .bind(a.scope.as_str())
+        .bind(&a.grant_key)
+        .bind(&a.input)
+        .bind(&a.reason)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn get_approval(&self, id: &str) -> StoreResult<ApprovalRow> {
+        sqlx::query_as::<_, ApprovalRow>(
+            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at \
+             FROM approvals WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(super::StoreError::NotFound)
+    }
+
+    /// `pending → status`, once. False when it was already decided (a replayed answer).
+    pub async fn decide_approval(&self, id: &str, status: ApprovalStatus) -> StoreResult<bool> {
+        let n = sqlx::query(
+            "UPDATE approvals SET status = $1, decided_at = $2 WHERE id = $3 AND status = 'pending'",
+        )
+        .bind(status.as_ref())
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    pub async fn pending_approvals(&self, session_id: &str) -> StoreResult<Vec<ApprovalRow>> {
+        Ok(sqlx::query_as::<_, ApprovalRow>(
+            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at \
+             FROM approvals WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
+        )
+        .bind(session_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Every approval still pending when the server starts can no longer be answered.
+    pub async fn expire_pending_approvals(&self) -> StoreResult<u64> {
+        Ok(sqlx::query(
+            "UPDATE approvals SET status = 'expired', decided_at = $1 WHERE status = 'pending'",
+        )
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?
+        .rows_affected())
+    }
+
+    pub async fn add_grant(&self, session_id: &str, key: &str) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO grants (session_id, grant_key, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (session_id, grant_key) DO NOTHING",
+        )
+        .bind(session_id)
+        .bind(key)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn list_grants(&self, session_id: &str) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT grant_key FROM grants WHERE session_id = $1 ORDER BY grant_key")
+                .bind(session_id)
+                .fetch_all(self.pool())
+                .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+}

@@ -1,0 +1,265 @@
+//! Storage: one `Store` over sqlx's `Any` driver, SQLite (embedded default) or PostgreSQL
+//! (`DATABASE_URL=postgres://…`). Every query is written once in the shared dialect (`$N`
+//! placeholders, `RETURNING`, 64-bit integers, JSON as text); each backend has its own migrations
+//! under `migrations/`. SQLite runs in WAL mode with `busy_timeout` and foreign keys on, and every
+//! read-then-write transaction starts with `BEGIN IMMEDIATE` so writers never hit
+//! `SQLITE_BUSY_SNAPSHOT`.
+//!
+//! On SQLite the event log has a connection of its own (`Writer`): the group commits behind every
+//! run skip the pool (no acquire, no liveness ping on release), and that connection never
+//! checkpoints the WAL inside a commit — a task of its own does, off the commit path, at most
+//! every `CHECKPOINT_EVERY` after the log was written.
+
+mod approvals;
+mod auth;
+mod events;
+mod kinds;
+mod messages;
+mod plans;
+mod runs;
+mod sessions;
+mod tasks;
+
+pub use approvals::*;
+pub use auth::*;
+pub use events::*;
+pub use kinds::*;
+pub use messages::*;
+pub use plans::*;
+pub use runs::*;
+pub use sessions::*;
+pub use tasks::*;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Transaction};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("database busy")]
+    Busy,
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::RowNotFound => StoreError::NotFound,
+            sqlx::Error::Database(db) => {
+                let code = db.code().map(|c| c.to_string()).unwrap_or_default();
+                // SQLite: 5 BUSY, 517 BUSY_SNAPSHOT, 6 LOCKED; Postgres: 55P03 lock_not_available.
+                if matches!(code.as_str(), "5" | "517" | "6" | "261" | "55P03")
+                    || db.message().contains("database is locked")
+                {
+                    StoreError::Busy
+                } else if db.is_unique_violation() {
+                    StoreError::Conflict("already exists".into())
+                } else {
+                    StoreError::Other(anyhow::Error::new(e))
+                }
+            }
+            sqlx::Error::PoolTimedOut => StoreError::Busy,
+            _ => StoreError::Other(anyhow::Error::new(e)),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    /// SQLite only: the event log's own connection.
+    writer: Option<Arc<Writer>>,
+}
+
+/// The event log's SQLite connection, taken out of the pool (`None` once the store is closed;
+/// then the pool serves), and the state of its off-path checkpoints.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    pub(crate) conn: tokio::sync::Mutex<Option<AnyConnection>>,
+    last_checkpoint: std::sync::Mutex<Instant>,
+    checkpointing: AtomicBool,
+}
+
+/// How often, at most, the WAL is checkpointed after the event log was written.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
+static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/sqlite");
+static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/postgres");
+
+/// How long a writer waits for the SQLite write lock before `database_busy`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Store {
+    /// The embedded SQLite database `tradewind.db` in the state directory.
+    pub async fn open_sqlite(path: &Path) -> anyhow::Result<Store> {
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        Self::connect(&url).await
+    }
+
+    /// `sqlite://…` or `postgres://…`. Runs migrations.
+    pub async fn connect(url: &str) -> anyhow::Result<Store> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            anyhow::bail!("unsupported database URL (use sqlite:// or postgres://)");
+        };
+        let mut opts = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(10));
+        if backend == Backend::Sqlite {
+            // A local file does not go stale like a network connection: skip the ping that would
+            // otherwise cost one extra round trip to SQLite's worker thread on every query.
+            opts = opts
+                .max_connections(8)
+                .test_before_acquire(false)
+                .after_connect(|conn, _meta| {
+                    Box::pin(async move {
+                        conn.execute(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                         PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
+                        )
+                        .await?;
+                        Ok(())
+                    })
+                });
+        } else {
+            opts = opts.max_connections(16);
+        }
+        let pool = opts.connect(url).await.map_err(|e| {
+            anyhow::anyhow!("cannot open the database: {e}. If the file is corrupt, move it aside (Tradewind never overwrites it).")
+        })?;
+        let migrator = match backend {
+            Backend::Sqlite => &SQLITE_MIGRATOR,
+            Backend::Postgres => &POSTGRES_MIGRATOR,
+        };
+        migrator
+            .run(&pool)
+            .await
+            .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
+        let writer = match backend {
+            Backend::Sqlite => {
+                let mut conn = pool.acquire().await?.detach();
+                // Checkpoints run in `checkpoint_soon`'s task, never inside this connection's
+                // commits; the pool's connections keep SQLite's default as a safety net.
+                conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
+                Some(Arc::new(Writer {
+                    conn: tokio::sync::Mutex::new(Some(conn)),
+                    last_checkpoint: std::sync::Mutex::new(Instant::now()),
+                    checkpointing: AtomicBool::new(false),
+                }))
+            }
+            Backend::Postgres => None,
+        };
+        Ok(Store {
+            pool,
+            backend,
+            writer,
+        })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// A transaction that will write: `BEGIN IMMEDIATE` on SQLite, so the write lock is taken up
+    /// front and concurrent read-then-write never fails with a stale snapshot.
+    pub async fn begin_write(&self) -> StoreResult<Transaction<'static, Any>> {
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        };
+        Ok(tx)
+    }
+
+    /// `PRAGMA integrity_check` (SQLite) — `ok` when healthy.
+    pub async fn integrity_check(&self) -> StoreResult<String> {
+        if self.backend != Backend::Sqlite {
+            return Ok("ok".into());
+        }
+        let (s,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(s)
+    }
+
+    pub async fn get_setting(&self, key: &str) -> StoreResult<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    pub async fn put_setting(&self, key: &str, value: &str) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO settings (key, value) VALUES ($1, $2) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(key)
+        .bind(value)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn close(&self) {
+        if let Some(w) = &self.writer
+            && let Some(conn) = w.conn.lock().await.take()
+        {
+            let _ = conn.close().await;
+        }
+        self.pool.close().await;
+    }
+
+    pub(crate) fn writer(&self) -> Option<&Arc<Writer>> {
+        self.writer.as_ref()
+    }
+
+    /// After the event log was written: checkpoint the WAL in a task of its own (PASSIVE: it
+    /// never blocks a writer), unless one ran less than `CHECKPOINT_EVERY` ago or is running.
+    pub(crate) fn checkpoint_soon(&self) {
+        let Some(w) = &self.writer else { return };
+        {
+            let mut last = match w.last_checkpoint.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            if last.elapsed() < CHECKPOINT_EVERY || w.checkpointing.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            *last = Instant::now();
+        }
+        let (pool, w) = (self.pool.clone(), w.clone());
+        tokio::spawn(async move {
+            if !pool.is_closed()
+                && let Err(e) = pool.execute("PRAGMA wal_checkpoint(PASSIVE)").await
+            {
+                tracing::warn!(error = %e, "WAL checkpoint failed");
+            }
+            w.checkpointing.store(false, Ordering::Release);
+        });
+    }
+}

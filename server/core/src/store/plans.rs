@@ -1,0 +1,251 @@
+//! Artifacts (plan revisions and their files), plans awaiting a decision, and questions.
+
+use super::{PlanStatus, QuestionStatus, Store, StoreError, StoreResult};
+use crate::util::now_ms;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ArtifactRow {
+    pub id: String,
+    pub session_id: String,
+    pub kind: String,
+    pub name: String,
+    pub revision: i64,
+    /// Folder of the artifact's files, relative to the state dir's `artifacts/`.
+    pub path: String,
+    /// JSON: title, files, diagrams…
+    pub meta: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PlanRow {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub artifact_id: String,
+    pub revision: i64,
+    pub title: Option<String>,
+    pub hash: String,
+    #[sqlx(try_from = "String")]
+    pub status: PlanStatus,
+    pub feedback: Option<String>,
+    pub created_at: i64,
+    pub decided_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct QuestionRow {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub questions: String,
+    pub answers: Option<String>,
+    #[sqlx(try_from = "String")]
+    pub status: QuestionStatus,
+    pub created_at: i64,
+    pub answered_at: Option<i64>,
+}
+
+impl Store {
+    pub async fn create_artifact(&self, a: &ArtifactRow) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO artifacts (id, session_id, kind, name, revision, path, meta, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(&a.id)
+        .bind(&a.session_id)
+        .bind(&a.kind)
+        .bind(&a.name)
+        .bind(a.revision)
+        .bind(&a.path)
+        .bind(&a.meta)
+        .bind(a.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn list_artifacts(&self, session_id: &str) -> StoreResult<Vec<ArtifactRow>> {
+        Ok(sqlx::query_as::<_, ArtifactRow>(
+            "SELECT id, session_id, kind, name, revision, path, meta, created_at FROM artifacts WHERE session_id = $1 ORDER BY created_at, id",
+        )
+        .bind(session_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    pub async fn get_artifact(&self, id: &str) -> StoreResult<ArtifactRow> {
+        sqlx::query_as::<_, ArtifactRow>(
+            "SELECT id, session_id, kind, name, revision, path, meta, created_at FROM artifacts WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
+    /// The newest artifact of a kind in a session (the previous plan revision).
+    pub async fn latest_artifact(
+        &self,
+        session_id: &str,
+        kind: &str,
+    ) -> StoreResult<Option<ArtifactRow>> {
+        Ok(sqlx::query_as::<_, ArtifactRow>(
+            "SELECT id, session_id, kind, name, revision, path, meta, created_at FROM artifacts \
+             WHERE session_id = $1 AND kind = $2 ORDER BY revision DESC LIMIT 1",
+        )
+        .bind(session_id)
+        .bind(kind)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    pub async fn create_plan(&self, p: &PlanRow) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO plans (id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)",
+        )
+        .bind(&p.id)
+        .bind(&p.session_id)
+        .bind(&p.run_id)
+        .bind(&p.call_id)
+        .bind(&p.artifact_id)
+        .bind(p.revision)
+        .bind(&p.title)
+        .bind(&p.hash)
+        .bind(p.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn get_plan(&self, id: &str) -> StoreResult<PlanRow> {
+        sqlx::query_as::<_, PlanRow>(
+            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at FROM plans WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
+    pub async fn pending_plans(&self, session_id: &str) -> StoreResult<Vec<PlanRow>> {
+        Ok(sqlx::query_as::<_, PlanRow>(
+            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at \
+             FROM plans WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
+        )
+        .bind(session_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// `from → to` once (compare-and-set); false when the plan was not in `from`.
+    pub async fn transition_plan(
+        &self,
+        id: &str,
+        from: PlanStatus,
+        to: PlanStatus,
+        feedback: Option<&str>,
+    ) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE plans SET status = $1, feedback = COALESCE($2, feedback), decided_at = $3 WHERE id = $4 AND status = $5")
+            .bind(to.as_ref())
+            .bind(feedback)
+            .bind(now_ms())
+            .bind(id)
+            .bind(from.as_ref())
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Approved plans of a run whose implementation has not started.
+    pub async fn approved_plans_of_run(&self, run_id: &str) -> StoreResult<Vec<PlanRow>> {
+        Ok(sqlx::query_as::<_, PlanRow>(
+            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at \
+             FROM plans WHERE run_id = $1 AND status = 'approved' ORDER BY created_at DESC",
+        )
+        .bind(run_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    pub async fn create_question(
+        &self,
+        id: &str,
+        session_id: &str,
+        run_id: &str,
+        call_id: &str,
+        questions: &str,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO questions (id, session_id, run_id, call_id, questions, status, created_at) VALUES ($1, $2, $3, $4, $5, 'pending', $6)",
+        )
+        .bind(id)
+        .bind(session_id)
+        .bind(run_id)
+        .bind(call_id)
+        .bind(questions)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn get_question(&self, id: &str) -> StoreResult<QuestionRow> {
+        sqlx::query_as::<_, QuestionRow>(
+            "SELECT id, session_id, run_id, call_id, questions, answers, status, created_at, answered_at FROM questions WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
+    pub async fn pending_questions(&self, session_id: &str) -> StoreResult<Vec<QuestionRow>> {
+        Ok(sqlx::query_as::<_, QuestionRow>(
+            "SELECT id, session_id, run_id, call_id, questions, answers, status, created_at, answered_at \
+             FROM questions WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
+        )
+        .bind(session_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// `pending → status` with answers, once.
+    pub async fn answer_question(
+        &self,
+        id: &str,
+        status: QuestionStatus,
+        answers: Option<&str>,
+    ) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE questions SET status = $1, answers = $2, answered_at = $3 WHERE id = $4 AND status = 'pending'")
+            .bind(status.as_ref())
+            .bind(answers)
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// At start-up nobody waits for old questions or plans any more.
+    pub async fn expire_pending_prompts(&self) -> StoreResult<()> {
+        let now = now_ms();
+        sqlx::query(
+            "UPDATE questions SET status = 'expired', answered_at = $1 WHERE status = 'pending'",
+        )
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        sqlx::query(
+            "UPDATE plans SET status = 'skipped', decided_at = $1 WHERE status = 'pending'",
+        )
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,120 @@
+//! Runs: one model-and-tools turn chain of a session. Status changes are compare-and-set.
+
+use super::{Store, StoreResult};
+use crate::protocol::{Agent, RunStatus, RunTrigger};
+use crate::util::now_ms;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RunRow {
+    pub id: String,
+    pub session_id: String,
+    #[sqlx(try_from = "String")]
+    pub status: RunStatus,
+    #[sqlx(try_from = "String")]
+    pub trigger: RunTrigger,
+    pub input: String,
+    #[sqlx(try_from = "String")]
+    pub agent: Agent,
+    pub error: Option<String>,
+    pub usage: Option<String>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+}
+
+const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at FROM runs";
+
+impl Store {
+    pub async fn create_run(
+        &self,
+        id: &str,
+        session_id: &str,
+        trigger: RunTrigger,
+        input: &str,
+        agent: Agent,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO runs (id, session_id, status, trigger, input, agent, created_at) VALUES ($1, $2, 'queued', $3, $4, $5, $6)",
+        )
+        .bind(id)
+        .bind(session_id)
+        .bind(trigger.as_str())
+        .bind(input)
+        .bind(agent.as_str())
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn get_run(&self, id: &str) -> StoreResult<RunRow> {
+        let _ = SELECT;
+        sqlx::query_as::<_, RunRow>(
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at FROM runs WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(super::StoreError::NotFound)
+    }
+
+    /// `queued → running`; false if the run was not queued any more.
+    pub async fn start_run(&self, id: &str) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'queued'")
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Move a live run to a terminal status; false if it was already terminal.
+    pub async fn finish_run(
+        &self,
+        id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        usage: Option<&str>,
+    ) -> StoreResult<bool> {
+        let n = sqlx::query(
+            "UPDATE runs SET status = $1, error = $2, usage = $3, finished_at = $4 \
+             WHERE id = $5 AND status IN ('queued', 'running')",
+        )
+        .bind(status.as_str())
+        .bind(error)
+        .bind(usage)
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Runs that were `running` when the server died (marked interrupted at start).
+    pub async fn list_runs_with_status(&self, status: RunStatus) -> StoreResult<Vec<RunRow>> {
+        Ok(sqlx::query_as::<_, RunRow>(
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at \
+             FROM runs WHERE status = $1 ORDER BY created_at, id",
+        )
+        .bind(status.as_str())
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    pub async fn list_session_runs(
+        &self,
+        session_id: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<RunRow>> {
+        Ok(sqlx::query_as::<_, RunRow>(
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at \
+             FROM runs WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+        )
+        .bind(session_id)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+}

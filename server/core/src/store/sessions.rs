@@ -1,0 +1,159 @@
+//! Sessions: a workspace, an agent, a permission mode, and a sequenced event log.
+
+use super::{Store, StoreError, StoreResult};
+use crate::protocol::{Agent, Mode, SessionStatus};
+use crate::util::now_ms;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionRow {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    #[sqlx(try_from = "String")]
+    pub agent: Agent,
+    #[sqlx(try_from = "String")]
+    pub mode: Mode,
+    pub archived: i64,
+    pub parent_id: Option<String>,
+    pub last_seq: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
+    #[sqlx(try_from = "String")]
+    pub status: SessionStatus,
+}
+
+/// `SELECT … FROM sessions s` with the derived status, as a literal (sqlx takes `&'static str`).
+macro_rules! select_sessions {
+    ($tail:literal) => {
+        concat!(
+            "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
+            "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
+            "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
+            "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') THEN 'waiting' ",
+            "WHEN EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status IN ('queued', 'running')) THEN 'running' ",
+            "ELSE 'idle' END AS status FROM sessions s ",
+            $tail
+        )
+    };
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionPatch {
+    pub title: Option<String>,
+    pub agent: Option<Agent>,
+    pub mode: Option<Mode>,
+    pub archived: Option<bool>,
+}
+
+impl Store {
+    pub async fn create_session(
+        &self,
+        id: &str,
+        title: &str,
+        workspace: &str,
+        agent: Agent,
+        mode: Mode,
+        parent_id: Option<&str>,
+    ) -> StoreResult<SessionRow> {
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, 0, $6, 0, $7, $8)",
+        )
+        .bind(id)
+        .bind(title)
+        .bind(workspace)
+        .bind(agent.as_str())
+        .bind(mode.as_str())
+        .bind(parent_id)
+        .bind(now)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        self.get_session(id).await
+    }
+
+    pub async fn get_session(&self, id: &str) -> StoreResult<SessionRow> {
+        sqlx::query_as::<_, SessionRow>(select_sessions!("WHERE s.id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// Most recent activity first; `before` is the cursor `(updated_at, id)` of the last row seen.
+    pub async fn list_sessions(
+        &self,
+        before: Option<(i64, String)>,
+        limit: i64,
+        include_archived: bool,
+    ) -> StoreResult<Vec<SessionRow>> {
+        let (ts, id) = before.unwrap_or((i64::MAX, String::new()));
+        let rows = sqlx::query_as::<_, SessionRow>(select_sessions!(
+            "WHERE (s.updated_at < $1 OR (s.updated_at = $2 AND s.id < $3)) AND (s.archived = 0 OR $4 = 1) \
+             ORDER BY s.updated_at DESC, s.id DESC LIMIT $5"
+        ))
+        .bind(ts)
+        .bind(ts)
+        .bind(if id.is_empty() { "\u{10FFFF}".to_string() } else { id })
+        .bind(if include_archived { 1i64 } else { 0 })
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows)
+    }
+
+    pub async fn update_session(&self, id: &str, patch: &SessionPatch) -> StoreResult<SessionRow> {
+        let cur = self.get_session(id).await?;
+        let title = patch.title.clone().unwrap_or(cur.title);
+        let agent = patch.agent.unwrap_or(cur.agent);
+        let mode = patch.mode.unwrap_or(cur.mode);
+        let archived = patch.archived.map(i64::from).unwrap_or(cur.archived);
+        let n = sqlx::query(
+            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, updated_at = $5 WHERE id = $6",
+        )
+        .bind(title)
+        .bind(agent.as_str())
+        .bind(mode.as_str())
+        .bind(archived)
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        self.get_session(id).await
+    }
+
+    pub async fn delete_session(&self, id: &str) -> StoreResult<()> {
+        let n = sqlx::query("DELETE FROM sessions WHERE id = $1")
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}
+
+impl From<SessionRow> for crate::protocol::Session {
+    fn from(r: SessionRow) -> Self {
+        crate::protocol::Session {
+            agent: r.agent,
+            mode: r.mode,
+            archived: r.archived != 0,
+            status: r.status,
+            id: r.id,
+            title: r.title,
+            workspace: r.workspace,
+            last_seq: r.last_seq,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}

@@ -1,0 +1,659 @@
+//! Background tasks (`bg_run`): a shell command in its own process group whose stdout and stderr
+//! go, in arrival order, to a log read by byte offset. The log keeps the first
+//! `tasks.maxOutputBytes`, then a notice line, and the last 32 KiB are appended at exit. States
+//! queued → running → stopping → succeeded | failed | cancelled | lost, each a compare-and-set.
+//! Stop = SIGTERM to the group, SIGKILL after 3 s. A watchdog fails tasks that run too long. On
+//! start, unfinished tasks whose owner process (pid + start time) is gone become `lost`.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+use utoipa::ToSchema;
+
+use crate::config::TaskSettings;
+use crate::events::EventBus;
+use crate::protocol::EventPayload;
+use crate::store::{Store, StoreError, TaskRow};
+use crate::tools::process::{ENV_ALLOW, GroupGuard, SHELL};
+use crate::util::{new_id, now_ms};
+
+pub const MAX_COMMAND_CHARS: usize = 8000;
+pub const TAIL_BYTES: usize = 32 * 1024;
+pub const STOP_GRACE: Duration = Duration::from_secs(3);
+pub const MIN_TIMEOUT_MS: u64 = 1_000;
+pub const MAX_TIMEOUT_MS: u64 = 24 * 3600 * 1000;
+pub const DEFAULT_OUTPUT_LIMIT: usize = 16 * 1024;
+pub const MAX_OUTPUT_LIMIT: usize = 65_536;
+
+pub use crate::protocol::TaskInfo;
+
+impl From<TaskRow> for TaskInfo {
+    fn from(r: TaskRow) -> TaskInfo {
+        TaskInfo {
+            id: r.id,
+            session_id: r.session_id,
+            label: r.label,
+            command: r.command,
+            cwd: r.cwd,
+            status: r.status,
+            exit_code: r.exit_code,
+            error: r.error,
+            stopped_by: r.stopped_by,
+            pid: r.pid,
+            output_bytes: r.output_bytes,
+            timeout_ms: r.timeout_ms,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+        }
+    }
+}
+
+/// A read of a task's log.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TaskOutput {
+    pub id: String,
+    pub status: String,
+    pub exit_code: Option<i64>,
+    pub text: String,
+    pub next_offset: u64,
+    /// True only when the task has ended and everything was read.
+    pub eof: bool,
+    pub output_truncated: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    #[error("task not found")]
+    NotFound,
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Limit(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Process start time (clock ticks since boot) from /proc, to tell a live owner from a reused pid.
+pub fn process_start_time(pid: u32) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+struct Live {
+    stop: CancellationToken,
+    origin: Arc<Mutex<Option<&'static str>>>,
+}
+
+pub struct TaskManager {
+    store: Store,
+    events: Arc<EventBus>,
+    settings: TaskSettings,
+    logs: PathBuf,
+    owner_pid: u32,
+    owner_start: i64,
+    live: Mutex<HashMap<String, Live>>,
+    /// Notified when a task ends by itself (wake-ups).
+    ended: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl TaskManager {
+    pub fn new(
+        store: Store,
+        events: Arc<EventBus>,
+        settings: TaskSettings,
+        state_dir: &Path,
+    ) -> (
+        Arc<TaskManager>,
+        tokio::sync::mpsc::UnboundedReceiver<String>,
+    ) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let owner_pid = std::process::id();
+        let tm = TaskManager {
+            store,
+            events,
+            settings,
+            logs: state_dir.join("tasks"),
+            owner_pid,
+            owner_start: process_start_time(owner_pid).unwrap_or(0),
+            live: Mutex::new(HashMap::new()),
+            ended: tx,
+        };
+        (Arc::new(tm), rx)
+    }
+
+    fn live_count(&self) -> usize {
+        self.live.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    async fn emit(&self, row: &TaskRow) {
+        let p = EventPayload::TaskUpdated {
+            task: TaskInfo::from(row.clone()),
+        };
+        let _ = self.events.append(&row.session_id, None, &p).await;
+    }
+
+    /// The task if it belongs to this session; "not found" otherwise.
+    pub async fn get_for(&self, session_id: &str, id: &str) -> Result<TaskRow, TaskError> {
+        match self.store.get_task(id).await {
+            Ok(t) if t.session_id == session_id => Ok(t),
+            Ok(_) | Err(StoreError::NotFound) => Err(TaskError::NotFound),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Any task by id (the UI and tests; the model always goes through `get_for`).
+    pub async fn get_for_any(&self, id: &str) -> Result<TaskRow, TaskError> {
+        self.store.get_task(id).await.map_err(|e| match e {
+            StoreError::NotFound => TaskError::NotFound,
+            o => o.into(),
+        })
+    }
+
+    /// Start a task; returns it as `running`.
+    pub async fn start(
+        self: &Arc<Self>,
+        session_id: &str,
+        command: &str,
+        cwd: &Path,
+        label: Option<&str>,
+        timeout_ms: Option<u64>,
+    ) -> Result<TaskRow, TaskError> {
+        if command.trim().is_empty()
+            || command.chars().count() > MAX_COMMAND_CHARS
+            || command.contains('\0')
+        {
+            return Err(TaskError::Invalid(format!(
+                "command must be 1 to {MAX_COMMAND_CHARS} characters"
+            )));
+        }
+        let cap = self
+            .settings
+            .max_run_ms
+            .clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
+        let timeout = match timeout_ms {
+            Some(t) if !(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&t) => {
+                return Err(TaskError::Invalid(
+                    "timeoutMs must be between 1000 (1 s) and 86400000 (24 h)".into(),
+                ));
+            }
+            Some(t) => t.min(cap),
+            None => cap,
+        };
+        let per_session = self.store.count_live_tasks(session_id).await? as usize;
+        if per_session >= self.settings.max_per_session {
+            return Err(TaskError::Limit(format!(
+                "this session already has {per_session} live tasks (tasks.maxPerSession is {}); stop one first",
+                self.settings.max_per_session
+            )));
+        }
+        if self.live_count() >= self.settings.max_per_process {
+            return Err(TaskError::Limit(format!(
+                "the server already runs {} tasks (limit {})",
+                self.live_count(),
+                self.settings.max_per_process
+            )));
+        }
+        std::fs::create_dir_all(&self.logs).map_err(|e| TaskError::Io(e.to_string()))?;
+        let id = new_id();
+        let label = label
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| crate::util::truncate_str(l, 200).to_string())
+            .unwrap_or_else(|| {
+                crate::util::truncate_str(command.lines().next().unwrap_or(""), 80).to_string()
+            });
+        let log_path = self.logs.join(format!("{id}.log"));
+        let row = TaskRow {
+            id: id.clone(),
+            session_id: session_id.to_string(),
+            command: command.to_string(),
+            cwd: cwd.to_string_lossy().into_owned(),
+            label,
+            status: "queued".into(),
+            exit_code: None,
+            error: None,
+            stopped_by: None,
+            pid: None,
+            owner_pid: i64::from(self.owner_pid),
+            owner_start: self.owner_start,
+            log_path: log_path.to_string_lossy().into_owned(),
+            output_bytes: 0,
+            timeout_ms: timeout as i64,
+            created_at: now_ms(),
+            started_at: None,
+            finished_at: None,
+            read_at: None,
+            claimed_at: None,
+            delivered_at: None,
+        };
+        self.store.create_task(&row).await?;
+        // stdout and stderr share one pipe: arrival order is kept by the kernel.
+        let (reader, writer) = std::io::pipe().map_err(|e| TaskError::Io(e.to_string()))?;
+        let writer2 = writer
+            .try_clone()
+            .map_err(|e| TaskError::Io(e.to_string()))?;
+        let mut cmd = tokio::process::Command::new(SHELL);
+        cmd.arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(writer))
+            .stderr(Stdio::from(writer2))
+            .process_group(0);
+        for k in ENV_ALLOW {
+            if let Some(v) = std::env::var_os(k) {
+                cmd.env(k, v);
+            }
+        }
+        cmd.env("TERM", "dumb")
+            .env("PAGER", "cat")
+            .env("GIT_PAGER", "cat");
+        let child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = self
+                    .store
+                    .task_finished(
+                        &id,
+                        "queued",
+                        "failed",
+                        None,
+                        Some(&format!("cannot start: {e}")),
+                        None,
+                        0,
+                    )
+                    .await;
+                return Err(TaskError::Io(format!("cannot start the command: {e}")));
+            }
+        };
+        drop(cmd);
+        let pid = child.id().unwrap_or(0);
+        self.store.task_started(&id, i64::from(pid)).await?;
+        let stop = CancellationToken::new();
+        let origin = Arc::new(Mutex::new(None));
+        if let Ok(mut m) = self.live.lock() {
+            m.insert(
+                id.clone(),
+                Live {
+                    stop: stop.clone(),
+                    origin: origin.clone(),
+                },
+            );
+        }
+        let running = self.store.get_task(&id).await?;
+        self.emit(&running).await;
+        let me = self.clone();
+        let file = std::fs::File::from(std::os::fd::OwnedFd::from(reader));
+        tokio::spawn(async move {
+            me.monitor(
+                running,
+                child,
+                file,
+                log_path,
+                stop,
+                origin,
+                Duration::from_millis(timeout),
+            )
+            .await
+        });
+        self.store.get_task(&id).await.map_err(Into::into)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn monitor(
+        self: Arc<Self>,
+        row: TaskRow,
+        mut child: tokio::process::Child,
+        pipe: std::fs::File,
+        log_path: PathBuf,
+        stop: CancellationToken,
+        origin: Arc<Mutex<Option<&'static str>>>,
+        timeout: Duration,
+    ) {
+        let id = row.id.clone();
+        let mut guard = GroupGuard::new(child.id().unwrap_or(0));
+        let limit = self.settings.max_output_bytes as usize;
+        let mut log = match tokio::fs::File::create(&log_path).await {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot create task log");
+                None
+            }
+        };
+        let mut pipe = tokio::fs::File::from_std(pipe);
+        let mut written: usize = 0;
+        let mut tail: VecDeque<u8> = VecDeque::new();
+        let mut noticed = false;
+        let mut buf = vec![0u8; 64 * 1024];
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut last_flush = tokio::time::Instant::now();
+        let mut reason: Option<&'static str> = None;
+        let mut open = true;
+        let mut exit: Option<std::process::ExitStatus> = None;
+        // SIGKILL deadline after a SIGTERM. It fires only while the leader is unreaped, so its pid
+        // (the group id) cannot have been reused by another process.
+        let far = tokio::time::Instant::now() + Duration::from_secs(365 * 24 * 3600);
+        let kill_at = tokio::time::sleep_until(far);
+        tokio::pin!(kill_at);
+        let mut kill_armed = false;
+        loop {
+            tokio::select! {
+                r = pipe.read(&mut buf), if open => match r {
+                    Ok(0) | Err(_) => open = false,
+                    Ok(n) => {
+                        let keep = n.min(limit.saturating_sub(written));
+                        if let Some(f) = log.as_mut() {
+                            if keep > 0 {
+                                let _ = f.write_all(&buf[..keep]).await;
+                            }
+                            if keep < n && !noticed {
+                                noticed = true;
+                                let notice = format!("\n[… output passed {limit} bytes (tasks.maxOutputBytes); the last {TAIL_BYTES} bytes are appended when the task ends …]\n");
+                                let _ = f.write_all(notice.as_bytes()).await;
+                                written += notice.len();
+                            }
+                        }
+                        written += keep;
+                        if keep < n {
+                            tail.extend(&buf[keep..n]);
+                            let excess = tail.len().saturating_sub(TAIL_BYTES);
+                            tail.drain(..excess);
+                        }
+                        if last_flush.elapsed() > Duration::from_secs(1) {
+                            last_flush = tokio::time::Instant::now();
+                            let _ = self.store.task_output_bytes(&id, written as i64).await;
+                        }
+                    }
+                },
+                s = child.wait(), if exit.is_none() => {
+                    exit = s.ok();
+                    // The leader exited: kill what is left of its group right away (children
+                    // holding the pipe), then never signal that group id again.
+                    guard.signal(rustix::process::Signal::KILL);
+                    guard.disarm();
+                    if !open { break; }
+                }
+                _ = &mut deadline, if reason.is_none() && exit.is_none() => {
+                    reason = Some("timeout");
+                    if let Ok(mut o) = origin.lock() { *o = Some("timeout"); }
+                    let _ = self.store.task_stopping(&id, "timeout").await;
+                    if let Ok(r) = self.store.get_task(&id).await && r.status == "stopping" { self.emit(&r).await; }
+                    guard.signal(rustix::process::Signal::TERM);
+                    kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
+                    kill_armed = true;
+                }
+                _ = stop.cancelled(), if reason.is_none() && exit.is_none() => {
+                    reason = Some("stop");
+                    guard.signal(rustix::process::Signal::TERM);
+                    kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
+                    kill_armed = true;
+                }
+                _ = &mut kill_at, if kill_armed && exit.is_none() => {
+                    kill_armed = false;
+                    guard.signal(rustix::process::Signal::KILL);
+                }
+            }
+            if exit.is_some() && !open {
+                break;
+            }
+        }
+        guard.disarm();
+        if !tail.is_empty()
+            && let Some(f) = log.as_mut()
+        {
+            let v: Vec<u8> = tail.into_iter().collect();
+            let _ = f.write_all(&v).await;
+            written += v.len();
+        }
+        if let Some(f) = log.as_mut() {
+            let _ = f.flush().await;
+        }
+        let code = exit.and_then(|s| s.code()).map(i64::from);
+        // One terminal state. A stop that won its CAS (`stopping`) ends cancelled (failed for
+        // the watchdog); otherwise the exit decides. A stop announced (origin set) whose CAS has
+        // not landed yet is waited for briefly, so the two never both "win".
+        let st = &self.store;
+        let mut ok = Ok(false);
+        for _ in 0..100 {
+            let cur = match st.get_task(&id).await {
+                Ok(r) => r,
+                Err(e) => {
+                    ok = Err(e);
+                    break;
+                }
+            };
+            let by = origin.lock().ok().and_then(|o| *o);
+            let attempt = match cur.status.as_str() {
+                "stopping" => match cur.stopped_by.as_deref() {
+                    Some("timeout") => {
+                        st.task_finished(
+                            &id,
+                            "stopping",
+                            "failed",
+                            code,
+                            Some("timeout"),
+                            None,
+                            written as i64,
+                        )
+                        .await
+                    }
+                    _ => {
+                        st.task_finished(
+                            &id,
+                            "stopping",
+                            "cancelled",
+                            code,
+                            None,
+                            None,
+                            written as i64,
+                        )
+                        .await
+                    }
+                },
+                "running" | "queued" if by.is_some() => {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    continue;
+                }
+                "running" | "queued" => {
+                    let (to, err) = if code == Some(0) {
+                        ("succeeded", None)
+                    } else {
+                        ("failed", Some("the command exited with an error"))
+                    };
+                    st.task_finished(&id, &cur.status, to, code, err, None, written as i64)
+                        .await
+                }
+                _ => break,
+            };
+            if let Ok(true) = attempt {
+                ok = Ok(true);
+                break;
+            }
+        }
+        if let Ok(mut m) = self.live.lock() {
+            m.remove(&id);
+        }
+        if let Ok(r) = st.get_task(&id).await {
+            self.emit(&r).await;
+            let by_itself = matches!(r.status.as_str(), "succeeded" | "failed")
+                && r.stopped_by.as_deref().is_none_or(|b| b == "timeout");
+            if ok.unwrap_or(false) && by_itself {
+                let _ = self.ended.send(r.session_id.clone());
+            }
+        }
+    }
+
+    /// Stop a task (origin: user, model or shutdown). Returns the task as it is after the stop.
+    pub async fn stop(
+        &self,
+        session_id: Option<&str>,
+        id: &str,
+        by: &'static str,
+    ) -> Result<TaskRow, TaskError> {
+        // Ownership check: another session gets "not found".
+        match session_id {
+            Some(s) => self.get_for(s, id).await?,
+            None => self.get_for_any(id).await?,
+        };
+        let live = self
+            .live
+            .lock()
+            .ok()
+            .and_then(|m| m.get(id).map(|l| (l.stop.clone(), l.origin.clone())));
+        if let Some((token, origin)) = live {
+            if let Ok(mut o) = origin.lock()
+                && o.is_none()
+            {
+                *o = Some(by);
+            }
+            if self.store.task_stopping(id, by).await? {
+                // Announce `stopping` only if the monitor has not already ended it (the monitor
+                // emits the one terminal event).
+                if let Ok(r) = self.store.get_task(id).await
+                    && r.status == "stopping"
+                {
+                    self.emit(&r).await;
+                }
+                token.cancel();
+                // Wait for the terminal state (SIGKILL after 3 s at worst).
+                for _ in 0..100 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let r = self.store.get_task(id).await?;
+                    if !matches!(r.status.as_str(), "queued" | "running" | "stopping") {
+                        return Ok(r);
+                    }
+                }
+            } else if let Ok(mut o) = origin.lock() {
+                // The exit won: do not claim the stop.
+                if *o == Some(by) {
+                    *o = None;
+                }
+            }
+        }
+        Ok(self.store.get_task(id).await?)
+    }
+
+    /// The model reads the log (a complete read after the end cancels the task's wake-up).
+    pub async fn output(
+        &self,
+        row: &TaskRow,
+        offset: u64,
+        limit: Option<usize>,
+    ) -> Result<TaskOutput, TaskError> {
+        let out = self.read_log(row, offset, limit).await?;
+        if out.eof {
+            let _ = self.store.task_read_after_end(&row.id).await;
+        }
+        Ok(out)
+    }
+
+    /// The user reads the log (the UI): the wake-up still happens.
+    pub async fn output_for_user(
+        &self,
+        row: &TaskRow,
+        offset: u64,
+        limit: Option<usize>,
+    ) -> Result<TaskOutput, TaskError> {
+        self.read_log(row, offset, limit).await
+    }
+
+    /// Read the log from `offset` (at most `limit` bytes, cut back to a UTF-8 boundary).
+    async fn read_log(
+        &self,
+        row: &TaskRow,
+        offset: u64,
+        limit: Option<usize>,
+    ) -> Result<TaskOutput, TaskError> {
+        let limit = limit
+            .unwrap_or(DEFAULT_OUTPUT_LIMIT)
+            .clamp(1, MAX_OUTPUT_LIMIT);
+        let mut bytes = Vec::new();
+        let mut len = 0u64;
+        if let Ok(mut f) = tokio::fs::File::open(&row.log_path).await {
+            len = f.metadata().await.map(|m| m.len()).unwrap_or(0);
+            if offset < len {
+                use tokio::io::AsyncSeekExt;
+                let _ = f.seek(std::io::SeekFrom::Start(offset)).await;
+                let _ = f.take(limit as u64).read_to_end(&mut bytes).await;
+            }
+        }
+        let ended = !matches!(row.status.as_str(), "queued" | "running" | "stopping");
+        // Never split a character between two reads (unless the log ends there).
+        let mut keep = bytes.len();
+        if offset + (keep as u64) < len || !ended {
+            while keep > 0 && std::str::from_utf8(&bytes[..keep]).is_err() && bytes.len() - keep < 4
+            {
+                keep -= 1;
+            }
+            if keep == 0 {
+                keep = bytes.len();
+            }
+        }
+        bytes.truncate(keep);
+        let next = offset + bytes.len() as u64;
+        Ok(TaskOutput {
+            id: row.id.clone(),
+            status: row.status.clone(),
+            exit_code: row.exit_code,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            next_offset: next,
+            eof: ended && next >= len,
+            output_truncated: len > self.settings.max_output_bytes,
+        })
+    }
+
+    /// Server shutdown: every live task's group is stopped; they end `cancelled` (shutdown).
+    pub async fn shutdown(&self) {
+        let ids: Vec<String> = self
+            .live
+            .lock()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        let stops = ids.iter().map(|id| self.stop(None, id, "shutdown"));
+        futures::future::join_all(stops).await;
+    }
+
+    /// At start: unfinished tasks whose owner is gone become `lost`; old ones are deleted.
+    pub async fn recover(&self) -> Result<usize, TaskError> {
+        let mut lost = 0;
+        for t in self.store.unfinished_tasks().await? {
+            let alive = u32::try_from(t.owner_pid)
+                .ok()
+                .and_then(process_start_time)
+                .is_some_and(|st| st == t.owner_start);
+            if alive && (t.owner_pid != i64::from(self.owner_pid)) {
+                continue; // another live server owns it
+            }
+            if self.store.mark_task_lost(&t.id).await? {
+                lost += 1;
+                if let Ok(r) = self.store.get_task(&t.id).await {
+                    self.emit(&r).await;
+                }
+            }
+        }
+        self.cleanup().await?;
+        Ok(lost)
+    }
+
+    /// Delete finished tasks and their logs after `tasks.retentionDays`.
+    pub async fn cleanup(&self) -> Result<usize, TaskError> {
+        let cutoff = now_ms() - (self.settings.retention_days as i64) * 24 * 3600 * 1000;
+        let logs = self.store.delete_old_tasks(cutoff).await?;
+        for l in &logs {
+            let _ = std::fs::remove_file(l);
+        }
+        Ok(logs.len())
+    }
+}

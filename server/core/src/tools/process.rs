@@ -1,0 +1,386 @@
+//! shell and run_process: real child processes in their own process group, a short environment
+//! allow-list, the working directory checked by the path policy, bounded output (head + tail with
+//! a marker for the model; the last 256 KB for the terminal part), and the whole group killed on
+//! timeout, on cancel, or when the output passes its cap.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+
+use super::{Gated, PrepareError, ToolCtx, ToolOutput, bound_text};
+use crate::policy::command;
+use crate::policy::paths::PathPolicy;
+use crate::protocol::{Effect, Part};
+
+/// The fixed shell.
+pub const SHELL: &str = "/bin/sh";
+/// Environment variables a child inherits; nothing else (no provider keys, no tokens).
+pub const ENV_ALLOW: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SHELL",
+];
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+/// Terminal part keeps the last 256 KB of each stream.
+pub const TERMINAL_TAIL: usize = 256 * 1024;
+/// A command producing more than this is killed.
+pub const MAX_OUTPUT: u64 = 16 * 1024 * 1024;
+const MAX_COMMAND_BYTES: usize = 32 * 1024;
+
+#[derive(Debug, Clone)]
+pub enum Program {
+    Shell(String),
+    Argv(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct ProcessArgs {
+    pub program: Program,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    /// The command line as shown to the user.
+    pub display: String,
+}
+
+/// Quote an argv for display.
+pub fn display_argv(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Resolve a working directory: inside the workspace or an extra root, never chosen freely.
+pub fn resolve_cwd(cwd: Option<&str>, paths: &PathPolicy) -> Result<PathBuf, PrepareError> {
+    let r = paths.resolve(cwd.unwrap_or("."))?;
+    if !r.inside {
+        return Err(PrepareError::Input(format!(
+            "cwd {} is outside the workspace; commands run inside the workspace or an added directory",
+            r.path.display()
+        )));
+    }
+    Ok(r.path)
+}
+
+impl ProcessArgs {
+    fn new(
+        program: Program,
+        cwd: Option<&str>,
+        timeout_ms: Option<u64>,
+        paths: &PathPolicy,
+    ) -> Result<ProcessArgs, PrepareError> {
+        let cwd = resolve_cwd(cwd, paths)?;
+        let timeout = timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TIMEOUT)
+            .clamp(Duration::from_millis(1), MAX_TIMEOUT);
+        let display = match &program {
+            Program::Shell(c) => c.clone(),
+            Program::Argv(v) => display_argv(v),
+        };
+        Ok(ProcessArgs {
+            program,
+            cwd,
+            timeout,
+            display,
+        })
+    }
+
+    /// What the gate sees: the command line and its classification.
+    fn gated(self) -> Gated<ProcessArgs> {
+        let analysis = match &self.program {
+            Program::Shell(c) => command::analyze_shell(c),
+            Program::Argv(v) => command::analyze_argv(v),
+        };
+        Gated {
+            paths: Vec::new(),
+            command: Some((self.display.clone(), analysis)),
+            call: self,
+        }
+    }
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShellArgs {
+    /// The command line, run with /bin/sh -c.
+    pub command: String,
+    /// Working directory, relative to the workspace.
+    pub cwd: Option<String>,
+    /// Default 120000, at most 600000.
+    #[schemars(range(min = 1, max = 600_000))]
+    pub timeout_ms: Option<u64>,
+}
+
+pub struct Shell;
+
+impl super::Tool for Shell {
+    const NAME: &'static str = "shell";
+    const EFFECT: Effect = Effect::Process;
+    const DESCRIPTION: &'static str = "Run a shell command with /bin/sh -c. Optional `cwd` (relative to the workspace) and `timeout_ms` (default 120000, max 600000).";
+    type Args = ShellArgs;
+    type Call = ProcessArgs;
+
+    fn prepare(a: ShellArgs, paths: &PathPolicy) -> Result<Gated<ProcessArgs>, PrepareError> {
+        let c = a.command;
+        if c.trim().is_empty() || c.len() > MAX_COMMAND_BYTES || c.contains('\0') {
+            return Err(PrepareError::Input(format!(
+                "command must be 1 to {MAX_COMMAND_BYTES} bytes without NUL"
+            )));
+        }
+        Ok(ProcessArgs::new(Program::Shell(c), a.cwd.as_deref(), a.timeout_ms, paths)?.gated())
+    }
+
+    async fn run(args: ProcessArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
+        run(ctx, args).await
+    }
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunProcessArgs {
+    /// The program and its arguments (no shell).
+    #[schemars(length(min = 1))]
+    pub argv: Vec<String>,
+    /// Working directory, relative to the workspace.
+    pub cwd: Option<String>,
+    /// Default 120000, at most 600000.
+    #[schemars(range(min = 1, max = 600_000))]
+    pub timeout_ms: Option<u64>,
+}
+
+pub struct RunProcess;
+
+impl super::Tool for RunProcess {
+    const NAME: &'static str = "run_process";
+    const EFFECT: Effect = Effect::Process;
+    const DESCRIPTION: &'static str = "Run a program with an argument array (no shell). Optional `cwd` (relative to the workspace) and `timeout_ms` (default 120000, max 600000).";
+    type Args = RunProcessArgs;
+    type Call = ProcessArgs;
+
+    fn prepare(a: RunProcessArgs, paths: &PathPolicy) -> Result<Gated<ProcessArgs>, PrepareError> {
+        let v = a.argv;
+        if v.is_empty()
+            || v[0].is_empty()
+            || v.iter().any(|s| s.contains('\0'))
+            || v.iter().map(String::len).sum::<usize>() > MAX_COMMAND_BYTES
+        {
+            return Err(PrepareError::Input(
+                "argv must be a non-empty array of strings without NUL".into(),
+            ));
+        }
+        Ok(ProcessArgs::new(Program::Argv(v), a.cwd.as_deref(), a.timeout_ms, paths)?.gated())
+    }
+
+    async fn run(args: ProcessArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
+        run(ctx, args).await
+    }
+}
+
+/// Kills the whole process group when dropped (cancellation drops the future).
+pub struct GroupGuard {
+    pgid: Option<i32>,
+}
+
+impl GroupGuard {
+    pub fn new(pid: u32) -> GroupGuard {
+        GroupGuard {
+            pgid: i32::try_from(pid).ok(),
+        }
+    }
+    pub fn signal(&self, sig: rustix::process::Signal) {
+        if let Some(pid) = self.pgid.and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(pid, sig);
+        }
+    }
+    pub fn disarm(&mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(rustix::process::Signal::KILL);
+    }
+}
+
+/// Head and tail of a stream, with the total byte count.
+#[derive(Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total: u64,
+}
+
+const HEAD: usize = 16 * 1024;
+
+impl Capture {
+    fn push(&mut self, b: &[u8]) {
+        self.total += b.len() as u64;
+        let room = HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&b[..room.min(b.len())]);
+        self.tail.extend(b.iter().copied());
+        let excess = self.tail.len().saturating_sub(TERMINAL_TAIL);
+        self.tail.drain(..excess);
+    }
+    fn tail_string(&self) -> (String, bool) {
+        let v: Vec<u8> = self.tail.iter().copied().collect();
+        (
+            String::from_utf8_lossy(&v).into_owned(),
+            self.total > self.tail.len() as u64,
+        )
+    }
+    /// For the model: head + marker + tail when long.
+    fn model_text(&self, max: usize) -> String {
+        let (tail, _) = self.tail_string();
+        if self.total as usize <= max && self.total as usize == self.tail.len() {
+            return tail;
+        }
+        let head = String::from_utf8_lossy(&self.head[..self.head.len().min(max / 2)]).into_owned();
+        let t = crate::util::tail_str(&tail, max / 2);
+        format!(
+            "{head}\n[… {} bytes truncated …]\n{t}",
+            self.total as usize - head.len() - t.len()
+        )
+    }
+}
+
+pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
+    if !args.cwd.is_dir() {
+        return ToolOutput::err(
+            "invalid_cwd",
+            format!("{} is not a directory", args.cwd.display()),
+        );
+    }
+    let mut cmd = match &args.program {
+        Program::Shell(c) => {
+            let mut cmd = tokio::process::Command::new(SHELL);
+            cmd.arg("-c").arg(c);
+            cmd
+        }
+        Program::Argv(v) => {
+            let mut cmd = tokio::process::Command::new(&v[0]);
+            cmd.args(&v[1..]);
+            cmd
+        }
+    };
+    cmd.current_dir(&args.cwd)
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for k in ENV_ALLOW {
+        if let Some(v) = std::env::var_os(k) {
+            cmd.env(k, v);
+        }
+    }
+    cmd.env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat");
+    let started = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return ToolOutput::err(
+                "spawn_failed",
+                format!("cannot start `{}`: {e}", args.display),
+            );
+        }
+    };
+    let mut guard = GroupGuard::new(child.id().unwrap_or(0));
+    let (Some(mut so), Some(mut se)) = (child.stdout.take(), child.stderr.take()) else {
+        return ToolOutput::err("spawn_failed", "no output pipes");
+    };
+    let mut out = Capture::default();
+    let mut err = Capture::default();
+    let mut bo = vec![0u8; 64 * 1024];
+    let mut be = vec![0u8; 64 * 1024];
+    let (mut o_open, mut e_open) = (true, true);
+    let deadline = tokio::time::sleep(args.timeout);
+    tokio::pin!(deadline);
+    let mut stop: Option<&'static str> = None;
+    while o_open || e_open {
+        tokio::select! {
+            r = so.read(&mut bo), if o_open => match r { Ok(0) | Err(_) => o_open = false, Ok(n) => out.push(&bo[..n]) },
+            r = se.read(&mut be), if e_open => match r { Ok(0) | Err(_) => e_open = false, Ok(n) => err.push(&be[..n]) },
+            _ = &mut deadline => { stop = Some("timeout"); break; }
+            _ = ctx.cancel.cancelled() => { stop = Some("cancelled"); break; }
+        }
+        if out.total + err.total > MAX_OUTPUT {
+            stop = Some("output_limit");
+            break;
+        }
+    }
+    let status = if stop.is_some() {
+        guard.signal(rustix::process::Signal::TERM);
+        match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
+            Ok(s) => s.ok(),
+            Err(_) => {
+                guard.signal(rustix::process::Signal::KILL);
+                child.wait().await.ok()
+            }
+        }
+    } else {
+        tokio::select! {
+            s = child.wait() => s.ok(),
+            _ = &mut deadline => { stop = Some("timeout"); guard.signal(rustix::process::Signal::KILL); child.wait().await.ok() }
+            _ = ctx.cancel.cancelled() => { stop = Some("cancelled"); guard.signal(rustix::process::Signal::KILL); child.wait().await.ok() }
+        }
+    };
+    // The leader is gone; kill stragglers of the group anyway, then stop guarding.
+    guard.signal(rustix::process::Signal::KILL);
+    guard.disarm();
+    let duration_ms = started.elapsed().as_millis() as u64;
+    let exit_code = status.and_then(|s| s.code());
+    let (stdout, t1) = out.tail_string();
+    let (stderr, t2) = err.tail_string();
+    let mut text = format!(
+        "exit code: {}, duration: {duration_ms} ms\n",
+        exit_code
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "none (killed by a signal)".into())
+    );
+    match stop {
+        Some("timeout") => text.push_str(&format!(
+            "stopped: the command ran longer than {} ms and its process group was killed\n",
+            args.timeout.as_millis()
+        )),
+        Some("cancelled") => text.push_str("stopped: the run was cancelled\n"),
+        Some("output_limit") => text.push_str(&format!(
+            "stopped: output passed {MAX_OUTPUT} bytes and the process group was killed\n"
+        )),
+        _ => {}
+    }
+    if out.total > 0 {
+        text.push_str(&format!("--- stdout ---\n{}\n", out.model_text(16 * 1024)));
+    }
+    if err.total > 0 {
+        text.push_str(&format!("--- stderr ---\n{}\n", err.model_text(8 * 1024)));
+    }
+    let ok = stop.is_none() && exit_code == Some(0);
+    ToolOutput {
+        ok,
+        text: bound_text(&text, super::MAX_MODEL_TEXT),
+        parts: vec![Part::Terminal {
+            command: args.display,
+            stdout,
+            stderr,
+            exit_code,
+            duration_ms,
+            truncated: t1 || t2,
+        }],
+    }
+}

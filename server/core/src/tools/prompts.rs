@@ -1,0 +1,259 @@
+//! Tools that wait for the person: `ask_user_question` waits for answers, `exit_plan` publishes
+//! a plan revision and waits for the review decision. Both go through the one pending-prompt
+//! broker and always return a tool result (never a hanging call): a timeout, a cancelled run or
+//! a closed page count as expired / skipped.
+
+use super::{Gated, PrepareError, ToolCtx, ToolOutput};
+use crate::pending::{Asked, PlanRequest, Plans, PromptKind, QuestionRequest};
+use crate::plan::{self, ExitPlanArgs, MAX_PLAN_CHARS};
+use crate::policy::paths::PathPolicy;
+use crate::protocol::{Agent, Effect, EventPayload, PlanDecision, Question};
+use crate::store::{PlanRow, PlanStatus};
+use crate::util::{new_id, now_ms};
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskArgs {
+    /// 1 to 4 questions.
+    #[schemars(length(min = 1, max = 4))]
+    pub questions: Vec<Question>,
+}
+
+/// Check the questions of an `ask_user_question` call beyond their shape.
+pub fn validate_questions(questions: &[Question]) -> Result<(), String> {
+    if !(1..=4).contains(&questions.len()) {
+        return Err("ask 1 to 4 questions".into());
+    }
+    for q in questions {
+        if q.question.trim().is_empty() || q.question.chars().count() > 1000 {
+            return Err("each question needs 1 to 1000 characters of text".into());
+        }
+        if !(2..=4).contains(&q.options.len()) {
+            return Err(format!("question `{}` needs 2 to 4 options", q.question));
+        }
+        if q.options.iter().filter(|o| o.recommended).count() > 1 {
+            return Err(format!(
+                "question `{}` marks more than one option recommended",
+                q.question
+            ));
+        }
+        let mut labels: Vec<&str> = q.options.iter().map(|o| o.label.trim()).collect();
+        if labels
+            .iter()
+            .any(|l| l.is_empty() || l.chars().count() > 200)
+        {
+            return Err("option labels need 1 to 200 characters".into());
+        }
+        labels.sort_unstable();
+        labels.dedup();
+        if labels.len() != q.options.len() {
+            return Err(format!("question `{}` repeats an option label", q.question));
+        }
+    }
+    Ok(())
+}
+
+pub struct AskUserQuestion;
+
+impl super::Tool for AskUserQuestion {
+    const NAME: &'static str = "ask_user_question";
+    const EFFECT: Effect = Effect::Read;
+    const DESCRIPTION: &'static str = "Ask the user 1 to 4 multiple-choice questions (2 to 4 options each, at most one marked recommended) when there is a real fork in the approach. Waits for the answers.";
+    const INTERACTIVE_ONLY: bool = true;
+    const HOST: bool = true;
+    type Args = AskArgs;
+    type Call = Vec<Question>;
+
+    fn prepare(a: AskArgs, _: &PathPolicy) -> Result<Gated<Vec<Question>>, PrepareError> {
+        validate_questions(&a.questions).map_err(PrepareError::Input)?;
+        Ok(Gated::plain(a.questions))
+    }
+
+    async fn run(questions: Vec<Question>, ctx: &ToolCtx<'_>) -> ToolOutput {
+        let t = ctx.turn;
+        if !t.deps.interactive {
+            return ToolOutput::err(
+                "no_interactive_ui",
+                "nobody can answer questions in this run; ask your question in plain text in your answer instead",
+            );
+        }
+        let id = new_id();
+        let req = QuestionRequest {
+            id: id.clone(),
+            session_id: t.run.session.id.clone(),
+            run_id: t.run.run_id.clone(),
+            call_id: ctx.call_id.to_string(),
+            questions,
+        };
+        let answers = match t.deps.questions.ask(&t.waiter(), &id, &req).await {
+            Asked::Answered(a) => a,
+            Asked::Expired => {
+                return ToolOutput::err(
+                    "no_answer",
+                    "the user did not answer; continue with your best judgement or ask in plain text",
+                );
+            }
+            Asked::Failed(e) => return ToolOutput::err("internal", e),
+        };
+        let mut text = String::from("The user answered:\n");
+        for (q, a) in req.questions.iter().zip(&answers) {
+            match a {
+                Some(labels) => {
+                    text.push_str(&format!("- {} → {}\n", q.question, labels.join(", ")))
+                }
+                None => text.push_str(&format!("- {} → (skipped)\n", q.question)),
+            }
+        }
+        ToolOutput::ok(text)
+    }
+}
+
+pub struct ExitPlan;
+
+impl super::Tool for ExitPlan {
+    const NAME: &'static str = "exit_plan";
+    const EFFECT: Effect = Effect::Read;
+    const DESCRIPTION: &'static str = "Deliver your plan for review: Markdown (up to 60000 characters), an optional title, and up to 5 optional Mermaid diagrams {id (kebab-case), title, explanation, section (the plan heading it illustrates), type (overview|flow|components|architecture|sequence|data|state|other), mermaid}. Diagrams: flowchart/graph, sequenceDiagram, stateDiagram(-v2), erDiagram, classDiagram, gantt, mindmap, timeline or journey; at most 8 KB and about 40 nodes; no click/link/callback, href, URLs, HTML tags or %%{init}. Returns the user's decision.";
+    const ONLY_AGENT: Option<Agent> = Some(Agent::Plan);
+    const HOST: bool = true;
+    type Args = ExitPlanArgs;
+    type Call = ExitPlanArgs;
+
+    fn prepare(a: ExitPlanArgs, _: &PathPolicy) -> Result<Gated<ExitPlanArgs>, PrepareError> {
+        if a.plan.trim().is_empty() || a.plan.chars().count() > MAX_PLAN_CHARS {
+            return Err(PrepareError::Input(format!(
+                "`plan` must be 1 to {MAX_PLAN_CHARS} characters of Markdown"
+            )));
+        }
+        Ok(Gated::plain(a))
+    }
+
+    async fn run(args: ExitPlanArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
+        let t = ctx.turn;
+        if t.agent != Agent::Plan {
+            return ToolOutput::err(
+                "permission_denied",
+                "exit_plan is only available to the plan agent",
+            );
+        }
+        let cfg = &t.deps.cfg;
+        let root = cfg.state_dir.join("artifacts");
+        let published = plan::publish(
+            &t.deps.store,
+            &root,
+            &t.run.session.id,
+            &args,
+            cfg.plan.max_diagrams,
+        )
+        .await;
+        let (artifact, rev) = match published {
+            Ok(x) => x,
+            Err(e) => return ToolOutput::err("internal", format!("cannot publish the plan: {e}")),
+        };
+        let plan_id = new_id();
+        let row = PlanRow {
+            id: plan_id.clone(),
+            session_id: t.run.session.id.clone(),
+            run_id: t.run.run_id.clone(),
+            call_id: ctx.call_id.to_string(),
+            artifact_id: artifact.id.clone(),
+            revision: rev.revision,
+            title: rev.title.clone(),
+            hash: rev.hash.clone(),
+            status: PlanStatus::Pending,
+            feedback: None,
+            created_at: now_ms(),
+            decided_at: None,
+        };
+        let event = EventPayload::PlanProposed {
+            plan_id: plan_id.clone(),
+            artifact_id: artifact.id.clone(),
+            call_id: ctx.call_id.to_string(),
+            revision: rev.clone(),
+        };
+        let req = PlanRequest { row, event };
+        let (decision, feedback) = if !t.deps.interactive || cfg.read_only {
+            // Nobody can review it: published, recorded as unavailable, never waited on.
+            if let Err(e) = t.deps.store.create_plan(&req.row).await {
+                return ToolOutput::err("internal", e);
+            }
+            t.emit(req.event);
+            let answer = (PlanDecision::Unavailable, None);
+            let _ = t
+                .deps
+                .store
+                .transition_plan(&plan_id, PlanStatus::Pending, PlanStatus::Unavailable, None)
+                .await;
+            t.emit(Plans::decided(&plan_id, &answer));
+            answer
+        } else {
+            match t.deps.plans.ask(&t.waiter(), &plan_id, &req).await {
+                Asked::Answered(a) => a,
+                Asked::Expired => (PlanDecision::Skipped, None),
+                Asked::Failed(e) => return ToolOutput::err("internal", e),
+            }
+        };
+        ToolOutput::ok(decision_text(decision, feedback, &artifact.id, &rev))
+    }
+}
+
+/// What exit_plan tells the model about the review.
+fn decision_text(
+    decision: PlanDecision,
+    feedback: Option<String>,
+    artifact_id: &str,
+    rev: &plan::PlanRevision,
+) -> String {
+    let mut text = format!("decision: {}\n{}\n", decision.as_str(), decision.message());
+    if let Some(f) = feedback.filter(|f| !f.trim().is_empty()) {
+        text.push_str(&format!("feedback: {f}\n"));
+    }
+    text.push_str(&format!(
+        "plan: artifact {artifact_id} revision {} (hash {})\n",
+        rev.revision, rev.hash
+    ));
+    let accepted: Vec<&str> = rev.diagrams.iter().map(|d| d.id.as_str()).collect();
+    text.push_str(&format!("diagrams.accepted: {}\n", json(&accepted)));
+    text.push_str(&format!("diagrams.dropped: {}\n", json(&rev.dropped)));
+    text.push_str(&format!("diagrams.removed: {}\n", json(&rev.removed)));
+    text
+}
+
+/// Compact JSON for one line of a tool result.
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pending::validate_answers;
+    use serde_json::json;
+
+    fn questions(v: serde_json::Value) -> Result<Vec<Question>, String> {
+        let a: AskArgs = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        validate_questions(&a.questions)?;
+        Ok(a.questions)
+    }
+
+    #[test]
+    fn question_rules() {
+        let ok = json!({"questions": [{"question": "Which DB?", "options": [{"label": "SQLite", "recommended": true}, {"label": "Postgres"}]}]});
+        let qs = questions(ok).unwrap_or_default();
+        assert_eq!(qs.len(), 1);
+        for bad in [
+            json!({"questions": []}),
+            json!({"questions": [{"question": "q", "options": [{"label": "only"}]}]}),
+            json!({"questions": [{"question": "q", "options": [{"label": "a", "recommended": true}, {"label": "b", "recommended": true}]}]}),
+            json!({"questions": [{"question": "q", "options": [{"label": "a"}, {"label": "a"}]}]}),
+            json!({"questions": [{"question": "", "options": [{"label": "a"}, {"label": "b"}]}]}),
+        ] {
+            assert!(questions(bad.clone()).is_err(), "{bad}");
+        }
+        assert!(validate_answers(&qs, &[Some(vec!["SQLite".into()])]).is_ok());
+        assert!(validate_answers(&qs, &[None]).is_ok());
+        assert!(validate_answers(&qs, &[Some(vec!["MySQL".into()])]).is_err());
+        assert!(validate_answers(&qs, &[Some(vec!["SQLite".into(), "Postgres".into()])]).is_err());
+        assert!(validate_answers(&qs, &[]).is_err());
+    }
+}

@@ -1,0 +1,93 @@
+//! The lists the whole gate shares: startup/autostart locations (a write to them always asks,
+//! whether it comes from a file tool or a shell redirect) and the hard-deny directories (never
+//! readable or writable, never askable). One list each, read by the path check, the command
+//! check and, later, the process sandbox; a test pins that they agree.
+
+/// File or directory names that run code at login or boot, matched against every component of a
+/// path, lowercased.
+#[rustfmt::skip]
+pub const STARTUP_NAMES: &[&str] = &[
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+    ".zprofile", ".zlogin", ".zlogout", ".login", ".logout", ".cshrc", ".tcshrc", ".kshrc",
+    ".mkshrc", ".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".pam_environment",
+    ".inputrc", "config.fish", "autostart", "launchagents", "launchdaemons", "crontab", "rc.local",
+];
+
+/// Absolute path prefixes (lowercased) of system startup locations.
+#[rustfmt::skip]
+pub const STARTUP_PREFIXES: &[&str] = &[
+    "/etc/rc", "/etc/init", "/etc/systemd", "/lib/systemd", "/usr/lib/systemd", "/etc/profile",
+    "/etc/bash", "/etc/zsh", "/etc/csh", "/etc/environment", "/etc/cron", "/etc/anacrontab",
+    "/var/spool/cron", "/etc/xdg/autostart", "/etc/ld.so.preload", "/etc/update-motd.d",
+    "/etc/udev", "/library/startupitems",
+];
+
+/// Path fragments (lowercased) of per-user service and environment directories.
+pub const STARTUP_FRAGMENTS: &[&str] = &[
+    ".config/systemd",
+    ".config/environment.d",
+    ".local/share/systemd",
+];
+
+/// Directories under `$HOME` that are never read or written, whatever is approved (seed 003).
+pub const HARD_DENY_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg"];
+
+/// Does this path name a startup or autostart location? `path` may be relative; `..` and `.`
+/// are folded; a dotfile glob (`.bash*`) counts as one.
+pub fn is_startup_location(path: &str) -> bool {
+    let l = path.to_lowercase();
+    let mut comps: Vec<&str> = Vec::new();
+    for c in l.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                comps.pop();
+            }
+            c => comps.push(c),
+        }
+    }
+    let joined = format!(
+        "{}{}",
+        if l.starts_with('/') { "/" } else { "" },
+        comps.join("/")
+    );
+    let dot_glob = |c: &&str| c.starts_with('.') && c.contains(['*', '?', '[']);
+    comps
+        .iter()
+        .any(|c| STARTUP_NAMES.contains(c) || dot_glob(c))
+        || STARTUP_PREFIXES.iter().any(|b| joined.starts_with(b))
+        || STARTUP_FRAGMENTS.iter().any(|b| joined.contains(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::{Danger, analyze_shell};
+    use std::path::Path;
+
+    /// The file tools and a shell redirect agree on every startup location: both ask.
+    #[test]
+    fn file_tools_and_shell_redirects_share_one_startup_list() {
+        let mut paths: Vec<String> = STARTUP_NAMES
+            .iter()
+            .map(|n| format!("/home/u/{n}"))
+            .collect();
+        paths.extend(STARTUP_PREFIXES.iter().map(|p| format!("{p}x")));
+        paths.extend(STARTUP_FRAGMENTS.iter().map(|f| format!("/home/u/{f}/x")));
+        for p in &paths {
+            assert!(
+                crate::always_ask_path(Path::new(p)).is_some(),
+                "write_file to {p} must ask"
+            );
+            let a = analyze_shell(&format!("echo x > {p}"));
+            assert!(
+                a.dangers.contains(&Danger::BootAutostart),
+                "a redirect to {p} must be a startup write"
+            );
+        }
+        for p in ["/home/u/project/src/main.rs", "/home/u/notes.txt"] {
+            assert!(crate::always_ask_path(Path::new(p)).is_none(), "{p}");
+            assert!(!is_startup_location(p), "{p}");
+        }
+    }
+}

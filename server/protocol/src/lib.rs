@@ -1,0 +1,905 @@
+//! The wire protocol: every type that crosses HTTP or the WebSocket, with its OpenAPI schema.
+//!
+//! Rules: snake_case everywhere, ULID string ids, `*_at` timestamps in Unix milliseconds, cursor
+//! pagination (`data` + `next_cursor`), tagged enums (`type`). Events are stored as
+//! `(type, data)` rows apart from these enums (see `store::events`), so clients must ignore event
+//! types they do not know.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A text that is not one of its enum's values (e.g. an unknown status read from the database).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownValue {
+    pub what: &'static str,
+    pub value: String,
+}
+
+impl std::fmt::Display for UnknownValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown {} `{}`", self.what, self.value)
+    }
+}
+
+impl std::error::Error for UnknownValue {}
+
+/// The enums that are also stored as text: `as_str` is the serde name (one source: strum's
+/// `snake_case`, the same as serde's), `TryFrom<String>` reads it back or names the bad value.
+macro_rules! text_enums {
+    ($($name:ident: $what:literal),+ $(,)?) => {$(
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        }
+        impl TryFrom<String> for $name {
+            type Error = UnknownValue;
+            fn try_from(s: String) -> Result<Self, UnknownValue> {
+                s.parse().map_err(|_| UnknownValue { what: $what, value: s })
+            }
+        }
+    )+};
+}
+
+text_enums!(
+    Agent: "agent",
+    Mode: "mode",
+    Effect: "effect",
+    SessionStatus: "session status",
+    RunStatus: "run status",
+    RunTrigger: "run trigger",
+    ApprovalScope: "approval scope",
+    ApprovalDecision: "approval decision",
+    PlanDecision: "plan decision",
+    PolicyDecision: "policy decision",
+);
+
+/// Which agent drives a session.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Agent {
+    /// Reads, writes and runs (within the policy).
+    Build,
+    /// Read-only planner that ends with `exit_plan`.
+    Plan,
+}
+
+/// Permission mode of a session (seed 000, "Modos de permisos").
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Mode {
+    /// write, process and external ask.
+    Ask,
+    /// write allowed; process and external ask.
+    Auto,
+    /// everything allowed (within the startup ceiling).
+    Full,
+}
+
+/// What a tool call does to the world.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Effect {
+    /// No side effects.
+    Read,
+    /// Changes workspace files.
+    Write,
+    /// Runs arbitrary processes.
+    Process,
+    /// Network tools, MCP, unknown or plugin tools.
+    External,
+    /// Tradewind's own state only.
+    Internal,
+}
+
+/// What a session is doing, derived from its runs and pending prompts.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum SessionStatus {
+    Idle,
+    Running,
+    /// A run waits for the user (approval, question or plan decision).
+    Waiting,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Session {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub agent: Agent,
+    pub mode: Mode,
+    pub archived: bool,
+    pub status: SessionStatus,
+    /// The seq of the newest event.
+    pub last_seq: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSessionParams {
+    /// Workspace directory (default: the server's workspace). Must be an existing directory.
+    pub workspace: Option<String>,
+    pub title: Option<String>,
+    pub agent: Option<Agent>,
+    pub mode: Option<Mode>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchSessionParams {
+    pub title: Option<String>,
+    pub agent: Option<Agent>,
+    pub mode: Option<Mode>,
+    pub archived: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionPage {
+    pub data: Vec<Session>,
+    /// Pass as `cursor` to get the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PostMessageParams {
+    /// The prompt. A leading `!` runs the rest as a shell command through the same gate.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PostMessageResponse {
+    pub run_id: String,
+}
+
+/// A stored conversation message (what the model sees).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Message {
+    pub id: String,
+    pub run_id: Option<String>,
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    #[schema(value_type = Object)]
+    pub parts: serde_json::Value,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MessagePage {
+    pub data: Vec<Message>,
+    pub next_cursor: Option<String>,
+}
+
+/// Token usage of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RunStatus {
+    Queued,
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+    /// The server stopped while the run was active.
+    Interrupted,
+}
+
+/// What started a run.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RunTrigger {
+    Prompt,
+    /// A user `!command`.
+    Command,
+    /// An approved plan starting the implementation turn.
+    Plan,
+    /// Background tasks ended.
+    Wakeup,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WireError {
+    pub code: String,
+    pub message: String,
+}
+
+/// A display part of a tool result, for the UI only (the model sees the text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Unified patch of a write or edit (`/dev/null` for new files).
+    Diff {
+        path: String,
+        lang: String,
+        patch: String,
+        /// Cut at a line boundary after 200 KB.
+        truncated: bool,
+    },
+    /// A command's output: stdout then stderr (the last 256 KB).
+    Terminal {
+        command: String,
+        stdout: String,
+        stderr: String,
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        truncated: bool,
+    },
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum PolicyDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// What an approval covers.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalScope {
+    /// The tool's effect (once or for the session).
+    Effect,
+    /// A directory outside every allowed root (once, the directory for the session, or deny).
+    Directory,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalDecision {
+    Once,
+    Session,
+    Directory,
+    Deny,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalParams {
+    pub decision: ApprovalDecision,
+}
+
+/// The payload of an event; the frame adds `seq`, `session`, `run` and `at`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventPayload {
+    /// A prompt (or `!command`) from the user.
+    UserMessage { message_id: String, text: String },
+    RunStarted {
+        run_id: String,
+        agent: Agent,
+        mode: Mode,
+        trigger: RunTrigger,
+    },
+    /// Streamed assistant text (coalesced; append to the message).
+    MessageDelta { message_id: String, text: String },
+    /// Streamed reasoning text (coalesced).
+    ReasoningDelta { message_id: String, text: String },
+    /// The whole assistant message once it is complete.
+    MessageComplete {
+        message_id: String,
+        text: String,
+        reasoning: String,
+    },
+    /// The model proposed a tool call.
+    ToolCall {
+        call_id: String,
+        tool: String,
+        effect: Effect,
+        #[schema(value_type = Object)]
+        input: serde_json::Value,
+    },
+    /// Audit: what the gate decided for a call, and why.
+    PolicyDecision {
+        call_id: String,
+        tool: String,
+        effect: Effect,
+        decision: PolicyDecision,
+        reason: String,
+        key: String,
+    },
+    /// The run waits for the user to allow or deny a call.
+    ApprovalRequested {
+        approval_id: String,
+        call_id: String,
+        tool: String,
+        effect: Effect,
+        #[schema(value_type = Object)]
+        input: serde_json::Value,
+        reason: String,
+        scope: ApprovalScope,
+        /// For `directory` scope: the directory the answer covers.
+        directory: Option<String>,
+        /// Deny-list mentions, control characters, dangerous categories.
+        warnings: Vec<String>,
+    },
+    ApprovalDecided {
+        approval_id: String,
+        /// once / session / directory / deny / expired (timeout or server restart).
+        decision: String,
+    },
+    /// A tool finished: the text the model sees and parts for the UI.
+    ToolResult {
+        call_id: String,
+        tool: String,
+        ok: bool,
+        text: String,
+        parts: Vec<Part>,
+    },
+    /// A non-fatal or fatal error of the run.
+    Error { code: String, message: String },
+    RunFinished {
+        run_id: String,
+        status: RunStatus,
+        error: Option<WireError>,
+        usage: Usage,
+        duration_ms: u64,
+    },
+    /// The model asks the user 1–4 multiple-choice questions.
+    QuestionAsked {
+        question_id: String,
+        call_id: String,
+        questions: Vec<Question>,
+    },
+    /// One entry per question: the chosen labels, or null when skipped.
+    QuestionAnswered {
+        question_id: String,
+        answers: Vec<Option<Vec<String>>>,
+    },
+    /// A plan revision waits for review.
+    PlanProposed {
+        plan_id: String,
+        artifact_id: String,
+        call_id: String,
+        #[serde(flatten)]
+        revision: PlanRevision,
+    },
+    PlanDecided {
+        plan_id: String,
+        decision: PlanDecision,
+        feedback: Option<String>,
+    },
+    /// A background task changed state.
+    TaskUpdated { task: TaskInfo },
+    /// Background tasks ended by themselves and wake the session (a `wakeup` run follows).
+    Wakeup { task_ids: Vec<String>, text: String },
+    /// The session's new state in `data` (the frame's own `session` field is its id).
+    SessionUpdated { data: Session },
+}
+
+impl EventPayload {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventPayload::UserMessage { .. } => "user_message",
+            EventPayload::RunStarted { .. } => "run_started",
+            EventPayload::MessageDelta { .. } => "message_delta",
+            EventPayload::ReasoningDelta { .. } => "reasoning_delta",
+            EventPayload::MessageComplete { .. } => "message_complete",
+            EventPayload::ToolCall { .. } => "tool_call",
+            EventPayload::PolicyDecision { .. } => "policy_decision",
+            EventPayload::ApprovalRequested { .. } => "approval_requested",
+            EventPayload::ApprovalDecided { .. } => "approval_decided",
+            EventPayload::ToolResult { .. } => "tool_result",
+            EventPayload::Error { .. } => "error",
+            EventPayload::RunFinished { .. } => "run_finished",
+            EventPayload::SessionUpdated { .. } => "session_updated",
+            EventPayload::QuestionAsked { .. } => "question_asked",
+            EventPayload::TaskUpdated { .. } => "task_updated",
+            EventPayload::Wakeup { .. } => "wakeup",
+            EventPayload::QuestionAnswered { .. } => "question_answered",
+            EventPayload::PlanProposed { .. } => "plan_proposed",
+            EventPayload::PlanDecided { .. } => "plan_decided",
+        }
+    }
+}
+
+/// A multiple-choice question of `ask_user_question`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    pub question: String,
+    /// A short label for the question (a chip in the UI).
+    #[serde(default)]
+    pub header: Option<String>,
+    #[serde(default)]
+    pub multi_select: bool,
+    /// 2 to 4 options.
+    #[schemars(length(min = 2, max = 4))]
+    pub options: Vec<QuestionOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A suggestion, never imposed; at most one per question.
+    #[serde(default)]
+    pub recommended: bool,
+}
+
+/// How the user answered a plan (`unavailable`: no interactive UI, or --read-only).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum PlanDecision {
+    Approved,
+    Skipped,
+    Feedback,
+    Unavailable,
+}
+
+impl PlanDecision {
+    /// What the tool result tells the model (seed 000, "Entregar un plan").
+    pub fn message(self) -> &'static str {
+        match self {
+            PlanDecision::Approved => {
+                "The build agent will implement exactly this plan: answer in one sentence and stop."
+            }
+            PlanDecision::Skipped => {
+                "Stay in plan mode; do not call exit_plan again unless you are asked to."
+            }
+            PlanDecision::Feedback => "Revise the plan and call exit_plan again.",
+            PlanDecision::Unavailable => "Give the full plan as your final answer.",
+        }
+    }
+}
+
+/// One stored, sequenced event as sent to clients:
+/// `{"seq":N,"session":ID,"run":ID|null,"at":MS,"type":"…",…payload}`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct EventFrame {
+    pub seq: i64,
+    pub session: String,
+    pub run: Option<String>,
+    pub at: i64,
+    #[serde(flatten)]
+    pub payload: EventPayload,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventPage {
+    #[schema(value_type = Vec<EventFrame>)]
+    pub data: Vec<serde_json::Value>,
+    /// The seq to pass as `after` for the next page; null when there are no more events now.
+    pub next_cursor: Option<i64>,
+}
+
+/// An approval waiting for the user.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingApproval {
+    pub approval_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub tool: String,
+    pub effect: Effect,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    pub reason: String,
+    pub scope: ApprovalScope,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingQuestion {
+    pub question_id: String,
+    pub run_id: String,
+    pub questions: Vec<Question>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingPlan {
+    pub plan_id: String,
+    pub run_id: String,
+    pub artifact_id: String,
+    pub revision: i64,
+    pub title: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingItems {
+    pub approvals: Vec<PendingApproval>,
+    pub questions: Vec<PendingQuestion>,
+    pub plans: Vec<PendingPlan>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerParams {
+    /// One entry per question: the chosen option labels, or null to skip that question.
+    pub answers: Vec<Option<Vec<String>>>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanDecisionParams {
+    /// `approved`, `feedback` (with `feedback` text) or `skipped`.
+    pub decision: PlanDecision,
+    pub feedback: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunInfo {
+    pub id: String,
+    pub session_id: String,
+    pub status: RunStatus,
+    pub trigger: RunTrigger,
+    pub agent: Agent,
+    /// Why the run failed or was interrupted; null otherwise.
+    pub error: Option<WireError>,
+    /// Tokens used; null until the run ends.
+    pub usage: Option<Usage>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Health {
+    pub status: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginParams {
+    pub password: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WhoAmI {
+    /// `cookie` (browser login), `bearer` (access token or API token).
+    pub kind: String,
+    pub login_session_id: Option<String>,
+    pub token_id: Option<String>,
+    pub password_set: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTokenParams {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedToken {
+    pub id: String,
+    pub name: String,
+    /// Shown once; only its hash is stored.
+    pub token: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ApiToken {
+    pub id: String,
+    pub name: String,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ApiTokenList {
+    pub data: Vec<ApiToken>,
+}
+
+/// The server's startup ceiling and switches, for the UI's permission menu.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ServerConfig {
+    pub version: String,
+    pub workspace: String,
+    pub ceiling: CeilingInfo,
+    pub read_only: bool,
+    pub yolo: bool,
+    pub extra_roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CeilingInfo {
+    pub write: bool,
+    pub process: bool,
+    pub external: bool,
+}
+
+// ---- Plans and artifacts ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlanDiagram {
+    pub id: String,
+    pub title: String,
+    pub explanation: String,
+    pub section: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub mermaid: String,
+    /// `new`, `updated` or `unchanged` against the previous revision.
+    pub mark: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DroppedDiagram {
+    pub id: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ArtifactFile {
+    pub path: String,
+    pub size: u64,
+}
+
+/// What a revision holds (stored as the artifact's meta and sent in `plan_proposed`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlanRevision {
+    pub title: Option<String>,
+    pub revision: i64,
+    pub hash: String,
+    pub plan: String,
+    pub diagrams: Vec<PlanDiagram>,
+    pub removed: Vec<String>,
+    pub dropped: Vec<DroppedDiagram>,
+    pub files: Vec<ArtifactFile>,
+}
+
+// ---- Background tasks ----
+
+/// A task as the API and events show it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TaskInfo {
+    pub id: String,
+    pub session_id: String,
+    pub label: String,
+    pub command: String,
+    pub cwd: String,
+    /// queued, running, stopping, succeeded, failed, cancelled or lost.
+    pub status: String,
+    pub exit_code: Option<i64>,
+    pub error: Option<String>,
+    /// user, model, timeout or shutdown.
+    pub stopped_by: Option<String>,
+    pub pid: Option<i64>,
+    pub output_bytes: i64,
+    pub timeout_ms: i64,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    fn same_as_serde<T>(all: &[T])
+    where
+        T: Serialize
+            + Copy
+            + PartialEq
+            + std::fmt::Debug
+            + AsRef<str>
+            + TryFrom<String, Error = UnknownValue>,
+    {
+        for v in all {
+            let wire = serde_json::to_value(v).ok();
+            assert_eq!(wire.as_ref().and_then(|w| w.as_str()), Some(v.as_ref()));
+            assert_eq!(T::try_from(v.as_ref().to_string()), Ok(*v));
+        }
+        assert!(T::try_from("no-such-value".to_string()).is_err());
+    }
+
+    /// The stored text of each enum is exactly its serde (wire) name.
+    #[test]
+    fn stored_names_are_the_wire_names() {
+        same_as_serde(Agent::VARIANTS);
+        same_as_serde(Mode::VARIANTS);
+        same_as_serde(Effect::VARIANTS);
+        same_as_serde(SessionStatus::VARIANTS);
+        same_as_serde(RunStatus::VARIANTS);
+        same_as_serde(RunTrigger::VARIANTS);
+        same_as_serde(ApprovalScope::VARIANTS);
+        same_as_serde(ApprovalDecision::VARIANTS);
+        same_as_serde(PlanDecision::VARIANTS);
+        same_as_serde(PolicyDecision::VARIANTS);
+    }
+}
+
+// ---- Settings ----
+
+/// Where the running provider's configuration came from: start flags (or the config file) at
+/// start, or a change through Settings since (the last one set wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderSource {
+    /// `--provider` … flags or the config file, applied at start.
+    Flags,
+    /// `PUT /api/settings/provider` (now or before a restart, when no flags were given).
+    Settings,
+    /// Nothing is configured: every run fails at once with "no model configured".
+    None,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProviderSettingsView {
+    /// `openai`, `anthropic`, `replay`, or empty when none is configured.
+    pub kind: String,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Whether an API key is stored (it is never returned).
+    pub api_key_set: bool,
+    /// Where the running configuration came from.
+    pub source: ProviderSource,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSettingsParams {
+    pub kind: String,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Set a new key; an empty string removes it; absent keeps the stored one.
+    pub api_key: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ModelList {
+    pub data: Vec<ModelInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ModelInfo {
+    pub id: String,
+}

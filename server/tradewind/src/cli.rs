@@ -1,0 +1,196 @@
+//! The `tradewind` subcommands.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{Context, bail};
+
+use crate::config::{Config, PasswdArgs, ServeArgs};
+use crate::server::{launch, open_store, wait_for_signal};
+use crate::state_dir::StateDir;
+
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let cfg = Config::resolve(&args.common, args.bind, args.port)?;
+    let server = launch(cfg).await?;
+    // Scripts and tests read this line; keep its shape.
+    println!("Tradewind is ready: {}", server.launch_url());
+    println!("Open that link once in your browser; it signs you in and is then used up.");
+    std::io::stdout().flush().ok();
+    server.wait(wait_for_signal()).await
+}
+
+pub fn openapi() {
+    print!("{}", crate::http::openapi_json());
+}
+
+/// Read the new password from stdin (twice on a terminal), hash with argon2id, store.
+pub async fn passwd(args: PasswdArgs) -> anyhow::Result<()> {
+    let state_dir = crate::config::default_state_dir(args.state_dir.as_deref())?;
+    let _lock = StateDir::open_locked(&state_dir).context(
+        "stop the running server before changing the password (it holds the state directory)",
+    )?;
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let read = |prompt: &str| -> anyhow::Result<String> {
+        if interactive {
+            eprint!("{prompt}");
+            std::io::stderr().flush().ok();
+        }
+        let mut line = String::new();
+        stdin.lock().read_line(&mut line)?;
+        Ok(line.trim_end_matches(['\r', '\n']).to_string())
+    };
+    let pw = read("New password: ")?;
+    if interactive {
+        let again = read("Again: ")?;
+        if again != pw {
+            bail!("the passwords differ; nothing changed");
+        }
+    }
+    if pw.chars().count() < 8 {
+        bail!("the password must have at least 8 characters; nothing changed");
+    }
+    if pw.len() > 1024 {
+        bail!("the password is too long (1024 bytes at most); nothing changed");
+    }
+    let mut cfg = Config::for_paths(std::env::current_dir()?, state_dir);
+    cfg.database_url = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty());
+    let store = open_store(&cfg).await?;
+    let phc = crate::auth::hash_password(&pw)?;
+    store.set_password_hash(&phc).await?;
+    store.close().await;
+    eprintln!("Password set. Existing browser sign-ins were signed out.");
+    Ok(())
+}
+
+/// `tradewind run [--json] PROMPT`: one run, never asks (an effect the flags do not allow is
+/// simply unavailable). Uses a throwaway database so it works beside a running server.
+pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::process::ExitCode> {
+    use std::sync::Arc;
+
+    use crate::agent::{self, RunSpec};
+    use crate::events::EventBus;
+    use crate::protocol::{RunStatus, RunTrigger};
+
+    let cfg = Arc::new(Config::resolve(&args.common, None, None)?);
+    let prompt = args.prompt.join(" ");
+    if prompt.trim().is_empty() {
+        bail!("the prompt is empty");
+    }
+    let tmp = std::env::temp_dir().join(format!("tradewind-run-{}", crate::util::new_id()));
+    crate::state_dir::ensure_dir(&tmp)?;
+    let result = async {
+        let store = crate::store::Store::open_sqlite(&tmp.join("run.db")).await?;
+        let events = Arc::new(EventBus::new(store.clone()));
+        let (deps, _ended) = crate::server::agent_deps(&cfg, &store, &events, false).await?;
+        let session_id = crate::util::new_id();
+        let session = store
+            .create_session(
+                &session_id,
+                "headless",
+                &cfg.workspace.to_string_lossy(),
+                args.agent,
+                crate::protocol::Mode::Ask,
+                None,
+            )
+            .await?;
+        let run_id = crate::util::new_id();
+        store
+            .create_run(
+                &run_id,
+                &session_id,
+                crate::protocol::RunTrigger::Prompt,
+                &prompt,
+                args.agent,
+            )
+            .await?;
+        store.start_run(&run_id).await?;
+        let mut rx = events.subscribe(&session_id);
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let c2 = cancel.clone();
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            c2.cancel();
+        });
+        let json = args.json;
+        let printer = tokio::spawn(async move {
+            let mut out = std::io::stdout();
+            while let Ok(f) = rx.recv().await {
+                if json {
+                    let _ = out.write_all(&f.json);
+                    let _ = out.write_all(b"\n");
+                } else {
+                    print_human(&f);
+                }
+                let _ = out.flush();
+                if f.kind == "run_finished" {
+                    break;
+                }
+            }
+        });
+        let spec = RunSpec {
+            run_id: run_id.clone(),
+            session,
+            trigger: RunTrigger::Prompt,
+            text: prompt.clone(),
+            cancel,
+        };
+        let outcome = agent::run(&deps, &spec).await;
+        // Nothing waits for background tasks after a headless run: stop them and say so.
+        let live = store.count_live_tasks(&session_id).await.unwrap_or(0);
+        if live > 0 {
+            deps.tasks.shutdown().await;
+            eprintln!(
+                "tradewind: stopped {live} background task(s) still running at the end of the run"
+            );
+        }
+        let _ = printer.await;
+        if !json {
+            println!();
+        }
+        store.close().await;
+        if let Some(e) = &outcome.error {
+            eprintln!(
+                "tradewind: run {}: {} ({})",
+                outcome.status.as_str(),
+                e.message,
+                e.code
+            );
+        }
+        anyhow::Ok(match outcome.status {
+            RunStatus::Completed => std::process::ExitCode::SUCCESS,
+            RunStatus::Cancelled => std::process::ExitCode::from(130),
+            _ => std::process::ExitCode::FAILURE,
+        })
+    }
+    .await;
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+fn print_human(f: &crate::events::Frame) {
+    let v: serde_json::Value = serde_json::from_slice(&f.json).unwrap_or_default();
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+    match f.kind.as_str() {
+        "message_delta" => print!("{}", s("text")),
+        "tool_call" => eprintln!(
+            "\n→ {} {}",
+            s("tool"),
+            v.get("input").map(|i| i.to_string()).unwrap_or_default()
+        ),
+        "policy_decision" if s("decision") == "deny" => eprintln!("  denied: {}", s("reason")),
+        "tool_result" => {
+            let first = s("text").lines().next().unwrap_or("").to_string();
+            eprintln!(
+                "  {} {}",
+                if v.get("ok").and_then(|b| b.as_bool()).unwrap_or(false) {
+                    "ok"
+                } else {
+                    "failed"
+                },
+                first
+            );
+        }
+        "error" => eprintln!("  error: {}", s("message")),
+        _ => {}
+    }
+}

@@ -1,0 +1,172 @@
+//! The HTTP face: REST handlers, the WebSocket endpoint, the gates, the SPA and the API docs.
+//! Handlers stay thin: they validate, call a service, and map errors through `ApiError`.
+
+mod auth_routes;
+pub mod extract;
+pub mod gate;
+mod misc;
+mod plans;
+pub mod runs;
+pub mod sessions;
+mod settings;
+mod spa;
+mod tasks;
+pub mod ws;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::{delete, get, post};
+use tower_http::limit::RequestBodyLimitLayer;
+use utoipa::OpenApi;
+
+use crate::auth::AuthService;
+use crate::services::Core;
+
+pub use gate::HostPolicy;
+
+/// Largest request body accepted (413 beyond).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// What handlers may use: the core services, the auth service and the Host policy.
+#[derive(Clone)]
+pub struct AppState {
+    pub core: Core,
+    pub auth: Arc<AuthService>,
+    pub hosts: Arc<HostPolicy>,
+    /// This server's live WebSocket connections.
+    pub connections: Arc<ws::Connections>,
+}
+
+/// Handlers reach the services (and their store, events, runs and config) through the state.
+impl std::ops::Deref for AppState {
+    type Target = Core;
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Tradewind API", description = "Self-hosted coding-agent server. Every UI action is one of these calls. Authenticate with `Authorization: Bearer <token>` (the access token printed at start, TRADEWIND_TOKEN, or an API token) or the browser session cookie."),
+    paths(
+        misc::health, misc::server_config,
+        auth_routes::login, auth_routes::logout, auth_routes::whoami,
+        auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
+        sessions::create_session, sessions::list_sessions, sessions::get_session,
+        sessions::patch_session, sessions::delete_session, sessions::list_messages,
+        sessions::list_events, sessions::pending,
+        runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
+        settings::get_provider, settings::put_provider, settings::list_models,
+        plans::answer_question, plans::decide_plan, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
+        tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
+    ),
+    components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
+    modifiers(&SecurityAddon),
+    security(("bearer" = []), ("cookie" = [])),
+    tags((name = "sessions"), (name = "events"), (name = "runs"), (name = "artifacts"), (name = "tasks"), (name = "auth"), (name = "server"))
+)]
+pub struct ApiDoc;
+
+struct SecurityAddon;
+impl utoipa::Modify for SecurityAddon {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{
+            ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme,
+        };
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(crate::auth::COOKIE_NAME))),
+        );
+    }
+}
+
+/// The OpenAPI document as committed in `openapi/openapi.json`.
+pub fn openapi_json() -> String {
+    let mut doc = ApiDoc::openapi();
+    doc.info.version = env!("CARGO_PKG_VERSION").to_string();
+    let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/api/health", get(misc::health))
+        .route("/api/config", get(misc::server_config))
+        .route("/api/openapi.json", get(misc::openapi_doc))
+        .route("/api/login", post(auth_routes::login))
+        .route("/api/logout", post(auth_routes::logout))
+        .route("/api/whoami", get(auth_routes::whoami))
+        .route(
+            "/api/tokens",
+            get(auth_routes::list_tokens).post(auth_routes::create_token),
+        )
+        .route("/api/tokens/{id}", delete(auth_routes::revoke_token))
+        .route(
+            "/api/sessions",
+            get(sessions::list_sessions).post(sessions::create_session),
+        )
+        .route(
+            "/api/sessions/{id}",
+            get(sessions::get_session)
+                .patch(sessions::patch_session)
+                .delete(sessions::delete_session),
+        )
+        .route("/api/sessions/{id}/events", get(sessions::list_events))
+        .route("/api/sessions/{id}/pending", get(sessions::pending))
+        .route(
+            "/api/sessions/{id}/messages",
+            get(sessions::list_messages).post(runs::post_message),
+        )
+        .route("/api/sessions/{id}/runs", get(runs::list_runs))
+        .route("/api/runs/{id}", get(runs::get_run))
+        .route("/api/runs/{id}/cancel", post(runs::cancel_run))
+        .route("/api/approvals/{id}", post(runs::answer_approval))
+        .route(
+            "/api/settings/provider",
+            get(settings::get_provider).put(settings::put_provider),
+        )
+        .route("/api/models", get(settings::list_models))
+        .route("/api/ws", get(ws::ws_handler))
+        .route("/api/questions/{id}", post(plans::answer_question))
+        .route("/api/plans/{id}/decision", post(plans::decide_plan))
+        .route("/api/sessions/{id}/artifacts", get(plans::list_artifacts))
+        .route(
+            "/api/artifacts/{id}/files/{*path}",
+            get(plans::artifact_file),
+        )
+        .route(
+            "/api/artifacts/{id}/download",
+            get(plans::download_artifact),
+        )
+        .route("/api/sessions/{id}/tasks", get(tasks::list_tasks))
+        .route("/api/tasks/{id}/output", get(tasks::task_output))
+        .route("/api/tasks/{id}/stop", post(tasks::stop_task))
+        .route("/api/setup/probe", get(tasks::probe));
+    let docs = utoipa_swagger_ui::SwaggerUi::new("/api/docs");
+    Router::new()
+        .merge(api)
+        .merge(docs)
+        .route("/login", get(spa::login_page))
+        .route("/login.js", get(spa::login_js))
+        .fallback(spa::static_or_index)
+        // Inner to outer: the body limit sits inside the gate so its 413 gets the JSON error
+        // body and the security headers.
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            gate::gate,
+        ))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            Duration::from_secs(120),
+        ))
+        .with_state(state)
+}

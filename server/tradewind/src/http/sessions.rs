@@ -1,0 +1,255 @@
+//! Sessions, their messages, events and pending prompts.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::AppState;
+use super::extract::ApiJson;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::protocol::{
+    CreateSessionParams, EventPage, Message, MessagePage, PatchSessionParams, PendingApproval,
+    PendingItems, PendingPlan, PendingQuestion, Session, SessionPage,
+};
+use crate::store::SessionRow;
+
+pub async fn load_session(state: &AppState, id: &str) -> ApiResult<SessionRow> {
+    Ok(state.load_session(id).await?)
+}
+
+/// Create a session.
+#[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = CreateSessionParams,
+    responses((status = 201, body = Session), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn create_session(
+    State(state): State<AppState>,
+    ApiJson(p): ApiJson<CreateSessionParams>,
+) -> ApiResult<(StatusCode, axum::Json<Session>)> {
+    let session = state.create_session(&p).await?;
+    Ok((StatusCode::CREATED, axum::Json(session)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ListQuery {
+    /// From a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+    /// 1..=200, default 50.
+    pub limit: Option<i64>,
+    /// Include archived sessions.
+    pub archived: Option<bool>,
+}
+
+fn parse_session_cursor(c: &str) -> ApiResult<(i64, String)> {
+    let (ts, id) = c
+        .split_once('_')
+        .ok_or_else(|| ApiError::BadRequest("invalid cursor".into()))?;
+    let ts = ts
+        .parse::<i64>()
+        .map_err(|_| ApiError::BadRequest("invalid cursor".into()))?;
+    Ok((ts, id.to_string()))
+}
+
+fn limit_of(l: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
+    match l {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(_) => Err(ApiError::Validation(format!(
+            "limit must be between 1 and {max}"
+        ))),
+    }
+}
+
+/// List sessions, most recent activity first.
+#[utoipa::path(get, path = "/api/sessions", tag = "sessions", params(ListQuery),
+    responses((status = 200, body = SessionPage), (status = 401, body = ErrorBody)))]
+pub async fn list_sessions(
+    State(state): State<AppState>,
+    Query(q): Query<ListQuery>,
+) -> ApiResult<axum::Json<SessionPage>> {
+    let limit = limit_of(q.limit, 50, 200)?;
+    let before = q.cursor.as_deref().map(parse_session_cursor).transpose()?;
+    let rows = state
+        .store
+        .list_sessions(before, limit + 1, q.archived.unwrap_or(false))
+        .await?;
+    let more = rows.len() as i64 > limit;
+    let data: Vec<Session> = rows
+        .into_iter()
+        .take(limit as usize)
+        .map(Session::from)
+        .collect();
+    let next_cursor = if more {
+        data.last().map(|s| format!("{}_{}", s.updated_at, s.id))
+    } else {
+        None
+    };
+    Ok(axum::Json(SessionPage { data, next_cursor }))
+}
+
+/// One session.
+#[utoipa::path(get, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
+    responses((status = 200, body = Session), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Session>> {
+    Ok(axum::Json(Session::from(load_session(&state, &id).await?)))
+}
+
+/// Rename, switch agent or permission mode, archive or unarchive.
+#[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
+    request_body = PatchSessionParams,
+    responses((status = 200, body = Session), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn patch_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(p): ApiJson<PatchSessionParams>,
+) -> ApiResult<axum::Json<Session>> {
+    let session = state.update_session(&id, &p).await?;
+    Ok(axum::Json(session))
+}
+
+/// Delete a session and everything it owns.
+#[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn delete_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    state.delete_session(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct MessagesQuery {
+    /// A message id from a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+    /// 1..=500, default 100.
+    pub limit: Option<i64>,
+}
+
+/// The conversation as the model sees it, oldest first.
+#[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "sessions", params(("id" = String, Path), MessagesQuery),
+    responses((status = 200, body = MessagePage), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn list_messages(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<MessagesQuery>,
+) -> ApiResult<axum::Json<MessagePage>> {
+    load_session(&state, &id).await?;
+    let limit = limit_of(q.limit, 100, 500)?;
+    let rows = state
+        .store
+        .list_messages(&id, q.cursor.as_deref(), limit + 1)
+        .await?;
+    let more = rows.len() as i64 > limit;
+    let data: Vec<Message> = rows
+        .into_iter()
+        .take(limit as usize)
+        .map(|r| Message {
+            parts: serde_json::from_str(&r.parts).unwrap_or(serde_json::Value::Null),
+            id: r.id,
+            run_id: r.run_id,
+            role: r.role,
+            created_at: r.created_at,
+        })
+        .collect();
+    let next_cursor = if more {
+        data.last().map(|m| m.id.clone())
+    } else {
+        None
+    };
+    Ok(axum::Json(MessagePage { data, next_cursor }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct EventsQuery {
+    /// Return events with `seq > after` (default 0).
+    pub after: Option<i64>,
+    /// 1..=5000, default 1000.
+    pub limit: Option<i64>,
+}
+
+/// The session's event log after a seq, oldest first.
+#[utoipa::path(get, path = "/api/sessions/{id}/events", tag = "events", params(("id" = String, Path), EventsQuery),
+    responses((status = 200, body = EventPage), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn list_events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<EventsQuery>,
+) -> ApiResult<axum::Json<EventPage>> {
+    load_session(&state, &id).await?;
+    let limit = limit_of(q.limit, 1000, 5000)?;
+    let after = q.after.unwrap_or(0).max(0);
+    let frames = state.events.backlog(&id, after, limit + 1).await?;
+    let more = frames.len() as i64 > limit;
+    let frames: Vec<_> = frames.into_iter().take(limit as usize).collect();
+    let next_cursor = if more {
+        frames.last().map(|f| f.seq)
+    } else {
+        None
+    };
+    let data = frames
+        .iter()
+        .filter_map(|f| serde_json::from_slice(&f.json).ok())
+        .collect();
+    Ok(axum::Json(EventPage { data, next_cursor }))
+}
+
+/// What waits for the user in this session.
+#[utoipa::path(get, path = "/api/sessions/{id}/pending", tag = "sessions", params(("id" = String, Path)),
+    responses((status = 200, body = PendingItems), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn pending(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<PendingItems>> {
+    load_session(&state, &id).await?;
+    let approvals = state
+        .store
+        .pending_approvals(&id)
+        .await?
+        .into_iter()
+        .map(|a| PendingApproval {
+            effect: a.effect,
+            scope: a.scope,
+            input: serde_json::from_str(&a.input).unwrap_or(serde_json::Value::Null),
+            approval_id: a.id,
+            run_id: a.run_id,
+            call_id: a.call_id,
+            tool: a.tool,
+            reason: a.reason,
+            created_at: a.created_at,
+        })
+        .collect();
+    let questions = state
+        .store
+        .pending_questions(&id)
+        .await?
+        .into_iter()
+        .map(|q| PendingQuestion {
+            questions: serde_json::from_str(&q.questions).unwrap_or_default(),
+            question_id: q.id,
+            run_id: q.run_id,
+            created_at: q.created_at,
+        })
+        .collect();
+    let plans = state
+        .store
+        .pending_plans(&id)
+        .await?
+        .into_iter()
+        .map(|p| PendingPlan {
+            plan_id: p.id,
+            run_id: p.run_id,
+            artifact_id: p.artifact_id,
+            revision: p.revision,
+            title: p.title,
+            created_at: p.created_at,
+        })
+        .collect();
+    Ok(axum::Json(PendingItems {
+        approvals,
+        questions,
+        plans,
+    }))
+}

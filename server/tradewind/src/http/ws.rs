@@ -1,0 +1,447 @@
+//! `GET /api/ws`: subscribe to sessions and get every stored event after a seq, then live ones,
+//! in order, without gaps or duplicates; send commands that mirror the REST calls.
+//!
+//! Each connection has one bounded outbound queue. Live frames never wait: a client that stops
+//! reading overflows the queue and is dropped (close 1013 with a reason); the run goes on and the
+//! client resumes from its last seq. Backlog replay is paced by the client instead (a client that
+//! reads nothing for 15 s is dropped). Frames and messages are capped well below library defaults; connections are capped
+//! globally and subscriptions per session. Ping every 20 s; a peer silent for 60 s is closed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::response::{IntoResponse, Response};
+use futures::{SinkExt, StreamExt};
+use serde::Deserialize;
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::AppState;
+use crate::error::ApiError;
+use crate::events::Frame;
+use crate::protocol::{ApprovalDecision, Mode};
+
+/// Most queued messages one socket flush carries.
+const WRITE_BATCH: usize = 64;
+/// Initial read buffer and write batching threshold of a connection.
+const IO_BUFFER_BYTES: usize = 8 * 1024;
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+pub const MAX_CONNECTIONS: usize = 2048;
+pub const MAX_SUBSCRIBERS_PER_SESSION: usize = 1000;
+/// Frames waiting to be written to one client before it counts as a slow consumer.
+pub const SEND_QUEUE: usize = 8192;
+const PING_EVERY: Duration = Duration::from_secs(20);
+const IDLE_LIMIT: Duration = Duration::from_secs(60);
+const BACKLOG_PAGE: i64 = 1000;
+/// A client reading none of its backlog for this long is dropped.
+const BACKLOG_STALL: Duration = Duration::from_secs(15);
+
+pub const CLOSE_SLOW_CONSUMER: u16 = 1013;
+pub const CLOSE_TOO_BIG: u16 = 1009;
+pub const CLOSE_POLICY: u16 = 1008;
+
+/// A server's live WebSocket connections (per server, not per process).
+#[derive(Debug, Default)]
+pub struct Connections(AtomicUsize);
+
+impl Connections {
+    /// Live connections (for tests and metrics).
+    pub fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+struct ConnGuard(Arc<Connections>);
+impl Drop for ConnGuard {
+    fn drop(&mut self) {
+        self.0.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ClientMsg {
+    Subscribe {
+        session: String,
+        #[serde(default)]
+        after: i64,
+    },
+    Unsubscribe {
+        session: String,
+    },
+    Prompt {
+        id: Option<String>,
+        session: String,
+        text: String,
+    },
+    Cancel {
+        id: Option<String>,
+        run: String,
+    },
+    Approval {
+        id: Option<String>,
+        approval: String,
+        decision: ApprovalDecision,
+    },
+    SetMode {
+        id: Option<String>,
+        session: String,
+        mode: Mode,
+    },
+    Ping {
+        id: Option<String>,
+    },
+}
+
+/// What the writer task sends.
+enum Out {
+    Frame(bytes::Bytes),
+    Text(String),
+    Ping,
+    Close(u16, &'static str),
+}
+
+pub async fn ws_handler(
+    State(state): State<AppState>,
+    axum::extract::Extension(principal): axum::extract::Extension<crate::auth::Principal>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let conns = state.connections.clone();
+    if conns.0.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+        conns.0.fetch_sub(1, Ordering::SeqCst);
+        return ApiError::Unavailable("too many WebSocket connections".into()).into_response();
+    }
+    let guard = ConnGuard(conns);
+    // Small per-connection buffers (the library's default is 128 KiB each way): clients send
+    // short commands, and outgoing frames are flushed as soon as the queue is drained. Larger
+    // messages still work, the buffers grow for them. 500 watchers of one session then cost
+    // ~50 MiB less.
+    ws.max_message_size(MAX_MESSAGE_BYTES)
+        .max_frame_size(MAX_MESSAGE_BYTES)
+        .read_buffer_size(IO_BUFFER_BYTES)
+        .write_buffer_size(IO_BUFFER_BYTES)
+        .on_upgrade(move |socket| async move {
+            let _guard = guard;
+            connection(state, principal, socket).await;
+        })
+}
+
+async fn connection(state: AppState, principal: crate::auth::Principal, socket: WebSocket) {
+    let mut revocations = state.auth.revocations();
+    let (mut sink, mut stream) = socket.split();
+    let (tx, mut rx) = mpsc::channel::<Out>(SEND_QUEUE);
+    // Cancelled when the client is too slow: the writer stops, sends a close (bounded), and the
+    // socket is dropped; the reader stops too.
+    let overflow = CancellationToken::new();
+    let writer_overflow = overflow.clone();
+    let probe_conn = crate::probe::next_conn();
+    let writer = tokio::spawn(async move {
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.tick().await;
+        loop {
+            let msg = tokio::select! {
+                biased;
+                _ = writer_overflow.cancelled() => break,
+                m = rx.recv() => match m { Some(m) => m, None => break },
+                _ = ping.tick() => Out::Ping,
+            };
+            // Everything already queued goes out with this message: fed to the socket, then
+            // one flush (one write for a burst of frames instead of one per frame).
+            let mut batch = vec![msg];
+            while batch.len() < WRITE_BATCH {
+                match rx.try_recv() {
+                    Ok(m) => batch.push(m),
+                    Err(_) => break,
+                }
+            }
+            let send = async {
+                let mut probes = Vec::new();
+                let mut go_on = true;
+                for msg in batch {
+                    let m = match msg {
+                        Out::Frame(b) => {
+                            if crate::probe::enabled() {
+                                probes.push(b.clone());
+                            }
+                            match Utf8Bytes::try_from(b) {
+                                Ok(t) => Message::Text(t),
+                                Err(_) => continue,
+                            }
+                        }
+                        Out::Text(s) => Message::Text(s.into()),
+                        Out::Ping => Message::Ping(bytes::Bytes::new()),
+                        Out::Close(code, reason) => {
+                            go_on = false;
+                            Message::Close(Some(CloseFrame {
+                                code,
+                                reason: reason.into(),
+                            }))
+                        }
+                    };
+                    sink.feed(m).await?;
+                    if !go_on {
+                        break;
+                    }
+                }
+                sink.flush().await?;
+                for b in probes {
+                    crate::probe::frame(probe_conn, &b);
+                }
+                Ok::<bool, axum::Error>(go_on)
+            };
+            let go_on = tokio::select! {
+                r = send => matches!(r, Ok(true)),
+                _ = writer_overflow.cancelled() => false,
+            };
+            if !go_on {
+                break;
+            }
+        }
+        if writer_overflow.is_cancelled() {
+            let close = Message::Close(Some(CloseFrame {
+                code: CLOSE_SLOW_CONSUMER,
+                reason: "slow consumer: reconnect and resubscribe from your last seq".into(),
+            }));
+            let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(close)).await;
+        } else {
+            let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
+        }
+    });
+    let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
+    loop {
+        let next = tokio::select! {
+            n = tokio::time::timeout(IDLE_LIMIT, stream.next()) => n,
+            _ = overflow.cancelled() => break,
+            r = revocations.recv() => {
+                match r {
+                    Ok(p) if p == principal => {
+                        let _ = tx.try_send(Out::Close(CLOSE_POLICY, "signed out"));
+                        break;
+                    }
+                    _ => continue,
+                }
+            }
+        };
+        let msg = match next {
+            Err(_) => break,
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                let too_big = e.to_string().to_ascii_lowercase().contains("too long")
+                    || e.to_string().to_ascii_lowercase().contains("too big");
+                if too_big {
+                    let _ = tx.try_send(Out::Close(CLOSE_TOO_BIG, "message too big"));
+                }
+                break;
+            }
+            Ok(Some(Ok(m))) => m,
+        };
+        let text = match msg {
+            Message::Text(t) => t,
+            Message::Binary(_) => {
+                let _ = tx.try_send(Out::Close(1003, "text frames only"));
+                break;
+            }
+            Message::Close(_) => break,
+            Message::Ping(_) | Message::Pong(_) => continue,
+        };
+        let parsed: Result<ClientMsg, _> = serde_json::from_str(&text);
+        let cmd = match parsed {
+            Ok(c) => c,
+            Err(e) => {
+                send_error(
+                    &tx,
+                    None,
+                    "bad_request",
+                    &format!("unrecognised message: {e}"),
+                );
+                continue;
+            }
+        };
+        match cmd {
+            ClientMsg::Subscribe { session, after } => {
+                if let Err(e) = crate::http::sessions::load_session(&state, &session).await {
+                    send_error(&tx, None, e.code(), &e.client_message());
+                    continue;
+                }
+                if state.events.receiver_count(&session) >= MAX_SUBSCRIBERS_PER_SESSION {
+                    let _ = tx.try_send(Out::Close(
+                        CLOSE_SLOW_CONSUMER,
+                        "too many subscribers for this session",
+                    ));
+                    break;
+                }
+                if let Some(old) = subs.remove(&session) {
+                    old.abort();
+                }
+                let h = tokio::spawn(forward(
+                    state.clone(),
+                    session.clone(),
+                    after.max(0),
+                    tx.clone(),
+                    overflow.clone(),
+                ));
+                subs.insert(session, h);
+            }
+            ClientMsg::Unsubscribe { session } => {
+                if let Some(h) = subs.remove(&session) {
+                    h.abort();
+                }
+            }
+            ClientMsg::Prompt { id, session, text } => {
+                let r = state
+                    .post_message(&session, &text)
+                    .await
+                    .map(|run_id| serde_json::json!({ "run_id": run_id }));
+                reply(&tx, id, r);
+            }
+            ClientMsg::Cancel { id, run } => {
+                let r = state
+                    .cancel_run(&run)
+                    .await
+                    .map(|c| serde_json::json!({ "cancelled": c }));
+                reply(&tx, id, r);
+            }
+            ClientMsg::Approval {
+                id,
+                approval,
+                decision,
+            } => {
+                let r = state
+                    .answer_approval(&approval, decision)
+                    .await
+                    .map(|()| serde_json::json!({ "approval_id": approval }));
+                reply(&tx, id, r);
+            }
+            ClientMsg::SetMode { id, session, mode } => {
+                let r = state
+                    .set_mode(&session, mode)
+                    .await
+                    .map(|_| serde_json::json!({ "mode": mode }));
+                reply(&tx, id, r);
+            }
+            ClientMsg::Ping { id } => {
+                reply::<ApiError>(&tx, id, Ok(serde_json::json!({ "pong": true })))
+            }
+        }
+    }
+    for (_, h) in subs {
+        h.abort();
+    }
+    drop(tx);
+    let _ = writer.await;
+}
+
+fn reply<E: Into<ApiError>>(
+    tx: &mpsc::Sender<Out>,
+    id: Option<String>,
+    r: Result<serde_json::Value, E>,
+) {
+    match r.map_err(Into::into) {
+        Ok(result) => {
+            let v = serde_json::json!({ "type": "ack", "id": id, "result": result });
+            let _ = tx.try_send(Out::Text(v.to_string()));
+        }
+        Err(e) => send_error(tx, id, e.code(), &e.client_message()),
+    }
+}
+
+fn send_error(tx: &mpsc::Sender<Out>, id: Option<String>, code: &str, message: &str) {
+    let v = serde_json::json!({ "type": "error", "id": id, "error": { "code": code, "message": message } });
+    let _ = tx.try_send(Out::Text(v.to_string()));
+}
+
+/// Push one frame; a full queue means a slow consumer, which is dropped.
+fn push(tx: &mpsc::Sender<Out>, overflow: &CancellationToken, f: &Frame) -> bool {
+    match tx.try_send(Out::Frame(f.json.clone())) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            overflow.cancel();
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
+/// Backlog after `after`, then live frames; the live receiver is taken first so nothing falls in
+/// between, and frames already sent are skipped by seq.
+async fn forward(
+    state: AppState,
+    session: String,
+    after: i64,
+    tx: mpsc::Sender<Out>,
+    overflow: CancellationToken,
+) {
+    let mut rx = state.events.subscribe(&session);
+    let mut last = after;
+    if !replay(&state, &session, &mut last, &tx, &overflow).await {
+        return;
+    }
+    loop {
+        match rx.recv().await {
+            Ok(f) => {
+                if f.seq <= last {
+                    continue;
+                }
+                if f.seq > last + 1 {
+                    // A gap can only mean frames we have not seen yet: read them from the log.
+                    if !replay(&state, &session, &mut last, &tx, &overflow).await {
+                        return;
+                    }
+                    if f.seq <= last {
+                        continue;
+                    }
+                }
+                if !push(&tx, &overflow, &f) {
+                    return;
+                }
+                last = f.seq;
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if !replay(&state, &session, &mut last, &tx, &overflow).await {
+                    return;
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+async fn replay(
+    state: &AppState,
+    session: &str,
+    last: &mut i64,
+    tx: &mpsc::Sender<Out>,
+    overflow: &CancellationToken,
+) -> bool {
+    loop {
+        let page = match state.events.backlog(session, *last, BACKLOG_PAGE).await {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read event backlog");
+                return false;
+            }
+        };
+        let n = page.len();
+        for f in &page {
+            // The backlog is paced by the client: wait for room, but drop a client that makes no
+            // progress at all for a while (it is gone or stuck).
+            match tokio::time::timeout(BACKLOG_STALL, tx.send(Out::Frame(f.json.clone()))).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return false,
+                Err(_) => {
+                    overflow.cancel();
+                    return false;
+                }
+            }
+            *last = f.seq;
+        }
+        if (n as i64) < BACKLOG_PAGE {
+            return true;
+        }
+    }
+}

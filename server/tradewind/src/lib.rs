@@ -1,0 +1,15 @@
+//! Tradewind: a self-hosted, web-first coding-agent server. This crate is the HTTP face (axum
+//! routers that extract → call a core service → map errors), the WebSocket endpoint, the auth
+//! gates, the embedded SPA and the command line. Everything that does things lives in
+//! `tradewind-core`; the wire types in `tradewind-protocol`; the gate in `tradewind-policy`.
+#![forbid(unsafe_code)]
+
+pub use tradewind_core::{
+    agent, artifacts, auth, config, events, plan, policy, probe, protocol, provider, runs,
+    services, state_dir, store, tasks, tools, util,
+};
+
+pub mod cli;
+pub mod error;
+pub mod http;
+pub mod server;

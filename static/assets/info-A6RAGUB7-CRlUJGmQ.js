@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-D6Ec40Hv.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -726,3 +726,59 @@ describe("UI against protocol fixtures", { skip, timeout: 300_000 }, () => {
     await p.context.close();
   });
 });
+
+describe("provider retries, live", { skip, timeout: 300_000 }, () => {
+  let fake;
+  let server;
+  let browser;
+  let requests = 0;
+
+  before(async () => {
+    // A scripted OpenAI-compatible server on loopback: 429 with Retry-After 2 s, then an answer.
+    fake = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        requests++;
+        if (requests === 1) {
+          res.writeHead(429, { "content-type": "application/json", "retry-after": "2" });
+          res.end(JSON.stringify({ error: { message: "slow down" } }));
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        const chunk = (delta, finish = null) =>
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.end(chunk({ content: "Answered after the wait." }) + chunk({}, "stop") + "data: [DONE]\n\n");
+      });
+    });
+    const port = await new Promise((res) => fake.listen(0, "127.0.0.1", () => res(fake.address().port)));
+    server = await startServer({
+      provider: false,
+      args: ["--provider", "openai", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m"],
+    });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await new Promise((r) => fake.close(() => r()));
+  });
+
+  test("a retry shows as one line counting down while it waits, then as retried", async () => {
+    const p = await newPage(browser, server);
+    await signInWithToken(p.page, server);
+    await p.page.goto(server.base + "/");
+    await createSessionViaUi(p.page, { title: "Retries" });
+    await sendPrompt(p.page, "hello");
+    const note = p.page.locator(".retry-note");
+    // Seen while the wait lasts, before any answer: the event came when the wait began.
+    await note.getByText(/retry 2 of \d+ in [12] s/).waitFor({ timeout: 10_000 });
+    assert.equal(await p.page.locator(".msg-assistant").getByText("Answered after the wait.").count(), 0);
+    await p.page.locator(".msg-assistant").getByText("Answered after the wait.").waitFor({ timeout: 15_000 });
+    await p.page.locator(".retry-note.over").getByText(/retried/).waitFor();
+    assert.equal(await note.count(), 1, "one line per run, updated in place");
+    assert.equal(requests, 2);
+    await shot(p.page, "30-provider-retry");
+    await p.context.close();
+  });
+});

@@ -247,11 +247,23 @@ async fn provider_faults_are_classified_retried_or_reported() {
         "Retry-After was honoured"
     );
     let events = s.events(&sid).await;
-    assert!(
-        of_type(&events, "error")
-            .iter()
-            .any(|e| e["code"] == "provider_retry")
+    let retries = of_type(&events, "provider_retry");
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    let r = &retries[0];
+    assert_eq!(
+        (r["attempt"].as_u64(), r["max_attempts"].as_u64()),
+        (Some(2), Some(3))
     );
+    assert!(r["delay_ms"].as_u64().is_some_and(|d| d >= 1000), "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .is_some_and(|m| m.contains("rate limited")),
+        "{r}"
+    );
+    // Sent when the wait began (clients count it down live), not after the retry succeeded.
+    let first_text = of_type(&events, "message_delta")[0]["at"].as_i64().unwrap();
+    assert!(first_text - r["at"].as_i64().unwrap() >= 900, "{r}");
     assert_eq!(mock.request_count(), 2);
 
     // 401: no retry, a clear auth error.

@@ -467,6 +467,14 @@ pub enum EventPayload {
     },
     /// A non-fatal or fatal error of the run.
     Error { code: String, message: String },
+    /// The provider failed in a way worth retrying: this wait begins now; attempt `attempt` of
+    /// `max_attempts` follows after `delay_ms` unless the run is cancelled.
+    ProviderRetry {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        reason: String,
+    },
     RunFinished {
         run_id: String,
         status: RunStatus,
@@ -520,6 +528,7 @@ impl EventPayload {
             EventPayload::ApprovalDecided { .. } => "approval_decided",
             EventPayload::ToolResult { .. } => "tool_result",
             EventPayload::Error { .. } => "error",
+            EventPayload::ProviderRetry { .. } => "provider_retry",
             EventPayload::RunFinished { .. } => "run_finished",
             EventPayload::SessionUpdated { .. } => "session_updated",
             EventPayload::QuestionAsked { .. } => "question_asked",

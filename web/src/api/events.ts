@@ -15,6 +15,7 @@ const EVENT_TYPES: Record<EventType, true> = {
   approval_decided: true,
   tool_result: true,
   error: true,
+  provider_retry: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

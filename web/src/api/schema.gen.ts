@@ -681,6 +681,16 @@ export interface components {
             /** @enum {string} */
             type: "error";
         } | {
+            /** Format: int32 */
+            attempt: number;
+            /** Format: int64 */
+            delay_ms: number;
+            /** Format: int32 */
+            max_attempts: number;
+            reason: string;
+            /** @enum {string} */
+            type: "provider_retry";
+        } | {
             /** Format: int64 */
             duration_ms: number;
             error?: components["schemas"]["WireError"] | null;

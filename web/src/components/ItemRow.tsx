@@ -8,6 +8,7 @@ import { RunEnd } from "./RunEnd";
 import { RunStart } from "./RunStart";
 import { ToolCard } from "./ToolCard";
 import { UserMessage } from "./UserMessage";
+import { RetryNote } from "./RetryNote";
 import { WakeupNote } from "./WakeupNote";
 
 interface Props {
@@ -39,6 +40,8 @@ export class ItemRow extends Component<Props> {
         return <QuestionCard question={item.question} />;
       case "plan":
         return <PlanCard plan={item.plan} />;
+      case "retry":
+        return <RetryNote item={item} />;
       case "notice":
         return (
           <div class="notice-item" role="alert">

@@ -132,7 +132,21 @@ export interface NoticeItem extends ItemBase {
   message: string;
 }
 
+/** The provider is being retried: one line per run, updated in place by each new wait. */
+export interface RetryItem extends ItemBase {
+  kind: "retry";
+  attempt: number;
+  maxAttempts: number;
+  /** When the current wait began and how long it lasts (ms since the epoch, ms). */
+  at: number;
+  delayMs: number;
+  reason: string;
+  /** The model answered (or the run ended): the waiting is over. */
+  over: boolean;
+}
+
 export type Item =
+  | RetryItem
   | NoticeItem
   | UserItem
   | AssistantItem
@@ -168,6 +182,7 @@ export class Transcript {
   version = 0;
   items: Item[] = [];
   session: Session | null = null;
+  private retries = new Map<string, RetryItem>();
   private messages = new Map<string, AssistantItem>();
   private tools = new Map<string, ToolItem>();
   private runs = new Map<string, RunState>();
@@ -300,6 +315,15 @@ export class Transcript {
     return item;
   }
 
+  /** The run's retry line (if any) stops counting down. */
+  private retryOver(run: string | null): void {
+    const r = this.retries.get(`retry:${run ?? "none"}`);
+    if (r && !r.over) {
+      r.over = true;
+      this.touch(r);
+    }
+  }
+
   private touch(item: Item): void {
     item.v++;
     // Items are compared by identity in lists; a new array makes the list re-render.
@@ -400,6 +424,7 @@ export class Transcript {
         break;
       }
       case "message_delta": {
+        this.retryOver(run);
         const m = this.assistant(ev, str(ev.message_id));
         m.text += str(ev.text);
         this.touch(m);
@@ -560,6 +585,7 @@ export class Transcript {
         break;
       }
       case "run_finished": {
+        this.retryOver(run);
         const id = run || str(ev.run_id) || this.activeRunId || `seq${ev.seq}`;
         const r = this.run(id);
         r.finished = ev;
@@ -574,6 +600,33 @@ export class Transcript {
         }
         this.add<RunEndItem>({ kind: "run_end", key: `re:${id}:${ev.seq}`, seq: ev.seq, run: id, v: 0, runState: r });
         this.items = this.items.slice();
+        break;
+      }
+      case "provider_retry": {
+        const key = `retry:${run ?? "none"}`;
+        let r = this.retries.get(key);
+        if (!r) {
+          r = this.add<RetryItem>({
+            kind: "retry",
+            key,
+            seq: ev.seq,
+            run,
+            v: 0,
+            attempt: 0,
+            maxAttempts: 0,
+            at: 0,
+            delayMs: 0,
+            reason: "",
+            over: false,
+          });
+          this.retries.set(key, r);
+        }
+        r.attempt = ev.attempt;
+        r.maxAttempts = ev.max_attempts;
+        r.at = ev.at;
+        r.delayMs = ev.delay_ms;
+        r.reason = ev.reason;
+        this.touch(r);
         break;
       }
       case "error": {

@@ -279,7 +279,12 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let usage = serde_json::to_string(&outcome.usage).ok();
     if let Err(e) = deps
         .store
-        .finish_run(&spec.run_id, outcome.status, err.as_deref(), usage.as_deref())
+        .finish_run(
+            &spec.run_id,
+            outcome.status,
+            err.as_deref(),
+            usage.as_deref(),
+        )
         .await
     {
         tracing::error!(error = %e, "cannot record the run's end");
@@ -444,25 +449,20 @@ async fn stream_turn(
     let provider = t.deps.provider.get();
     let cancel = t.run.cancel.clone();
     let called = Instant::now();
-    let mut retries = Vec::new();
-    let mut stream =
-        provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |e| retries.push(e)).await;
+    let tref: &Turn<'_> = t;
+    let mut stream = provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |r| {
+        // Sent when the wait begins, so clients count it down while it happens.
+        tref.emit(EventPayload::ProviderRetry {
+            attempt: r.attempt,
+            max_attempts: r.max_attempts,
+            delay_ms: r.delay.as_millis() as u64,
+            reason: r.reason.clone(),
+        });
+    })
+    .await;
     // The history is shared with the request: let go of it, so storing this answer extends the
     // history in place instead of copying it.
     drop(req);
-    for r in retries.drain(..) {
-        if let ProviderEvent::Retrying {
-            attempt,
-            wait_ms,
-            reason,
-        } = r
-        {
-            t.emit(EventPayload::Error {
-                code: "provider_retry".into(),
-                message: format!("retry {attempt} in {wait_ms} ms: {reason}"),
-            });
-        }
-    }
     let message_id = new_id();
     let (mut text, mut reasoning) = (String::new(), String::new());
     let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
@@ -521,7 +521,6 @@ async fn stream_turn(
                 t.usage.output_tokens += u.output_tokens;
             }
             ProviderEvent::Finish(_) => finished = true,
-            ProviderEvent::Retrying { .. } => {}
         }
     }
     t.flush_deltas(&message_id, &mut tc, &mut rc);

@@ -89,12 +89,16 @@ pub enum ProviderEvent {
     Usage(Usage),
     /// The model finished; the stream is complete. Anything before this is provisional.
     Finish(FinishReason),
-    /// Waiting before a retry (shown as status, never as assistant text).
-    Retrying {
-        attempt: u32,
-        wait_ms: u64,
-        reason: String,
-    },
+}
+
+/// A wait before another attempt to open the stream, reported when the wait begins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retry {
+    /// The attempt about to be made after the wait (2 = the first retry).
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub delay: Duration,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
@@ -285,13 +289,13 @@ pub fn backoff(policy: &NetPolicy, attempt: u32, err: &ProviderError) -> Duratio
 }
 
 /// Open a stream with retries: transient failures before the stream starts are retried with
-/// backoff, reporting each wait as a `Retrying` event through `on_retry`.
+/// backoff; `on_retry` hears of each wait as it begins (so a client can count it down live).
 pub async fn open_with_retry(
     provider: &Arc<dyn Provider>,
     req: &ChatRequest,
     policy: &NetPolicy,
     cancel: &CancellationToken,
-    mut on_retry: impl FnMut(ProviderEvent),
+    mut on_retry: impl FnMut(&Retry),
 ) -> Result<EventStream, ProviderError> {
     let mut attempt = 0u32;
     loop {
@@ -304,9 +308,10 @@ pub async fn open_with_retry(
             Err(e) if e.is_retryable() && attempt < policy.max_retries => {
                 attempt += 1;
                 let wait = backoff(policy, attempt, &e);
-                on_retry(ProviderEvent::Retrying {
-                    attempt,
-                    wait_ms: wait.as_millis() as u64,
+                on_retry(&Retry {
+                    attempt: attempt + 1,
+                    max_attempts: policy.max_retries + 1,
+                    delay: wait,
                     reason: e.to_string(),
                 });
                 tokio::select! {

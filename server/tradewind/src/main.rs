@@ -5,8 +5,11 @@ use tradewind::config::{Cli, Command};
 async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TRADEWIND_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,tradewind=info")),
+            tracing_subscriber::EnvFilter::try_from_env("TRADEWIND_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(
+                    "warn,tradewind=info,tradewind_core=info,tradewind_policy=info",
+                )
+            }),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -130,7 +130,7 @@ impl History {
 /// store when needed).
 #[derive(Default)]
 pub struct HistoryCache {
-    map: std::sync::Mutex<std::collections::HashMap<String, (u64, History)>>,
+    map: parking_lot::Mutex<std::collections::HashMap<String, (u64, History)>>,
     clock: std::sync::atomic::AtomicU64,
 }
 
@@ -139,10 +139,7 @@ const MAX_SESSIONS: usize = 32;
 impl HistoryCache {
     /// The cached history of a session (empty when none), removed from the cache.
     pub fn take(&self, session: &str) -> History {
-        let mut m = match self.map.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+        let mut m = self.map.lock();
         m.remove(session).map(|(_, v)| v).unwrap_or_default()
     }
 
@@ -150,10 +147,7 @@ impl HistoryCache {
         let tick = self
             .clock
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut m = match self.map.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+        let mut m = self.map.lock();
         m.insert(session.to_string(), (tick, history));
         while m.len() > MAX_SESSIONS {
             let Some(oldest) = m

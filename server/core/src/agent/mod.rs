@@ -107,7 +107,7 @@ pub struct RunOutcome {
 
 pub(crate) struct Turn<'a> {
     /// The session's grants, cached for this run.
-    grants: std::sync::Mutex<Option<HashSet<String>>>,
+    grants: parking_lot::Mutex<Option<HashSet<String>>>,
     pub(crate) deps: &'a AgentDeps,
     pub(crate) run: &'a RunSpec,
     pub(crate) agent: Agent,
@@ -116,7 +116,7 @@ pub(crate) struct Turn<'a> {
     usage: Usage,
     /// The session's history as the model sees it: loaded once per run, then kept in step with
     /// what this run stores (so no model call re-reads it).
-    history: std::sync::Mutex<history::History>,
+    history: parking_lot::Mutex<history::History>,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -182,10 +182,7 @@ impl Turn<'_> {
             role: role.to_string(),
             parts: serde_json::to_string(&parts).unwrap_or_default(),
         };
-        match self.history.lock() {
-            Ok(mut h) => h.push(&m.id, role, parts),
-            Err(p) => p.into_inner().push(&m.id, role, parts),
-        }
+        self.history.lock().push(&m.id, role, parts);
         self.deps.events.post_message(&self.run.session.id, m);
     }
 }
@@ -221,14 +218,14 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         }
     };
     let mut t = Turn {
-        grants: std::sync::Mutex::new(None),
+        grants: parking_lot::Mutex::new(None),
         deps,
         run: spec,
         agent,
         mode,
         paths,
         usage: Usage::default(),
-        history: std::sync::Mutex::new(history),
+        history: parking_lot::Mutex::new(history),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -263,10 +260,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     } else {
         outcome
     };
-    let history = match t.history.into_inner() {
-        Ok(h) => h,
-        Err(p) => p.into_inner(),
-    };
+    let history = t.history.into_inner();
     if complete {
         deps.history.put(&spec.session.id, history);
     }
@@ -379,7 +373,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     )
     .into();
     let tools = offered_tools(t);
-    for _ in 0..max {
+    for iteration in 0..max {
         if t.run.cancel.is_cancelled() {
             return RunOutcome {
                 status: RunStatus::Cancelled,
@@ -387,17 +381,14 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             };
         }
-        let messages = match t.history.lock() {
-            Ok(mut h) => h.messages(),
-            Err(p) => p.into_inner().messages(),
-        };
+        let messages = t.history.lock().messages();
         let req = ChatRequest {
-            model: String::new(),
             system: system.clone(),
             messages,
             tools: tools.clone(),
         };
-        let calls = match stream_turn(t, req).await {
+        let model_call = tracing::info_span!("model_call", iteration);
+        let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {
             Ok(x) => x,
             Err(ProviderError::Cancelled) => {
                 return RunOutcome {
@@ -623,6 +614,11 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
 
 /// One call: announce, prepare, gate (asking as needed), execute, record.
 async fn handle_call(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
+    let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+    tracing::Instrument::instrument(handle_call_inner(t, call, planned), span).await
+}
+
+async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
     let effect = tools::effect_of(&call.name);
     let (input, planned) = match planned {
         Some((input, p)) => (input, Some(p)),
@@ -733,7 +729,7 @@ async fn gate(
     let mut once: HashSet<String> = HashSet::new();
     for _ in 0..8 {
         // The session's grants, read once per run (only this run can add to them meanwhile).
-        let cached = t.grants.lock().ok().and_then(|g| g.clone());
+        let cached = t.grants.lock().clone();
         let mut grants: HashSet<String> = match cached {
             Some(g) => g,
             None => {
@@ -745,7 +741,8 @@ async fn gate(
                     .unwrap_or_default()
                     .into_iter()
                     .collect();
-                if let Ok(mut c) = t.grants.lock() {
+                {
+                    let mut c = t.grants.lock();
                     *c = Some(g.clone());
                 }
                 g
@@ -786,7 +783,8 @@ async fn gate(
                         once.insert(ask.key.clone());
                     }
                     ApprovalDecision::Session | ApprovalDecision::Directory => {
-                        if let Ok(mut c) = t.grants.lock() {
+                        {
+                            let mut c = t.grants.lock();
                             *c = None;
                         }
                         if let Err(e) = t.deps.store.add_grant(&t.run.session.id, &ask.key).await {

@@ -2,9 +2,9 @@
 //! sessions (HttpOnly cookie), API tokens, and the argon2id password with a per-client login
 //! limiter. Secrets are compared in constant time and stored only as hashes.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -198,9 +198,7 @@ struct LoginLimiter {
 impl LoginLimiter {
     /// Take a failure slot for this attempt, or say how long to wait.
     fn reserve(&self, ip: IpAddr) -> Result<Instant, Duration> {
-        let Ok(mut map) = self.failures.lock() else {
-            return Err(LOGIN_WINDOW);
-        };
+        let mut map = self.failures.lock();
         if map.len() > 10_000 {
             map.retain(|_, q| q.back().is_some_and(|t| t.elapsed() < LOGIN_WINDOW));
         }
@@ -224,8 +222,8 @@ impl LoginLimiter {
 
     /// A successful attempt costs nothing.
     fn release(&self, ip: IpAddr, slot: Instant) {
-        if let Ok(mut map) = self.failures.lock()
-            && let Some(q) = map.get_mut(&ip)
+        let mut map = self.failures.lock();
+        if let Some(q) = map.get_mut(&ip)
             && let Some(i) = q.iter().position(|t| *t == slot)
         {
             q.remove(i);

@@ -20,7 +20,9 @@
 //! the backlog is being replayed.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use tokio::sync::{broadcast, oneshot};
 
@@ -187,11 +189,8 @@ fn channel<'a>(map: &'a mut HashMap<String, Channel>, session: &str) -> &'a Chan
     })
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
+fn lock<T>(m: &Mutex<T>) -> parking_lot::MutexGuard<'_, T> {
+    m.lock()
 }
 
 /// A store error for every waiter of a failed batch (the original is logged once).

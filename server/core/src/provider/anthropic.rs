@@ -74,7 +74,7 @@ impl Anthropic {
             .map(|(role, content)| json!({"role": role, "content": content}))
             .collect();
         let mut body = json!({
-            "model": if req.model.is_empty() { self.model.clone() } else { req.model.clone() },
+            "model": self.model,
             "max_tokens": MAX_TOKENS,
             "system": &*req.system,
             "messages": messages,

@@ -55,7 +55,6 @@ pub enum ChatMessage {
 /// call (and each retry) costs a few reference counts however long the session is.
 #[derive(Debug, Clone)]
 pub struct ChatRequest {
-    pub model: String,
     pub system: Arc<str>,
     pub messages: Arc<Vec<ChatMessage>>,
     pub tools: Arc<[ToolSpec]>,

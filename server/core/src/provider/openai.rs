@@ -64,7 +64,7 @@ impl OpenAi {
             });
         }
         let mut body = json!({
-            "model": if req.model.is_empty() { self.model.clone() } else { req.model.clone() },
+            "model": self.model,
             "messages": messages,
             "stream": true,
             "stream_options": {"include_usage": true},

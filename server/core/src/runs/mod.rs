@@ -4,7 +4,9 @@
 //! `interrupted`; queued inputs are kept and started again).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -66,11 +68,8 @@ impl RunManager {
         &self.deps
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionState>> {
-        match self.sessions.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<String, SessionState>> {
+        self.sessions.lock()
     }
 
     /// Queue an input on a session; starts a worker if the session is free.
@@ -241,7 +240,9 @@ impl RunManager {
             cancel,
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
-        let _: RunOutcome = agent::run(&self.deps, &spec).await;
+        let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
+        let _: RunOutcome =
+            tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
         self.implement_approved_plan(session_id, &q.run_id).await;
     }
 

@@ -7,7 +7,9 @@
 //! model already read after they ended.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -82,17 +84,14 @@ impl Waker {
 
     /// Make sure a delivery loop runs for the session.
     pub fn poke(self: &Arc<Self>, session: &str) {
-        let fresh = self
-            .active
-            .lock()
-            .map(|mut a| a.insert(session.to_string()))
-            .unwrap_or(false);
+        let fresh = self.active.lock().insert(session.to_string());
         if fresh {
             let me = self.clone();
             let s = session.to_string();
             tokio::spawn(async move {
                 me.deliver_loop(&s).await;
-                if let Ok(mut a) = me.active.lock() {
+                {
+                    let mut a = me.active.lock();
                     a.remove(&s);
                 }
             });
@@ -117,7 +116,8 @@ impl Waker {
                 let h = self
                     .history
                     .lock()
-                    .map(|h| h.get(session).cloned().unwrap_or_default())
+                    .get(session)
+                    .cloned()
                     .unwrap_or_default();
                 wait_before_wake(&h, Instant::now(), &self.rules)
             };
@@ -175,7 +175,8 @@ impl Waker {
             if let Err(e) = self.runs.enqueue(session, RunTrigger::Wakeup, &text).await {
                 tracing::warn!(error = %e, "cannot start the wake-up run");
             }
-            if let Ok(mut h) = self.history.lock() {
+            {
+                let mut h = self.history.lock();
                 let q = h.entry(session.to_string()).or_default();
                 q.push_back(Instant::now());
                 while q.len() > 64 {

@@ -94,7 +94,7 @@ pub struct Store {
 #[derive(Debug)]
 pub(crate) struct Writer {
     pub(crate) conn: tokio::sync::Mutex<Option<AnyConnection>>,
-    last_checkpoint: std::sync::Mutex<Instant>,
+    last_checkpoint: parking_lot::Mutex<Instant>,
     checkpointing: AtomicBool,
 }
 
@@ -163,7 +163,7 @@ impl Store {
                 conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
                 Some(Arc::new(Writer {
                     conn: tokio::sync::Mutex::new(Some(conn)),
-                    last_checkpoint: std::sync::Mutex::new(Instant::now()),
+                    last_checkpoint: parking_lot::Mutex::new(Instant::now()),
                     checkpointing: AtomicBool::new(false),
                 }))
             }
@@ -243,10 +243,7 @@ impl Store {
     pub(crate) fn checkpoint_soon(&self) {
         let Some(w) = &self.writer else { return };
         {
-            let mut last = match w.last_checkpoint.lock() {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
+            let mut last = w.last_checkpoint.lock();
             if last.elapsed() < CHECKPOINT_EVERY || w.checkpointing.swap(true, Ordering::AcqRel) {
                 return;
             }

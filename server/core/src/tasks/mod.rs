@@ -8,7 +8,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -132,7 +134,7 @@ impl TaskManager {
     }
 
     fn live_count(&self) -> usize {
-        self.live.lock().map(|m| m.len()).unwrap_or(0)
+        self.live.lock().len()
     }
 
     async fn emit(&self, row: &TaskRow) {
@@ -282,7 +284,8 @@ impl TaskManager {
         self.store.task_started(&id, i64::from(pid)).await?;
         let stop = CancellationToken::new();
         let origin = Arc::new(Mutex::new(None));
-        if let Ok(mut m) = self.live.lock() {
+        {
+            let mut m = self.live.lock();
             m.insert(
                 id.clone(),
                 Live {
@@ -350,61 +353,62 @@ impl TaskManager {
         let mut kill_armed = false;
         loop {
             tokio::select! {
-                r = pipe.read(&mut buf), if open => match r {
-                    Ok(0) | Err(_) => open = false,
-                    Ok(n) => {
-                        let keep = n.min(limit.saturating_sub(written));
-                        if let Some(f) = log.as_mut() {
-                            if keep > 0 {
-                                let _ = f.write_all(&buf[..keep]).await;
-                            }
-                            if keep < n && !noticed {
-                                noticed = true;
-                                let notice = format!("\n[… output passed {limit} bytes (tasks.maxOutputBytes); the last {TAIL_BYTES} bytes are appended when the task ends …]\n");
-                                let _ = f.write_all(notice.as_bytes()).await;
-                                written += notice.len();
-                            }
-                        }
-                        written += keep;
-                        if keep < n {
-                            tail.extend(&buf[keep..n]);
-                            let excess = tail.len().saturating_sub(TAIL_BYTES);
-                            tail.drain(..excess);
-                        }
-                        if last_flush.elapsed() > Duration::from_secs(1) {
-                            last_flush = tokio::time::Instant::now();
-                            let _ = self.store.task_output_bytes(&id, written as i64).await;
-                        }
-                    }
-                },
-                s = child.wait(), if exit.is_none() => {
-                    exit = s.ok();
-                    // The leader exited: kill what is left of its group right away (children
-                    // holding the pipe), then never signal that group id again.
-                    guard.signal(rustix::process::Signal::KILL);
-                    guard.disarm();
-                    if !open { break; }
-                }
-                _ = &mut deadline, if reason.is_none() && exit.is_none() => {
-                    reason = Some("timeout");
-                    if let Ok(mut o) = origin.lock() { *o = Some("timeout"); }
-                    let _ = self.store.task_stopping(&id, "timeout").await;
-                    if let Ok(r) = self.store.get_task(&id).await && r.status == "stopping" { self.emit(&r).await; }
-                    guard.signal(rustix::process::Signal::TERM);
-                    kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
-                    kill_armed = true;
-                }
-                _ = stop.cancelled(), if reason.is_none() && exit.is_none() => {
-                    reason = Some("stop");
-                    guard.signal(rustix::process::Signal::TERM);
-                    kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
-                    kill_armed = true;
-                }
-                _ = &mut kill_at, if kill_armed && exit.is_none() => {
-                    kill_armed = false;
-                    guard.signal(rustix::process::Signal::KILL);
-                }
-            }
+                           r = pipe.read(&mut buf), if open => match r {
+                               Ok(0) | Err(_) => open = false,
+                               Ok(n) => {
+                                   let keep = n.min(limit.saturating_sub(written));
+                                   if let Some(f) = log.as_mut() {
+                                       if keep > 0 {
+                                           let _ = f.write_all(&buf[..keep]).await;
+                                       }
+                                       if keep < n && !noticed {
+                                           noticed = true;
+                                           let notice = format!("\n[… output passed {limit} bytes (tasks.maxOutputBytes); the last {TAIL_BYTES} bytes are appended when the task ends …]\n");
+                                           let _ = f.write_all(notice.as_bytes()).await;
+                                           written += notice.len();
+                                       }
+                                   }
+                                   written += keep;
+                                   if keep < n {
+                                       tail.extend(&buf[keep..n]);
+                                       let excess = tail.len().saturating_sub(TAIL_BYTES);
+                                       tail.drain(..excess);
+                                   }
+                                   if last_flush.elapsed() > Duration::from_secs(1) {
+                                       last_flush = tokio::time::Instant::now();
+                                       let _ = self.store.task_output_bytes(&id, written as i64).await;
+                                   }
+                               }
+                           },
+                           s = child.wait(), if exit.is_none() => {
+                               exit = s.ok();
+                               // The leader exited: kill what is left of its group right away (children
+                               // holding the pipe), then never signal that group id again.
+                               guard.signal(rustix::process::Signal::KILL);
+                               guard.disarm();
+                               if !open { break; }
+                           }
+                           _ = &mut deadline, if reason.is_none() && exit.is_none() => {
+                               reason = Some("timeout");
+                               {
+            let mut o = origin.lock(); *o = Some("timeout"); }
+                               let _ = self.store.task_stopping(&id, "timeout").await;
+                               if let Ok(r) = self.store.get_task(&id).await && r.status == "stopping" { self.emit(&r).await; }
+                               guard.signal(rustix::process::Signal::TERM);
+                               kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
+                               kill_armed = true;
+                           }
+                           _ = stop.cancelled(), if reason.is_none() && exit.is_none() => {
+                               reason = Some("stop");
+                               guard.signal(rustix::process::Signal::TERM);
+                               kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
+                               kill_armed = true;
+                           }
+                           _ = &mut kill_at, if kill_armed && exit.is_none() => {
+                               kill_armed = false;
+                               guard.signal(rustix::process::Signal::KILL);
+                           }
+                       }
             if exit.is_some() && !open {
                 break;
             }
@@ -434,7 +438,7 @@ impl TaskManager {
                     break;
                 }
             };
-            let by = origin.lock().ok().and_then(|o| *o);
+            let by = *origin.lock();
             let attempt = match cur.status.as_str() {
                 "stopping" => match cur.stopped_by.as_deref() {
                     Some("timeout") => {
@@ -482,7 +486,8 @@ impl TaskManager {
                 break;
             }
         }
-        if let Ok(mut m) = self.live.lock() {
+        {
+            let mut m = self.live.lock();
             m.remove(&id);
         }
         if let Ok(r) = st.get_task(&id).await {
@@ -510,13 +515,14 @@ impl TaskManager {
         let live = self
             .live
             .lock()
-            .ok()
-            .and_then(|m| m.get(id).map(|l| (l.stop.clone(), l.origin.clone())));
+            .get(id)
+            .map(|l| (l.stop.clone(), l.origin.clone()));
         if let Some((token, origin)) = live {
-            if let Ok(mut o) = origin.lock()
-                && o.is_none()
             {
-                *o = Some(by);
+                let mut o = origin.lock();
+                if o.is_none() {
+                    *o = Some(by);
+                }
             }
             if self.store.task_stopping(id, by).await? {
                 // Announce `stopping` only if the monitor has not already ended it (the monitor
@@ -535,7 +541,8 @@ impl TaskManager {
                         return Ok(r);
                     }
                 }
-            } else if let Ok(mut o) = origin.lock() {
+            } else {
+                let mut o = origin.lock();
                 // The exit won: do not claim the stop.
                 if *o == Some(by) {
                     *o = None;
@@ -616,11 +623,7 @@ impl TaskManager {
 
     /// Server shutdown: every live task's group is stopped; they end `cancelled` (shutdown).
     pub async fn shutdown(&self) {
-        let ids: Vec<String> = self
-            .live
-            .lock()
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
+        let ids: Vec<String> = self.live.lock().keys().cloned().collect();
         let stops = ids.iter().map(|id| self.stop(None, id, "shutdown"));
         futures::future::join_all(stops).await;
     }

@@ -2,8 +2,8 @@
 //! walk. No `rg` binary needed. Deny-listed files are never searched, and a file whose content
 //! holds key material is dropped from the results.
 
+use parking_lot::Mutex;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use grep_regex::RegexMatcherBuilder;
@@ -158,7 +158,8 @@ pub fn search_blocking(
                 return WalkState::Continue;
             }
             let n = local.len();
-            if let Ok(mut r) = results.lock() {
+            {
+                let mut r = results.lock();
                 r.extend(local);
             }
             if count.fetch_add(n, Ordering::Relaxed) + n >= args.limit {
@@ -168,7 +169,7 @@ pub fn search_blocking(
             WalkState::Continue
         })
     });
-    let mut v = results.into_inner().unwrap_or_default();
+    let mut v = results.into_inner();
     v.sort();
     let truncated = v.len() >= args.limit;
     v.truncate(args.limit);

@@ -82,25 +82,15 @@ fn is_public(method: &Method, path: &str) -> bool {
 }
 
 pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    for v in headers.get_all(header::COOKIE) {
-        let Ok(s) = v.to_str() else { continue };
-        for pair in s.split(';') {
-            if let Some((k, val)) = pair.trim().split_once('=')
-                && k == name
-            {
-                return Some(val.to_string());
-            }
-        }
-    }
-    None
+    axum_extra::extract::CookieJar::from_headers(headers)
+        .get(name)
+        .map(|c| c.value().to_string())
 }
 
 fn bearer(headers: &HeaderMap) -> Option<String> {
-    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, rest) = v.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| rest.trim().to_string())
+    use axum_extra::headers::authorization::{Authorization, Bearer};
+    axum_extra::headers::HeaderMapExt::typed_get::<Authorization<Bearer>>(headers)
+        .map(|a| a.token().to_string())
 }
 
 async fn authenticate(
@@ -247,11 +237,12 @@ async fn check(
 #[derive(Debug, Clone, Copy)]
 pub struct ClientAddr(pub IpAddr);
 
+/// One query parameter, percent-decoded.
 fn query_param(query: Option<&str>, name: &str) -> Option<String> {
-    query?.split('&').find_map(|kv| {
-        let (k, v) = kv.split_once('=')?;
-        (k == name).then(|| v.to_string())
-    })
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query?).ok()?;
+    pairs
+        .into_iter()
+        .find_map(|(k, v)| (k == name).then_some(v))
 }
 
 async fn launch(state: &AppState, token: &str) -> Result<Response, ApiError> {
@@ -378,6 +369,22 @@ mod tests {
             Some("xyz")
         );
         assert_eq!(query_param(Some("tokenx=1"), "token"), None);
+        assert_eq!(
+            query_param(Some("token=a%2Bb%20c"), "token").as_deref(),
+            Some("a+b c"),
+            "percent-decoded"
+        );
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer  tok123"),
+        );
+        assert_eq!(bearer(&h).as_deref(), Some("tok123"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Basic dXNlcjpwdw=="),
+        );
+        assert_eq!(bearer(&h), None);
         let mut h = HeaderMap::new();
         h.insert(
             header::COOKIE,

@@ -11,6 +11,7 @@ pub mod sessions;
 mod settings;
 mod spa;
 mod tasks;
+pub mod trace;
 pub mod ws;
 
 use std::sync::Arc;
@@ -167,6 +168,21 @@ pub fn router(state: AppState) -> Router {
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             Duration::from_secs(120),
+        ))
+        // Outermost: every request (a refused one too) has an id, a span and a log line.
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http()
+                .make_span_with(trace::make_span)
+                .on_request(())
+                .on_response(trace::on_response)
+                .on_failure(trace::on_failure),
+        )
+        .layer(tower_http::request_id::PropagateRequestIdLayer::new(
+            trace::REQUEST_ID,
+        ))
+        .layer(tower_http::request_id::SetRequestIdLayer::new(
+            trace::REQUEST_ID,
+            trace::MakeUlid,
         ))
         .with_state(state)
 }

@@ -181,81 +181,86 @@ pub fn offered(
     interactive || yolo || ceiling_allows(ceiling, effect)
 }
 
-/// The one decision.
+/// The one decision: each stage may settle it, in this order (deny wins over ask over allow).
 pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
-    let ekey = effect_key(p.effect);
-    // 1. Switches that remove effects entirely.
-    if is_gated(p.effect) && ctx.read_only {
-        return Decision::Deny {
-            reason: format!(
-                "`{}` is unavailable: the server runs with --read-only",
-                p.tool
-            ),
-            key: ekey,
-        };
-    }
-    if is_gated(p.effect) && ctx.agent == Agent::Plan {
-        return Decision::Deny {
-            reason: format!(
-                "`{}` is unavailable to the plan agent, which is read-only whatever the mode",
-                p.tool
-            ),
-            key: ekey,
-        };
-    }
-    // 2. Paths outside every root: a directory approval first (never with --read-only).
-    for u in p.paths.iter().filter(|u| !u.inside) {
-        let key = dir_key(p.effect, &u.directory);
-        if dir_granted(ctx.grants, p.effect, &u.path) {
-            continue;
-        }
-        if ctx.read_only {
-            return Decision::Deny {
-                reason: format!(
-                    "{} is outside the workspace and --read-only allows no outside path",
-                    u.path.display()
-                ),
-                key,
-            };
-        }
-        if !ctx.interactive {
-            return Decision::Deny {
-                reason: format!(
-                    "{} is outside the workspace; start with --add-dir {} or add it to additionalDirectories in config.json",
-                    u.path.display(),
-                    u.directory.display()
-                ),
-                key,
-            };
-        }
-        return Decision::Ask(Ask {
-            scope: ApprovalScope::Directory,
-            reason: format!(
-                "`{}` wants to access {}, outside the workspace",
-                p.tool,
-                u.path.display()
-            ),
-            key,
-            directory: Some(u.directory.clone()),
-            warnings: Vec::new(),
-        });
+    if let Some(d) = removed(ctx, p).or_else(|| outside_roots(ctx, p)) {
+        return d;
     }
     if !is_gated(p.effect) {
         return Decision::Allow {
             reason: format!("{} effects are always allowed", p.effect.as_str()),
-            key: ekey,
+            key: effect_key(p.effect),
         };
     }
-    // 3. The effect: mode within the startup ceiling, or a session grant; headless: flags only.
-    let effect_ok = ctx.yolo
-        || if ctx.interactive {
-            (mode_allows(ctx.mode, p.effect) && ceiling_allows(ctx.ceiling, p.effect))
-                || ctx.grants.contains(&ekey)
-        } else {
-            ceiling_allows(ctx.ceiling, p.effect)
-        };
+    let warnings = command_warnings(p.command);
+    effect_not_allowed(ctx, p, &warnings)
+        .or_else(|| startup_write(ctx, p, &warnings))
+        .or_else(|| never_loosens(ctx, p, &warnings))
+        .unwrap_or_else(|| allowed(ctx, p))
+}
+
+/// 1. Switches that remove effects entirely.
+fn removed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
+    if !is_gated(p.effect) {
+        return None;
+    }
+    let reason = if ctx.read_only {
+        format!(
+            "`{}` is unavailable: the server runs with --read-only",
+            p.tool
+        )
+    } else if ctx.agent == Agent::Plan {
+        format!(
+            "`{}` is unavailable to the plan agent, which is read-only whatever the mode",
+            p.tool
+        )
+    } else {
+        return None;
+    };
+    Some(Decision::Deny {
+        reason,
+        key: effect_key(p.effect),
+    })
+}
+
+/// 2. Paths outside every root: a directory approval first (never with --read-only).
+fn outside_roots(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
+    let u = p
+        .paths
+        .iter()
+        .filter(|u| !u.inside)
+        .find(|u| !dir_granted(ctx.grants, p.effect, &u.path))?;
+    let key = dir_key(p.effect, &u.directory);
+    let (path, dir) = (u.path.display(), u.directory.display());
+    Some(if ctx.read_only {
+        Decision::Deny {
+            reason: format!(
+                "{path} is outside the workspace and --read-only allows no outside path"
+            ),
+            key,
+        }
+    } else if !ctx.interactive {
+        Decision::Deny {
+            reason: format!(
+                "{path} is outside the workspace; start with --add-dir {dir} or add it to additionalDirectories in config.json"
+            ),
+            key,
+        }
+    } else {
+        Decision::Ask(Ask {
+            scope: ApprovalScope::Directory,
+            reason: format!("`{}` wants to access {path}, outside the workspace", p.tool),
+            key,
+            directory: Some(u.directory.clone()),
+            warnings: Vec::new(),
+        })
+    })
+}
+
+/// What the approval prompt shows about a command.
+fn command_warnings(command: Option<&CommandAnalysis>) -> Vec<String> {
     let mut warnings = Vec::new();
-    if let Some(a) = p.command {
+    if let Some(a) = command {
         warnings.extend(a.reasons.iter().cloned());
         for m in &a.sensitive_mentions {
             warnings.push(format!("mentions {m}, which file tools may never read; a shell command is not confined by that list"));
@@ -264,88 +269,99 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
             warnings.push("the command contains control or invisible characters".into());
         }
     }
-    if !effect_ok {
-        if !ctx.interactive {
-            return Decision::Deny {
-                reason: format!(
-                    "`{}` needs the {} effect, which this headless run does not allow (start with --allow-{})",
-                    p.tool,
-                    p.effect.as_str(),
-                    p.effect.as_str()
-                ),
-                key: ekey,
-            };
-        }
-        let why = if mode_allows(ctx.mode, p.effect) {
-            format!(
-                "the server was started without --allow-{}",
-                p.effect.as_str()
-            )
+    warnings
+}
+
+/// 3. The effect: mode within the startup ceiling, or a session grant; headless: flags only.
+fn effect_not_allowed(
+    ctx: &Context<'_>,
+    p: &Proposal<'_>,
+    warnings: &[String],
+) -> Option<Decision> {
+    let ekey = effect_key(p.effect);
+    let effect_ok = ctx.yolo
+        || if ctx.interactive {
+            (mode_allows(ctx.mode, p.effect) && ceiling_allows(ctx.ceiling, p.effect))
+                || ctx.grants.contains(&ekey)
         } else {
-            format!(
-                "mode `{}` asks for {} effects",
-                ctx.mode.as_str(),
-                p.effect.as_str()
-            )
+            ceiling_allows(ctx.ceiling, p.effect)
         };
-        return Decision::Ask(Ask {
-            scope: ApprovalScope::Effect,
-            reason: format!("`{}` wants a {} effect: {why}", p.tool, p.effect.as_str()),
+    if effect_ok {
+        return None;
+    }
+    let effect = p.effect.as_str();
+    if !ctx.interactive {
+        return Some(Decision::Deny {
+            reason: format!(
+                "`{}` needs the {effect} effect, which this headless run does not allow (start with --allow-{effect})",
+                p.tool
+            ),
             key: ekey,
-            directory: None,
-            warnings,
         });
     }
-    // 4. Writes to startup/autostart/git files never loosen either.
-    if p.effect == Effect::Write && !ctx.yolo {
-        for u in p.paths {
-            if let Some(what) = always_ask_path(&u.path) {
-                let key = format!("write:{}", u.path.to_string_lossy());
-                if ctx.grants.contains(&key) {
-                    continue;
-                }
-                let reason = format!(
-                    "`{}` would change {} ({}); this always asks",
-                    p.tool,
-                    u.path.display(),
-                    what
-                );
-                if !ctx.interactive {
-                    return Decision::Deny { reason, key };
-                }
-                return Decision::Ask(Ask {
-                    scope: ApprovalScope::Effect,
-                    reason,
-                    key,
-                    directory: None,
-                    warnings,
-                });
-            }
-        }
+    let why = if mode_allows(ctx.mode, p.effect) {
+        format!("the server was started without --allow-{effect}")
+    } else {
+        format!("mode `{}` asks for {effect} effects", ctx.mode.as_str())
+    };
+    Some(Decision::Ask(Ask {
+        scope: ApprovalScope::Effect,
+        reason: format!("`{}` wants a {effect} effect: {why}", p.tool),
+        key: ekey,
+        directory: None,
+        warnings: warnings.to_vec(),
+    }))
+}
+
+/// 4. Writes to startup/autostart/git files never loosen either.
+fn startup_write(ctx: &Context<'_>, p: &Proposal<'_>, warnings: &[String]) -> Option<Decision> {
+    if p.effect != Effect::Write || ctx.yolo {
+        return None;
     }
-    // 5. Categories that never loosen (seed 003): still ask, unless --yolo.
-    if let Some(a) = p.command.filter(|a| a.never_loosens())
-        && !ctx.yolo
-    {
-        let key = command_key(p.command_text.unwrap_or(""));
-        if ctx.grants.contains(&key) {
-            return Decision::Allow {
-                reason: "this exact command was allowed for the session".into(),
-                key,
-            };
-        }
-        let reason = format!("this command always asks: {}", a.reasons.join("; "));
-        if !ctx.interactive {
-            return Decision::Deny { reason, key };
-        }
-        return Decision::Ask(Ask {
-            scope: ApprovalScope::Effect,
-            reason,
+    let (u, what, key) = p.paths.iter().find_map(|u| {
+        let what = always_ask_path(&u.path)?;
+        let key = format!("write:{}", u.path.to_string_lossy());
+        (!ctx.grants.contains(&key)).then_some((u, what, key))
+    })?;
+    let reason = format!(
+        "`{}` would change {} ({what}); this always asks",
+        p.tool,
+        u.path.display()
+    );
+    Some(ask_or_deny(ctx, reason, key, warnings))
+}
+
+/// 5. Categories that never loosen (seed 003): still ask, unless --yolo.
+fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>, warnings: &[String]) -> Option<Decision> {
+    let a = p.command.filter(|a| a.never_loosens() && !ctx.yolo)?;
+    let key = command_key(p.command_text.unwrap_or(""));
+    if ctx.grants.contains(&key) {
+        return Some(Decision::Allow {
+            reason: "this exact command was allowed for the session".into(),
             key,
-            directory: None,
-            warnings,
         });
     }
+    let reason = format!("this command always asks: {}", a.reasons.join("; "));
+    Some(ask_or_deny(ctx, reason, key, warnings))
+}
+
+/// An effect-scoped ask, or (headless, nobody to ask) a deny.
+fn ask_or_deny(ctx: &Context<'_>, reason: String, key: String, warnings: &[String]) -> Decision {
+    if !ctx.interactive {
+        return Decision::Deny { reason, key };
+    }
+    Decision::Ask(Ask {
+        scope: ApprovalScope::Effect,
+        reason,
+        key,
+        directory: None,
+        warnings: warnings.to_vec(),
+    })
+}
+
+/// 6. Allowed: say why.
+fn allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
+    let ekey = effect_key(p.effect);
     let reason = if ctx.yolo {
         "--yolo".to_string()
     } else if ctx.grants.contains(&ekey) {

@@ -8,6 +8,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod events;
+pub use events::*;
+
 /// A text that is not one of its enum's values (e.g. an unknown status read from the database).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownValue {
@@ -398,149 +401,6 @@ pub struct ApprovalParams {
     pub decision: ApprovalDecision,
 }
 
-/// The payload of an event; the frame adds `seq`, `session`, `run` and `at`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum EventPayload {
-    /// A prompt (or `!command`) from the user.
-    UserMessage { message_id: String, text: String },
-    RunStarted {
-        run_id: String,
-        agent: Agent,
-        mode: Mode,
-        trigger: RunTrigger,
-    },
-    /// Streamed assistant text (coalesced; append to the message).
-    MessageDelta { message_id: String, text: String },
-    /// Streamed reasoning text (coalesced).
-    ReasoningDelta { message_id: String, text: String },
-    /// The whole assistant message once it is complete.
-    MessageComplete {
-        message_id: String,
-        text: String,
-        reasoning: String,
-    },
-    /// The model proposed a tool call.
-    ToolCall {
-        call_id: String,
-        tool: String,
-        effect: Effect,
-        #[schema(value_type = Object)]
-        input: serde_json::Value,
-    },
-    /// Audit: what the gate decided for a call, and why.
-    PolicyDecision {
-        call_id: String,
-        tool: String,
-        effect: Effect,
-        decision: PolicyDecision,
-        reason: String,
-        key: String,
-    },
-    /// The run waits for the user to allow or deny a call.
-    ApprovalRequested {
-        approval_id: String,
-        call_id: String,
-        tool: String,
-        effect: Effect,
-        #[schema(value_type = Object)]
-        input: serde_json::Value,
-        reason: String,
-        scope: ApprovalScope,
-        /// For `directory` scope: the directory the answer covers.
-        directory: Option<String>,
-        /// Deny-list mentions, control characters, dangerous categories.
-        warnings: Vec<String>,
-    },
-    ApprovalDecided {
-        approval_id: String,
-        /// once / session / directory / deny / expired (timeout or server restart).
-        decision: String,
-    },
-    /// A tool finished: the text the model sees and parts for the UI.
-    ToolResult {
-        call_id: String,
-        tool: String,
-        ok: bool,
-        text: String,
-        parts: Vec<Part>,
-    },
-    /// A non-fatal or fatal error of the run.
-    Error { code: String, message: String },
-    /// The provider failed in a way worth retrying: this wait begins now; attempt `attempt` of
-    /// `max_attempts` follows after `delay_ms` unless the run is cancelled.
-    ProviderRetry {
-        attempt: u32,
-        max_attempts: u32,
-        delay_ms: u64,
-        reason: String,
-    },
-    RunFinished {
-        run_id: String,
-        status: RunStatus,
-        error: Option<WireError>,
-        usage: Usage,
-        duration_ms: u64,
-    },
-    /// The model asks the user 1–4 multiple-choice questions.
-    QuestionAsked {
-        question_id: String,
-        call_id: String,
-        questions: Vec<Question>,
-    },
-    /// One entry per question: the chosen labels, or null when skipped.
-    QuestionAnswered {
-        question_id: String,
-        answers: Vec<Option<Vec<String>>>,
-    },
-    /// A plan revision waits for review.
-    PlanProposed {
-        plan_id: String,
-        artifact_id: String,
-        call_id: String,
-        #[serde(flatten)]
-        revision: PlanRevision,
-    },
-    PlanDecided {
-        plan_id: String,
-        decision: PlanDecision,
-        feedback: Option<String>,
-    },
-    /// A background task changed state.
-    TaskUpdated { task: TaskInfo },
-    /// Background tasks ended by themselves and wake the session (a `wakeup` run follows).
-    Wakeup { task_ids: Vec<String>, text: String },
-    /// The session's new state in `data` (the frame's own `session` field is its id).
-    SessionUpdated { data: Session },
-}
-
-impl EventPayload {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            EventPayload::UserMessage { .. } => "user_message",
-            EventPayload::RunStarted { .. } => "run_started",
-            EventPayload::MessageDelta { .. } => "message_delta",
-            EventPayload::ReasoningDelta { .. } => "reasoning_delta",
-            EventPayload::MessageComplete { .. } => "message_complete",
-            EventPayload::ToolCall { .. } => "tool_call",
-            EventPayload::PolicyDecision { .. } => "policy_decision",
-            EventPayload::ApprovalRequested { .. } => "approval_requested",
-            EventPayload::ApprovalDecided { .. } => "approval_decided",
-            EventPayload::ToolResult { .. } => "tool_result",
-            EventPayload::Error { .. } => "error",
-            EventPayload::ProviderRetry { .. } => "provider_retry",
-            EventPayload::RunFinished { .. } => "run_finished",
-            EventPayload::SessionUpdated { .. } => "session_updated",
-            EventPayload::QuestionAsked { .. } => "question_asked",
-            EventPayload::TaskUpdated { .. } => "task_updated",
-            EventPayload::Wakeup { .. } => "wakeup",
-            EventPayload::QuestionAnswered { .. } => "question_answered",
-            EventPayload::PlanProposed { .. } => "plan_proposed",
-            EventPayload::PlanDecided { .. } => "plan_decided",
-        }
-    }
-}
-
 /// A multiple-choice question of `ask_user_question`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -605,26 +465,6 @@ impl PlanDecision {
             PlanDecision::Unavailable => "Give the full plan as your final answer.",
         }
     }
-}
-
-/// One stored, sequenced event as sent to clients:
-/// `{"seq":N,"session":ID,"run":ID|null,"at":MS,"type":"…",…payload}`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct EventFrame {
-    pub seq: i64,
-    pub session: String,
-    pub run: Option<String>,
-    pub at: i64,
-    #[serde(flatten)]
-    pub payload: EventPayload,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct EventPage {
-    #[schema(value_type = Vec<EventFrame>)]
-    pub data: Vec<serde_json::Value>,
-    /// The seq to pass as `after` for the next page; null when there are no more events now.
-    pub next_cursor: Option<i64>,
 }
 
 /// An approval waiting for the user.

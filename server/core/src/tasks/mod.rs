@@ -161,15 +161,13 @@ impl TaskManager {
         })
     }
 
-    /// Start a task; returns it as `running`.
-    pub async fn start(
-        self: &Arc<Self>,
+    /// The command's shape, the timeout (capped by tasks.maxRunMs), and the live-task limits.
+    async fn check_start(
+        &self,
         session_id: &str,
         command: &str,
-        cwd: &Path,
-        label: Option<&str>,
         timeout_ms: Option<u64>,
-    ) -> Result<TaskRow, TaskError> {
+    ) -> Result<u64, TaskError> {
         if command.trim().is_empty()
             || command.chars().count() > MAX_COMMAND_CHARS
             || command.contains('\0')
@@ -205,6 +203,19 @@ impl TaskManager {
                 self.settings.max_per_process
             )));
         }
+        Ok(timeout)
+    }
+
+    /// Start a task; returns it as `running`.
+    pub async fn start(
+        self: &Arc<Self>,
+        session_id: &str,
+        command: &str,
+        cwd: &Path,
+        label: Option<&str>,
+        timeout_ms: Option<u64>,
+    ) -> Result<TaskRow, TaskError> {
+        let timeout = self.check_start(session_id, command, timeout_ms).await?;
         std::fs::create_dir_all(&self.logs).map_err(|e| TaskError::Io(e.to_string()))?;
         let id = new_id();
         let label = label
@@ -239,30 +250,8 @@ impl TaskManager {
             delivered_at: None,
         };
         self.store.create_task(&row).await?;
-        // stdout and stderr share one pipe: arrival order is kept by the kernel.
-        let (reader, writer) = std::io::pipe().map_err(|e| TaskError::Io(e.to_string()))?;
-        let writer2 = writer
-            .try_clone()
-            .map_err(|e| TaskError::Io(e.to_string()))?;
-        let mut cmd = tokio::process::Command::new(SHELL);
-        cmd.arg("-c")
-            .arg(command)
-            .current_dir(cwd)
-            .env_clear()
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(writer))
-            .stderr(Stdio::from(writer2))
-            .process_group(0);
-        for k in ENV_ALLOW {
-            if let Some(v) = std::env::var_os(k) {
-                cmd.env(k, v);
-            }
-        }
-        cmd.env("TERM", "dumb")
-            .env("PAGER", "cat")
-            .env("GIT_PAGER", "cat");
-        let child = match cmd.spawn() {
-            Ok(c) => c,
+        let (child, reader) = match spawn_shell(command, cwd) {
+            Ok(x) => x,
             Err(e) => {
                 let _ = self
                     .store
@@ -279,7 +268,6 @@ impl TaskManager {
                 return Err(TaskError::Io(format!("cannot start the command: {e}")));
             }
         };
-        drop(cmd);
         let pid = child.id().unwrap_or(0);
         self.store.task_started(&id, i64::from(pid)).await?;
         let stop = CancellationToken::new();
@@ -326,18 +314,8 @@ impl TaskManager {
     ) {
         let id = row.id.clone();
         let mut guard = GroupGuard::new(child.id().unwrap_or(0));
-        let limit = self.settings.max_output_bytes as usize;
-        let mut log = match tokio::fs::File::create(&log_path).await {
-            Ok(f) => Some(f),
-            Err(e) => {
-                tracing::error!(error = %e, "cannot create task log");
-                None
-            }
-        };
+        let mut log = TaskLog::create(&log_path, self.settings.max_output_bytes as usize).await;
         let mut pipe = tokio::fs::File::from_std(pipe);
-        let mut written: usize = 0;
-        let mut tail: VecDeque<u8> = VecDeque::new();
-        let mut noticed = false;
         let mut buf = vec![0u8; 64 * 1024];
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
@@ -356,27 +334,10 @@ impl TaskManager {
                            r = pipe.read(&mut buf), if open => match r {
                                Ok(0) | Err(_) => open = false,
                                Ok(n) => {
-                                   let keep = n.min(limit.saturating_sub(written));
-                                   if let Some(f) = log.as_mut() {
-                                       if keep > 0 {
-                                           let _ = f.write_all(&buf[..keep]).await;
-                                       }
-                                       if keep < n && !noticed {
-                                           noticed = true;
-                                           let notice = format!("\n[… output passed {limit} bytes (tasks.maxOutputBytes); the last {TAIL_BYTES} bytes are appended when the task ends …]\n");
-                                           let _ = f.write_all(notice.as_bytes()).await;
-                                           written += notice.len();
-                                       }
-                                   }
-                                   written += keep;
-                                   if keep < n {
-                                       tail.extend(&buf[keep..n]);
-                                       let excess = tail.len().saturating_sub(TAIL_BYTES);
-                                       tail.drain(..excess);
-                                   }
+                                   log.push(&buf[..n]).await;
                                    if last_flush.elapsed() > Duration::from_secs(1) {
                                        last_flush = tokio::time::Instant::now();
-                                       let _ = self.store.task_output_bytes(&id, written as i64).await;
+                                       let _ = self.store.task_output_bytes(&id, log.written as i64).await;
                                    }
                                }
                            },
@@ -414,20 +375,23 @@ impl TaskManager {
             }
         }
         guard.disarm();
-        if !tail.is_empty()
-            && let Some(f) = log.as_mut()
-        {
-            let v: Vec<u8> = tail.into_iter().collect();
-            let _ = f.write_all(&v).await;
-            written += v.len();
-        }
-        if let Some(f) = log.as_mut() {
-            let _ = f.flush().await;
-        }
+        let written = log.close().await;
         let code = exit.and_then(|s| s.code()).map(i64::from);
-        // One terminal state. A stop that won its CAS (`stopping`) ends cancelled (failed for
-        // the watchdog); otherwise the exit decides. A stop announced (origin set) whose CAS has
-        // not landed yet is waited for briefly, so the two never both "win".
+        self.record_end(&id, code, &origin, written).await;
+    }
+
+    /// One terminal state. A stop that won its CAS (`stopping`) ends cancelled (failed for the
+    /// watchdog); otherwise the exit decides. A stop announced (origin set) whose CAS has not
+    /// landed yet is waited for briefly, so the two never both "win". A task that ended by
+    /// itself wakes its session.
+    async fn record_end(
+        &self,
+        id: &str,
+        code: Option<i64>,
+        origin: &Mutex<Option<&'static str>>,
+        written: usize,
+    ) {
+        let id = id.to_string();
         let st = &self.store;
         let mut ok = Ok(false);
         for _ in 0..100 {
@@ -659,4 +623,100 @@ impl TaskManager {
         }
         Ok(logs.len())
     }
+}
+
+/// A task's log file: the first `limit` bytes, then a notice line, then (at the end) the last
+/// `TAIL_BYTES` of what followed.
+struct TaskLog {
+    file: Option<tokio::fs::File>,
+    limit: usize,
+    written: usize,
+    tail: VecDeque<u8>,
+    noticed: bool,
+}
+
+impl TaskLog {
+    async fn create(path: &Path, limit: usize) -> TaskLog {
+        let file = match tokio::fs::File::create(path).await {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot create task log");
+                None
+            }
+        };
+        TaskLog {
+            file,
+            limit,
+            written: 0,
+            tail: VecDeque::new(),
+            noticed: false,
+        }
+    }
+
+    async fn push(&mut self, chunk: &[u8]) {
+        let n = chunk.len();
+        let keep = n.min(self.limit.saturating_sub(self.written));
+        if let Some(f) = self.file.as_mut() {
+            if keep > 0 {
+                let _ = f.write_all(&chunk[..keep]).await;
+            }
+            if keep < n && !self.noticed {
+                self.noticed = true;
+                let notice = format!(
+                    "\n[… output passed {} bytes (tasks.maxOutputBytes); the last {TAIL_BYTES} bytes are appended when the task ends …]\n",
+                    self.limit
+                );
+                let _ = f.write_all(notice.as_bytes()).await;
+                self.written += notice.len();
+            }
+        }
+        self.written += keep;
+        if keep < n {
+            self.tail.extend(&chunk[keep..]);
+            let excess = self.tail.len().saturating_sub(TAIL_BYTES);
+            self.tail.drain(..excess);
+        }
+    }
+
+    /// Append the tail, flush; the bytes the log holds.
+    async fn close(mut self) -> usize {
+        if let Some(f) = self.file.as_mut() {
+            if !self.tail.is_empty() {
+                let v: Vec<u8> = self.tail.drain(..).collect();
+                let _ = f.write_all(&v).await;
+                self.written += v.len();
+            }
+            let _ = f.flush().await;
+        }
+        self.written
+    }
+}
+
+/// Start `/bin/sh -c command` in its own process group with the allow-listed environment;
+/// stdout and stderr share one pipe (arrival order is kept by the kernel).
+fn spawn_shell(
+    command: &str,
+    cwd: &Path,
+) -> std::io::Result<(tokio::process::Child, std::io::PipeReader)> {
+    let (reader, writer) = std::io::pipe()?;
+    let writer2 = writer.try_clone()?;
+    let mut cmd = tokio::process::Command::new(SHELL);
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::from(writer2))
+        .process_group(0);
+    for k in ENV_ALLOW {
+        if let Some(v) = std::env::var_os(k) {
+            cmd.env(k, v);
+        }
+    }
+    cmd.env("TERM", "dumb")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat");
+    let child = cmd.spawn()?;
+    Ok((child, reader))
 }

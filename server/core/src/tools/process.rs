@@ -256,13 +256,9 @@ impl Capture {
     }
 }
 
-pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
-    if !args.cwd.is_dir() {
-        return ToolOutput::err(
-            "invalid_cwd",
-            format!("{} is not a directory", args.cwd.display()),
-        );
-    }
+/// The child process: the program (through the fixed shell, or an argv), in its own process
+/// group, with the allow-listed environment and both output streams piped.
+fn command_for(args: &ProcessArgs) -> tokio::process::Command {
     let mut cmd = match &args.program {
         Program::Shell(c) => {
             let mut cmd = tokio::process::Command::new(SHELL);
@@ -290,6 +286,17 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
         .env("NO_COLOR", "1")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
+    cmd
+}
+
+pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
+    if !args.cwd.is_dir() {
+        return ToolOutput::err(
+            "invalid_cwd",
+            format!("{} is not a directory", args.cwd.display()),
+        );
+    }
+    let mut cmd = command_for(&args);
     let started = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,

@@ -133,85 +133,12 @@ pub async fn ws_handler(
 
 async fn connection(state: AppState, principal: crate::auth::Principal, socket: WebSocket) {
     let mut revocations = state.auth.revocations();
-    let (mut sink, mut stream) = socket.split();
-    let (tx, mut rx) = mpsc::channel::<Out>(SEND_QUEUE);
+    let (sink, mut stream) = socket.split();
+    let (tx, rx) = mpsc::channel::<Out>(SEND_QUEUE);
     // Cancelled when the client is too slow: the writer stops, sends a close (bounded), and the
     // socket is dropped; the reader stops too.
     let overflow = CancellationToken::new();
-    let writer_overflow = overflow.clone();
-    let probe_conn = crate::probe::next_conn();
-    let writer = tokio::spawn(async move {
-        let mut ping = tokio::time::interval(PING_EVERY);
-        ping.tick().await;
-        loop {
-            let msg = tokio::select! {
-                biased;
-                _ = writer_overflow.cancelled() => break,
-                m = rx.recv() => match m { Some(m) => m, None => break },
-                _ = ping.tick() => Out::Ping,
-            };
-            // Everything already queued goes out with this message: fed to the socket, then
-            // one flush (one write for a burst of frames instead of one per frame).
-            let mut batch = vec![msg];
-            while batch.len() < WRITE_BATCH {
-                match rx.try_recv() {
-                    Ok(m) => batch.push(m),
-                    Err(_) => break,
-                }
-            }
-            let send = async {
-                let mut probes = Vec::new();
-                let mut go_on = true;
-                for msg in batch {
-                    let m = match msg {
-                        Out::Frame(b) => {
-                            if crate::probe::enabled() {
-                                probes.push(b.clone());
-                            }
-                            match Utf8Bytes::try_from(b) {
-                                Ok(t) => Message::Text(t),
-                                Err(_) => continue,
-                            }
-                        }
-                        Out::Text(s) => Message::Text(s.into()),
-                        Out::Ping => Message::Ping(bytes::Bytes::new()),
-                        Out::Close(code, reason) => {
-                            go_on = false;
-                            Message::Close(Some(CloseFrame {
-                                code,
-                                reason: reason.into(),
-                            }))
-                        }
-                    };
-                    sink.feed(m).await?;
-                    if !go_on {
-                        break;
-                    }
-                }
-                sink.flush().await?;
-                for b in probes {
-                    crate::probe::frame(probe_conn, &b);
-                }
-                Ok::<bool, axum::Error>(go_on)
-            };
-            let go_on = tokio::select! {
-                r = send => matches!(r, Ok(true)),
-                _ = writer_overflow.cancelled() => false,
-            };
-            if !go_on {
-                break;
-            }
-        }
-        if writer_overflow.is_cancelled() {
-            let close = Message::Close(Some(CloseFrame {
-                code: CLOSE_SLOW_CONSUMER,
-                reason: "slow consumer: reconnect and resubscribe from your last seq".into(),
-            }));
-            let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(close)).await;
-        } else {
-            let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
-        }
-    });
+    let writer = tokio::spawn(write_loop(sink, rx, overflow.clone()));
     let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
     loop {
         let next = tokio::select! {
@@ -227,106 +154,21 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
                 }
             }
         };
-        let msg = match next {
-            Err(_) => break,
-            Ok(None) => break,
-            Ok(Some(Err(e))) => {
-                let too_big = e.to_string().to_ascii_lowercase().contains("too long")
-                    || e.to_string().to_ascii_lowercase().contains("too big");
-                if too_big {
-                    let _ = tx.try_send(Out::Close(CLOSE_TOO_BIG, "message too big"));
-                }
-                break;
-            }
-            Ok(Some(Ok(m))) => m,
+        let text = match incoming(next.ok(), &tx) {
+            Incoming::Text(t) => t,
+            Incoming::Skip => continue,
+            Incoming::Stop => break,
         };
-        let text = match msg {
-            Message::Text(t) => t,
-            Message::Binary(_) => {
-                let _ = tx.try_send(Out::Close(1003, "text frames only"));
-                break;
-            }
-            Message::Close(_) => break,
-            Message::Ping(_) | Message::Pong(_) => continue,
-        };
-        let parsed: Result<ClientMsg, _> = serde_json::from_str(&text);
-        let cmd = match parsed {
+        let cmd = match serde_json::from_str::<ClientMsg>(&text) {
             Ok(c) => c,
             Err(e) => {
-                send_error(
-                    &tx,
-                    None,
-                    "bad_request",
-                    &format!("unrecognised message: {e}"),
-                );
+                let message = format!("unrecognised message: {e}");
+                send_error(&tx, None, "bad_request", &message);
                 continue;
             }
         };
-        match cmd {
-            ClientMsg::Subscribe { session, after } => {
-                if let Err(e) = crate::http::sessions::load_session(&state, &session).await {
-                    send_error(&tx, None, e.code(), &e.client_message());
-                    continue;
-                }
-                if state.events.receiver_count(&session) >= MAX_SUBSCRIBERS_PER_SESSION {
-                    let _ = tx.try_send(Out::Close(
-                        CLOSE_SLOW_CONSUMER,
-                        "too many subscribers for this session",
-                    ));
-                    break;
-                }
-                if let Some(old) = subs.remove(&session) {
-                    old.abort();
-                }
-                let h = tokio::spawn(forward(
-                    state.clone(),
-                    session.clone(),
-                    after.max(0),
-                    tx.clone(),
-                    overflow.clone(),
-                ));
-                subs.insert(session, h);
-            }
-            ClientMsg::Unsubscribe { session } => {
-                if let Some(h) = subs.remove(&session) {
-                    h.abort();
-                }
-            }
-            ClientMsg::Prompt { id, session, text } => {
-                let r = state
-                    .post_message(&session, &text)
-                    .await
-                    .map(|run_id| serde_json::json!({ "run_id": run_id }));
-                reply(&tx, id, r);
-            }
-            ClientMsg::Cancel { id, run } => {
-                let r = state
-                    .cancel_run(&run)
-                    .await
-                    .map(|c| serde_json::json!({ "cancelled": c }));
-                reply(&tx, id, r);
-            }
-            ClientMsg::Approval {
-                id,
-                approval,
-                decision,
-            } => {
-                let r = state
-                    .answer_approval(&approval, decision)
-                    .await
-                    .map(|()| serde_json::json!({ "approval_id": approval }));
-                reply(&tx, id, r);
-            }
-            ClientMsg::SetMode { id, session, mode } => {
-                let r = state
-                    .set_mode(&session, mode)
-                    .await
-                    .map(|_| serde_json::json!({ "mode": mode }));
-                reply(&tx, id, r);
-            }
-            ClientMsg::Ping { id } => {
-                reply::<ApiError>(&tx, id, Ok(serde_json::json!({ "pong": true })))
-            }
+        if !command(&state, cmd, &mut subs, &tx, &overflow).await {
+            break;
         }
     }
     for (_, h) in subs {
@@ -334,6 +176,198 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
     }
     drop(tx);
     let _ = writer.await;
+}
+
+/// What the reader got from the socket.
+enum Incoming {
+    Text(Utf8Bytes),
+    /// A ping or pong: nothing to do.
+    Skip,
+    /// Closed, idle too long, an error, or a frame we refuse: the connection ends.
+    Stop,
+}
+
+fn incoming(
+    next: Option<Option<Result<Message, axum::Error>>>,
+    tx: &mpsc::Sender<Out>,
+) -> Incoming {
+    let msg = match next {
+        None | Some(None) => return Incoming::Stop,
+        Some(Some(Err(e))) => {
+            let e = e.to_string().to_ascii_lowercase();
+            if e.contains("too long") || e.contains("too big") {
+                let _ = tx.try_send(Out::Close(CLOSE_TOO_BIG, "message too big"));
+            }
+            return Incoming::Stop;
+        }
+        Some(Some(Ok(m))) => m,
+    };
+    match msg {
+        Message::Text(t) => Incoming::Text(t),
+        Message::Binary(_) => {
+            let _ = tx.try_send(Out::Close(1003, "text frames only"));
+            Incoming::Stop
+        }
+        Message::Close(_) => Incoming::Stop,
+        Message::Ping(_) | Message::Pong(_) => Incoming::Skip,
+    }
+}
+
+/// One client command, through the same services as REST. False: close the connection.
+async fn command(
+    state: &AppState,
+    cmd: ClientMsg,
+    subs: &mut HashMap<String, JoinHandle<()>>,
+    tx: &mpsc::Sender<Out>,
+    overflow: &CancellationToken,
+) -> bool {
+    match cmd {
+        ClientMsg::Subscribe { session, after } => {
+            if let Err(e) = state.load_session(&session).await {
+                let e = ApiError::from(e);
+                send_error(tx, None, e.code(), &e.client_message());
+                return true;
+            }
+            if state.events.receiver_count(&session) >= MAX_SUBSCRIBERS_PER_SESSION {
+                let _ = tx.try_send(Out::Close(
+                    CLOSE_SLOW_CONSUMER,
+                    "too many subscribers for this session",
+                ));
+                return false;
+            }
+            if let Some(old) = subs.remove(&session) {
+                old.abort();
+            }
+            let h = tokio::spawn(forward(
+                state.clone(),
+                session.clone(),
+                after.max(0),
+                tx.clone(),
+                overflow.clone(),
+            ));
+            subs.insert(session, h);
+        }
+        ClientMsg::Unsubscribe { session } => {
+            if let Some(h) = subs.remove(&session) {
+                h.abort();
+            }
+        }
+        ClientMsg::Prompt { id, session, text } => {
+            let r = state.post_message(&session, &text).await;
+            reply(
+                tx,
+                id,
+                r.map(|run_id| serde_json::json!({ "run_id": run_id })),
+            );
+        }
+        ClientMsg::Cancel { id, run } => {
+            let r = state.cancel_run(&run).await;
+            reply(tx, id, r.map(|c| serde_json::json!({ "cancelled": c })));
+        }
+        ClientMsg::Approval {
+            id,
+            approval,
+            decision,
+        } => {
+            let r = state.answer_approval(&approval, decision).await;
+            reply(
+                tx,
+                id,
+                r.map(|()| serde_json::json!({ "approval_id": approval })),
+            );
+        }
+        ClientMsg::SetMode { id, session, mode } => {
+            let r = state.set_mode(&session, mode).await;
+            reply(tx, id, r.map(|_| serde_json::json!({ "mode": mode })));
+        }
+        ClientMsg::Ping { id } => {
+            reply::<ApiError>(tx, id, Ok(serde_json::json!({ "pong": true })));
+        }
+    }
+    true
+}
+
+type Sink = futures::stream::SplitSink<WebSocket, Message>;
+
+/// The connection's writer: queued frames go out in batches (fed, then one flush), with a ping
+/// every `PING_EVERY`; a slow consumer gets a close frame (bounded) and the socket is dropped.
+async fn write_loop(mut sink: Sink, mut rx: mpsc::Receiver<Out>, overflow: CancellationToken) {
+    let probe_conn = crate::probe::next_conn();
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        let msg = tokio::select! {
+            biased;
+            _ = overflow.cancelled() => break,
+            m = rx.recv() => match m { Some(m) => m, None => break },
+            _ = ping.tick() => Out::Ping,
+        };
+        // Everything already queued goes out with this message.
+        let mut batch = vec![msg];
+        while batch.len() < WRITE_BATCH {
+            match rx.try_recv() {
+                Ok(m) => batch.push(m),
+                Err(_) => break,
+            }
+        }
+        let go_on = tokio::select! {
+            r = write_batch(&mut sink, batch, probe_conn) => matches!(r, Ok(true)),
+            _ = overflow.cancelled() => false,
+        };
+        if !go_on {
+            break;
+        }
+    }
+    if overflow.is_cancelled() {
+        let close = Message::Close(Some(CloseFrame {
+            code: CLOSE_SLOW_CONSUMER,
+            reason: "slow consumer: reconnect and resubscribe from your last seq".into(),
+        }));
+        let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(close)).await;
+    } else {
+        let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
+    }
+}
+
+/// Feed a batch to the socket and flush once; `Ok(false)` after a close frame.
+async fn write_batch(
+    sink: &mut Sink,
+    batch: Vec<Out>,
+    probe_conn: u64,
+) -> Result<bool, axum::Error> {
+    let mut probes = Vec::new();
+    let mut go_on = true;
+    for msg in batch {
+        let m = match msg {
+            Out::Frame(b) => {
+                if crate::probe::enabled() {
+                    probes.push(b.clone());
+                }
+                match Utf8Bytes::try_from(b) {
+                    Ok(t) => Message::Text(t),
+                    Err(_) => continue,
+                }
+            }
+            Out::Text(s) => Message::Text(s.into()),
+            Out::Ping => Message::Ping(bytes::Bytes::new()),
+            Out::Close(code, reason) => {
+                go_on = false;
+                Message::Close(Some(CloseFrame {
+                    code,
+                    reason: reason.into(),
+                }))
+            }
+        };
+        sink.feed(m).await?;
+        if !go_on {
+            break;
+        }
+    }
+    sink.flush().await?;
+    for b in probes {
+        crate::probe::frame(probe_conn, &b);
+    }
+    Ok(go_on)
 }
 
 fn reply<E: Into<ApiError>>(

@@ -1,0 +1,335 @@
+//! One batch of tool calls: announce each, prepare it, pass it through the gate (asking the
+//! person as needed, through the pending-prompt broker), run what is allowed, record the result.
+//! Reads that need no approval run up to four at a time; everything else runs in order.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{READ_BATCH, Turn, history::StoredParts};
+use crate::pending::{ApprovalRequest, Asked};
+use crate::policy::{self, Context, Decision, Proposal};
+use crate::protocol::{ApprovalDecision, Effect, EventPayload};
+use crate::provider::ToolCallReq;
+use crate::store::NewApproval;
+use crate::tools::{self, ToolCtx, ToolOutput};
+use crate::util::new_id;
+
+/// Reads that need no approval run up to four at a time; everything else runs in order.
+pub(super) async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
+    let mut i = 0;
+    while i < calls.len() {
+        if t.run.cancel.is_cancelled() {
+            for c in &calls[i..] {
+                record_result(
+                    t,
+                    c,
+                    &ToolOutput::err("cancelled", "the run was cancelled before this call ran"),
+                )
+                .await;
+            }
+            return;
+        }
+        let mut batch: Vec<(&ToolCallReq, Planned)> = Vec::new();
+        while i + batch.len() < calls.len() && batch.len() < READ_BATCH {
+            let c = &calls[i + batch.len()];
+            match plain_read(t, c) {
+                Some(p) => batch.push((c, Some(p))),
+                None => break,
+            }
+        }
+        let n = batch.len().max(1);
+        if batch.len() > 1 {
+            let tref: &Turn<'_> = t;
+            futures::future::join_all(
+                batch
+                    .into_iter()
+                    .map(|(c, p)| async move { handle_call(tref, c, p).await }),
+            )
+            .await;
+        } else {
+            let planned = batch.pop().and_then(|(_, p)| p);
+            handle_call(t, &calls[i], planned).await;
+        }
+        i += n;
+    }
+}
+
+/// A call already parsed and prepared (so it is not done twice).
+type Planned = Option<(Value, tools::Prepared)>;
+
+/// A read whose every path is inside the roots (needs no approval): parsed and prepared, ready
+/// to run alongside other such reads.
+fn plain_read(t: &Turn<'_>, c: &ToolCallReq) -> Option<(Value, tools::Prepared)> {
+    let d = tools::descriptor(&c.name)?;
+    if d.effect() != Effect::Read || d.host() {
+        return None;
+    }
+    let input: Value = serde_json::from_str(&c.arguments).ok()?;
+    let p = tools::prepare(&c.name, &input, &t.paths).ok()?;
+    p.paths.iter().all(|u| u.inside).then_some((input, p))
+}
+
+async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
+    t.emit(EventPayload::ToolResult {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        ok: out.ok,
+        text: out.text.clone(),
+        parts: out.parts.clone(),
+    });
+    t.store_message(
+        "tool",
+        StoredParts {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            text: out.text.clone(),
+            ..Default::default()
+        },
+    );
+}
+
+/// One call: announce, prepare, gate (asking as needed), execute, record.
+pub(super) async fn handle_call(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
+    let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+    tracing::Instrument::instrument(handle_call_inner(t, call, planned), span).await
+}
+
+async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
+    let effect = tools::effect_of(&call.name);
+    let (input, planned) = match planned {
+        Some((input, p)) => (input, Some(p)),
+        None => match serde_json::from_str(if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        }) {
+            Ok(v) => (v, None),
+            Err(e) => {
+                t.emit(EventPayload::ToolCall {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    effect,
+                    input: Value::String(call.arguments.clone()),
+                });
+                let out = ToolOutput::err(
+                    "invalid_json",
+                    format!("the arguments are not valid JSON ({e}); send a JSON object"),
+                );
+                record_result(t, call, &out).await;
+                return out;
+            }
+        },
+    };
+    t.emit(EventPayload::ToolCall {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        input: input.clone(),
+    });
+    let prepared = match planned {
+        Some(p) => Ok(p),
+        None => tools::prepare(&call.name, &input, &t.paths),
+    };
+    let out = match prepared {
+        Err(e) => {
+            if let tools::PrepareError::Path(pe) = &e {
+                audit(
+                    t,
+                    call,
+                    effect,
+                    crate::protocol::PolicyDecision::Deny,
+                    &pe.to_string(),
+                    pe.code(),
+                )
+                .await;
+            }
+            ToolOutput::err(e.code(), e)
+        }
+        Ok(prepared) => match gate(
+            t,
+            call,
+            &input,
+            prepared.effect,
+            &prepared.paths,
+            prepared.command.as_ref(),
+        )
+        .await
+        {
+            Ok(()) => {
+                // The audit trail of an effect is on disk before the effect happens.
+                if prepared.effect != Effect::Read {
+                    t.durable().await;
+                }
+                let ctx = ToolCtx {
+                    paths: &t.paths,
+                    cancel: &t.run.cancel,
+                    call_id: &call.id,
+                    turn: t,
+                };
+                prepared.run(&ctx).await
+            }
+            Err(out) => out,
+        },
+    };
+    record_result(t, call, &out).await;
+    out
+}
+
+async fn audit(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    effect: Effect,
+    decision: crate::protocol::PolicyDecision,
+    reason: &str,
+    key: &str,
+) {
+    t.emit(EventPayload::PolicyDecision {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        decision,
+        reason: reason.into(),
+        key: key.into(),
+    });
+}
+
+/// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
+async fn gate(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    effect: Effect,
+    paths: &[policy::PathUse],
+    command: Option<&(String, policy::command::CommandAnalysis)>,
+) -> Result<(), ToolOutput> {
+    let mut once: HashSet<String> = HashSet::new();
+    for _ in 0..8 {
+        // The session's grants, read once per run (only this run can add to them meanwhile).
+        let cached = t.grants.lock().clone();
+        let mut grants: HashSet<String> = match cached {
+            Some(g) => g,
+            None => {
+                let g: HashSet<String> = t
+                    .deps
+                    .store
+                    .list_grants(&t.run.session.id)
+                    .await
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                {
+                    let mut c = t.grants.lock();
+                    *c = Some(g.clone());
+                }
+                g
+            }
+        };
+        grants.extend(once.iter().cloned());
+        let cfg = &t.deps.cfg;
+        let ctx = Context {
+            agent: t.agent,
+            mode: t.mode,
+            interactive: t.deps.interactive,
+            ceiling: cfg.ceiling,
+            read_only: cfg.read_only,
+            yolo: cfg.yolo,
+            grants: &grants,
+        };
+        let proposal = Proposal {
+            tool: &call.name,
+            effect,
+            paths,
+            command: command.map(|(_, a)| a),
+            command_text: command.map(|(c, _)| c.as_str()),
+        };
+        let decision = policy::decide(&ctx, &proposal);
+        match &decision {
+            Decision::Allow { reason, key } => {
+                audit(t, call, effect, decision.label(), reason, key).await;
+                return Ok(());
+            }
+            Decision::Deny { reason, key } => {
+                audit(t, call, effect, decision.label(), reason, key).await;
+                return Err(ToolOutput::err("permission_denied", reason));
+            }
+            Decision::Ask(ask) => {
+                audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
+                match ask_user(t, call, input, effect, ask).await {
+                    ApprovalDecision::Once => {
+                        once.insert(ask.key.clone());
+                    }
+                    ApprovalDecision::Session | ApprovalDecision::Directory => {
+                        {
+                            let mut c = t.grants.lock();
+                            *c = None;
+                        }
+                        if let Err(e) = t.deps.store.add_grant(&t.run.session.id, &ask.key).await {
+                            tracing::error!(error = %e, "cannot store grant");
+                            once.insert(ask.key.clone());
+                        }
+                    }
+                    ApprovalDecision::Deny => {
+                        return Err(ToolOutput::err(
+                            "permission_denied",
+                            "the user denied this call; do not retry it, ask or try another way",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Err(ToolOutput::err(
+        "permission_denied",
+        "too many approval rounds",
+    ))
+}
+
+async fn ask_user(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    effect: Effect,
+    ask: &policy::Ask,
+) -> ApprovalDecision {
+    let id = new_id();
+    let row = NewApproval {
+        id: id.clone(),
+        session_id: t.run.session.id.clone(),
+        run_id: t.run.run_id.clone(),
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        scope: ask.scope,
+        grant_key: ask.key.clone(),
+        input: input.to_string(),
+        reason: ask.reason.clone(),
+    };
+    let event = EventPayload::ApprovalRequested {
+        approval_id: id.clone(),
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        input: input.clone(),
+        reason: ask.reason.clone(),
+        scope: ask.scope,
+        directory: ask
+            .directory
+            .as_ref()
+            .map(|d| d.to_string_lossy().into_owned()),
+        warnings: ask.warnings.clone(),
+    };
+    match t
+        .deps
+        .approvals
+        .ask(&t.waiter(), &id, &ApprovalRequest { row, event })
+        .await
+    {
+        Asked::Answered(d) => d,
+        Asked::Expired => ApprovalDecision::Deny,
+        Asked::Failed(e) => {
+            tracing::error!(error = %e, "cannot store approval");
+            ApprovalDecision::Deny
+        }
+    }
+}

@@ -271,6 +271,26 @@ async fn suite(store: Store) {
     store.put_setting("k", "v1").await.unwrap();
     store.put_setting("k", "v2").await.unwrap();
     assert_eq!(store.get_setting("k").await.unwrap().as_deref(), Some("v2"));
+    // A value the code does not know is an error naming the row and the column, never a
+    // silent fallback (string ↔ enum happens in the store only).
+    sqlx::query("UPDATE sessions SET mode = 'turbo' WHERE id = $1")
+        .bind(&sid)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    match store.get_session(&sid).await {
+        Err(StoreError::Other(e)) => {
+            let msg = format!("{e:#}");
+            assert!(msg.contains(&sid) && msg.contains("column mode"), "{msg}");
+        }
+        other => panic!("an unknown mode read as {other:?}"),
+    }
+    sqlx::query("UPDATE sessions SET mode = 'ask' WHERE id = $1")
+        .bind(&sid)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(store.get_session(&sid).await.unwrap().mode, Mode::Ask);
     // Deleting a session removes what it owns.
     store.delete_session(&sid).await.unwrap();
     assert!(store.list_events(&sid, 0, 10).await.unwrap().is_empty());

@@ -1,6 +1,6 @@
 //! Approvals (durable, with ids) and the session grants they create.
 
-use super::{ApprovalStatus, Store, StoreResult};
+use super::{ApprovalStatus, Store, StoreError, StoreResult};
 use crate::protocol::{ApprovalScope, Effect};
 use crate::util::now_ms;
 
@@ -67,7 +67,8 @@ impl Store {
         )
         .bind(id)
         .fetch_optional(self.pool())
-        .await?
+        .await
+            .map_err(|e| StoreError::from(e).in_row("approval", id))?
         .ok_or(super::StoreError::NotFound)
     }
 

@@ -50,6 +50,16 @@ pub enum StoreError {
     Other(#[from] anyhow::Error),
 }
 
+impl StoreError {
+    /// Name the row an unreadable value came from (`session 01J…: unknown mode `x``).
+    pub fn in_row(self, table: &str, id: &str) -> StoreError {
+        match self {
+            StoreError::Other(e) => StoreError::Other(e.context(format!("{table} {id}"))),
+            other => other,
+        }
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         match &e {

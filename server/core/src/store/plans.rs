@@ -126,7 +126,8 @@ impl Store {
         )
         .bind(id)
         .fetch_optional(self.pool())
-        .await?
+        .await
+            .map_err(|e| StoreError::from(e).in_row("plan", id))?
         .ok_or(StoreError::NotFound)
     }
 
@@ -199,7 +200,8 @@ impl Store {
         )
         .bind(id)
         .fetch_optional(self.pool())
-        .await?
+        .await
+            .map_err(|e| StoreError::from(e).in_row("question", id))?
         .ok_or(StoreError::NotFound)
     }
 

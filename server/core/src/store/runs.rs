@@ -1,6 +1,6 @@
 //! Runs: one model-and-tools turn chain of a session. Status changes are compare-and-set.
 
-use super::{Store, StoreResult};
+use super::{Store, StoreError, StoreResult};
 use crate::protocol::{Agent, RunStatus, RunTrigger};
 use crate::util::now_ms;
 
@@ -54,7 +54,8 @@ impl Store {
         )
         .bind(id)
         .fetch_optional(self.pool())
-        .await?
+        .await
+            .map_err(|e| StoreError::from(e).in_row("run", id))?
         .ok_or(super::StoreError::NotFound)
     }
 

@@ -78,7 +78,8 @@ impl Store {
         sqlx::query_as::<_, SessionRow>(select_sessions!("WHERE s.id = $1"))
             .bind(id)
             .fetch_optional(self.pool())
-            .await?
+            .await
+            .map_err(|e| StoreError::from(e).in_row("session", id))?
             .ok_or(StoreError::NotFound)
     }
 

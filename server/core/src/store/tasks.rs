@@ -66,7 +66,8 @@ impl Store {
         sqlx::query_as::<_, TaskRow>(select_tasks!("WHERE id = $1"))
             .bind(id)
             .fetch_optional(self.pool())
-            .await?
+            .await
+            .map_err(|e| StoreError::from(e).in_row("task", id))?
             .ok_or(StoreError::NotFound)
     }
 

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tradewind::config::{Ceiling, Config, ProviderSettings};
+use tradewind::protocol::EventFrame;
 use tradewind::server::{Server, launch};
 
 pub const TOKEN: &str = "test-token-0123456789abcdef";
@@ -170,23 +171,58 @@ impl TestServer {
         v["run_id"].as_str().unwrap().to_string()
     }
 
+    /// The session's whole log, each frame checked against the protocol's `EventFrame`.
     pub async fn events(&self, session: &str) -> Vec<Value> {
         let (s, v) = self
             .get(&format!("/api/sessions/{session}/events?limit=5000"))
             .await;
         assert_eq!(s, 200);
-        v["data"].as_array().cloned().unwrap_or_default()
+        let data = v["data"].as_array().cloned().unwrap_or_default();
+        for f in &data {
+            if let Err(e) = serde_json::from_value::<EventFrame>(f.clone()) {
+                panic!("a stored frame does not match the protocol ({e}): {f}");
+            }
+        }
+        data
     }
 
-    /// Poll the event log until a frame matches (or time out).
+    /// Wait for a frame by subscribing (WebSocket): the session's backlog from seq 1, then live
+    /// frames as they are sent — no polling. Every frame seen must parse as the protocol's
+    /// `EventFrame` (the tests read the wire through the contract's own types).
     pub async fn wait_event(&self, session: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..500 {
-            if let Some(e) = self.events(session).await.into_iter().find(|e| pred(e)) {
-                return e;
+        self.wait_frame(session, |_, v| pred(v)).await.1
+    }
+
+    /// `wait_event` with the typed frame as well.
+    pub async fn wait_frame(
+        &self,
+        session: &str,
+        pred: impl Fn(&EventFrame, &Value) -> bool,
+    ) -> (EventFrame, Value) {
+        let mut ws = ws_connect(self).await;
+        ws_send(
+            &mut ws,
+            json!({"type": "subscribe", "session": session, "after": 0}),
+        )
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(tokio::time::Instant::now()) {
+            let Some(v) = ws_next(&mut ws, left).await else {
+                break;
+            };
+            if v.get("seq").is_none() {
+                assert_ne!(v["type"], "error", "subscribe refused: {v}");
+                continue;
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            let f: EventFrame = serde_json::from_value(v.clone())
+                .unwrap_or_else(|e| panic!("a frame does not match the protocol ({e}): {v}"));
+            if pred(&f, &v) {
+                return (f, v);
+            }
+            seen.push(v);
         }
-        panic!("event not seen; log: {:#?}", self.events(session).await);
+        panic!("event not seen in 30 s; frames: {seen:#?}");
     }
 
     pub async fn wait_run_finished(&self, session: &str, run: &str) -> Value {

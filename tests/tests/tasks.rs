@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tradewind::protocol::{TaskStatus, TaskStopper};
 
 use serde_json::{Value, json};
 use tradewind::config::{Ceiling, TaskSettings};
@@ -61,7 +62,7 @@ async fn states_output_cap_offsets_and_limits() {
         )
         .await
         .unwrap();
-    assert_eq!(ok.status, "running");
+    assert_eq!(ok.status, TaskStatus::Running);
     assert!(ok.pid.is_some());
     let fail = t.start(&sid, "exit 3", &ws, None, None).await.unwrap();
     let big = t.start(&sid, "i=0; while [ $i -lt 400 ]; do echo \"line $i xxxxxxxx\"; i=$((i+1)); done; echo THE-END", &ws, None, None).await.unwrap();
@@ -162,7 +163,7 @@ async fn stop_racing_exit_ends_in_exactly_one_state() {
         ids.push(task.id);
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            let _ = t2.stop(Some(&sid2), &id, "user").await;
+            let _ = t2.stop(Some(&sid2), &id, TaskStopper::User).await;
         });
     }
     for id in &ids {
@@ -227,9 +228,12 @@ async fn sigterm_ignored_means_sigkill_after_three_seconds_with_no_orphans() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t0 = Instant::now();
-    let after = t.stop(Some(&sid), &task.id, "user").await.unwrap();
+    let after = t
+        .stop(Some(&sid), &task.id, TaskStopper::User)
+        .await
+        .unwrap();
     let took = t0.elapsed();
-    assert_eq!(after.status, "cancelled");
+    assert_eq!(after.status, TaskStatus::Cancelled);
     assert!(
         took >= Duration::from_millis(2900) && took < Duration::from_secs(6),
         "{took:?}"
@@ -317,10 +321,10 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
         command: "x".into(),
         cwd: "/".into(),
         label: "x".into(),
-        status: "queued".into(),
+        status: TaskStatus::Queued,
         exit_code: None,
         error: None,
-        stopped_by: None,
+        stopped_by: tradewind::store::Stopper(None),
         pid: None,
         owner_pid: i64::from(opid),
         owner_start: start,
@@ -344,12 +348,12 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
     tm(&s).recover().await.unwrap();
     assert_eq!(
         store.get_task(&row.id).await.unwrap().status,
-        "queued",
+        TaskStatus::Queued,
         "live owner: untouched"
     );
     assert_eq!(
         store.get_task(&dead.id).await.unwrap().status,
-        "lost",
+        TaskStatus::Lost,
         "reused pid with another start time: lost"
     );
     other.kill().unwrap();

@@ -55,6 +55,8 @@ text_enums!(
     ApprovalDecision: "approval decision",
     PlanDecision: "plan decision",
     PolicyDecision: "policy decision",
+    TaskStatus: "task status",
+    TaskStopper: "task stopper",
 );
 
 /// Which agent drives a session.
@@ -646,6 +648,70 @@ pub struct PlanRevision {
 
 // ---- Background tasks ----
 
+/// A background task's state. Every change is a compare-and-set in the database.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    schemars::JsonSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum TaskStatus {
+    Queued,
+    Running,
+    /// Asked to stop (SIGTERM sent; SIGKILL after 3 s).
+    Stopping,
+    Succeeded,
+    Failed,
+    Cancelled,
+    /// Its server died while it ran (its process may still run).
+    Lost,
+}
+
+impl TaskStatus {
+    /// Not ended yet.
+    pub fn is_live(self) -> bool {
+        matches!(self, Self::Queued | Self::Running | Self::Stopping)
+    }
+}
+
+/// Who stopped a task.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum TaskStopper {
+    User,
+    Model,
+    /// The watchdog (its timeout).
+    Timeout,
+    Shutdown,
+}
+
 /// A task as the API and events show it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TaskInfo {
@@ -654,12 +720,11 @@ pub struct TaskInfo {
     pub label: String,
     pub command: String,
     pub cwd: String,
-    /// queued, running, stopping, succeeded, failed, cancelled or lost.
-    pub status: String,
+    pub status: TaskStatus,
     pub exit_code: Option<i64>,
     pub error: Option<String>,
-    /// user, model, timeout or shutdown.
-    pub stopped_by: Option<String>,
+    /// Who stopped it; null when it ended by itself.
+    pub stopped_by: Option<TaskStopper>,
     pub pid: Option<i64>,
     pub output_bytes: i64,
     pub timeout_ms: i64,
@@ -703,6 +768,8 @@ mod tests {
         same_as_serde(ApprovalDecision::VARIANTS);
         same_as_serde(PlanDecision::VARIANTS);
         same_as_serde(PolicyDecision::VARIANTS);
+        same_as_serde(TaskStatus::VARIANTS);
+        same_as_serde(TaskStopper::VARIANTS);
     }
 }
 

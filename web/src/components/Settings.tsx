@@ -77,6 +77,15 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
   return (
     <section class="card">
       <h2>Model provider</h2>
+      {loaded && loaded.kind && (
+        <p class="muted small" data-provider-source={loaded.source}>
+          Running now: <b>{loaded.kind}</b>
+          {loaded.model ? ` · ${loaded.model}` : ""} —{" "}
+          {loaded.source === "flags"
+            ? "from the start flags (a change saved here replaces it until the next start with flags)"
+            : "set here"}
+        </p>
+      )}
       <form onSubmit={save} class="settings-form">
         <label class="field">
           <span>Kind</span>

@@ -263,25 +263,9 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     if complete {
         deps.history.put(&spec.session.id, history);
     }
-    // The run's row first, then its final event (awaited): whoever hears `run_finished` and
-    // reads the run finds it ended; once `run` returns, the whole run is stored.
-    let err = outcome
-        .error
-        .as_ref()
-        .map(|e| serde_json::to_string(e).unwrap_or_default());
-    let usage = serde_json::to_string(&outcome.usage).ok();
-    if let Err(e) = deps
-        .store
-        .finish_run(
-            &spec.run_id,
-            outcome.status,
-            err.as_deref(),
-            usage.as_deref(),
-        )
-        .await
-    {
-        tracing::error!(error = %e, "cannot record the run's end");
-    }
+    // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
+    // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
+    // and reads the run finds it ended.
     if let Err(e) = deps
         .events
         .append(

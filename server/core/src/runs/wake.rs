@@ -147,14 +147,16 @@ impl Waker {
                     .exit_code
                     .map(|c| format!(", exit code {c}"))
                     .unwrap_or_default();
-                let why = if t.stopped_by.as_deref() == Some("timeout") {
+                let why = if t.stopped_by.0 == Some(crate::protocol::TaskStopper::Timeout) {
                     " (stopped by the watchdog: it ran too long)"
                 } else {
                     ""
                 };
                 text.push_str(&format!(
                     "- {} `{}`: {}{code}{why}\n",
-                    t.id, t.label, t.status
+                    t.id,
+                    t.label,
+                    t.status.as_str()
                 ));
             }
             text.push_str("Read their output with bg_output {\"id\": …, \"offset\": 0}.");

@@ -31,14 +31,20 @@ pub struct NewEvent {
 const EVENTS_POSTGRES: &str = "INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
      SELECT $1, $2 + j.ord - 1, j.value ->> 0, j.value ->> 1, j.value ->> 2, $3 \
      FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS j(value, ord)";
+/// A run's row is final in the same transaction as its `run_finished` event, so whoever hears
+/// the event and reads the run finds it ended (and no extra write delays the event).
+const RUNS_POSTGRES: &str = "UPDATE runs SET status = j.value ->> 1, error = j.value ->> 2, usage = j.value ->> 3, finished_at = $1 \
+     FROM jsonb_array_elements($2::jsonb) AS j(value) \
+     WHERE runs.id = j.value ->> 0 AND runs.status IN ('queued', 'running')";
 const MESSAGES_POSTGRES: &str = "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
      SELECT j.value ->> 0, $1, j.value ->> 1, j.value ->> 2, j.value ->> 3, $2 \
      FROM jsonb_array_elements($3::jsonb) AS j(value)";
 
 /// SQLite, on the event log's own connection: the whole group commit as one multi-statement
 /// query, so it costs one trip to SQLite's thread instead of five. `$1` events, `$2` now,
-/// `$3` session, `$4` events JSON, `$5` messages JSON. The `RETURNING` row is the session's new
-/// `last_seq`; no row means no such session (and nothing was inserted: both inserts join it).
+/// `$3` session, `$4` events JSON, `$5` messages JSON, `$6` ended runs JSON (see `RUNS_POSTGRES`).
+/// The `RETURNING` row is the session's new `last_seq`; no row means no such session (and nothing
+/// was inserted: both inserts join it).
 const BATCH_SQLITE: &str = "BEGIN IMMEDIATE; \
      UPDATE sessions SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3 RETURNING last_seq; \
      INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
@@ -47,6 +53,9 @@ const BATCH_SQLITE: &str = "BEGIN IMMEDIATE; \
      INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
      SELECT json_extract(j.value, '$[0]'), s.id, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), $2 \
      FROM sessions AS s, json_each($5) AS j WHERE s.id = $3; \
+     UPDATE runs SET status = json_extract(j.value, '$[1]'), error = json_extract(j.value, '$[2]'), \
+     usage = json_extract(j.value, '$[3]'), finished_at = $2 \
+     FROM json_each($6) AS j WHERE runs.id = json_extract(j.value, '$[0]') AND runs.status IN ('queued', 'running'); \
      COMMIT";
 
 impl Store {
@@ -108,12 +117,14 @@ async fn sqlite_batch(
     let now = now_ms();
     let n = events.len() as i64;
     let (ev, msgs) = (events_json(events)?, messages_json(messages)?);
+    let runs = ended_runs_json(events)?;
     let res: Result<Vec<(i64,)>, sqlx::Error> = sqlx::query_as(BATCH_SQLITE)
         .bind(n)
         .bind(now)
         .bind(session_id)
         .bind(ev)
         .bind(msgs)
+        .bind(runs)
         .fetch_all(&mut *conn)
         .await;
     let last = match res {
@@ -136,6 +147,23 @@ fn events_json(events: &[NewEvent]) -> StoreResult<String> {
         .iter()
         .map(|e| (&e.run_id, e.kind.as_str(), e.data.as_str()))
         .collect();
+    Ok(serde_json::to_string(&arr).map_err(|e| anyhow::anyhow!(e))?)
+}
+
+/// The runs a batch ends, from its `run_finished` events: `[[run, status, error, usage], …]`
+/// with `error` and `usage` as the JSON text the run row stores (`error` null when none).
+fn ended_runs_json(events: &[NewEvent]) -> StoreResult<String> {
+    let mut arr: Vec<(String, String, Option<String>, String)> = Vec::new();
+    for e in events.iter().filter(|e| e.kind == "run_finished") {
+        let v: serde_json::Value = serde_json::from_str(&e.data).map_err(|e| anyhow::anyhow!(e))?;
+        let (Some(run), Some(status)) = (v["run_id"].as_str(), v["status"].as_str()) else {
+            continue;
+        };
+        let error = Some(&v["error"])
+            .filter(|e| !e.is_null())
+            .map(ToString::to_string);
+        arr.push((run.into(), status.into(), error, v["usage"].to_string()));
+    }
     Ok(serde_json::to_string(&arr).map_err(|e| anyhow::anyhow!(e))?)
 }
 
@@ -197,6 +225,13 @@ async fn postgres_batch(
             .execute(&mut *conn)
             .await?;
         rows = stored_rows(session_id, first, now, events);
+        if events.iter().any(|e| e.kind == "run_finished") {
+            sqlx::query(RUNS_POSTGRES)
+                .bind(now)
+                .bind(ended_runs_json(events)?)
+                .execute(&mut *conn)
+                .await?;
+        }
     }
     if !messages.is_empty() {
         let json = messages_json(messages)?;

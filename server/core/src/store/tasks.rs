@@ -2,6 +2,18 @@
 //! and a stop racing the process exit ends in exactly one state.
 
 use super::{Store, StoreError, StoreResult};
+use crate::protocol::{TaskStatus, TaskStopper, UnknownValue};
+
+/// Who stopped a task, as stored (null: it ended by itself).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stopper(pub Option<TaskStopper>);
+
+impl TryFrom<Option<String>> for Stopper {
+    type Error = UnknownValue;
+    fn try_from(s: Option<String>) -> Result<Self, UnknownValue> {
+        s.map(TaskStopper::try_from).transpose().map(Stopper)
+    }
+}
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -11,10 +23,12 @@ pub struct TaskRow {
     pub command: String,
     pub cwd: String,
     pub label: String,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: TaskStatus,
     pub exit_code: Option<i64>,
     pub error: Option<String>,
-    pub stopped_by: Option<String>,
+    #[sqlx(try_from = "Option<String>")]
+    pub stopped_by: Stopper,
     pub pid: Option<i64>,
     pub owner_pid: i64,
     pub owner_start: i64,
@@ -75,15 +89,15 @@ impl Store {
     pub async fn list_tasks(
         &self,
         session_id: &str,
-        status: Option<&str>,
+        status: Option<TaskStatus>,
         limit: i64,
     ) -> StoreResult<Vec<TaskRow>> {
         Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
             "WHERE session_id = $1 AND ($2 = '' OR status = $3) ORDER BY created_at DESC, id DESC LIMIT $4"
         ))
         .bind(session_id)
-        .bind(status.unwrap_or(""))
-        .bind(status.unwrap_or(""))
+        .bind(status.map_or("", TaskStatus::as_str))
+        .bind(status.map_or("", TaskStatus::as_str))
         .bind(limit)
         .fetch_all(self.pool())
         .await?)
@@ -110,9 +124,9 @@ impl Store {
     }
 
     /// `running → stopping`, recording who stopped it.
-    pub async fn task_stopping(&self, id: &str, by: &str) -> StoreResult<bool> {
+    pub async fn task_stopping(&self, id: &str, by: TaskStopper) -> StoreResult<bool> {
         let n = sqlx::query("UPDATE tasks SET status = 'stopping', stopped_by = $1 WHERE id = $2 AND status IN ('queued', 'running')")
-            .bind(by)
+            .bind(by.as_str())
             .bind(id)
             .execute(self.pool())
             .await?
@@ -125,25 +139,25 @@ impl Store {
     pub async fn task_finished(
         &self,
         id: &str,
-        from: &str,
-        to: &str,
+        from: TaskStatus,
+        to: TaskStatus,
         exit_code: Option<i64>,
         error: Option<&str>,
-        stopped_by: Option<&str>,
+        stopped_by: Option<TaskStopper>,
         output_bytes: i64,
     ) -> StoreResult<bool> {
         let n = sqlx::query(
             "UPDATE tasks SET status = $1, exit_code = $2, error = $3, stopped_by = COALESCE($4, stopped_by), output_bytes = $5, finished_at = $6 \
              WHERE id = $7 AND status = $8",
         )
-        .bind(to)
+        .bind(to.as_str())
         .bind(exit_code)
         .bind(error)
-        .bind(stopped_by)
+        .bind(stopped_by.map(TaskStopper::as_str))
         .bind(output_bytes)
         .bind(now_ms())
         .bind(id)
-        .bind(from)
+        .bind(from.as_str())
         .execute(self.pool())
         .await?
         .rows_affected();

@@ -20,8 +20,8 @@ use utoipa::ToSchema;
 
 use crate::config::TaskSettings;
 use crate::events::EventBus;
-use crate::protocol::EventPayload;
-use crate::store::{Store, StoreError, TaskRow};
+use crate::protocol::{EventPayload, TaskStatus, TaskStopper};
+use crate::store::{Stopper, Store, StoreError, TaskRow};
 use crate::tools::process::{ENV_ALLOW, GroupGuard, SHELL};
 use crate::util::{new_id, now_ms};
 
@@ -46,7 +46,7 @@ impl From<TaskRow> for TaskInfo {
             status: r.status,
             exit_code: r.exit_code,
             error: r.error,
-            stopped_by: r.stopped_by,
+            stopped_by: r.stopped_by.0,
             pid: r.pid,
             output_bytes: r.output_bytes,
             timeout_ms: r.timeout_ms,
@@ -61,7 +61,7 @@ impl From<TaskRow> for TaskInfo {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TaskOutput {
     pub id: String,
-    pub status: String,
+    pub status: TaskStatus,
     pub exit_code: Option<i64>,
     pub text: String,
     pub next_offset: u64,
@@ -93,7 +93,7 @@ pub fn process_start_time(pid: u32) -> Option<i64> {
 
 struct Live {
     stop: CancellationToken,
-    origin: Arc<Mutex<Option<&'static str>>>,
+    origin: Arc<Mutex<Option<TaskStopper>>>,
 }
 
 pub struct TaskManager {
@@ -232,10 +232,10 @@ impl TaskManager {
             command: command.to_string(),
             cwd: cwd.to_string_lossy().into_owned(),
             label,
-            status: "queued".into(),
+            status: TaskStatus::Queued,
             exit_code: None,
             error: None,
-            stopped_by: None,
+            stopped_by: Stopper(None),
             pid: None,
             owner_pid: i64::from(self.owner_pid),
             owner_start: self.owner_start,
@@ -257,8 +257,8 @@ impl TaskManager {
                     .store
                     .task_finished(
                         &id,
-                        "queued",
-                        "failed",
+                        TaskStatus::Queued,
+                        TaskStatus::Failed,
                         None,
                         Some(&format!("cannot start: {e}")),
                         None,
@@ -309,7 +309,7 @@ impl TaskManager {
         pipe: std::fs::File,
         log_path: PathBuf,
         stop: CancellationToken,
-        origin: Arc<Mutex<Option<&'static str>>>,
+        origin: Arc<Mutex<Option<TaskStopper>>>,
         timeout: Duration,
     ) {
         let id = row.id.clone();
@@ -320,7 +320,7 @@ impl TaskManager {
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
         let mut last_flush = tokio::time::Instant::now();
-        let mut reason: Option<&'static str> = None;
+        let mut reason: Option<TaskStopper> = None;
         let mut open = true;
         let mut exit: Option<std::process::ExitStatus> = None;
         // SIGKILL deadline after a SIGTERM. It fires only while the leader is unreaped, so its pid
@@ -350,17 +350,17 @@ impl TaskManager {
                                if !open { break; }
                            }
                            _ = &mut deadline, if reason.is_none() && exit.is_none() => {
-                               reason = Some("timeout");
+                               reason = Some(TaskStopper::Timeout);
                                {
-            let mut o = origin.lock(); *o = Some("timeout"); }
-                               let _ = self.store.task_stopping(&id, "timeout").await;
-                               if let Ok(r) = self.store.get_task(&id).await && r.status == "stopping" { self.emit(&r).await; }
+            let mut o = origin.lock(); *o = Some(TaskStopper::Timeout); }
+                               let _ = self.store.task_stopping(&id, TaskStopper::Timeout).await;
+                               if let Ok(r) = self.store.get_task(&id).await && r.status == TaskStatus::Stopping { self.emit(&r).await; }
                                guard.signal(rustix::process::Signal::TERM);
                                kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
                                kill_armed = true;
                            }
                            _ = stop.cancelled(), if reason.is_none() && exit.is_none() => {
-                               reason = Some("stop");
+                               reason = Some(TaskStopper::User);
                                guard.signal(rustix::process::Signal::TERM);
                                kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
                                kill_armed = true;
@@ -388,7 +388,7 @@ impl TaskManager {
         &self,
         id: &str,
         code: Option<i64>,
-        origin: &Mutex<Option<&'static str>>,
+        origin: &Mutex<Option<TaskStopper>>,
         written: usize,
     ) {
         let id = id.to_string();
@@ -403,13 +403,13 @@ impl TaskManager {
                 }
             };
             let by = *origin.lock();
-            let attempt = match cur.status.as_str() {
-                "stopping" => match cur.stopped_by.as_deref() {
-                    Some("timeout") => {
+            let attempt = match cur.status {
+                TaskStatus::Stopping => match cur.stopped_by.0 {
+                    Some(TaskStopper::Timeout) => {
                         st.task_finished(
                             &id,
-                            "stopping",
-                            "failed",
+                            TaskStatus::Stopping,
+                            TaskStatus::Failed,
                             code,
                             Some("timeout"),
                             None,
@@ -420,8 +420,8 @@ impl TaskManager {
                     _ => {
                         st.task_finished(
                             &id,
-                            "stopping",
-                            "cancelled",
+                            TaskStatus::Stopping,
+                            TaskStatus::Cancelled,
                             code,
                             None,
                             None,
@@ -430,17 +430,17 @@ impl TaskManager {
                         .await
                     }
                 },
-                "running" | "queued" if by.is_some() => {
+                TaskStatus::Running | TaskStatus::Queued if by.is_some() => {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                     continue;
                 }
-                "running" | "queued" => {
+                TaskStatus::Running | TaskStatus::Queued => {
                     let (to, err) = if code == Some(0) {
-                        ("succeeded", None)
+                        (TaskStatus::Succeeded, None)
                     } else {
-                        ("failed", Some("the command exited with an error"))
+                        (TaskStatus::Failed, Some("the command exited with an error"))
                     };
-                    st.task_finished(&id, &cur.status, to, code, err, None, written as i64)
+                    st.task_finished(&id, cur.status, to, code, err, None, written as i64)
                         .await
                 }
                 _ => break,
@@ -456,8 +456,8 @@ impl TaskManager {
         }
         if let Ok(r) = st.get_task(&id).await {
             self.emit(&r).await;
-            let by_itself = matches!(r.status.as_str(), "succeeded" | "failed")
-                && r.stopped_by.as_deref().is_none_or(|b| b == "timeout");
+            let by_itself = matches!(r.status, TaskStatus::Succeeded | TaskStatus::Failed)
+                && r.stopped_by.0.is_none_or(|b| b == TaskStopper::Timeout);
             if ok.unwrap_or(false) && by_itself {
                 let _ = self.ended.send(r.session_id.clone());
             }
@@ -469,7 +469,7 @@ impl TaskManager {
         &self,
         session_id: Option<&str>,
         id: &str,
-        by: &'static str,
+        by: TaskStopper,
     ) -> Result<TaskRow, TaskError> {
         // Ownership check: another session gets "not found".
         match session_id {
@@ -492,7 +492,7 @@ impl TaskManager {
                 // Announce `stopping` only if the monitor has not already ended it (the monitor
                 // emits the one terminal event).
                 if let Ok(r) = self.store.get_task(id).await
-                    && r.status == "stopping"
+                    && r.status == TaskStatus::Stopping
                 {
                     self.emit(&r).await;
                 }
@@ -501,7 +501,7 @@ impl TaskManager {
                 for _ in 0..100 {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     let r = self.store.get_task(id).await?;
-                    if !matches!(r.status.as_str(), "queued" | "running" | "stopping") {
+                    if !r.status.is_live() {
                         return Ok(r);
                     }
                 }
@@ -560,7 +560,7 @@ impl TaskManager {
                 let _ = f.take(limit as u64).read_to_end(&mut bytes).await;
             }
         }
-        let ended = !matches!(row.status.as_str(), "queued" | "running" | "stopping");
+        let ended = !row.status.is_live();
         // Never split a character between two reads (unless the log ends there).
         let mut keep = bytes.len();
         if offset + (keep as u64) < len || !ended {
@@ -576,7 +576,7 @@ impl TaskManager {
         let next = offset + bytes.len() as u64;
         Ok(TaskOutput {
             id: row.id.clone(),
-            status: row.status.clone(),
+            status: row.status,
             exit_code: row.exit_code,
             text: String::from_utf8_lossy(&bytes).into_owned(),
             next_offset: next,
@@ -588,7 +588,9 @@ impl TaskManager {
     /// Server shutdown: every live task's group is stopped; they end `cancelled` (shutdown).
     pub async fn shutdown(&self) {
         let ids: Vec<String> = self.live.lock().keys().cloned().collect();
-        let stops = ids.iter().map(|id| self.stop(None, id, "shutdown"));
+        let stops = ids
+            .iter()
+            .map(|id| self.stop(None, id, TaskStopper::Shutdown));
         futures::future::join_all(stops).await;
     }
 

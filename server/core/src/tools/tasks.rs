@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::{Gated, PrepareError, ToolCtx, ToolOutput};
 use crate::policy::command;
 use crate::policy::paths::PathPolicy;
-use crate::protocol::Effect;
+use crate::protocol::{Effect, TaskStatus, TaskStopper};
 use crate::tasks::{TaskError, TaskInfo};
 
 fn task_err(e: TaskError) -> ToolOutput {
@@ -100,24 +100,10 @@ impl super::Tool for BgRun {
     }
 }
 
-/// A task's state, for bg_list's filter.
-#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema, strum::AsRefStr)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum TaskStatusFilter {
-    Queued,
-    Running,
-    Stopping,
-    Succeeded,
-    Failed,
-    Cancelled,
-    Lost,
-}
-
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BgListArgs {
-    pub status: Option<TaskStatusFilter>,
+    pub status: Option<TaskStatus>,
     /// Default 20.
     #[schemars(range(min = 1, max = 50))]
     pub limit: Option<i64>,
@@ -140,12 +126,11 @@ impl super::Tool for BgList {
 
     async fn run(a: BgListArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
         let limit = a.limit.unwrap_or(20).clamp(1, 50);
-        let status = a.status.as_ref().map(AsRef::as_ref);
         match ctx
             .turn
             .deps
             .store
-            .list_tasks(&owner(ctx), status, limit)
+            .list_tasks(&owner(ctx), a.status, limit)
             .await
         {
             Ok(rows) => {
@@ -219,7 +204,7 @@ impl super::Tool for BgStop {
 
     async fn run(id: String, ctx: &ToolCtx<'_>) -> ToolOutput {
         let tasks = &ctx.turn.deps.tasks;
-        match tasks.stop(Some(&owner(ctx)), &id, "model").await {
+        match tasks.stop(Some(&owner(ctx)), &id, TaskStopper::Model).await {
             Ok(row) => ToolOutput::json(&TaskInfo::from(row)),
             Err(e) => task_err(e),
         }

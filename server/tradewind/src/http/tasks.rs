@@ -82,7 +82,7 @@ pub async fn stop_task(
         .runs
         .deps()
         .tasks
-        .stop(None, &id, "user")
+        .stop(None, &id, crate::protocol::TaskStopper::User)
         .await
         .map_err(task_error)?;
     Ok(axum::Json(row.into()))

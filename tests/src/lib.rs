@@ -426,6 +426,12 @@ pub async fn spawn_binary_at(
         .kill_on_drop(true)
         .spawn()
         .unwrap();
+    // Drain stderr (logs) so a chatty child never blocks on a full pipe.
+    if let Some(mut err) = child.stderr.take() {
+        tokio::spawn(async move {
+            let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
+        });
+    }
     let stdout = child.stdout.take().unwrap();
     let mut lines = tokio::io::BufReader::new(stdout).lines();
     let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())

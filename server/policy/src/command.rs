@@ -167,7 +167,8 @@ impl Acc {
 
 #[rustfmt::skip]
 fn sensitive(c: &str) -> bool {
-    matches!(c, ".ssh" | ".aws" | ".gnupg" | ".tradewind" | ".netrc" | "_netrc" | ".pgpass" | ".git-credentials")
+    crate::lists::HARD_DENY_DIRS.contains(&c)
+        || matches!(c, ".tradewind" | ".netrc" | "_netrc" | ".pgpass" | ".git-credentials")
         || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| c.starts_with(k))
         || c.contains("credentials")
         || [".pem", ".key", ".p12", ".pfx"].iter().any(|e| c.ends_with(e))

@@ -1,7 +1,8 @@
 //! Request tracing: every request gets an id (`x-request-id`, kept when a trusted proxy set a
 //! well-formed one, else a new ULID), echoed in the response, and a span named after the matched
-//! route (low cardinality), in which handlers, services and error logs run. Health checks log at
-//! DEBUG; server errors at ERROR with their id.
+//! route (low cardinality), in which handlers, services and error logs run. Each response is
+//! logged at DEBUG (`TRADEWIND_LOG=tradewind=debug`; a terminal running `serve` stays quiet while
+//! the web app polls); server errors at ERROR with their id.
 
 use std::time::Duration;
 

@@ -1007,10 +1007,8 @@ export interface components {
             session_id: string;
             /** Format: int64 */
             started_at?: number | null;
-            /** @description queued, running, stopping, succeeded, failed, cancelled or lost. */
-            status: string;
-            /** @description user, model, timeout or shutdown. */
-            stopped_by?: string | null;
+            status: components["schemas"]["TaskStatus"];
+            stopped_by?: components["schemas"]["TaskStopper"] | null;
             /** Format: int64 */
             timeout_ms: number;
         };
@@ -1027,9 +1025,19 @@ export interface components {
             /** Format: int64 */
             next_offset: number;
             output_truncated: boolean;
-            status: string;
+            status: components["schemas"]["TaskStatus"];
             text: string;
         };
+        /**
+         * @description A background task's state. Every change is a compare-and-set in the database.
+         * @enum {string}
+         */
+        TaskStatus: "queued" | "running" | "stopping" | "succeeded" | "failed" | "cancelled" | "lost";
+        /**
+         * @description Who stopped a task.
+         * @enum {string}
+         */
+        TaskStopper: "user" | "model" | "timeout" | "shutdown";
         /** @description Token usage of a run. */
         Usage: {
             /** Format: int64 */

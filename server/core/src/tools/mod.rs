@@ -296,6 +296,12 @@ fn strip_null(v: &mut Value) {
             if let Some(Value::Array(e)) = o.get_mut("enum") {
                 e.retain(|x| !x.is_null());
             }
+            // A documented Rust enum comes out as `oneOf` string constants: one `enum` instead.
+            if let Some(values) = o.get("oneOf").and_then(string_choices) {
+                o.remove("oneOf");
+                o.insert("type".into(), "string".into());
+                o.insert("enum".into(), Value::Array(values));
+            }
             if o.get("default").is_some_and(Value::is_null) {
                 o.remove("default");
             }
@@ -313,6 +319,22 @@ fn strip_null(v: &mut Value) {
         Value::Array(a) => a.iter_mut().for_each(strip_null),
         _ => {}
     }
+}
+
+/// The values of a `oneOf` whose every branch is a string `const` or string `enum`.
+fn string_choices(one_of: &Value) -> Option<Vec<Value>> {
+    let mut out = Vec::new();
+    for branch in one_of.as_array()? {
+        if branch.get("type").and_then(Value::as_str) != Some("string") {
+            return None;
+        }
+        match (branch.get("const"), branch.get("enum")) {
+            (Some(c), None) => out.push(c.clone()),
+            (None, Some(Value::Array(e))) => out.extend(e.iter().cloned()),
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 pub fn descriptor(name: &str) -> Option<&'static dyn DynTool> {

@@ -479,6 +479,24 @@ pub struct PathCall<A> {
     pub args: A,
 }
 
+/// A call on one file: resolve its path; the gate sees that path.
+fn on_file<A>(
+    paths: &PolicyPaths,
+    path: &str,
+    args: A,
+) -> Result<Gated<PathCall<A>>, PrepareError> {
+    let r = paths.resolve(path)?;
+    Ok(Gated {
+        paths: vec![super::use_of(&r)],
+        command: None,
+        call: PathCall {
+            path: r.path,
+            display: path.to_string(),
+            args,
+        },
+    })
+}
+
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
@@ -502,16 +520,8 @@ impl super::Tool for ReadFile {
     type Call = PathCall<ReadFileArgs>;
 
     fn prepare(a: ReadFileArgs, paths: &PolicyPaths) -> Result<Gated<Self::Call>, PrepareError> {
-        let r = paths.resolve(&a.path)?;
-        Ok(Gated {
-            paths: vec![super::use_of(&r)],
-            command: None,
-            call: PathCall {
-                path: r.path,
-                display: a.path.clone(),
-                args: a,
-            },
-        })
+        let path = a.path.clone();
+        on_file(paths, &path, a)
     }
 
     async fn run(c: Self::Call, ctx: &ToolCtx<'_>) -> ToolOutput {
@@ -578,16 +588,7 @@ impl super::Tool for WriteFile {
                 "content is larger than {MAX_FILE_BYTES} bytes"
             )));
         }
-        let r = paths.resolve(&a.path)?;
-        Ok(Gated {
-            paths: vec![super::use_of(&r)],
-            command: None,
-            call: PathCall {
-                path: r.path,
-                display: a.path,
-                args: a.content,
-            },
-        })
+        on_file(paths, &a.path, a.content)
     }
 
     async fn run(c: Self::Call, _ctx: &ToolCtx<'_>) -> ToolOutput {
@@ -624,17 +625,9 @@ impl super::Tool for EditFile {
         if a.old.is_empty() {
             return Err(PrepareError::Input("`old` must not be empty".into()));
         }
-        let r = paths.resolve(&a.path)?;
         a.sha256 = a.sha256.trim().to_ascii_lowercase();
-        Ok(Gated {
-            paths: vec![super::use_of(&r)],
-            command: None,
-            call: PathCall {
-                path: r.path,
-                display: a.path.clone(),
-                args: a,
-            },
-        })
+        let path = a.path.clone();
+        on_file(paths, &path, a)
     }
 
     async fn run(c: Self::Call, _ctx: &ToolCtx<'_>) -> ToolOutput {

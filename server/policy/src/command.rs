@@ -44,6 +44,9 @@ pub struct CommandAnalysis {
     pub reasons: Vec<String>,
     /// Words naming sensitive locations (~/.ssh, ~/.aws, ~/.gnupg, keys, credentials, .tradewind, …).
     pub sensitive_mentions: Vec<String>,
+    /// Words naming a hard-denied path (`lists::names_hard_denied_path`): the command is denied,
+    /// not asked, unless `--yolo`.
+    pub hard_denied: Vec<String>,
     /// Control characters or invisible/bidi unicode were found; this also adds `Danger::Opaque`.
     pub has_control_chars: bool,
 }
@@ -124,6 +127,7 @@ struct Acc {
     dangers: BTreeSet<Danger>,
     reasons: Vec<String>,
     mentions: Vec<String>,
+    denied: Vec<String>,
     control: bool,
 }
 
@@ -147,8 +151,12 @@ impl Acc {
             if self.mentions.len() >= MAX_MENTIONS {
                 return;
             }
-            if piece.to_lowercase().split(['/', '\\']).any(sensitive) {
+            let denied = crate::lists::names_hard_denied_path(piece);
+            if denied || piece.to_lowercase().split(['/', '\\']).any(sensitive) {
                 let shown = visible(&piece.chars().take(120).collect::<String>());
+                if denied && !self.denied.contains(&shown) {
+                    self.denied.push(shown.clone());
+                }
                 if !self.mentions.contains(&shown) {
                     self.mentions.push(shown);
                 }
@@ -160,6 +168,7 @@ impl Acc {
             dangers: self.dangers.into_iter().collect(),
             reasons: self.reasons,
             sensitive_mentions: self.mentions,
+            hard_denied: self.denied,
             has_control_chars: self.control,
         }
     }

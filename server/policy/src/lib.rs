@@ -192,6 +192,9 @@ pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
             key: effect_key(p.effect),
         };
     }
+    if let Some(d) = hard_denied_command(ctx, p) {
+        return d;
+    }
     let warnings = command_warnings(p.command);
     effect_not_allowed(ctx, p, &warnings)
         .or_else(|| startup_write(ctx, p, &warnings))
@@ -254,6 +257,22 @@ fn outside_roots(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
             directory: Some(u.directory.clone()),
             warnings: Vec::new(),
         })
+    })
+}
+
+/// 2b. A command naming a hard-denied path (`~/.ssh`, keys, the state dir, `/proc/*/environ`…)
+/// is denied, never asked, unless `--yolo` (seed 003): the file tools' rule holds for processes.
+fn hard_denied_command(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
+    let a = p
+        .command
+        .filter(|a| !a.hard_denied.is_empty() && !ctx.yolo)?;
+    Some(Decision::Deny {
+        reason: format!(
+            "`{}` names {}, which is never read or written (credentials, keys and Tradewind's own state are off limits, even with an approval)",
+            p.tool,
+            a.hard_denied.join(", ")
+        ),
+        key: effect_key(p.effect),
     })
 }
 

@@ -29,8 +29,46 @@ pub const STARTUP_FRAGMENTS: &[&str] = &[
     ".local/share/systemd",
 ];
 
-/// Directories under `$HOME` that are never read or written, whatever is approved (seed 003).
+/// Directories that are never read or written, whatever is approved (seed 003).
 pub const HARD_DENY_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg"];
+
+/// Private key file names, never read or written.
+pub const HARD_DENY_NAMES: &[&str] = &[
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "identity",
+];
+
+/// Private key and certificate extensions, never read or written.
+pub const HARD_DENY_EXTS: &[&str] = &[
+    "pem", "key", "p12", "pfx", "jks", "keystore", "crt", "cer", "der", "p8", "ppk",
+];
+
+/// Does a word of a command name a hard-denied path? A component in `HARD_DENY_DIRS`, Tradewind's
+/// own `.tradewind` state directory, a private key's name or extension, or a process's
+/// `/proc/…/environ` (the environment holds secrets). Lowercased, `/`-separated.
+pub fn names_hard_denied_path(word: &str) -> bool {
+    let w = word.to_lowercase();
+    let comps: Vec<&str> = w.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    if w.starts_with("/proc/") && comps.last() == Some(&"environ") {
+        return true;
+    }
+    let last = comps.last().copied().unwrap_or("");
+    let ext_denied = last
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && HARD_DENY_EXTS.contains(&ext));
+    comps
+        .iter()
+        .any(|c| HARD_DENY_DIRS.contains(c) || *c == ".tradewind")
+        || HARD_DENY_NAMES
+            .iter()
+            .any(|n| last == *n || last.starts_with(&format!("{n}.")))
+        || ext_denied
+}
 
 /// Does this path name a startup or autostart location? `path` may be relative; `..` and `.`
 /// are folded; a dotfile glob (`.bash*`) counts as one.
@@ -62,6 +100,35 @@ pub fn is_startup_location(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hard_denied_words() {
+        for w in [
+            "~/.ssh/id_rsa",
+            "$HOME/.aws/credentials",
+            "/home/u/.gnupg",
+            "server.pem",
+            "id_ed25519.pub",
+            "/proc/self/environ",
+            "/proc/1/environ",
+            "~/.tradewind/tradewind.db",
+            "C:\\Users\\u\\.ssh\\x",
+        ] {
+            assert!(names_hard_denied_path(w), "{w}");
+        }
+        for w in [
+            "credentials",
+            "src/credentials.rs",
+            "README.md",
+            "keys.rs",
+            ".key",
+            "cargo",
+            "/proc/cpuinfo",
+            "monkey",
+        ] {
+            assert!(!names_hard_denied_path(w), "{w}");
+        }
+    }
     use crate::command::{Danger, analyze_shell};
     use std::path::Path;
 

@@ -11,20 +11,7 @@ pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Directory names that are never readable or writable, anywhere (compared case-insensitively).
 use crate::lists::HARD_DENY_DIRS as DENIED_DIRS;
-/// Private key file names.
-const DENIED_NAMES: &[&str] = &[
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    "id_ecdsa_sk",
-    "id_ed25519_sk",
-    "identity",
-];
-/// Private key and certificate extensions.
-const DENIED_EXTS: &[&str] = &[
-    "pem", "key", "p12", "pfx", "jks", "keystore", "crt", "cer", "der", "p8", "ppk",
-];
+use crate::lists::{HARD_DENY_EXTS as DENIED_EXTS, HARD_DENY_NAMES as DENIED_NAMES};
 
 #[derive(Debug, Clone)]
 pub struct PathPolicy {

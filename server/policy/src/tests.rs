@@ -427,3 +427,61 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
     };
     assert_eq!(decide(&ctx, &p).label(), D::Allow);
 }
+
+/// Seed 003: a command naming a hard-denied path is denied in every mode (not asked), and only
+/// `--yolo` lifts it; a word that merely looks alike (`credentials`, `keys.rs`) is not.
+#[test]
+fn commands_naming_hard_denied_paths_are_denied_not_asked() {
+    let full = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
+    let empty = HashSet::new();
+    let ctx = |mode, yolo| Context {
+        agent: Agent::Build,
+        mode,
+        interactive: true,
+        ceiling: full,
+        read_only: false,
+        yolo,
+        grants: &empty,
+    };
+    let decide_cmd = |cmd: &str, mode, yolo| {
+        let a = analysis(cmd);
+        let p = Proposal {
+            tool: "shell",
+            effect: Effect::Process,
+            paths: &[],
+            command: Some(&a),
+            command_text: Some(cmd),
+        };
+        decide(&ctx(mode, yolo), &p).label()
+    };
+    for cmd in [
+        "cat ~/.ssh/id_rsa",
+        "base64 $HOME/.aws/credentials",
+        "cp ~/.gnupg/secring.gpg .",
+        "cat /proc/self/environ",
+        "openssl x509 -in server.pem -text",
+        "sqlite3 ~/.tradewind/tradewind.db .dump",
+        "tar czf out.tgz ~/.ssh",
+    ] {
+        for mode in [Mode::Ask, Mode::Auto, Mode::Full] {
+            assert_eq!(decide_cmd(cmd, mode, false), D::Deny, "{cmd} in {mode:?}");
+        }
+        assert_eq!(
+            decide_cmd(cmd, Mode::Full, true),
+            D::Allow,
+            "{cmd} with --yolo"
+        );
+    }
+    for cmd in [
+        "cargo test credentials",
+        "cat src/keys.rs",
+        "ls -la",
+        "grep -r key src",
+    ] {
+        assert_eq!(decide_cmd(cmd, Mode::Full, false), D::Allow, "{cmd}");
+    }
+}

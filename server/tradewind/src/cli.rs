@@ -191,6 +191,16 @@ fn print_human(f: &crate::events::Frame) {
             );
         }
         "error" => eprintln!("  error: {}", s("message")),
+        "provider_retry" => {
+            let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            eprintln!(
+                "  provider unavailable ({}): attempt {} of {} in {} ms",
+                s("reason"),
+                n("attempt"),
+                n("max_attempts"),
+                n("delay_ms")
+            );
+        }
         _ => {}
     }
 }

@@ -215,7 +215,8 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     const card = await approvalCard(p.page);
     await card.getByText("hello.txt").first().waitFor();
     await p.page.locator(".pending-bar").getByText("write_file").waitFor();
-    assert.match(await p.page.title(), /needs you/);
+    // The title follows the pending state on its own render: wait for it, do not sample it.
+    await p.page.waitForFunction(() => /needs you/.test(document.title), null, { timeout: 10_000 });
     await shot(p.page, "04-approval");
     assert.equal(existsSync(join(server.workspace, "hello.txt")), false, "not written before approval");
     await card.getByRole("button", { name: "Allow once" }).click();
@@ -232,7 +233,7 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await diff.getByRole("button", { name: "Unified" }).click();
     await p.page.locator(".approval-done").getByText("Allowed once").waitFor();
     assert.equal(await p.page.locator(".pending-bar").count(), 0);
-    assert.doesNotMatch(await p.page.title(), /needs you/);
+    await p.page.waitForFunction(() => !/needs you/.test(document.title), null, { timeout: 10_000 });
     await p.page.locator(".msg-assistant strong").getByText("hello.txt").waitFor();
     await shot(p.page, "05-diff");
     assertClean(p);

@@ -165,9 +165,22 @@ impl<K: PromptKind> Pending<K> {
         Ok(())
     }
 
-    /// Ids that a run currently waits on (for tests and diagnostics).
-    pub fn waiting(&self) -> usize {
-        self.waiting.lock().len()
+    /// Nobody can answer (a headless run, --read-only): persist, show, and settle at once with
+    /// `answer`, through the same compare-and-set and events as a person's answer.
+    pub async fn settle_at_once(
+        &self,
+        w: &Waiter<'_>,
+        id: &str,
+        req: &K::Request,
+        answer: K::Answer,
+    ) -> Result<K::Answer, StoreError> {
+        K::persist(w.store, req).await?;
+        w.events.post(w.session, Some(w.run), &K::requested(req));
+        if K::decide(w.store, id, &answer).await? {
+            w.events
+                .post(w.session, Some(w.run), &K::decided(id, &answer));
+        }
+        Ok(answer)
     }
 }
 

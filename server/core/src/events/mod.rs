@@ -300,6 +300,16 @@ impl EventBus {
         self.enqueue(session, Item::Message(message));
     }
 
+    /// Record a session's new state (`session_updated`, outside any run) and send it.
+    pub async fn session_updated(&self, session: &crate::protocol::Session) {
+        let payload = EventPayload::SessionUpdated {
+            data: session.clone(),
+        };
+        if let Err(e) = self.append(&session.id, None, &payload).await {
+            tracing::warn!(error = %e, "could not record session_updated");
+        }
+    }
+
     /// Wait until everything queued so far for the session is stored (and sent).
     pub async fn flush(&self, session: &str) -> StoreResult<()> {
         let (done, rx) = oneshot::channel();

@@ -281,15 +281,7 @@ impl RunManager {
         match store.update_session(session_id, &patch).await {
             Ok(row) => {
                 let session = crate::protocol::Session::from(row);
-                let _ = self
-                    .deps
-                    .events
-                    .append(
-                        session_id,
-                        None,
-                        &EventPayload::SessionUpdated { data: session },
-                    )
-                    .await;
+                self.deps.events.session_updated(&session).await;
             }
             Err(e) => {
                 tracing::error!(error = %e, "cannot switch the session to build");

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Core, OrNotFound, ServiceError, ServiceResult};
 use crate::protocol::{
-    Agent, CreateSessionParams, EventPayload, Mode, PatchSessionParams, Session, SessionStatus,
+    Agent, CreateSessionParams, Mode, PatchSessionParams, Session, SessionStatus,
 };
 use crate::store::SessionPatch;
 
@@ -91,7 +91,7 @@ impl Core {
             .await
             .or_not_found("session")?;
         let session = Session::from(row);
-        self.notify_session_updated(&session).await;
+        self.events.session_updated(&session).await;
         Ok(session)
     }
 
@@ -118,14 +118,5 @@ impl Core {
             .or_not_found("session")?;
         self.runs.forget_session(id);
         Ok(())
-    }
-
-    pub async fn notify_session_updated(&self, session: &Session) {
-        let payload = EventPayload::SessionUpdated {
-            data: session.clone(),
-        };
-        if let Err(e) = self.events.append(&session.id, None, &payload).await {
-            tracing::warn!(error = %e, "could not record session_updated");
-        }
     }
 }

@@ -320,7 +320,8 @@ impl TaskManager {
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
         let mut last_flush = tokio::time::Instant::now();
-        let mut reason: Option<TaskStopper> = None;
+        // A stop (the watchdog, or a stop request) was started: SIGTERM sent once.
+        let mut stopping = false;
         let mut open = true;
         let mut exit: Option<std::process::ExitStatus> = None;
         // SIGKILL deadline after a SIGTERM. It fires only while the leader is unreaped, so its pid
@@ -349,8 +350,8 @@ impl TaskManager {
                                guard.disarm();
                                if !open { break; }
                            }
-                           _ = &mut deadline, if reason.is_none() && exit.is_none() => {
-                               reason = Some(TaskStopper::Timeout);
+                           _ = &mut deadline, if !stopping && exit.is_none() => {
+                               stopping = true;
                                {
             let mut o = origin.lock(); *o = Some(TaskStopper::Timeout); }
                                let _ = self.store.task_stopping(&id, TaskStopper::Timeout).await;
@@ -359,8 +360,8 @@ impl TaskManager {
                                kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
                                kill_armed = true;
                            }
-                           _ = stop.cancelled(), if reason.is_none() && exit.is_none() => {
-                               reason = Some(TaskStopper::User);
+                           _ = stop.cancelled(), if !stopping && exit.is_none() => {
+                               stopping = true;
                                guard.signal(rustix::process::Signal::TERM);
                                kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
                                kill_armed = true;

@@ -4,7 +4,7 @@
 //! a closed page count as expired / skipped.
 
 use super::{Gated, PrepareError, ToolCtx, ToolOutput};
-use crate::pending::{Asked, PlanRequest, Plans, PromptKind, QuestionRequest};
+use crate::pending::{Asked, PlanRequest, QuestionRequest};
 use crate::plan::{self, ExitPlanArgs, MAX_PLAN_CHARS};
 use crate::policy::paths::PathPolicy;
 use crate::protocol::{Agent, Effect, EventPayload, PlanDecision, Question};
@@ -172,26 +172,23 @@ impl super::Tool for ExitPlan {
             revision: rev.clone(),
         };
         let req = PlanRequest { row, event };
-        let (decision, feedback) = if !t.deps.interactive || cfg.read_only {
-            // Nobody can review it: published, recorded as unavailable, never waited on.
-            if let Err(e) = t.deps.store.create_plan(&req.row).await {
-                return ToolOutput::err("internal", e);
+        let plans = &t.deps.plans;
+        let asked = if !t.deps.interactive || cfg.read_only {
+            let unavailable = (PlanDecision::Unavailable, None);
+            match plans
+                .settle_at_once(&t.waiter(), &plan_id, &req, unavailable)
+                .await
+            {
+                Ok(a) => Asked::Answered(a),
+                Err(e) => Asked::Failed(e),
             }
-            t.emit(req.event);
-            let answer = (PlanDecision::Unavailable, None);
-            let _ = t
-                .deps
-                .store
-                .transition_plan(&plan_id, PlanStatus::Pending, PlanStatus::Unavailable, None)
-                .await;
-            t.emit(Plans::decided(&plan_id, &answer));
-            answer
         } else {
-            match t.deps.plans.ask(&t.waiter(), &plan_id, &req).await {
-                Asked::Answered(a) => a,
-                Asked::Expired => (PlanDecision::Skipped, None),
-                Asked::Failed(e) => return ToolOutput::err("internal", e),
-            }
+            plans.ask(&t.waiter(), &plan_id, &req).await
+        };
+        let (decision, feedback) = match asked {
+            Asked::Answered(a) => a,
+            Asked::Expired => (PlanDecision::Skipped, None),
+            Asked::Failed(e) => return ToolOutput::err("internal", e),
         };
         ToolOutput::ok(decision_text(decision, feedback, &artifact.id, &rev))
     }

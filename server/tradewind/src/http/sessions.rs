@@ -12,11 +12,6 @@ use crate::protocol::{
     CreateSessionParams, EventPage, Message, MessagePage, PatchSessionParams, PendingApproval,
     PendingItems, PendingPlan, PendingQuestion, Session, SessionPage,
 };
-use crate::store::SessionRow;
-
-pub async fn load_session(state: &AppState, id: &str) -> ApiResult<SessionRow> {
-    Ok(state.load_session(id).await?)
-}
 
 /// Create a session.
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = CreateSessionParams,
@@ -93,7 +88,7 @@ pub async fn get_session(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<Session>> {
-    Ok(axum::Json(Session::from(load_session(&state, &id).await?)))
+    Ok(axum::Json(Session::from(state.load_session(&id).await?)))
 }
 
 /// Rename, switch agent or permission mode, archive or unarchive.
@@ -136,7 +131,7 @@ pub async fn list_messages(
     Path(id): Path<String>,
     Query(q): Query<MessagesQuery>,
 ) -> ApiResult<axum::Json<MessagePage>> {
-    load_session(&state, &id).await?;
+    state.load_session(&id).await?;
     let limit = limit_of(q.limit, 100, 500)?;
     let rows = state
         .store
@@ -178,7 +173,7 @@ pub async fn list_events(
     Path(id): Path<String>,
     Query(q): Query<EventsQuery>,
 ) -> ApiResult<axum::Json<EventPage>> {
-    load_session(&state, &id).await?;
+    state.load_session(&id).await?;
     let limit = limit_of(q.limit, 1000, 5000)?;
     let after = q.after.unwrap_or(0).max(0);
     let frames = state.events.backlog(&id, after, limit + 1).await?;
@@ -203,7 +198,7 @@ pub async fn pending(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<PendingItems>> {
-    load_session(&state, &id).await?;
+    state.load_session(&id).await?;
     let approvals = state
         .store
         .pending_approvals(&id)

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
-use super::sessions::load_session;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::tasks::{TaskError, TaskInfo, TaskOutput};
 
@@ -34,7 +33,7 @@ pub async fn list_tasks(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<TaskList>> {
-    load_session(&state, &id).await?;
+    state.load_session(&id).await?;
     let rows = state.store.list_tasks(&id, None, 50).await?;
     Ok(axum::Json(TaskList {
         data: rows.into_iter().map(Into::into).collect(),

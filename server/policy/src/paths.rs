@@ -171,6 +171,60 @@ impl PathPolicy {
         })
     }
 
+    /// The paths a command writes to or works in outside its working directory (taken out of
+    /// `a`, see `CommandAnalysis::take_outside_paths`), resolved from `cwd`: inside a root they
+    /// ask nothing more than the command's effect; outside, the gate's directory rule applies.
+    /// A path that resolves to a hard-denied place joins `a.hard_denied`.
+    pub fn command_paths(
+        &self,
+        a: &mut crate::command::CommandAnalysis,
+        cwd: &Path,
+    ) -> Vec<crate::PathUse> {
+        let root = self.roots().find(|r| cwd.starts_with(r)).cloned();
+        a.settle_local_bins(|bin| {
+            let Some(root) = &root else { return false };
+            let rel = Path::new(bin);
+            cwd.ancestors()
+                .take_while(|d| d.starts_with(root))
+                .any(|d| {
+                    let p = normalize(&d.join(rel));
+                    p.starts_with(root) && std::fs::metadata(&p).is_ok_and(|m| m.is_file())
+                })
+        });
+        let mut uses = Vec::new();
+        for raw in a.take_outside_paths() {
+            let joined = if raw.starts_with('/') || raw.starts_with('~') {
+                raw.clone()
+            } else {
+                cwd.join(&raw).to_string_lossy().into_owned()
+            };
+            match self.resolve(&joined) {
+                Ok(r) => uses.push(crate::PathUse {
+                    path: r.path,
+                    inside: r.inside,
+                    directory: r.directory,
+                }),
+                Err(PathError::HardDenied { .. }) => {
+                    a.hard_denied.push(crate::command::visible(&raw))
+                }
+                Err(_) => {
+                    // A link or an odd path: judge it where it is written, without following.
+                    if let Ok(l) = self.lexical(&joined) {
+                        let directory = l
+                            .parent()
+                            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+                        uses.push(crate::PathUse {
+                            inside: self.is_inside(&l),
+                            path: l,
+                            directory,
+                        });
+                    }
+                }
+            }
+        }
+        uses
+    }
+
     /// The hard deny list: sensitive directories, private keys and certificates by name, and
     /// Tradewind's own state directory.
     pub fn check_denied(&self, p: &Path) -> Result<(), PathError> {
@@ -198,6 +252,9 @@ impl PathPolicy {
                     return Some("credentials directory");
                 }
             }
+        }
+        if crate::lists::credential_location(&p.to_string_lossy().to_ascii_lowercase()) {
+            return Some("credentials file");
         }
         let name = p.file_name()?.to_string_lossy().to_ascii_lowercase();
         if DENIED_NAMES.contains(&name.as_str()) {

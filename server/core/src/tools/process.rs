@@ -98,13 +98,13 @@ impl ProcessArgs {
     }
 
     /// What the gate sees: the command line and its classification.
-    fn gated(self) -> Gated<ProcessArgs> {
-        let analysis = match &self.program {
+    fn gated(self, paths: &PathPolicy) -> Gated<ProcessArgs> {
+        let mut analysis = match &self.program {
             Program::Shell(c) => command::analyze_shell(c),
             Program::Argv(v) => command::analyze_argv(v),
         };
         Gated {
-            paths: Vec::new(),
+            paths: paths.command_paths(&mut analysis, &self.cwd),
             command: Some((self.display.clone(), analysis)),
             call: self,
         }
@@ -139,7 +139,10 @@ impl super::Tool for Shell {
                 "command must be 1 to {MAX_COMMAND_BYTES} bytes without NUL"
             )));
         }
-        Ok(ProcessArgs::new(Program::Shell(c), a.cwd.as_deref(), a.timeout_ms, paths)?.gated())
+        Ok(
+            ProcessArgs::new(Program::Shell(c), a.cwd.as_deref(), a.timeout_ms, paths)?
+                .gated(paths),
+        )
     }
 
     async fn run(args: ProcessArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
@@ -180,7 +183,7 @@ impl super::Tool for RunProcess {
                 "argv must be a non-empty array of strings without NUL".into(),
             ));
         }
-        Ok(ProcessArgs::new(Program::Argv(v), a.cwd.as_deref(), a.timeout_ms, paths)?.gated())
+        Ok(ProcessArgs::new(Program::Argv(v), a.cwd.as_deref(), a.timeout_ms, paths)?.gated(paths))
     }
 
     async fn run(args: ProcessArgs, ctx: &ToolCtx<'_>) -> ToolOutput {

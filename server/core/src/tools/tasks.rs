@@ -58,9 +58,9 @@ impl super::Tool for BgRun {
 
     fn prepare(a: BgRunArgs, paths: &PathPolicy) -> Result<Gated<BgRunCall>, PrepareError> {
         let cwd = super::process::resolve_cwd(a.cwd.as_deref(), paths)?;
-        let analysis = command::analyze_shell(&a.command);
+        let mut analysis = command::analyze_shell(&a.command);
         Ok(Gated {
-            paths: Vec::new(),
+            paths: paths.command_paths(&mut analysis, &cwd),
             command: Some((a.command.clone(), analysis)),
             call: BgRunCall {
                 command: a.command,

@@ -30,6 +30,60 @@ pub enum Command {
     Openapi,
     /// Set the login password (argon2id), read from standard input.
     Passwd(PasswdArgs),
+    /// The permission gate, from the command line.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// What the gate would decide for a shell command (`-- 'CMD'`) or a tool call (`--tool NAME
+    /// --input JSON`); nothing is executed. Exit status: 0 allow, 1 ask, 2 deny, 3 usage error.
+    Check(PolicyCheckArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PolicyCheckArgs {
+    /// Permission mode to judge in.
+    #[arg(long, default_value = "ask", value_parser = parse_mode)]
+    pub mode: crate::protocol::Mode,
+    /// Agent: build or plan.
+    #[arg(long, default_value = "build", value_parser = parse_agent)]
+    pub agent: crate::protocol::Agent,
+    #[arg(long)]
+    pub allow_write: bool,
+    #[arg(long)]
+    pub allow_process: bool,
+    #[arg(long)]
+    pub allow_external: bool,
+    #[arg(long)]
+    pub read_only: bool,
+    #[arg(long)]
+    pub yolo: bool,
+    /// Judge as a headless run (nobody to ask: asks become denials).
+    #[arg(long)]
+    pub headless: bool,
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// Extra root (repeatable).
+    #[arg(long = "add-dir")]
+    pub add_dir: Vec<PathBuf>,
+    /// State directory (hard-denied; default: $TRADEWIND_HOME or ~/.tradewind).
+    #[arg(long, env = "TRADEWIND_HOME")]
+    pub state_dir: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// A tool name (`write_file`, `run_process`, …) instead of a shell command.
+    #[arg(long, requires = "input")]
+    pub tool: Option<String>,
+    /// The tool's arguments as JSON.
+    #[arg(long, requires = "tool")]
+    pub input: Option<String>,
+    /// The shell command (after `--`).
+    #[arg(last = true, conflicts_with = "tool")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Args)]
@@ -376,6 +430,11 @@ fn absolutize(base: &Path, p: &Path) -> PathBuf {
     } else {
         base.join(p)
     }
+}
+
+fn parse_mode(s: &str) -> Result<crate::protocol::Mode, String> {
+    s.parse()
+        .map_err(|_| format!("`{s}` is not a mode: ask, auto or full"))
 }
 
 fn parse_agent(s: &str) -> Result<crate::protocol::Agent, String> {

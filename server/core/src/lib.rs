@@ -15,6 +15,7 @@ pub mod config;
 pub mod events;
 pub mod pending;
 pub mod plan;
+pub mod policy_check;
 pub mod probe;
 pub mod provider;
 pub mod runs;

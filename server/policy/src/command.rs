@@ -60,6 +60,21 @@ pub struct SimpleCommand {
     pub dangers: Vec<Danger>,
 }
 
+impl Danger {
+    /// The category's stable name (`policy check`, the API).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Danger::RecursiveDelete => "recursive_delete",
+            Danger::Network => "network",
+            Danger::Admin => "admin",
+            Danger::PackageInstall => "package_install",
+            Danger::BootAutostart => "boot_autostart",
+            Danger::Opaque => "opaque",
+            Danger::OutsideCwd => "outside_cwd",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandAnalysis {
     /// Sorted, deduplicated.

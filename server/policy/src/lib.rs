@@ -67,9 +67,15 @@ pub struct Proposal<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ask {
     pub scope: ApprovalScope,
-    /// The grant key an "allow for this session/directory" answer stores.
+    /// The first grant key (what the approval row records).
     pub key: String,
+    /// Every grant key the approval covers: an "allow once" answer grants them all for this
+    /// call, an "allow for this session/directory" answer stores them all.
+    pub keys: Vec<String>,
+    /// Every reason joined with "; ".
     pub reason: String,
+    /// Every reason the call asks: mode, outside directories, startup files, categories.
+    pub reasons: Vec<String>,
     pub directory: Option<PathBuf>,
     pub warnings: Vec<String>,
 }
@@ -183,33 +189,137 @@ pub fn offered(
     interactive || yolo || ceiling_allows(ceiling, effect)
 }
 
-/// The one decision: each stage may settle it, in this order (deny wins over ask over allow).
+/// One reason the gate found, with what it alone would decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reason {
+    /// Stable code: `removed`, `outside_workspace`, `hard_denied`, `effect`, `startup_write`,
+    /// `never_loosens`, `granted`, `allowed`.
+    pub code: &'static str,
+    pub message: String,
+    pub verdict: protocol::PolicyDecision,
+    /// The grant key an approval of this reason stores (`None` for denials).
+    pub key: Option<String>,
+    pub directory: Option<PathBuf>,
+}
+
+/// The decision and every reason behind it: deny wins over ask over allow, and all the reasons
+/// that ask are gathered into one approval (answering it once is enough).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explanation {
+    pub decision: Decision,
+    pub reasons: Vec<Reason>,
+}
+
+/// The one decision.
 pub fn decide(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
-    if let Some(d) = removed(ctx, p).or_else(|| outside_roots(ctx, p)) {
-        return d;
+    explain(ctx, p).decision
+}
+
+/// Every stage, in order: switches that remove effects, paths outside the roots, hard-denied
+/// command paths, the effect against mode × ceiling × grants, startup-file writes and the
+/// categories that never loosen.
+pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
+    if let Some(r) = removed(ctx, p) {
+        return finish(ctx, p, vec![r], Vec::new());
     }
-    if !is_gated(p.effect) {
-        return Decision::Allow {
-            reason: format!("{} effects are always allowed", p.effect.as_str()),
-            key: effect_key(p.effect),
-        };
+    let mut rs = outside_roots(ctx, p);
+    if is_gated(p.effect) {
+        rs.extend(hard_denied_command(ctx, p));
+        let warnings = command_warnings(p.command);
+        rs.extend(effect_not_allowed(ctx, p));
+        rs.extend(startup_write(ctx, p));
+        rs.extend(never_loosens(ctx, p));
+        return finish(ctx, p, rs, warnings);
     }
-    if let Some(d) = hard_denied_command(ctx, p) {
-        return d;
+    finish(ctx, p, rs, Vec::new())
+}
+
+fn reason(
+    code: &'static str,
+    verdict: protocol::PolicyDecision,
+    message: String,
+    key: Option<String>,
+) -> Reason {
+    Reason {
+        code,
+        message,
+        verdict,
+        key,
+        directory: None,
     }
-    let warnings = command_warnings(p.command);
-    effect_not_allowed(ctx, p, &warnings)
-        .or_else(|| startup_write(ctx, p, &warnings))
-        .or_else(|| never_loosens(ctx, p, &warnings))
-        .unwrap_or_else(|| allowed(ctx, p))
+}
+
+/// Ask if someone can answer, deny otherwise.
+fn ask_verdict(ctx: &Context<'_>) -> protocol::PolicyDecision {
+    if ctx.interactive {
+        protocol::PolicyDecision::Ask
+    } else {
+        protocol::PolicyDecision::Deny
+    }
+}
+
+fn finish(
+    ctx: &Context<'_>,
+    p: &Proposal<'_>,
+    mut rs: Vec<Reason>,
+    warnings: Vec<String>,
+) -> Explanation {
+    use protocol::PolicyDecision as V;
+    let decision = if let Some(d) = rs.iter().find(|r| r.verdict == V::Deny) {
+        Decision::Deny {
+            reason: d.message.clone(),
+            key: d.key.clone().unwrap_or_else(|| effect_key(p.effect)),
+        }
+    } else if rs.iter().any(|r| r.verdict == V::Ask) {
+        let asks: Vec<&Reason> = rs.iter().filter(|r| r.verdict == V::Ask).collect();
+        let keys: Vec<String> = asks.iter().filter_map(|r| r.key.clone()).collect();
+        let directory = asks.iter().find_map(|r| r.directory.clone());
+        Decision::Ask(Ask {
+            scope: if directory.is_some() {
+                ApprovalScope::Directory
+            } else {
+                ApprovalScope::Effect
+            },
+            key: keys
+                .first()
+                .cloned()
+                .unwrap_or_else(|| effect_key(p.effect)),
+            keys,
+            reason: asks
+                .iter()
+                .map(|r| r.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+            reasons: asks.iter().map(|r| r.message.clone()).collect(),
+            directory,
+            warnings,
+        })
+    } else {
+        let r = rs
+            .iter()
+            .find(|r| r.code == "granted")
+            .cloned()
+            .unwrap_or_else(|| allowed(ctx, p));
+        if !rs.iter().any(|x| x.code == r.code) {
+            rs.push(r.clone());
+        }
+        Decision::Allow {
+            reason: r.message,
+            key: r.key.unwrap_or_else(|| effect_key(p.effect)),
+        }
+    };
+    Explanation {
+        decision,
+        reasons: rs,
+    }
 }
 
 /// 1. Switches that remove effects entirely.
-fn removed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
+fn removed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     if !is_gated(p.effect) {
         return None;
     }
-    let reason = if ctx.read_only {
+    let message = if ctx.read_only {
         format!(
             "`{}` is unavailable: the server runs with --read-only",
             p.tool
@@ -222,60 +332,68 @@ fn removed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
     } else {
         return None;
     };
-    Some(Decision::Deny {
-        reason,
-        key: effect_key(p.effect),
-    })
+    Some(reason(
+        "removed",
+        protocol::PolicyDecision::Deny,
+        message,
+        None,
+    ))
 }
 
-/// 2. Paths outside every root: a directory approval first (never with --read-only).
-fn outside_roots(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
-    let u = p
+/// 2. Paths outside every root: a directory approval each (never with --read-only).
+fn outside_roots(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
+    let mut out: Vec<Reason> = Vec::new();
+    for u in p
         .paths
         .iter()
-        .filter(|u| !u.inside)
-        .find(|u| !dir_granted(ctx.grants, p.effect, &u.path))?;
-    let key = dir_key(p.effect, &u.directory);
-    let (path, dir) = (u.path.display(), u.directory.display());
-    Some(if ctx.read_only {
-        Decision::Deny {
-            reason: format!(
-                "{path} is outside the workspace and --read-only allows no outside path"
-            ),
-            key,
+        .filter(|u| !u.inside && !dir_granted(ctx.grants, p.effect, &u.path))
+    {
+        let key = dir_key(p.effect, &u.directory);
+        if out.iter().any(|r| r.key.as_deref() == Some(key.as_str())) {
+            continue;
         }
-    } else if !ctx.interactive {
-        Decision::Deny {
-            reason: format!(
-                "{path} is outside the workspace; start with --add-dir {dir} or add it to additionalDirectories in config.json"
-            ),
-            key,
-        }
-    } else {
-        Decision::Ask(Ask {
-            scope: ApprovalScope::Directory,
-            reason: format!("`{}` wants to access {path}, outside the workspace", p.tool),
-            key,
-            directory: Some(u.directory.clone()),
-            warnings: Vec::new(),
-        })
-    })
+        let (path, dir) = (u.path.display(), u.directory.display());
+        let (verdict, message) = if ctx.read_only {
+            (
+                protocol::PolicyDecision::Deny,
+                format!("{path} is outside the workspace and --read-only allows no outside path"),
+            )
+        } else if !ctx.interactive {
+            (
+                protocol::PolicyDecision::Deny,
+                format!(
+                    "{path} is outside the workspace; start with --add-dir {dir} or add it to additionalDirectories in config.json"
+                ),
+            )
+        } else {
+            (
+                protocol::PolicyDecision::Ask,
+                format!("`{}` wants to access {path}, outside the workspace", p.tool),
+            )
+        };
+        let mut r = reason("outside_workspace", verdict, message, Some(key));
+        r.directory = Some(u.directory.clone());
+        out.push(r);
+    }
+    out
 }
 
 /// 2b. A command naming a hard-denied path (`~/.ssh`, keys, the state dir, `/proc/*/environ`…)
 /// is denied, never asked, unless `--yolo` (seed 003): the file tools' rule holds for processes.
-fn hard_denied_command(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Decision> {
+fn hard_denied_command(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let a = p
         .command
         .filter(|a| !a.hard_denied.is_empty() && !ctx.yolo)?;
-    Some(Decision::Deny {
-        reason: format!(
+    Some(reason(
+        "hard_denied",
+        protocol::PolicyDecision::Deny,
+        format!(
             "`{}` names {}, which is never read or written (credentials, keys and Tradewind's own state are off limits, even with an approval)",
             p.tool,
             a.hard_denied.join(", ")
         ),
-        key: effect_key(p.effect),
-    })
+        None,
+    ))
 }
 
 /// What the approval prompt shows about a command.
@@ -294,11 +412,7 @@ fn command_warnings(command: Option<&CommandAnalysis>) -> Vec<String> {
 }
 
 /// 3. The effect: mode within the startup ceiling, or a session grant; headless: flags only.
-fn effect_not_allowed(
-    ctx: &Context<'_>,
-    p: &Proposal<'_>,
-    warnings: &[String],
-) -> Option<Decision> {
+fn effect_not_allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let ekey = effect_key(p.effect);
     let effect_ok = ctx.yolo
         || if ctx.interactive {
@@ -312,78 +426,78 @@ fn effect_not_allowed(
     }
     let effect = p.effect.as_str();
     if !ctx.interactive {
-        return Some(Decision::Deny {
-            reason: format!(
+        return Some(reason(
+            "effect",
+            protocol::PolicyDecision::Deny,
+            format!(
                 "`{}` needs the {effect} effect, which this headless run does not allow (start with --allow-{effect})",
                 p.tool
             ),
-            key: ekey,
-        });
+            Some(ekey),
+        ));
     }
     let why = if mode_allows(ctx.mode, p.effect) {
         format!("the server was started without --allow-{effect}")
     } else {
         format!("mode `{}` asks for {effect} effects", ctx.mode.as_str())
     };
-    Some(Decision::Ask(Ask {
-        scope: ApprovalScope::Effect,
-        reason: format!("`{}` wants a {effect} effect: {why}", p.tool),
-        key: ekey,
-        directory: None,
-        warnings: warnings.to_vec(),
-    }))
+    Some(reason(
+        "effect",
+        protocol::PolicyDecision::Ask,
+        format!("`{}` wants a {effect} effect: {why}", p.tool),
+        Some(ekey),
+    ))
 }
 
 /// 4. Writes to startup/autostart/git files never loosen either.
-fn startup_write(ctx: &Context<'_>, p: &Proposal<'_>, warnings: &[String]) -> Option<Decision> {
+fn startup_write(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
     if p.effect != Effect::Write || ctx.yolo {
-        return None;
+        return Vec::new();
     }
-    let (u, what, key) = p.paths.iter().find_map(|u| {
-        let what = always_ask_path(&u.path)?;
-        let key = format!("write:{}", u.path.to_string_lossy());
-        (!ctx.grants.contains(&key)).then_some((u, what, key))
-    })?;
-    let reason = format!(
-        "`{}` would change {} ({what}); this always asks",
-        p.tool,
-        u.path.display()
-    );
-    Some(ask_or_deny(ctx, reason, key, warnings))
+    p.paths
+        .iter()
+        .filter_map(|u| {
+            let what = always_ask_path(&u.path)?;
+            let key = format!("write:{}", u.path.to_string_lossy());
+            (!ctx.grants.contains(&key)).then(|| {
+                let message = format!(
+                    "`{}` would change {} ({what}); this always asks",
+                    p.tool,
+                    u.path.display()
+                );
+                reason("startup_write", ask_verdict(ctx), message, Some(key))
+            })
+        })
+        .collect()
 }
 
 /// 5. Categories that never loosen (seed 003): still ask, unless --yolo.
-fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>, warnings: &[String]) -> Option<Decision> {
+fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let a = p.command.filter(|a| a.never_loosens() && !ctx.yolo)?;
     let key = command_key(p.command_text.unwrap_or(""));
     if ctx.grants.contains(&key) {
-        return Some(Decision::Allow {
-            reason: "this exact command was allowed for the session".into(),
-            key,
-        });
+        return Some(reason(
+            "granted",
+            protocol::PolicyDecision::Allow,
+            "this exact command was allowed for the session".into(),
+            Some(key),
+        ));
     }
-    let reason = format!("this command always asks: {}", a.reasons.join("; "));
-    Some(ask_or_deny(ctx, reason, key, warnings))
-}
-
-/// An effect-scoped ask, or (headless, nobody to ask) a deny.
-fn ask_or_deny(ctx: &Context<'_>, reason: String, key: String, warnings: &[String]) -> Decision {
-    if !ctx.interactive {
-        return Decision::Deny { reason, key };
-    }
-    Decision::Ask(Ask {
-        scope: ApprovalScope::Effect,
-        reason,
-        key,
-        directory: None,
-        warnings: warnings.to_vec(),
-    })
+    let message = format!("this command always asks: {}", a.reasons.join("; "));
+    Some(reason(
+        "never_loosens",
+        ask_verdict(ctx),
+        message,
+        Some(key),
+    ))
 }
 
 /// 6. Allowed: say why.
-fn allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
+fn allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Reason {
     let ekey = effect_key(p.effect);
-    let reason = if ctx.yolo {
+    let message = if !is_gated(p.effect) {
+        format!("{} effects are always allowed", p.effect.as_str())
+    } else if ctx.yolo {
         "--yolo".to_string()
     } else if ctx.grants.contains(&ekey) {
         format!("{} approved by the user", p.effect.as_str())
@@ -394,7 +508,12 @@ fn allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Decision {
             ctx.mode.as_str()
         )
     };
-    Decision::Allow { reason, key: ekey }
+    reason(
+        "allowed",
+        protocol::PolicyDecision::Allow,
+        message,
+        Some(ekey),
+    )
 }
 
 #[cfg(test)]

@@ -68,7 +68,11 @@ pub(crate) fn analyze(src: &str, a: &mut Acc, depth: u8) {
         }
         let parser = p.as_mut()?;
         let start = std::time::Instant::now();
-        let mut give_up = |_: &tree_sitter::ParseState| start.elapsed() > PARSE_BUDGET;
+        let mut calls = 0u32;
+        let mut give_up = |_: &tree_sitter::ParseState| {
+            calls = calls.wrapping_add(1);
+            calls % 64 == 0 && start.elapsed() > PARSE_BUDGET
+        };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut give_up);
         let bytes = src.as_bytes();
         let tree = parser.parse_with_options(

@@ -52,7 +52,12 @@ pub enum EventPayload {
         effect: Effect,
         #[schema(value_type = Object)]
         input: serde_json::Value,
+        /// Every reason joined with "; ".
         reason: String,
+        /// Every reason this one approval covers (mode, outside directories, startup files,
+        /// command categories): answering it once is enough.
+        #[serde(default)]
+        reasons: Vec<String>,
         scope: ApprovalScope,
         /// For `directory` scope: the directory the answer covers.
         directory: Option<String>,

@@ -819,3 +819,60 @@ pub struct ModelList {
 pub struct ModelInfo {
     pub id: String,
 }
+
+/// `POST /api/policy/check`: what the gate would decide for a tool call. Nothing is executed.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyCheckParams {
+    /// Judge as in this session (its workspace, mode, agent and grants). Without it: the server's
+    /// workspace, mode `ask` (or `mode`), the build agent (or `agent`), nothing granted.
+    pub session: Option<String>,
+    /// A tool name (`shell`, `write_file`, …).
+    pub tool: String,
+    /// The tool's arguments, as the model would send them.
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    /// Without `session`: the mode to judge in.
+    pub mode: Option<Mode>,
+    /// Without `session`: the agent to judge for.
+    pub agent: Option<Agent>,
+}
+
+/// One reason the gate found.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PolicyReason {
+    /// `removed`, `outside_workspace`, `hard_denied`, `effect`, `startup_write`,
+    /// `never_loosens`, `granted` or `allowed`.
+    pub code: String,
+    pub message: String,
+    /// What this reason alone decides.
+    pub decision: PolicyDecision,
+}
+
+/// A simple command the shell parser found in a `shell`, `bg_run` or `run_process` call.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PolicyCommand {
+    pub argv: Vec<String>,
+    pub effect: Effect,
+    /// The first category that never loosens, if any.
+    pub category: Option<String>,
+    /// Every category found in this command.
+    pub categories: Vec<String>,
+    /// What the gate would decide for this command alone.
+    pub decision: PolicyDecision,
+}
+
+/// The gate's dry run: the decision, every reason, the categories and the commands it saw.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PolicyCheckReport {
+    pub decision: PolicyDecision,
+    pub tool: String,
+    pub effect: Effect,
+    pub reasons: Vec<PolicyReason>,
+    /// Categories of the whole command: `recursive_delete`, `network`, `admin`,
+    /// `package_install`, `boot_autostart`, `opaque`, `outside_cwd`.
+    pub categories: Vec<String>,
+    pub commands: Vec<PolicyCommand>,
+    /// Deny-list mentions, control characters and the categories' explanations.
+    pub warnings: Vec<String>,
+}

@@ -204,3 +204,110 @@ fn print_human(f: &crate::events::Frame) {
         _ => {}
     }
 }
+
+/// `tradewind policy check`: the gate's dry run from the command line. Exit status 0 allow,
+/// 1 ask, 2 deny, 3 usage error; nothing is executed and no server is needed.
+pub fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::ExitCode {
+    use crate::protocol::PolicyDecision;
+    let usage = |m: &str| {
+        eprintln!("tradewind policy check: {m}");
+        std::process::ExitCode::from(3)
+    };
+    let (tool, input) = match (&a.tool, &a.input) {
+        (Some(t), Some(i)) => match serde_json::from_str::<serde_json::Value>(i) {
+            Ok(v) => (t.clone(), v),
+            Err(e) => return usage(&format!("--input is not JSON: {e}")),
+        },
+        _ if !a.command.is_empty() => (
+            "shell".to_string(),
+            serde_json::json!({ "command": a.command.join(" ") }),
+        ),
+        _ => return usage("give a command after `--`, or --tool NAME --input JSON"),
+    };
+    let workspace = match a.workspace.clone().map_or_else(std::env::current_dir, Ok) {
+        Ok(w) if w.is_dir() => w,
+        Ok(w) => return usage(&format!("workspace {} is not a directory", w.display())),
+        Err(e) => return usage(&format!("no current directory: {e}")),
+    };
+    let state_dir = match crate::config::default_state_dir(a.state_dir.as_deref()) {
+        Ok(d) => d,
+        Err(e) => return usage(&format!("{e:#}")),
+    };
+    let paths = crate::policy::paths::PathPolicy::new(&workspace, &a.add_dir, &state_dir);
+    let grants = std::collections::HashSet::new();
+    let ctx = crate::policy::Context {
+        agent: a.agent,
+        mode: a.mode,
+        interactive: !a.headless,
+        ceiling: crate::policy::Ceiling {
+            write: a.allow_write,
+            process: a.allow_process,
+            external: a.allow_external,
+        },
+        read_only: a.read_only,
+        yolo: a.yolo,
+        grants: &grants,
+    };
+    let report = match tradewind_core::policy_check::check(&ctx, &tool, &input, &paths) {
+        Ok(r) => r,
+        Err(e) => return usage(&e.to_string()),
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).unwrap_or_else(|_| "{}".into())
+        );
+    } else {
+        print!("{}", render_policy_report(&report));
+    }
+    let code = match report.decision {
+        PolicyDecision::Allow => 0,
+        PolicyDecision::Ask => 1,
+        PolicyDecision::Deny => 2,
+    };
+    std::process::ExitCode::from(code)
+}
+
+fn render_policy_report(r: &crate::protocol::PolicyCheckReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({} effect, tool `{}`)",
+        r.decision.as_ref(),
+        r.effect.as_str(),
+        r.tool
+    );
+    for x in &r.reasons {
+        let _ = writeln!(
+            out,
+            "  {:<5} [{}] {}",
+            x.decision.as_ref(),
+            x.code,
+            x.message
+        );
+    }
+    if !r.categories.is_empty() {
+        let _ = writeln!(out, "categories: {}", r.categories.join(", "));
+    }
+    if !r.commands.is_empty() {
+        let _ = writeln!(out, "commands:");
+        for c in &r.commands {
+            let cats = if c.categories.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", c.categories.join(", "))
+            };
+            let _ = writeln!(
+                out,
+                "  {:<5} {}{cats}",
+                c.decision.as_ref(),
+                c.argv.join(" ")
+            );
+        }
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}

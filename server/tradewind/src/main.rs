@@ -13,7 +13,15 @@ async fn main() -> std::process::ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        // `policy check` promises exit status 3 for a usage error (0–2 are its decisions).
+        Err(e) if std::env::args().nth(1).as_deref() == Some("policy") && e.use_stderr() => {
+            let _ = e.print();
+            return std::process::ExitCode::from(3);
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Serve(args) => tradewind::cli::serve(args).await,
         Command::Run(args) => match tradewind::cli::run_headless(args).await {
@@ -25,6 +33,9 @@ async fn main() -> std::process::ExitCode {
             Ok(())
         }
         Command::Passwd(args) => tradewind::cli::passwd(args).await,
+        Command::Policy(tradewind::config::PolicyCommand::Check(args)) => {
+            return tradewind::cli::policy_check(args);
+        }
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

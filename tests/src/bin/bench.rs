@@ -194,16 +194,57 @@ fn gate() {
     }
     let per = t0.elapsed().as_secs_f64() * 1e9 / n as f64;
     println!("gate_decision_ns {per:.0} (mean of {n}, write+process alternating; {allow} allowed)");
+    // Parse + classification of a 200-character pipeline: p50 and p99 of 20,000 runs.
+    let line = "cd web && RUST_LOG=debug cargo test -p tradewind-core --features probe 2>&1 | grep -E '^(test result|FAILED)' | tail -n 20; git status --porcelain | awk '{print $2}' | sort | uniq -c > status.txt";
+    let line = &line[..200.min(line.len())];
+    let mut samples: Vec<f64> = (0..20_000)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(tradewind::policy::command::analyze_shell(line));
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    println!(
+        "command_classify_us p50 {:.1} p99 {:.1} ({}-character pipeline, 20000 runs)",
+        samples[samples.len() / 2],
+        samples[samples.len() * 99 / 100],
+        line.len()
+    );
+    let analysis = tradewind::policy::command::analyze_shell(line);
     let t0 = Instant::now();
-    for _ in 0..10_000 {
-        std::hint::black_box(tradewind::policy::command::analyze_shell(
-            "git status --porcelain && cargo test -p x -- --nocapture",
+    for _ in 0..n {
+        std::hint::black_box(decide(
+            &ctx,
+            &Proposal {
+                tool: "shell",
+                effect: Effect::Process,
+                paths: &[],
+                command: Some(&analysis),
+                command_text: Some(line),
+            },
         ));
     }
     println!(
-        "command_classify_us {:.1} (mean of 10000)",
-        t0.elapsed().as_secs_f64() * 1e6 / 10_000.0
+        "gate_decision_on_analysed_pipeline_ns {:.0} (mean of {n})",
+        t0.elapsed().as_secs_f64() * 1e9 / n as f64
     );
+    let dir = std::env::temp_dir().join(format!("tw-bench-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok();
+    let r = tradewind::policy::corpus::judge(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    println!(
+        "corpus_full_mode benign asking {}/{} ({:.1} %), dangerous allowed {}/{} ({:.1} %)",
+        r.benign_asking.len(),
+        r.benign,
+        r.benign_ask_percent(),
+        r.dangerous_allowed.len(),
+        r.dangerous,
+        100.0 * r.dangerous_allowed.len() as f64 / r.dangerous.max(1) as f64
+    );
+    for (c, d) in &r.benign_asking {
+        println!("  benign that asks: {c:?} ({:?})", d.label());
+    }
 }
 
 /// Time from POST …/messages to the run's final event, as seen by a WebSocket subscriber. The

@@ -163,6 +163,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/policy/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The gate's dry run: what it would decide for this tool call (every reason, the categories,
+         *     the simple commands the shell parser saw). Nothing is executed.
+         */
+        post: operations["policy_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/questions/{id}": {
         parameters: {
             query?: never;
@@ -654,7 +674,13 @@ export interface components {
             directory?: string | null;
             effect: components["schemas"]["Effect"];
             input: Record<string, unknown>;
+            /** @description Every reason joined with "; ". */
             reason: string;
+            /**
+             * @description Every reason this one approval covers (mode, outside directories, startup files,
+             *     command categories): answering it once is enough.
+             */
+            reasons?: string[];
             scope: components["schemas"]["ApprovalScope"];
             tool: string;
             /** @enum {string} */
@@ -867,8 +893,59 @@ export interface components {
             revision: number;
             title?: string | null;
         };
+        /** @description `POST /api/policy/check`: what the gate would decide for a tool call. Nothing is executed. */
+        PolicyCheckParams: {
+            agent?: components["schemas"]["Agent"] | null;
+            /** @description The tool's arguments, as the model would send them. */
+            input: Record<string, unknown>;
+            mode?: components["schemas"]["Mode"] | null;
+            /**
+             * @description Judge as in this session (its workspace, mode, agent and grants). Without it: the server's
+             *     workspace, mode `ask` (or `mode`), the build agent (or `agent`), nothing granted.
+             */
+            session?: string | null;
+            /** @description A tool name (`shell`, `write_file`, …). */
+            tool: string;
+        };
+        /** @description The gate's dry run: the decision, every reason, the categories and the commands it saw. */
+        PolicyCheckReport: {
+            /**
+             * @description Categories of the whole command: `recursive_delete`, `network`, `admin`,
+             *     `package_install`, `boot_autostart`, `opaque`, `outside_cwd`.
+             */
+            categories: string[];
+            commands: components["schemas"]["PolicyCommand"][];
+            decision: components["schemas"]["PolicyDecision"];
+            effect: components["schemas"]["Effect"];
+            reasons: components["schemas"]["PolicyReason"][];
+            tool: string;
+            /** @description Deny-list mentions, control characters and the categories' explanations. */
+            warnings: string[];
+        };
+        /** @description A simple command the shell parser found in a `shell`, `bg_run` or `run_process` call. */
+        PolicyCommand: {
+            argv: string[];
+            /** @description Every category found in this command. */
+            categories: string[];
+            /** @description The first category that never loosens, if any. */
+            category?: string | null;
+            /** @description What the gate would decide for this command alone. */
+            decision: components["schemas"]["PolicyDecision"];
+            effect: components["schemas"]["Effect"];
+        };
         /** @enum {string} */
         PolicyDecision: "allow" | "ask" | "deny";
+        /** @description One reason the gate found. */
+        PolicyReason: {
+            /**
+             * @description `removed`, `outside_workspace`, `hard_denied`, `effect`, `startup_write`,
+             *     `never_loosens`, `granted` or `allowed`.
+             */
+            code: string;
+            /** @description What this reason alone decides. */
+            decision: components["schemas"]["PolicyDecision"];
+            message: string;
+        };
         PostMessageParams: {
             /** @description The prompt. A leading `!` runs the rest as a shell command through the same gate. */
             text: string;
@@ -1395,6 +1472,53 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    policy_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyCheckParams"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyCheckReport"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -56,7 +56,15 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalS
           <b>{e.tool}</b> wants to use the <span class={`effect effect-${e.effect}`}>{e.effect}</span> effect
         </span>
       </header>
-      {e.reason && <p class="approval-reason"><VisibleText text={e.reason} /></p>}
+      {e.reasons && e.reasons.length > 1 ? (
+        <ul class="approval-reasons" aria-label="Why it asks">
+          {e.reasons.map((r, i) => (
+            <li key={i}><VisibleText text={r} /></li>
+          ))}
+        </ul>
+      ) : (
+        e.reason && <p class="approval-reason"><VisibleText text={e.reason} /></p>
+      )}
       {e.warnings && e.warnings.length > 0 && (
         <ul class="warnings">
           {e.warnings.map((w, i) => (

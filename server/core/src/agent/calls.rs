@@ -257,16 +257,25 @@ async fn gate(
                 audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
                 match ask_user(t, call, input, effect, ask).await {
                     ApprovalDecision::Once => {
-                        once.insert(ask.key.clone());
+                        once.extend(ask.keys.iter().cloned());
                     }
-                    ApprovalDecision::Session | ApprovalDecision::Directory => {
+                    d @ (ApprovalDecision::Session | ApprovalDecision::Directory) => {
                         {
                             let mut c = t.grants.lock();
                             *c = None;
                         }
-                        if let Err(e) = t.deps.store.add_grant(&t.run.session.id, &ask.key).await {
-                            tracing::error!(error = %e, "cannot store grant");
-                            once.insert(ask.key.clone());
+                        // "This directory" keeps the directories; the call's other reasons
+                        // (mode, categories) are allowed for this call only.
+                        let (stored, this_call): (Vec<&String>, Vec<&String>) = ask
+                            .keys
+                            .iter()
+                            .partition(|k| d == ApprovalDecision::Session || k.starts_with("dir:"));
+                        once.extend(this_call.into_iter().cloned());
+                        for key in stored {
+                            if let Err(e) = t.deps.store.add_grant(&t.run.session.id, key).await {
+                                tracing::error!(error = %e, "cannot store grant");
+                                once.insert(key.clone());
+                            }
                         }
                     }
                     ApprovalDecision::Deny => {
@@ -312,6 +321,7 @@ async fn ask_user(
         effect,
         input: input.clone(),
         reason: ask.reason.clone(),
+        reasons: ask.reasons.clone(),
         scope: ask.scope,
         directory: ask
             .directory

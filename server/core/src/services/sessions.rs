@@ -120,3 +120,51 @@ impl Core {
         Ok(())
     }
 }
+
+impl Core {
+    /// The gate's dry run for a tool call, as in a session (its workspace, mode, agent and
+    /// grants) or, without one, as in a new session of the server's workspace.
+    pub async fn policy_check(
+        &self,
+        p: &crate::protocol::PolicyCheckParams,
+    ) -> ServiceResult<crate::protocol::PolicyCheckReport> {
+        let deps = self.deps();
+        let (paths, agent, mode, grants) = match &p.session {
+            Some(id) => {
+                let row = self.load_session(id).await?;
+                let grants: std::collections::HashSet<String> = self
+                    .store
+                    .list_grants(id)
+                    .await
+                    .map_err(ServiceError::Store)?
+                    .into_iter()
+                    .collect();
+                let paths = deps
+                    .paths
+                    .with_workspace(std::path::Path::new(&row.workspace));
+                (paths, row.agent, row.mode, grants)
+            }
+            None => (
+                deps.paths.clone(),
+                p.agent.unwrap_or(crate::protocol::Agent::Build),
+                p.mode.unwrap_or(crate::protocol::Mode::Ask),
+                std::collections::HashSet::new(),
+            ),
+        };
+        let ctx = crate::policy::Context {
+            agent,
+            mode,
+            interactive: deps.interactive,
+            ceiling: self.cfg.ceiling,
+            read_only: self.cfg.read_only,
+            yolo: self.cfg.yolo,
+            grants: &grants,
+        };
+        crate::policy_check::check(&ctx, &p.tool, &p.input, &paths).map_err(|e| match e {
+            crate::tools::PrepareError::Unknown(t) => {
+                ServiceError::Invalid(format!("unknown tool `{t}`"))
+            }
+            other => ServiceError::Invalid(other.to_string()),
+        })
+    }
+}

@@ -47,3 +47,14 @@ pub async fn openapi_doc() -> impl IntoResponse {
         super::openapi_json(),
     )
 }
+
+/// The gate's dry run: what it would decide for this tool call (every reason, the categories,
+/// the simple commands the shell parser saw). Nothing is executed.
+#[utoipa::path(post, path = "/api/policy/check", tag = "server", request_body = crate::protocol::PolicyCheckParams,
+    responses((status = 200, body = crate::protocol::PolicyCheckReport), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn policy_check(
+    axum::extract::State(state): axum::extract::State<super::AppState>,
+    super::extract::ApiJson(p): super::extract::ApiJson<crate::protocol::PolicyCheckParams>,
+) -> crate::error::ApiResult<axum::Json<crate::protocol::PolicyCheckReport>> {
+    Ok(axum::Json(state.policy_check(&p).await?))
+}

@@ -52,7 +52,7 @@ impl std::ops::Deref for AppState {
 #[openapi(
     info(title = "Tradewind API", description = "Self-hosted coding-agent server. Every UI action is one of these calls. Authenticate with `Authorization: Bearer <token>` (the access token printed at start, TRADEWIND_TOKEN, or an API token) or the browser session cookie."),
     paths(
-        misc::health, misc::server_config,
+        misc::health, misc::server_config, misc::policy_check,
         auth_routes::login, auth_routes::logout, auth_routes::whoami,
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
@@ -101,6 +101,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/api/health", get(misc::health))
         .route("/api/config", get(misc::server_config))
+        .route("/api/policy/check", post(misc::policy_check))
         .route("/api/openapi.json", get(misc::openapi_doc))
         .route("/api/login", post(auth_routes::login))
         .route("/api/logout", post(auth_routes::logout))

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-oaHFy5Cs.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

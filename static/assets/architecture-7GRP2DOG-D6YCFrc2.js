@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-vk_P_kKo.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

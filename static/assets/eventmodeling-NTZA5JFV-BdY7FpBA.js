@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-oaHFy5Cs.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-vk_P_kKo.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-oaHFy5Cs.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-vk_P_kKo.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-oaHFy5Cs.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-oaHFy5Cs.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-vk_P_kKo.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-oaHFy5Cs.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

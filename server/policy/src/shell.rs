@@ -71,7 +71,7 @@ pub(crate) fn analyze(src: &str, a: &mut Acc, depth: u8) {
         let mut calls = 0u32;
         let mut give_up = |_: &tree_sitter::ParseState| {
             calls = calls.wrapping_add(1);
-            calls % 64 == 0 && start.elapsed() > PARSE_BUDGET
+            calls.is_multiple_of(64) && start.elapsed() > PARSE_BUDGET
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut give_up);
         let bytes = src.as_bytes();
@@ -412,7 +412,7 @@ impl<'s> Walker<'s, '_> {
         match r.kind() {
             "file_redirect" => {
                 let op = (0..r.child_count())
-                    .filter_map(|i| r.child(i as usize))
+                    .filter_map(|i| r.child(i))
                     .find(|ch| !ch.is_named())
                     .map(|ch| self.text(ch).to_string())
                     .unwrap_or_default();

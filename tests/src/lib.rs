@@ -82,6 +82,8 @@ impl TestServer {
             cfg.network = n.clone();
         }
         cfg.extra_roots = opts.extra_roots.clone();
+        // Every command the agent starts runs in the real sandbox, as in production.
+        cfg.sandbox_helper = Some(binary());
         if let Some(t) = &opts.tasks {
             cfg.tasks = t.clone();
         }

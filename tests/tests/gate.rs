@@ -263,3 +263,199 @@ fn policy_check_on_the_command_line() {
         "nothing was executed"
     );
 }
+
+/// Scratch space outside /tmp (which the sandbox grants read-write) for the kernel tests.
+fn scratch(name: &str) -> TempDir {
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{name}-{}", std::process::id()))
+        .join(format!(
+            "{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+    std::fs::create_dir_all(&p).unwrap();
+    TempDir(std::fs::canonicalize(&p).unwrap())
+}
+
+fn sandboxed(
+    sb: &tradewind::sandbox::Sandbox,
+    ws: &std::path::Path,
+    script: &str,
+) -> std::process::Output {
+    let mut args = sb.args(ws);
+    args.extend(["/bin/sh".into(), "-c".into(), script.into()]);
+    std::process::Command::new(&sb.helper)
+        .args(args)
+        .current_dir(ws)
+        .output()
+        .unwrap()
+}
+
+/// What the classifier cannot see the kernel refuses: keys and credentials under a (fake) home,
+/// writes outside the roots, the state directory — from `cat`, from Python, from a redirect.
+#[test]
+fn the_kernel_confines_every_command() {
+    if tradewind::sandbox::available().is_err() {
+        eprintln!("Landlock is unavailable on this kernel: nothing to prove here");
+        return;
+    }
+    let base = scratch("sandbox");
+    let home = base.path().join("home");
+    let ws = base.path().join("ws");
+    let elsewhere = base.path().join("elsewhere");
+    for d in [
+        home.join(".ssh"),
+        home.join(".config/gh"),
+        home.join(".config/tool"),
+        ws.clone(),
+        elsewhere.clone(),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    std::fs::write(home.join(".config/gh/hosts.yml"), "oauth_token: x").unwrap();
+    std::fs::write(home.join(".config/tool/settings"), "fine").unwrap();
+    std::fs::write(home.join(".gitconfig"), "[user]").unwrap();
+    std::fs::write(home.join(".netrc"), "machine x password y").unwrap();
+    let state = home.join(".tradewind");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("tradewind.db"), "state").unwrap();
+    let sb = tradewind::sandbox::Sandbox::new(
+        binary(),
+        std::slice::from_ref(&ws),
+        Some(&home),
+        &state,
+        false,
+    );
+    let ok = |script: &str| {
+        let o = sandboxed(&sb, &ws, script);
+        assert!(
+            o.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let refused = |script: &str| {
+        let o = sandboxed(&sb, &ws, script);
+        assert!(
+            !o.status.success(),
+            "{script} must fail: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        let err = String::from_utf8_lossy(&o.stderr).to_lowercase();
+        assert!(err.contains("permission denied"), "{script}: {err}");
+    };
+    let h = home.display();
+    refused(&format!("cat {h}/.ssh/id_rsa"));
+    refused(&format!(
+        "python3 -c \"print(open('{h}/.ssh/id_rsa').read())\""
+    ));
+    refused(&format!("cat {h}/.config/gh/hosts.yml"));
+    refused(&format!("cat {h}/.netrc"));
+    refused(&format!("cat {}", state.join("tradewind.db").display()));
+    refused(&format!("echo x > {h}/new.txt"));
+    refused(&format!("echo x > {}/x", elsewhere.display()));
+    refused(&format!("echo x >> {h}/.gitconfig"));
+    assert_eq!(ok(&format!("cat {h}/.gitconfig")), "[user]");
+    assert_eq!(ok(&format!("cat {h}/.config/tool/settings")), "fine");
+    assert_eq!(ok("echo inside > ok.txt && cat ok.txt"), "inside\n");
+    assert_eq!(ok("ls /usr/bin/env >/dev/null && echo sys"), "sys\n");
+    assert!(!home.join("new.txt").exists() && !elsewhere.join("x").exists());
+}
+
+/// With `sandbox.network = "deny"` a TCP connect fails in the kernel (to a loopback listener).
+#[test]
+fn network_deny_refuses_tcp_connects() {
+    if tradewind::sandbox::available().is_err() {
+        return;
+    }
+    let base = scratch("sandbox-net");
+    let ws = base.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')\""
+    );
+    let open = tradewind::sandbox::Sandbox::new(
+        binary(),
+        std::slice::from_ref(&ws),
+        None,
+        &base.path().join("state"),
+        false,
+    );
+    let o = sandboxed(&open, &ws, &connect);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "connected\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let closed = tradewind::sandbox::Sandbox::new(
+        binary(),
+        std::slice::from_ref(&ws),
+        None,
+        &base.path().join("state"),
+        true,
+    );
+    let o = sandboxed(&closed, &ws, &connect);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("PermissionError"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A `setsid -f` child escapes the process group but not the helper: cancelling the run (the
+/// server signals the group) leaves nothing behind.
+#[tokio::test]
+async fn a_setsid_child_is_gone_after_cancel() {
+    let marker = format!("sleep 97.{}", std::process::id());
+    let (mock, s) = with_mock(Ceiling {
+        write: true,
+        process: true,
+        external: false,
+    })
+    .await;
+    let cmd = format!("setsid -f {marker}; sleep 60");
+    mock.push(tool_reply("c1", "shell", &json!({ "command": cmd })));
+    mock.push(text_reply("never"));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "go").await;
+    // `setsid` always asks: it leaves the tool's process group.
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert!(ask["reason"].as_str().unwrap().contains("setsid"), "{ask}");
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "once"}),
+    )
+    .await;
+    let pgrep = || {
+        let o = std::process::Command::new("pgrep")
+            .args(["-f", &marker])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let mut seen = false;
+    for _ in 0..200 {
+        if !pgrep().is_empty() {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(seen, "the setsid child started");
+    let (st, _) = s.post(&format!("/api/runs/{run}/cancel"), json!({})).await;
+    assert_eq!(st, 200);
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "cancelled");
+    assert_eq!(pgrep(), "", "the setsid child survived the cancel");
+    s.stop().await;
+}

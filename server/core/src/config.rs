@@ -33,6 +33,13 @@ pub enum Command {
     /// The permission gate, from the command line.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Internal: run a command confined (Landlock, own session, subreaper). The server execs
+    /// this for every command the agent starts.
+    #[command(hide = true)]
+    SandboxExec {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,6 +184,27 @@ pub struct FileConfig {
     pub plan: PlanSettings,
     pub agent: AgentSettings,
     pub network: NetworkSettings,
+    pub sandbox: SandboxSettings,
+}
+
+/// The process sandbox (`sandbox` in config.json).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SandboxSettings {
+    /// `allow` (default; the classifier still asks for recognised network commands) or `deny`
+    /// (Landlock's TCP rules refuse every connect and bind).
+    pub network: String,
+    /// `false` turns the sandbox off (commands run unconfined, as without Landlock).
+    pub enabled: bool,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        SandboxSettings {
+            network: "allow".into(),
+            enabled: true,
+        }
+    }
 }
 
 /// Provider timeouts and retries (`network` in config.json).
@@ -302,6 +330,10 @@ pub struct Config {
     pub plan: PlanSettings,
     pub agent: AgentSettings,
     pub network: NetworkSettings,
+    pub sandbox: SandboxSettings,
+    /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
+    /// the built `tradewind`). `None`: commands run unconfined.
+    pub sandbox_helper: Option<PathBuf>,
 }
 
 /// `$TRADEWIND_HOME` (already folded in by clap) or `~/.tradewind`.
@@ -398,6 +430,8 @@ impl Config {
             plan: file.plan,
             agent: file.agent,
             network: file.network,
+            sandbox: file.sandbox,
+            sandbox_helper: std::env::current_exe().ok(),
         })
     }
 
@@ -420,6 +454,8 @@ impl Config {
             plan: PlanSettings::default(),
             agent: AgentSettings::default(),
             network: NetworkSettings::default(),
+            sandbox: SandboxSettings::default(),
+            sandbox_helper: None,
         }
     }
 }

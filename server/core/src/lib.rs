@@ -19,6 +19,7 @@ pub mod policy_check;
 pub mod probe;
 pub mod provider;
 pub mod runs;
+pub mod sandbox;
 pub mod services;
 pub mod state_dir;
 pub mod store;

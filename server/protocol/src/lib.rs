@@ -597,6 +597,18 @@ pub struct ServerConfig {
     pub read_only: bool,
     pub yolo: bool,
     pub extra_roots: Vec<String>,
+    pub sandbox: SandboxInfo,
+}
+
+/// The process sandbox: whether commands run confined by Landlock, and why not.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SandboxInfo {
+    /// Every command the agent starts runs confined (files and, with `network: deny`, TCP).
+    pub active: bool,
+    /// `allow` or `deny`.
+    pub network: String,
+    /// Why the sandbox is off, or what it cannot protect (a root holding credentials).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -5,7 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub use tradewind_core::{
-    agent, artifacts, auth, config, events, plan, policy, probe, protocol, provider, runs,
+    agent, artifacts, auth, config, events, plan, policy, probe, protocol, provider, runs, sandbox,
     services, state_dir, store, tasks, tools, util,
 };
 

@@ -33,6 +33,7 @@ async fn main() -> std::process::ExitCode {
             Ok(())
         }
         Command::Passwd(args) => tradewind::cli::passwd(args).await,
+        Command::SandboxExec { args } => return tradewind_core::sandbox::exec(args).await,
         Command::Policy(tradewind::config::PolicyCommand::Check(args)) => {
             return tradewind::cli::policy_check(args);
         }

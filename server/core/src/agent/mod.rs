@@ -84,6 +84,9 @@ pub struct AgentDeps {
     pub interactive: bool,
     /// The tool lists offered so far, per agent and flag set (built once each).
     pub offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
+    /// The process sandbox every command runs in (`None`: unavailable or turned off).
+    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    pub sandbox_info: crate::protocol::SandboxInfo,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.

@@ -92,11 +92,19 @@ pub async fn agent_deps(
 ) -> anyhow::Result<(AgentDeps, tokio::sync::mpsc::UnboundedReceiver<String>)> {
     let net = cfg.network.policy();
     let active = initial_provider(cfg, store, net).await?;
+    let (sandbox, sandbox_info) = crate::sandbox::for_config(cfg);
+    if sandbox.is_none() {
+        for n in &sandbox_info.notes {
+            tracing::warn!("process sandbox: {n}");
+        }
+    }
+    let sandbox = sandbox.map(Arc::new);
     let (tasks, ended) = crate::tasks::TaskManager::new(
         store.clone(),
         events.clone(),
         cfg.tasks.clone(),
         &cfg.state_dir,
+        sandbox.clone(),
     );
     let deps = AgentDeps {
         cfg: cfg.clone(),
@@ -116,6 +124,8 @@ pub async fn agent_deps(
         net,
         interactive,
         offered: parking_lot::Mutex::default(),
+        sandbox,
+        sandbox_info,
     };
     Ok((deps, ended))
 }

@@ -106,6 +106,7 @@ pub struct TaskManager {
     live: Mutex<HashMap<String, Live>>,
     /// Notified when a task ends by itself (wake-ups).
     ended: tokio::sync::mpsc::UnboundedSender<String>,
+    sandbox: Option<Arc<crate::sandbox::Sandbox>>,
 }
 
 impl TaskManager {
@@ -114,6 +115,7 @@ impl TaskManager {
         events: Arc<EventBus>,
         settings: TaskSettings,
         state_dir: &Path,
+        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
     ) -> (
         Arc<TaskManager>,
         tokio::sync::mpsc::UnboundedReceiver<String>,
@@ -129,6 +131,7 @@ impl TaskManager {
             owner_start: process_start_time(owner_pid).unwrap_or(0),
             live: Mutex::new(HashMap::new()),
             ended: tx,
+            sandbox,
         };
         (Arc::new(tm), rx)
     }
@@ -250,7 +253,7 @@ impl TaskManager {
             delivered_at: None,
         };
         self.store.create_task(&row).await?;
-        let (child, reader) = match spawn_shell(command, cwd) {
+        let (child, reader) = match spawn_shell(command, cwd, self.sandbox.as_deref()) {
             Ok(x) => x,
             Err(e) => {
                 let _ = self
@@ -700,18 +703,25 @@ impl TaskLog {
 fn spawn_shell(
     command: &str,
     cwd: &Path,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> std::io::Result<(tokio::process::Child, std::io::PipeReader)> {
     let (reader, writer) = std::io::pipe()?;
     let writer2 = writer.try_clone()?;
-    let mut cmd = tokio::process::Command::new(SHELL);
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(cwd)
+    let argv: [std::ffi::OsString; 2] = ["-c".into(), command.into()];
+    let mut cmd = match sandbox {
+        // The helper starts its own session (and group); the task's cwd is inside a root.
+        Some(sb) => sb.command(cwd, Path::new(SHELL), &argv),
+        None => {
+            let mut cmd = tokio::process::Command::new(SHELL);
+            cmd.args(&argv).process_group(0);
+            cmd
+        }
+    };
+    cmd.current_dir(cwd)
         .env_clear()
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer))
-        .stderr(Stdio::from(writer2))
-        .process_group(0);
+        .stderr(Stdio::from(writer2));
     for k in ENV_ALLOW {
         if let Some(v) = std::env::var_os(k) {
             cmd.env(k, v);

@@ -213,8 +213,36 @@ impl GroupGuard {
 }
 
 impl Drop for GroupGuard {
+    /// SIGTERM first — the sandbox helper then kills every descendant it adopted, `setsid` and
+    /// double forks included — and SIGKILL for the group a moment later, whatever ignored it.
     fn drop(&mut self) {
-        self.signal(rustix::process::Signal::KILL);
+        let Some(pgid) = self.pgid.take() else { return };
+        let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
+            return;
+        };
+        if rustix::process::kill_process_group(pid, rustix::process::Signal::TERM).is_err() {
+            return; // the group is gone already
+        }
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        });
+    }
+}
+
+/// SIGTERM to the group (the sandbox helper then kills every descendant it adopted), SIGKILL
+/// after a second for whatever ignored it.
+async fn stop_group(
+    guard: &GroupGuard,
+    child: &mut tokio::process::Child,
+) -> Option<std::process::ExitStatus> {
+    guard.signal(rustix::process::Signal::TERM);
+    match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
+        Ok(s) => s.ok(),
+        Err(_) => {
+            guard.signal(rustix::process::Signal::KILL);
+            child.wait().await.ok()
+        }
     }
 }
 
@@ -261,16 +289,21 @@ impl Capture {
 
 /// The child process: the program (through the fixed shell, or an argv), in its own process
 /// group, with the allow-listed environment and both output streams piped.
-fn command_for(args: &ProcessArgs) -> tokio::process::Command {
-    let mut cmd = match &args.program {
-        Program::Shell(c) => {
-            let mut cmd = tokio::process::Command::new(SHELL);
-            cmd.arg("-c").arg(c);
-            cmd
-        }
-        Program::Argv(v) => {
-            let mut cmd = tokio::process::Command::new(&v[0]);
-            cmd.args(&v[1..]);
+fn command_for(
+    args: &ProcessArgs,
+    sandbox: Option<&crate::sandbox::Sandbox>,
+    workspace: &std::path::Path,
+) -> tokio::process::Command {
+    let (program, argv): (std::path::PathBuf, Vec<std::ffi::OsString>) = match &args.program {
+        Program::Shell(c) => (SHELL.into(), vec!["-c".into(), c.into()]),
+        Program::Argv(v) => (v[0].clone().into(), v[1..].iter().map(Into::into).collect()),
+    };
+    let mut cmd = match sandbox {
+        // The helper starts its own session (and group); it must not be a group leader already.
+        Some(sb) => sb.command(workspace, &program, &argv),
+        None => {
+            let mut cmd = tokio::process::Command::new(&program);
+            cmd.args(&argv).process_group(0);
             cmd
         }
     };
@@ -278,8 +311,7 @@ fn command_for(args: &ProcessArgs) -> tokio::process::Command {
         .env_clear()
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     for k in ENV_ALLOW {
         if let Some(v) = std::env::var_os(k) {
             cmd.env(k, v);
@@ -299,7 +331,11 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
             format!("{} is not a directory", args.cwd.display()),
         );
     }
-    let mut cmd = command_for(&args);
+    let mut cmd = command_for(
+        &args,
+        ctx.turn.deps.sandbox.as_deref(),
+        &ctx.paths.workspace,
+    );
     let started = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
@@ -335,19 +371,12 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
         }
     }
     let status = if stop.is_some() {
-        guard.signal(rustix::process::Signal::TERM);
-        match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
-            Ok(s) => s.ok(),
-            Err(_) => {
-                guard.signal(rustix::process::Signal::KILL);
-                child.wait().await.ok()
-            }
-        }
+        stop_group(&guard, &mut child).await
     } else {
         tokio::select! {
             s = child.wait() => s.ok(),
-            _ = &mut deadline => { stop = Some("timeout"); guard.signal(rustix::process::Signal::KILL); child.wait().await.ok() }
-            _ = ctx.cancel.cancelled() => { stop = Some("cancelled"); guard.signal(rustix::process::Signal::KILL); child.wait().await.ok() }
+            _ = &mut deadline => { stop = Some("timeout"); stop_group(&guard, &mut child).await }
+            _ = ctx.cancel.cancelled() => { stop = Some("cancelled"); stop_group(&guard, &mut child).await }
         }
     };
     // The leader is gone; kill stragglers of the group anyway, then stop guarding.

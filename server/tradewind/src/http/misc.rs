@@ -38,6 +38,7 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
             .collect(),
+        sandbox: state.deps().sandbox_info.clone(),
     })
 }
 

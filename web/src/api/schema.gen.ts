@@ -1027,11 +1027,21 @@ export interface components {
          * @enum {string}
          */
         RunTrigger: "prompt" | "command" | "plan" | "wakeup";
+        /** @description The process sandbox: whether commands run confined by Landlock, and why not. */
+        SandboxInfo: {
+            /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
+            active: boolean;
+            /** @description `allow` or `deny`. */
+            network: string;
+            /** @description Why the sandbox is off, or what it cannot protect (a root holding credentials). */
+            notes: string[];
+        };
         /** @description The server's startup ceiling and switches, for the UI's permission menu. */
         ServerConfig: {
             ceiling: components["schemas"]["CeilingInfo"];
             extra_roots: string[];
             read_only: boolean;
+            sandbox: components["schemas"]["SandboxInfo"];
             version: string;
             workspace: string;
             yolo: boolean;

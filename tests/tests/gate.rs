@@ -443,13 +443,14 @@ async fn a_setsid_child_is_gone_after_cancel() {
             .unwrap();
         String::from_utf8_lossy(&o.stdout).trim().to_string()
     };
+    // Wait for the process to exist (a state, polled without blocking the in-process server).
     let mut seen = false;
-    for _ in 0..200 {
+    for _ in 0..800 {
         if !pgrep().is_empty() {
             seen = true;
             break;
         }
-        std::thread::sleep(std::time::Duration::from_millis(25));
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
     assert!(seen, "the setsid child started");
     let (st, _) = s.post(&format!("/api/runs/{run}/cancel"), json!({})).await;
@@ -457,5 +458,157 @@ async fn a_setsid_child_is_gone_after_cancel() {
     let fin = s.wait_run_finished(&sid, &run).await;
     assert_eq!(fin["status"], "cancelled");
     assert_eq!(pgrep(), "", "the setsid child survived the cancel");
+    s.stop().await;
+}
+
+/// "Allow commands like this": a `prefix_workspace` answer stores `["ls"]` for every session of
+/// the workspace; `ls … | head` then runs without asking, a compound with another part still
+/// asks (and is offered no rule); the permissions view lists the rule, revoking it makes `ls`
+/// ask again; `/api/tools` says what each tool would do.
+#[tokio::test]
+async fn prefix_rules_are_granted_listed_and_revoked() {
+    let (mock, s) = with_mock(Ceiling {
+        write: true,
+        process: true,
+        external: false,
+    })
+    .await;
+    mock.push(tool_reply("c1", "shell", &json!({"command": "ls -la"})));
+    mock.push(tool_reply(
+        "c2",
+        "shell",
+        &json!({"command": "ls . 2>&1 | head -3"}),
+    ));
+    mock.push(tool_reply(
+        "c3",
+        "shell",
+        &json!({"command": "ls; touch made.txt"}),
+    ));
+    mock.push(text_reply("done"));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "list").await;
+    let ask = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["call_id"] == "c1"
+        })
+        .await;
+    assert_eq!(ask["prefix"], json!(["ls"]), "{ask}");
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+            json!({"decision": "prefix_workspace"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let ask = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["call_id"] == "c3"
+        })
+        .await;
+    assert!(
+        ask.get("prefix").is_none_or(Value::is_null),
+        "no rule for a mixed compound: {ask}"
+    );
+    let aid = ask["approval_id"].as_str().unwrap().to_string();
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{aid}"),
+            json!({"decision": "prefix"}),
+        )
+        .await;
+    assert_eq!(st, 422, "prefix is no answer when none was offered");
+    s.post(
+        &format!("/api/approvals/{aid}"),
+        json!({"decision": "once"}),
+    )
+    .await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    let asked: Vec<&str> = of_type(&events, "approval_requested")
+        .iter()
+        .map(|e| e["call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(asked, ["c1", "c3"], "`ls . | head` ran under the rule");
+    assert!(
+        of_type(&events, "tool_result")
+            .iter()
+            .all(|r| r["ok"] == true)
+    );
+    // Listed for this session and for another session of the same workspace.
+    let other = s.create_session("ask").await;
+    for id in [&sid, &other] {
+        let (st, p) = s.get(&format!("/api/sessions/{id}/permissions")).await;
+        assert_eq!(st, 200);
+        let rule = p["grants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["kind"] == "prefix")
+            .unwrap_or_else(|| panic!("{p}"))
+            .clone();
+        assert_eq!(rule["scope"], "workspace");
+        assert_eq!(rule["label"], "commands starting with `ls`");
+        assert_eq!(p["ceiling"]["process"], true);
+        assert_eq!(p["mode"], "ask");
+    }
+    // `/api/tools`: shell asks in `ask` mode, read_file runs, the plan agent's tool is not here.
+    let (_, tools) = s.get(&format!("/api/tools?session={sid}")).await;
+    let status = |name: &str| {
+        tools["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(status("shell"), "ask");
+    assert_eq!(status("read_file"), "enabled");
+    assert_eq!(status("exit_plan"), "disabled");
+    // Revoke: the rule is gone and `ls` asks again.
+    let key = r#"prefix:["ls"]"#;
+    let del = |scope: &'static str| {
+        let url = s.url(&format!("/api/sessions/{sid}/permissions"));
+        let http = s.http.clone();
+        async move {
+            let enc = |v: &str| -> String {
+                v.bytes()
+                    .map(|b| {
+                        if b.is_ascii_alphanumeric() {
+                            (b as char).to_string()
+                        } else {
+                            format!("%{b:02X}")
+                        }
+                    })
+                    .collect()
+            };
+            http.delete(format!("{url}?key={}&scope={}", enc(key), enc(scope)))
+                .bearer_auth(TOKEN)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(del("bogus").await, 422);
+    assert_eq!(del("workspace").await, 204);
+    assert_eq!(del("workspace").await, 404);
+    let (_, p) = s.get(&format!("/api/sessions/{other}/permissions")).await;
+    assert!(p["grants"].as_array().unwrap().is_empty(), "{p}");
+    mock.push(tool_reply("c4", "shell", &json!({"command": "ls -a"})));
+    mock.push(text_reply("ok"));
+    let run = s.prompt(&sid, "again").await;
+    let ask = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["call_id"] == "c4"
+        })
+        .await;
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "deny"}),
+    )
+    .await;
+    s.wait_run_finished(&sid, &run).await;
     s.stop().await;
 }

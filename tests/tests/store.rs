@@ -201,6 +201,7 @@ async fn suite(store: Store) {
             grant_key: "effect:process".into(),
             input: "{}".into(),
             reason: "r".into(),
+            prefix: Some(vec!["cargo".into(), "test".into()]),
         })
         .await
         .unwrap();
@@ -227,6 +228,34 @@ async fn suite(store: Store) {
         store.list_grants(&sid).await.unwrap(),
         vec!["effect:write".to_string()]
     );
+    assert_eq!(
+        store.get_approval(&aid).await.unwrap().prefix.as_deref(),
+        Some(r#"["cargo","test"]"#)
+    );
+    // Workspace rules reach every session of that workspace; revoking removes one.
+    let ws = store.get_session(&sid).await.unwrap().workspace;
+    store
+        .add_workspace_grant(&ws, "prefix:[\"make\"]")
+        .await
+        .unwrap();
+    let rows = store.grant_rows(&sid).await.unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].workspace.as_deref(), Some(ws.as_str()));
+    assert!(
+        store
+            .revoke_grant(&sid, Some(&ws), "prefix:[\"make\"]")
+            .await
+            .unwrap()
+    );
+    assert!(!store.revoke_grant(&sid, None, "nope").await.unwrap());
+    assert!(
+        store
+            .revoke_grant(&sid, None, "effect:write")
+            .await
+            .unwrap()
+    );
+    assert!(store.list_grants(&sid).await.unwrap().is_empty());
+    store.add_grant(&sid, "effect:write").await.unwrap();
     // Messages keep creation order.
     for i in 0..5 {
         store

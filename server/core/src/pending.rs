@@ -223,10 +223,11 @@ impl PromptKind for Approvals {
         (&row.session_id, &row.run_id)
     }
     fn validate(row: &ApprovalRow, d: &ApprovalDecision) -> Result<(), String> {
-        use ApprovalDecision::{Deny, Directory, Once, Session};
-        let valid = match row.scope {
-            ApprovalScope::Directory => matches!(d, Once | Directory | Deny),
-            ApprovalScope::Effect => matches!(d, Once | Session | Deny),
+        use ApprovalDecision::{Deny, Directory, Once, Prefix, PrefixWorkspace, Session};
+        let valid = match (row.scope, d) {
+            (_, Prefix | PrefixWorkspace) => row.prefix.is_some(),
+            (ApprovalScope::Directory, d) => matches!(d, Once | Directory | Deny),
+            (ApprovalScope::Effect, d) => matches!(d, Once | Session | Deny),
         };
         if valid {
             Ok(())

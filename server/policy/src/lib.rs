@@ -78,6 +78,9 @@ pub struct Ask {
     pub reasons: Vec<String>,
     pub directory: Option<PathBuf>,
     pub warnings: Vec<String>,
+    /// "Allow commands like this": the argv prefix a `prefix` answer would store, offered when
+    /// the call asks only for its effect and every part of the command would be covered.
+    pub prefix: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,7 +277,13 @@ fn finish(
         let asks: Vec<&Reason> = rs.iter().filter(|r| r.verdict == V::Ask).collect();
         let keys: Vec<String> = asks.iter().filter_map(|r| r.key.clone()).collect();
         let directory = asks.iter().find_map(|r| r.directory.clone());
+        let only_effect = asks.iter().all(|r| r.code == "effect");
+        let prefix = p
+            .command
+            .filter(|_| only_effect && p.effect == Effect::Process)
+            .and_then(suggested_prefix);
         Decision::Ask(Ask {
+            prefix,
             scope: if directory.is_some() {
                 ApprovalScope::Directory
             } else {
@@ -297,7 +306,7 @@ fn finish(
     } else {
         let r = rs
             .iter()
-            .find(|r| r.code == "granted")
+            .find(|r| r.code == "granted" || r.code == "rule")
             .cloned()
             .unwrap_or_else(|| allowed(ctx, p));
         if !rs.iter().any(|x| x.code == r.code) {
@@ -312,6 +321,85 @@ fn finish(
         decision,
         reasons: rs,
     }
+}
+
+/// The grant key of a prefix rule: the argv prefix as JSON.
+pub fn prefix_key(argv: &[String]) -> String {
+    format!(
+        "prefix:{}",
+        serde_json::to_string(argv).unwrap_or_else(|_| "[]".into())
+    )
+}
+
+/// The argv prefix a `prefix:` grant key stores.
+pub fn parse_prefix_key(key: &str) -> Option<Vec<String>> {
+    let v: Vec<String> = serde_json::from_str(key.strip_prefix("prefix:")?).ok()?;
+    (!v.is_empty()).then_some(v)
+}
+
+/// Programs that only filter text: in a pipeline after a covered command they need no rule of
+/// their own (`cargo test 2>&1 | tail -5`).
+const FILTERS: &[&str] = &[
+    "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "sort", "uniq", "cut", "tr", "cat",
+    "column", "nl", "jq", "less", "more", "true", "echo", "printf",
+];
+
+fn is_filter(c: &command::SimpleCommand) -> bool {
+    c.dangers.is_empty()
+        && c.argv
+            .first()
+            .is_some_and(|p| FILTERS.contains(&p.as_str()))
+}
+
+/// The rule that covers this command: every simple command starts with the argv of a rule (word
+/// for word: `["cargo","test"]` covers `cargo test -p x`, not `cargo testx`) or is a plain text
+/// filter, at least one matched a rule, and nothing in it never loosens.
+fn covering_rule(grants: &HashSet<String>, a: &CommandAnalysis) -> Option<Vec<String>> {
+    if a.never_loosens() || !a.hard_denied.is_empty() || a.commands.is_empty() {
+        return None;
+    }
+    let rules: Vec<Vec<String>> = grants.iter().filter_map(|g| parse_prefix_key(g)).collect();
+    if rules.is_empty() {
+        return None;
+    }
+    let mut used: Option<Vec<String>> = None;
+    for c in &a.commands {
+        match rules.iter().find(|r| c.argv.starts_with(r)) {
+            Some(r) => {
+                used.get_or_insert_with(|| r.clone());
+            }
+            None if is_filter(c) => {}
+            None => return None,
+        }
+    }
+    used
+}
+
+/// "Allow commands like this": the program and its leading sub-command words (`cargo test`,
+/// `npm run build`), when the command has no category that never loosens and every other part
+/// is a plain text filter or starts the same way.
+pub fn suggested_prefix(a: &CommandAnalysis) -> Option<Vec<String>> {
+    if a.never_loosens() || !a.hard_denied.is_empty() || a.has_control_chars {
+        return None;
+    }
+    let main = a.commands.iter().find(|c| !is_filter(c))?;
+    let word = |w: &&String| {
+        !w.is_empty()
+            && w.len() <= 40
+            && w.chars().all(|c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_' || c == ':'
+            })
+            && !w.starts_with('-')
+    };
+    let mut prefix: Vec<String> = main.argv.iter().take(1).cloned().collect();
+    prefix.extend(main.argv.iter().skip(1).take_while(word).take(2).cloned());
+    if prefix.is_empty() {
+        return None;
+    }
+    a.commands
+        .iter()
+        .all(|c| is_filter(c) || c.argv.starts_with(&prefix))
+        .then_some(prefix)
 }
 
 /// 1. Switches that remove effects entirely.
@@ -423,6 +511,16 @@ fn effect_not_allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
         };
     if effect_ok {
         return None;
+    }
+    if ctx.interactive
+        && let Some(rule) = p.command.and_then(|a| covering_rule(ctx.grants, a))
+    {
+        return Some(reason(
+            "rule",
+            protocol::PolicyDecision::Allow,
+            format!("allowed by the rule `{} …`", rule.join(" ")),
+            Some(prefix_key(&rule)),
+        ));
     }
     let effect = p.effect.as_str();
     if !ctx.interactive {

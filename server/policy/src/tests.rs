@@ -485,3 +485,78 @@ fn commands_naming_hard_denied_paths_are_denied_not_asked() {
         assert_eq!(decide_cmd(cmd, Mode::Full, false), D::Allow, "{cmd}");
     }
 }
+
+/// Prefix rules match the parsed argv word for word, cover a pipeline's plain filters, never a
+/// compound with another part, never a category that never loosens; the suggestion follows.
+#[test]
+fn prefix_rules_match_parsed_argv() {
+    let grants: HashSet<String> = [prefix_key(&["cargo".into(), "test".into()])]
+        .into_iter()
+        .collect();
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Ask,
+        interactive: true,
+        ceiling: Ceiling {
+            write: true,
+            process: true,
+            external: true,
+        },
+        read_only: false,
+        yolo: false,
+        grants: &grants,
+    };
+    let label = |cmd: &str| {
+        let a = analysis(cmd);
+        decide(
+            &ctx,
+            &Proposal {
+                tool: "shell",
+                effect: Effect::Process,
+                paths: &[],
+                command: Some(&a),
+                command_text: Some(cmd),
+            },
+        )
+        .label()
+    };
+    for cmd in [
+        "cargo test",
+        "cargo test -p x -- --nocapture",
+        "cargo test 2>&1 | tail -5",
+        "cargo test && cargo test --doc",
+    ] {
+        assert_eq!(label(cmd), D::Allow, "{cmd}");
+    }
+    for cmd in [
+        "cargo testx",
+        "cargo build",
+        "cargo test; touch x",
+        "cargo test && curl x",
+        "timeout 5 cargo test",
+        "cargo",
+    ] {
+        assert_eq!(label(cmd), D::Ask, "{cmd}");
+    }
+    let s = |cmd: &str| suggested_prefix(&analysis(cmd));
+    assert_eq!(
+        s("cargo test -p x"),
+        Some(vec!["cargo".into(), "test".into()])
+    );
+    assert_eq!(
+        s("npm run build 2>&1 | tail -3"),
+        Some(vec!["npm".into(), "run".into(), "build".into()])
+    );
+    assert_eq!(s("python3 script.py"), Some(vec!["python3".into()]));
+    assert_eq!(s("ls; touch x"), None, "two different programs");
+    assert_eq!(
+        s("rm -rf build"),
+        None,
+        "never for a category that never loosens"
+    );
+    assert_eq!(
+        parse_prefix_key(&prefix_key(&["a b".into()])),
+        Some(vec!["a b".to_string()])
+    );
+    assert_eq!(parse_prefix_key("prefix:[]"), None);
+}

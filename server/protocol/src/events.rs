@@ -61,6 +61,10 @@ pub enum EventPayload {
         scope: ApprovalScope,
         /// For `directory` scope: the directory the answer covers.
         directory: Option<String>,
+        /// "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
+        /// stores as a rule (offered only when nothing else asks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prefix: Option<Vec<String>>,
         /// Deny-list mentions, control characters, dangerous categories.
         warnings: Vec<String>,
     },

@@ -395,6 +395,10 @@ pub enum ApprovalDecision {
     Session,
     Directory,
     Deny,
+    /// "Allow commands like this" for this session: stores the offered argv prefix as a rule.
+    Prefix,
+    /// The same rule for every session of this workspace.
+    PrefixWorkspace,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -611,7 +615,7 @@ pub struct SandboxInfo {
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct CeilingInfo {
     pub write: bool,
     pub process: bool,
@@ -887,4 +891,49 @@ pub struct PolicyCheckReport {
     pub commands: Vec<PolicyCommand>,
     /// Deny-list mentions, control characters and the categories' explanations.
     pub warnings: Vec<String>,
+}
+
+/// One thing a session was allowed: by an approval answer, or a rule kept for its workspace.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GrantInfo {
+    /// The stored key (pass it back to revoke).
+    pub key: String,
+    /// `effect`, `directory`, `command`, `prefix`, `write` or `other`.
+    pub kind: String,
+    /// What it allows, in words.
+    pub label: String,
+    /// `session` or `workspace`.
+    pub scope: String,
+    pub created_at: i64,
+}
+
+/// `GET /api/sessions/{id}/permissions`: what the session may do without asking, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionPermissions {
+    pub session: String,
+    pub mode: Mode,
+    pub agent: Agent,
+    pub workspace: String,
+    /// The server's startup flags: the ceiling of what runs without asking.
+    pub ceiling: CeilingInfo,
+    pub read_only: bool,
+    pub yolo: bool,
+    pub extra_roots: Vec<String>,
+    pub sandbox: SandboxInfo,
+    pub grants: Vec<GrantInfo>,
+}
+
+/// One tool as a session sees it now (seed 000's `/tools`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ToolStatus {
+    pub name: String,
+    pub effect: Effect,
+    /// `enabled` (runs without asking), `ask` or `disabled`.
+    pub status: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ToolStatusList {
+    pub data: Vec<ToolStatus>,
 }

@@ -340,6 +340,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the session may do without asking: the server's ceiling, the mode, and every grant
+         *     (the session's and its workspace's rules), each revocable.
+         */
+        get: operations["permissions"];
+        put?: never;
+        post?: never;
+        /** Revoke one grant; runs in flight see it at their next call. */
+        delete: operations["revoke_permission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/runs": {
         parameters: {
             query?: never;
@@ -484,6 +505,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every tool as a session sees it now: enabled, ask or disabled, and why. */
+        get: operations["tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/whoami": {
         parameters: {
             query?: never;
@@ -526,7 +564,7 @@ export interface components {
             data: components["schemas"]["ApiToken"][];
         };
         /** @enum {string} */
-        ApprovalDecision: "once" | "session" | "directory" | "deny";
+        ApprovalDecision: "once" | "session" | "directory" | "deny" | "prefix" | "prefix_workspace";
         ApprovalParams: {
             decision: components["schemas"]["ApprovalDecision"];
         };
@@ -674,6 +712,11 @@ export interface components {
             directory?: string | null;
             effect: components["schemas"]["Effect"];
             input: Record<string, unknown>;
+            /**
+             * @description "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
+             *     stores as a rule (offered only when nothing else asks).
+             */
+            prefix?: string[] | null;
             /** @description Every reason joined with "; ". */
             reason: string;
             /**
@@ -762,6 +805,19 @@ export interface components {
             data: components["schemas"]["Session"];
             /** @enum {string} */
             type: "session_updated";
+        };
+        /** @description One thing a session was allowed: by an approval answer, or a rule kept for its workspace. */
+        GrantInfo: {
+            /** Format: int64 */
+            created_at: number;
+            /** @description The stored key (pass it back to revoke). */
+            key: string;
+            /** @description `effect`, `directory`, `command`, `prefix`, `write` or `other`. */
+            kind: string;
+            /** @description What it allows, in words. */
+            label: string;
+            /** @description `session` or `workspace`. */
+            scope: string;
         };
         Health: {
             status: string;
@@ -1069,6 +1125,20 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null at the end. */
             next_cursor?: string | null;
         };
+        /** @description `GET /api/sessions/{id}/permissions`: what the session may do without asking, and why. */
+        SessionPermissions: {
+            agent: components["schemas"]["Agent"];
+            /** @description The server's startup flags: the ceiling of what runs without asking. */
+            ceiling: components["schemas"]["CeilingInfo"];
+            extra_roots: string[];
+            grants: components["schemas"]["GrantInfo"][];
+            mode: components["schemas"]["Mode"];
+            read_only: boolean;
+            sandbox: components["schemas"]["SandboxInfo"];
+            session: string;
+            workspace: string;
+            yolo: boolean;
+        };
         /**
          * @description What a session is doing, derived from its runs and pending prompts.
          * @enum {string}
@@ -1125,6 +1195,17 @@ export interface components {
          * @enum {string}
          */
         TaskStopper: "user" | "model" | "timeout" | "shutdown";
+        /** @description One tool as a session sees it now (seed 000's `/tools`). */
+        ToolStatus: {
+            effect: components["schemas"]["Effect"];
+            name: string;
+            reason: string;
+            /** @description `enabled` (runs without asking), `ask` or `disabled`. */
+            status: string;
+        };
+        ToolStatusList: {
+            data: components["schemas"]["ToolStatus"][];
+        };
         /** @description Token usage of a run. */
         Usage: {
             /** Format: int64 */
@@ -2094,6 +2175,91 @@ export interface operations {
             };
         };
     };
+    permissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionPermissions"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_permission: {
+        parameters: {
+            query: {
+                /** @description The grant's key, as listed. */
+                key: string;
+                /** @description `session` (default) or `workspace`. */
+                scope?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_runs: {
         parameters: {
             query?: never;
@@ -2422,6 +2588,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tools: {
+        parameters: {
+            query: {
+                /** @description The session whose mode, agent and grants decide. */
+                session: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolStatusList"];
+                };
             };
             401: {
                 headers: {

@@ -205,10 +205,15 @@ async fn gate(
 ) -> Result<(), ToolOutput> {
     let mut once: HashSet<String> = HashSet::new();
     for _ in 0..8 {
-        // The session's grants, read once per run (only this run can add to them meanwhile).
-        let cached = t.grants.lock().clone();
+        // The session's grants, read once per run (only this run adds to them meanwhile) and
+        // again after a revoke anywhere.
+        let epoch = t
+            .deps
+            .grants_epoch
+            .load(std::sync::atomic::Ordering::Acquire);
+        let cached = t.grants.lock().clone().filter(|(e, _)| *e == epoch);
         let mut grants: HashSet<String> = match cached {
-            Some(g) => g,
+            Some((_, g)) => g,
             None => {
                 let g: HashSet<String> = t
                     .deps
@@ -220,7 +225,7 @@ async fn gate(
                     .collect();
                 {
                     let mut c = t.grants.lock();
-                    *c = Some(g.clone());
+                    *c = Some((epoch, g.clone()));
                 }
                 g
             }
@@ -278,6 +283,30 @@ async fn gate(
                             }
                         }
                     }
+                    d @ (ApprovalDecision::Prefix | ApprovalDecision::PrefixWorkspace) => {
+                        let Some(rule) = &ask.prefix else {
+                            once.extend(ask.keys.iter().cloned());
+                            continue;
+                        };
+                        let key = policy::prefix_key(rule);
+                        let stored = if d == ApprovalDecision::Prefix {
+                            t.deps.store.add_grant(&t.run.session.id, &key).await
+                        } else {
+                            t.deps
+                                .store
+                                .add_workspace_grant(&t.run.session.workspace, &key)
+                                .await
+                        };
+                        {
+                            let mut c = t.grants.lock();
+                            *c = None;
+                        }
+                        if let Err(e) = stored {
+                            tracing::error!(error = %e, "cannot store rule");
+                        }
+                        // This call is allowed whatever happened to the rule.
+                        once.extend(ask.keys.iter().cloned());
+                    }
                     ApprovalDecision::Deny => {
                         return Err(ToolOutput::err(
                             "permission_denied",
@@ -313,6 +342,7 @@ async fn ask_user(
         grant_key: ask.key.clone(),
         input: input.to_string(),
         reason: ask.reason.clone(),
+        prefix: ask.prefix.clone(),
     };
     let event = EventPayload::ApprovalRequested {
         approval_id: id.clone(),
@@ -322,6 +352,7 @@ async fn ask_user(
         input: input.clone(),
         reason: ask.reason.clone(),
         reasons: ask.reasons.clone(),
+        prefix: ask.prefix.clone(),
         scope: ask.scope,
         directory: ask
             .directory

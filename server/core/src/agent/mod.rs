@@ -87,6 +87,8 @@ pub struct AgentDeps {
     /// The process sandbox every command runs in (`None`: unavailable or turned off).
     pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
     pub sandbox_info: crate::protocol::SandboxInfo,
+    /// Bumped by every revoke, so runs in flight re-read their grants.
+    pub grants_epoch: std::sync::atomic::AtomicU64,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
@@ -109,7 +111,8 @@ pub struct RunOutcome {
 
 pub(crate) struct Turn<'a> {
     /// The session's grants, cached for this run.
-    grants: parking_lot::Mutex<Option<HashSet<String>>>,
+    /// The session's grants, read once per run and again after any revoke (`grants_epoch`).
+    grants: parking_lot::Mutex<Option<(u64, HashSet<String>)>>,
     pub(crate) deps: &'a AgentDeps,
     pub(crate) run: &'a RunSpec,
     pub(crate) agent: Agent,

@@ -126,6 +126,7 @@ pub async fn agent_deps(
         offered: parking_lot::Mutex::default(),
         sandbox,
         sandbox_info,
+        grants_epoch: std::sync::atomic::AtomicU64::new(0),
     };
     Ok((deps, ended))
 }

@@ -168,3 +168,185 @@ impl Core {
         })
     }
 }
+
+/// A grant key in words, and its kind.
+fn describe_grant(key: &str) -> (&'static str, String) {
+    if let Some(e) = key.strip_prefix("effect:") {
+        return ("effect", format!("{e} effects without asking"));
+    }
+    if let Some(d) = key.strip_prefix("dir:write:") {
+        return ("directory", format!("reading and writing under {d}"));
+    }
+    if let Some(d) = key.strip_prefix("dir:read:") {
+        return ("directory", format!("reading under {d}"));
+    }
+    if let Some(p) = crate::policy::parse_prefix_key(key) {
+        return (
+            "prefix",
+            format!("commands starting with `{}`", p.join(" ")),
+        );
+    }
+    if let Some(h) = key.strip_prefix("cmd:") {
+        let short: String = h.chars().take(12).collect();
+        return ("command", format!("one exact command (sha256 {short}…)"));
+    }
+    if let Some(p) = key.strip_prefix("write:") {
+        return ("write", format!("changes to {p}"));
+    }
+    ("other", key.to_string())
+}
+
+impl Core {
+    /// What a session may do without asking: the server's ceiling and switches, the session's
+    /// mode, and every grant (its own and its workspace's rules).
+    pub async fn permissions(
+        &self,
+        id: &str,
+    ) -> ServiceResult<crate::protocol::SessionPermissions> {
+        let row = self.load_session(id).await?;
+        let grants = self
+            .store
+            .grant_rows(id)
+            .await
+            .map_err(ServiceError::Store)?
+            .into_iter()
+            .map(|g| {
+                let (kind, label) = describe_grant(&g.key);
+                crate::protocol::GrantInfo {
+                    kind: kind.into(),
+                    label,
+                    scope: if g.workspace.is_some() {
+                        "workspace"
+                    } else {
+                        "session"
+                    }
+                    .into(),
+                    key: g.key,
+                    created_at: g.created_at,
+                }
+            })
+            .collect();
+        let c = &self.cfg;
+        Ok(crate::protocol::SessionPermissions {
+            session: row.id.clone(),
+            mode: row.mode,
+            agent: row.agent,
+            workspace: row.workspace.clone(),
+            ceiling: crate::protocol::CeilingInfo {
+                write: c.ceiling.write,
+                process: c.ceiling.process,
+                external: c.ceiling.external,
+            },
+            read_only: c.read_only,
+            yolo: c.yolo,
+            extra_roots: c
+                .extra_roots
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            sandbox: self.deps().sandbox_info.clone(),
+            grants,
+        })
+    }
+
+    /// Revoke one grant of a session (`workspace`: the rule kept for its workspace). Runs in
+    /// flight see it at their next call.
+    pub async fn revoke_grant(&self, id: &str, key: &str, workspace: bool) -> ServiceResult<()> {
+        let row = self.load_session(id).await?;
+        let ws = workspace.then_some(row.workspace.as_str());
+        let removed = self
+            .store
+            .revoke_grant(id, ws, key)
+            .await
+            .map_err(ServiceError::Store)?;
+        if !removed {
+            return Err(ServiceError::NotFound("grant"));
+        }
+        self.deps()
+            .grants_epoch
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Every tool as the session sees it now: enabled (runs without asking), ask or disabled,
+    /// and why (seed 000's `/tools`).
+    pub async fn tool_status(&self, id: &str) -> ServiceResult<crate::protocol::ToolStatusList> {
+        let row = self.load_session(id).await?;
+        let deps = self.deps();
+        let grants: std::collections::HashSet<String> = self
+            .store
+            .list_grants(id)
+            .await
+            .map_err(ServiceError::Store)?
+            .into_iter()
+            .collect();
+        let c = &self.cfg;
+        let ctx = crate::policy::Context {
+            agent: row.agent,
+            mode: row.mode,
+            interactive: deps.interactive,
+            ceiling: c.ceiling,
+            read_only: c.read_only,
+            yolo: c.yolo,
+            grants: &grants,
+        };
+        let data = crate::tools::TOOLS
+            .iter()
+            .map(|d| {
+                let (status, reason) = if d.only_agent().is_some_and(|a| a != row.agent) {
+                    (
+                        "disabled",
+                        format!(
+                            "only the {} agent has it",
+                            d.only_agent().map_or("", |a| a.as_str())
+                        ),
+                    )
+                } else if d.interactive_only() && !deps.interactive {
+                    (
+                        "disabled",
+                        "it needs someone to answer in the web app".to_string(),
+                    )
+                } else if !crate::policy::offered(
+                    d.effect(),
+                    row.agent,
+                    deps.interactive,
+                    c.ceiling,
+                    c.read_only,
+                    c.yolo,
+                ) {
+                    let why = if c.read_only {
+                        "the server runs with --read-only".to_string()
+                    } else if row.agent == crate::protocol::Agent::Plan {
+                        "the plan agent is read-only".to_string()
+                    } else {
+                        format!(
+                            "this headless run does not allow {} effects",
+                            d.effect().as_str()
+                        )
+                    };
+                    ("disabled", why)
+                } else {
+                    let p = crate::policy::Proposal {
+                        tool: d.name(),
+                        effect: d.effect(),
+                        paths: &[],
+                        command: None,
+                        command_text: None,
+                    };
+                    match crate::policy::decide(&ctx, &p) {
+                        crate::policy::Decision::Allow { reason, .. } => ("enabled", reason),
+                        crate::policy::Decision::Ask(a) => ("ask", a.reason),
+                        crate::policy::Decision::Deny { reason, .. } => ("disabled", reason),
+                    }
+                };
+                crate::protocol::ToolStatus {
+                    name: d.name().to_string(),
+                    effect: d.effect(),
+                    status: status.into(),
+                    reason,
+                }
+            })
+            .collect();
+        Ok(crate::protocol::ToolStatusList { data })
+    }
+}

@@ -22,6 +22,8 @@ pub struct ApprovalRow {
     pub status: ApprovalStatus,
     pub created_at: i64,
     pub decided_at: Option<i64>,
+    /// The argv prefix (JSON) a `prefix` answer may store, when one was offered.
+    pub prefix: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -36,13 +38,23 @@ pub struct NewApproval {
     pub grant_key: String,
     pub input: String,
     pub reason: String,
+    pub prefix: Option<Vec<String>>,
+}
+
+/// Where a grant lives: one session, or every session of a workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantRow {
+    pub key: String,
+    /// `None`: the session's own; `Some(dir)`: the workspace's.
+    pub workspace: Option<String>,
+    pub created_at: i64,
 }
 
 impl Store {
     pub async fn create_approval(&self, a: &NewApproval) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11)",
+            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, prefix) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)",
         )
         .bind(&a.id)
         .bind(&a.session_id)
@@ -55,6 +67,7 @@ impl Store {
         .bind(&a.input)
         .bind(&a.reason)
         .bind(now_ms())
+        .bind(a.prefix.as_ref().and_then(|p| serde_json::to_string(p).ok()))
         .execute(self.pool())
         .await?;
         Ok(())
@@ -62,7 +75,7 @@ impl Store {
 
     pub async fn get_approval(&self, id: &str) -> StoreResult<ApprovalRow> {
         sqlx::query_as::<_, ApprovalRow>(
-            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at \
+            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix \
              FROM approvals WHERE id = $1",
         )
         .bind(id)
@@ -88,7 +101,7 @@ impl Store {
 
     pub async fn pending_approvals(&self, session_id: &str) -> StoreResult<Vec<ApprovalRow>> {
         Ok(sqlx::query_as::<_, ApprovalRow>(
-            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at \
+            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix \
              FROM approvals WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
         )
         .bind(session_id)
@@ -120,12 +133,69 @@ impl Store {
         Ok(())
     }
 
+    /// The session's grants and its workspace's, as keys (what the gate reads).
     pub async fn list_grants(&self, session_id: &str) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> =
-            sqlx::query_as("SELECT grant_key FROM grants WHERE session_id = $1 ORDER BY grant_key")
+        Ok(self
+            .grant_rows(session_id)
+            .await?
+            .into_iter()
+            .map(|g| g.key)
+            .collect())
+    }
+
+    /// The session's grants, then those of its workspace.
+    pub async fn grant_rows(&self, session_id: &str) -> StoreResult<Vec<GrantRow>> {
+        let rows: Vec<(String, Option<String>, i64)> = sqlx::query_as(
+            "SELECT grant_key, NULL, created_at FROM grants WHERE session_id = $1 \
+             UNION ALL \
+             SELECT w.grant_key, w.workspace, w.created_at FROM workspace_grants w \
+             JOIN sessions s ON s.workspace = w.workspace WHERE s.id = $1 \
+             ORDER BY 1",
+        )
+        .bind(session_id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(key, workspace, created_at)| GrantRow {
+                key,
+                workspace,
+                created_at,
+            })
+            .collect())
+    }
+
+    pub async fn add_workspace_grant(&self, workspace: &str, key: &str) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO workspace_grants (workspace, grant_key, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (workspace, grant_key) DO NOTHING",
+        )
+        .bind(workspace)
+        .bind(key)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Revoke a grant of the session (or, with `workspace`, of its workspace). False when
+    /// there was no such grant.
+    pub async fn revoke_grant(
+        &self,
+        session_id: &str,
+        workspace: Option<&str>,
+        key: &str,
+    ) -> StoreResult<bool> {
+        let q = match workspace {
+            None => sqlx::query("DELETE FROM grants WHERE session_id = $1 AND grant_key = $2")
                 .bind(session_id)
-                .fetch_all(self.pool())
-                .await?;
-        Ok(rows.into_iter().map(|r| r.0).collect())
+                .bind(key),
+            Some(w) => {
+                sqlx::query("DELETE FROM workspace_grants WHERE workspace = $1 AND grant_key = $2")
+                    .bind(w)
+                    .bind(key)
+            }
+        };
+        Ok(q.execute(self.pool()).await?.rows_affected() > 0)
     }
 }

@@ -26,7 +26,7 @@ macro_rules! text_enum {
 
 text_enum!(
     /// An approval's state: pending, then the answer it got, or expired.
-    ApprovalStatus: "approval status" { Pending, Once, Session, Directory, Deny, Expired }
+    ApprovalStatus: "approval status" { Pending, Once, Session, Directory, Deny, Prefix, PrefixWorkspace, Expired }
 );
 
 impl From<ApprovalDecision> for ApprovalStatus {
@@ -36,6 +36,8 @@ impl From<ApprovalDecision> for ApprovalStatus {
             ApprovalDecision::Session => Self::Session,
             ApprovalDecision::Directory => Self::Directory,
             ApprovalDecision::Deny => Self::Deny,
+            ApprovalDecision::Prefix => Self::Prefix,
+            ApprovalDecision::PrefixWorkspace => Self::PrefixWorkspace,
         }
     }
 }

@@ -57,7 +57,7 @@ impl std::ops::Deref for AppState {
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::list_messages,
-        sessions::list_events, sessions::pending,
+        sessions::list_events, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         settings::get_provider, settings::put_provider, settings::list_models,
         plans::answer_question, plans::decide_plan, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
@@ -123,6 +123,11 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/sessions/{id}/events", get(sessions::list_events))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
+        .route(
+            "/api/sessions/{id}/permissions",
+            get(sessions::permissions).delete(sessions::revoke_permission),
+        )
+        .route("/api/tools", get(sessions::tools))
         .route(
             "/api/sessions/{id}/messages",
             get(sessions::list_messages).post(runs::post_message),

@@ -248,3 +248,61 @@ pub async fn pending(
         plans,
     }))
 }
+
+/// What the session may do without asking: the server's ceiling, the mode, and every grant
+/// (the session's and its workspace's rules), each revocable.
+#[utoipa::path(get, path = "/api/sessions/{id}/permissions", tag = "sessions", params(("id" = String, Path)),
+    responses((status = 200, body = crate::protocol::SessionPermissions), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn permissions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<crate::protocol::SessionPermissions>> {
+    Ok(axum::Json(state.permissions(&id).await?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RevokeQuery {
+    /// The grant's key, as listed.
+    pub key: String,
+    /// `session` (default) or `workspace`.
+    pub scope: Option<String>,
+}
+
+/// Revoke one grant; runs in flight see it at their next call.
+#[utoipa::path(delete, path = "/api/sessions/{id}/permissions", tag = "sessions", params(("id" = String, Path), RevokeQuery),
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn revoke_permission(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<RevokeQuery>,
+) -> ApiResult<StatusCode> {
+    let workspace = match q.scope.as_deref() {
+        None | Some("session") => false,
+        Some("workspace") => true,
+        Some(other) => {
+            return Err(ApiError::Validation(format!(
+                "scope `{other}` is not session or workspace"
+            )));
+        }
+    };
+    state.revoke_grant(&id, &q.key, workspace).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ToolsQuery {
+    /// The session whose mode, agent and grants decide.
+    pub session: String,
+}
+
+/// Every tool as a session sees it now: enabled, ask or disabled, and why.
+#[utoipa::path(get, path = "/api/tools", tag = "sessions", params(ToolsQuery),
+    responses((status = 200, body = crate::protocol::ToolStatusList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn tools(
+    State(state): State<AppState>,
+    Query(q): Query<ToolsQuery>,
+) -> ApiResult<axum::Json<crate::protocol::ToolStatusList>> {
+    Ok(axum::Json(state.tool_status(&q.session).await?))
+}

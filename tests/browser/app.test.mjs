@@ -92,6 +92,14 @@ const scripts = [
       },
     ],
   },
+  {
+    match: "list twice",
+    turns: [
+      { text: "Listing.", tool_calls: [{ name: "shell", arguments: { command: "ls -la" } }] },
+      { text: "Again.", tool_calls: [{ name: "shell", arguments: { command: "ls . 2>&1 | head -3" } }] },
+      { text: "Listed twice." },
+    ],
+  },
   { turns: [{ text: "Hello from replay", chunk_chars: 4, delay_ms: 5 }] },
 ];
 
@@ -160,6 +168,36 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     const who = await apiCall(p.page, server, "GET", "/api/whoami");
     assert.equal(who.status, 200);
     await shot(p.page, "02-empty-home");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("allow commands like this, then see and revoke the rule in the permissions panel", async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    const id = await createSessionViaUi(p.page, { title: "Rules", mode: "ask" });
+    await sendPrompt(p.page, "list twice");
+    const card = await approvalCard(p.page);
+    const rule = card.getByRole("button", { name: /Allow ls … in this session/ });
+    await rule.waitFor();
+    await rule.click();
+    await waitRunEnd(p.page);
+    await p.page.locator(".msg-assistant").getByText("Listed twice.").waitFor();
+    assert.equal(await p.page.locator(".transcript .approval-card").count(), 0, "the second `ls` ran under the rule");
+    await p.page.locator(".approval-done").getByText("Allowed commands like this (session)").waitFor();
+    await p.page.getByRole("button", { name: "Permissions" }).click();
+    const panel = p.page.locator(".permissions-panel");
+    const grant = panel.locator('.grant[data-kind="prefix"]');
+    await grant.getByText("commands starting with `ls`").waitFor();
+    assert.equal(await grant.locator(".chip").innerText(), "session");
+    await panel.locator(".ceiling").getByText("--allow-process").waitFor();
+    await panel.locator(".tools-status summary").click();
+    await panel.locator('.tool-status[data-tool="shell"]').getByText("ask", { exact: true }).waitFor();
+    await shot(p.page, "29-permissions");
+    await grant.getByRole("button", { name: "Revoke" }).click();
+    await panel.getByText("Nothing granted").waitFor();
+    const perms = await apiCall(p.page, server, "GET", `/api/sessions/${id}/permissions`);
+    assert.deepEqual(perms.json.grants, []);
     assertClean(p);
     await p.context.close();
   });

@@ -24,6 +24,8 @@ import type {
   ProviderSettingsUpdate,
   RunCreated,
   ServerConfig,
+  SessionPermissions,
+  ToolStatusList,
   Session,
   SessionPage,
   Task,
@@ -152,6 +154,13 @@ export const api = {
   decideApproval: (id: string, decision: ApprovalDecision) =>
     request<ApprovalResponse>("POST", `/api/approvals/${enc(id)}`, { decision } satisfies ApprovalParams),
   pending: (id: string) => request<PendingItems>("GET", `/api/sessions/${enc(id)}/pending`),
+  permissions: (id: string) => request<SessionPermissions>("GET", `/api/sessions/${enc(id)}/permissions`),
+  revokeGrant: (id: string, key: string, scope: string) =>
+    request<void>(
+      "DELETE",
+      `/api/sessions/${enc(id)}/permissions?key=${encodeURIComponent(key)}&scope=${encodeURIComponent(scope)}`,
+    ),
+  tools: (sessionId: string) => request<ToolStatusList>("GET", `/api/tools?session=${encodeURIComponent(sessionId)}`),
   answerQuestion: (id: string, answers: QuestionAnswers) =>
     request<QuestionAnswered>("POST", `/api/questions/${enc(id)}`, { answers } satisfies AnswerParams),
   decidePlan: (id: string, decision: Exclude<PlanDecision, "unavailable">, feedback?: string) =>

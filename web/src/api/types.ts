@@ -15,6 +15,9 @@ export type SessionStatus = Schemas["SessionStatus"];
 export type ApiErrorBody = Schemas["ErrorBody"];
 export type WhoAmI = Schemas["WhoAmI"];
 export type ServerConfig = Schemas["ServerConfig"];
+export type SessionPermissions = Schemas["SessionPermissions"];
+export type GrantInfo = Schemas["GrantInfo"];
+export type ToolStatusList = Schemas["ToolStatusList"];
 
 export type Session = Schemas["Session"];
 export type SessionPage = Schemas["SessionPage"];

@@ -9,6 +9,8 @@ const DECIDED: Record<string, string> = {
   once: "Allowed once",
   session: "Allowed for this session",
   directory: "Allowed for this directory",
+  prefix: "Allowed commands like this (session)",
+  prefix_workspace: "Allowed commands like this (workspace)",
   deny: "Denied",
   expired: "Expired",
 };
@@ -90,6 +92,28 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalS
           <button type="button" class="btn" disabled={busy !== null} onClick={() => void decide("session")}>
             Allow for this session
           </button>
+        )}
+        {e.prefix && e.prefix.length > 0 && (
+          <>
+            <button
+              type="button"
+              class="btn"
+              disabled={busy !== null}
+              title="Allow every command that starts with these words, in this session"
+              onClick={() => void decide("prefix")}
+            >
+              Allow <code><VisibleText text={e.prefix.join(" ")} /> …</code> in this session
+            </button>
+            <button
+              type="button"
+              class="btn"
+              disabled={busy !== null}
+              title="Allow every command that starts with these words, in every session of this workspace"
+              onClick={() => void decide("prefix_workspace")}
+            >
+              … in this workspace
+            </button>
+          </>
         )}
         <button type="button" class="btn danger" disabled={busy !== null} onClick={() => void decide("deny")}>
           Deny

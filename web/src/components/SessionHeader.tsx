@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { navigate } from "../state/router";
-import { artifactsPanel, closeArtifacts, openArtifacts } from "../state/panels";
+import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, togglePermissions } from "../state/panels";
 import { useObservable } from "../state/observable";
 import { removeSession, upsertSession } from "../state/sessions";
 import { StatusBadge } from "./StatusBadge";
@@ -12,6 +12,7 @@ export function SessionHeader({ session }: { session: Session | null }) {
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
   const artifacts = useObservable(artifactsPanel);
+  const permissions = useObservable(permissionsPanel);
 
   if (!session) return <header class="session-header"><span class="muted">Loading session…</span></header>;
   const s = session;
@@ -81,6 +82,9 @@ export function SessionHeader({ session }: { session: Session | null }) {
           onClick={() => (artifacts ? closeArtifacts() : openArtifacts())}
         >
           Artifacts
+        </button>
+        <button type="button" class="btn small ghost" aria-pressed={permissions} onClick={togglePermissions}>
+          Permissions
         </button>
         {!editing && (
           <button

@@ -13,6 +13,8 @@ import { PendingBar } from "./PendingBar";
 import { QuestionPanel } from "./QuestionPanel";
 import { SessionHeader } from "./SessionHeader";
 import { TasksPanel } from "./TasksPanel";
+import { PermissionsPanel } from "./PermissionsPanel";
+import { permissionsPanel } from "../state/panels";
 import { TranscriptView } from "./TranscriptView";
 
 function useTranscript(id: string): { t: Transcript; snap: TranscriptSnapshot } {
@@ -32,6 +34,7 @@ function useTranscript(id: string): { t: Transcript; snap: TranscriptSnapshot } 
 
 export function SessionView({ id }: { id: string }) {
   const list = useObservable(sessions);
+  const showPermissions = useObservable(permissionsPanel);
   const fromList = list?.find((s) => s.id === id) ?? null;
   const [fetched, setFetched] = useState<Session | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -91,6 +94,7 @@ export function SessionView({ id }: { id: string }) {
     <section class="session-view" aria-label={session?.title || "Session"}>
       <SessionHeader session={session} />
       <PendingBar snap={snap} />
+      {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}

@@ -17,3 +17,14 @@ export function openArtifacts(artifactId: string | null = null): void {
 export function closeArtifacts(): void {
   artifactsPanel.set(null);
 }
+
+/** The permissions panel of the session view (grants, ceiling, tools). */
+export const permissionsPanel = new Observable<boolean>(false);
+
+export function togglePermissions(): void {
+  permissionsPanel.set(!permissionsPanel.get());
+}
+
+export function closePermissions(): void {
+  permissionsPanel.set(false);
+}

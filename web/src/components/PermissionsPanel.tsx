@@ -1,0 +1,118 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { GrantInfo, SessionPermissions, ToolStatusList } from "../api/types";
+import { closePermissions } from "../state/panels";
+import { VisibleText } from "./VisibleText";
+
+/** What this session may do without asking: the server's ceiling, the sandbox, every grant and
+ *  rule (revocable) and each tool's status. */
+export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string; refreshKey: number }) {
+  const [perm, setPerm] = useState<SessionPermissions | null>(null);
+  const [tools, setTools] = useState<ToolStatusList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [n, setN] = useState(0);
+
+  useEffect(() => {
+    let stale = false;
+    Promise.all([api.permissions(sessionId), api.tools(sessionId)])
+      .then(([p, t]) => {
+        if (stale) return;
+        setPerm(p);
+        setTools(t);
+        setError(null);
+      })
+      .catch((e) => !stale && setError(errorText(e)));
+    return () => {
+      stale = true;
+    };
+  }, [sessionId, refreshKey, n]);
+
+  const revoke = async (g: GrantInfo) => {
+    setBusy(g.key);
+    try {
+      await api.revokeGrant(sessionId, g.key, g.scope);
+      setN((x) => x + 1);
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const flag = (on: boolean, name: string) => (
+    <li class={on ? "on" : "off"}>
+      <span aria-hidden="true">{on ? "✓" : "–"}</span> --allow-{name}
+    </li>
+  );
+
+  return (
+    <section class="permissions-panel" aria-label="Permissions">
+      <header class="panel-head">
+        <h2>Permissions</h2>
+        <button type="button" class="btn small ghost" onClick={() => setN((x) => x + 1)}>
+          Refresh
+        </button>
+        <button type="button" class="btn small ghost" aria-label="Close permissions" onClick={closePermissions}>
+          ✕
+        </button>
+      </header>
+      {error && <p class="error small" role="alert">{error}</p>}
+      {perm && (
+        <>
+          <p class="muted small">
+            Mode <b>{perm.mode}</b>, agent <b>{perm.agent}</b>
+            {perm.read_only && <> · server is <b>read-only</b></>}
+            {perm.yolo && <> · server runs with <b>--yolo</b></>}
+          </p>
+          <h3>Server ceiling</h3>
+          <ul class="ceiling">
+            {flag(perm.ceiling.write, "write")}
+            {flag(perm.ceiling.process, "process")}
+            {flag(perm.ceiling.external, "external")}
+          </ul>
+          <p class="sandbox-status small">
+            Sandbox: <b>{perm.sandbox.active ? "on" : "off"}</b> (network {perm.sandbox.network})
+            {perm.sandbox.notes.map((n, i) => (
+              <span key={i} class="muted"> · <VisibleText text={n} /></span>
+            ))}
+          </p>
+          <h3>Granted</h3>
+          {perm.grants.length === 0 ? (
+            <p class="muted small">Nothing granted: everything follows the mode and the ceiling.</p>
+          ) : (
+            <ul class="grants">
+              {perm.grants.map((g) => (
+                <li key={`${g.scope}:${g.key}`} class="grant" data-kind={g.kind} data-scope={g.scope}>
+                  <span class="grant-label"><VisibleText text={g.label} /></span>
+                  <span class="chip">{g.scope}</span>
+                  <button
+                    type="button"
+                    class="btn small danger"
+                    disabled={busy !== null}
+                    onClick={() => void revoke(g)}
+                  >
+                    Revoke
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+      {tools && (
+        <details class="tools-status">
+          <summary>Tools ({tools.data.filter((t) => t.status === "enabled").length} run without asking)</summary>
+          <ul>
+            {tools.data.map((t) => (
+              <li key={t.name} class={`tool-status ${t.status}`} data-tool={t.name}>
+                <code>{t.name}</code> <span class="chip">{t.status}</span>{" "}
+                <span class="muted small"><VisibleText text={t.reason} /></span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}

@@ -765,9 +765,11 @@ fn atomic_writer_child() {
     };
     let big_a = vec![b'a'; 8 * 1024 * 1024];
     let big_b = vec![b'b'; 8 * 1024 * 1024];
+    let target = std::path::Path::new(&target);
+    let root = target.parent().unwrap();
     loop {
-        tradewind::tools::fs::atomic_write(std::path::Path::new(&target), &big_a).unwrap();
-        tradewind::tools::fs::atomic_write(std::path::Path::new(&target), &big_b).unwrap();
+        tradewind::tools::fs::atomic_write(root, target, &big_a).unwrap();
+        tradewind::tools::fs::atomic_write(root, target, &big_b).unwrap();
     }
 }
 

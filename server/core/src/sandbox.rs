@@ -288,14 +288,20 @@ pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
         kill_descendants();
         return std::process::ExitCode::from(125);
     };
-    let code = tokio::select! {
-        s = child.wait() => match s {
-            Ok(s) => status_code(s),
-            Err(_) => 125,
-        },
-        _ = term.recv() => 143,
-        _ = int.recv() => 130,
-        _ = hup.recv() => 129,
+    // A stop request (the server signals the whole group) is passed on to every descendant —
+    // those that left the group with `setsid` too — and the command gets its grace period; the
+    // server's hard kill (`kill_tree`) ends whatever is left.
+    let code = loop {
+        let sig = tokio::select! {
+            s = child.wait() => break match s {
+                Ok(s) => status_code(s),
+                Err(_) => 125,
+            },
+            _ = term.recv() => rustix::process::Signal::TERM,
+            _ = int.recv() => rustix::process::Signal::INT,
+            _ = hup.recv() => rustix::process::Signal::HUP,
+        };
+        signal_descendants(std::process::id(), sig);
     };
     kill_descendants();
     let _ = child.try_wait();
@@ -333,6 +339,30 @@ fn restrict(r: &Rules) -> Result<RulesetStatus, landlock::RulesetError> {
         }
     }
     Ok(created.restrict_self()?.ruleset)
+}
+
+/// Kill every process below `root` (not `root` itself), several rounds so a fork racing the
+/// scan is caught: the server's hard stop, before it kills the group.
+pub fn kill_tree(root: u32) {
+    for _ in 0..5 {
+        if signal_descendants(root, rustix::process::Signal::KILL) == 0 {
+            break;
+        }
+    }
+}
+
+/// Send `sig` to every descendant of `root`; how many there were.
+fn signal_descendants(root: u32, sig: rustix::process::Signal) -> usize {
+    let kids = descendants(root);
+    for pid in &kids {
+        if let Some(p) = i32::try_from(*pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(p, sig);
+        }
+    }
+    kids.len()
 }
 
 /// Kill every process below this one (the command's group, and whatever was reparented here as

@@ -171,6 +171,18 @@ impl PathPolicy {
         })
     }
 
+    /// The directory a file tool opens `r` from: the root it lies in, or (outside every root,
+    /// approved) the nearest existing ancestor of its directory.
+    pub fn anchor(&self, r: &Resolved) -> PathBuf {
+        if let Some(root) = self.roots().find(|root| r.path.starts_with(root)) {
+            return root.clone();
+        }
+        r.directory
+            .ancestors()
+            .find(|a| a.is_dir())
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
+    }
+
     /// The paths a command writes to or works in outside its working directory (taken out of
     /// `a`, see `CommandAnalysis::take_outside_paths`), resolved from `cwd`: inside a root they
     /// ask nothing more than the command's effect; outside, the gate's directory rule applies.

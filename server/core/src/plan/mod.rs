@@ -113,7 +113,8 @@ pub async fn publish(
     let dir = artifacts_root.join(&id);
     let mut files = Vec::new();
     let write = |rel: &str, bytes: &[u8]| -> anyhow::Result<ArtifactFile> {
-        crate::tools::fs::atomic_write(&dir.join(rel), bytes)?;
+        std::fs::create_dir_all(&dir)?;
+        crate::tools::fs::atomic_write(&dir, &dir.join(rel), bytes)?;
         Ok(ArtifactFile {
             path: rel.to_string(),
             size: bytes.len() as u64,

@@ -4,8 +4,6 @@
 //! and never follow a symlink at the target. Edits require the SHA-256 fingerprint the model got
 //! from read_file and an exact, unique match.
 
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{Gated, MAX_FILE_BYTES, MAX_MODEL_TEXT, PrepareError, ToolCtx, ToolOutput, bound_text};
@@ -17,12 +15,9 @@ use crate::util::sha256_hex;
 /// Diff parts are cut at a line boundary after this many bytes.
 pub const MAX_DIFF_BYTES: usize = 200 * 1024;
 
-fn nofollow() -> i32 {
-    rustix::fs::OFlags::NOFOLLOW.bits() as i32
-}
-
-/// Read a file for a tool: size cap, no symlink, text only, no key material.
-fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
+/// Read a file for a tool: size cap, no symlink (anywhere below `root`), text only, no key
+/// material.
+fn read_checked(root: &Path, path: &Path) -> Result<Vec<u8>, ToolOutput> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             ToolOutput::err("not_found", format!("{} does not exist", path.display()))
@@ -50,11 +45,13 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, ToolOutput> {
             ),
         ));
     }
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nofollow() | rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)
-        .map_err(|e| ToolOutput::err("io", e))?;
+    let mut f = super::beneath::open_read(root, path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            ToolOutput::err("symlink_rejected", e)
+        } else {
+            ToolOutput::err("io", e)
+        }
+    })?;
     match f.metadata() {
         Ok(m) if m.is_file() => {}
         _ => {
@@ -90,29 +87,31 @@ pub const INLINE_READ_BYTES: u64 = 32 * 1024;
 
 pub async fn read_file(
     _ctx: &ToolCtx<'_>,
+    root: &Path,
     path: &Path,
     display: &str,
     offset: Option<usize>,
     limit: Option<usize>,
 ) -> ToolOutput {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.len() <= INLINE_READ_BYTES) {
-        return read_text(path, display, offset, limit);
+        return read_text(root, path, display, offset, limit);
     }
-    let path = path.to_path_buf();
+    let (root, path) = (root.to_path_buf(), path.to_path_buf());
     let display = display.to_string();
-    tokio::task::spawn_blocking(move || read_text(&path, &display, offset, limit))
+    tokio::task::spawn_blocking(move || read_text(&root, &path, &display, offset, limit))
         .await
         .unwrap_or_else(|e| ToolOutput::err("internal", e))
 }
 
 /// read_file's work: the checked bytes, their SHA-256, and the requested lines, bounded.
 fn read_text(
+    root: &Path,
     path: &Path,
     display: &str,
     offset: Option<usize>,
     limit: Option<usize>,
 ) -> ToolOutput {
-    let buf = match read_checked(path) {
+    let buf = match read_checked(root, path) {
         Ok(b) => b,
         Err(e) => return e,
     };
@@ -214,39 +213,10 @@ pub async fn list_files(
     res.unwrap_or_else(|e| ToolOutput::err("internal", e))
 }
 
-/// Write `bytes` to `path` atomically: the old bytes or the new, never a mix.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("no parent directory"))?;
-    std::fs::create_dir_all(dir)?;
-    let mode = std::fs::symlink_metadata(path)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(0o644);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tw-tmp-{}", crate::util::new_id()));
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .custom_flags(nofollow())
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()?;
-        Ok(())
-    })();
-    if result.is_err() {
-        std::fs::remove_file(&tmp).ok();
-    }
-    result
+/// Write `bytes` to `path` (below `root`) atomically: the old bytes or the new, never a mix,
+/// never through a link (see `beneath`).
+pub fn atomic_write(root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    super::beneath::atomic_write(root, path, bytes)
 }
 
 /// Remove temp files left by a writer killed mid-write (called at start for the workspace).
@@ -308,12 +278,12 @@ pub fn diff_part(display: &str, old: Option<&str>, new: &str) -> Part {
     }
 }
 
-pub async fn write_file(path: &Path, display: &str, content: String) -> ToolOutput {
-    let path = path.to_path_buf();
+pub async fn write_file(root: &Path, path: &Path, display: &str, content: String) -> ToolOutput {
+    let (root, path) = (root.to_path_buf(), path.to_path_buf());
     let display = display.to_string();
     tokio::task::spawn_blocking(move || -> ToolOutput {
         let old = match std::fs::symlink_metadata(&path) {
-            Ok(_) => match read_checked(&path) {
+            Ok(_) => match read_checked(&root, &path) {
                 Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
                 Err(e) => return e,
             },
@@ -325,7 +295,7 @@ pub async fn write_file(path: &Path, display: &str, content: String) -> ToolOutp
                 sha256_hex(content.as_bytes())
             ));
         }
-        if let Err(e) = atomic_write(&path, content.as_bytes()) {
+        if let Err(e) = atomic_write(&root, &path, content.as_bytes()) {
             return ToolOutput::err(
                 if e.raw_os_error() == Some(28) {
                     "disk_full"
@@ -350,13 +320,15 @@ pub async fn write_file(path: &Path, display: &str, content: String) -> ToolOutp
 }
 
 pub async fn edit_file(
+    root: &Path,
     path: &Path,
     display: &str,
     old: &str,
     new: &str,
     sha256: &str,
 ) -> ToolOutput {
-    let (path, display, old_s, new_s, want) = (
+    let (root, path, display, old_s, new_s, want) = (
+        root.to_path_buf(),
         path.to_path_buf(),
         display.to_string(),
         old.to_string(),
@@ -364,7 +336,7 @@ pub async fn edit_file(
         sha256.to_string(),
     );
     tokio::task::spawn_blocking(move || -> ToolOutput {
-        let buf = match read_checked(&path) {
+        let buf = match read_checked(&root, &path) {
             Ok(b) => b,
             Err(e) => return e,
         };
@@ -387,7 +359,7 @@ pub async fn edit_file(
         if updated == text {
             return ToolOutput::ok(format!("{display} unchanged (old and new are identical); sha256: {have}"));
         }
-        if let Err(e) = atomic_write(&path, updated.as_bytes()) {
+        if let Err(e) = atomic_write(&root, &path, updated.as_bytes()) {
             return ToolOutput::err(if e.raw_os_error() == Some(28) { "disk_full" } else { "io" }, e);
         }
         let mut out = ToolOutput::ok(format!("edited {display}; sha256: {}", sha256_hex(updated.as_bytes())));
@@ -405,31 +377,31 @@ mod tests {
     fn tmp() -> PathBuf {
         let p = std::env::temp_dir().join(format!("tw-fs-{}", crate::util::new_id()));
         std::fs::create_dir_all(&p).ok();
-        p
+        std::fs::canonicalize(&p).unwrap_or(p)
     }
 
     #[tokio::test]
     async fn write_then_edit_with_fingerprint_and_uniqueness() {
         let d = tmp();
         let f = d.join("a/b.txt");
-        let out = write_file(&f, "a/b.txt", "one\ntwo\ntwo\n".into()).await;
+        let out = write_file(&d, &f, "a/b.txt", "one\ntwo\ntwo\n".into()).await;
         assert!(out.ok, "{}", out.text);
         assert!(
             matches!(&out.parts[0], Part::Diff { patch, .. } if patch.starts_with("--- /dev/null"))
         );
-        let same = write_file(&f, "a/b.txt", "one\ntwo\ntwo\n".into()).await;
+        let same = write_file(&d, &f, "a/b.txt", "one\ntwo\ntwo\n".into()).await;
         assert!(
             same.ok && same.parts.is_empty(),
             "identical write adds no part"
         );
         let sha = sha256_hex(b"one\ntwo\ntwo\n");
-        let stale = edit_file(&f, "a/b.txt", "one", "1", &"0".repeat(64)).await;
+        let stale = edit_file(&d, &f, "a/b.txt", "one", "1", &"0".repeat(64)).await;
         assert!(!stale.ok && stale.text.contains("stale_fingerprint"));
-        let dup = edit_file(&f, "a/b.txt", "two", "2", &sha).await;
+        let dup = edit_file(&d, &f, "a/b.txt", "two", "2", &sha).await;
         assert!(!dup.ok && dup.text.contains("not_unique"));
-        let missing = edit_file(&f, "a/b.txt", "zzz", "2", &sha).await;
+        let missing = edit_file(&d, &f, "a/b.txt", "zzz", "2", &sha).await;
         assert!(!missing.ok && missing.text.contains("no_match"));
-        let ok = edit_file(&f, "a/b.txt", "one", "1", &sha).await;
+        let ok = edit_file(&d, &f, "a/b.txt", "one", "1", &sha).await;
         assert!(ok.ok, "{}", ok.text);
         assert_eq!(
             std::fs::read_to_string(&f).unwrap_or_default(),
@@ -460,7 +432,7 @@ mod tests {
     fn atomic_write_refuses_to_follow_a_symlink_temp() {
         let d = tmp();
         let f = d.join("x");
-        assert!(atomic_write(&f, b"new").is_ok());
+        assert!(atomic_write(&d, &f, b"new").is_ok());
         assert_eq!(std::fs::read(&f).unwrap_or_default(), b"new");
         assert_eq!(remove_stray_temp_files(&d), 0);
         std::fs::write(d.join(".x.tw-tmp-01ABC"), b"junk").ok();
@@ -474,6 +446,8 @@ mod tests {
 /// A path as the model gave it, resolved.
 #[derive(Debug)]
 pub struct PathCall<A> {
+    /// Where the file is opened from (`openat2` beneath it): its root, or an approved directory.
+    pub root: PathBuf,
     pub path: PathBuf,
     pub display: String,
     pub args: A,
@@ -490,6 +464,7 @@ fn on_file<A>(
         paths: vec![super::use_of(&r)],
         command: None,
         call: PathCall {
+            root: paths.anchor(&r),
             path: r.path,
             display: path.to_string(),
             args,
@@ -525,7 +500,15 @@ impl super::Tool for ReadFile {
     }
 
     async fn run(c: Self::Call, ctx: &ToolCtx<'_>) -> ToolOutput {
-        read_file(ctx, &c.path, &c.display, c.args.offset, c.args.limit).await
+        read_file(
+            ctx,
+            &c.root,
+            &c.path,
+            &c.display,
+            c.args.offset,
+            c.args.limit,
+        )
+        .await
     }
 }
 
@@ -592,7 +575,7 @@ impl super::Tool for WriteFile {
     }
 
     async fn run(c: Self::Call, _ctx: &ToolCtx<'_>) -> ToolOutput {
-        write_file(&c.path, &c.display, c.args).await
+        write_file(&c.root, &c.path, &c.display, c.args).await
     }
 }
 
@@ -632,6 +615,6 @@ impl super::Tool for EditFile {
 
     async fn run(c: Self::Call, _ctx: &ToolCtx<'_>) -> ToolOutput {
         let a = c.args;
-        edit_file(&c.path, &c.display, &a.old, &a.new, &a.sha256).await
+        edit_file(&c.root, &c.path, &c.display, &a.old, &a.new, &a.sha256).await
     }
 }

@@ -7,6 +7,7 @@
 //!
 //! Adding a tool: a file with the type and its `impl Tool`, and one line in [`TOOLS`].
 
+pub mod beneath;
 pub mod fs;
 pub mod git;
 pub mod process;

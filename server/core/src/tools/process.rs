@@ -202,8 +202,13 @@ impl GroupGuard {
             pgid: i32::try_from(pid).ok(),
         }
     }
+    /// Signal the group; SIGKILL first kills every descendant of the leader (the sandbox
+    /// helper adopts those that left the group with `setsid` or a double fork).
     pub fn signal(&self, sig: rustix::process::Signal) {
         if let Some(pid) = self.pgid.and_then(rustix::process::Pid::from_raw) {
+            if sig == rustix::process::Signal::KILL {
+                crate::sandbox::kill_tree(pid.as_raw_nonzero().get().unsigned_abs());
+            }
             let _ = rustix::process::kill_process_group(pid, sig);
         }
     }
@@ -225,6 +230,7 @@ impl Drop for GroupGuard {
         }
         std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(300));
+            crate::sandbox::kill_tree(pid.as_raw_nonzero().get().unsigned_abs());
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         });
     }

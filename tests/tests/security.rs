@@ -148,3 +148,96 @@ async fn invalid_utf8_output_cannot_crash_a_run() {
     );
     s.stop().await;
 }
+
+/// Slowloris (review finding 4): connections trickling a request's headers from one address
+/// hold at most `MAX_PENDING_PER_ADDRESS` places — the rest are closed at once, so descriptors
+/// are not exhausted — while another client is served; a held connection is closed when its
+/// headers do not arrive within the header timeout.
+#[tokio::test]
+async fn slow_headers_cannot_starve_other_clients() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = TestServer::start(Opts::default()).await;
+    let addr: std::net::SocketAddr = s.base.trim_start_matches("http://").parse().unwrap();
+    let attacker: std::net::IpAddr = [127, 0, 0, 2].into();
+    let mut socks = Vec::new();
+    for _ in 0..(tradewind::accept::MAX_PENDING_PER_ADDRESS + 36) {
+        let sock = tokio::net::TcpSocket::new_v4().unwrap();
+        sock.bind((attacker, 0).into()).unwrap();
+        let mut c = sock.connect(addr).await.unwrap();
+        // Headers that never end.
+        let _ = c
+            .write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n")
+            .await;
+        socks.push(c);
+    }
+    // The ones over the cap are closed by the server: their reads end.
+    let mut closed = 0;
+    let mut buf = [0u8; 256];
+    for c in socks.iter_mut() {
+        match tokio::time::timeout(Duration::from_millis(200), c.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => closed += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        closed >= 36,
+        "only {closed} connections over the cap were closed"
+    );
+    // Another client is served at once.
+    let (st, v) = s.get("/api/health").await;
+    assert_eq!(st, 200, "{v}");
+    // A held connection is closed once the header timeout passes.
+    let mut first = socks.remove(0);
+    let t0 = std::time::Instant::now();
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match first.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {} // a 408 response, then the close
+            }
+        }
+    })
+    .await;
+    assert!(end.is_ok(), "a trickling connection was never closed");
+    assert!(
+        t0.elapsed() <= tradewind::accept::HEADER_TIMEOUT + Duration::from_secs(3),
+        "closed after {:?}",
+        t0.elapsed()
+    );
+    s.stop().await;
+}
+
+/// Two `Host` headers are refused; the absolute form `localhost.` is loopback.
+#[tokio::test]
+async fn duplicate_host_headers_are_refused() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = TestServer::start(Opts::default()).await;
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let raw = |req: String| {
+        let addr = addr.clone();
+        async move {
+            let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+            c.write_all(req.as_bytes()).await.unwrap();
+            let mut out = Vec::new();
+            let _ = c.read_to_end(&mut out).await;
+            String::from_utf8_lossy(&out).into_owned()
+        }
+    };
+    let auth = format!("Authorization: Bearer {TOKEN}\r\n");
+    let two = raw(format!(
+        "GET /api/whoami HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n{auth}Connection: close\r\n\r\n"
+    ))
+    .await;
+    assert!(two.starts_with("HTTP/1.1 400"), "{two}");
+    let dotted = raw(format!(
+        "GET /api/whoami HTTP/1.1\r\nHost: localhost.\r\n{auth}Connection: close\r\n\r\n"
+    ))
+    .await;
+    assert!(dotted.starts_with("HTTP/1.1 200"), "{dotted}");
+    let absolute = raw(format!(
+        "GET http://attacker.example/api/whoami HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n"
+    ))
+    .await;
+    assert!(absolute.starts_with("HTTP/1.1 403"), "{absolute}");
+    s.stop().await;
+}

@@ -9,6 +9,7 @@ pub use tradewind_core::{
     services, state_dir, store, tasks, tools, util,
 };
 
+pub mod accept;
 pub mod cli;
 pub mod error;
 pub mod http;

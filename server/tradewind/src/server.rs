@@ -132,22 +132,12 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         hosts,
         connections: Arc::default(),
     };
-    let app = router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let app = router(state.clone());
     let (tx, rx) = oneshot::channel::<()>();
-    let join = tokio::spawn(async move {
-        // TCP_NODELAY: frames and small responses go out at once instead of waiting on Nagle's
-        // algorithm (with a client's delayed ACK that stalls a stream by ~40 ms).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-            }
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await
-    });
+    crate::accept::raise_fd_limit();
+    let join = tokio::spawn(crate::accept::serve(listener, app, async move {
+        let _ = rx.await;
+    }));
     Ok(Server {
         addr,
         state,

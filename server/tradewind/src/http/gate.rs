@@ -38,6 +38,8 @@ impl HostPolicy {
     /// Loopback names, any IP literal, and the configured names.
     pub fn allows(&self, host_header: &str) -> bool {
         let host = strip_port(host_header).to_ascii_lowercase();
+        // The absolute form `localhost.` names the same host as `localhost`.
+        let host = host.strip_suffix('.').unwrap_or(&host).to_string();
         if host.is_empty() {
             return false;
         }
@@ -167,10 +169,15 @@ async fn check(
     req: &mut Request,
     path: &str,
 ) -> Result<Option<Response>, ApiError> {
+    // Two Host headers could be read differently by a proxy and by us: refuse them.
+    if req.headers().get_all(header::HOST).iter().nth(1).is_some() {
+        return Err(ApiError::BadRequest("more than one Host header".into()));
+    }
     let Some(host) = host_of(req) else {
         return Err(ApiError::Forbidden("missing Host header".into()));
     };
-    if !state.hosts.allows(&host) {
+    let authority = req.uri().authority().map(|a| a.to_string());
+    if !state.hosts.allows(&host) || authority.is_some_and(|a| !state.hosts.allows(&a)) {
         return Err(ApiError::Forbidden(
             "this host name is not allowed (add it to allowedHosts in config.json)".into(),
         ));
@@ -348,6 +355,8 @@ mod tests {
             "10.0.0.5",
             "DEV.LAN:7420",
             "localhost",
+            "localhost.",
+            "localhost.:7420",
         ] {
             assert!(p.allows(ok), "{ok}");
         }
@@ -357,6 +366,8 @@ mod tests {
             "",
             "evil",
             "127.0.0.1.nip.io",
+            ".",
+            "localhost..",
         ] {
             assert!(!p.allows(bad), "{bad}");
         }

@@ -1,0 +1,163 @@
+//! The accept loop: HTTP/1 and HTTP/2 (with upgrades for the WebSocket) over hyper, with what
+//! `axum::serve` does not offer against slow clients (SECURITY.md, the slowloris finding):
+//! - a header-read timeout: a request's headers must arrive within `HEADER_TIMEOUT`;
+//! - a cap per client address on connections that have not yet sent a first complete request
+//!   (legitimate ones leave that state within milliseconds, a trickling attacker stays in it);
+//! - accept errors (EMFILE) back off instead of spinning.
+//!   The file-descriptor soft limit is raised at start (`raise_fd_limit`).
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use parking_lot::Mutex;
+use tokio::net::TcpListener;
+
+/// A request's headers must be complete within this time.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections per client address still waiting for their first complete request.
+pub const MAX_PENDING_PER_ADDRESS: usize = 64;
+
+/// Per-address count of connections that have not completed a request yet.
+#[derive(Default)]
+struct Pending(Mutex<HashMap<IpAddr, usize>>);
+
+/// Holds one place in `Pending` until dropped (first request seen, or connection closed).
+struct Place {
+    pending: Arc<Pending>,
+    ip: IpAddr,
+}
+
+impl Pending {
+    fn try_take(self: &Arc<Self>, ip: IpAddr) -> Option<Place> {
+        let mut m = self.0.lock();
+        let n = m.entry(ip).or_insert(0);
+        if *n >= MAX_PENDING_PER_ADDRESS {
+            return None;
+        }
+        *n += 1;
+        Some(Place {
+            pending: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut m = self.pending.0.lock();
+        if let Some(n) = m.get_mut(&self.ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                m.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Raise the open-file soft limit to the hard limit (capped), so many clients and tasks do not
+/// run out of descriptors at the default 1,024.
+pub fn raise_fd_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut l = getrlimit(Resource::Nofile);
+    let want = l.maximum.unwrap_or(1 << 20).min(1 << 20);
+    if l.current.is_some_and(|c| c < want) {
+        l.current = Some(want);
+        if let Err(e) = setrlimit(Resource::Nofile, l) {
+            tracing::debug!(error = %e, "cannot raise the open-file limit");
+        }
+    }
+}
+
+/// Serve `app` on `listener` until `shutdown` resolves, then let open requests finish (at most
+/// 10 s).
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    builder.http2().timer(TokioTimer::new());
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let pending: Arc<Pending> = Arc::default();
+    tokio::pin!(shutdown);
+    loop {
+        let (tcp, addr) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of descriptors or a transient error: wait a little, never spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Some(place) = pending.try_take(addr.ip()) else {
+            tracing::debug!(%addr, "too many connections without a request from this address");
+            drop(tcp);
+            continue;
+        };
+        // TCP_NODELAY: frames and small responses go out at once instead of waiting on Nagle's
+        // algorithm (with a client's delayed ACK that stalls a stream by ~40 ms).
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+        let place = Arc::new(Mutex::new(Some(place)));
+        let router = app.clone();
+        let svc = hyper::service::service_fn(
+            move |mut req: hyper::Request<hyper::body::Incoming>| {
+                // The first request's headers arrived: the connection no longer counts as pending.
+                place.lock().take();
+                req.extensions_mut().insert(ConnectInfo::<SocketAddr>(addr));
+                let mut router = router.clone();
+                async move { tower::Service::call(&mut router, req.map(axum::body::Body::new)).await }
+            },
+        );
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(tcp), svc)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(Duration::from_secs(10)) => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pending_places_are_capped_per_address_and_given_back() {
+        let p: Arc<Pending> = Arc::default();
+        let a: IpAddr = [127, 0, 0, 1].into();
+        let b: IpAddr = [127, 0, 0, 2].into();
+        let held: Vec<Place> = (0..MAX_PENDING_PER_ADDRESS)
+            .filter_map(|_| p.try_take(a))
+            .collect();
+        assert_eq!(held.len(), MAX_PENDING_PER_ADDRESS);
+        assert!(p.try_take(a).is_none(), "the cap holds");
+        assert!(p.try_take(b).is_some(), "another address is not affected");
+        drop(held);
+        assert!(p.try_take(a).is_some(), "places come back");
+        assert!(p.0.lock().len() <= 1);
+    }
+}

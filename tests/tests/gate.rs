@@ -612,3 +612,32 @@ async fn prefix_rules_are_granted_listed_and_revoked() {
     s.wait_run_finished(&sid, &run).await;
     s.stop().await;
 }
+
+/// Every refusal is audited: an unknown tool and invalid arguments leave a `policy_decision`
+/// deny line like the gate's own refusals (review finding 7).
+#[tokio::test]
+async fn refusals_before_the_gate_are_audited() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    mock.push(tool_reply("c1", "no_such_tool", &json!({})));
+    mock.push(tool_reply("c2", "read_file", &json!({"nope": 1})));
+    mock.push(tool_reply("c3", "read_file", &json!({"path": "../../etc/shadow/../../root/.ssh/id_rsa"})));
+    mock.push(text_reply("done"));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "try").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    for (id, key) in [("c1", "unknown_tool"), ("c2", "invalid_input"), ("c3", "path_denied")] {
+        let d = of_type(&events, "policy_decision")
+            .into_iter()
+            .find(|e| e["call_id"] == id)
+            .unwrap_or_else(|| panic!("no audit line for {id}"));
+        assert_eq!(d["decision"], "deny", "{d}");
+        assert_eq!(d["key"], key, "{d}");
+        let r = of_type(&events, "tool_result")
+            .into_iter()
+            .find(|e| e["call_id"] == id)
+            .unwrap();
+        assert_eq!(r["ok"], false);
+    }
+    s.stop().await;
+}

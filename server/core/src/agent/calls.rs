@@ -112,10 +112,11 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
                     effect,
                     input: Value::String(call.arguments.clone()),
                 });
-                let out = ToolOutput::err(
-                    "invalid_json",
-                    format!("the arguments are not valid JSON ({e}); send a JSON object"),
-                );
+                let why = format!("the arguments are not valid JSON ({e}); send a JSON object");
+                // Every refusal leaves an audit line, whatever stage refused.
+                let deny = crate::protocol::PolicyDecision::Deny;
+                audit(t, call, effect, deny, &why, "invalid_json").await;
+                let out = ToolOutput::err("invalid_json", why);
                 record_result(t, call, &out).await;
                 return out;
             }
@@ -133,17 +134,10 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
     };
     let out = match prepared {
         Err(e) => {
-            if let tools::PrepareError::Path(pe) = &e {
-                audit(
-                    t,
-                    call,
-                    effect,
-                    crate::protocol::PolicyDecision::Deny,
-                    &pe.to_string(),
-                    pe.code(),
-                )
-                .await;
-            }
+            // Unknown tools, invalid arguments and refused paths are refusals like the gate's:
+            // each leaves an audit line.
+            let deny = crate::protocol::PolicyDecision::Deny;
+            audit(t, call, effect, deny, &e.to_string(), e.code()).await;
             ToolOutput::err(e.code(), e)
         }
         Ok(prepared) => match gate(

@@ -620,13 +620,21 @@ async fn refusals_before_the_gate_are_audited() {
     let (mock, s) = with_mock(Ceiling::default()).await;
     mock.push(tool_reply("c1", "no_such_tool", &json!({})));
     mock.push(tool_reply("c2", "read_file", &json!({"nope": 1})));
-    mock.push(tool_reply("c3", "read_file", &json!({"path": "../../etc/shadow/../../root/.ssh/id_rsa"})));
+    mock.push(tool_reply(
+        "c3",
+        "read_file",
+        &json!({"path": "../../etc/shadow/../../root/.ssh/id_rsa"}),
+    ));
     mock.push(text_reply("done"));
     let sid = s.create_session("ask").await;
     let run = s.prompt(&sid, "try").await;
     assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
     let events = s.events(&sid).await;
-    for (id, key) in [("c1", "unknown_tool"), ("c2", "invalid_input"), ("c3", "path_denied")] {
+    for (id, key) in [
+        ("c1", "unknown_tool"),
+        ("c2", "invalid_input"),
+        ("c3", "path_denied"),
+    ] {
         let d = of_type(&events, "policy_decision")
             .into_iter()
             .find(|e| e["call_id"] == id)
@@ -639,5 +647,86 @@ async fn refusals_before_the_gate_are_audited() {
             .unwrap();
         assert_eq!(r["ok"], false);
     }
+    s.stop().await;
+}
+
+/// A hard link to a credential under an innocent name asks before it is read, and what the model
+/// then sees has the secrets redacted; `.env` files ask too (review findings 2 and 3).
+#[tokio::test]
+async fn hard_links_and_env_files_ask_and_secrets_are_redacted() {
+    let outside = TempDir::new("creds");
+    let creds = outside.path().join("credentials");
+    std::fs::write(
+        &creds,
+        "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\n",
+    )
+    .unwrap();
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    std::fs::hard_link(&creds, s.workspace.path().join("innocent.txt")).unwrap();
+    std::fs::write(s.workspace.path().join(".env"), "API=1\n").unwrap();
+    std::fs::write(s.workspace.path().join(".env.example"), "API=\n").unwrap();
+    mock.push(tool_reply(
+        "c1",
+        "read_file",
+        &json!({"path": "innocent.txt"}),
+    ));
+    mock.push(tool_reply("c2", "read_file", &json!({"path": ".env"})));
+    mock.push(tool_reply(
+        "c3",
+        "read_file",
+        &json!({"path": ".env.example"}),
+    ));
+    mock.push(text_reply("done"));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "read").await;
+    let ask = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["call_id"] == "c1"
+        })
+        .await;
+    assert!(
+        ask["reason"].as_str().unwrap().contains("2 hard links"),
+        "{ask}"
+    );
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "once"}),
+    )
+    .await;
+    let ask = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["call_id"] == "c2"
+        })
+        .await;
+    assert!(
+        ask["reason"].as_str().unwrap().contains("environment file"),
+        "{ask}"
+    );
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "deny"}),
+    )
+    .await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    let result = |id: &str| {
+        of_type(&events, "tool_result")
+            .into_iter()
+            .find(|e| e["call_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let text = result("c1")["text"].as_str().unwrap().to_string();
+    assert!(
+        !text.contains("AKIAIOSFODNN7EXAMPLE") && !text.contains("wJalrXUtnFEMI"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[REDACTED AWS access key]") && text.contains("redacted: 2"),
+        "{text}"
+    );
+    assert_eq!(result("c2")["ok"], false);
+    assert_eq!(result("c3")["ok"], true, "templates do not ask");
+    assert_eq!(of_type(&events, "approval_requested").len(), 2);
     s.stop().await;
 }

@@ -13,6 +13,7 @@ pub mod command;
 pub mod corpus;
 pub mod lists;
 pub mod paths;
+pub mod secrets;
 mod shell;
 
 use std::collections::HashSet;
@@ -47,6 +48,9 @@ pub struct Context<'a> {
 /// A path the call touches, already resolved by `paths::PathPolicy`.
 #[derive(Debug, Clone)]
 pub struct PathUse {
+    /// Hard links of the file (1 for a new file or a directory): a file with more than one may
+    /// be another file — a credential — under an innocent name, so touching it asks.
+    pub links: u64,
     pub path: PathBuf,
     pub inside: bool,
     pub directory: PathBuf,
@@ -226,6 +230,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         return finish(ctx, p, vec![r], Vec::new());
     }
     let mut rs = outside_roots(ctx, p);
+    rs.extend(sensitive_files(ctx, p));
     if is_gated(p.effect) {
         rs.extend(hard_denied_command(ctx, p));
         let warnings = command_warnings(p.command);
@@ -464,6 +469,67 @@ fn outside_roots(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
         out.push(r);
     }
     out
+}
+
+/// The grant key of one file the user allowed (a hard-linked file, an environment file).
+pub fn file_key(p: &std::path::Path) -> String {
+    format!("file:{}", p.to_string_lossy())
+}
+
+/// Is this an environment file (`.env`, `.env.local`, not `.env.example`)?
+pub fn is_env_file(p: &std::path::Path) -> bool {
+    let Some(name) = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+    else {
+        return false;
+    };
+    let templates = [
+        ".example",
+        ".sample",
+        ".template",
+        ".dist",
+        ".defaults",
+        ".tmpl",
+    ];
+    (name == ".env" || name.starts_with(".env.")) && !templates.iter().any(|t| name.ends_with(t))
+}
+
+/// 2a. Files that may hold secrets under an innocent name ask before they are read or written
+/// (review finding 2 and 3): a regular file with several hard links (`ln ~/.aws/credentials
+/// ws/innocent.txt`), and environment files. One approval per file; `--yolo` skips it.
+fn sensitive_files(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
+    if ctx.yolo || !matches!(p.effect, Effect::Read | Effect::Write) {
+        return Vec::new();
+    }
+    p.paths
+        .iter()
+        .filter_map(|u| {
+            let key = file_key(&u.path);
+            if ctx.grants.contains(&key) {
+                return None;
+            }
+            let (code, why) = if u.links > 1 {
+                (
+                    "hard_link",
+                    format!(
+                        "{} has {} hard links: it may be another file (a credential?) under this name",
+                        u.path.display(),
+                        u.links
+                    ),
+                )
+            } else if is_env_file(&u.path) {
+                (
+                    "env_file",
+                    format!("{} is an environment file, which often holds secrets", u.path.display()),
+                )
+            } else {
+                return None;
+            };
+            let message = format!("`{}` would open {}", p.tool, why);
+            Some(reason(code, ask_verdict(ctx), message, Some(key)))
+        })
+        .collect()
 }
 
 /// 2b. A command naming a hard-denied path (`~/.ssh`, keys, the state dir, `/proc/*/environ`…)

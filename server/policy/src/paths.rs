@@ -26,6 +26,8 @@ pub struct PathPolicy {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
+    /// Hard links of an existing regular file; 1 otherwise.
+    pub links: u64,
     /// The real path (existing part canonicalised, the rest appended).
     pub path: PathBuf,
     /// Inside the workspace or an extra root.
@@ -164,7 +166,12 @@ impl PathPolicy {
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| PathBuf::from("/"))
         };
+        let links = std::fs::symlink_metadata(&real)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map_or(1, |m| std::os::unix::fs::MetadataExt::nlink(&m));
         Ok(Resolved {
+            links,
             path: real,
             inside,
             directory,
@@ -212,6 +219,7 @@ impl PathPolicy {
             };
             match self.resolve(&joined) {
                 Ok(r) => uses.push(crate::PathUse {
+                    links: r.links,
                     path: r.path,
                     inside: r.inside,
                     directory: r.directory,
@@ -226,6 +234,7 @@ impl PathPolicy {
                             .parent()
                             .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
                         uses.push(crate::PathUse {
+                            links: 1,
                             inside: self.is_inside(&l),
                             path: l,
                             directory,

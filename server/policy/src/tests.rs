@@ -158,6 +158,7 @@ fn session_grant_covers_effect_but_not_plan_or_read_only() {
 fn outside_path_asks_for_directory_first_then_effect() {
     let mut grants = HashSet::new();
     let outside = [PathUse {
+        links: 1,
         path: PathBuf::from("/srv/data/x.txt"),
         inside: false,
         directory: PathBuf::from("/srv/data"),
@@ -358,6 +359,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         "/home/u/.PROFILE",
     ] {
         let uses = [PathUse {
+            links: 1,
             path: PathBuf::from(path),
             inside: true,
             directory: PathBuf::from("/home/u"),
@@ -405,6 +407,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         assert_eq!(decide(&ctx, &r).label(), D::Allow, "{path}");
     }
     let uses = [PathUse {
+        links: 1,
         path: PathBuf::from("/home/u/proj/src/main.rs"),
         inside: true,
         directory: PathBuf::from("/home/u/proj/src"),

@@ -160,6 +160,7 @@ fn gate() {
         grants: &grants,
     };
     let uses = [tradewind::policy::PathUse {
+        links: 1,
         path: "/w/src/main.rs".into(),
         inside: true,
         directory: "/w/src".into(),

@@ -192,6 +192,16 @@ impl Turn<'_> {
     }
 }
 
+impl Turn<'_> {
+    /// Whether the session's grants, as last read by the gate, hold `key`.
+    pub(crate) fn grants_contain(&self, key: &str) -> bool {
+        self.grants
+            .lock()
+            .as_ref()
+            .is_some_and(|(_, g)| g.contains(key))
+    }
+}
+
 /// Execute one run to its end. Never panics on model or user input.
 pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let started = Instant::now();

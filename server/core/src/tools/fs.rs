@@ -86,19 +86,20 @@ use std::io::Read as _;
 pub const INLINE_READ_BYTES: u64 = 32 * 1024;
 
 pub async fn read_file(
-    _ctx: &ToolCtx<'_>,
+    ctx: &ToolCtx<'_>,
     root: &Path,
     path: &Path,
     display: &str,
     offset: Option<usize>,
     limit: Option<usize>,
 ) -> ToolOutput {
+    let raw = ctx.file_allowed(path);
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.len() <= INLINE_READ_BYTES) {
-        return read_text(root, path, display, offset, limit);
+        return read_text(root, path, display, offset, limit, raw);
     }
     let (root, path) = (root.to_path_buf(), path.to_path_buf());
     let display = display.to_string();
-    tokio::task::spawn_blocking(move || read_text(&root, &path, &display, offset, limit))
+    tokio::task::spawn_blocking(move || read_text(&root, &path, &display, offset, limit, raw))
         .await
         .unwrap_or_else(|e| ToolOutput::err("internal", e))
 }
@@ -110,6 +111,7 @@ fn read_text(
     display: &str,
     offset: Option<usize>,
     limit: Option<usize>,
+    raw: bool,
 ) -> ToolOutput {
     let buf = match read_checked(root, path) {
         Ok(b) => b,
@@ -139,8 +141,24 @@ fn read_text(
             s
         }
     };
+    // Secret-looking values are not shown unless the user allowed this file for the session.
+    let (body, note) = if raw {
+        (body, String::new())
+    } else {
+        match crate::policy::secrets::redact(&body) {
+            (_, found) if found.is_empty() => (body, String::new()),
+            (redacted, found) => (
+                redacted,
+                format!(
+                    "redacted: {} secret-looking value(s) ({}); the user can allow this file for the session to show them\n",
+                    found.len(),
+                    found.join(", ")
+                ),
+            ),
+        }
+    };
     ToolOutput::ok(format!(
-        "path: {display}\nsha256: {sha}\nlines: {total}, bytes: {}\n---\n{}",
+        "path: {display}\nsha256: {sha}\nlines: {total}, bytes: {}\n{note}---\n{}",
         buf.len(),
         bound_text(&body, MAX_MODEL_TEXT)
     ))

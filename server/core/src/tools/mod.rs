@@ -108,6 +108,14 @@ pub struct ToolCtx<'a> {
     pub(crate) turn: &'a Turn<'a>,
 }
 
+impl ToolCtx<'_> {
+    /// Did the user allow this file for the session (its secrets are then shown unredacted)?
+    pub fn file_allowed(&self, path: &std::path::Path) -> bool {
+        let key = crate::policy::file_key(path);
+        self.turn.grants_contain(&key)
+    }
+}
+
 /// What a tool returns: the text the model sees, and display parts for the UI.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
@@ -357,6 +365,7 @@ pub fn prepare(name: &str, input: &Value, paths: &PathPolicy) -> Result<Prepared
 /// A path the call reads or writes, for the gate.
 pub fn use_of(r: &crate::policy::paths::Resolved) -> PathUse {
     PathUse {
+        links: r.links,
         path: r.path.clone(),
         inside: r.inside,
         directory: r.directory.clone(),
@@ -366,6 +375,7 @@ pub fn use_of(r: &crate::policy::paths::Resolved) -> PathUse {
 /// A directory the call walks, for the gate.
 pub fn dir_use(r: &crate::policy::paths::Resolved) -> PathUse {
     PathUse {
+        links: 1,
         path: r.path.clone(),
         inside: r.inside,
         directory: r.path.clone(),

@@ -241,3 +241,142 @@ async fn duplicate_host_headers_are_refused() {
     assert!(absolute.starts_with("HTTP/1.1 403"), "{absolute}");
     s.stop().await;
 }
+
+fn git_in(dir: &std::path::Path, args: &[&str]) {
+    let o = std::process::Command::new("git")
+        .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A hostile repository cannot make the git tools read outside the workspace (review finding 1):
+/// `core.worktree` is overridden by the tool's explicit `--work-tree`, a `.git` file pointing
+/// outside the roots asks for that directory, and key material in a diff is refused while
+/// other secrets are redacted.
+#[tokio::test]
+async fn git_tools_only_see_the_workspace() {
+    let secret = TempDir::new("secret-home");
+    std::fs::write(secret.path().join("stolen.txt"), "SECRET-MARKER\n").unwrap();
+    let script = json!({"scripts": [
+        {"match": "status", "turns": [{"tool_calls": [{"name": "git_status", "arguments": {}}, {"name": "git_diff", "arguments": {}}]}, {"text": "ok"}]},
+    ]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    git_in(ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    git_in(ws, &["add", "a.txt"]);
+    git_in(ws, &["commit", "-q", "-m", "a"]);
+    std::fs::write(
+        ws.join("a.txt"),
+        "one\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\n",
+    )
+    .unwrap();
+    // The repository moves its work tree to a directory outside the workspace.
+    git_in(
+        ws,
+        &["config", "core.worktree", secret.path().to_str().unwrap()],
+    );
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "status").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    let results: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2);
+    let all = format!("{}{}", results[0]["text"], results[1]["text"]);
+    assert!(
+        !all.contains("stolen.txt") && !all.contains("SECRET-MARKER"),
+        "{all}"
+    );
+    assert!(
+        results[0]["text"].as_str().unwrap().contains("a.txt"),
+        "{}",
+        results[0]
+    );
+    let diff = results[1]["text"].as_str().unwrap();
+    assert!(
+        diff.contains("[REDACTED AWS access key]") && !diff.contains("AKIAIOSFODNN7EXAMPLE"),
+        "{diff}"
+    );
+    assert!(!events.iter().any(|e| e["type"] == "approval_requested"));
+    s.stop().await;
+
+    // A `.git` file pointing at a git directory outside the roots: the gate asks for it.
+    let outside = TempDir::new("outside-repo");
+    git_in(outside.path(), &["init", "-q"]);
+    let script = json!({"scripts": [{"turns": [{"tool_calls": [{"name": "git_status", "arguments": {}}]}, {"text": "ok"}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(
+        s.workspace.path().join(".git"),
+        format!("gitdir: {}\n", outside.path().join(".git").display()),
+    )
+    .unwrap();
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "status").await;
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert_eq!(ask["scope"], "directory");
+    assert!(
+        ask["reason"]
+            .as_str()
+            .unwrap()
+            .contains(outside.path().to_str().unwrap()),
+        "{ask}"
+    );
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "deny"}),
+    )
+    .await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    s.stop().await;
+
+    // Key material in a diff stops the output.
+    let script = json!({"scripts": [{"turns": [{"tool_calls": [{"name": "git_diff", "arguments": {}}]}, {"text": "ok"}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    git_in(ws, &["init", "-q"]);
+    std::fs::write(ws.join("k.txt"), "x\n").unwrap();
+    git_in(ws, &["add", "k.txt"]);
+    git_in(ws, &["commit", "-q", "-m", "k"]);
+    std::fs::write(
+        ws.join("k.txt"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "diff").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let r = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(
+        !r["text"]
+            .as_str()
+            .unwrap()
+            .contains("b3BlbnNzaC1rZXktdjEAAAAA")
+    );
+    s.stop().await;
+}

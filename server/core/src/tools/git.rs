@@ -2,6 +2,13 @@
 //! external diff drivers, textconv and every configured filter driver are blanked, fsmonitor and
 //! hooks are off, submodules (with their own config) are not entered, and system config is not
 //! read. Writes to `.git/` itself always ask (see `policy::always_ask_path`).
+//!
+//! Git only ever sees the repository the tool resolved: `--git-dir` and `--work-tree` are passed
+//! explicitly (the command line wins over `core.worktree`, a `.git` file or an `include` that
+//! would move them), the environment is cleared (`GIT_DIR`, `GIT_WORK_TREE`), and a git
+//! directory or work tree outside the roots is a path like any other — the gate asks for its
+//! directory. Output goes through the same key-material check and secret redaction as
+//! `read_file`.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -12,8 +19,9 @@ use crate::protocol::Effect;
 
 /// `-c` overrides that blank every filter driver the repository configures: a `clean`/`smudge`/
 /// `process` filter is a command git would run during status or diff.
-async fn filter_overrides(ctx: &ToolCtx<'_>) -> Vec<String> {
+async fn filter_overrides(ctx: &ToolCtx<'_>, repo: &Repo) -> Vec<String> {
     let out = tokio::process::Command::new("git")
+        .arg(format!("--git-dir={}", repo.git_dir.display()))
         .args([
             "config",
             "--null",
@@ -22,6 +30,9 @@ async fn filter_overrides(ctx: &ToolCtx<'_>) -> Vec<String> {
             r"^filter\..*\.(clean|smudge|process)$",
         ])
         .current_dir(&ctx.paths.workspace)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .stdin(Stdio::null())
         .kill_on_drop(true)
@@ -40,8 +51,75 @@ async fn filter_overrides(ctx: &ToolCtx<'_>) -> Vec<String> {
     v
 }
 
-async fn git(ctx: &ToolCtx<'_>, args: &[&str]) -> ToolOutput {
-    let filters = filter_overrides(ctx).await;
+/// The repository a git tool works on.
+#[derive(Debug, Clone)]
+pub struct Repo {
+    /// The work tree: the directory holding `.git`, the workspace or one of its ancestors.
+    pub top: PathBuf,
+    /// The git directory (`top/.git`, or where a `.git` file's `gitdir:` points).
+    pub git_dir: PathBuf,
+}
+
+/// Find the repository of the workspace: the nearest `.git` at or above it. A `.git` file's
+/// `gitdir:` is followed (worktrees, submodules). Both paths are returned as uses for the gate.
+pub fn find_repo(paths: &PathPolicy) -> Result<(Repo, Vec<crate::policy::PathUse>), PrepareError> {
+    let ws = &paths.workspace;
+    let top = ws
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .ok_or_else(|| PrepareError::Input("the workspace is not inside a git repository".into()))?
+        .to_path_buf();
+    let dot = top.join(".git");
+    let meta = std::fs::symlink_metadata(&dot).map_err(|e| PrepareError::Input(e.to_string()))?;
+    let git_dir = if meta.is_dir() {
+        dot
+    } else if meta.is_file() {
+        let text = std::fs::read_to_string(&dot).map_err(|e| PrepareError::Input(e.to_string()))?;
+        let target = text
+            .lines()
+            .find_map(|l| l.strip_prefix("gitdir:"))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| PrepareError::Input(format!("{} has no gitdir: line", dot.display())))?;
+        let p = std::path::Path::new(target);
+        crate::policy::paths::normalize(&if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            top.join(p)
+        })
+    } else {
+        return Err(PrepareError::Input(format!(
+            "{} is a symbolic link; git tools do not follow it",
+            dot.display()
+        )));
+    };
+    let mut uses = Vec::new();
+    for dir in [&top, &git_dir] {
+        let r = paths.resolve(&dir.to_string_lossy())?;
+        uses.push(super::dir_use(&r));
+    }
+    Ok((Repo { top, git_dir }, uses))
+}
+
+/// Key material stops the output; other secret-looking values are redacted.
+fn filter_output(text: &str) -> Result<String, ToolOutput> {
+    if let Some(why) = crate::policy::paths::content_denied(text.as_bytes()) {
+        return Err(ToolOutput::err("path_denied", why));
+    }
+    let (out, found) = crate::policy::secrets::redact(text);
+    Ok(if found.is_empty() {
+        out
+    } else {
+        format!(
+            "redacted: {} secret-looking value(s) ({})\n{out}",
+            found.len(),
+            found.join(", ")
+        )
+    })
+}
+
+async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {
+    let filters = filter_overrides(ctx, repo).await;
     let mut cmd = tokio::process::Command::new("git");
     cmd.args([
         "-c",
@@ -55,6 +133,8 @@ async fn git(ctx: &ToolCtx<'_>, args: &[&str]) -> ToolOutput {
     ])
     .args(&filters)
     .arg("--no-pager")
+    .arg(format!("--git-dir={}", repo.git_dir.display()))
+    .arg(format!("--work-tree={}", repo.top.display()))
     .args(args)
     .current_dir(&ctx.paths.workspace)
     .env_clear()
@@ -77,24 +157,32 @@ async fn git(ctx: &ToolCtx<'_>, args: &[&str]) -> ToolOutput {
         ),
         Ok(o) => {
             let s = String::from_utf8_lossy(&o.stdout);
-            ToolOutput::ok(if s.trim().is_empty() {
-                "(clean)".to_string()
-            } else {
-                bound_text(&s, MAX_MODEL_TEXT)
-            })
+            if s.trim().is_empty() {
+                return ToolOutput::ok("(clean)");
+            }
+            match filter_output(&s) {
+                Ok(text) => ToolOutput::ok(bound_text(&text, MAX_MODEL_TEXT)),
+                Err(out) => out,
+            }
         }
     }
 }
 
-pub async fn status(ctx: &ToolCtx<'_>) -> ToolOutput {
+pub async fn status(ctx: &ToolCtx<'_>, repo: &Repo) -> ToolOutput {
     git(
         ctx,
+        repo,
         &["status", "--porcelain=v1", "--ignore-submodules=all"],
     )
     .await
 }
 
-pub async fn diff(ctx: &ToolCtx<'_>, staged: bool, path: Option<PathBuf>) -> ToolOutput {
+pub async fn diff(
+    ctx: &ToolCtx<'_>,
+    repo: &Repo,
+    staged: bool,
+    path: Option<PathBuf>,
+) -> ToolOutput {
     let mut args = vec![
         "diff",
         "--no-ext-diff",
@@ -110,7 +198,7 @@ pub async fn diff(ctx: &ToolCtx<'_>, staged: bool, path: Option<PathBuf>) -> Too
         args.push("--");
         args.push(p);
     }
-    git(ctx, &args).await
+    git(ctx, repo, &args).await
 }
 
 // ---- The tools ----
@@ -127,14 +215,19 @@ impl super::Tool for GitStatus {
     const EFFECT: Effect = Effect::Read;
     const DESCRIPTION: &'static str = "git status --porcelain=v1 of the workspace.";
     type Args = NoArgs;
-    type Call = ();
+    type Call = Repo;
 
-    fn prepare(_: NoArgs, _: &PathPolicy) -> Result<Gated<()>, PrepareError> {
-        Ok(Gated::plain(()))
+    fn prepare(_: NoArgs, paths: &PathPolicy) -> Result<Gated<Repo>, PrepareError> {
+        let (repo, uses) = find_repo(paths)?;
+        Ok(Gated {
+            paths: uses,
+            command: None,
+            call: repo,
+        })
     }
 
-    async fn run((): (), ctx: &ToolCtx<'_>) -> ToolOutput {
-        status(ctx).await
+    async fn run(repo: Repo, ctx: &ToolCtx<'_>) -> ToolOutput {
+        status(ctx, &repo).await
     }
 }
 
@@ -155,7 +248,7 @@ impl super::Tool for GitDiff {
     const EFFECT: Effect = Effect::Read;
     const DESCRIPTION: &'static str = "git diff --no-ext-diff --no-textconv of the workspace (optionally `staged`, optionally one `path`).";
     type Args = GitDiffArgs;
-    type Call = (bool, Option<PathBuf>);
+    type Call = (Repo, bool, Option<PathBuf>);
 
     fn prepare(a: GitDiffArgs, paths: &PathPolicy) -> Result<Gated<Self::Call>, PrepareError> {
         let path = match a.path {
@@ -170,10 +263,15 @@ impl super::Tool for GitDiff {
             }
             None => None,
         };
-        Ok(Gated::plain((a.staged, path)))
+        let (repo, uses) = find_repo(paths)?;
+        Ok(Gated {
+            paths: uses,
+            command: None,
+            call: (repo, a.staged, path),
+        })
     }
 
-    async fn run((staged, path): Self::Call, ctx: &ToolCtx<'_>) -> ToolOutput {
-        diff(ctx, staged, path).await
+    async fn run((repo, staged, path): Self::Call, ctx: &ToolCtx<'_>) -> ToolOutput {
+        diff(ctx, &repo, staged, path).await
     }
 }

@@ -730,3 +730,94 @@ async fn hard_links_and_env_files_ask_and_secrets_are_redacted() {
     assert_eq!(of_type(&events, "approval_requested").len(), 2);
     s.stop().await;
 }
+
+/// A command that needs what the sandbox hides can run outside it only through an approval that
+/// names why, asks every time and is never kept for the session.
+#[tokio::test]
+async fn running_outside_the_sandbox_always_asks() {
+    let scratch_dir = scratch("unsandboxed");
+    let target = scratch_dir.path().join("made.txt");
+    let (mock, s) = with_mock(Ceiling {
+        write: true,
+        process: true,
+        external: false,
+    })
+    .await;
+    let cmd = format!("echo outside > {}", target.display());
+    let call = json!({"command": cmd, "outside_sandbox": "the sandbox hides this directory"});
+    mock.push(tool_reply("c1", "shell", &call));
+    mock.push(tool_reply("c2", "shell", &call));
+    mock.push(text_reply("done"));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "go").await;
+    // The first asks for the directory too; the second only to leave the sandbox again, and
+    // "for this session" keeps nothing.
+    for (id, answer) in [("c1", "directory"), ("c2", "session")] {
+        let ask = s
+            .wait_event(&sid, |e| {
+                e["type"] == "approval_requested" && e["call_id"] == id
+            })
+            .await;
+        assert!(
+            ask["reasons"].as_array().unwrap().iter().any(|r| r
+                .as_str()
+                .unwrap()
+                .contains("outside the sandbox")
+                && r.as_str()
+                    .unwrap()
+                    .contains("the sandbox hides this directory")),
+            "{ask}"
+        );
+        s.post(
+            &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+            json!({"decision": answer}),
+        )
+        .await;
+    }
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "outside\n");
+    let (_, p) = s.get(&format!("/api/sessions/{sid}/permissions")).await;
+    let keys: Vec<&str> = p["grants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.iter().all(|k| !k.starts_with("once:")), "{keys:?}");
+    assert!(
+        keys.iter().any(|k| k.starts_with("dir:")),
+        "the directory was kept: {keys:?}"
+    );
+    let (_, r) = s
+        .post(
+            "/api/policy/check",
+            json!({"session": sid, "tool": "shell", "input": {"command": "ls", "outside_sandbox": "   "}}),
+        )
+        .await;
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("reason"),
+        "{r}"
+    );
+    s.stop().await;
+}
+
+/// A root holding deny-listed files (a `.pem` in the project) is reported at start, in
+/// `GET /api/config`; the file tools still refuse the file.
+#[tokio::test]
+async fn roots_with_denied_files_are_reported() {
+    let ws = TempDir::new("ws-with-key");
+    std::fs::create_dir_all(ws.path().join("certs")).unwrap();
+    std::fs::write(ws.path().join("certs/server.pem"), "x").unwrap();
+    let s = TestServer::start_in(Opts::default(), ws, TempDir::new("state")).await;
+    let (_, cfg) = s.get("/api/config").await;
+    let notes = cfg["sandbox"]["notes"].to_string();
+    assert!(
+        notes.contains("certs/server.pem") && notes.contains("hard-deny"),
+        "{cfg}"
+    );
+    assert_eq!(
+        cfg["sandbox"]["active"],
+        tradewind::sandbox::available().is_ok()
+    );
+    s.stop().await;
+}

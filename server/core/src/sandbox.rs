@@ -113,6 +113,17 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
             ));
         }
     }
+    for r in &roots {
+        let found = denied_inside(r);
+        if let Some(first) = found.first() {
+            notes.push(format!(
+                "{} holds {} file(s) on the hard-deny list (e.g. {}): commands can read them inside the root; the file tools still refuse them",
+                r.display(),
+                found.len(),
+                first.display()
+            ));
+        }
+    }
     let sandbox =
         helper.map(|h| Sandbox::new(h, &roots, home.as_deref(), &cfg.state_dir, network_deny));
     let info = crate::protocol::SandboxInfo {
@@ -121,6 +132,45 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
         notes,
     };
     (sandbox, info)
+}
+
+/// Hard-denied files inside a root (keys, certificates, credential files), from a bounded walk
+/// that skips dependency and build directories: the sandbox grants the root whole, so the
+/// server warns about them at start.
+fn denied_inside(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(false)
+        .ignore(false)
+        .follow_links(false)
+        .max_depth(Some(6))
+        .filter_entry(|e| {
+            !matches!(
+                e.file_name().to_str(),
+                Some(
+                    "node_modules"
+                        | "target"
+                        | ".git"
+                        | ".venv"
+                        | "venv"
+                        | "dist"
+                        | "build"
+                        | "__pycache__"
+                )
+            )
+        })
+        .build();
+    for e in walk.flatten().take(20_000) {
+        let p = e.path();
+        if p != root && tradewind_policy::lists::names_hard_denied_path(&p.to_string_lossy()) {
+            found.push(p.to_path_buf());
+            if found.len() >= 50 {
+                break;
+            }
+        }
+    }
+    found
 }
 
 /// Is Landlock usable here? `Err` says why not (once, at start).

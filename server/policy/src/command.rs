@@ -92,6 +92,9 @@ pub struct CommandAnalysis {
     pub hard_denied: Vec<String>,
     /// Control characters or invisible/bidi unicode were found; this also adds `Danger::Opaque`.
     pub has_control_chars: bool,
+    /// The caller asks to run this command outside the process sandbox, for this reason: the
+    /// gate always asks and the answer is never kept for the session.
+    pub outside_sandbox: Option<String>,
 }
 
 impl CommandAnalysis {
@@ -340,6 +343,7 @@ impl Acc {
             sensitive_mentions: self.mentions,
             hard_denied: self.denied,
             has_control_chars: self.control,
+            outside_sandbox: None,
         };
         out.derive();
         out

@@ -237,6 +237,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(effect_not_allowed(ctx, p));
         rs.extend(startup_write(ctx, p));
         rs.extend(never_loosens(ctx, p));
+        rs.extend(outside_sandbox(ctx, p));
         return finish(ctx, p, rs, warnings);
     }
     finish(ctx, p, rs, Vec::new())
@@ -650,6 +651,31 @@ fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let message = format!("this command always asks: {}", a.reasons.join("; "));
     Some(reason(
         "never_loosens",
+        ask_verdict(ctx),
+        message,
+        Some(key),
+    ))
+}
+
+/// Keys under this prefix allow one call only: no answer stores them.
+pub const ONCE_ONLY: &str = "once:";
+
+/// 5b. Running a command outside the process sandbox (e.g. a tool that needs a credential file
+/// the sandbox hides) always asks — even with `--yolo` — names why, and is never granted for the
+/// session.
+fn outside_sandbox(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    let why = p.command?.outside_sandbox.as_deref()?;
+    let key = format!("{ONCE_ONLY}{}", command_key(p.command_text.unwrap_or("")));
+    if ctx.grants.contains(&key) {
+        return None; // answered for this call
+    }
+    let message = format!(
+        "`{}` asks to run outside the sandbox (it could then read credentials and write anywhere you can): {}",
+        p.tool,
+        command::visible(why)
+    );
+    Some(reason(
+        "outside_sandbox",
         ask_verdict(ctx),
         message,
         Some(key),

@@ -265,10 +265,11 @@ async fn gate(
                         }
                         // "This directory" keeps the directories; the call's other reasons
                         // (mode, categories) are allowed for this call only.
-                        let (stored, this_call): (Vec<&String>, Vec<&String>) = ask
-                            .keys
-                            .iter()
-                            .partition(|k| d == ApprovalDecision::Session || k.starts_with("dir:"));
+                        let (stored, this_call): (Vec<&String>, Vec<&String>) =
+                            ask.keys.iter().partition(|k| {
+                                !k.starts_with(policy::ONCE_ONLY)
+                                    && (d == ApprovalDecision::Session || k.starts_with("dir:"))
+                            });
                         once.extend(this_call.into_iter().cloned());
                         for key in stored {
                             if let Err(e) = t.deps.store.add_grant(&t.run.session.id, key).await {

@@ -93,10 +93,8 @@ pub async fn agent_deps(
     let net = cfg.network.policy();
     let active = initial_provider(cfg, store, net).await?;
     let (sandbox, sandbox_info) = crate::sandbox::for_config(cfg);
-    if sandbox.is_none() {
-        for n in &sandbox_info.notes {
-            tracing::warn!("process sandbox: {n}");
-        }
+    for n in &sandbox_info.notes {
+        tracing::warn!("process sandbox: {n}");
     }
     let sandbox = sandbox.map(Arc::new);
     let (tasks, ended) = crate::tasks::TaskManager::new(

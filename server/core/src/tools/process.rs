@@ -42,6 +42,8 @@ pub struct ProcessArgs {
     pub timeout: Duration,
     /// The command line as shown to the user.
     pub display: String,
+    /// Run outside the process sandbox, for this reason (the gate always asks).
+    pub outside_sandbox: Option<String>,
 }
 
 /// Quote an argv for display.
@@ -94,6 +96,7 @@ impl ProcessArgs {
             cwd,
             timeout,
             display,
+            outside_sandbox: None,
         })
     }
 
@@ -103,6 +106,7 @@ impl ProcessArgs {
             Program::Shell(c) => command::analyze_shell(c),
             Program::Argv(v) => command::analyze_argv(v),
         };
+        analysis.outside_sandbox = self.outside_sandbox.clone();
         Gated {
             paths: paths.command_paths(&mut analysis, &self.cwd),
             command: Some((self.display.clone(), analysis)),
@@ -121,6 +125,10 @@ pub struct ShellArgs {
     /// Default 120000, at most 600000.
     #[schemars(range(min = 1, max = 600_000))]
     pub timeout_ms: Option<u64>,
+    /// Only when the command failed because the sandbox hid what it needs (e.g. `gh` and its
+    /// token file): why it must run outside it. The user is always asked.
+    #[schemars(length(min = 1, max = 500))]
+    pub outside_sandbox: Option<String>,
 }
 
 pub struct Shell;
@@ -139,10 +147,16 @@ impl super::Tool for Shell {
                 "command must be 1 to {MAX_COMMAND_BYTES} bytes without NUL"
             )));
         }
-        Ok(
-            ProcessArgs::new(Program::Shell(c), a.cwd.as_deref(), a.timeout_ms, paths)?
-                .gated(paths),
-        )
+        let mut p = ProcessArgs::new(Program::Shell(c), a.cwd.as_deref(), a.timeout_ms, paths)?;
+        p.outside_sandbox = match a.outside_sandbox.map(|w| w.trim().to_string()) {
+            Some(w) if w.is_empty() || w.len() > 500 => {
+                return Err(PrepareError::Input(
+                    "outside_sandbox must give a reason of 1 to 500 characters".into(),
+                ));
+            }
+            w => w,
+        };
+        Ok(p.gated(paths))
     }
 
     async fn run(args: ProcessArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
@@ -337,11 +351,12 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
             format!("{} is not a directory", args.cwd.display()),
         );
     }
-    let mut cmd = command_for(
-        &args,
-        ctx.turn.deps.sandbox.as_deref(),
-        &ctx.paths.workspace,
-    );
+    let sandbox = if args.outside_sandbox.is_some() {
+        None
+    } else {
+        ctx.turn.deps.sandbox.as_deref()
+    };
+    let mut cmd = command_for(&args, sandbox, &ctx.paths.workspace);
     let started = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,

@@ -299,10 +299,17 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
         "the pid is shown so the user can stop it"
     );
     assert!(pid > 1, "a real pid: {pid}");
+    // The orphaned process (same boot, same start time as recorded) was stopped at restart.
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap();
+    let left = String::from_utf8_lossy(&left.stdout).trim().to_string();
     // Clean up by the unique marker in the command line, never by a numeric group id.
     let _ = std::process::Command::new("pkill")
         .args(["-9", "-f", &marker])
         .status();
+    assert_eq!(left, "", "the lost task's process survived the restart");
     child2.start_kill().unwrap();
     child2.wait().await.unwrap();
     // A task whose owner is alive (another process with its real start time) is left alone.

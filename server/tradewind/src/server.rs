@@ -98,7 +98,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     if lost > 0 {
         tracing::warn!(
             lost,
-            "background tasks of a server that died were marked lost (their processes may still run)"
+            "background tasks of a server that died were marked lost (their processes were stopped)"
         );
     }
     let waker =

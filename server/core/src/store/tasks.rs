@@ -111,12 +111,33 @@ impl Store {
         Ok(n)
     }
 
-    /// `queued → running`.
-    pub async fn task_started(&self, id: &str, pid: i64) -> StoreResult<bool> {
-        let n = sqlx::query("UPDATE tasks SET status = 'running', pid = $1, started_at = $2 WHERE id = $3 AND status = 'queued'")
+    /// A task's process identity as recorded at start: pid, start time, boot id.
+    pub async fn task_process(&self, id: &str) -> StoreResult<Option<(i64, i64, String)>> {
+        let row: Option<(Option<i64>, Option<i64>, Option<String>)> =
+            sqlx::query_as("SELECT pid, pid_start, boot_id FROM tasks WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(match row {
+            Some((Some(pid), Some(start), Some(boot))) => Some((pid, start, boot)),
+            _ => None,
+        })
+    }
+
+    /// `queued → running`, with the process's identity (pid, its start time, the boot id).
+    pub async fn task_started(
+        &self,
+        id: &str,
+        pid: i64,
+        pid_start: Option<i64>,
+        boot_id: Option<&str>,
+    ) -> StoreResult<bool> {
+        let n = sqlx::query("UPDATE tasks SET status = 'running', pid = $1, started_at = $2, pid_start = $4, boot_id = $5 WHERE id = $3 AND status = 'queued'")
             .bind(pid)
             .bind(now_ms())
             .bind(id)
+            .bind(pid_start)
+            .bind(boot_id)
             .execute(self.pool())
             .await?
             .rows_affected();

@@ -85,6 +85,14 @@ pub enum TaskError {
 }
 
 /// Process start time (clock ticks since boot) from /proc, to tell a live owner from a reused pid.
+/// This boot's id: a pid and start time only name the same process within one boot.
+pub fn boot_id() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
 pub fn process_start_time(pid: u32) -> Option<i64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = stat.rsplit_once(')')?.1;
@@ -272,7 +280,10 @@ impl TaskManager {
             }
         };
         let pid = child.id().unwrap_or(0);
-        self.store.task_started(&id, i64::from(pid)).await?;
+        let (start, boot) = (process_start_time(pid), boot_id());
+        self.store
+            .task_started(&id, i64::from(pid), start, boot.as_deref())
+            .await?;
         let stop = CancellationToken::new();
         let origin = Arc::new(Mutex::new(None));
         {
@@ -611,6 +622,7 @@ impl TaskManager {
             }
             if self.store.mark_task_lost(&t.id).await? {
                 lost += 1;
+                self.kill_orphan(&t.id).await;
                 if let Ok(r) = self.store.get_task(&t.id).await {
                     self.emit(&r).await;
                 }
@@ -618,6 +630,34 @@ impl TaskManager {
         }
         self.cleanup().await?;
         Ok(lost)
+    }
+
+    /// A task of a server that died may still run: stop its process tree, but only when the
+    /// recorded pid is provably the same process (same boot, same start time) — a reused pid is
+    /// never hit.
+    async fn kill_orphan(&self, id: &str) {
+        let Ok(Some((pid, start, boot))) = self.store.task_process(id).await else {
+            return;
+        };
+        let Ok(pid) = u32::try_from(pid) else { return };
+        let same =
+            boot_id().as_deref() == Some(boot.as_str()) && process_start_time(pid) == Some(start);
+        if !same {
+            return;
+        }
+        crate::sandbox::kill_tree(pid);
+        if let Some(p) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+        }
+        tracing::warn!(
+            task = id,
+            pid,
+            "stopped the processes of a task whose server died"
+        );
     }
 
     /// Delete finished tasks and their logs after `tasks.retentionDays`.

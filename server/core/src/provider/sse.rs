@@ -12,6 +12,9 @@ pub struct SseEvent {
 #[derive(Debug, Default)]
 pub struct SseDecoder {
     buf: Vec<u8>,
+    /// Bytes of `buf` already known to hold no newline (a long line arriving in small chunks
+    /// is scanned once, not once per chunk).
+    scanned: usize,
     event: Option<String>,
     data: Vec<String>,
 }
@@ -29,7 +32,9 @@ impl SseDecoder {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
         let mut start = 0;
-        while let Some(pos) = self.buf[start..].iter().position(|&b| b == b'\n') {
+        let mut from = self.scanned.min(self.buf.len());
+        while let Some(pos) = self.buf[from..].iter().position(|&b| b == b'\n') {
+            let pos = from + pos - start;
             let end = start + pos;
             let mut line = &self.buf[start..end];
             if line.last() == Some(&b'\r') {
@@ -37,9 +42,11 @@ impl SseDecoder {
             }
             let line = String::from_utf8_lossy(line).into_owned();
             start = end + 1;
+            from = start;
             self.line(&line, &mut out);
         }
         self.buf.drain(..start);
+        self.scanned = self.buf.len();
         if self.buf.len() > MAX_LINE_BYTES {
             return Err("SSE line too long".into());
         }
@@ -121,5 +128,66 @@ mod tests {
         let mut d = SseDecoder::new();
         assert!(d.push(b"data: [DONE]").unwrap_or_default().is_empty());
         assert_eq!(d.finish().map(|e| e.data), Some("[DONE]".to_string()));
+    }
+}
+
+#[cfg(test)]
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn all(input: &[u8], cuts: &[usize]) -> Vec<SseEvent> {
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        let mut last = 0;
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        points.sort_unstable();
+        for p in points.into_iter().chain(std::iter::once(input.len())) {
+            if let Ok(ev) = d.push(&input[last..p]) {
+                out.extend(ev);
+            }
+            last = p;
+        }
+        out.extend(d.finish());
+        out
+    }
+
+    fn sse_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"data: ".to_vec()),
+            Just(b"event: x\n".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just(b": keep-alive\n".to_vec()),
+            Just("é✓".as_bytes().to_vec()),
+            Just(vec![0xff, 0xfe, 0xc3]),
+            proptest::collection::vec(any::<u8>(), 0..16),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+        /// Any byte split gives the same events as the unsplit input; nothing panics on invalid
+        /// UTF-8, stray CRs or comments.
+        #[test]
+        fn splits_do_not_change_events(input in sse_bytes(), cuts in proptest::collection::vec(any::<usize>(), 0..12)) {
+            prop_assert_eq!(all(&input, &cuts), all(&input, &[]));
+        }
+    }
+
+    /// A huge line in small chunks is refused past the limit, in linear time.
+    #[test]
+    fn huge_lines_are_bounded() {
+        let mut d = SseDecoder::new();
+        let chunk = vec![b'a'; 64 * 1024];
+        let mut refused = false;
+        for _ in 0..(MAX_LINE_BYTES / chunk.len() + 2) {
+            if d.push(&chunk).is_err() {
+                refused = true;
+                break;
+            }
+        }
+        assert!(refused);
     }
 }

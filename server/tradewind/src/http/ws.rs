@@ -479,3 +479,44 @@ async fn replay(
         }
     }
 }
+
+#[cfg(test)]
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+        /// Whatever text a client sends, decoding a command never panics.
+        #[test]
+        fn any_text_decodes_or_errors(text in ".{0,300}") {
+            let _ = serde_json::from_str::<ClientMsg>(&text);
+        }
+
+        /// Well-formed commands with arbitrary strings decode to what was sent.
+        #[test]
+        fn commands_round_trip(session in ".{0,80}", text in ".{0,200}", after in any::<i64>()) {
+            let sub = serde_json::json!({"type": "subscribe", "session": session, "after": after});
+            match serde_json::from_str::<ClientMsg>(&sub.to_string()) {
+                Ok(ClientMsg::Subscribe { session: s, after: a }) => {
+                    prop_assert_eq!(s, session.clone());
+                    prop_assert_eq!(a, after);
+                }
+                other => prop_assert!(false, "{other:?}"),
+            }
+            let p = serde_json::json!({"type": "prompt", "session": session, "text": text});
+            let is_prompt = matches!(serde_json::from_str::<ClientMsg>(&p.to_string()), Ok(ClientMsg::Prompt { .. }));
+            prop_assert!(is_prompt);
+        }
+    }
+
+    /// Invalid UTF-8 never reaches the decoder as text: the socket layer refuses it, and the
+    /// lossy form still only decodes or errors.
+    #[test]
+    fn invalid_utf8_is_an_error_not_a_panic() {
+        for bytes in [&b"{\"type\":\"ping\",\"id\":\"\xff\"}"[..], b"\xc3", b"{\"type\":\"\xed\xa0\x80\"}"] {
+            assert!(std::str::from_utf8(bytes).is_err());
+            let _ = serde_json::from_str::<ClientMsg>(&String::from_utf8_lossy(bytes));
+        }
+    }
+}

@@ -11,7 +11,7 @@ use tradewind::protocol::{
 use tradewind::store::{
     ApprovalStatus, NewApproval, NewEvent, NewMessage, SessionPatch, Store, StoreError,
 };
-use tradewind_tests::TempDir;
+use tradewind_tests::{Opts, TempDir, TestServer, binary};
 
 async fn suite(store: Store) {
     let sid = tradewind::util::new_id();
@@ -409,4 +409,82 @@ async fn postgres_store_suite() {
     suite(store.clone()).await;
     store.close().await;
     let _ = Arc::new(());
+}
+
+/// `tradewind backup` while a run streams: a 0600 file, created only if absent, that
+/// `tradewind check` accepts and that holds every event stored up to the snapshot, identical.
+#[tokio::test]
+async fn backup_taken_mid_run_restores_every_event() {
+    use std::os::unix::fs::PermissionsExt;
+    let slow: String = (0..400).map(|i| format!("w{i} ")).collect();
+    let script = serde_json::json!({"scripts": [{"turns": [{"text": slow, "chunk_chars": 8, "delay_ms": 5}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "talk").await;
+    s.wait_event(&sid, |e| e["type"] == "message_delta").await;
+    let out = TempDir::new("backup");
+    let file = out.path().join("tradewind.db");
+    let backup = std::process::Command::new(binary())
+        .args(["backup", file.to_str().unwrap()])
+        .env("TRADEWIND_HOME", s.state.path())
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(
+        backup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&backup.stderr)
+    );
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let again = std::process::Command::new(binary())
+        .args(["backup", file.to_str().unwrap()])
+        .env("TRADEWIND_HOME", s.state.path())
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(
+        !again.status.success(),
+        "an existing file is never overwritten"
+    );
+    s.wait_run_finished(&sid, &run).await;
+    let check = std::process::Command::new(binary())
+        .args(["check"])
+        .env("TRADEWIND_HOME", out.path())
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success() && report.contains("integrity: ok"),
+        "{report}"
+    );
+    let restored = tradewind::store::Store::open_sqlite(&file).await.unwrap();
+    let copied = restored.list_events(&sid, 0, 100_000).await.unwrap();
+    let live = s
+        .server
+        .as_ref()
+        .unwrap()
+        .state
+        .store
+        .list_events(&sid, 0, 100_000)
+        .await
+        .unwrap();
+    assert!(
+        !copied.is_empty() && copied.len() < live.len(),
+        "a mid-run snapshot: {} of {}",
+        copied.len(),
+        live.len()
+    );
+    for (a, b) in copied.iter().zip(live.iter()) {
+        assert_eq!((a.seq, &a.kind, &a.data), (b.seq, &b.kind, &b.data));
+    }
+    restored.close().await;
+    s.stop().await;
 }

@@ -33,6 +33,11 @@ pub enum Command {
     /// The permission gate, from the command line.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Copy the database to FILE while the server runs (SQLite: a consistent snapshot, mode
+    /// 0600; PostgreSQL: use pg_dump).
+    Backup(BackupArgs),
+    /// Check the database: integrity, schema version, counts.
+    Check(PasswdArgs),
     /// Internal: run a command confined (Landlock, own session, subreaper). The server execs
     /// this for every command the agent starts.
     #[command(hide = true)]
@@ -158,6 +163,14 @@ pub struct RunArgs {
     /// The prompt.
     #[arg(required = true, trailing_var_arg = true)]
     pub prompt: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BackupArgs {
+    #[arg(long, env = "TRADEWIND_HOME")]
+    pub state_dir: Option<PathBuf>,
+    /// The new file (it must not exist).
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -311,3 +311,42 @@ fn render_policy_report(r: &crate::protocol::PolicyCheckReport) -> String {
     }
     out
 }
+
+/// The store a maintenance command works on: `DATABASE_URL`, else the state directory's SQLite
+/// file — which must exist (a backup or check never creates an empty database).
+async fn maintenance_store(
+    state_dir: Option<&std::path::Path>,
+) -> anyhow::Result<tradewind_core::store::Store> {
+    let state_dir = crate::config::default_state_dir(state_dir)?;
+    let mut cfg = Config::for_paths(std::env::current_dir()?, state_dir.clone());
+    cfg.database_url = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty());
+    if cfg.database_url.is_none() && !state_dir.join("tradewind.db").is_file() {
+        bail!("there is no database in {}", state_dir.display());
+    }
+    open_store(&cfg).await
+}
+
+/// `tradewind backup FILE`: online, while a server may be running.
+pub async fn backup(args: crate::config::BackupArgs) -> anyhow::Result<()> {
+    let store = maintenance_store(args.state_dir.as_deref()).await?;
+    let result = store.backup_into(&args.file).await;
+    store.close().await;
+    result?;
+    eprintln!("backed up to {} (mode 0600)", args.file.display());
+    Ok(())
+}
+
+/// `tradewind check`: integrity and schema; false when something is wrong.
+pub async fn check(args: PasswdArgs) -> anyhow::Result<bool> {
+    let store = maintenance_store(args.state_dir.as_deref()).await?;
+    let r = store.check().await;
+    store.close().await;
+    let r = r?;
+    println!("integrity: {}", r.integrity.join("; "));
+    println!(
+        "schema: version {} ({} migrations known to this binary)",
+        r.schema_version, r.known_migrations
+    );
+    println!("sessions: {}, events: {}", r.sessions, r.events);
+    Ok(r.ok())
+}

@@ -33,6 +33,12 @@ async fn main() -> std::process::ExitCode {
             Ok(())
         }
         Command::Passwd(args) => tradewind::cli::passwd(args).await,
+        Command::Backup(args) => tradewind::cli::backup(args).await,
+        Command::Check(args) => match tradewind::cli::check(args).await {
+            Ok(true) => Ok(()),
+            Ok(false) => return std::process::ExitCode::FAILURE,
+            Err(e) => Err(e),
+        },
         Command::SandboxExec { args } => return tradewind_core::sandbox::exec(args).await,
         Command::Policy(tradewind::config::PolicyCommand::Check(args)) => {
             return tradewind::cli::policy_check(args);

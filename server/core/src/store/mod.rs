@@ -270,3 +270,88 @@ impl Store {
         });
     }
 }
+
+/// What `tradewind check` reports.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    /// `ok`, or SQLite's first integrity problems.
+    pub integrity: Vec<String>,
+    /// The newest migration applied, and how many the binary knows.
+    pub schema_version: i64,
+    pub known_migrations: usize,
+    pub sessions: i64,
+    pub events: i64,
+}
+
+impl CheckReport {
+    pub fn ok(&self) -> bool {
+        self.integrity == ["ok"] && self.schema_version == self.known_migrations as i64
+    }
+}
+
+impl Store {
+    /// An online copy of the SQLite database into `dest`, which is created empty first with
+    /// `O_EXCL` and mode 0600 (it holds keys and the password hash), then filled by
+    /// `VACUUM INTO` — a consistent snapshot while the server keeps writing.
+    pub async fn backup_into(&self, dest: &Path) -> anyhow::Result<()> {
+        if self.backend == Backend::Postgres {
+            anyhow::bail!(
+                "the database is PostgreSQL: back it up with pg_dump (e.g. `pg_dump --format=custom \"$DATABASE_URL\" > tradewind.dump`)"
+            );
+        }
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(dest)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dest.display()))?;
+        }
+        let path = dest.to_string_lossy().into_owned();
+        if let Err(e) = sqlx::query("VACUUM INTO $1")
+            .bind(&path)
+            .execute(&self.pool)
+            .await
+        {
+            let _ = std::fs::remove_file(dest);
+            anyhow::bail!("backup failed: {e}");
+        }
+        Ok(())
+    }
+
+    /// Integrity and schema of the database.
+    pub async fn check(&self) -> anyhow::Result<CheckReport> {
+        let integrity = match self.backend {
+            Backend::Sqlite => {
+                let rows: Vec<(String,)> = sqlx::query_as("PRAGMA integrity_check(20)")
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.into_iter().map(|r| r.0).collect()
+            }
+            Backend::Postgres => vec!["ok".to_string()],
+        };
+        let (schema_version,): (i64,) = sqlx::query_as(
+            "SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success = TRUE",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let known_migrations = match self.backend {
+            Backend::Sqlite => SQLITE_MIGRATOR.iter().count(),
+            Backend::Postgres => POSTGRES_MIGRATOR.iter().count(),
+        };
+        let (sessions,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions")
+            .fetch_one(&self.pool)
+            .await?;
+        let (events,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM events")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(CheckReport {
+            integrity,
+            schema_version,
+            known_migrations,
+            sessions,
+            events,
+        })
+    }
+}

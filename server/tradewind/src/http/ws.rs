@@ -514,7 +514,11 @@ mod property {
     /// lossy form still only decodes or errors.
     #[test]
     fn invalid_utf8_is_an_error_not_a_panic() {
-        for bytes in [&b"{\"type\":\"ping\",\"id\":\"\xff\"}"[..], b"\xc3", b"{\"type\":\"\xed\xa0\x80\"}"] {
+        for bytes in [
+            &b"{\"type\":\"ping\",\"id\":\"\xff\"}"[..],
+            b"\xc3",
+            b"{\"type\":\"\xed\xa0\x80\"}",
+        ] {
             assert!(std::str::from_utf8(bytes).is_err());
             let _ = serde_json::from_str::<ClientMsg>(&String::from_utf8_lossy(bytes));
         }

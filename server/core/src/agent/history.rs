@@ -43,7 +43,13 @@ pub struct History {
     chat: Arc<Vec<ChatMessage>>,
     /// Calls of the last assistant message without a result yet: (call id, tool name).
     open: Vec<(String, String)>,
+    /// Approximate heap bytes of `chat` (texts, call arguments, a fixed cost per message): what
+    /// the cache bounds.
+    bytes: usize,
 }
+
+/// Bookkeeping bytes counted per message besides its texts.
+const MESSAGE_OVERHEAD: usize = 96;
 
 impl History {
     /// The id of the last message appended (ULIDs sort by time).
@@ -70,6 +76,14 @@ impl History {
     /// without a result), and a result for no open call is dropped.
     pub fn push(&mut self, id: &str, role: &str, p: StoredParts) {
         self.last_id = Some(id.to_string());
+        self.bytes += MESSAGE_OVERHEAD
+            + p.text.len()
+            + p.call_id.len()
+            + p.name.len()
+            + p.tool_calls
+                .iter()
+                .map(|c| c.id.len() + c.name.len() + c.arguments.len() + MESSAGE_OVERHEAD)
+                .sum::<usize>();
         match role {
             "user" => {
                 self.close_open();
@@ -107,6 +121,7 @@ impl History {
         }
         let chat = Arc::make_mut(&mut self.chat);
         for (call_id, name) in self.open.drain(..) {
+            self.bytes += MESSAGE_OVERHEAD + call_id.len() + name.len() + NOT_EXECUTED.len();
             chat.push(ChatMessage::Tool {
                 call_id,
                 name,
@@ -135,6 +150,9 @@ pub struct HistoryCache {
 }
 
 const MAX_SESSIONS: usize = 32;
+/// All cached histories together stay under this many (approximate) bytes; a history larger
+/// than this alone is not kept (the next run reads it from the store).
+pub const MAX_CACHE_BYTES: usize = 48 * 1024 * 1024;
 
 impl HistoryCache {
     /// The cached history of a session (empty when none), removed from the cache.
@@ -147,9 +165,14 @@ impl HistoryCache {
         let tick = self
             .clock
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if history.bytes > MAX_CACHE_BYTES {
+            return;
+        }
         let mut m = self.map.lock();
         m.insert(session.to_string(), (tick, history));
-        while m.len() > MAX_SESSIONS {
+        while m.len() > MAX_SESSIONS
+            || m.values().map(|(_, h)| h.bytes).sum::<usize>() > MAX_CACHE_BYTES
+        {
             let Some(oldest) = m
                 .iter()
                 .min_by_key(|(_, (t, _))| *t)
@@ -216,6 +239,34 @@ pub fn system_prompt(agent: Agent, workspace: &Path, extra: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cache is bounded by bytes, not only by count: the oldest histories go first, and one
+    /// larger than the whole budget is not kept.
+    #[test]
+    fn cache_is_bounded_by_bytes() {
+        let big = |mb: usize| {
+            let mut h = History::default();
+            h.push(
+                "m1",
+                "user",
+                StoredParts {
+                    text: "x".repeat(mb * 1024 * 1024),
+                    ..Default::default()
+                },
+            );
+            h
+        };
+        let c = HistoryCache::default();
+        for i in 0..4 {
+            c.put(&format!("s{i}"), big(20));
+        }
+        let total: usize = c.map.lock().values().map(|(_, h)| h.bytes).sum();
+        assert!(total <= MAX_CACHE_BYTES, "{total}");
+        assert!(c.take("s0").is_empty(), "the oldest went first");
+        assert_eq!(c.take("s3").len(), 1, "the newest stays");
+        c.put("huge", big(MAX_CACHE_BYTES / (1024 * 1024) + 1));
+        assert!(c.take("huge").is_empty(), "too large to keep");
+    }
 
     fn row(role: &str, parts: serde_json::Value) -> MessageRow {
         MessageRow {

@@ -18,8 +18,20 @@ use crate::protocol::{Effect, Part};
 /// The fixed shell.
 pub const SHELL: &str = "/bin/sh";
 /// Environment variables a child inherits; nothing else (no provider keys, no tokens).
+/// `SSH_AUTH_SOCK` passes through: keys stay usable through an agent (`git push` over SSH)
+/// without being readable, since the sandbox hides `~/.ssh`.
 pub const ENV_ALLOW: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SHELL",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "SHELL",
+    "SSH_AUTH_SOCK",
 ];
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);

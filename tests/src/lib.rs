@@ -18,6 +18,11 @@ use tradewind::server::{Server, launch};
 
 pub const TOKEN: &str = "test-token-0123456789abcdef";
 
+/// The frames of one type, in order.
+pub fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == t).collect()
+}
+
 /// A temporary directory removed on drop.
 pub struct TempDir(pub PathBuf);
 

@@ -40,10 +40,6 @@ fn all() -> Ceiling {
     }
 }
 
-fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == t).collect()
-}
-
 #[tokio::test]
 async fn prompt_tool_call_approval_file_changed_answer() {
     let (mock, s) = with_mock(Ceiling::default()).await;

@@ -8,10 +8,6 @@ use tradewind::config::Ceiling;
 use tradewind_tests::openai_mock::*;
 use tradewind_tests::*;
 
-fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == t).collect()
-}
-
 async fn with_mock(ceiling: Ceiling) -> (Mock, TestServer) {
     let mock = Mock::default();
     let url = mock.serve().await;

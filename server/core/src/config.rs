@@ -448,6 +448,23 @@ impl Config {
         })
     }
 
+    /// The startup ceiling as the API shows it.
+    pub fn ceiling_info(&self) -> crate::protocol::CeilingInfo {
+        crate::protocol::CeilingInfo {
+            write: self.ceiling.write,
+            process: self.ceiling.process,
+            external: self.ceiling.external,
+        }
+    }
+
+    /// The extra roots as the API shows them.
+    pub fn extra_roots_shown(&self) -> Vec<String> {
+        self.extra_roots
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
+    }
+
     /// A configuration for tests and embedding: everything explicit, nothing read from disk.
     pub fn for_paths(workspace: PathBuf, state_dir: PathBuf) -> Config {
         Config {

@@ -132,13 +132,7 @@ impl Core {
         let (paths, agent, mode, grants) = match &p.session {
             Some(id) => {
                 let row = self.load_session(id).await?;
-                let grants: std::collections::HashSet<String> = self
-                    .store
-                    .list_grants(id)
-                    .await
-                    .map_err(ServiceError::Store)?
-                    .into_iter()
-                    .collect();
+                let grants = self.grant_set(id).await?;
                 let paths = deps
                     .paths
                     .with_workspace(std::path::Path::new(&row.workspace));
@@ -151,15 +145,7 @@ impl Core {
                 std::collections::HashSet::new(),
             ),
         };
-        let ctx = crate::policy::Context {
-            agent,
-            mode,
-            interactive: deps.interactive,
-            ceiling: self.cfg.ceiling,
-            read_only: self.cfg.read_only,
-            yolo: self.cfg.yolo,
-            grants: &grants,
-        };
+        let ctx = self.gate_context(agent, mode, &grants);
         crate::policy_check::check(&ctx, &p.tool, &p.input, &paths).map_err(|e| match e {
             crate::tools::PrepareError::Unknown(t) => {
                 ServiceError::Invalid(format!("unknown tool `{t}`"))
@@ -232,18 +218,10 @@ impl Core {
             mode: row.mode,
             agent: row.agent,
             workspace: row.workspace.clone(),
-            ceiling: crate::protocol::CeilingInfo {
-                write: c.ceiling.write,
-                process: c.ceiling.process,
-                external: c.ceiling.external,
-            },
+            ceiling: c.ceiling_info(),
             read_only: c.read_only,
             yolo: c.yolo,
-            extra_roots: c
-                .extra_roots
-                .iter()
-                .map(|p| p.to_string_lossy().into_owned())
-                .collect(),
+            extra_roots: c.extra_roots_shown(),
             sandbox: self.deps().sandbox_info.clone(),
             grants,
         })
@@ -273,23 +251,9 @@ impl Core {
     pub async fn tool_status(&self, id: &str) -> ServiceResult<crate::protocol::ToolStatusList> {
         let row = self.load_session(id).await?;
         let deps = self.deps();
-        let grants: std::collections::HashSet<String> = self
-            .store
-            .list_grants(id)
-            .await
-            .map_err(ServiceError::Store)?
-            .into_iter()
-            .collect();
+        let grants = self.grant_set(id).await?;
         let c = &self.cfg;
-        let ctx = crate::policy::Context {
-            agent: row.agent,
-            mode: row.mode,
-            interactive: deps.interactive,
-            ceiling: c.ceiling,
-            read_only: c.read_only,
-            yolo: c.yolo,
-            grants: &grants,
-        };
+        let ctx = self.gate_context(row.agent, row.mode, &grants);
         let data = crate::tools::TOOLS
             .iter()
             .map(|d| {
@@ -348,5 +312,36 @@ impl Core {
             })
             .collect();
         Ok(crate::protocol::ToolStatusList { data })
+    }
+}
+
+impl Core {
+    /// A session's grants (its own and its workspace's) as the gate reads them.
+    async fn grant_set(&self, id: &str) -> ServiceResult<std::collections::HashSet<String>> {
+        Ok(self
+            .store
+            .list_grants(id)
+            .await
+            .map_err(ServiceError::Store)?
+            .into_iter()
+            .collect())
+    }
+
+    /// The gate's context for this server, an agent, a mode and grants.
+    fn gate_context<'g>(
+        &self,
+        agent: crate::protocol::Agent,
+        mode: crate::protocol::Mode,
+        grants: &'g std::collections::HashSet<String>,
+    ) -> crate::policy::Context<'g> {
+        crate::policy::Context {
+            agent,
+            mode,
+            interactive: self.deps().interactive,
+            ceiling: self.cfg.ceiling,
+            read_only: self.cfg.read_only,
+            yolo: self.cfg.yolo,
+            grants,
+        }
     }
 }

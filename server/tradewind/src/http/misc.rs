@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 
 use super::AppState;
 use crate::error::ErrorBody;
-use crate::protocol::{CeilingInfo, Health, ServerConfig};
+use crate::protocol::{Health, ServerConfig};
 
 /// Liveness probe (no authentication).
 #[utoipa::path(get, path = "/api/health", tag = "server", security(()),
@@ -26,18 +26,10 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
     axum::Json(ServerConfig {
         version: env!("CARGO_PKG_VERSION").into(),
         workspace: c.workspace.to_string_lossy().into_owned(),
-        ceiling: CeilingInfo {
-            write: c.ceiling.write,
-            process: c.ceiling.process,
-            external: c.ceiling.external,
-        },
+        ceiling: c.ceiling_info(),
         read_only: c.read_only,
         yolo: c.yolo,
-        extra_roots: c
-            .extra_roots
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect(),
+        extra_roots: c.extra_roots_shown(),
         sandbox: state.deps().sandbox_info.clone(),
     })
 }

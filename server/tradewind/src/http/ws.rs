@@ -499,7 +499,7 @@ mod property {
             let sub = serde_json::json!({"type": "subscribe", "session": session, "after": after});
             match serde_json::from_str::<ClientMsg>(&sub.to_string()) {
                 Ok(ClientMsg::Subscribe { session: s, after: a }) => {
-                    prop_assert_eq!(s, session.clone());
+                    prop_assert_eq!(&s, &session);
                     prop_assert_eq!(a, after);
                 }
                 other => prop_assert!(false, "{other:?}"),

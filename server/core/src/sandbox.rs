@@ -93,7 +93,7 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
             notes.push("no sandbox helper binary is known".into());
             None
         }
-        (Some(h), true) => match available() {
+        (Some(h), true) => match available().and_then(|()| probe(h)) {
             Ok(()) => Some(h.clone()),
             Err(e) => {
                 notes.push(format!("{e}; commands run unconfined"));
@@ -171,6 +171,23 @@ fn denied_inside(root: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// Run the helper once with an empty ruleset: it says whether the kernel enforces it.
+fn probe(helper: &Path) -> Result<(), String> {
+    let out = std::process::Command::new(helper)
+        .args(["sandbox-exec", "--probe"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run the sandbox helper {}: {e}", helper.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the kernel does not enforce Landlock here ({})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
 }
 
 /// Is Landlock usable here? `Err` says why not (once, at start).
@@ -287,6 +304,21 @@ fn home_entries(dir: &Path, state_dir: &Path, ro: &mut Vec<PathBuf>, depth: u8) 
 
 /// `tradewind sandbox-exec [--rw DIR]… [--ro DIR]… [--network-deny] -- PROGRAM ARGS…`
 pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    if args.len() == 1 && args[0] == "--probe" {
+        return match restrict(&Rules::default()) {
+            Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
+                std::process::ExitCode::SUCCESS
+            }
+            Ok(RulesetStatus::NotEnforced) => {
+                eprintln!("Landlock is not enforced by this kernel");
+                std::process::ExitCode::from(3)
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::ExitCode::from(3)
+            }
+        };
+    }
     let mut rules = Rules::default();
     let mut it = args.into_iter();
     let mut program: Vec<std::ffi::OsString> = Vec::new();
@@ -313,9 +345,17 @@ pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
     // a group leader, which the server avoids.
     let _ = rustix::process::setsid();
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    if let Err(e) = restrict(&rules) {
-        eprintln!("tradewind sandbox-exec: cannot confine the command: {e}");
-        return std::process::ExitCode::from(125);
+    match restrict(&rules) {
+        Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {}
+        Ok(RulesetStatus::NotEnforced) => {
+            // Never run a command unconfined while the server believes it is confined.
+            eprintln!("tradewind sandbox-exec: the kernel does not enforce Landlock here");
+            return std::process::ExitCode::from(125);
+        }
+        Err(e) => {
+            eprintln!("tradewind sandbox-exec: cannot confine the command: {e}");
+            return std::process::ExitCode::from(125);
+        }
     }
     let mut child = match tokio::process::Command::new(prog).args(rest).spawn() {
         Ok(c) => c,

@@ -318,13 +318,21 @@ fn the_kernel_confines_every_command() {
     let state = home.join(".tradewind");
     std::fs::create_dir_all(&state).unwrap();
     std::fs::write(state.join("tradewind.db"), "state").unwrap();
-    let sb = tradewind::sandbox::Sandbox::new(
+    let mut sb = tradewind::sandbox::Sandbox::new(
         binary(),
         std::slice::from_ref(&ws),
         Some(&home),
         &state,
         false,
     );
+    // The ruleset grants temp read-write; this test's scratch may live under it (a clone in
+    // /tmp), so temp is taken out here: what is checked is everything else the ruleset lists.
+    let tmp: Vec<std::path::PathBuf> = ["/tmp", "/var/tmp"]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .chain(std::env::var_os("TMPDIR").map(std::path::PathBuf::from))
+        .collect();
+    sb.base.rw.retain(|p| !tmp.contains(p));
     let ok = |script: &str| {
         let o = sandboxed(&sb, &ws, script);
         assert!(
@@ -731,7 +739,11 @@ async fn hard_links_and_env_files_ask_and_secrets_are_redacted() {
 /// names why, asks every time and is never kept for the session.
 #[tokio::test]
 async fn running_outside_the_sandbox_always_asks() {
-    let scratch_dir = scratch("unsandboxed");
+    // A directory the sandbox does not grant: new under $HOME (home entries are listed,
+    // read-only, when the server starts), never under temp.
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap());
+    let scratch_dir = TempDir(home.join(format!(".tw-test-{}", ulid::Ulid::generate())));
+    std::fs::create_dir_all(scratch_dir.path()).unwrap();
     let target = scratch_dir.path().join("made.txt");
     let (mock, s) = with_mock(Ceiling {
         write: true,

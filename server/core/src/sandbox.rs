@@ -192,23 +192,15 @@ fn probe(helper: &Path) -> Result<(), String> {
 
 /// Is Landlock usable here? `Err` says why not (once, at start).
 pub fn available() -> Result<(), String> {
-    let probe = Ruleset::default()
-        .handle_access(AccessFs::from_all(ABI_WANTED))
-        .and_then(|r| r.create());
-    match probe {
-        Ok(_) => {
-            // Creating a ruleset succeeds on kernels without Landlock in best-effort mode; ask
-            // the kernel for its ABI through the status of an empty, not applied, ruleset.
-            if std::fs::read_to_string("/sys/kernel/security/lsm")
-                .map(|l| l.split(',').any(|m| m.trim() == "landlock"))
-                .unwrap_or(true)
-            {
-                Ok(())
-            } else {
-                Err("the kernel's LSM list has no landlock".into())
-            }
-        }
-        Err(e) => Err(format!("Landlock is unavailable: {e}")),
+    // A quick look at the active security modules; where the list cannot be read, the helper's
+    // probe (an empty ruleset it must see enforced) decides.
+    let listed = std::fs::read_to_string("/sys/kernel/security/lsm")
+        .map(|l| l.split(',').any(|m| m.trim() == "landlock"))
+        .unwrap_or(true);
+    if listed {
+        Ok(())
+    } else {
+        Err("the kernel's LSM list has no landlock".into())
     }
 }
 
@@ -441,6 +433,17 @@ pub fn kill_tree(root: u32) {
     }
 }
 
+/// The hard stop of a command: its whole tree (`kill_tree`), then the group it leads.
+pub fn kill_tree_and_group(leader: u32) {
+    kill_tree(leader);
+    if let Some(p) = i32::try_from(leader)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
+
 /// Send `sig` to every descendant of `root`; how many there were.
 fn signal_descendants(root: u32, sig: rustix::process::Signal) -> usize {
     let kids = descendants(root);
@@ -460,26 +463,18 @@ fn signal_descendants(root: u32, sig: rustix::process::Signal) -> usize {
 /// the kill is stopped by the server's group kill.
 fn kill_descendants() {
     let me = std::process::id();
+    let reap = || {
+        while let Ok(Some(_)) = rustix::process::waitpid(None, rustix::process::WaitOptions::NOHANG)
+        {
+        }
+    };
     for _ in 0..20 {
-        let kids = descendants(me);
-        if kids.is_empty() {
+        if signal_descendants(me, rustix::process::Signal::KILL) == 0 {
             break;
         }
-        for pid in &kids {
-            if let Some(p) = i32::try_from(*pid)
-                .ok()
-                .and_then(rustix::process::Pid::from_raw)
-            {
-                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-            }
-        }
-        while let Ok(Some(_)) = rustix::process::waitpid(None, rustix::process::WaitOptions::NOHANG)
-        {
-        }
+        reap();
         std::thread::sleep(std::time::Duration::from_millis(5));
-        while let Ok(Some(_)) = rustix::process::waitpid(None, rustix::process::WaitOptions::NOHANG)
-        {
-        }
+        reap();
     }
 }
 

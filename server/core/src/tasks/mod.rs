@@ -645,14 +645,7 @@ impl TaskManager {
         if !same {
             return;
         }
-        crate::sandbox::kill_tree(pid);
-        if let Some(p) = i32::try_from(pid)
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-        }
+        crate::sandbox::kill_tree_and_group(pid);
         tracing::warn!(
             task = id,
             pid,

@@ -231,11 +231,16 @@ impl GroupGuard {
     /// Signal the group; SIGKILL first kills every descendant of the leader (the sandbox
     /// helper adopts those that left the group with `setsid` or a double fork).
     pub fn signal(&self, sig: rustix::process::Signal) {
-        if let Some(pid) = self.pgid.and_then(rustix::process::Pid::from_raw) {
-            if sig == rustix::process::Signal::KILL {
-                crate::sandbox::kill_tree(pid.as_raw_nonzero().get().unsigned_abs());
+        match (self.pgid, sig) {
+            (Some(pgid), rustix::process::Signal::KILL) => {
+                crate::sandbox::kill_tree_and_group(pgid.unsigned_abs());
             }
-            let _ = rustix::process::kill_process_group(pid, sig);
+            (Some(pgid), sig) => {
+                if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+                    let _ = rustix::process::kill_process_group(pid, sig);
+                }
+            }
+            (None, _) => {}
         }
     }
     pub fn disarm(&mut self) {
@@ -244,8 +249,8 @@ impl GroupGuard {
 }
 
 impl Drop for GroupGuard {
-    /// SIGTERM first — the sandbox helper then kills every descendant it adopted, `setsid` and
-    /// double forks included — and SIGKILL for the group a moment later, whatever ignored it.
+    /// SIGTERM first — the sandbox helper passes it to every descendant, `setsid` and double
+    /// forks included — and the hard stop of the whole tree a moment later.
     fn drop(&mut self) {
         let Some(pgid) = self.pgid.take() else { return };
         let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
@@ -256,8 +261,7 @@ impl Drop for GroupGuard {
         }
         std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(300));
-            crate::sandbox::kill_tree(pid.as_raw_nonzero().get().unsigned_abs());
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            crate::sandbox::kill_tree_and_group(pid.as_raw_nonzero().get().unsigned_abs());
         });
     }
 }

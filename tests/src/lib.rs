@@ -58,6 +58,12 @@ pub struct Opts {
     pub network: Option<tradewind::config::NetworkSettings>,
     /// Extra directories (`--add-dir`).
     pub extra_roots: Vec<PathBuf>,
+    /// HTTPS (`None`: decided by the bind address, i.e. plain on loopback).
+    pub tls: Option<tradewind::config::TlsSetting>,
+    /// Bind address (default 127.0.0.1).
+    pub bind: Option<std::net::IpAddr>,
+    /// Set a password before starting (needed for a non-loopback bind).
+    pub password: Option<String>,
     /// Background task limits.
     pub tasks: Option<tradewind::config::TaskSettings>,
 }
@@ -113,14 +119,32 @@ impl TestServer {
                 replay: None,
             });
         }
+        cfg.tls = opts.tls.clone();
+        if let Some(b) = opts.bind {
+            cfg.bind = b;
+        }
+        if let Some(pw) = &opts.password {
+            let store = tradewind::server::open_store(&cfg).await.expect("store");
+            let phc = tradewind::auth::hash_password(pw).expect("hash");
+            store.set_password_hash(&phc).await.expect("password");
+            store.close().await;
+        }
         let server = launch(cfg).await.expect("server starts");
         let base = server.base_url();
+        // Over TLS the client trusts the server's own CA and nothing else.
+        let http = match &server.state.face.ca {
+            Some(ca) => reqwest::Client::builder()
+                .tls_certs_only([reqwest::Certificate::from_pem(ca.pem.as_bytes()).unwrap()])
+                .build()
+                .unwrap(),
+            None => reqwest::Client::new(),
+        };
         TestServer {
             server: Some(server),
             base,
             workspace,
             state,
-            http: reqwest::Client::new(),
+            http,
         }
     }
 
@@ -128,8 +152,24 @@ impl TestServer {
         format!("{}{path}", self.base)
     }
 
+    /// A fresh one-time sign-in link path, `/?token=CODE`.
+    pub fn launch_path(&self) -> String {
+        let link = self
+            .server
+            .as_ref()
+            .expect("server running")
+            .launch_url()
+            .expect("a link");
+        let (_, query) = link.split_once("/?").expect("a query");
+        format!("/?{query}")
+    }
+
     pub fn ws_url(&self) -> String {
-        format!("{}/api/ws", self.base.replace("http://", "ws://"))
+        let base = self
+            .base
+            .replacen("https://", "wss://", 1)
+            .replacen("http://", "ws://", 1);
+        format!("{base}/api/ws")
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {

@@ -18,7 +18,7 @@ fn no_redirect() -> reqwest::Client {
 /// Sign in through the launch link; returns the cookie header value.
 async fn cookie_login(s: &TestServer) -> String {
     let r = no_redirect()
-        .get(s.url(&format!("/?token={TOKEN}")))
+        .get(s.url(&s.launch_path()))
         .send()
         .await
         .unwrap();
@@ -95,7 +95,26 @@ async fn bearer_cookie_and_one_time_launch_link() {
         .await
         .unwrap();
     assert_eq!(wrong.status(), 401);
-    let cookie = cookie_login(&s).await;
+    // The access token is a bearer credential only: it never signs a browser in through a URL
+    // (browser history would keep a long-lived credential).
+    let r = no_redirect()
+        .get(s.url(&format!("/?token={TOKEN}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.headers().get("set-cookie").is_none());
+    let link = s.launch_path();
+    assert!(!link.contains(TOKEN));
+    let r = no_redirect().get(s.url(&link)).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let cookie = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
     let r = reqwest::Client::new()
         .get(s.url("/api/whoami"))
         .header("cookie", &cookie)
@@ -104,14 +123,41 @@ async fn bearer_cookie_and_one_time_launch_link() {
         .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.json::<Value>().await.unwrap()["kind"], "cookie");
-    // The launch link is used up.
-    let again = no_redirect()
-        .get(s.url(&format!("/?token={TOKEN}")))
+    // The launch link is used up; the page says what to do instead of showing raw JSON.
+    let again = no_redirect().get(s.url(&link)).send().await.unwrap();
+    assert_eq!(again.status(), 401);
+    assert!(again.headers().get("set-cookie").is_none());
+    assert!(
+        again.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let page = again.text().await.unwrap();
+    assert!(
+        page.contains("tradewind link") && page.contains("already used"),
+        "{page}"
+    );
+    // The device list names this browser session.
+    let r = reqwest::Client::new()
+        .get(s.url("/api/devices"))
+        .header("cookie", &cookie)
+        .header(
+            "user-agent",
+            "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36",
+        )
         .send()
         .await
         .unwrap();
-    assert_eq!(again.status(), 401);
-    assert!(again.headers().get("set-cookie").is_none());
+    let devices: Value = r.json().await.unwrap();
+    let current: Vec<&Value> = devices["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["current"] == true)
+        .collect();
+    assert_eq!(current.len(), 1, "{devices}");
+    assert_eq!(current[0]["last_ip"], "127.0.0.1");
     // Logout revokes the cookie.
     let origin = s.base.clone();
     let r = reqwest::Client::new()

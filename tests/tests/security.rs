@@ -87,7 +87,7 @@ async fn logout_closes_open_websockets() {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap()
-        .get(s.url(&format!("/?token={TOKEN}")))
+        .get(s.url(&s.launch_path()))
         .send()
         .await
         .unwrap();
@@ -301,12 +301,18 @@ async fn git_tools_only_see_the_workspace() {
         !all.contains("stolen.txt") && !all.contains("SECRET-MARKER"),
         "{all}"
     );
-    assert!(
-        results[0]["text"].as_str().unwrap().contains("a.txt"),
-        "{}",
-        results[0]
-    );
-    let diff = results[1]["text"].as_str().unwrap();
+    // Read-only tools of one turn run concurrently: find each result by its tool.
+    let by_tool = |t: &str| {
+        results
+            .iter()
+            .find(|e| e["tool"] == t)
+            .and_then(|e| e["text"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let status = by_tool("git_status");
+    assert!(status.contains("a.txt"), "{status}");
+    let diff = by_tool("git_diff");
     assert!(
         diff.contains("[REDACTED AWS access key]") && !diff.contains("AKIAIOSFODNN7EXAMPLE"),
         "{diff}"

@@ -277,19 +277,45 @@ async fn suite(store: Store) {
     assert_eq!(m.last().unwrap().parts, "{\"text\":\"4\"}");
     // Auth records.
     store
-        .create_login_session("L1", "h1", 60_000)
+        .create_login_session(&tradewind::store::NewLoginSession {
+            id: "L1",
+            token_hash: "h1",
+            ttl_ms: 60_000,
+            user_agent: Some("curl/8"),
+            ip: Some("127.0.0.1"),
+        })
         .await
         .unwrap();
     assert_eq!(
-        store.find_login_session("h1").await.unwrap().as_deref(),
+        store
+            .find_login_session("h1", 60_000)
+            .await
+            .unwrap()
+            .as_deref(),
         Some("L1")
     );
+    assert_eq!(
+        store.find_login_session("h1", -1_000).await.unwrap(),
+        None,
+        "a device idle for longer than the idle limit is signed out"
+    );
+    store.touch_login_session("L1", "::1").await.unwrap();
+    let devices = store.list_login_sessions(60_000).await.unwrap();
+    assert_eq!(devices.len(), 1);
+    assert_eq!(devices[0].user_agent.as_deref(), Some("curl/8"));
+    assert_eq!(devices[0].last_ip.as_deref(), Some("::1"));
+    assert!(devices[0].expires_at > devices[0].created_at);
+    assert!(matches!(
+        store.revoke_login_session("nope").await,
+        Err(StoreError::NotFound)
+    ));
     store.set_password_hash("$argon2id$fake").await.unwrap();
     assert_eq!(
-        store.find_login_session("h1").await.unwrap(),
+        store.find_login_session("h1", 60_000).await.unwrap(),
         None,
         "a new password signs everyone out"
     );
+    assert!(store.list_login_sessions(60_000).await.unwrap().is_empty());
     store.create_api_token("T1", "ci", "th").await.unwrap();
     assert!(matches!(
         store.create_api_token("T2", "ci", "th").await,

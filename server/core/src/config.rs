@@ -38,6 +38,9 @@ pub enum Command {
     Backup(BackupArgs),
     /// Check the database: integrity, schema version, counts.
     Check(PasswdArgs),
+    /// Print a fresh one-time sign-in link (and its QR code) for the server running with this
+    /// state directory: the way in for a new device, or back in without a password.
+    Link(PasswdArgs),
     /// Internal: run a command confined (Landlock, own session, subreaper). The server execs
     /// this for every command the agent starts.
     #[command(hide = true)]
@@ -148,6 +151,43 @@ pub struct ServeArgs {
     /// Port (default 7420; 0 picks a free one).
     #[arg(long)]
     pub port: Option<u16>,
+    /// HTTPS: `auto` makes a local certificate authority once (in the state dir) and a
+    /// certificate for this machine's names and addresses; `off` serves plain HTTP. Default:
+    /// `auto` when binding a non-loopback address, else `off`.
+    #[arg(long, value_parser = ["auto", "off"], conflicts_with_all = ["no_tls", "tls_cert"])]
+    pub tls: Option<String>,
+    /// Serve plain HTTP even on a non-loopback address (passwords and cookies cross the
+    /// network in clear text).
+    #[arg(long)]
+    pub no_tls: bool,
+    /// HTTPS with your own certificate chain (PEM), e.g. from mkcert or Tailscale; reloaded
+    /// when the file changes.
+    #[arg(long, requires = "tls_key", conflicts_with = "no_tls")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) for --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The URL users open (e.g. `https://devbox.lan:7420`): its host goes into the certificate,
+    /// the allowed host names and the sign-in links.
+    #[arg(long)]
+    pub public_url: Option<String>,
+    /// Announce the server on the local network (mDNS `_tradewind._tcp`, with the CA
+    /// fingerprint). Off by default.
+    #[arg(long)]
+    pub mdns: bool,
+}
+
+/// How the server speaks HTTPS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TlsSetting {
+    Off,
+    /// A local CA in the state dir and a leaf for this machine.
+    Auto,
+    /// The user's own certificate chain and key (PEM files).
+    Files {
+        cert: PathBuf,
+        key: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -198,6 +238,13 @@ pub struct FileConfig {
     pub agent: AgentSettings,
     pub network: NetworkSettings,
     pub sandbox: SandboxSettings,
+    pub auth: crate::auth::AuthSettings,
+    /// `"auto"` or `"off"`; `tlsCert`/`tlsKey` give files.
+    pub tls: Option<String>,
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    pub public_url: Option<String>,
+    pub mdns: bool,
 }
 
 /// The process sandbox (`sandbox` in config.json).
@@ -347,6 +394,12 @@ pub struct Config {
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
+    pub auth: crate::auth::AuthSettings,
+    /// HTTPS; `None` decides by the bind address (see `effective_tls`).
+    pub tls: Option<TlsSetting>,
+    /// The URL users open, without a trailing slash.
+    pub public_url: Option<String>,
+    pub mdns: bool,
 }
 
 /// `$TRADEWIND_HOME` (already folded in by clap) or `~/.tradewind`.
@@ -424,6 +477,7 @@ impl Config {
             model: common.model.clone().or(file.provider.model.clone()),
             replay: common.replay.as_ref().map(|p| absolutize(&cwd, p)),
         });
+        let tls_base = state_dir.clone();
         Ok(Config {
             bind: bind.or(file.bind).unwrap_or(IpAddr::from([127, 0, 0, 1])),
             port: port.or(file.port).unwrap_or(DEFAULT_PORT),
@@ -445,7 +499,75 @@ impl Config {
             network: file.network,
             sandbox: file.sandbox,
             sandbox_helper: std::env::current_exe().ok(),
+            auth: file.auth,
+            tls: match (
+                file.tls.as_deref(),
+                file.tls_cert.clone(),
+                file.tls_key.clone(),
+            ) {
+                (_, Some(cert), Some(key)) => Some(TlsSetting::Files {
+                    cert: absolutize(&tls_base, &cert),
+                    key: absolutize(&tls_base, &key),
+                }),
+                (Some("auto"), _, _) => Some(TlsSetting::Auto),
+                (Some("off"), _, _) => Some(TlsSetting::Off),
+                (Some(other), _, _) => {
+                    bail!("config.json: tls must be \"auto\" or \"off\", not {other:?}")
+                }
+                (None, _, _) => None,
+            },
+            public_url: file.public_url,
+            mdns: file.mdns,
         })
+    }
+
+    /// `tradewind serve`: the configuration plus the serve-only flags.
+    pub fn for_serve(args: &ServeArgs) -> anyhow::Result<Config> {
+        let mut cfg = Config::resolve(&args.common, args.bind, args.port)?;
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+            cfg.tls = Some(TlsSetting::Files {
+                cert: absolutize(&cwd, cert),
+                key: absolutize(&cwd, key),
+            });
+        } else if args.no_tls || args.tls.as_deref() == Some("off") {
+            cfg.tls = Some(TlsSetting::Off);
+        } else if args.tls.as_deref() == Some("auto") {
+            cfg.tls = Some(TlsSetting::Auto);
+        }
+        if let Some(u) = &args.public_url {
+            cfg.public_url = Some(u.clone());
+        }
+        if let Some(u) = cfg.public_url.take() {
+            cfg.public_url = Some(normalize_public_url(&u)?);
+        }
+        cfg.mdns |= args.mdns;
+        Ok(cfg)
+    }
+
+    /// HTTPS as it will be served: explicit setting, else `auto` off loopback.
+    pub fn effective_tls(&self) -> TlsSetting {
+        match &self.tls {
+            Some(t) => t.clone(),
+            None if self.bind.is_loopback() => TlsSetting::Off,
+            None => TlsSetting::Auto,
+        }
+    }
+
+    /// The host name of `public_url`, if any.
+    pub fn public_host(&self) -> Option<String> {
+        let u = self.public_url.as_deref()?;
+        let rest = u.split_once("://").map_or(u, |(_, r)| r);
+        let authority = rest.split('/').next().unwrap_or(rest);
+        let host = if authority.starts_with('[') {
+            authority
+                .split(']')
+                .next()
+                .map(|h| h.trim_start_matches('['))
+        } else {
+            authority.split(':').next()
+        }?;
+        (!host.is_empty()).then(|| host.to_ascii_lowercase())
     }
 
     /// The startup ceiling as the API shows it.
@@ -486,8 +608,27 @@ impl Config {
             network: NetworkSettings::default(),
             sandbox: SandboxSettings::default(),
             sandbox_helper: None,
+            auth: crate::auth::AuthSettings::default(),
+            tls: None,
+            public_url: None,
+            mdns: false,
         }
     }
+}
+
+/// `https://host[:port]` with no path, query or trailing slash.
+fn normalize_public_url(u: &str) -> anyhow::Result<String> {
+    let u = u.trim().trim_end_matches('/');
+    let Some((scheme, rest)) = u.split_once("://") else {
+        bail!("publicUrl {u:?} must start with https:// or http://");
+    };
+    if scheme != "https" && scheme != "http" {
+        bail!("publicUrl {u:?} must start with https:// or http://");
+    }
+    if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
+        bail!("publicUrl {u:?} must be just scheme, host and optional port");
+    }
+    Ok(u.to_string())
 }
 
 fn absolutize(base: &Path, p: &Path) -> PathBuf {

@@ -565,6 +565,54 @@ pub struct WhoAmI {
     pub password_set: bool,
 }
 
+/// A signed-in browser (one login session).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Device {
+    pub id: String,
+    /// A readable name from the user agent, e.g. "Firefox on Android".
+    pub name: String,
+    pub user_agent: Option<String>,
+    /// Milliseconds since the epoch.
+    pub created_at: i64,
+    pub last_seen_at: i64,
+    pub last_ip: Option<String>,
+    /// When the sign-in ends however active it is (`auth.maxDays`); it also ends after
+    /// `auth.idleDays` unseen.
+    pub expires_at: i64,
+    /// The device making this request.
+    pub current: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeviceList {
+    pub data: Vec<Device>,
+}
+
+/// A one-time sign-in link for another device ("Add a device"): single use, 5 minutes.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeviceLink {
+    pub url: String,
+    pub expires_at: i64,
+    /// The link as a QR code (SVG document), for a phone's camera.
+    pub qr_svg: String,
+    /// False when the server listens on loopback only: another device cannot reach it.
+    pub reachable_from_other_devices: bool,
+}
+
+/// How the server speaks HTTPS.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TlsInfo {
+    /// `off`, `auto` (a local certificate authority in the state dir) or `files`
+    /// (`--tls-cert`/`--tls-key`).
+    pub mode: String,
+    /// `auto`: SHA-256 of the local CA certificate, `AB:CD:…`, to compare on a phone.
+    pub ca_fingerprint: Option<String>,
+    /// `auto`: the page with the CA certificate and how to trust it on each platform.
+    pub install_url: Option<String>,
+    /// The address other devices use (publicUrl, else the host name, else a LAN address).
+    pub url: String,
+}
+
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTokenParams {
@@ -602,6 +650,7 @@ pub struct ServerConfig {
     pub yolo: bool,
     pub extra_roots: Vec<String>,
     pub sandbox: SandboxInfo,
+    pub tls: TlsInfo,
 }
 
 /// The process sandbox: whether commands run confined by Landlock, and why not.

@@ -5,6 +5,11 @@
 //!   (legitimate ones leave that state within milliseconds, a trickling attacker stays in it);
 //! - accept errors (EMFILE) back off instead of spinning.
 //!   The file-descriptor soft limit is raised at start (`raise_fd_limit`).
+//!
+//! With TLS the first byte decides: a TLS handshake (0x16) is completed within
+//! `tls::HANDSHAKE_TIMEOUT` and served by the app; anything else is plain HTTP and gets the
+//! redirect side (`http::plain_side_router`), never a hang. The pending-place cap and the
+//! header timeout cover the handshake too.
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -73,11 +78,18 @@ pub fn raise_fd_limit() {
     }
 }
 
+/// The TLS side of the listener: the acceptor and what plain-HTTP requests get.
+pub struct TlsSide {
+    pub acceptor: tokio_rustls::TlsAcceptor,
+    pub plain: Router,
+}
+
 /// Serve `app` on `listener` until `shutdown` resolves, then let open requests finish (at most
 /// 10 s).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
+    tls: Option<TlsSide>,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let mut builder = Builder::new(TokioExecutor::new());
@@ -86,6 +98,8 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT);
     builder.http2().timer(TokioTimer::new());
+    let builder = Arc::new(builder);
+    let tls = tls.map(Arc::new);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let pending: Arc<Pending> = Arc::default();
     tokio::pin!(shutdown);
@@ -113,23 +127,27 @@ pub async fn serve(
             tracing::debug!(error = %e, "cannot set TCP_NODELAY");
         }
         let place = Arc::new(Mutex::new(Some(place)));
-        let router = app.clone();
-        let svc = hyper::service::service_fn(
-            move |mut req: hyper::Request<hyper::body::Incoming>| {
-                // The first request's headers arrived: the connection no longer counts as pending.
-                place.lock().take();
-                req.extensions_mut().insert(ConnectInfo::<SocketAddr>(addr));
-                let mut router = router.clone();
-                async move { tower::Service::call(&mut router, req.map(axum::body::Body::new)).await }
-            },
-        );
-        let conn = builder
-            .serve_connection_with_upgrades(TokioIo::new(tcp), svc)
-            .into_owned();
-        let conn = graceful.watch(conn);
+        let Some(tls) = tls.clone() else {
+            spawn_conn(&builder, graceful.watcher(), tcp, app.clone(), addr, place);
+            continue;
+        };
+        let (builder, watcher, app) = (builder.clone(), graceful.watcher(), app.clone());
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "connection ended with an error");
+            let mut first = [0u8; 1];
+            let peeked = tokio::time::timeout(HEADER_TIMEOUT, tcp.peek(&mut first)).await;
+            if !matches!(peeked, Ok(Ok(1))) {
+                return;
+            }
+            if first[0] != 0x16 {
+                spawn_conn(&builder, watcher, tcp, tls.plain.clone(), addr, place);
+                return;
+            }
+            let handshake =
+                tokio::time::timeout(crate::tls::HANDSHAKE_TIMEOUT, tls.acceptor.accept(tcp)).await;
+            match handshake {
+                Ok(Ok(stream)) => spawn_conn(&builder, watcher, stream, app, addr, place),
+                Ok(Err(e)) => tracing::debug!(%addr, error = %e, "TLS handshake failed"),
+                Err(_) => tracing::debug!(%addr, "TLS handshake timed out"),
             }
         });
     }
@@ -139,6 +157,35 @@ pub async fn serve(
         () = tokio::time::sleep(Duration::from_secs(10)) => {}
     }
     Ok(())
+}
+
+/// Serve one connection (plain TCP or TLS) with `router`, watched for graceful shutdown.
+fn spawn_conn<I>(
+    builder: &Arc<Builder<TokioExecutor>>,
+    watcher: hyper_util::server::graceful::Watcher,
+    io: I,
+    router: Router,
+    addr: SocketAddr,
+    place: Arc<Mutex<Option<Place>>>,
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let svc = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+        // The first request's headers arrived: the connection no longer counts as pending.
+        place.lock().take();
+        req.extensions_mut().insert(ConnectInfo::<SocketAddr>(addr));
+        let mut router = router.clone();
+        async move { tower::Service::call(&mut router, req.map(axum::body::Body::new)).await }
+    });
+    let conn = builder
+        .serve_connection_with_upgrades(TokioIo::new(io), svc)
+        .into_owned();
+    let conn = watcher.watch(conn);
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!(error = %e, "connection ended with an error");
+        }
+    });
 }
 
 #[cfg(test)]

@@ -9,13 +9,74 @@ use crate::server::{launch, open_store, wait_for_signal};
 use crate::state_dir::StateDir;
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let cfg = Config::resolve(&args.common, args.bind, args.port)?;
+    let cfg = Config::for_serve(&args)?;
     let server = launch(cfg).await?;
     // Scripts and tests read this line; keep its shape.
-    println!("Tradewind is ready: {}", server.launch_url());
-    println!("Open that link once in your browser; it signs you in and is then used up.");
+    println!("Tradewind is ready: {}", server.launch_url()?);
+    println!(
+        "Open that link once in your browser; it signs you in and is then used up (valid 15 minutes; `tradewind link` prints a new one)."
+    );
+    let face = server.state.face.clone();
+    if !server.state.cfg.bind.is_loopback() || server.state.cfg.public_url.is_some() {
+        print_device_link(&server.device_url()?);
+    }
+    if let Some(ca) = &face.ca {
+        println!(
+            "HTTPS with a local certificate authority, SHA-256 fingerprint:\n  {}",
+            ca.fingerprint
+        );
+        println!(
+            "Trust it once on each device (compare the fingerprint): {}/tls",
+            face.url.replacen("https://", "http://", 1)
+        );
+    }
     std::io::stdout().flush().ok();
     server.wait(wait_for_signal()).await
+}
+
+fn print_device_link(url: &str) {
+    println!("From another device (phone, laptop), open or scan: {url}");
+    match crate::qr::text(url) {
+        Ok(qr) => println!("{qr}"),
+        Err(e) => tracing::debug!(error = %e, "no QR code"),
+    }
+}
+
+/// `tradewind link`: a new one-time link for the server running on this state directory. The
+/// code goes through the 0700 state directory (only its owner can mint one), never through an
+/// HTTP route that trusts loopback.
+pub fn link(args: PasswdArgs) -> anyhow::Result<()> {
+    let dir = crate::config::default_state_dir(args.state_dir.as_deref())?;
+    let info_path = dir.join(crate::server::RUNNING_FILE);
+    let running = dir.exists() && StateDir::open_locked(&dir).is_err();
+    if !running {
+        bail!(
+            "no Tradewind server is running with the state directory {}; start one with `tradewind serve` (it prints a link)",
+            dir.display()
+        );
+    }
+    let info: crate::server::RunningInfo =
+        serde_json::from_slice(&std::fs::read(&info_path).with_context(|| {
+            format!(
+                "cannot read {} (is the server still starting?)",
+                info_path.display()
+            )
+        })?)
+        .with_context(|| format!("{} is not valid", info_path.display()))?;
+    let links = crate::auth::links::LinkCodes::new(&dir);
+    let code = links.mint(crate::auth::links::LINK_TTL_MS)?;
+    println!(
+        "Sign-in link (one use, valid 15 minutes): {}/?token={code}",
+        info.local_url
+    );
+    if info.url != info.local_url {
+        let code = links.mint(crate::auth::links::LINK_TTL_MS)?;
+        print_device_link(&format!("{}/?token={code}", info.url));
+    }
+    if let Some(fp) = &info.ca_fingerprint {
+        println!("Certificate authority SHA-256: {fp}");
+    }
+    Ok(())
 }
 
 pub fn openapi() {

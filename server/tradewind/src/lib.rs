@@ -13,4 +13,6 @@ pub mod accept;
 pub mod cli;
 pub mod error;
 pub mod http;
+pub mod qr;
 pub mod server;
+pub mod tls;

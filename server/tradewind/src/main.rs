@@ -34,6 +34,7 @@ async fn main() -> std::process::ExitCode {
         }
         Command::Passwd(args) => tradewind::cli::passwd(args).await,
         Command::Backup(args) => tradewind::cli::backup(args).await,
+        Command::Link(args) => tradewind::cli::link(args),
         Command::Check(args) => match tradewind::cli::check(args).await {
             Ok(true) => Ok(()),
             Ok(false) => return std::process::ExitCode::FAILURE,

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use crate::auth::AuthService;
 use crate::config::Config;
 use crate::events::EventBus;
-use crate::http::{AppState, HostPolicy, router};
+use crate::http::{AppState, Face, HostPolicy, router};
 use crate::runs::RunManager;
 use crate::services::Core;
 use crate::state_dir::StateDir;
@@ -25,19 +25,42 @@ pub struct Server {
     pub state: AppState,
     shutdown: Option<oneshot::Sender<()>>,
     join: Option<JoinHandle<std::io::Result<()>>>,
+    mdns: Option<mdns_sd::ServiceDaemon>,
     _state_dir: StateDir,
 }
 
+/// What `tradewind link` reads to build a link for the running server (`server.json` in the
+/// state dir, mode 0600, removed at shutdown).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunningInfo {
+    pub pid: u32,
+    /// This machine's URL (loopback for a loopback bind).
+    pub local_url: String,
+    /// The URL other devices use.
+    pub url: String,
+    pub ca_fingerprint: Option<String>,
+}
+
 impl Server {
-    /// `http://ADDR/?token=…` — the one-time launch link.
-    pub fn launch_url(&self) -> String {
-        format!(
+    /// `http(s)://ADDR/?token=CODE` — a one-time sign-in link (15 minutes) for this machine.
+    pub fn launch_url(&self) -> anyhow::Result<String> {
+        Ok(format!(
             "{}/?token={}",
             self.base_url(),
-            self.state.auth.access_token()
-        )
+            self.state.auth.mint_link()?
+        ))
     }
 
+    /// A one-time sign-in link for another device (publicUrl, host name or LAN address).
+    pub fn device_url(&self) -> anyhow::Result<String> {
+        Ok(format!(
+            "{}/?token={}",
+            self.state.face.url,
+            self.state.auth.mint_link()?
+        ))
+    }
+
+    /// The URL on this machine: loopback when bound to all addresses.
     pub fn base_url(&self) -> String {
         let host = if self.addr.ip().is_unspecified() {
             "127.0.0.1".to_string()
@@ -46,7 +69,12 @@ impl Server {
         } else {
             self.addr.ip().to_string()
         };
-        format!("http://{host}:{}", self.addr.port())
+        let scheme = if self.state.face.secure {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{host}:{}", self.addr.port())
     }
 
     /// Stop accepting, finish in-flight requests, stop background work.
@@ -58,6 +86,10 @@ impl Server {
     /// live background tasks stopped, in-flight requests finished, the store closed.
     pub async fn wait(mut self, stop: impl std::future::Future<Output = ()>) -> anyhow::Result<()> {
         stop.await;
+        if let Some(d) = self.mdns.take() {
+            let _ = d.shutdown();
+        }
+        let _ = std::fs::remove_file(self.state.cfg.state_dir.join(RUNNING_FILE));
         self.state.runs.shutdown();
         self.state.runs.deps().tasks.shutdown().await;
         if let Some(tx) = self.shutdown.take() {
@@ -82,13 +114,25 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
             cfg.bind
         );
     }
+    let tls = tls_for(&cfg)?;
     let listener = TcpListener::bind((cfg.bind, cfg.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", cfg.bind, cfg.port))?;
     let addr = listener.local_addr()?;
-    let auth = Arc::new(AuthService::new(store.clone(), cfg.access_token.clone())?);
+    let auth = Arc::new(AuthService::new(
+        store.clone(),
+        cfg.access_token.clone(),
+        &cfg.state_dir,
+        cfg.auth,
+    )?);
     let events = Arc::new(EventBus::new(store.clone()));
-    let hosts = Arc::new(HostPolicy::new(&cfg.allowed_hosts, cfg.bind));
+    let hosts = Arc::new(HostPolicy::new(&host_names(&cfg), cfg.bind));
+    let face = Arc::new(Face {
+        secure: tls.is_some(),
+        tls_mode: tls.as_ref().map_or("off", |t| t.mode),
+        ca: tls.as_ref().and_then(|t| t.ca.clone()),
+        url: device_base_url(&cfg, addr, tls.is_some()),
+    });
     let cfg = Arc::new(cfg);
     let (deps, ended) = agent_deps(&cfg, &store, &events, true).await?;
     let tasks = deps.tasks.clone();
@@ -131,20 +175,156 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         auth,
         hosts,
         connections: Arc::default(),
+        face: face.clone(),
     };
     let app = router(state.clone());
+    let tls_side = tls.map(|t| crate::accept::TlsSide {
+        acceptor: t.acceptor,
+        plain: crate::http::plain_side_router(state.clone()),
+    });
     let (tx, rx) = oneshot::channel::<()>();
     crate::accept::raise_fd_limit();
-    let join = tokio::spawn(crate::accept::serve(listener, app, async move {
+    let join = tokio::spawn(crate::accept::serve(listener, app, tls_side, async move {
         let _ = rx.await;
     }));
-    Ok(Server {
+    let mdns = if state.cfg.mdns {
+        match announce(&face, addr.port()) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot announce on mDNS");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let server = Server {
         addr,
         state,
         shutdown: Some(tx),
         join: Some(join),
+        mdns,
         _state_dir: state_dir,
-    })
+    };
+    let info = RunningInfo {
+        pid: std::process::id(),
+        local_url: server.base_url(),
+        url: face.url.clone(),
+        ca_fingerprint: face.ca.as_ref().map(|c| c.fingerprint.clone()),
+    };
+    write_running_info(&server.state.cfg.state_dir, &info)?;
+    Ok(server)
+}
+
+/// The TLS side for `cfg`; a plain-HTTP network bind (`--no-tls`) is said loudly.
+fn tls_for(cfg: &Config) -> anyhow::Result<Option<crate::tls::Tls>> {
+    let tls = crate::tls::setup(cfg)?;
+    if tls.is_none() && !cfg.bind.is_loopback() {
+        tracing::warn!(
+            bind = %cfg.bind,
+            "serving plain HTTP on a network address (--no-tls): the password and the sign-in cookie cross the network in clear text, and browsers withhold notifications and the installable app"
+        );
+        eprintln!(
+            "WARNING: --no-tls on {}: passwords and cookies cross the network unencrypted; anyone on the network path can read them and take over this server.",
+            cfg.bind
+        );
+    }
+    Ok(tls)
+}
+
+/// The host names the server answers to besides loopback and IP literals: the configured ones,
+/// publicUrl's host, and on a network bind this machine's name (and `NAME.local`).
+fn host_names(cfg: &Config) -> Vec<String> {
+    let mut names = cfg.allowed_hosts.clone();
+    names.extend(cfg.public_host());
+    if !cfg.bind.is_loopback()
+        && let Some(h) = crate::tls::host_name()
+    {
+        names.push(format!("{h}.local"));
+        names.push(h);
+    }
+    names
+}
+
+pub const RUNNING_FILE: &str = "server.json";
+
+fn write_running_info(dir: &std::path::Path, info: &RunningInfo) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(RUNNING_FILE);
+    let tmp = dir.join(".server.json.tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .with_context(|| format!("cannot create {}", tmp.display()))?;
+    f.write_all(&serde_json::to_vec_pretty(info)?)?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// The base URL other devices open: `publicUrl`; else, on a network bind, the host name (or
+/// the bound address, or the first LAN address); on loopback, this machine's loopback URL.
+pub fn device_base_url(cfg: &crate::config::Config, addr: SocketAddr, secure: bool) -> String {
+    if let Some(u) = &cfg.public_url {
+        return u.clone();
+    }
+    let scheme = if secure { "https" } else { "http" };
+    let ip_host = |ip: std::net::IpAddr| match ip {
+        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+        v4 => v4.to_string(),
+    };
+    let host = if cfg.bind.is_loopback() || !cfg.bind.is_unspecified() {
+        ip_host(cfg.bind)
+    } else if let Some(h) = crate::tls::host_name() {
+        h
+    } else {
+        let ips = crate::tls::local_ips();
+        let pick = ips
+            .iter()
+            .find(|i| i.is_ipv4() && !i.is_loopback())
+            .or_else(|| ips.iter().find(|i| !i.is_loopback()))
+            .copied()
+            .unwrap_or(std::net::IpAddr::from([127, 0, 0, 1]));
+        ip_host(pick)
+    };
+    format!("{scheme}://{host}:{}", addr.port())
+}
+
+/// The mDNS record announcing this server: `_tradewind._tcp`, with the CA fingerprint (`fp`)
+/// and the URL in TXT, so a device can find the server and check the certificate it is about
+/// to trust.
+pub fn mdns_record(face: &Face, port: u16) -> anyhow::Result<mdns_sd::ServiceInfo> {
+    let host = crate::tls::host_name().unwrap_or_else(|| "tradewind".into());
+    let ips: Vec<std::net::IpAddr> = crate::tls::local_ips()
+        .into_iter()
+        .filter(|i| !i.is_loopback())
+        .collect();
+    let mut props = vec![
+        ("url".to_string(), face.url.clone()),
+        ("tls".to_string(), face.tls_mode.to_string()),
+        ("v".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+    ];
+    if let Some(ca) = &face.ca {
+        props.push(("fp".to_string(), ca.fingerprint.clone()));
+    }
+    let info = mdns_sd::ServiceInfo::new(
+        "_tradewind._tcp.local.",
+        &format!("Tradewind on {host}"),
+        &format!("{host}.local."),
+        ips.as_slice(),
+        port,
+        props.as_slice(),
+    )?;
+    Ok(info)
+}
+
+fn announce(face: &Face, port: u16) -> anyhow::Result<mdns_sd::ServiceDaemon> {
+    let daemon = mdns_sd::ServiceDaemon::new()?;
+    daemon.register(mdns_record(face, port)?)?;
+    Ok(daemon)
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -75,6 +75,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in browsers: name, first and last seen, last address, which one is this. */
+        get: operations["list_devices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * "Add a device": a one-time sign-in link (single use, 5 minutes) with its QR code, minted by
+         *     a caller who is already signed in.
+         */
+        post: operations["device_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign a device out at once: its cookie stops working and its open WebSockets close. */
+        delete: operations["revoke_device"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -621,6 +675,42 @@ export interface components {
             /** @description Shown once; only its hash is stored. */
             token: string;
         };
+        /** @description A signed-in browser (one login session). */
+        Device: {
+            /**
+             * Format: int64
+             * @description Milliseconds since the epoch.
+             */
+            created_at: number;
+            /** @description The device making this request. */
+            current: boolean;
+            /**
+             * Format: int64
+             * @description When the sign-in ends however active it is (`auth.maxDays`); it also ends after
+             *     `auth.idleDays` unseen.
+             */
+            expires_at: number;
+            id: string;
+            last_ip?: string | null;
+            /** Format: int64 */
+            last_seen_at: number;
+            /** @description A readable name from the user agent, e.g. "Firefox on Android". */
+            name: string;
+            user_agent?: string | null;
+        };
+        /** @description A one-time sign-in link for another device ("Add a device"): single use, 5 minutes. */
+        DeviceLink: {
+            /** Format: int64 */
+            expires_at: number;
+            /** @description The link as a QR code (SVG document), for a phone's camera. */
+            qr_svg: string;
+            /** @description False when the server listens on loopback only: another device cannot reach it. */
+            reachable_from_other_devices: boolean;
+            url: string;
+        };
+        DeviceList: {
+            data: components["schemas"]["Device"][];
+        };
         DroppedDiagram: {
             id: string;
             reason: string;
@@ -1098,6 +1188,7 @@ export interface components {
             extra_roots: string[];
             read_only: boolean;
             sandbox: components["schemas"]["SandboxInfo"];
+            tls: components["schemas"]["TlsInfo"];
             version: string;
             workspace: string;
             yolo: boolean;
@@ -1195,6 +1286,20 @@ export interface components {
          * @enum {string}
          */
         TaskStopper: "user" | "model" | "timeout" | "shutdown";
+        /** @description How the server speaks HTTPS. */
+        TlsInfo: {
+            /** @description `auto`: SHA-256 of the local CA certificate, `AB:CD:…`, to compare on a phone. */
+            ca_fingerprint?: string | null;
+            /** @description `auto`: the page with the CA certificate and how to trust it on each platform. */
+            install_url?: string | null;
+            /**
+             * @description `off`, `auto` (a local certificate authority in the state dir) or `files`
+             *     (`--tls-cert`/`--tls-key`).
+             */
+            mode: string;
+            /** @description The address other devices use (publicUrl, else the host name, else a LAN address). */
+            url: string;
+        };
         /** @description One tool as a session sees it now (seed 000's `/tools`). */
         ToolStatus: {
             effect: components["schemas"]["Effect"];
@@ -1395,6 +1500,95 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_devices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceList"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    device_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceLink"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_device: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

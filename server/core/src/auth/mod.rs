@@ -1,11 +1,14 @@
 //! Who may call the server: the per-start access token (launch URL + bearer), browser login
 //! sessions (HttpOnly cookie), API tokens, and the argon2id password with a per-client login
-//! limiter. Secrets are compared in constant time and stored only as hashes.
+//! limiter. Secrets are compared in constant time and stored only as hashes. One-time sign-in
+//! links (`links`) carry a code distinct from the access token.
+
+pub mod links;
 
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
@@ -15,8 +18,12 @@ use crate::store::Store;
 use crate::util::{ct_eq, new_id, random_hex, sha256_hex};
 
 pub const COOKIE_NAME: &str = "tw_session";
-/// Browser login sessions last 30 days.
-pub const LOGIN_TTL_MS: i64 = 30 * 24 * 3600 * 1000;
+/// The cookie's name on TLS: the `__Host-` prefix makes the browser insist on `Secure`, `Path=/`
+/// and no `Domain`, so no other host or plain-HTTP page can plant or shadow it.
+pub const COOKIE_NAME_TLS: &str = "__Host-tw_session";
+const DAY_MS: i64 = 24 * 3600 * 1000;
+/// A device's last-seen time is written at most this often.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
 /// Failed logins allowed per client address per window.
 pub const LOGIN_FAILURES_PER_WINDOW: usize = 10;
 pub const LOGIN_WINDOW: Duration = Duration::from_secs(60);
@@ -30,10 +37,48 @@ pub enum Principal {
     Bearer { token_id: Option<String> },
 }
 
+/// `auth` in config.json: how long a browser stays signed in.
+#[derive(Debug, Clone, Copy, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuthSettings {
+    /// A device not seen for this many days is signed out.
+    pub idle_days: u32,
+    /// A sign-in ends this many days after it was made, however active.
+    pub max_days: u32,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            idle_days: 30,
+            max_days: 90,
+        }
+    }
+}
+
+impl AuthSettings {
+    pub fn idle_ms(&self) -> i64 {
+        i64::from(self.idle_days.max(1)) * DAY_MS
+    }
+    pub fn max_ms(&self) -> i64 {
+        i64::from(self.max_days.max(1)) * DAY_MS
+    }
+}
+
+/// Who is signing in, for the device list.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInfo {
+    pub ip: Option<IpAddr>,
+    pub user_agent: Option<String>,
+}
+
 pub struct AuthService {
     store: Store,
     access_token: String,
-    launch_used: AtomicBool,
+    links: links::LinkCodes,
+    settings: AuthSettings,
+    /// When each login session's last-seen time was last written.
+    touched: Mutex<HashMap<String, Instant>>,
     limiter: LoginLimiter,
     hashing: Semaphore,
     revoked: tokio::sync::broadcast::Sender<Principal>,
@@ -42,20 +87,31 @@ pub struct AuthService {
 pub enum LaunchOutcome {
     /// A new login session; the value is the cookie secret.
     Issued(String),
-    /// Wrong token, or the launch link was already used.
+    /// The link is past its time.
+    Expired,
+    /// Unknown code, or the link was already used.
     Rejected,
 }
 
 impl AuthService {
-    pub fn new(store: Store, fixed_token: Option<String>) -> anyhow::Result<AuthService> {
+    pub fn new(
+        store: Store,
+        fixed_token: Option<String>,
+        state_dir: &Path,
+        settings: AuthSettings,
+    ) -> anyhow::Result<AuthService> {
         let access_token = match fixed_token {
             Some(t) => t,
             None => random_hex(32)?,
         };
+        let links = links::LinkCodes::new(state_dir);
+        links.sweep();
         Ok(AuthService {
             store,
             access_token,
-            launch_used: AtomicBool::new(false),
+            links,
+            settings,
+            touched: Mutex::default(),
             limiter: LoginLimiter::default(),
             hashing: Semaphore::new(2),
             revoked: tokio::sync::broadcast::channel(64).0,
@@ -81,34 +137,110 @@ impl AuthService {
         Ok(id.map(|id| Principal::Bearer { token_id: Some(id) }))
     }
 
-    pub async fn check_cookie(&self, secret: &str) -> anyhow::Result<Option<Principal>> {
+    /// A live login session for this cookie secret; notes when and from where it was seen.
+    pub async fn check_cookie(
+        &self,
+        secret: &str,
+        ip: Option<IpAddr>,
+    ) -> anyhow::Result<Option<Principal>> {
         if secret.len() != 64 {
             return Ok(None);
         }
         let id = self
             .store
-            .find_login_session(&sha256_hex(secret.as_bytes()))
+            .find_login_session(&sha256_hex(secret.as_bytes()), self.settings.idle_ms())
             .await?;
-        Ok(id.map(|login_session_id| Principal::Cookie { login_session_id }))
+        let Some(login_session_id) = id else {
+            return Ok(None);
+        };
+        if self.due_for_touch(&login_session_id) {
+            let ip = ip.map(|i| i.to_string()).unwrap_or_default();
+            self.store
+                .touch_login_session(&login_session_id, &ip)
+                .await?;
+        }
+        Ok(Some(Principal::Cookie { login_session_id }))
     }
 
-    /// The `?token=` launch link works once per server start.
-    pub async fn redeem_launch_token(&self, token: &str) -> anyhow::Result<LaunchOutcome> {
-        if !ct_eq(token.as_bytes(), self.access_token.as_bytes()) {
-            return Ok(LaunchOutcome::Rejected);
+    fn due_for_touch(&self, id: &str) -> bool {
+        let mut m = self.touched.lock();
+        if m.len() > 10_000 {
+            m.retain(|_, t| t.elapsed() < TOUCH_EVERY);
         }
-        if self.launch_used.swap(true, Ordering::SeqCst) {
-            return Ok(LaunchOutcome::Rejected);
+        match m.get(id) {
+            Some(t) if t.elapsed() < TOUCH_EVERY => false,
+            _ => {
+                m.insert(id.to_string(), Instant::now());
+                true
+            }
         }
-        Ok(LaunchOutcome::Issued(self.new_login_session().await?))
     }
 
-    async fn new_login_session(&self) -> anyhow::Result<String> {
+    /// The cookie's `Max-Age`: the absolute lifetime of a sign-in.
+    pub fn max_age_secs(&self) -> i64 {
+        self.settings.max_ms() / 1000
+    }
+
+    /// A fresh one-time sign-in link code (15 minutes).
+    pub fn mint_link(&self) -> anyhow::Result<String> {
+        self.links.mint(links::LINK_TTL_MS)
+    }
+
+    /// A one-time code for "Add a device": 5 minutes.
+    pub fn mint_device_link(&self) -> anyhow::Result<String> {
+        self.links.mint(links::DEVICE_LINK_TTL_MS)
+    }
+
+    /// The `?token=` sign-in link: a one-time code, never the access token.
+    pub async fn redeem_link(
+        &self,
+        code: &str,
+        client: &ClientInfo,
+    ) -> anyhow::Result<LaunchOutcome> {
+        match self.links.redeem(code) {
+            links::Redeemed::Valid => {
+                Ok(LaunchOutcome::Issued(self.new_login_session(client).await?))
+            }
+            links::Redeemed::Expired => Ok(LaunchOutcome::Expired),
+            links::Redeemed::Unknown => Ok(LaunchOutcome::Rejected),
+        }
+    }
+
+    async fn new_login_session(&self, client: &ClientInfo) -> anyhow::Result<String> {
         let secret = random_hex(32)?;
+        let ip = client.ip.map(|i| i.to_string());
+        let ua = client
+            .user_agent
+            .as_deref()
+            .map(|u| crate::util::truncate_str(u, 512));
         self.store
-            .create_login_session(&new_id(), &sha256_hex(secret.as_bytes()), LOGIN_TTL_MS)
+            .create_login_session(&crate::store::NewLoginSession {
+                id: &new_id(),
+                token_hash: &sha256_hex(secret.as_bytes()),
+                ttl_ms: self.settings.max_ms(),
+                user_agent: ua,
+                ip: ip.as_deref(),
+            })
             .await?;
         Ok(secret)
+    }
+
+    /// The signed-in browsers.
+    pub async fn devices(&self) -> anyhow::Result<Vec<crate::store::LoginSessionRow>> {
+        Ok(self
+            .store
+            .list_login_sessions(self.settings.idle_ms())
+            .await?)
+    }
+
+    /// Sign a device out at once: its cookie stops working and its live connections close.
+    pub async fn revoke_device(&self, id: &str) -> Result<(), crate::store::StoreError> {
+        self.store.revoke_login_session(id).await?;
+        self.touched.lock().remove(id);
+        let _ = self.revoked.send(Principal::Cookie {
+            login_session_id: id.to_string(),
+        });
+        Ok(())
     }
 
     /// Password login. `Err(retry_after)` when the client is rate-limited (argon2 not run).
@@ -116,10 +248,11 @@ impl AuthService {
     /// slip past the check; a success gives its slot back.
     pub async fn login(
         &self,
-        client: IpAddr,
+        client: &ClientInfo,
         password: &str,
     ) -> anyhow::Result<Result<Option<String>, u64>> {
-        let slot = match self.limiter.reserve(client) {
+        let ip = client.ip.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        let slot = match self.limiter.reserve(ip) {
             Ok(slot) => slot,
             Err(wait) => return Ok(Err(wait.as_secs().max(1))),
         };
@@ -129,8 +262,8 @@ impl AuthService {
         if !self.verify_password(password, phc).await? {
             return Ok(Ok(None));
         }
-        self.limiter.release(client, slot);
-        Ok(Ok(Some(self.new_login_session().await?)))
+        self.limiter.release(ip, slot);
+        Ok(Ok(Some(self.new_login_session(client).await?)))
     }
 
     /// Live connections of revoked principals close (logout, token revocation).
@@ -158,11 +291,10 @@ impl AuthService {
     }
 
     pub async fn logout(&self, login_session_id: &str) -> anyhow::Result<()> {
-        self.store.revoke_login_session(login_session_id).await?;
-        let _ = self.revoked.send(Principal::Cookie {
-            login_session_id: login_session_id.to_string(),
-        });
-        Ok(())
+        match self.revoke_device(login_session_id).await {
+            Ok(()) | Err(crate::store::StoreError::NotFound) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     pub async fn password_set(&self) -> anyhow::Result<bool> {

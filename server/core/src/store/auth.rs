@@ -12,6 +12,27 @@ pub struct ApiTokenRow {
     pub last_used_at: Option<i64>,
 }
 
+/// A browser sign-in about to be recorded.
+pub struct NewLoginSession<'a> {
+    pub id: &'a str,
+    pub token_hash: &'a str,
+    /// Absolute lifetime.
+    pub ttl_ms: i64,
+    pub user_agent: Option<&'a str>,
+    pub ip: Option<&'a str>,
+}
+
+/// A live browser login session: one device.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct LoginSessionRow {
+    pub id: String,
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub user_agent: Option<String>,
+    pub last_seen_at: i64,
+    pub last_ip: Option<String>,
+}
+
 impl Store {
     pub async fn password_hash(&self) -> StoreResult<Option<String>> {
         let row: Option<(Option<String>,)> =
@@ -93,41 +114,82 @@ impl Store {
         Ok(row.map(|r| r.0))
     }
 
-    pub async fn create_login_session(
-        &self,
-        id: &str,
-        token_hash: &str,
-        ttl_ms: i64,
-    ) -> StoreResult<()> {
+    pub async fn create_login_session(&self, new: &NewLoginSession<'_>) -> StoreResult<()> {
         let now = now_ms();
-        sqlx::query("INSERT INTO login_sessions (id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)")
-            .bind(id)
-            .bind(token_hash)
-            .bind(now)
-            .bind(now + ttl_ms)
-            .execute(self.pool())
-            .await?;
+        sqlx::query(
+            "INSERT INTO login_sessions (id, token_hash, created_at, expires_at, user_agent, last_seen_at, last_ip) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(new.id)
+        .bind(new.token_hash)
+        .bind(now)
+        .bind(now + new.ttl_ms)
+        .bind(new.user_agent)
+        .bind(now)
+        .bind(new.ip)
+        .execute(self.pool())
+        .await?;
         Ok(())
     }
 
-    /// The login session id for a live cookie hash.
-    pub async fn find_login_session(&self, token_hash: &str) -> StoreResult<Option<String>> {
+    /// The login session id for a live cookie hash: not revoked, within its absolute lifetime,
+    /// and seen within `idle_ms`.
+    pub async fn find_login_session(
+        &self,
+        token_hash: &str,
+        idle_ms: i64,
+    ) -> StoreResult<Option<String>> {
+        let now = now_ms();
         let row: Option<(String,)> = sqlx::query_as(
-            "SELECT id FROM login_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2",
+            "SELECT id FROM login_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2 \
+             AND COALESCE(last_seen_at, created_at) > $3",
         )
         .bind(token_hash)
-        .bind(now_ms())
+        .bind(now)
+        .bind(now - idle_ms)
         .fetch_optional(self.pool())
         .await?;
         Ok(row.map(|r| r.0))
     }
 
-    pub async fn revoke_login_session(&self, id: &str) -> StoreResult<()> {
-        sqlx::query("UPDATE login_sessions SET revoked_at = $1 WHERE id = $2")
+    /// Record that a login session was just used, and from where.
+    pub async fn touch_login_session(&self, id: &str, ip: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE login_sessions SET last_seen_at = $1, last_ip = $2 WHERE id = $3")
             .bind(now_ms())
+            .bind(ip)
             .bind(id)
             .execute(self.pool())
             .await?;
+        Ok(())
+    }
+
+    /// Live login sessions (devices), most recently seen first.
+    pub async fn list_login_sessions(&self, idle_ms: i64) -> StoreResult<Vec<LoginSessionRow>> {
+        let now = now_ms();
+        Ok(sqlx::query_as::<_, LoginSessionRow>(
+            "SELECT id, created_at, expires_at, user_agent, COALESCE(last_seen_at, created_at) AS last_seen_at, last_ip \
+             FROM login_sessions WHERE revoked_at IS NULL AND expires_at > $1 AND COALESCE(last_seen_at, created_at) > $2 \
+             ORDER BY COALESCE(last_seen_at, created_at) DESC, id",
+        )
+        .bind(now)
+        .bind(now - idle_ms)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Revoke one login session; `NotFound` when there is no live one with that id.
+    pub async fn revoke_login_session(&self, id: &str) -> StoreResult<()> {
+        let n = sqlx::query(
+            "UPDATE login_sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+        )
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
         Ok(())
     }
 

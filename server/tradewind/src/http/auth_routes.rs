@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::extract::ApiJson;
-use super::gate::{ClientAddr, clear_cookie, session_cookie};
+use super::gate::{ClientAddr, clear_cookie, client_info, session_cookie};
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{
@@ -20,17 +20,20 @@ use crate::protocol::{
 pub async fn login(
     State(state): State<AppState>,
     Extension(ClientAddr(ip)): Extension<ClientAddr>,
+    headers: axum::http::HeaderMap,
     ApiJson(params): ApiJson<LoginParams>,
 ) -> ApiResult<Response> {
     if params.password.len() > 1024 {
         return Err(ApiError::Validation("password is too long".into()));
     }
-    match state.auth.login(ip, &params.password).await? {
+    let client = client_info(&headers, ip);
+    match state.auth.login(&client, &params.password).await? {
         Err(retry_after_secs) => Err(ApiError::RateLimited { retry_after_secs }),
         Ok(None) => Err(ApiError::Unauthorized),
         Ok(Some(secret)) => {
             let mut resp = StatusCode::NO_CONTENT.into_response();
-            if let Ok(v) = HeaderValue::from_str(&session_cookie(&secret)) {
+            let cookie = session_cookie(&secret, state.face.secure, state.auth.max_age_secs());
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
                 resp.headers_mut().insert(header::SET_COOKIE, v);
             }
             Ok(resp)
@@ -49,7 +52,7 @@ pub async fn logout(
         state.auth.logout(login_session_id).await?;
     }
     let mut resp = StatusCode::NO_CONTENT.into_response();
-    if let Ok(v) = HeaderValue::from_str(&clear_cookie()) {
+    if let Ok(v) = HeaderValue::from_str(&clear_cookie(state.face.secure)) {
         resp.headers_mut().insert(header::SET_COOKIE, v);
     }
     Ok(resp)

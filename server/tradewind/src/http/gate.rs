@@ -14,7 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use crate::auth::{COOKIE_NAME, LaunchOutcome, Principal};
+use crate::auth::{COOKIE_NAME, COOKIE_NAME_TLS, ClientInfo, LaunchOutcome, Principal};
 use crate::error::ApiError;
 
 pub const CSP_APP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -98,26 +98,48 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
 async fn authenticate(
     state: &AppState,
     headers: &HeaderMap,
+    ip: IpAddr,
 ) -> Result<Option<Principal>, ApiError> {
     if let Some(secret) = bearer(headers) {
         // A wrong bearer is a failure even when a cookie is present.
         return Ok(state.auth.check_bearer(&secret).await?);
     }
-    if let Some(secret) = cookie_value(headers, COOKIE_NAME) {
-        return Ok(state.auth.check_cookie(&secret).await?);
+    // On TLS only the `__Host-` cookie counts: a plain-HTTP page on a sibling port or host
+    // could have planted the unprefixed one.
+    let name = cookie_name(state.face.secure);
+    if let Some(secret) = cookie_value(headers, name) {
+        return Ok(state.auth.check_cookie(&secret, Some(ip)).await?);
     }
     Ok(None)
 }
 
-pub fn session_cookie(secret: &str) -> String {
-    format!(
-        "{COOKIE_NAME}={secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
-        crate::auth::LOGIN_TTL_MS / 1000
-    )
+pub fn cookie_name(secure: bool) -> &'static str {
+    if secure { COOKIE_NAME_TLS } else { COOKIE_NAME }
 }
 
-pub fn clear_cookie() -> String {
-    format!("{COOKIE_NAME}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0")
+/// The login cookie: HttpOnly, SameSite=Strict, `Path=/`, no `Domain`; on TLS also `Secure`
+/// with the `__Host-` prefix.
+pub fn session_cookie(secret: &str, secure: bool, max_age_secs: i64) -> String {
+    let name = cookie_name(secure);
+    let tls = if secure { "; Secure" } else { "" };
+    format!("{name}={secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age_secs}{tls}")
+}
+
+pub fn clear_cookie(secure: bool) -> String {
+    let name = cookie_name(secure);
+    let tls = if secure { "; Secure" } else { "" };
+    format!("{name}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0{tls}")
+}
+
+/// The browser's user agent, for the device list.
+pub fn client_info(headers: &HeaderMap, ip: IpAddr) -> ClientInfo {
+    ClientInfo {
+        ip: Some(ip),
+        user_agent: headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+    }
 }
 
 fn is_ws_upgrade(headers: &HeaderMap) -> bool {
@@ -187,14 +209,20 @@ async fn check(
         && path == "/"
         && let Some(token) = query_param(req.uri().query(), "token")
     {
-        return Ok(Some(launch(state, &token).await?));
+        let client = client_info(req.headers(), peer.ip());
+        return Ok(Some(launch(state, &token, &client).await?));
     }
     let headers = req.headers();
-    let principal = authenticate(state, headers).await?;
+    let principal = authenticate(state, headers, peer.ip()).await?;
     if principal.is_none() && !is_public(&method, path) {
         return Err(ApiError::Unauthorized);
     }
-    let own_origins = [format!("http://{host}"), format!("https://{host}")];
+    // On TLS only the https origin is ours; plain HTTP also accepts https (a TLS proxy in front).
+    let own_origins: Vec<String> = if state.face.secure {
+        vec![format!("https://{host}")]
+    } else {
+        vec![format!("http://{host}"), format!("https://{host}")]
+    };
     let state_changing = !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
     let ws = is_ws_upgrade(headers);
     let cookie_auth = matches!(principal, Some(Principal::Cookie { .. }));
@@ -252,21 +280,28 @@ fn query_param(query: Option<&str>, name: &str) -> Option<String> {
         .find_map(|(k, v)| (k == name).then_some(v))
 }
 
-async fn launch(state: &AppState, token: &str) -> Result<Response, ApiError> {
-    match state.auth.redeem_launch_token(token).await? {
+async fn launch(state: &AppState, code: &str, client: &ClientInfo) -> Result<Response, ApiError> {
+    let outcome = state.auth.redeem_link(code, client).await?;
+    let why = match outcome {
         LaunchOutcome::Issued(secret) => {
             let mut resp = Response::new(Body::empty());
             *resp.status_mut() = StatusCode::SEE_OTHER;
             let h = resp.headers_mut();
             h.insert(header::LOCATION, HeaderValue::from_static("/"));
-            if let Ok(v) = HeaderValue::from_str(&session_cookie(&secret)) {
+            let cookie = session_cookie(&secret, state.face.secure, state.auth.max_age_secs());
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
                 h.insert(header::SET_COOKIE, v);
             }
-            Ok(resp)
+            return Ok(resp);
         }
-        // Already used, or wrong: the app's sign-in screen explains the alternatives.
-        LaunchOutcome::Rejected => Err(ApiError::Unauthorized),
-    }
+        LaunchOutcome::Expired => "This sign-in link has expired (links last 15 minutes).",
+        LaunchOutcome::Rejected => {
+            "This sign-in link is not valid: it was already used, or it is not from this server."
+        }
+    };
+    // A page that says what to do, never a raw JSON error.
+    let password_set = state.auth.password_set().await.unwrap_or(false);
+    Ok(super::spa::link_problem_page(why, password_set))
 }
 
 /// Security headers everywhere; JSON error bodies for API errors produced outside handlers

@@ -31,6 +31,16 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
         yolo: c.yolo,
         extra_roots: c.extra_roots_shown(),
         sandbox: state.deps().sandbox_info.clone(),
+        tls: crate::protocol::TlsInfo {
+            mode: state.face.tls_mode.to_string(),
+            ca_fingerprint: state.face.ca.as_ref().map(|c| c.fingerprint.clone()),
+            install_url: state
+                .face
+                .ca
+                .as_ref()
+                .map(|_| format!("{}/tls", state.face.url)),
+            url: state.face.url.clone(),
+        },
     })
 }
 

@@ -2,6 +2,7 @@
 //! Handlers stay thin: they validate, call a service, and map errors through `ApiError`.
 
 mod auth_routes;
+pub mod devices;
 pub mod extract;
 pub mod gate;
 mod misc;
@@ -38,6 +39,32 @@ pub struct AppState {
     pub hosts: Arc<HostPolicy>,
     /// This server's live WebSocket connections.
     pub connections: Arc<ws::Connections>,
+    /// How the server is reached: TLS or not, and the address other devices use.
+    pub face: Arc<Face>,
+}
+
+/// How this server is reached from outside.
+#[derive(Clone)]
+pub struct Face {
+    /// Served over TLS: `__Host-` Secure cookies, only https origins.
+    pub secure: bool,
+    /// `off`, `auto` or `files`.
+    pub tls_mode: &'static str,
+    /// `auto`: the local CA devices trust.
+    pub ca: Option<crate::tls::LocalCa>,
+    /// The base URL for links other devices open (publicUrl, host name, LAN address).
+    pub url: String,
+}
+
+impl Face {
+    pub fn plain(url: String) -> Face {
+        Face {
+            secure: false,
+            tls_mode: "off",
+            ca: None,
+            url,
+        }
+    }
 }
 
 /// Handlers reach the services (and their store, events, runs and config) through the state.
@@ -55,6 +82,7 @@ impl std::ops::Deref for AppState {
         misc::health, misc::server_config, misc::policy_check,
         auth_routes::login, auth_routes::logout, auth_routes::whoami,
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
+        devices::list_devices, devices::revoke_device, devices::device_link,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::list_messages,
         sessions::list_events, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
@@ -111,6 +139,9 @@ pub fn router(state: AppState) -> Router {
             get(auth_routes::list_tokens).post(auth_routes::create_token),
         )
         .route("/api/tokens/{id}", delete(auth_routes::revoke_token))
+        .route("/api/devices", get(devices::list_devices))
+        .route("/api/devices/link", post(devices::device_link))
+        .route("/api/devices/{id}", delete(devices::revoke_device))
         .route(
             "/api/sessions",
             get(sessions::list_sessions).post(sessions::create_session),
@@ -163,6 +194,9 @@ pub fn router(state: AppState) -> Router {
         .merge(docs)
         .route("/login", get(spa::login_page))
         .route("/login.js", get(spa::login_js))
+        .route("/tls", get(devices::tls_page))
+        .route("/tls/ca.crt", get(devices::tls_page))
+        .route("/tls/ca.pem", get(devices::tls_page))
         .fallback(spa::static_or_index)
         // Inner to outer: the body limit sits inside the gate so its 413 gets the JSON error
         // body and the security headers.
@@ -190,5 +224,66 @@ pub fn router(state: AppState) -> Router {
             trace::REQUEST_ID,
             trace::MakeUlid,
         ))
+        .with_state(state)
+}
+
+/// What a plain-HTTP request on the TLS port gets: a redirect to the same URL over `https://`
+/// (for an allowed Host only), except the CA install page and certificate, which a device that
+/// does not trust the CA yet must be able to fetch.
+pub fn plain_side_router(state: AppState) -> Router {
+    use axum::http::{HeaderValue, StatusCode, Uri, header};
+    use axum::response::{IntoResponse, Response};
+
+    async fn redirect(
+        axum::extract::State(state): axum::extract::State<AppState>,
+        headers: axum::http::HeaderMap,
+        uri: Uri,
+    ) -> Response {
+        let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+        let Some(host) = host.filter(|h| state.hosts.allows(h)) else {
+            return (
+                StatusCode::BAD_REQUEST,
+                "This server speaks HTTPS; use an allowed host name.\n",
+            )
+                .into_response();
+        };
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        match HeaderValue::from_str(&format!("https://{host}{path}")) {
+            Ok(loc) => (
+                StatusCode::PERMANENT_REDIRECT,
+                [(header::LOCATION, loc)],
+                "This server speaks HTTPS.\n",
+            )
+                .into_response(),
+            Err(_) => StatusCode::BAD_REQUEST.into_response(),
+        }
+    }
+
+    async fn headers(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+        let mut resp = next.run(req).await;
+        let h = resp.headers_mut();
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(gate::CSP_APP),
+        );
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        h.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        resp
+    }
+
+    Router::new()
+        .route("/tls", get(devices::tls_page))
+        .route("/tls/ca.crt", get(devices::tls_page))
+        .route("/tls/ca.pem", get(devices::tls_page))
+        .route("/favicon.svg", get(spa::static_or_index))
+        .fallback(redirect)
+        .layer(axum::middleware::from_fn(headers))
         .with_state(state)
 }

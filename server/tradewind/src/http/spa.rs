@@ -89,3 +89,109 @@ pub async fn login_js() -> Response {
     )
         .into_response()
 }
+
+/// Shared look of the server-rendered pages (no inline script; the CSP allows `'self'` styles
+/// only, so they are plain HTML with the favicon).
+#[derive(Template)]
+#[template(
+    source = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<link rel="icon" href="/favicon.svg"><title>{{ title }} · Tradewind</title></head>
+<body><main><h1>{{ title }}</h1>
+{% for p in paragraphs %}<p>{{ p }}</p>
+{% endfor %}{% if !commands.is_empty() %}<pre><code>{% for c in commands %}{{ c }}
+{% endfor %}</code></pre>{% endif %}
+{% for (href, label) in links %}<p><a href="{{ href }}">{{ label }}</a></p>
+{% endfor %}</main></body></html>"#,
+    ext = "html"
+)]
+struct InfoPage<'a> {
+    title: &'a str,
+    paragraphs: Vec<String>,
+    commands: Vec<&'a str>,
+    links: Vec<(&'a str, &'a str)>,
+}
+
+fn render_page(status: StatusCode, page: InfoPage<'_>) -> Response {
+    match page.render() {
+        Ok(s) => (status, Html(s)).into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// A used, expired or unknown sign-in link: what to do next, as a page.
+pub fn link_problem_page(why: &str, password_set: bool) -> Response {
+    let mut paragraphs = vec![
+        why.to_string(),
+        "To get a new link, run this on the machine where Tradewind runs (as the user who started it); it prints a fresh one-time link and its QR code:".to_string(),
+    ];
+    let mut links = vec![];
+    if password_set {
+        paragraphs.push("Or sign in with the password.".into());
+        links.push(("/", "Sign in with the password"));
+    }
+    render_page(
+        StatusCode::UNAUTHORIZED,
+        InfoPage {
+            title: "Sign-in link not valid",
+            paragraphs,
+            commands: vec!["tradewind link"],
+            links,
+        },
+    )
+}
+
+/// `/tls`: the local CA, its fingerprint and how to trust it on each platform. Served on plain
+/// HTTP as well (the port's redirect side), since a phone that does not trust the CA yet is
+/// exactly who needs it; the fingerprint printed at start is how the user checks what arrived.
+pub fn tls_install_page(ca: &crate::tls::LocalCa, https_url: &str) -> Response {
+    render_page(
+        StatusCode::OK,
+        InfoPage {
+            title: "Trust this Tradewind server",
+            paragraphs: vec![
+                "This server uses HTTPS with its own certificate authority, made on its machine. Trust it once on each device, and the browser gives the app everything a secure page gets: notifications, an installable app, copy buttons.".into(),
+                format!("Before trusting it, compare its SHA-256 fingerprint with the one printed when the server started and shown in Settings: {}", ca.fingerprint),
+                "iPhone / iPad: download the certificate below, open Settings → General → VPN & Device Management → install the profile, then Settings → General → About → Certificate Trust Settings → turn on full trust for it.".into(),
+                "Android: download the certificate below, then Settings → Security → Encryption & credentials → Install a certificate → CA certificate.".into(),
+                "macOS: open the downloaded file in Keychain Access, double-click the certificate, Trust → Always Trust. Windows: open the file → Install Certificate → Local Machine → Trusted Root Certification Authorities.".into(),
+                "Linux (Chrome, Chromium): Settings → Privacy and security → Security → Manage certificates → Authorities → Import. Firefox: Settings → Certificates → View Certificates → Authorities → Import.".into(),
+                "This authority can only be used by whoever holds its key, which never leaves the server's state directory.".into(),
+            ],
+            commands: vec![],
+            links: vec![
+                ("/tls/ca.crt", "Download the certificate (ca.crt)"),
+                ("/tls/ca.pem", "Download as PEM (ca.pem)"),
+                (https_url, "Open Tradewind over HTTPS"),
+            ],
+        },
+    )
+}
+
+/// The CA certificate itself (public information).
+pub fn tls_ca_file(ca: &crate::tls::LocalCa, pem: bool) -> Response {
+    let (mime, body, name) = if pem {
+        (
+            "application/x-pem-file",
+            ca.pem.clone().into_bytes(),
+            "tradewind-ca.pem",
+        )
+    } else {
+        (
+            "application/x-x509-ca-cert",
+            ca.der.clone(),
+            "tradewind-ca.crt",
+        )
+    };
+    (
+        [
+            (header::CONTENT_TYPE, mime.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}

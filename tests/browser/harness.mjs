@@ -2,7 +2,7 @@
 // provider, drive Debian's Chromium with playwright-core, and watch the page
 // for script execution, CSP violations and requests to other origins.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,6 +101,8 @@ export async function launchBrowser() {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      // A page fulfilled by a route has no address: let it reach the loopback server.
+      ...(process.env.TW_STATIC_OVERRIDE ? ["--disable-features=LocalNetworkAccessChecks"] : []),
     ],
   });
 }
@@ -131,6 +133,7 @@ export async function newPage(browser, server, { storageState, viewport, colorSc
     deviceScaleFactor: 1,
   });
   await context.addInitScript(INIT);
+  if (process.env.TW_STATIC_OVERRIDE) await serveStaticFrom(context, server, process.env.TW_STATIC_OVERRIDE);
   const page = await context.newPage();
   // acceptDialogs: how many upcoming confirm() dialogs to accept (others are dismissed).
   const log = { foreign: [], dialogs: [], errors: [], requests: [], acceptDialogs: 0 };
@@ -157,6 +160,33 @@ export async function newPage(browser, server, { storageState, viewport, colorSc
   });
   page.on("pageerror", (e) => log.errors.push(String(e)));
   return { context, page, log };
+}
+
+/**
+ * TW_STATIC_OVERRIDE=DIR serves the web app from another build (e.g. one of an older commit, made
+ * with `vite build --outDir DIR`) instead of the server's: how a test is shown to fail before a fix.
+ */
+async function serveStaticFrom(context, server, dir) {
+  const types = { ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html" };
+  await context.route(
+    (u) => u.origin === server.base && !u.pathname.startsWith("/api/"),
+    async (route) => {
+      const url = new URL(route.request().url());
+      // The sign-in link: the server sets the cookie (its redirect would escape the route).
+      const setCookie = url.searchParams.has("token")
+        ? (await route.fetch({ maxRedirects: 0 })).headers()["set-cookie"]
+        : undefined;
+      const path = url.pathname;
+      const file = path.startsWith("/assets/") || path === "/favicon.svg" ? join(dir, path) : join(dir, "index.html");
+      if (!existsSync(file)) return route.fulfill({ status: 404, body: "not found" });
+      const upstream = await route.fetch({ url: server.base + "/" }).catch(() => null);
+      const headers = { "content-type": types[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream" };
+      const csp = upstream?.headers()["content-security-policy"];
+      if (csp) headers["content-security-policy"] = csp;
+      if (setCookie) headers["set-cookie"] = setCookie;
+      await route.fulfill({ status: 200, headers, body: readFileSync(file) });
+    },
+  );
 }
 
 /** Sign in by opening the one-time token URL; returns the storage state (cookie) for later contexts. */
@@ -229,4 +259,61 @@ export async function sendPrompt(page, text) {
 
 export function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Proxy the page's WebSocket so a test can push protocol frames for `session` after the app
+ * subscribed to it (call before the page opens its socket; await `ready` after navigating).
+ * Frames get the next seq after the newest one the server sent.
+ */
+export async function injectFrames(page, session) {
+  let client = null;
+  let lastSeq = 0;
+  let resolve;
+  const subscribed = new Promise((r) => (resolve = r));
+  await page.routeWebSocket(/\/api\/ws/, (ws) => {
+    const upstream = ws.connectToServer();
+    upstream.onMessage((m) => {
+      try {
+        const frames = [JSON.parse(m)].flat();
+        for (const f of frames) if (f.session === session && typeof f.seq === "number") lastSeq = Math.max(lastSeq, f.seq);
+      } catch {
+        /* not JSON */
+      }
+      ws.send(m);
+    });
+    ws.onMessage((m) => {
+      upstream.send(m);
+      try {
+        const f = JSON.parse(m);
+        if (f.type === "subscribe" && f.session === session) {
+          client = ws;
+          resolve();
+        }
+      } catch {
+        /* ignore */
+      }
+    });
+  });
+  let timer;
+  const ready = Promise.race([
+    subscribed,
+    new Promise((_, rej) => {
+      timer = setTimeout(() => rej(new Error("the app did not subscribe through the WebSocket proxy in 15 s")), 15_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  return {
+    ready,
+    /** Push one frame; `at` defaults to now. Returns its seq. */
+    send(payload) {
+      lastSeq++;
+      client.send(JSON.stringify({ seq: lastSeq, session, run: null, at: Date.now(), ...payload }));
+      return lastSeq;
+    },
+  };
+}
+
+/** Resolves after the page has painted twice: effects of the last render have run. */
+export async function afterPaint(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 }

@@ -45,6 +45,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The message of every request that never reached the server. */
+export const NETWORK_MESSAGE = "The server cannot be reached.";
+
 type Listener = () => void;
 const unauthorizedListeners = new Set<Listener>();
 
@@ -64,7 +67,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   try {
     res = await fetch(path, init);
   } catch (e) {
-    throw new ApiError(0, "network", "The server cannot be reached.");
+    throw new ApiError(0, "network", NETWORK_MESSAGE);
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
@@ -112,7 +115,7 @@ async function requestText(path: string): Promise<string> {
   try {
     res = await fetch(path, { credentials: "same-origin" });
   } catch {
-    throw new ApiError(0, "network", "The server cannot be reached.");
+    throw new ApiError(0, "network", NETWORK_MESSAGE);
   }
   const text = await res.text();
   if (!res.ok) {
@@ -138,7 +141,8 @@ export const api = {
   logout: () => request<void>("POST", "/api/logout", {}),
   config: () => request<ServerConfig>("GET", "/api/config"),
 
-  listSessions: () => request<SessionPage>("GET", "/api/sessions?limit=200"),
+  /** Active and archived sessions alike: the sidebar shows both (archived ones folded away). */
+  listSessions: () => request<SessionPage>("GET", "/api/sessions?limit=200&archived=true"),
   createSession: (p: CreateSessionParams) => request<Session>("POST", "/api/sessions", p),
   getSession: (id: string) => request<Session>("GET", `/api/sessions/${enc(id)}`),
   patchSession: (id: string, p: PatchSessionParams) =>

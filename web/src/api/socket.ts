@@ -19,11 +19,15 @@ export class Connection {
   readonly state = new Observable<ConnState>("connecting");
   /** Milliseconds until the next attempt while reconnecting (for the indicator). */
   readonly nextAttemptAt = new Observable<number>(0);
+  /** Counts the times the socket opened again after a loss: views refresh what went stale. */
+  readonly reopened = new Observable<number>(0);
+  private everOpened = false;
   private ws: WebSocket | null = null;
   private watches = new Map<string, Watch>();
   private delay = MIN_DELAY;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
+  private listening = false;
   private failures = 0;
   /** Called after repeated failures so the app can check whether we are still signed in. */
   onTrouble: (() => void) | null = null;
@@ -31,11 +35,29 @@ export class Connection {
   start(): void {
     if (this.started) return;
     this.started = true;
-    window.addEventListener("online", () => this.reconnectNow());
-    document.addEventListener("visibilitychange", () => {
-      if (document.visibilityState === "visible" && this.state.get() !== "open") this.reconnectNow();
-    });
-    this.open();
+    if (!this.listening) {
+      this.listening = true;
+      window.addEventListener("online", () => this.reconnectNow());
+      window.addEventListener("offline", () => this.goOffline());
+      document.addEventListener("visibilitychange", () => {
+        if (document.visibilityState === "visible" && this.state.get() !== "open") this.reconnectNow();
+      });
+    }
+    if (navigator.onLine === false) this.goOffline();
+    else this.open();
+  }
+
+  /**
+   * The browser says the network is gone: drop the socket (it may linger half-open for a long
+   * time) and wait for the `online` event instead of retrying into the void.
+   */
+  private goOffline(): void {
+    if (!this.started) return;
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
+    this.state.set("offline");
   }
 
   stop(): void {
@@ -89,7 +111,10 @@ export class Connection {
     if (this.state.get() !== "reconnecting") this.state.set("connecting");
     ws.onopen = () => {
       if (this.ws !== ws) return;
+      const reopened = this.everOpened;
+      this.everOpened = true;
       this.state.set("open");
+      if (reopened) this.reopened.set(this.reopened.get() + 1);
       this.delay = MIN_DELAY;
       this.failures = 0;
       for (const [session, w] of this.watches) {
@@ -132,6 +157,10 @@ export class Connection {
 
   private scheduleReconnect(): void {
     if (!this.started) return;
+    if (navigator.onLine === false) {
+      this.goOffline();
+      return;
+    }
     this.state.set("reconnecting");
     const jitter = Math.random() * 0.3 * this.delay;
     const wait = Math.round(this.delay + jitter);

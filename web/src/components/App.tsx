@@ -22,6 +22,19 @@ export function App() {
     return off;
   }, []);
 
+  // Server unreachable at start: try again when the browser is back online, and every few
+  // seconds meanwhile, so the message never outlives the outage.
+  useEffect(() => {
+    if (state.status !== "unreachable") return;
+    const again = () => void checkAuth();
+    window.addEventListener("online", again);
+    const t = setTimeout(again, 3000);
+    return () => {
+      window.removeEventListener("online", again);
+      clearTimeout(t);
+    };
+  }, [state]);
+
   switch (state.status) {
     case "loading":
       return <div class="splash" aria-busy="true">Loading…</div>;

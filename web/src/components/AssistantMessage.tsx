@@ -1,6 +1,8 @@
 import type { AssistantItem } from "../state/transcript";
+import { CopyButton } from "./CopyButton";
 import { Markdown } from "./Markdown";
 import { Reasoning } from "./Reasoning";
+import { Timestamp } from "./Timestamp";
 
 export function AssistantMessage({ item }: { item: AssistantItem }) {
   return (
@@ -8,6 +10,12 @@ export function AssistantMessage({ item }: { item: AssistantItem }) {
       {item.reasoning && <Reasoning text={item.reasoning} streaming={!item.complete && !item.text} />}
       {item.text && <Markdown source={item.text} final={item.complete} />}
       {!item.complete && !item.text && !item.reasoning && <span class="typing" aria-label="Thinking" />}
+      {(item.complete || item.text) && (
+        <div class="msg-meta">
+          <Timestamp at={item.at} />
+          {item.complete && item.text && <CopyButton text={() => item.text} label="Copy message" />}
+        </div>
+      )}
     </div>
   );
 }

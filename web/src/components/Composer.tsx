@@ -1,5 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
+import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
 import type { RunState } from "../state/transcript";
 import { ModeMenu } from "./ModeMenu";
@@ -17,6 +18,7 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  useClearNetworkError(error, () => setError(null));
   const area = useRef<HTMLTextAreaElement>(null);
 
   const send = async () => {

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import type { DiffPart } from "../api/types";
 import { type DiffLine, type Segment, foldContext, parsePatch, splitRows } from "../render/diff";
+import { CopyButton } from "./CopyButton";
 import { VisibleText } from "./VisibleText";
 
 type Layout = "unified" | "split";
@@ -50,6 +51,7 @@ export function DiffView({ part }: { part: DiffPart }) {
         </span>
         {part.truncated && <span class="badge badge-warn" title="The patch was cut at a line boundary">truncated</span>}
         <span class="spacer" />
+        <CopyButton label="Copy diff" text={() => part.patch ?? ""} />
         <span class="seg" role="group" aria-label="Diff layout">
           <button type="button" aria-pressed={layout === "unified"} onClick={() => changeLayout("unified")}>
             Unified

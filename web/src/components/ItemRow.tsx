@@ -2,6 +2,7 @@ import { Component } from "preact";
 import type { Item } from "../state/transcript";
 import { ApprovalCard } from "./ApprovalCard";
 import { AssistantMessage } from "./AssistantMessage";
+import { ErrorNote } from "./ErrorNote";
 import { PlanCard } from "./PlanCard";
 import { QuestionCard } from "./QuestionCard";
 import { RunEnd } from "./RunEnd";
@@ -43,9 +44,11 @@ export class ItemRow extends Component<Props> {
       case "retry":
         return <RetryNote item={item} />;
       case "notice":
+        // An error the run then ended with is shown once, at the run's end.
+        if (item.shownAtEnd) return null;
         return (
-          <div class="notice-item" role="alert">
-            <b>{item.code}</b>: {item.message}
+          <div class="notice-item">
+            <ErrorNote code={item.code} message={item.message} />
           </div>
         );
       case "wakeup":

@@ -1,11 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { renderMarkdown } from "../render/markdown";
+import { addCodeCopyButtons, onCodeCopyClick } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
 
 /** Big messages re-render at most this often while streaming. */
 const STREAM_THROTTLE_MS = 200;
 
 export function openExternal(e: MouseEvent): void {
+  if (onCodeCopyClick(e)) return;
   const a = (e.target as Element | null)?.closest?.("a[href]") as HTMLAnchorElement | null;
   if (!a) return;
   e.preventDefault();
@@ -50,6 +52,7 @@ export function Markdown({ source, final }: { source: string; final: boolean }) 
       void import("../render/highlight").then((m) => m.highlightWithin(el));
     }
     enhanceDiagrams(el);
+    addCodeCopyButtons(el);
   }, [html, final]);
 
   return <div class="markdown" ref={ref} onClick={openExternal} dangerouslySetInnerHTML={{ __html: html }} />;

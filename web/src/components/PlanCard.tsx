@@ -7,6 +7,7 @@ import { renderMarkdown } from "../render/markdown";
 import { openArtifacts } from "../state/panels";
 import type { PlanState } from "../state/transcript";
 import { Diagram } from "./Diagram";
+import { addCodeCopyButtons } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
 import { openExternal } from "./Markdown";
 import { VisibleText } from "./VisibleText";
@@ -17,6 +18,9 @@ const DECISION: Record<string, string> = {
   skipped: "Skipped",
   unavailable: "Not reviewed",
 };
+
+/** How long "Plan skipped — Undo" stays before the skip is sent. */
+const SKIP_UNDO_MS = 5000;
 
 const MARK_LABEL: Record<string, string> = { new: "new", updated: "updated", unchanged: "unchanged" };
 
@@ -72,6 +76,7 @@ function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] })
       void import("../render/highlight").then((m) => m.highlightWithin(el));
     }
     enhanceDiagrams(el);
+    addCodeCopyButtons(el);
     return () => {
       for (const s of slots) {
         render(null, s);
@@ -161,13 +166,11 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const text = typeof e.plan === "string" ? e.plan : "";
   const latest = plan.revisions[plan.revisions.length - 1] === plan;
 
-  // A plan waiting for review takes the focus (unless the user is typing).
-  useEffect(() => {
-    if (!pending) return;
-    const a = document.activeElement as HTMLInputElement | HTMLTextAreaElement | null;
-    if (a && (a.tagName === "TEXTAREA" || a.tagName === "INPUT") && a.value) return;
-    root.current?.querySelector<HTMLButtonElement>(".plan-actions .btn.primary")?.focus({ preventScroll: true });
-  }, [pending]);
+  // An arriving plan never takes the focus: the pending bar and the card's own buttons lead here.
+  // Esc on the card skips it, but only after SKIP_UNDO_MS with an Undo offered meanwhile.
+  const [skipping, setSkipping] = useState(false);
+  const skipTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const sendSkip = useRef<(() => void) | null>(null);
 
   const decide = async (d: "approved" | "feedback" | "skipped") => {
     if (busy) return;
@@ -181,12 +184,47 @@ export function PlanCard({ plan }: { plan: PlanState }) {
     }
   };
 
+  const startSkip = () => {
+    setSkipping(true);
+    const send = () => {
+      clearTimeout(skipTimer.current);
+      sendSkip.current = null;
+      setSkipping(false);
+      void decide("skipped");
+    };
+    sendSkip.current = send;
+    skipTimer.current = setTimeout(send, SKIP_UNDO_MS);
+  };
+
+  const undoSkip = () => {
+    clearTimeout(skipTimer.current);
+    sendSkip.current = null;
+    setSkipping(false);
+    requestAnimationFrame(() =>
+      root.current?.querySelector<HTMLButtonElement>(".plan-actions .btn.primary")?.focus({ preventScroll: true }),
+    );
+  };
+
+  // Decided elsewhere (another tab) or the run ended: nothing left to skip.
+  useEffect(() => {
+    if (!pending && sendSkip.current) {
+      clearTimeout(skipTimer.current);
+      sendSkip.current = null;
+      setSkipping(false);
+    }
+  }, [pending]);
+  // Leaving the session during the grace period still sends the skip the user asked for.
+  useEffect(() => () => sendSkip.current?.(), []);
+  useLayoutEffect(() => {
+    if (skipping) root.current?.querySelector<HTMLButtonElement>(".plan-undo button")?.focus({ preventScroll: true });
+  }, [skipping]);
+
   const onKeyDown = (ev: KeyboardEvent) => {
-    if (ev.key !== "Escape" || !pending) return;
+    if (ev.key !== "Escape" || !pending || skipping) return;
     ev.preventDefault();
     ev.stopPropagation();
     if (giving) setGiving(false);
-    else void decide("skipped");
+    else startSkip();
   };
 
   return (
@@ -260,7 +298,15 @@ export function PlanCard({ plan }: { plan: PlanState }) {
         </p>
       )}
       {plan.decision === "approved" && <p class="muted small">The session switched to build to implement this plan.</p>}
-      {pending && (
+      {pending && skipping && (
+        <div class="plan-undo" role="status">
+          <span>Plan skipped —</span>
+          <button type="button" class="btn small" onClick={undoSkip}>
+            Undo
+          </button>
+        </div>
+      )}
+      {pending && !skipping && (
         <div class="plan-actions">
           {giving ? (
             <div class="feedback-box">
@@ -292,7 +338,7 @@ export function PlanCard({ plan }: { plan: PlanState }) {
               <button type="button" class="btn ghost" disabled={busy} onClick={() => void decide("skipped")} title="Esc">
                 Skip
               </button>
-              <span class="muted small kbd-hint">Esc skips</span>
+              <span class="muted small kbd-hint">Esc skips (with Undo)</span>
             </div>
           )}
           {error && (

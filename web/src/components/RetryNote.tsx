@@ -11,7 +11,9 @@ export function RetryNote({ item }: { item: RetryItem }) {
     return () => clearInterval(t);
   }, [item.over, until]);
   const left = Math.max(0, Math.ceil((until - now) / 1000));
-  const status = item.over
+  const status = item.failed
+    ? `gave up after attempt ${item.attempt} of ${item.maxAttempts}`
+    : item.over
     ? `retried (attempt ${item.attempt} of ${item.maxAttempts})`
     : left > 0
       ? `retry ${item.attempt} of ${item.maxAttempts} in ${left} s`

@@ -1,10 +1,29 @@
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
 import type { RunState } from "../state/transcript";
 import { count, duration } from "../util/format";
+import { ErrorNote } from "./ErrorNote";
 
 export function RunEnd({ run }: { run: RunState }) {
+  const [retry, setRetry] = useState<"idle" | "sending" | "sent">("idle");
+  const [error, setError] = useState<string | null>(null);
   const f = run.finished;
   if (!f) return null;
   const u = f.usage;
+  const ended = f.status === "failed" || f.status === "interrupted";
+  const canRetry = ended && !run.superseded && run.prompt !== null && retry !== "sent";
+  const again = async () => {
+    if (run.prompt === null) return;
+    setRetry("sending");
+    setError(null);
+    try {
+      await api.sendMessage(f.session, run.prompt);
+      setRetry("sent");
+    } catch (e) {
+      setError(errorText(e));
+      setRetry("idle");
+    }
+  };
   return (
     <div class={`run-end run-${f.status}`} data-run-id={run.id} data-status={f.status}>
       <span class="run-status">{f.status}</span>
@@ -15,9 +34,21 @@ export function RunEnd({ run }: { run: RunState }) {
         </span>
       )}
       {f.error && (
-        <span class="run-error" role="alert">
-          {f.error.code}: {f.error.message}
-        </span>
+        <div class="run-error">
+          <ErrorNote code={f.error.code} message={f.error.message} />
+        </div>
+      )}
+      {canRetry && (
+        <div class="run-retry">
+          <button type="button" class="btn small" disabled={retry === "sending"} onClick={() => void again()}>
+            {retry === "sending" ? "Sending…" : "Retry"}
+          </button>
+          {error && (
+            <span class="error small" role="alert">
+              {error}
+            </span>
+          )}
+        </div>
       )}
     </div>
   );

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
+import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
 import { navigate } from "../state/router";
 import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, togglePermissions } from "../state/panels";
@@ -11,6 +12,7 @@ export function SessionHeader({ session }: { session: Session | null }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
+  useClearNetworkError(error, () => setError(null));
   const artifacts = useObservable(artifactsPanel);
   const permissions = useObservable(permissionsPanel);
 

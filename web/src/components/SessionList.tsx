@@ -29,7 +29,9 @@ export function SessionList({ activeId }: { activeId: string | null }) {
       {error && <p class="error small">Could not load sessions: {error}</p>}
       {list === null && !error && <p class="muted small pad">Loading…</p>}
       {list !== null && active.length === 0 && !creating && (
-        <p class="muted small pad">No sessions yet. Create one to start.</p>
+        <p class="muted small pad">
+          {archived.length > 0 ? "No active sessions. Archived ones are below." : "No sessions yet. Create one to start."}
+        </p>
       )}
       <ul class="sessions" role="list">
         {active.map((s) => (

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
+import { useOnReconnect } from "../state/reconnect";
 import { openTranscript, sessions, upsertSession } from "../state/sessions";
 import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
@@ -53,12 +54,14 @@ export function SessionView({ id }: { id: string }) {
     };
   }, [id]);
 
+  const [loadTry, setLoadTry] = useState(0);
   useEffect(() => {
     let live = true;
     api.getSession(id).then(
       (s) => {
         if (!live) return;
         setFetched(s);
+        setLoadError(null);
         upsertSession(s);
       },
       (e) => live && setLoadError(errorText(e)),
@@ -66,7 +69,11 @@ export function SessionView({ id }: { id: string }) {
     return () => {
       live = false;
     };
-  }, [id]);
+  }, [id, loadTry]);
+  // A session that could not be read during an outage is read again once the server is back.
+  useOnReconnect(() => {
+    if (loadError !== null) setLoadTry((n) => n + 1);
+  });
 
   useEffect(() => {
     if (snap.session) upsertSession(snap.session);

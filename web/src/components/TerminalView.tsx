@@ -1,7 +1,16 @@
 import type { TerminalPart } from "../api/types";
 import { duration } from "../util/format";
+import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
+import { CopyButton } from "./CopyButton";
 import { VisibleText } from "./VisibleText";
+
+function joinOutput(stdout: string | null | undefined, stderr: string | null | undefined): string {
+  const out = stdout ?? "";
+  const err = stderr ?? "";
+  if (!out || !err) return out || err;
+  return out.endsWith("\n") ? out + err : `${out}\n${err}`;
+}
 
 export function TerminalView({ part }: { part: TerminalPart }) {
   const code = part.exit_code;
@@ -14,11 +23,11 @@ export function TerminalView({ part }: { part: TerminalPart }) {
           <VisibleText text={part.command} newlines />
         </code>
       </figcaption>
-      {part.stdout && <AnsiText text={part.stdout} class="stdout" />}
+      {part.stdout && <AnsiText text={part.stdout} class="stdout" label="Output" />}
       {part.stderr && (
         <div class="stderr-block">
           <span class="stream-label">stderr</span>
-          <AnsiText text={part.stderr} class="stderr" />
+          <AnsiText text={part.stderr} class="stderr" label="Error output" />
         </div>
       )}
       {!part.stdout && !part.stderr && <p class="muted small pad">(no output)</p>}
@@ -28,6 +37,12 @@ export function TerminalView({ part }: { part: TerminalPart }) {
         </span>
         {part.duration_ms !== null && part.duration_ms !== undefined && <span>{duration(part.duration_ms)}</span>}
         {part.truncated && <span class="badge badge-warn">output truncated</span>}
+        {(part.stdout || part.stderr) && (
+          <CopyButton
+            label="Copy output"
+            text={() => stripAnsi(joinOutput(part.stdout, part.stderr))}
+          />
+        )}
       </div>
     </figure>
   );

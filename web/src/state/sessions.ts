@@ -43,9 +43,13 @@ export function removeSession(id: string): void {
   }
 }
 
+let offReopened: (() => void) | null = null;
+
 export function startSessionPolling(): void {
   if (polling) return;
   polling = true;
+  // Back from an outage: the list (and its error line) is refreshed at once, not at the next tick.
+  offReopened ??= connection.reopened.subscribe(() => void refreshSessions());
   const tick = async () => {
     if (!polling) return;
     if (document.visibilityState === "visible") await refreshSessions();
@@ -56,6 +60,8 @@ export function startSessionPolling(): void {
 
 export function stopSessionPolling(): void {
   polling = false;
+  offReopened?.();
+  offReopened = null;
   clearTimeout(pollTimer);
 }
 

@@ -30,6 +30,13 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   kind: "user";
   text: string;
+  /** When the server received it (ms since the epoch). */
+  at: number;
+  /**
+   * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`)
+   * or a wake-up (`wakeup`), told apart by the trigger of the run it opens.
+   */
+  internal: "plan" | "wakeup" | null;
 }
 
 export interface AssistantItem extends ItemBase {
@@ -38,6 +45,8 @@ export interface AssistantItem extends ItemBase {
   text: string;
   reasoning: string;
   complete: boolean;
+  /** When its first part arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface ToolResult {
@@ -77,6 +86,10 @@ export interface RunState {
   id: string;
   started: RunStartedEvent | null;
   finished: RunFinishedEvent | null;
+  /** What the user sent to start it (prompt or `!command`), for Retry. */
+  prompt: string | null;
+  /** A later run has started since: Retry is offered on the latest run only. */
+  superseded: boolean;
 }
 
 export interface RunEndItem extends ItemBase {
@@ -130,6 +143,8 @@ export interface NoticeItem extends ItemBase {
   kind: "notice";
   code: string;
   message: string;
+  /** The run then ended with this same error: its end shows it, once. */
+  shownAtEnd: boolean;
 }
 
 /** The provider is being retried: one line per run, updated in place by each new wait. */
@@ -143,6 +158,8 @@ export interface RetryItem extends ItemBase {
   reason: string;
   /** The model answered (or the run ended): the waiting is over. */
   over: boolean;
+  /** The run ended in failure: the retries gave up. */
+  failed: boolean;
 }
 
 export type Item =
@@ -316,12 +333,37 @@ export class Transcript {
   }
 
   /** The run's retry line (if any) stops counting down. */
-  private retryOver(run: string | null): void {
+  private retryOver(run: string | null, failed = false): void {
     const r = this.retries.get(`retry:${run ?? "none"}`);
-    if (r && !r.over) {
+    if (r && (!r.over || (failed && !r.failed))) {
       r.over = true;
+      r.failed = failed;
       this.touch(r);
     }
+  }
+
+  /** The run's retry line, created on its first retry. */
+  private retryLine(ev: FrameHeader): RetryItem {
+    const key = `retry:${ev.run ?? "none"}`;
+    let r = this.retries.get(key);
+    if (!r) {
+      r = this.add<RetryItem>({
+        kind: "retry",
+        key,
+        seq: ev.seq,
+        run: ev.run ?? null,
+        v: 0,
+        attempt: 0,
+        maxAttempts: 0,
+        at: 0,
+        delayMs: 0,
+        reason: "",
+        over: false,
+        failed: false,
+      });
+      this.retries.set(key, r);
+    }
+    return r;
   }
 
   private touch(item: Item): void {
@@ -333,7 +375,7 @@ export class Transcript {
   private run(id: string): RunState {
     let r = this.runs.get(id);
     if (!r) {
-      r = { id, started: null, finished: null };
+      r = { id, started: null, finished: null, prompt: null, superseded: false };
       this.runs.set(id, r);
     }
     return r;
@@ -352,6 +394,7 @@ export class Transcript {
         text: "",
         reasoning: "",
         complete: false,
+        at: typeof ev.at === "number" ? ev.at : 0,
       });
       this.messages.set(messageId, m);
     }
@@ -403,6 +446,10 @@ export class Transcript {
     const run = ev.run ?? null;
     switch (ev.type) {
       case "user_message": {
+        const rs = run ? this.runs.get(run) : undefined;
+        const trigger = rs?.started?.trigger;
+        const internal = trigger === "plan" || trigger === "wakeup" ? trigger : null;
+        if (rs && !internal) rs.prompt = str(ev.text);
         this.add<UserItem>({
           kind: "user",
           key: `u:${str(ev.message_id) || ev.seq}`,
@@ -410,6 +457,8 @@ export class Transcript {
           run,
           v: 0,
           text: str(ev.text),
+          at: ev.at,
+          internal,
         });
         this.items = this.items.slice();
         break;
@@ -419,6 +468,12 @@ export class Transcript {
         const r = this.run(id);
         r.started = ev;
         this.activeRunId = id;
+        for (const it of this.items) {
+          if (it.kind === "run_end" && it.runState !== r && !it.runState.superseded) {
+            it.runState.superseded = true;
+            it.v++;
+          }
+        }
         this.add<RunStartItem>({ kind: "run_start", key: `rs:${id}`, seq: ev.seq, run: id, v: 0, runState: r });
         this.items = this.items.slice();
         break;
@@ -585,10 +640,11 @@ export class Transcript {
         break;
       }
       case "run_finished": {
-        this.retryOver(run);
+        this.retryOver(run, ev.status === "failed");
         const id = run || str(ev.run_id) || this.activeRunId || `seq${ev.seq}`;
         const r = this.run(id);
         r.finished = ev;
+        const code = ev.error?.code;
         if (this.activeRunId === id) this.activeRunId = null;
         this.expireRun(id);
         for (const it of this.items) {
@@ -597,30 +653,17 @@ export class Transcript {
             it.complete = true;
             it.v++;
           }
+          if (it.kind === "notice" && it.run === id && code && it.code === code && !it.shownAtEnd) {
+            it.shownAtEnd = true;
+            it.v++;
+          }
         }
         this.add<RunEndItem>({ kind: "run_end", key: `re:${id}:${ev.seq}`, seq: ev.seq, run: id, v: 0, runState: r });
         this.items = this.items.slice();
         break;
       }
       case "provider_retry": {
-        const key = `retry:${run ?? "none"}`;
-        let r = this.retries.get(key);
-        if (!r) {
-          r = this.add<RetryItem>({
-            kind: "retry",
-            key,
-            seq: ev.seq,
-            run,
-            v: 0,
-            attempt: 0,
-            maxAttempts: 0,
-            at: 0,
-            delayMs: 0,
-            reason: "",
-            over: false,
-          });
-          this.retries.set(key, r);
-        }
+        const r = this.retryLine(ev);
         r.attempt = ev.attempt;
         r.maxAttempts = ev.max_attempts;
         r.at = ev.at;
@@ -630,6 +673,15 @@ export class Transcript {
         break;
       }
       case "error": {
+        if (ev.code === "provider_retry") {
+          // An older server's retry announcement: it belongs on the run's one retry line.
+          const r = this.retryLine(ev);
+          r.attempt++;
+          r.at = ev.at;
+          r.reason = str(ev.message);
+          this.touch(r);
+          break;
+        }
         this.add<NoticeItem>({
           kind: "notice",
           key: `e:${ev.seq}`,
@@ -638,6 +690,7 @@ export class Transcript {
           v: 0,
           code: str(ev.code) || "error",
           message: str(ev.message),
+          shownAtEnd: false,
         });
         this.items = this.items.slice();
         break;

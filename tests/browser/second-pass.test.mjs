@@ -1,0 +1,325 @@
+// Browser tests of the web app's second pass (issue 14): archived sessions, offline handling,
+// plan review without focus stealing and with an undoable Esc, errors in plain words with Retry,
+// internal prompts as system notes, copy buttons and timestamps, and polish of tool summaries.
+// Every test opens its own session; waits are on DOM state or events, never on the 4 s poll.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import {
+  afterPaint,
+  apiCall,
+  createSessionViaUi,
+  haveServer,
+  injectFrames,
+  launchBrowser,
+  newPage,
+  sendPrompt,
+  shot,
+  signInWithToken,
+  startServer,
+} from "./harness.mjs";
+
+const PLAN = ["# Add a cache", "", "## Steps", "", "1. Add the module.", "2. Test it."].join("\n");
+
+const scripts = [
+  {
+    match: "plan the cache",
+    turns: [
+      { text: "Here is the plan.", tool_calls: [{ name: "exit_plan", arguments: { title: "Cache", plan: PLAN } }] },
+      { text: "Noted." },
+    ],
+  },
+  { match: "fail with a bad key", turns: [{ error: { status: 401, message: "invalid api key sk-test" } }] },
+  { turns: [{ text: "Hello from replay" }] },
+];
+
+const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
+
+/** Polls the REST events of a session until `pred` matches one (the server's record is the proof). */
+async function events(page, server, id) {
+  const r = await apiCall(page, server, "GET", `/api/sessions/${id}/events?after=0&limit=5000`);
+  assert.equal(r.status, 200);
+  return r.json.data;
+}
+
+describe("sessions list", { skip, timeout: 120_000 }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    // Its own server: "every session archived" must hold for the whole list.
+    server = await startServer({ scripts });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test("archived sessions are listed under Archived (n), also when every session is archived, and the poll keeps them", { timeout: 30_000 }, async () => {
+    const p = await newPage(browser, server);
+    p.page.setDefaultTimeout(8000);
+    await signInWithToken(p.page, server);
+    const ids = [];
+    for (const title of ["Old work", "Older work"]) {
+      const s = await apiCall(p.page, server, "POST", "/api/sessions", { title });
+      assert.equal(s.status, 201, `create ${title}: ${JSON.stringify(s.json)}`);
+      ids.push(s.json.id);
+      const a = await apiCall(p.page, server, "PATCH", `/api/sessions/${s.json.id}`, { archived: true });
+      assert.equal(a.status, 200);
+    }
+    await p.page.goto(server.base + "/");
+    const toggle = p.page.getByRole("button", { name: /Archived \(2\)/ });
+    await toggle.waitFor({ timeout: 5000 }).catch(() => {
+      throw new Error("no 'Archived (2)' button: the list did not ask for archived sessions");
+    });
+    assert.equal(await p.page.getByText("No sessions yet").count(), 0, "archived sessions exist, so not 'No sessions yet'");
+    await p.page.getByText("No active sessions").waitFor();
+    await toggle.click();
+    for (const id of ids) await p.page.locator(`.archived [data-session-id="${id}"]`).waitFor();
+    // The next poll of the list must not drop them.
+    await p.page.waitForResponse((r) => /\/api\/sessions\?/.test(r.url()) && r.request().method() === "GET", { timeout: 8000 });
+    await afterPaint(p.page);
+    for (const id of ids) assert.equal(await p.page.locator(`.archived [data-session-id="${id}"]`).count(), 1, "still listed after a poll");
+    await shot(p.page, "40-archived-only");
+    assert.deepEqual(p.log.errors, []);
+    await p.context.close();
+  });
+});
+
+describe("second pass", { skip, timeout: 600_000 }, () => {
+  let server;
+  let browser;
+  let state;
+
+  before(async () => {
+    server = await startServer({ scripts, args: ["--allow-write", "--allow-process"] });
+    browser = await launchBrowser();
+    const p = await newPage(browser, server);
+    state = await signInWithToken(p.page, server);
+    await p.context.close();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function open(opts = {}) {
+    const p = await newPage(browser, server, { storageState: state, ...opts });
+    // Short waits with a clear failure rather than the 30 s default.
+    p.page.setDefaultTimeout(8000);
+    return p;
+  }
+
+  function assertClean(p) {
+    assert.deepEqual(p.log.foreign, [], "requests to other origins");
+    assert.deepEqual(p.log.errors, [], "page errors");
+  }
+
+  /** A session made over the API (fast), opened in the page with frames injectable. */
+  async function fixtureSession(p, title) {
+    await p.page.goto(server.base + "/");
+    const created = await apiCall(p.page, server, "POST", "/api/sessions", { title });
+    assert.equal(created.status, 201);
+    const id = created.json.id;
+    const inj = await injectFrames(p.page, id);
+    await p.page.goto(`${server.base}/s/${id}`);
+    await inj.ready;
+    return { id, inj };
+  }
+
+  test("the browser's offline event shows Offline at once; back online it reconnects and no stale 'cannot be reached' stays", { timeout: 40_000 }, async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    await createSessionViaUi(p.page, { title: "Offline" });
+    await p.page.locator(".conn[data-state=open]").waitFor({ timeout: 10_000 });
+    await p.context.setOffline(true);
+    await p.page.locator(".conn[data-state=offline]").waitFor({ timeout: 3000 }).catch(() => {
+      throw new Error("the connection badge did not follow the browser's offline event");
+    });
+    await sendPrompt(p.page, "hello while offline");
+    const err = p.page.locator(".composer .error");
+    await err.getByText("The server cannot be reached.").waitFor({ timeout: 5000 });
+    await shot(p.page, "41-offline");
+    await p.context.setOffline(false);
+    await p.page.locator(".conn[data-state=open]").waitFor({ timeout: 10_000 });
+    await err.waitFor({ state: "detached", timeout: 5000 }).catch(() => {
+      throw new Error("'The server cannot be reached.' stayed after reconnecting");
+    });
+    assert.equal(await p.page.locator(".composer textarea").inputValue(), "hello while offline", "the unsent prompt is kept");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("a plan card never takes the focus; Esc shows 'Plan skipped — Undo' for 5 s before the skip is sent", { timeout: 60_000 }, async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    const id = await createSessionViaUi(p.page, { title: "Plan undo", agent: "plan" });
+    await sendPrompt(p.page, "plan the cache");
+    const card = p.page.locator('.plan-card[data-revision="1"]');
+    await card.waitFor({ timeout: 15_000 });
+    await card.getByRole("button", { name: "Approve", exact: true }).waitFor();
+    await afterPaint(p.page);
+    const focused = await p.page.evaluate(() => ({
+      inCard: !!document.activeElement?.closest(".plan-card"),
+      what: `${document.activeElement?.tagName}.${document.activeElement?.className}`,
+    }));
+    assert.equal(focused.inCard, false, `the arriving plan card took the focus (${focused.what})`);
+
+    // Esc on the card: an Undo, and nothing sent yet.
+    await card.getByRole("button", { name: "Approve", exact: true }).focus();
+    await p.page.keyboard.press("Escape");
+    const undo = card.locator(".plan-undo");
+    await undo.getByText("Plan skipped").waitFor({ timeout: 2000 });
+    assert.equal(await p.page.evaluate(() => document.activeElement?.textContent), "Undo", "Undo has the focus");
+    await shot(p.page, "42-plan-undo");
+    assert.equal((await events(p.page, server, id)).filter((e) => e.type === "plan_decided").length, 0, "skip not sent during the grace period");
+    await p.page.keyboard.press("Enter"); // Undo
+    await card.getByRole("button", { name: "Approve", exact: true }).waitFor();
+    assert.equal(await undo.count(), 0);
+
+    // Esc again, let it run out: the skip is sent about 5 s later.
+    await card.getByRole("button", { name: "Approve", exact: true }).focus();
+    const pressedAt = Date.now();
+    await p.page.keyboard.press("Escape");
+    await card.locator(".plan-decision").getByText("Skipped").waitFor({ timeout: 10_000 });
+    const decided = (await events(p.page, server, id)).filter((e) => e.type === "plan_decided");
+    assert.equal(decided.length, 1, "one decision, after the undone one was never sent");
+    assert.equal(decided[0].decision, "skipped");
+    assert.ok(decided[0].at - pressedAt >= 4500, `sent ${decided[0].at - pressedAt} ms after Esc, not after the 5 s grace period`);
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("a failed run: one error in a plain sentence, a Settings link, and Retry sends the prompt again", { timeout: 40_000 }, async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    await createSessionViaUi(p.page, { title: "Errors" });
+    await sendPrompt(p.page, "fail with a bad key");
+    const end = p.page.locator('.run-end[data-status="failed"]').first();
+    await end.waitFor({ timeout: 15_000 });
+    await afterPaint(p.page);
+    const transcript = p.page.locator(".transcript");
+    const text = await transcript.innerText();
+    assert.equal(text.match(/refused the API key/g)?.length ?? 0, 1, `the error is shown exactly once:\n${text}`);
+    assert.doesNotMatch(text, /provider_auth/, "no raw error code in view");
+    assert.doesNotMatch(text, /invalid api key/, "the provider's raw message is folded under Details");
+    const link = end.getByRole("link", { name: "Settings" });
+    assert.equal(await link.getAttribute("href"), "/settings");
+    await end.locator("summary").getByText("Details").click();
+    await end.getByText("invalid api key sk-test").waitFor();
+    await shot(p.page, "43-run-error");
+    await end.getByRole("button", { name: "Retry" }).click();
+    await p.page.locator('.run-end[data-status="failed"]').nth(1).waitFor({ timeout: 15_000 });
+    assert.equal(await p.page.locator(".msg-user").getByText("fail with a bad key").count(), 2, "Retry sent the same prompt");
+    assert.equal(await p.page.getByRole("button", { name: "Retry" }).count(), 1, "Retry only on the latest run");
+    await link.click();
+    await p.page.waitForURL(server.base + "/settings");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("internal prompts (plan implementation, wake-up) are small system notes, not user bubbles", { timeout: 30_000 }, async () => {
+    const p = await open();
+    const { inj } = await fixtureSession(p, "Internal prompts");
+    const run1 = "01RUNFIXTUREPLAN000000000A";
+    inj.send({ type: "run_started", run: run1, run_id: run1, agent: "build", mode: "ask", trigger: "plan" });
+    inj.send({ type: "user_message", run: run1, message_id: "01MSGPLAN", text: `Implement this approved plan exactly.\n\n${PLAN}` });
+    inj.send({ type: "run_finished", run: run1, run_id: run1, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
+    const wakeText = "Background tasks finished:\n- 01TASKX `tests`: succeeded, exit code 0\nRead their output with bg_output {\"id\": …, \"offset\": 0}.";
+    inj.send({ type: "wakeup", task_ids: ["01TASKX"], text: wakeText });
+    const run2 = "01RUNFIXTUREWAKE000000000A";
+    inj.send({ type: "run_started", run: run2, run_id: run2, agent: "build", mode: "ask", trigger: "wakeup" });
+    inj.send({ type: "user_message", run: run2, message_id: "01MSGWAKE", text: wakeText });
+    inj.send({ type: "run_finished", run: run2, run_id: run2, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
+    await p.page.locator(".run-end").nth(1).waitFor({ timeout: 10_000 });
+    const note = p.page.locator(".system-note");
+    await note.getByText("The approved plan was sent to the build agent.").waitFor();
+    assert.equal(await p.page.locator(".msg-user").count(), 0, "no user bubble for internal prompts");
+    assert.equal(await note.locator("h1").isVisible(), false, "the plan text is folded");
+    await note.getByText("What the agent was told").click();
+    await note.locator("h1").getByText("Add a cache").waitFor();
+    const text = await p.page.locator(".transcript").innerText();
+    assert.equal(await p.page.locator(".wakeup").count(), 1);
+    assert.equal(text.match(/succeeded, exit code 0/g)?.length ?? 0, 1, `the wake-up text is shown once:\n${text}`);
+    assert.doesNotMatch(text, /bg_output/, "the model-facing instruction is not shown");
+    await shot(p.page, "44-system-notes");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("copy buttons on code blocks, messages, terminal output and diffs; timestamps relative with the exact time on hover", { timeout: 30_000 }, async () => {
+    const p = await open();
+    await p.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.base });
+    const { inj } = await fixtureSession(p, "Copy");
+    const run = "01RUNFIXTURECOPY000000000A";
+    const hoursAgo = Date.now() - 3 * 3600_000;
+    inj.send({ type: "run_started", run, run_id: run, agent: "build", mode: "ask", trigger: "prompt", at: hoursAgo });
+    inj.send({ type: "user_message", run, message_id: "01MSGCOPY", text: "show me the code", at: hoursAgo });
+    const md = "Here:\n\n```js\nconst answer = 42;\nconsole.log(answer);\n```\n\nDone.";
+    inj.send({ type: "message_complete", run, message_id: "01ASSCOPY", text: md, reasoning: "" });
+    inj.send({ type: "tool_call", run, call_id: "c1", tool: "shell", effect: "process", input: { command: "echo hi" } });
+    inj.send({
+      type: "tool_result", run, call_id: "c1", tool: "shell", ok: true, text: "hi",
+      parts: [{ type: "terminal", command: "echo hi", stdout: "\u001b[32mgreen\u001b[0m line\n", stderr: "warn line\n", exit_code: 0, duration_ms: 3, truncated: false }],
+    });
+    const patch = "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+new line\n";
+    inj.send({ type: "tool_call", run, call_id: "c2", tool: "write_file", effect: "write", input: { path: "a.txt", content: "new line\n" } });
+    inj.send({ type: "tool_result", run, call_id: "c2", tool: "write_file", ok: true, text: "written", parts: [{ type: "diff", path: "a.txt", lang: "text", patch, truncated: false }] });
+    inj.send({ type: "run_finished", run, run_id: run, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
+    await p.page.locator(".run-end").waitFor({ timeout: 10_000 });
+
+    const clip = () => p.page.evaluate(() => navigator.clipboard.readText());
+    const codeCopy = p.page.locator(".msg-assistant pre.code .code-copy");
+    await codeCopy.click();
+    await p.page.locator('.code-copy[data-copied="copied"]').waitFor();
+    assert.equal(await clip(), "const answer = 42;\nconsole.log(answer);");
+    await p.page.locator(".msg-assistant").getByRole("button", { name: "Copy message" }).click();
+    await p.page.locator('.msg-assistant .copy-btn[data-copied="copied"]').waitFor();
+    assert.equal(await clip(), md);
+    await p.page.locator(".msg-user").getByRole("button", { name: "Copy message" }).click();
+    await p.page.locator('.msg-user .copy-btn[data-copied="copied"]').waitFor();
+    assert.equal(await clip(), "show me the code");
+    await p.page.locator(".terminal").getByRole("button", { name: "Copy output" }).click();
+    await p.page.locator('.terminal .copy-btn[data-copied="copied"]').waitFor();
+    assert.equal(await clip(), "green line\nwarn line\n", "output without escape codes");
+    await p.page.locator(".diff").getByRole("button", { name: "Copy diff" }).click();
+    await p.page.locator('.diff .copy-btn[data-copied="copied"]').waitFor();
+    assert.equal(await clip(), patch);
+
+    // Timestamps: relative, exact on hover.
+    const userTime = p.page.locator(".msg-user time.timestamp");
+    assert.equal(await userTime.innerText(), "3 h ago");
+    assert.equal(await userTime.getAttribute("datetime"), new Date(hoursAgo).toISOString());
+    assert.ok((await userTime.getAttribute("title")).length > 8, "the exact time on hover");
+    await p.page.locator(".msg-assistant time.timestamp").waitFor();
+    await shot(p.page, "45-copy-timestamps");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("copy falls back to a selection when navigator.clipboard is unavailable (plain HTTP on a LAN)", { timeout: 30_000 }, async () => {
+    const p = await open();
+    await p.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.base });
+    await p.context.addInitScript(() => {
+      const real = navigator.clipboard;
+      window.__readClipboard = () => real.readText();
+      Object.defineProperty(Navigator.prototype, "clipboard", { get: () => undefined, configurable: true });
+      Object.defineProperty(navigator, "clipboard", { get: () => undefined, configurable: true });
+    });
+    const { inj } = await fixtureSession(p, "Copy fallback");
+    const run = "01RUNFIXTUREFALLBACK00000A";
+    inj.send({ type: "run_started", run, run_id: run, agent: "build", mode: "ask", trigger: "prompt" });
+    inj.send({ type: "message_complete", run, message_id: "01ASSFALL", text: "```\nplain-http-copy\n```", reasoning: "" });
+    inj.send({ type: "run_finished", run, run_id: run, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
+    await p.page.locator(".run-end").waitFor({ timeout: 10_000 });
+    assert.equal(await p.page.evaluate(() => navigator.clipboard), undefined);
+    await p.page.locator(".code-copy").click();
+    await p.page.locator('.code-copy[data-copied="copied"]').waitFor({ timeout: 3000 });
+    assert.equal(await p.page.evaluate(() => window.__readClipboard()), "plain-http-copy");
+    assert.equal(await p.page.locator(".copy-buffer").count(), 0, "the helper textarea is gone");
+    assertClean(p);
+    await p.context.close();
+  });
+});

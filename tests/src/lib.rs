@@ -335,6 +335,43 @@ pub async fn ws_connect_url(url: &str) -> Ws {
     ws
 }
 
+/// A rustls client configuration that trusts only the certificates in `pem`.
+pub fn tls_client_config(pem: &str) -> std::sync::Arc<rustls::ClientConfig> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+        roots.add(c.unwrap()).unwrap();
+    }
+    std::sync::Arc::new(
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth(),
+    )
+}
+
+/// A bearer-authenticated WebSocket client for `wss://…/api/ws`, trusting only `ca_pem`.
+pub async fn wss_connect_url(url: &str, ca_pem: &str) -> Ws {
+    let mut req = url.into_client_request().unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
+    let (ws, _) = tokio_tungstenite::connect_async_tls_with_config(
+        req,
+        None,
+        false,
+        Some(tokio_tungstenite::Connector::Rustls(tls_client_config(
+            ca_pem,
+        ))),
+    )
+    .await
+    .expect("wss connects");
+    ws
+}
+
 pub async fn ws_send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
@@ -362,6 +399,17 @@ impl Remote {
         Remote {
             base: base.to_string(),
             http: reqwest::Client::new(),
+        }
+    }
+
+    /// A client for an HTTPS server that trusts only the CA in `ca_pem`.
+    pub fn with_ca(base: &str, ca_pem: &str) -> Remote {
+        Remote {
+            base: base.to_string(),
+            http: reqwest::Client::builder()
+                .tls_certs_only([reqwest::Certificate::from_pem(ca_pem.as_bytes()).unwrap()])
+                .build()
+                .unwrap(),
         }
     }
 
@@ -488,7 +536,7 @@ pub async fn spawn_binary_at(
         .unwrap_or_default();
     let url = line
         .split_whitespace()
-        .find(|w| w.starts_with("http://"))
+        .find(|w| w.starts_with("http://") || w.starts_with("https://"))
         .expect("URL in the ready line")
         .to_string();
     let base = url.split("/?").next().unwrap().to_string();

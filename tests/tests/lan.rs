@@ -4,7 +4,6 @@
 //! All traffic stays on loopback; the one network bind (0.0.0.0) is only ever reached through
 //! 127.0.0.1.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -32,25 +31,6 @@ fn ca_pem(s: &TestServer) -> String {
         .and_then(|x| x.state.face.ca.as_ref())
         .map(|c| c.pem.clone())
         .expect("auto TLS has a CA")
-}
-
-/// A rustls client configuration that trusts only `pem`.
-fn client_config(pem: &str) -> Arc<rustls::ClientConfig> {
-    use rustls::pki_types::CertificateDer;
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    for c in CertificateDer::pem_slice_iter(pem.as_bytes()) {
-        roots.add(c.unwrap()).unwrap();
-    }
-    Arc::new(
-        rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth(),
-    )
 }
 
 fn no_redirect(ca: &str) -> reqwest::Client {
@@ -82,18 +62,8 @@ async fn a_session_runs_and_streams_over_tls_with_the_generated_ca() {
     // REST over TLS, trusting only the generated CA.
     let sid = s.create_session("ask").await;
     // A run streamed over wss://.
-    let mut req = s.ws_url().into_client_request().unwrap();
-    assert!(req.uri().to_string().starts_with("wss://"));
-    req.headers_mut()
-        .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(
-        req,
-        None,
-        false,
-        Some(tokio_tungstenite::Connector::Rustls(client_config(&ca))),
-    )
-    .await
-    .expect("wss connects");
+    assert!(s.ws_url().starts_with("wss://"));
+    let mut ws = wss_connect_url(&s.ws_url(), &ca).await;
     ws_send(
         &mut ws,
         json!({"type": "subscribe", "session": sid, "after": 0}),

@@ -1,5 +1,5 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
-//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search.
+//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
@@ -368,6 +368,18 @@ enum Under {
 }
 
 async fn stream_case(n: usize, subs: usize, delay: Duration, own_process: bool) -> StreamCase {
+    stream_case_over(n, subs, delay, own_process, false).await
+}
+
+/// `stream_case`, optionally with the in-process server on HTTPS (auto CA) and the subscribers
+/// on `wss://`.
+async fn stream_case_over(
+    n: usize,
+    subs: usize,
+    delay: Duration,
+    own_process: bool,
+    tls: bool,
+) -> StreamCase {
     let mock = Mock::default();
     let url = mock.serve().await;
     let mut chunks: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
@@ -399,18 +411,37 @@ async fn stream_case(n: usize, subs: usize, delay: Duration, own_process: bool) 
     } else {
         let s = TestServer::start(Opts {
             openai: Some(url),
+            tls: tls.then_some(tradewind::config::TlsSetting::Auto),
             ..Opts::default()
         })
         .await;
         let base = s.base.clone();
         (Under::InProcess(s), base)
     };
-    let api = Remote::new(&base);
-    let ws_url = format!("{}/api/ws", base.replace("http://", "ws://"));
+    let ca = match &under {
+        Under::InProcess(s) => s
+            .server
+            .as_ref()
+            .and_then(|x| x.state.face.ca.as_ref())
+            .map(|c| c.pem.clone()),
+        Under::Child(..) => None,
+    };
+    let api = match &ca {
+        Some(pem) => Remote::with_ca(&base, pem),
+        None => Remote::new(&base),
+    };
+    let ws_url = format!(
+        "{}/api/ws",
+        base.replacen("https://", "wss://", 1)
+            .replacen("http://", "ws://", 1)
+    );
     let sid = api.create_session(json!({"mode": "ask"})).await;
     let mut clients = Vec::new();
     for _ in 0..subs {
-        let mut ws = ws_connect_url(&ws_url).await;
+        let mut ws = match &ca {
+            Some(pem) => wss_connect_url(&ws_url, pem).await,
+            None => ws_connect_url(&ws_url).await,
+        };
         ws_send(
             &mut ws,
             json!({"type": "subscribe", "session": sid, "after": 0}),
@@ -617,6 +648,123 @@ async fn stream() {
     }
 }
 
+/// What HTTPS costs: handshake + first response on loopback, idle RSS of the release server
+/// with and without `--tls auto`, and a 5,000-delta stream to a `wss://` client against `ws://`.
+async fn tls() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // 1. New connection + handshake + GET /api/health + whole response, 300 times each.
+    for secure in [false, true] {
+        let s = TestServer::start(Opts {
+            tls: secure.then_some(tradewind::config::TlsSetting::Auto),
+            ..Opts::default()
+        })
+        .await;
+        let addr: std::net::SocketAddr = s.base.rsplit("//").next().unwrap().parse().unwrap();
+        let ca = s
+            .server
+            .as_ref()
+            .and_then(|x| x.state.face.ca.as_ref())
+            .map(|c| c.pem.clone());
+        let connector = ca
+            .as_ref()
+            .map(|pem| tokio_rustls::TlsConnector::from(tls_client_config(pem)));
+        let req = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+        let mut times = Vec::new();
+        for i in 0..320 {
+            let t0 = Instant::now();
+            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            tcp.set_nodelay(true).unwrap();
+            let mut body = Vec::new();
+            match &connector {
+                Some(c) => {
+                    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+                    let mut t = c.connect(name, tcp).await.unwrap();
+                    t.write_all(req).await.unwrap();
+                    let _ = t.read_to_end(&mut body).await;
+                }
+                None => {
+                    let mut t = tcp;
+                    t.write_all(req).await.unwrap();
+                    let _ = t.read_to_end(&mut body).await;
+                }
+            }
+            assert!(
+                body.starts_with(b"HTTP/1.1 200"),
+                "{}",
+                String::from_utf8_lossy(&body)
+            );
+            if i >= 20 {
+                times.push(t0.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+        println!(
+            "tls [{}]: new connection{} + GET /api/health + whole response p50 {:.2} ms p99 {:.2} ms (n=300, loopback, in-process server)",
+            if secure {
+                "https, TLS 1.3, ECDSA P-256"
+            } else {
+                "plain http"
+            },
+            if secure { " + handshake" } else { "" },
+            pct(&mut times.clone(), 0.5),
+            pct(&mut times, 0.99)
+        );
+        s.stop().await;
+    }
+    // 2. Idle RSS of the release server, plain and `--tls auto`, after one request each.
+    let mut rss = Vec::new();
+    for secure in [false, true] {
+        let home = TempDir::new("bench-tls-home");
+        let ws = TempDir::new("bench-tls-ws");
+        let mut args = vec![
+            "serve",
+            "--port",
+            "0",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+        ];
+        if secure {
+            args.extend(["--tls", "auto"]);
+        }
+        let state = home.path().join("state");
+        let (mut child, base) = spawn_binary_at(&release_binary(), &args, &state, TOKEN).await;
+        let api = if secure {
+            Remote::with_ca(
+                &base,
+                &std::fs::read_to_string(state.join("tls/ca.pem")).unwrap(),
+            )
+        } else {
+            Remote::new(&base)
+        };
+        for _ in 0..3 {
+            let _ = api.get("/api/health").await;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        rss.push(rss_kib(child.id().unwrap()) as f64 / 1024.0);
+        let _ = child.kill().await;
+    }
+    println!(
+        "tls idle_rss_mib: plain {:.1}, --tls auto {:.1} (+{:.1} MiB; release binary, after 3 requests, 2 s idle)",
+        rss[0],
+        rss[1],
+        rss[1] - rss[0]
+    );
+    // 3. 5,000 deltas to one subscriber: ws:// against wss://, alternated, 15 runs each.
+    let (mut plain, mut secure) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        let c = stream_case_over(5000, 1, Duration::ZERO, false, false).await;
+        assert!(c.complete);
+        plain.push(c.whole_reply_ms);
+        let c = stream_case_over(5000, 1, Duration::ZERO, false, true).await;
+        assert!(c.complete);
+        secure.push(c.whole_reply_ms);
+    }
+    let (p, t) = (pct(&mut plain, 0.5), pct(&mut secure, 0.5));
+    println!(
+        "tls stream_5000_deltas, provider's first byte → subscriber has the whole reply, median of 15: ws:// {p:.1} ms, wss:// {t:.1} ms ({:+.1} %)",
+        (t - p) / p * 100.0
+    );
+}
+
 /// Raw event-writer throughput: distinct events (nothing to merge), posted without waiting,
 /// group-committed; then the same count appended one by one, each awaited.
 async fn events() {
@@ -797,5 +945,8 @@ async fn main() {
     }
     if want("events") {
         events().await;
+    }
+    if want("tls") {
+        tls().await;
     }
 }

@@ -50,7 +50,7 @@ export async function startServer({ scripts, args = [], files = {}, provider = t
     const timer = setTimeout(() => rej(new Error(`server did not start in 30 s\n${out}\n${stderr}`)), 30_000);
     proc.stdout.on("data", (d) => {
       out += d;
-      const m = /http:\/\/\S+/.exec(out);
+      const m = /https?:\/\/\S+/.exec(out);
       if (m) {
         clearTimeout(timer);
         res(m[0]);
@@ -90,7 +90,7 @@ export async function startServer({ scripts, args = [], files = {}, provider = t
   };
 }
 
-export async function launchBrowser() {
+export async function launchBrowser(extraArgs = []) {
   return chromium.launch({
     executablePath: chromiumPath,
     args: [
@@ -103,6 +103,7 @@ export async function launchBrowser() {
       "--disable-sync",
       // A page fulfilled by a route has no address: let it reach the loopback server.
       ...(process.env.TW_STATIC_OVERRIDE ? ["--disable-features=LocalNetworkAccessChecks"] : []),
+      ...extraArgs,
     ],
   });
 }

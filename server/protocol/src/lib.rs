@@ -595,7 +595,8 @@ pub struct DeviceLink {
     pub expires_at: i64,
     /// The link as a QR code (SVG document), for a phone's camera.
     pub qr_svg: String,
-    /// False when the server listens on loopback only: another device cannot reach it.
+    /// False when the server listens on loopback only and has no publicUrl (e.g. a tunnel or a
+    /// proxy in front): another device cannot reach it.
     pub reachable_from_other_devices: bool,
 }
 

@@ -8,6 +8,8 @@ import type {
   ArtifactList,
   CancelResponse,
   CreateSessionParams,
+  DeviceLink,
+  DeviceList,
   EventPage,
   LoginParams,
   ModelList,
@@ -140,6 +142,9 @@ export const api = {
     request<void>("POST", "/api/login", { password } satisfies LoginParams),
   logout: () => request<void>("POST", "/api/logout", {}),
   config: () => request<ServerConfig>("GET", "/api/config"),
+  devices: () => request<DeviceList>("GET", "/api/devices"),
+  revokeDevice: (id: string) => request<void>("DELETE", `/api/devices/${enc(id)}`, {}),
+  deviceLink: () => request<DeviceLink>("POST", "/api/devices/link", {}),
 
   /** Active and archived sessions alike: the sidebar shows both (archived ones folded away). */
   listSessions: () => request<SessionPage>("GET", "/api/sessions?limit=200&archived=true"),

@@ -704,7 +704,10 @@ export interface components {
             expires_at: number;
             /** @description The link as a QR code (SVG document), for a phone's camera. */
             qr_svg: string;
-            /** @description False when the server listens on loopback only: another device cannot reach it. */
+            /**
+             * @description False when the server listens on loopback only and has no publicUrl (e.g. a tunnel or a
+             *     proxy in front): another device cannot reach it.
+             */
             reachable_from_other_devices: boolean;
             url: string;
         };

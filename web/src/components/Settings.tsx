@@ -5,6 +5,7 @@ import { providerMissing, serverConfig } from "../state/app";
 import { askNotificationPermission } from "../state/attention";
 import { useObservable } from "../state/observable";
 import { themeChoice, type ThemeChoice } from "../state/theme";
+import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
 
 const KINDS = ["openai", "anthropic", "replay"];
 
@@ -191,6 +192,9 @@ export function Settings() {
           )}
         </p>
       </section>
+
+      {cfg && <ConnectionFacts cfg={cfg} />}
+      <DevicesPanel />
 
       {cfg && (
         <section class="card">

@@ -1,6 +1,7 @@
 // Sign-in state transitions.
 import { ApiError, api, errorText } from "../api/client";
 import { connection } from "../api/socket";
+import { clearOfflineShell } from "../pwa";
 import { auth, serverConfig } from "./app";
 import { startSessionPolling, stopSessionPolling } from "./sessions";
 
@@ -26,6 +27,7 @@ export async function checkAuth(): Promise<void> {
 export function signedOut(reason?: string): void {
   connection.stop();
   stopSessionPolling();
+  void clearOfflineShell();
   auth.set({ status: "signed_out", reason });
 }
 

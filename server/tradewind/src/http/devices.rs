@@ -70,7 +70,8 @@ pub async fn device_link(
             qr_svg,
             url,
             expires_at: crate::util::now_ms() + crate::auth::links::DEVICE_LINK_TTL_MS,
-            reachable_from_other_devices: !state.cfg.bind.is_loopback(),
+            reachable_from_other_devices: !state.cfg.bind.is_loopback()
+                || state.cfg.public_url.is_some(),
         }),
     ))
 }

@@ -1,0 +1,183 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import type { Device, DeviceLink, ServerConfig } from "../api/types";
+import { CopyButton } from "./CopyButton";
+import { Timestamp } from "./Timestamp";
+import "../devices.css";
+
+/** How other devices reach this server: HTTPS mode, the CA fingerprint to compare, the address. */
+export function ConnectionFacts({ cfg }: { cfg: ServerConfig }) {
+  const tls = cfg.tls;
+  return (
+    <section class="card" aria-labelledby="conn-h">
+      <h2 id="conn-h">Connection</h2>
+      <dl class="facts">
+        <dt>HTTPS</dt>
+        <dd>
+          {tls.mode === "auto"
+            ? "on, with this server's own certificate authority"
+            : tls.mode === "files"
+              ? "on, with the certificate given at start"
+              : "off (plain HTTP)"}
+        </dd>
+        <dt>Address for other devices</dt>
+        <dd>
+          <code>{tls.url}</code>
+        </dd>
+        {tls.ca_fingerprint && (
+          <>
+            <dt>Certificate authority (SHA-256)</dt>
+            <dd>
+              <code class="fingerprint" data-testid="ca-fingerprint">
+                {tls.ca_fingerprint}
+              </code>
+              <p class="muted">
+                Compare it on the phone before trusting it.{" "}
+                {tls.install_url && (
+                  <a href={tls.install_url} target="_blank" rel="noopener noreferrer">
+                    How to trust it on each device
+                  </a>
+                )}
+              </p>
+            </dd>
+          </>
+        )}
+      </dl>
+    </section>
+  );
+}
+
+function left(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** "Add a device": a one-time link as a QR code, valid 5 minutes. */
+function AddDevice({ onUsed }: { onUsed: () => void }) {
+  const [link, setLink] = useState<DeviceLink | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!link) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [link]);
+  const expired = link !== null && now >= link.expires_at;
+  const make = async () => {
+    setError(null);
+    try {
+      setLink(await api.deviceLink());
+      setNow(Date.now());
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  return (
+    <div class="add-device">
+      {!link || expired ? (
+        <button type="button" class="btn" onClick={() => void make()}>
+          {expired ? "Link expired: make a new one" : "Add a device"}
+        </button>
+      ) : (
+        <div class="device-link" data-testid="device-link">
+          <img
+            class="qr"
+            width={200}
+            height={200}
+            alt={`QR code of a one-time sign-in link: ${link.url}`}
+            src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(link.qr_svg)}`}
+          />
+          <div>
+            <p>Scan with the other device's camera, or open the link there. It signs in once and expires in {left(link.expires_at - now)}.</p>
+            <p class="link-row">
+              <code>{link.url}</code> <CopyButton text={() => link.url} label="Copy the link" />
+            </p>
+            {!link.reachable_from_other_devices && (
+              <p class="warn">
+                This server listens on this machine only. To reach it from a phone, start it with{" "}
+                <code>--bind 0.0.0.0</code> (after <code>tradewind passwd</code>); it then serves HTTPS.
+              </p>
+            )}
+            <button
+              type="button"
+              class="btn small ghost"
+              onClick={() => {
+                setLink(null);
+                onUsed();
+              }}
+            >
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Signed-in browsers: name, when and where last seen, sign any of them out at once. */
+export function DevicesPanel() {
+  const [devices, setDevices] = useState<Device[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = () =>
+    api.devices().then(
+      (l) => {
+        setDevices(l.data);
+        setError(null);
+      },
+      (e) => setError(errorText(e)),
+    );
+  useEffect(() => {
+    void load();
+  }, []);
+  const revoke = async (d: Device) => {
+    try {
+      await api.revokeDevice(d.id);
+    } catch (e) {
+      setError(errorText(e));
+    }
+    void load();
+  };
+  return (
+    <section class="card devices" aria-labelledby="devices-h">
+      <h2 id="devices-h">Devices</h2>
+      <p class="muted">Browsers signed in to this server. A device not seen for 30 days is signed out; every sign-in ends after 90 days.</p>
+      {devices && devices.length === 0 && <p>No browser is signed in (you are using a token).</p>}
+      {devices && devices.length > 0 && (
+        <ul class="device-list">
+          {devices.map((d) => (
+            <li key={d.id} data-device={d.id}>
+              <div>
+                <strong>{d.name}</strong>
+                {d.current && <span class="badge">this device</span>}
+                <div class="muted">
+                  last seen <Timestamp at={d.last_seen_at} />
+                  {d.last_ip ? ` from ${d.last_ip}` : ""} · signed in <Timestamp at={d.created_at} />
+                </div>
+              </div>
+              <button
+                type="button"
+                class="btn small danger"
+                aria-label={`Sign out ${d.name}${d.current ? " (this device)" : ""}`}
+                onClick={() => void revoke(d)}
+              >
+                Sign out
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <AddDevice onUsed={() => void load()} />
+    </section>
+  );
+}

@@ -151,13 +151,12 @@ describe("web app", { skip, timeout: 900_000 }, () => {
   test("sign-in screen without a cookie, then sign in with the token link", async () => {
     const fresh = await newPage(browser, server);
     await fresh.page.goto(server.base + "/");
-    await fresh.page.waitForSelector("form.signin-card input[type=password]");
-    await fresh.page.getByText("?token=").first().waitFor();
+    // No password is set: no password field to fail on, but the way in (`tradewind link`).
+    const help = fresh.page.getByTestId("link-help");
+    await help.waitFor({ timeout: 10_000 });
+    assert.match(await help.textContent(), /tradewind link/);
+    assert.equal(await fresh.page.locator("form.signin-card input[type=password]").count(), 0, "no password field");
     await shot(fresh.page, "01-sign-in");
-    // A wrong password is refused with a message.
-    await fresh.page.fill("input[type=password]", "wrong");
-    await fresh.page.click("button[type=submit]");
-    await fresh.page.locator(".signin-card .error").waitFor();
     assertClean(fresh);
     await fresh.context.close();
 
@@ -170,6 +169,15 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await shot(p.page, "02-empty-home");
     assertClean(p);
     await p.context.close();
+
+    // The used link is a page that says what to do, never raw JSON.
+    const used = await newPage(browser, server);
+    const resp = await used.page.goto(server.url);
+    assert.equal(resp.status(), 401);
+    assert.match(resp.headers()["content-type"], /^text\/html/);
+    await used.page.getByText("already used").waitFor({ timeout: 5_000 });
+    await used.page.locator("code", { hasText: "tradewind link" }).first().waitFor();
+    await used.context.close();
   });
 
   test("allow commands like this, then see and revoke the rule in the permissions panel", async () => {

@@ -548,6 +548,9 @@ pub struct RunInfo {
 pub struct Health {
     pub status: String,
     pub version: String,
+    /// A password is set, so the sign-in page offers a password field; otherwise the way in is
+    /// a one-time link (`tradewind link` on the server's machine).
+    pub password_login: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]

@@ -11,6 +11,7 @@ import type {
   DeviceLink,
   DeviceList,
   EventPage,
+  Health,
   LoginParams,
   ModelList,
   PatchSessionParams,
@@ -137,6 +138,7 @@ async function requestText(path: string): Promise<string> {
 }
 
 export const api = {
+  health: () => request<Health>("GET", "/api/health"),
   whoami: () => request<WhoAmI>("GET", "/api/whoami"),
   login: (password: string) =>
     request<void>("POST", "/api/login", { password } satisfies LoginParams),

@@ -913,6 +913,11 @@ export interface components {
             scope: string;
         };
         Health: {
+            /**
+             * @description A password is set, so the sign-in page offers a password field; otherwise the way in is
+             *     a one-time link (`tradewind link` on the server's machine).
+             */
+            password_login: boolean;
             status: string;
             version: string;
         };

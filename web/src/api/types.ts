@@ -15,6 +15,7 @@ export type SessionStatus = Schemas["SessionStatus"];
 export type ApiErrorBody = Schemas["ErrorBody"];
 export type WhoAmI = Schemas["WhoAmI"];
 export type ServerConfig = Schemas["ServerConfig"];
+export type Health = Schemas["Health"];
 export type Device = Schemas["Device"];
 export type DeviceList = Schemas["DeviceList"];
 export type DeviceLink = Schemas["DeviceLink"];

@@ -79,6 +79,7 @@ pub struct AuthService {
     settings: AuthSettings,
     /// When each login session's last-seen time was last written.
     touched: Mutex<HashMap<String, Instant>>,
+    password_known: std::sync::OnceLock<bool>,
     limiter: LoginLimiter,
     hashing: Semaphore,
     revoked: tokio::sync::broadcast::Sender<Principal>,
@@ -112,6 +113,7 @@ impl AuthService {
             links,
             settings,
             touched: Mutex::default(),
+            password_known: std::sync::OnceLock::new(),
             limiter: LoginLimiter::default(),
             hashing: Semaphore::new(2),
             revoked: tokio::sync::broadcast::channel(64).0,
@@ -297,8 +299,15 @@ impl AuthService {
         }
     }
 
+    /// Whether a password is set. `tradewind passwd` needs the server stopped, so the answer
+    /// holds for the life of this service once read.
     pub async fn password_set(&self) -> anyhow::Result<bool> {
-        Ok(self.store.password_hash().await?.is_some())
+        if let Some(known) = self.password_known.get() {
+            return Ok(*known);
+        }
+        let set = self.store.password_hash().await?.is_some();
+        let _ = self.password_known.set(set);
+        Ok(set)
     }
 
     /// A new API token: `(id, secret)`; the secret is shown once.

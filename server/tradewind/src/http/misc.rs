@@ -11,10 +11,11 @@ use crate::protocol::{Health, ServerConfig};
 /// Liveness probe (no authentication).
 #[utoipa::path(get, path = "/api/health", tag = "server", security(()),
     responses((status = 200, body = Health)))]
-pub async fn health() -> axum::Json<Health> {
+pub async fn health(State(state): State<AppState>) -> axum::Json<Health> {
     axum::Json(Health {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),
+        password_login: state.auth.password_set().await.unwrap_or(false),
     })
 }
 

@@ -532,3 +532,46 @@ fn the_mdns_record_carries_the_ca_fingerprint() {
     assert_eq!(rec.get_property_val_str("url"), Some("https://devbox:7420"));
     assert!(rec.get_fullname().starts_with("Tradewind on "));
 }
+
+/// `--tls-cert/--tls-key`: the server serves the user's own chain (e.g. from mkcert).
+#[tokio::test]
+async fn own_certificate_files_are_served() {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+    let dir = TempDir::new("own-cert");
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::default();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let mut leaf = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+    leaf.subject_alt_names
+        .push(SanType::IpAddress([127, 0, 0, 1].into()));
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf_cert = leaf.signed_by(&leaf_key, &issuer).unwrap();
+    let cert = dir.path().join("cert.pem");
+    let key = dir.path().join("key.pem");
+    std::fs::write(&cert, leaf_cert.pem()).unwrap();
+    std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
+    let s = TestServer::start(Opts {
+        tls: Some(TlsSetting::Files { cert, key }),
+        ..Opts::default()
+    })
+    .await;
+    assert!(s.base.starts_with("https://"), "{}", s.base);
+    let client = reqwest::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(ca_cert.pem().as_bytes()).unwrap()])
+        .build()
+        .unwrap();
+    let cfg: Value = client
+        .get(s.url("/api/config"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(cfg["tls"]["mode"], "files");
+    assert!(cfg["tls"]["ca_fingerprint"].is_null());
+    s.stop().await;
+}

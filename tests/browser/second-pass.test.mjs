@@ -322,4 +322,93 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     assertClean(p);
     await p.context.close();
   });
+  test("polish: approval reasons show inline code, tool summaries are readable, read_file output opens in one click", { timeout: 30_000 }, async () => {
+    const p = await open();
+    const { inj } = await fixtureSession(p, "Polish tools");
+    const run = "01RUNFIXTUREPOLISH0000000A";
+    inj.send({ type: "run_started", run, run_id: run, agent: "build", mode: "ask", trigger: "prompt" });
+    const call = (call_id, tool, input, effect = "read") => inj.send({ type: "tool_call", run, call_id, tool, effect, input });
+    const result = (call_id, tool, text) => inj.send({ type: "tool_result", run, call_id, tool, ok: true, text, parts: [] });
+    call("p1", "exit_plan", { title: "Response cache", plan: "# Plan" });
+    call("p2", "ask_user_question", { questions: [{ question: "Which database?", header: "DB", options: [{ label: "SQLite" }] }, { question: "Name?", header: "N", options: [{ label: "a" }] }] });
+    call("p3", "git_status", {});
+    call("p4", "bg_run", { label: "watcher", command: "npm run dev" }, "process");
+    call("p5", "read_file", { path: "src/main.rs" });
+    result("p5", "read_file", "fn main() {\n    println!(\"read-me\");\n}\n");
+    inj.send({
+      type: "approval_requested", run, approval_id: "01APPROVALPOLISH", call_id: "p6", tool: "shell", effect: "process",
+      input: { command: "rm -rf build" }, scope: "once", reason: "`rm` deletes files; mode `ask` asks first", reasons: ["`rm` deletes files; mode `ask` asks first"], warnings: [],
+    });
+    const card = p.page.locator(".transcript .approval-card");
+    await card.waitFor();
+    const reason = card.locator(".approval-reason");
+    await reason.locator("code").first().waitFor({ timeout: 2000 }).catch(async () => {
+      throw new Error(`the approval reason has no inline code: ${await reason.innerText()}`);
+    });
+    assert.equal(await reason.locator("code").first().innerText(), "rm", "backtick span rendered as code");
+    assert.doesNotMatch(await reason.innerText(), /`/, "no raw backticks");
+    const summary = (id) => p.page.locator(`.tool-card[data-call-id="${id}"] .tool-summary`).innerText();
+    assert.equal(await summary("p1"), "Response cache");
+    assert.equal(await summary("p2"), "Which database? (+1 more)");
+    assert.equal(await summary("p3"), "working tree");
+    assert.equal(await summary("p4"), "watcher: npm run dev");
+    assert.equal(await summary("p5"), "src/main.rs");
+    const text = await p.page.locator(".transcript").innerText();
+    assert.doesNotMatch(text, /[{}]"|\{\}/, `no raw JSON in the summaries:\n${text}`);
+    await p.page.locator('.tool-card[data-call-id="p5"] .tool-head').click();
+    await p.page.locator('.tool-card[data-call-id="p5"] .tool-output').getByText("read-me", { exact: false }).waitFor({ timeout: 2000 }).catch(() => {
+      throw new Error("read_file output not visible after one click");
+    });
+    await shot(p.page, "46-polish-tools");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("polish: Markdown task lists render as checkboxes", { timeout: 30_000 }, async () => {
+    const p = await open();
+    const { inj } = await fixtureSession(p, "Task list");
+    inj.send({ type: "message_complete", message_id: "01MSGTASKS", text: "Todo:\n\n- [ ] open task\n- [x] done task\n- plain item", reasoning: "" });
+    const md = p.page.locator(".msg-assistant .markdown");
+    await md.waitFor();
+    const boxes = md.locator('li > input[type="checkbox"]');
+    assert.equal(await boxes.count(), 2, "two task boxes");
+    assert.equal(await boxes.nth(0).isChecked(), false);
+    assert.equal(await boxes.nth(1).isChecked(), true);
+    assert.equal(await boxes.nth(0).isDisabled(), true, "read-only");
+    const bullet = (i) => md.locator("li").nth(i).evaluate((li) => getComputedStyle(li).listStyleType);
+    assert.equal(await bullet(0), "none", "a task item shows its box, not a bullet");
+    assert.notEqual(await bullet(2), "none", "a plain item keeps its bullet");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("polish: the tab title names the open session", { timeout: 30_000 }, async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    await createSessionViaUi(p.page, { title: "Named tab" });
+    await p.page.waitForFunction(() => document.title === "Named tab — Tradewind", null, { timeout: 5000 }).catch(async () => {
+      throw new Error(`tab title is ${JSON.stringify(await p.page.title())}`);
+    });
+    await p.page.getByRole("link", { name: "Settings" }).first().click();
+    await p.page.waitForFunction(() => document.title === "Settings — Tradewind", null, { timeout: 5000 });
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("polish: on a light system the theme toggle's first click switches to dark, the next back to light", { timeout: 30_000 }, async () => {
+    const p = await open({ colorScheme: "light" });
+    await p.page.goto(server.base + "/");
+    const theme = () => p.page.evaluate(() => document.documentElement.dataset.resolvedTheme);
+    assert.equal(await theme(), "light");
+    const toggle = p.page.locator(".topbar .theme-toggle, .topbar button[aria-label^='Theme']").first();
+    await toggle.click();
+    await p.page.waitForFunction(() => document.documentElement.dataset.resolvedTheme === "dark", null, { timeout: 2000 }).catch(() => {
+      throw new Error("the first click did not change the theme");
+    });
+    await toggle.click();
+    await p.page.waitForFunction(() => document.documentElement.dataset.resolvedTheme === "light", null, { timeout: 2000 });
+    assert.equal(await p.page.evaluate(() => localStorage.getItem("tradewind.theme")), "system", "back on the system's theme, it follows the system");
+    assertClean(p);
+    await p.context.close();
+  });
 });

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ApprovalDecision } from "../api/types";
 import type { ApprovalState } from "../state/transcript";
+import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
 
@@ -61,16 +62,16 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalS
       {e.reasons && e.reasons.length > 1 ? (
         <ul class="approval-reasons" aria-label="Why it asks">
           {e.reasons.map((r, i) => (
-            <li key={i}><VisibleText text={r} /></li>
+            <li key={i}><InlineCode text={r} /></li>
           ))}
         </ul>
       ) : (
-        e.reason && <p class="approval-reason"><VisibleText text={e.reason} /></p>
+        e.reason && <p class="approval-reason"><InlineCode text={e.reason} /></p>
       )}
       {e.warnings && e.warnings.length > 0 && (
         <ul class="warnings">
           {e.warnings.map((w, i) => (
-            <li key={i}>⚠ <VisibleText text={w} /></li>
+            <li key={i}>⚠ <InlineCode text={w} /></li>
           ))}
         </ul>
       )}

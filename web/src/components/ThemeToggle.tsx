@@ -1,19 +1,23 @@
 import { useObservable } from "../state/observable";
-import { cycleTheme, themeChoice } from "../state/theme";
+import { cycleTheme, resolvedTheme, themeChoice } from "../state/theme";
 
-const ICON = { system: "◐", light: "☀", dark: "☾" } as const;
+const ICON = { light: "☀", dark: "☾" } as const;
 
 export function ThemeToggle() {
   const t = useObservable(themeChoice);
+  const shown = resolvedTheme();
+  const next = shown === "dark" ? "light" : "dark";
+  const how = t === "system" ? `${shown} (as the system)` : shown;
   return (
     <button
       type="button"
-      class="icon-btn"
+      class="icon-btn theme-toggle"
       onClick={cycleTheme}
-      title={`Theme: ${t} (click to change)`}
-      aria-label={`Theme: ${t}`}
+      title={`Theme: ${how}. Click for ${next}.`}
+      aria-label={`Switch to the ${next} theme`}
+      data-theme-shown={shown}
     >
-      {ICON[t]}
+      {ICON[shown]}
     </button>
   );
 }

@@ -4,6 +4,7 @@ import type { ToolItem } from "../state/transcript";
 import { inputSummary } from "../util/format";
 import { DiffView } from "./DiffView";
 import { TerminalView } from "./TerminalView";
+import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
 
@@ -42,12 +43,16 @@ export function ToolCard({ item }: { item: ToolItem }) {
       {open && (
         <div class="tool-body" id={id}>
           <ToolInput tool={item.tool} input={item.input} />
-          {item.decisionReason && <p class="muted small">Policy: {item.decisionReason}</p>}
+          {item.decisionReason && (
+            <p class="muted small">
+              Policy: <InlineCode text={item.decisionReason} />
+            </p>
+          )}
           {item.result && !item.result.ok && item.result.text && (
             <pre class="tool-error">{item.result.text}</pre>
           )}
           {item.result && item.result.ok && diffs.length === 0 && terms.length === 0 && item.result.text && (
-            <details class="tool-output">
+            <details class="tool-output" open>
               <summary>Output</summary>
               <pre>{item.result.text}</pre>
             </details>

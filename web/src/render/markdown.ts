@@ -67,6 +67,10 @@ const ALLOWED_TAGS = [
 const ALLOWED_ATTR = ["href", "title", "class", "start", "align", "type", "checked", "disabled"];
 
 const purifier = DOMPurify();
+// GFM task-list boxes keep their type (DOMPurify drops `type` from inputs otherwise).
+purifier.addHook("uponSanitizeAttribute", (node, data) => {
+  if (node.nodeName === "INPUT" && data.attrName === "type" && data.attrValue === "checkbox") data.forceKeepAttr = true;
+});
 purifier.addHook("afterSanitizeAttributes", (node) => {
   if (node.nodeName === "A") {
     const href = node.getAttribute("href") ?? "";
@@ -81,7 +85,11 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
   if (node.nodeName === "INPUT") {
     // GFM task-list boxes only.
     if (node.getAttribute("type") !== "checkbox") node.remove();
-    else node.setAttribute("disabled", "");
+    else {
+      node.setAttribute("disabled", "");
+      // Its accessible name (a task box has no label element).
+      node.setAttribute("title", node.hasAttribute("checked") ? "Done" : "Not done");
+    }
   }
 });
 

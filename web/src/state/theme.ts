@@ -39,7 +39,17 @@ export function initTheme(): void {
   });
 }
 
+export function resolvedTheme(): "light" | "dark" {
+  const c = themeChoice.get();
+  return c === "system" ? (media.matches ? "dark" : "light") : c;
+}
+
+/**
+ * Every click flips what the user sees (light ↔ dark). Landing on the system's own theme stores
+ * "system", so the page follows the system again from then on.
+ */
 export function cycleTheme(): void {
-  const order: ThemeChoice[] = ["system", "light", "dark"];
-  themeChoice.set(order[(order.indexOf(themeChoice.get()) + 1) % order.length]);
+  const next = resolvedTheme() === "dark" ? "light" : "dark";
+  const system = media.matches ? "dark" : "light";
+  themeChoice.set(next === system ? "system" : next);
 }

@@ -27,20 +27,63 @@ export function count(n: number | null | undefined): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/** Short one-line summary of a tool input for compact cards. */
+/**
+ * Short one-line summary of a tool input for compact cards: what a reader wants to see of each
+ * tool (never the raw JSON; an unknown tool's scalar fields as `key: value`).
+ */
 export function inputSummary(tool: string, input: unknown): string {
   if (input === null || input === undefined) return "";
   if (typeof input !== "object") return String(input);
   const o = input as Record<string, unknown>;
-  const pick = (k: string) => (typeof o[k] === "string" ? (o[k] as string) : null);
-  if (Array.isArray(o.argv)) return (o.argv as unknown[]).map(String).join(" ");
-  const v =
-    pick("command") ?? pick("path") ?? pick("pattern") ?? pick("url") ?? pick("query") ?? pick("label");
-  if (v !== null) return v;
-  if (tool === "list_files") return ".";
-  try {
-    return JSON.stringify(input);
-  } catch {
-    return "";
+  const s = (k: string): string | null => (typeof o[k] === "string" && o[k] !== "" ? (o[k] as string) : null);
+  const n = (k: string): number | null => (typeof o[k] === "number" ? (o[k] as number) : null);
+  switch (tool) {
+    case "shell":
+      return s("command") ?? "";
+    case "run_process":
+      return Array.isArray(o.argv) ? o.argv.map(String).join(" ") : "";
+    case "read_file": {
+      const from = n("offset");
+      const lim = n("limit");
+      const range = from !== null || lim !== null ? ` (lines ${(from ?? 0) + 1}${lim !== null ? `–${(from ?? 0) + lim}` : "…"})` : "";
+      return `${s("path") ?? ""}${range}`;
+    }
+    case "list_files":
+      return [s("path") ?? ".", s("glob")].filter(Boolean).join(" ");
+    case "write_file":
+    case "edit_file":
+      return s("path") ?? "";
+    case "search_text":
+      return [s("pattern") !== null ? `“${s("pattern")}”` : "", s("path") ? `in ${s("path")}` : "", s("glob") ? `(${s("glob")})` : ""]
+        .filter(Boolean)
+        .join(" ");
+    case "git_status":
+      return "working tree";
+    case "git_diff":
+      return `${s("path") ?? "all changes"}${o.staged === true ? " (staged)" : ""}`;
+    case "bg_run": {
+      const label = s("label");
+      const cmd = s("command") ?? "";
+      return label ? `${label}: ${cmd}` : cmd;
+    }
+    case "bg_output":
+    case "bg_stop":
+      return s("id") ? `task ${s("id")}` : "";
+    case "bg_list":
+      return "background tasks";
+    case "ask_user_question": {
+      const qs = Array.isArray(o.questions) ? (o.questions as { question?: unknown }[]) : [];
+      const first = typeof qs[0]?.question === "string" ? qs[0].question : "";
+      return qs.length > 1 ? `${first} (+${qs.length - 1} more)` : first;
+    }
+    case "exit_plan":
+      return s("title") ?? "plan";
   }
+  if (Array.isArray(o.argv)) return o.argv.map(String).join(" ");
+  const v = s("command") ?? s("path") ?? s("pattern") ?? s("url") ?? s("query") ?? s("label");
+  if (v !== null) return v;
+  return Object.entries(o)
+    .filter(([, x]) => typeof x === "string" || typeof x === "number" || typeof x === "boolean")
+    .map(([k, x]) => `${k}: ${String(x)}`)
+    .join(", ");
 }

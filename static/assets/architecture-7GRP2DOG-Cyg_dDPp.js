@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-DWAmw3xC.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

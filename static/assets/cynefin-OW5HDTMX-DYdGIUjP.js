@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-DWAmw3xC.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-DWAmw3xC.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

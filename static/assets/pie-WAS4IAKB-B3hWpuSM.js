@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-JnTgy3P4.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

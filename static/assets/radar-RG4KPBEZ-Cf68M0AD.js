@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-DWAmw3xC.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DWAmw3xC.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

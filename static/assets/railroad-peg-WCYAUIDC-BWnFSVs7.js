@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-JnTgy3P4.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -61,6 +61,10 @@ async fn kill_9_mid_run_then_restart() {
         .find(|e| e["type"] == "run_finished")
         .expect("a run_finished event after restart");
     assert_eq!(fin["status"], "interrupted");
+    assert_eq!(fin["reason"], "crash");
+    // What it consumed is estimated from what it stored, not shown as nothing.
+    assert!(fin["usage"]["output_tokens"].as_u64().unwrap() > 0, "{fin}");
+    assert!(fin["duration_ms"].as_u64().unwrap() > 0, "{fin}");
     assert_eq!(
         api.get(&format!("/api/runs/{run}")).await["status"],
         "interrupted"
@@ -72,6 +76,113 @@ async fn kill_9_mid_run_then_restart() {
     );
     child2.start_kill().unwrap();
     child2.wait().await.unwrap();
+}
+
+/// Waits on the WebSocket until `n` deltas of the session have arrived.
+async fn wait_deltas(base: &str, sid: &str, n: usize) {
+    let url = format!("{}/api/ws", base.replacen("http://", "ws://", 1));
+    let mut ws = ws_connect_url(&url).await;
+    ws_send(
+        &mut ws,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    let mut seen = 0;
+    while seen < n {
+        let f = ws_next(&mut ws, Duration::from_secs(20))
+            .await
+            .expect("deltas arrive");
+        if f["type"] == "message_delta" {
+            seen += 1;
+        }
+    }
+}
+
+/// SIGTERM mid-stream: the run ends `interrupted` with reason `shutdown` (the user cancelled
+/// nothing), with the tokens and time it really used.
+#[tokio::test]
+async fn sigterm_mid_stream_is_an_interruption_with_real_usage() {
+    let home = TempDir::new("term-home");
+    let ws = TempDir::new("term-ws");
+    let replay = home.path().join("replay.json");
+    let text: String = (0..400).map(|i| format!("word{i} ")).collect();
+    std::fs::write(
+        &replay,
+        json!({"scripts": [{"turns": [{"text": text, "chunk_chars": 5, "delay_ms": 20}]}]})
+            .to_string(),
+    )
+    .unwrap();
+    let state = home.path().join("state");
+    let args = [
+        "serve",
+        "--port",
+        "0",
+        "--workspace",
+        ws.path().to_str().unwrap(),
+        "--provider",
+        "replay",
+        "--replay",
+        replay.to_str().unwrap(),
+    ];
+    let (mut child, base) = spawn_binary(&args, &state, TOKEN).await;
+    let api = Remote::new(&base);
+    let sid = api.create_session(json!({})).await;
+    let run = api.prompt(&sid, "slow please").await;
+    wait_deltas(&base, &sid, 5).await;
+    let pid = rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("the server stops on SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let (mut child2, base2) = spawn_binary(&args, &state, TOKEN).await;
+    let api = Remote::new(&base2);
+    let events = api.events(&sid).await;
+    let fins: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "run_finished")
+        .collect();
+    assert_eq!(fins.len(), 1, "one end, recorded by the stopping server");
+    let fin = fins[0];
+    assert_eq!(fin["status"], "interrupted", "{fin}");
+    assert_eq!(fin["reason"], "shutdown", "{fin}");
+    assert!(fin["usage"]["output_tokens"].as_u64().unwrap() > 0, "{fin}");
+    assert!(fin["usage"]["input_tokens"].as_u64().unwrap() > 0, "{fin}");
+    assert!(fin["duration_ms"].as_u64().unwrap() > 0, "{fin}");
+    assert_eq!(
+        api.get(&format!("/api/runs/{run}")).await["status"],
+        "interrupted"
+    );
+    child2.start_kill().unwrap();
+    child2.wait().await.unwrap();
+}
+
+/// The user's own Cancel after some tokens: `cancelled`, reason `user`, the tokens counted.
+#[tokio::test]
+async fn a_user_cancel_counts_the_tokens_streamed() {
+    let text: String = (0..400).map(|i| format!("word{i} ")).collect();
+    let s = TestServer::start(Opts {
+        replay: Some(
+            json!({"scripts": [{"turns": [{"text": text, "chunk_chars": 5, "delay_ms": 20}]}]}),
+        ),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "slow").await;
+    wait_deltas(&s.base, &sid, 8).await;
+    let (st, _) = s.post(&format!("/api/runs/{run}/cancel"), json!({})).await;
+    assert_eq!(st, 200);
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "cancelled");
+    assert_eq!(fin["reason"], "user");
+    assert!(
+        fin["usage"]["output_tokens"].as_u64().unwrap() >= 8,
+        "{fin}"
+    );
+    assert!(fin["duration_ms"].as_u64().unwrap() > 0, "{fin}");
+    s.stop().await;
 }
 
 #[tokio::test]

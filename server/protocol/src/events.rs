@@ -95,8 +95,14 @@ pub enum EventPayload {
         run_id: String,
         status: RunStatus,
         error: Option<WireError>,
+        /// Tokens really consumed; for a stream stopped before the provider reported usage,
+        /// estimated from what was sent and streamed (~4 characters per token).
         usage: Usage,
         duration_ms: u64,
+        /// Why a run stopped early: `user` (Cancel), `shutdown` (the server was stopped; status
+        /// `interrupted`), `crash` (found unfinished at the next start; status `interrupted`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The model asks the user 1–4 multiple-choice questions.
     QuestionAsked {

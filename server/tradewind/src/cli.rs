@@ -194,6 +194,8 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
             trigger: RunTrigger::Prompt,
             text: prompt.clone(),
             cancel,
+            // Ctrl-C on a headless run is the user's cancel, not a server stop.
+            server_stop: tokio_util::sync::CancellationToken::new(),
         };
         let outcome = agent::run(&deps, &spec).await;
         // Nothing waits for background tasks after a headless run: stop them and say so.

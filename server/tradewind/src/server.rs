@@ -91,6 +91,16 @@ impl Server {
         }
         let _ = std::fs::remove_file(self.state.cfg.state_dir.join(RUNNING_FILE));
         self.state.runs.shutdown();
+        if !self
+            .state
+            .runs
+            .stopped(std::time::Duration::from_secs(5))
+            .await
+        {
+            tracing::warn!(
+                "some runs did not record their end within 5 s; they will read interrupted at the next start"
+            );
+        }
         self.state.runs.deps().tasks.shutdown().await;
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());

@@ -856,10 +856,19 @@ export interface components {
             /** Format: int64 */
             duration_ms: number;
             error?: components["schemas"]["WireError"] | null;
+            /**
+             * @description Why a run stopped early: `user` (Cancel), `shutdown` (the server was stopped; status
+             *     `interrupted`), `crash` (found unfinished at the next start; status `interrupted`).
+             */
+            reason?: string | null;
             run_id: string;
             status: components["schemas"]["RunStatus"];
             /** @enum {string} */
             type: "run_finished";
+            /**
+             * @description Tokens really consumed; for a stream stopped before the provider reported usage,
+             *     estimated from what was sent and streamed (~4 characters per token).
+             */
             usage: components["schemas"]["Usage"];
         } | {
             call_id: string;

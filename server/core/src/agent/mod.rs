@@ -100,6 +100,9 @@ pub struct RunSpec {
     pub trigger: RunTrigger,
     pub text: String,
     pub cancel: CancellationToken,
+    /// Cancelled when the server stops (the parent of `cancel`): a run it stops ends
+    /// `interrupted` with reason `shutdown`, not `cancelled`.
+    pub server_stop: CancellationToken,
 }
 
 #[derive(Debug, Clone)]
@@ -266,15 +269,31 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
             loop_turns(&mut t).await
         }
     };
-    let outcome = if spec.cancel.is_cancelled() && outcome.status != RunStatus::Completed {
-        RunOutcome {
-            status: RunStatus::Cancelled,
-            error: None,
-            usage: t.usage,
-        }
-    } else {
-        outcome
-    };
+    let (outcome, reason) =
+        if spec.server_stop.is_cancelled() && outcome.status != RunStatus::Completed {
+            (
+                RunOutcome {
+                    status: RunStatus::Interrupted,
+                    error: Some(werr(
+                        "interrupted",
+                        "the server was stopped during this run",
+                    )),
+                    usage: t.usage,
+                },
+                Some("shutdown".to_string()),
+            )
+        } else if spec.cancel.is_cancelled() && outcome.status != RunStatus::Completed {
+            (
+                RunOutcome {
+                    status: RunStatus::Cancelled,
+                    error: None,
+                    usage: t.usage,
+                },
+                Some("user".to_string()),
+            )
+        } else {
+            (outcome, None)
+        };
     let history = t.history.into_inner();
     if complete {
         deps.history.put(&spec.session.id, history);
@@ -293,6 +312,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
                 error: outcome.error.clone(),
                 usage: outcome.usage,
                 duration_ms: started.elapsed().as_millis() as u64,
+                reason,
             },
         )
         .await
@@ -450,6 +470,8 @@ async fn stream_turn(
         });
     })
     .await;
+    // What a cancelled stream cost, if the provider never says (usage comes at the end).
+    let prompt_chars = req.prompt_chars();
     // The history is shared with the request: let go of it, so storing this answer extends the
     // history in place instead of copying it.
     drop(req);
@@ -457,6 +479,7 @@ async fn stream_turn(
     let (mut text, mut reasoning) = (String::new(), String::new());
     let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
     let mut finished = false;
+    let mut usage_seen = false;
     let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
     let s = match &mut stream {
         Ok(s) => s,
@@ -469,7 +492,19 @@ async fn stream_turn(
         };
         let next = tokio::select! {
             n = s.next() => n,
-            _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+            _ = cancel.cancelled() => {
+                // Stopped mid-answer: the provider has already generated (and billed) what was
+                // streamed; count it, estimated, rather than showing nothing.
+                if !usage_seen {
+                    let streamed = text.len()
+                        + reasoning.len()
+                        + calls.iter().map(|(_, c)| c.arguments.len()).sum::<usize>();
+                    t.usage.input_tokens += provider::estimate_tokens(prompt_chars);
+                    t.usage.output_tokens += provider::estimate_tokens(streamed);
+                }
+                t.flush_deltas(&message_id, &mut tc, &mut rc);
+                return Err(ProviderError::Cancelled);
+            }
             _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => {
                 t.flush_deltas(&message_id, &mut tc, &mut rc);
                 continue;
@@ -507,6 +542,7 @@ async fn stream_turn(
                 }
             }
             ProviderEvent::Usage(u) => {
+                usage_seen = true;
                 t.usage.input_tokens += u.input_tokens;
                 t.usage.output_tokens += u.output_tokens;
             }

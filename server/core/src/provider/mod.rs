@@ -60,6 +60,30 @@ pub struct ChatRequest {
     pub tools: Arc<[ToolSpec]>,
 }
 
+impl ChatRequest {
+    /// Characters of the prompt (system, messages, tool schemas are left out): what an input
+    /// token estimate is made from when the provider never reports usage (a cancelled stream).
+    pub fn prompt_chars(&self) -> usize {
+        self.system.len()
+            + self
+                .messages
+                .iter()
+                .map(|m| match m {
+                    ChatMessage::User { text } => text.len(),
+                    ChatMessage::Assistant { text, tool_calls } => {
+                        text.len() + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()
+                    }
+                    ChatMessage::Tool { text, .. } => text.len(),
+                })
+                .sum::<usize>()
+    }
+}
+
+/// Tokens from characters, the usual ~4 characters per token.
+pub fn estimate_tokens(chars: usize) -> u64 {
+    chars.div_ceil(4) as u64
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {

@@ -43,6 +43,8 @@ pub struct RunManager {
     sessions: Mutex<HashMap<String, SessionState>>,
     global: Arc<Semaphore>,
     shutdown: CancellationToken,
+    /// Every executing run, so a shutdown can wait for each to record how it ended.
+    running: tokio_util::task::TaskTracker,
     /// Notified whenever a session's worker goes idle (wake-ups retry then).
     pub idle: tokio::sync::Notify,
 }
@@ -60,6 +62,7 @@ impl RunManager {
             sessions: Mutex::new(HashMap::new()),
             global: Arc::new(Semaphore::new(MAX_CONCURRENT_RUNS)),
             shutdown: CancellationToken::new(),
+            running: tokio_util::task::TaskTracker::new(),
             idle: tokio::sync::Notify::new(),
         })
     }
@@ -162,7 +165,9 @@ impl RunManager {
                 let me = self.clone();
                 let sid = session_id.clone();
                 let run_id = q.run_id.clone();
-                let handle = tokio::spawn(async move { me.execute(&sid, q, cancel).await });
+                let handle = self
+                    .running
+                    .spawn(async move { me.execute(&sid, q, cancel).await });
                 if let Err(e) = handle.await {
                     tracing::error!(error = %e, run = %run_id, "run task died");
                     let error = crate::protocol::WireError {
@@ -183,6 +188,7 @@ impl RunManager {
                             error: Some(error),
                             usage: Usage::default(),
                             duration_ms: 0,
+                            reason: None,
                         };
                         let _ = self
                             .deps
@@ -238,6 +244,7 @@ impl RunManager {
             trigger: q.trigger,
             text: q.text,
             cancel,
+            server_stop: self.shutdown.clone(),
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
@@ -308,6 +315,7 @@ impl RunManager {
                 error: None,
                 usage: Usage::default(),
                 duration_ms: 0,
+                reason: (status == RunStatus::Cancelled).then(|| "user".to_string()),
             };
             let _ = self.deps.events.append(session_id, Some(run_id), &p).await;
         }
@@ -353,15 +361,44 @@ impl RunManager {
         store.expire_pending_approvals().await?;
         store.expire_pending_prompts().await?;
         for r in store.list_runs_with_status(RunStatus::Running).await? {
-            if store.finish_run(&r.id, RunStatus::Interrupted, Some("{\"code\":\"interrupted\",\"message\":\"the server stopped during this run\"}"), None).await? {
+            // The server died mid-run: what it consumed is known only from what it stored.
+            let (last, streamed) = store.run_trace(&r.id).await.unwrap_or((None, 0));
+            let duration_ms = match (r.started_at, last) {
+                (Some(s), Some(l)) if l > s => (l - s) as u64,
+                _ => 0,
+            };
+            let usage = Usage {
+                input_tokens: 0,
+                output_tokens: crate::provider::estimate_tokens(streamed),
+            };
+            let error = crate::protocol::WireError {
+                code: "interrupted".into(),
+                message: "the server stopped during this run".into(),
+            };
+            let err = serde_json::to_string(&error).ok();
+            let usage_json = serde_json::to_string(&usage).ok();
+            if store
+                .finish_run(
+                    &r.id,
+                    RunStatus::Interrupted,
+                    err.as_deref(),
+                    usage_json.as_deref(),
+                )
+                .await?
+            {
                 let p = EventPayload::RunFinished {
                     run_id: r.id.clone(),
                     status: RunStatus::Interrupted,
-                    error: Some(crate::protocol::WireError { code: "interrupted".into(), message: "the server stopped during this run".into() }),
-                    usage: Usage::default(),
-                    duration_ms: 0,
+                    error: Some(error),
+                    usage,
+                    duration_ms,
+                    reason: Some("crash".into()),
                 };
-                let _ = self.deps.events.append(&r.session_id, Some(&r.id), &p).await;
+                let _ = self
+                    .deps
+                    .events
+                    .append(&r.session_id, Some(&r.id), &p)
+                    .await;
             }
         }
         for r in store.list_runs_with_status(RunStatus::Queued).await? {
@@ -382,5 +419,14 @@ impl RunManager {
     /// Stop everything (server shutdown).
     pub fn shutdown(&self) {
         self.shutdown.cancel();
+        self.running.close();
+    }
+
+    /// After `shutdown`: wait (at most `limit`) until every stopped run has stored its end, so
+    /// it reads `interrupted` with what it really consumed instead of being found unfinished.
+    pub async fn stopped(&self, limit: std::time::Duration) -> bool {
+        tokio::time::timeout(limit, self.running.wait())
+            .await
+            .is_ok()
     }
 }

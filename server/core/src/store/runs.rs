@@ -93,6 +93,25 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// What a run left behind when its server died: the time of its last event, and how many
+    /// characters of answer it streamed (for an output-token estimate).
+    pub async fn run_trace(&self, run_id: &str) -> StoreResult<(Option<i64>, usize)> {
+        let rows: Vec<(String, String, i64)> = sqlx::query_as(
+            "SELECT type, data, created_at FROM events WHERE run_id = $1 ORDER BY seq",
+        )
+        .bind(run_id)
+        .fetch_all(self.pool())
+        .await?;
+        let last = rows.iter().map(|r| r.2).max();
+        let streamed = rows
+            .iter()
+            .filter(|r| r.0 == "message_delta" || r.0 == "reasoning_delta")
+            .filter_map(|r| serde_json::from_str::<serde_json::Value>(&r.1).ok())
+            .map(|v| v["text"].as_str().map_or(0, str::len))
+            .sum();
+        Ok((last, streamed))
+    }
+
     /// Runs that were `running` when the server died (marked interrupted at start).
     pub async fn list_runs_with_status(&self, status: RunStatus) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(

@@ -353,3 +353,62 @@ async fn a_queued_run_starts_with_the_session_as_it_is_when_it_starts() {
     );
     s.stop().await;
 }
+
+/// `subscribe_sessions`: the session list follows every session over the socket (created,
+/// running, back to idle, renamed, deleted) with no polling.
+#[tokio::test]
+async fn the_session_list_is_driven_by_the_socket() {
+    // A reply slow enough (800 chunks, 1 ms apart) that the running state is seen between
+    // coalesced updates.
+    let s = TestServer::start(Opts {
+        replay: Some(long_reply(600)),
+        ..Opts::default()
+    })
+    .await;
+    let mut ws = ws_connect(&s).await;
+    ws_send(&mut ws, json!({"type": "subscribe_sessions"})).await;
+    // A ping round trip proves the subscription is in place before anything changes.
+    ws_send(&mut ws, json!({"type": "ping", "id": "p1"})).await;
+    while let Some(v) = ws_next(&mut ws, Duration::from_secs(5)).await {
+        if v["id"] == "p1" {
+            break;
+        }
+    }
+    let sid = s.create_session("ask").await;
+    let mut next_update = async |ws: &mut Ws, want: &dyn Fn(&Value) -> bool| -> Value {
+        loop {
+            let v = ws_next(ws, Duration::from_secs(10))
+                .await
+                .expect("a session frame");
+            if v["session"] == sid.as_str() && want(&v) {
+                return v;
+            }
+        }
+    };
+    let v = next_update(&mut ws, &|v| v["type"] == "session_updated").await;
+    assert_eq!(v["data"]["status"], "idle");
+    let run = s.prompt(&sid, "hi").await;
+    let v = next_update(&mut ws, &|v| v["data"]["status"] == "running").await;
+    assert_eq!(v["type"], "session_updated");
+    s.wait_run_finished(&sid, &run).await;
+    next_update(&mut ws, &|v| v["data"]["status"] == "idle").await;
+    let (st, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"title": "Renamed"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    next_update(&mut ws, &|v| v["data"]["title"] == "Renamed").await;
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(st, 204);
+    next_update(&mut ws, &|v| v["type"] == "session_deleted").await;
+    s.stop().await;
+}

@@ -144,7 +144,24 @@ const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 pub struct EventBus {
     store: Store,
     channels: Channels,
+    /// Ids of sessions whose summary (status, title, archived, last activity) may have changed:
+    /// what `subscribe_sessions` clients hear, so the session list needs no polling.
+    touched: broadcast::Sender<String>,
 }
+
+/// Event kinds after which a session's listed state may differ.
+const SUMMARY_KINDS: &[&str] = &[
+    "run_started",
+    "run_finished",
+    "approval_requested",
+    "approval_decided",
+    "question_asked",
+    "question_answered",
+    "plan_proposed",
+    "plan_decided",
+    "session_updated",
+    "user_message",
+];
 
 /// A live subscription; dropping it lets the bus release an idle session's channel.
 pub struct Subscription {
@@ -208,7 +225,18 @@ impl EventBus {
         EventBus {
             store,
             channels: Arc::default(),
+            touched: broadcast::channel(1024).0,
         }
+    }
+
+    /// Session ids whose listed state may have changed, from now on.
+    pub fn session_changes(&self) -> broadcast::Receiver<String> {
+        self.touched.subscribe()
+    }
+
+    /// Say that a session's listed state changed outside any event (created, deleted).
+    pub fn touch(&self, session: &str) {
+        let _ = self.touched.send(session.to_string());
     }
 
     /// Queue an item; start the session's writer if it is idle. Done under the map lock so a
@@ -232,6 +260,7 @@ impl EventBus {
                 ch.tx.clone(),
                 ch.shared.clone(),
                 self.channels.clone(),
+                self.touched.clone(),
             ));
         }
     }
@@ -449,6 +478,7 @@ async fn write_loop(
     tx: broadcast::Sender<Frame>,
     shared: Arc<Shared>,
     channels: Channels,
+    touched: broadcast::Sender<String>,
 ) {
     loop {
         let Some(mut items) = drain(&shared, 0, true) else {
@@ -467,6 +497,12 @@ async fn write_loop(
         let b = build_batch(items);
         match store.append_batch(&session, &b.events, &b.messages).await {
             Ok(rows) => {
+                if rows
+                    .iter()
+                    .any(|r| SUMMARY_KINDS.contains(&r.kind.as_str()))
+                {
+                    let _ = touched.send(session.clone());
+                }
                 for (row, waiter) in rows.iter().zip(b.waiters) {
                     let frame = Frame::from_row(row);
                     // No receivers is fine: the event is durable and will be replayed.

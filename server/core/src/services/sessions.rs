@@ -73,6 +73,7 @@ impl Core {
                 None,
             )
             .await?;
+        self.events.touch(&row.id);
         Ok(row.into())
     }
 
@@ -117,6 +118,7 @@ impl Core {
             .await
             .or_not_found("session")?;
         self.runs.forget_session(id);
+        self.events.touch(id);
         Ok(())
     }
 }

@@ -74,6 +74,11 @@ enum ClientMsg {
     Unsubscribe {
         session: String,
     },
+    /// Every session's listed state, live: `session_updated` (with the session) whenever one
+    /// changes status, title or archive state, `session_deleted` when one goes; `sessions_resync`
+    /// if changes were missed (fetch `GET /api/sessions` again).
+    SubscribeSessions,
+    UnsubscribeSessions,
     Prompt {
         id: Option<String>,
         session: String,
@@ -252,6 +257,18 @@ async fn command(
                 h.abort();
             }
         }
+        ClientMsg::SubscribeSessions => {
+            if let Some(old) = subs.remove(SESSIONS_SUB) {
+                old.abort();
+            }
+            let h = tokio::spawn(forward_sessions(state.clone(), tx.clone()));
+            subs.insert(SESSIONS_SUB.to_string(), h);
+        }
+        ClientMsg::UnsubscribeSessions => {
+            if let Some(h) = subs.remove(SESSIONS_SUB) {
+                h.abort();
+            }
+        }
         ClientMsg::Prompt { id, session, text } => {
             let r = state.post_message(&session, &text).await;
             reply(
@@ -398,6 +415,69 @@ fn push(tx: &mpsc::Sender<Out>, overflow: &CancellationToken, f: &Frame) -> bool
             false
         }
         Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
+/// The key of the session-list subscription among a connection's subscriptions (session ids
+/// are ULIDs, so it cannot collide).
+const SESSIONS_SUB: &str = "*sessions";
+/// Changes arriving within this window are sent together, each session once.
+const SESSIONS_COALESCE: Duration = Duration::from_millis(30);
+
+/// `subscribe_sessions`: each changed session re-read and sent as it is now.
+async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut rx = state.events.session_changes();
+    loop {
+        let mut ids = std::collections::BTreeSet::new();
+        match rx.recv().await {
+            Ok(id) => {
+                ids.insert(id);
+            }
+            Err(RecvError::Lagged(_)) => {
+                if tx
+                    .send(Out::Text(r#"{"type":"sessions_resync"}"#.into()))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                continue;
+            }
+            Err(RecvError::Closed) => return,
+        }
+        let window = tokio::time::sleep(SESSIONS_COALESCE);
+        tokio::pin!(window);
+        loop {
+            tokio::select! {
+                () = &mut window => break,
+                r = rx.recv() => match r {
+                    Ok(id) => { ids.insert(id); }
+                    Err(RecvError::Lagged(_)) => break,
+                    Err(RecvError::Closed) => return,
+                },
+            }
+        }
+        for id in ids {
+            let text = match state.store.get_session(&id).await {
+                Ok(row) => serde_json::json!({
+                    "type": "session_updated",
+                    "session": id,
+                    "data": crate::protocol::Session::from(row),
+                })
+                .to_string(),
+                Err(crate::store::StoreError::NotFound) => {
+                    serde_json::json!({"type": "session_deleted", "session": id}).to_string()
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "cannot read a changed session");
+                    continue;
+                }
+            };
+            if tx.send(Out::Text(text)).await.is_err() {
+                return;
+            }
+        }
     }
 }
 

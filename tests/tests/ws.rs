@@ -375,7 +375,7 @@ async fn the_session_list_is_driven_by_the_socket() {
         }
     }
     let sid = s.create_session("ask").await;
-    let mut next_update = async |ws: &mut Ws, want: &dyn Fn(&Value) -> bool| -> Value {
+    let next_update = async |ws: &mut Ws, want: &dyn Fn(&Value) -> bool| -> Value {
         loop {
             let v = ws_next(ws, Duration::from_secs(10))
                 .await

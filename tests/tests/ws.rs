@@ -412,3 +412,117 @@ async fn the_session_list_is_driven_by_the_socket() {
     next_update(&mut ws, &|v| v["type"] == "session_deleted").await;
     s.stop().await;
 }
+
+/// The queue behind an active run: listed in order, edited before it starts, removed, and
+/// dropped with the run by `cancel {drop_queue: true}`.
+#[tokio::test]
+async fn queued_inputs_are_listed_edited_removed_and_dropped() {
+    let slow: String = (0..3000).map(|i| format!("w{i} ")).collect();
+    let s = TestServer::start(Opts {
+        replay: Some(json!({"scripts": [
+            {"match": "first", "turns": [{"text": slow, "chunk_chars": 3, "delay_ms": 1}]},
+            {"match": "EDITED", "turns": [{"text": "edited answer"}]},
+            {"turns": [{"text": "plain answer"}]},
+        ]})),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let first = s.prompt(&sid, "first").await;
+    // The first run is active (its session is running) before the others queue up.
+    s.wait_event(&sid, |e| e["type"] == "message_delta").await;
+    let second = s.prompt(&sid, "second").await;
+    let third = s.prompt(&sid, "third").await;
+    let fourth = s.prompt(&sid, "fourth").await;
+    let (st, q) = s.get(&format!("/api/sessions/{sid}/queue")).await;
+    assert_eq!(st, 200);
+    let ids: Vec<&str> = q["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [second.as_str(), third.as_str(), fourth.as_str()]);
+    assert_eq!(q["data"][0]["position"], 1);
+    assert_eq!(q["data"][0]["text"], "second");
+    // Edit the second, remove the third.
+    let (st, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}/queue/{second}"),
+            json!({"text": "second, EDITED"}),
+        )
+        .await;
+    assert_eq!(st, 204);
+    let (st, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}/queue/{second}"),
+            json!({"text": "  "}),
+        )
+        .await;
+    assert_eq!(st, 422, "empty text is refused");
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}/queue/{third}"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(st, 204);
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}/queue/{first}"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(st, 409, "the active run is not in the queue");
+    let (_, q) = s.get(&format!("/api/sessions/{sid}/queue")).await;
+    assert_eq!(q["data"].as_array().unwrap().len(), 2);
+    assert_eq!(q["data"][0]["text"], "second, EDITED");
+    // Cancel the first and let the queue run: the edited text is what the second run used.
+    let (st, _) = s
+        .post(&format!("/api/runs/{first}/cancel"), json!({}))
+        .await;
+    assert_eq!(st, 200);
+    let fin = s.wait_run_finished(&sid, &second).await;
+    assert_eq!(fin["status"], "completed");
+    let events = s.events(&sid).await;
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "user_message" && e["text"] == "second, EDITED")
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "message_complete" && e["text"] == "edited answer")
+    );
+    assert_eq!(
+        s.wait_run_finished(&sid, &third).await["status"],
+        "cancelled"
+    );
+    s.wait_run_finished(&sid, &fourth).await;
+    // Cancel with drop_queue: the inputs behind the run go too.
+    let a = s.prompt(&sid, "first again").await;
+    s.wait_event(&sid, |e| {
+        e["type"] == "run_started" && e["run_id"] == a.as_str()
+    })
+    .await;
+    let b = s.prompt(&sid, "b").await;
+    let c = s.prompt(&sid, "c").await;
+    let (st, v) = s
+        .post(
+            &format!("/api/runs/{a}/cancel"),
+            json!({"drop_queue": true}),
+        )
+        .await;
+    assert_eq!((st, v["cancelled"].as_bool()), (200, Some(true)));
+    for r in [&a, &b, &c] {
+        assert_eq!(s.wait_run_finished(&sid, r).await["status"], "cancelled");
+    }
+    let (_, q) = s.get(&format!("/api/sessions/{sid}/queue")).await;
+    assert!(q["data"].as_array().unwrap().is_empty());
+    s.stop().await;
+}

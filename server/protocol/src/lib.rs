@@ -568,6 +568,40 @@ pub struct WhoAmI {
     pub password_set: bool,
 }
 
+/// An input waiting behind a session's active run.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct QueueItem {
+    /// The id of the run it will become.
+    pub id: String,
+    /// 1 = next.
+    pub position: u32,
+    pub trigger: RunTrigger,
+    pub text: String,
+    /// Milliseconds since the epoch.
+    pub queued_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct QueueList {
+    pub data: Vec<QueueItem>,
+}
+
+/// A queued input's new text.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchQueueItem {
+    pub text: String,
+}
+
+/// `POST /api/runs/{id}/cancel` body (optional).
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelParams {
+    /// Also cancel every input queued behind this run on its session.
+    #[serde(default)]
+    pub drop_queue: bool,
+}
+
 /// A signed-in browser (one login session).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Device {

@@ -280,7 +280,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a queued or running run (the model stream and any running tool stop). */
+        /**
+         * Cancel a queued or running run (the model stream and any running tool stop). The body is
+         *     optional; `{"drop_queue": true}` also cancels the inputs queued behind it.
+         */
         post: operations["cancel_run"];
         delete?: never;
         options?: never;
@@ -413,6 +416,41 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The inputs waiting behind the session's active run, in order. */
+        get: operations["list_queue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/queue/{item}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a queued input: its run ends `cancelled` (409 once it has started). */
+        delete: operations["delete_queue_item"];
+        options?: never;
+        head?: never;
+        /** Change a queued input's text before it starts (409 once it has started). */
+        patch: operations["patch_queue_item"];
         trace?: never;
     };
     "/api/sessions/{id}/runs": {
@@ -649,6 +687,11 @@ export interface components {
         };
         ArtifactList: {
             data: components["schemas"]["Artifact"][];
+        };
+        /** @description `POST /api/runs/{id}/cancel` body (optional). */
+        CancelParams: {
+            /** @description Also cancel every input queued behind this run on its session. */
+            drop_queue?: boolean;
         };
         CancelResponse: {
             /** @description False when the run had already ended. */
@@ -979,6 +1022,10 @@ export interface components {
             /** @enum {string} */
             type: "terminal";
         };
+        /** @description A queued input's new text. */
+        PatchQueueItem: {
+            text: string;
+        };
         PatchSessionParams: {
             agent?: components["schemas"]["Agent"] | null;
             archived?: boolean | null;
@@ -1164,6 +1211,26 @@ export interface components {
             label: string;
             /** @description A suggestion, never imposed; at most one per question. */
             recommended?: boolean;
+        };
+        /** @description An input waiting behind a session's active run. */
+        QueueItem: {
+            /** @description The id of the run it will become. */
+            id: string;
+            /**
+             * Format: int32
+             * @description 1 = next.
+             */
+            position: number;
+            /**
+             * Format: int64
+             * @description Milliseconds since the epoch.
+             */
+            queued_at: number;
+            text: string;
+            trigger: components["schemas"]["RunTrigger"];
+        };
+        QueueList: {
+            data: components["schemas"]["QueueItem"][];
         };
         RunInfo: {
             agent: components["schemas"]["Agent"];
@@ -1941,7 +2008,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelParams"] | null;
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -1960,6 +2032,14 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2454,6 +2534,145 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_queue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueList"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_queue_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The queued run's id */
+                item: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patch_queue_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The queued run's id */
+                item: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchQueueItem"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,6 +26,8 @@ struct Queued {
     run_id: String,
     trigger: RunTrigger,
     text: String,
+    /// When it was queued (ms since the epoch).
+    queued_at: i64,
     /// The session as read when the input was queued: used by a run that starts at once, so its
     /// start reads nothing again. A run that waits reads the session when it starts.
     session: Option<crate::store::SessionRow>,
@@ -105,6 +107,7 @@ impl RunManager {
                 run_id: run_id.clone(),
                 trigger,
                 text: text.to_string(),
+                queued_at: crate::util::now_ms(),
                 session: Some(session.clone()),
             },
         );
@@ -349,6 +352,65 @@ impl RunManager {
         Ok(false)
     }
 
+    /// The inputs waiting behind the session's active run, in order: `(run id, trigger, text,
+    /// queued at)`.
+    pub fn queue(&self, session_id: &str) -> Vec<(String, RunTrigger, String, i64)> {
+        self.lock().get(session_id).map_or_else(Vec::new, |st| {
+            st.queue
+                .iter()
+                .map(|q| (q.run_id.clone(), q.trigger, q.text.clone(), q.queued_at))
+                .collect()
+        })
+    }
+
+    /// Change a queued input's text before it starts. False when it is no longer queued (it
+    /// started, or was cancelled). The queue is changed first, so a run that starts right after
+    /// uses the new text; the stored row follows.
+    pub async fn edit_queued(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        text: &str,
+        trigger: RunTrigger,
+    ) -> StoreResult<bool> {
+        let found = {
+            let mut map = self.lock();
+            match map
+                .get_mut(session_id)
+                .and_then(|st| st.queue.iter_mut().find(|q| q.run_id == run_id))
+            {
+                Some(q) => {
+                    q.text = text.to_string();
+                    q.trigger = trigger;
+                    true
+                }
+                None => false,
+            }
+        };
+        if found {
+            self.deps
+                .store
+                .update_run_input(run_id, text, trigger)
+                .await?;
+        }
+        Ok(found)
+    }
+
+    /// Cancel every input waiting on the session (not the active run); returns how many.
+    pub async fn drop_queue(&self, session_id: &str) -> usize {
+        let dropped: Vec<String> = {
+            let mut map = self.lock();
+            map.get_mut(session_id)
+                .map(|st| st.queue.drain(..).map(|q| q.run_id).collect())
+                .unwrap_or_default()
+        };
+        for id in &dropped {
+            self.finish_unstarted(session_id, id, RunStatus::Cancelled)
+                .await;
+        }
+        dropped.len()
+    }
+
     /// True while a run is active or queued on the session.
     pub fn is_busy(&self, session_id: &str) -> bool {
         self.lock().get(session_id).is_some_and(|s| s.worker)
@@ -409,6 +471,7 @@ impl RunManager {
                     run_id: r.id,
                     trigger,
                     text: r.input,
+                    queued_at: r.created_at,
                     session: None,
                 },
             );

@@ -138,6 +138,23 @@ pub struct Core {
     pub runs: Arc<RunManager>,
 }
 
+/// A prompt's text checked, and what kind of run it makes (`!cmd` runs the command itself).
+fn prompt_trigger(text: &str) -> ServiceResult<RunTrigger> {
+    if text.trim().is_empty() {
+        return Err(ServiceError::Invalid("text must not be empty".into()));
+    }
+    if text.chars().count() > MAX_PROMPT_CHARS {
+        return Err(ServiceError::Invalid(format!(
+            "text is longer than {MAX_PROMPT_CHARS} characters"
+        )));
+    }
+    Ok(if text.starts_with('!') && text.len() > 1 {
+        RunTrigger::Command
+    } else {
+        RunTrigger::Prompt
+    })
+}
+
 impl Core {
     pub fn new(runs: Arc<RunManager>) -> Core {
         let deps = runs.deps();
@@ -169,25 +186,80 @@ impl Core {
                 "the session is archived; unarchive it first".into(),
             ));
         }
-        if text.trim().is_empty() {
-            return Err(ServiceError::Invalid("text must not be empty".into()));
-        }
-        if text.chars().count() > MAX_PROMPT_CHARS {
-            return Err(ServiceError::Invalid(format!(
-                "text is longer than {MAX_PROMPT_CHARS} characters"
-            )));
-        }
-        let trigger = if text.starts_with('!') && text.len() > 1 {
-            RunTrigger::Command
-        } else {
-            RunTrigger::Prompt
-        };
+        let trigger = prompt_trigger(text)?;
         Ok(self.runs.enqueue_on(&session, trigger, text).await?)
     }
 
-    /// Cancel a queued or running run; false when it had already ended.
-    pub async fn cancel_run(&self, run_id: &str) -> ServiceResult<bool> {
+    /// Cancel a queued or running run; false when it had already ended. `drop_queue` also
+    /// cancels every input queued behind it on the session.
+    pub async fn cancel_run(&self, run_id: &str, drop_queue: bool) -> ServiceResult<bool> {
+        if drop_queue {
+            let run = self.store.get_run(run_id).await.or_not_found("run")?;
+            self.runs.drop_queue(&run.session_id).await;
+        }
         self.runs.cancel(run_id).await.or_not_found("run")
+    }
+
+    /// What waits behind the session's active run.
+    pub async fn queue(&self, session_id: &str) -> ServiceResult<Vec<crate::protocol::QueueItem>> {
+        self.load_session(session_id).await?;
+        Ok(self
+            .runs
+            .queue(session_id)
+            .into_iter()
+            .enumerate()
+            .map(
+                |(i, (id, trigger, text, queued_at))| crate::protocol::QueueItem {
+                    id,
+                    position: i as u32 + 1,
+                    trigger,
+                    text,
+                    queued_at,
+                },
+            )
+            .collect())
+    }
+
+    /// Change a queued input's text before it starts; a conflict once it has started.
+    pub async fn edit_queued(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        text: &str,
+    ) -> ServiceResult<()> {
+        self.load_session(session_id).await?;
+        let trigger = prompt_trigger(text)?;
+        if self
+            .runs
+            .edit_queued(session_id, run_id, text, trigger)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(self.not_queued(session_id, run_id).await)
+        }
+    }
+
+    /// Remove a queued input (its run ends `cancelled`).
+    pub async fn remove_queued(&self, session_id: &str, run_id: &str) -> ServiceResult<()> {
+        self.load_session(session_id).await?;
+        if self.runs.queue(session_id).iter().any(|q| q.0 == run_id) {
+            self.runs.cancel(run_id).await.or_not_found("run")?;
+            Ok(())
+        } else {
+            Err(self.not_queued(session_id, run_id).await)
+        }
+    }
+
+    /// Why a run is not in the queue: unknown here (404), or already started or ended (409).
+    async fn not_queued(&self, session_id: &str, run_id: &str) -> ServiceError {
+        match self.store.get_run(run_id).await {
+            Ok(r) if r.session_id == session_id => ServiceError::Conflict(format!(
+                "that input is no longer queued (its run is {})",
+                r.status.as_str()
+            )),
+            _ => ServiceError::NotFound("queue item"),
+        }
     }
 
     /// Answer an approval once; replays and late answers are a conflict.

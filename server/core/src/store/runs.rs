@@ -70,6 +70,22 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// A queued run's new input (edited before it started).
+    pub async fn update_run_input(
+        &self,
+        id: &str,
+        input: &str,
+        trigger: RunTrigger,
+    ) -> StoreResult<()> {
+        sqlx::query("UPDATE runs SET input = $1, trigger = $2 WHERE id = $3 AND status = 'queued'")
+            .bind(input)
+            .bind(trigger.as_str())
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
     /// Move a live run to a terminal status; false if it was already terminal.
     pub async fn finish_run(
         &self,

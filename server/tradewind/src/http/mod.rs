@@ -87,6 +87,7 @@ impl std::ops::Deref for AppState {
         sessions::patch_session, sessions::delete_session, sessions::list_messages,
         sessions::list_events, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
+        runs::list_queue, runs::patch_queue_item, runs::delete_queue_item,
         settings::get_provider, settings::put_provider, settings::list_models,
         plans::answer_question, plans::decide_plan, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
@@ -164,6 +165,11 @@ pub fn router(state: AppState) -> Router {
             get(sessions::list_messages).post(runs::post_message),
         )
         .route("/api/sessions/{id}/runs", get(runs::list_runs))
+        .route("/api/sessions/{id}/queue", get(runs::list_queue))
+        .route(
+            "/api/sessions/{id}/queue/{item}",
+            axum::routing::patch(runs::patch_queue_item).delete(runs::delete_queue_item),
+        )
         .route("/api/runs/{id}", get(runs::get_run))
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/approvals/{id}", post(runs::answer_approval))

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::extract::ApiJson;
-use crate::error::{ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{
     ApprovalDecision, ApprovalParams, PostMessageParams, PostMessageResponse, RunInfo,
 };
@@ -87,16 +87,63 @@ pub struct CancelResponse {
     pub cancelled: bool,
 }
 
-/// Cancel a queued or running run (the model stream and any running tool stop).
+/// Cancel a queued or running run (the model stream and any running tool stop). The body is
+/// optional; `{"drop_queue": true}` also cancels the inputs queued behind it.
 #[utoipa::path(post, path = "/api/runs/{id}/cancel", tag = "runs", params(("id" = String, Path)),
-    responses((status = 200, body = CancelResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    request_body(content = Option<crate::protocol::CancelParams>, description = "Optional"),
+    responses((status = 200, body = CancelResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<CancelResponse>> {
+    let p: crate::protocol::CancelParams = if body.iter().all(u8::is_ascii_whitespace) {
+        Default::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::Validation(format!("invalid body: {e}")))?
+    };
     Ok(axum::Json(CancelResponse {
-        cancelled: state.cancel_run(&id).await?,
+        cancelled: state.cancel_run(&id, p.drop_queue).await?,
     }))
+}
+
+/// The inputs waiting behind the session's active run, in order.
+#[utoipa::path(get, path = "/api/sessions/{id}/queue", tag = "runs", params(("id" = String, Path)),
+    responses((status = 200, body = crate::protocol::QueueList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn list_queue(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<crate::protocol::QueueList>> {
+    Ok(axum::Json(crate::protocol::QueueList {
+        data: state.queue(&id).await?,
+    }))
+}
+
+/// Change a queued input's text before it starts (409 once it has started).
+#[utoipa::path(patch, path = "/api/sessions/{id}/queue/{item}", tag = "runs",
+    params(("id" = String, Path), ("item" = String, Path, description = "The queued run's id")),
+    request_body = crate::protocol::PatchQueueItem,
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn patch_queue_item(
+    State(state): State<AppState>,
+    Path((id, item)): Path<(String, String)>,
+    ApiJson(p): ApiJson<crate::protocol::PatchQueueItem>,
+) -> ApiResult<StatusCode> {
+    state.edit_queued(&id, &item, &p.text).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Remove a queued input: its run ends `cancelled` (409 once it has started).
+#[utoipa::path(delete, path = "/api/sessions/{id}/queue/{item}", tag = "runs",
+    params(("id" = String, Path), ("item" = String, Path, description = "The queued run's id")),
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn delete_queue_item(
+    State(state): State<AppState>,
+    Path((id, item)): Path<(String, String)>,
+) -> ApiResult<StatusCode> {
+    state.remove_queued(&id, &item).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -278,7 +278,7 @@ async fn command(
             );
         }
         ClientMsg::Cancel { id, run } => {
-            let r = state.cancel_run(&run).await;
+            let r = state.cancel_run(&run, false).await;
             reply(tx, id, r.map(|c| serde_json::json!({ "cancelled": c })));
         }
         ClientMsg::Approval {

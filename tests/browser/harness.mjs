@@ -126,9 +126,11 @@ const INIT = () => {
 };
 
 /** A new page whose every request, dialog, console error and CSP violation is recorded. */
-export async function newPage(browser, server, { storageState, viewport, colorScheme } = {}) {
+export async function newPage(browser, server, { storageState, viewport, colorScheme, bypassCSP } = {}) {
   const context = await browser.newContext({
     storageState,
+    // Only for injecting test tooling (axe-core) into the page; never for the app's own checks.
+    bypassCSP: bypassCSP ?? false,
     viewport: viewport ?? { width: 1280, height: 860 },
     colorScheme: colorScheme ?? "light",
     deviceScaleFactor: 1,

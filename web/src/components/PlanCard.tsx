@@ -46,7 +46,8 @@ function DiagramView({ d }: { d: PlanDiagram }) {
 /** The plan's Markdown with each diagram placed after the heading its `section` names. */
 function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] }) {
   const ref = useRef<HTMLDivElement>(null);
-  const html = useMemo(() => renderMarkdown(text), [text]);
+  // Its headings rank below the card's title (h2).
+  const html = useMemo(() => renderMarkdown(text, 3), [text]);
   const [unplaced, setUnplaced] = useState<PlanDiagram[]>([]);
 
   useLayoutEffect(() => {
@@ -90,7 +91,7 @@ function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] })
       <div class="markdown plan-markdown" ref={ref} onClick={openExternal} dangerouslySetInnerHTML={{ __html: html }} />
       {unplaced.length > 0 && (
         <div class="plan-diagrams">
-          <h4>Diagrams</h4>
+          <h3>Diagrams</h3>
           {unplaced.map((d) => (
             <DiagramView key={d.id} d={d} />
           ))}
@@ -233,12 +234,12 @@ export function PlanCard({ plan }: { plan: PlanState }) {
       class={`plan-card${pending ? " pending" : ""}`}
       data-plan-id={plan.id}
       data-revision={e.revision}
-      aria-label="Plan review"
+      aria-label={`Plan review: ${e.title || "proposed plan"}${typeof e.revision === "number" ? `, revision ${e.revision}` : ""}`}
       onKeyDown={onKeyDown}
     >
       <header class="plan-head">
         <span class="chip">plan</span>
-        <h3>{e.title || "Proposed plan"}</h3>
+        <h2>{e.title || "Proposed plan"}</h2>
         {typeof e.revision === "number" && <span class="muted small">revision {e.revision}</span>}
         {!pending && (
           <span class={`badge plan-decision decision-${plan.decision ?? "expired"}`}>

@@ -25,6 +25,12 @@ export function isSafeLink(href: string): boolean {
   }
 }
 
+// Heading ranks of the current render: the Markdown's own levels, shifted so its first heading
+// ranks at `base` and no heading skips a level (exposed as aria-level; the tags stay for styling).
+let headingBase = 2;
+let headingTop = 0;
+let headingPrev = 1;
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
@@ -51,6 +57,13 @@ const marked = new Marked({
       const href = escapeHtml(token.href.trim());
       return `<a href="${href}" title="${href}">${inner}</a>`;
     },
+    heading(token: Tokens.Heading): string {
+      const d = token.depth;
+      if (headingTop === 0 || d < headingTop) headingTop = d;
+      const level = Math.min(6, Math.max(headingBase, Math.min(headingPrev + 1, headingBase + d - headingTop)));
+      headingPrev = level;
+      return `<h${d} aria-level="${level}">${this.parser.parseInline(token.tokens)}</h${d}>\n`;
+    },
     code(token: Tokens.Code): string {
       const lang = (token.lang ?? "").trim().split(/\s+/)[0]?.toLowerCase() ?? "";
       const cls = /^[a-z0-9_+#.-]{1,32}$/.test(lang) ? ` class="language-${lang}"` : "";
@@ -64,13 +77,10 @@ const ALLOWED_TAGS = [
   "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "table", "thead", "tbody",
   "tr", "th", "td", "span", "div", "input", "sup", "sub", "kbd",
 ];
-const ALLOWED_ATTR = ["href", "title", "class", "start", "align", "type", "checked", "disabled"];
+// aria-level comes from our heading renderer only (raw HTML in model text is escaped).
+const ALLOWED_ATTR = ["href", "title", "class", "start", "align", "type", "checked", "disabled", "aria-level"];
 
 const purifier = DOMPurify();
-// GFM task-list boxes keep their type (DOMPurify drops `type` from inputs otherwise).
-purifier.addHook("uponSanitizeAttribute", (node, data) => {
-  if (node.nodeName === "INPUT" && data.attrName === "type" && data.attrValue === "checkbox") data.forceKeepAttr = true;
-});
 purifier.addHook("afterSanitizeAttributes", (node) => {
   if (node.nodeName === "A") {
     const href = node.getAttribute("href") ?? "";
@@ -87,8 +97,6 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
     if (node.getAttribute("type") !== "checkbox") node.remove();
     else {
       node.setAttribute("disabled", "");
-      // Its accessible name (a task box has no label element).
-      node.setAttribute("title", node.hasAttribute("checked") ? "Done" : "Not done");
     }
   }
 });
@@ -101,11 +109,40 @@ const PURIFY_CONFIG = {
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
   KEEP_CONTENT: true,
   ADD_ATTR: ["target", "rel"],
+  // Attributes whose values are not URLs: without this they would have to match
+  // ALLOWED_URI_REGEXP and be dropped (task boxes lost their type, headings their rank).
+  ADD_URI_SAFE_ATTR: ["type", "checked", "disabled", "aria-level"],
 } satisfies Config;
 
-export function renderMarkdown(src: string): string {
+/** `headingRank`: the rank (aria-level) of the text's top heading, below the page's own headings. */
+export function renderMarkdown(src: string, headingRank = 2): string {
+  headingBase = headingRank;
+  headingTop = 0;
+  headingPrev = headingRank - 1;
   const html = marked.parse(src) as string;
-  return purifier.sanitize(html, PURIFY_CONFIG);
+  if (!html.includes('type="checkbox"')) return purifier.sanitize(html, PURIFY_CONFIG);
+  const frag = purifier.sanitize(html, { ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
+  labelTaskBoxes(frag);
+  const box = document.createElement("div");
+  box.append(frag);
+  return box.innerHTML;
+}
+
+const BLOCK = new Set(["UL", "OL", "P", "PRE", "BLOCKQUOTE", "TABLE", "DIV", "H1", "H2", "H3", "H4", "H5", "H6", "HR"]);
+
+/** A task box and the text after it become one <label>: the box's visible name. */
+function labelTaskBoxes(root: DocumentFragment): void {
+  for (const box of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) {
+    const label = document.createElement("label");
+    label.className = "task-item";
+    box.before(label);
+    let n: ChildNode | null = box;
+    while (n && !(n instanceof HTMLElement && BLOCK.has(n.tagName))) {
+      const next: ChildNode | null = n.nextSibling;
+      label.append(n);
+      n = next;
+    }
+  }
 }
 
 /** Sanitize an HTML fragment produced by our own renderers (ANSI, highlight). */

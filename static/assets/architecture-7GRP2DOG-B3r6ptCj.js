@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-JnTgy3P4.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

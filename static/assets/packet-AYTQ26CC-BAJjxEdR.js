@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-JnTgy3P4.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

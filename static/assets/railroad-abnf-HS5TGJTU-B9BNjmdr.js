@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-JnTgy3P4.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-JnTgy3P4.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

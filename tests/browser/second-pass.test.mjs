@@ -152,6 +152,23 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     await p.context.close();
   });
 
+  test("the 'server cannot be reached' start screen goes away by itself once the server answers", { timeout: 30_000 }, async () => {
+    const p = await open();
+    let down = true;
+    await p.page.route("**/api/whoami", (route) => (down ? route.abort("connectionrefused") : route.fallback()));
+    await p.page.goto(server.base + "/");
+    await p.page.getByText("The Tradewind server cannot be reached.").waitFor();
+    down = false;
+    // The browser says the network is back: no click on "Try again" needed.
+    await p.page.evaluate(() => window.dispatchEvent(new Event("online")));
+    await p.page.locator(".topbar").waitFor({ timeout: 5000 }).catch(() => {
+      throw new Error("the unreachable screen stayed after the server came back");
+    });
+    assert.equal(await p.page.getByText("cannot be reached").count(), 0);
+    assert.deepEqual(p.log.errors, []);
+    await p.context.close();
+  });
+
   test("a plan card never takes the focus; Esc shows 'Plan skipped — Undo' for 5 s before the skip is sent", { timeout: 60_000 }, async () => {
     const p = await open();
     await p.page.goto(server.base + "/");
@@ -414,3 +431,35 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     await p.context.close();
   });
 });
+
+describe("first start on a phone", { skip, timeout: 120_000 }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    server = await startServer({ provider: false });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test("polish: a new install on a phone opens on model setup, not on an empty list", { timeout: 30_000 }, async () => {
+    const p = await newPage(browser, server, { viewport: { width: 390, height: 800 } });
+    p.page.setDefaultTimeout(8000);
+    await p.page.route("**/api/setup/probe", (route) => route.fulfill({ json: { servers: [] } }));
+    await signInWithToken(p.page, server);
+    await p.page.locator(".setup h1").getByText("Set up a model").waitFor({ timeout: 5000 }).catch(() => {
+      throw new Error("the phone home screen does not offer model setup");
+    });
+    assert.equal(await p.page.locator(".session-list").isVisible(), false, "the setup, not the empty list");
+    const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `no horizontal page overflow (${overflow}px)`);
+    await shot(p.page, "47-phone-setup");
+    assert.deepEqual(p.log.errors, []);
+    await p.context.close();
+  });
+});
+

@@ -21,7 +21,7 @@ export function Shell() {
     );
   }, []);
   return (
-    <div class={`shell route-${r.name}`}>
+    <div class={`shell route-${r.name}${needsSetup ? " needs-setup" : ""}`}>
       <a class="skip-link" href="#main">
         Skip to content
       </a>

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-BQQYvlhn.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-BQQYvlhn.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

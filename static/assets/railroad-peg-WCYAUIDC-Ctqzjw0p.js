@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -455,3 +455,56 @@ async fn headless_plan_run_is_unavailable_and_questions_fail_fast() {
     assert!(r["text"].as_str().unwrap().contains("no_interactive_ui"));
     let _ = Duration::ZERO;
 }
+
+/// The browser reports diagrams it could not render; the model hears them with the feedback so
+/// it can fix the diagram; a decided plan takes no more reports.
+#[tokio::test]
+async fn render_errors_reach_the_model_with_the_decision() {
+    let s = plan_server().await;
+    let (_, v) = s
+        .post("/api/sessions", json!({"agent": "plan", "mode": "auto"}))
+        .await;
+    let sid = v["id"].as_str().unwrap().to_string();
+    s.prompt(&sid, "please plan the feature").await;
+    let p1 = s.wait_event(&sid, |e| e["type"] == "plan_proposed").await;
+    let plan_id = p1["plan_id"].as_str().unwrap().to_string();
+    let (st, _) = s
+        .post(
+            &format!("/api/plans/{plan_id}/render-errors"),
+            json!({"errors": []}),
+        )
+        .await;
+    assert_eq!(st, 422, "at least one error");
+    let (st, _) = s
+        .post(
+            &format!("/api/plans/{plan_id}/render-errors"),
+            json!({"errors": [{"diagram_id": "login-flow", "message": "Parse error on line 2: Expecting 'SOLID_ARROW'"}]}),
+        )
+        .await;
+    assert_eq!(st, 204);
+    let (st, _) = s
+        .post(
+            &format!("/api/plans/{plan_id}/decision"),
+            json!({"decision": "feedback", "feedback": "fix the diagram"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let result = s
+        .wait_event(&sid, |e| {
+            e["type"] == "tool_result" && e["tool"] == "exit_plan"
+        })
+        .await;
+    let text = result["text"].as_str().unwrap();
+    assert!(
+        text.contains("diagrams.render_errors") && text.contains("Expecting 'SOLID_ARROW'"),
+        "{text}"
+    );
+    let (st, _) = s
+        .post(
+            &format!("/api/plans/{plan_id}/render-errors"),
+            json!({"errors": [{"diagram_id": "overview", "message": "late"}]}),
+        )
+        .await;
+    assert_eq!(st, 409, "a decided plan takes no more reports");
+    s.stop().await;
+}

@@ -568,6 +568,23 @@ pub struct WhoAmI {
     pub password_set: bool,
 }
 
+/// A diagram of a pending plan that the browser could not render.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenderError {
+    /// The diagram's id in the plan revision.
+    pub diagram_id: String,
+    /// Mermaid's error message.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenderErrorsParams {
+    /// At most 10.
+    pub errors: Vec<RenderError>,
+}
+
 /// An input waiting behind a session's active run.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct QueueItem {

@@ -217,6 +217,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plans/{id}/render-errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report diagrams of a pending plan that failed to render in the browser; the model hears them
+         *     with the decision (409 once the plan is decided).
+         */
+        post: operations["plan_render_errors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/policy/check": {
         parameters: {
             query?: never;
@@ -1232,6 +1252,17 @@ export interface components {
         QueueList: {
             data: components["schemas"]["QueueItem"][];
         };
+        /** @description A diagram of a pending plan that the browser could not render. */
+        RenderError: {
+            /** @description The diagram's id in the plan revision. */
+            diagram_id: string;
+            /** @description Mermaid's error message. */
+            message: string;
+        };
+        RenderErrorsParams: {
+            /** @description At most 10. */
+            errors: components["schemas"]["RenderError"][];
+        };
         RunInfo: {
             agent: components["schemas"]["Agent"];
             /** Format: int64 */
@@ -1823,6 +1854,61 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PlanDecisionResponse"];
                 };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    plan_render_errors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenderErrorsParams"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: {
                 headers: {

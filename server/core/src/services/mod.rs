@@ -278,6 +278,41 @@ impl Core {
             .await?)
     }
 
+    /// The browser's render errors for a pending plan's diagrams: kept with the plan and told
+    /// to the model with the decision, so it can fix the diagram.
+    pub async fn report_render_errors(
+        &self,
+        plan_id: &str,
+        errors: &[crate::protocol::RenderError],
+    ) -> ServiceResult<()> {
+        if errors.is_empty() || errors.len() > 10 {
+            return Err(ServiceError::Invalid(
+                "errors must hold 1 to 10 items".into(),
+            ));
+        }
+        for e in errors {
+            if e.diagram_id.is_empty() || e.diagram_id.chars().count() > 80 {
+                return Err(ServiceError::Invalid(
+                    "diagram_id must be 1 to 80 characters".into(),
+                ));
+            }
+            if e.message.trim().is_empty() || e.message.chars().count() > 2000 {
+                return Err(ServiceError::Invalid(
+                    "message must be 1 to 2000 characters".into(),
+                ));
+            }
+        }
+        let plan = self.store.get_plan(plan_id).await.or_not_found("plan")?;
+        let json = serde_json::to_string(errors)
+            .map_err(|e| ServiceError::Invalid(format!("cannot encode the errors: {e}")))?;
+        if !self.store.set_plan_render_errors(&plan.id, &json).await? {
+            return Err(ServiceError::Conflict(
+                "the plan is no longer waiting for a decision".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Approve a plan, send feedback, or skip it.
     pub async fn decide_plan(&self, id: &str, answer: PlanAnswer) -> ServiceResult<()> {
         let (decision, feedback) = answer;

@@ -32,6 +32,8 @@ pub struct PlanRow {
     pub feedback: Option<String>,
     pub created_at: i64,
     pub decided_at: Option<i64>,
+    /// JSON array of `{diagram_id, message}`: diagrams the browser could not render.
+    pub render_errors: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -122,7 +124,7 @@ impl Store {
 
     pub async fn get_plan(&self, id: &str) -> StoreResult<PlanRow> {
         sqlx::query_as::<_, PlanRow>(
-            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at FROM plans WHERE id = $1",
+            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors FROM plans WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(self.pool())
@@ -133,12 +135,24 @@ impl Store {
 
     pub async fn pending_plans(&self, session_id: &str) -> StoreResult<Vec<PlanRow>> {
         Ok(sqlx::query_as::<_, PlanRow>(
-            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at \
+            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors \
              FROM plans WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
         )
         .bind(session_id)
         .fetch_all(self.pool())
         .await?)
+    }
+
+    /// Record the browser's render errors for a pending plan; false when it is not pending.
+    pub async fn set_plan_render_errors(&self, id: &str, errors_json: &str) -> StoreResult<bool> {
+        let n =
+            sqlx::query("UPDATE plans SET render_errors = $1 WHERE id = $2 AND status = 'pending'")
+                .bind(errors_json)
+                .bind(id)
+                .execute(self.pool())
+                .await?
+                .rows_affected();
+        Ok(n == 1)
     }
 
     /// `from → to` once (compare-and-set); false when the plan was not in `from`.
@@ -164,7 +178,7 @@ impl Store {
     /// Approved plans of a run whose implementation has not started.
     pub async fn approved_plans_of_run(&self, run_id: &str) -> StoreResult<Vec<PlanRow>> {
         Ok(sqlx::query_as::<_, PlanRow>(
-            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at \
+            "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors \
              FROM plans WHERE run_id = $1 AND status = 'approved' ORDER BY created_at DESC",
         )
         .bind(run_id)

@@ -164,6 +164,7 @@ impl super::Tool for ExitPlan {
             feedback: None,
             created_at: now_ms(),
             decided_at: None,
+            render_errors: None,
         };
         let event = EventPayload::PlanProposed {
             plan_id: plan_id.clone(),
@@ -190,7 +191,21 @@ impl super::Tool for ExitPlan {
             Asked::Expired => (PlanDecision::Skipped, None),
             Asked::Failed(e) => return ToolOutput::err("internal", e),
         };
-        ToolOutput::ok(decision_text(decision, feedback, &artifact.id, &rev))
+        // What the browser could not draw reaches the model with the decision.
+        let render_errors = t
+            .deps
+            .store
+            .get_plan(&plan_id)
+            .await
+            .ok()
+            .and_then(|p| p.render_errors);
+        let mut text = decision_text(decision, feedback, &artifact.id, &rev);
+        if let Some(errs) = render_errors {
+            text.push_str(&format!(
+                "diagrams.render_errors: {errs}\nThese diagrams failed to render in the user's browser; fix them in the next revision (quote node labels that contain (), [] or {{}}, e.g. A[\"f(x)\"]).\n"
+            ));
+        }
+        ToolOutput::ok(text)
     }
 }
 

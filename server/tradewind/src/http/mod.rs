@@ -89,7 +89,7 @@ impl std::ops::Deref for AppState {
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item,
         settings::get_provider, settings::put_provider, settings::list_models,
-        plans::answer_question, plans::decide_plan, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
+        plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
@@ -181,6 +181,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/ws", get(ws::ws_handler))
         .route("/api/questions/{id}", post(plans::answer_question))
         .route("/api/plans/{id}/decision", post(plans::decide_plan))
+        .route(
+            "/api/plans/{id}/render-errors",
+            post(plans::plan_render_errors),
+        )
         .route("/api/sessions/{id}/artifacts", get(plans::list_artifacts))
         .route(
             "/api/artifacts/{id}/files/{*path}",

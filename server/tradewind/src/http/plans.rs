@@ -52,6 +52,20 @@ pub async fn decide_plan(
     }))
 }
 
+/// Report diagrams of a pending plan that failed to render in the browser; the model hears them
+/// with the decision (409 once the plan is decided).
+#[utoipa::path(post, path = "/api/plans/{id}/render-errors", tag = "runs", params(("id" = String, Path)),
+    request_body = crate::protocol::RenderErrorsParams,
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn plan_render_errors(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(p): ApiJson<crate::protocol::RenderErrorsParams>,
+) -> ApiResult<axum::http::StatusCode> {
+    state.report_render_errors(&id, &p.errors).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Artifact {
     pub id: String,

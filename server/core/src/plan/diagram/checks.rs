@@ -57,6 +57,9 @@ pub(super) fn check(d: &DiagramInput) -> Result<ValidDiagram, String> {
         ));
     };
     check_content(src, mtype)?;
+    if matches!(mtype, "flowchart" | "graph") {
+        check_flowchart_labels(src)?;
+    }
     let estimated_nodes = estimate_nodes(mtype, src);
     if estimated_nodes > MAX_NODES {
         return Err(format!(
@@ -228,6 +231,87 @@ pub(super) fn check_content(src: &str, mtype: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The mistake models make most in flowcharts, which Mermaid refuses to parse: a node label with
+/// brackets of its own left unquoted, e.g. `C[greet(name)]` (write `C["greet(name)"]`).
+pub(super) fn check_flowchart_labels(src: &str) -> Result<(), String> {
+    for line in src.lines() {
+        let line = line.trim();
+        if line.starts_with("%%") {
+            continue;
+        }
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // Edge text (`-->|text|`) is not a node label.
+            if b[i] == b'|' {
+                i = line[i + 1..].find('|').map_or(b.len(), |e| i + e + 2);
+                continue;
+            }
+            // A node id directly followed by a shape's opening bracket.
+            let id_start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if i == id_start {
+                i += 1;
+                continue;
+            }
+            let Some(open) = shape_open(&line[i..]) else {
+                continue;
+            };
+            let body_start = i + open.len();
+            let rest = &line[body_start..];
+            if rest.trim_start().starts_with('"') {
+                // A quoted label: skip to its closing quote.
+                let q = body_start + rest.find('"').unwrap_or(0) + 1;
+                i = line[q..].find('"').map_or(line.len(), |e| q + e + 1);
+                continue;
+            }
+            let close = shape_close(open);
+            let end = match open {
+                "[/" | "[\\" => rest.find("/]").into_iter().chain(rest.find("\\]")).min(),
+                _ => rest.find(close.as_str()),
+            };
+            let Some(end) = end else {
+                i = body_start;
+                continue;
+            };
+            let label = &rest[..end];
+            if let Some(c) = label.chars().find(|c| "()[]{}".contains(*c)) {
+                let id = &line[id_start..i];
+                return Err(format!(
+                    "node `{id}`: its label `{}` contains `{c}`, which Mermaid reads as a shape; quote the label: {id}{open}\"{}\"{close}",
+                    snippet(label, 60),
+                    snippet(label, 60),
+                ));
+            }
+            i = body_start + end + close.len();
+        }
+    }
+    Ok(())
+}
+
+/// The opening bracket run of a flowchart node shape at the start of `s`, if any.
+fn shape_open(s: &str) -> Option<&'static str> {
+    const OPENS: [&str; 11] = [
+        "(((", "([", "((", "[[", "[(", "[/", "[\\", "{{", "(", "[", "{",
+    ];
+    OPENS.into_iter().find(|o| s.starts_with(o))
+}
+
+/// The closing run that matches an opening one: `([` → `])`, `{{` → `}}`.
+fn shape_close(open: &str) -> String {
+    open.chars()
+        .rev()
+        .map(|c| match c {
+            '(' => ')',
+            '[' => ']',
+            '{' => '}',
+            other => other,
+        })
+        .collect()
 }
 
 pub(super) fn check_style(stmt: &str) -> Result<(), String> {

@@ -423,6 +423,29 @@ mod tests {
     use super::*;
     use DiagramKind as K;
 
+    #[test]
+    fn unquoted_brackets_in_flowchart_labels_are_caught() {
+        let r = reason("flowchart TD\n  A[start] --> C[greet(name)]");
+        assert!(
+            r.contains("node `C`") && r.contains("C[\"greet(name)\"]"),
+            "{r}"
+        );
+        let r = reason("graph LR\n  A{is x[0] set?} --> B");
+        assert!(r.contains("node `A`") && r.contains('['), "{r}");
+        let r = reason("flowchart TD\n  A([call f(x)])");
+        assert!(r.contains("node `A`"), "{r}");
+        for good in [
+            "flowchart TD\n  A[\"greet(name)\"] --> B",
+            "flowchart TD\n  A[(database)] --> B((circle)) --> C{decide}",
+            "flowchart TD\n  A[/parallelogram/] --> B[\\alt\\] --> C[/trap\\]",
+            "flowchart TD\n  A{{hexagon}} --> B([stadium]) --> C[[subroutine]] --> D(((double)))",
+            "flowchart TD\n  A -->|calls f(x)| B\n  %% C[f(x)] in a comment",
+            "flowchart LR\n  A[\"list[0] (first)\"] -.-> B",
+        ] {
+            accept(good);
+        }
+    }
+
     fn input(id: &str, src: &str) -> DiagramInput {
         DiagramInput {
             id: id.into(),

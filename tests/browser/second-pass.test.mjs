@@ -238,6 +238,31 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     await p.context.close();
   });
 
+  test("provider retries: one line updated in place; when they give up, it says so and the error shows once", { timeout: 30_000 }, async () => {
+    const p = await open();
+    const { inj } = await fixtureSession(p, "Retries give up");
+    const run = "01RUNFIXTURERETRY00000000A";
+    inj.send({ type: "run_started", run, run_id: run, agent: "build", mode: "ask", trigger: "prompt" });
+    inj.send({ type: "user_message", run, message_id: "01MSGRETRY", text: "hello" });
+    for (const attempt of [2, 3, 4]) {
+      inj.send({ type: "provider_retry", run, attempt, max_attempts: 4, delay_ms: 60_000, reason: "the provider is overloaded or failing (503): busy" });
+      await p.page.locator(`.retry-note[data-attempt="${attempt}"]`).waitFor();
+      assert.equal(await p.page.locator(".retry-note").count(), 1, "one retry line, updated in place");
+    }
+    const message = "the provider is overloaded or failing (503): busy";
+    inj.send({ type: "error", run, code: "provider_overloaded", message });
+    inj.send({ type: "run_finished", run, run_id: run, status: "failed", error: { code: "provider_overloaded", message }, usage: { input_tokens: 0, output_tokens: 0 }, duration_ms: 9000 });
+    await p.page.locator('.run-end[data-status="failed"]').waitFor();
+    await p.page.locator(".retry-note").getByText("gave up after attempt 4 of 4").waitFor({ timeout: 2000 });
+    const text = await p.page.locator(".transcript").innerText();
+    assert.equal(text.match(/overloaded or failing right now/g)?.length ?? 0, 1, `one final error:\n${text}`);
+    assert.doesNotMatch(text, /provider_overloaded|provider_retry/, "no raw codes");
+    await p.page.getByRole("button", { name: "Retry" }).waitFor();
+    await shot(p.page, "48-retries-gave-up");
+    assertClean(p);
+    await p.context.close();
+  });
+
   test("internal prompts (plan implementation, wake-up) are small system notes, not user bubbles", { timeout: 30_000 }, async () => {
     const p = await open();
     const { inj } = await fixtureSession(p, "Internal prompts");

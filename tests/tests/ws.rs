@@ -391,7 +391,11 @@ async fn the_session_list_is_driven_by_the_socket() {
     let v = next_update(&mut ws, &|v| v["data"]["status"] == "running").await;
     assert_eq!(v["type"], "session_updated");
     s.wait_run_finished(&sid, &run).await;
-    next_update(&mut ws, &|v| v["data"]["status"] == "idle").await;
+    // The first prompt named the session.
+    next_update(&mut ws, &|v| {
+        v["data"]["status"] == "idle" && v["data"]["title"] == "hi"
+    })
+    .await;
     let (st, _) = s
         .send(
             reqwest::Method::PATCH,

@@ -138,6 +138,64 @@ pub struct Core {
     pub runs: Arc<RunManager>,
 }
 
+#[cfg(test)]
+mod title_tests {
+    use super::title_from_prompt;
+
+    #[test]
+    fn titles_from_first_prompts() {
+        assert_eq!(
+            title_from_prompt("  fix the `login` bug\nmore").as_deref(),
+            Some("fix the login bug")
+        );
+        assert_eq!(
+            title_from_prompt("# Add a cache\n\ndetails").as_deref(),
+            Some("Add a cache")
+        );
+        assert_eq!(title_from_prompt("```\ncode\n```"), Some("code".into()));
+        assert_eq!(title_from_prompt("   \n  "), None);
+        let long = "Refactor the session store so that every query goes through one typed row layer and nothing else";
+        let t = title_from_prompt(long).unwrap_or_default();
+        assert!(t.ends_with('…') && t.chars().count() <= 61, "{t}");
+        assert!(t.starts_with("Refactor the session store"), "{t}");
+    }
+}
+
+/// The title a session gets when it is created without one.
+pub const DEFAULT_TITLE: &str = "New session";
+
+/// A session title from its first prompt: the first line with text, Markdown marks and extra
+/// spaces taken out, at most 60 characters (cut at a word).
+pub fn title_from_prompt(text: &str) -> Option<String> {
+    let line = text
+        .lines()
+        .map(|l| l.trim_start_matches(['#', '>', '-', '*', ' ']).trim())
+        .find(|l| !l.is_empty() && !l.starts_with("```"))?;
+    let clean: String = line
+        .chars()
+        .filter(|c| !matches!(c, '`' | '*' | '_'))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if clean.is_empty() {
+        return None;
+    }
+    const MAX: usize = 60;
+    if clean.chars().count() <= MAX {
+        return Some(clean);
+    }
+    let cut: String = clean.chars().take(MAX).collect();
+    let at_word = cut
+        .rfind(' ')
+        .filter(|&i| i >= MAX / 2)
+        .map_or(cut.as_str(), |i| &cut[..i]);
+    Some(format!(
+        "{}…",
+        at_word.trim_end_matches([',', '.', ';', ':'])
+    ))
+}
+
 /// A prompt's text checked, and what kind of run it makes (`!cmd` runs the command itself).
 fn prompt_trigger(text: &str) -> ServiceResult<RunTrigger> {
     if text.trim().is_empty() {
@@ -187,7 +245,23 @@ impl Core {
             ));
         }
         let trigger = prompt_trigger(text)?;
-        Ok(self.runs.enqueue_on(&session, trigger, text).await?)
+        let run_id = self.runs.enqueue_on(&session, trigger, text).await?;
+        if session.title == DEFAULT_TITLE
+            && trigger == RunTrigger::Prompt
+            && let Some(title) = title_from_prompt(text)
+        {
+            // The first exchange names the session; a rename by the user always wins.
+            let patch = crate::store::SessionPatch {
+                title: Some(title),
+                ..Default::default()
+            };
+            if let Ok(row) = self.store.update_session(session_id, &patch).await {
+                self.events
+                    .session_updated(&crate::protocol::Session::from(row))
+                    .await;
+            }
+        }
+        Ok(run_id)
     }
 
     /// Cancel a queued or running run; false when it had already ended. `drop_queue` also

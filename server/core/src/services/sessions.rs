@@ -60,7 +60,7 @@ impl Core {
         };
         let title = match p.title.as_deref() {
             Some(t) => check_title(t)?,
-            None => "New session".to_string(),
+            None => super::DEFAULT_TITLE.to_string(),
         };
         let row = self
             .store

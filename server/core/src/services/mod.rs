@@ -138,29 +138,6 @@ pub struct Core {
     pub runs: Arc<RunManager>,
 }
 
-#[cfg(test)]
-mod title_tests {
-    use super::title_from_prompt;
-
-    #[test]
-    fn titles_from_first_prompts() {
-        assert_eq!(
-            title_from_prompt("  fix the `login` bug\nmore").as_deref(),
-            Some("fix the login bug")
-        );
-        assert_eq!(
-            title_from_prompt("# Add a cache\n\ndetails").as_deref(),
-            Some("Add a cache")
-        );
-        assert_eq!(title_from_prompt("```\ncode\n```"), Some("code".into()));
-        assert_eq!(title_from_prompt("   \n  "), None);
-        let long = "Refactor the session store so that every query goes through one typed row layer and nothing else";
-        let t = title_from_prompt(long).unwrap_or_default();
-        assert!(t.ends_with('…') && t.chars().count() <= 61, "{t}");
-        assert!(t.starts_with("Refactor the session store"), "{t}");
-    }
-}
-
 /// The title a session gets when it is created without one.
 pub const DEFAULT_TITLE: &str = "New session";
 
@@ -397,5 +374,28 @@ impl Core {
         Ok(plans
             .answer(&self.store, &self.events, id, (decision, feedback))
             .await?)
+    }
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::title_from_prompt;
+
+    #[test]
+    fn titles_from_first_prompts() {
+        assert_eq!(
+            title_from_prompt("  fix the `login` bug\nmore").as_deref(),
+            Some("fix the login bug")
+        );
+        assert_eq!(
+            title_from_prompt("# Add a cache\n\ndetails").as_deref(),
+            Some("Add a cache")
+        );
+        assert_eq!(title_from_prompt("```\ncode\n```"), Some("code".into()));
+        assert_eq!(title_from_prompt("   \n  "), None);
+        let long = "Refactor the session store so that every query goes through one typed row layer and nothing else";
+        let t = title_from_prompt(long).unwrap_or_default();
+        assert!(t.ends_with('…') && t.chars().count() <= 61, "{t}");
+        assert!(t.starts_with("Refactor the session store"), "{t}");
     }
 }

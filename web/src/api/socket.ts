@@ -43,21 +43,20 @@ export class Connection {
         if (document.visibilityState === "visible" && this.state.get() !== "open") this.reconnectNow();
       });
     }
-    if (navigator.onLine === false) this.goOffline();
-    else this.open();
+    this.open();
   }
 
   /**
    * The browser says the network is gone: drop the socket (it may linger half-open for a long
-   * time) and wait for the `online` event instead of retrying into the void.
+   * time) and say "Offline". Attempts go on with backoff, since a server on loopback stays
+   * reachable without a network, and the `online` event retries at once.
    */
   private goOffline(): void {
     if (!this.started) return;
-    clearTimeout(this.timer);
     const ws = this.ws;
     this.ws = null;
     ws?.close();
-    this.state.set("offline");
+    this.scheduleReconnect();
   }
 
   stop(): void {
@@ -108,7 +107,8 @@ export class Connection {
       return;
     }
     this.ws = ws;
-    if (this.state.get() !== "reconnecting") this.state.set("connecting");
+    const s = this.state.get();
+    if (s !== "reconnecting" && s !== "offline") this.state.set("connecting");
     ws.onopen = () => {
       if (this.ws !== ws) return;
       const reopened = this.everOpened;
@@ -157,11 +157,7 @@ export class Connection {
 
   private scheduleReconnect(): void {
     if (!this.started) return;
-    if (navigator.onLine === false) {
-      this.goOffline();
-      return;
-    }
-    this.state.set("reconnecting");
+    this.state.set(navigator.onLine === false ? "offline" : "reconnecting");
     const jitter = Math.random() * 0.3 * this.delay;
     const wait = Math.round(this.delay + jitter);
     this.nextAttemptAt.set(Date.now() + wait);

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

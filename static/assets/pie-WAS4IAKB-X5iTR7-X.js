@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-Wky9ZWN0.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

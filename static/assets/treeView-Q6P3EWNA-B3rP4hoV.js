@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-DIWEft5y.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

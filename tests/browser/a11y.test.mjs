@@ -148,7 +148,7 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       inj.send({ type: "provider_retry", run, attempt: 2, max_attempts: 4, delay_ms: 1000, reason: "rate limited" });
       inj.send({
         type: "message_complete", run, message_id: "01ASSA11Y", reasoning: "",
-        text: "# Title\n\n### Deep heading\n\nSome `code`, a [link](https://example.com).\n\n- [ ] todo\n- [x] done\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n\n> quoted",
+        text: "# Title\n\n### Deep heading\n\nSome `code`, a [link](https://example.com).\n\n- [ ] todo\n- [x] done\n\n| a | b |\n|---|---|\n| 1 | wide-cell-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx |\n\n```js\nconst x = 1;\n```\n\n> quoted",
       });
       inj.send({ type: "tool_call", run, call_id: "t1", tool: "shell", effect: "process", input: { command: "ls -la" } });
       inj.send({
@@ -158,7 +158,7 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       inj.send({ type: "tool_call", run, call_id: "t2", tool: "write_file", effect: "write", input: { path: "a.txt", content: "x\n" } });
       inj.send({
         type: "tool_result", run, call_id: "t2", tool: "write_file", ok: true, text: "written",
-        parts: [{ type: "diff", path: "a.txt", lang: "text", patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n", truncated: false }],
+        parts: [{ type: "diff", path: "a.txt", lang: "text", patch: `--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new ${"wide".repeat(120)}\n`, truncated: false }],
       });
       inj.send({ type: "error", run, code: "provider_overloaded", message: "the provider is overloaded (503): busy" });
       inj.send({ type: "run_finished", run, run_id: run, status: "failed", error: { code: "provider_overloaded", message: "the provider is overloaded (503): busy" }, usage: { input_tokens: 10, output_tokens: 5 }, duration_ms: 40 });

@@ -1,4 +1,5 @@
 import type { WakeupItem } from "../state/transcript";
+import { InlineCode } from "./InlineCode";
 
 /**
  * The wake-up text is written for the model: its header repeats this note's label and its last
@@ -22,7 +23,15 @@ export function WakeupNote({ item }: { item: WakeupItem }) {
         Background task{n === 1 ? "" : "s"} finished
         {n > 1 ? ` (${n})` : ""}
       </span>
-      {summary && <pre class="wakeup-text">{summary}</pre>}
+      {summary && (
+        <ul class="wakeup-text">
+          {summary.split("\n").map((line, i) => (
+            <li key={i}>
+              <InlineCode text={line.replace(/^\s*-\s+/, "")} />
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-Wky9ZWN0.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-Wky9ZWN0.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-Wky9ZWN0.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-Wky9ZWN0.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

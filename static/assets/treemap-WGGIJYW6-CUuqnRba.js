@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-Ds4UQqIf.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

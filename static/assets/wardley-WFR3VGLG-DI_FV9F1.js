@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-Ds4UQqIf.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

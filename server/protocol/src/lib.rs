@@ -181,6 +181,34 @@ pub struct Session {
     pub last_seq: i64,
     pub created_at: i64,
     pub updated_at: i64,
+    /// A fork: the session and the seq of the user message it was made at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct ForkedFrom {
+    pub session: String,
+    pub seq: i64,
+}
+
+/// `POST /api/sessions/{id}/fork`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForkParams {
+    /// The seq of a `user_message` event: the fork holds the conversation before it. Omitted:
+    /// the whole conversation (the session must be idle).
+    pub seq: Option<i64>,
+    /// Sent as the fork's first new message ("edit and resend").
+    pub text: Option<String>,
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Forked {
+    pub session: Session,
+    /// The run `text` started, if any.
+    pub run_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
@@ -297,6 +325,8 @@ pub enum RunTrigger {
     Plan,
     /// Background tasks ended.
     Wakeup,
+    /// The user resumed a run that was interrupted, cancelled or failed.
+    Resume,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -311,6 +311,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a run that stopped early (interrupted, cancelled or failed): a new run on its session
+         *     tells the model to go on from where it stopped (trigger `resume`). Only the session's latest
+         *     run, and only while nothing runs there.
+         */
+        post: operations["resume_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -376,6 +397,27 @@ export interface paths {
         get: operations["list_events"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork a session ("edit and resend"): a new session holding the conversation before the user
+         *     message at `seq` (or all of it), then `text` sent there. The original stays as it was; seq is
+         *     gap-free in both.
+         */
+        post: operations["fork_session"];
         delete?: never;
         options?: never;
         head?: never;
@@ -971,6 +1013,28 @@ export interface components {
             /** @enum {string} */
             type: "session_updated";
         };
+        /** @description `POST /api/sessions/{id}/fork`. */
+        ForkParams: {
+            /**
+             * Format: int64
+             * @description The seq of a `user_message` event: the fork holds the conversation before it. Omitted:
+             *     the whole conversation (the session must be idle).
+             */
+            seq?: number | null;
+            /** @description Sent as the fork's first new message ("edit and resend"). */
+            text?: string | null;
+            title?: string | null;
+        };
+        Forked: {
+            /** @description The run `text` started, if any. */
+            run_id?: string | null;
+            session: components["schemas"]["Session"];
+        };
+        ForkedFrom: {
+            /** Format: int64 */
+            seq: number;
+            session: string;
+        };
         /** @description One thing a session was allowed: by an approval answer, or a rule kept for its workspace. */
         GrantInfo: {
             /** Format: int64 */
@@ -1287,7 +1351,7 @@ export interface components {
          * @description What started a run.
          * @enum {string}
          */
-        RunTrigger: "prompt" | "command" | "plan" | "wakeup";
+        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume";
         /** @description The process sandbox: whether commands run confined by Landlock, and why not. */
         SandboxInfo: {
             /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
@@ -1313,6 +1377,7 @@ export interface components {
             archived: boolean;
             /** Format: int64 */
             created_at: number;
+            forked_from?: components["schemas"]["ForkedFrom"] | null;
             id: string;
             /**
              * Format: int64
@@ -2135,6 +2200,51 @@ export interface operations {
             };
         };
     };
+    resume_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostMessageResponse"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_sessions: {
         parameters: {
             query?: {
@@ -2407,6 +2517,63 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fork_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkParams"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forked"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

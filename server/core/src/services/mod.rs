@@ -13,7 +13,7 @@ use crate::agent::{AgentDeps, ProviderHandle};
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::pending::{AnswerError, Answers, PlanAnswer};
-use crate::protocol::{ApprovalDecision, RunTrigger};
+use crate::protocol::{ApprovalDecision, RunStatus, RunTrigger};
 use crate::runs::RunManager;
 use crate::store::{SessionRow, Store, StoreError};
 
@@ -249,6 +249,60 @@ impl Core {
             self.runs.drop_queue(&run.session_id).await;
         }
         self.runs.cancel(run_id).await.or_not_found("run")
+    }
+
+    /// Resume a run that stopped early (interrupted, cancelled, failed): a new run on its
+    /// session that tells the model to go on from where it stopped. Only the session's latest
+    /// run, and only when nothing else runs there.
+    pub async fn resume_run(&self, run_id: &str) -> ServiceResult<String> {
+        let run = self.store.get_run(run_id).await.or_not_found("run")?;
+        if !matches!(
+            run.status,
+            RunStatus::Interrupted | RunStatus::Cancelled | RunStatus::Failed
+        ) {
+            return Err(ServiceError::Conflict(format!(
+                "only a run that stopped early can be resumed; this one is {}",
+                run.status.as_str()
+            )));
+        }
+        let session = self.load_session(&run.session_id).await?;
+        if self.runs.is_busy(&session.id) {
+            return Err(ServiceError::Conflict(
+                "the session is busy; resume when its run ends".into(),
+            ));
+        }
+        let latest = self
+            .store
+            .list_session_runs(&session.id, 1)
+            .await?
+            .into_iter()
+            .next();
+        if latest.is_some_and(|l| l.id != run.id) {
+            return Err(ServiceError::Conflict(
+                "a later run exists; only the latest run can be resumed".into(),
+            ));
+        }
+        let why = match run.status {
+            RunStatus::Interrupted => "the server stopped during it",
+            RunStatus::Cancelled => "it was cancelled",
+            _ => "it failed",
+        };
+        const REQUEST: &str = "The request was:\n\n";
+        // Resuming a resume: quote the original request, not the previous instruction.
+        let request = match run.trigger {
+            RunTrigger::Resume => run
+                .input
+                .split_once(REQUEST)
+                .map_or(run.input.as_str(), |(_, r)| r),
+            _ => run.input.as_str(),
+        };
+        let text = format!(
+            "Continue the previous task from where it stopped ({why}). Check what was already done (files, tool results above) before repeating anything, then finish it. {REQUEST}{request}"
+        );
+        Ok(self
+            .runs
+            .enqueue_on(&session, RunTrigger::Resume, &text)
+            .await?)
     }
 
     /// What waits behind the session's active run.

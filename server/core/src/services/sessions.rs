@@ -105,6 +105,69 @@ impl Core {
         self.update_session(id, &patch).await
     }
 
+    /// Fork a session ("edit and resend"): a new session with the conversation before one of its
+    /// user messages (or all of it), then `text` sent there. The original is untouched.
+    pub async fn fork_session(
+        &self,
+        id: &str,
+        p: &crate::protocol::ForkParams,
+    ) -> ServiceResult<crate::protocol::Forked> {
+        let src = self.load_session(id).await?;
+        let (cut, at_seq) = match p.seq {
+            Some(seq) => {
+                let ev = self.store.event_at(id, seq).await.or_not_found("event")?;
+                if ev.kind != "user_message" {
+                    return Err(ServiceError::Invalid(format!(
+                        "event {seq} is a {}, not a user message",
+                        ev.kind
+                    )));
+                }
+                // Cut before the run that message opened, so none of that run comes along.
+                let cut = match &ev.run_id {
+                    Some(run) => self.store.first_seq_of_run(id, run).await?.unwrap_or(seq),
+                    None => seq,
+                };
+                (cut, seq)
+            }
+            None => {
+                if matches!(src.status, SessionStatus::Running | SessionStatus::Waiting) {
+                    return Err(ServiceError::Conflict(
+                        "the session has an active run; fork at a message, or wait".into(),
+                    ));
+                }
+                (src.last_seq + 1, src.last_seq + 1)
+            }
+        };
+        let title = match p.title.as_deref() {
+            Some(t) => check_title(t)?,
+            None => {
+                let base: String = src.title.chars().take(180).collect();
+                format!("{base} (fork)")
+            }
+        };
+        let new_id = crate::util::new_id();
+        let row = self
+            .store
+            .fork_session(&crate::store::ForkSpec {
+                from: id,
+                new_id: &new_id,
+                title: &title,
+                cut,
+                at_seq,
+            })
+            .await?;
+        self.events.touch(&new_id);
+        let run_id = match p.text.as_deref() {
+            Some(text) => Some(self.post_message(&new_id, text).await?),
+            None => None,
+        };
+        let session = match run_id {
+            Some(_) => self.load_session(&new_id).await?.into(),
+            None => row.into(),
+        };
+        Ok(crate::protocol::Forked { session, run_id })
+    }
+
     /// Delete a session and everything it owns; refused while a run is active.
     pub async fn delete_session(&self, id: &str) -> ServiceResult<()> {
         let row = self.load_session(id).await?;

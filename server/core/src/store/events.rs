@@ -88,6 +88,33 @@ impl Store {
     }
 
     /// Events with `seq > after`, oldest first.
+    /// One event of a session by seq.
+    pub async fn event_at(&self, session_id: &str, seq: i64) -> StoreResult<EventRow> {
+        sqlx::query_as::<_, EventRow>(
+            "SELECT session_id, seq, run_id, type, data, created_at FROM events WHERE session_id = $1 AND seq = $2",
+        )
+        .bind(session_id)
+        .bind(seq)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
+    /// The seq of a run's first event in a session.
+    pub async fn first_seq_of_run(
+        &self,
+        session_id: &str,
+        run_id: &str,
+    ) -> StoreResult<Option<i64>> {
+        let row: Option<(Option<i64>,)> =
+            sqlx::query_as("SELECT MIN(seq) FROM events WHERE session_id = $1 AND run_id = $2")
+                .bind(session_id)
+                .bind(run_id)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0))
+    }
+
     pub async fn list_events(
         &self,
         session_id: &str,

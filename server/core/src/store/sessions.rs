@@ -18,6 +18,8 @@ pub struct SessionRow {
     pub last_seq: i64,
     pub created_at: i64,
     pub updated_at: i64,
+    pub forked_from_session: Option<String>,
+    pub forked_from_seq: Option<i64>,
     /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
     #[sqlx(try_from = "String")]
     pub status: SessionStatus,
@@ -28,6 +30,7 @@ macro_rules! select_sessions {
     ($tail:literal) => {
         concat!(
             "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
+            "s.forked_from_session, s.forked_from_seq, ",
             "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') THEN 'waiting' ",
@@ -155,6 +158,74 @@ impl From<SessionRow> for crate::protocol::Session {
             last_seq: r.last_seq,
             created_at: r.created_at,
             updated_at: r.updated_at,
+            forked_from: match (r.forked_from_session, r.forked_from_seq) {
+                (Some(session), Some(seq)) => Some(crate::protocol::ForkedFrom { session, seq }),
+                _ => None,
+            },
         }
+    }
+}
+
+/// What a fork copies: the events before `cut` (renumbered from 1, so seq stays gap-free) and
+/// the history messages of the runs among them.
+pub struct ForkSpec<'a> {
+    pub from: &'a str,
+    pub new_id: &'a str,
+    pub title: &'a str,
+    /// Events with `seq < cut` are copied.
+    pub cut: i64,
+    /// The user message the fork was made at (recorded as `forked_from.seq`).
+    pub at_seq: i64,
+}
+
+impl Store {
+    /// Make a fork in one transaction: the new session row, the copied events and messages.
+    pub async fn fork_session(&self, f: &ForkSpec<'_>) -> StoreResult<SessionRow> {
+        let src = self.get_session(f.from).await?;
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at, forked_from_session, forked_from_seq) \
+             VALUES ($1, $2, $3, $4, $5, 0, NULL, $6, $7, $8, $9, $10)",
+        )
+        .bind(f.new_id)
+        .bind(f.title)
+        .bind(&src.workspace)
+        .bind(src.agent.as_str())
+        .bind(src.mode.as_str())
+        .bind((f.cut - 1).max(0))
+        .bind(now)
+        .bind(now)
+        .bind(f.from)
+        .bind(f.at_seq)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO events (session_id, seq, run_id, type, data, created_at) \
+             SELECT $1, seq, run_id, type, data, created_at FROM events WHERE session_id = $2 AND seq < $3",
+        )
+        .bind(f.new_id)
+        .bind(f.from)
+        .bind(f.cut)
+        .execute(&mut *tx)
+        .await?;
+        // Messages keep their order (history is read by id): each copy's id is the original's
+        // with the fork's id appended, which sorts the same way among the copies and before
+        // anything the fork adds later.
+        sqlx::query(
+            "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
+             SELECT m.id || '.' || $1, $2, m.run_id, m.role, m.parts, m.created_at FROM messages m \
+             WHERE m.session_id = $3 AND m.run_id IN \
+               (SELECT DISTINCT e.run_id FROM events e WHERE e.session_id = $4 AND e.seq < $5 AND e.run_id IS NOT NULL)",
+        )
+        .bind(f.new_id)
+        .bind(f.new_id)
+        .bind(f.from)
+        .bind(f.from)
+        .bind(f.cut)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.get_session(f.new_id).await
     }
 }

@@ -84,10 +84,10 @@ impl std::ops::Deref for AppState {
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
         devices::list_devices, devices::revoke_device, devices::device_link,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
-        sessions::patch_session, sessions::delete_session, sessions::list_messages,
+        sessions::patch_session, sessions::delete_session, sessions::fork_session, sessions::list_messages,
         sessions::list_events, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
-        runs::list_queue, runs::patch_queue_item, runs::delete_queue_item,
+        runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         settings::get_provider, settings::put_provider, settings::list_models,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
@@ -154,6 +154,7 @@ pub fn router(state: AppState) -> Router {
                 .delete(sessions::delete_session),
         )
         .route("/api/sessions/{id}/events", get(sessions::list_events))
+        .route("/api/sessions/{id}/fork", post(sessions::fork_session))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
         .route(
             "/api/sessions/{id}/permissions",
@@ -172,6 +173,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/runs/{id}", get(runs::get_run))
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
+        .route("/api/runs/{id}/resume", post(runs::resume_run))
         .route("/api/approvals/{id}", post(runs::answer_approval))
         .route(
             "/api/settings/provider",

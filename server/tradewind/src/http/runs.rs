@@ -29,6 +29,22 @@ pub async fn post_message(
     ))
 }
 
+/// Resume a run that stopped early (interrupted, cancelled or failed): a new run on its session
+/// tells the model to go on from where it stopped (trigger `resume`). Only the session's latest
+/// run, and only while nothing runs there.
+#[utoipa::path(post, path = "/api/runs/{id}/resume", tag = "runs", params(("id" = String, Path)),
+    responses((status = 202, body = PostMessageResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn resume_run(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
+    let run_id = state.resume_run(&id).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(PostMessageResponse { run_id }),
+    ))
+}
+
 fn run_info(r: crate::store::RunRow) -> RunInfo {
     RunInfo {
         error: r

@@ -104,6 +104,23 @@ pub async fn patch_session(
     Ok(axum::Json(session))
 }
 
+/// Fork a session ("edit and resend"): a new session holding the conversation before the user
+/// message at `seq` (or all of it), then `text` sent there. The original stays as it was; seq is
+/// gap-free in both.
+#[utoipa::path(post, path = "/api/sessions/{id}/fork", tag = "sessions", params(("id" = String, Path)),
+    request_body = crate::protocol::ForkParams,
+    responses((status = 201, body = crate::protocol::Forked), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn fork_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(p): ApiJson<crate::protocol::ForkParams>,
+) -> ApiResult<(StatusCode, axum::Json<crate::protocol::Forked>)> {
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(state.fork_session(&id, &p).await?),
+    ))
+}
+
 /// Delete a session and everything it owns.
 #[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
     responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]

@@ -331,6 +331,21 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     await p.page.locator('.diff .copy-btn[data-copied="copied"]').waitFor();
     assert.equal(await clip(), patch);
 
+    // A background task's output.
+    await p.page.route(/\/api\/tasks\/[^/]+\/output/, (route) =>
+      route.fulfill({ json: { id: "01TASKCOPY", status: "succeeded", exit_code: 0, text: "\u001b[32mtask ok\u001b[0m\n", next_offset: 17, eof: true, output_truncated: false } }),
+    );
+    const now = Date.now();
+    inj.send({
+      type: "task_updated",
+      task: { id: "01TASKCOPY", session_id: "", label: "job", command: "echo task ok", cwd: "/ws", status: "running", exit_code: null, error: null, stopped_by: null, pid: 7, output_bytes: 17, timeout_ms: 60_000, created_at: now, started_at: now, finished_at: null },
+    });
+    const task = p.page.locator('.tasks-panel .task[data-task-id="01TASKCOPY"]');
+    await task.locator(".task-output").getByText("task ok").waitFor();
+    await task.getByRole("button", { name: "Copy output" }).click();
+    await task.locator('.copy-btn[data-copied="copied"]').waitFor();
+    assert.equal(await clip(), "task ok\n");
+
     // Timestamps: relative, exact on hover.
     const userTime = p.page.locator(".msg-user time.timestamp");
     assert.equal(await userTime.innerText(), "3 h ago");

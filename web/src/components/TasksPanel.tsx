@@ -3,7 +3,9 @@ import { api, errorText } from "../api/client";
 import type { Task } from "../api/types";
 import { LIVE_TASK } from "../state/transcript";
 import { duration } from "../util/format";
+import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
+import { CopyButton } from "./CopyButton";
 import { VisibleText } from "./VisibleText";
 
 /** Output kept on screen per task (the log itself can be 2 MiB + tail). */
@@ -83,6 +85,11 @@ function TaskOutput({ task }: { task: Task }) {
 
   return (
     <div class="task-output" ref={pre} data-task-output={task.id}>
+      {text && (
+        <div class="task-output-tools">
+          <CopyButton label="Copy output" text={() => stripAnsi(text)} />
+        </div>
+      )}
       {dropped && <p class="muted small">Earlier output not shown.</p>}
       {text ? <AnsiText text={text} class="task-log" /> : <p class="muted small">{live ? "No output yet." : "No output."}</p>}
       {truncated && <p class="muted small">The log was capped; its last part follows the notice line.</p>}

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-CNm3aGo2.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-Ds4UQqIf.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-Ds4UQqIf.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-Ds4UQqIf.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,5 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
-//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls.
+//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls;
+//! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
@@ -648,6 +649,256 @@ async fn stream() {
     }
 }
 
+/// A soak: `TW_SOAK_MINUTES` (default 2) of 20 sessions taking turns (a `read_file` call, then a
+/// 200-delta reply) against the release server in its own process, while 50 WebSocket watchers
+/// subscribe to random sessions, read for a while, drop and resubscribe from their last seq.
+/// Reports RSS after warm-up and at the end, lost/duplicated events, and turn time in the first
+/// and last windows.
+async fn soak() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use tradewind_tests::openai_mock::{ev_usage, tool_reply};
+    let minutes: f64 = std::env::var("TW_SOAK_MINUTES")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(2.0);
+    let total = Duration::from_secs_f64(minutes * 60.0);
+    // TW_SOAK_FRESH_EVERY=N: each driver moves to a new session every N turns (many short
+    // sessions: what finished sessions leave behind shows in RSS).
+    let fresh_every: usize = std::env::var("TW_SOAK_FRESH_EVERY")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    // Warm-up: the first quarter (5 minutes of a 30-minute soak, 30 s of a 2-minute one).
+    let warm = total / 4;
+    let mock = Mock::default();
+    fn reply(req: &Value) -> Reply {
+        let last_is_tool = req["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .is_some_and(|m| m["role"] == "tool");
+        if last_is_tool {
+            let mut chunks: Vec<String> = (0..200).map(|i| ev_text(&format!("w{i} "))).collect();
+            chunks.extend([ev_finish("stop"), ev_usage(1000, 200), ev_done()]);
+            Reply::Sse {
+                chunks,
+                delay: Duration::ZERO,
+            }
+        } else {
+            tool_reply("call_1", "read_file", &json!({"path": "a.txt"}))
+        }
+    }
+    *mock.responder.lock().unwrap() = Some(reply);
+    let url = mock.serve().await;
+    let home = TempDir::new("bench-soak-home");
+    let ws_dir = TempDir::new("bench-soak-ws");
+    std::fs::write(ws_dir.path().join("a.txt"), "soak\n".repeat(50)).unwrap();
+    let (mut child, base) = spawn_binary_at(
+        &release_binary(),
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--workspace",
+            ws_dir.path().to_str().unwrap(),
+            "--provider",
+            "openai",
+            "--base-url",
+            &url,
+            "--model",
+            "test-model",
+        ],
+        &home.path().join("state"),
+        TOKEN,
+    )
+    .await;
+    let pid = child.id().unwrap();
+    let api = Arc::new(Remote::new(&base));
+    let ws_url = format!("{}/api/ws", base.replace("http://", "ws://"));
+    let mut sids = Vec::new();
+    for _ in 0..20 {
+        sids.push(api.create_session(json!({"mode": "ask"})).await);
+    }
+    let t0 = Instant::now();
+    let gaps = Arc::new(AtomicU64::new(0));
+    let frames_seen = Arc::new(AtomicU64::new(0));
+    let turns_done = Arc::new(AtomicU64::new(0));
+    // Drivers: one per session, turn after turn, each timed from POST to its run_finished frame.
+    let mut drivers = Vec::new();
+    for sid in sids.clone() {
+        let (api, ws_url, turns_done) = (api.clone(), ws_url.clone(), turns_done.clone());
+        drivers.push(tokio::spawn(async move {
+            let mut sid = sid;
+            let mut ws = ws_connect_url(&ws_url).await;
+            ws_send(
+                &mut ws,
+                json!({"type": "subscribe", "session": sid, "after": 0}),
+            )
+            .await;
+            let mut times: Vec<(f64, f64)> = Vec::new();
+            let turns = if fresh_every > 0 { usize::MAX } else { 200 };
+            for turn in 0..turns {
+                if t0.elapsed() >= total {
+                    break;
+                }
+                if fresh_every > 0 && turn > 0 && turn % fresh_every == 0 {
+                    ws_send(&mut ws, json!({"type": "unsubscribe", "session": sid})).await;
+                    sid = api.create_session(json!({"mode": "ask"})).await;
+                    ws_send(
+                        &mut ws,
+                        json!({"type": "subscribe", "session": sid, "after": 0}),
+                    )
+                    .await;
+                }
+                let start = Instant::now();
+                let run = api.prompt(&sid, &format!("turn {turn}")).await;
+                loop {
+                    let f = ws_next(&mut ws, Duration::from_secs(60))
+                        .await
+                        .expect("frames");
+                    if f["type"] == "run_finished" && f["run"] == run.as_str() {
+                        assert_eq!(f["status"], "completed", "{f}");
+                        break;
+                    }
+                }
+                times.push((
+                    start.duration_since(t0).as_secs_f64(),
+                    start.elapsed().as_secs_f64() * 1000.0,
+                ));
+                turns_done.fetch_add(1, Ordering::Relaxed);
+            }
+            times
+        }));
+    }
+    // Watchers: subscribe to a random session from the last seq seen there, read 1–4 s, drop.
+    let mut watchers = Vec::new();
+    for w in 0..50u64 {
+        let (ws_url, sids, gaps, frames_seen) = (
+            ws_url.clone(),
+            sids.clone(),
+            gaps.clone(),
+            frames_seen.clone(),
+        );
+        watchers.push(tokio::spawn(async move {
+            let mut last: std::collections::HashMap<String, i64> = Default::default();
+            let mut x = w
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut rand = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            while t0.elapsed() < total {
+                let sid = sids[(rand() % sids.len() as u64) as usize].clone();
+                let after = *last.get(&sid).unwrap_or(&0);
+                let mut ws = ws_connect_url(&ws_url).await;
+                ws_send(
+                    &mut ws,
+                    json!({"type": "subscribe", "session": sid, "after": after}),
+                )
+                .await;
+                let until = Instant::now() + Duration::from_millis(1000 + rand() % 3000);
+                let mut seq = after;
+                while Instant::now() < until {
+                    let Some(f) =
+                        ws_next(&mut ws, until.saturating_duration_since(Instant::now())).await
+                    else {
+                        break;
+                    };
+                    let Some(s) = f["seq"].as_i64() else { continue };
+                    if s != seq + 1 {
+                        gaps.fetch_add(1, Ordering::Relaxed);
+                    }
+                    seq = s;
+                    frames_seen.fetch_add(1, Ordering::Relaxed);
+                }
+                last.insert(sid, seq);
+            }
+        }));
+    }
+    // RSS every 5 s.
+    let mut rss: Vec<(f64, f64)> = Vec::new();
+    while t0.elapsed() < total {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        rss.push((t0.elapsed().as_secs_f64(), rss_kib(pid) as f64 / 1024.0));
+    }
+    let mut times = Vec::new();
+    for d in drivers {
+        times.extend(d.await.unwrap());
+    }
+    for w in watchers {
+        w.await.unwrap();
+    }
+    let after_warm = rss
+        .iter()
+        .find(|(t, _)| *t >= warm.as_secs_f64())
+        .map_or(0.0, |r| r.1);
+    let end = rss.last().map_or(0.0, |r| r.1);
+    let window = warm.as_secs_f64();
+    let first: Vec<f64> = times
+        .iter()
+        .filter(|(at, _)| *at >= window && *at < 2.0 * window)
+        .map(|t| t.1)
+        .collect();
+    let last_start = total.as_secs_f64() - window;
+    let last: Vec<f64> = times
+        .iter()
+        .filter(|(at, _)| *at >= last_start)
+        .map(|t| t.1)
+        .collect();
+    // Every stored event of every session, in order, exactly once.
+    let mut stored_gaps = 0;
+    for sid in &sids {
+        let mut after = 0;
+        loop {
+            let page = api
+                .get(&format!(
+                    "/api/sessions/{sid}/events?after={after}&limit=1000"
+                ))
+                .await;
+            let data = page["data"].as_array().cloned().unwrap_or_default();
+            if data.is_empty() {
+                break;
+            }
+            for e in &data {
+                let s = e["seq"].as_i64().unwrap();
+                if s != after + 1 {
+                    stored_gaps += 1;
+                }
+                after = s;
+            }
+        }
+    }
+    let _ = child.kill().await;
+    println!(
+        "soak {minutes} min: {} turns (20 sessions, read_file + 200 deltas each), 50 watchers reconnecting: {} frames read, {} seq gaps or duplicates live, {} in storage",
+        turns_done.load(Ordering::Relaxed),
+        frames_seen.load(Ordering::Relaxed),
+        gaps.load(Ordering::Relaxed),
+        stored_gaps
+    );
+    println!(
+        "soak rss_mib: after warm-up ({:.0} s) {after_warm:.1}, end {end:.1} ({:+.1} %); samples {}",
+        window,
+        (end - after_warm) / after_warm * 100.0,
+        rss.iter()
+            .map(|r| format!("{:.0}", r.1))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "soak turn_ms (POST → run_finished): first window after warm-up p50 {:.1} p99 {:.1} (n={}), last window p50 {:.1} p99 {:.1} (n={})",
+        pct(&mut first.clone(), 0.5),
+        pct(&mut first.clone(), 0.99),
+        first.len(),
+        pct(&mut last.clone(), 0.5),
+        pct(&mut last.clone(), 0.99),
+        last.len()
+    );
+}
+
 /// What HTTPS costs: handshake + first response on loopback, idle RSS of the release server
 /// with and without `--tls auto`, and a 5,000-delta stream to a `wss://` client against `ws://`.
 async fn tls() {
@@ -948,5 +1199,9 @@ async fn main() {
     }
     if want("tls") {
         tls().await;
+    }
+    // Not part of a plain `bench` run: it takes minutes.
+    if args.iter().any(|a| a == "soak") {
+        soak().await;
     }
 }

@@ -143,8 +143,9 @@ impl RunManager {
                         Some((q, token))
                     }
                     None => {
-                        st.worker = false;
-                        st.active = None;
+                        // Idle: forget the session (its queue's capacity included), so finished
+                        // sessions cost nothing here.
+                        map.remove(&session_id);
                         self.idle.notify_waiters();
                         None
                     }
@@ -329,16 +330,20 @@ impl RunManager {
         let run = self.deps.store.get_run(run_id).await?;
         let (removed, token) = {
             let mut map = self.lock();
-            let st = map.entry(run.session_id.clone()).or_default();
-            let before = st.queue.len();
-            st.queue.retain(|q| q.run_id != run_id);
-            let removed = st.queue.len() != before;
-            let token = st
-                .active
-                .as_ref()
-                .filter(|(id, _)| id == run_id)
-                .map(|(_, t)| t.clone());
-            (removed, token)
+            match map.get_mut(&run.session_id) {
+                Some(st) => {
+                    let before = st.queue.len();
+                    st.queue.retain(|q| q.run_id != run_id);
+                    let removed = st.queue.len() != before;
+                    let token = st
+                        .active
+                        .as_ref()
+                        .filter(|(id, _)| id == run_id)
+                        .map(|(_, t)| t.clone());
+                    (removed, token)
+                }
+                None => (false, None),
+            }
         };
         if let Some(t) = token {
             t.cancel();

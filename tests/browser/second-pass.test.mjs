@@ -183,6 +183,7 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
       what: `${document.activeElement?.tagName}.${document.activeElement?.className}`,
     }));
     assert.equal(focused.inCard, false, `the arriving plan card took the focus (${focused.what})`);
+    await p.page.locator(".transcript .working").getByText("Waiting for your review of the plan").waitFor({ timeout: 2000 });
 
     // Esc on the card: an Undo, and nothing sent yet.
     await card.getByRole("button", { name: "Approve", exact: true }).focus();

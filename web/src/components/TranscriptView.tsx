@@ -68,7 +68,13 @@ export function TranscriptView({ snap }: { snap: TranscriptSnapshot }) {
         {snap.activeRun && (
           <div class="working" role="status">
             <span class="spinner" aria-hidden="true" />
-            {snap.pendingApprovals.length > 0 ? "Waiting for your approval…" : "Working…"}
+            {snap.pendingApprovals.length > 0
+              ? "Waiting for your approval…"
+              : snap.pendingPlans.length > 0
+                ? "Waiting for your review of the plan…"
+                : snap.pendingQuestions.length > 0
+                  ? "Waiting for your answer…"
+                  : "Working…"}
           </div>
         )}
       </div>

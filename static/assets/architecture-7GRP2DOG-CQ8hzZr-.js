@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-CNm3aGo2.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

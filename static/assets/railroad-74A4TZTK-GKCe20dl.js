@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-CNm3aGo2.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -82,6 +82,9 @@ describe("sessions list", { skip, timeout: 120_000 }, () => {
     await afterPaint(p.page);
     for (const id of ids) assert.equal(await p.page.locator(`.archived [data-session-id="${id}"]`).count(), 1, "still listed after a poll");
     await shot(p.page, "40-archived-only");
+    // An open archived session keeps its group unfolded, itself marked as the current one.
+    await p.page.goto(`${server.base}/s/${ids[0]}`);
+    await p.page.locator(`.archived [data-session-id="${ids[0]}"][aria-current="page"]`).waitFor({ timeout: 5000 });
     assert.deepEqual(p.log.errors, []);
     await p.context.close();
   });

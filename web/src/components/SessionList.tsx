@@ -7,10 +7,12 @@ import { SessionListItem } from "./SessionListItem";
 export function SessionList({ activeId }: { activeId: string | null }) {
   const list = useObservable(sessions);
   const error = useObservable(sessionsError);
-  const [showArchived, setShowArchived] = useState(false);
+  // null: folded, unless the open session is an archived one (it stays in sight).
+  const [showArchivedChoice, setShowArchived] = useState<boolean | null>(null);
   const [creating, setCreating] = useState(false);
   const active = (list ?? []).filter((s) => !s.archived);
   const archived = (list ?? []).filter((s) => s.archived);
+  const showArchived = showArchivedChoice ?? archived.some((s) => s.id === activeId);
 
   return (
     <div class="session-list">

@@ -33,6 +33,25 @@ const scripts = [
     match: "make a file",
     turns: [{ text: "Writing it.", tool_calls: [{ name: "write_file", arguments: { path: "hello.txt", content: "hi\n" } }] }],
   },
+  {
+    match: "ask me",
+    turns: [
+      {
+        text: "A question first.",
+        tool_calls: [
+          {
+            name: "ask_user_question",
+            arguments: {
+              questions: [
+                { question: "Which database?", header: "Database", options: [{ label: "SQLite", description: "embedded", recommended: true }, { label: "Postgres" }] },
+                { question: "Which features?", header: "Features", multi_select: true, options: [{ label: "Metrics" }, { label: "Eviction" }] },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  },
   { turns: [{ text: "Hello from replay" }] },
 ];
 
@@ -85,6 +104,10 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
     ids.approval = await createSessionViaUi(p.page, { title: "Approval pending", mode: "ask" });
     await sendPrompt(p.page, "make a file");
     await p.page.locator(".transcript .approval-card").waitFor({ timeout: 15_000 });
+    await p.page.goto(server.base + "/");
+    ids.question = await createSessionViaUi(p.page, { title: "Question pending" });
+    await sendPrompt(p.page, "ask me");
+    await p.page.locator(".question-panel").waitFor({ timeout: 15_000 });
     const created = await apiCall(p.page, server, "POST", "/api/sessions", { title: "Rich transcript" });
     ids.rich = created.json.id;
     await p.context.close();
@@ -136,6 +159,33 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       await p.context.close();
     });
 
+    test(`${scheme} theme: a pending question, the new-session form, the permissions and artifacts panels`, { timeout: 30_000 }, async () => {
+      const p = await open();
+      await p.page.goto(`${server.base}/s/${ids.question}`);
+      await p.page.locator(".question-panel").waitFor();
+      await axe(p.page, `a session with a pending question (${scheme})`);
+      await p.page.goto(`${server.base}/s/${ids.plan}`);
+      await p.page.getByRole("button", { name: "+ New" }).click();
+      await p.page.locator("form.new-session").waitFor();
+      await p.page.getByRole("button", { name: "Permissions" }).click();
+      await p.page.locator(".permissions-panel").waitFor();
+      await p.page.getByRole("button", { name: "Artifacts" }).click();
+      await p.page.locator(".artifacts-panel .artifact-item").first().waitFor();
+      await axe(p.page, `the new-session form, permissions and artifacts panels (${scheme})`);
+      await p.context.close();
+    });
+
+    test(`${scheme} theme: phone width, list and session`, { timeout: 30_000 }, async () => {
+      const p = await open({ viewport: { width: 390, height: 800 } });
+      await p.page.goto(server.base + "/");
+      await p.page.locator(".session-list .session-item").first().waitFor();
+      await axe(p.page, `the phone home (${scheme})`);
+      await p.page.goto(`${server.base}/s/${ids.approval}`);
+      await p.page.locator(".transcript .approval-card").waitFor();
+      await axe(p.page, `a phone session (${scheme})`);
+      await p.context.close();
+    });
+
     test(`${scheme} theme: transcript with Markdown, terminal output, a diff, notes and errors`, { timeout: 30_000 }, async () => {
       const p = await open();
       await p.page.goto(server.base + "/");
@@ -162,7 +212,13 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       });
       inj.send({ type: "error", run, code: "provider_overloaded", message: "the provider is overloaded (503): busy" });
       inj.send({ type: "run_finished", run, run_id: run, status: "failed", error: { code: "provider_overloaded", message: "the provider is overloaded (503): busy" }, usage: { input_tokens: 10, output_tokens: 5 }, duration_ms: 40 });
+      const t0 = Date.now();
+      inj.send({
+        type: "task_updated",
+        task: { id: "01TASKA11Y", session_id: ids.rich, label: "watcher", command: "npm run dev", cwd: "/ws", status: "succeeded", exit_code: 0, error: null, stopped_by: null, pid: 9, output_bytes: 0, timeout_ms: 60_000, created_at: t0, started_at: t0, finished_at: t0 + 5 },
+      });
       await p.page.locator(".run-end").waitFor();
+      await p.page.locator(".tasks-panel .task").waitFor();
       await p.page.locator(".diff").waitFor();
       await p.page.locator(".terminal").waitFor();
       await axe(p.page, `a rich transcript (${scheme})`);

@@ -4,7 +4,8 @@ import { sessions, sessionsError } from "../state/sessions";
 import { NewSessionForm } from "./NewSessionForm";
 import { SessionListItem } from "./SessionListItem";
 
-export function SessionList({ activeId }: { activeId: string | null }) {
+export function SessionList({ activeId, headingLevel = 2 }: { activeId: string | null; headingLevel?: 1 | 2 }) {
+  const Heading = headingLevel === 1 ? "h1" : "h2";
   const list = useObservable(sessions);
   const error = useObservable(sessionsError);
   // null: folded, unless the open session is an archived one (it stays in sight).
@@ -17,7 +18,7 @@ export function SessionList({ activeId }: { activeId: string | null }) {
   return (
     <div class="session-list">
       <div class="session-list-head">
-        <h2>Sessions</h2>
+        <Heading>Sessions</Heading>
         <button
           type="button"
           class="btn small primary"

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { api } from "../api/client";
 import { providerMissing } from "../state/app";
+import { phoneLayout } from "../state/layout";
 import { useObservable } from "../state/observable";
 import { route } from "../state/router";
 import { SessionList } from "./SessionList";
@@ -14,6 +15,9 @@ import { Welcome } from "./Welcome";
 export function Shell() {
   const r = useObservable(route);
   const needsSetup = useObservable(providerMissing);
+  const phone = useObservable(phoneLayout);
+  // At phone width the home page is the list: it is then the page's main content (and its h1).
+  const listIsPage = phone && r.name === "home" && !needsSetup;
   useEffect(() => {
     api.getProvider().then(
       (p) => providerMissing.set(!p.kind),
@@ -28,10 +32,16 @@ export function Shell() {
       <TitleUpdater />
       <TopBar />
       <div class="panes">
-        <nav class="sidebar" aria-label="Sessions">
-          <SessionList activeId={r.name === "session" ? r.id : null} />
-        </nav>
-        <main id="main" class="main" tabIndex={-1}>
+        {listIsPage ? (
+          <main id="main" class="sidebar list-page" tabIndex={-1}>
+            <SessionList activeId={null} headingLevel={1} />
+          </main>
+        ) : (
+          <nav class="sidebar" aria-label="Sessions">
+            <SessionList activeId={r.name === "session" ? r.id : null} />
+          </nav>
+        )}
+        {!listIsPage && <main id="main" class="main" tabIndex={-1}>
           {needsSetup && r.name !== "settings" ? (
             <Setup />
           ) : (
@@ -41,7 +51,7 @@ export function Shell() {
               {r.name === "home" && <Welcome />}
             </>
           )}
-        </main>
+        </main>}
       </div>
     </div>
   );

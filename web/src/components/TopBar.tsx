@@ -16,7 +16,7 @@ export function TopBar() {
           ‹
         </a>
       )}
-      <a class="brand" href="/" onClick={(e) => linkClick(e, "/")}>
+      <a class="brand" href="/" onClick={(e) => linkClick(e, "/")} aria-label="Tradewind home">
         <span class="brand-mark" aria-hidden="true" />
         <span class="brand-name">Tradewind</span>
       </a>

@@ -229,3 +229,36 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
     });
   }
 });
+
+describe("accessibility of the first-start setup (axe-core)", { skip, timeout: 120_000 }, () => {
+  let server;
+  let browser;
+  let setupState;
+
+  before(async () => {
+    server = await startServer({ provider: false });
+    browser = await launchBrowser();
+    const p = await newPage(browser, server);
+    setupState = await signInWithToken(p.page, server);
+    await p.context.close();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  for (const scheme of ["light", "dark"]) {
+    test(`${scheme} theme: the model setup screen`, { timeout: 30_000 }, async () => {
+      const p = await newPage(browser, server, { storageState: setupState, colorScheme: scheme, bypassCSP: true });
+      p.page.setDefaultTimeout(10_000);
+      await p.page.route("**/api/setup/probe", (route) =>
+        route.fulfill({ json: { servers: [{ name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen2.5-coder:7b"] }] } }),
+      );
+      await p.page.goto(server.base + "/");
+      await p.page.locator(".setup .probe-item").first().waitFor();
+      await axe(p.page, `the setup screen (${scheme})`);
+      await p.context.close();
+    });
+  }
+});

@@ -280,8 +280,14 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     inj.send({ type: "run_started", run: run2, run_id: run2, agent: "build", mode: "ask", trigger: "wakeup" });
     inj.send({ type: "user_message", run: run2, message_id: "01MSGWAKE", text: wakeText });
     inj.send({ type: "run_finished", run: run2, run_id: run2, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
-    await p.page.locator(".run-end").nth(1).waitFor({ timeout: 10_000 });
-    const note = p.page.locator(".system-note");
+    const run3 = "01RUNFIXTURERESUME0000000A";
+    inj.send({ type: "run_started", run: run3, run_id: run3, agent: "build", mode: "ask", trigger: "resume" });
+    inj.send({ type: "user_message", run: run3, message_id: "01MSGRESUME", text: "Continue the previous task from where it stopped (it failed). The request was:\n\nhello" });
+    inj.send({ type: "run_finished", run: run3, run_id: run3, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
+    await p.page.locator(".run-end").nth(2).waitFor({ timeout: 10_000 });
+    await p.page.locator('.system-note[data-internal="resume"]').getByText("asked to continue the run that stopped").waitFor();
+    await p.page.locator(".run-start").getByText("Resuming the run that stopped").waitFor();
+    const note = p.page.locator('.system-note[data-internal="plan"]');
     await note.getByText("The approved plan was sent to the build agent.").waitFor();
     assert.equal(await p.page.locator(".msg-user").count(), 0, "no user bubble for internal prompts");
     assert.equal(await note.locator("h1").isVisible(), false, "the plan text is folded");

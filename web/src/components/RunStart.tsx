@@ -4,6 +4,7 @@ const TRIGGER: Record<string, string> = {
   command: "Shell command",
   plan: "Implementing the approved plan",
   wakeup: "Woken up: background tasks finished",
+  resume: "Resuming the run that stopped",
 };
 
 /** A run boundary: visible only when the run was not started by a plain prompt. */

@@ -6,7 +6,7 @@ import { Timestamp } from "./Timestamp";
 export function UserMessage({ item }: { item: UserItem }) {
   // The wake-up's prompt repeats the wake-up note just above it: shown once, there.
   if (item.internal === "wakeup") return null;
-  if (item.internal === "plan") return <PlanPromptNote item={item} />;
+  if (item.internal) return <InternalPromptNote item={item} />;
   const isCommand = item.text.startsWith("!");
   return (
     <div class={`msg msg-user${isCommand ? " msg-command" : ""}`} data-seq={item.seq}>
@@ -21,11 +21,16 @@ export function UserMessage({ item }: { item: UserItem }) {
   );
 }
 
-/** The prompt that starts an approved plan's implementation: a small system note, the text folded. */
-function PlanPromptNote({ item }: { item: UserItem }) {
+const INTERNAL: Record<string, string> = {
+  plan: "The approved plan was sent to the build agent.",
+  resume: "The agent was asked to continue the run that stopped.",
+};
+
+/** A prompt the server wrote (plan implementation, resume): a small system note, the text folded. */
+function InternalPromptNote({ item }: { item: UserItem }) {
   return (
     <div class="system-note" role="note" data-seq={item.seq} data-internal={item.internal}>
-      <span class="system-note-label">The approved plan was sent to the build agent.</span>
+      <span class="system-note-label">{INTERNAL[item.internal ?? ""] ?? "The server sent the agent a prompt."}</span>
       <details class="system-note-details">
         <summary>What the agent was told</summary>
         <Markdown source={item.text} final />

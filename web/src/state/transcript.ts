@@ -33,10 +33,10 @@ export interface UserItem extends ItemBase {
   /** When the server received it (ms since the epoch). */
   at: number;
   /**
-   * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`)
-   * or a wake-up (`wakeup`), told apart by the trigger of the run it opens.
+   * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`),
+   * a wake-up (`wakeup`) or a resumed run (`resume`), told apart by the trigger of its run.
    */
-  internal: "plan" | "wakeup" | null;
+  internal: "plan" | "wakeup" | "resume" | null;
 }
 
 export interface AssistantItem extends ItemBase {
@@ -448,7 +448,7 @@ export class Transcript {
       case "user_message": {
         const rs = run ? this.runs.get(run) : undefined;
         const trigger = rs?.started?.trigger;
-        const internal = trigger === "plan" || trigger === "wakeup" ? trigger : null;
+        const internal = trigger === "plan" || trigger === "wakeup" || trigger === "resume" ? trigger : null;
         if (rs && !internal) rs.prompt = str(ev.text);
         this.add<UserItem>({
           kind: "user",

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

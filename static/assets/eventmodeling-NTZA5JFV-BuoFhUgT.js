@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

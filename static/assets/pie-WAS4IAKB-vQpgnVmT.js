@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-t3O5wg6X.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

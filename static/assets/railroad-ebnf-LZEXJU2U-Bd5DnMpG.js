@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-t3O5wg6X.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

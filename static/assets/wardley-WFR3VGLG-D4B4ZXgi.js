@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -10,8 +10,8 @@ export function RunEnd({ run }: { run: RunState }) {
   const f = run.finished;
   if (!f) return null;
   const u = f.usage;
-  const ended = f.status === "failed" || f.status === "interrupted";
-  const canRetry = ended && !run.superseded && run.prompt !== null && retry !== "sent";
+  // A failed run's prompt can be sent again (an interrupted one is for Resume, which continues it).
+  const canRetry = f.status === "failed" && !run.superseded && run.prompt !== null && retry !== "sent";
   const again = async () => {
     if (run.prompt === null) return;
     setRetry("sending");

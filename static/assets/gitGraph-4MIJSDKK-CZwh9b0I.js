@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

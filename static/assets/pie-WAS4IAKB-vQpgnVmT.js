@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-CffR7Sjp.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

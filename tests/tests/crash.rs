@@ -236,3 +236,58 @@ async fn headless_run_prints_json_events_and_never_asks() {
         "x"
     );
 }
+
+/// A full disk: appends fail with `disk_full`, the run stops cleanly, nothing stored is lost,
+/// and everything works again once space returns (the run's end is stored then).
+#[tokio::test]
+async fn a_full_disk_stops_the_run_and_the_server_recovers() {
+    let text: String = (0..3000).map(|i| format!("word{i} ")).collect();
+    let s = TestServer::start(Opts {
+        replay: Some(json!({"scripts": [
+            {"match": "long", "turns": [{"text": text, "chunk_chars": 6, "delay_ms": 1}]},
+            {"turns": [{"text": "short answer"}]},
+        ]})),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let r1 = s.prompt(&sid, "hello").await;
+    s.wait_run_finished(&sid, &r1).await;
+    let before = s.events(&sid).await;
+    let store = s.server.as_ref().unwrap().state.store.clone();
+    store.limit_event_log_pages(Some(0)).await.unwrap();
+    let r2 = s.prompt(&sid, "a long one").await;
+    // The run stops by itself: the session's worker goes idle although its end is not stored.
+    let runs = s.server.as_ref().unwrap().state.runs.clone();
+    let idle = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let n = runs.idle.notified();
+            tokio::pin!(n);
+            n.as_mut().enable();
+            if !runs.is_busy(&sid) {
+                break;
+            }
+            n.await;
+        }
+    })
+    .await;
+    assert!(idle.is_ok(), "the run stopped");
+    // Space returns: the run's end is stored, with the reason.
+    store.limit_event_log_pages(None).await.unwrap();
+    let fin = s.wait_run_finished(&sid, &r2).await;
+    assert_eq!(fin["status"], "failed", "{fin}");
+    assert_eq!(fin["error"]["code"], "disk_full", "{fin}");
+    let after = s.events(&sid).await;
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "nothing stored was lost"
+    );
+    let seqs: Vec<i64> = after.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+    // And the server works as before.
+    let r3 = s.prompt(&sid, "again").await;
+    let fin = s.wait_run_finished(&sid, &r3).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    s.stop().await;
+}

@@ -45,6 +45,10 @@ pub enum ApiError {
     RateLimited { retry_after_secs: u64 },
     #[error("the database is busy; retry shortly")]
     DatabaseBusy,
+    #[error(
+        "the server's disk is full: nothing new can be saved until space is freed (everything saved so far is intact)"
+    )]
+    DiskFull,
     #[error("{0}")]
     Unavailable(String),
     /// An upstream (the model provider) failed.
@@ -71,6 +75,7 @@ impl ApiError {
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::DatabaseBusy | Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
             Self::BadGateway(_) => StatusCode::BAD_GATEWAY,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -88,6 +93,7 @@ impl ApiError {
             Self::Validation(_) => "validation_failed",
             Self::RateLimited { .. } => "rate_limited",
             Self::DatabaseBusy => "database_busy",
+            Self::DiskFull => "disk_full",
             Self::Unavailable(_) => "unavailable",
             Self::BadGateway(_) => "provider_error",
             Self::Internal(_) => "internal",
@@ -119,6 +125,7 @@ impl From<crate::store::StoreError> for ApiError {
             StoreError::NotFound => ApiError::NotFound("not found".into()),
             StoreError::Conflict(m) => ApiError::Conflict(m),
             StoreError::Busy => ApiError::DatabaseBusy,
+            StoreError::DiskFull => ApiError::DiskFull,
             StoreError::Other(e) => ApiError::Internal(e),
         }
     }

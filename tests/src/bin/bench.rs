@@ -649,8 +649,8 @@ async fn stream() {
     }
 }
 
-/// A soak: `TW_SOAK_MINUTES` (default 2) of 20 sessions taking turns (a `read_file` call, then a
-/// 200-delta reply) against the release server in its own process, while 50 WebSocket watchers
+/// A soak: `TW_SOAK_MINUTES` (default 2) of 20 drivers taking turns (a `read_file` call, then a
+/// 200-delta reply; 200 turns per session, then a new session) against the release server in its own process, while 50 WebSocket watchers
 /// subscribe to random sessions, read for a while, drop and resubscribe from their last seq.
 /// Reports RSS after warm-up and at the end, lost/duplicated events, and turn time in the first
 /// and last windows.
@@ -736,12 +736,14 @@ async fn soak() {
             )
             .await;
             let mut times: Vec<(f64, f64)> = Vec::new();
-            let turns = if fresh_every > 0 { usize::MAX } else { 200 };
-            for turn in 0..turns {
+            // A session takes 200 turns (or TW_SOAK_FRESH_EVERY); then the driver goes on in a
+            // new one until the time is up.
+            let every = if fresh_every > 0 { fresh_every } else { 200 };
+            for turn in 0.. {
                 if t0.elapsed() >= total {
                     break;
                 }
-                if fresh_every > 0 && turn > 0 && turn % fresh_every == 0 {
+                if turn > 0 && turn % every == 0 {
                     ws_send(&mut ws, json!({"type": "unsubscribe", "session": sid})).await;
                     sid = api.create_session(json!({"mode": "ask"})).await;
                     ws_send(
@@ -873,7 +875,7 @@ async fn soak() {
     }
     let _ = child.kill().await;
     println!(
-        "soak {minutes} min: {} turns (20 sessions, read_file + 200 deltas each), 50 watchers reconnecting: {} frames read, {} seq gaps or duplicates live, {} in storage",
+        "soak {minutes} min: {} turns (20 drivers, 200 turns per session, read_file + 200 deltas each), 50 watchers reconnecting: {} frames read, {} seq gaps or duplicates live, {} in storage",
         turns_done.load(Ordering::Relaxed),
         frames_seen.load(Ordering::Relaxed),
         gaps.load(Ordering::Relaxed),

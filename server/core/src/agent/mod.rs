@@ -301,25 +301,53 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
     // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
     // and reads the run finds it ended.
+    let end = EventPayload::RunFinished {
+        run_id: spec.run_id.clone(),
+        status: outcome.status,
+        error: outcome.error.clone(),
+        usage: outcome.usage,
+        duration_ms: started.elapsed().as_millis() as u64,
+        reason,
+    };
     if let Err(e) = deps
         .events
-        .append(
-            &spec.session.id,
-            Some(&spec.run_id),
-            &EventPayload::RunFinished {
-                run_id: spec.run_id.clone(),
-                status: outcome.status,
-                error: outcome.error.clone(),
-                usage: outcome.usage,
-                duration_ms: started.elapsed().as_millis() as u64,
-                reason,
-            },
-        )
+        .append(&spec.session.id, Some(&spec.run_id), &end)
         .await
     {
-        tracing::error!(error = %e, "cannot store the run's end");
+        tracing::error!(error = %e, "cannot store the run's end; retrying in the background");
+        // A full disk: keep trying, so the run (and its session) end as soon as space returns
+        // instead of reading `running` until the next restart.
+        let (events, session, run) = (
+            deps.events.clone(),
+            spec.session.id.clone(),
+            spec.run_id.clone(),
+        );
+        tokio::spawn(async move {
+            for _ in 0..3600 {
+                tokio::time::sleep(END_RETRY_EVERY).await;
+                if events.append(&session, Some(&run), &end).await.is_ok() {
+                    tracing::info!(run = %run, "the run's end is stored");
+                    return;
+                }
+            }
+        });
     }
     outcome
+}
+
+/// How often a run's end that could not be stored (full disk) is tried again.
+pub const END_RETRY_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A run stopped because nothing more can be saved.
+fn disk_full(usage: Usage) -> RunOutcome {
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr(
+            "disk_full",
+            "the server's disk is full: the run stopped because nothing more could be saved (everything saved before is intact); free some space and resume it",
+        )),
+        usage,
+    }
 }
 
 /// `!command`: the same proposal as a model `shell` call, through the same gate; no model call.
@@ -400,6 +428,9 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             };
         }
+        if t.deps.events.storage_full() {
+            return disk_full(t.usage);
+        }
         let messages = t.history.lock().messages();
         let req = ChatRequest {
             system: system.clone(),
@@ -409,6 +440,9 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         let model_call = tracing::info_span!("model_call", iteration);
         let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {
             Ok(x) => x,
+            Err(ProviderError::Cancelled) if t.deps.events.storage_full() => {
+                return disk_full(t.usage);
+            }
             Err(ProviderError::Cancelled) => {
                 return RunOutcome {
                     status: RunStatus::Cancelled,
@@ -514,6 +548,10 @@ async fn stream_turn(
             crate::probe::model_call(called.elapsed());
             break;
         };
+        if t.deps.events.storage_full() {
+            // Streaming into a log that cannot be written: stop the model call now.
+            return Err(ProviderError::Cancelled);
+        }
         match ev? {
             ProviderEvent::TextDelta(d) => {
                 crate::probe::chunk(d.len());

@@ -147,6 +147,9 @@ pub struct EventBus {
     /// Ids of sessions whose summary (status, title, archived, last activity) may have changed:
     /// what `subscribe_sessions` clients hear, so the session list needs no polling.
     touched: broadcast::Sender<String>,
+    /// The last write failed because the disk is full (cleared by the next successful one):
+    /// runs stop instead of streaming into nothing.
+    full: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Event kinds after which a session's listed state may differ.
@@ -215,6 +218,7 @@ fn copy_err(e: &StoreError) -> StoreError {
     match e {
         StoreError::NotFound => StoreError::NotFound,
         StoreError::Busy => StoreError::Busy,
+        StoreError::DiskFull => StoreError::DiskFull,
         StoreError::Conflict(m) => StoreError::Conflict(m.clone()),
         StoreError::Other(e) => StoreError::Other(anyhow::anyhow!("{e:#}")),
     }
@@ -226,7 +230,13 @@ impl EventBus {
             store,
             channels: Arc::default(),
             touched: broadcast::channel(1024).0,
+            full: Arc::default(),
         }
+    }
+
+    /// True while the disk is full (the last write failed for it).
+    pub fn storage_full(&self) -> bool {
+        self.full.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Session ids whose listed state may have changed, from now on.
@@ -261,6 +271,7 @@ impl EventBus {
                 ch.shared.clone(),
                 self.channels.clone(),
                 self.touched.clone(),
+                self.full.clone(),
             ));
         }
     }
@@ -479,6 +490,7 @@ async fn write_loop(
     shared: Arc<Shared>,
     channels: Channels,
     touched: broadcast::Sender<String>,
+    full: Arc<std::sync::atomic::AtomicBool>,
 ) {
     loop {
         let Some(mut items) = drain(&shared, 0, true) else {
@@ -497,6 +509,7 @@ async fn write_loop(
         let b = build_batch(items);
         match store.append_batch(&session, &b.events, &b.messages).await {
             Ok(rows) => {
+                full.store(false, std::sync::atomic::Ordering::Relaxed);
                 if rows
                     .iter()
                     .any(|r| SUMMARY_KINDS.contains(&r.kind.as_str()))
@@ -516,6 +529,9 @@ async fn write_loop(
                 }
             }
             Err(e) => {
+                if matches!(e, StoreError::DiskFull) {
+                    full.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 if !matches!(e, StoreError::NotFound) {
                     tracing::error!(error = %e, session = %session, events = b.events.len(), "cannot store events");
                 }

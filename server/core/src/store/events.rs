@@ -87,6 +87,36 @@ impl Store {
         Ok(rows)
     }
 
+    /// SQLite: cap the event log's connection at `extra_pages` more pages than the file has now
+    /// (`None` lifts the cap) — a full disk as that connection sees it. For tests and drills.
+    pub async fn limit_event_log_pages(&self, extra_pages: Option<i64>) -> StoreResult<()> {
+        let Some(w) = self.writer() else {
+            return Err(StoreError::Other(anyhow::anyhow!(
+                "only SQLite has an event-log connection"
+            )));
+        };
+        let mut guard = w.conn.lock().await;
+        let Some(conn) = guard.as_mut() else {
+            return Err(StoreError::Other(anyhow::anyhow!("the store is closed")));
+        };
+        let max = match extra_pages {
+            Some(extra) => {
+                let (pages,): (i64,) = sqlx::query_as("PRAGMA page_count")
+                    .fetch_one(&mut *conn)
+                    .await?;
+                pages + extra
+            }
+            None => 1_073_741_823,
+        };
+        // `max` is an integer this function computed: no injection possible.
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "PRAGMA max_page_count = {max}"
+        )))
+        .execute(&mut *conn)
+        .await?;
+        Ok(())
+    }
+
     /// Events with `seq > after`, oldest first.
     /// One event of a session by seq.
     pub async fn event_at(&self, session_id: &str, seq: i64) -> StoreResult<EventRow> {

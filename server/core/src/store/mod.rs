@@ -46,6 +46,9 @@ pub enum StoreError {
     Conflict(String),
     #[error("database busy")]
     Busy,
+    /// The disk (or the database's size limit) is full: nothing was written.
+    #[error("the disk is full")]
+    DiskFull,
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -71,6 +74,11 @@ impl From<sqlx::Error> for StoreError {
                     || db.message().contains("database is locked")
                 {
                     StoreError::Busy
+                } else if matches!(code.as_str(), "13" | "53100")
+                    || db.message().contains("database or disk is full")
+                {
+                    // SQLite 13 SQLITE_FULL; Postgres 53100 disk_full.
+                    StoreError::DiskFull
                 } else if db.is_unique_violation() {
                     StoreError::Conflict("already exists".into())
                 } else {

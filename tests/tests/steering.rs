@@ -137,6 +137,20 @@ async fn resume_continues_a_run_that_stopped() {
     assert_eq!(fin["status"], "completed");
     let (_, run) = s.get(&format!("/api/runs/{r2}")).await;
     assert_eq!(run["trigger"], "resume");
+    // Who wrote each user message, and which error ended a run, are in the events.
+    let events = s.events(&sid).await;
+    let origins: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "user_message")
+        .map(|e| &e["origin"])
+        .collect();
+    assert_eq!(origins, [&json!("prompt"), &json!("resume")]);
+    let fatal: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "error")
+        .map(|e| &e["fatal"])
+        .collect();
+    assert_eq!(fatal, [&json!(true)], "the error the first run ended with");
     let body = mock
         .requests
         .lock()

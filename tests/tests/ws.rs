@@ -150,6 +150,7 @@ async fn subscribe_while_events_are_appended_loses_nothing() {
                     &EventPayload::Error {
                         code: "tick".into(),
                         message: i.to_string(),
+                        fatal: false,
                     },
                 )
                 .await
@@ -220,6 +221,7 @@ async fn slow_consumer_is_dropped_and_can_resume() {
             &EventPayload::Error {
                 code: "bulk".into(),
                 message: format!("{i}{pad}"),
+                fatal: false,
             },
         )
         .await

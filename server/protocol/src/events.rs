@@ -10,7 +10,14 @@ use crate::*;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventPayload {
     /// A prompt (or `!command`) from the user.
-    UserMessage { message_id: String, text: String },
+    UserMessage {
+        message_id: String,
+        text: String,
+        /// What wrote it: `prompt` (the user), `command` (a `!command`), `plan` (an approved
+        /// plan's implementation prompt), `wakeup` (background tasks ended), `resume`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<RunTrigger>,
+    },
     RunStarted {
         run_id: String,
         agent: Agent,
@@ -82,7 +89,13 @@ pub enum EventPayload {
         parts: Vec<Part>,
     },
     /// A non-fatal or fatal error of the run.
-    Error { code: String, message: String },
+    Error {
+        code: String,
+        message: String,
+        /// The run ends with this error (its `run_finished` carries it too): show it once.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fatal: bool,
+    },
     /// The provider failed in a way worth retrying: this wait begins now; attempt `attempt` of
     /// `max_attempts` follows after `delay_ms` unless the run is cancelled.
     ProviderRetry {

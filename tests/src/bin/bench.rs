@@ -1042,6 +1042,7 @@ async fn events() {
     let payload = |i: usize| tradewind::protocol::EventPayload::Error {
         code: "bench".into(),
         message: format!("event {i}"),
+        fatal: false,
     };
     let n = 20_000;
     let t0 = Instant::now();

@@ -861,6 +861,7 @@ export interface components {
         /** @description The payload of an event; the frame adds `seq`, `session`, `run` and `at`. */
         EventPayload: {
             message_id: string;
+            origin?: components["schemas"]["RunTrigger"] | null;
             text: string;
             /** @enum {string} */
             type: "user_message";
@@ -944,6 +945,8 @@ export interface components {
             type: "tool_result";
         } | {
             code: string;
+            /** @description The run ends with this error (its `run_finished` carries it too): show it once. */
+            fatal?: boolean;
             message: string;
             /** @enum {string} */
             type: "error";

@@ -265,6 +265,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
             t.emit(EventPayload::UserMessage {
                 message_id,
                 text: spec.text.clone(),
+                origin: Some(spec.trigger),
             });
             loop_turns(&mut t).await
         }
@@ -356,6 +357,7 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     t.emit(EventPayload::UserMessage {
         message_id: new_id(),
         text: t.run.text.clone(),
+        origin: Some(RunTrigger::Command),
     });
     let call = ToolCallReq {
         id: format!("cmd_{}", new_id()),
@@ -454,6 +456,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 t.emit(EventPayload::Error {
                     code: e.code().into(),
                     message: e.to_string(),
+                    fatal: true,
                 });
                 return RunOutcome {
                     status: RunStatus::Failed,
@@ -475,6 +478,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     t.emit(EventPayload::Error {
         code: "iteration_limit".into(),
         message: msg.clone(),
+        fatal: true,
     });
     RunOutcome {
         status: RunStatus::Failed,

@@ -585,6 +585,7 @@ mod tests {
                 &EventPayload::Error {
                     code: "n".into(),
                     message: i.to_string(),
+                    fatal: false,
                 },
             );
         }
@@ -597,6 +598,7 @@ mod tests {
                 &EventPayload::Error {
                     code: "end".into(),
                     message: String::new(),
+                    fatal: false,
                 },
             )
             .await

@@ -302,22 +302,31 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
     // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
     // and reads the run finds it ended.
-    let end = EventPayload::RunFinished {
-        run_id: spec.run_id.clone(),
-        status: outcome.status,
-        error: outcome.error.clone(),
-        usage: outcome.usage,
-        duration_ms: started.elapsed().as_millis() as u64,
-        reason,
-    };
+    record_end(
+        deps,
+        spec,
+        EventPayload::RunFinished {
+            run_id: spec.run_id.clone(),
+            status: outcome.status,
+            error: outcome.error.clone(),
+            usage: outcome.usage,
+            duration_ms: started.elapsed().as_millis() as u64,
+            reason,
+        },
+    )
+    .await;
+    outcome
+}
+
+/// Store the run's end. A full disk: keep trying in the background, so the run (and its
+/// session) end as soon as space returns instead of reading `running` until the next restart.
+async fn record_end(deps: &AgentDeps, spec: &RunSpec, end: EventPayload) {
     if let Err(e) = deps
         .events
         .append(&spec.session.id, Some(&spec.run_id), &end)
         .await
     {
         tracing::error!(error = %e, "cannot store the run's end; retrying in the background");
-        // A full disk: keep trying, so the run (and its session) end as soon as space returns
-        // instead of reading `running` until the next restart.
         let (events, session, run) = (
             deps.events.clone(),
             spec.session.id.clone(),
@@ -333,7 +342,6 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
             }
         });
     }
-    outcome
 }
 
 /// How often a run's end that could not be stored (full disk) is tried again.

@@ -335,6 +335,81 @@ pub async fn ws_connect_url(url: &str) -> Ws {
     ws
 }
 
+/// Open a one-time sign-in link with `client` (which must not follow redirects); asserts the
+/// 303 and returns the `name=value` cookie and the whole `Set-Cookie` header.
+pub async fn sign_in_cookie(
+    client: &reqwest::Client,
+    url: &str,
+    user_agent: &str,
+) -> (String, String) {
+    let r = client
+        .get(url)
+        .header("user-agent", user_agent)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::SEE_OTHER, "{url}");
+    let full = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    (full.split(';').next().unwrap().to_string(), full)
+}
+
+/// A client that does not follow redirects.
+pub fn no_redirect_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// How many of `socks` the server has closed (a read ends within 200 ms).
+pub async fn closed_count(socks: &mut [tokio::net::TcpStream]) -> usize {
+    use tokio::io::AsyncReadExt;
+    let mut closed = 0;
+    let mut buf = [0u8; 256];
+    for c in socks.iter_mut() {
+        if let Ok(Ok(0) | Err(_)) =
+            tokio::time::timeout(Duration::from_millis(200), c.read(&mut buf)).await
+        {
+            closed += 1;
+        }
+    }
+    closed
+}
+
+/// Read until the server closes `sock` (20 s at most); returns how long that took.
+pub async fn time_until_closed(sock: &mut tokio::net::TcpStream) -> Option<Duration> {
+    use tokio::io::AsyncReadExt;
+    let t0 = std::time::Instant::now();
+    let mut buf = [0u8; 256];
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(n) = sock.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await
+    .ok()
+    .map(|()| t0.elapsed())
+}
+
+/// `serve` arguments for a child server on a free port with the replay provider.
+pub fn replay_serve_args(workspace: &Path, replay: &Path) -> Vec<String> {
+    [
+        "serve",
+        "--port",
+        "0",
+        "--workspace",
+        workspace.to_str().unwrap(),
+        "--provider",
+        "replay",
+        "--replay",
+        replay.to_str().unwrap(),
+    ]
+    .map(str::to_string)
+    .to_vec()
+}
+
 /// A rustls client configuration that trusts only the certificates in `pem`.
 pub fn tls_client_config(pem: &str) -> std::sync::Arc<rustls::ClientConfig> {
     use rustls::pki_types::CertificateDer;

@@ -15,17 +15,8 @@ async fn kill_9_mid_run_then_restart() {
     let text: String = (0..400).map(|i| format!("word{i} ")).collect();
     std::fs::write(&replay, json!({"scripts": [{"match": "slow", "turns": [{"text": text, "chunk_chars": 5, "delay_ms": 20}]}, {"turns": [{"text": "fresh answer"}]}]}).to_string()).unwrap();
     let state = home.path().join("state");
-    let args = [
-        "serve",
-        "--port",
-        "0",
-        "--workspace",
-        ws.path().to_str().unwrap(),
-        "--provider",
-        "replay",
-        "--replay",
-        replay.to_str().unwrap(),
-    ];
+    let args = replay_serve_args(ws.path(), &replay);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mut child, base) = spawn_binary(&args, &state, TOKEN).await;
     let api = Remote::new(&base);
     let sid = api.create_session(json!({})).await;
@@ -113,17 +104,8 @@ async fn sigterm_mid_stream_is_an_interruption_with_real_usage() {
     )
     .unwrap();
     let state = home.path().join("state");
-    let args = [
-        "serve",
-        "--port",
-        "0",
-        "--workspace",
-        ws.path().to_str().unwrap(),
-        "--provider",
-        "replay",
-        "--replay",
-        replay.to_str().unwrap(),
-    ];
+    let args = replay_serve_args(ws.path(), &replay);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mut child, base) = spawn_binary(&args, &state, TOKEN).await;
     let api = Remote::new(&base);
     let sid = api.create_session(json!({})).await;

@@ -41,19 +41,6 @@ fn no_redirect(ca: &str) -> reqwest::Client {
         .unwrap()
 }
 
-/// Sign in through a one-time link; returns the `name=value` cookie and the full header.
-async fn sign_in(s: &TestServer, client: &reqwest::Client, ua: &str) -> (String, String) {
-    let r = client
-        .get(s.url(&s.launch_path()))
-        .header("user-agent", ua)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::SEE_OTHER);
-    let full = r.headers()["set-cookie"].to_str().unwrap().to_string();
-    (full.split(';').next().unwrap().to_string(), full)
-}
-
 #[tokio::test]
 async fn a_session_runs_and_streams_over_tls_with_the_generated_ca() {
     let s = TestServer::start(tls_opts()).await;
@@ -92,7 +79,7 @@ async fn a_session_runs_and_streams_over_tls_with_the_generated_ca() {
     assert!(err.is_connect(), "{err:?}");
     // The login cookie is `__Host-`, Secure, HttpOnly, SameSite=Strict, Path=/, no Domain.
     let client = no_redirect(&ca);
-    let (cookie, full) = sign_in(&s, &client, "test").await;
+    let (cookie, full) = sign_in_cookie(&client, &s.url(&s.launch_path()), "test").await;
     assert!(cookie.starts_with("__Host-tw_session="), "{full}");
     for part in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] {
         assert!(full.contains(part), "{part} missing: {full}");
@@ -211,15 +198,7 @@ async fn slow_clients_cannot_starve_the_tls_listener() {
         }
         socks.push(c);
     }
-    let mut closed = 0;
-    let mut buf = [0u8; 256];
-    for c in socks.iter_mut() {
-        if let Ok(Ok(0) | Err(_)) =
-            tokio::time::timeout(Duration::from_millis(200), c.read(&mut buf)).await
-        {
-            closed += 1;
-        }
-    }
+    let closed = closed_count(&mut socks).await;
     assert!(
         closed >= 16,
         "only {closed} connections over the cap were closed"
@@ -228,21 +207,10 @@ async fn slow_clients_cannot_starve_the_tls_listener() {
     let (st, v) = s.get("/api/health").await;
     assert_eq!(st, 200, "{v}");
     // A stalled handshake is closed once the handshake timeout passes.
-    let mut first = socks.remove(0);
-    let t0 = std::time::Instant::now();
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Ok(n) = first.read(&mut buf).await {
-            if n == 0 {
-                break;
-            }
-        }
-    })
-    .await;
-    assert!(end.is_ok(), "a stalled handshake was never closed");
+    let took = time_until_closed(&mut socks[0]).await;
     assert!(
-        t0.elapsed() <= tradewind::tls::HANDSHAKE_TIMEOUT + Duration::from_secs(3),
-        "closed after {:?}",
-        t0.elapsed()
+        took.is_some_and(|t| t <= tradewind::tls::HANDSHAKE_TIMEOUT + Duration::from_secs(3)),
+        "a stalled handshake was closed after {took:?}"
     );
     s.stop().await;
 }
@@ -250,34 +218,11 @@ async fn slow_clients_cannot_starve_the_tls_listener() {
 #[tokio::test]
 async fn a_revoked_device_is_signed_out_at_once() {
     let s = TestServer::start(Opts::default()).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let client = no_redirect_client();
     let phone_ua = "Mozilla/5.0 (Android 14; Mobile; rv:128.0) Gecko/128.0 Firefox/128.0";
-    let (phone, _) = {
-        let r = client
-            .get(s.url(&s.launch_path()))
-            .header("user-agent", phone_ua)
-            .send()
-            .await
-            .unwrap();
-        let full = r.headers()["set-cookie"].to_str().unwrap().to_string();
-        (full.split(';').next().unwrap().to_string(), full)
-    };
-    let (laptop, _) = {
-        let r = client
-            .get(s.url(&s.launch_path()))
-            .header(
-                "user-agent",
-                "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36",
-            )
-            .send()
-            .await
-            .unwrap();
-        let full = r.headers()["set-cookie"].to_str().unwrap().to_string();
-        (full.split(';').next().unwrap().to_string(), full)
-    };
+    let (phone, _) = sign_in_cookie(&client, &s.url(&s.launch_path()), phone_ua).await;
+    let laptop_ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36";
+    let (laptop, _) = sign_in_cookie(&client, &s.url(&s.launch_path()), laptop_ua).await;
     // The phone has a live WebSocket.
     let mut req = s.ws_url().into_client_request().unwrap();
     req.headers_mut().insert("cookie", phone.parse().unwrap());
@@ -443,13 +388,8 @@ async fn tradewind_link_mints_a_link_for_the_running_server() {
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(url.starts_with(&base) && !url.contains(TOKEN), "{url}");
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let r = client.get(url).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::SEE_OTHER);
-    assert!(r.headers().contains_key("set-cookie"));
+    let client = no_redirect_client();
+    sign_in_cookie(&client, url, "test").await;
     let r = client.get(url).send().await.unwrap();
     assert_eq!(r.status(), 401);
     child.kill().await.ok();

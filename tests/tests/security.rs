@@ -83,21 +83,7 @@ async fn git_filters_in_repo_config_never_run() {
 #[tokio::test]
 async fn logout_closes_open_websockets() {
     let s = TestServer::start(Opts::default()).await;
-    let r = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-        .get(s.url(&s.launch_path()))
-        .send()
-        .await
-        .unwrap();
-    let cookie = r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
+    let (cookie, _) = sign_in_cookie(&no_redirect_client(), &s.url(&s.launch_path()), "test").await;
     let mut req = s.ws_url().into_client_request().unwrap();
     req.headers_mut().insert("cookie", cookie.parse().unwrap());
     req.headers_mut().insert("origin", s.base.parse().unwrap());
@@ -155,7 +141,7 @@ async fn invalid_utf8_output_cannot_crash_a_run() {
 /// headers do not arrive within the header timeout.
 #[tokio::test]
 async fn slow_headers_cannot_starve_other_clients() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let s = TestServer::start(Opts::default()).await;
     let addr: std::net::SocketAddr = s.base.trim_start_matches("http://").parse().unwrap();
     let attacker: std::net::IpAddr = [127, 0, 0, 2].into();
@@ -171,14 +157,7 @@ async fn slow_headers_cannot_starve_other_clients() {
         socks.push(c);
     }
     // The ones over the cap are closed by the server: their reads end.
-    let mut closed = 0;
-    let mut buf = [0u8; 256];
-    for c in socks.iter_mut() {
-        match tokio::time::timeout(Duration::from_millis(200), c.read(&mut buf)).await {
-            Ok(Ok(0)) | Ok(Err(_)) => closed += 1,
-            _ => {}
-        }
-    }
+    let closed = closed_count(&mut socks).await;
     assert!(
         closed >= 36,
         "only {closed} connections over the cap were closed"
@@ -187,22 +166,10 @@ async fn slow_headers_cannot_starve_other_clients() {
     let (st, v) = s.get("/api/health").await;
     assert_eq!(st, 200, "{v}");
     // A held connection is closed once the header timeout passes.
-    let mut first = socks.remove(0);
-    let t0 = std::time::Instant::now();
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            match first.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {} // a 408 response, then the close
-            }
-        }
-    })
-    .await;
-    assert!(end.is_ok(), "a trickling connection was never closed");
+    let took = time_until_closed(&mut socks[0]).await;
     assert!(
-        t0.elapsed() <= tradewind::accept::HEADER_TIMEOUT + Duration::from_secs(3),
-        "closed after {:?}",
-        t0.elapsed()
+        took.is_some_and(|t| t <= tradewind::accept::HEADER_TIMEOUT + Duration::from_secs(3)),
+        "a trickling connection was closed after {took:?}"
     );
     s.stop().await;
 }

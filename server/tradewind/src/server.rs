@@ -259,20 +259,7 @@ fn host_names(cfg: &Config) -> Vec<String> {
 pub const RUNNING_FILE: &str = "server.json";
 
 fn write_running_info(dir: &std::path::Path, info: &RunningInfo) -> anyhow::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join(RUNNING_FILE);
-    let tmp = dir.join(".server.json.tmp");
-    let _ = std::fs::remove_file(&tmp);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .with_context(|| format!("cannot create {}", tmp.display()))?;
-    f.write_all(&serde_json::to_vec_pretty(info)?)?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::tls::write_private(&dir.join(RUNNING_FILE), &serde_json::to_vec_pretty(info)?)
 }
 
 /// The base URL other devices open: `publicUrl`; else, on a network bind, the host name (or

@@ -264,7 +264,8 @@ struct LeafMeta {
     ca_fingerprint: String,
 }
 
-fn write_private(path: &Path, data: &[u8]) -> anyhow::Result<()> {
+/// Write a file only its owner can read (0600), whole or not at all (a temporary file renamed).
+pub fn write_private(path: &Path, data: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
     let tmp = path.with_extension("tmp");
     let _ = std::fs::remove_file(&tmp);

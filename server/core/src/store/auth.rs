@@ -89,14 +89,21 @@ impl Store {
     }
 
     pub async fn revoke_api_token(&self, id: &str) -> StoreResult<()> {
-        let n = sqlx::query(
+        self.revoke(
             "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+            id,
         )
-        .bind(now_ms())
-        .bind(id)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
+        .await
+    }
+
+    /// Mark one live credential revoked; `NotFound` when there is no live one with that id.
+    async fn revoke(&self, sql: &'static str, id: &str) -> StoreResult<()> {
+        let n = sqlx::query(sql)
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
         if n == 0 {
             return Err(StoreError::NotFound);
         }
@@ -179,18 +186,11 @@ impl Store {
 
     /// Revoke one login session; `NotFound` when there is no live one with that id.
     pub async fn revoke_login_session(&self, id: &str) -> StoreResult<()> {
-        let n = sqlx::query(
+        self.revoke(
             "UPDATE login_sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+            id,
         )
-        .bind(now_ms())
-        .bind(id)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        if n == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        .await
     }
 
     pub async fn revoke_all_login_sessions(&self) -> StoreResult<()> {

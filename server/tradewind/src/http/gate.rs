@@ -304,6 +304,27 @@ async fn launch(state: &AppState, code: &str, client: &ClientInfo) -> Result<Res
     Ok(super::spa::link_problem_page(why, password_set))
 }
 
+/// The headers every response carries besides its CSP.
+pub fn security_headers(h: &mut HeaderMap) {
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        "cross-origin-opener-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(
+        "cross-origin-resource-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+}
+
 /// Security headers everywhere; JSON error bodies for API errors produced outside handlers
 /// (router 404/405, body-limit 413).
 fn finish_response(path: &str, resp: &mut Response) {
@@ -354,23 +375,7 @@ fn finish_response(path: &str, resp: &mut Response) {
             HeaderValue::from_static(csp),
         );
     }
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(
-        "cross-origin-opener-policy",
-        HeaderValue::from_static("same-origin"),
-    );
-    h.insert(
-        "cross-origin-resource-policy",
-        HeaderValue::from_static("same-origin"),
-    );
+    security_headers(h);
     if path.starts_with("/api") && !h.contains_key(header::CACHE_CONTROL) {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }

@@ -278,15 +278,7 @@ pub fn plain_side_router(state: AppState) -> Router {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(gate::CSP_APP),
         );
-        h.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
-        h.insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
-        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        gate::security_headers(h);
         resp
     }
 

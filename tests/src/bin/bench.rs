@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tradewind::config::Ceiling;
 use tradewind_tests::openai_mock::{Mock, Reply, ev_done, ev_finish, ev_text};
 use tradewind_tests::*;
@@ -721,6 +722,7 @@ async fn soak() {
     }
     let t0 = Instant::now();
     let gaps = Arc::new(AtomicU64::new(0));
+    let refused = Arc::new(AtomicU64::new(0));
     let frames_seen = Arc::new(AtomicU64::new(0));
     let turns_done = Arc::new(AtomicU64::new(0));
     // Drivers: one per session, turn after turn, each timed from POST to its run_finished frame.
@@ -775,11 +777,12 @@ async fn soak() {
     // Watchers: subscribe to a random session from the last seq seen there, read 1–4 s, drop.
     let mut watchers = Vec::new();
     for w in 0..50u64 {
-        let (ws_url, sids, gaps, frames_seen) = (
+        let (ws_url, sids, gaps, frames_seen, refused) = (
             ws_url.clone(),
             sids.clone(),
             gaps.clone(),
             frames_seen.clone(),
+            refused.clone(),
         );
         watchers.push(tokio::spawn(async move {
             let mut last: std::collections::HashMap<String, i64> = Default::default();
@@ -795,7 +798,20 @@ async fn soak() {
             while t0.elapsed() < total {
                 let sid = sids[(rand() % sids.len() as u64) as usize].clone();
                 let after = *last.get(&sid).unwrap_or(&0);
-                let mut ws = ws_connect_url(&ws_url).await;
+                // The accept loop caps connections per address still waiting for their first
+                // request (64): a burst of watchers from this one address can be refused. Count
+                // it and try again.
+                let mut req = ws_url.as_str().into_client_request().unwrap();
+                req.headers_mut()
+                    .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
+                let mut ws = match tokio_tungstenite::connect_async(req).await {
+                    Ok((ws, _)) => ws,
+                    Err(_) => {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
                 ws_send(
                     &mut ws,
                     json!({"type": "subscribe", "session": sid, "after": after}),
@@ -875,11 +891,12 @@ async fn soak() {
     }
     let _ = child.kill().await;
     println!(
-        "soak {minutes} min: {} turns (20 drivers, 200 turns per session, read_file + 200 deltas each), 50 watchers reconnecting: {} frames read, {} seq gaps or duplicates live, {} in storage",
+        "soak {minutes} min: {} turns (20 drivers, 200 turns per session, read_file + 200 deltas each), 50 watchers reconnecting: {} frames read, {} seq gaps or duplicates live, {} in storage; {} watcher connections refused by the per-address cap and retried",
         turns_done.load(Ordering::Relaxed),
         frames_seen.load(Ordering::Relaxed),
         gaps.load(Ordering::Relaxed),
-        stored_gaps
+        stored_gaps,
+        refused.load(Ordering::Relaxed)
     );
     println!(
         "soak rss_mib: after warm-up ({:.0} s) {after_warm:.1}, end {end:.1} ({:+.1} %); samples {}",

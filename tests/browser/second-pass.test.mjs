@@ -1,7 +1,7 @@
 // Browser tests of the web app's second pass (issue 14): archived sessions, offline handling,
 // plan review without focus stealing and with an undoable Esc, errors in plain words with Retry,
 // internal prompts as system notes, copy buttons and timestamps, and polish of tool summaries.
-// Every test opens its own session; waits are on DOM state or events, never on the 4 s poll.
+// Every test opens its own session; waits are on DOM state or events, never on timers.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import {
@@ -56,7 +56,7 @@ describe("sessions list", { skip, timeout: 120_000 }, () => {
     await server?.stop();
   });
 
-  test("archived sessions are listed under Archived (n), also when every session is archived, and the poll keeps them", { timeout: 30_000 }, async () => {
+  test("archived sessions are listed under Archived (n), also when every session is archived, and live updates and a fresh read keep them", { timeout: 30_000 }, async () => {
     const p = await newPage(browser, server);
     p.page.setDefaultTimeout(8000);
     await signInWithToken(p.page, server);
@@ -77,10 +77,15 @@ describe("sessions list", { skip, timeout: 120_000 }, () => {
     await p.page.getByText("No active sessions").waitFor();
     await toggle.click();
     for (const id of ids) await p.page.locator(`.archived [data-session-id="${id}"]`).waitFor();
-    // The next poll of the list must not drop them.
-    await p.page.waitForResponse((r) => /\/api\/sessions\?/.test(r.url()) && r.request().method() === "GET", { timeout: 8000 });
+    // A live change (session_updated) and a fresh read of the list (after a reconnect) keep them.
+    const renamed = await apiCall(p.page, server, "PATCH", `/api/sessions/${ids[1]}`, { title: "Older work, renamed" });
+    assert.equal(renamed.status, 200);
+    await p.page.locator(`.archived [data-session-id="${ids[1]}"]`).getByText("Older work, renamed").waitFor({ timeout: 3000 });
+    const reread = p.page.waitForResponse((r) => /\/api\/sessions\?/.test(r.url()) && r.request().method() === "GET", { timeout: 15_000 });
+    await p.page.evaluate(() => window.__sockets.at(-1).close());
+    await reread;
     await afterPaint(p.page);
-    for (const id of ids) assert.equal(await p.page.locator(`.archived [data-session-id="${id}"]`).count(), 1, "still listed after a poll");
+    for (const id of ids) assert.equal(await p.page.locator(`.archived [data-session-id="${id}"]`).count(), 1, "still listed after the list was read again");
     await shot(p.page, "40-archived-only");
     // An open archived session keeps its group unfolded, itself marked as the current one.
     await p.page.goto(`${server.base}/s/${ids[0]}`);
@@ -213,7 +218,7 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     await p.context.close();
   });
 
-  test("a failed run: one error in a plain sentence, a Settings link, and Retry sends the prompt again", { timeout: 40_000 }, async () => {
+  test("a failed run: one error in a plain sentence, a Settings link, and Retry resumes the run", { timeout: 40_000 }, async () => {
     const p = await open();
     await p.page.goto(server.base + "/");
     await createSessionViaUi(p.page, { title: "Errors" });
@@ -233,7 +238,9 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     await shot(p.page, "43-run-error");
     await end.getByRole("button", { name: "Retry" }).click();
     await p.page.locator('.run-end[data-status="failed"]').nth(1).waitFor({ timeout: 15_000 });
-    assert.equal(await p.page.locator(".msg-user").getByText("fail with a bad key").count(), 2, "Retry sent the same prompt");
+    // Retry resumes the run (trigger resume): the prompt is not repeated in the history.
+    await p.page.locator('.system-note[data-internal="resume"]').waitFor();
+    assert.equal(await p.page.locator(".msg-user").getByText("fail with a bad key").count(), 1, "Retry does not send the prompt again");
     assert.equal(await p.page.getByRole("button", { name: "Retry" }).count(), 1, "Retry only on the latest run");
     assertClean(p);
     // The link leads to Settings (what that page shows is other tests' business).

@@ -6,7 +6,14 @@ import type {
   ApprovalParams,
   ApprovalResponse,
   ArtifactList,
+  CancelParams,
   CancelResponse,
+  Forked,
+  ForkParams,
+  PatchQueueItem,
+  QueueList,
+  RenderError,
+  RenderErrorsParams,
   CreateSessionParams,
   DeviceLink,
   DeviceList,
@@ -160,7 +167,25 @@ export const api = {
     request<RunCreated>("POST", `/api/sessions/${enc(id)}/messages`, { text } satisfies PostMessageParams),
   events: (id: string, after: number, limit = 1000) =>
     request<EventPage>("GET", `/api/sessions/${enc(id)}/events?after=${after}&limit=${limit}`),
-  cancelRun: (runId: string) => request<CancelResponse>("POST", `/api/runs/${enc(runId)}/cancel`, {}),
+  /** `dropQueue`: the inputs queued behind the run are cancelled too. */
+  cancelRun: (runId: string, dropQueue = false) =>
+    request<CancelResponse>(
+      "POST",
+      `/api/runs/${enc(runId)}/cancel`,
+      (dropQueue ? { drop_queue: true } : {}) satisfies CancelParams,
+    ),
+  /** A run that stopped early goes on in a new run (trigger `resume`). */
+  resumeRun: (runId: string) => request<RunCreated>("POST", `/api/runs/${enc(runId)}/resume`, {}),
+  queue: (id: string) => request<QueueList>("GET", `/api/sessions/${enc(id)}/queue`),
+  editQueued: (id: string, item: string, text: string) =>
+    request<void>("PATCH", `/api/sessions/${enc(id)}/queue/${enc(item)}`, { text } satisfies PatchQueueItem),
+  removeQueued: (id: string, item: string) =>
+    request<void>("DELETE", `/api/sessions/${enc(id)}/queue/${enc(item)}`, {}),
+  /** Edit and resend: a new session with the conversation before the message at `seq`, then `text`. */
+  fork: (id: string, seq: number, text: string) =>
+    request<Forked>("POST", `/api/sessions/${enc(id)}/fork`, { seq, text } satisfies ForkParams),
+  reportRenderErrors: (planId: string, errors: RenderError[]) =>
+    request<void>("POST", `/api/plans/${enc(planId)}/render-errors`, { errors } satisfies RenderErrorsParams),
 
   decideApproval: (id: string, decision: ApprovalDecision) =>
     request<ApprovalResponse>("POST", `/api/approvals/${enc(id)}`, { decision } satisfies ApprovalParams),

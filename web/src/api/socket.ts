@@ -3,13 +3,39 @@
 // without gaps or duplicates, and it reconnects by itself with backoff.
 import { Observable } from "../state/observable";
 import { isServerEvent } from "./events";
-import type { ClientFrame, ServerEvent } from "./types";
+import type { ClientFrame, ServerEvent, Session } from "./types";
 
 export type ConnState = "connecting" | "open" | "reconnecting" | "offline";
 
 interface Watch {
   lastSeq: () => number;
   onEvents: (events: ServerEvent[]) => void;
+}
+
+/** A frame of the live session list (no seq: it is not part of any session's event log). */
+export type SessionListFrame =
+  | { type: "session_updated"; session: string; data: Session }
+  | { type: "session_deleted"; session: string }
+  | { type: "sessions_resync" };
+
+interface SessionsListener {
+  /** The socket opened (first time or again): read the list, changes since then will follow. */
+  onOpen: () => void;
+  onFrame: (f: SessionListFrame) => void;
+}
+
+function sessionListFrame(f: unknown): SessionListFrame | null {
+  if (typeof f !== "object" || f === null || !("type" in f)) return null;
+  // A session's own event log carries session_updated too (with a seq): that is the transcript's.
+  if ("seq" in f) return null;
+  const o = f as Record<string, unknown>;
+  if (o.type === "sessions_resync") return { type: "sessions_resync" };
+  if (typeof o.session !== "string") return null;
+  if (o.type === "session_deleted") return { type: "session_deleted", session: o.session };
+  if (o.type === "session_updated" && typeof o.data === "object" && o.data !== null && typeof (o.data as Session).id === "string") {
+    return { type: "session_updated", session: o.session, data: o.data as Session };
+  }
+  return null;
 }
 
 const MIN_DELAY = 500;
@@ -31,6 +57,11 @@ export class Connection {
   private failures = 0;
   /** Called after repeated failures so the app can check whether we are still signed in. */
   onTrouble: (() => void) | null = null;
+  /**
+   * The live session list (`subscribe_sessions`): set, it is subscribed on every (re)connect and
+   * told each time the socket opened (to read the list again), and gets the list's frames.
+   */
+  private sessionsListener: SessionsListener | null = null;
 
   start(): void {
     if (this.started) return;
@@ -79,6 +110,20 @@ export class Connection {
     };
   }
 
+  /** Follow the session list live; returns the function that stops it. */
+  watchSessions(l: SessionsListener): () => void {
+    this.sessionsListener = l;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.send({ type: "subscribe_sessions" });
+      l.onOpen();
+    }
+    return () => {
+      if (this.sessionsListener !== l) return;
+      this.sessionsListener = null;
+      this.send({ type: "unsubscribe_sessions" });
+    };
+  }
+
   /** Subscribe again from the current seq (e.g. after a refetch). */
   resubscribe(session: string): void {
     const w = this.watches.get(session);
@@ -120,6 +165,11 @@ export class Connection {
       for (const [session, w] of this.watches) {
         ws.send(JSON.stringify({ type: "subscribe", session, after: w.lastSeq() } satisfies ClientFrame));
       }
+      // Subscribed before the list is read again: no change falls between the two.
+      if (this.sessionsListener) {
+        ws.send(JSON.stringify({ type: "subscribe_sessions" } satisfies ClientFrame));
+        this.sessionsListener.onOpen();
+      }
     };
     ws.onmessage = (m) => {
       if (this.ws !== ws || typeof m.data !== "string") return;
@@ -147,6 +197,11 @@ export class Connection {
     const list = Array.isArray(frame) ? frame : [frame];
     const bySession = new Map<string, ServerEvent[]>();
     for (const f of list) {
+      const sf = sessionListFrame(f);
+      if (sf) {
+        this.sessionsListener?.onFrame(sf);
+        continue;
+      }
       if (!isServerEvent(f)) continue; // ack/error/other
       let arr = bySession.get(f.session);
       if (!arr) bySession.set(f.session, (arr = []));

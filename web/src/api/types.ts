@@ -32,6 +32,17 @@ export type RunCreated = Schemas["PostMessageResponse"];
 export type LoginParams = Schemas["LoginParams"];
 export type PostMessageParams = Schemas["PostMessageParams"];
 export type CancelResponse = Schemas["CancelResponse"];
+export type CancelParams = Schemas["CancelParams"];
+
+// ---- Steering: queue, fork, resume ----------------------------------------
+
+export type QueueItem = Schemas["QueueItem"];
+export type QueueList = Schemas["QueueList"];
+export type PatchQueueItem = Schemas["PatchQueueItem"];
+export type ForkParams = Schemas["ForkParams"];
+export type Forked = Schemas["Forked"];
+export type RenderError = Schemas["RenderError"];
+export type RenderErrorsParams = Schemas["RenderErrorsParams"];
 
 export type ApprovalDecision = Schemas["ApprovalDecision"];
 export type ApprovalParams = Schemas["ApprovalParams"];
@@ -108,4 +119,6 @@ export type ServerEvent = EventFrame | UnknownEvent;
 // they are written out here; see docs/PROTOCOL.md, "WebSocket".
 export type ClientFrame =
   | { type: "subscribe"; session: string; after: number }
-  | { type: "unsubscribe"; session: string };
+  | { type: "unsubscribe"; session: string }
+  | { type: "subscribe_sessions" }
+  | { type: "unsubscribe_sessions" };

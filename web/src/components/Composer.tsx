@@ -1,18 +1,25 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
+import { useObservable } from "../state/observable";
+import { queueOf, refreshQueue } from "../state/queue";
+import { markStoppedByEsc } from "../state/steering";
 import type { RunState } from "../state/transcript";
+import { CancelDialog } from "./CancelDialog";
 import { ModeMenu } from "./ModeMenu";
 
 export function Composer({
   sessionId,
   session,
   activeRun,
+  cardWaiting,
 }: {
   sessionId: string;
   session: Session | null;
   activeRun: RunState | null;
+  /** The run waits on an approval, a question or a plan: Esc is that card's, not a stop. */
+  cardWaiting: boolean;
 }) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
@@ -20,6 +27,9 @@ export function Composer({
   const [error, setError] = useState<string | null>(null);
   useClearNetworkError(error, () => setError(null));
   const area = useRef<HTMLTextAreaElement>(null);
+  const queued = useObservable(queueOf(sessionId));
+  // The cancel waiting for the user's answer about the queue (and whether Esc asked for it).
+  const [asking, setAsking] = useState<{ runId: string; byEsc: boolean } | null>(null);
 
   const send = async () => {
     const t = text;
@@ -31,6 +41,7 @@ export function Composer({
     setText("");
     try {
       await api.sendMessage(sessionId, t);
+      void refreshQueue(sessionId);
     } catch (e) {
       setText((now) => (now ? now : t));
       setError(errorText(e));
@@ -43,17 +54,42 @@ export function Composer({
     }
   };
 
-  const cancel = async () => {
-    if (!activeRun) return;
+  const doCancel = async (runId: string, dropQueue: boolean, byEsc: boolean) => {
     setCancelling(true);
+    if (byEsc) markStoppedByEsc(runId);
     try {
-      await api.cancelRun(activeRun.id);
+      await api.cancelRun(runId, dropQueue);
     } catch (e) {
       setError(errorText(e));
     } finally {
       setCancelling(false);
+      void refreshQueue(sessionId);
     }
   };
+
+  /** Cancel the active run; with messages queued behind it, ask first whether they go too. */
+  const cancel = (byEsc = false) => {
+    if (!activeRun || cancelling || asking) return;
+    if (queued.length > 0) setAsking({ runId: activeRun.id, byEsc });
+    else void doCancel(activeRun.id, false, byEsc);
+  };
+
+  // Esc stops a turn that streams or runs tools; a run waiting on a card leaves Esc to the card.
+  const escRef = useRef<(e: KeyboardEvent) => void>(() => undefined);
+  escRef.current = (e: KeyboardEvent) => {
+    if (e.key !== "Escape" || e.defaultPrevented || !activeRun || cardWaiting || asking) return;
+    const t = e.target as HTMLElement | null;
+    // Other fields (a rename, an inline editor) use Esc to close themselves.
+    if (t && t !== area.current && t.closest("input, textarea, select, dialog, [contenteditable]")) return;
+    if (document.querySelector("dialog[open]")) return;
+    e.preventDefault();
+    cancel(true);
+  };
+  useEffect(() => {
+    const on = (e: KeyboardEvent) => escRef.current(e);
+    document.addEventListener("keydown", on);
+    return () => document.removeEventListener("keydown", on);
+  }, []);
 
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
@@ -93,7 +129,7 @@ export function Composer({
         {isCommand && <span class="chip chip-cmd">shell command</span>}
         <span class="spacer" />
         {activeRun && (
-          <button type="button" class="btn danger" onClick={() => void cancel()} disabled={cancelling}>
+          <button type="button" class="btn danger" onClick={() => cancel()} disabled={cancelling} title="Esc">
             {cancelling ? "Cancelling…" : "Cancel run"}
           </button>
         )}
@@ -101,6 +137,17 @@ export function Composer({
           {sending ? "Sending…" : activeRun ? "Queue" : "Send"}
         </button>
       </div>
+      {asking && (
+        <CancelDialog
+          queued={queued.length}
+          onChoice={(c) => {
+            const a = asking;
+            setAsking(null);
+            if (c !== null) void doCancel(a.runId, c === "drop", a.byEsc);
+            area.current?.focus({ preventScroll: true });
+          }}
+        />
+      )}
     </form>
   );
 }

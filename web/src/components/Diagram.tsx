@@ -2,12 +2,12 @@ import { useEffect, useRef } from "preact/hooks";
 import { mountDiagram } from "./diagrams";
 
 /** One Mermaid diagram (lazy); a diagram that fails to parse shows its code and the error. */
-export function Diagram({ source }: { source: string }) {
+export function Diagram({ source, onResult }: { source: string; onResult?: (error: string | null) => void }) {
   const fig = useRef<HTMLElement>(null);
   const pre = useRef<HTMLPreElement>(null);
   const status = useRef<HTMLElement>(null);
   useEffect(() => {
-    if (fig.current && pre.current && status.current) mountDiagram(fig.current, pre.current, status.current, source);
+    if (fig.current && pre.current && status.current) mountDiagram(fig.current, pre.current, status.current, source, onResult);
   }, [source]);
   return (
     <figure class="diagram loading" ref={fig}>

@@ -28,7 +28,12 @@ function norm(s: string): string {
   return s.replace(/^#+\s*/, "").replace(/\s+/g, " ").trim().toLowerCase();
 }
 
-function DiagramView({ d }: { d: PlanDiagram }) {
+type DiagramResult = (id: string, error: string | null) => void;
+
+/** Plans whose render errors were reported (once per plan, also across remounts). */
+const reportedPlans = new Set<string>();
+
+function DiagramView({ d, onResult }: { d: PlanDiagram; onResult?: DiagramResult }) {
   const mark = MARK_LABEL[d.mark] ?? d.mark;
   return (
     <div class="plan-diagram" data-diagram-id={d.id}>
@@ -38,13 +43,13 @@ function DiagramView({ d }: { d: PlanDiagram }) {
         {d.type && <span class="muted small">{d.type}</span>}
       </div>
       {d.explanation && <p class="muted small plan-diagram-expl">{d.explanation}</p>}
-      <Diagram source={d.mermaid} />
+      <Diagram source={d.mermaid} onResult={onResult && ((err) => onResult(d.id, err))} />
     </div>
   );
 }
 
 /** The plan's Markdown with each diagram placed after the heading its `section` names. */
-function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] }) {
+function PlanBody({ text, diagrams, onResult }: { text: string; diagrams: PlanDiagram[]; onResult?: DiagramResult }) {
   const ref = useRef<HTMLDivElement>(null);
   // Its headings rank below the card's title (h2).
   const html = useMemo(() => renderMarkdown(text, 3), [text]);
@@ -69,7 +74,7 @@ function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] })
       // Several diagrams in one section keep their order.
       (lastSlot.get(h) ?? h).after(slot);
       lastSlot.set(h, slot);
-      render(<DiagramView d={d} />, slot);
+      render(<DiagramView d={d} onResult={onResult} />, slot);
       slots.push(slot);
     }
     setUnplaced(rest);
@@ -93,7 +98,7 @@ function PlanBody({ text, diagrams }: { text: string; diagrams: PlanDiagram[] })
         <div class="plan-diagrams">
           <h3>Diagrams</h3>
           {unplaced.map((d) => (
-            <DiagramView key={d.id} d={d} />
+            <DiagramView key={d.id} d={d} onResult={onResult} />
           ))}
         </div>
       )}
@@ -166,6 +171,27 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const dropped = Array.isArray(e.dropped) ? e.dropped : [];
   const text = typeof e.plan === "string" ? e.plan : "";
   const latest = plan.revisions[plan.revisions.length - 1] === plan;
+
+  // Diagrams the browser could not render are reported to the server once per pending plan, so the
+  // model hears about them with the decision and can fix them.
+  const results = useRef(new Map<string, string | null>());
+  const pendingRef = useRef(pending);
+  pendingRef.current = pending;
+  const onDiagram = useMemo<DiagramResult>(
+    () => (id, err) => {
+      results.current.set(id, err);
+      if (results.current.size < diagrams.length || reportedPlans.has(plan.id) || !pendingRef.current) return;
+      const errors = [...results.current]
+        .filter((x): x is [string, string] => x[1] !== null)
+        .map(([diagram_id, message]) => ({ diagram_id, message: message.slice(0, 2000) }))
+        .slice(0, 10);
+      if (errors.length === 0) return;
+      reportedPlans.add(plan.id);
+      // 409: decided meanwhile, nothing left to tell.
+      api.reportRenderErrors(plan.id, errors).catch(() => undefined);
+    },
+    [plan.id, diagrams],
+  );
 
   // An arriving plan never takes the focus: the pending bar and the card's own buttons lead here.
   // Esc on the card skips it, but only after SKIP_UNDO_MS with an Undo offered meanwhile.
@@ -248,7 +274,7 @@ export function PlanCard({ plan }: { plan: PlanState }) {
         )}
         {!latest && <span class="badge">superseded</span>}
       </header>
-      <PlanBody text={text} diagrams={diagrams} />
+      <PlanBody text={text} diagrams={diagrams} onResult={onDiagram} />
       {(removed.length > 0 || dropped.length > 0) && (
         <div class="plan-notes">
           {removed.length > 0 && (

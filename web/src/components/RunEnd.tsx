@@ -1,32 +1,50 @@
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
+import type { RunFinishedEvent } from "../api/types";
+import { useObservable } from "../state/observable";
+import { stoppedByEsc } from "../state/steering";
 import type { RunState } from "../state/transcript";
 import { count, duration } from "../util/format";
 import { ErrorNote } from "./ErrorNote";
 
+/** How a run's end reads: an interrupted run says why, never "cancelled". */
+function endLabel(f: RunFinishedEvent, escStopped: boolean): string {
+  if (f.status === "interrupted") {
+    if (f.reason === "shutdown") return "Interrupted — the server was stopped";
+    if (f.reason === "crash") return "Interrupted — the server stopped unexpectedly";
+    return "Interrupted";
+  }
+  if (f.status === "cancelled" && escStopped) return "Stopped — press Resume to continue";
+  return f.status;
+}
+
+const STOPPED_EARLY = new Set(["interrupted", "cancelled", "failed"]);
+
 export function RunEnd({ run }: { run: RunState }) {
-  const [retry, setRetry] = useState<"idle" | "sending" | "sent">("idle");
+  const [resume, setResume] = useState<"idle" | "sending" | "sent">("idle");
   const [error, setError] = useState<string | null>(null);
+  const esc = useObservable(stoppedByEsc);
   const f = run.finished;
   if (!f) return null;
   const u = f.usage;
-  // A failed run's prompt can be sent again (an interrupted one is for Resume, which continues it).
-  const canRetry = f.status === "failed" && !run.superseded && run.prompt !== null && retry !== "sent";
-  const again = async () => {
-    if (run.prompt === null) return;
-    setRetry("sending");
+  // The session's latest run, stopped early, goes on where it stopped (the same endpoint for a
+  // failed run's Retry: sending the prompt again would repeat it in the model's history).
+  const canResume = STOPPED_EARLY.has(f.status) && !run.superseded && resume !== "sent";
+  const action = f.status === "failed" ? "Retry" : "Resume";
+  const goOn = async () => {
+    setResume("sending");
     setError(null);
     try {
-      await api.sendMessage(f.session, run.prompt);
-      setRetry("sent");
+      await api.resumeRun(run.id);
+      setResume("sent");
     } catch (e) {
       setError(errorText(e));
-      setRetry("idle");
+      setResume("idle");
     }
   };
   return (
-    <div class={`run-end run-${f.status}`} data-run-id={run.id} data-status={f.status}>
-      <span class="run-status">{f.status}</span>
+    <div class={`run-end run-${f.status}`} data-run-id={run.id} data-status={f.status} data-reason={f.reason ?? undefined}>
+      <span class="run-status">{endLabel(f, esc.has(run.id))}</span>
       {f.duration_ms != null && <span>{duration(f.duration_ms)}</span>}
       {u && (
         <span title={`${u.input_tokens} input tokens, ${u.output_tokens} output tokens`}>
@@ -38,10 +56,10 @@ export function RunEnd({ run }: { run: RunState }) {
           <ErrorNote code={f.error.code} message={f.error.message} />
         </div>
       )}
-      {canRetry && (
+      {canResume && (
         <div class="run-retry">
-          <button type="button" class="btn small" disabled={retry === "sending"} onClick={() => void again()}>
-            {retry === "sending" ? "Sending…" : "Retry"}
+          <button type="button" class="btn small" disabled={resume === "sending"} onClick={() => void goOn()}>
+            {resume === "sending" ? "Sending…" : action}
           </button>
           {error && (
             <span class="error small" role="alert">

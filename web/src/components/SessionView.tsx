@@ -10,7 +10,9 @@ import type { Task } from "../api/types";
 import { closeArtifacts } from "../state/panels";
 import { ArtifactsPanel } from "./ArtifactsPanel";
 import { Composer } from "./Composer";
+import { ForkBanner } from "./ForkBanner";
 import { PendingBar } from "./PendingBar";
+import { QueuePanel } from "./QueuePanel";
 import { QuestionPanel } from "./QuestionPanel";
 import { SessionHeader } from "./SessionHeader";
 import { TasksPanel } from "./TasksPanel";
@@ -79,8 +81,8 @@ export function SessionView({ id }: { id: string }) {
     if (snap.session) upsertSession(snap.session);
   }, [snap.session]);
 
-  // Live session updates from the event stream win over the polled list.
-  const session = pickNewest(snap.session, fromList, fetched);
+  // The live list first: on a tie (a status change keeps updated_at) it is the newest word.
+  const session = pickNewest(fromList, snap.session, fetched);
 
   const waiting = snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length;
   useEffect(() => {
@@ -100,13 +102,15 @@ export function SessionView({ id }: { id: string }) {
   return (
     <section class="session-view" aria-label={session?.title || "Session"}>
       <SessionHeader session={session} />
+      {session?.forked_from && <ForkBanner session={session} />}
       <PendingBar snap={snap} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} />
+      <QueuePanel sessionId={id} runMarks={snap.runMarks} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
       <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
-      <Composer sessionId={id} session={session} activeRun={snap.activeRun} />
+      <Composer sessionId={id} session={session} activeRun={snap.activeRun} cardWaiting={waiting > 0} />
     </section>
   );
 }

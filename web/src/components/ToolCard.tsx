@@ -11,6 +11,8 @@ import { VisibleText } from "./VisibleText";
 function statusOf(t: ToolItem): { label: string; cls: string } {
   if (t.result) return t.result.ok ? { label: "done", cls: "ok" } : { label: "failed", cls: "fail" };
   if (t.decision === "deny") return { label: "denied", cls: "fail" };
+  // The run ended first: nothing waits or runs any more.
+  if (t.runEnded) return { label: "not finished", cls: "fail" };
   if (t.decision === "ask" || t.approvalId) return { label: "waiting for approval", cls: "wait" };
   return { label: "running", cls: "run" };
 }

@@ -1,3 +1,7 @@
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api/client";
+import { navigate, sessionPath } from "../state/router";
+import { upsertSession } from "../state/sessions";
 import type { UserItem } from "../state/transcript";
 import { CopyButton } from "./CopyButton";
 import { Markdown } from "./Markdown";
@@ -7,17 +11,95 @@ export function UserMessage({ item }: { item: UserItem }) {
   // The wake-up's prompt repeats the wake-up note just above it: shown once, there.
   if (item.internal === "wakeup") return null;
   if (item.internal) return <InternalPromptNote item={item} />;
+  return <TypedMessage item={item} />;
+}
+
+function TypedMessage({ item }: { item: UserItem }) {
+  const [editing, setEditing] = useState(false);
   const isCommand = item.text.startsWith("!");
   return (
     <div class={`msg msg-user${isCommand ? " msg-command" : ""}`} data-seq={item.seq}>
-      <div class="msg-user-bubble">
-        {isCommand ? <code class="user-command">{item.text}</code> : <p class="user-text">{item.text}</p>}
-      </div>
+      {editing ? (
+        <ResendEditor item={item} onClose={() => setEditing(false)} />
+      ) : (
+        <div class="msg-user-bubble">
+          {isCommand ? <code class="user-command">{item.text}</code> : <p class="user-text">{item.text}</p>}
+        </div>
+      )}
       <div class="msg-meta">
         <Timestamp at={item.at} />
         <CopyButton text={() => item.text} label="Copy message" />
+        {item.editable && !editing && (
+          <button type="button" class="btn small ghost msg-edit" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
       </div>
     </div>
+  );
+}
+
+/**
+ * Edit and resend: the conversation up to this message goes on in a new session (a fork) with the
+ * edited text; this session stays as it was.
+ */
+function ResendEditor({ item, onClose }: { item: UserItem; onClose: () => void }) {
+  const [text, setText] = useState(item.text);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const send = async () => {
+    if (!text.trim() || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const f = await api.fork(item.sessionId, item.seq, text);
+      upsertSession(f.session);
+      navigate(sessionPath(f.session.id));
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="resend-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <textarea
+        aria-label="Edited message"
+        rows={3}
+        value={text}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            onClose();
+          } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
+            e.preventDefault();
+            void send();
+          }
+        }}
+        autofocus
+      />
+      <p class="muted small">Sends the edited message in a new session that holds the conversation up to here.</p>
+      <div class="row">
+        <button type="submit" class="btn small primary" disabled={busy || !text.trim()}>
+          {busy ? "Sending…" : "Send as a new session"}
+        </button>
+        <button type="button" class="btn small ghost" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
   );
 }
 

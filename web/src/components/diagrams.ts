@@ -20,7 +20,14 @@ export function enhanceDiagrams(root: HTMLElement): void {
   });
 }
 
-export function mountDiagram(fig: HTMLElement, pre: HTMLElement, status: HTMLElement, source: string): void {
+/** `onResult`: called once, with null when the diagram rendered, else with Mermaid's error. */
+export function mountDiagram(
+  fig: HTMLElement,
+  pre: HTMLElement,
+  status: HTMLElement,
+  source: string,
+  onResult?: (error: string | null) => void,
+): void {
   renderDiagram(source).then(
     ({ url, width, height }) => {
       const img = document.createElement("img");
@@ -41,13 +48,16 @@ export function mountDiagram(fig: HTMLElement, pre: HTMLElement, status: HTMLEle
         toggle.textContent = pre.hidden ? "Show source" : "Hide source";
       });
       fig.append(toggle);
+      onResult?.(null);
     },
     (err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
       fig.classList.remove("loading");
       fig.classList.add("diagram-error");
-      status.textContent = `Diagram error: ${err instanceof Error ? err.message : String(err)}`;
+      status.textContent = `Diagram error: ${message}`;
       status.className = "error small";
       pre.hidden = false;
+      onResult?.(message || "the diagram could not be rendered");
     },
   );
 }

@@ -3,14 +3,14 @@ import { ApiError, api, errorText } from "../api/client";
 import { connection } from "../api/socket";
 import { clearOfflineShell } from "../pwa";
 import { auth, serverConfig } from "./app";
-import { startSessionPolling, stopSessionPolling } from "./sessions";
+import { startSessionList, stopSessionList } from "./sessions";
 
 export async function checkAuth(): Promise<void> {
   try {
     const who = await api.whoami();
     auth.set({ status: "signed_in", who });
     connection.start();
-    startSessionPolling();
+    startSessionList();
     api.config().then(
       (c) => serverConfig.set(c),
       () => undefined,
@@ -26,7 +26,7 @@ export async function checkAuth(): Promise<void> {
 
 export function signedOut(reason?: string): void {
   connection.stop();
-  stopSessionPolling();
+  stopSessionList();
   void clearOfflineShell();
   auth.set({ status: "signed_out", reason });
 }

@@ -1,6 +1,9 @@
-// Session list (polled) and one live transcript per opened session.
+// The session list, kept live by the WebSocket (`subscribe_sessions`: every change to a session's
+// status, title, mode or archive state arrives as it happens), and one live transcript per opened
+// session. The list is read over REST at start, after each reconnect and when the server says
+// changes were missed; there is no timer.
 import { api } from "../api/client";
-import { connection } from "../api/socket";
+import { connection, type SessionListFrame } from "../api/socket";
 import type { Session } from "../api/types";
 import { notifyAttention } from "./attention";
 import { Observable } from "./observable";
@@ -9,17 +12,30 @@ import { Transcript } from "./transcript";
 export const sessions = new Observable<Session[] | null>(null);
 export const sessionsError = new Observable<string | null>(null);
 
-let pollTimer: ReturnType<typeof setTimeout> | undefined;
-let polling = false;
+/** Ids changed by live frames while a REST read was on its way: its older copy must not win. */
+let changedDuringRead: Set<string> | null = null;
+let reads = 0;
 
 export async function refreshSessions(): Promise<void> {
+  const mine = ++reads;
+  const changed = new Set<string>();
+  changedDuringRead = changed;
   try {
     const page = await api.listSessions();
+    if (mine !== reads) return; // a newer read is on its way
     const list = Array.isArray(page) ? (page as Session[]) : page.data;
-    sessions.set(sortSessions(list));
+    const cur = new Map((sessions.get() ?? []).map((s) => [s.id, s]));
+    const merged = list.map((s) => (changed.has(s.id) ? cur.get(s.id) : s)).filter((s): s is Session => !!s);
+    for (const id of changed) {
+      const s = cur.get(id);
+      if (s && !merged.some((x) => x.id === id)) merged.push(s);
+    }
+    sessions.set(sortSessions(merged));
     sessionsError.set(null);
   } catch (e) {
-    sessionsError.set(e instanceof Error ? e.message : String(e));
+    if (mine === reads) sessionsError.set(e instanceof Error ? e.message : String(e));
+  } finally {
+    if (mine === reads) changedDuringRead = null;
   }
 }
 
@@ -30,6 +46,8 @@ export function sortSessions(list: Session[]): Session[] {
 export function upsertSession(s: Session): void {
   const cur = sessions.get() ?? [];
   const i = cur.findIndex((x) => x.id === s.id);
+  // An answer read earlier than the copy we have (same session, older update) changes nothing.
+  if (i >= 0 && cur[i].updated_at > s.updated_at) return;
   const next = i >= 0 ? cur.map((x) => (x.id === s.id ? s : x)) : [s, ...cur];
   sessions.set(sortSessions(next));
 }
@@ -43,26 +61,41 @@ export function removeSession(id: string): void {
   }
 }
 
-let offReopened: (() => void) | null = null;
-
-export function startSessionPolling(): void {
-  if (polling) return;
-  polling = true;
-  // Back from an outage: the list (and its error line) is refreshed at once, not at the next tick.
-  offReopened ??= connection.reopened.subscribe(() => void refreshSessions());
-  const tick = async () => {
-    if (!polling) return;
-    if (document.visibilityState === "visible") await refreshSessions();
-    pollTimer = setTimeout(tick, 4000);
-  };
-  void tick();
+function onListFrame(f: SessionListFrame): void {
+  switch (f.type) {
+    case "session_updated": {
+      changedDuringRead?.add(f.session);
+      // The server sends the session as it is now: it replaces ours whatever its updated_at.
+      const cur = sessions.get() ?? [];
+      const next = cur.some((x) => x.id === f.session)
+        ? cur.map((x) => (x.id === f.session ? f.data : x))
+        : [f.data, ...cur];
+      sessions.set(sortSessions(next));
+      break;
+    }
+    case "session_deleted":
+      changedDuringRead?.add(f.session);
+      removeSession(f.session);
+      break;
+    case "sessions_resync":
+      void refreshSessions();
+      break;
+  }
 }
 
-export function stopSessionPolling(): void {
-  polling = false;
-  offReopened?.();
-  offReopened = null;
-  clearTimeout(pollTimer);
+let stopWatching: (() => void) | null = null;
+
+/** Start following the session list (after sign-in). */
+export function startSessionList(): void {
+  if (stopWatching) return;
+  stopWatching = connection.watchSessions({ onOpen: () => void refreshSessions(), onFrame: onListFrame });
+  // The list shows at once, even before the socket is up (or when it cannot open).
+  void refreshSessions();
+}
+
+export function stopSessionList(): void {
+  stopWatching?.();
+  stopWatching = null;
 }
 
 interface Live {

@@ -34,9 +34,13 @@ export interface UserItem extends ItemBase {
   at: number;
   /**
    * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`),
-   * a wake-up (`wakeup`) or a resumed run (`resume`), told apart by the trigger of its run.
+   * a wake-up (`wakeup`) or a resumed run (`resume`): the event's `origin`, or else the trigger
+   * of its run (older servers).
    */
   internal: "plan" | "wakeup" | "resume" | null;
+  /** Typed by the user as a prompt (not a `!command`, not internal): it can be edited and resent. */
+  editable: boolean;
+  sessionId: string;
 }
 
 export interface AssistantItem extends ItemBase {
@@ -65,6 +69,8 @@ export interface ToolItem extends ItemBase {
   decisionReason: string | null;
   approvalId: string | null;
   result: ToolResult | null;
+  /** Its run finished before a result came: it waits for nothing any more. */
+  runEnded: boolean;
 }
 
 export interface ApprovalState {
@@ -188,6 +194,8 @@ export interface TranscriptSnapshot {
   /** Newest first. */
   tasks: Task[];
   session: Session | null;
+  /** Counts run_started and run_finished events: what waits behind a run changes with them. */
+  runMarks: number;
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -209,6 +217,7 @@ export class Transcript {
   private tasks = new Map<string, Task>();
   private planRevisions = new Map<string, PlanState[]>();
   private activeRunId: string | null = null;
+  private runMarks = 0;
   private allowGap = false;
   private queue: ServerEvent[] = [];
   private listeners = new Set<() => void>();
@@ -297,6 +306,7 @@ export class Transcript {
       plans: [...this.plans.values()],
       tasks: [...this.tasks.values()].sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0) || (a.id < b.id ? 1 : -1)),
       session: this.session,
+      runMarks: this.runMarks,
     };
     return this.snap;
   }
@@ -418,6 +428,7 @@ export class Transcript {
         decisionReason: null,
         approvalId: null,
         result: null,
+        runEnded: false,
       });
       this.tools.set(callId, t);
     }
@@ -447,8 +458,8 @@ export class Transcript {
     switch (ev.type) {
       case "user_message": {
         const rs = run ? this.runs.get(run) : undefined;
-        const trigger = rs?.started?.trigger;
-        const internal = trigger === "plan" || trigger === "wakeup" || trigger === "resume" ? trigger : null;
+        const origin = ev.origin ?? rs?.started?.trigger;
+        const internal = origin === "plan" || origin === "wakeup" || origin === "resume" ? origin : null;
         if (rs && !internal) rs.prompt = str(ev.text);
         this.add<UserItem>({
           kind: "user",
@@ -459,6 +470,8 @@ export class Transcript {
           text: str(ev.text),
           at: ev.at,
           internal,
+          editable: !internal && origin !== "command" && !str(ev.text).startsWith("!"),
+          sessionId: this.sessionId,
         });
         this.items = this.items.slice();
         break;
@@ -468,6 +481,7 @@ export class Transcript {
         const r = this.run(id);
         r.started = ev;
         this.activeRunId = id;
+        this.runMarks++;
         for (const it of this.items) {
           if (it.kind === "run_end" && it.runState !== r && !it.runState.superseded) {
             it.runState.superseded = true;
@@ -646,8 +660,13 @@ export class Transcript {
         r.finished = ev;
         const code = ev.error?.code;
         if (this.activeRunId === id) this.activeRunId = null;
+        this.runMarks++;
         this.expireRun(id);
         for (const it of this.items) {
+          if (it.kind === "tool" && it.run === id && !it.result && !it.runEnded) {
+            it.runEnded = true;
+            it.v++;
+          }
           if (it.kind === "run_start" && it.runState === r) it.v++;
           if (it.kind === "assistant" && it.run === id && !it.complete) {
             it.complete = true;
@@ -658,6 +677,8 @@ export class Transcript {
             it.v++;
           }
         }
+        // A queued input removed (or dropped) before it started: nothing ran, nothing to show.
+        if (!r.started) break;
         this.add<RunEndItem>({ kind: "run_end", key: `re:${id}:${ev.seq}`, seq: ev.seq, run: id, v: 0, runState: r });
         this.items = this.items.slice();
         break;
@@ -690,7 +711,8 @@ export class Transcript {
           v: 0,
           code: str(ev.code) || "error",
           message: str(ev.message),
-          shownAtEnd: false,
+          // The run ends with this error and its end shows it: not twice.
+          shownAtEnd: ev.fatal === true,
         });
         this.items = this.items.slice();
         break;

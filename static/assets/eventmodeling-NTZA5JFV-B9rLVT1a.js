@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,125 @@
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api, errorText } from "../api/client";
+import type { QueueItem } from "../api/types";
+import { useObservable } from "../state/observable";
+import { queueOf, refreshQueue } from "../state/queue";
+import { VisibleText } from "./VisibleText";
+
+/**
+ * The messages waiting behind the active run, in order, each editable and removable until it
+ * starts (the server answers 409 then: the list is simply read again).
+ */
+export function QueuePanel({ sessionId, runMarks }: { sessionId: string; runMarks: number }) {
+  const items = useObservable(queueOf(sessionId));
+  useEffect(() => {
+    void refreshQueue(sessionId);
+  }, [sessionId, runMarks]);
+  if (items.length === 0) return null;
+  return (
+    <section class="queue-panel" aria-labelledby={`queue-title-${sessionId}`}>
+      <h2 class="queue-title" id={`queue-title-${sessionId}`}>
+        Queued ({items.length}) <span class="muted small">— sent when the current run ends</span>
+      </h2>
+      <ol class="queue-list">
+        {items.map((it) => (
+          <QueueRow key={it.id} sessionId={sessionId} item={it} />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(item.text);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (f: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await f();
+      setEditing(false);
+    } catch (e) {
+      // 409: it has started meanwhile; the fresh list says so without an error.
+      if (!(e instanceof ApiError && e.status === 409)) setError(errorText(e));
+    } finally {
+      setBusy(false);
+      void refreshQueue(sessionId);
+    }
+  };
+  const save = () => act(() => api.editQueued(sessionId, item.id, draft.trim()));
+  const remove = () => act(() => api.removeQueued(sessionId, item.id));
+
+  return (
+    <li class="queue-item" data-queue-id={item.id}>
+      {editing ? (
+        <form
+          class="queue-edit"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (draft.trim()) void save();
+          }}
+        >
+          <textarea
+            aria-label="Queued message"
+            rows={2}
+            value={draft}
+            onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+            onKeyDown={(e) => {
+              if (e.key === "Escape") {
+                e.preventDefault();
+                e.stopPropagation();
+                setEditing(false);
+              }
+            }}
+            autofocus
+          />
+          <div class="row">
+            <button type="submit" class="btn small primary" disabled={busy || !draft.trim()}>
+              Save
+            </button>
+            <button type="button" class="btn small ghost" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <span class="queue-text">
+            <VisibleText text={item.text} />
+          </span>
+          <span class="queue-actions">
+            <button
+              type="button"
+              class="btn small ghost"
+              aria-label={`Edit queued message ${item.position}`}
+              disabled={busy}
+              onClick={() => {
+                setDraft(item.text);
+                setEditing(true);
+              }}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              class="btn small ghost danger"
+              aria-label={`Remove queued message ${item.position}`}
+              disabled={busy}
+              onClick={() => void remove()}
+            >
+              Remove
+            </button>
+          </span>
+        </>
+      )}
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}

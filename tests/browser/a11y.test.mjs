@@ -52,6 +52,7 @@ const scripts = [
       },
     ],
   },
+  { match: "slow reply", turns: [{ text: Array.from({ length: 400 }, (_, i) => `slow${i}`).join(" "), chunk_chars: 4, delay_ms: 100 }] },
   { turns: [{ text: "Hello from replay" }] },
 ];
 
@@ -225,6 +226,32 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       // Terminal output scrolls: it must be reachable with the keyboard.
       const out = p.page.locator(".terminal .stdout");
       assert.equal(await out.getAttribute("tabindex"), "0", "terminal output is focusable");
+      await p.context.close();
+    });
+
+    test(`${scheme} theme: the queue, the cancel dialog, an interrupted run with Resume, the resend editor and a fork's banner`, { timeout: 60_000 }, async () => {
+      const p = await open();
+      await p.page.goto(server.base + "/");
+      await createSessionViaUi(p.page, { title: `Steering ${scheme}` });
+      await sendPrompt(p.page, "slow reply please");
+      await p.page.locator(".msg-assistant").waitFor();
+      await sendPrompt(p.page, "a queued message");
+      await p.page.locator(".queue-item").waitFor();
+      await axe(p.page, `the queue (${scheme})`);
+      await p.page.getByRole("button", { name: "Cancel run" }).click();
+      const dialog = p.page.getByRole("dialog", { name: "Cancel the run?" });
+      await dialog.waitFor();
+      await axe(p.page, `the cancel dialog (${scheme})`);
+      await dialog.getByRole("button", { name: "Cancel and drop the queue" }).click();
+      await p.page.locator('.run-end[data-status="cancelled"]').getByRole("button", { name: "Resume" }).waitFor();
+      await p.page.locator(".queue-panel").waitFor({ state: "detached" });
+      await p.page.locator(".msg-user").getByRole("button", { name: "Edit" }).click();
+      await p.page.getByRole("textbox", { name: "Edited message" }).fill("hello again");
+      await axe(p.page, `the resend editor and an ended run (${scheme})`);
+      await p.page.getByRole("button", { name: "Send as a new session" }).click();
+      await p.page.locator(".fork-banner a").waitFor();
+      await p.page.locator(".run-end").waitFor();
+      await axe(p.page, `a forked session (${scheme})`);
       await p.context.close();
     });
   }

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 // Shared helpers for the browser tests: start the real server with the replay
 // provider, drive Debian's Chromium with playwright-core, and watch the page
 // for script execution, CSP violations and requests to other origins.
@@ -319,4 +320,22 @@ export async function injectFrames(page, session) {
 /** Resolves after the page has painted twice: effects of the last render have run. */
 export async function afterPaint(page) {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+}
+
+/** No request left the server's origin and no script error happened on the page. */
+export function assertClean(p) {
+  assert.deepEqual(p.log.foreign, [], "requests to other origins");
+  assert.deepEqual(p.log.errors, [], "page errors");
+}
+
+/** A session made over the API (fast), opened in the page with frames injectable. */
+export async function openFixtureSession(p, server, title) {
+  await p.page.goto(server.base + "/");
+  const created = await apiCall(p.page, server, "POST", "/api/sessions", { title });
+  assert.equal(created.status, 201);
+  const id = created.json.id;
+  const inj = await injectFrames(p.page, id);
+  await p.page.goto(`${server.base}/s/${id}`);
+  await inj.ready;
+  return { id, inj };
 }

@@ -7,11 +7,13 @@ import { after, before, describe, test } from "node:test";
 import {
   afterPaint,
   apiCall,
+  assertClean,
   createSessionViaUi,
   haveServer,
   injectFrames,
   launchBrowser,
   newPage,
+  openFixtureSession,
   sendPrompt,
   shot,
   signInWithToken,
@@ -120,22 +122,8 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     return p;
   }
 
-  function assertClean(p) {
-    assert.deepEqual(p.log.foreign, [], "requests to other origins");
-    assert.deepEqual(p.log.errors, [], "page errors");
-  }
 
-  /** A session made over the API (fast), opened in the page with frames injectable. */
-  async function fixtureSession(p, title) {
-    await p.page.goto(server.base + "/");
-    const created = await apiCall(p.page, server, "POST", "/api/sessions", { title });
-    assert.equal(created.status, 201);
-    const id = created.json.id;
-    const inj = await injectFrames(p.page, id);
-    await p.page.goto(`${server.base}/s/${id}`);
-    await inj.ready;
-    return { id, inj };
-  }
+  const fixtureSession = (p, title) => openFixtureSession(p, server, title);
 
   test("the browser's offline event shows Offline at once; back online it reconnects and no stale 'cannot be reached' stays", { timeout: 40_000 }, async () => {
     const p = await open();

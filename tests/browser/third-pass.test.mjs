@@ -8,11 +8,13 @@ import { after, before, describe, test } from "node:test";
 import {
   afterPaint,
   apiCall,
+  assertClean,
   createSessionViaUi,
   haveServer,
   injectFrames,
   launchBrowser,
   newPage,
+  openFixtureSession,
   sendPrompt,
   shot,
   signInWithToken,
@@ -63,22 +65,8 @@ describe("third pass", { skip, timeout: 600_000 }, () => {
     return p;
   }
 
-  function assertClean(p) {
-    assert.deepEqual(p.log.foreign, [], "requests to other origins");
-    assert.deepEqual(p.log.errors, [], "page errors");
-  }
 
-  /** A session made over the API (fast), opened in the page with frames injectable. */
-  async function fixtureSession(p, title) {
-    await p.page.goto(server.base + "/");
-    const created = await apiCall(p.page, server, "POST", "/api/sessions", { title });
-    assert.equal(created.status, 201);
-    const id = created.json.id;
-    const inj = await injectFrames(p.page, id);
-    await p.page.goto(`${server.base}/s/${id}`);
-    await inj.ready;
-    return { id, inj };
-  }
+  const fixtureSession = (p, title) => openFixtureSession(p, server, title);
 
   async function events(p, id) {
     const r = await apiCall(p.page, server, "GET", `/api/sessions/${id}/events?after=0&limit=5000`);

@@ -201,6 +201,11 @@ impl TestServer {
         self.send(reqwest::Method::POST, path, body).await
     }
 
+    /// Open an SSE stream (`path` with its query), optionally resuming after `last_event_id`.
+    pub async fn sse(&self, path: &str, last_event_id: Option<&str>) -> reqwest::Response {
+        sse_open(&self.http, &self.url(path), last_event_id).await
+    }
+
     pub async fn create_session(&self, mode: &str) -> String {
         let (s, v) = self.post("/api/sessions", json!({"mode": mode})).await;
         assert_eq!(s, 201, "{v}");
@@ -617,4 +622,87 @@ pub async fn spawn_binary_at(
     let base = url.split("/?").next().unwrap().to_string();
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, base)
+}
+
+/// One parsed server-sent event: `id`, `event` and the `data` JSON; `None` fields for comments.
+#[derive(Debug, Default)]
+pub struct Sse {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub data: Option<Value>,
+    pub comment: Option<String>,
+}
+
+/// Reads server-sent events off a streaming response body.
+pub struct SseReader {
+    body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buf: String,
+}
+
+impl SseReader {
+    pub fn new(resp: reqwest::Response) -> SseReader {
+        SseReader {
+            body: resp.bytes_stream().boxed(),
+            buf: String::new(),
+        }
+    }
+
+    /// The next event or comment block (10 s at most; `None` when the stream ends).
+    pub async fn next(&mut self) -> Option<Sse> {
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let mut ev = Sse::default();
+                let mut data = vec![];
+                for line in block.lines() {
+                    if let Some(c) = line.strip_prefix(':') {
+                        ev.comment = Some(c.trim().to_string());
+                    } else if let Some((k, v)) = line.split_once(':') {
+                        let v = v.strip_prefix(' ').unwrap_or(v);
+                        match k {
+                            "id" => ev.id = Some(v.to_string()),
+                            "event" => ev.event = Some(v.to_string()),
+                            "data" => data.push(v.to_string()),
+                            _ => {}
+                        }
+                    }
+                }
+                if !data.is_empty() {
+                    ev.data = Some(serde_json::from_str(&data.join("\n")).expect("data is JSON"));
+                }
+                return Some(ev);
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.body.next())
+                .await
+                .expect("the stream sends within 10 s")?;
+            self.buf
+                .push_str(std::str::from_utf8(&chunk.expect("body chunk")).expect("UTF-8"));
+        }
+    }
+
+    /// The next event (comments skipped).
+    pub async fn next_event(&mut self) -> Option<Sse> {
+        loop {
+            let ev = self.next().await?;
+            if ev.data.is_some() {
+                return Some(ev);
+            }
+        }
+    }
+}
+
+/// `GET url` as an SSE client (bearer `TOKEN`, `Accept: text/event-stream`).
+pub async fn sse_open(
+    http: &reqwest::Client,
+    url: &str,
+    last_event_id: Option<&str>,
+) -> reqwest::Response {
+    let mut req = http
+        .get(url)
+        .bearer_auth(TOKEN)
+        .header("accept", "text/event-stream");
+    if let Some(id) = last_event_id {
+        req = req.header("last-event-id", id);
+    }
+    req.send().await.expect("stream request")
 }

@@ -168,7 +168,7 @@ async fn policy_check_over_rest() {
     let (st, r) = s
         .post("/api/policy/check", json!({"tool": "nope", "input": {}}))
         .await;
-    assert_eq!(st, 422, "{r}");
+    assert_eq!(st, 404, "{r}");
     assert!(
         r["error"]["message"]
             .as_str()
@@ -802,8 +802,13 @@ async fn running_outside_the_sandbox_always_asks() {
             json!({"session": sid, "tool": "shell", "input": {"command": "ls", "outside_sandbox": "   "}}),
         )
         .await;
+    // Arguments the tool refuses: the gate would deny the call before any policy, and says why.
+    assert_eq!(r["decision"], "deny", "{r}");
     assert!(
-        r["error"]["message"].as_str().unwrap().contains("reason"),
+        r["reasons"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("reason"),
         "{r}"
     );
     s.stop().await;

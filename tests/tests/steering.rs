@@ -93,11 +93,12 @@ async fn edit_and_resend_forks_the_conversation_at_that_message() {
     assert_eq!(after, before);
     seqs_are_gap_free(&after);
 
-    // Only a user message can be forked at; the whole conversation forks without one.
-    let (st, _) = s
+    // Only a user message can be forked at (there is none at seq 1: 404); the whole
+    // conversation forks without one.
+    let (st, v) = s
         .post(&format!("/api/sessions/{sid}/fork"), json!({"seq": 1}))
         .await;
-    assert_eq!(st, 422);
+    assert_eq!(st, 404, "{v}");
     let (st, _) = s
         .post(&format!("/api/sessions/{sid}/fork"), json!({"seq": 9999}))
         .await;

@@ -20,6 +20,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+#[derive(Debug, Args)]
+pub struct OpenapiArgs {
+    /// Print the Markdown reference docs/PROTOCOL.md embeds (operations and event types)
+    /// instead of the JSON document.
+    #[arg(long)]
+    pub reference: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the web app, the REST API and the WebSocket.
@@ -27,7 +35,7 @@ pub enum Command {
     /// Run one prompt headless (never asks; an effect not allowed is simply unavailable).
     Run(RunArgs),
     /// Print the OpenAPI document.
-    Openapi,
+    Openapi(OpenapiArgs),
     /// Set the login password (argon2id), read from standard input.
     Passwd(PasswdArgs),
     /// The permission gate, from the command line.

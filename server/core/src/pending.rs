@@ -213,7 +213,7 @@ impl PromptKind for Approvals {
     fn expired(req: &ApprovalRequest) -> EventPayload {
         EventPayload::ApprovalDecided {
             approval_id: req.row.id.clone(),
-            decision: ApprovalStatus::Expired.as_ref().into(),
+            decision: crate::protocol::ApprovalOutcome::Expired,
         }
     }
     async fn load(store: &Store, id: &str) -> StoreResult<ApprovalRow> {
@@ -245,7 +245,7 @@ impl PromptKind for Approvals {
     fn decided(id: &str, d: &ApprovalDecision) -> EventPayload {
         EventPayload::ApprovalDecided {
             approval_id: id.to_string(),
-            decision: d.as_str().into(),
+            decision: (*d).into(),
         }
     }
 }

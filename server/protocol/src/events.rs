@@ -6,8 +6,13 @@ use utoipa::ToSchema;
 
 use crate::*;
 /// The payload of an event; the frame adds `seq`, `session`, `run` and `at`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(EventType),
+    derive(strum::VariantArray, strum::IntoStaticStr, strum::AsRefStr),
+    strum(serialize_all = "snake_case")
+)]
 pub enum EventPayload {
     /// A prompt (or `!command`) from the user.
     UserMessage {
@@ -77,8 +82,7 @@ pub enum EventPayload {
     },
     ApprovalDecided {
         approval_id: String,
-        /// once / session / directory / deny / expired (timeout or server restart).
-        decision: String,
+        decision: ApprovalOutcome,
     },
     /// A tool finished: the text the model sees and parts for the UI.
     ToolResult {
@@ -115,7 +119,7 @@ pub enum EventPayload {
         /// Why a run stopped early: `user` (Cancel), `shutdown` (the server was stopped; status
         /// `interrupted`), `crash` (found unfinished at the next start; status `interrupted`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<StopReason>,
     },
     /// The model asks the user 1–4 multiple-choice questions.
     QuestionAsked {
@@ -147,6 +151,14 @@ pub enum EventPayload {
     Wakeup { task_ids: Vec<String>, text: String },
     /// The session's new state in `data` (the frame's own `session` field is its id).
     SessionUpdated { data: Session },
+}
+
+impl EventType {
+    /// Every event type this version emits, as it appears in `type`.
+    pub fn all() -> impl Iterator<Item = &'static str> {
+        use strum::VariantArray;
+        EventType::VARIANTS.iter().map(|t| t.into())
+    }
 }
 
 impl EventPayload {
@@ -192,6 +204,28 @@ pub struct EventFrame {
 pub struct EventPage {
     #[schema(value_type = Vec<EventFrame>)]
     pub data: Vec<serde_json::Value>,
-    /// The seq to pass as `after` for the next page; null when there are no more events now.
-    pub next_cursor: Option<i64>,
+    /// The seq to pass as `after` for the next page: the last seq in `data`, or the `after`
+    /// given when `data` is empty. Never null, so `after = next_cursor` never goes back.
+    pub next_cursor: i64,
+    /// More events are stored after `next_cursor` now (fetch again at once); false: wait for
+    /// new ones (with `wait`, or the SSE stream).
+    pub has_more: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_is_the_serialized_type() {
+        let p = EventPayload::Wakeup {
+            task_ids: vec![],
+            text: String::new(),
+        };
+        let v = serde_json::to_value(&p).ok();
+        assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
+        let t: &'static str = EventType::from(&p).into();
+        assert_eq!(t, p.kind());
+        assert_eq!(EventType::all().count(), 20);
+    }
 }

@@ -169,6 +169,7 @@ pub enum SessionStatus {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({"id": "01JD8Q2N4M5K6J7H8G9F0E1D2C", "title": "Fix the flaky test", "workspace": "/home/me/project", "agent": "build", "mode": "ask", "archived": false, "status": "running", "last_seq": 42, "created_at": 1764547200000_i64, "updated_at": 1764547260000_i64})))]
 pub struct Session {
     pub id: String,
     pub title: String,
@@ -195,12 +196,27 @@ pub struct ForkedFrom {
 /// `POST /api/sessions/{id}/fork`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"seq": 12, "text": "Try again, but keep the tests unchanged"})))]
 pub struct ForkParams {
     /// The seq of a `user_message` event: the fork holds the conversation before it. Omitted:
     /// the whole conversation (the session must be idle).
+    #[serde(default, deserialize_with = "whole::opt_i64")]
+    #[schema(minimum = 1, maximum = 9_007_199_254_740_991_i64)]
     pub seq: Option<i64>,
-    /// Sent as the fork's first new message ("edit and resend").
+    /// Sent as the fork's first new message ("edit and resend"); the same rules as a prompt.
+    #[schema(
+        min_length = 1,
+        max_length = 200000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub text: Option<String>,
+    /// The fork's title (default: the original's with " (fork)"): 1 to 200 characters, not
+    /// blank, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    )]
     pub title: Option<String>,
 }
 
@@ -213,9 +229,18 @@ pub struct Forked {
 
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"title": "Fix the flaky test", "agent": "build", "mode": "ask"})))]
 pub struct CreateSessionParams {
-    /// Workspace directory (default: the server's workspace). Must be an existing directory.
+    /// Workspace directory (default: the server's workspace): an absolute path of an existing
+    /// directory outside Tradewind's state directory; empty means the default.
+    #[schema(max_length = 4096, pattern = "^(/[^\\u0000]*)?$")]
     pub workspace: Option<String>,
+    /// 1 to 200 characters, not blank, no control characters (default: from the first prompt).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    )]
     pub title: Option<String>,
     pub agent: Option<Agent>,
     pub mode: Option<Mode>,
@@ -223,7 +248,14 @@ pub struct CreateSessionParams {
 
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"mode": "auto"})))]
 pub struct PatchSessionParams {
+    /// 1 to 200 characters, not blank, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    )]
     pub title: Option<String>,
     pub agent: Option<Agent>,
     pub mode: Option<Mode>,
@@ -239,14 +271,77 @@ pub struct SessionPage {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"text": "Run the tests and fix what fails"})))]
 pub struct PostMessageParams {
-    /// The prompt. A leading `!` runs the rest as a shell command through the same gate.
+    /// The prompt (not blank, at most 200,000 characters). A leading `!` runs the rest as a
+    /// shell command through the same gate.
+    #[schema(
+        min_length = 1,
+        max_length = 200000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub text: String,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"run_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E"})))]
 pub struct PostMessageResponse {
     pub run_id: String,
+}
+
+/// Who wrote a stored message.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum MessageRole {
+    /// A prompt (or the output of a `!command`).
+    User,
+    /// The model: text, reasoning, tool calls.
+    Assistant,
+    /// A tool's result, for the call `call_id`.
+    Tool,
+}
+
+/// The content of a stored message (fields absent when empty; more may be added).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MessageParts {
+    /// The message text (user prompt, assistant answer, or the tool result the model saw).
+    #[serde(default)]
+    pub text: String,
+    /// The assistant's reasoning, when the model streams it.
+    #[serde(default)]
+    pub reasoning: String,
+    /// The assistant's tool calls.
+    #[serde(default)]
+    pub tool_calls: Vec<MessageToolCall>,
+    /// For a `tool` message: the call it answers.
+    #[serde(default)]
+    pub call_id: String,
+    /// For a `tool` message: the tool's name.
+    #[serde(default)]
+    pub name: String,
+}
+
+/// A tool call as the model made it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MessageToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments, as the JSON text the model produced.
+    pub arguments: String,
 }
 
 /// A stored conversation message (what the model sees).
@@ -254,9 +349,9 @@ pub struct PostMessageResponse {
 pub struct Message {
     pub id: String,
     pub run_id: Option<String>,
-    /// `user`, `assistant` or `tool`.
-    pub role: String,
-    #[schema(value_type = Object)]
+    pub role: MessageRole,
+    /// What the message holds; which fields are set depends on the role.
+    #[schema(value_type = MessageParts)]
     pub parts: serde_json::Value,
     pub created_at: i64,
 }
@@ -269,6 +364,7 @@ pub struct MessagePage {
 
 /// Token usage of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({"input_tokens": 5120, "output_tokens": 840})))]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -431,8 +527,48 @@ pub enum ApprovalDecision {
     PrefixWorkspace,
 }
 
+/// How an approval ended: the user's answer, or `expired` (it timed out, or the server restarted
+/// while it waited).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalOutcome {
+    Once,
+    Session,
+    Directory,
+    Deny,
+    Prefix,
+    PrefixWorkspace,
+    Expired,
+}
+
+impl From<ApprovalDecision> for ApprovalOutcome {
+    fn from(d: ApprovalDecision) -> Self {
+        match d {
+            ApprovalDecision::Once => Self::Once,
+            ApprovalDecision::Session => Self::Session,
+            ApprovalDecision::Directory => Self::Directory,
+            ApprovalDecision::Deny => Self::Deny,
+            ApprovalDecision::Prefix => Self::Prefix,
+            ApprovalDecision::PrefixWorkspace => Self::PrefixWorkspace,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"decision": "once"})))]
 pub struct ApprovalParams {
     pub decision: ApprovalDecision,
 }
@@ -545,20 +681,45 @@ pub struct PendingItems {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"answers": [["PostgreSQL"], null]})))]
 pub struct AnswerParams {
     /// One entry per question: the chosen option labels, or null to skip that question.
     pub answers: Vec<Option<Vec<String>>>,
 }
 
+/// How the user answers a pending plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanAnswer {
+    /// Implement it: the session switches to build and the implementation run starts.
+    Approved,
+    /// Revise it, with `feedback`.
+    Feedback,
+    /// Not now: stay in plan mode.
+    Skipped,
+}
+
+impl From<PlanAnswer> for PlanDecision {
+    fn from(a: PlanAnswer) -> PlanDecision {
+        match a {
+            PlanAnswer::Approved => PlanDecision::Approved,
+            PlanAnswer::Feedback => PlanDecision::Feedback,
+            PlanAnswer::Skipped => PlanDecision::Skipped,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"decision": "feedback", "feedback": "Keep the old API working too."})))]
 pub struct PlanDecisionParams {
     /// `approved`, `feedback` (with `feedback` text) or `skipped`.
-    pub decision: PlanDecision,
+    pub decision: PlanAnswer,
     pub feedback: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E", "session_id": "01JD8Q2N4M5K6J7H8G9F0E1D2C", "status": "completed", "trigger": "prompt", "agent": "build", "error": null, "usage": {"input_tokens": 5120, "output_tokens": 840}, "created_at": 1764547200000_i64, "started_at": 1764547200010_i64, "finished_at": 1764547231000_i64})))]
 pub struct RunInfo {
     pub id: String,
     pub session_id: String,
@@ -586,6 +747,8 @@ pub struct Health {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginParams {
+    /// At most 1024 bytes.
+    #[schema(max_length = 1024)]
     pub password: String,
 }
 
@@ -602,16 +765,23 @@ pub struct WhoAmI {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenderError {
-    /// The diagram's id in the plan revision.
+    /// The diagram's id in the plan revision (1 to 80 characters).
+    #[schema(min_length = 1, max_length = 80)]
     pub diagram_id: String,
-    /// Mermaid's error message.
+    /// Mermaid's error message (not blank, at most 2,000 characters).
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub message: String,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenderErrorsParams {
-    /// At most 10.
+    /// 1 to 10 errors.
+    #[schema(min_items = 1, max_items = 10)]
     pub errors: Vec<RenderError>,
 }
 
@@ -637,6 +807,12 @@ pub struct QueueList {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PatchQueueItem {
+    /// The same rules as a prompt: not blank, at most 200,000 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub text: String,
 }
 
@@ -700,7 +876,14 @@ pub struct TlsInfo {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(examples(json!({"name": "ci"})))]
 pub struct CreateTokenParams {
+    /// A label for the token: 1 to 100 characters, not blank.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub name: String,
 }
 
@@ -953,8 +1136,18 @@ pub struct ProviderSettingsView {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettingsParams {
+    /// `openai` (any OpenAI-compatible server) or `anthropic`.
+    #[schema(value_type = ProviderKind)]
     pub kind: String,
+    /// The server's base URL, starting `http://` or `https://`, e.g.
+    /// `http://127.0.0.1:11434/v1` (422 when the rest is not a valid URL); blank or null: the
+    /// provider's default.
+    #[schema(
+        pattern = "^(https?://[\\s\\S]*|[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)$"
+    )]
     pub base_url: Option<String>,
+    /// The model name (required, not blank).
+    #[schema(value_type = String, min_length = 1, pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]")]
     pub model: Option<String>,
     /// Set a new key; an empty string removes it; absent keeps the stored one.
     pub api_key: Option<String>,
@@ -1027,6 +1220,43 @@ pub struct PolicyCheckReport {
     pub warnings: Vec<String>,
 }
 
+/// Why a run stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The user cancelled it (status `cancelled`).
+    User,
+    /// The server was stopped during the run (status `interrupted`).
+    Shutdown,
+    /// Found unfinished at the next start: the server had crashed (status `interrupted`).
+    Crash,
+}
+
+/// What made an artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ArtifactKind {
+    /// A plan revision (`exit_plan`).
+    Plan,
+}
+
+/// Where a grant lives: the session alone, or a rule every session of its workspace uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantScope {
+    Session,
+    Workspace,
+}
+
+/// The kinds of model provider Settings can switch to (`replay` is only set at start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio…).
+    Openai,
+    Anthropic,
+}
+
 /// One thing a session was allowed: by an approval answer, or a rule kept for its workspace.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct GrantInfo {
@@ -1036,7 +1266,7 @@ pub struct GrantInfo {
     pub kind: String,
     /// What it allows, in words.
     pub label: String,
-    /// `session` or `workspace`.
+    #[schema(value_type = GrantScope)]
     pub scope: String,
     pub created_at: i64,
 }
@@ -1070,4 +1300,26 @@ pub struct ToolStatus {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ToolStatusList {
     pub data: Vec<ToolStatus>,
+}
+
+/// Integers in request bodies: JSON Schema counts `3.0` as an integer, so it is accepted as 3.
+mod whole {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+            return Ok(None);
+        };
+        const MAX: i64 = 9_007_199_254_740_991;
+        if let Some(i) = n.as_i64() {
+            if i.abs() > MAX {
+                return Err(serde::de::Error::custom(format!("{n} is beyond 2^53 - 1")));
+            }
+            return Ok(Some(i));
+        }
+        match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0 => Ok(Some(f as i64)),
+            _ => Err(serde::de::Error::custom(format!("{n} is not an integer"))),
+        }
+    }
 }

@@ -79,8 +79,12 @@ pub fn link(args: PasswdArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn openapi() {
-    print!("{}", crate::http::openapi_json());
+pub fn openapi(reference: bool) {
+    if reference {
+        println!("{}", crate::http::openapi_reference());
+    } else {
+        print!("{}", crate::http::openapi_json());
+    }
 }
 
 /// Read the new password from stdin (twice on a terminal), hash with argon2id, store.

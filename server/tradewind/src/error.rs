@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 
 /// The JSON body of every error response: `{"error":{"code":"…","message":"…"}}`.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(examples(json!({"error": {"code": "not_found", "message": "session not found"}})))]
 pub struct ErrorBody {
     pub error: ErrorDetail,
 }

@@ -28,8 +28,8 @@ async fn main() -> std::process::ExitCode {
             Ok(code) => return code,
             Err(e) => Err(e),
         },
-        Command::Openapi => {
-            tradewind::cli::openapi();
+        Command::Openapi(a) => {
+            tradewind::cli::openapi(a.reference);
             Ok(())
         }
         Command::Passwd(args) => tradewind::cli::passwd(args).await,

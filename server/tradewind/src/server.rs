@@ -102,6 +102,8 @@ impl Server {
             );
         }
         self.state.runs.deps().tasks.shutdown().await;
+        // Long-lived responses (SSE streams, long polls) end so the server can stop.
+        self.state.connections.closing.cancel();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }

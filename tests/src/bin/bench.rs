@@ -1,5 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
-//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls;
+//! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
+//! sse;
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -1191,6 +1192,191 @@ fn search() {
     }
 }
 
+/// How a bench client reads a session's events.
+#[derive(Clone, Copy, PartialEq)]
+enum Transport {
+    Ws,
+    Sse,
+}
+
+/// One 5,000-delta reply to `subs` clients over `transport`: (provider's first byte → last
+/// client has the whole reply, ms; every client got the whole text exactly once, in order).
+async fn transport_case(n: usize, subs: usize, transport: Transport) -> (f64, bool) {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let mut chunks: Vec<String> = (0..n).map(|i| ev_text(&format!("t{i} "))).collect();
+    chunks.push(ev_finish("stop"));
+    chunks.push(ev_done());
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let bus = s.server.as_ref().unwrap().state.events.clone();
+    let expected: String = (0..n).map(|i| format!("t{i} ")).collect();
+    let http = reqwest::Client::new();
+    let mut tasks = Vec::new();
+    let (run_tx, _) = tokio::sync::broadcast::channel::<String>(1);
+    // Connect in batches of 50 (the server admits 64 connections per address before their
+    // first request), each batch subscribed before the next.
+    for batch in 0..subs.div_ceil(50) {
+        let before = bus.receiver_count(&sid);
+        let this = 50.min(subs - batch * 50);
+        for _ in 0..this {
+            let mut run_rx = run_tx.subscribe();
+            let expected = expected.clone();
+            match transport {
+                Transport::Ws => {
+                    let mut ws = ws_connect(&s).await;
+                    ws_send(
+                        &mut ws,
+                        json!({"type": "subscribe", "session": sid, "after": 0}),
+                    )
+                    .await;
+                    tasks.push(tokio::spawn(async move {
+                        let run = run_rx.recv().await.unwrap();
+                        let mut text = String::new();
+                        while let Some(Ok(m)) = ws.next().await {
+                            if let tokio_tungstenite::tungstenite::Message::Text(t) = m {
+                                let v: Value = serde_json::from_str(&t).unwrap();
+                                if v["type"] == "message_delta" {
+                                    text.push_str(v["text"].as_str().unwrap());
+                                }
+                                if v["type"] == "run_finished" && v["run"] == run.as_str() {
+                                    break;
+                                }
+                            }
+                        }
+                        (Instant::now(), text == expected)
+                    }));
+                }
+                Transport::Sse => {
+                    let resp = sse_open(
+                        &http,
+                        &s.url(&format!("/api/sessions/{sid}/events/stream")),
+                        None,
+                    )
+                    .await;
+                    assert_eq!(resp.status(), 200);
+                    let mut rd = SseReader::new(resp);
+                    tasks.push(tokio::spawn(async move {
+                        let run = run_rx.recv().await.unwrap();
+                        let mut text = String::new();
+                        let mut last = 0i64;
+                        let mut in_order = true;
+                        while let Some(ev) = rd.next_event().await {
+                            let v = ev.data.unwrap();
+                            let seq = v["seq"].as_i64().unwrap();
+                            in_order &= seq == last + 1;
+                            last = seq;
+                            if v["type"] == "message_delta" {
+                                text.push_str(v["text"].as_str().unwrap());
+                            }
+                            if v["type"] == "run_finished" && v["run"] == run.as_str() {
+                                break;
+                            }
+                        }
+                        (Instant::now(), in_order && text == expected)
+                    }));
+                }
+            }
+        }
+        while bus.receiver_count(&sid) < before + this {
+            tokio::task::yield_now().await;
+        }
+    }
+    mock.push(Reply::Sse {
+        chunks,
+        delay: Duration::ZERO,
+    });
+    let run = s.prompt(&sid, "stream").await;
+    run_tx.send(run).unwrap();
+    let mut last = None::<Instant>;
+    let mut complete = true;
+    for t in tasks {
+        let (at, ok) = t.await.unwrap();
+        complete &= ok;
+        last = Some(last.map_or(at, |l| l.max(at)));
+    }
+    let first = mock.sent.lock().unwrap()[0];
+    let ms = last.unwrap().duration_since(first).as_secs_f64() * 1000.0;
+    s.stop().await;
+    (ms, complete)
+}
+
+/// SSE against the WebSocket: first event after an append, a 5,000-delta reply to one client,
+/// and to 500.
+async fn sse() {
+    // First event after append: an idle session, one client each, 200 appends one at a time.
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let bus = s.server.as_ref().unwrap().state.events.clone();
+    let resp = s
+        .sse(&format!("/api/sessions/{sid}/events/stream"), None)
+        .await;
+    let mut rd = SseReader::new(resp);
+    let mut ws = ws_connect(&s).await;
+    ws_send(
+        &mut ws,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    while bus.receiver_count(&sid) < 2 {
+        tokio::task::yield_now().await;
+    }
+    let (mut sse_ms, mut ws_ms) = (vec![], vec![]);
+    for i in 0..200 {
+        let payload = tradewind::protocol::EventPayload::Error {
+            code: "bench".into(),
+            message: format!("append {i}"),
+            fatal: false,
+        };
+        let t0 = Instant::now();
+        bus.post(&sid, None, &payload);
+        let ev = rd.next_event().await.unwrap();
+        sse_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(ev.data.unwrap()["message"], format!("append {i}"));
+        loop {
+            let v = ws_next(&mut ws, Duration::from_secs(5)).await.unwrap();
+            if v["message"] == format!("append {i}").as_str() {
+                ws_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+                break;
+            }
+        }
+    }
+    println!(
+        "sse_first_event_after_append: SSE p50 {:.2} ms p99 {:.2} ms max {:.2} ms; WebSocket (same appends, read after SSE) p50 {:.2} ms p99 {:.2} ms (n=200, loopback, store write included)",
+        pct(&mut sse_ms.clone(), 0.5),
+        pct(&mut sse_ms.clone(), 0.99),
+        pct(&mut sse_ms, 1.0),
+        pct(&mut ws_ms.clone(), 0.5),
+        pct(&mut ws_ms, 0.99),
+    );
+    drop(rd);
+    s.stop().await;
+
+    let n = 5000;
+    for subs in [1usize, 500] {
+        let runs = if subs == 1 { 5 } else { 1 };
+        let (mut w, mut e) = (vec![], vec![]);
+        let mut complete = true;
+        for _ in 0..runs {
+            let (ms, ok) = transport_case(n, subs, Transport::Ws).await;
+            w.push(ms);
+            complete &= ok;
+            let (ms, ok) = transport_case(n, subs, Transport::Sse).await;
+            e.push(ms);
+            complete &= ok;
+        }
+        let (wm, em) = (pct(&mut w, 0.5), pct(&mut e, 0.5));
+        println!(
+            "sse_vs_ws_5000_deltas [{subs} subscriber(s)]: provider's first byte → last client has the whole reply: WebSocket {wm:.1} ms, SSE {em:.1} ms ({:+.1} %; median of {runs}); every client complete, in order, no loss: {complete}",
+            (em / wm - 1.0) * 100.0
+        );
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -1219,6 +1405,9 @@ async fn main() {
     }
     if want("tls") {
         tls().await;
+    }
+    if want("sse") {
+        sse().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

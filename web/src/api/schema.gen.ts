@@ -13,7 +13,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Allow once, for this session (or this directory), or deny. */
+        /**
+         * Answer an approval: allow once, for this session (or this directory), or deny.
+         * @description `decision` is `once`, `deny`, `session` (for an effect approval) or `directory` (for a
+         *     directory approval); when the approval offered a command prefix, also `prefix` (a rule for
+         *     this session) or `prefix_workspace` (the same rule for every session of the workspace). An
+         *     approval is answered once: the waiting run continues with the decision, any rule it keeps
+         *     is stored, and an `approval_decided` event is recorded.
+         */
         post: operations["answer_approval"];
         delete?: never;
         options?: never;
@@ -28,7 +35,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The artifact folder as a zip or tar archive. */
+        /**
+         * The artifact folder as a zip or tar archive.
+         * @description Packs every regular file under the artifact's folder (symbolic links are not followed),
+         *     each under a `{kind}-r{revision}/` prefix, and sends it as the attachment
+         *     `{kind}-r{revision}.zip` (`application/zip`) or `.tar` (`application/x-tar`). 404 when there
+         *     is no such artifact or its folder cannot be read; 422 for an unknown `format`.
+         */
         get: operations["download_artifact"];
         put?: never;
         post?: never;
@@ -46,8 +59,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One file of an artifact. Served as `text/plain` with a sandbox CSP (inline) or as an
-         *     attachment: it can never run in this origin.
+         * One file of an artifact, served so that it can never run in this origin.
+         * @description Only a file the artifact lists can be read (`path` exactly as listed, so no traversal is
+         *     possible). The body is the file's bytes, always as `text/plain; charset=utf-8` with a
+         *     `sandbox` CSP: shown inline with `inline=1`, otherwise as an attachment named after the
+         *     file. 404 when there is no such artifact, or the file is not listed or missing on disk.
          */
         get: operations["artifact_file"];
         put?: never;
@@ -65,7 +81,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The startup ceiling and switches (what the permission menu may offer). */
+        /**
+         * The startup ceiling and switches (what the permission menu may offer).
+         * @description Returns what was fixed when the server started: the version, the workspace, the permission
+         *     ceiling, the `read_only` and `yolo` switches, the extra roots, the process sandbox, and how
+         *     the server speaks TLS (mode, CA fingerprint, install page, the URL other devices use).
+         *     Nothing here changes while the server runs.
+         */
         get: operations["server_config"];
         put?: never;
         post?: never;
@@ -82,7 +104,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in browsers: name, first and last seen, last address, which one is this. */
+        /**
+         * The signed-in browsers: name, first and last seen, last address, which is this.
+         * @description Lists the live login sessions (not revoked, not expired, and seen within `auth.idleDays`),
+         *     most recently seen first, each with a readable name from its user agent, when it signed in
+         *     and was last seen, its last address and when it expires. `current` marks the caller's own
+         *     when it calls with the session cookie. No paging.
+         */
         get: operations["list_devices"];
         put?: never;
         post?: never;
@@ -102,8 +130,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * "Add a device": a one-time sign-in link (single use, 5 minutes) with its QR code, minted by
-         *     a caller who is already signed in.
+         * "Add a device": a one-time sign-in link with its QR code.
+         * @description Minted by a caller who is already signed in. The link (`<server URL>/?token=<code>`) is
+         *     single use and expires after 5 minutes; opening it signs the other device in. Returns the
+         *     URL, its expiry, the QR code as an SVG document, and `reachable_from_other_devices`: false
+         *     when the server listens on loopback only and has no `publicUrl`.
          */
         post: operations["device_link"];
         delete?: never;
@@ -122,7 +153,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Sign a device out at once: its cookie stops working and its open WebSockets close. */
+        /**
+         * Sign a device out at once: its cookie stops working, its WebSockets close.
+         * @description Revokes the login session with this id; it leaves the device list. Revoking the caller's
+         *     own device signs the caller out. 404 when no live login session has this id (unknown, or
+         *     already revoked).
+         */
         delete: operations["revoke_device"];
         options?: never;
         head?: never;
@@ -136,7 +172,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe (no authentication). */
+        /**
+         * Liveness probe; needs no authentication.
+         * @description Always answers 200 while the server runs, with `status` `ok`, the server version, and
+         *     `password_login`: whether a password is set, so the login page knows whether to offer
+         *     password sign-in.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -155,7 +196,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with the password; sets the HttpOnly session cookie. */
+        /**
+         * Sign in with the password; sets the HttpOnly session cookie.
+         * @description Needs no prior authentication. On success answers 204 with a `Set-Cookie` for a new login
+         *     session, which then appears in the device list. A wrong password, or no password set on the
+         *     server, gives 401. Each client address gets 10 failed attempts per 60 seconds; beyond that
+         *     the password is not checked and the answer is 429 with `Retry-After`. A password longer
+         *     than 1024 bytes is refused with 422.
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -172,7 +220,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out: revokes this browser's login session. */
+        /**
+         * Sign out: revokes this browser's login session.
+         * @description With the session cookie, the login session is revoked at once (it leaves the device list
+         *     and its open WebSockets close) and the response clears the cookie. With a bearer token
+         *     nothing is revoked; the response still carries the cookie-clearing `Set-Cookie`. Use
+         *     `DELETE /api/tokens/{id}` to revoke an API token.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -187,7 +241,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Models the provider reports (also a connection test). */
+        /**
+         * Models the running provider reports (also a connection test).
+         * @description Asks the provider for its model list on every call and returns the model ids as it reports
+         *     them. When the provider cannot be reached, refuses the key, or answers with an error, the
+         *     call fails with 502 and the provider's error message.
+         */
         get: operations["list_models"];
         put?: never;
         post?: never;
@@ -207,8 +266,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a plan (the session switches to build and the implementation starts when the plan run
-         *     ends), send feedback (the plan agent revises), or skip.
+         * Decide a pending plan: approve it, send feedback, or skip it.
+         * @description `approved`: when the plan run ends, the session switches to the build agent and a run that
+         *     implements the plan starts. `feedback`, with its text in `feedback` (at most 20000
+         *     characters): the plan agent revises. `skipped`: the plan agent stays in plan mode. A plan is
+         *     decided once; the waiting run continues and a `plan_decided` event is recorded.
          */
         post: operations["decide_plan"];
         delete?: never;
@@ -227,8 +289,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Report diagrams of a pending plan that failed to render in the browser; the model hears them
-         *     with the decision (409 once the plan is decided).
+         * Report diagrams of a pending plan that failed to render in the browser.
+         * @description `errors` holds 1 to 10 items, each a `diagram_id` (1 to 80 characters) and Mermaid's
+         *     `message` (1 to 2000 characters). They are kept with the plan, replacing any earlier
+         *     report, and the model hears them with the decision so it can fix the diagrams. Only while
+         *     the plan waits for a decision (409 once the plan is decided).
          */
         post: operations["plan_render_errors"];
         delete?: never;
@@ -247,8 +312,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The gate's dry run: what it would decide for this tool call (every reason, the categories,
-         *     the simple commands the shell parser saw). Nothing is executed.
+         * The gate's dry run: what it would decide for one tool call. Nothing is executed.
+         * @description The call is prepared exactly as in a run (arguments parsed, paths resolved, a shell command
+         *     parsed and classified) and judged by the same gate. Returns the decision (`allow`, `ask` or
+         *     `deny`) with every reason, the danger categories, and the simple commands the shell parser
+         *     saw, each with its own decision. With `session` it judges as in that session (workspace,
+         *     mode, agent, grants); without, as in a new session of the server's workspace. Arguments the
+         *     tool refuses (or a path that cannot be resolved) give `deny` with the reason, as in a run.
          */
         post: operations["policy_check"];
         delete?: never;
@@ -266,7 +336,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer an `ask_user_question` (null skips a question). */
+        /**
+         * Answer an `ask_user_question` (null skips a question).
+         * @description `answers` holds one entry per question, in order: the chosen option labels (exactly one, or
+         *     one or more for a multi-select question), or null to skip that question. Each question is
+         *     answered once: the waiting run continues with the answers and a `question_answered` event
+         *     is recorded. A question expires when the run is cancelled or waits too long.
+         */
         post: operations["answer_question"];
         delete?: never;
         options?: never;
@@ -281,7 +357,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One run. */
+        /**
+         * One run.
+         * @description Returns the run's session, status, trigger, agent, when it was created, started and
+         *     finished, its token usage (null until it ends) and its error (null unless it failed or was
+         *     interrupted).
+         */
         get: operations["get_run"];
         put?: never;
         post?: never;
@@ -301,8 +382,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a queued or running run (the model stream and any running tool stop). The body is
-         *     optional; `{"drop_queue": true}` also cancels the inputs queued behind it.
+         * Cancel a queued or running run; the model stream and any running tool stop.
+         * @description The body is optional; `{"drop_queue": true}` also cancels the inputs queued behind it on
+         *     the session. A queued run ends `cancelled` at once; an active run is told to stop and
+         *     records its end as events. `cancelled` is false when the run had already ended (nothing
+         *     changes then, except that `drop_queue` still empties the session's queue).
          */
         post: operations["cancel_run"];
         delete?: never;
@@ -321,9 +405,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a run that stopped early (interrupted, cancelled or failed): a new run on its session
-         *     tells the model to go on from where it stopped (trigger `resume`). Only the session's latest
-         *     run, and only while nothing runs there.
+         * Resume a run that stopped early (interrupted, cancelled or failed).
+         * @description Queues a new run on the same session (trigger `resume`) that tells the model to go on from
+         *     where it stopped, quoting the original request, and answers 202 with its id. Only the
+         *     session's latest run can be resumed, and only while nothing runs or waits in the queue
+         *     there; a run that succeeded or has not ended cannot be resumed either (409).
          */
         post: operations["resume_run"];
         delete?: never;
@@ -339,10 +425,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sessions, most recent activity first. */
+        /**
+         * List sessions, most recent activity first.
+         * @description Sessions are ordered by `updated_at`, newest first. Pass the previous page's `next_cursor`
+         *     as `cursor` for the next page; `next_cursor` is null on the last page. Archived sessions are
+         *     left out unless `archived` is true. The WebSocket at `/api/ws` can push list changes instead
+         *     of polling this.
+         */
         get: operations["list_sessions"];
         put?: never;
-        /** Create a session. */
+        /**
+         * Create a session.
+         * @description Every field is optional. `workspace`: an absolute path to an existing directory outside
+         *     Tradewind's state directory (default: the server's workspace). `title`: 1 to 200
+         *     characters, no control characters (default `New session`, which the first prompt replaces).
+         *     `agent` defaults to `build` and `mode` to `ask`. Returns the new session.
+         */
         post: operations["create_session"];
         delete?: never;
         options?: never;
@@ -357,15 +455,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One session. */
+        /**
+         * One session.
+         * @description Returns its title, workspace, agent, mode, `archived` flag, `status` (`idle`, `running`, or
+         *     `waiting` for the user), the seq of its newest event (`last_seq`), its timestamps, and
+         *     `forked_from` for a fork.
+         */
         get: operations["get_session"];
         put?: never;
         post?: never;
-        /** Delete a session and everything it owns. */
+        /**
+         * Delete a session and everything it owns.
+         * @description Deletes the session's records with its runs, messages, events, approvals, questions, plans,
+         *     artifacts, tasks and grants; its workspace's rules stay. It cannot be undone. Refused while
+         *     a run is active or waiting for the user: cancel it first.
+         */
         delete: operations["delete_session"];
         options?: never;
         head?: never;
-        /** Rename, switch agent or permission mode, archive or unarchive. */
+        /**
+         * Rename, switch agent or permission mode, archive or unarchive.
+         * @description Every field is optional; only those given change. `title` must be 1 to 200 characters with
+         *     no control characters. Returns the updated session and records a `session_updated` event,
+         *     so every client watching the session sees the change. An archived session accepts no new
+         *     prompts until it is unarchived.
+         */
         patch: operations["patch_session"];
         trace?: never;
     };
@@ -376,7 +490,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A session's artifacts (plan revisions), oldest first. */
+        /**
+         * A session's artifacts (plan revisions), oldest first.
+         * @description Each artifact has its id, kind, name, revision, title and the files it lists. Read one file
+         *     with `GET /api/artifacts/{id}/files/{path}`, or get them all with
+         *     `GET /api/artifacts/{id}/download`. No paging.
+         */
         get: operations["list_artifacts"];
         put?: never;
         post?: never;
@@ -393,8 +512,39 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's event log after a seq, oldest first. */
+        /**
+         * The session's event log after a seq, oldest first.
+         * @description A page of stored events with `seq > after`. `next_cursor` is never null: pass it as `after`
+         *     for the next page; `has_more` says more are stored already. With `wait`, an empty page is
+         *     held open until the next event is stored (long-poll); for a live stream use
+         *     `GET /api/sessions/{id}/events/stream` (SSE) or the WebSocket.
+         */
         get: operations["list_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a session's events (Server-Sent Events).
+         * @description The stored events after `after` (or the `Last-Event-ID` header) first, then live ones as
+         *     they are stored, in `seq` order with no gaps or duplicates; the stream stays open until the
+         *     client leaves or the server stops. Each event has `id:` = its seq, `event:` = its type and
+         *     `data:` = the `EventFrame` JSON. A client that falls more than 8,192 events behind is cut
+         *     off and reconnects with `Last-Event-ID`, losing nothing. Same authentication as every call;
+         *     at most 1,000 live subscribers per session (WebSocket and SSE together).
+         */
+        get: operations["stream_events"];
         put?: never;
         post?: never;
         delete?: never;
@@ -413,9 +563,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Fork a session ("edit and resend"): a new session holding the conversation before the user
-         *     message at `seq` (or all of it), then `text` sent there. The original stays as it was; seq is
-         *     gap-free in both.
+         * Fork a session ("edit and resend") into a new session.
+         * @description The new session holds the conversation before the `user_message` event at `seq` (cut before
+         *     the run that message opened), or all of it when `seq` is omitted; then `text`, if given, is
+         *     sent there as a new prompt. The original stays as it was; seq is gap-free in both. `title`
+         *     defaults to the original's with ` (fork)`. Returns the new session and the run `text`
+         *     started, if any.
          */
         post: operations["fork_session"];
         delete?: never;
@@ -431,10 +584,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The conversation as the model sees it, oldest first. */
+        /**
+         * The conversation as the model sees it, oldest first.
+         * @description Returns the stored messages (`user`, `assistant` or `tool`, each with its parts and the run
+         *     that produced it) in id order. Pass the previous page's `next_cursor` (the last message's
+         *     id) as `cursor` for the next page; `next_cursor` is null on the last page. For what the UI
+         *     shows (tool calls, approvals, run status) read the event log instead.
+         */
         get: operations["list_messages"];
         put?: never;
-        /** Send a prompt; a new run is queued on the session. */
+        /**
+         * Send a prompt; a new run is queued on the session.
+         * @description Answers 202 with the new run's id at once. The run starts after the session's earlier runs
+         *     (at most 8 runs execute at once server-wide) and reports its progress as session events.
+         *     A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
+         *     must not be blank and is at most 200000 characters. The first prompt of a session still
+         *     titled `New session` also gives it a title.
+         */
         post: operations["post_message"];
         delete?: never;
         options?: never;
@@ -449,7 +615,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What waits for the user in this session. */
+        /**
+         * What waits for the user in this session.
+         * @description Returns the approvals, questions and plan decisions still pending, each list oldest first,
+         *     with what is needed to show and answer them. Answer with `POST /api/approvals/{id}`,
+         *     `POST /api/questions/{id}` and `POST /api/plans/{id}/decision`. Empty lists when nothing
+         *     waits.
+         */
         get: operations["pending"];
         put?: never;
         post?: never;
@@ -467,13 +639,21 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the session may do without asking: the server's ceiling, the mode, and every grant
-         *     (the session's and its workspace's rules), each revocable.
+         * What the session may do without asking: the ceiling, its mode, and every grant.
+         * @description Returns the server's startup ceiling and switches (`read_only`, `yolo`, extra roots, the
+         *     process sandbox), the session's mode, agent and workspace, and every grant: the session's
+         *     own and its workspace's rules, each with a readable label, its `scope` (`session` or
+         *     `workspace`) and the `key` that revokes it.
          */
         get: operations["permissions"];
         put?: never;
         post?: never;
-        /** Revoke one grant; runs in flight see it at their next call. */
+        /**
+         * Revoke one grant; runs in flight see it at their next call.
+         * @description With `scope` `session` (the default) the session's own grant with this `key` is removed;
+         *     with `workspace`, the rule kept for the session's workspace, which every session of that
+         *     workspace uses. Calls it covered are judged again by the mode and the remaining grants.
+         */
         delete: operations["revoke_permission"];
         options?: never;
         head?: never;
@@ -487,7 +667,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The inputs waiting behind the session's active run, in order. */
+        /**
+         * The inputs waiting behind the session's active run, in order.
+         * @description Each item has the id of the run it will become, its `position` (1 = next), trigger, text
+         *     and when it was queued. The active run itself is not listed; the list is empty when nothing
+         *     waits.
+         */
         get: operations["list_queue"];
         put?: never;
         post?: never;
@@ -507,11 +692,23 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a queued input: its run ends `cancelled` (409 once it has started). */
+        /**
+         * Remove a queued input: its run ends `cancelled` (409 once it has started).
+         * @description The input leaves the queue and its run is recorded as `cancelled` (a `run_finished` event);
+         *     the inputs behind it move up. To stop a run that has already started, use
+         *     `POST /api/runs/{id}/cancel`. 404 when the session is unknown or the run is not one of its
+         *     runs; 409 when the input is no longer queued.
+         */
         delete: operations["delete_queue_item"];
         options?: never;
         head?: never;
-        /** Change a queued input's text before it starts (409 once it has started). */
+        /**
+         * Change a queued input's text before it starts (409 once it has started).
+         * @description The new `text` follows the rules of a new prompt: not blank, at most 200000 characters, and
+         *     a leading `!` makes it a shell command. The queue keeps its order, and the run starts with
+         *     the new text. 404 when the session is unknown or the run is not one of its runs; 409 when
+         *     the input is no longer queued (it started, ended or was removed).
+         */
         patch: operations["patch_queue_item"];
         trace?: never;
     };
@@ -522,7 +719,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A session's runs, newest first (last 100). */
+        /**
+         * A session's runs, newest first (last 100).
+         * @description Returns at most the 100 most recently created runs of the session, whatever their status
+         *     (queued, running, ended), each as `GET /api/runs/{id}` gives it. There is no paging.
+         */
         get: operations["list_runs"];
         put?: never;
         post?: never;
@@ -539,7 +740,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A session's background tasks, newest first (last 50). */
+        /**
+         * A session's background tasks, newest first (last 50).
+         * @description Returns at most the 50 most recently created tasks (shell commands the model started with
+         *     `bg_run`), live and ended, each with its command, working directory, status, exit code, who
+         *     stopped it and its timestamps. There is no paging; finished tasks are deleted after
+         *     `tasks.retentionDays`.
+         */
         get: operations["list_tasks"];
         put?: never;
         post?: never;
@@ -556,11 +763,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The model provider that runs now, and where its configuration came from. */
+        /**
+         * The model provider that runs now, and where its configuration came from.
+         * @description Returns the running provider's `kind`, `base_url` and `model`; `api_key_set`, whether a key
+         *     is available (stored through Settings, or `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the
+         *     server's environment for that kind); and `source`: `flags` (start flags or the config
+         *     file), `settings`, or `none` when nothing is configured. The key itself is never returned.
+         */
         get: operations["get_provider"];
         /**
-         * Change the model provider (takes effect for the next model call). Nothing is stored when
-         *     the change is refused.
+         * Change the model provider; it takes effect for the next model call.
+         * @description `kind` must be `openai` or `anthropic` (replay is set only with `--replay` at start), `model`
+         *     is required, `base_url` must be an http or https URL, and `api_key` is at most 4096 bytes:
+         *     a new key replaces the stored one, an empty string removes it, absent keeps it. The provider
+         *     is built first, so a refused change (422) stores nothing. Returns the provider now running
+         *     (`source` `settings`); start flags or the config file still win at the next start.
          */
         put: operations["put_provider"];
         post?: never;
@@ -578,8 +795,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * OpenAI-compatible servers on this machine's loopback (Ollama, llama.cpp, LM Studio, vLLM),
-         *     found by asking each for `/v1/models` (the browser cannot: its CSP allows only this origin).
+         * Find OpenAI-compatible model servers on this machine's loopback (setup).
+         * @description Asks `http://127.0.0.1:<port>/v1/models` on the default ports of Ollama (11434), llama.cpp
+         *     (8080), LM Studio (1234) and vLLM (8000), each with an 800 ms timeout and no redirects, and
+         *     returns the servers that answered with a model list: name, base URL and up to 200 model ids.
+         *     The server asks because the browser cannot: its CSP allows only this origin.
          */
         get: operations["probe"];
         put?: never;
@@ -597,7 +817,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a task's output by byte offset. */
+        /**
+         * Read a task's output by byte offset.
+         * @description Returns up to `limit` bytes of the log from `offset` as text (cut back so a UTF-8 character
+         *     is never split), `next_offset` to read on from, the task's status and exit code, `eof`
+         *     (true only once the task has ended and everything was read) and `output_truncated` (the log
+         *     kept only the first `tasks.maxOutputBytes` and the end). Unlike the model reading the log,
+         *     this does not cancel the wake-up the session gets when the task ends by itself.
+         */
         get: operations["task_output"];
         put?: never;
         post?: never;
@@ -616,7 +843,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop a task (SIGTERM to its group, SIGKILL after 3 s); it ends cancelled, stopped by the user. */
+        /**
+         * Stop a task; it ends `cancelled`, stopped by the user.
+         * @description Sends SIGTERM to the task's process group and SIGKILL after 3 s, waits up to about 5 s for
+         *     the task to end, and returns it as it is then. The change is recorded as `task_updated`
+         *     events. A task that has already ended is returned unchanged. A task stopped by the user does
+         *     not wake its session.
+         */
         post: operations["stop_task"];
         delete?: never;
         options?: never;
@@ -631,10 +864,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API tokens (never their secrets). */
+        /**
+         * List API tokens (never their secrets).
+         * @description Returns every API token that has not been revoked, oldest first, with its id, name,
+         *     creation time and when it was last used. The access token printed at start is not an API
+         *     token and is not listed. No paging.
+         */
         get: operations["list_tokens"];
         put?: never;
-        /** Create an API token for automation; the secret is returned once. */
+        /**
+         * Create an API token for automation; the secret is returned once.
+         * @description `name` is trimmed and must be 1 to 100 characters. The response holds the token's id, name
+         *     and secret (`tw_` and 64 hex digits). Only a SHA-256 hash of the secret is stored, so it
+         *     cannot be shown again. Send it as `Authorization: Bearer <secret>`.
+         */
         post: operations["create_token"];
         delete?: never;
         options?: never;
@@ -652,7 +895,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API token. */
+        /**
+         * Revoke an API token.
+         * @description The token stops authenticating at once, and WebSocket connections opened with it close.
+         *     Revocation cannot be undone; create a new token instead. 404 when no live token has this id
+         *     (unknown, or already revoked).
+         */
         delete: operations["revoke_token"];
         options?: never;
         head?: never;
@@ -666,7 +914,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every tool as a session sees it now: enabled, ask or disabled, and why. */
+        /**
+         * Every tool as a session sees it now: enabled, ask or disabled, and why.
+         * @description For each tool: its effect, `status` (`enabled`: runs without asking, `ask`: the user is
+         *     asked, `disabled`: not offered or denied) and the reason, from the session's agent, mode and
+         *     grants and the server's ceiling and switches. It is judged without paths or a command, so
+         *     one particular call may still be decided otherwise (try it with `POST /api/policy/check`).
+         */
         get: operations["tools"];
         put?: never;
         post?: never;
@@ -683,8 +937,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who is calling. */
+        /**
+         * Who is calling: a browser sign-in or a bearer token.
+         * @description Returns `kind` (`cookie` for a browser login session, `bearer` for the access token or an
+         *     API token), the login session id for a cookie, the API token's id for an API token (null
+         *     for the access token), and `password_set`: whether a password exists for password sign-in.
+         */
         get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The WebSocket: live events of any number of sessions, and commands.
+         * @description Upgrade with `GET /api/ws` (same authentication as every call; a browser also needs its own
+         *     origin). Client → server JSON text frames: `{"type":"subscribe","session":ID,"after":SEQ}`
+         *     (the stored events after SEQ, then live ones: the same `EventFrame` JSON as SSE `data:`),
+         *     `{"type":"unsubscribe","session":ID}`, `{"type":"subscribe_sessions"}` (the session list,
+         *     live: `session_updated` / `session_deleted` / `sessions_resync`), and commands with a request
+         *     id mirroring REST: `prompt {id, session, text}`, `cancel {id, run}`, `approval {id, approval,
+         *     decision}`, `set_mode {id, session, mode}`, `ping {id}` → `{"type":"ack","id":…,"result":{…}}`
+         *     or `{"type":"error","id":…,"error":{code,message}}`. Messages are at most 64 KiB; the server
+         *     pings every 20 s and closes a peer silent for 60 s; a client that stops reading is closed
+         *     with 1013 and resumes from its last seq. See docs/PROTOCOL.md.
+         */
+        get: operations["websocket"];
         put?: never;
         post?: never;
         delete?: never;
@@ -702,6 +990,16 @@ export interface components {
          * @enum {string}
          */
         Agent: "build" | "plan";
+        /**
+         * @example {
+         *       "answers": [
+         *         [
+         *           "PostgreSQL"
+         *         ],
+         *         null
+         *       ]
+         *     }
+         */
         AnswerParams: {
             /** @description One entry per question: the chosen option labels, or null to skip that question. */
             answers: (string[] | null)[];
@@ -717,10 +1015,67 @@ export interface components {
         ApiTokenList: {
             data: components["schemas"]["ApiToken"][];
         };
+        /** @description A `approval_decided` event. */
+        ApprovalDecidedEvent: components["schemas"]["EventEnvelope"] & {
+            approval_id: string;
+            decision: components["schemas"]["ApprovalOutcome"];
+            /** @enum {string} */
+            type: "approval_decided";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "approval_decided";
+        };
         /** @enum {string} */
         ApprovalDecision: "once" | "session" | "directory" | "deny" | "prefix" | "prefix_workspace";
+        /**
+         * @description How an approval ended: the user's answer, or `expired` (it timed out, or the server restarted
+         *     while it waited).
+         * @enum {string}
+         */
+        ApprovalOutcome: "once" | "session" | "directory" | "deny" | "prefix" | "prefix_workspace" | "expired";
+        /**
+         * @example {
+         *       "decision": "once"
+         *     }
+         */
         ApprovalParams: {
             decision: components["schemas"]["ApprovalDecision"];
+        };
+        /** @description The run waits for the user to allow or deny a call. */
+        ApprovalRequestedEvent: components["schemas"]["EventEnvelope"] & {
+            approval_id: string;
+            call_id: string;
+            /** @description For `directory` scope: the directory the answer covers. */
+            directory?: string | null;
+            effect: components["schemas"]["Effect"];
+            input: components["schemas"]["ToolInput"];
+            /**
+             * @description "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
+             *     stores as a rule (offered only when nothing else asks).
+             */
+            prefix?: string[] | null;
+            /** @description Every reason joined with "; ". */
+            reason: string;
+            /**
+             * @description Every reason this one approval covers (mode, outside directories, startup files,
+             *     command categories): answering it once is enough.
+             */
+            reasons?: string[];
+            scope: components["schemas"]["ApprovalScope"];
+            tool: string;
+            /** @enum {string} */
+            type: "approval_requested";
+            /** @description Deny-list mentions, control characters, dangerous categories. */
+            warnings: string[];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "approval_requested";
         };
         ApprovalResponse: {
             approval_id: string;
@@ -736,7 +1091,8 @@ export interface components {
             created_at: number;
             files: components["schemas"]["ArtifactFile"][];
             id: string;
-            kind: string;
+            /** @description What made it: `plan` (a plan revision). An open set. */
+            kind: components["schemas"]["ArtifactKind"];
             name: string;
             /** Format: int64 */
             revision: number;
@@ -747,6 +1103,11 @@ export interface components {
             /** Format: int64 */
             size: number;
         };
+        /**
+         * @description What made an artifact.
+         * @enum {string}
+         */
+        ArtifactKind: "plan";
         ArtifactList: {
             data: components["schemas"]["Artifact"][];
         };
@@ -764,14 +1125,31 @@ export interface components {
             process: boolean;
             write: boolean;
         };
+        /**
+         * @example {
+         *       "agent": "build",
+         *       "mode": "ask",
+         *       "title": "Fix the flaky test"
+         *     }
+         */
         CreateSessionParams: {
             agent?: components["schemas"]["Agent"] | null;
             mode?: components["schemas"]["Mode"] | null;
+            /** @description 1 to 200 characters, not blank, no control characters (default: from the first prompt). */
             title?: string | null;
-            /** @description Workspace directory (default: the server's workspace). Must be an existing directory. */
+            /**
+             * @description Workspace directory (default: the server's workspace): an absolute path of an existing
+             *     directory outside Tradewind's state directory; empty means the default.
+             */
             workspace?: string | null;
         };
+        /**
+         * @example {
+         *       "name": "ci"
+         *     }
+         */
         CreateTokenParams: {
+            /** @description A label for the token: 1 to 100 characters, not blank. */
             name: string;
         };
         CreatedToken: {
@@ -828,195 +1206,101 @@ export interface components {
          * @enum {string}
          */
         Effect: "read" | "write" | "process" | "external" | "internal";
-        /** @description The JSON body of every error response: `{"error":{"code":"…","message":"…"}}`. */
+        /**
+         * @description The JSON body of every error response: `{"error":{"code":"…","message":"…"}}`.
+         * @example {
+         *       "error": {
+         *         "code": "not_found",
+         *         "message": "session not found"
+         *       }
+         *     }
+         */
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
         };
         ErrorDetail: {
-            /** @description Stable machine-readable code, e.g. `not_found`, `unauthorized`, `validation_failed`. */
+            /**
+             * @description Stable machine-readable code. Known values (an open set: tolerate others):
+             *     - `bad_request` — 400: malformed request (bad JSON, a query value of the wrong type, a bad cursor)
+             *     - `unauthorized` — 401: no valid token or session cookie (or a wrong password)
+             *     - `forbidden` — 403: refused Host or Origin, or a cross-site request
+             *     - `not_found` — 404: no such object (or route)
+             *     - `conflict` — 409: the object is not in a state that allows this (already answered, session busy…)
+             *     - `payload_too_large` — 413: the request body exceeds 2 MiB
+             *     - `unsupported_media_type` — 415: the body is not `Content-Type: application/json`
+             *     - `validation_failed` — 422: well-formed but invalid (a value out of range, an unknown field, an empty text)
+             *     - `rate_limited` — 429: too many attempts; the `Retry-After` header says when to retry
+             *     - `internal` — 500: a server fault (details are in the server log)
+             *     - `provider_error` — 502: the model provider failed or could not be reached
+             *     - `database_busy` — 503: the database is busy; retry shortly
+             *     - `unavailable` — 503: the server is shutting down or the feature is not available
+             *     - `disk_full` — 507: the server's disk is full; nothing new is saved until space is freed
+             * @example not_found
+             */
             code: string;
             /** @description Human-readable explanation. */
             message: string;
         };
-        /**
-         * @description One stored, sequenced event as sent to clients:
-         *     `{"seq":N,"session":ID,"run":ID|null,"at":MS,"type":"…",…payload}`.
-         */
-        EventFrame: components["schemas"]["EventPayload"] & {
-            /** Format: int64 */
-            at: number;
-            run?: string | null;
-            /** Format: int64 */
-            seq: number;
-            session: string;
-        };
-        EventPage: {
-            data: components["schemas"]["EventFrame"][];
-            /**
-             * Format: int64
-             * @description The seq to pass as `after` for the next page; null when there are no more events now.
-             */
-            next_cursor?: number | null;
-        };
-        /** @description The payload of an event; the frame adds `seq`, `session`, `run` and `at`. */
-        EventPayload: {
-            message_id: string;
-            origin?: components["schemas"]["RunTrigger"] | null;
-            text: string;
-            /** @enum {string} */
-            type: "user_message";
-        } | {
-            agent: components["schemas"]["Agent"];
-            mode: components["schemas"]["Mode"];
-            run_id: string;
-            trigger: components["schemas"]["RunTrigger"];
-            /** @enum {string} */
-            type: "run_started";
-        } | {
-            message_id: string;
-            text: string;
-            /** @enum {string} */
-            type: "message_delta";
-        } | {
-            message_id: string;
-            text: string;
-            /** @enum {string} */
-            type: "reasoning_delta";
-        } | {
-            message_id: string;
-            reasoning: string;
-            text: string;
-            /** @enum {string} */
-            type: "message_complete";
-        } | {
-            call_id: string;
-            effect: components["schemas"]["Effect"];
-            input: Record<string, unknown>;
-            tool: string;
-            /** @enum {string} */
-            type: "tool_call";
-        } | {
-            call_id: string;
-            decision: components["schemas"]["PolicyDecision"];
-            effect: components["schemas"]["Effect"];
-            key: string;
-            reason: string;
-            tool: string;
-            /** @enum {string} */
-            type: "policy_decision";
-        } | {
-            approval_id: string;
-            call_id: string;
-            /** @description For `directory` scope: the directory the answer covers. */
-            directory?: string | null;
-            effect: components["schemas"]["Effect"];
-            input: Record<string, unknown>;
-            /**
-             * @description "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
-             *     stores as a rule (offered only when nothing else asks).
-             */
-            prefix?: string[] | null;
-            /** @description Every reason joined with "; ". */
-            reason: string;
-            /**
-             * @description Every reason this one approval covers (mode, outside directories, startup files,
-             *     command categories): answering it once is enough.
-             */
-            reasons?: string[];
-            scope: components["schemas"]["ApprovalScope"];
-            tool: string;
-            /** @enum {string} */
-            type: "approval_requested";
-            /** @description Deny-list mentions, control characters, dangerous categories. */
-            warnings: string[];
-        } | {
-            approval_id: string;
-            /** @description once / session / directory / deny / expired (timeout or server restart). */
-            decision: string;
-            /** @enum {string} */
-            type: "approval_decided";
-        } | {
-            call_id: string;
-            ok: boolean;
-            parts: components["schemas"]["Part"][];
-            text: string;
-            tool: string;
-            /** @enum {string} */
-            type: "tool_result";
-        } | {
+        /** @description A non-fatal or fatal error of the run. */
+        ErrorEvent: components["schemas"]["EventEnvelope"] & {
             code: string;
             /** @description The run ends with this error (its `run_finished` carries it too): show it once. */
             fatal?: boolean;
             message: string;
             /** @enum {string} */
             type: "error";
-        } | {
-            /** Format: int32 */
-            attempt: number;
-            /** Format: int64 */
-            delay_ms: number;
-            /** Format: int32 */
-            max_attempts: number;
-            reason: string;
-            /** @enum {string} */
-            type: "provider_retry";
-        } | {
-            /** Format: int64 */
-            duration_ms: number;
-            error?: components["schemas"]["WireError"] | null;
-            /**
-             * @description Why a run stopped early: `user` (Cancel), `shutdown` (the server was stopped; status
-             *     `interrupted`), `crash` (found unfinished at the next start; status `interrupted`).
-             */
-            reason?: string | null;
-            run_id: string;
-            status: components["schemas"]["RunStatus"];
-            /** @enum {string} */
-            type: "run_finished";
-            /**
-             * @description Tokens really consumed; for a stream stopped before the provider reported usage,
-             *     estimated from what was sent and streamed (~4 characters per token).
-             */
-            usage: components["schemas"]["Usage"];
-        } | {
-            call_id: string;
-            question_id: string;
-            questions: components["schemas"]["Question"][];
-            /** @enum {string} */
-            type: "question_asked";
-        } | {
-            answers: (string[] | null)[];
-            question_id: string;
-            /** @enum {string} */
-            type: "question_answered";
-        } | (components["schemas"]["PlanRevision"] & {
-            artifact_id: string;
-            call_id: string;
-            plan_id: string;
         } & {
-            /** @enum {string} */
-            type: "plan_proposed";
-        }) | {
-            decision: components["schemas"]["PlanDecision"];
-            feedback?: string | null;
-            plan_id: string;
-            /** @enum {string} */
-            type: "plan_decided";
-        } | {
-            task: components["schemas"]["TaskInfo"];
-            /** @enum {string} */
-            type: "task_updated";
-        } | {
-            task_ids: string[];
-            text: string;
-            /** @enum {string} */
-            type: "wakeup";
-        } | {
-            data: components["schemas"]["Session"];
-            /** @enum {string} */
-            type: "session_updated";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
         };
-        /** @description `POST /api/sessions/{id}/fork`. */
+        /** @description What every event carries: its gap-free `seq` in the session, the session id, the run it belongs to (null for session-level events) and when it was stored (ms since the epoch). */
+        EventEnvelope: {
+            /**
+             * Format: int64
+             * @description When the event was stored, in milliseconds since the Unix epoch.
+             */
+            at: number;
+            /** @description The run that produced the event; null for session-level events. */
+            run?: string | null;
+            /**
+             * Format: int64
+             * @description Position in the session's log: 1, 2, 3… with no gaps.
+             */
+            seq: number;
+            /** @description The session id. */
+            session: string;
+        };
+        /** @description One stored, sequenced event as sent to clients (REST pages, SSE `data:`, WebSocket `event` frames): `{"seq":N,"session":ID,"run":ID|null,"at":MS,"type":"…",…fields}`. A documented type parses as `KnownEvent`; any other as `UnknownEvent`. */
+        EventFrame: components["schemas"]["KnownEvent"] | components["schemas"]["UnknownEvent"];
+        EventPage: {
+            data: components["schemas"]["EventFrame"][];
+            /**
+             * @description More events are stored after `next_cursor` now (fetch again at once); false: wait for
+             *     new ones (with `wait`, or the SSE stream).
+             */
+            has_more: boolean;
+            /**
+             * Format: int64
+             * @description The seq to pass as `after` for the next page: the last seq in `data`, or the `after`
+             *     given when `data` is empty. Never null, so `after = next_cursor` never goes back.
+             */
+            next_cursor: number;
+        };
+        /**
+         * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
+         * @enum {string}
+         */
+        EventType: "approval_decided" | "approval_requested" | "error" | "message_complete" | "message_delta" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "run_finished" | "run_started" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        /**
+         * @description `POST /api/sessions/{id}/fork`.
+         * @example {
+         *       "seq": 12,
+         *       "text": "Try again, but keep the tests unchanged"
+         *     }
+         */
         ForkParams: {
             /**
              * Format: int64
@@ -1024,8 +1308,12 @@ export interface components {
              *     the whole conversation (the session must be idle).
              */
             seq?: number | null;
-            /** @description Sent as the fork's first new message ("edit and resend"). */
+            /** @description Sent as the fork's first new message ("edit and resend"); the same rules as a prompt. */
             text?: string | null;
+            /**
+             * @description The fork's title (default: the original's with " (fork)"): 1 to 200 characters, not
+             *     blank, no control characters.
+             */
             title?: string | null;
         };
         Forked: {
@@ -1048,9 +1336,13 @@ export interface components {
             kind: string;
             /** @description What it allows, in words. */
             label: string;
-            /** @description `session` or `workspace`. */
-            scope: string;
+            scope: components["schemas"]["GrantScope"];
         };
+        /**
+         * @description Where a grant lives: the session alone, or a rule every session of its workspace uses.
+         * @enum {string}
+         */
+        GrantScope: "session" | "workspace";
         Health: {
             /**
              * @description A password is set, so the sign-in page offers a password field; otherwise the way in is
@@ -1060,7 +1352,10 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description An event of a type this version of the API documents, discriminated by `type`. */
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
         LoginParams: {
+            /** @description At most 1024 bytes. */
             password: string;
         };
         /** @description A stored conversation message (what the model sees). */
@@ -1068,14 +1363,66 @@ export interface components {
             /** Format: int64 */
             created_at: number;
             id: string;
-            parts: Record<string, unknown>;
-            /** @description `user`, `assistant` or `tool`. */
-            role: string;
+            /** @description What the message holds; which fields are set depends on the role. */
+            parts: components["schemas"]["MessageParts"];
+            role: components["schemas"]["MessageRole"];
             run_id?: string | null;
+        };
+        /** @description The whole assistant message once it is complete. */
+        MessageCompleteEvent: components["schemas"]["EventEnvelope"] & {
+            message_id: string;
+            reasoning: string;
+            text: string;
+            /** @enum {string} */
+            type: "message_complete";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message_complete";
+        };
+        /** @description Streamed assistant text (coalesced; append to the message). */
+        MessageDeltaEvent: components["schemas"]["EventEnvelope"] & {
+            message_id: string;
+            text: string;
+            /** @enum {string} */
+            type: "message_delta";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message_delta";
         };
         MessagePage: {
             data: components["schemas"]["Message"][];
             next_cursor?: string | null;
+        };
+        /** @description The content of a stored message (fields absent when empty; more may be added). */
+        MessageParts: {
+            /** @description For a `tool` message: the call it answers. */
+            call_id?: string;
+            /** @description For a `tool` message: the tool's name. */
+            name?: string;
+            /** @description The assistant's reasoning, when the model streams it. */
+            reasoning?: string;
+            /** @description The message text (user prompt, assistant answer, or the tool result the model saw). */
+            text?: string;
+            /** @description The assistant's tool calls. */
+            tool_calls?: components["schemas"]["MessageToolCall"][];
+        };
+        /**
+         * @description Who wrote a stored message.
+         * @enum {string}
+         */
+        MessageRole: "user" | "assistant" | "tool";
+        /** @description A tool call as the model made it. */
+        MessageToolCall: {
+            /** @description The arguments, as the JSON text the model produced. */
+            arguments: string;
+            id: string;
+            name: string;
         };
         /**
          * @description Permission mode of a session (seed 000, "Modos de permisos").
@@ -1111,12 +1458,19 @@ export interface components {
         };
         /** @description A queued input's new text. */
         PatchQueueItem: {
+            /** @description The same rules as a prompt: not blank, at most 200,000 characters. */
             text: string;
         };
+        /**
+         * @example {
+         *       "mode": "auto"
+         *     }
+         */
         PatchSessionParams: {
             agent?: components["schemas"]["Agent"] | null;
             archived?: boolean | null;
             mode?: components["schemas"]["Mode"] | null;
+            /** @description 1 to 200 characters, not blank, no control characters. */
             title?: string | null;
         };
         /** @description An approval waiting for the user. */
@@ -1126,7 +1480,7 @@ export interface components {
             /** Format: int64 */
             created_at: number;
             effect: components["schemas"]["Effect"];
-            input: Record<string, unknown>;
+            input: components["schemas"]["ToolInput"];
             reason: string;
             run_id: string;
             scope: components["schemas"]["ApprovalScope"];
@@ -1155,13 +1509,38 @@ export interface components {
             run_id: string;
         };
         /**
+         * @description How the user answers a pending plan.
+         * @enum {string}
+         */
+        PlanAnswer: "approved" | "feedback" | "skipped";
+        /** @description A `plan_decided` event. */
+        PlanDecidedEvent: components["schemas"]["EventEnvelope"] & {
+            decision: components["schemas"]["PlanDecision"];
+            feedback?: string | null;
+            plan_id: string;
+            /** @enum {string} */
+            type: "plan_decided";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "plan_decided";
+        };
+        /**
          * @description How the user answered a plan (`unavailable`: no interactive UI, or --read-only).
          * @enum {string}
          */
         PlanDecision: "approved" | "skipped" | "feedback" | "unavailable";
+        /**
+         * @example {
+         *       "decision": "feedback",
+         *       "feedback": "Keep the old API working too."
+         *     }
+         */
         PlanDecisionParams: {
             /** @description `approved`, `feedback` (with `feedback` text) or `skipped`. */
-            decision: components["schemas"]["PlanDecision"];
+            decision: components["schemas"]["PlanAnswer"];
             feedback?: string | null;
         };
         PlanDecisionResponse: {
@@ -1177,6 +1556,21 @@ export interface components {
             section?: string | null;
             title: string;
             type: string;
+        };
+        /** @description A plan revision waits for review. */
+        PlanProposedEvent: components["schemas"]["EventEnvelope"] & components["schemas"]["PlanRevision"] & {
+            artifact_id: string;
+            call_id: string;
+            plan_id: string;
+        } & {
+            /** @enum {string} */
+            type: "plan_proposed";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "plan_proposed";
         };
         /** @description What a revision holds (stored as the artifact's meta and sent in `plan_proposed`). */
         PlanRevision: {
@@ -1194,7 +1588,7 @@ export interface components {
         PolicyCheckParams: {
             agent?: components["schemas"]["Agent"] | null;
             /** @description The tool's arguments, as the model would send them. */
-            input: Record<string, unknown>;
+            input: components["schemas"]["ToolInput"];
             mode?: components["schemas"]["Mode"] | null;
             /**
              * @description Judge as in this session (its workspace, mode, agent and grants). Without it: the server's
@@ -1232,6 +1626,23 @@ export interface components {
         };
         /** @enum {string} */
         PolicyDecision: "allow" | "ask" | "deny";
+        /** @description Audit: what the gate decided for a call, and why. */
+        PolicyDecisionEvent: components["schemas"]["EventEnvelope"] & {
+            call_id: string;
+            decision: components["schemas"]["PolicyDecision"];
+            effect: components["schemas"]["Effect"];
+            key: string;
+            reason: string;
+            tool: string;
+            /** @enum {string} */
+            type: "policy_decision";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "policy_decision";
+        };
         /** @description One reason the gate found. */
         PolicyReason: {
             /**
@@ -1243,10 +1654,23 @@ export interface components {
             decision: components["schemas"]["PolicyDecision"];
             message: string;
         };
+        /**
+         * @example {
+         *       "text": "Run the tests and fix what fails"
+         *     }
+         */
         PostMessageParams: {
-            /** @description The prompt. A leading `!` runs the rest as a shell command through the same gate. */
+            /**
+             * @description The prompt (not blank, at most 200,000 characters). A leading `!` runs the rest as a
+             *     shell command through the same gate.
+             */
             text: string;
         };
+        /**
+         * @example {
+         *       "run_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E"
+         *     }
+         */
         PostMessageResponse: {
             run_id: string;
         };
@@ -1258,12 +1682,45 @@ export interface components {
             models: string[];
             name: string;
         };
+        /**
+         * @description The kinds of model provider Settings can switch to (`replay` is only set at start).
+         * @enum {string}
+         */
+        ProviderKind: "openai" | "anthropic";
+        /**
+         * @description The provider failed in a way worth retrying: this wait begins now; attempt `attempt` of
+         *     `max_attempts` follows after `delay_ms` unless the run is cancelled.
+         */
+        ProviderRetryEvent: components["schemas"]["EventEnvelope"] & {
+            /** Format: int32 */
+            attempt: number;
+            /** Format: int64 */
+            delay_ms: number;
+            /** Format: int32 */
+            max_attempts: number;
+            reason: string;
+            /** @enum {string} */
+            type: "provider_retry";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "provider_retry";
+        };
         ProviderSettingsParams: {
             /** @description Set a new key; an empty string removes it; absent keeps the stored one. */
             api_key?: string | null;
+            /**
+             * @description The server's base URL, starting `http://` or `https://`, e.g.
+             *     `http://127.0.0.1:11434/v1` (422 when the rest is not a valid URL); blank or null: the
+             *     provider's default.
+             */
             base_url?: string | null;
-            kind: string;
-            model?: string | null;
+            /** @description `openai` (any OpenAI-compatible server) or `anthropic`. */
+            kind: components["schemas"]["ProviderKind"];
+            /** @description The model name (required, not blank). */
+            model: string;
         };
         ProviderSettingsView: {
             /** @description Whether an API key is stored (it is never returned). */
@@ -1293,6 +1750,33 @@ export interface components {
         QuestionAnswered: {
             question_id: string;
         };
+        /** @description One entry per question: the chosen labels, or null when skipped. */
+        QuestionAnsweredEvent: components["schemas"]["EventEnvelope"] & {
+            answers: (string[] | null)[];
+            question_id: string;
+            /** @enum {string} */
+            type: "question_answered";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "question_answered";
+        };
+        /** @description The model asks the user 1–4 multiple-choice questions. */
+        QuestionAskedEvent: components["schemas"]["EventEnvelope"] & {
+            call_id: string;
+            question_id: string;
+            questions: components["schemas"]["Question"][];
+            /** @enum {string} */
+            type: "question_asked";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "question_asked";
+        };
         QuestionOption: {
             description?: string | null;
             label: string;
@@ -1319,17 +1803,69 @@ export interface components {
         QueueList: {
             data: components["schemas"]["QueueItem"][];
         };
+        /** @description Streamed reasoning text (coalesced). */
+        ReasoningDeltaEvent: components["schemas"]["EventEnvelope"] & {
+            message_id: string;
+            text: string;
+            /** @enum {string} */
+            type: "reasoning_delta";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reasoning_delta";
+        };
         /** @description A diagram of a pending plan that the browser could not render. */
         RenderError: {
-            /** @description The diagram's id in the plan revision. */
+            /** @description The diagram's id in the plan revision (1 to 80 characters). */
             diagram_id: string;
-            /** @description Mermaid's error message. */
+            /** @description Mermaid's error message (not blank, at most 2,000 characters). */
             message: string;
         };
         RenderErrorsParams: {
-            /** @description At most 10. */
+            /** @description 1 to 10 errors. */
             errors: components["schemas"]["RenderError"][];
         };
+        /** @description A `run_finished` event. */
+        RunFinishedEvent: components["schemas"]["EventEnvelope"] & {
+            /** Format: int64 */
+            duration_ms: number;
+            error?: components["schemas"]["WireError"] | null;
+            reason?: components["schemas"]["StopReason"] | null;
+            run_id: string;
+            status: components["schemas"]["RunStatus"];
+            /** @enum {string} */
+            type: "run_finished";
+            /**
+             * @description Tokens really consumed; for a stream stopped before the provider reported usage,
+             *     estimated from what was sent and streamed (~4 characters per token).
+             */
+            usage: components["schemas"]["Usage"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run_finished";
+        };
+        /**
+         * @example {
+         *       "agent": "build",
+         *       "created_at": 1764547200000,
+         *       "error": null,
+         *       "finished_at": 1764547231000,
+         *       "id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E",
+         *       "session_id": "01JD8Q2N4M5K6J7H8G9F0E1D2C",
+         *       "started_at": 1764547200010,
+         *       "status": "completed",
+         *       "trigger": "prompt",
+         *       "usage": {
+         *         "input_tokens": 5120,
+         *         "output_tokens": 840
+         *       }
+         *     }
+         */
         RunInfo: {
             agent: components["schemas"]["Agent"];
             /** Format: int64 */
@@ -1347,6 +1883,21 @@ export interface components {
         };
         RunList: {
             data: components["schemas"]["RunInfo"][];
+        };
+        /** @description A `run_started` event. */
+        RunStartedEvent: components["schemas"]["EventEnvelope"] & {
+            agent: components["schemas"]["Agent"];
+            mode: components["schemas"]["Mode"];
+            run_id: string;
+            trigger: components["schemas"]["RunTrigger"];
+            /** @enum {string} */
+            type: "run_started";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run_started";
         };
         /** @enum {string} */
         RunStatus: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
@@ -1375,6 +1926,20 @@ export interface components {
             workspace: string;
             yolo: boolean;
         };
+        /**
+         * @example {
+         *       "agent": "build",
+         *       "archived": false,
+         *       "created_at": 1764547200000,
+         *       "id": "01JD8Q2N4M5K6J7H8G9F0E1D2C",
+         *       "last_seq": 42,
+         *       "mode": "ask",
+         *       "status": "running",
+         *       "title": "Fix the flaky test",
+         *       "updated_at": 1764547260000,
+         *       "workspace": "/home/me/project"
+         *     }
+         */
         Session: {
             agent: components["schemas"]["Agent"];
             archived: boolean;
@@ -1418,6 +1983,23 @@ export interface components {
          * @enum {string}
          */
         SessionStatus: "idle" | "running" | "waiting";
+        /** @description The session's new state in `data` (the frame's own `session` field is its id). */
+        SessionUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            data: components["schemas"]["Session"];
+            /** @enum {string} */
+            type: "session_updated";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_updated";
+        };
+        /**
+         * @description Why a run stopped early.
+         * @enum {string}
+         */
+        StopReason: "user" | "shutdown" | "crash";
         /** @description A task as the API and events show it. */
         TaskInfo: {
             command: string;
@@ -1469,6 +2051,18 @@ export interface components {
          * @enum {string}
          */
         TaskStopper: "user" | "model" | "timeout" | "shutdown";
+        /** @description A background task changed state. */
+        TaskUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            task: components["schemas"]["TaskInfo"];
+            /** @enum {string} */
+            type: "task_updated";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task_updated";
+        };
         /** @description How the server speaks HTTPS. */
         TlsInfo: {
             /** @description `auto`: SHA-256 of the local CA certificate, `AB:CD:…`, to compare on a phone. */
@@ -1483,6 +2077,41 @@ export interface components {
             /** @description The address other devices use (publicUrl, else the host name, else a LAN address). */
             url: string;
         };
+        /** @description The model proposed a tool call. */
+        ToolCallEvent: components["schemas"]["EventEnvelope"] & {
+            call_id: string;
+            effect: components["schemas"]["Effect"];
+            input: components["schemas"]["ToolInput"];
+            tool: string;
+            /** @enum {string} */
+            type: "tool_call";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call";
+        };
+        /** @description A tool's arguments as the model sent them (or as a dry run gives them): a JSON object whose fields depend on the tool, e.g. `{"command": "cargo test"}` for `shell` or `{"path": "src/main.rs"}` for `read_file`. */
+        ToolInput: {
+            [key: string]: unknown;
+        };
+        /** @description A tool finished: the text the model sees and parts for the UI. */
+        ToolResultEvent: components["schemas"]["EventEnvelope"] & {
+            call_id: string;
+            ok: boolean;
+            parts: components["schemas"]["Part"][];
+            text: string;
+            tool: string;
+            /** @enum {string} */
+            type: "tool_result";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+        };
         /** @description One tool as a session sees it now (seed 000's `/tools`). */
         ToolStatus: {
             effect: components["schemas"]["Effect"];
@@ -1494,12 +2123,51 @@ export interface components {
         ToolStatusList: {
             data: components["schemas"]["ToolStatus"][];
         };
-        /** @description Token usage of a run. */
+        /** @description An event of a type not documented in this version (added by a newer server): the envelope, its `type`, and whatever fields it has. Ignore it or show it generically. */
+        UnknownEvent: components["schemas"]["EventEnvelope"] & ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        });
+        /**
+         * @description Token usage of a run.
+         * @example {
+         *       "input_tokens": 5120,
+         *       "output_tokens": 840
+         *     }
+         */
         Usage: {
             /** Format: int64 */
             input_tokens: number;
             /** Format: int64 */
             output_tokens: number;
+        };
+        /** @description A prompt (or `!command`) from the user. */
+        UserMessageEvent: components["schemas"]["EventEnvelope"] & {
+            message_id: string;
+            origin?: components["schemas"]["RunTrigger"] | null;
+            text: string;
+            /** @enum {string} */
+            type: "user_message";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user_message";
+        };
+        /** @description Background tasks ended by themselves and wake the session (a `wakeup` run follows). */
+        WakeupEvent: components["schemas"]["EventEnvelope"] & {
+            task_ids: string[];
+            text: string;
+            /** @enum {string} */
+            type: "wakeup";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "wakeup";
         };
         WhoAmI: {
             /** @description `cookie` (browser login), `bearer` (access token or API token). */
@@ -1526,6 +2194,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Approval id (`approval_id` in the pending list) */
                 id: string;
             };
             cookie?: never;
@@ -1536,6 +2205,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Answered */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1544,6 +2214,16 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalResponse"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,6 +2232,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such approval */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1560,6 +2250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The approval was already answered or has expired */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,7 +2259,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A decision this approval does not offer */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1581,11 +2318,12 @@ export interface operations {
     download_artifact: {
         parameters: {
             query?: {
-                /** @description `zip` (default) or `tar`. */
-                format?: string | null;
+                /** @description `zip` (default) or `tar`; any other value gives 422. */
+                format?: string;
             };
             header?: never;
             path: {
+                /** @description Artifact id */
                 id: string;
             };
             cookie?: never;
@@ -1597,8 +2335,21 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/x-tar": string;
+                    "application/zip": string;
+                };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1607,6 +2358,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such artifact, or its files cannot be read */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +2376,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `format` is not `zip` or `tar` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1628,12 +2408,17 @@ export interface operations {
     artifact_file: {
         parameters: {
             query?: {
-                /** @description Show as text in the browser instead of downloading (always `text/plain`). */
-                inline?: number | null;
+                /**
+                 * @description `1`: show as text in the browser instead of downloading (the type is always
+                 *     `text/plain`). Omitted or any other value: sent as an attachment.
+                 */
+                inline?: string;
             };
             header?: never;
             path: {
+                /** @description Artifact id */
                 id: string;
+                /** @description The file's path inside the artifact, as in its `files` list (may contain `/`) */
                 path: string;
             };
             cookie?: never;
@@ -1645,8 +2430,21 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/octet-stream": string;
+                    "text/plain": string;
+                };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1655,7 +2453,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such artifact, or no such file in it */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1674,6 +2509,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The server's startup configuration */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1682,7 +2518,35 @@ export interface operations {
                     "application/json": components["schemas"]["ServerConfig"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1701,6 +2565,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The signed-in browsers */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1709,7 +2574,35 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1728,6 +2621,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The one-time sign-in link */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1736,7 +2630,44 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceLink"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1751,18 +2682,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Device id (its login session id), as listed */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Signed out */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1771,7 +2705,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No live device with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1790,12 +2761,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The server is up */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1820,7 +2819,53 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Wrong password, or no password is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The password is longer than 1024 bytes */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1830,6 +2875,33 @@ export interface operations {
             };
             /** @description Too many failures; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1855,7 +2927,44 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1874,6 +2983,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The provider's model ids */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1882,6 +2992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1890,7 +3001,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The provider failed or could not be reached */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1905,6 +3044,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Plan id (`plan_id` in the pending list) */
                 id: string;
             };
             cookie?: never;
@@ -1915,6 +3055,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Decided */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1923,6 +3064,16 @@ export interface operations {
                     "application/json": components["schemas"]["PlanDecisionResponse"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,6 +3082,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such plan */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1939,6 +3100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The plan was already decided (or expired as skipped) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1947,7 +3109,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`, `feedback` without text, or feedback over 20000 characters */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1962,6 +3170,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Plan id */
                 id: string;
             };
             cookie?: never;
@@ -1972,12 +3181,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Recorded */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1986,6 +3206,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such plan */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1994,6 +3224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The plan is no longer waiting for a decision */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2002,7 +3233,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No errors, more than 10, or an empty or too long `diagram_id` or `message` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2025,6 +3302,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The gate's decision and its reasons */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2033,6 +3311,16 @@ export interface operations {
                     "application/json": components["schemas"]["PolicyCheckReport"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2041,6 +3329,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No session with the given `session` id, or no such tool */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2049,7 +3347,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body does not fit `PolicyCheckParams` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2064,6 +3408,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Question id (`question_id` in the pending list) */
                 id: string;
             };
             cookie?: never;
@@ -2074,6 +3419,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Answered */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,6 +3428,16 @@ export interface operations {
                     "application/json": components["schemas"]["QuestionAnswered"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,6 +3446,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such question */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2098,6 +3464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The question was already answered or has expired */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2106,7 +3473,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not one entry per question, or a label that is not one of the question's options */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2121,12 +3534,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Run id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The run */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2135,6 +3550,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunInfo"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2143,7 +3559,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such run */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2158,6 +3602,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Run id */
                 id: string;
             };
             cookie?: never;
@@ -2169,6 +3614,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Whether this call cancelled the run */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2177,6 +3623,16 @@ export interface operations {
                     "application/json": components["schemas"]["CancelResponse"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2185,6 +3641,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such run */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,7 +3659,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not valid JSON of this shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2208,12 +3720,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Run id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Queued; the new run's id */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,6 +3736,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostMessageResponse"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2230,6 +3745,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such run */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +3763,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The run did not stop early, a later run exists, or the session is busy */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2251,12 +3804,15 @@ export interface operations {
     list_sessions: {
         parameters: {
             query?: {
-                /** @description From a previous page's `next_cursor`. */
-                cursor?: string | null;
-                /** @description 1..=200, default 50. */
-                limit?: number | null;
-                /** @description Include archived sessions. */
-                archived?: boolean | null;
+                /**
+                 * @description From a previous page's `next_cursor`; omit for the first page. A malformed cursor gives
+                 *     400.
+                 */
+                cursor?: string;
+                /** @description Page size, 1..=200, default 50; outside that range the call fails with 422. */
+                limit?: number;
+                /** @description Include archived sessions (default `false`). */
+                archived?: boolean;
             };
             header?: never;
             path?: never;
@@ -2264,6 +3820,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of sessions */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +3829,53 @@ export interface operations {
                     "application/json": components["schemas"]["SessionPage"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2295,6 +3898,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new session */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2303,6 +3907,16 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2311,7 +3925,62 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A workspace that is not an existing absolute directory, or an invalid title */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2326,12 +3995,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2340,6 +4011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2348,7 +4020,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2363,18 +4063,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Deleted */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2383,6 +4086,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2391,7 +4104,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The session has an active run; cancel it first */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2406,6 +4147,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
@@ -2416,6 +4158,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The updated session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2424,6 +4167,16 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2432,6 +4185,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,7 +4203,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An invalid title */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2455,12 +4264,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The session's artifacts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2469,6 +4280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,7 +4289,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2490,19 +4330,27 @@ export interface operations {
     list_events: {
         parameters: {
             query?: {
-                /** @description Return events with `seq > after` (default 0). */
-                after?: number | null;
-                /** @description 1..=5000, default 1000. */
-                limit?: number | null;
+                /** @description Return events with `seq > after` (default 0: from the start); a negative value gives 422. */
+                after?: number;
+                /** @description Page size, 1..=5000, default 1000; outside that range the call fails with 422. */
+                limit?: number;
+                /**
+                 * @description Long-poll: when no event is stored after `after`, wait up to this many seconds (0..=60,
+                 *     default 0) for the next one before answering (an empty page when none came). Above 60
+                 *     the call fails with 422.
+                 */
+                wait?: number;
             };
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description A page of events, oldest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2511,6 +4359,16 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2519,7 +4377,151 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stream_events: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Send events with `seq > after` first, then live ones (default 0: the whole log). A
+                 *     `Last-Event-ID` header, sent by `EventSource` when it reconnects, takes precedence.
+                 */
+                after?: number;
+                /**
+                 * @description Seconds between heartbeat comments (`: keep-alive`) while nothing happens, 1..=60,
+                 *     default 15.
+                 */
+                heartbeat?: number;
+            };
+            header?: {
+                /** @description The last seq received (what `EventSource` sends when it reconnects): resume after it */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless `text/event-stream` of the session's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description The `EventFrame`, as JSON. */
+                        data: string;
+                        /** @description The event's `type`. */
+                        event: string;
+                        /** @description The event's seq (what `Last-Event-ID` resumes after). */
+                        id: string;
+                    };
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token or session cookie (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session already has 1,000 live subscribers (`unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2534,6 +4536,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id of the original */
                 id: string;
             };
             cookie?: never;
@@ -2544,6 +4547,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new session, and the run `text` started */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,6 +4556,16 @@ export interface operations {
                     "application/json": components["schemas"]["Forked"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2560,6 +4574,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or no event at `seq` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2568,6 +4592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `seq` omitted while the session has an active run */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2576,7 +4601,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `seq` is not a user message, or an invalid `title` or `text` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2589,19 +4660,24 @@ export interface operations {
     list_messages: {
         parameters: {
             query?: {
-                /** @description A message id from a previous page's `next_cursor`. */
-                cursor?: string | null;
-                /** @description 1..=500, default 100. */
-                limit?: number | null;
+                /**
+                 * @description A message id from a previous page's `next_cursor`: the page starts after it. Omit for the
+                 *     first page.
+                 */
+                cursor?: string;
+                /** @description Page size, 1..=500, default 100; outside that range the call fails with 422. */
+                limit?: number;
             };
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description A page of messages */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,6 +4686,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessagePage"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2618,7 +4704,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2633,6 +4756,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
@@ -2643,6 +4767,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Queued; the run's id */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,6 +4776,16 @@ export interface operations {
                     "application/json": components["schemas"]["PostMessageResponse"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,6 +4794,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2667,6 +4812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The session is archived; unarchive it first */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2675,7 +4821,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `text` is blank or longer than 200000 characters */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2690,12 +4882,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The pending approvals, questions and plans */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2704,6 +4898,7 @@ export interface operations {
                     "application/json": components["schemas"]["PendingItems"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2712,7 +4907,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2727,12 +4950,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The session's permissions and grants */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,6 +4966,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionPermissions"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2749,7 +4975,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2762,25 +5016,37 @@ export interface operations {
     revoke_permission: {
         parameters: {
             query: {
-                /** @description The grant's key, as listed. */
+                /** @description The grant's `key`, as listed by `GET /api/sessions/{id}/permissions` (required). */
                 key: string;
-                /** @description `session` (default) or `workspace`. */
-                scope?: string;
+                /** @description `session` (default) or `workspace`; any other value gives 422. */
+                scope?: components["schemas"]["GrantScope"];
             };
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Revoked */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2789,6 +5055,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or no such grant in that scope */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2797,7 +5073,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `scope` is not `session` or `workspace` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2812,12 +5116,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The queued inputs, next first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2826,6 +5132,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueueList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2834,7 +5141,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2849,6 +5184,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
                 /** @description The queued run's id */
                 item: string;
@@ -2857,12 +5193,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Removed; the run is cancelled */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2871,6 +5209,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or no such run in it */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2879,7 +5227,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The input is no longer queued (it started, ended or was removed) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2894,6 +5270,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
                 /** @description The queued run's id */
                 item: string;
@@ -2906,12 +5283,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Changed */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2920,6 +5308,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or no such run in it */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2928,6 +5326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The input is no longer queued */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2936,7 +5335,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `text` is blank or longer than 200000 characters */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2951,12 +5396,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The session's runs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2965,6 +5412,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +5421,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2988,12 +5464,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Session id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The session's tasks */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3002,6 +5480,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3010,7 +5489,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3029,6 +5536,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The running provider's settings */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3037,7 +5545,35 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderSettingsView"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3060,6 +5596,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The provider now running */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,6 +5605,16 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderSettingsView"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +5623,62 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid settings, or no provider can be built from them; nothing was stored */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3095,6 +5697,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The servers found (possibly none) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3103,7 +5706,35 @@ export interface operations {
                     "application/json": components["schemas"]["ProbeResult"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3116,19 +5747,24 @@ export interface operations {
     task_output: {
         parameters: {
             query?: {
-                /** @description Byte offset (0 first, then the previous `next_offset`). */
-                offset?: number | null;
-                /** @description Up to 65536 bytes (default 16384). */
-                limit?: number | null;
+                /** @description Byte offset to read from (default 0; then the previous `next_offset`); at most 2^53 − 1. */
+                offset?: number;
+                /**
+                 * @description Most bytes to return: 1 to 65536 (default 16384); outside that range the call fails
+                 *     with 422.
+                 */
+                limit?: number;
             };
             header?: never;
             path: {
+                /** @description Task id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description A slice of the task's log */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3137,6 +5773,16 @@ export interface operations {
                     "application/json": components["schemas"]["TaskOutput"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3145,7 +5791,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such task */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3160,12 +5843,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Task id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The task after the stop */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3174,6 +5859,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskInfo"];
                 };
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3182,7 +5868,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such task */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3201,6 +5924,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The live API tokens */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +5933,35 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokenList"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3232,6 +5984,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new token with its secret (shown only this once) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3240,6 +5993,16 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedToken"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +6011,62 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name` is empty or longer than 100 characters */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3263,18 +6081,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description API token id, as listed */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Revoked */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,7 +6104,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No live API token with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3296,7 +6154,7 @@ export interface operations {
     tools: {
         parameters: {
             query: {
-                /** @description The session whose mode, agent and grants decide. */
+                /** @description The id of the session whose mode, agent and grants decide (required). */
                 session: string;
             };
             header?: never;
@@ -3305,6 +6163,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Every tool with its status and reason */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3313,6 +6172,16 @@ export interface operations {
                     "application/json": components["schemas"]["ToolStatusList"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3321,7 +6190,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3340,6 +6246,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The caller's identity */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3348,7 +6255,98 @@ export interface operations {
                     "application/json": components["schemas"]["WhoAmI"];
                 };
             };
+            /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    websocket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a WebSocket upgrade request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token or session cookie (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many open connections (2,048) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

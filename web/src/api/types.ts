@@ -89,10 +89,10 @@ export type TaskOutput = Schemas["TaskOutput"];
 
 // ---- Events ---------------------------------------------------------------
 
-/** A stored event as the REST `events` list and the WebSocket send it: one per `type`. */
-export type EventFrame = Schemas["EventFrame"];
+/** A stored event of a type the OpenAPI document describes, one schema per `type`. */
+export type EventFrame = Schemas["KnownEvent"];
 export type EventPage = Schemas["EventPage"];
-export type EventType = EventFrame["type"];
+export type EventType = Schemas["EventType"];
 /** The frame of one event type, e.g. `EventOf<"run_started">`. */
 export type EventOf<T extends EventType> = Extract<EventFrame, { type: T }>;
 
@@ -102,14 +102,13 @@ export type PlanProposedEvent = EventOf<"plan_proposed">;
 export type RunFinishedEvent = EventOf<"run_finished">;
 
 /** The fields every frame has, whatever its type. */
-export type FrameHeader = Pick<EventFrame, "seq" | "session" | "run" | "at">;
+export type FrameHeader = Schemas["EventEnvelope"];
 
 /**
- * A frame of a type this build does not know (a newer server). The spec's EventPayload is a closed
- * union, but the protocol tells clients to ignore unknown types, so such frames still arrive: they
- * only advance the seq. Tell the two apart with `isKnownEvent` (api/events.ts).
+ * A frame of a type this build does not know (a newer server): the spec's `UnknownEvent`. Such
+ * frames only advance the seq. Tell the two apart with `isKnownEvent` (api/events.ts).
  */
-export type UnknownEvent = FrameHeader & { type: string };
+export type UnknownEvent = Schemas["UnknownEvent"];
 
 export type ServerEvent = EventFrame | UnknownEvent;
 

@@ -13,7 +13,7 @@ const KINDS = ["openai", "anthropic", "replay"];
 /** The model provider form (Settings and the first-start setup screen). */
 export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderSettingsUpdate> | null; onSaved?: (p: ProviderSettings) => void }) {
   const [loaded, setLoaded] = useState<ProviderSettings | null>(null);
-  const [kind, setKind] = useState(initial?.kind || "openai");
+  const [kind, setKind] = useState<string>(initial?.kind || "openai");
   const [baseUrl, setBaseUrl] = useState(initial?.base_url ?? "");
   const [model, setModel] = useState(initial?.model ?? "");
   const [apiKey, setApiKey] = useState("");
@@ -47,6 +47,9 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
     setBusy(true);
     setStatus(null);
     try {
+      if (kind !== "openai" && kind !== "anthropic") {
+        throw new Error("The replay provider is set with --replay when the server starts.");
+      }
       const p = await api.putProvider({
         kind,
         base_url: baseUrl.trim(),

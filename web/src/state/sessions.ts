@@ -162,7 +162,7 @@ async function fillGap(t: Transcript, after: number): Promise<void> {
       if (page.data.length === 0) break;
       t.push(page.data);
       cursor = page.data[page.data.length - 1].seq;
-      if (page.next_cursor === null || page.data.length < 1000) break;
+      if (!page.has_more) break;
     }
     t.flush();
   } catch {

@@ -281,7 +281,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
                     )),
                     usage: t.usage,
                 },
-                Some("shutdown".to_string()),
+                Some(crate::protocol::StopReason::Shutdown),
             )
         } else if spec.cancel.is_cancelled() && outcome.status != RunStatus::Completed {
             (
@@ -290,7 +290,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
                     error: None,
                     usage: t.usage,
                 },
-                Some("user".to_string()),
+                Some(crate::protocol::StopReason::User),
             )
         } else {
             (outcome, None)

@@ -319,7 +319,8 @@ impl RunManager {
                 error: None,
                 usage: Usage::default(),
                 duration_ms: 0,
-                reason: (status == RunStatus::Cancelled).then(|| "user".to_string()),
+                reason: (status == RunStatus::Cancelled)
+                    .then_some(crate::protocol::StopReason::User),
             };
             let _ = self.deps.events.append(session_id, Some(run_id), &p).await;
         }
@@ -459,7 +460,7 @@ impl RunManager {
                     error: Some(error),
                     usage,
                     duration_ms,
-                    reason: Some("crash".into()),
+                    reason: Some(crate::protocol::StopReason::Crash),
                 };
                 let _ = self
                     .deps

@@ -66,6 +66,11 @@ fn validate(p: &ProviderSettingsParams) -> ServiceResult<ProviderConfig> {
     }
     let base_url = p.base_url.clone().filter(|u| !u.trim().is_empty());
     if let Some(u) = &base_url {
+        if !u.starts_with("http://") && !u.starts_with("https://") {
+            return Err(ServiceError::Invalid(
+                "base_url must start with http:// or https://".into(),
+            ));
+        }
         let parsed = reqwest::Url::parse(u)
             .map_err(|e| ServiceError::Invalid(format!("base_url is not a URL: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {

@@ -10,13 +10,15 @@ use crate::store::SessionPatch;
 
 pub const MAX_TITLE_CHARS: usize = 200;
 
+/// A title as given: at most 200 characters, not blank, no control characters (the spec's
+/// pattern says the same); stored trimmed.
 fn check_title(t: &str) -> ServiceResult<String> {
-    let t = t.trim();
-    if t.is_empty() || t.chars().count() > MAX_TITLE_CHARS {
+    if t.trim().is_empty() || t.chars().count() > MAX_TITLE_CHARS {
         return Err(ServiceError::Invalid(format!(
             "title must be 1 to {MAX_TITLE_CHARS} characters"
         )));
     }
+    let t = t.trim();
     if t.chars().any(char::is_control) {
         return Err(ServiceError::Invalid(
             "title must not contain control characters".into(),
@@ -27,7 +29,7 @@ fn check_title(t: &str) -> ServiceResult<String> {
 
 /// An absolute, existing directory outside Tradewind's state directory.
 fn check_workspace(w: &str, state_dir: &Path) -> ServiceResult<PathBuf> {
-    if w.len() > 4096 || w.contains('\0') {
+    if w.chars().count() > 4096 || w.contains('\0') {
         return Err(ServiceError::Invalid("workspace path is not valid".into()));
     }
     let path = Path::new(w);
@@ -113,14 +115,22 @@ impl Core {
         p: &crate::protocol::ForkParams,
     ) -> ServiceResult<crate::protocol::Forked> {
         let src = self.load_session(id).await?;
+        // Everything is checked before the fork exists, so a refused call leaves nothing behind.
+        if let Some(text) = p.text.as_deref() {
+            super::prompt_trigger(text)?;
+        }
+        let title = match p.title.as_deref() {
+            Some(t) => check_title(t)?,
+            None => {
+                let base: String = src.title.chars().take(180).collect();
+                format!("{base} (fork)")
+            }
+        };
         let (cut, at_seq) = match p.seq {
             Some(seq) => {
                 let ev = self.store.event_at(id, seq).await.or_not_found("event")?;
                 if ev.kind != "user_message" {
-                    return Err(ServiceError::Invalid(format!(
-                        "event {seq} is a {}, not a user message",
-                        ev.kind
-                    )));
+                    return Err(ServiceError::NotFound("user message at that seq"));
                 }
                 // Cut before the run that message opened, so none of that run comes along.
                 let cut = match &ev.run_id {
@@ -136,13 +146,6 @@ impl Core {
                     ));
                 }
                 (src.last_seq + 1, src.last_seq + 1)
-            }
-        };
-        let title = match p.title.as_deref() {
-            Some(t) => check_title(t)?,
-            None => {
-                let base: String = src.title.chars().take(180).collect();
-                format!("{base} (fork)")
             }
         };
         let new_id = crate::util::new_id();
@@ -211,12 +214,25 @@ impl Core {
             ),
         };
         let ctx = self.gate_context(agent, mode, &grants);
-        crate::policy_check::check(&ctx, &p.tool, &p.input, &paths).map_err(|e| match e {
-            crate::tools::PrepareError::Unknown(t) => {
-                ServiceError::Invalid(format!("unknown tool `{t}`"))
-            }
-            other => ServiceError::Invalid(other.to_string()),
-        })
+        match crate::policy_check::check(&ctx, &p.tool, &p.input, &paths) {
+            Ok(report) => Ok(report),
+            Err(crate::tools::PrepareError::Unknown(_)) => Err(ServiceError::NotFound("tool")),
+            // The gate refuses a call whose arguments do not fit the tool (or name a path it
+            // cannot resolve) before any policy applies: the dry run says so.
+            Err(e) => Ok(crate::protocol::PolicyCheckReport {
+                decision: crate::protocol::PolicyDecision::Deny,
+                tool: p.tool.clone(),
+                effect: crate::tools::effect_of(&p.tool),
+                reasons: vec![crate::protocol::PolicyReason {
+                    code: e.code().to_string(),
+                    message: e.to_string(),
+                    decision: crate::protocol::PolicyDecision::Deny,
+                }],
+                categories: vec![],
+                commands: vec![],
+                warnings: vec![],
+            }),
+        }
     }
 }
 

@@ -14,9 +14,17 @@ use crate::protocol::{
 };
 
 /// Sign in with the password; sets the HttpOnly session cookie.
-#[utoipa::path(post, path = "/api/login", tag = "auth", request_body = LoginParams,
+///
+/// Needs no prior authentication. On success answers 204 with a `Set-Cookie` for a new login
+/// session, which then appears in the device list. A wrong password, or no password set on the
+/// server, gives 401. Each client address gets 10 failed attempts per 60 seconds; beyond that
+/// the password is not checked and the answer is 429 with `Retry-After`. A password longer
+/// than 1024 bytes is refused with 422.
+#[utoipa::path(post, path = "/api/login", tag = "auth", request_body = LoginParams, security(()),
     responses((status = 204, description = "Signed in; cookie set"),
-              (status = 401, body = ErrorBody), (status = 429, body = ErrorBody, description = "Too many failures; see Retry-After")))]
+              (status = 401, description = "Wrong password, or no password is set", body = ErrorBody),
+              (status = 422, body = ErrorBody, description = "The password is longer than 1024 bytes"),
+              (status = 429, body = ErrorBody, description = "Too many failures; see Retry-After")))]
 pub async fn login(
     State(state): State<AppState>,
     Extension(ClientAddr(ip)): Extension<ClientAddr>,
@@ -42,8 +50,14 @@ pub async fn login(
 }
 
 /// Sign out: revokes this browser's login session.
+///
+/// With the session cookie, the login session is revoked at once (it leaves the device list
+/// and its open WebSockets close) and the response clears the cookie. With a bearer token
+/// nothing is revoked; the response still carries the cookie-clearing `Set-Cookie`. Use
+/// `DELETE /api/tokens/{id}` to revoke an API token.
 #[utoipa::path(post, path = "/api/logout", tag = "auth",
-    responses((status = 204, description = "Signed out"), (status = 401, body = ErrorBody)))]
+    responses((status = 204, description = "Signed out"),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn logout(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -58,9 +72,14 @@ pub async fn logout(
     Ok(resp)
 }
 
-/// Who is calling.
+/// Who is calling: a browser sign-in or a bearer token.
+///
+/// Returns `kind` (`cookie` for a browser login session, `bearer` for the access token or an
+/// API token), the login session id for a cookie, the API token's id for an API token (null
+/// for the access token), and `password_set`: whether a password exists for password sign-in.
 #[utoipa::path(get, path = "/api/whoami", tag = "auth",
-    responses((status = 200, body = WhoAmI), (status = 401, body = ErrorBody)))]
+    responses((status = 200, description = "The caller's identity", body = WhoAmI),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn whoami(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -83,8 +102,13 @@ pub async fn whoami(
 }
 
 /// List API tokens (never their secrets).
+///
+/// Returns every API token that has not been revoked, oldest first, with its id, name,
+/// creation time and when it was last used. The access token printed at start is not an API
+/// token and is not listed. No paging.
 #[utoipa::path(get, path = "/api/tokens", tag = "auth",
-    responses((status = 200, body = ApiTokenList), (status = 401, body = ErrorBody)))]
+    responses((status = 200, description = "The live API tokens", body = ApiTokenList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn list_tokens(State(state): State<AppState>) -> ApiResult<axum::Json<ApiTokenList>> {
     let rows = state.store.list_api_tokens().await?;
     Ok(axum::Json(ApiTokenList {
@@ -101,18 +125,24 @@ pub async fn list_tokens(State(state): State<AppState>) -> ApiResult<axum::Json<
 }
 
 /// Create an API token for automation; the secret is returned once.
+///
+/// `name` is trimmed and must be 1 to 100 characters. The response holds the token's id, name
+/// and secret (`tw_` and 64 hex digits). Only a SHA-256 hash of the secret is stored, so it
+/// cannot be shown again. Send it as `Authorization: Bearer <secret>`.
 #[utoipa::path(post, path = "/api/tokens", tag = "auth", request_body = CreateTokenParams,
-    responses((status = 201, body = CreatedToken), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, description = "The new token with its secret (shown only this once)", body = CreatedToken),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 422, description = "`name` is empty or longer than 100 characters", body = ErrorBody)))]
 pub async fn create_token(
     State(state): State<AppState>,
     ApiJson(params): ApiJson<CreateTokenParams>,
 ) -> ApiResult<(StatusCode, axum::Json<CreatedToken>)> {
-    let name = params.name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
+    if params.name.trim().is_empty() || params.name.chars().count() > 100 {
         return Err(ApiError::Validation(
             "name must be 1 to 100 characters".into(),
         ));
     }
+    let name = params.name.trim();
     let (id, token) = state.auth.create_api_token(name).await?;
     Ok((
         StatusCode::CREATED,
@@ -125,8 +155,15 @@ pub async fn create_token(
 }
 
 /// Revoke an API token.
-#[utoipa::path(delete, path = "/api/tokens/{id}", tag = "auth", params(("id" = String, Path)),
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// The token stops authenticating at once, and WebSocket connections opened with it close.
+/// Revocation cannot be undone; create a new token instead. 404 when no live token has this id
+/// (unknown, or already revoked).
+#[utoipa::path(delete, path = "/api/tokens/{id}", tag = "auth",
+    params(("id" = String, Path, description = "API token id, as listed")),
+    responses((status = 204, description = "Revoked"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No live API token with this id", body = ErrorBody)))]
 pub async fn revoke_token(
     State(state): State<AppState>,
     Path(id): Path<String>,

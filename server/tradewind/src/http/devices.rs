@@ -10,9 +10,15 @@ use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{Device, DeviceLink, DeviceList};
 
-/// The signed-in browsers: name, first and last seen, last address, which one is this.
-#[utoipa::path(get, path = "/api/devices", tag = "auth",
-    responses((status = 200, body = DeviceList), (status = 401, body = ErrorBody)))]
+/// The signed-in browsers: name, first and last seen, last address, which is this.
+///
+/// Lists the live login sessions (not revoked, not expired, and seen within `auth.idleDays`),
+/// most recently seen first, each with a readable name from its user agent, when it signed in
+/// and was last seen, its last address and when it expires. `current` marks the caller's own
+/// when it calls with the session cookie. No paging.
+#[utoipa::path(get, path = "/api/devices", tag = "devices",
+    responses((status = 200, description = "The signed-in browsers", body = DeviceList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn list_devices(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
@@ -39,9 +45,16 @@ pub async fn list_devices(
     }))
 }
 
-/// Sign a device out at once: its cookie stops working and its open WebSockets close.
-#[utoipa::path(delete, path = "/api/devices/{id}", tag = "auth", params(("id" = String, Path)),
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+/// Sign a device out at once: its cookie stops working, its WebSockets close.
+///
+/// Revokes the login session with this id; it leaves the device list. Revoking the caller's
+/// own device signs the caller out. 404 when no live login session has this id (unknown, or
+/// already revoked).
+#[utoipa::path(delete, path = "/api/devices/{id}", tag = "devices",
+    params(("id" = String, Path, description = "Device id (its login session id), as listed")),
+    responses((status = 204, description = "Signed out"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No live device with this id", body = ErrorBody)))]
 pub async fn revoke_device(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -53,10 +66,15 @@ pub async fn revoke_device(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// "Add a device": a one-time sign-in link (single use, 5 minutes) with its QR code, minted by
-/// a caller who is already signed in.
-#[utoipa::path(post, path = "/api/devices/link", tag = "auth",
-    responses((status = 201, body = DeviceLink), (status = 401, body = ErrorBody)))]
+/// "Add a device": a one-time sign-in link with its QR code.
+///
+/// Minted by a caller who is already signed in. The link (`<server URL>/?token=<code>`) is
+/// single use and expires after 5 minutes; opening it signs the other device in. Returns the
+/// URL, its expiry, the QR code as an SVG document, and `reachable_from_other_devices`: false
+/// when the server listens on loopback only and has no `publicUrl`.
+#[utoipa::path(post, path = "/api/devices/link", tag = "devices",
+    responses((status = 201, description = "The one-time sign-in link", body = DeviceLink),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn device_link(
     State(state): State<AppState>,
 ) -> ApiResult<(StatusCode, axum::Json<DeviceLink>)> {

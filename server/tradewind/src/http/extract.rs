@@ -30,3 +30,24 @@ where
         }
     }
 }
+
+/// `Query<T>` whose rejection (a query value of the wrong type) is a JSON 400 `bad_request`.
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> axum::extract::FromRequestParts<S> for ApiQuery<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
+            Err(rej) => Err(ApiError::BadRequest(rej.body_text())),
+        }
+    }
+}

@@ -8,9 +8,13 @@ use super::AppState;
 use crate::error::ErrorBody;
 use crate::protocol::{Health, ServerConfig};
 
-/// Liveness probe (no authentication).
+/// Liveness probe; needs no authentication.
+///
+/// Always answers 200 while the server runs, with `status` `ok`, the server version, and
+/// `password_login`: whether a password is set, so the login page knows whether to offer
+/// password sign-in.
 #[utoipa::path(get, path = "/api/health", tag = "server", security(()),
-    responses((status = 200, body = Health)))]
+    responses((status = 200, description = "The server is up", body = Health)))]
 pub async fn health(State(state): State<AppState>) -> axum::Json<Health> {
     axum::Json(Health {
         status: "ok".into(),
@@ -20,8 +24,14 @@ pub async fn health(State(state): State<AppState>) -> axum::Json<Health> {
 }
 
 /// The startup ceiling and switches (what the permission menu may offer).
+///
+/// Returns what was fixed when the server started: the version, the workspace, the permission
+/// ceiling, the `read_only` and `yolo` switches, the extra roots, the process sandbox, and how
+/// the server speaks TLS (mode, CA fingerprint, install page, the URL other devices use).
+/// Nothing here changes while the server runs.
 #[utoipa::path(get, path = "/api/config", tag = "server",
-    responses((status = 200, body = ServerConfig), (status = 401, body = ErrorBody)))]
+    responses((status = 200, description = "The server's startup configuration", body = ServerConfig),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerConfig> {
     let c = &state.cfg;
     axum::Json(ServerConfig {
@@ -52,13 +62,28 @@ pub async fn openapi_doc() -> impl IntoResponse {
     )
 }
 
-/// The gate's dry run: what it would decide for this tool call (every reason, the categories,
-/// the simple commands the shell parser saw). Nothing is executed.
+/// The gate's dry run: what it would decide for one tool call. Nothing is executed.
+///
+/// The call is prepared exactly as in a run (arguments parsed, paths resolved, a shell command
+/// parsed and classified) and judged by the same gate. Returns the decision (`allow`, `ask` or
+/// `deny`) with every reason, the danger categories, and the simple commands the shell parser
+/// saw, each with its own decision. With `session` it judges as in that session (workspace,
+/// mode, agent, grants); without, as in a new session of the server's workspace. Arguments the
+/// tool refuses (or a path that cannot be resolved) give `deny` with the reason, as in a run.
 #[utoipa::path(post, path = "/api/policy/check", tag = "server", request_body = crate::protocol::PolicyCheckParams,
-    responses((status = 200, body = crate::protocol::PolicyCheckReport), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The gate's decision and its reasons", body = crate::protocol::PolicyCheckReport),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No session with the given `session` id, or no such tool", body = ErrorBody),
+              (status = 422, description = "The body does not fit `PolicyCheckParams`", body = ErrorBody)))]
 pub async fn policy_check(
     axum::extract::State(state): axum::extract::State<super::AppState>,
     super::extract::ApiJson(p): super::extract::ApiJson<crate::protocol::PolicyCheckParams>,
 ) -> crate::error::ApiResult<axum::Json<crate::protocol::PolicyCheckReport>> {
-    Ok(axum::Json(state.policy_check(&p).await?))
+    match state.policy_check(&p).await {
+        Ok(report) => Ok(axum::Json(report)),
+        Err(crate::services::ServiceError::NotFound("tool")) => Err(
+            crate::error::ApiError::NotFound(format!("unknown tool `{}`", p.tool)),
+        ),
+        Err(e) => Err(e.into()),
+    }
 }

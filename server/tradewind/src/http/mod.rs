@@ -11,6 +11,8 @@ pub mod runs;
 pub mod sessions;
 mod settings;
 mod spa;
+mod spec;
+mod stream;
 mod tasks;
 pub mod trace;
 pub mod ws;
@@ -85,7 +87,7 @@ impl std::ops::Deref for AppState {
         devices::list_devices, devices::revoke_device, devices::device_link,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::fork_session, sessions::list_messages,
-        sessions::list_events, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
+        sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         settings::get_provider, settings::put_provider, settings::list_models,
@@ -95,7 +97,18 @@ impl std::ops::Deref for AppState {
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
     modifiers(&SecurityAddon),
     security(("bearer" = []), ("cookie" = [])),
-    tags((name = "sessions"), (name = "events"), (name = "runs"), (name = "artifacts"), (name = "tasks"), (name = "auth"), (name = "server"))
+    tags(
+        (name = "sessions", description = "Sessions: create, list, read, change, fork and delete them, and read the conversation the model sees."),
+        (name = "runs", description = "Runs: send a prompt (it becomes a queued run), read, cancel and resume runs, and edit or remove the inputs queued behind the active run."),
+        (name = "events", description = "The session's event log: paged reads, long-poll, and the live SSE stream (the WebSocket at /api/ws carries the same frames)."),
+        (name = "prompts", description = "What waits for the user (approvals, questions, plan decisions) and how to answer it, and the session's permission grants."),
+        (name = "artifacts", description = "Files a run produced (plan revisions): list them, read one file, or download the whole folder as an archive."),
+        (name = "tasks", description = "Background tasks (shell commands the model started with `bg_run`): list them, read their output, stop them."),
+        (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
+        (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
+        (name = "settings", description = "The model provider: read and change it while the server runs, list its models, and find local model servers."),
+        (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
+    )
 )]
 pub struct ApiDoc;
 
@@ -119,11 +132,22 @@ impl utoipa::Modify for SecurityAddon {
 
 /// The OpenAPI document as committed in `openapi/openapi.json`.
 pub fn openapi_json() -> String {
-    let mut doc = ApiDoc::openapi();
-    doc.info.version = env!("CARGO_PKG_VERSION").to_string();
-    let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
+    static DOC: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let mut doc = ApiDoc::openapi();
+        doc.info.version = env!("CARGO_PKG_VERSION").to_string();
+        let mut v = serde_json::to_value(&doc).unwrap_or_default();
+        spec::finish(&mut v);
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_else(|_| "{}".into());
+        s.push('\n');
+        s
+    });
+    DOC.clone()
+}
+
+/// The Markdown reference of operations and event types embedded in `docs/PROTOCOL.md`.
+pub fn openapi_reference() -> String {
+    let doc: serde_json::Value = serde_json::from_str(&openapi_json()).unwrap_or_default();
+    spec::reference(&doc)
 }
 
 pub fn router(state: AppState) -> Router {
@@ -154,6 +178,10 @@ pub fn router(state: AppState) -> Router {
                 .delete(sessions::delete_session),
         )
         .route("/api/sessions/{id}/events", get(sessions::list_events))
+        .route(
+            "/api/sessions/{id}/events/stream",
+            get(stream::stream_events),
+        )
         .route("/api/sessions/{id}/fork", post(sessions::fork_session))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
         .route(

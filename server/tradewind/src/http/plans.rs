@@ -1,6 +1,6 @@
 //! Questions, plan decisions and artifacts.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,19 @@ pub struct QuestionAnswered {
 }
 
 /// Answer an `ask_user_question` (null skips a question).
-#[utoipa::path(post, path = "/api/questions/{id}", tag = "runs", params(("id" = String, Path)), request_body = AnswerParams,
-    responses((status = 200, body = QuestionAnswered), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+///
+/// `answers` holds one entry per question, in order: the chosen option labels (exactly one, or
+/// one or more for a multi-select question), or null to skip that question. Each question is
+/// answered once: the waiting run continues with the answers and a `question_answered` event
+/// is recorded. A question expires when the run is cancelled or waits too long.
+#[utoipa::path(post, path = "/api/questions/{id}", tag = "prompts",
+    params(("id" = String, Path, description = "Question id (`question_id` in the pending list)")),
+    request_body = AnswerParams,
+    responses((status = 200, description = "Answered", body = QuestionAnswered),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such question", body = ErrorBody),
+              (status = 409, description = "The question was already answered or has expired", body = ErrorBody),
+              (status = 422, description = "Not one entry per question, or a label that is not one of the question's options", body = ErrorBody)))]
 pub async fn answer_question(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -36,27 +47,47 @@ pub struct PlanDecisionResponse {
     pub decision: PlanDecision,
 }
 
-/// Approve a plan (the session switches to build and the implementation starts when the plan run
-/// ends), send feedback (the plan agent revises), or skip.
-#[utoipa::path(post, path = "/api/plans/{id}/decision", tag = "runs", params(("id" = String, Path)), request_body = PlanDecisionParams,
-    responses((status = 200, body = PlanDecisionResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+/// Decide a pending plan: approve it, send feedback, or skip it.
+///
+/// `approved`: when the plan run ends, the session switches to the build agent and a run that
+/// implements the plan starts. `feedback`, with its text in `feedback` (at most 20000
+/// characters): the plan agent revises. `skipped`: the plan agent stays in plan mode. A plan is
+/// decided once; the waiting run continues and a `plan_decided` event is recorded.
+#[utoipa::path(post, path = "/api/plans/{id}/decision", tag = "prompts",
+    params(("id" = String, Path, description = "Plan id (`plan_id` in the pending list)")),
+    request_body = PlanDecisionParams,
+    responses((status = 200, description = "Decided", body = PlanDecisionResponse),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such plan", body = ErrorBody),
+              (status = 409, description = "The plan was already decided (or expired as skipped)", body = ErrorBody),
+              (status = 422, description = "`unavailable`, `feedback` without text, or feedback over 20000 characters", body = ErrorBody)))]
 pub async fn decide_plan(
     State(state): State<AppState>,
     Path(id): Path<String>,
     ApiJson(p): ApiJson<PlanDecisionParams>,
 ) -> ApiResult<axum::Json<PlanDecisionResponse>> {
-    state.decide_plan(&id, (p.decision, p.feedback)).await?;
+    let decision = PlanDecision::from(p.decision);
+    state.decide_plan(&id, (decision, p.feedback)).await?;
     Ok(axum::Json(PlanDecisionResponse {
         plan_id: id,
-        decision: p.decision,
+        decision,
     }))
 }
 
-/// Report diagrams of a pending plan that failed to render in the browser; the model hears them
-/// with the decision (409 once the plan is decided).
-#[utoipa::path(post, path = "/api/plans/{id}/render-errors", tag = "runs", params(("id" = String, Path)),
+/// Report diagrams of a pending plan that failed to render in the browser.
+///
+/// `errors` holds 1 to 10 items, each a `diagram_id` (1 to 80 characters) and Mermaid's
+/// `message` (1 to 2000 characters). They are kept with the plan, replacing any earlier
+/// report, and the model hears them with the decision so it can fix the diagrams. Only while
+/// the plan waits for a decision (409 once the plan is decided).
+#[utoipa::path(post, path = "/api/plans/{id}/render-errors", tag = "prompts",
+    params(("id" = String, Path, description = "Plan id")),
     request_body = crate::protocol::RenderErrorsParams,
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 204, description = "Recorded"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such plan", body = ErrorBody),
+              (status = 409, description = "The plan is no longer waiting for a decision", body = ErrorBody),
+              (status = 422, description = "No errors, more than 10, or an empty or too long `diagram_id` or `message`", body = ErrorBody)))]
 pub async fn plan_render_errors(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -69,6 +100,8 @@ pub async fn plan_render_errors(
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Artifact {
     pub id: String,
+    /// What made it: `plan` (a plan revision). An open set.
+    #[schema(value_type = crate::protocol::ArtifactKind)]
     pub kind: String,
     pub name: String,
     pub revision: i64,
@@ -83,8 +116,15 @@ pub struct ArtifactList {
 }
 
 /// A session's artifacts (plan revisions), oldest first.
-#[utoipa::path(get, path = "/api/sessions/{id}/artifacts", tag = "artifacts", params(("id" = String, Path)),
-    responses((status = 200, body = ArtifactList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Each artifact has its id, kind, name, revision, title and the files it lists. Read one file
+/// with `GET /api/artifacts/{id}/files/{path}`, or get them all with
+/// `GET /api/artifacts/{id}/download`. No paging.
+#[utoipa::path(get, path = "/api/sessions/{id}/artifacts", tag = "artifacts",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The session's artifacts", body = ArtifactList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_artifacts(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -110,23 +150,34 @@ pub async fn list_artifacts(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct FileQuery {
-    /// Show as text in the browser instead of downloading (always `text/plain`).
-    pub inline: Option<u8>,
+    /// `1`: show as text in the browser instead of downloading (the type is always
+    /// `text/plain`). Omitted or any other value: sent as an attachment.
+    pub inline: Option<String>,
 }
 
 fn artifact_dir(state: &AppState, rel: &str) -> std::path::PathBuf {
     state.cfg.state_dir.join("artifacts").join(rel)
 }
 
-/// One file of an artifact. Served as `text/plain` with a sandbox CSP (inline) or as an
-/// attachment: it can never run in this origin.
-#[utoipa::path(get, path = "/api/artifacts/{id}/files/{path}", tag = "artifacts", params(("id" = String, Path), ("path" = String, Path), FileQuery),
-    responses((status = 200, description = "The file"), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+/// One file of an artifact, served so that it can never run in this origin.
+///
+/// Only a file the artifact lists can be read (`path` exactly as listed, so no traversal is
+/// possible). The body is the file's bytes, always as `text/plain; charset=utf-8` with a
+/// `sandbox` CSP: shown inline with `inline=1`, otherwise as an attachment named after the
+/// file. 404 when there is no such artifact, or the file is not listed or missing on disk.
+#[utoipa::path(get, path = "/api/artifacts/{id}/files/{path}", tag = "artifacts",
+    params(("id" = String, Path, description = "Artifact id"),
+           ("path" = String, Path, description = "The file's path inside the artifact, as in its `files` list (may contain `/`)"),
+           FileQuery),
+    responses((status = 200, description = "The file"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such artifact, or no such file in it", body = ErrorBody)))]
 pub async fn artifact_file(
     State(state): State<AppState>,
     Path((id, path)): Path<(String, String)>,
-    Query(q): Query<FileQuery>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<FileQuery>,
 ) -> ApiResult<Response> {
     let row = state
         .store
@@ -154,7 +205,7 @@ pub async fn artifact_file(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static("sandbox; default-src 'none'"),
     );
-    if q.inline != Some(1) {
+    if q.inline.as_deref() != Some("1") {
         let name = file
             .path
             .rsplit('/')
@@ -169,18 +220,28 @@ pub async fn artifact_file(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct DownloadQuery {
-    /// `zip` (default) or `tar`.
+    /// `zip` (default) or `tar`; any other value gives 422.
     pub format: Option<String>,
 }
 
 /// The artifact folder as a zip or tar archive.
-#[utoipa::path(get, path = "/api/artifacts/{id}/download", tag = "artifacts", params(("id" = String, Path), DownloadQuery),
-    responses((status = 200, description = "The archive"), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+///
+/// Packs every regular file under the artifact's folder (symbolic links are not followed),
+/// each under a `{kind}-r{revision}/` prefix, and sends it as the attachment
+/// `{kind}-r{revision}.zip` (`application/zip`) or `.tar` (`application/x-tar`). 404 when there
+/// is no such artifact or its folder cannot be read; 422 for an unknown `format`.
+#[utoipa::path(get, path = "/api/artifacts/{id}/download", tag = "artifacts",
+    params(("id" = String, Path, description = "Artifact id"), DownloadQuery),
+    responses((status = 200, description = "The archive"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such artifact, or its files cannot be read", body = ErrorBody),
+              (status = 422, description = "`format` is not `zip` or `tar`", body = ErrorBody)))]
 pub async fn download_artifact(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<DownloadQuery>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<DownloadQuery>,
 ) -> ApiResult<Response> {
     let row = state
         .store

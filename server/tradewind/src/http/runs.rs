@@ -15,8 +15,20 @@ use crate::protocol::{
 use crate::services::OrNotFound;
 
 /// Send a prompt; a new run is queued on the session.
-#[utoipa::path(post, path = "/api/sessions/{id}/messages", tag = "runs", params(("id" = String, Path)), request_body = PostMessageParams,
-    responses((status = 202, body = PostMessageResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+///
+/// Answers 202 with the new run's id at once. The run starts after the session's earlier runs
+/// (at most 8 runs execute at once server-wide) and reports its progress as session events.
+/// A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
+/// must not be blank and is at most 200000 characters. The first prompt of a session still
+/// titled `New session` also gives it a title.
+#[utoipa::path(post, path = "/api/sessions/{id}/messages", tag = "runs",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = PostMessageParams,
+    responses((status = 202, description = "Queued; the run's id", body = PostMessageResponse),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "The session is archived; unarchive it first", body = ErrorBody),
+              (status = 422, description = "`text` is blank or longer than 200000 characters", body = ErrorBody)))]
 pub async fn post_message(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -29,11 +41,18 @@ pub async fn post_message(
     ))
 }
 
-/// Resume a run that stopped early (interrupted, cancelled or failed): a new run on its session
-/// tells the model to go on from where it stopped (trigger `resume`). Only the session's latest
-/// run, and only while nothing runs there.
-#[utoipa::path(post, path = "/api/runs/{id}/resume", tag = "runs", params(("id" = String, Path)),
-    responses((status = 202, body = PostMessageResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+/// Resume a run that stopped early (interrupted, cancelled or failed).
+///
+/// Queues a new run on the same session (trigger `resume`) that tells the model to go on from
+/// where it stopped, quoting the original request, and answers 202 with its id. Only the
+/// session's latest run can be resumed, and only while nothing runs or waits in the queue
+/// there; a run that succeeded or has not ended cannot be resumed either (409).
+#[utoipa::path(post, path = "/api/runs/{id}/resume", tag = "runs",
+    params(("id" = String, Path, description = "Run id")),
+    responses((status = 202, description = "Queued; the new run's id", body = PostMessageResponse),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such run", body = ErrorBody),
+              (status = 409, description = "The run did not stop early, a later run exists, or the session is busy", body = ErrorBody)))]
 pub async fn resume_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -67,8 +86,15 @@ fn run_info(r: crate::store::RunRow) -> RunInfo {
 }
 
 /// One run.
-#[utoipa::path(get, path = "/api/runs/{id}", tag = "runs", params(("id" = String, Path)),
-    responses((status = 200, body = RunInfo), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns the run's session, status, trigger, agent, when it was created, started and
+/// finished, its token usage (null until it ends) and its error (null unless it failed or was
+/// interrupted).
+#[utoipa::path(get, path = "/api/runs/{id}", tag = "runs",
+    params(("id" = String, Path, description = "Run id")),
+    responses((status = 200, description = "The run", body = RunInfo),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such run", body = ErrorBody)))]
 pub async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -84,8 +110,14 @@ pub struct RunList {
 }
 
 /// A session's runs, newest first (last 100).
-#[utoipa::path(get, path = "/api/sessions/{id}/runs", tag = "runs", params(("id" = String, Path)),
-    responses((status = 200, body = RunList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns at most the 100 most recently created runs of the session, whatever their status
+/// (queued, running, ended), each as `GET /api/runs/{id}` gives it. There is no paging.
+#[utoipa::path(get, path = "/api/sessions/{id}/runs", tag = "runs",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The session's runs", body = RunList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_runs(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -103,30 +135,52 @@ pub struct CancelResponse {
     pub cancelled: bool,
 }
 
-/// Cancel a queued or running run (the model stream and any running tool stop). The body is
-/// optional; `{"drop_queue": true}` also cancels the inputs queued behind it.
-#[utoipa::path(post, path = "/api/runs/{id}/cancel", tag = "runs", params(("id" = String, Path)),
+/// Cancel a queued or running run; the model stream and any running tool stop.
+///
+/// The body is optional; `{"drop_queue": true}` also cancels the inputs queued behind it on
+/// the session. A queued run ends `cancelled` at once; an active run is told to stop and
+/// records its end as events. `cancelled` is false when the run had already ended (nothing
+/// changes then, except that `drop_queue` still empties the session's queue).
+#[utoipa::path(post, path = "/api/runs/{id}/cancel", tag = "runs",
+    params(("id" = String, Path, description = "Run id")),
     request_body(content = Option<crate::protocol::CancelParams>, description = "Optional"),
-    responses((status = 200, body = CancelResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "Whether this call cancelled the run", body = CancelResponse),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such run", body = ErrorBody),
+              (status = 422, description = "The body is not valid JSON of this shape", body = ErrorBody)))]
 pub async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<CancelResponse>> {
-    let p: crate::protocol::CancelParams = if body.iter().all(u8::is_ascii_whitespace) {
-        Default::default()
+    // The body is optional: none, `null` or `{}` all mean the defaults.
+    let p: Option<crate::protocol::CancelParams> = if body.iter().all(u8::is_ascii_whitespace) {
+        None
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::Validation(format!("invalid body: {e}")))?
+        serde_json::from_slice(&body).map_err(|e| {
+            if e.is_data() {
+                ApiError::Validation(format!("invalid body: {e}"))
+            } else {
+                ApiError::BadRequest(format!("invalid JSON: {e}"))
+            }
+        })?
     };
+    let p = p.unwrap_or_default();
     Ok(axum::Json(CancelResponse {
         cancelled: state.cancel_run(&id, p.drop_queue).await?,
     }))
 }
 
 /// The inputs waiting behind the session's active run, in order.
-#[utoipa::path(get, path = "/api/sessions/{id}/queue", tag = "runs", params(("id" = String, Path)),
-    responses((status = 200, body = crate::protocol::QueueList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Each item has the id of the run it will become, its `position` (1 = next), trigger, text
+/// and when it was queued. The active run itself is not listed; the list is empty when nothing
+/// waits.
+#[utoipa::path(get, path = "/api/sessions/{id}/queue", tag = "runs",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The queued inputs, next first", body = crate::protocol::QueueList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_queue(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -137,10 +191,19 @@ pub async fn list_queue(
 }
 
 /// Change a queued input's text before it starts (409 once it has started).
+///
+/// The new `text` follows the rules of a new prompt: not blank, at most 200000 characters, and
+/// a leading `!` makes it a shell command. The queue keeps its order, and the run starts with
+/// the new text. 404 when the session is unknown or the run is not one of its runs; 409 when
+/// the input is no longer queued (it started, ended or was removed).
 #[utoipa::path(patch, path = "/api/sessions/{id}/queue/{item}", tag = "runs",
-    params(("id" = String, Path), ("item" = String, Path, description = "The queued run's id")),
+    params(("id" = String, Path, description = "Session id"), ("item" = String, Path, description = "The queued run's id")),
     request_body = crate::protocol::PatchQueueItem,
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 204, description = "Changed"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session, or no such run in it", body = ErrorBody),
+              (status = 409, description = "The input is no longer queued", body = ErrorBody),
+              (status = 422, description = "`text` is blank or longer than 200000 characters", body = ErrorBody)))]
 pub async fn patch_queue_item(
     State(state): State<AppState>,
     Path((id, item)): Path<(String, String)>,
@@ -151,9 +214,17 @@ pub async fn patch_queue_item(
 }
 
 /// Remove a queued input: its run ends `cancelled` (409 once it has started).
+///
+/// The input leaves the queue and its run is recorded as `cancelled` (a `run_finished` event);
+/// the inputs behind it move up. To stop a run that has already started, use
+/// `POST /api/runs/{id}/cancel`. 404 when the session is unknown or the run is not one of its
+/// runs; 409 when the input is no longer queued.
 #[utoipa::path(delete, path = "/api/sessions/{id}/queue/{item}", tag = "runs",
-    params(("id" = String, Path), ("item" = String, Path, description = "The queued run's id")),
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    params(("id" = String, Path, description = "Session id"), ("item" = String, Path, description = "The queued run's id")),
+    responses((status = 204, description = "Removed; the run is cancelled"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session, or no such run in it", body = ErrorBody),
+              (status = 409, description = "The input is no longer queued (it started, ended or was removed)", body = ErrorBody)))]
 pub async fn delete_queue_item(
     State(state): State<AppState>,
     Path((id, item)): Path<(String, String)>,
@@ -168,9 +239,21 @@ pub struct ApprovalResponse {
     pub decision: ApprovalDecision,
 }
 
-/// Allow once, for this session (or this directory), or deny.
-#[utoipa::path(post, path = "/api/approvals/{id}", tag = "runs", params(("id" = String, Path)), request_body = ApprovalParams,
-    responses((status = 200, body = ApprovalResponse), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+/// Answer an approval: allow once, for this session (or this directory), or deny.
+///
+/// `decision` is `once`, `deny`, `session` (for an effect approval) or `directory` (for a
+/// directory approval); when the approval offered a command prefix, also `prefix` (a rule for
+/// this session) or `prefix_workspace` (the same rule for every session of the workspace). An
+/// approval is answered once: the waiting run continues with the decision, any rule it keeps
+/// is stored, and an `approval_decided` event is recorded.
+#[utoipa::path(post, path = "/api/approvals/{id}", tag = "prompts",
+    params(("id" = String, Path, description = "Approval id (`approval_id` in the pending list)")),
+    request_body = ApprovalParams,
+    responses((status = 200, description = "Answered", body = ApprovalResponse),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such approval", body = ErrorBody),
+              (status = 409, description = "The approval was already answered or has expired", body = ErrorBody),
+              (status = 422, description = "A decision this approval does not offer", body = ErrorBody)))]
 pub async fn answer_approval(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -1,12 +1,12 @@
 //! Sessions, their messages, events and pending prompts.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::extract::ApiJson;
+use super::extract::{ApiJson, ApiQuery};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{
     CreateSessionParams, EventPage, Message, MessagePage, PatchSessionParams, PendingApproval,
@@ -14,8 +14,15 @@ use crate::protocol::{
 };
 
 /// Create a session.
+///
+/// Every field is optional. `workspace`: an absolute path to an existing directory outside
+/// Tradewind's state directory (default: the server's workspace). `title`: 1 to 200
+/// characters, no control characters (default `New session`, which the first prompt replaces).
+/// `agent` defaults to `build` and `mode` to `ask`. Returns the new session.
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = CreateSessionParams,
-    responses((status = 201, body = Session), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, description = "The new session", body = Session),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 422, description = "A workspace that is not an existing absolute directory, or an invalid title", body = ErrorBody)))]
 pub async fn create_session(
     State(state): State<AppState>,
     ApiJson(p): ApiJson<CreateSessionParams>,
@@ -25,24 +32,38 @@ pub async fn create_session(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
-    /// From a previous page's `next_cursor`.
+    /// From a previous page's `next_cursor`; omit for the first page. A malformed cursor gives
+    /// 400.
+    #[param(pattern = "^[0-9]{1,18}_[0-9A-HJKMNP-TV-Z]{26}$")]
     pub cursor: Option<String>,
-    /// 1..=200, default 50.
+    /// Page size, 1..=200, default 50; outside that range the call fails with 422.
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// Include archived sessions.
+    /// Include archived sessions (default `false`).
     pub archived: Option<bool>,
 }
 
+/// A session page cursor, `<ms>_<session id>` (the spec's `SESSION_CURSOR` pattern).
 fn parse_session_cursor(c: &str) -> ApiResult<(i64, String)> {
-    let (ts, id) = c
-        .split_once('_')
-        .ok_or_else(|| ApiError::BadRequest("invalid cursor".into()))?;
-    let ts = ts
-        .parse::<i64>()
-        .map_err(|_| ApiError::BadRequest("invalid cursor".into()))?;
-    Ok((ts, id.to_string()))
+    let bad = || ApiError::BadRequest("invalid cursor".into());
+    let (ts, id) = c.split_once('_').ok_or_else(bad)?;
+    if ts.is_empty() || ts.len() > 18 || !ts.bytes().all(|b| b.is_ascii_digit()) || !is_ulid(id) {
+        return Err(bad());
+    }
+    Ok((ts.parse::<i64>().map_err(|_| bad())?, id.to_string()))
 }
+
+/// 26 characters of Crockford's base 32 (upper case): the shape of every id this server makes.
+pub(crate) fn is_ulid(s: &str) -> bool {
+    s.len() == 26
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b.is_ascii_uppercase() && !b"ILOU".contains(&b)))
+}
+
+/// The largest integer a JSON number holds exactly (2^53 − 1): the bound of seqs in queries.
+pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 fn limit_of(l: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
     match l {
@@ -55,11 +76,17 @@ fn limit_of(l: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
 }
 
 /// List sessions, most recent activity first.
+///
+/// Sessions are ordered by `updated_at`, newest first. Pass the previous page's `next_cursor`
+/// as `cursor` for the next page; `next_cursor` is null on the last page. Archived sessions are
+/// left out unless `archived` is true. The WebSocket at `/api/ws` can push list changes instead
+/// of polling this.
 #[utoipa::path(get, path = "/api/sessions", tag = "sessions", params(ListQuery),
-    responses((status = 200, body = SessionPage), (status = 401, body = ErrorBody)))]
+    responses((status = 200, description = "A page of sessions", body = SessionPage),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn list_sessions(
     State(state): State<AppState>,
-    Query(q): Query<ListQuery>,
+    ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<axum::Json<SessionPage>> {
     let limit = limit_of(q.limit, 50, 200)?;
     let before = q.cursor.as_deref().map(parse_session_cursor).transpose()?;
@@ -82,8 +109,15 @@ pub async fn list_sessions(
 }
 
 /// One session.
-#[utoipa::path(get, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
-    responses((status = 200, body = Session), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns its title, workspace, agent, mode, `archived` flag, `status` (`idle`, `running`, or
+/// `waiting` for the user), the seq of its newest event (`last_seq`), its timestamps, and
+/// `forked_from` for a fork.
+#[utoipa::path(get, path = "/api/sessions/{id}", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The session", body = Session),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn get_session(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -92,9 +126,18 @@ pub async fn get_session(
 }
 
 /// Rename, switch agent or permission mode, archive or unarchive.
-#[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
+///
+/// Every field is optional; only those given change. `title` must be 1 to 200 characters with
+/// no control characters. Returns the updated session and records a `session_updated` event,
+/// so every client watching the session sees the change. An archived session accepts no new
+/// prompts until it is unarchived.
+#[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
     request_body = PatchSessionParams,
-    responses((status = 200, body = Session), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The updated session", body = Session),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 422, description = "An invalid title", body = ErrorBody)))]
 pub async fn patch_session(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -104,12 +147,21 @@ pub async fn patch_session(
     Ok(axum::Json(session))
 }
 
-/// Fork a session ("edit and resend"): a new session holding the conversation before the user
-/// message at `seq` (or all of it), then `text` sent there. The original stays as it was; seq is
-/// gap-free in both.
-#[utoipa::path(post, path = "/api/sessions/{id}/fork", tag = "sessions", params(("id" = String, Path)),
+/// Fork a session ("edit and resend") into a new session.
+///
+/// The new session holds the conversation before the `user_message` event at `seq` (cut before
+/// the run that message opened), or all of it when `seq` is omitted; then `text`, if given, is
+/// sent there as a new prompt. The original stays as it was; seq is gap-free in both. `title`
+/// defaults to the original's with ` (fork)`. Returns the new session and the run `text`
+/// started, if any.
+#[utoipa::path(post, path = "/api/sessions/{id}/fork", tag = "sessions",
+    params(("id" = String, Path, description = "Session id of the original")),
     request_body = crate::protocol::ForkParams,
-    responses((status = 201, body = crate::protocol::Forked), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, description = "The new session, and the run `text` started", body = crate::protocol::Forked),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session, or no event at `seq`", body = ErrorBody),
+              (status = 409, description = "`seq` omitted while the session has an active run", body = ErrorBody),
+              (status = 422, description = "`seq` is not a user message, or an invalid `title` or `text`", body = ErrorBody)))]
 pub async fn fork_session(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -122,8 +174,16 @@ pub async fn fork_session(
 }
 
 /// Delete a session and everything it owns.
-#[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions", params(("id" = String, Path)),
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+///
+/// Deletes the session's records with its runs, messages, events, approvals, questions, plans,
+/// artifacts, tasks and grants; its workspace's rules stay. It cannot be undone. Refused while
+/// a run is active or waiting for the user: cancel it first.
+#[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 204, description = "Deleted"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "The session has an active run; cancel it first", body = ErrorBody)))]
 pub async fn delete_session(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -133,23 +193,38 @@ pub async fn delete_session(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct MessagesQuery {
-    /// A message id from a previous page's `next_cursor`.
+    /// A message id from a previous page's `next_cursor`: the page starts after it. Omit for the
+    /// first page.
+    #[param(pattern = "^[0-9A-HJKMNP-TV-Z]{26}$")]
     pub cursor: Option<String>,
-    /// 1..=500, default 100.
+    /// Page size, 1..=500, default 100; outside that range the call fails with 422.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
 /// The conversation as the model sees it, oldest first.
-#[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "sessions", params(("id" = String, Path), MessagesQuery),
-    responses((status = 200, body = MessagePage), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns the stored messages (`user`, `assistant` or `tool`, each with its parts and the run
+/// that produced it) in id order. Pass the previous page's `next_cursor` (the last message's
+/// id) as `cursor` for the next page; `next_cursor` is null on the last page. For what the UI
+/// shows (tool calls, approvals, run status) read the event log instead.
+#[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "sessions",
+    params(("id" = String, Path, description = "Session id"), MessagesQuery),
+    responses((status = 200, description = "A page of messages", body = MessagePage),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_messages(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<MessagesQuery>,
+    ApiQuery(q): ApiQuery<MessagesQuery>,
 ) -> ApiResult<axum::Json<MessagePage>> {
     state.load_session(&id).await?;
     let limit = limit_of(q.limit, 100, 500)?;
+    if q.cursor.as_deref().is_some_and(|c| !is_ulid(c)) {
+        return Err(ApiError::BadRequest("invalid cursor".into()));
+    }
     let rows = state
         .store
         .list_messages(&id, q.cursor.as_deref(), limit + 1)
@@ -162,7 +237,7 @@ pub async fn list_messages(
             parts: serde_json::from_str(&r.parts).unwrap_or(serde_json::Value::Null),
             id: r.id,
             run_id: r.run_id,
-            role: r.role,
+            role: r.role.parse().unwrap_or(crate::protocol::MessageRole::User),
             created_at: r.created_at,
         })
         .collect();
@@ -175,42 +250,86 @@ pub async fn list_messages(
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EventsQuery {
-    /// Return events with `seq > after` (default 0).
+    /// Return events with `seq > after` (default 0: from the start); a negative value gives 422.
+    #[param(minimum = 0, maximum = 9_007_199_254_740_991_i64)]
     pub after: Option<i64>,
-    /// 1..=5000, default 1000.
+    /// Page size, 1..=5000, default 1000; outside that range the call fails with 422.
+    #[param(minimum = 1, maximum = 5000)]
     pub limit: Option<i64>,
+    /// Long-poll: when no event is stored after `after`, wait up to this many seconds (0..=60,
+    /// default 0) for the next one before answering (an empty page when none came). Above 60
+    /// the call fails with 422.
+    #[param(minimum = 0, maximum = 60)]
+    pub wait: Option<u64>,
 }
 
 /// The session's event log after a seq, oldest first.
-#[utoipa::path(get, path = "/api/sessions/{id}/events", tag = "events", params(("id" = String, Path), EventsQuery),
-    responses((status = 200, body = EventPage), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// A page of stored events with `seq > after`. `next_cursor` is never null: pass it as `after`
+/// for the next page; `has_more` says more are stored already. With `wait`, an empty page is
+/// held open until the next event is stored (long-poll); for a live stream use
+/// `GET /api/sessions/{id}/events/stream` (SSE) or the WebSocket.
+#[utoipa::path(get, path = "/api/sessions/{id}/events", tag = "events", params(("id" = String, Path, description = "Session id"), EventsQuery),
+    responses((status = 200, description = "A page of events, oldest first", body = EventPage), (status = 401, description = "Not authenticated", body = ErrorBody), (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_events(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<EventsQuery>,
+    ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> ApiResult<axum::Json<EventPage>> {
     state.load_session(&id).await?;
     let limit = limit_of(q.limit, 1000, 5000)?;
-    let after = q.after.unwrap_or(0).max(0);
-    let frames = state.events.backlog(&id, after, limit + 1).await?;
-    let more = frames.len() as i64 > limit;
-    let frames: Vec<_> = frames.into_iter().take(limit as usize).collect();
-    let next_cursor = if more {
-        frames.last().map(|f| f.seq)
-    } else {
-        None
+    let after = match q.after {
+        Some(n) if !(0..=MAX_SAFE_INTEGER).contains(&n) => {
+            return Err(ApiError::Validation(
+                "after must be between 0 and 2^53 - 1".into(),
+            ));
+        }
+        n => n.unwrap_or(0),
     };
+    let wait = match q.wait {
+        None => 0,
+        Some(n @ 0..=60) => n,
+        Some(_) => {
+            return Err(ApiError::Validation(
+                "wait must be between 0 and 60 seconds".into(),
+            ));
+        }
+    };
+    let frames = super::stream::page_after(
+        &state,
+        &id,
+        after,
+        limit + 1,
+        std::time::Duration::from_secs(wait),
+    )
+    .await?;
+    let has_more = frames.len() as i64 > limit;
+    let frames: Vec<_> = frames.into_iter().take(limit as usize).collect();
+    let next_cursor = frames.last().map_or(after, |f| f.seq);
     let data = frames
         .iter()
         .filter_map(|f| serde_json::from_slice(&f.json).ok())
         .collect();
-    Ok(axum::Json(EventPage { data, next_cursor }))
+    Ok(axum::Json(EventPage {
+        data,
+        next_cursor,
+        has_more,
+    }))
 }
 
 /// What waits for the user in this session.
-#[utoipa::path(get, path = "/api/sessions/{id}/pending", tag = "sessions", params(("id" = String, Path)),
-    responses((status = 200, body = PendingItems), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns the approvals, questions and plan decisions still pending, each list oldest first,
+/// with what is needed to show and answer them. Answer with `POST /api/approvals/{id}`,
+/// `POST /api/questions/{id}` and `POST /api/plans/{id}/decision`. Empty lists when nothing
+/// waits.
+#[utoipa::path(get, path = "/api/sessions/{id}/pending", tag = "prompts",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The pending approvals, questions and plans", body = PendingItems),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn pending(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -266,10 +385,17 @@ pub async fn pending(
     }))
 }
 
-/// What the session may do without asking: the server's ceiling, the mode, and every grant
-/// (the session's and its workspace's rules), each revocable.
-#[utoipa::path(get, path = "/api/sessions/{id}/permissions", tag = "sessions", params(("id" = String, Path)),
-    responses((status = 200, body = crate::protocol::SessionPermissions), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+/// What the session may do without asking: the ceiling, its mode, and every grant.
+///
+/// Returns the server's startup ceiling and switches (`read_only`, `yolo`, extra roots, the
+/// process sandbox), the session's mode, agent and workspace, and every grant: the session's
+/// own and its workspace's rules, each with a readable label, its `scope` (`session` or
+/// `workspace`) and the `key` that revokes it.
+#[utoipa::path(get, path = "/api/sessions/{id}/permissions", tag = "prompts",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The session's permissions and grants", body = crate::protocol::SessionPermissions),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn permissions(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -280,19 +406,28 @@ pub async fn permissions(
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RevokeQuery {
-    /// The grant's key, as listed.
+    /// The grant's `key`, as listed by `GET /api/sessions/{id}/permissions` (required).
     pub key: String,
-    /// `session` (default) or `workspace`.
+    /// `session` (default) or `workspace`; any other value gives 422.
+    #[param(value_type = Option<crate::protocol::GrantScope>)]
     pub scope: Option<String>,
 }
 
 /// Revoke one grant; runs in flight see it at their next call.
-#[utoipa::path(delete, path = "/api/sessions/{id}/permissions", tag = "sessions", params(("id" = String, Path), RevokeQuery),
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+///
+/// With `scope` `session` (the default) the session's own grant with this `key` is removed;
+/// with `workspace`, the rule kept for the session's workspace, which every session of that
+/// workspace uses. Calls it covered are judged again by the mode and the remaining grants.
+#[utoipa::path(delete, path = "/api/sessions/{id}/permissions", tag = "prompts",
+    params(("id" = String, Path, description = "Session id"), RevokeQuery),
+    responses((status = 204, description = "Revoked"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session, or no such grant in that scope", body = ErrorBody),
+              (status = 422, description = "`scope` is not `session` or `workspace`", body = ErrorBody)))]
 pub async fn revoke_permission(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<RevokeQuery>,
+    ApiQuery(q): ApiQuery<RevokeQuery>,
 ) -> ApiResult<StatusCode> {
     let workspace = match q.scope.as_deref() {
         None | Some("session") => false,
@@ -310,16 +445,23 @@ pub async fn revoke_permission(
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ToolsQuery {
-    /// The session whose mode, agent and grants decide.
+    /// The id of the session whose mode, agent and grants decide (required).
     pub session: String,
 }
 
 /// Every tool as a session sees it now: enabled, ask or disabled, and why.
-#[utoipa::path(get, path = "/api/tools", tag = "sessions", params(ToolsQuery),
-    responses((status = 200, body = crate::protocol::ToolStatusList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// For each tool: its effect, `status` (`enabled`: runs without asking, `ask`: the user is
+/// asked, `disabled`: not offered or denied) and the reason, from the session's agent, mode and
+/// grants and the server's ceiling and switches. It is judged without paths or a command, so
+/// one particular call may still be decided otherwise (try it with `POST /api/policy/check`).
+#[utoipa::path(get, path = "/api/tools", tag = "server", params(ToolsQuery),
+    responses((status = 200, description = "Every tool with its status and reason", body = crate::protocol::ToolStatusList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn tools(
     State(state): State<AppState>,
-    Query(q): Query<ToolsQuery>,
+    ApiQuery(q): ApiQuery<ToolsQuery>,
 ) -> ApiResult<axum::Json<crate::protocol::ToolStatusList>> {
     Ok(axum::Json(state.tool_status(&q.session).await?))
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -27,8 +27,16 @@ pub struct TaskList {
 }
 
 /// A session's background tasks, newest first (last 50).
-#[utoipa::path(get, path = "/api/sessions/{id}/tasks", tag = "tasks", params(("id" = String, Path)),
-    responses((status = 200, body = TaskList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns at most the 50 most recently created tasks (shell commands the model started with
+/// `bg_run`), live and ended, each with its command, working directory, status, exit code, who
+/// stopped it and its timestamps. There is no paging; finished tasks are deleted after
+/// `tasks.retentionDays`.
+#[utoipa::path(get, path = "/api/sessions/{id}/tasks", tag = "tasks",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The session's tasks", body = TaskList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_tasks(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -40,22 +48,52 @@ pub async fn list_tasks(
     }))
 }
 
+/// The largest integer a JSON number holds exactly (2^53 − 1).
+const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct OutputQuery {
-    /// Byte offset (0 first, then the previous `next_offset`).
+    /// Byte offset to read from (default 0; then the previous `next_offset`); at most 2^53 − 1.
+    #[param(minimum = 0, maximum = 9_007_199_254_740_991_u64)]
     pub offset: Option<u64>,
-    /// Up to 65536 bytes (default 16384).
-    pub limit: Option<usize>,
+    /// Most bytes to return: 1 to 65536 (default 16384); outside that range the call fails
+    /// with 422.
+    #[param(minimum = 1, maximum = 65536)]
+    pub limit: Option<u64>,
 }
 
 /// Read a task's output by byte offset.
-#[utoipa::path(get, path = "/api/tasks/{id}/output", tag = "tasks", params(("id" = String, Path), OutputQuery),
-    responses((status = 200, body = TaskOutput), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+///
+/// Returns up to `limit` bytes of the log from `offset` as text (cut back so a UTF-8 character
+/// is never split), `next_offset` to read on from, the task's status and exit code, `eof`
+/// (true only once the task has ended and everything was read) and `output_truncated` (the log
+/// kept only the first `tasks.maxOutputBytes` and the end). Unlike the model reading the log,
+/// this does not cancel the wake-up the session gets when the task ends by itself.
+#[utoipa::path(get, path = "/api/tasks/{id}/output", tag = "tasks",
+    params(("id" = String, Path, description = "Task id"), OutputQuery),
+    responses((status = 200, description = "A slice of the task's log", body = TaskOutput),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such task", body = ErrorBody)))]
 pub async fn task_output(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<OutputQuery>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<OutputQuery>,
 ) -> ApiResult<axum::Json<TaskOutput>> {
+    if q.offset.is_some_and(|o| o > MAX_SAFE_INTEGER) {
+        return Err(ApiError::Validation(
+            "offset must be at most 2^53 - 1".into(),
+        ));
+    }
+    let limit = match q.limit {
+        None => None,
+        Some(n @ 1..=65536) => Some(n as usize),
+        Some(_) => {
+            return Err(ApiError::Validation(
+                "limit must be between 1 and 65536".into(),
+            ));
+        }
+    };
     let row = state.store.get_task(&id).await.map_err(|e| match e {
         crate::store::StoreError::NotFound => ApiError::not_found("task"),
         o => o.into(),
@@ -63,16 +101,24 @@ pub async fn task_output(
     // The user reading it is not the model reading it: keep the wake-up.
     let tasks = &state.runs.deps().tasks;
     let mut out = tasks
-        .output_for_user(&row, q.offset.unwrap_or(0), q.limit)
+        .output_for_user(&row, q.offset.unwrap_or(0), limit)
         .await
         .map_err(task_error)?;
     out.id = row.id;
     Ok(axum::Json(out))
 }
 
-/// Stop a task (SIGTERM to its group, SIGKILL after 3 s); it ends cancelled, stopped by the user.
-#[utoipa::path(post, path = "/api/tasks/{id}/stop", tag = "tasks", params(("id" = String, Path)),
-    responses((status = 200, body = TaskInfo), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+/// Stop a task; it ends `cancelled`, stopped by the user.
+///
+/// Sends SIGTERM to the task's process group and SIGKILL after 3 s, waits up to about 5 s for
+/// the task to end, and returns it as it is then. The change is recorded as `task_updated`
+/// events. A task that has already ended is returned unchanged. A task stopped by the user does
+/// not wake its session.
+#[utoipa::path(post, path = "/api/tasks/{id}/stop", tag = "tasks",
+    params(("id" = String, Path, description = "Task id")),
+    responses((status = 200, description = "The task after the stop", body = TaskInfo),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such task", body = ErrorBody)))]
 pub async fn stop_task(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -99,10 +145,15 @@ pub struct ProbeResult {
     pub servers: Vec<ProbedServer>,
 }
 
-/// OpenAI-compatible servers on this machine's loopback (Ollama, llama.cpp, LM Studio, vLLM),
-/// found by asking each for `/v1/models` (the browser cannot: its CSP allows only this origin).
-#[utoipa::path(get, path = "/api/setup/probe", tag = "server",
-    responses((status = 200, body = ProbeResult), (status = 401, body = ErrorBody)))]
+/// Find OpenAI-compatible model servers on this machine's loopback (setup).
+///
+/// Asks `http://127.0.0.1:<port>/v1/models` on the default ports of Ollama (11434), llama.cpp
+/// (8080), LM Studio (1234) and vLLM (8000), each with an 800 ms timeout and no redirects, and
+/// returns the servers that answered with a model list: name, base URL and up to 200 model ids.
+/// The server asks because the browser cannot: its CSP allows only this origin.
+#[utoipa::path(get, path = "/api/setup/probe", tag = "settings",
+    responses((status = 200, description = "The servers found (possibly none)", body = ProbeResult),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn probe(State(_state): State<AppState>) -> ApiResult<axum::Json<ProbeResult>> {
     const CANDIDATES: &[(&str, u16)] = &[
         ("Ollama", 11434),

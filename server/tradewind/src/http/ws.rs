@@ -45,21 +45,25 @@ pub const CLOSE_SLOW_CONSUMER: u16 = 1013;
 pub const CLOSE_TOO_BIG: u16 = 1009;
 pub const CLOSE_POLICY: u16 = 1008;
 
-/// A server's live WebSocket connections (per server, not per process).
+/// A server's live WebSocket connections (per server, not per process), and the signal that
+/// the server is closing (long-lived responses such as SSE streams end on it).
 #[derive(Debug, Default)]
-pub struct Connections(AtomicUsize);
+pub struct Connections {
+    live: AtomicUsize,
+    pub closing: CancellationToken,
+}
 
 impl Connections {
     /// Live connections (for tests and metrics).
     pub fn count(&self) -> usize {
-        self.0.load(Ordering::SeqCst)
+        self.live.load(Ordering::SeqCst)
     }
 }
 
 struct ConnGuard(Arc<Connections>);
 impl Drop for ConnGuard {
     fn drop(&mut self) {
-        self.0.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.live.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -111,14 +115,36 @@ enum Out {
     Close(u16, &'static str),
 }
 
+/// The WebSocket: live events of any number of sessions, and commands.
+///
+/// Upgrade with `GET /api/ws` (same authentication as every call; a browser also needs its own
+/// origin). Client → server JSON text frames: `{"type":"subscribe","session":ID,"after":SEQ}`
+/// (the stored events after SEQ, then live ones: the same `EventFrame` JSON as SSE `data:`),
+/// `{"type":"unsubscribe","session":ID}`, `{"type":"subscribe_sessions"}` (the session list,
+/// live: `session_updated` / `session_deleted` / `sessions_resync`), and commands with a request
+/// id mirroring REST: `prompt {id, session, text}`, `cancel {id, run}`, `approval {id, approval,
+/// decision}`, `set_mode {id, session, mode}`, `ping {id}` → `{"type":"ack","id":…,"result":{…}}`
+/// or `{"type":"error","id":…,"error":{code,message}}`. Messages are at most 64 KiB; the server
+/// pings every 20 s and closes a peer silent for 60 s; a client that stops reading is closed
+/// with 1013 and resumes from its last seq. See docs/PROTOCOL.md.
+#[utoipa::path(get, path = "/api/ws", tag = "events", operation_id = "websocket",
+    responses(
+        (status = 101, description = "Switching to the WebSocket protocol"),
+        (status = 400, description = "Not a WebSocket upgrade request", body = crate::error::ErrorBody),
+        (status = 503, description = "Too many open connections (2,048)", body = crate::error::ErrorBody),
+    ))]
 pub async fn ws_handler(
     State(state): State<AppState>,
     axum::extract::Extension(principal): axum::extract::Extension<crate::auth::Principal>,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Response {
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => return ApiError::BadRequest(e.body_text()).into_response(),
+    };
     let conns = state.connections.clone();
-    if conns.0.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-        conns.0.fetch_sub(1, Ordering::SeqCst);
+    if conns.live.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+        conns.live.fetch_sub(1, Ordering::SeqCst);
         return ApiError::Unavailable("too many WebSocket connections".into()).into_response();
     }
     let guard = ConnGuard(conns);
@@ -248,6 +274,7 @@ async fn command(
                 session.clone(),
                 after.max(0),
                 tx.clone(),
+                ws_frame,
                 overflow.clone(),
             ));
             subs.insert(session, h);
@@ -406,9 +433,19 @@ fn send_error(tx: &mpsc::Sender<Out>, id: Option<String>, code: &str, message: &
     let _ = tx.try_send(Out::Text(v.to_string()));
 }
 
+/// A WebSocket `event` frame: the stored frame's JSON as is.
+fn ws_frame(f: &Frame) -> Out {
+    Out::Frame(f.json.clone())
+}
+
 /// Push one frame; a full queue means a slow consumer, which is dropped.
-fn push(tx: &mpsc::Sender<Out>, overflow: &CancellationToken, f: &Frame) -> bool {
-    match tx.try_send(Out::Frame(f.json.clone())) {
+fn push<T>(
+    tx: &mpsc::Sender<T>,
+    encode: fn(&Frame) -> T,
+    overflow: &CancellationToken,
+    f: &Frame,
+) -> bool {
+    match tx.try_send(encode(f)) {
         Ok(()) => true,
         Err(mpsc::error::TrySendError::Full(_)) => {
             overflow.cancel();
@@ -482,17 +519,19 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
 }
 
 /// Backlog after `after`, then live frames; the live receiver is taken first so nothing falls in
-/// between, and frames already sent are skipped by seq.
-async fn forward(
+/// between, and frames already sent are skipped by seq. `encode` turns a frame into what the
+/// transport's writer sends (a WebSocket message, an SSE event).
+pub(crate) async fn forward<T>(
     state: AppState,
     session: String,
     after: i64,
-    tx: mpsc::Sender<Out>,
+    tx: mpsc::Sender<T>,
+    encode: fn(&Frame) -> T,
     overflow: CancellationToken,
 ) {
     let mut rx = state.events.subscribe(&session);
     let mut last = after;
-    if !replay(&state, &session, &mut last, &tx, &overflow).await {
+    if !replay(&state, &session, &mut last, &tx, encode, &overflow).await {
         return;
     }
     loop {
@@ -503,20 +542,20 @@ async fn forward(
                 }
                 if f.seq > last + 1 {
                     // A gap can only mean frames we have not seen yet: read them from the log.
-                    if !replay(&state, &session, &mut last, &tx, &overflow).await {
+                    if !replay(&state, &session, &mut last, &tx, encode, &overflow).await {
                         return;
                     }
                     if f.seq <= last {
                         continue;
                     }
                 }
-                if !push(&tx, &overflow, &f) {
+                if !push(&tx, encode, &overflow, &f) {
                     return;
                 }
                 last = f.seq;
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                if !replay(&state, &session, &mut last, &tx, &overflow).await {
+                if !replay(&state, &session, &mut last, &tx, encode, &overflow).await {
                     return;
                 }
             }
@@ -525,11 +564,12 @@ async fn forward(
     }
 }
 
-async fn replay(
+async fn replay<T>(
     state: &AppState,
     session: &str,
     last: &mut i64,
-    tx: &mpsc::Sender<Out>,
+    tx: &mpsc::Sender<T>,
+    encode: fn(&Frame) -> T,
     overflow: &CancellationToken,
 ) -> bool {
     loop {
@@ -544,7 +584,7 @@ async fn replay(
         for f in &page {
             // The backlog is paced by the client: wait for room, but drop a client that makes no
             // progress at all for a while (it is gone or stuck).
-            match tokio::time::timeout(BACKLOG_STALL, tx.send(Out::Frame(f.json.clone()))).await {
+            match tokio::time::timeout(BACKLOG_STALL, tx.send(encode(f))).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return false,
                 Err(_) => {

@@ -1,0 +1,177 @@
+//! The event log over plain HTTP: `GET /api/sessions/{id}/events/stream` (Server-Sent Events)
+//! and the long-poll wait of `GET /api/sessions/{id}/events`. Both give what the WebSocket
+//! gives: every stored event after a seq, then live ones, in order, without gaps or duplicates.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use utoipa::IntoParams;
+
+use super::AppState;
+use super::extract::ApiQuery;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::events::Frame;
+
+/// Events queued for one SSE client before it counts as a slow consumer (it is then cut off and
+/// resumes with `Last-Event-ID`, losing nothing).
+const SSE_QUEUE: usize = 8192;
+/// Default seconds between heartbeat comments.
+const HEARTBEAT_DEFAULT: u64 = 15;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// Send events with `seq > after` first, then live ones (default 0: the whole log). A
+    /// `Last-Event-ID` header, sent by `EventSource` when it reconnects, takes precedence.
+    #[param(minimum = 0, maximum = 9_007_199_254_740_991_i64)]
+    pub after: Option<i64>,
+    /// Seconds between heartbeat comments (`: keep-alive`) while nothing happens, 1..=60,
+    /// default 15.
+    #[param(minimum = 1, maximum = 60)]
+    pub heartbeat: Option<u64>,
+}
+
+/// Stream a session's events (Server-Sent Events).
+///
+/// The stored events after `after` (or the `Last-Event-ID` header) first, then live ones as
+/// they are stored, in `seq` order with no gaps or duplicates; the stream stays open until the
+/// client leaves or the server stops. Each event has `id:` = its seq, `event:` = its type and
+/// `data:` = the `EventFrame` JSON. A client that falls more than 8,192 events behind is cut
+/// off and reconnects with `Last-Event-ID`, losing nothing. Same authentication as every call;
+/// at most 1,000 live subscribers per session (WebSocket and SSE together).
+#[utoipa::path(get, path = "/api/sessions/{id}/events/stream", tag = "events", operation_id = "stream_events",
+    params(
+        ("id" = String, Path, description = "Session id"),
+        StreamQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "The last seq received (what `EventSource` sends when it reconnects): resume after it"),
+    ),
+    responses(
+        (status = 200, description = "An endless `text/event-stream` of the session's events", content_type = "text/event-stream", body = String),
+        (status = 404, description = "No such session", body = ErrorBody),
+        (status = 503, description = "The session already has 1,000 live subscribers (`unavailable`)", body = ErrorBody),
+    ))]
+pub async fn stream_events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<StreamQuery>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    if q.after
+        .is_some_and(|n| !(0..=super::sessions::MAX_SAFE_INTEGER).contains(&n))
+    {
+        return Err(ApiError::Validation(
+            "after must be between 0 and 2^53 - 1".into(),
+        ));
+    }
+    let after = match headers.get("last-event-id") {
+        Some(v) => v
+            .to_str()
+            .ok()
+            .filter(|s| (1..=15).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<i64>().ok())
+            .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a seq".into()))?,
+        None => q.after.unwrap_or(0),
+    };
+    let heartbeat = match q.heartbeat {
+        None => HEARTBEAT_DEFAULT,
+        Some(n @ 1..=60) => n,
+        Some(_) => {
+            return Err(ApiError::Validation(
+                "heartbeat must be between 1 and 60".into(),
+            ));
+        }
+    };
+    state.load_session(&id).await?;
+    if state.events.receiver_count(&id) >= super::ws::MAX_SUBSCRIBERS_PER_SESSION {
+        return Err(ApiError::Unavailable(
+            "too many live subscribers for this session".into(),
+        ));
+    }
+    let (tx, rx) = mpsc::channel(SSE_QUEUE);
+    let task = tokio::spawn(super::ws::forward(
+        state.clone(),
+        id,
+        after,
+        tx,
+        sse_event,
+        CancellationToken::new(),
+    ));
+    let guard = AbortOnDrop(task);
+    let events = futures::stream::unfold((rx, guard), |(mut rx, guard)| async move {
+        rx.recv()
+            .await
+            .map(|e| (Ok::<_, Infallible>(e), (rx, guard)))
+    })
+    .take_until(state.connections.closing.clone().cancelled_owned());
+    let mut resp = Sse::new(events)
+        .keep_alive(
+            KeepAlive::new()
+                .interval(Duration::from_secs(heartbeat))
+                .text("keep-alive"),
+        )
+        .into_response();
+    // Reverse proxies (nginx) must not buffer the stream.
+    resp.headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(resp)
+}
+
+/// `id:` the seq, `event:` the type, `data:` the frame JSON.
+fn sse_event(f: &Frame) -> Event {
+    Event::default()
+        .id(f.seq.to_string())
+        .event(&f.kind)
+        .data(String::from_utf8_lossy(&f.json))
+}
+
+/// The forwarding task ends with the response body (the client left).
+struct AbortOnDrop(JoinHandle<()>);
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Long-poll for `list_events`: when nothing is stored after `after`, wait (at most `wait`) for
+/// the next event of the session, then read the page. The live receiver is taken before the
+/// first read, so an event stored in between is not missed.
+pub async fn page_after(
+    state: &AppState,
+    session: &str,
+    after: i64,
+    limit: i64,
+    wait: Duration,
+) -> ApiResult<Vec<Frame>> {
+    if wait.is_zero() {
+        return Ok(state.events.backlog(session, after, limit).await?);
+    }
+    let mut rx = state.events.subscribe(session);
+    let frames = state.events.backlog(session, after, limit).await?;
+    if !frames.is_empty() {
+        return Ok(frames);
+    }
+    let closing = state.connections.closing.clone();
+    let arrived = async {
+        loop {
+            match rx.recv().await {
+                Ok(f) if f.seq <= after => continue,
+                _ => return,
+            }
+        }
+    };
+    tokio::select! {
+        () = arrived => {}
+        () = tokio::time::sleep(wait) => return Ok(vec![]),
+        () = closing.cancelled() => return Ok(vec![]),
+    }
+    Ok(state.events.backlog(session, after, limit).await?)
+}

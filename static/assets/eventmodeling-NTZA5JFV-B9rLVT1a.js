@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

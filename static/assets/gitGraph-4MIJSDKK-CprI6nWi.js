@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-CD2JRO9b.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

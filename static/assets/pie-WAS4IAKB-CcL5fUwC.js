@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

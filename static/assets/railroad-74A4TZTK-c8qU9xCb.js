@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

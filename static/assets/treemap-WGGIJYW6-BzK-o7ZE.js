@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

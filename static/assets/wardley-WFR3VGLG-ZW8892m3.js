@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-CIns1VRI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

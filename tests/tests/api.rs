@@ -167,7 +167,51 @@ async fn long_poll_answers_when_the_next_event_is_stored_and_cursors_never_go_ba
     );
     s.wait_run_finished(&sid, &second).await;
 
+    // Paging back from the end (how a client opens a long session at its last screen).
+    let total = s.get(&format!("/api/sessions/{sid}/events")).await.1["next_cursor"]
+        .as_i64()
+        .unwrap();
+    let mut before = total + 1;
+    let mut seen = vec![];
+    loop {
+        let (st, page) = s
+            .get(&format!(
+                "/api/sessions/{sid}/events?before={before}&limit=3"
+            ))
+            .await;
+        assert_eq!(st, 200, "{page}");
+        let seqs: Vec<i64> = page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_i64().unwrap())
+            .collect();
+        assert!(
+            seqs.windows(2).all(|w| w[1] == w[0] + 1),
+            "oldest first: {seqs:?}"
+        );
+        assert!(seqs.iter().all(|q| *q < before));
+        seen.splice(0..0, seqs.iter().copied());
+        before = page["next_cursor"].as_i64().unwrap();
+        if page["has_more"] == false {
+            break;
+        }
+        assert_eq!(seqs.len(), 3);
+    }
+    assert_eq!(seen, (1..=total).collect::<Vec<_>>());
+    let (_, window) = s
+        .get(&format!("/api/sessions/{sid}/events?after=2&before=5"))
+        .await;
+    let seqs: Vec<i64> = window["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert_eq!(seqs, [3, 4]);
+
     for (q, status, code) in [
+        ("before=0", 422, "validation_failed"),
         ("wait=61", 422, "validation_failed"),
         ("wait=-1", 400, "bad_request"),
         ("limit=0", 422, "validation_failed"),

@@ -50,6 +50,23 @@ async fn suite(store: Store) {
     let seqs: Vec<i64> = ev.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=320).collect::<Vec<_>>());
     assert_eq!(store.list_events(&sid, 300, 5).await.unwrap().len(), 5);
+    // Paging back from the end: the newest before a seq, oldest first, within `after`.
+    let back: Vec<i64> = store
+        .list_events_before(&sid, 0, 321, 4)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(back, [317, 318, 319, 320]);
+    let window: Vec<i64> = store
+        .list_events_before(&sid, 10, 13, 100)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(window, [11, 12]);
     assert_eq!(store.get_session(&sid).await.unwrap().last_seq, 320);
     assert!(matches!(
         store

@@ -205,10 +205,11 @@ pub struct EventPage {
     #[schema(value_type = Vec<EventFrame>)]
     pub data: Vec<serde_json::Value>,
     /// The seq to pass as `after` for the next page: the last seq in `data`, or the `after`
-    /// given when `data` is empty. Never null, so `after = next_cursor` never goes back.
+    /// given when `data` is empty. Never null, so `after = next_cursor` never goes back. (With
+    /// `before`: the first seq in `data`, or that `before`: pass it as `before` to page back.)
     pub next_cursor: i64,
     /// More events are stored after `next_cursor` now (fetch again at once); false: wait for
-    /// new ones (with `wait`, or the SSE stream).
+    /// new ones (with `wait`, or the SSE stream). (With `before`: older events exist.)
     pub has_more: bool,
 }
 

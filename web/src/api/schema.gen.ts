@@ -517,7 +517,9 @@ export interface paths {
          * @description A page of stored events with `seq > after`. `next_cursor` is never null: pass it as `after`
          *     for the next page; `has_more` says more are stored already. With `wait`, an empty page is
          *     held open until the next event is stored (long-poll); for a live stream use
-         *     `GET /api/sessions/{id}/events/stream` (SSE) or the WebSocket.
+         *     `GET /api/sessions/{id}/events/stream` (SSE) or the WebSocket. With `before`, the page is
+         *     the newest events before that seq (oldest first), `next_cursor` its first seq (the `before`
+         *     of the page before it), and `has_more` says older ones exist.
          */
         get: operations["list_events"];
         put?: never;
@@ -1279,13 +1281,14 @@ export interface components {
             data: components["schemas"]["EventFrame"][];
             /**
              * @description More events are stored after `next_cursor` now (fetch again at once); false: wait for
-             *     new ones (with `wait`, or the SSE stream).
+             *     new ones (with `wait`, or the SSE stream). (With `before`: older events exist.)
              */
             has_more: boolean;
             /**
              * Format: int64
              * @description The seq to pass as `after` for the next page: the last seq in `data`, or the `after`
-             *     given when `data` is empty. Never null, so `after = next_cursor` never goes back.
+             *     given when `data` is empty. Never null, so `after = next_cursor` never goes back. (With
+             *     `before`: the first seq in `data`, or that `before`: pass it as `before` to page back.)
              */
             next_cursor: number;
         };
@@ -4335,9 +4338,15 @@ export interface operations {
                 /** @description Page size, 1..=5000, default 1000; outside that range the call fails with 422. */
                 limit?: number;
                 /**
-                 * @description Long-poll: when no event is stored after `after`, wait up to this many seconds (0..=60,
-                 *     default 0) for the next one before answering (an empty page when none came). Above 60
-                 *     the call fails with 422.
+                 * @description Page backwards: the last `limit` events with `after < seq < before`, oldest first
+                 *     (`next_cursor` is then the first seq returned: pass it as `before` for the page before).
+                 *     Opening a long session at its end: `before` = the session's `last_seq` + 1.
+                 */
+                before?: number;
+                /**
+                 * @description Long-poll (without `before`): when no event is stored after `after`, wait up to this
+                 *     many seconds (0..=60, default 0) for the next one before answering (an empty page when
+                 *     none came). Above 60 the call fails with 422.
                  */
                 wait?: number;
             };

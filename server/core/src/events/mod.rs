@@ -380,6 +380,23 @@ impl EventBus {
             .collect())
     }
 
+    /// Stored frames with `after < seq < before`: the last `limit` of them, oldest first.
+    pub async fn backlog_before(
+        &self,
+        session: &str,
+        after: i64,
+        before: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<Frame>> {
+        Ok(self
+            .store
+            .list_events_before(session, after, before, limit)
+            .await?
+            .iter()
+            .map(Frame::from_row)
+            .collect())
+    }
+
     /// Number of live receivers of a session (for connection caps and tests).
     pub fn receiver_count(&self, session: &str) -> usize {
         lock(&self.channels)

@@ -161,6 +161,29 @@ impl Store {
         .fetch_all(self.pool())
         .await?)
     }
+
+    /// The last `limit` events with `after < seq < before`, oldest first (paging back through
+    /// a long session from its end).
+    pub async fn list_events_before(
+        &self,
+        session_id: &str,
+        after: i64,
+        before: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<EventRow>> {
+        let mut rows = sqlx::query_as::<_, EventRow>(
+            "SELECT session_id, seq, run_id, type, data, created_at FROM events \
+             WHERE session_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4",
+        )
+        .bind(session_id)
+        .bind(after)
+        .bind(before)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.reverse();
+        Ok(rows)
+    }
 }
 
 /// `BATCH_SQLITE` on the event log's connection; a failure part-way is rolled back here (the

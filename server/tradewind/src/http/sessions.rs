@@ -258,9 +258,14 @@ pub struct EventsQuery {
     /// Page size, 1..=5000, default 1000; outside that range the call fails with 422.
     #[param(minimum = 1, maximum = 5000)]
     pub limit: Option<i64>,
-    /// Long-poll: when no event is stored after `after`, wait up to this many seconds (0..=60,
-    /// default 0) for the next one before answering (an empty page when none came). Above 60
-    /// the call fails with 422.
+    /// Page backwards: the last `limit` events with `after < seq < before`, oldest first
+    /// (`next_cursor` is then the first seq returned: pass it as `before` for the page before).
+    /// Opening a long session at its end: `before` = the session's `last_seq` + 1.
+    #[param(minimum = 1, maximum = 9_007_199_254_740_991_i64)]
+    pub before: Option<i64>,
+    /// Long-poll (without `before`): when no event is stored after `after`, wait up to this
+    /// many seconds (0..=60, default 0) for the next one before answering (an empty page when
+    /// none came). Above 60 the call fails with 422.
     #[param(minimum = 0, maximum = 60)]
     pub wait: Option<u64>,
 }
@@ -270,7 +275,9 @@ pub struct EventsQuery {
 /// A page of stored events with `seq > after`. `next_cursor` is never null: pass it as `after`
 /// for the next page; `has_more` says more are stored already. With `wait`, an empty page is
 /// held open until the next event is stored (long-poll); for a live stream use
-/// `GET /api/sessions/{id}/events/stream` (SSE) or the WebSocket.
+/// `GET /api/sessions/{id}/events/stream` (SSE) or the WebSocket. With `before`, the page is
+/// the newest events before that seq (oldest first), `next_cursor` its first seq (the `before`
+/// of the page before it), and `has_more` says older ones exist.
 #[utoipa::path(get, path = "/api/sessions/{id}/events", tag = "events", params(("id" = String, Path, description = "Session id"), EventsQuery),
     responses((status = 200, description = "A page of events, oldest first", body = EventPage), (status = 401, description = "Not authenticated", body = ErrorBody), (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_events(
@@ -297,17 +304,39 @@ pub async fn list_events(
             ));
         }
     };
-    let frames = super::stream::page_after(
-        &state,
-        &id,
-        after,
-        limit + 1,
-        std::time::Duration::from_secs(wait),
-    )
-    .await?;
-    let has_more = frames.len() as i64 > limit;
-    let frames: Vec<_> = frames.into_iter().take(limit as usize).collect();
-    let next_cursor = frames.last().map_or(after, |f| f.seq);
+    let (frames, has_more, next_cursor) = match q.before {
+        Some(before) if !(1..=MAX_SAFE_INTEGER).contains(&before) => {
+            return Err(ApiError::Validation(
+                "before must be between 1 and 2^53 - 1".into(),
+            ));
+        }
+        Some(before) => {
+            let mut frames = state
+                .events
+                .backlog_before(&id, after, before, limit + 1)
+                .await?;
+            let has_more = frames.len() as i64 > limit;
+            if has_more {
+                frames.remove(0);
+            }
+            let next = frames.first().map_or(before, |f| f.seq);
+            (frames, has_more, next)
+        }
+        None => {
+            let frames = super::stream::page_after(
+                &state,
+                &id,
+                after,
+                limit + 1,
+                std::time::Duration::from_secs(wait),
+            )
+            .await?;
+            let has_more = frames.len() as i64 > limit;
+            let frames: Vec<_> = frames.into_iter().take(limit as usize).collect();
+            let next = frames.last().map_or(after, |f| f.seq);
+            (frames, has_more, next)
+        }
+    };
     let data = frames
         .iter()
         .filter_map(|f| serde_json::from_slice(&f.json).ok())

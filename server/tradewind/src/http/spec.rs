@@ -145,6 +145,7 @@ pub fn finish(doc: &mut Value) {
         "description": "A local server started with `tradewind serve` (default address); over a LAN, the `https://` URL it prints"
     }]);
     finish_operations(doc);
+    add_links(doc);
     name_tool_inputs(doc);
     if let Some(ps) = doc
         .pointer_mut("/paths/~1api~1sessions~1{id}~1events~1stream/get/parameters")
@@ -206,6 +207,64 @@ fn finish_operations(doc: &mut Value) {
                 responses.get_mut("200").and_then(Value::as_object_mut),
             ) {
                 ok.insert("content".into(), content);
+            }
+        }
+    }
+}
+
+/// OpenAPI links: where the id a call returns is used next (a session's calls after
+/// `create_session`, a run's after `post_message`). Documentation for readers and generators,
+/// and the paths a stateful fuzzer follows.
+fn add_links(doc: &mut Value) {
+    const SESSION_OPS: &[&str] = &[
+        "get_session",
+        "patch_session",
+        "delete_session",
+        "fork_session",
+        "list_messages",
+        "post_message",
+        "list_events",
+        "stream_events",
+        "pending",
+        "permissions",
+        "list_queue",
+        "list_runs",
+        "list_tasks",
+        "list_artifacts",
+    ];
+    const RUN_OPS: &[&str] = &["get_run", "cancel_run", "resume_run"];
+    let table: [(&str, &str, &str, &[&str]); 3] = [
+        ("create_session", "201", "$response.body#/id", SESSION_OPS),
+        ("post_message", "202", "$response.body#/run_id", RUN_OPS),
+        (
+            "create_token",
+            "201",
+            "$response.body#/id",
+            &["revoke_token"],
+        ),
+    ];
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for ops in paths.values_mut().filter_map(Value::as_object_mut) {
+        for op in ops.values_mut() {
+            let id = op["operationId"].as_str().unwrap_or_default().to_string();
+            for (from, status, source, targets) in &table {
+                if id != *from {
+                    continue;
+                }
+                let links: Map<String, Value> = targets
+                    .iter()
+                    .map(|t| {
+                        (
+                            pascal(t),
+                            json!({"operationId": t, "parameters": {"id": source}}),
+                        )
+                    })
+                    .collect();
+                if let Some(r) = op.pointer_mut(&format!("/responses/{status}")) {
+                    r["links"] = Value::Object(links);
+                }
             }
         }
     }

@@ -187,7 +187,7 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
                     print_human(&f);
                 }
                 let _ = out.flush();
-                if f.kind == "run_finished" {
+                if &*f.kind == "run_finished" {
                     break;
                 }
             }
@@ -237,7 +237,7 @@ pub async fn run_headless(args: crate::config::RunArgs) -> anyhow::Result<std::p
 fn print_human(f: &crate::events::Frame) {
     let v: serde_json::Value = serde_json::from_slice(&f.json).unwrap_or_default();
     let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
-    match f.kind.as_str() {
+    match &*f.kind {
         "message_delta" => print!("{}", s("text")),
         "tool_call" => eprintln!(
             "\n→ {} {}",

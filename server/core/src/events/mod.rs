@@ -38,24 +38,51 @@ pub const MAX_DELTA_BYTES: usize = 16 * 1024;
 /// Live channel capacity per session; a receiver that falls further behind re-reads the DB.
 const CHANNEL_CAPACITY: usize = 4096;
 
-/// A stored event, with its frame JSON rendered once and shared by every subscriber.
+/// A stored event, with its frame JSON rendered once and shared by every subscriber. Cloning
+/// one (the live channel does, per subscriber) copies no text.
 #[derive(Debug, Clone)]
 pub struct Frame {
     pub seq: i64,
-    pub session: String,
-    pub kind: String,
+    pub session: Arc<str>,
+    pub kind: Arc<str>,
     /// The rendered frame, shared (cheaply cloned) by every subscriber.
     pub json: bytes::Bytes,
+    /// The frame as one Server-Sent Event, rendered by the first SSE subscriber and shared.
+    sse: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
 impl Frame {
     pub fn from_row(row: &EventRow) -> Frame {
         Frame {
             seq: row.seq,
-            session: row.session_id.clone(),
-            kind: row.kind.clone(),
+            session: row.session_id.as_str().into(),
+            kind: row.kind.as_str().into(),
             json: bytes::Bytes::from(render_frame(row)),
+            sse: Arc::default(),
         }
+    }
+
+    /// `id: <seq>` / `event: <type>` / `data: <frame JSON>` and a blank line (each line of the
+    /// JSON its own `data:` line, should it ever hold one).
+    pub fn sse(&self) -> bytes::Bytes {
+        self.sse
+            .get_or_init(|| {
+                let json = String::from_utf8_lossy(&self.json);
+                let mut out = String::with_capacity(json.len() + self.kind.len() + 40);
+                out.push_str("id: ");
+                out.push_str(&self.seq.to_string());
+                out.push_str("\nevent: ");
+                out.push_str(&self.kind);
+                out.push('\n');
+                for line in json.split('\n') {
+                    out.push_str("data: ");
+                    out.push_str(line.trim_end_matches('\r'));
+                    out.push('\n');
+                }
+                out.push('\n');
+                bytes::Bytes::from(out)
+            })
+            .clone()
     }
 }
 

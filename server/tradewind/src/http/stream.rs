@@ -6,9 +6,9 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use futures::StreamExt;
 use serde::Deserialize;
 use tokio::sync::mpsc;
@@ -102,35 +102,38 @@ pub async fn stream_events(
         id,
         after,
         tx,
-        sse_event,
+        Frame::sse,
         CancellationToken::new(),
     ));
     let guard = AbortOnDrop(task);
-    let events = futures::stream::unfold((rx, guard), |(mut rx, guard)| async move {
-        rx.recv()
-            .await
-            .map(|e| (Ok::<_, Infallible>(e), (rx, guard)))
+    let every = Duration::from_secs(heartbeat);
+    // Each live event is the frame's shared SSE bytes (rendered once for all subscribers); a
+    // quiet spell of `every` sends a heartbeat comment instead.
+    let body = futures::stream::unfold((rx, guard), move |(mut rx, guard)| async move {
+        let next = match tokio::time::timeout(every, rx.recv()).await {
+            Ok(Some(b)) => b,
+            Ok(None) => return None,
+            Err(_) => Bytes::from_static(b": keep-alive\n\n"),
+        };
+        Some((Ok::<_, Infallible>(next), (rx, guard)))
     })
     .take_until(state.connections.closing.clone().cancelled_owned());
-    let mut resp = Sse::new(events)
-        .keep_alive(
-            KeepAlive::new()
-                .interval(Duration::from_secs(heartbeat))
-                .text("keep-alive"),
-        )
-        .into_response();
-    // Reverse proxies (nginx) must not buffer the stream.
-    resp.headers_mut()
-        .insert("x-accel-buffering", HeaderValue::from_static("no"));
-    Ok(resp)
-}
-
-/// `id:` the seq, `event:` the type, `data:` the frame JSON.
-fn sse_event(f: &Frame) -> Event {
-    Event::default()
-        .id(f.seq.to_string())
-        .event(&f.kind)
-        .data(String::from_utf8_lossy(&f.json))
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            // Reverse proxies (nginx) must not buffer the stream.
+            (
+                header::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            ),
+        ],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response())
 }
 
 /// The forwarding task ends with the response body (the client left).

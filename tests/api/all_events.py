@@ -1,0 +1,127 @@
+"""Every event type the server emits, parsed by the generated Python client into its own class.
+
+Drives two sessions of a live server (replay provider, tests/api/all_events.replay.json) through
+REST only — a question, approvals, a background task that wakes the session, a provider that stays
+unavailable (retried, then the run fails), a rename, a plan approved in plan mode — answering what the runs ask with the
+generated calls, following the log by long-poll (`list_events` with `wait`). Then reads both
+logs with the generated `list_events` and checks that every frame parsed into the class of its
+type (none fell back to `UnknownEvent`) and that every documented type (`EventType`) was seen.
+
+    PYTHONPATH=<generated client> TW_URL=... TW_TOKEN=... python all_events.py
+"""
+
+import os
+import sys
+import time
+
+from tradewind_client import AuthenticatedClient, models
+from tradewind_client.api.events import list_events
+from tradewind_client.api.prompts import answer_approval, answer_question, decide_plan
+from tradewind_client.api.runs import post_message
+from tradewind_client.api.sessions import create_session, patch_session
+
+
+def class_of(kind: str) -> str:
+    return "".join(w.capitalize() for w in kind.split("_")) + "Event"
+
+
+class Follower:
+    """Where a session's log has been read to, and the event types seen so far."""
+
+    def __init__(self, session: str):
+        self.session = session
+        self.after = 0
+        self.seen: set[str] = set()
+
+
+def drive(client, f: Follower, until, deadline: float) -> None:
+    """Follow the session's log by long-poll from where `f` stopped, answering whatever waits,
+    until `until(types seen)`."""
+    session, seen = f.session, f.seen
+    after = f.after
+    while not until(seen):
+        if time.monotonic() > deadline:
+            sys.exit(f"timed out; seen {sorted(seen)}")
+        page = list_events.sync(session, client=client, after=after, wait=10)
+        assert isinstance(page, models.EventPage), page
+        for ev in page.data:
+            seen.add(ev.to_dict()["type"])
+            if isinstance(ev, models.ApprovalRequestedEvent):
+                r = answer_approval.sync(
+                    ev.approval_id,
+                    client=client,
+                    body=models.ApprovalParams(decision=models.ApprovalDecision.ONCE),
+                )
+                assert isinstance(r, models.ApprovalResponse), r
+            elif isinstance(ev, models.QuestionAskedEvent):
+                answers = [[q.options[0].label] for q in ev.questions]
+                r = answer_question.sync(
+                    ev.question_id, client=client, body=models.AnswerParams(answers=answers)
+                )
+                assert not isinstance(r, models.ErrorBody), r
+            elif isinstance(ev, models.PlanProposedEvent):
+                r = decide_plan.sync(
+                    ev.plan_id,
+                    client=client,
+                    body=models.PlanDecisionParams(decision=models.PlanAnswer.APPROVED),
+                )
+                assert isinstance(r, models.PlanDecisionResponse), r
+        after = page.next_cursor
+        f.after = after
+
+
+def check(client, session: str) -> set[str]:
+    page = list_events.sync(session, client=client, after=0, limit=5000)
+    assert isinstance(page, models.EventPage), page
+    types = set()
+    for i, ev in enumerate(page.data, start=1):
+        kind = ev.to_dict()["type"]
+        types.add(kind)
+        if type(ev).__name__ != class_of(kind):
+            sys.exit(f"{session} event {i} ({kind}) parsed as {type(ev).__name__}")
+        if ev.seq != i:
+            sys.exit(f"{session}: seq {ev.seq} at position {i}")
+    return types
+
+
+def main() -> int:
+    client = AuthenticatedClient(
+        base_url=os.environ["TW_URL"], token=os.environ["TW_TOKEN"], timeout=30.0
+    )
+    deadline = time.monotonic() + 120
+
+    a = create_session.sync(client=client, body=models.CreateSessionParams(title="all events"))
+    assert isinstance(a, models.Session), a
+    run = post_message.sync(a.id, client=client, body=models.PostMessageParams(text="everything"))
+    assert isinstance(run, models.PostMessageResponse), run
+    # The prompt's run (a question, a write and a background task, each answered here), then
+    # the wake-up the task causes when it ends by itself.
+    fa = Follower(a.id)
+    drive(client, fa, lambda seen: "wakeup" in seen, deadline)
+    renamed = patch_session.sync(
+        a.id, client=client, body=models.PatchSessionParams(title="all events, renamed")
+    )
+    assert isinstance(renamed, models.Session), renamed
+    # A provider that stays unavailable: retried (provider_retry), then the run fails (error).
+    failing = post_message.sync(a.id, client=client, body=models.PostMessageParams(text="flaky"))
+    assert isinstance(failing, models.PostMessageResponse), failing
+    drive(client, fa, lambda seen: {"error", "provider_retry", "session_updated"} <= seen, deadline)
+
+    b = create_session.sync(
+        client=client, body=models.CreateSessionParams(title="plan", agent=models.Agent.PLAN)
+    )
+    assert isinstance(b, models.Session), b
+    post_message.sync(b.id, client=client, body=models.PostMessageParams(text="plan it"))
+    drive(client, Follower(b.id), lambda seen: "plan_decided" in seen, deadline)
+
+    seen = check(client, a.id) | check(client, b.id)
+    documented = {t.value for t in models.EventType}
+    missing = documented - seen
+    if missing:
+        sys.exit(f"event types never emitted here: {sorted(missing)}")
+    print(f"all {len(documented)} event types emitted and parsed into their classes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -216,19 +216,69 @@ pub fn agents_md(workspace: &Path) -> String {
     out
 }
 
-pub fn system_prompt(agent: Agent, workspace: &Path, extra: &str) -> String {
+/// How a plan is delivered: what the plan agent must do to finish (the review only starts with
+/// an `exit_plan` call), and the style its diagrams follow.
+const PLAN_FINISH: &str = "\
+# Finishing: call exit_plan
+When the plan is ready, deliver it by calling `exit_plan` — never as a prose answer: the user \
+reviews it in the browser only through that call. Arguments: `plan` (the whole plan in Markdown: \
+goal, the design, the steps in order with the files each touches, risks, how it will be tested), \
+`title` (a few words) and up to 5 `diagrams`, each `{id (kebab-case, unique), title, type \
+(overview, flow, components, architecture, sequence, data, state or other), section (the plan \
+heading it illustrates), explanation (one or two sentences), mermaid (the source)}`. The answer \
+comes back as the tool result: approved (the build agent implements exactly this plan: reply \
+in one sentence and stop), feedback (revise and call exit_plan again), or skipped (stay in plan \
+mode; do not call exit_plan again unless asked). Ask with `ask_user_question` (1 to 4 \
+multiple-choice questions) only for decisions the user must make, before you plan.
+
+# Diagram style
+Mermaid `flowchart TD` or `sequenceDiagram` (also classDiagram, stateDiagram-v2, erDiagram). At \
+most 15 nodes; short labels (a few words) in double quotes when they hold punctuation; node ids \
+in plain letters and digits; no HTML, no styling, no click handlers. One idea per diagram.";
+
+/// The system prompt: the agent's role, the workspace and the other roots it may touch, the
+/// tools this run offers, how the permission gate answers, and the project's AGENTS.md.
+pub fn system_prompt(
+    agent: Agent,
+    workspace: &Path,
+    extra_roots: &[std::path::PathBuf],
+    tools: &[&str],
+    extra: &str,
+) -> String {
     let role = match agent {
         Agent::Build => {
-            "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work. Every tool call passes a permission gate: a denied call returns an error, so adapt instead of retrying the same call. When the task is done, answer briefly with what you changed."
+            "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work (bg_run for long ones: you are woken when they end). When the task is done, answer briefly with what you changed."
         }
         Agent::Plan => {
-            "You are Tradewind's plan agent. You are read-only: explore with the read tools, then deliver a concrete implementation plan in Markdown. Do not try to change files or run commands."
+            "You are Tradewind's plan agent. You are read-only: explore the code with the read tools, then deliver a concrete implementation plan with exit_plan. Do not try to change files or run commands."
         }
     };
     let mut s = format!(
         "{role}\n\nWorkspace: {}\nPaths are relative to the workspace unless absolute.\n",
         workspace.display()
     );
+    if !extra_roots.is_empty() {
+        s.push_str("Other directories you may touch: ");
+        let roots: Vec<String> = extra_roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect();
+        s.push_str(&roots.join(", "));
+        s.push_str(".\n");
+    }
+    if !tools.is_empty() {
+        s.push_str("Tools this run: ");
+        s.push_str(&tools.join(", "));
+        s.push_str(".\n");
+    }
+    s.push_str(
+        "\n# The permission gate\nEvery tool call passes the user's permission gate. It may run at once, wait for the user to allow it, or be denied: a denied call returns an error that says why (`error [permission_denied]: …`) — adapt (another approach, or ask the user) instead of retrying the same call. Files outside the workspace and the roots above, secrets (SSH keys, credentials, .env files) and Tradewind's own state are off limits.\n",
+    );
+    if agent == Agent::Plan {
+        s.push('\n');
+        s.push_str(PLAN_FINISH);
+        s.push('\n');
+    }
     if !extra.is_empty() {
         s.push_str("\n# Project instructions (AGENTS.md)\n");
         s.push_str(extra);
@@ -239,6 +289,24 @@ pub fn system_prompt(agent: Agent, workspace: &Path, extra: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plan agent is told how to finish (the review starts only with `exit_plan`) and the
+    /// diagram style; both agents hear their tools, their roots and how the gate answers.
+    #[test]
+    fn prompts_name_how_to_finish_the_tools_and_the_roots() {
+        let ws = Path::new("/w");
+        let roots = [std::path::PathBuf::from("/extra")];
+        let plan = system_prompt(Agent::Plan, ws, &roots, &["read_file", "exit_plan"], "");
+        assert!(plan.contains("calling `exit_plan`"), "{plan}");
+        assert!(plan.contains("never as a prose answer"));
+        assert!(plan.contains("# Diagram style"));
+        assert!(plan.contains("Tools this run: read_file, exit_plan."));
+        let build = system_prompt(Agent::Build, ws, &roots, &["shell"], "Use tabs.");
+        assert!(!build.contains("exit_plan"));
+        assert!(build.contains("Other directories you may touch: /extra."));
+        assert!(build.contains("error [permission_denied]"));
+        assert!(build.ends_with("Use tabs."));
+    }
 
     /// The cache is bounded by bytes, not only by count: the oldest histories go first, and one
     /// larger than the whole budget is not kept.

@@ -423,13 +423,16 @@ fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
 
 async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
+    let tools = offered_tools(t);
+    let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
     let system: Arc<str> = history::system_prompt(
         t.agent,
         &t.paths.workspace,
+        &t.paths.extra_roots,
+        &names,
         &history::agents_md(&t.paths.workspace),
     )
     .into();
-    let tools = offered_tools(t);
     for iteration in 0..max {
         if t.run.cancel.is_cancelled() {
             return RunOutcome {

@@ -1112,3 +1112,45 @@ async fn the_last_provider_set_wins_and_settings_report_what_runs() {
     assert_eq!(source(&v), (Some("openai".into()), Some("settings".into())));
     s.stop().await;
 }
+
+/// `todo_write` runs without asking, in either agent and in `ask` mode; its result carries the
+/// whole checklist as a `todos` part, and a bad list is refused with the reason.
+#[tokio::test]
+async fn todo_write_keeps_a_checklist_without_asking() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    let items = json!([
+        {"text": "Write the failing test", "status": "done"},
+        {"text": "Fix the parser", "status": "in_progress"},
+        {"text": "Update the docs", "status": "pending"}
+    ]);
+    mock.push(tool_reply("t1", "todo_write", &json!({"items": items})));
+    mock.push(tool_reply("t2", "todo_write", &json!({"items": []})));
+    mock.push(text_reply("Working on it."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "plan the fix").await;
+    let done = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let events = s.events(&sid).await;
+    assert!(of_type(&events, "approval_requested").is_empty());
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["ok"], true, "{}", results[0]);
+    assert_eq!(
+        results[0]["text"],
+        "Checklist updated: 1 done, 1 in progress, 1 pending."
+    );
+    assert_eq!(
+        results[0]["parts"],
+        json!([{"type": "todos", "items": items}])
+    );
+    assert_eq!(results[1]["ok"], false);
+    assert!(
+        results[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("send 1 to 50 items"),
+        "{}",
+        results[1]
+    );
+    s.stop().await;
+}

@@ -452,6 +452,28 @@ pub enum Part {
         duration_ms: u64,
         truncated: bool,
     },
+    /// The agent's checklist as `todo_write` set it (the whole list; the latest one counts).
+    Todos { items: Vec<TodoItem> },
+}
+
+/// One item of the agent's checklist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoItem {
+    /// What to do, in a few words (1 to 500 characters).
+    pub text: String,
+    pub status: TodoStatus,
+}
+
+/// Where a checklist item stands.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Done,
 }
 
 #[derive(

@@ -1458,6 +1458,10 @@ export interface components {
             truncated: boolean;
             /** @enum {string} */
             type: "terminal";
+        } | {
+            items: components["schemas"]["TodoItem"][];
+            /** @enum {string} */
+            type: "todos";
         };
         /** @description A queued input's new text. */
         PatchQueueItem: {
@@ -2080,6 +2084,17 @@ export interface components {
             /** @description The address other devices use (publicUrl, else the host name, else a LAN address). */
             url: string;
         };
+        /** @description One item of the agent's checklist. */
+        TodoItem: {
+            status: components["schemas"]["TodoStatus"];
+            /** @description What to do, in a few words (1 to 500 characters). */
+            text: string;
+        };
+        /**
+         * @description Where a checklist item stands.
+         * @enum {string}
+         */
+        TodoStatus: "pending" | "in_progress" | "done";
         /** @description The model proposed a tool call. */
         ToolCallEvent: components["schemas"]["EventEnvelope"] & {
             call_id: string;

@@ -14,6 +14,7 @@ pub mod process;
 pub mod prompts;
 pub mod search;
 pub mod tasks;
+pub mod todo;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -52,6 +53,7 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &tasks::BgStop,
     &prompts::AskUserQuestion,
     &prompts::ExitPlan,
+    &todo::TodoWrite,
 ];
 
 /// One tool, defined once.

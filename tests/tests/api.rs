@@ -318,3 +318,69 @@ async fn bad_cursors_and_bodies_get_the_declared_json_errors() {
     );
     s.stop().await;
 }
+
+#[tokio::test]
+async fn files_are_found_by_fuzzy_query_without_ignored_or_denied_ones() {
+    let s = TestServer::start(chatty()).await;
+    let ws = s.workspace.path();
+    for f in [
+        "server/core/src/services/sessions.rs",
+        "server/core/src/store/sessions.rs",
+        "web/src/state/sessions.ts",
+        "README.md",
+        "build/out/sessions.rs",
+        ".env",
+        "id_rsa",
+    ] {
+        let p = ws.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, "x").unwrap();
+    }
+    std::fs::write(ws.join(".gitignore"), "build/\n").unwrap();
+    // The walk honours .gitignore in a git work tree (as git itself does).
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    let sid = s.create_session("ask").await;
+    let (st, v) = s
+        .get(&format!("/api/sessions/{sid}/files?q=sess.rs&limit=5"))
+        .await;
+    assert_eq!(st, 200, "{v}");
+    let paths: Vec<&str> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths[..2]
+            .iter()
+            .all(|p| p.starts_with("server/") && p.ends_with("sessions.rs")),
+        "{paths:?}"
+    );
+    assert!(
+        !paths.contains(&"build/out/sessions.rs"),
+        "ignored by .gitignore: {paths:?}"
+    );
+    let first = &v["data"][0];
+    assert!(!first["indices"].as_array().unwrap().is_empty());
+    let (_, all) = s.get(&format!("/api/sessions/{sid}/files?limit=100")).await;
+    let listed: Vec<&str> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    // Keys the gate hard-denies are not offered (`.env` is, as the file tools read it redacted).
+    for hidden in ["id_rsa", ".git/", "build/out/sessions.rs"] {
+        assert!(!listed.contains(&hidden), "{hidden} listed: {listed:?}");
+    }
+    assert!(listed.contains(&"web/src/state/") && listed.contains(&"README.md"));
+    assert_eq!(all["total"].as_u64().unwrap() as usize, listed.len());
+    let (st, v) = s
+        .get(&format!("/api/sessions/{sid}/files?q={}", "x".repeat(201)))
+        .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (422, Some("validation_failed"))
+    );
+    s.stop().await;
+}

@@ -555,6 +555,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find workspace files by a fuzzy query (`@` mentions).
+         * @description Ranks the files and directories of the session's workspace against `q` the way fzf does
+         *     (word starts, consecutive letters and the file name count most) and returns the best, with
+         *     the matched positions for highlighting. The list respects `.gitignore` and leaves out `.git`
+         *     and every path the gate hard-denies (keys, credentials, Tradewind's own state); it is kept
+         *     per workspace and refreshed in the background every few seconds, so a new file may take a
+         *     moment to appear.
+         */
+        get: operations["files"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/fork": {
         parameters: {
             query?: never;
@@ -1297,6 +1322,29 @@ export interface components {
          * @enum {string}
          */
         EventType: "approval_decided" | "approval_requested" | "error" | "message_complete" | "message_delta" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "run_finished" | "run_started" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        /** @description A workspace file matching a query (`GET /api/sessions/{id}/files`). */
+        FileMatch: {
+            /** @description Positions (in characters) of `path` the query matched, ascending: for highlighting. */
+            indices: number[];
+            /** @description Relative to the workspace, `/`-separated; a directory ends with `/`. */
+            path: string;
+            /**
+             * Format: int32
+             * @description Higher is better (only comparable within one answer).
+             */
+            score: number;
+        };
+        FileMatches: {
+            /** @description Best first. */
+            data: components["schemas"]["FileMatch"][];
+            /**
+             * Format: int64
+             * @description Files and directories in the workspace's list.
+             */
+            total: number;
+            /** @description The workspace has more than 200,000 entries: only the first were listed. */
+            truncated: boolean;
+        };
         /**
          * @description `POST /api/sessions/{id}/fork`.
          * @example {
@@ -4536,6 +4584,101 @@ export interface operations {
                 };
             };
             /** @description The session already has 1,000 live subscribers (`unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    files: {
+        parameters: {
+            query?: {
+                /**
+                 * @description What to look for (fuzzy, like fzf: `srvsess` finds `server/…/sessions.rs`; a space
+                 *     separates words that must all match; upper case matches case-sensitively). Empty: the
+                 *     shortest paths (the top of the tree) first. At most 200 characters.
+                 */
+                q?: string;
+                /** @description How many matches, 1..=100, default 20; outside that range the call fails with 422. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The best matches, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileMatches"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `q` longer than 200 characters, or `limit` out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
             503: {
                 headers: {
                     [name: string]: unknown;

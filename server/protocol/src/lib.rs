@@ -456,6 +456,27 @@ pub enum Part {
     Todos { items: Vec<TodoItem> },
 }
 
+/// A workspace file matching a query (`GET /api/sessions/{id}/files`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FileMatch {
+    /// Relative to the workspace, `/`-separated; a directory ends with `/`.
+    pub path: String,
+    /// Higher is better (only comparable within one answer).
+    pub score: u32,
+    /// Positions (in characters) of `path` the query matched, ascending: for highlighting.
+    pub indices: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FileMatches {
+    /// Best first.
+    pub data: Vec<FileMatch>,
+    /// Files and directories in the workspace's list.
+    pub total: u64,
+    /// The workspace has more than 200,000 entries: only the first were listed.
+    pub truncated: bool,
+}
+
 /// One item of the agent's checklist.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -1,6 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse;
+//! sse, files;
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -1192,6 +1192,79 @@ fn search() {
     }
 }
 
+/// `@` file search: a 50,000-file workspace, the first query (which walks the tree) and then
+/// 300 queries as someone types them, end to end over HTTP.
+async fn files() {
+    let ws = TempDir::new("bench-files-ws");
+    let words = [
+        "session", "store", "event", "policy", "runner", "parser", "config", "client", "server",
+        "render", "queue", "task", "plan", "agent", "tool", "shell", "index", "cache", "auth",
+        "stream",
+    ];
+    let mut n = 0usize;
+    'outer: for a in 0..50 {
+        for b in 0..20 {
+            let dir = ws.path().join(format!(
+                "{}-{a}/{}/{}",
+                words[a % words.len()],
+                words[(a + b) % words.len()],
+                words[b % words.len()]
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            for c in 0..50 {
+                let name = format!(
+                    "{}_{}_{c}.rs",
+                    words[(a * 7 + c) % words.len()],
+                    words[(b * 3 + c) % words.len()]
+                );
+                std::fs::write(dir.join(name), b"").unwrap();
+                n += 1;
+                if n >= 50_000 {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    let s = TestServer::start_in(Opts::default(), ws, TempDir::new("bench-files-state")).await;
+    let sid = s.create_session("ask").await;
+    let t = Instant::now();
+    let (st, v) = s.get(&format!("/api/sessions/{sid}/files?q=sess")).await;
+    assert_eq!(st, 200, "{v}");
+    let first_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let total = v["total"].as_u64().unwrap();
+    let typed = [
+        "s",
+        "se",
+        "ses",
+        "sess",
+        "sessst",
+        "sesssto",
+        "pol",
+        "polpar",
+        "policy/parser",
+        "agent tool",
+        "runner_queue",
+        "srvcfg",
+        "cache_auth_3",
+        "stream-4",
+        "ind",
+    ];
+    let mut ms = vec![];
+    for i in 0..300 {
+        let q = typed[i % typed.len()];
+        let t = Instant::now();
+        let (st, _) = s.get(&format!("/api/sessions/{sid}/files?q={q}")).await;
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(st, 200);
+    }
+    println!(
+        "files_search [{total} entries]: first query (walks the tree) {first_ms:.1} ms; then p50 {:.2} ms p99 {:.2} ms (n=300 queries as typed, end to end over HTTP)",
+        pct(&mut ms.clone(), 0.5),
+        pct(&mut ms, 0.99)
+    );
+    s.stop().await;
+}
+
 /// How a bench client reads a session's events.
 #[derive(Clone, Copy, PartialEq)]
 enum Transport {
@@ -1408,6 +1481,9 @@ async fn main() {
     }
     if want("sse") {
         sse().await;
+    }
+    if want("files") {
+        files().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

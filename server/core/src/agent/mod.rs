@@ -89,6 +89,8 @@ pub struct AgentDeps {
     pub sandbox_info: crate::protocol::SandboxInfo,
     /// Bumped by every revoke, so runs in flight re-read their grants.
     pub grants_epoch: std::sync::atomic::AtomicU64,
+    /// Each workspace's file list, for `@` mentions.
+    pub files: Arc<crate::services::files::FileLists>,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.

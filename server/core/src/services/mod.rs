@@ -4,6 +4,7 @@
 //! validates its input, changes state, and records the events; the HTTP layer only extracts and
 //! maps `ServiceError` to a status.
 
+pub mod files;
 mod provider;
 mod sessions;
 
@@ -125,6 +126,7 @@ pub async fn agent_deps(
         sandbox,
         sandbox_info,
         grants_epoch: std::sync::atomic::AtomicU64::new(0),
+        files: Arc::default(),
     };
     Ok((deps, ended))
 }

@@ -494,3 +494,43 @@ pub async fn tools(
 ) -> ApiResult<axum::Json<crate::protocol::ToolStatusList>> {
     Ok(axum::Json(state.tool_status(&q.session).await?))
 }
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FilesQuery {
+    /// What to look for (fuzzy, like fzf: `srvsess` finds `server/…/sessions.rs`; a space
+    /// separates words that must all match; upper case matches case-sensitively). Empty: the
+    /// shortest paths (the top of the tree) first. At most 200 characters.
+    #[param(max_length = 200)]
+    pub q: Option<String>,
+    /// How many matches, 1..=100, default 20; outside that range the call fails with 422.
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+}
+
+/// Find workspace files by a fuzzy query (`@` mentions).
+///
+/// Ranks the files and directories of the session's workspace against `q` the way fzf does
+/// (word starts, consecutive letters and the file name count most) and returns the best, with
+/// the matched positions for highlighting. The list respects `.gitignore` and leaves out `.git`
+/// and every path the gate hard-denies (keys, credentials, Tradewind's own state); it is kept
+/// per workspace and refreshed in the background every few seconds, so a new file may take a
+/// moment to appear.
+#[utoipa::path(get, path = "/api/sessions/{id}/files", tag = "sessions",
+    params(("id" = String, Path, description = "Session id"), FilesQuery),
+    responses((status = 200, description = "The best matches, best first", body = crate::protocol::FileMatches),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 422, description = "`q` longer than 200 characters, or `limit` out of range", body = ErrorBody)))]
+pub async fn files(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<FilesQuery>,
+) -> ApiResult<axum::Json<crate::protocol::FileMatches>> {
+    let limit = limit_of(q.limit, 20, 100)?;
+    Ok(axum::Json(
+        state
+            .find_files(&id, q.q.as_deref().unwrap_or(""), limit as usize)
+            .await?,
+    ))
+}

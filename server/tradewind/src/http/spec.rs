@@ -231,6 +231,7 @@ fn add_links(doc: &mut Value) {
         "list_runs",
         "list_tasks",
         "list_artifacts",
+        "files",
     ];
     const RUN_OPS: &[&str] = &["get_run", "cancel_run", "resume_run"];
     let table: [(&str, &str, &str, &[&str]); 3] = [

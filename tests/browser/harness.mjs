@@ -268,7 +268,7 @@ export function sleep(ms) {
 /**
  * Proxy the page's WebSocket so a test can push protocol frames for `session` after the app
  * subscribed to it (call before the page opens its socket; await `ready` after navigating).
- * Frames get the next seq after the newest one the server sent.
+ * Frames get the next seq after the newest one the app has (read over REST or sent by the server).
  */
 export async function injectFrames(page, session) {
   let client = null;
@@ -291,6 +291,8 @@ export async function injectFrames(page, session) {
       try {
         const f = JSON.parse(m);
         if (f.type === "subscribe" && f.session === session) {
+          // The app read the events up to `after` over REST (the newest page) before subscribing.
+          if (typeof f.after === "number") lastSeq = Math.max(lastSeq, f.after);
           client = ws;
           resolve();
         }

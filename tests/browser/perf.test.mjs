@@ -1,12 +1,17 @@
 // Benchmarks (figures are printed; the bounds are generous regression guards):
 // - time to first render of a session with 5,000+ events;
+// - a session of 50,000+ events: time from navigation to its last screen (target ≤ 300 ms) and
+//   the JS heap after opening it (target ≤ 150 MB), then after reading all of it by scrolling up;
 // - main-thread time while a 5,000-delta reply streams.
 import assert from "node:assert/strict";
+import { availableParallelism, loadavg } from "node:os";
 import { after, before, describe, test } from "node:test";
 import { apiCall, haveServer, launchBrowser, newPage, signInWithToken, startServer } from "./harness.mjs";
 
 const CALLS = 1700; // tool_call + policy_decision + tool_result each → 5,100+ events
+const HUGE_CALLS = 16_700; // → 50,100+ events
 const DELTAS = 5000;
+const MB = 1024 * 1024;
 
 const scripts = [
   {
@@ -15,6 +20,16 @@ const scripts = [
       {
         text: "Listing many times.",
         tool_calls: Array.from({ length: CALLS }, () => ({ name: "list_files", arguments: {} })),
+      },
+      { text: "All listed." },
+    ],
+  },
+  {
+    match: "huge session",
+    turns: [
+      {
+        text: "Listing very many times.",
+        tool_calls: Array.from({ length: HUGE_CALLS }, () => ({ name: "list_files", arguments: {} })),
       },
       { text: "All listed." },
     ],
@@ -46,7 +61,7 @@ describe("performance", { skip, timeout: 900_000 }, () => {
   });
 
   async function waitIdle(page, id) {
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 1200; i++) {
       const s = await apiCall(page, null, "GET", `/api/sessions/${id}`);
       if (s.json?.status === "idle" && s.json.last_seq > 2) return s.json;
       await new Promise((r) => setTimeout(r, 500));
@@ -69,6 +84,104 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     assert.ok(s.last_seq >= 5000, `only ${s.last_seq} events`);
     assert.ok(ms < 15_000);
     await p.context.close();
+  });
+
+  test("a 50,000-event session: navigation to its last screen, JS heap", async () => {
+    const p = await newPage(browser, server, { storageState: state });
+    await p.page.goto(server.base + "/");
+    const created = await apiCall(p.page, server, "POST", "/api/sessions", { title: "huge", mode: "full" });
+    const id = created.json.id;
+    const tb = Date.now();
+    await apiCall(p.page, server, "POST", `/api/sessions/${id}/messages`, { text: "huge session please" });
+    const s = await waitIdle(p.page, id);
+    console.log(`built a session of ${s.last_seq} events in ${((Date.now() - tb) / 1000).toFixed(1)} s`);
+    assert.ok(s.last_seq >= 50_000, `only ${s.last_seq} events`);
+    await p.context.close();
+
+    // In the page, before any script of the app: the time of the first frame painted with the
+    // run's end (the last item) in the DOM, from navigation start.
+    const probe = () => {
+      window.__lastScreen = null;
+      const seen = () => {
+        if (window.__lastScreen !== null || !document.querySelector(".transcript .run-end")) return;
+        window.__lastScreen = -1;
+        requestAnimationFrame(() => {
+          window.__lastScreen = performance.now();
+        });
+      };
+      new MutationObserver(seen).observe(document, { childList: true, subtree: true });
+    };
+    const heap = async (cdp, gc) => {
+      if (gc) await cdp.send("HeapProfiler.collectGarbage");
+      return (await cdp.send("Runtime.getHeapUsage")).usedSize / MB;
+    };
+
+    // A cold open (a new browser context: nothing cached), then warm ones (the app's files cached,
+    // as when a session is opened again): the median is the figure, the load shows how busy the
+    // machine was.
+    const WARM = 5;
+    const opens = [];
+    for (let run = 0; run <= WARM; run++) {
+      const warm = run > 0;
+      const q = await newPage(browser, server, { storageState: state });
+      await q.context.addInitScript(probe);
+      if (warm) {
+        await q.page.goto(server.base + "/");
+        await q.page.locator(".topbar").waitFor();
+      }
+      const cdp = await q.context.newCDPSession(q.page);
+      const t0 = Date.now();
+      await q.page.goto(`${server.base}/s/${id}`);
+      await q.page.waitForFunction(() => window.__lastScreen > 0, null, { timeout: 60_000 });
+      const wall = Date.now() - t0;
+      const ms = await q.page.evaluate(() => window.__lastScreen);
+      const rows = await q.page.locator(".transcript .t-row").count();
+      const nodes = await q.page.evaluate(() => document.getElementsByTagName("*").length);
+      const atEnd = await q.page.$eval(".transcript", (el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+      const used = await q.page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
+      const h = await heap(cdp, false);
+      const hgc = await heap(cdp, true);
+      opens.push({ warm, ms, h });
+      console.log(
+        `50k session (${s.last_seq} events), ${warm ? `warm ${run}` : "cold"}: last screen ${ms.toFixed(0)} ms after navigation start ` +
+          `(${wall} ms by the test's clock), ${rows} transcript rows / ${nodes} elements in the DOM; ` +
+          `JS heap ${h.toFixed(1)} MB (performance.memory ${(used / MB).toFixed(1)} MB), ${hgc.toFixed(1)} MB after GC; ` +
+          `load average ${loadavg()[0].toFixed(2)} on ${availableParallelism()} CPUs`,
+      );
+      assert.ok(atEnd < 2, "opened at the bottom");
+      assert.ok(rows <= 150, `${rows} rows in the DOM`);
+      assert.ok(ms < 5000, "regression guard: 5 s");
+      assert.ok(h < 300, "regression guard: 300 MB");
+
+      if (run === WARM) {
+        // Every event read, page by page, by scrolling to the top: the DOM stays small.
+        const t1 = Date.now();
+        await q.page.waitForFunction(
+          () => {
+            const el = document.querySelector(".transcript");
+            el.scrollTop = 0;
+            return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
+          },
+          null,
+          { polling: "raf", timeout: 600_000 },
+        );
+        const all = await heap(cdp, true);
+        const allRows = await q.page.locator(".transcript .t-row").count();
+        console.log(
+          `50k session read to its start by scrolling up: ${((Date.now() - t1) / 1000).toFixed(1)} s, ` +
+            `${allRows} transcript rows in the DOM, JS heap ${all.toFixed(1)} MB after GC`,
+        );
+        assert.ok(allRows <= 150);
+      }
+      await q.context.close();
+    }
+    const warm = opens.filter((o) => o.warm).map((o) => o.ms).sort((x, y) => x - y);
+    const heaps = opens.map((o) => o.h);
+    console.log(
+      `50k session: last screen cold ${opens[0].ms.toFixed(0)} ms, warm median ${warm[warm.length >> 1].toFixed(0)} ms ` +
+        `(min ${warm[0].toFixed(0)}, max ${warm[warm.length - 1].toFixed(0)}) — target ≤ 300 ms; ` +
+        `JS heap after opening at most ${Math.max(...heaps).toFixed(1)} MB — target ≤ 150 MB`,
+    );
   });
 
   test("main-thread time while a 5,000-delta reply streams", async () => {

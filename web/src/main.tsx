@@ -2,9 +2,11 @@ import { render } from "preact";
 import "./styles.css";
 import { App } from "./components/App";
 import { registerServiceWorker } from "./pwa";
+import { startEarly } from "./state/auth";
 import { initTheme } from "./state/theme";
 
 initTheme();
+startEarly();
 registerServiceWorker();
 const root = document.getElementById("app");
 if (root) render(<App />, root);

@@ -167,6 +167,9 @@ export const api = {
     request<RunCreated>("POST", `/api/sessions/${enc(id)}/messages`, { text } satisfies PostMessageParams),
   events: (id: string, after: number, limit = 1000) =>
     request<EventPage>("GET", `/api/sessions/${enc(id)}/events?after=${after}&limit=${limit}`),
+  /** The last `limit` events before `before`, oldest first (`next_cursor`: the `before` of the page before). */
+  eventsBefore: (id: string, before: number, limit: number) =>
+    request<EventPage>("GET", `/api/sessions/${enc(id)}/events?before=${before}&limit=${limit}`),
   /** `dropQueue`: the inputs queued behind the run are cancelled too. */
   cancelRun: (runId: string, dropQueue = false) =>
     request<CancelResponse>(

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { askNotificationPermission } from "../state/attention";
+import { revealItem } from "../state/reveal";
 import type { TranscriptSnapshot } from "../state/transcript";
 import { ApprovalCard } from "./ApprovalCard";
 
@@ -11,11 +12,13 @@ export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
   const q = snap.pendingQuestions;
   const p = snap.pendingPlans;
   if (a.length + q.length + p.length === 0) return null;
-  const jump = (sel: string, id: string) => {
+  const jump = (sel: string, id: string, key: string | null) => {
     const el = document.querySelector<HTMLElement>(sel);
     if (!el) {
-      // Not rendered (far back in a long transcript): show it here instead.
-      setShownHere(id);
+      // Out of the transcript's window: the transcript scrolls to it. Not in the transcript at all
+      // (its event is in a page not read yet): an approval is shown here instead.
+      if (key && snap.items.some((i) => i.key === key)) revealItem(key);
+      else setShownHere(id);
       return;
     }
     el.scrollIntoView({ block: "center", behavior: "smooth" });
@@ -31,18 +34,18 @@ export function PendingBar({ snap }: { snap: TranscriptSnapshot }) {
             type="button"
             key={x.id}
             class="pending-chip"
-            onClick={() => jump(`.transcript [data-approval-id="${CSS.escape(x.id)}"]`, x.id)}
+            onClick={() => jump(`.transcript [data-approval-id="${CSS.escape(x.id)}"]`, x.id, `a:${x.id}`)}
           >
             Approve <b>{x.event.tool}</b>?
           </button>
         ))}
         {q.map((x) => (
-          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`.question-panel[data-question-id="${CSS.escape(x.id)}"]`, x.id)}>
+          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`.question-panel[data-question-id="${CSS.escape(x.id)}"]`, x.id, null)}>
             Answer a question
           </button>
         ))}
         {p.map((x) => (
-          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`.transcript [data-plan-id="${CSS.escape(x.id)}"]`, x.id)}>
+          <button type="button" key={x.id} class="pending-chip" onClick={() => jump(`.transcript [data-plan-id="${CSS.escape(x.id)}"]`, x.id, `p:${x.id}`)}>
             Review the plan
           </button>
         ))}

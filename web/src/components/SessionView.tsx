@@ -3,7 +3,7 @@ import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
 import { useOnReconnect } from "../state/reconnect";
-import { openTranscript, sessions, upsertSession } from "../state/sessions";
+import { loadOlder, openTranscript, sessions, upsertSession } from "../state/sessions";
 import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
 import type { Task } from "../api/types";
@@ -105,7 +105,7 @@ export function SessionView({ id }: { id: string }) {
       {session?.forked_from && <ForkBanner session={session} />}
       <PendingBar snap={snap} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
-      <TranscriptView snap={snap} />
+      <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
       <QueuePanel sessionId={id} runMarks={snap.runMarks} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}

@@ -17,8 +17,16 @@ function statusOf(t: ToolItem): { label: string; cls: string } {
   return { label: "running", cls: "run" };
 }
 
+/** Tool cards the user opened: a card scrolled out of the windowed transcript comes back open. */
+const opened = new Set<string>();
+
 export function ToolCard({ item }: { item: ToolItem }) {
-  const [open, setOpen] = useState(false);
+  const [open, setOpenState] = useState(() => opened.has(item.callId));
+  const setOpen = (o: boolean) => {
+    if (o) opened.add(item.callId);
+    else opened.delete(item.callId);
+    setOpenState(o);
+  };
   const st = statusOf(item);
   const parts = item.result?.parts ?? [];
   const diffs = parts.filter((p): p is DiffPart => p.type === "diff");

@@ -1,13 +1,31 @@
 // Sign-in state transitions.
 import { ApiError, api, errorText } from "../api/client";
+import type { WhoAmI } from "../api/types";
 import { connection } from "../api/socket";
 import { clearOfflineShell } from "../pwa";
 import { auth, serverConfig } from "./app";
-import { startSessionList, stopSessionList } from "./sessions";
+import { route } from "./router";
+import { prefetchNewest, startSessionList, stopSessionList } from "./sessions";
+
+/** The first sign-in check, asked for as the app's script starts (before its first render). */
+let firstCheck: Promise<WhoAmI> | null = null;
+
+/**
+ * Start reading what the first screen needs, before the first render: who we are and, for a
+ * session opened by its address, its newest events (both on their way while the app renders).
+ */
+export function startEarly(): void {
+  firstCheck = api.whoami();
+  firstCheck.catch(() => undefined); // read by checkAuth
+  const r = route.get();
+  if (r.name === "session") prefetchNewest(r.id);
+}
 
 export async function checkAuth(): Promise<void> {
+  const early = firstCheck;
+  firstCheck = null;
   try {
-    const who = await api.whoami();
+    const who = await (early ?? api.whoami());
     auth.set({ status: "signed_in", who });
     connection.start();
     startSessionList();

@@ -2,9 +2,9 @@
 // status, title, mode or archive state arrives as it happens), and one live transcript per opened
 // session. The list is read over REST at start, after each reconnect and when the server says
 // changes were missed; there is no timer.
-import { api } from "../api/client";
+import { ApiError, api, errorText } from "../api/client";
 import { connection, type SessionListFrame } from "../api/socket";
-import type { Session } from "../api/types";
+import type { EventPage, Session } from "../api/types";
 import { notifyAttention } from "./attention";
 import { Observable } from "./observable";
 import { Transcript } from "./transcript";
@@ -98,24 +98,63 @@ export function stopSessionList(): void {
   stopWatching = null;
 }
 
+/** Events per page: the newest page when a session opens, then each older page on scroll-up. */
+export const EVENT_PAGE = 300;
+/** `before` past any seq: the newest page, however far the session has gone by now. */
+const END = Number.MAX_SAFE_INTEGER;
+/** A page asked for early is used only this fresh (ms); the socket catches up from its last seq. */
+const EARLY_FOR = 10_000;
+
+/** The newest page of the session in the address bar, asked for while the sign-in is checked. */
+let early: { id: string; at: number; page: Promise<EventPage> } | null = null;
+
+export function prefetchNewest(id: string): void {
+  const page = api.eventsBefore(id, END, EVENT_PAGE);
+  page.catch(() => undefined); // used (or dropped) by loadNewest
+  early = { id, at: Date.now(), page };
+}
+
+function newestPage(id: string): Promise<EventPage> {
+  const e = early;
+  early = null;
+  const ask = () => api.eventsBefore(id, END, EVENT_PAGE);
+  if (e && e.id === id && Date.now() - e.at < EARLY_FOR) return e.page.catch(ask);
+  return ask();
+}
+
+/** A transcript left this far behind its session is read again from the end, not caught up. */
+const STALE_AFTER = 4 * EVENT_PAGE;
+
 interface Live {
   transcript: Transcript;
   refs: number;
   unwatch: (() => void) | null;
+  /** The newest page is being read. */
+  loading: boolean;
   release: () => void;
 }
 
-const transcripts = new Map<string, Live & { release: () => void }>();
+const transcripts = new Map<string, Live>();
 
-/** Get (and start watching) the transcript of a session. Call the returned release when done. */
+/**
+ * Get (and start watching) the transcript of a session. Call the returned release when done.
+ * A session opens at its end: the newest page of events is read first, then the WebSocket
+ * follows on from that page's last seq; older pages are read on demand (`loadOlder`).
+ */
 export function openTranscript(id: string): { transcript: Transcript; release: () => void } {
   let live = transcripts.get(id);
+  if (live && live.refs === 0 && farBehind(id, live.transcript)) {
+    live.release();
+    transcripts.delete(id);
+    live = undefined;
+  }
   if (!live) {
     const t = new Transcript(id);
     const l: Live = {
       transcript: t,
       refs: 0,
       unwatch: null,
+      loading: false,
       release: () => {
         l.unwatch?.();
         l.unwatch = null;
@@ -128,12 +167,8 @@ export function openTranscript(id: string): { transcript: Transcript; release: (
   }
   const l = live;
   l.refs++;
-  if (!l.unwatch) {
-    l.unwatch = connection.watch(id, {
-      lastSeq: () => l.transcript.lastSeq,
-      onEvents: (events) => l.transcript.push(events),
-    });
-  }
+  if (!l.transcript.loaded) void loadNewest(l);
+  else if (!l.unwatch) watch(l);
   let released = false;
   return {
     transcript: l.transcript,
@@ -148,6 +183,57 @@ export function openTranscript(id: string): { transcript: Transcript; release: (
       }
     },
   };
+}
+
+/** The session list says many events came since this transcript last heard of it. */
+function farBehind(id: string, t: Transcript): boolean {
+  const s = sessions.get()?.find((x) => x.id === id);
+  return !!s && s.last_seq - t.lastSeq > STALE_AFTER;
+}
+
+function watch(l: Live): void {
+  const t = l.transcript;
+  l.unwatch = connection.watch(t.sessionId, {
+    lastSeq: () => t.lastSeq,
+    onEvents: (events) => t.push(events),
+  });
+}
+
+async function loadNewest(l: Live): Promise<void> {
+  if (l.loading) return;
+  l.loading = true;
+  const t = l.transcript;
+  let wait = 500;
+  try {
+    while (l.refs > 0 && transcripts.get(t.sessionId) === l) {
+      try {
+        const page = await newestPage(t.sessionId);
+        if (transcripts.get(t.sessionId) !== l) return;
+        t.loadNewest(page);
+        // The socket goes on from the page's last seq: nothing missed, nothing twice.
+        if (l.refs > 0 && !l.unwatch) watch(l);
+        return;
+      } catch (e) {
+        t.loadFailed(errorText(e));
+        // Signed out, or no such session: trying again changes nothing (opening it again will).
+        if (e instanceof ApiError && (e.status === 401 || e.status === 403 || e.status === 404)) return;
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 10_000);
+      }
+    }
+  } finally {
+    l.loading = false;
+  }
+}
+
+/** Read the page of events before the oldest one held (the user scrolled up to it). */
+export async function loadOlder(t: Transcript): Promise<void> {
+  if (!t.beginOlder()) return;
+  try {
+    t.prepend(await api.eventsBefore(t.sessionId, t.olderCursor, EVENT_PAGE));
+  } catch (e) {
+    t.olderFailed(errorText(e));
+  }
 }
 
 const filling = new Set<Transcript>();

@@ -2,222 +2,97 @@
 // Items are mutated in place and carry a version `v` so views can skip
 // re-rendering what did not change; all events that arrive within one
 // animation frame are applied together and announced once.
+//
+// A session is read from its end: the newest page first, then older pages as the user scrolls
+// up. The events held always run without a hole from `firstSeq` to `lastSeq`; a run can start in
+// a page not loaded yet, so every event is applied as if its beginnings might be missing (a tool
+// result without its call, a run's end without its start). An older page rebuilds the whole
+// transcript from the events held, so what straddles the boundary comes out as if read in one go.
 import { isKnownEvent } from "../api/events";
-import type {
-  ApprovalRequestedEvent,
-  EventFrame,
-  EventOf,
-  FrameHeader,
-  Part,
-  PlanProposedEvent,
-  Question,
-  QuestionAnswers,
-  RunFinishedEvent,
-  RunStartedEvent,
-  ServerEvent,
-  Session,
-  Task,
-} from "../api/types";
+import type { EventFrame, EventOf, EventPage, FrameHeader, ServerEvent, Session, Task } from "../api/types";
 import { frameScheduler } from "./frame";
+import type {
+  ApprovalItem,
+  ApprovalState,
+  AssistantItem,
+  Item,
+  NoticeItem,
+  PlanItem,
+  PlanState,
+  QuestionItem,
+  QuestionState,
+  RetryItem,
+  RunEndItem,
+  RunStartItem,
+  RunState,
+  ToolItem,
+  TranscriptSnapshot,
+  UserItem,
+  WakeupItem,
+} from "./items";
 
-interface ItemBase {
-  key: string;
-  seq: number;
-  run: string | null;
-  v: number;
-}
-
-export interface UserItem extends ItemBase {
-  kind: "user";
-  text: string;
-  /** When the server received it (ms since the epoch). */
-  at: number;
-  /**
-   * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`),
-   * a wake-up (`wakeup`) or a resumed run (`resume`): the event's `origin`, or else the trigger
-   * of its run (older servers).
-   */
-  internal: "plan" | "wakeup" | "resume" | null;
-  /** Typed by the user as a prompt (not a `!command`, not internal): it can be edited and resent. */
-  editable: boolean;
-  sessionId: string;
-}
-
-export interface AssistantItem extends ItemBase {
-  kind: "assistant";
-  messageId: string;
-  text: string;
-  reasoning: string;
-  complete: boolean;
-  /** When its first part arrived (ms since the epoch). */
-  at: number;
-}
-
-export interface ToolResult {
-  ok: boolean;
-  text: string;
-  parts: Part[];
-}
-
-export interface ToolItem extends ItemBase {
-  kind: "tool";
-  callId: string;
-  tool: string;
-  effect: string;
-  input: unknown;
-  decision: "allow" | "ask" | "deny" | null;
-  decisionReason: string | null;
-  approvalId: string | null;
-  result: ToolResult | null;
-  /** Its run finished before a result came: it waits for nothing any more. */
-  runEnded: boolean;
-}
-
-export interface ApprovalState {
-  id: string;
-  seq: number;
-  run: string | null;
-  event: ApprovalRequestedEvent;
-  decision: string | null;
-  /** The run ended before a decision was recorded. */
-  expired: boolean;
-}
-
-export interface ApprovalItem extends ItemBase {
-  kind: "approval";
-  approval: ApprovalState;
-}
-
-export interface RunState {
-  id: string;
-  started: RunStartedEvent | null;
-  finished: RunFinishedEvent | null;
-  /** What the user sent to start it (prompt or `!command`), for Retry. */
-  prompt: string | null;
-  /** A later run has started since: Retry is offered on the latest run only. */
-  superseded: boolean;
-}
-
-export interface RunEndItem extends ItemBase {
-  kind: "run_end";
-  runState: RunState;
-}
-
-export interface RunStartItem extends ItemBase {
-  kind: "run_start";
-  runState: RunState;
-}
-
-export interface QuestionState {
-  id: string;
-  seq: number;
-  run: string | null;
-  questions: Question[];
-  answers: QuestionAnswers | null;
-  expired: boolean;
-}
-
-export interface QuestionItem extends ItemBase {
-  kind: "question";
-  question: QuestionState;
-}
-
-export interface PlanState {
-  id: string;
-  seq: number;
-  run: string | null;
-  event: PlanProposedEvent;
-  decision: string | null;
-  feedback: string | null;
-  expired: boolean;
-  /** Every plan revision seen in this session, oldest first (shared array). */
-  revisions: PlanState[];
-}
-
-export interface PlanItem extends ItemBase {
-  kind: "plan";
-  plan: PlanState;
-}
-
-export interface WakeupItem extends ItemBase {
-  kind: "wakeup";
-  text: string;
-  taskIds: string[];
-}
-
-export interface NoticeItem extends ItemBase {
-  kind: "notice";
-  code: string;
-  message: string;
-  /** The run then ended with this same error: its end shows it, once. */
-  shownAtEnd: boolean;
-}
-
-/** The provider is being retried: one line per run, updated in place by each new wait. */
-export interface RetryItem extends ItemBase {
-  kind: "retry";
-  attempt: number;
-  maxAttempts: number;
-  /** When the current wait began and how long it lasts (ms since the epoch, ms). */
-  at: number;
-  delayMs: number;
-  reason: string;
-  /** The model answered (or the run ended): the waiting is over. */
-  over: boolean;
-  /** The run ended in failure: the retries gave up. */
-  failed: boolean;
-}
-
-export type Item =
-  | RetryItem
-  | NoticeItem
-  | UserItem
-  | AssistantItem
-  | ToolItem
-  | ApprovalItem
-  | RunStartItem
-  | RunEndItem
-  | QuestionItem
-  | PlanItem
-  | WakeupItem;
-
-export interface TranscriptSnapshot {
-  version: number;
-  lastSeq: number;
-  items: Item[];
-  activeRun: RunState | null;
-  pendingApprovals: ApprovalState[];
-  pendingQuestions: QuestionState[];
-  pendingPlans: PlanState[];
-  /** Every plan revision of the session, oldest first. */
-  plans: PlanState[];
-  /** Newest first. */
-  tasks: Task[];
-  session: Session | null;
-  /** Counts run_started and run_finished events: what waits behind a run changes with them. */
-  runMarks: number;
-}
+export type * from "./items";
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 export const LIVE_TASK = new Set(["queued", "running", "stopping"]);
 
-export class Transcript {
-  lastSeq = 0;
-  version = 0;
+/** Event types that only happen while their run runs: seeing one means the run did run. */
+const IN_RUN = new Set([
+  "user_message",
+  "message_delta",
+  "reasoning_delta",
+  "message_complete",
+  "tool_call",
+  "policy_decision",
+  "tool_result",
+  "approval_requested",
+  "question_asked",
+  "plan_proposed",
+  "provider_retry",
+]);
+
+/** Everything `apply` builds: thrown away and built again when an older page arrives. */
+class BuildState {
   items: Item[] = [];
   session: Session | null = null;
-  private retries = new Map<string, RetryItem>();
-  private messages = new Map<string, AssistantItem>();
-  private tools = new Map<string, ToolItem>();
-  private runs = new Map<string, RunState>();
-  private approvals = new Map<string, ApprovalState>();
-  private questions = new Map<string, QuestionState>();
-  private plans = new Map<string, PlanState>();
-  private tasks = new Map<string, Task>();
-  private planRevisions = new Map<string, PlanState[]>();
-  private activeRunId: string | null = null;
-  private runMarks = 0;
+  retries = new Map<string, RetryItem>();
+  messages = new Map<string, AssistantItem>();
+  tools = new Map<string, ToolItem>();
+  runs = new Map<string, RunState>();
+  approvals = new Map<string, ApprovalState>();
+  questions = new Map<string, QuestionState>();
+  plans = new Map<string, PlanState>();
+  tasks = new Map<string, Task>();
+  planRevisions = new Map<string, PlanState[]>();
+  /** Items by the run they belong to (what a run's end changes). */
+  runItems = new Map<string, Item[]>();
+  runEnds: RunEndItem[] = [];
+  approvalItems = new Map<string, ApprovalItem>();
+  questionItems = new Map<string, QuestionItem>();
+  planItems = new Map<string, PlanItem>();
+  activeRunId: string | null = null;
+  runMarks = 0;
+}
+
+export class Transcript {
+  lastSeq = 0;
+  /** The seq of the oldest event held (0: none yet). */
+  firstSeq = 0;
+  version = 0;
+  /** The newest page has been applied. */
+  loaded = false;
+  loadError: string | null = null;
+  /** Older events exist than those held; `olderCursor` is the `before` that reads them. */
+  hasOlder = false;
+  olderCursor = 0;
+  loadingOlder = false;
+  olderError: string | null = null;
+  private b = new BuildState();
+  /** Every event applied, in seq order: what a rebuild replays. */
+  private held: ServerEvent[] = [];
+  private replaying = false;
+  private itemsChanged = false;
   private allowGap = false;
   private queue: ServerEvent[] = [];
   private listeners = new Set<() => void>();
@@ -229,6 +104,14 @@ export class Transcript {
   onGap: ((after: number) => void) | null = null;
 
   constructor(readonly sessionId: string) {}
+
+  get items(): Item[] {
+    return this.b.items;
+  }
+
+  get session(): Session | null {
+    return this.b.session;
+  }
 
   subscribe(fn: () => void): () => void {
     this.listeners.add(fn);
@@ -254,6 +137,78 @@ export class Transcript {
     this.allowGap = false;
   }
 
+  /** The newest page of the session (read with `before`): applied at once. */
+  loadNewest(page: EventPage): void {
+    this.loaded = true;
+    this.loadError = null;
+    this.hasOlder = page.has_more;
+    this.olderCursor = page.next_cursor;
+    this.push(page.data);
+    this.flush();
+    this.announce();
+  }
+
+  loadFailed(message: string): void {
+    this.loadError = message;
+    this.announce();
+  }
+
+  /** Can a page of older events be asked for now? Marks it on its way when so. */
+  beginOlder(): boolean {
+    if (!this.loaded || !this.hasOlder || this.loadingOlder) return false;
+    this.loadingOlder = true;
+    this.olderError = null;
+    this.announce();
+    return true;
+  }
+
+  olderFailed(message: string): void {
+    this.loadingOlder = false;
+    this.olderError = message;
+    this.announce();
+  }
+
+  /** A page of older events (read with `before` = `olderCursor`): the transcript is built again. */
+  prepend(page: EventPage): void {
+    this.flush();
+    this.loadingOlder = false;
+    this.olderError = null;
+    this.hasOlder = page.has_more;
+    this.olderCursor = Math.min(this.olderCursor, page.next_cursor);
+    const bound = this.firstSeq > 0 ? this.firstSeq : this.lastSeq + 1;
+    const older: ServerEvent[] = [];
+    let prev = -1;
+    for (const ev of [...page.data].sort((x, y) => x.seq - y.seq)) {
+      if (typeof ev.seq !== "number" || ev.seq >= bound || ev.seq === prev) continue;
+      older.push(ev);
+      prev = ev.seq;
+    }
+    if (older.length > 0) {
+      this.held = older.concat(this.held);
+      this.firstSeq = older[0].seq;
+      if (this.lastSeq === 0) this.lastSeq = older[older.length - 1].seq;
+      this.rebuild();
+    }
+    this.announce();
+  }
+
+  /** Build everything again from the events held (tasks read over REST are kept). */
+  private rebuild(): void {
+    const { tasks, runMarks } = this.b;
+    this.b = new BuildState();
+    this.replaying = true;
+    try {
+      for (const ev of this.held) this.apply(ev);
+    } finally {
+      this.replaying = false;
+    }
+    // What we knew is at least as new as any event held (later events, or the REST API).
+    for (const [id, t] of tasks) this.b.tasks.set(id, t);
+    // Older runs change nothing that waits behind the current one: the count goes on from where it was.
+    this.b.runMarks = runMarks;
+    this.itemsChanged = false;
+  }
+
   /** Apply queued events now. */
   flush(): void {
     if (this.queue.length === 0) return;
@@ -275,38 +230,38 @@ export class Transcript {
         continue;
       }
       this.lastSeq = ev.seq;
+      if (this.firstSeq === 0) this.firstSeq = ev.seq;
+      this.held.push(ev);
       this.apply(ev);
       changed = true;
     }
     if (gap && this.onGap) this.onGap(this.lastSeq);
-    if (changed) {
-      this.version++;
-      this.snap = null;
-      this.listeners.forEach((fn) => fn());
-    }
+    if (changed) this.announce();
   }
 
   snapshot(): TranscriptSnapshot {
     if (this.snap) return this.snap;
-    const pendingApprovals = [...this.approvals.values()].filter(
-      (a) => a.decision === null && !a.expired,
-    );
-    const pendingQuestions = [...this.questions.values()].filter(
-      (q) => q.answers === null && !q.expired,
-    );
-    const pendingPlans = [...this.plans.values()].filter((p) => p.decision === null && !p.expired);
+    const b = this.b;
+    const pendingApprovals = [...b.approvals.values()].filter((a) => a.decision === null && !a.expired);
+    const pendingQuestions = [...b.questions.values()].filter((q) => q.answers === null && !q.expired);
+    const pendingPlans = [...b.plans.values()].filter((p) => p.decision === null && !p.expired);
     this.snap = {
       version: this.version,
       lastSeq: this.lastSeq,
-      items: this.items,
-      activeRun: this.activeRunId ? (this.runs.get(this.activeRunId) ?? null) : null,
+      items: b.items,
+      activeRun: b.activeRunId ? (b.runs.get(b.activeRunId) ?? null) : null,
       pendingApprovals,
       pendingQuestions,
       pendingPlans,
-      plans: [...this.plans.values()],
-      tasks: [...this.tasks.values()].sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0) || (a.id < b.id ? 1 : -1)),
-      session: this.session,
-      runMarks: this.runMarks,
+      plans: [...b.plans.values()],
+      tasks: [...b.tasks.values()].sort((x, y) => (y.created_at ?? 0) - (x.created_at ?? 0) || (x.id < y.id ? 1 : -1)),
+      session: b.session,
+      runMarks: b.runMarks,
+      loaded: this.loaded,
+      loadError: this.loadError,
+      hasOlder: this.hasOlder,
+      loadingOlder: this.loadingOlder,
+      olderError: this.olderError,
     };
     return this.snap;
   }
@@ -315,8 +270,8 @@ export class Transcript {
   mergeTasks(list: Task[]): void {
     let changed = false;
     for (const t of list) {
-      if (t && typeof t.id === "string" && !this.tasks.has(t.id)) {
-        this.tasks.set(t.id, t);
+      if (t && typeof t.id === "string" && !this.b.tasks.has(t.id)) {
+        this.b.tasks.set(t.id, t);
         changed = true;
       }
     }
@@ -325,26 +280,37 @@ export class Transcript {
 
   /** A task state read from the REST API (e.g. the answer to stop). */
   updateTask(t: Task): void {
-    const cur = this.tasks.get(t.id);
+    const cur = this.b.tasks.get(t.id);
     if (cur && LIVE_TASK.has(t.status) && !LIVE_TASK.has(cur.status)) return;
-    this.tasks.set(t.id, t);
+    this.b.tasks.set(t.id, t);
     this.announce();
   }
 
   private announce(): void {
+    // Items are compared by identity in lists; a new array makes the list re-render.
+    if (this.itemsChanged) {
+      this.b.items = this.b.items.slice();
+      this.itemsChanged = false;
+    }
     this.version++;
     this.snap = null;
     this.listeners.forEach((fn) => fn());
   }
 
   private add<T extends Item>(item: T): T {
-    this.items.push(item);
+    this.b.items.push(item);
+    this.itemsChanged = true;
+    if (item.run) {
+      let list = this.b.runItems.get(item.run);
+      if (!list) this.b.runItems.set(item.run, (list = []));
+      list.push(item);
+    }
     return item;
   }
 
   /** The run's retry line (if any) stops counting down. */
   private retryOver(run: string | null, failed = false): void {
-    const r = this.retries.get(`retry:${run ?? "none"}`);
+    const r = this.b.retries.get(`retry:${run ?? "none"}`);
     if (r && (!r.over || (failed && !r.failed))) {
       r.over = true;
       r.failed = failed;
@@ -355,7 +321,7 @@ export class Transcript {
   /** The run's retry line, created on its first retry. */
   private retryLine(ev: FrameHeader): RetryItem {
     const key = `retry:${ev.run ?? "none"}`;
-    let r = this.retries.get(key);
+    let r = this.b.retries.get(key);
     if (!r) {
       r = this.add<RetryItem>({
         kind: "retry",
@@ -371,28 +337,27 @@ export class Transcript {
         over: false,
         failed: false,
       });
-      this.retries.set(key, r);
+      this.b.retries.set(key, r);
     }
     return r;
   }
 
   private touch(item: Item): void {
     item.v++;
-    // Items are compared by identity in lists; a new array makes the list re-render.
-    this.items = this.items.slice();
+    this.itemsChanged = true;
   }
 
   private run(id: string): RunState {
-    let r = this.runs.get(id);
+    let r = this.b.runs.get(id);
     if (!r) {
-      r = { id, started: null, finished: null, prompt: null, superseded: false };
-      this.runs.set(id, r);
+      r = { id, started: null, finished: null, prompt: null, superseded: false, seen: false };
+      this.b.runs.set(id, r);
     }
     return r;
   }
 
   private assistant(ev: FrameHeader, messageId: string): AssistantItem {
-    let m = this.messages.get(messageId);
+    let m = this.b.messages.get(messageId);
     if (!m) {
       m = this.add<AssistantItem>({
         kind: "assistant",
@@ -406,13 +371,13 @@ export class Transcript {
         complete: false,
         at: typeof ev.at === "number" ? ev.at : 0,
       });
-      this.messages.set(messageId, m);
+      this.b.messages.set(messageId, m);
     }
     return m;
   }
 
   private tool(ev: EventOf<"tool_call" | "tool_result">, callId: string): ToolItem {
-    let t = this.tools.get(callId);
+    let t = this.b.tools.get(callId);
     if (!t) {
       t = this.add<ToolItem>({
         kind: "tool",
@@ -430,34 +395,55 @@ export class Transcript {
         result: null,
         runEnded: false,
       });
-      this.tools.set(callId, t);
+      this.b.tools.set(callId, t);
     }
     return t;
   }
 
   private expireRun(runId: string | null): void {
     if (!runId) return;
-    for (const a of this.approvals.values()) if (a.run === runId && a.decision === null) a.expired = true;
-    for (const q of this.questions.values()) if (q.run === runId && q.answers === null) q.expired = true;
-    for (const p of this.plans.values()) if (p.run === runId && p.decision === null) p.expired = true;
-    for (const it of this.items) {
+    const b = this.b;
+    for (const a of b.approvals.values()) if (a.run === runId && a.decision === null) a.expired = true;
+    for (const q of b.questions.values()) if (q.run === runId && q.answers === null) q.expired = true;
+    for (const p of b.plans.values()) if (p.run === runId && p.decision === null) p.expired = true;
+    for (const it of b.runItems.get(runId) ?? []) {
       if (
         (it.kind === "approval" && it.approval.run === runId) ||
         (it.kind === "question" && it.question.run === runId) ||
         (it.kind === "plan" && it.plan.run === runId)
       ) {
-        it.v++;
+        this.touch(it);
       }
     }
+  }
+
+  /**
+   * An event of a run whose start we have not seen (it is older than the events held): the run
+   * did run, and it still runs unless its end follows.
+   */
+  private sawRunEvent(ev: ServerEvent, run: string): void {
+    if (!IN_RUN.has(ev.type)) return;
+    const r = this.b.runs.get(run);
+    if (r && (r.started || r.seen)) return;
+    const rs = r ?? this.run(run);
+    rs.seen = true;
+    if (!rs.finished && !this.b.activeRunId) this.b.activeRunId = run;
+  }
+
+  /** Only events that arrive, not those replayed by a rebuild, may ask for the user's attention. */
+  private attention(ev: EventFrame): void {
+    if (!this.replaying) this.onAttention?.(ev);
   }
 
   private apply(ev: ServerEvent): void {
     // Unknown event types only advance the seq.
     if (!isKnownEvent(ev)) return;
     const run = ev.run ?? null;
+    const b = this.b;
+    if (run) this.sawRunEvent(ev, run);
     switch (ev.type) {
       case "user_message": {
-        const rs = run ? this.runs.get(run) : undefined;
+        const rs = run ? b.runs.get(run) : undefined;
         const origin = ev.origin ?? rs?.started?.trigger;
         const internal = origin === "plan" || origin === "wakeup" || origin === "resume" ? origin : null;
         if (rs && !internal) rs.prompt = str(ev.text);
@@ -473,23 +459,21 @@ export class Transcript {
           editable: !internal && origin !== "command" && !str(ev.text).startsWith("!"),
           sessionId: this.sessionId,
         });
-        this.items = this.items.slice();
         break;
       }
       case "run_started": {
         const id = str(ev.run_id) || run || `seq${ev.seq}`;
         const r = this.run(id);
         r.started = ev;
-        this.activeRunId = id;
-        this.runMarks++;
-        for (const it of this.items) {
-          if (it.kind === "run_end" && it.runState !== r && !it.runState.superseded) {
+        b.activeRunId = id;
+        b.runMarks++;
+        for (const it of b.runEnds) {
+          if (it.runState !== r && !it.runState.superseded) {
             it.runState.superseded = true;
-            it.v++;
+            this.touch(it);
           }
         }
         this.add<RunStartItem>({ kind: "run_start", key: `rs:${id}`, seq: ev.seq, run: id, v: 0, runState: r });
-        this.items = this.items.slice();
         break;
       }
       case "message_delta": {
@@ -522,7 +506,7 @@ export class Transcript {
         break;
       }
       case "policy_decision": {
-        const t = this.tools.get(str(ev.call_id));
+        const t = b.tools.get(str(ev.call_id));
         if (t) {
           const d = str(ev.decision);
           t.decision = d === "allow" || d === "ask" || d === "deny" ? d : null;
@@ -540,22 +524,21 @@ export class Transcript {
           decision: null,
           expired: false,
         };
-        this.approvals.set(a.id, a);
-        const t = this.tools.get(str(ev.call_id));
+        b.approvals.set(a.id, a);
+        const t = b.tools.get(str(ev.call_id));
         if (t) {
           t.approvalId = a.id;
           this.touch(t);
         }
-        this.add<ApprovalItem>({ kind: "approval", key: `a:${a.id}`, seq: ev.seq, run, v: 0, approval: a });
-        this.items = this.items.slice();
-        this.onAttention?.(ev);
+        b.approvalItems.set(a.id, this.add<ApprovalItem>({ kind: "approval", key: `a:${a.id}`, seq: ev.seq, run, v: 0, approval: a }));
+        this.attention(ev);
         break;
       }
       case "approval_decided": {
-        const a = this.approvals.get(str(ev.approval_id));
+        const a = b.approvals.get(str(ev.approval_id));
         if (a) {
           a.decision = str(ev.decision) || "decided";
-          const item = this.items.find((i) => i.kind === "approval" && i.approval === a);
+          const item = b.approvalItems.get(a.id);
           if (item) this.touch(item);
         }
         break;
@@ -579,20 +562,19 @@ export class Transcript {
           answers: null,
           expired: false,
         };
-        if (this.questions.has(q.id)) break;
-        this.questions.set(q.id, q);
-        this.add<QuestionItem>({ kind: "question", key: `q:${q.id}`, seq: ev.seq, run, v: 0, question: q });
-        this.items = this.items.slice();
-        this.onAttention?.(ev);
+        if (b.questions.has(q.id)) break;
+        b.questions.set(q.id, q);
+        b.questionItems.set(q.id, this.add<QuestionItem>({ kind: "question", key: `q:${q.id}`, seq: ev.seq, run, v: 0, question: q }));
+        this.attention(ev);
         break;
       }
       case "question_answered": {
-        const q = this.questions.get(str(ev.question_id));
+        const q = b.questions.get(str(ev.question_id));
         if (q) {
           // Read defensively: a bare label counts as a one-label answer.
           const answers: readonly unknown[] = Array.isArray(ev.answers) ? ev.answers : [];
           q.answers = answers.map((a) => (Array.isArray(a) ? a.map(String) : typeof a === "string" ? [a] : null));
-          const item = this.items.find((i) => i.kind === "question" && i.question === q);
+          const item = b.questionItems.get(q.id);
           if (item) this.touch(item);
         }
         break;
@@ -600,10 +582,10 @@ export class Transcript {
       case "plan_proposed": {
         // Each revision is its own artifact; a session's plan revisions form one series.
         const artifact = "plan";
-        let revisions = this.planRevisions.get(artifact);
+        let revisions = b.planRevisions.get(artifact);
         if (!revisions) {
           revisions = [];
-          this.planRevisions.set(artifact, revisions);
+          b.planRevisions.set(artifact, revisions);
         }
         const p: PlanState = {
           id: str(ev.plan_id),
@@ -615,29 +597,28 @@ export class Transcript {
           expired: false,
           revisions,
         };
-        if (this.plans.has(p.id)) break;
+        if (b.plans.has(p.id)) break;
         revisions.push(p);
         // Earlier revisions offer the newer ones in their picker.
-        for (const it of this.items) if (it.kind === "plan" && it.plan.revisions === revisions) it.v++;
-        this.plans.set(p.id, p);
-        this.add<PlanItem>({ kind: "plan", key: `p:${p.id}`, seq: ev.seq, run, v: 0, plan: p });
-        this.items = this.items.slice();
-        this.onAttention?.(ev);
+        for (const it of b.planItems.values()) if (it.plan.revisions === revisions) this.touch(it);
+        b.plans.set(p.id, p);
+        b.planItems.set(p.id, this.add<PlanItem>({ kind: "plan", key: `p:${p.id}`, seq: ev.seq, run, v: 0, plan: p }));
+        this.attention(ev);
         break;
       }
       case "plan_decided": {
-        const p = this.plans.get(str(ev.plan_id));
+        const p = b.plans.get(str(ev.plan_id));
         if (p) {
           p.decision = str(ev.decision) || "decided";
           p.feedback = typeof ev.feedback === "string" ? ev.feedback : null;
-          const item = this.items.find((i) => i.kind === "plan" && i.plan === p);
+          const item = b.planItems.get(p.id);
           if (item) this.touch(item);
         }
         break;
       }
       case "task_updated": {
         const task = ev.task;
-        if (task && typeof task.id === "string") this.tasks.set(task.id, task);
+        if (task && typeof task.id === "string") b.tasks.set(task.id, task);
         break;
       }
       case "wakeup": {
@@ -650,37 +631,36 @@ export class Transcript {
           text: str(ev.text),
           taskIds: Array.isArray(ev.task_ids) ? ev.task_ids : [],
         });
-        this.items = this.items.slice();
         break;
       }
       case "run_finished": {
         this.retryOver(run, ev.status === "failed");
-        const id = run || str(ev.run_id) || this.activeRunId || `seq${ev.seq}`;
+        const id = run || str(ev.run_id) || b.activeRunId || `seq${ev.seq}`;
         const r = this.run(id);
         r.finished = ev;
         const code = ev.error?.code;
-        if (this.activeRunId === id) this.activeRunId = null;
-        this.runMarks++;
+        if (b.activeRunId === id) b.activeRunId = null;
+        b.runMarks++;
         this.expireRun(id);
-        for (const it of this.items) {
-          if (it.kind === "tool" && it.run === id && !it.result && !it.runEnded) {
+        for (const it of b.runItems.get(id) ?? []) {
+          if (it.kind === "tool" && !it.result && !it.runEnded) {
             it.runEnded = true;
-            it.v++;
+            this.touch(it);
           }
-          if (it.kind === "run_start" && it.runState === r) it.v++;
-          if (it.kind === "assistant" && it.run === id && !it.complete) {
+          if (it.kind === "run_start" && it.runState === r) this.touch(it);
+          if (it.kind === "assistant" && !it.complete) {
             it.complete = true;
-            it.v++;
+            this.touch(it);
           }
-          if (it.kind === "notice" && it.run === id && code && it.code === code && !it.shownAtEnd) {
+          if (it.kind === "notice" && code && it.code === code && !it.shownAtEnd) {
             it.shownAtEnd = true;
-            it.v++;
+            this.touch(it);
           }
         }
         // A queued input removed (or dropped) before it started: nothing ran, nothing to show.
-        if (!r.started) break;
-        this.add<RunEndItem>({ kind: "run_end", key: `re:${id}:${ev.seq}`, seq: ev.seq, run: id, v: 0, runState: r });
-        this.items = this.items.slice();
+        // (A run whose start is in a page not loaded yet did run: its events were seen.)
+        if (!r.started && !r.seen) break;
+        b.runEnds.push(this.add<RunEndItem>({ kind: "run_end", key: `re:${id}:${ev.seq}`, seq: ev.seq, run: id, v: 0, runState: r }));
         break;
       }
       case "provider_retry": {
@@ -714,12 +694,11 @@ export class Transcript {
           // The run ends with this error and its end shows it: not twice.
           shownAtEnd: ev.fatal === true,
         });
-        this.items = this.items.slice();
         break;
       }
       case "session_updated": {
         const s = ev.data;
-        if (s && typeof s.id === "string") this.session = s;
+        if (s && typeof s.id === "string") b.session = s;
         break;
       }
       default:

@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-CD2JRO9b.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-CD2JRO9b.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

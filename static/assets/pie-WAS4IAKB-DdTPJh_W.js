@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CD2JRO9b.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

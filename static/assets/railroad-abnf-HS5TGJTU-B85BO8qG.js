@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CD2JRO9b.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,273 @@
+// Browser tests of the web app's fourth pass (issue 14, "Figures"): a long session opens at its
+// end from one page of events (`events?before=`), the transcript is windowed (a bounded number of
+// rows in the DOM), scrolling up reads older pages without moving what the user looks at, and a
+// run whose start is in a page not read yet still shows as running and ends as it should.
+// Every test opens its own session; waits are on DOM state, requests or events, never on timers.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, startServer } from "./harness.mjs";
+
+const CALLS = 1000; // tool_call + policy_decision + tool_result each: 3,000+ events, 1,000+ items
+/** About 40 s of streaming after the tools: the run is still going when the page opens. */
+const SLOW = Array.from({ length: 400 }, (_, i) => `slow${i}`).join(" ");
+
+const scripts = [
+  {
+    match: "many tools",
+    turns: [
+      { text: "Listing many times.", tool_calls: Array.from({ length: CALLS }, () => ({ name: "list_files", arguments: {} })) },
+      { text: "All listed." },
+    ],
+  },
+  {
+    match: "tools then a slow reply",
+    turns: [
+      { text: "Listing first.", tool_calls: Array.from({ length: 300 }, () => ({ name: "list_files", arguments: {} })) },
+      { text: SLOW, chunk_chars: 4, delay_ms: 100 },
+    ],
+  },
+  {
+    match: "tools then a write",
+    turns: [
+      { text: "Listing, then writing.", tool_calls: [...Array.from({ length: 400 }, () => ({ name: "list_files", arguments: {} })), { name: "write_file", arguments: { path: "late.txt", content: "late\n" } }] },
+      { text: "Written at last." },
+    ],
+  },
+];
+
+const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
+
+/** At most this many transcript rows in the DOM, however long the session. */
+const MAX_ROWS = 150;
+
+describe("fourth pass", { skip, timeout: 600_000 }, () => {
+  let server;
+  let browser;
+  let state;
+
+  before(async () => {
+    server = await startServer({ scripts, args: ["--allow-write"] });
+    browser = await launchBrowser();
+    const p = await newPage(browser, server);
+    state = await signInWithToken(p.page, server);
+    await p.context.close();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function open() {
+    const p = await newPage(browser, server, { storageState: state });
+    p.page.setDefaultTimeout(15_000);
+    return p;
+  }
+
+  /** A session over the API, with the prompt sent; resolves once the server stored `minSeq` events. */
+  async function sessionWith(p, title, prompt, { minSeq, idle, until, mode = "full" }) {
+    await p.page.goto(server.base + "/");
+    const created = await apiCall(p.page, server, "POST", "/api/sessions", { title, mode });
+    assert.equal(created.status, 201);
+    const id = created.json.id;
+    assert.equal((await apiCall(p.page, server, "POST", `/api/sessions/${id}/messages`, { text: prompt })).status, 202);
+    // Long-poll the event log (the server answers as soon as events are stored): no timer.
+    let after = 0;
+    let seen = false;
+    for (;;) {
+      const r = await apiCall(p.page, server, "GET", `/api/sessions/${id}/events?after=${after}&limit=5000&wait=30`);
+      assert.equal(r.status, 200);
+      after = r.json.next_cursor;
+      const done = !idle || r.json.data.some((e) => e.type === "run_finished");
+      if (until) seen ||= r.json.data.some((e) => e.type === until);
+      if (after >= minSeq && done && (!until || seen)) return { id, lastSeq: after };
+    }
+  }
+
+  /** The transcript's rows in the DOM: their keys, in order. */
+  const rowKeys = (p) => p.page.$$eval(".transcript .t-row", (rows) => rows.map((r) => r.dataset.key));
+
+  test("a long session opens at its end from one page, with a bounded DOM; scrolling up reads older pages, keeps the view in place, and reaches the first message", { timeout: 240_000 }, async () => {
+    const p = await open();
+    const { id, lastSeq } = await sessionWith(p, "long", "many tools please", { minSeq: 3 * CALLS, idle: true });
+    p.log.requests.length = 0;
+    await p.page.goto(`${server.base}/s/${id}`);
+    await p.page.locator(".transcript .run-end").waitFor();
+    await p.page.locator(".conn[data-state=open]").waitFor();
+
+    // One page from the end, not the log from seq 0.
+    const eventReads = p.log.requests.filter((u) => u.includes(`/api/sessions/${id}/events`));
+    assert.equal(eventReads.length, 1, `one page of events: ${eventReads.join(", ")}`);
+    assert.match(eventReads[0], /[?&]before=\d+/);
+    assert.doesNotMatch(eventReads[0], /[?&]after=/);
+
+    // At the end: the run's end is in view, the first message is not in the DOM, few rows are.
+    const keys = await rowKeys(p);
+    assert.ok(keys.length > 5 && keys.length <= MAX_ROWS, `${keys.length} rows in the DOM`);
+    assert.equal(new Set(keys).size, keys.length, "no duplicate rows");
+    assert.equal(await p.page.locator(".transcript .msg-user").count(), 0, "the first message is not loaded yet");
+    assert.equal(await p.page.locator(".transcript .working").count(), 0, "the run has ended: nothing is working");
+    const atEnd = await p.page.$eval(".transcript", (el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    assert.ok(atEnd < 2, `opened at the bottom (${atEnd} px above it)`);
+    assert.equal(await p.page.locator(".transcript .t-older", { hasText: "Loading earlier messages…" }).count(), 1);
+
+    // Near the top, an older page is read and put above without moving the rows in view. Its
+    // answer is held back until the rows in view are noted.
+    let release;
+    const held = new Promise((r) => (release = r));
+    let asked;
+    const olderAsked = new Promise((r) => (asked = r));
+    await p.page.route(/\/events\?before=/, async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    await p.page.$eval(".transcript", (el) => {
+      el.scrollTop = 300;
+    });
+    await olderAsked;
+    await p.page.waitForFunction(() => document.querySelector(".transcript").getAttribute("aria-busy") === "true");
+    // Wait until rows fill the view (they come into the DOM a frame after the scroll).
+    const anchor = await p.page.waitForFunction(() => {
+      const el = document.querySelector(".transcript");
+      const top = el.getBoundingClientRect().top;
+      const row = [...el.querySelectorAll(".t-row")].find((r) => r.getBoundingClientRect().bottom > top + 1);
+      if (!row || row.getBoundingClientRect().top > top + el.clientHeight / 2) return null;
+      return { key: row.dataset.key, offset: row.getBoundingClientRect().top - top, height: el.scrollHeight };
+    }).then((h) => h.jsonValue());
+    release();
+    await p.page.waitForFunction(
+      (h) => {
+        const el = document.querySelector(".transcript");
+        return el.scrollHeight > h + 1000 && !el.hasAttribute("aria-busy");
+      },
+      anchor.height,
+    );
+    await p.page.unroute(/\/events\?before=/);
+    const moved = await p.page.$eval(
+      ".transcript",
+      (el, key) => {
+        const row = [...el.querySelectorAll(".t-row")].find((r) => r.dataset.key === key);
+        return row ? row.getBoundingClientRect().top - el.getBoundingClientRect().top : null;
+      },
+      anchor.key,
+    );
+    assert.notEqual(moved, null, "the row in view stays in the DOM");
+    assert.ok(Math.abs(moved - anchor.offset) < 2, `the row in view stayed put (${anchor.offset} → ${moved})`);
+
+    // To the top, page after page, until the session's first message.
+    await p.page.waitForFunction(
+      () => {
+        const el = document.querySelector(".transcript");
+        el.scrollTop = 0;
+        return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
+      },
+      null,
+      { polling: "raf", timeout: 120_000 },
+    );
+    await shot(p.page, "fourth-long-session-top");
+    assert.equal(await p.page.locator(".transcript .msg-user .user-text").first().innerText(), "many tools please");
+    const topKeys = await rowKeys(p);
+    assert.ok(topKeys.length <= MAX_ROWS, `${topKeys.length} rows in the DOM at the top`);
+    assert.equal(new Set(topKeys).size, topKeys.length, "no duplicate rows");
+    // Every tool card, whichever page its call and result came in, is whole: named, and done.
+    const cards = await p.page.$$eval(".transcript .tool-card", (els) =>
+      els.map((c) => `${c.dataset.tool} ${c.querySelector(".tool-status")?.textContent}`),
+    );
+    assert.ok(cards.length > 10);
+    for (const c of cards) assert.equal(c, "list_files done");
+
+    // Every item of the session is there once: walk down to the bottom counting distinct rows.
+    const seen = await p.page.evaluate(async () => {
+      const el = document.querySelector(".transcript");
+      const keys = new Set();
+      let dup = 0;
+      let maxRows = 0;
+      for (;;) {
+        const rows = [...el.querySelectorAll(".t-row")];
+        maxRows = Math.max(maxRows, rows.length);
+        const ks = rows.map((r) => r.dataset.key);
+        if (new Set(ks).size !== ks.length) dup++;
+        ks.forEach((k) => keys.add(k));
+        if (el.scrollHeight - el.scrollTop - el.clientHeight < 2) break;
+        el.scrollTop += el.clientHeight;
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      }
+      return { keys: [...keys], dup, maxRows };
+    });
+    assert.equal(seen.dup, 0, "no duplicate rows on the way down");
+    assert.ok(seen.maxRows <= MAX_ROWS, `${seen.maxRows} rows at most in the DOM`);
+    const toolKeys = seen.keys.filter((k) => k.startsWith("t:"));
+    assert.equal(toolKeys.length, CALLS, "every tool call once");
+    assert.ok(seen.keys.some((k) => k.startsWith("re:")), "the run's end");
+    const s = (await apiCall(p.page, server, "GET", `/api/sessions/${id}`)).json;
+    assert.equal(s.last_seq, lastSeq);
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("a session opened mid-run, its start in a page not read: it shows as running, follows the bottom as the reply streams, and ends", { timeout: 180_000 }, async () => {
+    const p = await open();
+    const { id } = await sessionWith(p, "mid-run", "tools then a slow reply", { minSeq: 3 * 300 + 10, idle: false });
+    await p.page.goto(`${server.base}/s/${id}`);
+    await p.page.locator(".conn[data-state=open]").waitFor();
+    // The run_started is hundreds of events back: the run is known to run from its events.
+    await p.page.locator(".transcript .working").getByText("Working…").waitFor();
+    await p.page.getByRole("button", { name: "Cancel run" }).waitFor();
+    assert.equal(await p.page.locator(".transcript .msg-user").count(), 0, "the prompt is in an older page");
+    // The reply grows and the view stays at the bottom.
+    const reply = p.page.locator(".transcript .msg-assistant").last();
+    const before = (await reply.innerText()).length;
+    await p.page.waitForFunction(
+      (n) => {
+        const el = document.querySelector(".transcript");
+        const msgs = el.querySelectorAll(".msg-assistant");
+        const text = msgs[msgs.length - 1]?.textContent ?? "";
+        return text.length > n + 40 && el.scrollHeight - el.scrollTop - el.clientHeight < 2;
+      },
+      before,
+    );
+    // Cancel (the button works on the run it inferred) and the run ends, once.
+    await p.page.getByRole("button", { name: "Cancel run" }).click();
+    await p.page.locator(".transcript .run-end").waitFor({ timeout: 30_000 });
+    await p.page.locator(".transcript .working").waitFor({ state: "detached" });
+    assert.equal(await p.page.locator(".transcript .run-end").count(), 1);
+    const keys = await rowKeys(p);
+    assert.ok(keys.length <= MAX_ROWS, `${keys.length} rows in the DOM`);
+    assert.equal(new Set(keys).size, keys.length, "no duplicate rows");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("a pending approval out of the window: its chip brings the card into view and focuses it", { timeout: 120_000 }, async () => {
+    const p = await open();
+    const { id } = await sessionWith(p, "late approval", "tools then a write", { minSeq: 1200, until: "approval_requested", mode: "ask" });
+    await p.page.goto(`${server.base}/s/${id}`);
+    const card = p.page.locator(".transcript .approval-card");
+    await card.waitFor();
+    // Up to the session's start: the card leaves the DOM.
+    await p.page.waitForFunction(
+      () => {
+        const el = document.querySelector(".transcript");
+        el.scrollTop = 0;
+        return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
+      },
+      null,
+      { polling: "raf", timeout: 60_000 },
+    );
+    assert.equal(await card.count(), 0, "the card is out of the DOM");
+    await p.page.locator(".pending-bar .pending-chip", { hasText: "write_file" }).click();
+    await card.waitFor();
+    const box = await p.page.$eval(".transcript", (el) => {
+      const c = el.querySelector(".approval-card").getBoundingClientRect();
+      const v = el.getBoundingClientRect();
+      return { inView: c.top >= v.top - 1 && c.top < v.bottom, focused: !!document.activeElement?.closest(".approval-card") };
+    });
+    assert.ok(box.inView, "the card is in view");
+    assert.ok(box.focused, "focus is in the card");
+    await card.getByRole("button", { name: "Allow once" }).click();
+    await p.page.locator(".transcript .run-end").waitFor({ timeout: 30_000 });
+    assertClean(p);
+    await p.context.close();
+  });
+});

@@ -1,0 +1,207 @@
+// What a transcript is made of: the items a session's events build (one per message, tool call,
+// card, run boundary or note) and the shared state they point to (runs, approvals, questions,
+// plans). Built by `Transcript` (transcript.ts); read by the components.
+import type {
+  ApprovalRequestedEvent,
+  Part,
+  PlanProposedEvent,
+  Question,
+  QuestionAnswers,
+  RunFinishedEvent,
+  RunStartedEvent,
+  Session,
+  Task,
+} from "../api/types";
+
+export interface ItemBase {
+  key: string;
+  seq: number;
+  run: string | null;
+  v: number;
+}
+
+export interface UserItem extends ItemBase {
+  kind: "user";
+  text: string;
+  /** When the server received it (ms since the epoch). */
+  at: number;
+  /**
+   * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`),
+   * a wake-up (`wakeup`) or a resumed run (`resume`): the event's `origin`, or else the trigger
+   * of its run (older servers).
+   */
+  internal: "plan" | "wakeup" | "resume" | null;
+  /** Typed by the user as a prompt (not a `!command`, not internal): it can be edited and resent. */
+  editable: boolean;
+  sessionId: string;
+}
+
+export interface AssistantItem extends ItemBase {
+  kind: "assistant";
+  messageId: string;
+  text: string;
+  reasoning: string;
+  complete: boolean;
+  /** When its first part arrived (ms since the epoch). */
+  at: number;
+}
+
+export interface ToolResult {
+  ok: boolean;
+  text: string;
+  parts: Part[];
+}
+
+export interface ToolItem extends ItemBase {
+  kind: "tool";
+  callId: string;
+  tool: string;
+  effect: string;
+  input: unknown;
+  decision: "allow" | "ask" | "deny" | null;
+  decisionReason: string | null;
+  approvalId: string | null;
+  result: ToolResult | null;
+  /** Its run finished before a result came: it waits for nothing any more. */
+  runEnded: boolean;
+}
+
+export interface ApprovalState {
+  id: string;
+  seq: number;
+  run: string | null;
+  event: ApprovalRequestedEvent;
+  decision: string | null;
+  /** The run ended before a decision was recorded. */
+  expired: boolean;
+}
+
+export interface ApprovalItem extends ItemBase {
+  kind: "approval";
+  approval: ApprovalState;
+}
+
+export interface RunState {
+  id: string;
+  started: RunStartedEvent | null;
+  finished: RunFinishedEvent | null;
+  /** What the user sent to start it (prompt or `!command`), for Retry. */
+  prompt: string | null;
+  /** A later run has started since: Retry is offered on the latest run only. */
+  superseded: boolean;
+  /**
+   * Events of the run were seen while its `run_started` was not (it is in an older page not
+   * loaded yet): the run did run, whatever `started` says.
+   */
+  seen: boolean;
+}
+
+export interface RunEndItem extends ItemBase {
+  kind: "run_end";
+  runState: RunState;
+}
+
+export interface RunStartItem extends ItemBase {
+  kind: "run_start";
+  runState: RunState;
+}
+
+export interface QuestionState {
+  id: string;
+  seq: number;
+  run: string | null;
+  questions: Question[];
+  answers: QuestionAnswers | null;
+  expired: boolean;
+}
+
+export interface QuestionItem extends ItemBase {
+  kind: "question";
+  question: QuestionState;
+}
+
+export interface PlanState {
+  id: string;
+  seq: number;
+  run: string | null;
+  event: PlanProposedEvent;
+  decision: string | null;
+  feedback: string | null;
+  expired: boolean;
+  /** Every plan revision seen in this session, oldest first (shared array). */
+  revisions: PlanState[];
+}
+
+export interface PlanItem extends ItemBase {
+  kind: "plan";
+  plan: PlanState;
+}
+
+export interface WakeupItem extends ItemBase {
+  kind: "wakeup";
+  text: string;
+  taskIds: string[];
+}
+
+export interface NoticeItem extends ItemBase {
+  kind: "notice";
+  code: string;
+  message: string;
+  /** The run then ended with this same error: its end shows it, once. */
+  shownAtEnd: boolean;
+}
+
+/** The provider is being retried: one line per run, updated in place by each new wait. */
+export interface RetryItem extends ItemBase {
+  kind: "retry";
+  attempt: number;
+  maxAttempts: number;
+  /** When the current wait began and how long it lasts (ms since the epoch, ms). */
+  at: number;
+  delayMs: number;
+  reason: string;
+  /** The model answered (or the run ended): the waiting is over. */
+  over: boolean;
+  /** The run ended in failure: the retries gave up. */
+  failed: boolean;
+}
+
+export type Item =
+  | RetryItem
+  | NoticeItem
+  | UserItem
+  | AssistantItem
+  | ToolItem
+  | ApprovalItem
+  | RunStartItem
+  | RunEndItem
+  | QuestionItem
+  | PlanItem
+  | WakeupItem;
+
+export interface TranscriptSnapshot {
+  version: number;
+  lastSeq: number;
+  items: Item[];
+  activeRun: RunState | null;
+  pendingApprovals: ApprovalState[];
+  pendingQuestions: QuestionState[];
+  pendingPlans: PlanState[];
+  /** Every plan revision of the session, oldest first. */
+  plans: PlanState[];
+  /** Newest first. */
+  tasks: Task[];
+  session: Session | null;
+  /** Counts run_started and run_finished events: what waits behind a run changes with them. */
+  runMarks: number;
+  /** The newest page has arrived (before that, an empty list means "not read yet"). */
+  loaded: boolean;
+  /** Why the newest page could not be read (it is tried again), or null. */
+  loadError: string | null;
+  /** Older events exist than those held (read them with `before` = `olderCursor`). */
+  hasOlder: boolean;
+  /** A page of older events is on its way. */
+  loadingOlder: boolean;
+  /** Why the last page of older events could not be read, or null. */
+  olderError: string | null;
+}

@@ -1,0 +1,10 @@
+// Asks the transcript to bring one of its items into view and focus it: the transcript is
+// windowed, so an item far from the viewport is not in the DOM to scroll to.
+import { Observable } from "./observable";
+
+/** The item (by key) to bring into view; a new object each time, so asking twice works. */
+export const revealRequest = new Observable<{ key: string } | null>(null);
+
+export function revealItem(key: string): void {
+  revealRequest.set({ key });
+}

@@ -27,6 +27,27 @@ const scripts = [
     ],
   },
   {
+    match: "keep a checklist",
+    turns: [
+      {
+        text: "Planning the steps.",
+        tool_calls: [
+          {
+            name: "todo_write",
+            arguments: {
+              items: [
+                { text: "Write the failing test", status: "done" },
+                { text: "Fix the parser", status: "in_progress" },
+                { text: "Update the docs", status: "pending" },
+              ],
+            },
+          },
+        ],
+      },
+      { text: "On it." },
+    ],
+  },
+  {
     match: "tools then a write",
     turns: [
       { text: "Listing, then writing.", tool_calls: [...Array.from({ length: 400 }, () => ({ name: "list_files", arguments: {} })), { name: "write_file", arguments: { path: "late.txt", content: "late\n" } }] },
@@ -267,6 +288,32 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     assert.ok(box.focused, "focus is in the card");
     await card.getByRole("button", { name: "Allow once" }).click();
     await p.page.locator(".transcript .run-end").waitFor({ timeout: 30_000 });
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("the agent's checklist (todo_write) is pinned above the composer with each item's state", { timeout: 60_000 }, async () => {
+    const p = await open();
+    const { id } = await sessionWith(p, "checklist", "keep a checklist", { minSeq: 5, idle: true, mode: "ask" });
+    await p.page.goto(`${server.base}/s/${id}`);
+    const panel = p.page.locator(".session-view .todo-panel");
+    await panel.waitFor();
+    const items = await panel.locator(".todo-item").evaluateAll((els) =>
+      els.map((e) => [e.getAttribute("data-status"), e.querySelector(".todo-text").textContent]),
+    );
+    assert.deepEqual(items, [
+      ["done", "Write the failing test"],
+      ["in_progress", "Fix the parser"],
+      ["pending", "Update the docs"],
+    ]);
+    assert.match(await panel.locator(".todo-title").innerText(), /1 of 3 done/);
+    // It sits between the transcript and the composer, and asked for nothing in `ask` mode.
+    const order = await p.page.$eval(".session-view", (v) => {
+      const kids = [...v.children];
+      return [kids.findIndex((k) => k.classList.contains("transcript") || k.querySelector?.(".transcript")), kids.findIndex((k) => k.classList.contains("todo-panel"))];
+    });
+    assert.ok(order[1] > order[0], `panel after the transcript: ${order}`);
+    assert.equal(await p.page.locator(".approval-card").count(), 0);
     assertClean(p);
     await p.context.close();
   });

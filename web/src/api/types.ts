@@ -60,6 +60,8 @@ export type ProbedServer = Schemas["ProbedServer"];
 export type Part = Schemas["Part"];
 export type DiffPart = Extract<Part, { type: "diff" }>;
 export type TerminalPart = Extract<Part, { type: "terminal" }>;
+export type TodosPart = Extract<Part, { type: "todos" }>;
+export type TodoItem = Schemas["TodoItem"];
 
 // ---- Questions (ask_user_question) ----------------------------------------
 

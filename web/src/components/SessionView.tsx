@@ -13,6 +13,7 @@ import { Composer } from "./Composer";
 import { ForkBanner } from "./ForkBanner";
 import { PendingBar } from "./PendingBar";
 import { QueuePanel } from "./QueuePanel";
+import { TodoPanel } from "./TodoPanel";
 import { QuestionPanel } from "./QuestionPanel";
 import { SessionHeader } from "./SessionHeader";
 import { TasksPanel } from "./TasksPanel";
@@ -106,6 +107,7 @@ export function SessionView({ id }: { id: string }) {
       <PendingBar snap={snap} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
+      <TodoPanel sessionId={id} items={snap.items} />
       <QueuePanel sessionId={id} runMarks={snap.runMarks} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

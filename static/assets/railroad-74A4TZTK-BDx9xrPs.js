@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CTgq44qI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-BA95vEWD.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

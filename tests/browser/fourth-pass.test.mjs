@@ -67,7 +67,11 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
   let state;
 
   before(async () => {
-    server = await startServer({ scripts, args: ["--allow-write"] });
+    server = await startServer({
+      scripts,
+      args: ["--allow-write"],
+      files: { "sessions.ts": "x\n", "session_store.rs": "x\n", "README.md": "# hi\n", "notes.txt": "n\n" },
+    });
     browser = await launchBrowser();
     const p = await newPage(browser, server);
     state = await signInWithToken(p.page, server);
@@ -314,6 +318,41 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     });
     assert.ok(order[1] > order[0], `panel after the transcript: ${order}`);
     assert.equal(await p.page.locator(".approval-card").count(), 0);
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("@ in the composer offers workspace files ranked by the server; Enter inserts the path, Esc closes the list", { timeout: 60_000 }, async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    const created = await apiCall(p.page, server, "POST", "/api/sessions", { title: "mentions" });
+    const id = created.json.id;
+    await p.page.goto(`${server.base}/s/${id}`);
+    const prompt = p.page.getByRole("textbox", { name: "Prompt" });
+    await prompt.click();
+    await prompt.pressSequentially("look at @sess");
+    const options = p.page.getByRole("listbox", { name: "Files" }).getByRole("option");
+    await options.first().waitFor();
+    const names = await options.allInnerTexts();
+    assert.deepEqual(names.slice(0, 2).sort(), ["session_store.rs", "sessions.ts"], `${names}`);
+    assert.ok(!names.includes("notes.txt"));
+    // The textarea keeps the focus and points at the highlighted option.
+    const active = await prompt.getAttribute("aria-activedescendant");
+    assert.equal(await p.page.locator(`#${active}`).getAttribute("aria-selected"), "true");
+    await p.page.keyboard.press("ArrowDown");
+    const second = names[1];
+    await p.page.keyboard.press("Enter");
+    assert.equal(await prompt.inputValue(), `look at @${second} `);
+    assert.equal(await options.count(), 0, "the list closed");
+    // Esc closes the list and keeps the text; nothing was sent.
+    await prompt.pressSequentially("and @read");
+    await options.first().waitFor();
+    assert.equal(await options.first().innerText(), "README.md");
+    await p.page.keyboard.press("Escape");
+    await p.page.waitForFunction(() => !document.querySelector(".mention-list"));
+    assert.equal(await prompt.inputValue(), `look at @${second} and @read`);
+    const events = await apiCall(p.page, server, "GET", `/api/sessions/${id}/events`);
+    assert.equal(events.json.data.length, 0, "nothing was sent");
     assertClean(p);
     await p.context.close();
   });

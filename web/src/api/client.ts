@@ -22,6 +22,7 @@ import type {
   LoginParams,
   ModelList,
   PatchSessionParams,
+  FileMatches,
   PendingItems,
   PlanDecision,
   PlanDecisionParams,
@@ -193,6 +194,8 @@ export const api = {
   decideApproval: (id: string, decision: ApprovalDecision) =>
     request<ApprovalResponse>("POST", `/api/approvals/${enc(id)}`, { decision } satisfies ApprovalParams),
   pending: (id: string) => request<PendingItems>("GET", `/api/sessions/${enc(id)}/pending`),
+  files: (id: string, q: string, limit = 8) =>
+    request<FileMatches>("GET", `/api/sessions/${enc(id)}/files?q=${encodeURIComponent(q)}&limit=${limit}`),
   permissions: (id: string) => request<SessionPermissions>("GET", `/api/sessions/${enc(id)}/permissions`),
   revokeGrant: (id: string, key: string, scope: string) =>
     request<void>(

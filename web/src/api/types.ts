@@ -48,6 +48,8 @@ export type ApprovalDecision = Schemas["ApprovalDecision"];
 export type ApprovalParams = Schemas["ApprovalParams"];
 export type ApprovalResponse = Schemas["ApprovalResponse"];
 export type PendingItems = Schemas["PendingItems"];
+export type FileMatch = Schemas["FileMatch"];
+export type FileMatches = Schemas["FileMatches"];
 
 export type ProviderSettings = Schemas["ProviderSettingsView"];
 export type ProviderSettingsUpdate = Schemas["ProviderSettingsParams"];

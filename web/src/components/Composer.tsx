@@ -7,6 +7,7 @@ import { queueOf, refreshQueue } from "../state/queue";
 import { markStoppedByEsc } from "../state/steering";
 import type { RunState } from "../state/transcript";
 import { CancelDialog } from "./CancelDialog";
+import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
 
 export function Composer({
@@ -22,6 +23,7 @@ export function Composer({
   cardWaiting: boolean;
 }) {
   const [text, setText] = useState("");
+  const [caret, setCaret] = useState(0);
   const [sending, setSending] = useState(false);
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -30,6 +32,15 @@ export function Composer({
   const queued = useObservable(queueOf(sessionId));
   // The cancel waiting for the user's answer about the queue (and whether Esc asked for it).
   const [asking, setAsking] = useState<{ runId: string; byEsc: boolean } | null>(null);
+  const mentions = useMentions(sessionId, text, caret, (start, end, value) => {
+    const next = text.slice(0, start) + value + text.slice(end);
+    const at = start + value.length;
+    setText(next);
+    setCaret(at);
+    // Put the caret after the inserted path once the new text is in the textarea.
+    requestAnimationFrame(() => area.current?.setSelectionRange(at, at));
+  });
+  const listId = `mentions-${sessionId}`;
 
   const send = async () => {
     const t = text;
@@ -92,6 +103,7 @@ export function Composer({
   }, []);
 
   const onKeyDown = (e: KeyboardEvent) => {
+    if (mentions.onKey(e)) return;
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
       void send();
@@ -113,6 +125,7 @@ export function Composer({
         </p>
       )}
       <div class={`composer-box${isCommand ? " is-command" : ""}`}>
+        {mentions.open && <MentionList id={listId} matches={mentions.matches} active={mentions.active} onPick={mentions.pick} />}
         <textarea
           ref={area}
           name="prompt"
@@ -120,7 +133,18 @@ export function Composer({
           value={text}
           placeholder={session?.archived ? "This session is archived" : "Ask the agent… (Enter to send, Shift+Enter for a new line, !cmd runs a command)"}
           aria-label="Prompt"
-          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          aria-autocomplete="list"
+          aria-controls={mentions.open ? listId : undefined}
+          aria-activedescendant={mentions.open ? `${listId}-${mentions.active}` : undefined}
+          onInput={(e) => {
+            const el = e.target as HTMLTextAreaElement;
+            setText(el.value);
+            setCaret(el.selectionStart);
+          }}
+          onKeyUp={(e) => {
+            if (e.key.startsWith("Arrow") || e.key === "Home" || e.key === "End") setCaret((e.target as HTMLTextAreaElement).selectionStart);
+          }}
+          onClick={(e) => setCaret((e.target as HTMLTextAreaElement).selectionStart)}
           onKeyDown={onKeyDown}
         />
       </div>

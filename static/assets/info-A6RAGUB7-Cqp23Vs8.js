@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

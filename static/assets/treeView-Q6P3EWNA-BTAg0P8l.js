@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

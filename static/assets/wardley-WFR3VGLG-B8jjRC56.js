@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -109,6 +109,18 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     }
   }
 
+  /** Keep scrolling the transcript to its top, page after page, until the session's start. */
+  const scrollToStart = (p, timeout) =>
+    p.page.waitForFunction(
+      () => {
+        const el = document.querySelector(".transcript");
+        el.scrollTop = 0;
+        return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
+      },
+      null,
+      { polling: "raf", timeout },
+    );
+
   /** The transcript's rows in the DOM: their keys, in order. */
   const rowKeys = (p) => p.page.$$eval(".transcript .t-row", (rows) => rows.map((r) => r.dataset.key));
 
@@ -181,15 +193,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     assert.ok(Math.abs(moved - anchor.offset) < 2, `the row in view stayed put (${anchor.offset} → ${moved})`);
 
     // To the top, page after page, until the session's first message.
-    await p.page.waitForFunction(
-      () => {
-        const el = document.querySelector(".transcript");
-        el.scrollTop = 0;
-        return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
-      },
-      null,
-      { polling: "raf", timeout: 120_000 },
-    );
+    await scrollToStart(p, 120_000);
     await shot(p.page, "fourth-long-session-top");
     assert.equal(await p.page.locator(".transcript .msg-user .user-text").first().innerText(), "many tools please");
     const topKeys = await rowKeys(p);
@@ -271,15 +275,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     const card = p.page.locator(".transcript .approval-card");
     await card.waitFor();
     // Up to the session's start: the card leaves the DOM.
-    await p.page.waitForFunction(
-      () => {
-        const el = document.querySelector(".transcript");
-        el.scrollTop = 0;
-        return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
-      },
-      null,
-      { polling: "raf", timeout: 60_000 },
-    );
+    await scrollToStart(p, 60_000);
     assert.equal(await card.count(), 0, "the card is out of the DOM");
     await p.page.locator(".pending-bar .pending-chip", { hasText: "write_file" }).click();
     await card.waitFor();

@@ -1345,6 +1345,10 @@ pub struct ToolStatusList {
     pub data: Vec<ToolStatus>,
 }
 
+/// The largest integer a JSON number holds exactly (2^53 − 1): the bound of seqs and offsets the
+/// API takes (the schema states it as `maximum`).
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
 /// Integers in request bodies: JSON Schema counts `3.0` as an integer, so it is accepted as 3.
 mod whole {
     use serde::{Deserialize, Deserializer};
@@ -1353,15 +1357,16 @@ mod whole {
         let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
             return Ok(None);
         };
-        const MAX: i64 = 9_007_199_254_740_991;
         if let Some(i) = n.as_i64() {
-            if i.abs() > MAX {
+            if i.abs() > super::MAX_SAFE_INTEGER {
                 return Err(serde::de::Error::custom(format!("{n} is beyond 2^53 - 1")));
             }
             return Ok(Some(i));
         }
         match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0 => Ok(Some(f as i64)),
+            Some(f) if f.fract() == 0.0 && f.abs() <= super::MAX_SAFE_INTEGER as f64 => {
+                Ok(Some(f as i64))
+            }
             _ => Err(serde::de::Error::custom(format!("{n} is not an integer"))),
         }
     }

@@ -1,4 +1,3 @@
-import { Component } from "preact";
 import type { Item } from "../state/transcript";
 import { ApprovalCard } from "./ApprovalCard";
 import { AssistantMessage } from "./AssistantMessage";
@@ -12,49 +11,38 @@ import { UserMessage } from "./UserMessage";
 import { RetryNote } from "./RetryNote";
 import { WakeupNote } from "./WakeupNote";
 
-interface Props {
-  item: Item;
-  /** The item's version: the row re-renders only when it changes. */
-  v: number;
-}
-
-export class ItemRow extends Component<Props> {
-  shouldComponentUpdate(next: Props): boolean {
-    return next.item !== this.props.item || next.v !== this.props.v;
-  }
-
-  render({ item }: Props) {
-    switch (item.kind) {
-      case "user":
-        return <UserMessage item={item} />;
-      case "assistant":
-        return <AssistantMessage item={item} />;
-      case "tool":
-        return <ToolCard item={item} />;
-      case "approval":
-        return <ApprovalCard approval={item.approval} inline />;
-      case "run_start":
-        return <RunStart run={item.runState} />;
-      case "run_end":
-        return <RunEnd run={item.runState} />;
-      case "question":
-        return <QuestionCard question={item.question} />;
-      case "plan":
-        return <PlanCard plan={item.plan} />;
-      case "retry":
-        return <RetryNote item={item} />;
-      case "notice":
-        // An error the run then ended with is shown once, at the run's end.
-        if (item.shownAtEnd) return null;
-        return (
-          <div class="notice-item">
-            <ErrorNote code={item.code} message={item.message} />
-          </div>
-        );
-      case "wakeup":
-        return <WakeupNote item={item} />;
-      default:
-        return null;
-    }
+/** One transcript item drawn by its kind (`TranscriptRow` decides when it is drawn again). */
+export function ItemRow({ item }: { item: Item }) {
+  switch (item.kind) {
+    case "user":
+      return <UserMessage item={item} />;
+    case "assistant":
+      return <AssistantMessage item={item} />;
+    case "tool":
+      return <ToolCard item={item} />;
+    case "approval":
+      return <ApprovalCard approval={item.approval} inline />;
+    case "run_start":
+      return <RunStart run={item.runState} />;
+    case "run_end":
+      return <RunEnd run={item.runState} />;
+    case "question":
+      return <QuestionCard question={item.question} />;
+    case "plan":
+      return <PlanCard plan={item.plan} />;
+    case "retry":
+      return <RetryNote item={item} />;
+    case "notice":
+      // An error the run then ended with is shown once, at the run's end.
+      if (item.shownAtEnd) return null;
+      return (
+        <div class="notice-item">
+          <ErrorNote code={item.code} message={item.message} />
+        </div>
+      );
+    case "wakeup":
+      return <WakeupNote item={item} />;
+    default:
+      return null;
   }
 }

@@ -14,10 +14,10 @@ export class TranscriptRow extends Component<Props> {
     return next.item !== this.props.item || next.v !== this.props.v;
   }
 
-  render({ item, v }: Props) {
+  render({ item }: Props) {
     return (
       <div class="t-row" data-key={item.key}>
-        <ItemRow item={item} v={v} />
+        <ItemRow item={item} />
       </div>
     );
   }

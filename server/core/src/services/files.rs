@@ -90,12 +90,17 @@ impl FileLists {
             }
             return Ok(list);
         }
-        let list = tokio::task::spawn_blocking(move || Arc::new(walk(&paths)))
-            .await
-            .map_err(|e| ServiceError::Store(crate::store::StoreError::Other(e.into())))?;
+        let list = blocking(move || Arc::new(walk(&paths))).await?;
         self.lists.lock().insert(key, list.clone());
         Ok(list)
     }
+}
+
+/// `f` on the blocking pool (a walk or a ranking must not hold up the async workers).
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> ServiceResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ServiceError::Store(crate::store::StoreError::Other(e.into())))
 }
 
 /// The best `limit` matches of `q` among `paths` (for an empty query, the shortest paths: the
@@ -145,12 +150,11 @@ impl Core {
         let paths = self.deps().paths.with_workspace(Path::new(&row.workspace));
         let list = self.deps().files.get(paths).await?;
         let q = q.to_string();
-        let data = tokio::task::spawn_blocking(move || {
+        let data = blocking(move || {
             let data = rank(&list.paths, &q, limit);
             (data, list.paths.len(), list.truncated)
         })
-        .await
-        .map_err(|e| ServiceError::Store(crate::store::StoreError::Other(e.into())))?;
+        .await?;
         Ok(FileMatches {
             data: data.0,
             total: data.1 as u64,

@@ -62,8 +62,15 @@ pub(crate) fn is_ulid(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b.is_ascii_uppercase() && !b"ILOU".contains(&b)))
 }
 
-/// The largest integer a JSON number holds exactly (2^53 − 1): the bound of seqs in queries.
-pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+/// A seq (or byte offset) given in a query: `min..=2^53 − 1`, else 422 naming the parameter.
+pub(crate) fn seq_param(name: &str, v: Option<i64>, min: i64) -> ApiResult<Option<i64>> {
+    match v {
+        Some(n) if !(min..=crate::protocol::MAX_SAFE_INTEGER).contains(&n) => Err(
+            ApiError::Validation(format!("{name} must be between {min} and 2^53 - 1")),
+        ),
+        v => Ok(v),
+    }
+}
 
 fn limit_of(l: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
     match l {
@@ -287,14 +294,7 @@ pub async fn list_events(
 ) -> ApiResult<axum::Json<EventPage>> {
     state.load_session(&id).await?;
     let limit = limit_of(q.limit, 1000, 5000)?;
-    let after = match q.after {
-        Some(n) if !(0..=MAX_SAFE_INTEGER).contains(&n) => {
-            return Err(ApiError::Validation(
-                "after must be between 0 and 2^53 - 1".into(),
-            ));
-        }
-        n => n.unwrap_or(0),
-    };
+    let after = seq_param("after", q.after, 0)?.unwrap_or(0);
     let wait = match q.wait {
         None => 0,
         Some(n @ 0..=60) => n,
@@ -304,12 +304,7 @@ pub async fn list_events(
             ));
         }
     };
-    let (frames, has_more, next_cursor) = match q.before {
-        Some(before) if !(1..=MAX_SAFE_INTEGER).contains(&before) => {
-            return Err(ApiError::Validation(
-                "before must be between 1 and 2^53 - 1".into(),
-            ));
-        }
+    let (frames, has_more, next_cursor) = match seq_param("before", q.before, 1)? {
         Some(before) => {
             let mut frames = state
                 .events

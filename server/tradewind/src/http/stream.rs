@@ -65,13 +65,7 @@ pub async fn stream_events(
     ApiQuery(q): ApiQuery<StreamQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    if q.after
-        .is_some_and(|n| !(0..=super::sessions::MAX_SAFE_INTEGER).contains(&n))
-    {
-        return Err(ApiError::Validation(
-            "after must be between 0 and 2^53 - 1".into(),
-        ));
-    }
+    let after_param = super::sessions::seq_param("after", q.after, 0)?;
     let after = match headers.get("last-event-id") {
         Some(v) => v
             .to_str()
@@ -79,7 +73,7 @@ pub async fn stream_events(
             .filter(|s| (1..=15).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|s| s.parse::<i64>().ok())
             .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a seq".into()))?,
-        None => q.after.unwrap_or(0),
+        None => after_param.unwrap_or(0),
     };
     let heartbeat = match q.heartbeat {
         None => HEARTBEAT_DEFAULT,

@@ -48,9 +48,6 @@ pub async fn list_tasks(
     }))
 }
 
-/// The largest integer a JSON number holds exactly (2^53 − 1).
-const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
-
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct OutputQuery {
@@ -80,7 +77,9 @@ pub async fn task_output(
     Path(id): Path<String>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<OutputQuery>,
 ) -> ApiResult<axum::Json<TaskOutput>> {
-    if q.offset.is_some_and(|o| o > MAX_SAFE_INTEGER) {
+    if q.offset
+        .is_some_and(|o| o > crate::protocol::MAX_SAFE_INTEGER as u64)
+    {
         return Err(ApiError::Validation(
             "offset must be at most 2^53 - 1".into(),
         ));

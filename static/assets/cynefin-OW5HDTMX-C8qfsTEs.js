@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

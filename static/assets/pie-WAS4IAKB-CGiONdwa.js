@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

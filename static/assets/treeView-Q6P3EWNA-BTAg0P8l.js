@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-CbDG3tud.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -600,20 +600,18 @@ fn type_of(s: &Value) -> String {
             return alts.iter().map(type_of).collect::<Vec<_>>().join(" | ");
         }
     }
+    let one = |t: &str| match t {
+        "array" => format!("array of {}", type_of(&s["items"])),
+        t => t.to_string(),
+    };
     match &s["type"] {
-        Value::String(t) if t == "array" => format!("array of {}", type_of(&s["items"])),
-        Value::String(t) => t.clone(),
-        Value::Array(ts) => {
-            let ts: Vec<Value> = ts.clone();
-            ts.iter()
-                .map(|t| match t.as_str() {
-                    Some("array") => format!("array of {}", type_of(&s["items"])),
-                    Some(t) => t.to_string(),
-                    None => String::new(),
-                })
-                .collect::<Vec<_>>()
-                .join(" | ")
-        }
+        Value::String(t) => one(t),
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(one)
+            .collect::<Vec<_>>()
+            .join(" | "),
         _ => "any".into(),
     }
 }

@@ -142,7 +142,12 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       await axe(p.page, `the home page (${scheme})`);
       await p.page.goto(server.base + "/settings");
       await p.page.locator('.settings select[name="kind"]').waitFor();
+      // The web search section: its provider list with the SearXNG URL, then a keyed provider's key field.
+      await p.page.locator('.websearch input[name="searxng_url"]').waitFor();
       await axe(p.page, `the settings page (${scheme})`);
+      await p.page.getByRole("radio", { name: "Tavily", exact: true }).check();
+      await p.page.locator('.websearch input[name="websearch_api_key"]').waitFor();
+      await axe(p.page, `the settings page with a keyed web search provider (${scheme})`);
       await p.context.close();
     });
 

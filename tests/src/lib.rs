@@ -66,6 +66,10 @@ pub struct Opts {
     pub password: Option<String>,
     /// Background task limits.
     pub tasks: Option<tradewind::config::TaskSettings>,
+    /// `webfetch.allowHosts`.
+    pub webfetch_allow: Vec<String>,
+    /// `websearch` from config.json.
+    pub websearch: Option<tradewind::config::WebSearchSettings>,
 }
 
 pub struct TestServer {
@@ -97,6 +101,10 @@ impl TestServer {
         cfg.sandbox_helper = Some(binary());
         if let Some(t) = &opts.tasks {
             cfg.tasks = t.clone();
+        }
+        cfg.webfetch.allow_hosts = opts.webfetch_allow.clone();
+        if let Some(w) = &opts.websearch {
+            cfg.websearch = w.clone();
         }
         if let Some(t) = opts.approval_timeout_secs {
             cfg.agent.approval_timeout_secs = t;

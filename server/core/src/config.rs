@@ -246,6 +246,8 @@ pub struct FileConfig {
     pub agent: AgentSettings,
     pub network: NetworkSettings,
     pub sandbox: SandboxSettings,
+    pub webfetch: WebFetchSettings,
+    pub websearch: WebSearchSettings,
     pub auth: crate::auth::AuthSettings,
     /// `"auto"` or `"off"`; `tlsCert`/`tlsKey` give files.
     pub tls: Option<String>,
@@ -273,6 +275,60 @@ impl Default for SandboxSettings {
             enabled: true,
         }
     }
+}
+
+/// `webfetch` in config.json.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebFetchSettings {
+    /// Origins (`http://localhost:8080`) `webfetch` may reach without the private-address
+    /// approval: a local documentation server, say. Matched by exact origin.
+    pub allow_hosts: Vec<String>,
+}
+
+/// `websearch` in config.json (Settings can change provider and SearXNG URL at run time).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebSearchSettings {
+    /// `searxng`, `duckduckgo-instant`, `duckduckgo-html`, `tavily`, `brave` or `serpapi`;
+    /// none: the default public SearXNG instance.
+    pub provider: Option<String>,
+    /// The SearXNG instance (`https://…`, or `http://` on loopback).
+    pub searxng_url: Option<String>,
+    /// The environment variable holding the provider's key, instead of its usual one.
+    pub api_key_env: Option<String>,
+    /// The provider's API URL instead of its public one (a proxy, a compatible service).
+    pub endpoint: Option<String>,
+}
+
+/// Origins network tools may reach on a private address without asking: the ones the user
+/// configured (`webfetch.allowHosts`, the provider's base URL, the search endpoints).
+pub fn exempt_origins(
+    webfetch: &WebFetchSettings,
+    websearch: &WebSearchSettings,
+    provider_base_url: Option<&str>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in &webfetch.allow_hosts {
+        match crate::net::config_origin(raw) {
+            Some(o) => out.push(o),
+            None => {
+                tracing::warn!(entry = %raw, "webfetch.allowHosts: not an http(s) URL; ignored")
+            }
+        }
+    }
+    let configured = [
+        provider_base_url,
+        websearch.searxng_url.as_deref(),
+        websearch.endpoint.as_deref(),
+    ];
+    out.extend(
+        configured
+            .into_iter()
+            .flatten()
+            .filter_map(crate::net::config_origin),
+    );
+    out
 }
 
 /// Provider timeouts and retries (`network` in config.json).
@@ -399,6 +455,8 @@ pub struct Config {
     pub agent: AgentSettings,
     pub network: NetworkSettings,
     pub sandbox: SandboxSettings,
+    pub webfetch: WebFetchSettings,
+    pub websearch: WebSearchSettings,
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
@@ -506,6 +564,8 @@ impl Config {
             agent: file.agent,
             network: file.network,
             sandbox: file.sandbox,
+            webfetch: file.webfetch,
+            websearch: file.websearch,
             sandbox_helper: std::env::current_exe().ok(),
             auth: file.auth,
             tls: match (
@@ -615,6 +675,8 @@ impl Config {
             agent: AgentSettings::default(),
             network: NetworkSettings::default(),
             sandbox: SandboxSettings::default(),
+            webfetch: WebFetchSettings::default(),
+            websearch: WebSearchSettings::default(),
             sandbox_helper: None,
             auth: crate::auth::AuthSettings::default(),
             tls: None,

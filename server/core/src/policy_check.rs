@@ -7,14 +7,24 @@ use crate::policy::{self, Context, Decision, Proposal};
 use crate::protocol::{PolicyCheckReport, PolicyCommand, PolicyDecision, PolicyReason};
 use crate::tools::{self, PrepareError};
 
-/// Judge `tool` with `input` under `ctx`, with paths resolved by `paths`.
-pub fn check(
+/// Judge `tool` with `input` under `ctx`, with paths resolved by `paths`; a URL the call would
+/// reach is resolved and classified as for a run (`exempt`: the configured origins).
+pub async fn check(
     ctx: &Context<'_>,
     tool: &str,
     input: &Value,
     paths: &policy::paths::PathPolicy,
+    exempt: &[String],
 ) -> Result<PolicyCheckReport, PrepareError> {
     let prepared = tools::prepare(tool, input, paths)?;
+    let target = match &prepared.url {
+        Some(u) => Some(
+            crate::net::resolve(u, exempt)
+                .await
+                .map_err(PrepareError::Input)?,
+        ),
+        None => None,
+    };
     let command = prepared.command.as_ref();
     let proposal = Proposal {
         tool: prepared.tool,
@@ -22,6 +32,7 @@ pub fn check(
         paths: &prepared.paths,
         command: command.map(|(_, a)| a),
         command_text: command.map(|(c, _)| c.as_str()),
+        net: target.as_ref().map(|t| &t.usage),
     };
     let explained = policy::explain(ctx, &proposal);
     let (decision, warnings) = match &explained.decision {

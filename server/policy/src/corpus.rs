@@ -73,6 +73,7 @@ pub fn full_mode_decision(cmd: &str, paths: &PathPolicy, workspace: &Path) -> De
             paths: &uses,
             command: Some(&a),
             command_text: Some(cmd),
+            net: None,
         },
     )
 }

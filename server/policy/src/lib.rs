@@ -66,6 +66,27 @@ pub struct Proposal<'a> {
     pub command: Option<&'a CommandAnalysis>,
     /// The command text (for its approval key).
     pub command_text: Option<&'a str>,
+    /// For network tools: where the call connects, already resolved.
+    pub net: Option<&'a NetUse>,
+}
+
+/// A network destination a call reaches (`webfetch` and each redirect it follows), resolved by
+/// the caller: the gate stays pure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetUse {
+    /// `scheme://host:port`: what an answer covers.
+    pub origin: String,
+    /// When the host is (or resolves to) an address that is not public: the address and its
+    /// range, e.g. `127.0.0.1 (loopback)`. Configured endpoints and `webfetch.allowHosts` are
+    /// exempt and come with `None`.
+    pub private: Option<String>,
+    /// The URL's query string, if any: data may leave in it, so the approval shows it.
+    pub query: Option<String>,
+}
+
+/// The grant key of a private-network destination.
+pub fn net_key(origin: &str) -> String {
+    format!("net:{origin}")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,7 +221,7 @@ pub fn offered(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reason {
     /// Stable code: `removed`, `outside_workspace`, `hard_denied`, `effect`, `startup_write`,
-    /// `never_loosens`, `granted`, `allowed`.
+    /// `never_loosens`, `outside_sandbox`, `private_network`, `granted`, `allowed`.
     pub code: &'static str,
     pub message: String,
     pub verdict: protocol::PolicyDecision,
@@ -238,6 +259,14 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(startup_write(ctx, p));
         rs.extend(never_loosens(ctx, p));
         rs.extend(outside_sandbox(ctx, p));
+        rs.extend(private_network(ctx, p));
+        let mut warnings = warnings;
+        if let Some(q) = p.net.and_then(|n| n.query.as_deref()) {
+            warnings.push(format!(
+                "the URL sends data in its query string: ?{}",
+                command::visible(q)
+            ));
+        }
         return finish(ctx, p, rs, warnings);
     }
     finish(ctx, p, rs, Vec::new())
@@ -659,6 +688,28 @@ fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
 
 /// Keys under this prefix allow one call only: no answer stores them.
 pub const ONCE_ONLY: &str = "once:";
+
+/// 5c. A network call to an address that is not public (loopback, private, link-local, CGNAT,
+/// multicast, cloud metadata) asks — even in `full` mode with `--allow-external` — naming the
+/// address: it could reach services on this machine or its network (SSRF). `--yolo` allows it.
+fn private_network(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    let n = p.net?;
+    let why = n.private.as_deref()?;
+    let key = net_key(&n.origin);
+    if ctx.yolo || ctx.grants.contains(&key) {
+        return None;
+    }
+    let message = format!(
+        "{} is a non-public address, {why}: a request there could reach services on this machine or its network",
+        n.origin
+    );
+    Some(reason(
+        "private_network",
+        ask_verdict(ctx),
+        message,
+        Some(key),
+    ))
+}
 
 /// 5b. Running a command outside the process sandbox (e.g. a tool that needs a credential file
 /// the sandbox hides) always asks — even with `--yolo` — names why, and is never granted for the

@@ -106,6 +106,7 @@ fn truth_table_matrix() {
                                 paths: &[],
                                 command: None,
                                 command_text: None,
+                                net: None,
                             };
                             let got = decide(&ctx, &p).label();
                             let want = expected(agent, mode, c, interactive, read_only, e);
@@ -148,6 +149,7 @@ fn session_grant_covers_effect_but_not_plan_or_read_only() {
         paths: &[],
         command: None,
         command_text: None,
+        net: None,
     };
     assert_eq!(decide(&mk(Agent::Build, false), &p).label(), D::Allow);
     assert_eq!(decide(&mk(Agent::Plan, false), &p).label(), D::Deny);
@@ -174,6 +176,7 @@ fn outside_path_asks_for_directory_first_then_effect() {
         paths: &outside,
         command: None,
         command_text: None,
+        net: None,
     };
     {
         let ctx = Context {
@@ -275,6 +278,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
             paths: &[],
             command: Some(&a),
             command_text: Some(cmd),
+            net: None,
         };
         let ctx = Context {
             agent: Agent::Build,
@@ -308,6 +312,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
         paths: &[],
         command: Some(&a),
         command_text: Some("cargo test"),
+        net: None,
     };
     let ctx = Context {
         agent: Agent::Build,
@@ -330,6 +335,7 @@ fn yolo_never_lifts_read_only_or_plan() {
         paths: &[],
         command: None,
         command_text: None,
+        net: None,
     };
     let ctx = Context {
         agent: Agent::Plan,
@@ -370,6 +376,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
             paths: &uses,
             command: None,
             command_text: None,
+            net: None,
         };
         let ctx = Context {
             agent: Agent::Build,
@@ -418,6 +425,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         paths: &uses,
         command: None,
         command_text: None,
+        net: None,
     };
     let ctx = Context {
         agent: Agent::Build,
@@ -458,6 +466,7 @@ fn commands_naming_hard_denied_paths_are_denied_not_asked() {
             paths: &[],
             command: Some(&a),
             command_text: Some(cmd),
+            net: None,
         };
         decide(&ctx(mode, yolo), &p).label()
     };
@@ -519,6 +528,7 @@ fn prefix_rules_match_parsed_argv() {
                 paths: &[],
                 command: Some(&a),
                 command_text: Some(cmd),
+                net: None,
             },
         )
         .label()
@@ -562,4 +572,94 @@ fn prefix_rules_match_parsed_argv() {
         Some(vec!["a b".to_string()])
     );
     assert_eq!(parse_prefix_key("prefix:[]"), None);
+}
+
+/// A private destination asks even in `full` mode with `--allow-external`; headless it is
+/// denied; `--yolo`, a session grant of that origin, or an exempt (public) target allow it; the
+/// plan agent and `--read-only` never reach the question. The query string is a warning.
+#[test]
+fn private_network_never_loosens_with_the_effect() {
+    let private = NetUse {
+        origin: "http://127.0.0.1:8080".into(),
+        private: Some("127.0.0.1 (loopback)".into()),
+        query: Some("token=abc".into()),
+    };
+    let public = NetUse {
+        private: None,
+        ..private.clone()
+    };
+    let external = Ceiling {
+        external: true,
+        ..Ceiling::default()
+    };
+    let decide_with = |net: &NetUse,
+                       interactive: bool,
+                       yolo: bool,
+                       grants: &HashSet<String>,
+                       agent: Agent,
+                       read_only: bool| {
+        let ctx = Context {
+            agent,
+            mode: Mode::Full,
+            interactive,
+            ceiling: external,
+            read_only,
+            yolo,
+            grants,
+        };
+        decide(
+            &ctx,
+            &Proposal {
+                tool: "webfetch",
+                effect: Effect::External,
+                paths: &[],
+                command: None,
+                command_text: None,
+                net: Some(net),
+            },
+        )
+    };
+    let none = HashSet::new();
+    match decide_with(&private, true, false, &none, Agent::Build, false) {
+        Decision::Ask(a) => {
+            assert_eq!(a.key, net_key("http://127.0.0.1:8080"));
+            assert!(a.reason.contains("127.0.0.1 (loopback)"), "{}", a.reason);
+            assert!(a.warnings.iter().any(|w| w.contains("?token=abc")));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        decide_with(&private, false, false, &none, Agent::Build, false).label(),
+        D::Deny
+    );
+    assert_eq!(
+        decide_with(&private, true, true, &none, Agent::Build, false).label(),
+        D::Allow
+    );
+    let granted: HashSet<String> = [net_key("http://127.0.0.1:8080")].into_iter().collect();
+    assert_eq!(
+        decide_with(&private, true, false, &granted, Agent::Build, false).label(),
+        D::Allow
+    );
+    let other: HashSet<String> = [net_key("http://127.0.0.1:8081")].into_iter().collect();
+    assert_eq!(
+        decide_with(&private, true, false, &other, Agent::Build, false).label(),
+        D::Ask
+    );
+    assert_eq!(
+        decide_with(&public, true, false, &none, Agent::Build, false).label(),
+        D::Allow
+    );
+    assert_eq!(
+        decide_with(&public, false, false, &none, Agent::Build, false).label(),
+        D::Allow
+    );
+    assert_eq!(
+        decide_with(&private, true, false, &none, Agent::Plan, false).label(),
+        D::Deny
+    );
+    assert_eq!(
+        decide_with(&private, true, true, &none, Agent::Build, true).label(),
+        D::Deny
+    );
 }

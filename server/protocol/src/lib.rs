@@ -1196,6 +1196,101 @@ pub struct ProviderSettingsParams {
     pub api_key: Option<String>,
 }
 
+/// A web search provider (seed 000, "Buscar en la web").
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum SearchProvider {
+    /// A SearXNG instance (`searxng_url`; by default a public one).
+    Searxng,
+    /// DuckDuckGo Instant Answer: no key; direct factual queries only.
+    DuckduckgoInstant,
+    /// DuckDuckGo's HTML page: no key; a general web search.
+    DuckduckgoHtml,
+    /// Tavily (`TAVILY_API_KEY`).
+    Tavily,
+    /// Brave Search (`BRAVE_SEARCH_API_KEY`).
+    Brave,
+    /// SerpApi (`SERPAPI_API_KEY`).
+    Serpapi,
+}
+
+impl SearchProvider {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// One provider the Settings page offers.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SearchProviderInfo {
+    pub id: SearchProvider,
+    pub label: String,
+    /// The environment variable its key is read from when none is stored (keyless: absent).
+    pub key_env: Option<String>,
+    /// What to know before choosing it.
+    pub note: String,
+}
+
+/// Where the web search settings in use came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SettingsSource {
+    /// Nothing configured: the defaults.
+    Default,
+    /// `websearch` in the state directory's config.json.
+    Config,
+    /// `PUT /api/settings/websearch`.
+    Settings,
+}
+
+/// `GET /api/settings/websearch`: the provider `websearch` uses now.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WebSearchSettingsView {
+    pub provider: SearchProvider,
+    /// The SearXNG instance (used by `searxng`).
+    pub searxng_url: String,
+    /// `websearch.endpoint` from config.json: the provider's API URL instead of its public one.
+    pub endpoint: Option<String>,
+    /// The variable the key is read from when none is stored (keyless providers: absent).
+    pub key_env: Option<String>,
+    /// Whether a key is available (stored, or in the server's environment). Never returned.
+    pub api_key_set: bool,
+    pub source: SettingsSource,
+    /// Every provider, for a chooser.
+    pub providers: Vec<SearchProviderInfo>,
+}
+
+/// `PUT /api/settings/websearch`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchSettingsParams {
+    pub provider: SearchProvider,
+    /// The SearXNG instance: `https://…`, or `http://` on a loopback host (422 otherwise);
+    /// blank or absent: the default public instance.
+    #[schema(
+        pattern = "^(https?://[\\s\\S]*|[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)$"
+    )]
+    pub searxng_url: Option<String>,
+    /// Set a new key; an empty string removes it; absent keeps the stored one.
+    #[schema(max_length = 4096)]
+    pub api_key: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ModelList {
     pub data: Vec<ModelInfo>,

@@ -274,7 +274,7 @@ fn print_human(f: &crate::events::Frame) {
 
 /// `tradewind policy check`: the gate's dry run from the command line. Exit status 0 allow,
 /// 1 ask, 2 deny, 3 usage error; nothing is executed and no server is needed.
-pub fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::ExitCode {
+pub async fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::ExitCode {
     use crate::protocol::PolicyDecision;
     let usage = |m: &str| {
         eprintln!("tradewind policy check: {m}");
@@ -315,10 +315,18 @@ pub fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::ExitCode
         yolo: a.yolo,
         grants: &grants,
     };
-    let report = match tradewind_core::policy_check::check(&ctx, &tool, &input, &paths) {
-        Ok(r) => r,
-        Err(e) => return usage(&e.to_string()),
-    };
+    // The configured origins (`webfetch.allowHosts`, provider, search) are exempt from the
+    // private-address question, as in a run.
+    let exempt = crate::config::load_file_config(&state_dir)
+        .map(|f| {
+            crate::config::exempt_origins(&f.webfetch, &f.websearch, f.provider.base_url.as_deref())
+        })
+        .unwrap_or_default();
+    let report =
+        match tradewind_core::policy_check::check(&ctx, &tool, &input, &paths, &exempt).await {
+            Ok(r) => r,
+            Err(e) => return usage(&e.to_string()),
+        };
     if a.json {
         println!(
             "{}",

@@ -42,7 +42,7 @@ async fn main() -> std::process::ExitCode {
         },
         Command::SandboxExec { args } => return tradewind_core::sandbox::exec(args).await,
         Command::Policy(tradewind::config::PolicyCommand::Check(args)) => {
-            return tradewind::cli::policy_check(args);
+            return tradewind::cli::policy_check(args).await;
         }
     };
     match result {

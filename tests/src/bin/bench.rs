@@ -179,6 +179,7 @@ fn gate() {
                 paths: &uses,
                 command: None,
                 command_text: None,
+                net: None,
             }
         } else {
             Proposal {
@@ -187,6 +188,7 @@ fn gate() {
                 paths: &[],
                 command: Some(&analysis),
                 command_text: Some("cargo test --workspace"),
+                net: None,
             }
         };
         if matches!(
@@ -226,6 +228,7 @@ fn gate() {
                 paths: &[],
                 command: Some(&analysis),
                 command_text: Some(line),
+                net: None,
             },
         ));
     }
@@ -1450,6 +1453,63 @@ async fn sse() {
     }
 }
 
+/// `webfetch` of a local 2 MiB HTML page (sections with paragraphs, links, a table and a code
+/// block each) to Markdown: request, body, conversion, the 20,000-character cut and the cache
+/// write — all of the tool but the gate.
+async fn webfetch() {
+    let mut html = String::from(
+        "<!doctype html><html><head><title>Big docs</title><style>p{}</style></head><body>",
+    );
+    let mut i = 0;
+    while html.len() < 2 << 20 {
+        html.push_str(&format!(
+            "<h2 id=\"s{i}\">Section {i}</h2><p>Some <b>text</b> with <a href=\"/x/{i}\">a link</a> and <code>inline code</code>, repeated to fill a paragraph of documentation like a real page has.</p>\
+             <table><tr><th>Option</th><th>Default</th></tr><tr><td>--flag-{i}</td><td>{i}</td></tr></table>\
+             <pre><code class=\"language-rust\">fn f{i}() -> u32 {{\n    {i}\n}}</code></pre><ul><li>one</li><li>two</li></ul>"
+        ));
+        i += 1;
+    }
+    html.push_str("</body></html>");
+    let bytes = html.len();
+    let page: &'static str = Box::leak(html.into_boxed_str());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().route(
+        "/big",
+        axum::routing::get(move || async move {
+            (
+                [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                page,
+            )
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    let ws = TempDir::new("bench-webfetch");
+    let url = format!("http://127.0.0.1:{port}/big");
+    let mut ms = Vec::new();
+    for _ in 0..15 {
+        let t = Instant::now();
+        let out = tradewind::tools::web::bench_fetch(
+            &url,
+            tradewind::tools::web::Format::Markdown,
+            ws.path(),
+        )
+        .await;
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert!(
+            out.ok && out.text.contains("fullTextPath: "),
+            "{}",
+            &out.text[..200.min(out.text.len())]
+        );
+    }
+    println!(
+        "webfetch_2mib_html_to_markdown [{bytes} bytes, {i} sections]: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms (15 fetches; request, conversion, cut, cache write)",
+        pct(&mut ms, 0.5),
+        pct(&mut ms, 0.95),
+        ms.iter().cloned().fold(0.0, f64::max)
+    );
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -1484,6 +1544,9 @@ async fn main() {
     }
     if want("files") {
         files().await;
+    }
+    if want("webfetch") {
+        webfetch().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

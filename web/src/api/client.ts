@@ -42,6 +42,8 @@ import type {
   Task,
   TaskList,
   TaskOutput,
+  WebSearchSettings,
+  WebSearchSettingsUpdate,
   WhoAmI,
 } from "./types";
 
@@ -228,6 +230,10 @@ export const api = {
   putProvider: (p: ProviderSettingsUpdate) =>
     request<ProviderSettings>("PUT", "/api/settings/provider", p),
   models: () => request<ModelList>("GET", "/api/models"),
+
+  getWebSearch: () => request<WebSearchSettings>("GET", "/api/settings/websearch"),
+  putWebSearch: (p: WebSearchSettingsUpdate) =>
+    request<WebSearchSettings>("PUT", "/api/settings/websearch", p),
 };
 
 export function errorText(e: unknown): string {

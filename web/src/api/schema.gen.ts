@@ -814,6 +814,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/websearch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The web search provider `websearch` uses now.
+         * @description Returns the provider, the SearXNG URL (the default public instance when none is set), the
+         *     `websearch.endpoint` override from config.json, the environment variable a key is read from
+         *     (`key_env`, keyed providers only), `api_key_set` (stored, or present in the server's
+         *     environment; the key itself is never returned), `source` (`default`, `config` — the state
+         *     directory's config.json — or `settings`), and every provider with its note, for a chooser.
+         */
+        get: operations["get_websearch"];
+        /**
+         * Choose the web search provider; the next search uses it.
+         * @description `searxng_url` must be `https://`, or `http://` on a loopback host (a configurable address
+         *     could point anywhere); blank or absent means the default public instance. `api_key` (at most
+         *     4096 bytes) is stored for the keyed providers: a new key replaces the stored one, an empty
+         *     string removes it, absent keeps it. A refused change (422) stores nothing. The stored choice
+         *     wins over config.json's `websearch`, now and after a restart.
+         */
+        put: operations["put_websearch"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/setup/probe": {
         parameters: {
             query?: never;
@@ -1970,6 +2002,20 @@ export interface components {
             /** @description Why the sandbox is off, or what it cannot protect (a root holding credentials). */
             notes: string[];
         };
+        /**
+         * @description A web search provider (seed 000, "Buscar en la web").
+         * @enum {string}
+         */
+        SearchProvider: "searxng" | "duckduckgo-instant" | "duckduckgo-html" | "tavily" | "brave" | "serpapi";
+        /** @description One provider the Settings page offers. */
+        SearchProviderInfo: {
+            id: components["schemas"]["SearchProvider"];
+            /** @description The environment variable its key is read from when none is stored (keyless: absent). */
+            key_env?: string | null;
+            label: string;
+            /** @description What to know before choosing it. */
+            note: string;
+        };
         /** @description The server's startup ceiling and switches, for the UI's permission menu. */
         ServerConfig: {
             ceiling: components["schemas"]["CeilingInfo"];
@@ -2050,6 +2096,11 @@ export interface components {
              */
             type: "session_updated";
         };
+        /**
+         * @description Where the web search settings in use came from.
+         * @enum {string}
+         */
+        SettingsSource: "default" | "config" | "settings";
         /**
          * @description Why a run stopped early.
          * @enum {string}
@@ -2234,6 +2285,32 @@ export interface components {
              * @enum {string}
              */
             type: "wakeup";
+        };
+        /** @description `PUT /api/settings/websearch`. */
+        WebSearchSettingsParams: {
+            /** @description Set a new key; an empty string removes it; absent keeps the stored one. */
+            api_key?: string | null;
+            provider: components["schemas"]["SearchProvider"];
+            /**
+             * @description The SearXNG instance: `https://…`, or `http://` on a loopback host (422 otherwise);
+             *     blank or absent: the default public instance.
+             */
+            searxng_url?: string | null;
+        };
+        /** @description `GET /api/settings/websearch`: the provider `websearch` uses now. */
+        WebSearchSettingsView: {
+            /** @description Whether a key is available (stored, or in the server's environment). Never returned. */
+            api_key_set: boolean;
+            /** @description `websearch.endpoint` from config.json: the provider's API URL instead of its public one. */
+            endpoint?: string | null;
+            /** @description The variable the key is read from when none is stored (keyless providers: absent). */
+            key_env?: string | null;
+            provider: components["schemas"]["SearchProvider"];
+            /** @description Every provider, for a chooser. */
+            providers: components["schemas"]["SearchProviderInfo"][];
+            /** @description The SearXNG instance (used by `searxng`). */
+            searxng_url: string;
+            source: components["schemas"]["SettingsSource"];
         };
         WhoAmI: {
             /** @description `cookie` (browser login), `bearer` (access token or API token). */
@@ -5818,6 +5895,167 @@ export interface operations {
                 };
             };
             /** @description Invalid settings, or no provider can be built from them; nothing was stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_websearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The web search provider in use */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSearchSettingsView"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_websearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebSearchSettingsParams"];
+            };
+        };
+        responses: {
+            /** @description The web search provider now in use */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSearchSettingsView"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid settings; nothing was stored */
             422: {
                 headers: {
                     [name: string]: unknown;

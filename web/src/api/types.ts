@@ -56,6 +56,9 @@ export type ProviderSettingsUpdate = Schemas["ProviderSettingsParams"];
 export type ModelList = Schemas["ModelList"];
 export type ProbeResult = Schemas["ProbeResult"];
 export type ProbedServer = Schemas["ProbedServer"];
+export type WebSearchSettings = Schemas["WebSearchSettingsView"];
+export type WebSearchSettingsUpdate = Schemas["WebSearchSettingsParams"];
+export type SearchProvider = Schemas["SearchProvider"];
 
 // ---- Display parts -------------------------------------------------------
 

@@ -140,34 +140,61 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
             audit(t, call, effect, deny, &e.to_string(), e.code()).await;
             ToolOutput::err(e.code(), e)
         }
-        Ok(prepared) => match gate(
-            t,
-            call,
-            &input,
-            prepared.effect,
-            &prepared.paths,
-            prepared.command.as_ref(),
-        )
-        .await
-        {
-            Ok(()) => {
-                // The audit trail of an effect is on disk before the effect happens.
-                if prepared.effect != Effect::Read {
-                    t.durable().await;
-                }
-                let ctx = ToolCtx {
-                    paths: &t.paths,
-                    cancel: &t.run.cancel,
-                    call_id: &call.id,
-                    turn: t,
-                };
-                prepared.run(&ctx).await
-            }
-            Err(out) => out,
-        },
+        Ok(prepared) => run_prepared(t, call, &input, prepared).await,
     };
     record_result(t, call, &out).await;
     out
+}
+
+/// Resolve where the call connects (if it does), pass it through the gate, run it.
+async fn run_prepared(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    prepared: tools::Prepared,
+) -> ToolOutput {
+    let target = match &prepared.url {
+        Some(url) => match crate::net::resolve(url, &t.deps.net_exempt).await {
+            Ok(target) => Some(target),
+            Err(e) => {
+                let deny = crate::protocol::PolicyDecision::Deny;
+                audit(t, call, prepared.effect, deny, &e, "unreachable").await;
+                return ToolOutput::err("unreachable", e);
+            }
+        },
+        None => None,
+    };
+    let checked = Gate {
+        paths: &prepared.paths,
+        command: prepared.command.as_ref(),
+        net: target.as_ref().map(|t| &t.usage),
+    };
+    if let Err(out) = gate(t, call, input, prepared.effect, checked, HashSet::new()).await {
+        return out;
+    }
+    // The audit trail of an effect is on disk before the effect happens.
+    if prepared.effect != Effect::Read {
+        t.durable().await;
+    }
+    let ctx = ToolCtx {
+        paths: &t.paths,
+        cancel: &t.run.cancel,
+        call_id: &call.id,
+        net: target.as_ref(),
+        turn: t,
+        call,
+        input,
+        effect: prepared.effect,
+    };
+    prepared.run(&ctx).await
+}
+
+/// What the gate checks of a call besides its tool and effect.
+#[derive(Clone, Copy)]
+pub(crate) struct Gate<'a> {
+    pub paths: &'a [policy::PathUse],
+    pub command: Option<&'a (String, policy::command::CommandAnalysis)>,
+    pub net: Option<&'a policy::NetUse>,
 }
 
 async fn audit(
@@ -188,42 +215,46 @@ async fn audit(
     });
 }
 
+/// The session's grants, read once per run (only this run adds to them meanwhile) and again
+/// after a revoke anywhere.
+async fn session_grants(t: &Turn<'_>) -> HashSet<String> {
+    let epoch = t
+        .deps
+        .grants_epoch
+        .load(std::sync::atomic::Ordering::Acquire);
+    let cached = t.grants.lock().clone().filter(|(e, _)| *e == epoch);
+    if let Some((_, g)) = cached {
+        return g;
+    }
+    let g: HashSet<String> = t
+        .deps
+        .store
+        .list_grants(&t.run.session.id)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    *t.grants.lock() = Some((epoch, g.clone()));
+    g
+}
+
 /// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
-async fn gate(
+/// `once`: grants that hold for this call only (already answered).
+pub(crate) async fn gate(
     t: &Turn<'_>,
     call: &ToolCallReq,
     input: &Value,
     effect: Effect,
-    paths: &[policy::PathUse],
-    command: Option<&(String, policy::command::CommandAnalysis)>,
+    checked: Gate<'_>,
+    mut once: HashSet<String>,
 ) -> Result<(), ToolOutput> {
-    let mut once: HashSet<String> = HashSet::new();
+    let Gate {
+        paths,
+        command,
+        net,
+    } = checked;
     for _ in 0..8 {
-        // The session's grants, read once per run (only this run adds to them meanwhile) and
-        // again after a revoke anywhere.
-        let epoch = t
-            .deps
-            .grants_epoch
-            .load(std::sync::atomic::Ordering::Acquire);
-        let cached = t.grants.lock().clone().filter(|(e, _)| *e == epoch);
-        let mut grants: HashSet<String> = match cached {
-            Some((_, g)) => g,
-            None => {
-                let g: HashSet<String> = t
-                    .deps
-                    .store
-                    .list_grants(&t.run.session.id)
-                    .await
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect();
-                {
-                    let mut c = t.grants.lock();
-                    *c = Some((epoch, g.clone()));
-                }
-                g
-            }
-        };
+        let mut grants = session_grants(t).await;
         grants.extend(once.iter().cloned());
         let cfg = &t.deps.cfg;
         let ctx = Context {
@@ -241,6 +272,7 @@ async fn gate(
             paths,
             command: command.map(|(_, a)| a),
             command_text: command.map(|(c, _)| c.as_str()),
+            net,
         };
         let decision = policy::decide(&ctx, &proposal);
         match &decision {

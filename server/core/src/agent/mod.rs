@@ -3,7 +3,7 @@
 //! text-only answer, the iteration limit, an error, or cancellation. Every step is a durable
 //! event. The `!command` typed by a user builds the same proposal and passes the same gate.
 
-mod calls;
+pub(crate) mod calls;
 pub mod coalesce;
 pub mod history;
 
@@ -91,6 +91,13 @@ pub struct AgentDeps {
     pub grants_epoch: std::sync::atomic::AtomicU64,
     /// Each workspace's file list, for `@` mentions.
     pub files: Arc<crate::services::files::FileLists>,
+    /// Origins the user configured (provider, search endpoint, `webfetch.allowHosts`): network
+    /// tools may reach them even on a private address.
+    pub net_exempt: Vec<String>,
+    /// The web search provider (changed at run time through Settings).
+    pub websearch: parking_lot::RwLock<crate::config::WebSearchSettings>,
+    /// One HTTP client for web searches (connection reuse); fetches pin their own.
+    pub web_client: reqwest::Client,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.

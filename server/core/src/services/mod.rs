@@ -7,6 +7,7 @@
 pub mod files;
 mod provider;
 mod sessions;
+mod websearch;
 
 use std::sync::Arc;
 
@@ -127,6 +128,15 @@ pub async fn agent_deps(
         sandbox_info,
         grants_epoch: std::sync::atomic::AtomicU64::new(0),
         files: Arc::default(),
+        net_exempt: crate::config::exempt_origins(
+            &cfg.webfetch,
+            &cfg.websearch,
+            cfg.provider.as_ref().and_then(|p| p.base_url.as_deref()),
+        ),
+        websearch: parking_lot::RwLock::new(
+            crate::tools::websearch::stored_settings(store, &cfg.websearch).await,
+        ),
+        web_client: crate::tools::websearch::client()?,
     };
     Ok((deps, ended))
 }

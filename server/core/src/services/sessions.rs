@@ -214,7 +214,7 @@ impl Core {
             ),
         };
         let ctx = self.gate_context(agent, mode, &grants);
-        match crate::policy_check::check(&ctx, &p.tool, &p.input, &paths) {
+        match crate::policy_check::check(&ctx, &p.tool, &p.input, &paths, &deps.net_exempt).await {
             Ok(report) => Ok(report),
             Err(crate::tools::PrepareError::Unknown(_)) => Err(ServiceError::NotFound("tool")),
             // The gate refuses a call whose arguments do not fit the tool (or name a path it
@@ -377,6 +377,7 @@ impl Core {
                         paths: &[],
                         command: None,
                         command_text: None,
+                        net: None,
                     };
                     match crate::policy::decide(&ctx, &p) {
                         crate::policy::Decision::Allow { reason, .. } => ("enabled", reason),

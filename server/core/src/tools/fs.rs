@@ -481,6 +481,7 @@ fn on_file<A>(
     Ok(Gated {
         paths: vec![super::use_of(&r)],
         command: None,
+        url: None,
         call: PathCall {
             root: paths.anchor(&r),
             path: r.path,
@@ -556,6 +557,7 @@ impl super::Tool for ListFiles {
         Ok(Gated {
             paths: vec![super::dir_use(&r)],
             command: None,
+            url: None,
             call: (r.path, a.glob, a.limit.unwrap_or(1000).clamp(1, 5000)),
         })
     }

@@ -222,6 +222,7 @@ impl super::Tool for GitStatus {
         Ok(Gated {
             paths: uses,
             command: None,
+            url: None,
             call: repo,
         })
     }
@@ -267,6 +268,7 @@ impl super::Tool for GitDiff {
         Ok(Gated {
             paths: uses,
             command: None,
+            url: None,
             call: (repo, a.staged, path),
         })
     }

@@ -15,6 +15,8 @@ pub mod prompts;
 pub mod search;
 pub mod tasks;
 pub mod todo;
+pub mod web;
+pub mod websearch;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -54,6 +56,8 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &prompts::AskUserQuestion,
     &prompts::ExitPlan,
     &todo::TodoWrite,
+    &web::WebFetch,
+    &websearch::WebSearch,
 ];
 
 /// One tool, defined once.
@@ -87,6 +91,8 @@ pub trait Tool: Send + Sync + 'static {
 pub struct Gated<C> {
     pub paths: Vec<PathUse>,
     pub command: Option<(String, CommandAnalysis)>,
+    /// The URL the call connects to first: resolved and classified before the gate decides.
+    pub url: Option<url::Url>,
     pub call: C,
 }
 
@@ -96,6 +102,7 @@ impl<C> Gated<C> {
         Gated {
             paths: Vec::new(),
             command: None,
+            url: None,
             call,
         }
     }
@@ -107,7 +114,14 @@ pub struct ToolCtx<'a> {
     pub cancel: &'a CancellationToken,
     /// The model's id of this call.
     pub call_id: &'a str,
+    /// Where the call connects first ([`Gated::url`]), resolved and allowed by the gate: connect
+    /// to these addresses only.
+    pub net: Option<&'a crate::net::Target>,
     pub(crate) turn: &'a Turn<'a>,
+    /// The call as the model made it (for a further approval, e.g. a redirect).
+    pub(crate) call: &'a crate::provider::ToolCallReq,
+    pub(crate) input: &'a Value,
+    pub(crate) effect: Effect,
 }
 
 impl ToolCtx<'_> {
@@ -115,6 +129,33 @@ impl ToolCtx<'_> {
     pub fn file_allowed(&self, path: &std::path::Path) -> bool {
         let key = crate::policy::file_key(path);
         self.turn.grants_contain(&key)
+    }
+
+    /// Resolve a further destination of this call (a redirect) and pass it through the gate,
+    /// asking if it is not public; the call's own effect is already allowed.
+    pub async fn reach(&self, url: &url::Url) -> Result<crate::net::Target, ToolOutput> {
+        let target = crate::net::resolve(url, &self.turn.deps.net_exempt)
+            .await
+            .map_err(|e| ToolOutput::err("unreachable", e))?;
+        let mut input = serde_json::json!({ "url": url.as_str() });
+        if let Some(first) = self.input.get("url") {
+            input["redirectedFrom"] = first.clone();
+        }
+        let once = std::iter::once(crate::policy::effect_key(self.effect)).collect();
+        crate::agent::calls::gate(
+            self.turn,
+            self.call,
+            &input,
+            self.effect,
+            crate::agent::calls::Gate {
+                paths: &[],
+                command: None,
+                net: Some(&target.usage),
+            },
+            once,
+        )
+        .await?;
+        Ok(target)
     }
 }
 
@@ -174,6 +215,7 @@ pub struct Prepared {
     pub effect: Effect,
     pub paths: Vec<PathUse>,
     pub command: Option<(String, CommandAnalysis)>,
+    pub url: Option<url::Url>,
     call: Box<dyn Runnable>,
 }
 
@@ -184,6 +226,7 @@ impl std::fmt::Debug for Prepared {
             .field("effect", &self.effect)
             .field("paths", &self.paths)
             .field("command", &self.command)
+            .field("url", &self.url)
             .finish_non_exhaustive()
     }
 }
@@ -255,6 +298,7 @@ impl<T: Tool> DynTool for T {
             effect: T::EFFECT,
             paths: g.paths,
             command: g.command,
+            url: g.url,
             call: Box::new(CallOf::<T>(g.call)),
         })
     }

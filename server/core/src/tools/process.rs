@@ -122,6 +122,7 @@ impl ProcessArgs {
         Gated {
             paths: paths.command_paths(&mut analysis, &self.cwd),
             command: Some((self.display.clone(), analysis)),
+            url: None,
             call: self,
         }
     }

@@ -61,6 +61,7 @@ impl super::Tool for SearchText {
         Ok(Gated {
             paths: vec![super::dir_use(&r)],
             command: None,
+            url: None,
             call: SearchArgs {
                 pattern: a.pattern,
                 root: r.path,

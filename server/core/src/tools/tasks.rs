@@ -62,6 +62,7 @@ impl super::Tool for BgRun {
         Ok(Gated {
             paths: paths.command_paths(&mut analysis, &cwd),
             command: Some((a.command.clone(), analysis)),
+            url: None,
             call: BgRunCall {
                 command: a.command,
                 cwd,

@@ -91,6 +91,7 @@ impl std::ops::Deref for AppState {
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         settings::get_provider, settings::put_provider, settings::list_models,
+        settings::get_websearch, settings::put_websearch,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
     ),
@@ -106,7 +107,7 @@ impl std::ops::Deref for AppState {
         (name = "tasks", description = "Background tasks (shell commands the model started with `bg_run`): list them, read their output, stop them."),
         (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
-        (name = "settings", description = "The model provider: read and change it while the server runs, list its models, and find local model servers."),
+        (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
         (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
     )
 )]
@@ -207,6 +208,10 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/settings/provider",
             get(settings::get_provider).put(settings::put_provider),
+        )
+        .route(
+            "/api/settings/websearch",
+            get(settings::get_websearch).put(settings::put_websearch),
         )
         .route("/api/models", get(settings::list_models))
         .route("/api/ws", get(ws::ws_handler))

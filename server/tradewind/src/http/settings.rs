@@ -1,11 +1,15 @@
-//! The model provider: read and change it at run time (the key is write-only), list models.
+//! The model provider and the web search provider: read and change them at run time (keys are
+//! write-only), list models.
 
 use axum::extract::State;
 
 use super::AppState;
 use super::extract::ApiJson;
 use crate::error::{ApiResult, ErrorBody};
-use crate::protocol::{ModelInfo, ModelList, ProviderSettingsParams, ProviderSettingsView};
+use crate::protocol::{
+    ModelInfo, ModelList, ProviderSettingsParams, ProviderSettingsView, WebSearchSettingsParams,
+    WebSearchSettingsView,
+};
 
 /// The model provider that runs now, and where its configuration came from.
 ///
@@ -54,4 +58,38 @@ pub async fn list_models(State(state): State<AppState>) -> ApiResult<axum::Json<
     Ok(axum::Json(ModelList {
         data: ids.into_iter().map(|id| ModelInfo { id }).collect(),
     }))
+}
+
+/// The web search provider `websearch` uses now.
+///
+/// Returns the provider, the SearXNG URL (the default public instance when none is set), the
+/// `websearch.endpoint` override from config.json, the environment variable a key is read from
+/// (`key_env`, keyed providers only), `api_key_set` (stored, or present in the server's
+/// environment; the key itself is never returned), `source` (`default`, `config` — the state
+/// directory's config.json — or `settings`), and every provider with its note, for a chooser.
+#[utoipa::path(get, path = "/api/settings/websearch", tag = "settings",
+    responses((status = 200, description = "The web search provider in use", body = WebSearchSettingsView),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn get_websearch(
+    State(state): State<AppState>,
+) -> ApiResult<axum::Json<WebSearchSettingsView>> {
+    Ok(axum::Json(state.websearch_settings().await?))
+}
+
+/// Choose the web search provider; the next search uses it.
+///
+/// `searxng_url` must be `https://`, or `http://` on a loopback host (a configurable address
+/// could point anywhere); blank or absent means the default public instance. `api_key` (at most
+/// 4096 bytes) is stored for the keyed providers: a new key replaces the stored one, an empty
+/// string removes it, absent keeps it. A refused change (422) stores nothing. The stored choice
+/// wins over config.json's `websearch`, now and after a restart.
+#[utoipa::path(put, path = "/api/settings/websearch", tag = "settings", request_body = WebSearchSettingsParams,
+    responses((status = 200, description = "The web search provider now in use", body = WebSearchSettingsView),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 422, description = "Invalid settings; nothing was stored", body = ErrorBody)))]
+pub async fn put_websearch(
+    State(state): State<AppState>,
+    ApiJson(p): ApiJson<WebSearchSettingsParams>,
+) -> ApiResult<axum::Json<WebSearchSettingsView>> {
+    Ok(axum::Json(state.set_websearch(&p).await?))
 }

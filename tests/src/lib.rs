@@ -70,6 +70,8 @@ pub struct Opts {
     pub webfetch_allow: Vec<String>,
     /// `websearch` from config.json.
     pub websearch: Option<tradewind::config::WebSearchSettings>,
+    /// `mcp` from config.json.
+    pub mcp: Option<tradewind::config::McpSettings>,
 }
 
 pub struct TestServer {
@@ -105,6 +107,9 @@ impl TestServer {
         cfg.webfetch.allow_hosts = opts.webfetch_allow.clone();
         if let Some(w) = &opts.websearch {
             cfg.websearch = w.clone();
+        }
+        if let Some(m) = &opts.mcp {
+            cfg.mcp = m.clone();
         }
         if let Some(t) = opts.approval_timeout_secs {
             cfg.agent.approval_timeout_secs = t;
@@ -713,4 +718,21 @@ pub async fn sse_open(
         req = req.header("last-event-id", id);
     }
     req.send().await.expect("stream request")
+}
+
+/// `@modelcontextprotocol/server-everything` over stdio, as installed in `tests/mcp` by
+/// `scripts/test` (`npm ci` there).
+pub fn everything_server() -> tradewind::config::McpServerDef {
+    let entry = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        entry.is_file(),
+        "{} is missing: run `npm ci` in tests/mcp (scripts/test does)",
+        entry.display()
+    );
+    tradewind::config::McpServerDef {
+        command: Some("node".into()),
+        args: vec![entry.to_string_lossy().into_owned(), "stdio".into()],
+        ..Default::default()
+    }
 }

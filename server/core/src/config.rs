@@ -1,5 +1,6 @@
 //! Command line and configuration layers: flags > environment > `config.json` in the state dir.
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,9 @@ pub enum Command {
     /// Print a fresh one-time sign-in link (and its QR code) for the server running with this
     /// state directory: the way in for a new device, or back in without a password.
     Link(PasswdArgs),
+    /// MCP servers from config.json.
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Internal: run a command confined (Landlock, own session, subreaper). The server execs
     /// this for every command the agent starts.
     #[command(hide = true)]
@@ -56,6 +60,32 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<std::ffi::OsString>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// The configured MCP servers (nothing is started).
+    List(McpArgs),
+    /// Start one server as the agent would (sandbox, environment), connect, list its tools;
+    /// say what fails. Exit status 1 when it cannot connect.
+    Doctor(McpDoctorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[arg(long, env = "TRADEWIND_HOME")]
+    pub state_dir: Option<PathBuf>,
+    /// Workspace the server runs in (default: the current directory).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpDoctorArgs {
+    #[command(flatten)]
+    pub common: McpArgs,
+    /// The server's name in config.json.
+    pub name: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -126,6 +156,10 @@ pub struct CommonArgs {
     /// Let network tools run without asking.
     #[arg(long)]
     pub allow_external: bool,
+    /// Connect the enabled MCP servers of config.json at start; headless runs may then call
+    /// their tools (with --allow-external too). Without it, the web app's Connect does it.
+    #[arg(long)]
+    pub allow_mcp: bool,
     /// Remove write, process and external tools entirely.
     #[arg(long)]
     pub read_only: bool,
@@ -248,6 +282,10 @@ pub struct FileConfig {
     pub sandbox: SandboxSettings,
     pub webfetch: WebFetchSettings,
     pub websearch: WebSearchSettings,
+    pub mcp: McpSettings,
+    /// The MCP servers in the form other clients use (`{"mcpServers": {NAME: {...}}}`); merged
+    /// with `mcp.servers` (which wins on a name in both).
+    pub mcp_servers: BTreeMap<String, McpServerDef>,
     pub auth: crate::auth::AuthSettings,
     /// `"auto"` or `"off"`; `tlsCert`/`tlsKey` give files.
     pub tls: Option<String>,
@@ -284,6 +322,38 @@ pub struct WebFetchSettings {
     /// Origins (`http://localhost:8080`) `webfetch` may reach without the private-address
     /// approval: a local documentation server, say. Matched by exact origin.
     pub allow_hosts: Vec<String>,
+}
+
+/// `mcp` in config.json (the user's own config: a repository cannot add servers).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct McpSettings {
+    /// As `--allow-mcp`: connect the enabled servers at start; headless runs may call them.
+    pub allow: bool,
+    pub servers: BTreeMap<String, McpServerDef>,
+}
+
+/// One MCP server: a command spoken to over stdio, or a streamable HTTP `url`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "camelCase", default)]
+pub struct McpServerDef {
+    /// The program (looked up in `PATH`), run in the process sandbox.
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    /// Variables set for the server (literal values).
+    pub env: BTreeMap<String, String>,
+    /// Variables of the server's own environment passed on by name; nothing else is (besides
+    /// `PATH`, `HOME`, `LANG`, `TERM`, `TMPDIR`).
+    pub env_allow: Vec<String>,
+    /// A streamable HTTP endpoint.
+    pub url: Option<String>,
+    /// HTTP headers; `${NAME}` in a value is the variable NAME of the server's environment
+    /// (`"Authorization": "Bearer ${GITHUB_TOKEN}"`).
+    pub headers: BTreeMap<String, String>,
+    /// `false` keeps the server listed but never connected.
+    pub enabled: Option<bool>,
+    /// Seconds a tool call may take (default 60, at most 600).
+    pub timeout: Option<u64>,
 }
 
 /// `websearch` in config.json (Settings can change provider and SearXNG URL at run time).
@@ -457,6 +527,8 @@ pub struct Config {
     pub sandbox: SandboxSettings,
     pub webfetch: WebFetchSettings,
     pub websearch: WebSearchSettings,
+    /// MCP servers (`mcp.servers` and `mcpServers`); `allow`: `--allow-mcp` or `mcp.allow`.
+    pub mcp: McpSettings,
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
@@ -566,6 +638,14 @@ impl Config {
             sandbox: file.sandbox,
             webfetch: file.webfetch,
             websearch: file.websearch,
+            mcp: {
+                let mut m = file.mcp;
+                for (name, def) in file.mcp_servers {
+                    m.servers.entry(name).or_insert(def);
+                }
+                m.allow = (m.allow || common.allow_mcp) && !read_only;
+                m
+            },
             sandbox_helper: std::env::current_exe().ok(),
             auth: file.auth,
             tls: match (
@@ -677,6 +757,7 @@ impl Config {
             sandbox: SandboxSettings::default(),
             webfetch: WebFetchSettings::default(),
             websearch: WebSearchSettings::default(),
+            mcp: McpSettings::default(),
             sandbox_helper: None,
             auth: crate::auth::AuthSettings::default(),
             tls: None,

@@ -13,6 +13,7 @@ pub mod artifacts;
 pub mod auth;
 pub mod config;
 pub mod events;
+pub mod mcp;
 pub mod net;
 pub mod pending;
 pub mod plan;

@@ -33,6 +33,7 @@ pub async fn check(
         command: command.map(|(_, a)| a),
         command_text: command.map(|(c, _)| c.as_str()),
         net: target.as_ref().map(|t| &t.usage),
+        mcp: None,
     };
     let explained = policy::explain(ctx, &proposal);
     let (decision, warnings) = match &explained.decision {

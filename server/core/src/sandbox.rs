@@ -236,12 +236,17 @@ impl Sandbox {
 
     /// The helper's arguments for a command run in `workspace` (the session's, granted too).
     pub fn args(&self, workspace: &Path) -> Vec<std::ffi::OsString> {
+        self.args_reading(workspace, &[])
+    }
+
+    /// [`Sandbox::args`], with `read` readable too (an MCP server's own installation).
+    pub fn args_reading(&self, workspace: &Path, read: &[PathBuf]) -> Vec<std::ffi::OsString> {
         let mut a: Vec<std::ffi::OsString> = vec!["sandbox-exec".into()];
         for p in std::iter::once(workspace).chain(self.base.rw.iter().map(PathBuf::as_path)) {
             a.push("--rw".into());
             a.push(p.into());
         }
-        for p in &self.base.ro {
+        for p in self.base.ro.iter().chain(read) {
             a.push("--ro".into());
             a.push(p.into());
         }
@@ -260,8 +265,21 @@ impl Sandbox {
         program: &Path,
         args: &[std::ffi::OsString],
     ) -> tokio::process::Command {
+        self.command_reading(workspace, &[], program, args)
+    }
+
+    /// [`Sandbox::command`], with `read` readable too.
+    pub fn command_reading(
+        &self,
+        workspace: &Path,
+        read: &[PathBuf],
+        program: &Path,
+        args: &[std::ffi::OsString],
+    ) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(&self.helper);
-        cmd.args(self.args(workspace)).arg(program).args(args);
+        cmd.args(self.args_reading(workspace, read))
+            .arg(program)
+            .args(args);
         cmd
     }
 }

@@ -74,6 +74,7 @@ pub fn full_mode_decision(cmd: &str, paths: &PathPolicy, workspace: &Path) -> De
             command: Some(&a),
             command_text: Some(cmd),
             net: None,
+            mcp: None,
         },
     )
 }

@@ -68,6 +68,30 @@ pub struct Proposal<'a> {
     pub command_text: Option<&'a str>,
     /// For network tools: where the call connects, already resolved.
     pub net: Option<&'a NetUse>,
+    /// For a tool of an MCP server: which one, as connected.
+    pub mcp: Option<&'a McpUse>,
+}
+
+/// A call of a tool an MCP server offers. MCP never loosens (seed 003): interactive, every call
+/// asks unless this very tool — same server, same description and schema — was allowed for the
+/// session; headless, only with `--allow-mcp` (and `--allow-external`, the effect's own check).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpUse {
+    pub server: String,
+    /// The tool's name on its server.
+    pub tool: String,
+    /// A short hash of the tool's description and schema: a grant covers this version only.
+    pub version: String,
+    /// `--allow-mcp` / `mcp.allow`: headless runs may call MCP tools.
+    pub headless_allowed: bool,
+    /// The tool's annotations as the server states them (read-only, destructive, open-world):
+    /// shown on the approval, never trusted to loosen it.
+    pub hints: Vec<String>,
+}
+
+/// The grant key of one MCP tool in one version.
+pub fn mcp_key(m: &McpUse) -> String {
+    format!("mcp:{}/{}#{}", m.server, m.tool, m.version)
 }
 
 /// A network destination a call reaches (`webfetch` and each redirect it follows), resolved by
@@ -221,7 +245,7 @@ pub fn offered(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reason {
     /// Stable code: `removed`, `outside_workspace`, `hard_denied`, `effect`, `startup_write`,
-    /// `never_loosens`, `outside_sandbox`, `private_network`, `granted`, `allowed`.
+    /// `never_loosens`, `outside_sandbox`, `private_network`, `mcp`, `granted`, `allowed`.
     pub code: &'static str,
     pub message: String,
     pub verdict: protocol::PolicyDecision,
@@ -260,7 +284,11 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(never_loosens(ctx, p));
         rs.extend(outside_sandbox(ctx, p));
         rs.extend(private_network(ctx, p));
+        rs.extend(mcp_tool(ctx, p));
         let mut warnings = warnings;
+        if let Some(m) = p.mcp {
+            warnings.extend(m.hints.iter().map(|h| format!("the server says: {h}")));
+        }
         if let Some(q) = p.net.and_then(|n| n.query.as_deref()) {
             warnings.push(format!(
                 "the URL sends data in its query string: ?{}",
@@ -707,6 +735,39 @@ fn private_network(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
         "private_network",
         ask_verdict(ctx),
         message,
+        Some(key),
+    ))
+}
+
+/// An MCP tool: asks every time (or denies headless without `--allow-mcp`), whatever the mode
+/// and ceiling; `--yolo` and a session grant of this tool's version aside.
+fn mcp_tool(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    let m = p.mcp?;
+    let key = mcp_key(m);
+    if ctx.yolo || ctx.grants.contains(&key) {
+        return None;
+    }
+    if !ctx.interactive {
+        if m.headless_allowed {
+            return None;
+        }
+        return Some(reason(
+            "mcp",
+            protocol::PolicyDecision::Deny,
+            format!(
+                "`{}` is a tool of the MCP server `{}`: a headless run calls MCP tools only with --allow-mcp and --allow-external",
+                p.tool, m.server
+            ),
+            Some(key),
+        ));
+    }
+    Some(reason(
+        "mcp",
+        protocol::PolicyDecision::Ask,
+        format!(
+            "`{}` is the tool `{}` of the MCP server `{}`: MCP tools always ask (what the server does is outside the gate)",
+            p.tool, m.tool, m.server
+        ),
         Some(key),
     ))
 }

@@ -107,6 +107,7 @@ fn truth_table_matrix() {
                                 command: None,
                                 command_text: None,
                                 net: None,
+                                mcp: None,
                             };
                             let got = decide(&ctx, &p).label();
                             let want = expected(agent, mode, c, interactive, read_only, e);
@@ -150,6 +151,7 @@ fn session_grant_covers_effect_but_not_plan_or_read_only() {
         command: None,
         command_text: None,
         net: None,
+        mcp: None,
     };
     assert_eq!(decide(&mk(Agent::Build, false), &p).label(), D::Allow);
     assert_eq!(decide(&mk(Agent::Plan, false), &p).label(), D::Deny);
@@ -177,6 +179,7 @@ fn outside_path_asks_for_directory_first_then_effect() {
         command: None,
         command_text: None,
         net: None,
+        mcp: None,
     };
     {
         let ctx = Context {
@@ -279,6 +282,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
             command: Some(&a),
             command_text: Some(cmd),
             net: None,
+            mcp: None,
         };
         let ctx = Context {
             agent: Agent::Build,
@@ -313,6 +317,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
         command: Some(&a),
         command_text: Some("cargo test"),
         net: None,
+        mcp: None,
     };
     let ctx = Context {
         agent: Agent::Build,
@@ -336,6 +341,7 @@ fn yolo_never_lifts_read_only_or_plan() {
         command: None,
         command_text: None,
         net: None,
+        mcp: None,
     };
     let ctx = Context {
         agent: Agent::Plan,
@@ -377,6 +383,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
             command: None,
             command_text: None,
             net: None,
+            mcp: None,
         };
         let ctx = Context {
             agent: Agent::Build,
@@ -426,6 +433,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         command: None,
         command_text: None,
         net: None,
+        mcp: None,
     };
     let ctx = Context {
         agent: Agent::Build,
@@ -467,6 +475,7 @@ fn commands_naming_hard_denied_paths_are_denied_not_asked() {
             command: Some(&a),
             command_text: Some(cmd),
             net: None,
+            mcp: None,
         };
         decide(&ctx(mode, yolo), &p).label()
     };
@@ -529,6 +538,7 @@ fn prefix_rules_match_parsed_argv() {
                 command: Some(&a),
                 command_text: Some(cmd),
                 net: None,
+                mcp: None,
             },
         )
         .label()
@@ -616,6 +626,7 @@ fn private_network_never_loosens_with_the_effect() {
                 command: None,
                 command_text: None,
                 net: Some(net),
+                mcp: None,
             },
         )
     };
@@ -660,6 +671,92 @@ fn private_network_never_loosens_with_the_effect() {
     );
     assert_eq!(
         decide_with(&private, true, true, &none, Agent::Build, true).label(),
+        D::Deny
+    );
+}
+
+/// MCP never loosens: interactive, every call asks in `full` mode with every ceiling, until this
+/// tool in this version is granted (a changed description or schema asks again); headless needs
+/// `--allow-mcp` and `--allow-external`; `--yolo` allows; the server's hints are warnings only.
+#[test]
+fn mcp_tools_always_ask_and_grants_cover_one_version() {
+    let tool = McpUse {
+        server: "gh".into(),
+        tool: "create_issue".into(),
+        version: "0a1b2c3d".into(),
+        headless_allowed: false,
+        hints: vec!["read-only".into()],
+    };
+    let changed = McpUse {
+        version: "ffffffff".into(),
+        ..tool.clone()
+    };
+    let allowed_headless = McpUse {
+        headless_allowed: true,
+        ..tool.clone()
+    };
+    let all = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
+    let decide_with =
+        |m: &McpUse, interactive: bool, yolo: bool, ceiling: Ceiling, grants: &HashSet<String>| {
+            let ctx = Context {
+                agent: Agent::Build,
+                mode: Mode::Full,
+                interactive,
+                ceiling,
+                read_only: false,
+                yolo,
+                grants,
+            };
+            decide(
+                &ctx,
+                &Proposal {
+                    tool: "mcp_gh_create_issue",
+                    effect: Effect::External,
+                    paths: &[],
+                    command: None,
+                    command_text: None,
+                    net: None,
+                    mcp: Some(m),
+                },
+            )
+        };
+    let none = HashSet::new();
+    match decide_with(&tool, true, false, all, &none) {
+        Decision::Ask(a) => {
+            assert_eq!(a.key, mcp_key(&tool));
+            assert!(a.reason.contains("MCP tools always ask"), "{}", a.reason);
+            assert!(a.warnings.iter().any(|w| w.contains("read-only")));
+        }
+        other => panic!("{other:?}"),
+    }
+    let granted: HashSet<String> = [mcp_key(&tool)].into_iter().collect();
+    assert_eq!(
+        decide_with(&tool, true, false, all, &granted).label(),
+        D::Allow
+    );
+    assert_eq!(
+        decide_with(&changed, true, false, all, &granted).label(),
+        D::Ask
+    );
+    assert_eq!(
+        decide_with(&tool, true, true, Ceiling::default(), &none).label(),
+        D::Allow
+    );
+    // Headless: --allow-mcp and --allow-external, both.
+    assert_eq!(
+        decide_with(&tool, false, false, all, &none).label(),
+        D::Deny
+    );
+    assert_eq!(
+        decide_with(&allowed_headless, false, false, all, &none).label(),
+        D::Allow
+    );
+    assert_eq!(
+        decide_with(&allowed_headless, false, false, Ceiling::default(), &none).label(),
         D::Deny
     );
 }

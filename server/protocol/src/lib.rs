@@ -1466,3 +1466,58 @@ mod whole {
         }
     }
 }
+
+/// Where an MCP server stands (`GET /api/mcp/servers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum McpState {
+    /// `enabled: false` in config.json: never connected.
+    Disabled,
+    /// Not connected yet: `--allow-mcp`/`mcp.allow` connects at start, Connect does it later.
+    Disconnected,
+    Connecting,
+    /// Its tools are offered to the agent from the next model turn.
+    Connected,
+    /// The connection failed or the server went away; `error` says why.
+    Failed,
+    /// config.json changed the server's definition since it connected: reconnect to use it.
+    NeedsRestart,
+}
+
+/// One tool an MCP server offers, as the agent sees it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct McpToolInfo {
+    /// The name the model calls: `mcp_<server>_<tool>`.
+    pub name: String,
+    /// The tool's name on its server.
+    pub remote_name: String,
+    pub description: String,
+    /// What the server says of the tool (`read-only`, `destructive`, `open-world`, …): shown on
+    /// approvals, never a reason to ask less.
+    pub hints: Vec<String>,
+}
+
+/// One configured MCP server.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct McpServerInfo {
+    pub name: String,
+    /// `stdio` (a command) or `http` (streamable HTTP).
+    pub transport: String,
+    /// The command line or URL, as configured (header values and variables not shown).
+    pub target: String,
+    pub state: McpState,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The server's own name and version, once connected.
+    pub server_info: Option<String>,
+    pub tools: Vec<McpToolInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct McpServerList {
+    pub data: Vec<McpServerInfo>,
+    /// Connected at start (`--allow-mcp` or `mcp.allow`); headless runs may call the tools.
+    pub allowed: bool,
+    /// `--read-only`: MCP is off.
+    pub blocked: bool,
+}

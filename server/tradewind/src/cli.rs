@@ -274,6 +274,76 @@ fn print_human(f: &crate::events::Frame) {
 
 /// `tradewind policy check`: the gate's dry run from the command line. Exit status 0 allow,
 /// 1 ask, 2 deny, 3 usage error; nothing is executed and no server is needed.
+/// The MCP servers of config.json, with a hub that starts them as the server would.
+fn mcp_hub(a: &crate::config::McpArgs) -> anyhow::Result<tradewind_core::mcp::McpHub> {
+    let common = crate::config::CommonArgs {
+        state_dir: a.state_dir.clone(),
+        workspace: a.workspace.clone(),
+        ..Default::default()
+    };
+    let cfg = crate::config::Config::resolve(&common, None, None)?;
+    let (sandbox, _) = tradewind_core::sandbox::for_config(&cfg);
+    Ok(tradewind_core::mcp::McpHub::new(
+        &cfg.mcp,
+        false,
+        &cfg.workspace,
+        sandbox.map(std::sync::Arc::new),
+    ))
+}
+
+/// `tradewind mcp list`
+pub fn mcp_list(a: crate::config::McpArgs) -> anyhow::Result<()> {
+    let list = mcp_hub(&a)?.list();
+    if list.data.is_empty() {
+        println!("no MCP servers in config.json (add them under \"mcp\": {{\"servers\": {{…}}}})");
+    }
+    for s in &list.data {
+        let state = serde_json::to_value(s.state).unwrap_or_default();
+        println!(
+            "{}\t{}\t{}\t{}",
+            s.name,
+            s.transport,
+            state.as_str().unwrap_or(""),
+            s.target
+        );
+    }
+    Ok(())
+}
+
+/// `tradewind mcp doctor NAME`: true when it connected.
+pub async fn mcp_doctor(a: crate::config::McpDoctorArgs) -> anyhow::Result<bool> {
+    let hub = mcp_hub(&a.common)?;
+    match hub.connect(&a.name).await {
+        Ok(info) => {
+            println!(
+                "{}: connected ({}) over {}; {} tool(s)",
+                info.name,
+                info.server_info.as_deref().unwrap_or("unnamed server"),
+                info.transport,
+                info.tools.len()
+            );
+            for t in &info.tools {
+                let hints = if t.hints.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", t.hints.join(", "))
+                };
+                println!(
+                    "  {}{hints}  {}",
+                    t.name,
+                    t.description.lines().next().unwrap_or("")
+                );
+            }
+            hub.disconnect(&a.name).ok();
+            Ok(true)
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", a.name);
+            Ok(false)
+        }
+    }
+}
+
 pub async fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::ExitCode {
     use crate::protocol::PolicyDecision;
     let usage = |m: &str| {

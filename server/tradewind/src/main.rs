@@ -40,6 +40,14 @@ async fn main() -> std::process::ExitCode {
             Ok(false) => return std::process::ExitCode::FAILURE,
             Err(e) => Err(e),
         },
+        Command::Mcp(tradewind::config::McpCommand::List(args)) => tradewind::cli::mcp_list(args),
+        Command::Mcp(tradewind::config::McpCommand::Doctor(args)) => {
+            match tradewind::cli::mcp_doctor(args).await {
+                Ok(true) => Ok(()),
+                Ok(false) => return std::process::ExitCode::FAILURE,
+                Err(e) => Err(e),
+            }
+        }
         Command::SandboxExec { args } => return tradewind_core::sandbox::exec(args).await,
         Command::Policy(tradewind::config::PolicyCommand::Check(args)) => {
             return tradewind::cli::policy_check(args).await;

@@ -180,6 +180,7 @@ fn gate() {
                 command: None,
                 command_text: None,
                 net: None,
+                mcp: None,
             }
         } else {
             Proposal {
@@ -189,6 +190,7 @@ fn gate() {
                 command: Some(&analysis),
                 command_text: Some("cargo test --workspace"),
                 net: None,
+                mcp: None,
             }
         };
         if matches!(
@@ -229,6 +231,7 @@ fn gate() {
                 command: Some(&analysis),
                 command_text: Some(line),
                 net: None,
+                mcp: None,
             },
         ));
     }

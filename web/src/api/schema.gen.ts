@@ -234,6 +234,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every MCP server config.json names, with its state and tools.
+         * @description States: `disabled` (`enabled: false`), `disconnected` (not connected yet: `--allow-mcp` /
+         *     `mcp.allow` connects at start, else Connect), `connecting`, `connected` (its tools are offered
+         *     from the next model call, and every call asks), `failed` (`error` says why: it could not
+         *     start, the handshake failed, it exited), `needs_restart`. `allowed`: connected at start and
+         *     callable by headless runs; `blocked`: the server runs `--read-only`, MCP is off.
+         */
+        get: operations["list_servers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers/{name}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect (or reconnect) an MCP server and list its tools.
+         * @description Waits for the handshake and the tool list (at most 30 s). A stdio server starts in the
+         *     process sandbox with only the variables `envAllow` names. Its tools are offered to the agent
+         *     from the next model call; each call still asks.
+         */
+        post: operations["connect_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers/{name}/disconnect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disconnect an MCP server: its tools are no longer offered (a stdio server is stopped). */
+        post: operations["disconnect_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/models": {
         parameters: {
             query?: never;
@@ -1440,6 +1503,45 @@ export interface components {
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
+        };
+        /** @description One configured MCP server. */
+        McpServerInfo: {
+            /** @description Why it failed. */
+            error?: string | null;
+            name: string;
+            /** @description The server's own name and version, once connected. */
+            server_info?: string | null;
+            state: components["schemas"]["McpState"];
+            /** @description The command line or URL, as configured (header values and variables not shown). */
+            target: string;
+            tools: components["schemas"]["McpToolInfo"][];
+            /** @description `stdio` (a command) or `http` (streamable HTTP). */
+            transport: string;
+        };
+        McpServerList: {
+            /** @description Connected at start (`--allow-mcp` or `mcp.allow`); headless runs may call the tools. */
+            allowed: boolean;
+            /** @description `--read-only`: MCP is off. */
+            blocked: boolean;
+            data: components["schemas"]["McpServerInfo"][];
+        };
+        /**
+         * @description Where an MCP server stands (`GET /api/mcp/servers`).
+         * @enum {string}
+         */
+        McpState: "disabled" | "disconnected" | "connecting" | "connected" | "failed" | "needs_restart";
+        /** @description One tool an MCP server offers, as the agent sees it. */
+        McpToolInfo: {
+            description: string;
+            /**
+             * @description What the server says of the tool (`read-only`, `destructive`, `open-world`, …): shown on
+             *     approvals, never a reason to ask less.
+             */
+            hints: string[];
+            /** @description The name the model calls: `mcp_<server>_<tool>`. */
+            name: string;
+            /** @description The tool's name on its server. */
+            remote_name: string;
         };
         /** @description A stored conversation message (what the model sees). */
         Message: {
@@ -3081,6 +3183,234 @@ export interface operations {
             };
             /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_servers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configured MCP servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    connect_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's name in config.json */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected; its tools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerInfo"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No server of that name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server is disabled, or MCP is off (--read-only) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server could not be started or did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    disconnect_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's name in config.json */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerInfo"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No server of that name */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -130,7 +130,10 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
     });
     let prepared = match planned {
         Some(p) => Ok(p),
-        None => tools::prepare(&call.name, &input, &t.paths),
+        None => match t.mcp_tool(&call.name) {
+            Some(m) => Ok(tools::Prepared::mcp(m, input.clone(), t.deps.mcp.allowed)),
+            None => tools::prepare(&call.name, &input, &t.paths),
+        },
     };
     let out = match prepared {
         Err(e) => {
@@ -168,6 +171,7 @@ async fn run_prepared(
         paths: &prepared.paths,
         command: prepared.command.as_ref(),
         net: target.as_ref().map(|t| &t.usage),
+        mcp: prepared.mcp.as_ref(),
     };
     if let Err(out) = gate(t, call, input, prepared.effect, checked, HashSet::new()).await {
         return out;
@@ -195,6 +199,7 @@ pub(crate) struct Gate<'a> {
     pub paths: &'a [policy::PathUse],
     pub command: Option<&'a (String, policy::command::CommandAnalysis)>,
     pub net: Option<&'a policy::NetUse>,
+    pub mcp: Option<&'a policy::McpUse>,
 }
 
 async fn audit(
@@ -252,6 +257,7 @@ pub(crate) async fn gate(
         paths,
         command,
         net,
+        mcp,
     } = checked;
     for _ in 0..8 {
         let mut grants = session_grants(t).await;
@@ -273,6 +279,7 @@ pub(crate) async fn gate(
             command: command.map(|(_, a)| a),
             command_text: command.map(|(c, _)| c.as_str()),
             net,
+            mcp,
         };
         let decision = policy::decide(&ctx, &proposal);
         match &decision {

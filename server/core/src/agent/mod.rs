@@ -20,7 +20,7 @@ use crate::events::EventBus;
 use crate::pending::{Approvals, Pending, Plans, Questions};
 use crate::policy::paths::PathPolicy;
 use crate::policy::{self};
-use crate::protocol::{Agent, EventPayload, Mode, RunStatus, RunTrigger, Usage, WireError};
+use crate::protocol::{Agent, Effect, EventPayload, Mode, RunStatus, RunTrigger, Usage, WireError};
 use crate::provider::{
     self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
 };
@@ -86,6 +86,8 @@ pub struct AgentDeps {
     pub offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
     /// The process sandbox every command runs in (`None`: unavailable or turned off).
     pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    /// The MCP servers and their connections.
+    pub mcp: Arc<crate::mcp::McpHub>,
     pub sandbox_info: crate::protocol::SandboxInfo,
     /// Bumped by every revoke, so runs in flight re-read their grants.
     pub grants_epoch: std::sync::atomic::AtomicU64,
@@ -134,6 +136,9 @@ pub(crate) struct Turn<'a> {
     /// The session's history as the model sees it: loaded once per run, then kept in step with
     /// what this run stores (so no model call re-reads it).
     history: parking_lot::Mutex<history::History>,
+    /// The MCP tools offered in the latest model call: a call runs against the listing the
+    /// model saw, never a newer one.
+    mcp_tools: parking_lot::Mutex<Vec<Arc<crate::mcp::McpTool>>>,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -144,6 +149,15 @@ fn werr(code: &str, message: impl Into<String>) -> WireError {
 }
 
 impl Turn<'_> {
+    /// The MCP tool of that name offered in the latest model call.
+    pub(crate) fn mcp_tool(&self, name: &str) -> Option<Arc<crate::mcp::McpTool>> {
+        self.mcp_tools
+            .lock()
+            .iter()
+            .find(|m| m.name == name)
+            .cloned()
+    }
+
     /// Queue an event: stored (in order, group-committed) before it is sent; the loop does not
     /// wait for the disk. `durable` waits for everything queued so far.
     pub(crate) fn emit(&self, p: EventPayload) {
@@ -253,6 +267,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         paths,
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
+        mcp_tools: parking_lot::Mutex::default(),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -430,6 +445,34 @@ fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
     specs
 }
 
+/// The tools of this model call: the built-in ones, then those of the MCP servers connected now
+/// (when the agent may call them at all), remembered for the calls that follow.
+fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider::ToolSpec]> {
+    let c = &t.deps.cfg;
+    let hub = &t.deps.mcp;
+    let may = policy::offered(
+        Effect::External,
+        t.agent,
+        t.deps.interactive,
+        c.ceiling,
+        c.read_only,
+        c.yolo,
+    ) && (t.deps.interactive || c.yolo || hub.allowed)
+        && !hub.blocked;
+    let mcp = if may { hub.tools() } else { Vec::new() };
+    let specs = if mcp.is_empty() {
+        built_in.clone()
+    } else {
+        built_in
+            .iter()
+            .cloned()
+            .chain(mcp.iter().map(|m| m.spec()))
+            .collect()
+    };
+    *t.mcp_tools.lock() = mcp;
+    specs
+}
+
 async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
     let tools = offered_tools(t);
@@ -457,7 +500,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         let req = ChatRequest {
             system: system.clone(),
             messages,
-            tools: tools.clone(),
+            tools: with_mcp(t, &tools),
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {

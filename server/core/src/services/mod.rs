@@ -5,6 +5,7 @@
 //! maps `ServiceError` to a status.
 
 pub mod files;
+mod mcp;
 mod provider;
 mod sessions;
 mod websearch;
@@ -124,6 +125,12 @@ pub async fn agent_deps(
         net,
         interactive,
         offered: parking_lot::Mutex::default(),
+        mcp: Arc::new(crate::mcp::McpHub::new(
+            &cfg.mcp,
+            cfg.read_only,
+            &cfg.workspace,
+            sandbox.clone(),
+        )),
         sandbox,
         sandbox_info,
         grants_epoch: std::sync::atomic::AtomicU64::new(0),
@@ -138,6 +145,15 @@ pub async fn agent_deps(
         ),
         web_client: crate::tools::websearch::client()?,
     };
+    if deps.mcp.allowed {
+        // A headless run needs the tools before it starts; a server shows them as they come.
+        if interactive {
+            let hub = deps.mcp.clone();
+            tokio::spawn(async move { hub.connect_enabled().await });
+        } else {
+            deps.mcp.connect_enabled().await;
+        }
+    }
     Ok((deps, ended))
 }
 

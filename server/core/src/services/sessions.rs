@@ -378,6 +378,7 @@ impl Core {
                         command: None,
                         command_text: None,
                         net: None,
+                        mcp: None,
                     };
                     match crate::policy::decide(&ctx, &p) {
                         crate::policy::Decision::Allow { reason, .. } => ("enabled", reason),

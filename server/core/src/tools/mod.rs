@@ -151,6 +151,7 @@ impl ToolCtx<'_> {
                 paths: &[],
                 command: None,
                 net: Some(&target.usage),
+                mcp: None,
             },
             once,
         )
@@ -216,6 +217,8 @@ pub struct Prepared {
     pub paths: Vec<PathUse>,
     pub command: Option<(String, CommandAnalysis)>,
     pub url: Option<url::Url>,
+    /// A tool of an MCP server: what the gate must know of it.
+    pub mcp: Option<crate::policy::McpUse>,
     call: Box<dyn Runnable>,
 }
 
@@ -232,6 +235,23 @@ impl std::fmt::Debug for Prepared {
 }
 
 impl Prepared {
+    /// A call of an MCP server's tool (as offered in this model turn).
+    pub fn mcp(
+        tool: std::sync::Arc<crate::mcp::McpTool>,
+        input: Value,
+        headless_allowed: bool,
+    ) -> Prepared {
+        Prepared {
+            tool: "mcp",
+            effect: Effect::External,
+            paths: Vec::new(),
+            command: None,
+            url: None,
+            mcp: Some(tool.usage(headless_allowed)),
+            call: Box::new(McpCall { tool, input }),
+        }
+    }
+
     /// Run it (the gate has allowed it).
     pub async fn run(self, ctx: &ToolCtx<'_>) -> ToolOutput {
         self.call.run(ctx).await
@@ -250,6 +270,17 @@ struct CallOf<T: Tool>(T::Call);
 impl<T: Tool> Runnable for CallOf<T> {
     fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
         Box::pin(T::run(self.0, ctx))
+    }
+}
+
+struct McpCall {
+    tool: std::sync::Arc<crate::mcp::McpTool>,
+    input: Value,
+}
+
+impl Runnable for McpCall {
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move { self.tool.call(&self.input, ctx.cancel).await })
     }
 }
 
@@ -299,6 +330,7 @@ impl<T: Tool> DynTool for T {
             paths: g.paths,
             command: g.command,
             url: g.url,
+            mcp: None,
             call: Box::new(CallOf::<T>(g.call)),
         })
     }

@@ -5,6 +5,7 @@ mod auth_routes;
 pub mod devices;
 pub mod extract;
 pub mod gate;
+mod mcp;
 mod misc;
 mod plans;
 pub mod runs;
@@ -92,6 +93,7 @@ impl std::ops::Deref for AppState {
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         settings::get_provider, settings::put_provider, settings::list_models,
         settings::get_websearch, settings::put_websearch,
+        mcp::list_servers, mcp::connect_server, mcp::disconnect_server,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
     ),
@@ -108,6 +110,7 @@ impl std::ops::Deref for AppState {
         (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
+        (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them."),
         (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
     )
 )]
@@ -149,6 +152,26 @@ pub fn openapi_json() -> String {
 pub fn openapi_reference() -> String {
     let doc: serde_json::Value = serde_json::from_str(&openapi_json()).unwrap_or_default();
     spec::reference(&doc)
+}
+
+/// Settings that change while the server runs: providers and MCP servers.
+fn settings_routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/settings/provider",
+            get(settings::get_provider).put(settings::put_provider),
+        )
+        .route(
+            "/api/settings/websearch",
+            get(settings::get_websearch).put(settings::put_websearch),
+        )
+        .route("/api/models", get(settings::list_models))
+        .route("/api/mcp/servers", get(mcp::list_servers))
+        .route("/api/mcp/servers/{name}/connect", post(mcp::connect_server))
+        .route(
+            "/api/mcp/servers/{name}/disconnect",
+            post(mcp::disconnect_server),
+        )
 }
 
 pub fn router(state: AppState) -> Router {
@@ -205,15 +228,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/runs/{id}/resume", post(runs::resume_run))
         .route("/api/approvals/{id}", post(runs::answer_approval))
-        .route(
-            "/api/settings/provider",
-            get(settings::get_provider).put(settings::put_provider),
-        )
-        .route(
-            "/api/settings/websearch",
-            get(settings::get_websearch).put(settings::put_websearch),
-        )
-        .route("/api/models", get(settings::list_models))
+        .merge(settings_routes())
         .route("/api/ws", get(ws::ws_handler))
         .route("/api/questions/{id}", post(plans::answer_question))
         .route("/api/plans/{id}/decision", post(plans::decide_plan))

@@ -1,0 +1,794 @@
+//! MCP servers: the user's own config names them (`mcp.servers` / `mcpServers` in config.json);
+//! they stay disconnected until `--allow-mcp` (or `mcp.allow`) connects the enabled ones at start
+//! or the user connects one (`POST /api/mcp/servers/{name}/connect`). A stdio server runs in the
+//! process sandbox with a cleared environment (only `envAllow` names pass); an HTTP server gets
+//! the configured headers. Each connection's tools are offered as `mcp_<server>_<tool>` from the
+//! next model turn, with effect `external`; the gate asks for every call (seed 003), a grant
+//! covering one tool in one version (description and schema), so a server that changes a tool
+//! is asked about again.
+//!
+//! A tool keeps the connection it was listed on: after a reconnect, a call made against the old
+//! listing fails clearly instead of running against a schema the model never saw.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ContentBlock, ResourceContents};
+use rmcp::service::RunningService;
+use serde_json::Value;
+use sha2::Digest;
+
+use crate::config::{McpServerDef, McpSettings};
+use crate::protocol::{McpServerInfo, McpServerList, McpState, McpToolInfo};
+use crate::tools::{MAX_MODEL_TEXT, ToolOutput, bound_text};
+
+type Client = RunningService<rmcp::RoleClient, ()>;
+
+/// How long the handshake and the tool listing may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// A tool call's default and largest time limit.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+const MAX_CALL_TIMEOUT: Duration = Duration::from_secs(600);
+/// Providers accept tool names up to 64 characters of `[A-Za-z0-9_-]`.
+const MAX_NAME: usize = 64;
+/// Variables every stdio server gets besides its `envAllow` list.
+const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+
+/// One live connection: the client and the process group to kill when it ends.
+struct Connection {
+    client: Client,
+    /// The stdio server's process (group leader under the sandbox helper), if any.
+    pid: Option<u32>,
+    /// Set when a call found the connection gone (the server exited or crashed).
+    lost: Mutex<Option<String>>,
+}
+
+impl Connection {
+    fn new(client: Client, pid: Option<u32>) -> Connection {
+        Connection {
+            client,
+            pid,
+            lost: Mutex::new(None),
+        }
+    }
+
+    /// Why the connection is gone, if it is.
+    fn gone(&self) -> Option<String> {
+        if let Some(why) = self.lost.lock().clone() {
+            return Some(why);
+        }
+        (self.client.is_closed() || self.client.peer().is_transport_closed())
+            .then(|| "the server closed the connection (it exited or crashed)".to_string())
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid {
+            crate::sandbox::kill_tree_and_group(pid);
+        }
+    }
+}
+
+/// A tool of a connected server, as offered to the model.
+pub struct McpTool {
+    /// The name the model calls.
+    pub name: String,
+    pub server: String,
+    /// The name on the server.
+    pub remote: String,
+    pub description: String,
+    pub schema: Value,
+    pub hints: Vec<String>,
+    /// Hash of the description, schema and hints: what a grant covers.
+    pub version: String,
+    timeout: Duration,
+    conn: Arc<Connection>,
+}
+
+impl McpTool {
+    pub fn spec(&self) -> crate::provider::ToolSpec {
+        crate::provider::ToolSpec {
+            name: self.name.clone(),
+            description: format!(
+                "[MCP server `{}`, tool `{}`] {}",
+                self.server, self.remote, self.description
+            ),
+            parameters: self.schema.clone(),
+        }
+    }
+
+    pub fn usage(&self, headless_allowed: bool) -> crate::policy::McpUse {
+        crate::policy::McpUse {
+            server: self.server.clone(),
+            tool: self.remote.clone(),
+            version: self.version.clone(),
+            headless_allowed,
+            hints: self.hints.clone(),
+        }
+    }
+
+    /// Call the tool (the gate has allowed it). Never retried: a call may have effects.
+    pub async fn call(
+        &self,
+        input: &Value,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> ToolOutput {
+        if let Some(why) = self.conn.gone() {
+            return ToolOutput::err(
+                "mcp_disconnected",
+                format!(
+                    "the MCP server `{}` is no longer connected ({why}); the user can reconnect it",
+                    self.server
+                ),
+            );
+        }
+        let arguments = match input {
+            Value::Object(m) => Some(m.clone()),
+            Value::Null => None,
+            _ => return ToolOutput::err("invalid_input", "the arguments must be a JSON object"),
+        };
+        let mut params = CallToolRequestParams::new(self.remote.clone());
+        params.arguments = arguments;
+        let call = self.conn.client.call_tool(params);
+        let result = tokio::select! {
+            r = tokio::time::timeout(self.timeout, call) => r,
+            () = cancel.cancelled() => {
+                return ToolOutput::err("cancelled", "the run was cancelled during the MCP call");
+            }
+        };
+        match result {
+            Err(_) => ToolOutput::err(
+                "mcp_timeout",
+                format!(
+                    "the MCP server `{}` did not answer within {} s",
+                    self.server,
+                    self.timeout.as_secs()
+                ),
+            ),
+            Ok(Err(e)) => {
+                if matches!(
+                    e,
+                    rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
+                ) {
+                    *self.conn.lost.lock() =
+                        Some(format!("the connection broke during a call: {e}"));
+                }
+                ToolOutput::err(
+                    "mcp_error",
+                    format!(
+                        "the MCP server `{}` failed the call: {e} (it was not retried: a call may have effects)",
+                        self.server
+                    ),
+                )
+            }
+            Ok(Ok(r)) => result_output(&r),
+        }
+    }
+}
+
+/// What the model sees of a result: text parts as text, the other kinds named, structured
+/// content as JSON when no text came with it.
+pub fn result_output(r: &rmcp::model::CallToolResult) -> ToolOutput {
+    let mut pieces: Vec<String> = Vec::new();
+    for c in &r.content {
+        pieces.push(match c {
+            ContentBlock::Text(t) => t.text.clone(),
+            ContentBlock::Image(i) => {
+                format!("[image {}, {} bytes]", i.mime_type, i.data.len() / 4 * 3)
+            }
+            ContentBlock::Audio(a) => {
+                format!("[audio {}, {} bytes]", a.mime_type, a.data.len() / 4 * 3)
+            }
+            ContentBlock::Resource(e) => match &e.resource {
+                ResourceContents::TextResourceContents { uri, text, .. } => {
+                    format!("[resource {uri}]\n{text}")
+                }
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => format!(
+                    "[resource {uri}, {}, {} bytes]",
+                    mime_type.as_deref().unwrap_or("binary"),
+                    blob.len() / 4 * 3
+                ),
+                _ => "[resource of a kind this client does not know]".into(),
+            },
+            ContentBlock::ResourceLink(l) => format!("[resource link {} ({})]", l.uri, l.name),
+            _ => "[content of a kind this client does not know]".into(),
+        });
+    }
+    let has_text = r.content.iter().any(|c| matches!(c, ContentBlock::Text(_)));
+    if let Some(s) = &r.structured_content
+        && !has_text
+    {
+        pieces.push(serde_json::to_string_pretty(s).unwrap_or_default());
+    }
+    let text = bound_text(&pieces.join("\n"), MAX_MODEL_TEXT);
+    if r.is_error == Some(true) {
+        ToolOutput::err("mcp_tool_error", text)
+    } else {
+        ToolOutput::ok(text)
+    }
+}
+
+struct Slot {
+    def: McpServerDef,
+    state: McpState,
+    error: Option<String>,
+    info: Option<String>,
+    tools: Vec<Arc<McpTool>>,
+    /// The live connection (its tools hold it too).
+    conn: Option<Arc<Connection>>,
+}
+
+/// Why a server cannot be connected.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("no MCP server named `{0}` in config.json")]
+    NotFound(String),
+    #[error("the MCP server `{0}` is disabled in config.json")]
+    Disabled(String),
+    #[error("MCP is off: the server runs --read-only")]
+    Blocked,
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Every configured server and its connection.
+pub struct McpHub {
+    slots: RwLock<BTreeMap<String, Slot>>,
+    /// Serialises connects of one server (a second Connect waits for the first).
+    connecting: tokio::sync::Mutex<()>,
+    sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    workspace: PathBuf,
+    /// `--allow-mcp` / `mcp.allow`.
+    pub allowed: bool,
+    /// `--read-only`.
+    pub blocked: bool,
+}
+
+impl McpHub {
+    pub fn new(
+        settings: &McpSettings,
+        read_only: bool,
+        workspace: &Path,
+        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    ) -> McpHub {
+        let slots = settings
+            .servers
+            .iter()
+            .map(|(name, def)| {
+                let state = if def.enabled == Some(false) {
+                    McpState::Disabled
+                } else {
+                    McpState::Disconnected
+                };
+                let slot = Slot {
+                    def: def.clone(),
+                    state,
+                    error: None,
+                    info: None,
+                    tools: Vec::new(),
+                    conn: None,
+                };
+                (name.clone(), slot)
+            })
+            .collect();
+        McpHub {
+            slots: RwLock::new(slots),
+            connecting: tokio::sync::Mutex::new(()),
+            sandbox,
+            workspace: workspace.to_path_buf(),
+            allowed: settings.allow && !read_only,
+            blocked: read_only,
+        }
+    }
+
+    /// Connect every enabled server (at start, with `--allow-mcp`); failures are logged and
+    /// shown in the list.
+    pub async fn connect_enabled(&self) {
+        let names: Vec<String> = self
+            .slots
+            .read()
+            .iter()
+            .filter(|(_, s)| s.state == McpState::Disconnected)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in names {
+            if let Err(e) = self.connect(&n).await {
+                tracing::warn!(server = %n, error = %e, "MCP server not connected");
+            }
+        }
+    }
+
+    /// The servers as the API shows them.
+    pub fn list(&self) -> McpServerList {
+        self.refresh_closed();
+        let data = self
+            .slots
+            .read()
+            .iter()
+            .map(|(name, s)| info_of(name, s))
+            .collect();
+        McpServerList {
+            data,
+            allowed: self.allowed,
+            blocked: self.blocked,
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<McpServerInfo> {
+        self.refresh_closed();
+        self.slots.read().get(name).map(|s| info_of(name, s))
+    }
+
+    /// A server whose connection closed by itself (it crashed or exited) is `failed`.
+    fn refresh_closed(&self) {
+        let mut slots = self.slots.write();
+        for s in slots.values_mut() {
+            if s.state != McpState::Connected {
+                continue;
+            }
+            if let Some(why) = s.conn.as_ref().and_then(|c| c.gone()) {
+                s.state = McpState::Failed;
+                s.error = Some(why);
+                s.tools.clear();
+                s.conn = None;
+            }
+        }
+    }
+
+    /// The tools of every connected server, in server order.
+    pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        self.slots
+            .read()
+            .values()
+            .filter(|s| s.state == McpState::Connected)
+            .flat_map(|s| s.tools.iter().cloned())
+            .collect()
+    }
+
+    /// (Re)connect a server and list its tools.
+    pub async fn connect(&self, name: &str) -> Result<McpServerInfo, McpError> {
+        if self.blocked {
+            return Err(McpError::Blocked);
+        }
+        let _one = self.connecting.lock().await;
+        let def = {
+            let mut slots = self.slots.write();
+            let s = slots
+                .get_mut(name)
+                .ok_or_else(|| McpError::NotFound(name.into()))?;
+            if s.state == McpState::Disabled {
+                return Err(McpError::Disabled(name.into()));
+            }
+            s.state = McpState::Connecting;
+            s.error = None;
+            s.tools.clear();
+            s.conn = None;
+            s.def.clone()
+        };
+        let opened = tokio::time::timeout(CONNECT_TIMEOUT, self.open(name, &def)).await;
+        let result = match opened {
+            Err(_) => Err(format!(
+                "no answer within {} s (handshake and tool list)",
+                CONNECT_TIMEOUT.as_secs()
+            )),
+            Ok(r) => r,
+        };
+        let mut slots = self.slots.write();
+        let s = slots
+            .get_mut(name)
+            .ok_or_else(|| McpError::NotFound(name.into()))?;
+        match result {
+            Ok((conn, info, tools)) => {
+                s.state = McpState::Connected;
+                s.info = info;
+                s.tools = tools;
+                s.conn = Some(conn);
+                Ok(info_of(name, s))
+            }
+            Err(e) => {
+                s.state = McpState::Failed;
+                s.error = Some(e.clone());
+                Err(McpError::Failed(e))
+            }
+        }
+    }
+
+    /// Close a server's connection (its tools are no longer offered).
+    pub fn disconnect(&self, name: &str) -> Result<McpServerInfo, McpError> {
+        let mut slots = self.slots.write();
+        let s = slots
+            .get_mut(name)
+            .ok_or_else(|| McpError::NotFound(name.into()))?;
+        if s.state != McpState::Disabled {
+            s.state = McpState::Disconnected;
+        }
+        s.error = None;
+        // The last holder dropped drops the connection, which kills a stdio server's group.
+        s.tools.clear();
+        s.conn = None;
+        Ok(info_of(name, s))
+    }
+
+    async fn open(
+        &self,
+        name: &str,
+        def: &McpServerDef,
+    ) -> Result<(Arc<Connection>, Option<String>, Vec<Arc<McpTool>>), String> {
+        let conn = if let Some(url) = &def.url {
+            open_http(url, &def.headers).await?
+        } else if let Some(command) = &def.command {
+            self.open_stdio(command, def).await?
+        } else {
+            return Err("the server has neither `command` nor `url`".into());
+        };
+        let conn = Arc::new(conn);
+        let info = conn.client.peer_info().and_then(|p| {
+            p.server_info
+                .as_ref()
+                .map(|i| format!("{} {}", i.name, i.version))
+        });
+        let listed = conn
+            .client
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("cannot list its tools: {e}"))?;
+        let timeout = def
+            .timeout
+            .map_or(CALL_TIMEOUT, Duration::from_secs)
+            .min(MAX_CALL_TIMEOUT);
+        let mut taken: Vec<String> = crate::tools::TOOLS
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        {
+            let slots = self.slots.read();
+            for (n, s) in slots.iter() {
+                if n != name {
+                    taken.extend(s.tools.iter().map(|t| t.name.clone()));
+                }
+            }
+        }
+        let mut tools = Vec::new();
+        for t in listed {
+            let hints = hints_of(t.annotations.as_ref());
+            let description = t.description.as_deref().unwrap_or("").to_string();
+            let schema = Value::Object((*t.input_schema).clone());
+            let version = short_hash(&format!(
+                "{description}\u{0}{}\u{0}{}",
+                serde_json::to_string(&schema).unwrap_or_default(),
+                hints.join(",")
+            ));
+            let offered = tool_name(name, &t.name, &taken);
+            taken.push(offered.clone());
+            tools.push(Arc::new(McpTool {
+                name: offered,
+                server: name.to_string(),
+                remote: t.name.to_string(),
+                description,
+                schema,
+                hints,
+                version,
+                timeout,
+                conn: conn.clone(),
+            }));
+        }
+        Ok((conn, info, tools))
+    }
+
+    async fn open_stdio(&self, command: &str, def: &McpServerDef) -> Result<Connection, String> {
+        let program = find_program(command)
+            .ok_or_else(|| format!("`{command}` is not a program found in PATH"))?;
+        let args: Vec<std::ffi::OsString> = def.args.iter().map(Into::into).collect();
+        let mut cmd = match &self.sandbox {
+            Some(s) => s.command_reading(
+                &self.workspace,
+                &installation(&program, def),
+                &program,
+                &args,
+            ),
+            None => {
+                let mut c = tokio::process::Command::new(&program);
+                c.args(&args);
+                c.process_group(0);
+                c
+            }
+        };
+        cmd.current_dir(&self.workspace);
+        cmd.env_clear();
+        for k in BASE_ENV
+            .iter()
+            .copied()
+            .chain(def.env_allow.iter().map(String::as_str))
+        {
+            if let Some(v) = std::env::var_os(k) {
+                cmd.env(k, v);
+            }
+        }
+        cmd.envs(&def.env);
+        let (proc, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+        let pid = proc.id();
+        let tail = Arc::new(Mutex::new(String::new()));
+        if let Some(err) = stderr {
+            tokio::spawn(drain_stderr(err, tail.clone()));
+        }
+        match ().serve(proc).await {
+            Ok(client) => Ok(Connection::new(client, pid)),
+            Err(e) => {
+                if let Some(p) = pid {
+                    crate::sandbox::kill_tree_and_group(p);
+                }
+                let said = tail.lock().trim().to_string();
+                Err(if said.is_empty() {
+                    format!("the handshake failed: {e}")
+                } else {
+                    format!("the handshake failed: {e}; it said: {said}")
+                })
+            }
+        }
+    }
+}
+
+async fn open_http(url: &str, headers: &BTreeMap<String, String>) -> Result<Connection, String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let parsed = url::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("`{url}` must be http(s)"));
+    }
+    let mut h = HashMap::new();
+    for (k, v) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| format!("`{k}` is not an HTTP header name"))?;
+        let value = reqwest::header::HeaderValue::from_str(&expand_env(v)?)
+            .map_err(|_| format!("the header `{k}` has a value HTTP cannot carry"))?;
+        h.insert(name, value);
+    }
+    let cfg = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(h);
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(cfg);
+    let client = ().serve(transport).await.map_err(|e| format!("the handshake failed: {e}"))?;
+    Ok(Connection::new(client, None))
+}
+
+/// `${NAME}` → the variable NAME of the server's environment (an unset one is an error, so a
+/// missing token is named rather than sent empty).
+fn expand_env(v: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unclosed `${{` in the header value `{v}`"));
+        };
+        let name = &after[..end];
+        let val = std::env::var(name)
+            .map_err(|_| format!("the environment variable `{name}` a header names is not set"))?;
+        out.push_str(&val);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Keep the last 2 KB a server wrote to stderr (for the error shown when it fails).
+async fn drain_stderr(err: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(err).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::debug!(target: "mcp", "{line}");
+        let mut t = tail.lock();
+        t.push_str(&line);
+        t.push('\n');
+        if t.len() > 2048 {
+            let cut = t.len() - 2048;
+            let cut = (cut..t.len())
+                .find(|&i| t.is_char_boundary(i))
+                .unwrap_or(t.len());
+            t.drain(..cut);
+        }
+    }
+}
+
+/// What a stdio server must read besides the system and the workspace: for the program and each
+/// argument that is an existing absolute path, the project it belongs to (the directory holding
+/// its `node_modules`, `.venv` or `site-packages`), else its directory. Read-only.
+fn installation(program: &Path, def: &McpServerDef) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let paths = std::iter::once(program.to_path_buf()).chain(
+        def.args
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute() && p.exists()),
+    );
+    for p in paths {
+        let p = std::fs::canonicalize(&p).unwrap_or(p);
+        let project = p
+            .ancestors()
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n == "node_modules" || n == ".venv" || n == "site-packages")
+            })
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
+        let dir = project.or_else(|| {
+            if p.is_dir() {
+                Some(p.clone())
+            } else {
+                p.parent().map(Path::to_path_buf)
+            }
+        });
+        if let Some(d) = dir
+            && d.parent().is_some()
+            && !out.contains(&d)
+        {
+            out.push(d);
+        }
+    }
+    out
+}
+
+fn find_program(command: &str) -> Option<PathBuf> {
+    let p = Path::new(command);
+    if p.components().count() > 1 {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(command))
+        .find(|c| c.is_file())
+}
+
+fn info_of(name: &str, s: &Slot) -> McpServerInfo {
+    let (transport, target) = match (&s.def.url, &s.def.command) {
+        (Some(u), _) => ("http", u.clone()),
+        (None, Some(c)) => (
+            "stdio",
+            std::iter::once(c.as_str())
+                .chain(s.def.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        (None, None) => ("stdio", String::new()),
+    };
+    McpServerInfo {
+        name: name.to_string(),
+        transport: transport.into(),
+        target,
+        state: s.state,
+        error: s.error.clone(),
+        server_info: s.info.clone(),
+        tools: s
+            .tools
+            .iter()
+            .map(|t| McpToolInfo {
+                name: t.name.clone(),
+                remote_name: t.remote.clone(),
+                description: t.description.clone(),
+                hints: t.hints.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn hints_of(a: Option<&rmcp::model::ToolAnnotations>) -> Vec<String> {
+    let Some(a) = a else {
+        return Vec::new();
+    };
+    let mut h = Vec::new();
+    if a.read_only_hint == Some(true) {
+        h.push("read-only".to_string());
+    } else if a.destructive_hint != Some(false) {
+        h.push("destructive".to_string());
+    }
+    if a.idempotent_hint == Some(true) {
+        h.push("idempotent".to_string());
+    }
+    if a.open_world_hint != Some(false) {
+        h.push("open-world".to_string());
+    }
+    h
+}
+
+fn short_hash(s: &str) -> String {
+    hex::encode(&sha2::Sha256::digest(s.as_bytes())[..4])
+}
+
+/// `mcp_<server>_<tool>` in provider-safe characters, at most 64; a short hash of the server and
+/// tool is appended when the name had to be cut or was taken.
+pub fn tool_name(server: &str, tool: &str, taken: &[String]) -> String {
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let full = format!("mcp_{}_{}", safe(server), safe(tool));
+    if full.len() <= MAX_NAME && !taken.contains(&full) {
+        return full;
+    }
+    let hash = short_hash(&format!("{server}\u{0}{tool}"));
+    let keep = MAX_NAME - hash.len() - 1;
+    let mut cut: String = full.chars().take(keep).collect();
+    cut.push('_');
+    cut.push_str(&hash);
+    cut
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_provider_safe_and_unique() {
+        assert_eq!(tool_name("fs", "read_file", &[]), "mcp_fs_read_file");
+        assert_eq!(tool_name("my server", "a.b/c", &[]), "mcp_my_server_a_b_c");
+        let taken = vec!["mcp_a_b_c".to_string()];
+        // `a` + `b_c` and `a_b` + `c` collide: the second gets a hash.
+        let second = tool_name("a_b", "c", &taken);
+        assert_ne!(second, "mcp_a_b_c");
+        assert!(second.starts_with("mcp_a_b_c_"));
+        let long = tool_name("server", &"x".repeat(100), &[]);
+        assert_eq!(long.len(), MAX_NAME);
+        assert_ne!(long, tool_name("server", &"x".repeat(101), &[]));
+        assert!(
+            long.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        );
+    }
+
+    #[test]
+    fn header_values_name_variables() {
+        assert_eq!(
+            expand_env("Bearer ${PATH}").ok(),
+            std::env::var("PATH").ok().map(|p| format!("Bearer {p}"))
+        );
+        assert!(
+            expand_env("${TW_SURELY_UNSET_VARIABLE}")
+                .unwrap_err()
+                .contains("TW_SURELY_UNSET_VARIABLE")
+        );
+        assert!(expand_env("${OPEN").is_err());
+        assert_eq!(expand_env("plain").ok().as_deref(), Some("plain"));
+    }
+
+    #[test]
+    fn results_keep_text_and_name_the_rest() {
+        let r: rmcp::model::CallToolResult = serde_json::from_value(serde_json::json!({
+            "content": [
+                {"type": "text", "text": "hello"},
+                {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+            ]
+        }))
+        .unwrap();
+        let out = result_output(&r);
+        assert!(out.ok);
+        assert_eq!(out.text, "hello\n[image image/png, 3 bytes]");
+        let r: rmcp::model::CallToolResult = serde_json::from_value(serde_json::json!({
+            "content": [],
+            "structuredContent": {"temperature": 21},
+            "isError": true
+        }))
+        .unwrap();
+        let out = result_output(&r);
+        assert!(!out.ok);
+        assert!(out.text.contains("\"temperature\": 21"));
+    }
+}

@@ -1,0 +1,53 @@
+//! MCP servers over REST (the web app's MCP panel).
+
+use axum::extract::{Path, State};
+
+use super::AppState;
+use crate::error::{ApiResult, ErrorBody};
+use crate::protocol::{McpServerInfo, McpServerList};
+
+/// Every MCP server config.json names, with its state and tools.
+///
+/// States: `disabled` (`enabled: false`), `disconnected` (not connected yet: `--allow-mcp` /
+/// `mcp.allow` connects at start, else Connect), `connecting`, `connected` (its tools are offered
+/// from the next model call, and every call asks), `failed` (`error` says why: it could not
+/// start, the handshake failed, it exited), `needs_restart`. `allowed`: connected at start and
+/// callable by headless runs; `blocked`: the server runs `--read-only`, MCP is off.
+#[utoipa::path(get, path = "/api/mcp/servers", tag = "mcp",
+    responses((status = 200, description = "The configured MCP servers", body = McpServerList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_servers(State(state): State<AppState>) -> axum::Json<McpServerList> {
+    axum::Json(state.mcp_servers())
+}
+
+/// Connect (or reconnect) an MCP server and list its tools.
+///
+/// Waits for the handshake and the tool list (at most 30 s). A stdio server starts in the
+/// process sandbox with only the variables `envAllow` names. Its tools are offered to the agent
+/// from the next model call; each call still asks.
+#[utoipa::path(post, path = "/api/mcp/servers/{name}/connect", tag = "mcp",
+    params(("name" = String, Path, description = "The server's name in config.json")),
+    responses((status = 200, description = "Connected; its tools", body = McpServerInfo),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No server of that name", body = ErrorBody),
+              (status = 409, description = "The server is disabled, or MCP is off (--read-only)", body = ErrorBody),
+              (status = 502, description = "The server could not be started or did not answer", body = ErrorBody)))]
+pub async fn connect_server(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> ApiResult<axum::Json<McpServerInfo>> {
+    Ok(axum::Json(state.mcp_connect(&name).await?))
+}
+
+/// Disconnect an MCP server: its tools are no longer offered (a stdio server is stopped).
+#[utoipa::path(post, path = "/api/mcp/servers/{name}/disconnect", tag = "mcp",
+    params(("name" = String, Path, description = "The server's name in config.json")),
+    responses((status = 200, description = "Disconnected", body = McpServerInfo),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No server of that name", body = ErrorBody)))]
+pub async fn disconnect_server(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> ApiResult<axum::Json<McpServerInfo>> {
+    Ok(axum::Json(state.mcp_disconnect(&name)?))
+}

@@ -1,0 +1,264 @@
+//! MCP end to end against `@modelcontextprotocol/server-everything` over stdio, started in the
+//! real sandbox: connect over REST, the tools reach the model as `mcp_<server>_<tool>`, every
+//! call asks even in `full` mode with every `--allow-*` (a session grant covers that one tool),
+//! results keep their text and name images, only `envAllow` variables reach the server, and a
+//! server that dies mid-call gives a clear error while the session goes on.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use tradewind::config::{Ceiling, McpSettings};
+use tradewind_tests::openai_mock::*;
+use tradewind_tests::*;
+
+fn everything(env_allow: &[&str]) -> McpSettings {
+    let mut def = everything_server();
+    def.env_allow = env_allow.iter().map(|s| s.to_string()).collect();
+    McpSettings {
+        allow: false,
+        servers: BTreeMap::from([("everything".to_string(), def)]),
+    }
+}
+
+fn all_allowed() -> Ceiling {
+    Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    }
+}
+
+fn results(events: &[Value]) -> Vec<Value> {
+    of_type(events, "tool_result")
+        .into_iter()
+        .cloned()
+        .collect()
+}
+
+/// The pid of the server-everything process running in `workspace` (its working directory).
+fn server_pid(workspace: &std::path::Path) -> Option<i32> {
+    let ws = std::fs::canonicalize(workspace).ok()?;
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cwd = std::fs::read_link(e.path().join("cwd")).ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let cmd = String::from_utf8_lossy(&cmd);
+        (cwd == ws && cmd.contains("server-everything") && !cmd.contains("sandbox-exec"))
+            .then_some(pid)
+    })
+}
+
+#[tokio::test]
+async fn mcp_tools_ask_every_call_and_keep_their_results() {
+    let visible = std::env::vars()
+        .map(|(k, _)| k)
+        .find(|k| k.starts_with("CARGO_MANIFEST_DIR"));
+    let hidden = std::env::vars()
+        .map(|(k, _)| k)
+        .find(|k| k.starts_with("CARGO_PKG_NAME"));
+    let mock = Mock::default();
+    let s = TestServer::start(Opts {
+        openai: Some(mock.serve().await),
+        ceiling: all_allowed(),
+        mcp: Some(everything(&["CARGO_MANIFEST_DIR"])),
+        ..Opts::default()
+    })
+    .await;
+
+    // Listed but not connected until asked.
+    let (st, list) = s.get("/api/mcp/servers").await;
+    assert_eq!(st, 200, "{list}");
+    assert_eq!(list["data"][0]["name"], "everything");
+    assert_eq!(list["data"][0]["state"], "disconnected");
+    assert_eq!(list["data"][0]["transport"], "stdio");
+    let (st, info) = s
+        .post("/api/mcp/servers/everything/connect", json!({}))
+        .await;
+    assert_eq!(st, 200, "{info}");
+    assert_eq!(info["state"], "connected");
+    let echo = info["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "mcp_everything_echo")
+        .unwrap_or_else(|| panic!("no echo tool: {info}"));
+    assert_eq!(echo["remote_name"], "echo");
+    assert!(echo["hints"].to_string().contains("read-only"));
+    let (st, _) = s.post("/api/mcp/servers/nope/connect", json!({})).await;
+    assert_eq!(st, 404);
+
+    // Full mode with every ceiling: the MCP call still asks; "session" covers this tool.
+    let sid = s.create_session("full").await;
+    mock.push(tool_reply(
+        "e1",
+        "mcp_everything_echo",
+        &json!({"message": "hi"}),
+    ));
+    mock.push(tool_reply(
+        "e2",
+        "mcp_everything_echo",
+        &json!({"message": "again"}),
+    ));
+    mock.push(text_reply("done"));
+    let run = s.prompt(&sid, "echo").await;
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert_eq!(ask["tool"], "mcp_everything_echo");
+    assert_eq!(ask["effect"], "external");
+    let reason = ask["reason"].as_str().unwrap();
+    assert!(reason.contains("MCP tools always ask"), "{reason}");
+    assert!(ask["warnings"].to_string().contains("read-only"), "{ask}");
+    let aid = ask["approval_id"].as_str().unwrap();
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{aid}"),
+            json!({"decision": "session"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    assert_eq!(of_type(&events, "approval_requested").len(), 1);
+    let r = results(&events);
+    assert_eq!(r[0]["ok"], true, "{}", r[0]);
+    assert_eq!(r[0]["text"], "Echo: hi");
+    assert_eq!(r[1]["text"], "Echo: again");
+    // The model saw the tool with its schema.
+    let offered = mock.requests.lock().unwrap()[0]["tools"].clone();
+    let spec = offered
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "mcp_everything_echo")
+        .cloned()
+        .unwrap_or_else(|| panic!("not offered: {offered}"));
+    assert!(spec["function"]["parameters"]["properties"]["message"].is_object());
+
+    // Another tool asks again; an image is named, not dumped; only envAllow variables pass.
+    mock.push(tool_reply(
+        "i1",
+        "mcp_everything_get-tiny-image",
+        &json!({}),
+    ));
+    mock.push(tool_reply("v1", "mcp_everything_get-env", &json!({})));
+    mock.push(text_reply("done"));
+    let run = s.prompt(&sid, "image and env").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    assert_eq!(of_type(&events, "approval_requested").len(), 3);
+    let r = results(&events);
+    let image = r[2]["text"].as_str().unwrap();
+    assert!(image.contains("[image image/png"), "{image}");
+    assert!(image.len() < 2000, "no base64 for the model: {image}");
+    let env = r[3]["text"].as_str().unwrap();
+    assert!(env.contains("\"PATH\""), "{env}");
+    if let Some(v) = visible {
+        assert!(env.contains(&v), "{v} is allowed: {env}");
+    }
+    if let Some(h) = hidden {
+        assert!(!env.contains(&h), "{h} is not allowed: {env}");
+    }
+
+    // The server dies during a call: a clear error, the run and the session go on.
+    mock.push(tool_reply(
+        "l1",
+        "mcp_everything_trigger-long-running-operation",
+        &json!({"duration": 30, "steps": 30}),
+    ));
+    mock.push(text_reply("it broke"));
+    let run = s.prompt(&sid, "long").await;
+    let ask = s
+        .wait_event(&sid, |e| {
+            e["type"] == "approval_requested" && e["call_id"] == "l1"
+        })
+        .await;
+    let aid = ask["approval_id"].as_str().unwrap();
+    s.post(
+        &format!("/api/approvals/{aid}"),
+        json!({"decision": "once"}),
+    )
+    .await;
+    s.wait_event(&sid, |e| {
+        e["type"] == "policy_decision" && e["call_id"] == "l1" && e["decision"] == "allow"
+    })
+    .await;
+    let pid = server_pid(s.workspace.path()).expect("the server's process");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let r = results(&s.events(&sid).await);
+    let last = r.last().unwrap();
+    assert_eq!(last["ok"], false, "{last}");
+    let text = last["text"].as_str().unwrap();
+    assert!(text.contains("everything"), "names the server: {text}");
+    let (_, list) = s.get("/api/mcp/servers").await;
+    assert_eq!(list["data"][0]["state"], "failed", "{list}");
+    assert!(!list["data"][0]["error"].is_null());
+
+    // Reconnect: the tools come back.
+    let (st, info) = s
+        .post("/api/mcp/servers/everything/connect", json!({}))
+        .await;
+    assert_eq!(st, 200, "{info}");
+    let (st, info) = s
+        .post("/api/mcp/servers/everything/disconnect", json!({}))
+        .await;
+    assert_eq!(st, 200);
+    assert_eq!(info["state"], "disconnected");
+    assert!(info["tools"].as_array().unwrap().is_empty());
+}
+
+/// `--read-only` turns MCP off; a server that cannot start fails with what it said.
+#[tokio::test]
+async fn mcp_is_off_read_only_and_failures_say_why() {
+    let s = TestServer::start(Opts {
+        read_only: true,
+        mcp: Some(everything(&[])),
+        ..Opts::default()
+    })
+    .await;
+    let (_, list) = s.get("/api/mcp/servers").await;
+    assert_eq!(list["blocked"], true);
+    let (st, body) = s
+        .post("/api/mcp/servers/everything/connect", json!({}))
+        .await;
+    assert_eq!(st, 409, "{body}");
+
+    let mut broken = everything_server();
+    broken.args = vec![
+        "-e".into(),
+        "console.error('no config here'); process.exit(3)".into(),
+    ];
+    let missing = tradewind::config::McpServerDef {
+        command: Some("tw-no-such-program".into()),
+        ..Default::default()
+    };
+    let s = TestServer::start(Opts {
+        mcp: Some(McpSettings {
+            allow: false,
+            servers: BTreeMap::from([
+                ("broken".to_string(), broken),
+                ("missing".to_string(), missing),
+            ]),
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let (st, body) = s.post("/api/mcp/servers/broken/connect", json!({})).await;
+    assert_eq!(st, 502, "{body}");
+    let msg = body["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("no config here"), "{msg}");
+    let (st, body) = s.post("/api/mcp/servers/missing/connect", json!({})).await;
+    assert_eq!(st, 502, "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("PATH"));
+    let (_, list) = s.get("/api/mcp/servers").await;
+    assert_eq!(list["data"][0]["state"], "failed");
+}

@@ -21,14 +21,16 @@ export function haveServer() {
 
 /**
  * Start `tradewind serve` on a free port with the replay provider.
+ * `config`: written to config.json in the state directory before the start.
  * Resolves when it prints its URL.
  */
-export async function startServer({ scripts, args = [], files = {}, provider = true, env = {} } = {}) {
+export async function startServer({ scripts, args = [], files = {}, provider = true, env = {}, config } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "tw-browser-"));
   const home = join(dir, "home");
   const workspace = join(dir, "ws");
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(workspace);
+  if (config !== undefined) writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
   const replay = join(dir, "replay.json");
   writeFileSync(replay, JSON.stringify({ scripts }, null, 2));

@@ -720,19 +720,32 @@ pub async fn sse_open(
     req.send().await.expect("stream request")
 }
 
-/// `@modelcontextprotocol/server-everything` over stdio, as installed in `tests/mcp` by
-/// `scripts/test` (`npm ci` there).
-pub fn everything_server() -> tradewind::config::McpServerDef {
-    let entry = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+/// A file of `tests/mcp` (the MCP test servers; `scripts/test` runs `npm ci` there).
+pub fn mcp_test_file(rel: &str) -> PathBuf {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("mcp")
+        .join(rel);
     assert!(
-        entry.is_file(),
+        p.is_file(),
         "{} is missing: run `npm ci` in tests/mcp (scripts/test does)",
-        entry.display()
+        p.display()
     );
+    p
+}
+
+/// `@modelcontextprotocol/server-everything`'s entry point.
+pub fn everything_entry() -> PathBuf {
+    mcp_test_file("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+/// `@modelcontextprotocol/server-everything` over stdio.
+pub fn everything_server() -> tradewind::config::McpServerDef {
     tradewind::config::McpServerDef {
         command: Some("node".into()),
-        args: vec![entry.to_string_lossy().into_owned(), "stdio".into()],
+        args: vec![
+            everything_entry().to_string_lossy().into_owned(),
+            "stdio".into(),
+        ],
         ..Default::default()
     }
 }

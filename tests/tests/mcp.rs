@@ -262,3 +262,181 @@ async fn mcp_is_off_read_only_and_failures_say_why() {
     let (_, list) = s.get("/api/mcp/servers").await;
     assert_eq!(list["data"][0]["state"], "failed");
 }
+
+/// A server that answers with 50 MB and one that never answers: both bounded by the call's time
+/// limit (the oversized line is dropped, not buffered), and the run goes on.
+#[tokio::test]
+async fn hostile_servers_are_bounded() {
+    let hostile = tradewind::config::McpServerDef {
+        command: Some("node".into()),
+        args: vec![mcp_test_file("hostile.mjs").to_string_lossy().into_owned()],
+        timeout: Some(2),
+        ..Default::default()
+    };
+    let mock = Mock::default();
+    let s = TestServer::start(Opts {
+        openai: Some(mock.serve().await),
+        ceiling: all_allowed(),
+        mcp: Some(McpSettings {
+            allow: false,
+            servers: BTreeMap::from([("hostile".to_string(), hostile)]),
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let (st, info) = s.post("/api/mcp/servers/hostile/connect", json!({})).await;
+    assert_eq!(st, 200, "{info}");
+    assert_eq!(info["server_info"], "hostile 1.0.0");
+    let sid = s.create_session("full").await;
+    mock.push(tool_reply("f1", "mcp_hostile_flood", &json!({})));
+    mock.push(tool_reply("h1", "mcp_hostile_hang", &json!({})));
+    mock.push(text_reply("survived"));
+    let run = s.prompt(&sid, "be hostile").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let r = results(&s.events(&sid).await);
+    for (i, call) in ["flood", "hang"].iter().enumerate() {
+        assert_eq!(r[i]["ok"], false, "{call}: {}", r[i]);
+        let text = r[i]["text"].as_str().unwrap();
+        assert!(text.len() < 4096, "{call}: bounded");
+        assert!(text.contains("did not answer within 2 s"), "{call}: {text}");
+    }
+}
+
+/// The same server over streamable HTTP: headers take `${VAR}` from the environment (an unset
+/// one is named, nothing is sent), tools and calls work as over stdio.
+#[tokio::test]
+async fn mcp_over_streamable_http() {
+    use tokio::io::AsyncBufReadExt;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut child = tokio::process::Command::new("node")
+        .arg(everything_entry())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    loop {
+        let line = lines.next_line().await.unwrap().expect("the server starts");
+        assert!(!line.contains("already in use"), "{line}");
+        if line.contains("listening on port") {
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let http = tradewind::config::McpServerDef {
+        url: Some(url.clone()),
+        headers: BTreeMap::from([(
+            "X-Workspace".to_string(),
+            "${CARGO_MANIFEST_DIR}".to_string(),
+        )]),
+        ..Default::default()
+    };
+    let unset = tradewind::config::McpServerDef {
+        url: Some(url.clone()),
+        headers: BTreeMap::from([(
+            "Authorization".to_string(),
+            "Bearer ${TW_SURELY_UNSET_TOKEN}".to_string(),
+        )]),
+        ..Default::default()
+    };
+    let mock = Mock::default();
+    let s = TestServer::start(Opts {
+        openai: Some(mock.serve().await),
+        ceiling: all_allowed(),
+        mcp: Some(McpSettings {
+            allow: false,
+            servers: BTreeMap::from([("web".to_string(), http), ("unset".to_string(), unset)]),
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let (st, body) = s.post("/api/mcp/servers/unset/connect", json!({})).await;
+    assert_eq!(st, 502, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("TW_SURELY_UNSET_TOKEN")
+    );
+    let (st, info) = s.post("/api/mcp/servers/web/connect", json!({})).await;
+    assert_eq!(st, 200, "{info}");
+    assert_eq!(info["transport"], "http");
+    assert_eq!(info["target"], url);
+    let sid = s.create_session("full").await;
+    mock.push(tool_reply(
+        "w1",
+        "mcp_web_echo",
+        &json!({"message": "over http"}),
+    ));
+    mock.push(text_reply("done"));
+    let run = s.prompt(&sid, "echo").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let r = results(&s.events(&sid).await);
+    assert_eq!(r[0]["text"], "Echo: over http", "{}", r[0]);
+    drop(child);
+}
+
+/// Headless: MCP tools are offered and run only with both `--allow-mcp` and `--allow-external`;
+/// otherwise the model does not get them (a call is an unknown tool) and nothing starts.
+#[tokio::test]
+async fn headless_runs_need_allow_mcp_and_allow_external() {
+    let home = TempDir::new("mcp-headless");
+    let ws = TempDir::new("mcp-headless-ws");
+    let state = home.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let def = everything_server();
+    std::fs::write(
+        state.join("config.json"),
+        json!({"mcpServers": {"everything": {"command": def.command, "args": def.args}}})
+            .to_string(),
+    )
+    .unwrap();
+    let replay = home.path().join("r.json");
+    std::fs::write(
+        &replay,
+        json!({"scripts": [{"turns": [
+            {"tool_calls": [{"name": "mcp_everything_echo", "arguments": {"message": "headless"}}]},
+            {"text": "done"}
+        ]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let run = |flags: &[&str]| {
+        let out = std::process::Command::new(binary())
+            .args(["run", "--json", "--workspace", ws.path().to_str().unwrap()])
+            .args(["--provider", "replay", "--replay", replay.to_str().unwrap()])
+            .args(flags)
+            .arg("echo it")
+            .env("TRADEWIND_HOME", &state)
+            .output()
+            .unwrap();
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        lines
+            .into_iter()
+            .find(|e| e["type"] == "tool_result")
+            .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)))
+    };
+    let r = run(&["--allow-mcp", "--allow-external"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["text"], "Echo: headless");
+    for flags in [&["--allow-external"][..], &["--allow-mcp"][..]] {
+        let r = run(flags);
+        assert_eq!(r["ok"], false, "{flags:?}: {r}");
+        assert!(
+            r["text"].as_str().unwrap().contains("unknown_tool"),
+            "{flags:?}: {r}"
+        );
+    }
+}

@@ -23,7 +23,9 @@ use serde_json::Value;
 use sha2::Digest;
 
 use crate::config::{McpServerDef, McpSettings};
-use crate::protocol::{McpServerInfo, McpServerList, McpState, McpToolInfo};
+use crate::protocol::{
+    KeyValueEntry, McpServerInfo, McpServerList, McpState, McpToolInfo, Part, TreeNode,
+};
 use crate::tools::{MAX_MODEL_TEXT, ToolOutput, bound_text};
 
 type Client = RunningService<rmcp::RoleClient, ()>;
@@ -171,15 +173,42 @@ impl McpTool {
     }
 }
 
-/// What the model sees of a result: text parts as text, the other kinds named, structured
-/// content as JSON when no text came with it.
+/// Images shown in the web app: at most this many bytes decoded.
+const MAX_IMAGE_BYTES: usize = 1 << 20;
+/// Table rows shown.
+const MAX_ROWS: usize = 500;
+
+/// What the model sees of a result, and what the web app shows: text parts as text; images as
+/// image parts (the model reads a line naming them); structured content — `structuredContent`,
+/// or a text part that is JSON — shaped as a table, key–value pairs or a tree becomes that
+/// display part, with its text projection for the model when no text came with it.
 pub fn result_output(r: &rmcp::model::CallToolResult) -> ToolOutput {
     let mut pieces: Vec<String> = Vec::new();
+    let mut parts: Vec<Part> = Vec::new();
     for c in &r.content {
         pieces.push(match c {
-            ContentBlock::Text(t) => t.text.clone(),
+            ContentBlock::Text(t) => {
+                if let Ok(v) = serde_json::from_str::<Value>(&t.text)
+                    && let Some((p, _)) = shaped(&v)
+                {
+                    parts.push(p);
+                }
+                t.text.clone()
+            }
             ContentBlock::Image(i) => {
-                format!("[image {}, {} bytes]", i.mime_type, i.data.len() / 4 * 3)
+                let bytes = i.data.len() / 4 * 3;
+                if bytes <= MAX_IMAGE_BYTES
+                    && matches!(
+                        i.mime_type.as_str(),
+                        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+                    )
+                {
+                    parts.push(Part::Image {
+                        mime_type: i.mime_type.clone(),
+                        data: i.data.clone(),
+                    });
+                }
+                format!("[image {}, {bytes} bytes]", i.mime_type)
             }
             ContentBlock::Audio(a) => {
                 format!("[audio {}, {} bytes]", a.mime_type, a.data.len() / 4 * 3)
@@ -205,16 +234,142 @@ pub fn result_output(r: &rmcp::model::CallToolResult) -> ToolOutput {
         });
     }
     let has_text = r.content.iter().any(|c| matches!(c, ContentBlock::Text(_)));
-    if let Some(s) = &r.structured_content
-        && !has_text
-    {
-        pieces.push(serde_json::to_string_pretty(s).unwrap_or_default());
+    if let Some(s) = &r.structured_content {
+        let shape = shaped(s);
+        if !has_text {
+            pieces.push(match &shape {
+                Some((_, text)) => text.clone(),
+                None => serde_json::to_string_pretty(s).unwrap_or_default(),
+            });
+        }
+        if let Some((p, _)) = shape
+            && !parts.contains(&p)
+        {
+            parts.push(p);
+        }
     }
     let text = bound_text(&pieces.join("\n"), MAX_MODEL_TEXT);
-    if r.is_error == Some(true) {
+    let mut out = if r.is_error == Some(true) {
         ToolOutput::err("mcp_tool_error", text)
     } else {
         ToolOutput::ok(text)
+    };
+    out.parts = parts;
+    out
+}
+
+/// A JSON value as a scalar's text (`None` for arrays and objects).
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => Some("null".into()),
+        Value::Bool(_) | Value::Number(_) => Some(v.to_string()),
+        _ => None,
+    }
+}
+
+fn cell(v: &Value) -> String {
+    scalar(v).unwrap_or_else(|| v.to_string())
+}
+
+/// A table, key–value pairs or a tree, and its text projection; `None` for other shapes.
+pub fn shaped(v: &Value) -> Option<(Part, String)> {
+    let o = v.as_object()?;
+    let columns: Option<Vec<String>> = o
+        .get("columns")
+        .or_else(|| o.get("headers"))
+        .and_then(Value::as_array)
+        .map(|c| c.iter().map(cell).collect());
+    if let (Some(columns), Some(rows)) = (columns, o.get("rows").and_then(Value::as_array)) {
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| match r {
+                Value::Array(a) => a.iter().map(cell).collect(),
+                Value::Object(m) => columns
+                    .iter()
+                    .map(|c| m.get(c).map(cell).unwrap_or_default())
+                    .collect(),
+                other => vec![cell(other)],
+            })
+            .collect();
+        let mut text = columns.join(" | ");
+        for r in &rows {
+            text.push('\n');
+            text.push_str(&r.join(" | "));
+        }
+        let truncated = rows.len() > MAX_ROWS;
+        let rows = rows.into_iter().take(MAX_ROWS).collect();
+        return Some((
+            Part::Table {
+                columns,
+                rows,
+                truncated,
+            },
+            text,
+        ));
+    }
+    if let Some(nodes) = o.get("nodes").and_then(Value::as_array)
+        && o.len() == 1
+    {
+        let nodes: Option<Vec<TreeNode>> = nodes.iter().map(|n| tree_node(n, 0)).collect();
+        let nodes = nodes?;
+        let mut text = String::new();
+        tree_text(&nodes, 0, &mut text);
+        return Some((Part::Tree { nodes }, text.trim_end().to_string()));
+    }
+    if !o.is_empty() && o.len() <= 200 {
+        let entries: Option<Vec<KeyValueEntry>> = o
+            .iter()
+            .map(|(k, v)| {
+                scalar(v).map(|value| KeyValueEntry {
+                    key: k.clone(),
+                    value,
+                })
+            })
+            .collect();
+        let entries = entries?;
+        let text = entries
+            .iter()
+            .map(|e| format!("{}: {}", e.key, e.value))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Some((Part::KeyValue { entries }, text));
+    }
+    None
+}
+
+fn tree_node(v: &Value, depth: usize) -> Option<TreeNode> {
+    if depth > 32 {
+        return None;
+    }
+    let o = v.as_object()?;
+    let label = scalar(o.get("label")?)?;
+    let meta = o.get("meta").map(cell);
+    let children = match o.get("children") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(c)) => c
+            .iter()
+            .map(|n| tree_node(n, depth + 1))
+            .collect::<Option<Vec<_>>>()?,
+        Some(_) => return None,
+    };
+    Some(TreeNode {
+        label,
+        meta,
+        children,
+    })
+}
+
+fn tree_text(nodes: &[TreeNode], depth: usize, out: &mut String) {
+    for n in nodes {
+        out.push_str(&"  ".repeat(depth));
+        out.push_str("- ");
+        out.push_str(&n.label);
+        if let Some(m) = &n.meta {
+            out.push_str(&format!(" ({m})"));
+        }
+        out.push('\n');
+        tree_text(&n.children, depth + 1, out);
     }
 }
 
@@ -781,6 +936,9 @@ mod tests {
         let out = result_output(&r);
         assert!(out.ok);
         assert_eq!(out.text, "hello\n[image image/png, 3 bytes]");
+        assert!(
+            matches!(&out.parts[..], [Part::Image { mime_type, .. }] if mime_type == "image/png")
+        );
         let r: rmcp::model::CallToolResult = serde_json::from_value(serde_json::json!({
             "content": [],
             "structuredContent": {"temperature": 21},
@@ -789,6 +947,35 @@ mod tests {
         .unwrap();
         let out = result_output(&r);
         assert!(!out.ok);
-        assert!(out.text.contains("\"temperature\": 21"));
+        assert_eq!(out.text, "error [mcp_tool_error]: temperature: 21");
+        assert_eq!(
+            out.parts,
+            vec![Part::KeyValue {
+                entries: vec![KeyValueEntry {
+                    key: "temperature".into(),
+                    value: "21".into()
+                }]
+            }]
+        );
+    }
+
+    #[test]
+    fn structured_results_become_tables_and_trees() {
+        let (p, text) = shaped(&serde_json::json!({
+            "headers": ["name", "size"],
+            "rows": [["a.txt", 3], {"name": "b.txt", "size": 5}]
+        }))
+        .unwrap();
+        assert_eq!(text, "name | size\na.txt | 3\nb.txt | 5");
+        assert!(matches!(p, Part::Table { ref rows, truncated: false, .. } if rows.len() == 2));
+        let (p, text) = shaped(&serde_json::json!({"nodes": [
+            {"label": "src", "children": [{"label": "main.rs", "meta": "2 KB"}]}
+        ]}))
+        .unwrap();
+        assert_eq!(text, "- src\n  - main.rs (2 KB)");
+        assert!(matches!(p, Part::Tree { ref nodes } if nodes[0].children.len() == 1));
+        // Nested objects are neither: the JSON stays text.
+        assert!(shaped(&serde_json::json!({"a": {"b": 1}})).is_none());
+        assert!(shaped(&serde_json::json!([1, 2])).is_none());
     }
 }

@@ -190,6 +190,9 @@ pub fn always_ask_path(p: &std::path::Path) -> Option<&'static str> {
     if comps.iter().any(|c| c == ".git") {
         return Some("git's own files (hooks and config can run commands)");
     }
+    if comps.iter().any(|c| c == ".tradewind") {
+        return Some("Tradewind's project configuration (it can name tools and servers)");
+    }
     None
 }
 

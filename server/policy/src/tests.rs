@@ -369,6 +369,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         "/home/u/proj/.git/config",
         "/home/u/.config/autostart/x.desktop",
         "/home/u/.PROFILE",
+        "/home/u/proj/.tradewind/config.json",
     ] {
         let uses = [PathUse {
             links: 1,

@@ -454,6 +454,36 @@ pub enum Part {
     },
     /// The agent's checklist as `todo_write` set it (the whole list; the latest one counts).
     Todos { items: Vec<TodoItem> },
+    /// An image a tool returned (an MCP server's), base64; at most 1 MiB decoded. The model
+    /// sees a line naming it.
+    Image { mime_type: String, data: String },
+    /// Rows under named columns (an MCP result `{columns|headers, rows}`); cells as text.
+    Table {
+        columns: Vec<String>,
+        rows: Vec<Vec<String>>,
+        /// Rows left out (more than 500).
+        truncated: bool,
+    },
+    /// Names and values (an MCP result that is a flat JSON object).
+    KeyValue { entries: Vec<KeyValueEntry> },
+    /// A tree (an MCP result `{nodes: [{label, children?, meta?}]}`).
+    Tree { nodes: Vec<TreeNode> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct KeyValueEntry {
+    pub key: String,
+    /// Scalars as written (`true`, `21`, `text`).
+    pub value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(no_recursion)]
+pub struct TreeNode {
+    pub label: String,
+    /// A short note beside the label.
+    pub meta: Option<String>,
+    pub children: Vec<TreeNode>,
 }
 
 /// A workspace file matching a query (`GET /api/sessions/{id}/files`).

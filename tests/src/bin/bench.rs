@@ -1,6 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files;
+//! sse, files, webfetch, mcp;
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -1513,6 +1513,106 @@ async fn webfetch() {
     );
 }
 
+/// An MCP stdio call of server-everything's `echo`: made directly with an `rmcp` client, and
+/// made by the agent through Tradewind (gate, events, stored messages, result mapping).
+async fn mcp() {
+    use rmcp::ServiceExt;
+    const N: usize = 200;
+    let def = everything_server();
+    let mut cmd = tokio::process::Command::new("node");
+    cmd.args(&def.args);
+    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = ().serve(proc).await.unwrap();
+    let mut direct = Vec::new();
+    for i in 0..N + 20 {
+        let mut p = rmcp::model::CallToolRequestParams::new("echo");
+        p.arguments = json!({"message": "bench"}).as_object().cloned();
+        let t = Instant::now();
+        let r = client.call_tool(p).await.unwrap();
+        if i >= 20 {
+            direct.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        assert_eq!(r.content.len(), 1);
+    }
+    drop(client);
+
+    // Through the server: 20 echo calls per turn, the tool granted for the session.
+    const CALLS: usize = 20;
+    let calls: Vec<Value> = (0..CALLS)
+        .map(|_| json!({"name": "mcp_everything_echo", "arguments": {"message": "bench"}}))
+        .collect();
+    let script = json!({"scripts": [
+        {"match": "echoes", "turns": [{"tool_calls": calls}, {"text": "done"}]},
+        {"turns": [{"tool_calls": [{"name": "mcp_everything_echo", "arguments": {"message": "grant"}}]}, {"text": "ok"}]}
+    ]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ceiling: Ceiling {
+            external: true,
+            ..Ceiling::default()
+        },
+        mcp: Some(tradewind::config::McpSettings {
+            allow: false,
+            servers: std::collections::BTreeMap::from([("everything".to_string(), def)]),
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let (st, _) = s
+        .post("/api/mcp/servers/everything/connect", json!({}))
+        .await;
+    assert_eq!(st, 200);
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "grant it").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "session").await;
+    assert_eq!(fin["status"], "completed");
+    let mut ws = ws_connect(&s).await;
+    ws_send(
+        &mut ws,
+        json!({"type": "subscribe", "session": sid, "after": 0}),
+    )
+    .await;
+    let mut per_call = Vec::new();
+    tradewind::probe::enable(true);
+    for i in 0..25 {
+        let _ = tradewind::probe::take();
+        let (ms, fin) = timed_run(&s, &mut ws, &sid, "echoes").await;
+        assert_eq!(fin["status"], "completed", "{fin}");
+        let model_ms: f64 = tradewind::probe::take()
+            .iter()
+            .filter(|m| m.kind == tradewind::probe::MarkKind::ModelCall)
+            .map(|m| m.took.as_secs_f64() * 1000.0)
+            .sum();
+        if i >= 5 {
+            per_call.push((ms - model_ms) / CALLS as f64);
+        }
+    }
+    tradewind::probe::enable(false);
+    let events = s.events(&sid).await;
+    assert!(
+        of_type(&events, "tool_result")
+            .iter()
+            .rev()
+            .take(CALLS)
+            .all(|r| r["text"] == "Echo: bench")
+    );
+    let d50 = pct(&mut direct.clone(), 0.5);
+    let t50 = pct(&mut per_call.clone(), 0.5);
+    println!(
+        "mcp_echo_direct_rmcp_ms p50 {d50:.3} p90 {:.3} (server-everything over stdio, n={N})",
+        pct(&mut direct, 0.9)
+    );
+    println!(
+        "mcp_echo_through_tradewind_ms p50 {t50:.3} p90 {:.3}; added p50 {:.3} ms (per call, from turns of {CALLS} calls: POST /messages → run_finished on the WebSocket minus the replay provider's time, / {CALLS}; gate, events, stored messages, sandboxed server; 20 turns)",
+        pct(&mut per_call, 0.9),
+        t50 - d50
+    );
+    s.stop().await;
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -1550,6 +1650,9 @@ async fn main() {
     }
     if want("webfetch") {
         webfetch().await;
+    }
+    if want("mcp") {
+        mcp().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

@@ -20,6 +20,8 @@ import type {
   EventPage,
   Health,
   LoginParams,
+  McpServerInfo,
+  McpServerList,
   ModelList,
   PatchSessionParams,
   FileMatches,
@@ -234,6 +236,11 @@ export const api = {
   getWebSearch: () => request<WebSearchSettings>("GET", "/api/settings/websearch"),
   putWebSearch: (p: WebSearchSettingsUpdate) =>
     request<WebSearchSettings>("PUT", "/api/settings/websearch", p),
+
+  mcpServers: () => request<McpServerList>("GET", "/api/mcp/servers"),
+  /** (Re)connect: answers once the server is connected and its tools listed (at most 30 s). */
+  connectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/connect`, {}),
+  disconnectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/disconnect`, {}),
 };
 
 export function errorText(e: unknown): string {

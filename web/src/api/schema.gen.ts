@@ -1498,6 +1498,11 @@ export interface components {
             status: string;
             version: string;
         };
+        KeyValueEntry: {
+            key: string;
+            /** @description Scalars as written (`true`, `21`, `text`). */
+            value: string;
+        };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
         KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
         LoginParams: {
@@ -1644,6 +1649,26 @@ export interface components {
             items: components["schemas"]["TodoItem"][];
             /** @enum {string} */
             type: "todos";
+        } | {
+            data: string;
+            mime_type: string;
+            /** @enum {string} */
+            type: "image";
+        } | {
+            columns: string[];
+            rows: string[][];
+            /** @description Rows left out (more than 500). */
+            truncated: boolean;
+            /** @enum {string} */
+            type: "table";
+        } | {
+            entries: components["schemas"]["KeyValueEntry"][];
+            /** @enum {string} */
+            type: "key_value";
+        } | {
+            nodes: components["schemas"]["TreeNode"][];
+            /** @enum {string} */
+            type: "tree";
         };
         /** @description A queued input's new text. */
         PatchQueueItem: {
@@ -2341,6 +2366,12 @@ export interface components {
         };
         ToolStatusList: {
             data: components["schemas"]["ToolStatus"][];
+        };
+        TreeNode: {
+            children: components["schemas"]["TreeNode"][];
+            label: string;
+            /** @description A short note beside the label. */
+            meta?: string | null;
         };
         /** @description An event of a type not documented in this version (added by a newer server): the envelope, its `type`, and whatever fields it has. Ignore it or show it generically. */
         UnknownEvent: components["schemas"]["EventEnvelope"] & ({

@@ -60,6 +60,13 @@ export type WebSearchSettings = Schemas["WebSearchSettingsView"];
 export type WebSearchSettingsUpdate = Schemas["WebSearchSettingsParams"];
 export type SearchProvider = Schemas["SearchProvider"];
 
+// ---- MCP servers (config.json's, connected from Settings) -----------------
+
+export type McpServerList = Schemas["McpServerList"];
+export type McpServerInfo = Schemas["McpServerInfo"];
+export type McpToolInfo = Schemas["McpToolInfo"];
+export type McpState = Schemas["McpState"];
+
 // ---- Display parts -------------------------------------------------------
 
 export type Part = Schemas["Part"];
@@ -67,6 +74,12 @@ export type DiffPart = Extract<Part, { type: "diff" }>;
 export type TerminalPart = Extract<Part, { type: "terminal" }>;
 export type TodosPart = Extract<Part, { type: "todos" }>;
 export type TodoItem = Schemas["TodoItem"];
+export type ImagePart = Extract<Part, { type: "image" }>;
+export type TablePart = Extract<Part, { type: "table" }>;
+export type KeyValuePart = Extract<Part, { type: "key_value" }>;
+export type TreePart = Extract<Part, { type: "tree" }>;
+export type KeyValueEntry = Schemas["KeyValueEntry"];
+export type TreeNode = Schemas["TreeNode"];
 
 // ---- Questions (ask_user_question) ----------------------------------------
 

@@ -6,6 +6,7 @@ import { askNotificationPermission } from "../state/attention";
 import { useObservable } from "../state/observable";
 import { themeChoice, type ThemeChoice } from "../state/theme";
 import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
+import { McpPanel } from "./McpPanel";
 import { WebSearchForm } from "./WebSearchForm";
 
 const KINDS = ["openai", "anthropic", "replay"];
@@ -174,6 +175,7 @@ export function Settings() {
       <h1>Settings</h1>
       <ProviderForm onSaved={() => providerMissing.set(false)} />
       <WebSearchForm />
+      <McpPanel />
 
       <section class="card">
         <h2>Appearance and alerts</h2>

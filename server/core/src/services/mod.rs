@@ -145,7 +145,8 @@ pub async fn agent_deps(
         ),
         web_client: crate::tools::websearch::client()?,
     };
-    if deps.mcp.allowed {
+    // A headless run without --allow-external could not call the tools: nothing starts.
+    if deps.mcp.allowed && (interactive || cfg.ceiling.external || cfg.yolo) {
         // A headless run needs the tools before it starts; a server shows them as they come.
         if interactive {
             let hub = deps.mcp.clone();

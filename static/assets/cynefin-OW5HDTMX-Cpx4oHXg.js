@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-Cex4Ko-A.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

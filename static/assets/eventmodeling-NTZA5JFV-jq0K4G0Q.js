@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-Cex4Ko-A.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

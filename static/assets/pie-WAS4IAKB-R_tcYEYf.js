@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-CE02O48B.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

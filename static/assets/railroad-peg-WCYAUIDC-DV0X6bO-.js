@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-CE02O48B.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-CE02O48B.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -440,3 +440,86 @@ async fn headless_runs_need_allow_mcp_and_allow_external() {
         );
     }
 }
+
+/// The model connects a configured server itself (`mcp_connect` asks; the tools come with the
+/// next step), then lists and reads a resource and gets a prompt — each asking like any MCP call.
+#[tokio::test]
+async fn the_model_connects_and_reads_resources_and_prompts() {
+    let mock = Mock::default();
+    let s = TestServer::start(Opts {
+        openai: Some(mock.serve().await),
+        ceiling: all_allowed(),
+        mcp: Some(everything(&[])),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("full").await;
+    let uri = "demo://resource/static/document/features.md";
+    mock.push(tool_reply(
+        "c1",
+        "mcp_connect",
+        &json!({"server": "everything"}),
+    ));
+    mock.push(tool_reply(
+        "e1",
+        "mcp_everything_echo",
+        &json!({"message": "now"}),
+    ));
+    mock.push(tool_reply(
+        "r1",
+        "mcp_resource",
+        &json!({"server": "everything"}),
+    ));
+    mock.push(tool_reply(
+        "r2",
+        "mcp_resource",
+        &json!({"server": "everything", "uri": uri}),
+    ));
+    mock.push(tool_reply(
+        "p1",
+        "mcp_prompt",
+        &json!({"server": "everything"}),
+    ));
+    mock.push(tool_reply(
+        "p2",
+        "mcp_prompt",
+        &json!({"server": "everything", "name": "simple-prompt"}),
+    ));
+    mock.push(tool_reply("x1", "mcp_resource", &json!({"server": "nope"})));
+    mock.push(text_reply("done"));
+    let run = s.prompt(&sid, "use the server").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let asks = of_type(&events, "approval_requested");
+    assert!(
+        asks.iter().any(|a| a["tool"] == "mcp_connect"),
+        "connecting asks"
+    );
+    let r = results(&events);
+    let text = |i: usize| r[i]["text"].as_str().unwrap().to_string();
+    assert!(text(0).contains("mcp_everything_echo"), "{}", text(0));
+    assert_eq!(text(1), "Echo: now", "offered from the next step");
+    assert!(text(2).contains(uri), "{}", text(2));
+    assert!(
+        text(3).contains("# Everything Server - Features"),
+        "{}",
+        text(3)
+    );
+    assert!(text(4).contains("simple-prompt"), "{}", text(4));
+    assert!(
+        text(5).contains("user: This is a simple prompt without arguments."),
+        "{}",
+        text(5)
+    );
+    assert_eq!(r[6]["ok"], false);
+    assert!(
+        text(6).contains("no MCP server named `nope`"),
+        "{}",
+        text(6)
+    );
+    // Before connecting, the hub tools were offered but not the server's tools.
+    let first = mock.requests.lock().unwrap()[0]["tools"].to_string();
+    assert!(first.contains("\"mcp_connect\""));
+    assert!(!first.contains("mcp_everything_echo"));
+}

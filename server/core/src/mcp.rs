@@ -19,6 +19,7 @@ use parking_lot::{Mutex, RwLock};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ContentBlock, ResourceContents};
 use rmcp::service::RunningService;
+use serde::Deserialize;
 use serde_json::Value;
 use sha2::Digest;
 
@@ -373,6 +374,111 @@ fn tree_text(nodes: &[TreeNode], depth: usize, out: &mut String) {
     }
 }
 
+/// The tools that reach a server itself rather than one of its tools: offered when servers are
+/// configured; each asks like any MCP call (key `mcp:<server>/<what>#hub`).
+pub const HUB_TOOLS: &[&str] = &["mcp_connect", "mcp_resource", "mcp_prompt"];
+
+/// Connect a configured MCP server for this session, so its tools are offered.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ConnectArgs {
+    /// The server's name (`GET /api/mcp/servers`, or as the user named it).
+    server: String,
+}
+
+/// List a connected server's resources, or read one.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ResourceArgs {
+    server: String,
+    /// The resource's URI; leave out to list the resources.
+    uri: Option<String>,
+}
+
+/// List a connected server's prompts, or get one filled in.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PromptArgs {
+    server: String,
+    /// The prompt's name; leave out to list the prompts.
+    name: Option<String>,
+    /// The prompt's arguments.
+    arguments: Option<BTreeMap<String, String>>,
+}
+
+/// A prepared call of a hub tool.
+pub enum HubCall {
+    Connect(String),
+    Resource(String, Option<String>),
+    Prompt(String, Option<String>, Option<BTreeMap<String, String>>),
+}
+
+impl HubCall {
+    pub fn server(&self) -> &str {
+        match self {
+            HubCall::Connect(s) | HubCall::Resource(s, _) | HubCall::Prompt(s, _, _) => s,
+        }
+    }
+
+    /// What the gate sees: the server and what is asked of it.
+    pub fn usage(&self, headless_allowed: bool) -> crate::policy::McpUse {
+        let what = match self {
+            HubCall::Connect(_) => "connect",
+            HubCall::Resource(..) => "resources",
+            HubCall::Prompt(..) => "prompts",
+        };
+        crate::policy::McpUse {
+            server: self.server().to_string(),
+            tool: what.into(),
+            version: "hub".into(),
+            headless_allowed,
+            hints: Vec::new(),
+        }
+    }
+}
+
+/// The specs of the hub tools.
+pub fn hub_specs() -> Vec<crate::provider::ToolSpec> {
+    use crate::tools::args_schema;
+    let spec = |name: &str, description: &str, parameters: Value| crate::provider::ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        parameters,
+    };
+    vec![
+        spec(
+            "mcp_connect",
+            "Connect one of the MCP servers the user configured, so its tools (mcp_<server>_<tool>) are offered from your next step. Asks the user.",
+            args_schema::<ConnectArgs>(),
+        ),
+        spec(
+            "mcp_resource",
+            "List the resources of a connected MCP server (no uri), or read one (uri). Asks the user.",
+            args_schema::<ResourceArgs>(),
+        ),
+        spec(
+            "mcp_prompt",
+            "List the prompts of a connected MCP server (no name), or get one with its arguments. Asks the user.",
+            args_schema::<PromptArgs>(),
+        ),
+    ]
+}
+
+/// Parse a hub tool's arguments; `None` when `name` is not a hub tool.
+pub fn prepare_hub(name: &str, input: &Value) -> Option<Result<HubCall, String>> {
+    let parsed = match name {
+        "mcp_connect" => ConnectArgs::deserialize(input).map(|a| HubCall::Connect(a.server)),
+        "mcp_resource" => {
+            ResourceArgs::deserialize(input).map(|a| HubCall::Resource(a.server, a.uri))
+        }
+        "mcp_prompt" => {
+            PromptArgs::deserialize(input).map(|a| HubCall::Prompt(a.server, a.name, a.arguments))
+        }
+        _ => return None,
+    };
+    Some(parsed.map_err(|e| e.to_string()))
+}
+
 struct Slot {
     def: McpServerDef,
     state: McpState,
@@ -574,6 +680,72 @@ impl McpHub {
         Ok(info_of(name, s))
     }
 
+    /// Whether any server is configured (the hub tools are offered only then).
+    pub fn has_servers(&self) -> bool {
+        !self.slots.read().is_empty()
+    }
+
+    /// Run a hub tool (the gate has allowed it).
+    pub async fn run(
+        &self,
+        call: HubCall,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> ToolOutput {
+        let server = call.server().to_string();
+        if let HubCall::Connect(name) = &call {
+            return match self.connect(name).await {
+                Ok(info) => {
+                    let names: Vec<&str> = info.tools.iter().map(|t| t.name.as_str()).collect();
+                    ToolOutput::ok(format!(
+                        "Connected `{name}` ({}): {} tool(s), offered from your next step: {}",
+                        info.server_info.as_deref().unwrap_or("unnamed server"),
+                        names.len(),
+                        names.join(", ")
+                    ))
+                }
+                Err(e) => ToolOutput::err("mcp_connect_failed", e),
+            };
+        }
+        self.refresh_closed();
+        let conn = self.slots.read().get(&server).map(|s| s.conn.clone());
+        let conn = match conn {
+            None => {
+                return ToolOutput::err(
+                    "invalid_input",
+                    format!("no MCP server named `{server}` is configured"),
+                );
+            }
+            Some(None) => {
+                return ToolOutput::err(
+                    "mcp_disconnected",
+                    format!("the MCP server `{server}` is not connected: call mcp_connect first"),
+                );
+            }
+            Some(Some(c)) => c,
+        };
+        let work = hub_request(&conn, call);
+        let result = tokio::select! {
+            r = tokio::time::timeout(CALL_TIMEOUT, work) => r,
+            () = cancel.cancelled() => {
+                return ToolOutput::err("cancelled", "the run was cancelled during the MCP call");
+            }
+        };
+        match result {
+            Err(_) => ToolOutput::err(
+                "mcp_timeout",
+                format!(
+                    "the MCP server `{server}` did not answer within {} s",
+                    CALL_TIMEOUT.as_secs()
+                ),
+            ),
+            Ok(Err(e)) => ToolOutput::err(
+                "mcp_error",
+                format!("the MCP server `{server}` failed the request: {e}"),
+            ),
+            Ok(Ok(text)) => ToolOutput::ok(bound_text(&text, MAX_MODEL_TEXT)),
+        }
+    }
+
     async fn open(
         &self,
         name: &str,
@@ -605,6 +777,7 @@ impl McpHub {
             .iter()
             .map(|t| t.name().to_string())
             .collect();
+        taken.extend(HUB_TOOLS.iter().map(|t| t.to_string()));
         {
             let slots = self.slots.read();
             for (n, s) in slots.iter() {
@@ -693,6 +866,99 @@ impl McpHub {
                 })
             }
         }
+    }
+}
+
+/// One request of a hub tool to a connected server; the text for the model.
+async fn hub_request(conn: &Connection, call: HubCall) -> Result<String, rmcp::ServiceError> {
+    match call {
+        HubCall::Resource(_, None) => conn.client.list_all_resources().await.map(|rs| {
+            rs.iter()
+                .map(|r| {
+                    format!(
+                        "{} — {}{}",
+                        r.uri,
+                        r.name,
+                        r.mime_type
+                            .as_deref()
+                            .map(|m| format!(" ({m})"))
+                            .unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        HubCall::Resource(_, Some(uri)) => conn
+            .client
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(uri))
+            .await
+            .map(|r| {
+                r.contents
+                    .iter()
+                    .map(|c| match c {
+                        ResourceContents::TextResourceContents { uri, text, .. } => {
+                            format!("[resource {uri}]\n{text}")
+                        }
+                        ResourceContents::BlobResourceContents {
+                            uri,
+                            mime_type,
+                            blob,
+                            ..
+                        } => format!(
+                            "[resource {uri}, {}, {} bytes]",
+                            mime_type.as_deref().unwrap_or("binary"),
+                            blob.len() / 4 * 3
+                        ),
+                        _ => "[resource of a kind this client does not know]".into(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+        HubCall::Prompt(_, None, _) => conn.client.list_all_prompts().await.map(|ps| {
+            ps.iter()
+                .map(|p| {
+                    let args: Vec<String> = p
+                        .arguments
+                        .iter()
+                        .flatten()
+                        .map(|a| {
+                            if a.required == Some(true) {
+                                a.name.clone()
+                            } else {
+                                format!("{}?", a.name)
+                            }
+                        })
+                        .collect();
+                    format!(
+                        "{}({}) — {}",
+                        p.name,
+                        args.join(", "),
+                        p.description.as_deref().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        HubCall::Prompt(_, Some(name), arguments) => {
+            let mut params = rmcp::model::GetPromptRequestParams::new(name);
+            params.arguments =
+                arguments.map(|a| a.into_iter().map(|(k, v)| (k, Value::String(v))).collect());
+            conn.client.get_prompt(params).await.map(|r| {
+                r.messages
+                    .iter()
+                    .map(|m| {
+                        let role = match m.role {
+                            rmcp::model::Role::User => "user",
+                            rmcp::model::Role::Assistant => "assistant",
+                        };
+                        let one = rmcp::model::CallToolResult::success(vec![m.content.clone()]);
+                        format!("{role}: {}", result_output(&one).text)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            })
+        }
+        HubCall::Connect(_) => Ok(String::new()),
     }
 }
 

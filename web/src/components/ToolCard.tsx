@@ -5,6 +5,7 @@ import { inputSummary } from "../util/format";
 import { DiffView } from "./DiffView";
 import { TerminalView } from "./TerminalView";
 import { InlineCode } from "./InlineCode";
+import { ResultParts, displayParts } from "./ResultParts";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
 
@@ -31,6 +32,8 @@ export function ToolCard({ item }: { item: ToolItem }) {
   const parts = item.result?.parts ?? [];
   const diffs = parts.filter((p): p is DiffPart => p.type === "diff");
   const terms = parts.filter((p): p is TerminalPart => p.type === "terminal");
+  // Images, tables, key–value pairs, trees: shown below the card; the text stays in the body.
+  const shown = displayParts(parts);
   const summary = inputSummary(item.tool, item.input);
   const id = `tool-${item.callId}`;
   return (
@@ -62,8 +65,8 @@ export function ToolCard({ item }: { item: ToolItem }) {
             <pre class="tool-error">{item.result.text}</pre>
           )}
           {item.result && item.result.ok && diffs.length === 0 && terms.length === 0 && item.result.text && (
-            <details class="tool-output" open>
-              <summary>Output</summary>
+            <details class="tool-output" open={shown.length === 0}>
+              <summary>{shown.length === 0 ? "Output" : "Text the model saw"}</summary>
               <pre>{item.result.text}</pre>
             </details>
           )}
@@ -75,6 +78,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
       {terms.map((t, i) => (
         <TerminalView key={`t${i}`} part={t} />
       ))}
+      <ResultParts parts={shown} />
     </div>
   );
 }

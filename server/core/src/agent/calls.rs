@@ -132,7 +132,15 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
         Some(p) => Ok(p),
         None => match t.mcp_tool(&call.name) {
             Some(m) => Ok(tools::Prepared::mcp(m, input.clone(), t.deps.mcp.allowed)),
-            None => tools::prepare(&call.name, &input, &t.paths),
+            None => match t.mcp_hub_call(&call.name, &input) {
+                Some(Ok(h)) => Ok(tools::Prepared::mcp_hub(
+                    t.deps.mcp.clone(),
+                    h,
+                    t.deps.mcp.allowed,
+                )),
+                Some(Err(e)) => Err(tools::PrepareError::Input(e)),
+                None => tools::prepare(&call.name, &input, &t.paths),
+            },
         },
     };
     let out = match prepared {

@@ -139,6 +139,8 @@ pub(crate) struct Turn<'a> {
     /// The MCP tools offered in the latest model call: a call runs against the listing the
     /// model saw, never a newer one.
     mcp_tools: parking_lot::Mutex<Vec<Arc<crate::mcp::McpTool>>>,
+    /// Whether `mcp_connect`, `mcp_resource` and `mcp_prompt` were offered then.
+    mcp_hub_offered: parking_lot::Mutex<bool>,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -149,6 +151,18 @@ fn werr(code: &str, message: impl Into<String>) -> WireError {
 }
 
 impl Turn<'_> {
+    /// A call of a hub tool (`mcp_connect` …), if it was offered in the latest model call.
+    pub(crate) fn mcp_hub_call(
+        &self,
+        name: &str,
+        input: &serde_json::Value,
+    ) -> Option<Result<crate::mcp::HubCall, String>> {
+        if !*self.mcp_hub_offered.lock() {
+            return None;
+        }
+        crate::mcp::prepare_hub(name, input)
+    }
+
     /// The MCP tool of that name offered in the latest model call.
     pub(crate) fn mcp_tool(&self, name: &str) -> Option<Arc<crate::mcp::McpTool>> {
         self.mcp_tools
@@ -268,6 +282,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
         mcp_tools: parking_lot::Mutex::default(),
+        mcp_hub_offered: parking_lot::Mutex::new(false),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -460,16 +475,19 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
     ) && (t.deps.interactive || c.yolo || hub.allowed)
         && !hub.blocked;
     let mcp = if may { hub.tools() } else { Vec::new() };
-    let specs = if mcp.is_empty() {
+    let with_hub = may && hub.has_servers();
+    let specs = if !with_hub {
         built_in.clone()
     } else {
         built_in
             .iter()
             .cloned()
+            .chain(crate::mcp::hub_specs())
             .chain(mcp.iter().map(|m| m.spec()))
             .collect()
     };
     *t.mcp_tools.lock() = mcp;
+    *t.mcp_hub_offered.lock() = with_hub;
     specs
 }
 

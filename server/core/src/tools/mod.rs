@@ -252,6 +252,23 @@ impl Prepared {
         }
     }
 
+    /// A call of `mcp_connect`, `mcp_resource` or `mcp_prompt`.
+    pub fn mcp_hub(
+        hub: std::sync::Arc<crate::mcp::McpHub>,
+        call: crate::mcp::HubCall,
+        headless_allowed: bool,
+    ) -> Prepared {
+        Prepared {
+            tool: "mcp",
+            effect: Effect::External,
+            paths: Vec::new(),
+            command: None,
+            url: None,
+            mcp: Some(call.usage(headless_allowed)),
+            call: Box::new(McpHubCall { hub, call }),
+        }
+    }
+
     /// Run it (the gate has allowed it).
     pub async fn run(self, ctx: &ToolCtx<'_>) -> ToolOutput {
         self.call.run(ctx).await
@@ -270,6 +287,17 @@ struct CallOf<T: Tool>(T::Call);
 impl<T: Tool> Runnable for CallOf<T> {
     fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
         Box::pin(T::run(self.0, ctx))
+    }
+}
+
+struct McpHubCall {
+    hub: std::sync::Arc<crate::mcp::McpHub>,
+    call: crate::mcp::HubCall,
+}
+
+impl Runnable for McpHubCall {
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move { self.hub.run(self.call, ctx.cancel).await })
     }
 }
 

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-CE02O48B.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

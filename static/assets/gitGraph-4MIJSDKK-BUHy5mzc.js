@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-CE02O48B.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-BkKO85Zq.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

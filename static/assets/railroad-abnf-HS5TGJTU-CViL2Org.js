@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CE02O48B.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-BkKO85Zq.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

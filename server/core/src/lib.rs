@@ -28,3 +28,4 @@ pub mod store;
 pub mod tasks;
 pub mod tools;
 pub mod util;
+pub mod workspace_config;

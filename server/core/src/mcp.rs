@@ -487,6 +487,9 @@ struct Slot {
     tools: Vec<Arc<McpTool>>,
     /// The live connection (its tools hold it too).
     conn: Option<Arc<Connection>>,
+    /// `user` (config.json in the state directory) or `workspace` (an approved
+    /// `.tradewind/config.json`).
+    source: &'static str,
 }
 
 /// Why a server cannot be connected.
@@ -538,6 +541,7 @@ impl McpHub {
                     info: None,
                     tools: Vec::new(),
                     conn: None,
+                    source: "user",
                 };
                 (name.clone(), slot)
             })
@@ -550,6 +554,37 @@ impl McpHub {
             allowed: settings.allow && !read_only,
             blocked: read_only,
         }
+    }
+
+    /// Add the servers of an approved workspace config; a name the user's config has keeps the
+    /// user's definition.
+    pub fn add_workspace_servers(&self, servers: &BTreeMap<String, McpServerDef>) {
+        let mut slots = self.slots.write();
+        for (name, def) in servers {
+            slots.entry(name.clone()).or_insert_with(|| Slot {
+                def: def.clone(),
+                state: if def.enabled == Some(false) {
+                    McpState::Disabled
+                } else {
+                    McpState::Disconnected
+                },
+                error: None,
+                info: None,
+                tools: Vec::new(),
+                conn: None,
+                source: "workspace",
+            });
+        }
+    }
+
+    /// The names of the servers the user's own config defines.
+    pub fn user_server_names(&self) -> Vec<String> {
+        self.slots
+            .read()
+            .iter()
+            .filter(|(_, s)| s.source == "user")
+            .map(|(n, _)| n.clone())
+            .collect()
     }
 
     /// Connect every enabled server (at start, with `--allow-mcp`); failures are logged and
@@ -1071,23 +1106,29 @@ fn find_program(command: &str) -> Option<PathBuf> {
         .find(|c| c.is_file())
 }
 
-fn info_of(name: &str, s: &Slot) -> McpServerInfo {
-    let (transport, target) = match (&s.def.url, &s.def.command) {
+/// The command line or URL of a server, and its transport.
+pub fn target_of(def: &McpServerDef) -> (&'static str, String) {
+    match (&def.url, &def.command) {
         (Some(u), _) => ("http", u.clone()),
         (None, Some(c)) => (
             "stdio",
             std::iter::once(c.as_str())
-                .chain(s.def.args.iter().map(String::as_str))
+                .chain(def.args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
         ),
         (None, None) => ("stdio", String::new()),
-    };
+    }
+}
+
+fn info_of(name: &str, s: &Slot) -> McpServerInfo {
+    let (transport, target) = target_of(&s.def);
     McpServerInfo {
         name: name.to_string(),
         transport: transport.into(),
         target,
         state: s.state,
+        source: s.source.into(),
         error: s.error.clone(),
         server_info: s.info.clone(),
         tools: s

@@ -1536,6 +1536,9 @@ pub struct McpServerInfo {
     /// The command line or URL, as configured (header values and variables not shown).
     pub target: String,
     pub state: McpState,
+    /// `user` (config.json in the state directory) or `workspace` (the workspace's approved
+    /// `.tradewind/config.json`).
+    pub source: String,
     /// Why it failed.
     pub error: Option<String>,
     /// The server's own name and version, once connected.
@@ -1550,4 +1553,37 @@ pub struct McpServerList {
     pub allowed: bool,
     /// `--read-only`: MCP is off.
     pub blocked: bool,
+}
+
+/// The workspace's own `.tradewind/config.json` (`GET /api/workspace/config`): a repository's
+/// file, so untrusted. Nothing in it is used until the user approves this exact content (pinned by
+/// hash; any change needs approval again), and even then only its MCP servers are read.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WorkspaceConfigView {
+    /// Where the file is (whether or not it exists).
+    pub path: String,
+    pub present: bool,
+    /// SHA-256 of the file as it is now (hex); what an approval pins.
+    pub hash: Option<String>,
+    /// This content was approved: its servers are listed with the user's own.
+    pub approved: bool,
+    /// The MCP servers it names, as their command line or URL.
+    pub servers: Vec<WorkspaceMcpServer>,
+    /// What is ignored even once approved (security-relevant keys come only from the user's own
+    /// config), or why the file cannot be used.
+    pub ignored: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WorkspaceMcpServer {
+    pub name: String,
+    pub target: String,
+    /// The user's config.json names a server of the same name: that one is used.
+    pub shadowed: bool,
+}
+
+/// `POST /api/workspace/config/approve`: approve the file with this hash (as the view showed it).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WorkspaceConfigApproval {
+    pub hash: String,
 }

@@ -1074,6 +1074,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspace/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's own `.tradewind/config.json`, and whether it is approved.
+         * @description A repository's file is untrusted: nothing in it is used until the user approves this exact
+         *     content (`hash`, SHA-256 of the file; any change needs approval again). Even approved, only
+         *     its MCP servers are read (without credential-like `envAllow` names or headers); `ignored`
+         *     lists what is not used and why.
+         */
+        get: operations["workspace_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/config/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the workspace's `.tradewind/config.json` as shown (its `hash`): its MCP servers are
+         *     listed (disconnected) now and at every start while the file stays the same.
+         */
+        post: operations["approve_workspace_config"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ws": {
         parameters: {
             query?: never;
@@ -1516,6 +1559,11 @@ export interface components {
             name: string;
             /** @description The server's own name and version, once connected. */
             server_info?: string | null;
+            /**
+             * @description `user` (config.json in the state directory) or `workspace` (the workspace's approved
+             *     `.tradewind/config.json`).
+             */
+            source: string;
             state: components["schemas"]["McpState"];
             /** @description The command line or URL, as configured (header values and variables not shown). */
             target: string;
@@ -2455,6 +2503,37 @@ export interface components {
         WireError: {
             code: string;
             message: string;
+        };
+        /** @description `POST /api/workspace/config/approve`: approve the file with this hash (as the view showed it). */
+        WorkspaceConfigApproval: {
+            hash: string;
+        };
+        /**
+         * @description The workspace's own `.tradewind/config.json` (`GET /api/workspace/config`): a repository's
+         *     file, so untrusted. Nothing in it is used until the user approves this exact content (pinned by
+         *     hash; any change needs approval again), and even then only its MCP servers are read.
+         */
+        WorkspaceConfigView: {
+            /** @description This content was approved: its servers are listed with the user's own. */
+            approved: boolean;
+            /** @description SHA-256 of the file as it is now (hex); what an approval pins. */
+            hash?: string | null;
+            /**
+             * @description What is ignored even once approved (security-relevant keys come only from the user's own
+             *     config), or why the file cannot be used.
+             */
+            ignored: string[];
+            /** @description Where the file is (whether or not it exists). */
+            path: string;
+            present: boolean;
+            /** @description The MCP servers it names, as their command line or URL. */
+            servers: components["schemas"]["WorkspaceMcpServer"][];
+        };
+        WorkspaceMcpServer: {
+            name: string;
+            /** @description The user's config.json names a server of the same name: that one is used. */
+            shadowed: boolean;
+            target: string;
         };
     };
     responses: never;
@@ -7041,6 +7120,185 @@ export interface operations {
             };
             /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    workspace_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace config and its approval */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceConfigView"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approve_workspace_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceConfigApproval"];
+            };
+        };
+        responses: {
+            /** @description Approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceConfigView"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The workspace has no .tradewind/config.json */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The file changed since it was shown */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -145,6 +145,18 @@ pub async fn agent_deps(
         ),
         web_client: crate::tools::websearch::client()?,
     };
+    if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
+        let key = crate::workspace_config::setting_key(&cfg.workspace);
+        let approved = store.get_setting(&key).await.ok().flatten();
+        if approved.is_some() && approved == wc.hash {
+            deps.mcp.add_workspace_servers(&wc.servers);
+        } else if !wc.servers.is_empty() {
+            tracing::warn!(
+                "{} names MCP servers; they are ignored until you approve the file (Settings, or POST /api/workspace/config/approve)",
+                crate::workspace_config::path_of(&cfg.workspace).display()
+            );
+        }
+    }
     // A headless run without --allow-external could not call the tools: nothing starts.
     if deps.mcp.allowed && (interactive || cfg.ceiling.external || cfg.yolo) {
         // A headless run needs the tools before it starts; a server shows them as they come.

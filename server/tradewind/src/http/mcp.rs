@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 
 use super::AppState;
 use crate::error::{ApiResult, ErrorBody};
-use crate::protocol::{McpServerInfo, McpServerList};
+use crate::protocol::{McpServerInfo, McpServerList, WorkspaceConfigApproval, WorkspaceConfigView};
 
 /// Every MCP server config.json names, with its state and tools.
 ///
@@ -50,4 +50,34 @@ pub async fn disconnect_server(
     Path(name): Path<String>,
 ) -> ApiResult<axum::Json<McpServerInfo>> {
     Ok(axum::Json(state.mcp_disconnect(&name)?))
+}
+
+/// The workspace's own `.tradewind/config.json`, and whether it is approved.
+///
+/// A repository's file is untrusted: nothing in it is used until the user approves this exact
+/// content (`hash`, SHA-256 of the file; any change needs approval again). Even approved, only
+/// its MCP servers are read (without credential-like `envAllow` names or headers); `ignored`
+/// lists what is not used and why.
+#[utoipa::path(get, path = "/api/workspace/config", tag = "mcp",
+    responses((status = 200, description = "The workspace config and its approval", body = WorkspaceConfigView),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn workspace_config(
+    State(state): State<AppState>,
+) -> ApiResult<axum::Json<WorkspaceConfigView>> {
+    Ok(axum::Json(state.workspace_config().await?))
+}
+
+/// Approve the workspace's `.tradewind/config.json` as shown (its `hash`): its MCP servers are
+/// listed (disconnected) now and at every start while the file stays the same.
+#[utoipa::path(post, path = "/api/workspace/config/approve", tag = "mcp", request_body = WorkspaceConfigApproval,
+    responses((status = 200, description = "Approved", body = WorkspaceConfigView),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "The workspace has no .tradewind/config.json", body = ErrorBody),
+              (status = 409, description = "The file changed since it was shown", body = ErrorBody),
+              (status = 422, description = "Invalid body", body = ErrorBody)))]
+pub async fn approve_workspace_config(
+    State(state): State<AppState>,
+    super::extract::ApiJson(p): super::extract::ApiJson<WorkspaceConfigApproval>,
+) -> ApiResult<axum::Json<WorkspaceConfigView>> {
+    Ok(axum::Json(state.approve_workspace_config(&p.hash).await?))
 }

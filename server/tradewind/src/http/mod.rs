@@ -94,6 +94,7 @@ impl std::ops::Deref for AppState {
         settings::get_provider, settings::put_provider, settings::list_models,
         settings::get_websearch, settings::put_websearch,
         mcp::list_servers, mcp::connect_server, mcp::disconnect_server,
+        mcp::workspace_config, mcp::approve_workspace_config,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
     ),
@@ -110,7 +111,7 @@ impl std::ops::Deref for AppState {
         (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
-        (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them."),
+        (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them; review and approve a workspace's own .tradewind/config.json."),
         (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
     )
 )]
@@ -171,6 +172,11 @@ fn settings_routes() -> Router<AppState> {
         .route(
             "/api/mcp/servers/{name}/disconnect",
             post(mcp::disconnect_server),
+        )
+        .route("/api/workspace/config", get(mcp::workspace_config))
+        .route(
+            "/api/workspace/config/approve",
+            post(mcp::approve_workspace_config),
         )
 }
 

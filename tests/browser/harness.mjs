@@ -22,6 +22,7 @@ export function haveServer() {
 /**
  * Start `tradewind serve` on a free port with the replay provider.
  * `config`: written to config.json in the state directory before the start.
+ * `files`: written into the workspace before the start, by relative path (`.tradewind/config.json`).
  * Resolves when it prints its URL.
  */
 export async function startServer({ scripts, args = [], files = {}, provider = true, env = {}, config } = {}) {
@@ -31,7 +32,10 @@ export async function startServer({ scripts, args = [], files = {}, provider = t
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(workspace);
   if (config !== undefined) writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(workspace, name)), { recursive: true });
+    writeFileSync(join(workspace, name), content);
+  }
   const replay = join(dir, "replay.json");
   writeFileSync(replay, JSON.stringify({ scripts }, null, 2));
   const providerArgs = provider ? ["--provider", "replay", "--replay", replay] : [];

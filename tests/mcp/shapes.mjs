@@ -2,9 +2,8 @@
 // only, no text: `table` (columns and rows) and `tree` (nested nodes), the shapes the server turns
 // into table and tree display parts, and `wide` (8 long columns, 501 rows: more than the 500 rows
 // the server keeps, so its table part is marked truncated).
-import { createInterface } from "node:readline";
+import { serve } from "./stdio-server.mjs";
 
-const send = (msg) => process.stdout.write(JSON.stringify(msg) + "\n");
 const none = { type: "object", properties: {} };
 const tools = [
   { name: "table", description: "Two files and their sizes, as a table", inputSchema: none, annotations: { readOnlyHint: true } },
@@ -21,34 +20,8 @@ const results = {
   },
 };
 
-createInterface({ input: process.stdin }).on("line", (line) => {
-  const msg = JSON.parse(line);
-  if (msg.id === undefined) return; // notifications
-  switch (msg.method) {
-    case "initialize":
-      send({
-        jsonrpc: "2.0",
-        id: msg.id,
-        result: {
-          protocolVersion: msg.params.protocolVersion,
-          capabilities: { tools: {} },
-          serverInfo: { name: "shapes", version: "1.0.0" },
-        },
-      });
-      break;
-    case "tools/list":
-      send({ jsonrpc: "2.0", id: msg.id, result: { tools } });
-      break;
-    case "tools/call": {
-      const structured = results[msg.params.name];
-      if (structured) {
-        send({ jsonrpc: "2.0", id: msg.id, result: { content: [], structuredContent: structured } });
-      } else {
-        send({ jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: `no tool ${msg.params.name}` } });
-      }
-      break;
-    }
-    default:
-      send({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "method not found" } });
-  }
+serve({
+  name: "shapes",
+  tools,
+  call: (name) => ({ content: [], structuredContent: results[name] }),
 });

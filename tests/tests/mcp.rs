@@ -570,14 +570,7 @@ async fn a_workspace_config_needs_approval_pinned_by_hash() {
     assert_eq!(st, 200, "{info}");
 
     // Still approved after a restart; a changed file is not.
-    let TestServer {
-        server,
-        workspace,
-        state,
-        ..
-    } = s;
-    server.unwrap().shutdown().await.unwrap();
-    let s = TestServer::start_in(Opts::default(), workspace, state).await;
+    let s = restart(s).await;
     let (_, list) = s.get("/api/mcp/servers").await;
     assert_eq!(list["data"][0]["name"], "repo", "{list}");
     let mut changed = file.clone();
@@ -586,6 +579,13 @@ async fn a_workspace_config_needs_approval_pinned_by_hash() {
     let (_, view) = s.get("/api/workspace/config").await;
     assert_eq!(view["approved"], false);
     assert_ne!(view["hash"], hash.as_str());
+    let s = restart(s).await;
+    let (_, list) = s.get("/api/mcp/servers").await;
+    assert!(list["data"].as_array().unwrap().is_empty(), "{list}");
+}
+
+/// Stop the server and start another on the same workspace and state.
+async fn restart(s: TestServer) -> TestServer {
     let TestServer {
         server,
         workspace,
@@ -593,11 +593,98 @@ async fn a_workspace_config_needs_approval_pinned_by_hash() {
         ..
     } = s;
     server.unwrap().shutdown().await.unwrap();
-    let s = TestServer::start_in(Opts::default(), workspace, state).await;
-    let (_, list) = s.get("/api/mcp/servers").await;
-    assert!(list["data"].as_array().unwrap().is_empty(), "{list}");
+    TestServer::start_in(Opts::default(), workspace, state).await
 }
 
 fn dir_of(s: &TestServer) -> std::path::PathBuf {
     s.workspace.path().join(".tradewind")
+}
+
+/// An HTTP server that answers 401 leaves the server `needs_auth`, with how to give it a token.
+#[tokio::test]
+async fn an_http_server_asking_for_credentials_needs_auth() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().fallback(|| async {
+        (
+            axum::http::StatusCode::UNAUTHORIZED,
+            [(axum::http::header::WWW_AUTHENTICATE, "Bearer realm=\"mcp\"")],
+            "",
+        )
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    let s = TestServer::start(Opts {
+        mcp: Some(McpSettings {
+            allow: false,
+            servers: BTreeMap::from([(
+                "locked".to_string(),
+                tradewind::config::McpServerDef {
+                    url: Some(format!("http://127.0.0.1:{port}/mcp")),
+                    ..Default::default()
+                },
+            )]),
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let (st, body) = s.post("/api/mcp/servers/locked/connect", json!({})).await;
+    assert_eq!(st, 502, "{body}");
+    let msg = body["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("asks for credentials"), "{msg}");
+    assert!(msg.contains("Authorization"), "{msg}");
+    let (_, list) = s.get("/api/mcp/servers").await;
+    assert_eq!(list["data"][0]["state"], "needs_auth", "{list}");
+}
+
+/// `tradewind mcp list` names the servers without starting them; `mcp doctor NAME` starts one as
+/// the agent would and lists its tools, or says why it cannot (exit status 1).
+#[test]
+fn mcp_list_and_doctor_from_the_command_line() {
+    let home = TempDir::new("mcp-cli");
+    let ws = TempDir::new("mcp-cli-ws");
+    let def = everything_server();
+    std::fs::write(
+        home.path().join("config.json"),
+        json!({"mcpServers": {
+            "everything": {"command": def.command, "args": def.args},
+            "missing": {"command": "tw-no-such-program"}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let mcp = |args: &[&str]| {
+        std::process::Command::new(binary())
+            .arg("mcp")
+            .args(args)
+            .args(["--state-dir", home.path().to_str().unwrap()])
+            .args(["--workspace", ws.path().to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = mcp(&["list"]);
+    assert!(out.status.success());
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        list.contains("everything\tstdio\tdisconnected\tnode "),
+        "{list}"
+    );
+    assert!(
+        list.contains("missing\tstdio\tdisconnected\ttw-no-such-program"),
+        "{list}"
+    );
+    let out = mcp(&["doctor", "everything"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("everything: connected"), "{said}");
+    assert!(
+        said.contains("mcp_everything_echo [read-only, idempotent]"),
+        "{said}"
+    );
+    let out = mcp(&["doctor", "missing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a program found in PATH"));
 }

@@ -214,22 +214,7 @@ pub fn result_output(r: &rmcp::model::CallToolResult) -> ToolOutput {
             ContentBlock::Audio(a) => {
                 format!("[audio {}, {} bytes]", a.mime_type, a.data.len() / 4 * 3)
             }
-            ContentBlock::Resource(e) => match &e.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    format!("[resource {uri}]\n{text}")
-                }
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => format!(
-                    "[resource {uri}, {}, {} bytes]",
-                    mime_type.as_deref().unwrap_or("binary"),
-                    blob.len() / 4 * 3
-                ),
-                _ => "[resource of a kind this client does not know]".into(),
-            },
+            ContentBlock::Resource(e) => resource_text(&e.resource),
             ContentBlock::ResourceLink(l) => format!("[resource link {} ({})]", l.uri, l.name),
             _ => "[content of a kind this client does not know]".into(),
         });
@@ -257,6 +242,26 @@ pub fn result_output(r: &rmcp::model::CallToolResult) -> ToolOutput {
     };
     out.parts = parts;
     out
+}
+
+/// A resource's contents for the model: text as text, a blob named.
+fn resource_text(c: &ResourceContents) -> String {
+    match c {
+        ResourceContents::TextResourceContents { uri, text, .. } => {
+            format!("[resource {uri}]\n{text}")
+        }
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => format!(
+            "[resource {uri}, {}, {} bytes]",
+            mime_type.as_deref().unwrap_or("binary"),
+            blob.len() / 4 * 3
+        ),
+        _ => "[resource of a kind this client does not know]".into(),
+    }
 }
 
 /// A JSON value as a scalar's text (`None` for arrays and objects).
@@ -492,6 +497,21 @@ struct Slot {
     source: &'static str,
 }
 
+/// Why opening a connection failed; `auth`: the server asked for credentials.
+struct OpenFailure {
+    auth: bool,
+    message: String,
+}
+
+impl From<String> for OpenFailure {
+    fn from(message: String) -> Self {
+        OpenFailure {
+            auth: false,
+            message,
+        }
+    }
+}
+
 /// Why a server cannot be connected.
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
@@ -673,10 +693,10 @@ impl McpHub {
         };
         let opened = tokio::time::timeout(CONNECT_TIMEOUT, self.open(name, &def)).await;
         let result = match opened {
-            Err(_) => Err(format!(
+            Err(_) => Err(OpenFailure::from(format!(
                 "no answer within {} s (handshake and tool list)",
                 CONNECT_TIMEOUT.as_secs()
-            )),
+            ))),
             Ok(r) => r,
         };
         let mut slots = self.slots.write();
@@ -692,9 +712,13 @@ impl McpHub {
                 Ok(info_of(name, s))
             }
             Err(e) => {
-                s.state = McpState::Failed;
-                s.error = Some(e.clone());
-                Err(McpError::Failed(e))
+                s.state = if e.auth {
+                    McpState::NeedsAuth
+                } else {
+                    McpState::Failed
+                };
+                s.error = Some(e.message.clone());
+                Err(McpError::Failed(e.message))
             }
         }
     }
@@ -785,13 +809,15 @@ impl McpHub {
         &self,
         name: &str,
         def: &McpServerDef,
-    ) -> Result<(Arc<Connection>, Option<String>, Vec<Arc<McpTool>>), String> {
+    ) -> Result<(Arc<Connection>, Option<String>, Vec<Arc<McpTool>>), OpenFailure> {
         let conn = if let Some(url) = &def.url {
             open_http(url, &def.headers).await?
         } else if let Some(command) = &def.command {
             self.open_stdio(command, def).await?
         } else {
-            return Err("the server has neither `command` nor `url`".into());
+            return Err(OpenFailure::from(
+                "the server has neither `command` nor `url`".to_string(),
+            ));
         };
         let conn = Arc::new(conn);
         let info = conn.client.peer_info().and_then(|p| {
@@ -803,7 +829,7 @@ impl McpHub {
             .client
             .list_all_tools()
             .await
-            .map_err(|e| format!("cannot list its tools: {e}"))?;
+            .map_err(|e| OpenFailure::from(format!("cannot list its tools: {e}")))?;
         let timeout = def
             .timeout
             .map_or(CALL_TIMEOUT, Duration::from_secs)
@@ -930,22 +956,7 @@ async fn hub_request(conn: &Connection, call: HubCall) -> Result<String, rmcp::S
             .map(|r| {
                 r.contents
                     .iter()
-                    .map(|c| match c {
-                        ResourceContents::TextResourceContents { uri, text, .. } => {
-                            format!("[resource {uri}]\n{text}")
-                        }
-                        ResourceContents::BlobResourceContents {
-                            uri,
-                            mime_type,
-                            blob,
-                            ..
-                        } => format!(
-                            "[resource {uri}, {}, {} bytes]",
-                            mime_type.as_deref().unwrap_or("binary"),
-                            blob.len() / 4 * 3
-                        ),
-                        _ => "[resource of a kind this client does not know]".into(),
-                    })
+                    .map(resource_text)
                     .collect::<Vec<_>>()
                     .join("\n")
             }),
@@ -997,11 +1008,14 @@ async fn hub_request(conn: &Connection, call: HubCall) -> Result<String, rmcp::S
     }
 }
 
-async fn open_http(url: &str, headers: &BTreeMap<String, String>) -> Result<Connection, String> {
+async fn open_http(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<Connection, OpenFailure> {
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let parsed = url::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!("`{url}` must be http(s)"));
+        return Err(format!("`{url}` must be http(s)").into());
     }
     let mut h = HashMap::new();
     for (k, v) in headers {
@@ -1013,7 +1027,15 @@ async fn open_http(url: &str, headers: &BTreeMap<String, String>) -> Result<Conn
     }
     let cfg = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(h);
     let transport = rmcp::transport::StreamableHttpClientTransport::from_config(cfg);
-    let client = ().serve(transport).await.map_err(|e| format!("the handshake failed: {e}"))?;
+    let client = ().serve(transport).await.map_err(|e| match e.auth_challenge() {
+        Some(challenge) => OpenFailure {
+            auth: true,
+            message: format!(
+                "the server asks for credentials ({challenge}): give it a header from an environment variable in config.json, e.g. \"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}}"
+            ),
+        },
+        None => OpenFailure::from(format!("the handshake failed: {e}")),
+    })?;
     Ok(Connection::new(client, None))
 }
 

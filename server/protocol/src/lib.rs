@@ -1510,6 +1510,9 @@ pub enum McpState {
     Connected,
     /// The connection failed or the server went away; `error` says why.
     Failed,
+    /// An HTTP server answered 401/403: it needs credentials (a header from an environment
+    /// variable; there is no interactive OAuth).
+    NeedsAuth,
     /// config.json changed the server's definition since it connected: reconnect to use it.
     NeedsRestart,
 }

@@ -47,6 +47,8 @@ import type {
   WebSearchSettings,
   WebSearchSettingsUpdate,
   WhoAmI,
+  WorkspaceConfigApproval,
+  WorkspaceConfigView,
 } from "./types";
 
 export class ApiError extends Error {
@@ -241,6 +243,10 @@ export const api = {
   /** (Re)connect: answers once the server is connected and its tools listed (at most 30 s). */
   connectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/connect`, {}),
   disconnectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/disconnect`, {}),
+  workspaceConfig: () => request<WorkspaceConfigView>("GET", "/api/workspace/config"),
+  /** Approve the file as it was shown (`hash`): 409 when it changed since. */
+  approveWorkspaceConfig: (hash: string) =>
+    request<WorkspaceConfigView>("POST", "/api/workspace/config/approve", { hash } satisfies WorkspaceConfigApproval),
 };
 
 export function errorText(e: unknown): string {

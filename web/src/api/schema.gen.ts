@@ -1582,7 +1582,7 @@ export interface components {
          * @description Where an MCP server stands (`GET /api/mcp/servers`).
          * @enum {string}
          */
-        McpState: "disabled" | "disconnected" | "connecting" | "connected" | "failed" | "needs_restart";
+        McpState: "disabled" | "disconnected" | "connecting" | "connected" | "failed" | "needs_auth" | "needs_restart";
         /** @description One tool an MCP server offers, as the agent sees it. */
         McpToolInfo: {
             description: string;

@@ -66,6 +66,10 @@ export type McpServerList = Schemas["McpServerList"];
 export type McpServerInfo = Schemas["McpServerInfo"];
 export type McpToolInfo = Schemas["McpToolInfo"];
 export type McpState = Schemas["McpState"];
+/** The workspace's own `.tradewind/config.json`: untrusted until its exact content is approved. */
+export type WorkspaceConfigView = Schemas["WorkspaceConfigView"];
+export type WorkspaceMcpServer = Schemas["WorkspaceMcpServer"];
+export type WorkspaceConfigApproval = Schemas["WorkspaceConfigApproval"];
 
 // ---- Display parts -------------------------------------------------------
 

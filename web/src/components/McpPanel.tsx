@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { McpServerInfo, McpServerList } from "../api/types";
 import { type McpAction, McpServerItem } from "./McpServerItem";
+import { WorkspaceConfigNotice } from "./WorkspaceConfigNotice";
 import "../mcp.css";
 
 /** How often the list is read again while a server connects on its own (at start, or elsewhere). */
@@ -88,6 +89,7 @@ export function McpPanel() {
   return (
     <section class="card mcp" aria-labelledby="mcp-h">
       <h2 id="mcp-h">MCP servers</h2>
+      <WorkspaceConfigNotice onApproved={() => void load()} />
       <p class="small mcp-approval-note">
         Every call of an MCP tool asks for your approval, in every mode: what a server says of its tools
         (read-only, destructive, …) is shown on the approval and never makes Tradewind ask less. A connected

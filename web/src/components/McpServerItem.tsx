@@ -13,6 +13,7 @@ const STATE_TEXT: Record<McpState, { mark: string; text: string }> = {
   connected: { mark: "✓", text: "connected" },
   failed: { mark: "✕", text: "failed" },
   needs_restart: { mark: "↻", text: "needs a reconnect" },
+  needs_auth: { mark: "⚿", text: "needs credentials" },
 };
 
 function plural(n: number, one: string): string {
@@ -55,6 +56,8 @@ function stateNote(s: McpServerInfo): string | null {
       return "Its tools are listed once it is connected.";
     case "needs_restart":
       return "config.json changed this server since it connected: reconnect to use the new definition.";
+    case "needs_auth":
+      return 'It asks for credentials: give it a header from an environment variable in config.json ("headers": {"Authorization": "Bearer ${TOKEN}"}), then restart and connect.';
     default:
       return null;
   }
@@ -96,6 +99,11 @@ export function McpServerItem({
     <li class="mcp-server" data-mcp-server={s.name} data-state={state} aria-labelledby={headId}>
       <div class="mcp-head">
         <h3 id={headId}>{s.name}</h3>
+        {s.source === "workspace" && (
+          <span class="chip mcp-source" data-source="workspace" title="From this workspace's approved .tradewind/config.json">
+            workspace
+          </span>
+        )}
         <span class={`badge mcp-state mcp-state-${state}`} data-testid="mcp-state">
           <span aria-hidden="true">{badge.mark} </span>
           {badge.text}

@@ -241,15 +241,8 @@ impl Prepared {
         input: Value,
         headless_allowed: bool,
     ) -> Prepared {
-        Prepared {
-            tool: "mcp",
-            effect: Effect::External,
-            paths: Vec::new(),
-            command: None,
-            url: None,
-            mcp: Some(tool.usage(headless_allowed)),
-            call: Box::new(McpCall { tool, input }),
-        }
+        let usage = tool.usage(headless_allowed);
+        Prepared::external_mcp(usage, Box::new(McpCall { tool, input }))
     }
 
     /// A call of `mcp_connect`, `mcp_resource` or `mcp_prompt`.
@@ -258,14 +251,19 @@ impl Prepared {
         call: crate::mcp::HubCall,
         headless_allowed: bool,
     ) -> Prepared {
+        let usage = call.usage(headless_allowed);
+        Prepared::external_mcp(usage, Box::new(McpHubCall { hub, call }))
+    }
+
+    fn external_mcp(usage: crate::policy::McpUse, call: Box<dyn Runnable>) -> Prepared {
         Prepared {
             tool: "mcp",
             effect: Effect::External,
             paths: Vec::new(),
             command: None,
             url: None,
-            mcp: Some(call.usage(headless_allowed)),
-            call: Box::new(McpHubCall { hub, call }),
+            mcp: Some(usage),
+            call,
         }
     }
 

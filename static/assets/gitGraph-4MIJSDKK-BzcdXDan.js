@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-BkKO85Zq.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

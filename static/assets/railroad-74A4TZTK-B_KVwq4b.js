@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-BkKO85Zq.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

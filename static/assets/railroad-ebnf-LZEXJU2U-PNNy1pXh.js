@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-BkKO85Zq.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

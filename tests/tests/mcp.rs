@@ -688,3 +688,88 @@ fn mcp_list_and_doctor_from_the_command_line() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a program found in PATH"));
 }
+
+/// A grant covers one version of a tool: after a reconnect lists a changed description, the call
+/// asks again. A server that says its tools changed has them withdrawn at once: the next call is
+/// not run and the server needs a reconnect.
+#[tokio::test]
+async fn changed_tools_ask_again_and_are_withdrawn_until_a_reconnect() {
+    let changing = tradewind::config::McpServerDef {
+        command: Some("node".into()),
+        args: vec![mcp_test_file("changing.mjs").to_string_lossy().into_owned()],
+        ..Default::default()
+    };
+    let mock = Mock::default();
+    let s = TestServer::start(Opts {
+        openai: Some(mock.serve().await),
+        ceiling: all_allowed(),
+        mcp: Some(McpSettings {
+            allow: false,
+            servers: BTreeMap::from([("changing".to_string(), changing)]),
+        }),
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(s.workspace.path().join("schema.txt"), "v1").unwrap();
+    let (st, info) = s.post("/api/mcp/servers/changing/connect", json!({})).await;
+    assert_eq!(st, 200, "{info}");
+    let sid = s.create_session("full").await;
+    mock.push(tool_reply("a1", "mcp_changing_probe", &json!({})));
+    mock.push(tool_reply("a2", "mcp_changing_probe", &json!({})));
+    mock.push(text_reply("ok"));
+    let run = s.prompt(&sid, "probe twice").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "session").await;
+    assert_eq!(fin["status"], "completed");
+    let asks = |events: &[Value]| of_type(events, "approval_requested").len();
+    assert_eq!(
+        asks(&s.events(&sid).await),
+        1,
+        "the grant covers the second call"
+    );
+
+    // The tool changes (a new description): after a reconnect, the grant no longer covers it.
+    std::fs::write(s.workspace.path().join("schema.txt"), "v2").unwrap();
+    let (st, info) = s.post("/api/mcp/servers/changing/connect", json!({})).await;
+    assert_eq!(st, 200, "{info}");
+    assert!(info["tools"].to_string().contains("schema v2"), "{info}");
+    mock.push(tool_reply("b1", "mcp_changing_probe", &json!({})));
+    mock.push(tool_reply("b2", "mcp_changing_announce", &json!({})));
+    mock.push(text_reply("ok"));
+    let run = s.prompt(&sid, "probe again").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "session").await;
+    assert_eq!(fin["status"], "completed");
+    let events = s.events(&sid).await;
+    let b1 = of_type(&events, "approval_requested")
+        .into_iter()
+        .any(|a| a["call_id"] == "b1");
+    assert!(b1, "the changed tool asks again");
+    assert_eq!(results(&events).last().unwrap()["text"], "announce ran");
+
+    // The server said its tools changed (and they did): withdrawn until a reconnect.
+    let mut state = Value::Null;
+    for _ in 0..500 {
+        let (_, list) = s.get("/api/mcp/servers").await;
+        state = list["data"][0].clone();
+        if state["state"] == "needs_restart" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(state["state"], "needs_restart", "{state}");
+    assert!(state["tools"].as_array().unwrap().is_empty());
+    mock.push(tool_reply("c1", "mcp_changing_probe", &json!({})));
+    mock.push(text_reply("ok"));
+    let run = s.prompt(&sid, "probe once more").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(fin["status"], "completed");
+    let r = results(&s.events(&sid).await);
+    let last = r.last().unwrap();
+    assert_eq!(last["ok"], false, "{last}");
+    assert!(
+        last["text"]
+            .as_str()
+            .unwrap()
+            .contains("no MCP tool of that name is offered now"),
+        "{last}"
+    );
+}

@@ -29,7 +29,55 @@ use crate::protocol::{
 };
 use crate::tools::{MAX_MODEL_TEXT, ToolOutput, bound_text};
 
-type Client = RunningService<rmcp::RoleClient, ()>;
+type Client = RunningService<rmcp::RoleClient, Watch>;
+
+/// The client side of a connection. On `notifications/tools/list_changed` it lists the tools
+/// again and, when a description, schema or the set of tools differs from the listing the model
+/// was given, marks the connection: its tools are withdrawn until a reconnect (a server that
+/// merely repeats the notification with the same tools changes nothing).
+#[derive(Clone, Default)]
+struct Watch {
+    tools_changed: Arc<std::sync::atomic::AtomicBool>,
+    /// The listing the model was given: tool name → version (`None` while the connection is
+    /// still listing them: that listing is the current one).
+    versions: Arc<Mutex<Option<BTreeMap<String, String>>>>,
+}
+
+impl rmcp::ClientHandler for Watch {
+    async fn on_tool_list_changed(
+        &self,
+        context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let now = match context.peer.list_all_tools().await {
+            Ok(listed) => Some(
+                listed
+                    .iter()
+                    .map(|t| (t.name.to_string(), described(t).3))
+                    .collect::<BTreeMap<_, _>>(),
+            ),
+            Err(_) => None,
+        };
+        let given = self.versions.lock().clone();
+        if given.is_some() && now != given {
+            self.tools_changed
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+}
+
+/// A listed tool's description, input schema, hints, and version (a hash of the three): what a
+/// grant covers.
+fn described(t: &rmcp::model::Tool) -> (String, Value, Vec<String>, String) {
+    let hints = hints_of(t.annotations.as_ref());
+    let description = t.description.as_deref().unwrap_or("").to_string();
+    let schema = Value::Object((*t.input_schema).clone());
+    let version = short_hash(&format!(
+        "{description}\u{0}{}\u{0}{}",
+        serde_json::to_string(&schema).unwrap_or_default(),
+        hints.join(",")
+    ));
+    (description, schema, hints, version)
+}
 
 /// How long the handshake and the tool listing may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -57,6 +105,14 @@ impl Connection {
             pid,
             lost: Mutex::new(None),
         }
+    }
+
+    /// The server said its tools changed since they were listed.
+    fn tools_changed(&self) -> bool {
+        self.client
+            .service()
+            .tools_changed
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Why the connection is gone, if it is.
@@ -121,6 +177,15 @@ impl McpTool {
         input: &Value,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> ToolOutput {
+        if self.conn.tools_changed() {
+            return ToolOutput::err(
+                "mcp_tools_changed",
+                format!(
+                    "the MCP server `{}` changed its tools since they were listed; the call was not run (the user can reconnect it)",
+                    self.server
+                ),
+            );
+        }
         if let Some(why) = self.conn.gone() {
             return ToolOutput::err(
                 "mcp_disconnected",
@@ -657,12 +722,21 @@ impl McpHub {
                 s.error = Some(why);
                 s.tools.clear();
                 s.conn = None;
+            } else if s.conn.as_ref().is_some_and(|c| c.tools_changed()) {
+                s.state = McpState::NeedsRestart;
+                s.error = Some(
+                    "the server changed its tools: reconnect to list them again (they are not offered meanwhile)"
+                        .into(),
+                );
+                s.tools.clear();
+                s.conn = None;
             }
         }
     }
 
     /// The tools of every connected server, in server order.
     pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        self.refresh_closed();
         self.slots
             .read()
             .values()
@@ -848,15 +922,10 @@ impl McpHub {
             }
         }
         let mut tools = Vec::new();
+        let mut versions = BTreeMap::new();
         for t in listed {
-            let hints = hints_of(t.annotations.as_ref());
-            let description = t.description.as_deref().unwrap_or("").to_string();
-            let schema = Value::Object((*t.input_schema).clone());
-            let version = short_hash(&format!(
-                "{description}\u{0}{}\u{0}{}",
-                serde_json::to_string(&schema).unwrap_or_default(),
-                hints.join(",")
-            ));
+            let (description, schema, hints, version) = described(&t);
+            versions.insert(t.name.to_string(), version.clone());
             let offered = tool_name(name, &t.name, &taken);
             taken.push(offered.clone());
             tools.push(Arc::new(McpTool {
@@ -871,6 +940,7 @@ impl McpHub {
                 conn: conn.clone(),
             }));
         }
+        *conn.client.service().versions.lock() = Some(versions);
         Ok((conn, info, tools))
     }
 
@@ -913,7 +983,7 @@ impl McpHub {
         if let Some(err) = stderr {
             tokio::spawn(drain_stderr(err, tail.clone()));
         }
-        match ().serve(proc).await {
+        match Watch::default().serve(proc).await {
             Ok(client) => Ok(Connection::new(client, pid)),
             Err(e) => {
                 if let Some(p) = pid {
@@ -1027,7 +1097,7 @@ async fn open_http(
     }
     let cfg = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(h);
     let transport = rmcp::transport::StreamableHttpClientTransport::from_config(cfg);
-    let client = ().serve(transport).await.map_err(|e| match e.auth_challenge() {
+    let client = Watch::default().serve(transport).await.map_err(|e| match e.auth_challenge() {
         Some(challenge) => OpenFailure {
             auth: true,
             message: format!(

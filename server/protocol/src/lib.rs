@@ -1513,7 +1513,8 @@ pub enum McpState {
     /// An HTTP server answered 401/403: it needs credentials (a header from an environment
     /// variable; there is no interactive OAuth).
     NeedsAuth,
-    /// config.json changed the server's definition since it connected: reconnect to use it.
+    /// The server said its tools changed since they were listed: they are withdrawn (no call runs
+    /// against a schema the model did not see) until a reconnect lists them again.
     NeedsRestart,
 }
 

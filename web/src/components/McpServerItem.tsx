@@ -55,7 +55,7 @@ function stateNote(s: McpServerInfo): string | null {
     case "disconnected":
       return "Its tools are listed once it is connected.";
     case "needs_restart":
-      return "config.json changed this server since it connected: reconnect to use the new definition.";
+      return "The server changed its tools since they were listed; they are not offered until you reconnect it.";
     case "needs_auth":
       return 'It asks for credentials: give it a header from an environment variable in config.json ("headers": {"Authorization": "Bearer ${TOKEN}"}), then restart and connect.';
     default:

@@ -139,7 +139,12 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
                     t.deps.mcp.allowed,
                 )),
                 Some(Err(e)) => Err(tools::PrepareError::Input(e)),
-                None => tools::prepare(&call.name, &input, &t.paths),
+                None => tools::prepare(&call.name, &input, &t.paths).map_err(|e| match e {
+                    tools::PrepareError::Unknown(n) if n.starts_with("mcp_") => {
+                        tools::PrepareError::McpNotOffered(n)
+                    }
+                    e => e,
+                }),
             },
         },
     };

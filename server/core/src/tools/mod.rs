@@ -194,6 +194,10 @@ impl ToolOutput {
 pub enum PrepareError {
     #[error("unknown tool `{0}`")]
     Unknown(String),
+    #[error(
+        "unknown tool `{0}`: no MCP tool of that name is offered now (its server is not connected, or it changed its tools and needs a reconnect)"
+    )]
+    McpNotOffered(String),
     #[error("invalid input: {0}")]
     Input(String),
     #[error("{0}")]
@@ -203,7 +207,7 @@ pub enum PrepareError {
 impl PrepareError {
     pub fn code(&self) -> &'static str {
         match self {
-            PrepareError::Unknown(_) => "unknown_tool",
+            PrepareError::Unknown(_) | PrepareError::McpNotOffered(_) => "unknown_tool",
             PrepareError::Input(_) => "invalid_input",
             PrepareError::Path(p) => p.code(),
         }

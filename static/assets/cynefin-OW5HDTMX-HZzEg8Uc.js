@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

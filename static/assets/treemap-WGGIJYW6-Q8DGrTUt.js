@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-DdT3VSRP.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

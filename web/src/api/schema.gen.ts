@@ -289,7 +289,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disconnect an MCP server: its tools are no longer offered (a stdio server is stopped). */
+        /**
+         * Disconnect an MCP server.
+         * @description Its tools are no longer offered from the next model call, and a stdio server's process group
+         *     is stopped. Connect lists them again.
+         */
         post: operations["disconnect_server"];
         delete?: never;
         options?: never;
@@ -1107,8 +1111,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve the workspace's `.tradewind/config.json` as shown (its `hash`): its MCP servers are
-         *     listed (disconnected) now and at every start while the file stays the same.
+         * Approve the workspace's `.tradewind/config.json` as shown.
+         * @description `hash` is the one `GET /api/workspace/config` gave: a file changed since then is refused
+         *     (409). Approved, its MCP servers are listed (disconnected) now and at every start while the
+         *     file stays the same.
          */
         post: operations["approve_workspace_config"];
         delete?: never;

@@ -39,7 +39,10 @@ pub async fn connect_server(
     Ok(axum::Json(state.mcp_connect(&name).await?))
 }
 
-/// Disconnect an MCP server: its tools are no longer offered (a stdio server is stopped).
+/// Disconnect an MCP server.
+///
+/// Its tools are no longer offered from the next model call, and a stdio server's process group
+/// is stopped. Connect lists them again.
 #[utoipa::path(post, path = "/api/mcp/servers/{name}/disconnect", tag = "mcp",
     params(("name" = String, Path, description = "The server's name in config.json")),
     responses((status = 200, description = "Disconnected", body = McpServerInfo),
@@ -67,8 +70,11 @@ pub async fn workspace_config(
     Ok(axum::Json(state.workspace_config().await?))
 }
 
-/// Approve the workspace's `.tradewind/config.json` as shown (its `hash`): its MCP servers are
-/// listed (disconnected) now and at every start while the file stays the same.
+/// Approve the workspace's `.tradewind/config.json` as shown.
+///
+/// `hash` is the one `GET /api/workspace/config` gave: a file changed since then is refused
+/// (409). Approved, its MCP servers are listed (disconnected) now and at every start while the
+/// file stays the same.
 #[utoipa::path(post, path = "/api/workspace/config/approve", tag = "mcp", request_body = WorkspaceConfigApproval,
     responses((status = 200, description = "Approved", body = WorkspaceConfigView),
               (status = 401, description = "Not authenticated", body = ErrorBody),

@@ -15,10 +15,28 @@ use tradewind_tests::*;
 fn everything(env_allow: &[&str]) -> McpSettings {
     let mut def = everything_server();
     def.env_allow = env_allow.iter().map(|s| s.to_string()).collect();
+    servers([("everything", def)])
+}
+
+/// Servers by name, not connected at start.
+fn servers<const N: usize>(list: [(&str, tradewind::config::McpServerDef); N]) -> McpSettings {
     McpSettings {
         allow: false,
-        servers: BTreeMap::from([("everything".to_string(), def)]),
+        servers: list.into_iter().map(|(n, d)| (n.to_string(), d)).collect(),
     }
+}
+
+/// A server with every ceiling, a scripted model and these MCP servers.
+async fn with_mcp(mcp: McpSettings) -> (Mock, TestServer) {
+    let mock = Mock::default();
+    let s = TestServer::start(Opts {
+        openai: Some(mock.serve().await),
+        ceiling: all_allowed(),
+        mcp: Some(mcp),
+        ..Opts::default()
+    })
+    .await;
+    (mock, s)
 }
 
 fn all_allowed() -> Ceiling {
@@ -57,14 +75,7 @@ async fn mcp_tools_ask_every_call_and_keep_their_results() {
     let hidden = std::env::vars()
         .map(|(k, _)| k)
         .find(|k| k.starts_with("CARGO_PKG_NAME"));
-    let mock = Mock::default();
-    let s = TestServer::start(Opts {
-        openai: Some(mock.serve().await),
-        ceiling: all_allowed(),
-        mcp: Some(everything(&["CARGO_MANIFEST_DIR"])),
-        ..Opts::default()
-    })
-    .await;
+    let (mock, s) = with_mcp(everything(&["CARGO_MANIFEST_DIR"])).await;
 
     // Listed but not connected until asked.
     let (st, list) = s.get("/api/mcp/servers").await;
@@ -242,13 +253,7 @@ async fn mcp_is_off_read_only_and_failures_say_why() {
         ..Default::default()
     };
     let s = TestServer::start(Opts {
-        mcp: Some(McpSettings {
-            allow: false,
-            servers: BTreeMap::from([
-                ("broken".to_string(), broken),
-                ("missing".to_string(), missing),
-            ]),
-        }),
+        mcp: Some(servers([("broken", broken), ("missing", missing)])),
         ..Opts::default()
     })
     .await;
@@ -273,17 +278,7 @@ async fn hostile_servers_are_bounded() {
         timeout: Some(2),
         ..Default::default()
     };
-    let mock = Mock::default();
-    let s = TestServer::start(Opts {
-        openai: Some(mock.serve().await),
-        ceiling: all_allowed(),
-        mcp: Some(McpSettings {
-            allow: false,
-            servers: BTreeMap::from([("hostile".to_string(), hostile)]),
-        }),
-        ..Opts::default()
-    })
-    .await;
+    let (mock, s) = with_mcp(servers([("hostile", hostile)])).await;
     let (st, info) = s.post("/api/mcp/servers/hostile/connect", json!({})).await;
     assert_eq!(st, 200, "{info}");
     assert_eq!(info["server_info"], "hostile 1.0.0");
@@ -347,17 +342,7 @@ async fn mcp_over_streamable_http() {
         )]),
         ..Default::default()
     };
-    let mock = Mock::default();
-    let s = TestServer::start(Opts {
-        openai: Some(mock.serve().await),
-        ceiling: all_allowed(),
-        mcp: Some(McpSettings {
-            allow: false,
-            servers: BTreeMap::from([("web".to_string(), http), ("unset".to_string(), unset)]),
-        }),
-        ..Opts::default()
-    })
-    .await;
+    let (mock, s) = with_mcp(servers([("web", http), ("unset", unset)])).await;
     let (st, body) = s.post("/api/mcp/servers/unset/connect", json!({})).await;
     assert_eq!(st, 502, "{body}");
     assert!(
@@ -445,14 +430,7 @@ async fn headless_runs_need_allow_mcp_and_allow_external() {
 /// next step), then lists and reads a resource and gets a prompt — each asking like any MCP call.
 #[tokio::test]
 async fn the_model_connects_and_reads_resources_and_prompts() {
-    let mock = Mock::default();
-    let s = TestServer::start(Opts {
-        openai: Some(mock.serve().await),
-        ceiling: all_allowed(),
-        mcp: Some(everything(&[])),
-        ..Opts::default()
-    })
-    .await;
+    let (mock, s) = with_mcp(everything(&[])).await;
     let sid = s.create_session("full").await;
     let uri = "demo://resource/static/document/features.md";
     mock.push(tool_reply(
@@ -614,16 +592,13 @@ async fn an_http_server_asking_for_credentials_needs_auth() {
     });
     tokio::spawn(async move { axum::serve(listener, app).await.ok() });
     let s = TestServer::start(Opts {
-        mcp: Some(McpSettings {
-            allow: false,
-            servers: BTreeMap::from([(
-                "locked".to_string(),
-                tradewind::config::McpServerDef {
-                    url: Some(format!("http://127.0.0.1:{port}/mcp")),
-                    ..Default::default()
-                },
-            )]),
-        }),
+        mcp: Some(servers([(
+            "locked",
+            tradewind::config::McpServerDef {
+                url: Some(format!("http://127.0.0.1:{port}/mcp")),
+                ..Default::default()
+            },
+        )])),
         ..Opts::default()
     })
     .await;
@@ -699,17 +674,7 @@ async fn changed_tools_ask_again_and_are_withdrawn_until_a_reconnect() {
         args: vec![mcp_test_file("changing.mjs").to_string_lossy().into_owned()],
         ..Default::default()
     };
-    let mock = Mock::default();
-    let s = TestServer::start(Opts {
-        openai: Some(mock.serve().await),
-        ceiling: all_allowed(),
-        mcp: Some(McpSettings {
-            allow: false,
-            servers: BTreeMap::from([("changing".to_string(), changing)]),
-        }),
-        ..Opts::default()
-    })
-    .await;
+    let (mock, s) = with_mcp(servers([("changing", changing)])).await;
     std::fs::write(s.workspace.path().join("schema.txt"), "v1").unwrap();
     let (st, info) = s.post("/api/mcp/servers/changing/connect", json!({})).await;
     assert_eq!(st, 200, "{info}");

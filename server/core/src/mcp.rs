@@ -115,6 +115,49 @@ impl Connection {
             .load(std::sync::atomic::Ordering::Acquire)
     }
 
+    /// Await one request on this connection, within `limit` and until the run is cancelled;
+    /// never retried (it may have had effects). A broken transport marks the connection lost.
+    /// `Err`: what the model is told.
+    async fn request<T>(
+        &self,
+        server: &str,
+        what: &str,
+        limit: Duration,
+        cancel: &tokio_util::sync::CancellationToken,
+        work: impl std::future::Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> Result<T, ToolOutput> {
+        let result = tokio::select! {
+            r = tokio::time::timeout(limit, work) => r,
+            () = cancel.cancelled() => {
+                return Err(ToolOutput::err("cancelled", "the run was cancelled during the MCP call"));
+            }
+        };
+        match result {
+            Err(_) => Err(ToolOutput::err(
+                "mcp_timeout",
+                format!(
+                    "the MCP server `{server}` did not answer within {} s",
+                    limit.as_secs()
+                ),
+            )),
+            Ok(Err(e)) => {
+                if matches!(
+                    e,
+                    rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
+                ) {
+                    *self.lost.lock() = Some(format!("the connection broke during a {what}: {e}"));
+                }
+                Err(ToolOutput::err(
+                    "mcp_error",
+                    format!(
+                        "the MCP server `{server}` failed the {what}: {e} (it was not retried: it may have had effects)"
+                    ),
+                ))
+            }
+            Ok(Ok(v)) => Ok(v),
+        }
+    }
+
     /// Why the connection is gone, if it is.
     fn gone(&self) -> Option<String> {
         if let Some(why) = self.lost.lock().clone() {
@@ -203,38 +246,13 @@ impl McpTool {
         let mut params = CallToolRequestParams::new(self.remote.clone());
         params.arguments = arguments;
         let call = self.conn.client.call_tool(params);
-        let result = tokio::select! {
-            r = tokio::time::timeout(self.timeout, call) => r,
-            () = cancel.cancelled() => {
-                return ToolOutput::err("cancelled", "the run was cancelled during the MCP call");
-            }
-        };
-        match result {
-            Err(_) => ToolOutput::err(
-                "mcp_timeout",
-                format!(
-                    "the MCP server `{}` did not answer within {} s",
-                    self.server,
-                    self.timeout.as_secs()
-                ),
-            ),
-            Ok(Err(e)) => {
-                if matches!(
-                    e,
-                    rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
-                ) {
-                    *self.conn.lost.lock() =
-                        Some(format!("the connection broke during a call: {e}"));
-                }
-                ToolOutput::err(
-                    "mcp_error",
-                    format!(
-                        "the MCP server `{}` failed the call: {e} (it was not retried: a call may have effects)",
-                        self.server
-                    ),
-                )
-            }
-            Ok(Ok(r)) => result_output(&r),
+        match self
+            .conn
+            .request(&self.server, "call", self.timeout, cancel, call)
+            .await
+        {
+            Ok(r) => result_output(&r),
+            Err(out) => out,
         }
     }
 }
@@ -857,25 +875,12 @@ impl McpHub {
             Some(Some(c)) => c,
         };
         let work = hub_request(&conn, call);
-        let result = tokio::select! {
-            r = tokio::time::timeout(CALL_TIMEOUT, work) => r,
-            () = cancel.cancelled() => {
-                return ToolOutput::err("cancelled", "the run was cancelled during the MCP call");
-            }
-        };
-        match result {
-            Err(_) => ToolOutput::err(
-                "mcp_timeout",
-                format!(
-                    "the MCP server `{server}` did not answer within {} s",
-                    CALL_TIMEOUT.as_secs()
-                ),
-            ),
-            Ok(Err(e)) => ToolOutput::err(
-                "mcp_error",
-                format!("the MCP server `{server}` failed the request: {e}"),
-            ),
-            Ok(Ok(text)) => ToolOutput::ok(bound_text(&text, MAX_MODEL_TEXT)),
+        match conn
+            .request(&server, "request", CALL_TIMEOUT, cancel, work)
+            .await
+        {
+            Ok(text) => ToolOutput::ok(bound_text(&text, MAX_MODEL_TEXT)),
+            Err(out) => out,
         }
     }
 

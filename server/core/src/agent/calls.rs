@@ -130,23 +130,7 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
     });
     let prepared = match planned {
         Some(p) => Ok(p),
-        None => match t.mcp_tool(&call.name) {
-            Some(m) => Ok(tools::Prepared::mcp(m, input.clone(), t.deps.mcp.allowed)),
-            None => match t.mcp_hub_call(&call.name, &input) {
-                Some(Ok(h)) => Ok(tools::Prepared::mcp_hub(
-                    t.deps.mcp.clone(),
-                    h,
-                    t.deps.mcp.allowed,
-                )),
-                Some(Err(e)) => Err(tools::PrepareError::Input(e)),
-                None => tools::prepare(&call.name, &input, &t.paths).map_err(|e| match e {
-                    tools::PrepareError::Unknown(n) if n.starts_with("mcp_") => {
-                        tools::PrepareError::McpNotOffered(n)
-                    }
-                    e => e,
-                }),
-            },
-        },
+        None => prepare(t, &call.name, &input),
     };
     let out = match prepared {
         Err(e) => {
@@ -160,6 +144,29 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
     };
     record_result(t, call, &out).await;
     out
+}
+
+/// Prepare a call: an MCP server's tool or a hub tool as offered in the latest model call, else
+/// a built-in tool.
+fn prepare(
+    t: &Turn<'_>,
+    name: &str,
+    input: &Value,
+) -> Result<tools::Prepared, tools::PrepareError> {
+    let allowed = t.deps.mcp.allowed;
+    if let Some(m) = t.mcp_tool(name) {
+        return Ok(tools::Prepared::mcp(m, input.clone(), allowed));
+    }
+    match t.mcp_hub_call(name, input) {
+        Some(Ok(h)) => Ok(tools::Prepared::mcp_hub(t.deps.mcp.clone(), h, allowed)),
+        Some(Err(e)) => Err(tools::PrepareError::Input(e)),
+        None => tools::prepare(name, input, &t.paths).map_err(|e| match e {
+            tools::PrepareError::Unknown(n) if n.starts_with("mcp_") => {
+                tools::PrepareError::McpNotOffered(n)
+            }
+            e => e,
+        }),
+    }
 }
 
 /// Resolve where the call connects (if it does), pass it through the gate, run it.

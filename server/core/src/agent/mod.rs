@@ -136,11 +136,16 @@ pub(crate) struct Turn<'a> {
     /// The session's history as the model sees it: loaded once per run, then kept in step with
     /// what this run stores (so no model call re-reads it).
     history: parking_lot::Mutex<history::History>,
-    /// The MCP tools offered in the latest model call: a call runs against the listing the
-    /// model saw, never a newer one.
-    mcp_tools: parking_lot::Mutex<Vec<Arc<crate::mcp::McpTool>>>,
-    /// Whether `mcp_connect`, `mcp_resource` and `mcp_prompt` were offered then.
-    mcp_hub_offered: parking_lot::Mutex<bool>,
+    /// What of MCP the latest model call offered: a call runs against the listing the model
+    /// saw, never a newer one.
+    mcp_offer: parking_lot::Mutex<McpOffer>,
+}
+
+#[derive(Default)]
+struct McpOffer {
+    tools: Vec<Arc<crate::mcp::McpTool>>,
+    /// `mcp_connect`, `mcp_resource` and `mcp_prompt`.
+    hub: bool,
 }
 
 fn werr(code: &str, message: impl Into<String>) -> WireError {
@@ -157,7 +162,7 @@ impl Turn<'_> {
         name: &str,
         input: &serde_json::Value,
     ) -> Option<Result<crate::mcp::HubCall, String>> {
-        if !*self.mcp_hub_offered.lock() {
+        if !self.mcp_offer.lock().hub {
             return None;
         }
         crate::mcp::prepare_hub(name, input)
@@ -165,8 +170,9 @@ impl Turn<'_> {
 
     /// The MCP tool of that name offered in the latest model call.
     pub(crate) fn mcp_tool(&self, name: &str) -> Option<Arc<crate::mcp::McpTool>> {
-        self.mcp_tools
+        self.mcp_offer
             .lock()
+            .tools
             .iter()
             .find(|m| m.name == name)
             .cloned()
@@ -281,8 +287,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         paths,
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
-        mcp_tools: parking_lot::Mutex::default(),
-        mcp_hub_offered: parking_lot::Mutex::new(false),
+        mcp_offer: parking_lot::Mutex::default(),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -472,8 +477,7 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
         c.ceiling,
         c.read_only,
         c.yolo,
-    ) && (t.deps.interactive || c.yolo || hub.allowed)
-        && !hub.blocked;
+    ) && (t.deps.interactive || c.yolo || hub.allowed);
     let mcp = if may { hub.tools() } else { Vec::new() };
     let with_hub = may && hub.has_servers();
     let specs = if !with_hub {
@@ -486,8 +490,10 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
             .chain(mcp.iter().map(|m| m.spec()))
             .collect()
     };
-    *t.mcp_tools.lock() = mcp;
-    *t.mcp_hub_offered.lock() = with_hub;
+    *t.mcp_offer.lock() = McpOffer {
+        tools: mcp,
+        hub: with_hub,
+    };
     specs
 }
 

@@ -343,7 +343,7 @@ pub struct McpServerDef {
     /// Variables set for the server (literal values).
     pub env: BTreeMap<String, String>,
     /// Variables of the server's own environment passed on by name; nothing else is (besides
-    /// `PATH`, `HOME`, `LANG`, `TERM`, `TMPDIR`).
+    /// `PATH`, `HOME`, `LANG`, `LC_ALL`, `TERM`, `TMPDIR`, `USER`).
     pub env_allow: Vec<String>,
     /// A streamable HTTP endpoint.
     pub url: Option<String>,

@@ -72,6 +72,8 @@ pub struct Opts {
     pub websearch: Option<tradewind::config::WebSearchSettings>,
     /// `mcp` from config.json.
     pub mcp: Option<tradewind::config::McpSettings>,
+    /// Anything else of the configuration, changed last (models, spend caps …).
+    pub tweak: Option<fn(&mut tradewind::config::Config)>,
 }
 
 pub struct TestServer {
@@ -133,6 +135,9 @@ impl TestServer {
             });
         }
         cfg.tls = opts.tls.clone();
+        if let Some(f) = opts.tweak {
+            f(&mut cfg);
+        }
         if let Some(b) = opts.bind {
             cfg.bind = b;
         }
@@ -159,6 +164,20 @@ impl TestServer {
             state,
             http,
         }
+    }
+
+    /// Stop this server and start another on the same workspace and state directory.
+    pub async fn restart(self, opts: Opts) -> TestServer {
+        let TestServer {
+            server,
+            workspace,
+            state,
+            ..
+        } = self;
+        if let Some(s) = server {
+            s.shutdown().await.unwrap();
+        }
+        TestServer::start_in(opts, workspace, state).await
     }
 
     pub fn url(&self, path: &str) -> String {

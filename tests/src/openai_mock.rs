@@ -90,6 +90,35 @@ pub fn ev_usage(i: u64, o: u64) -> String {
         json!({"choices": [], "usage": {"prompt_tokens": i, "completion_tokens": o}})
     )
 }
+/// A usage chunk whose `prompt_tokens` the mock fills in from the request it answers (its
+/// messages and tools, ~4 characters per token), as a real server counts them.
+pub fn ev_usage_auto(o: u64) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [], "usage": {"prompt_tokens": AUTO, "completion_tokens": o}})
+    )
+}
+const AUTO: &str = "auto-prompt-tokens";
+
+/// What `ev_usage_auto` fills in: the request's characters over four.
+pub fn prompt_tokens_of(body: &Value) -> u64 {
+    let chars = body["messages"].to_string().len() + body["tools"].to_string().len();
+    (chars / 4) as u64
+}
+
+/// A plain text answer whose usage counts the request's tokens.
+pub fn text_reply_counted(text: &str) -> Reply {
+    Reply::Sse {
+        chunks: vec![
+            ev_text(text),
+            ev_finish("stop"),
+            ev_usage_auto((text.len() / 4 + 1) as u64),
+            ev_done(),
+        ],
+        delay: Duration::ZERO,
+    }
+}
+
 pub fn ev_done() -> String {
     "data: [DONE]\n\n".into()
 }
@@ -162,6 +191,7 @@ async fn chat(
         let reply = f(&body.0);
         return respond(reply, Arc::default()).await;
     }
+    let prompt_tokens = prompt_tokens_of(&body.0);
     m.requests.lock().unwrap().push(body.0);
     m.headers.lock().unwrap().push(
         headers
@@ -170,7 +200,7 @@ async fn chat(
             .collect(),
     );
     let sent = m.sent.clone();
-    let reply = m
+    let mut reply = m
         .replies
         .lock()
         .unwrap()
@@ -180,6 +210,12 @@ async fn chat(
             headers: vec![],
             body: "no scripted reply".into(),
         });
+    if let Reply::Sse { chunks, .. } = &mut reply {
+        let n = prompt_tokens.to_string();
+        for c in chunks {
+            *c = c.replace(&format!("\"{AUTO}\""), &n);
+        }
+    }
     respond(reply, sent).await
 }
 

@@ -564,14 +564,7 @@ async fn a_workspace_config_needs_approval_pinned_by_hash() {
 
 /// Stop the server and start another on the same workspace and state.
 async fn restart(s: TestServer) -> TestServer {
-    let TestServer {
-        server,
-        workspace,
-        state,
-        ..
-    } = s;
-    server.unwrap().shutdown().await.unwrap();
-    TestServer::start_in(Opts::default(), workspace, state).await
+    s.restart(Opts::default()).await
 }
 
 fn dir_of(s: &TestServer) -> std::path::PathBuf {

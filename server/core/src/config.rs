@@ -286,6 +286,9 @@ pub struct FileConfig {
     /// The MCP servers in the form other clients use (`{"mcpServers": {NAME: {...}}}`); merged
     /// with `mcp.servers` (which wins on a name in both).
     pub mcp_servers: BTreeMap<String, McpServerDef>,
+    /// What config says of models (`"<provider>/<model>"` or a bare model name).
+    pub models: BTreeMap<String, crate::models::ModelOverride>,
+    pub spend: SpendSettings,
     pub auth: crate::auth::AuthSettings,
     /// `"auto"` or `"off"`; `tlsCert`/`tlsKey` give files.
     pub tls: Option<String>,
@@ -484,14 +487,38 @@ pub struct AgentSettings {
     pub max_iterations: u32,
     /// How long an `ask` waits for an answer before it is denied.
     pub approval_timeout_secs: u64,
+    /// How full the context window may get (0.1–0.95) before older turns are compacted.
+    pub compact_threshold: f64,
 }
 impl Default for AgentSettings {
     fn default() -> Self {
         Self {
             max_iterations: 50,
             approval_timeout_secs: 1800,
+            compact_threshold: 0.8,
         }
     }
+}
+
+impl AgentSettings {
+    /// The threshold, kept where compaction can work (a nonsense value falls back to 0.8).
+    pub fn compact_at(&self) -> f64 {
+        if self.compact_threshold.is_finite() && (0.1..=0.95).contains(&self.compact_threshold) {
+            self.compact_threshold
+        } else {
+            0.8
+        }
+    }
+}
+
+/// Spend caps in USD (`spend` in config.json): reaching one stops the run. A session's own cap
+/// (`PATCH /api/sessions/{id} {spend_cap_usd}`) replaces `sessionUsd` for it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SpendSettings {
+    pub session_usd: Option<f64>,
+    /// All sessions together, per UTC day.
+    pub day_usd: Option<f64>,
 }
 
 pub use crate::policy::Ceiling;
@@ -529,6 +556,9 @@ pub struct Config {
     pub websearch: WebSearchSettings,
     /// MCP servers (`mcp.servers` and `mcpServers`); `allow`: `--allow-mcp` or `mcp.allow`.
     pub mcp: McpSettings,
+    /// Context windows and prices.
+    pub models: crate::models::Catalog,
+    pub spend: SpendSettings,
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
@@ -646,6 +676,8 @@ impl Config {
                 m.allow = (m.allow || common.allow_mcp) && !read_only;
                 m
             },
+            models: crate::models::Catalog::new(file.models),
+            spend: file.spend,
             sandbox_helper: std::env::current_exe().ok(),
             auth: file.auth,
             tls: match (
@@ -758,6 +790,8 @@ impl Config {
             webfetch: WebFetchSettings::default(),
             websearch: WebSearchSettings::default(),
             mcp: McpSettings::default(),
+            models: crate::models::Catalog::default(),
+            spend: SpendSettings::default(),
             sandbox_helper: None,
             auth: crate::auth::AuthSettings::default(),
             tls: None,

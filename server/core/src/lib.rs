@@ -14,6 +14,7 @@ pub mod auth;
 pub mod config;
 pub mod events;
 pub mod mcp;
+pub mod models;
 pub mod net;
 pub mod pending;
 pub mod plan;

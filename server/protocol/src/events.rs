@@ -108,6 +108,31 @@ pub enum EventPayload {
         delay_ms: u64,
         reason: String,
     },
+    /// A model call ended: what it used and cost, and how full the model's context window is.
+    ModelUsage {
+        /// `<provider>/<model>`.
+        model: String,
+        /// `turn` (an answer) or `compaction` (a summary of older turns).
+        purpose: String,
+        usage: Usage,
+        /// Tokens the conversation now holds (this call's prompt and answer).
+        context_tokens: u64,
+        context_window: u64,
+    },
+    /// Older turns were summarised so the conversation fits the model's context window: from
+    /// now on the model sees `summary` and the latest turns. The full history stays in the log.
+    ContextCompacted {
+        trigger: CompactTrigger,
+        summary: String,
+        messages_summarized: u64,
+        messages_kept: u64,
+        /// Estimated prompt tokens before and after.
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
+        /// What the summary call cost.
+        usage: Usage,
+    },
     RunFinished {
         run_id: String,
         status: RunStatus,
@@ -176,6 +201,8 @@ impl EventPayload {
             EventPayload::ToolResult { .. } => "tool_result",
             EventPayload::Error { .. } => "error",
             EventPayload::ProviderRetry { .. } => "provider_retry",
+            EventPayload::ModelUsage { .. } => "model_usage",
+            EventPayload::ContextCompacted { .. } => "context_compacted",
             EventPayload::RunFinished { .. } => "run_finished",
             EventPayload::SessionUpdated { .. } => "session_updated",
             EventPayload::QuestionAsked { .. } => "question_asked",

@@ -185,6 +185,9 @@ pub struct Session {
     /// A fork: the session and the seq of the user message it was made at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<ForkedFrom>,
+    /// This session's own spend cap in USD; null: the server's (`GET /api/usage/caps`).
+    #[serde(default)]
+    pub spend_cap_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -260,6 +263,11 @@ pub struct PatchSessionParams {
     pub agent: Option<Agent>,
     pub mode: Option<Mode>,
     pub archived: Option<bool>,
+    /// This session's spend cap in USD (0 to 1,000,000); null goes back to the server's.
+    /// Raising it lets a run stopped by the cap be resumed.
+    #[serde(default, deserialize_with = "whole::some_f64")]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 1_000_000)]
+    pub spend_cap_usd: Option<Option<f64>>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -313,6 +321,9 @@ pub enum MessageRole {
     Assistant,
     /// A tool's result, for the call `call_id`.
     Tool,
+    /// A compaction: from here on the model sees `text` (a summary of what came before) and the
+    /// `kept` messages before this one, not the rest.
+    Summary,
 }
 
 /// The content of a stored message (fields absent when empty; more may be added).
@@ -333,6 +344,12 @@ pub struct MessageParts {
     /// For a `tool` message: the tool's name.
     #[serde(default)]
     pub name: String,
+    /// For a `summary`: how many messages before it the model still sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<u64>,
+    /// For a `summary`: the most characters a kept tool result keeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_limit: Option<u64>,
 }
 
 /// A tool call as the model made it.
@@ -362,12 +379,46 @@ pub struct MessagePage {
     pub next_cursor: Option<String>,
 }
 
-/// Token usage of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(examples(json!({"input_tokens": 5120, "output_tokens": 840})))]
+/// Token usage (of a model call, a run, a session…) and what it cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({"input_tokens": 5120, "output_tokens": 840, "cached_input_tokens": 4096, "reasoning_tokens": 0, "cost_usd": 0.00615})))]
 pub struct Usage {
+    /// Every prompt token, cached ones included.
     pub input_tokens: u64,
+    /// Every generated token, reasoning included.
     pub output_tokens: u64,
+    /// Of `input_tokens`, those read from the provider's prompt cache (billed lower).
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// Of `output_tokens`, those spent on reasoning, as the provider reports them.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+    /// What it cost in US dollars by the model's price; null when no price is known for a
+    /// model that was used (a local model, an unknown name: set `models.<provider>/<model>.price`).
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    /// Add another usage: tokens add up; the cost is known only while every part's is (a
+    /// part without tokens counts as free).
+    pub fn add(&mut self, o: &Usage) {
+        let cost = |u: &Usage| {
+            if u.input_tokens + u.output_tokens == 0 {
+                Some(u.cost_usd.unwrap_or(0.0))
+            } else {
+                u.cost_usd
+            }
+        };
+        self.cost_usd = match (cost(self), cost(o)) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.cached_input_tokens += o.cached_input_tokens;
+        self.reasoning_tokens += o.reasoning_tokens;
+    }
 }
 
 #[derive(
@@ -423,6 +474,98 @@ pub enum RunTrigger {
     Wakeup,
     /// The user resumed a run that was interrupted, cancelled or failed.
     Resume,
+    /// The user asked to compact the conversation (`/compact`): no answer, only a summary.
+    Compact,
+}
+
+/// What `GET /api/usage` groups by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageGroupBy {
+    #[default]
+    Session,
+    /// `<provider>/<model>`.
+    Model,
+    /// The UTC day, `YYYY-MM-DD`.
+    Day,
+}
+
+/// One group of a usage report.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UsageRow {
+    /// A session id, `<provider>/<model>`, or a UTC day `YYYY-MM-DD`.
+    pub key: String,
+    /// The session's title (a deleted session: null).
+    pub title: Option<String>,
+    pub calls: u64,
+    /// Calls of a model with no known price: their cost is not in `usage.cost_usd`.
+    pub unpriced_calls: u64,
+    pub usage: Usage,
+}
+
+/// `GET /api/usage`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"group": "day", "from": 1764547200000_i64, "to": 1764633600000_i64, "rows": [{"key": "2025-12-01", "title": null, "calls": 12, "unpriced_calls": 0, "usage": {"input_tokens": 51200, "output_tokens": 8400, "cached_input_tokens": 40960, "reasoning_tokens": 0, "cost_usd": 0.0615}}], "total": {"key": "total", "title": null, "calls": 12, "unpriced_calls": 0, "usage": {"input_tokens": 51200, "output_tokens": 8400, "cached_input_tokens": 40960, "reasoning_tokens": 0, "cost_usd": 0.0615}}})))]
+pub struct UsageReport {
+    pub group: UsageGroupBy,
+    /// Unix ms, inclusive.
+    pub from: i64,
+    /// Unix ms, exclusive.
+    pub to: i64,
+    pub rows: Vec<UsageRow>,
+    pub total: UsageRow,
+}
+
+/// How full a session's context window was at its latest model call.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ContextFill {
+    /// `<provider>/<model>`.
+    pub model: String,
+    pub context_tokens: u64,
+    pub context_window: u64,
+}
+
+/// `GET /api/sessions/{id}/usage`: what a session has used and cost, its cap, and its context.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionUsage {
+    pub session_id: String,
+    pub calls: u64,
+    pub unpriced_calls: u64,
+    pub usage: Usage,
+    /// The cap that applies to this session (its own, else the server's); null: none.
+    pub spend_cap_usd: Option<f64>,
+    /// `session` (its own cap) or `server` (`spend.sessionUsd` / `PUT /api/usage/caps`).
+    pub spend_cap_source: Option<String>,
+    /// What every session has spent today (UTC), and the daily cap.
+    pub day_spent_usd: f64,
+    pub day_cap_usd: Option<f64>,
+    /// Null until the session's first model call.
+    pub context: Option<ContextFill>,
+}
+
+/// Server-wide spend caps in USD (`GET`/`PUT /api/usage/caps`); null: no cap.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"session_usd": 5.0, "day_usd": 20.0})))]
+pub struct SpendCaps {
+    /// Per session, unless a session has its own.
+    #[schema(minimum = 0, maximum = 1_000_000)]
+    pub session_usd: Option<f64>,
+    /// All sessions together per UTC day.
+    #[schema(minimum = 0, maximum = 1_000_000)]
+    pub day_usd: Option<f64>,
+}
+
+/// Why a conversation was compacted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactTrigger {
+    /// The prompt passed the threshold (`agent.compactThreshold` of the window).
+    Auto,
+    /// The user's `/compact`.
+    Manual,
+    /// The provider refused the prompt as too long; compacted and retried once.
+    Overflow,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -1477,6 +1620,21 @@ pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 /// Integers in request bodies: JSON Schema counts `3.0` as an integer, so it is accepted as 3.
 mod whole {
     use serde::{Deserialize, Deserializer};
+
+    /// A present field: `Some(value)`, with `null` as `Some(None)` (absent is `None`, by
+    /// `#[serde(default)]`). Finite and within 0..=1,000,000.
+    #[allow(clippy::option_option)]
+    pub fn some_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+        let v = Option::<f64>::deserialize(d)?;
+        if let Some(f) = v
+            && !(f.is_finite() && (0.0..=1_000_000.0).contains(&f))
+        {
+            return Err(serde::de::Error::custom(format!(
+                "{f} is not an amount between 0 and 1000000"
+            )));
+        }
+        Ok(Some(v))
+    }
 
     pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
         let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {

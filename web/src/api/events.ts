@@ -16,6 +16,8 @@ const EVENT_TYPES: Record<EventType, true> = {
   tool_result: true,
   error: true,
   provider_retry: true,
+  model_usage: true,
+  context_compacted: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

@@ -572,6 +572,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact the session's conversation now (`/compact`).
+         * @description Queues a run (trigger `compact`) that asks the model for a structured summary of the older
+         *     turns (goal, decisions, files touched, open questions, facts that must survive) and from
+         *     then on sends the model that summary and the latest turns instead of the whole history.
+         *     The transcript gets a `context_compacted` event; the full history stays in the log. Runs
+         *     happen automatically past `agent.compactThreshold` of the model's window, too.
+         */
+        post: operations["compact_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -850,6 +874,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's usage and cost, the spend cap that applies to it, and how full its context is.
+         * @description Totals over every model call of the session (answers and compactions), the cap in force
+         *     (`spend_cap_source`: the session's own or the server's), what every session spent today
+         *     (UTC) against the daily cap, and the context window's fill at the latest model call (null
+         *     before the first).
+         */
+        get: operations["session_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/provider": {
         parameters: {
             query?: never;
@@ -1049,6 +1096,57 @@ export interface paths {
          */
         get: operations["tools"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage and cost over a period, grouped by session, model or day.
+         * @description Sums the model calls made in `[from, to)` (Unix ms; default the last 30 days): calls, input,
+         *     output, cached and reasoning tokens, and cost in USD by each model's price (config's
+         *     `models` table, else the built-in one; a model on a loopback endpoint is free). Calls of a
+         *     model with no known price are counted in `unpriced_calls` and left out of the cost. Days are
+         *     UTC (`YYYY-MM-DD`); sessions come with their title. Deleted sessions' calls still count.
+         */
+        get: operations["usage_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage/caps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server-wide spend caps.
+         * @description `session_usd` applies to every session without its own cap (`PATCH /api/sessions/{id}
+         *     {spend_cap_usd}`); `day_usd` to all sessions together per UTC day. Null: no cap. Until set
+         *     here, they are config.json's `spend.sessionUsd` and `spend.dayUsd`.
+         */
+        get: operations["get_caps"];
+        /**
+         * Set the server-wide spend caps.
+         * @description Replaces both caps (null removes one); each is 0 to 1,000,000 USD. A run stopped by a cap
+         *     (`spend_cap` error) can be resumed once the cap is raised (`POST /api/runs/{id}/resume`).
+         */
+        put: operations["put_caps"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1297,6 +1395,51 @@ export interface components {
             write: boolean;
         };
         /**
+         * @description Why a conversation was compacted.
+         * @enum {string}
+         */
+        CompactTrigger: "auto" | "manual" | "overflow";
+        /**
+         * @description Older turns were summarised so the conversation fits the model's context window: from
+         *     now on the model sees `summary` and the latest turns. The full history stays in the log.
+         */
+        ContextCompactedEvent: components["schemas"]["EventEnvelope"] & {
+            /** Format: int64 */
+            context_window: number;
+            /** Format: int64 */
+            messages_kept: number;
+            /** Format: int64 */
+            messages_summarized: number;
+            summary: string;
+            /** Format: int64 */
+            tokens_after: number;
+            /**
+             * Format: int64
+             * @description Estimated prompt tokens before and after.
+             */
+            tokens_before: number;
+            trigger: components["schemas"]["CompactTrigger"];
+            /** @enum {string} */
+            type: "context_compacted";
+            /** @description What the summary call cost. */
+            usage: components["schemas"]["Usage"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "context_compacted";
+        };
+        /** @description How full a session's context window was at its latest model call. */
+        ContextFill: {
+            /** Format: int64 */
+            context_tokens: number;
+            /** Format: int64 */
+            context_window: number;
+            /** @description `<provider>/<model>`. */
+            model: string;
+        };
+        /**
          * @example {
          *       "agent": "build",
          *       "mode": "ask",
@@ -1465,7 +1608,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "error" | "message_complete" | "message_delta" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "run_finished" | "run_started" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "run_finished" | "run_started" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
         /** @description A workspace file matching a query (`GET /api/sessions/{id}/files`). */
         FileMatch: {
             /** @description Positions (in characters) of `path` the query matched, ascending: for highlighting. */
@@ -1553,7 +1696,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -1647,6 +1790,16 @@ export interface components {
         MessageParts: {
             /** @description For a `tool` message: the call it answers. */
             call_id?: string;
+            /**
+             * Format: int64
+             * @description For a `summary`: how many messages before it the model still sees.
+             */
+            kept?: number | null;
+            /**
+             * Format: int64
+             * @description For a `summary`: the most characters a kept tool result keeps.
+             */
+            kept_limit?: number | null;
             /** @description For a `tool` message: the tool's name. */
             name?: string;
             /** @description The assistant's reasoning, when the model streams it. */
@@ -1660,7 +1813,7 @@ export interface components {
          * @description Who wrote a stored message.
          * @enum {string}
          */
-        MessageRole: "user" | "assistant" | "tool";
+        MessageRole: "user" | "assistant" | "tool" | "summary";
         /** @description A tool call as the model made it. */
         MessageToolCall: {
             /** @description The arguments, as the JSON text the model produced. */
@@ -1678,6 +1831,29 @@ export interface components {
         };
         ModelList: {
             data: components["schemas"]["ModelInfo"][];
+        };
+        /** @description A model call ended: what it used and cost, and how full the model's context window is. */
+        ModelUsageEvent: components["schemas"]["EventEnvelope"] & {
+            /**
+             * Format: int64
+             * @description Tokens the conversation now holds (this call's prompt and answer).
+             */
+            context_tokens: number;
+            /** Format: int64 */
+            context_window: number;
+            /** @description `<provider>/<model>`. */
+            model: string;
+            /** @description `turn` (an answer) or `compaction` (a summary of older turns). */
+            purpose: string;
+            /** @enum {string} */
+            type: "model_usage";
+            usage: components["schemas"]["Usage"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "model_usage";
         };
         /** @description A display part of a tool result, for the UI only (the model sees the text). */
         Part: {
@@ -1738,6 +1914,12 @@ export interface components {
             agent?: components["schemas"]["Agent"] | null;
             archived?: boolean | null;
             mode?: components["schemas"]["Mode"] | null;
+            /**
+             * Format: double
+             * @description This session's spend cap in USD (0 to 1,000,000); null goes back to the server's.
+             *     Raising it lets a run stopped by the cap be resumed.
+             */
+            spend_cap_usd?: number | null;
             /** @description 1 to 200 characters, not blank, no control characters. */
             title?: string | null;
         };
@@ -2173,7 +2355,7 @@ export interface components {
          * @description What started a run.
          * @enum {string}
          */
-        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume";
+        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact";
         /** @description The process sandbox: whether commands run confined by Landlock, and why not. */
         SandboxInfo: {
             /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
@@ -2235,6 +2417,11 @@ export interface components {
              */
             last_seq: number;
             mode: components["schemas"]["Mode"];
+            /**
+             * Format: double
+             * @description This session's own spend cap in USD; null: the server's (`GET /api/usage/caps`).
+             */
+            spend_cap_usd?: number | null;
             status: components["schemas"]["SessionStatus"];
             title: string;
             /** Format: int64 */
@@ -2277,11 +2464,54 @@ export interface components {
              */
             type: "session_updated";
         };
+        /** @description `GET /api/sessions/{id}/usage`: what a session has used and cost, its cap, and its context. */
+        SessionUsage: {
+            /** Format: int64 */
+            calls: number;
+            context?: components["schemas"]["ContextFill"] | null;
+            /** Format: double */
+            day_cap_usd?: number | null;
+            /**
+             * Format: double
+             * @description What every session has spent today (UTC), and the daily cap.
+             */
+            day_spent_usd: number;
+            session_id: string;
+            /** @description `session` (its own cap) or `server` (`spend.sessionUsd` / `PUT /api/usage/caps`). */
+            spend_cap_source?: string | null;
+            /**
+             * Format: double
+             * @description The cap that applies to this session (its own, else the server's); null: none.
+             */
+            spend_cap_usd?: number | null;
+            /** Format: int64 */
+            unpriced_calls: number;
+            usage: components["schemas"]["Usage"];
+        };
         /**
          * @description Where the web search settings in use came from.
          * @enum {string}
          */
         SettingsSource: "default" | "config" | "settings";
+        /**
+         * @description Server-wide spend caps in USD (`GET`/`PUT /api/usage/caps`); null: no cap.
+         * @example {
+         *       "day_usd": 20,
+         *       "session_usd": 5
+         *     }
+         */
+        SpendCaps: {
+            /**
+             * Format: double
+             * @description All sessions together per UTC day.
+             */
+            day_usd?: number | null;
+            /**
+             * Format: double
+             * @description Per session, unless a session has its own.
+             */
+            session_usd?: number | null;
+        };
         /**
          * @description Why a run stopped early.
          * @enum {string}
@@ -2434,17 +2664,113 @@ export interface components {
             [key: string]: unknown;
         });
         /**
-         * @description Token usage of a run.
+         * @description Token usage (of a model call, a run, a session…) and what it cost.
          * @example {
+         *       "cached_input_tokens": 4096,
+         *       "cost_usd": 0.00615,
          *       "input_tokens": 5120,
-         *       "output_tokens": 840
+         *       "output_tokens": 840,
+         *       "reasoning_tokens": 0
          *     }
          */
         Usage: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Of `input_tokens`, those read from the provider's prompt cache (billed lower).
+             */
+            cached_input_tokens?: number;
+            /**
+             * Format: double
+             * @description What it cost in US dollars by the model's price; null when no price is known for a
+             *     model that was used (a local model, an unknown name: set `models.<provider>/<model>.price`).
+             */
+            cost_usd?: number | null;
+            /**
+             * Format: int64
+             * @description Every prompt token, cached ones included.
+             */
             input_tokens: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every generated token, reasoning included.
+             */
             output_tokens: number;
+            /**
+             * Format: int64
+             * @description Of `output_tokens`, those spent on reasoning, as the provider reports them.
+             */
+            reasoning_tokens?: number;
+        };
+        /**
+         * @description What `GET /api/usage` groups by.
+         * @enum {string}
+         */
+        UsageGroupBy: "session" | "model" | "day";
+        /**
+         * @description `GET /api/usage`.
+         * @example {
+         *       "from": 1764547200000,
+         *       "group": "day",
+         *       "rows": [
+         *         {
+         *           "calls": 12,
+         *           "key": "2025-12-01",
+         *           "title": null,
+         *           "unpriced_calls": 0,
+         *           "usage": {
+         *             "cached_input_tokens": 40960,
+         *             "cost_usd": 0.0615,
+         *             "input_tokens": 51200,
+         *             "output_tokens": 8400,
+         *             "reasoning_tokens": 0
+         *           }
+         *         }
+         *       ],
+         *       "to": 1764633600000,
+         *       "total": {
+         *         "calls": 12,
+         *         "key": "total",
+         *         "title": null,
+         *         "unpriced_calls": 0,
+         *         "usage": {
+         *           "cached_input_tokens": 40960,
+         *           "cost_usd": 0.0615,
+         *           "input_tokens": 51200,
+         *           "output_tokens": 8400,
+         *           "reasoning_tokens": 0
+         *         }
+         *       }
+         *     }
+         */
+        UsageReport: {
+            /**
+             * Format: int64
+             * @description Unix ms, inclusive.
+             */
+            from: number;
+            group: components["schemas"]["UsageGroupBy"];
+            rows: components["schemas"]["UsageRow"][];
+            /**
+             * Format: int64
+             * @description Unix ms, exclusive.
+             */
+            to: number;
+            total: components["schemas"]["UsageRow"];
+        };
+        /** @description One group of a usage report. */
+        UsageRow: {
+            /** Format: int64 */
+            calls: number;
+            /** @description A session id, `<provider>/<model>`, or a UTC day `YYYY-MM-DD`. */
+            key: string;
+            /** @description The session's title (a deleted session: null). */
+            title?: string | null;
+            /**
+             * Format: int64
+             * @description Calls of a model with no known price: their cost is not in `usage.cost_usd`.
+             */
+            unpriced_calls: number;
+            usage: components["schemas"]["Usage"];
         };
         /** @description A prompt (or `!command`) from the user. */
         UserMessageEvent: components["schemas"]["EventEnvelope"] & {
@@ -4916,6 +5242,92 @@ export interface operations {
             };
         };
     };
+    compact_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; the run's id */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostMessageResponse"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is archived */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_events: {
         parameters: {
             query?: {
@@ -6217,6 +6629,74 @@ export interface operations {
             };
         };
     };
+    session_usage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionUsage"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_provider: {
         parameters: {
             query?: never;
@@ -7070,6 +7550,250 @@ export interface operations {
             };
             /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    usage_report: {
+        parameters: {
+            query?: {
+                /** @description Start (Unix ms, inclusive); default 30 days before `to`. */
+                from?: number;
+                /** @description End (Unix ms, exclusive); default now. */
+                to?: number;
+                /** @description `session` (default), `model` or `day` (UTC). */
+                group?: components["schemas"]["UsageGroupBy"];
+                /** @description Only this session's model calls. */
+                session?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals per group and overall */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            /** @description A malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `from` is not before `to`, or out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_caps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caps in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendCaps"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_caps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SpendCaps"];
+            };
+        };
+        responses: {
+            /** @description The caps now in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendCaps"];
+                };
+            };
+            /** @description Malformed JSON or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A cap is negative, too large or not a number */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,6 +27,45 @@ pub struct StoredParts {
     pub call_id: String,
     #[serde(default)]
     pub name: String,
+    /// A `summary` message: how many of the messages before it stay after it…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<usize>,
+    /// …and the most characters each kept tool output keeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_limit: Option<usize>,
+}
+
+/// How the model sees a compaction's summary (a user message that opens the history).
+pub const SUMMARY_PREFIX: &str = "[Summary of the earlier conversation. Older turns were compacted to fit the context window; the latest turns follow as they were.]\n\n";
+
+/// Cut a tool output to `limit` characters, saying how much was left out.
+pub fn cut_output(text: &mut String, limit: usize) {
+    if text.len() <= limit {
+        return;
+    }
+    let head = crate::util::truncate_str(text, limit).len();
+    let left = text.len() - head;
+    text.truncate(head);
+    text.push_str(&format!("\n[… {left} more characters left out to fit the context window]"));
+}
+
+fn message_bytes(m: &ChatMessage) -> usize {
+    MESSAGE_OVERHEAD
+        + match m {
+            ChatMessage::User { text } => text.len(),
+            ChatMessage::Assistant { text, tool_calls } => {
+                text.len()
+                    + tool_calls
+                        .iter()
+                        .map(|c| c.id.len() + c.name.len() + c.arguments.len() + MESSAGE_OVERHEAD)
+                        .sum::<usize>()
+            }
+            ChatMessage::Tool {
+                call_id,
+                name,
+                text,
+            } => call_id.len() + name.len() + text.len(),
+        }
 }
 
 pub const NOT_EXECUTED: &str =
@@ -100,6 +139,24 @@ impl History {
                     text: p.text,
                     tool_calls: p.tool_calls,
                 });
+            }
+            "summary" => {
+                // Compacted: the summary, then the latest `kept` messages as they were.
+                self.close_open();
+                let chat = Arc::make_mut(&mut self.chat);
+                let kept = p.kept.unwrap_or(0).min(chat.len());
+                let mut next = Vec::with_capacity(kept + 1);
+                next.push(ChatMessage::User {
+                    text: format!("{SUMMARY_PREFIX}{}", p.text),
+                });
+                for mut m in chat.drain(chat.len() - kept..) {
+                    if let (Some(limit), ChatMessage::Tool { text, .. }) = (p.kept_limit, &mut m) {
+                        cut_output(text, limit);
+                    }
+                    next.push(m);
+                }
+                *chat = next;
+                self.bytes = chat.iter().map(message_bytes).sum();
             }
             "tool" => {
                 if let Some(i) = self.open.iter().position(|(id, _)| *id == p.call_id) {

@@ -5,6 +5,7 @@
 
 pub(crate) mod calls;
 pub mod coalesce;
+pub mod context;
 pub mod history;
 
 use std::collections::HashSet;
@@ -139,6 +140,12 @@ pub(crate) struct Turn<'a> {
     /// What of MCP the latest model call offered: a call runs against the listing the model
     /// saw, never a newer one.
     mcp_offer: parking_lot::Mutex<McpOffer>,
+    /// The model this run calls: its window and price.
+    model: context::ModelMeta,
+    /// A smaller window learnt from a prompt the provider refused as too long.
+    window_cap: Option<u64>,
+    /// Characters per token, measured on the provider's own counts (4 until then).
+    chars_per_token: f64,
 }
 
 #[derive(Default)]
@@ -288,6 +295,9 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
         mcp_offer: parking_lot::Mutex::default(),
+        model: context::ModelMeta::of(deps),
+        window_cap: None,
+        chars_per_token: 4.0,
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -297,6 +307,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     });
     let outcome = match spec.trigger {
         RunTrigger::Command => user_command(&mut t).await,
+        RunTrigger::Compact => compact_command(&mut t).await,
         _ => {
             let message_id = new_id();
             t.store_message(
@@ -436,6 +447,54 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     }
 }
 
+/// `/compact`: summarise the older turns now; no answer.
+async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
+    let tools = with_mcp(t, &offered_tools(t));
+    let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
+    let system = history::system_prompt(
+        t.agent,
+        &t.paths.workspace,
+        &t.paths.extra_roots,
+        &names,
+        &history::agents_md(&t.paths.workspace),
+    );
+    let fixed = context::fixed_chars(&system, &tools);
+    match context::compact(t, fixed, crate::protocol::CompactTrigger::Manual).await {
+        Ok(done) => {
+            if !done {
+                t.emit(EventPayload::Error {
+                    code: "nothing_to_compact".into(),
+                    message: "Nothing to compact yet: the conversation is no longer than the latest turns that are always kept.".into(),
+                    fatal: false,
+                });
+            }
+            RunOutcome {
+                status: RunStatus::Completed,
+                error: None,
+                usage: t.usage,
+            }
+        }
+        Err(ProviderError::Cancelled) => RunOutcome {
+            status: RunStatus::Cancelled,
+            error: None,
+            usage: t.usage,
+        },
+        Err(e) => {
+            let message = format!("The conversation could not be compacted: {e}");
+            t.emit(EventPayload::Error {
+                code: e.code().into(),
+                message: message.clone(),
+                fatal: true,
+            });
+            RunOutcome {
+                status: RunStatus::Failed,
+                error: Some(werr(e.code(), message)),
+                usage: t.usage,
+            }
+        }
+    }
+}
+
 /// The tools a run may see: a function of the agent and the server's start-up flags only, so each
 /// combination is built once per server and shared by every run and model call.
 fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
@@ -509,7 +568,11 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         &history::agents_md(&t.paths.workspace),
     )
     .into();
-    for iteration in 0..max {
+    // A prompt the provider refuses as too long is compacted and retried once per run.
+    let mut overflowed = false;
+    let mut iteration = 0;
+    while iteration < max {
+        iteration += 1;
         if t.run.cancel.is_cancelled() {
             return RunOutcome {
                 status: RunStatus::Cancelled,
@@ -520,15 +583,49 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         if t.deps.events.storage_full() {
             return disk_full(t.usage);
         }
+        if let Some(stop) = t.spend_stop().await {
+            return stop;
+        }
+        let offered = with_mcp(t, &tools);
+        let fixed = context::fixed_chars(&system, &offered);
+        if let Err(e) = context::maybe_compact(t, fixed).await
+            && let Some(end) = compaction_failed(t, &e)
+        {
+            return end;
+        }
         let messages = t.history.lock().messages();
+        let prompt_tokens =
+            t.tokens_of(fixed + messages.iter().map(context::message_chars).sum::<usize>());
         let req = ChatRequest {
             system: system.clone(),
             messages,
-            tools: with_mcp(t, &tools),
+            tools: offered,
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {
             Ok(x) => x,
+            Err(ProviderError::ContextLength(m)) if !overflowed => {
+                overflowed = true;
+                // The window is smaller than this prompt: work below it from now on.
+                t.window_cap = Some(t.window().min(prompt_tokens).max(1));
+                tracing::warn!(reason = %m, prompt_tokens, "the provider refused the prompt as too long; compacting");
+                match context::compact(t, fixed, crate::protocol::CompactTrigger::Overflow).await {
+                    Ok(true) => {
+                        iteration -= 1;
+                        continue;
+                    }
+                    Ok(false) => {
+                        let e = ProviderError::ContextLength(m);
+                        return fail(t, &e);
+                    }
+                    Err(e) => {
+                        if let Some(end) = compaction_failed(t, &e) {
+                            return end;
+                        }
+                        return fail(t, &ProviderError::ContextLength(m));
+                    }
+                }
+            }
             Err(ProviderError::Cancelled) if t.deps.events.storage_full() => {
                 return disk_full(t.usage);
             }
@@ -539,18 +636,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                     usage: t.usage,
                 };
             }
-            Err(e) => {
-                t.emit(EventPayload::Error {
-                    code: e.code().into(),
-                    message: e.to_string(),
-                    fatal: true,
-                });
-                return RunOutcome {
-                    status: RunStatus::Failed,
-                    error: Some(werr(e.code(), e.to_string())),
-                    usage: t.usage,
-                };
-            }
+            Err(e) => return fail(t, &e),
         };
         if calls.is_empty() {
             return RunOutcome {
@@ -572,6 +658,38 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         error: Some(werr("iteration_limit", msg)),
         usage: t.usage,
     }
+}
+
+/// A run ended by a provider error (shown once, as the final error).
+fn fail(t: &Turn<'_>, e: &ProviderError) -> RunOutcome {
+    t.emit(EventPayload::Error {
+        code: e.code().into(),
+        message: e.to_string(),
+        fatal: true,
+    });
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr(e.code(), e.to_string())),
+        usage: t.usage,
+    }
+}
+
+/// A compaction that failed: a cancel ends the run; anything else is reported and the run goes
+/// on with the whole history (the provider may still take it).
+fn compaction_failed(t: &Turn<'_>, e: &ProviderError) -> Option<RunOutcome> {
+    if *e == ProviderError::Cancelled {
+        return Some(RunOutcome {
+            status: RunStatus::Cancelled,
+            error: None,
+            usage: t.usage,
+        });
+    }
+    t.emit(EventPayload::Error {
+        code: "compaction_failed".into(),
+        message: format!("The conversation could not be compacted ({e}); continuing with the whole history."),
+        fatal: false,
+    });
+    None
 }
 
 /// Stream one model response; store it whole once the model has finished (returns its tool
@@ -596,7 +714,7 @@ async fn stream_turn(
     })
     .await;
     // What a cancelled stream cost, if the provider never says (usage comes at the end).
-    let prompt_chars = req.prompt_chars();
+    let prompt_chars = req.chars();
     // The history is shared with the request: let go of it, so storing this answer extends the
     // history in place instead of copying it.
     drop(req);
@@ -604,7 +722,7 @@ async fn stream_turn(
     let (mut text, mut reasoning) = (String::new(), String::new());
     let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
     let mut finished = false;
-    let mut usage_seen = false;
+    let mut reported: Option<Usage> = None;
     let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
     let s = match &mut stream {
         Ok(s) => s,
@@ -620,14 +738,16 @@ async fn stream_turn(
             _ = cancel.cancelled() => {
                 // Stopped mid-answer: the provider has already generated (and billed) what was
                 // streamed; count it, estimated, rather than showing nothing.
-                if !usage_seen {
-                    let streamed = text.len()
-                        + reasoning.len()
-                        + calls.iter().map(|(_, c)| c.arguments.len()).sum::<usize>();
-                    t.usage.input_tokens += provider::estimate_tokens(prompt_chars);
-                    t.usage.output_tokens += provider::estimate_tokens(streamed);
-                }
+                let streamed = text.len()
+                    + reasoning.len()
+                    + calls.iter().map(|(_, c)| c.arguments.len()).sum::<usize>();
+                let u = reported.unwrap_or(Usage {
+                    input_tokens: provider::estimate_tokens(prompt_chars),
+                    output_tokens: provider::estimate_tokens(streamed),
+                    ..Usage::default()
+                });
                 t.flush_deltas(&message_id, &mut tc, &mut rc);
+                t.account(u, "turn", prompt_chars).await;
                 return Err(ProviderError::Cancelled);
             }
             _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => {
@@ -670,15 +790,14 @@ async fn stream_turn(
                     c.arguments.push_str(&arguments);
                 }
             }
-            ProviderEvent::Usage(u) => {
-                usage_seen = true;
-                t.usage.input_tokens += u.input_tokens;
-                t.usage.output_tokens += u.output_tokens;
-            }
+            ProviderEvent::Usage(u) => reported = Some(u),
             ProviderEvent::Finish(_) => finished = true,
         }
     }
     t.flush_deltas(&message_id, &mut tc, &mut rc);
+    if let Some(u) = reported {
+        t.account(u, "turn", prompt_chars).await;
+    }
     if !finished {
         return Err(ProviderError::Truncated(
             "the stream ended before the model finished".into(),

@@ -103,6 +103,7 @@ impl Anthropic {
 struct Parser {
     input_tokens: u64,
     output_tokens: u64,
+    cached_input_tokens: u64,
     stop: Option<FinishReason>,
 }
 
@@ -127,9 +128,13 @@ impl Parser {
             "error" => return Err(ProviderError::from_stream_error(data)),
             "message_start" => {
                 if let Some(u) = v.pointer("/message/usage") {
-                    self.input_tokens = u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0);
-                    self.output_tokens =
-                        u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0);
+                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    // Anthropic's `input_tokens` leaves out what the cache read or wrote.
+                    self.cached_input_tokens = n("cache_read_input_tokens");
+                    self.input_tokens = n("input_tokens")
+                        + self.cached_input_tokens
+                        + n("cache_creation_input_tokens");
+                    self.output_tokens = n("output_tokens");
                 }
             }
             "content_block_start" => {
@@ -194,6 +199,8 @@ impl Parser {
                 out.push_back(ProviderEvent::Usage(Usage {
                     input_tokens: self.input_tokens,
                     output_tokens: self.output_tokens,
+                    cached_input_tokens: self.cached_input_tokens,
+                    ..Usage::default()
                 }));
                 out.push_back(ProviderEvent::Finish(
                     self.stop.unwrap_or(FinishReason::Stop),
@@ -243,7 +250,7 @@ mod tests {
         let mut p = Parser::default();
         let mut out = VecDeque::new();
         let evs = [
-            r#"{"type":"message_start","message":{"usage":{"input_tokens":12,"output_tokens":1}}}"#,
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":12,"cache_read_input_tokens":100,"cache_creation_input_tokens":5,"output_tokens":1}}}"#,
             r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
             r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"tu_1","name":"read_file","input":{}}}"#,
@@ -271,9 +278,12 @@ mod tests {
             v.last(),
             Some(&ProviderEvent::Finish(FinishReason::ToolCalls))
         );
+        // Input counts what the cache read and wrote; cached counts the reads.
         assert!(v.contains(&ProviderEvent::Usage(Usage {
-            input_tokens: 12,
-            output_tokens: 9
+            input_tokens: 117,
+            output_tokens: 9,
+            cached_input_tokens: 100,
+            ..Usage::default()
         })));
     }
 

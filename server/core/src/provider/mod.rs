@@ -60,22 +60,38 @@ pub struct ChatRequest {
     pub tools: Arc<[ToolSpec]>,
 }
 
+impl ChatMessage {
+    /// Characters of the message as a provider is sent it (a small fixed cost per tool call).
+    pub fn chars(&self) -> usize {
+        match self {
+            ChatMessage::User { text } => text.len(),
+            ChatMessage::Assistant { text, tool_calls } => {
+                text.len()
+                    + tool_calls
+                        .iter()
+                        .map(|c| c.name.len() + c.arguments.len() + 16)
+                        .sum::<usize>()
+            }
+            ChatMessage::Tool { text, name, .. } => text.len() + name.len() + 16,
+        }
+    }
+}
+
+/// Characters every call carries besides the history: the system prompt and the tool schemas.
+pub fn fixed_chars(system: &str, tools: &[ToolSpec]) -> usize {
+    system.len()
+        + tools
+            .iter()
+            .map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len())
+            .sum::<usize>()
+}
+
 impl ChatRequest {
-    /// Characters of the prompt (system, messages, tool schemas are left out): what an input
-    /// token estimate is made from when the provider never reports usage (a cancelled stream).
-    pub fn prompt_chars(&self) -> usize {
-        self.system.len()
-            + self
-                .messages
-                .iter()
-                .map(|m| match m {
-                    ChatMessage::User { text } => text.len(),
-                    ChatMessage::Assistant { text, tool_calls } => {
-                        text.len() + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()
-                    }
-                    ChatMessage::Tool { text, .. } => text.len(),
-                })
-                .sum::<usize>()
+    /// Characters of the whole prompt (system, tool schemas, messages): what its tokens are
+    /// estimated from before a call, and when the provider never reports usage.
+    pub fn chars(&self) -> usize {
+        fixed_chars(&self.system, &self.tools)
+            + self.messages.iter().map(ChatMessage::chars).sum::<usize>()
     }
 }
 

@@ -176,12 +176,13 @@ impl Parser {
             return Err(ProviderError::from_stream_error(data));
         }
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+            let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
             out.push_back(ProviderEvent::Usage(Usage {
-                input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-                output_tokens: u
-                    .get("completion_tokens")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0),
+                input_tokens: n("/prompt_tokens"),
+                output_tokens: n("/completion_tokens"),
+                cached_input_tokens: n("/prompt_tokens_details/cached_tokens"),
+                reasoning_tokens: n("/completion_tokens_details/reasoning_tokens"),
+                cost_usd: None,
             }));
         }
         let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {

@@ -132,6 +132,8 @@ impl Provider for Replay {
             text: "(the replay script has no turn for this point of the conversation)".into(),
             ..Turn::default()
         });
+        // A replayed model reports usage as a real one would: the prompt, estimated.
+        let prompt_tokens = crate::provider::estimate_tokens(req.chars());
         Box::pin(async move {
             if let Some(e) = &turn.error {
                 return Err(ProviderError::from_status(
@@ -166,8 +168,9 @@ impl Provider for Replay {
             }
             let out_tokens = (turn.text.len() / 4 + 1) as u64;
             events.push_back(ProviderEvent::Usage(Usage {
-                input_tokens: 0,
+                input_tokens: prompt_tokens,
                 output_tokens: out_tokens,
+                ..Usage::default()
             }));
             events.push_back(ProviderEvent::Finish(if turn.tool_calls.is_empty() {
                 FinishReason::Stop

@@ -438,6 +438,7 @@ impl RunManager {
             let usage = Usage {
                 input_tokens: 0,
                 output_tokens: crate::provider::estimate_tokens(streamed),
+                ..Usage::default()
             };
             let error = crate::protocol::WireError {
                 code: "interrupted".into(),

@@ -8,6 +8,7 @@ pub mod files;
 mod mcp;
 mod provider;
 mod sessions;
+pub mod usage;
 mod websearch;
 
 use std::sync::Arc;

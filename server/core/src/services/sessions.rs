@@ -87,6 +87,7 @@ impl Core {
             agent: p.agent,
             mode: p.mode,
             archived: p.archived,
+            spend_cap_usd: p.spend_cap_usd,
         };
         let row = self
             .store

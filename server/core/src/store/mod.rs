@@ -19,6 +19,7 @@ mod plans;
 mod runs;
 mod sessions;
 mod tasks;
+mod usage;
 
 pub use approvals::*;
 pub use auth::*;
@@ -29,6 +30,7 @@ pub use plans::*;
 pub use runs::*;
 pub use sessions::*;
 pub use tasks::*;
+pub use usage::*;
 
 use std::path::Path;
 use std::sync::Arc;

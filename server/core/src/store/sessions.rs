@@ -20,6 +20,8 @@ pub struct SessionRow {
     pub updated_at: i64,
     pub forked_from_session: Option<String>,
     pub forked_from_seq: Option<i64>,
+    /// The session's own spend cap (USD); `None`: the server's `spend.sessionUsd`.
+    pub spend_cap_usd: Option<f64>,
     /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
     #[sqlx(try_from = "String")]
     pub status: SessionStatus,
@@ -30,7 +32,7 @@ macro_rules! select_sessions {
     ($tail:literal) => {
         concat!(
             "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
-            "s.forked_from_session, s.forked_from_seq, ",
+            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, ",
             "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') THEN 'waiting' ",
@@ -47,6 +49,8 @@ pub struct SessionPatch {
     pub agent: Option<Agent>,
     pub mode: Option<Mode>,
     pub archived: Option<bool>,
+    /// `Some(None)` clears the session's own cap.
+    pub spend_cap_usd: Option<Option<f64>>,
 }
 
 impl Store {
@@ -114,13 +118,15 @@ impl Store {
         let agent = patch.agent.unwrap_or(cur.agent);
         let mode = patch.mode.unwrap_or(cur.mode);
         let archived = patch.archived.map(i64::from).unwrap_or(cur.archived);
+        let cap = patch.spend_cap_usd.unwrap_or(cur.spend_cap_usd);
         let n = sqlx::query(
-            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, updated_at = $5 WHERE id = $6",
+            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, spend_cap_usd = $5, updated_at = $6 WHERE id = $7",
         )
         .bind(title)
         .bind(agent.as_str())
         .bind(mode.as_str())
         .bind(archived)
+        .bind(cap)
         .bind(now_ms())
         .bind(id)
         .execute(self.pool())
@@ -162,6 +168,7 @@ impl From<SessionRow> for crate::protocol::Session {
                 (Some(session), Some(seq)) => Some(crate::protocol::ForkedFrom { session, seq }),
                 _ => None,
             },
+            spend_cap_usd: r.spend_cap_usd,
         }
     }
 }

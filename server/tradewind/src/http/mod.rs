@@ -16,6 +16,7 @@ mod spec;
 mod stream;
 mod tasks;
 pub mod trace;
+mod usage;
 pub mod ws;
 
 use std::sync::Arc;
@@ -97,6 +98,7 @@ impl std::ops::Deref for AppState {
         mcp::workspace_config, mcp::approve_workspace_config,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
+        usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
     modifiers(&SecurityAddon),
@@ -112,6 +114,7 @@ impl std::ops::Deref for AppState {
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
         (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them; review and approve a workspace's own .tradewind/config.json."),
+        (name = "usage", description = "Tokens and cost per model call, summed by session, model or day; a session's context fill; spend caps; and compacting a conversation."),
         (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
     )
 )]
@@ -233,6 +236,13 @@ pub fn router(state: AppState) -> Router {
         .route("/api/runs/{id}", get(runs::get_run))
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/runs/{id}/resume", post(runs::resume_run))
+        .route("/api/usage", get(usage::usage_report))
+        .route(
+            "/api/usage/caps",
+            get(usage::get_caps).put(usage::put_caps),
+        )
+        .route("/api/sessions/{id}/usage", get(usage::session_usage))
+        .route("/api/sessions/{id}/compact", post(usage::compact_session))
         .route("/api/approvals/{id}", post(runs::answer_approval))
         .merge(settings_routes())
         .route("/api/ws", get(ws::ws_handler))

@@ -1,0 +1,235 @@
+//! What the server knows of a model: its context window and its price. Config
+//! (`models."<provider>/<model>"`) first, then a built-in table of common models; a model on a
+//! loopback endpoint (Ollama, llama.cpp…) costs nothing.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::Usage;
+
+/// USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    /// Input tokens read from the prompt cache; the input price when not given.
+    #[serde(default)]
+    pub cached_input: Option<f64>,
+}
+
+/// One entry of `models` in config.json.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ModelOverride {
+    pub context_window: Option<u64>,
+    pub price: Option<Price>,
+}
+
+/// Where a model's context window came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSource {
+    /// `models.<provider>/<model>.contextWindow` in config.json.
+    Config,
+    /// The built-in table of common models.
+    Builtin,
+    /// Unknown model: a conservative default (set `contextWindow` to correct it).
+    Default,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelInfo {
+    pub context_window: u64,
+    pub window_source: WindowSource,
+    /// `None`: no price known (its cost is reported as unknown).
+    pub price: Option<Price>,
+}
+
+/// The window assumed for a model nobody describes.
+pub const DEFAULT_WINDOW: u64 = 32_768;
+
+/// (name prefix, context window, price per 1M tokens: input, output, cached input). Prices are
+/// the providers' list prices when this table was written; config overrides them.
+/// A built-in entry: name prefix, window, and (input, output, cached input) per 1M tokens.
+type Builtin = (&'static str, u64, Option<(f64, f64, f64)>);
+
+const BUILTIN: &[Builtin] = &[
+    ("gpt-5-nano", 400_000, Some((0.05, 0.40, 0.005))),
+    ("gpt-5-mini", 400_000, Some((0.25, 2.00, 0.025))),
+    ("gpt-5", 400_000, Some((1.25, 10.00, 0.125))),
+    ("gpt-4.1-nano", 1_047_576, Some((0.10, 0.40, 0.025))),
+    ("gpt-4.1-mini", 1_047_576, Some((0.40, 1.60, 0.10))),
+    ("gpt-4.1", 1_047_576, Some((2.00, 8.00, 0.50))),
+    ("gpt-4o-mini", 128_000, Some((0.15, 0.60, 0.075))),
+    ("gpt-4o", 128_000, Some((2.50, 10.00, 1.25))),
+    ("gpt-4-turbo", 128_000, Some((10.00, 30.00, 10.00))),
+    ("gpt-3.5-turbo", 16_385, Some((0.50, 1.50, 0.50))),
+    ("o4-mini", 200_000, Some((1.10, 4.40, 0.275))),
+    ("o3-mini", 200_000, Some((1.10, 4.40, 0.55))),
+    ("o3", 200_000, Some((2.00, 8.00, 0.50))),
+    ("o1", 200_000, Some((15.00, 60.00, 7.50))),
+    ("claude-opus-4-5", 200_000, Some((5.00, 25.00, 0.50))),
+    ("claude-opus-4", 200_000, Some((15.00, 75.00, 1.50))),
+    ("claude-sonnet-4", 200_000, Some((3.00, 15.00, 0.30))),
+    ("claude-3-7-sonnet", 200_000, Some((3.00, 15.00, 0.30))),
+    ("claude-3-5-sonnet", 200_000, Some((3.00, 15.00, 0.30))),
+    ("claude-haiku-4-5", 200_000, Some((1.00, 5.00, 0.10))),
+    ("claude-3-5-haiku", 200_000, Some((0.80, 4.00, 0.08))),
+    ("claude-3-haiku", 200_000, Some((0.25, 1.25, 0.03))),
+    ("gemini-2.5-pro", 1_048_576, Some((1.25, 10.00, 0.31))),
+    ("gemini-2.5-flash", 1_048_576, Some((0.30, 2.50, 0.075))),
+    ("deepseek-chat", 128_000, None),
+    ("deepseek-reasoner", 128_000, None),
+    ("llama3.1", 131_072, None),
+    ("llama3.2", 131_072, None),
+    ("llama3.3", 131_072, None),
+    ("qwen2.5-coder", 32_768, None),
+    ("qwen3-coder", 262_144, None),
+    ("qwen3", 40_960, None),
+    ("gemma3", 131_072, None),
+    ("mistral-small", 131_072, None),
+    ("codestral", 262_144, None),
+    ("gpt-oss", 131_072, None),
+];
+
+/// The catalog: config overrides plus the built-in table.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    overrides: BTreeMap<String, ModelOverride>,
+}
+
+impl Catalog {
+    pub fn new(overrides: BTreeMap<String, ModelOverride>) -> Catalog {
+        Catalog { overrides }
+    }
+
+    /// What is known of `model` served by `provider` (a kind: `openai`, `anthropic`…) at
+    /// `base_url`. Config keys are `<provider>/<model>` or the bare model name.
+    pub fn info(&self, provider: &str, model: &str, base_url: Option<&str>) -> ModelInfo {
+        let over = self
+            .overrides
+            .get(&format!("{provider}/{model}"))
+            .or_else(|| self.overrides.get(model));
+        let builtin = builtin(model);
+        let (context_window, window_source) =
+            match (over.and_then(|o| o.context_window), builtin) {
+                (Some(w), _) if w > 0 => (w, WindowSource::Config),
+                (_, Some((_, w, _))) => (w, WindowSource::Builtin),
+                _ => (DEFAULT_WINDOW, WindowSource::Default),
+            };
+        let price = over
+            .and_then(|o| o.price)
+            .or_else(|| {
+                builtin.and_then(|(_, _, p)| {
+                    p.map(|(input, output, cached)| Price {
+                        input,
+                        output,
+                        cached_input: Some(cached),
+                    })
+                })
+            })
+            .or_else(|| {
+                base_url.filter(|u| is_local(u)).map(|_| Price {
+                    input: 0.0,
+                    output: 0.0,
+                    cached_input: None,
+                })
+            });
+        ModelInfo {
+            context_window,
+            window_source,
+            price,
+        }
+    }
+}
+
+/// The built-in entry whose name is the longest prefix of the model's (an `org/` prefix, as
+/// OpenRouter writes them, is ignored).
+fn builtin(model: &str) -> Option<Builtin> {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    BUILTIN
+        .iter()
+        .filter(|(p, _, _)| name.starts_with(p))
+        .max_by_key(|(p, _, _)| p.len())
+        .copied()
+}
+
+/// A model served from this machine: its tokens cost nothing.
+fn is_local(base_url: &str) -> bool {
+    let Ok(u) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    match u.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        None => false,
+    }
+}
+
+/// The cost of a usage at a price (`None` without a price).
+pub fn cost(u: &Usage, price: Option<Price>) -> Option<f64> {
+    let p = price?;
+    let cached = u.cached_input_tokens.min(u.input_tokens);
+    let fresh = u.input_tokens - cached;
+    let per = 1_000_000.0;
+    Some(
+        fresh as f64 * p.input / per
+            + cached as f64 * p.cached_input.unwrap_or(p.input) / per
+            + u.output_tokens as f64 * p.output / per,
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_wins_then_the_longest_builtin_prefix_then_the_default() {
+        let mut o = BTreeMap::new();
+        o.insert(
+            "openai/llama3.1:8b".to_string(),
+            ModelOverride {
+                context_window: Some(8_192),
+                price: None,
+            },
+        );
+        let c = Catalog::new(o);
+        let i = c.info("openai", "llama3.1:8b", Some("http://127.0.0.1:11434/v1"));
+        assert_eq!(i.context_window, 8_192);
+        assert_eq!(i.window_source, WindowSource::Config);
+        assert_eq!(i.price.unwrap().input, 0.0, "a local model is free");
+        let mini = c.info("openai", "gpt-4o-mini-2024-07-18", None);
+        assert_eq!(mini.window_source, WindowSource::Builtin);
+        assert_eq!(mini.price.unwrap().input, 0.15);
+        let routed = c.info("openai", "anthropic/claude-sonnet-4.5", None);
+        assert_eq!(routed.context_window, 200_000);
+        let unknown = c.info("openai", "my-finetune", Some("https://api.example.com/v1"));
+        assert_eq!(
+            (unknown.context_window, unknown.window_source),
+            (DEFAULT_WINDOW, WindowSource::Default)
+        );
+        assert!(unknown.price.is_none());
+    }
+
+    #[test]
+    fn cached_tokens_are_billed_at_the_cached_price() {
+        let p = Price {
+            input: 3.0,
+            output: 15.0,
+            cached_input: Some(0.3),
+        };
+        let u = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 100_000,
+            cached_input_tokens: 500_000,
+            ..Usage::default()
+        };
+        let c = cost(&u, Some(p)).unwrap();
+        assert!((c - (1.5 + 0.15 + 1.5)).abs() < 1e-9, "{c}");
+        assert_eq!(cost(&u, None), None);
+    }
+}

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-D0s8xRlI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

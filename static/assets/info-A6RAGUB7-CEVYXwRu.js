@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-arpt-IfS.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

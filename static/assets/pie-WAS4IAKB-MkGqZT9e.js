@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-D0s8xRlI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

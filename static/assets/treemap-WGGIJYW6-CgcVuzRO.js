@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-arpt-IfS.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,395 @@
+//! Long sessions over the real OpenAI-compatible client: usage and cost per model call, the
+//! usage report, spend caps that stop a run and resume once raised, and context compaction
+//! (automatic, by hand, and after the provider refuses a prompt as too long) that survives a
+//! restart.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use tradewind::config::{Config, NetworkSettings};
+use tradewind::models::{ModelOverride, Price};
+use tradewind_tests::openai_mock::*;
+use tradewind_tests::*;
+
+fn net() -> NetworkSettings {
+    NetworkSettings {
+        connect_timeout_ms: 2000,
+        first_byte_timeout_ms: 5000,
+        idle_timeout_ms: 5000,
+        max_retries: 0,
+    }
+}
+
+/// test-model: $2 / $8 per million tokens, $0.50 cached; a 100,000-token window.
+fn priced(cfg: &mut Config) {
+    let mut m = BTreeMap::new();
+    m.insert(
+        "openai/test-model".to_string(),
+        ModelOverride {
+            context_window: Some(100_000),
+            price: Some(Price {
+                input: 2.0,
+                output: 8.0,
+                cached_input: Some(0.5),
+            }),
+        },
+    );
+    cfg.models = tradewind::models::Catalog::new(m);
+}
+
+/// test-model with an 8,000-token window.
+fn small_window(cfg: &mut Config) {
+    let mut m = BTreeMap::new();
+    m.insert(
+        "openai/test-model".to_string(),
+        ModelOverride {
+            context_window: Some(8_000),
+            price: None,
+        },
+    );
+    cfg.models = tradewind::models::Catalog::new(m);
+}
+
+fn opts(url: &str, tweak: fn(&mut Config)) -> Opts {
+    Opts {
+        openai: Some(url.to_string()),
+        network: Some(net()),
+        tweak: Some(tweak),
+        ..Opts::default()
+    }
+}
+
+/// 1,000 prompt tokens (400 cached), 200 out (50 reasoning): $0.003 at test-model's price.
+fn billed_reply(text: &str) -> Reply {
+    let usage = format!(
+        "data: {}\n\n",
+        json!({"choices": [], "usage": {"prompt_tokens": 1000, "completion_tokens": 200,
+            "prompt_tokens_details": {"cached_tokens": 400},
+            "completion_tokens_details": {"reasoning_tokens": 50}}})
+    );
+    Reply::Sse {
+        chunks: vec![ev_text(text), ev_finish("stop"), usage, ev_done()],
+        delay: std::time::Duration::ZERO,
+    }
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    a.as_f64().is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
+/// Each model call's tokens (cached and reasoning included) are priced, reported live and in
+/// the run's end, summed per session, model and UTC day, and kept after the session is deleted.
+#[tokio::test]
+async fn usage_and_cost_are_recorded_and_reported() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, priced)).await;
+    mock.push(billed_reply("Hello."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "say hello").await;
+    let end = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(end["status"], "completed");
+    let u = &end["usage"];
+    assert_eq!(
+        (
+            &u["input_tokens"],
+            &u["output_tokens"],
+            &u["cached_input_tokens"],
+            &u["reasoning_tokens"]
+        ),
+        (&json!(1000), &json!(200), &json!(400), &json!(50))
+    );
+    assert!(close(&u["cost_usd"], 0.003), "{u}");
+    // The client asked for the usage chunk.
+    let req = mock.requests.lock().unwrap()[0].clone();
+    assert_eq!(req["stream_options"]["include_usage"], true);
+    let events = s.events(&sid).await;
+    let mu = of_type(&events, "model_usage");
+    assert_eq!(mu.len(), 1);
+    assert_eq!(mu[0]["model"], "openai/test-model");
+    assert_eq!(mu[0]["purpose"], "turn");
+    assert_eq!(mu[0]["context_tokens"], 1200);
+    assert_eq!(mu[0]["context_window"], 100_000);
+
+    let (st, su) = s.get(&format!("/api/sessions/{sid}/usage")).await;
+    assert_eq!(st, 200, "{su}");
+    assert_eq!(su["calls"], 1);
+    assert!(close(&su["usage"]["cost_usd"], 0.003), "{su}");
+    assert_eq!(su["context"]["model"], "openai/test-model");
+    assert_eq!(su["context"]["context_tokens"], 1200);
+    assert_eq!(su["spend_cap_usd"], Value::Null);
+
+    let (_, by_model) = s.get("/api/usage?group=model").await;
+    assert_eq!(by_model["rows"][0]["key"], "openai/test-model");
+    assert_eq!(by_model["rows"][0]["usage"]["cached_input_tokens"], 400);
+    let (_, by_session) = s.get("/api/usage?group=session").await;
+    assert_eq!(by_session["rows"][0]["key"], sid.as_str());
+    assert_eq!(by_session["rows"][0]["title"], "say hello");
+    let now = tradewind::util::now_ms();
+    let today = tradewind::services::usage::day_label(now.div_euclid(86_400_000));
+    let (_, by_day) = s.get("/api/usage?group=day").await;
+    assert_eq!(by_day["rows"][0]["key"], today.as_str());
+    assert!(close(&by_day["total"]["usage"]["cost_usd"], 0.003));
+    // A period before the call holds nothing; a reversed one is refused.
+    let (_, empty) = s
+        .get(&format!("/api/usage?from=0&to={}", now - 3_600_000))
+        .await;
+    assert_eq!(empty["rows"], json!([]));
+    assert_eq!(empty["total"]["calls"], 0);
+    let (st, err) = s.get("/api/usage?from=5&to=3").await;
+    assert_eq!(st, 422, "{err}");
+    // Deleting the session keeps what it cost in the day's total.
+    let (st, _) = s
+        .send(reqwest::Method::DELETE, &format!("/api/sessions/{sid}"), json!(null))
+        .await;
+    assert_eq!(st, 204);
+    let (_, by_day) = s.get("/api/usage?group=day").await;
+    assert!(close(&by_day["total"]["usage"]["cost_usd"], 0.003));
+    s.stop().await;
+}
+
+/// A session cap and a daily cap each stop the run before the next model call with a clear
+/// error; raising the cap and resuming continues.
+#[tokio::test]
+async fn spend_caps_stop_a_run_and_a_raise_lets_it_resume() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, priced)).await;
+    let sid = s.create_session("ask").await;
+    let (st, v) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"spend_cap_usd": 0.002}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    assert!(close(&v["spend_cap_usd"], 0.002));
+    for bad in [json!(-1), json!(2_000_000), json!("x")] {
+        let (st, _) = s
+            .send(
+                reqwest::Method::PATCH,
+                &format!("/api/sessions/{sid}"),
+                json!({ "spend_cap_usd": bad }),
+            )
+            .await;
+        assert!(st == 422 || st == 400, "{bad} gave {st}");
+    }
+    mock.push(billed_reply("One."));
+    let run = s.prompt(&sid, "first").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    // $0.003 spent of $0.002: the next run stops before calling the model.
+    let run = s.prompt(&sid, "second").await;
+    let end = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(end["status"], "failed");
+    assert_eq!(end["error"]["code"], "spend_cap");
+    let msg = end["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("$0.00 of its $0.00") || msg.contains("spend cap"), "{msg}");
+    assert_eq!(mock.request_count(), 1, "no model call past the cap");
+    let (_, su) = s.get(&format!("/api/sessions/{sid}/usage")).await;
+    assert_eq!(su["spend_cap_source"], "session");
+    // Raise and continue.
+    let (st, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"spend_cap_usd": 1.0}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    mock.push(billed_reply("Two."));
+    let (st, v) = s.post(&format!("/api/runs/{run}/resume"), json!({})).await;
+    assert_eq!(st, 202, "{v}");
+    let resumed = v["run_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        s.wait_run_finished(&sid, &resumed).await["status"],
+        "completed"
+    );
+    // The daily cap counts every session: $0.006 spent today of $0.005.
+    let (st, caps) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/usage/caps",
+            json!({"session_usd": null, "day_usd": 0.005}),
+        )
+        .await;
+    assert_eq!(st, 200, "{caps}");
+    let (_, caps) = s.get("/api/usage/caps").await;
+    assert!(close(&caps["day_usd"], 0.005));
+    let (st, _) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/usage/caps",
+            json!({"day_usd": -3}),
+        )
+        .await;
+    assert_eq!(st, 422);
+    let other = s.create_session("ask").await;
+    let run = s.prompt(&other, "third").await;
+    let end = s.wait_run_finished(&other, &run).await;
+    assert_eq!(end["error"]["code"], "spend_cap");
+    assert!(
+        end["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("daily spend cap")
+    );
+    assert_eq!(mock.request_count(), 2);
+    s.stop().await;
+}
+
+fn summary_request(r: &Value) -> bool {
+    r["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("You compact"))
+}
+
+fn sent_text(r: &Value) -> String {
+    r["messages"].to_string()
+}
+
+/// Past 80 % of an 8,000-token window the older turns are summarised by the model: the next
+/// call sees the summary and the latest turn only, the transcript gets `context_compacted`
+/// with the summary's cost, and after a restart the history read back from the store is the
+/// compacted one.
+#[tokio::test]
+async fn a_full_window_is_compacted_and_stays_compacted_after_a_restart() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, small_window)).await;
+    let sid = s.create_session("ask").await;
+    let prompts = [
+        format!("GOAL-MARKER first {}", "a".repeat(6_000)),
+        format!("second {}", "b".repeat(6_000)),
+        format!("third {}", "c".repeat(6_000)),
+    ];
+    mock.push(text_reply_counted("ok one"));
+    mock.push(text_reply_counted("ok two"));
+    mock.push(text_reply_counted(
+        "## Goal\nKeep GOAL-MARKER in mind.\n## Progress and next step\nTwo prompts answered.",
+    ));
+    mock.push(text_reply_counted("ok three"));
+    for p in &prompts {
+        let run = s.prompt(&sid, p).await;
+        assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    }
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 4);
+    assert!(!summary_request(&reqs[1]));
+    assert!(summary_request(&reqs[2]), "the third call summarises");
+    let asked = sent_text(&reqs[2]);
+    assert!(asked.contains("GOAL-MARKER") && asked.contains("second bbb"));
+    assert!(
+        !asked.contains(&"c".repeat(100)),
+        "the kept turn is not summarised"
+    );
+    let third = sent_text(&reqs[3]);
+    assert!(third.contains("Summary of the earlier conversation"));
+    assert!(third.contains("Keep GOAL-MARKER in mind"));
+    assert!(
+        third.contains(&"c".repeat(6_000)) && third.contains("ok two"),
+        "the latest turns are kept whole"
+    );
+    assert!(
+        !third.contains(&"a".repeat(100)) && !third.contains(&"b".repeat(100)),
+        "older turns are gone from what the model sees"
+    );
+    let events = s.events(&sid).await;
+    let cc = of_type(&events, "context_compacted");
+    assert_eq!(cc.len(), 1);
+    assert_eq!(cc[0]["trigger"], "auto");
+    assert_eq!(cc[0]["messages_summarized"], 3);
+    assert_eq!(cc[0]["messages_kept"], 2);
+    assert_eq!(cc[0]["context_window"], 8_000);
+    assert!(cc[0]["tokens_after"].as_u64() < cc[0]["tokens_before"].as_u64());
+    assert!(cc[0]["usage"]["input_tokens"].as_u64().unwrap() > 0);
+    let purposes: Vec<&Value> = of_type(&events, "model_usage")
+        .iter()
+        .map(|e| &e["purpose"])
+        .collect();
+    assert_eq!(purposes, [&json!("turn"), &json!("turn"), &json!("compaction"), &json!("turn")]);
+    // The log still holds every prompt whole.
+    assert_eq!(of_type(&events, "user_message").len(), 3);
+    // After a restart the model still sees the compacted history.
+    let s = s.restart(opts(&url, small_window)).await;
+    mock.push(text_reply_counted("ok four"));
+    let run = s.prompt(&sid, "fourth").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let fourth = sent_text(&mock.requests.lock().unwrap()[4]);
+    assert!(fourth.contains("Keep GOAL-MARKER in mind"));
+    assert!(fourth.contains(&"c".repeat(6_000)) && fourth.contains("fourth"));
+    assert!(!fourth.contains(&"a".repeat(100)));
+    let (_, msgs) = s.get(&format!("/api/sessions/{sid}/messages")).await;
+    let roles: Vec<&str> = msgs["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert!(roles.contains(&"summary"), "{roles:?}");
+    s.stop().await;
+}
+
+/// A prompt the provider refuses as too long is compacted and retried once, not a failed run;
+/// `/compact` summarises by hand.
+#[tokio::test]
+async fn a_refused_prompt_is_compacted_and_retried_and_compact_works_by_hand() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, priced)).await;
+    let sid = s.create_session("ask").await;
+    mock.push(text_reply_counted("ok one"));
+    let run = s
+        .prompt(&sid, &format!("first {}", "a".repeat(4_000)))
+        .await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    mock.push(Reply::Status {
+        status: 400,
+        headers: vec![],
+        body: json!({"error": {"message": "This model's maximum context length is 4096 tokens", "code": "context_length_exceeded"}}).to_string(),
+    });
+    mock.push(text_reply_counted("## Goal\nsummary one"));
+    mock.push(text_reply_counted("ok two"));
+    let run = s.prompt(&sid, "second").await;
+    let end = s.wait_run_finished(&sid, &run).await;
+    if end["status"] != "completed" {
+        for e in s.events(&sid).await {
+            if e["type"] != "message_delta" {
+                eprintln!("{}", tradewind::util::truncate_str(&e.to_string(), 300));
+            }
+        }
+    }
+    assert_eq!(end["status"], "completed", "{end}");
+    let events = s.events(&sid).await;
+    let cc = of_type(&events, "context_compacted");
+    assert_eq!(cc.len(), 1);
+    assert_eq!(cc[0]["trigger"], "overflow");
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 4);
+    assert!(summary_request(&reqs[2]));
+    assert!(sent_text(&reqs[3]).contains("summary one"));
+    assert!(!sent_text(&reqs[3]).contains(&"a".repeat(100)));
+    assert!(
+        of_type(&events, "error")
+            .iter()
+            .all(|e| e["code"] != "context_length")
+    );
+    // By hand: a run of its own that only summarises.
+    mock.push(text_reply_counted("## Goal\nsummary two"));
+    let (st, v) = s
+        .post(&format!("/api/sessions/{sid}/compact"), json!({}))
+        .await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    let cc = of_type(&events, "context_compacted");
+    assert_eq!(cc.len(), 2);
+    assert_eq!(cc[1]["trigger"], "manual");
+    let (st, _) = s
+        .post("/api/sessions/01JD8Q2N4M5K6J7H8G9F0E1D2C/compact", json!({}))
+        .await;
+    assert_eq!(st, 404);
+    s.stop().await;
+}

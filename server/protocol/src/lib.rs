@@ -556,6 +556,28 @@ pub struct SpendCaps {
     pub day_usd: Option<f64>,
 }
 
+/// A prompt template of the workspace (`.tradewind/commands/<name>.md`), run as `/name args`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PromptCommand {
+    pub name: String,
+    /// `description:` of the front matter, else the first line of text.
+    pub description: String,
+    /// The prompt, front matter removed; `$ARGUMENTS` stands for what follows the command.
+    pub template: String,
+    /// Whether the template uses `$ARGUMENTS`.
+    pub takes_arguments: bool,
+}
+
+/// `GET /api/sessions/{id}/commands`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"data": [{"name": "review", "description": "Review the diff", "template": "Review $ARGUMENTS carefully.", "takes_arguments": true}], "skipped": []})))]
+pub struct PromptCommands {
+    /// By name.
+    pub data: Vec<PromptCommand>,
+    /// Files of the folder that were left out, and why.
+    pub skipped: Vec<String>,
+}
+
 /// Why a conversation was compacted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

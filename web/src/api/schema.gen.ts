@@ -572,6 +572,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's own slash commands (prompt templates).
+         * @description Lists the Markdown files in the session workspace's `.tradewind/commands/` folder: each
+         *     `<name>.md` is a command `/name` whose text (front matter removed) is sent as a prompt, with
+         *     `$ARGUMENTS` replaced by what follows the command. Names are 1 to 40 of `a-z 0-9 - _`; links,
+         *     files over 64 KiB and other names are listed in `skipped` with the reason. Read on every
+         *     call, so an edited template applies at once.
+         */
+        get: operations["commands"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/compact": {
         parameters: {
             query?: never;
@@ -2131,6 +2155,36 @@ export interface components {
             base_url: string;
             models: string[];
             name: string;
+        };
+        /** @description A prompt template of the workspace (`.tradewind/commands/<name>.md`), run as `/name args`. */
+        PromptCommand: {
+            /** @description `description:` of the front matter, else the first line of text. */
+            description: string;
+            name: string;
+            /** @description Whether the template uses `$ARGUMENTS`. */
+            takes_arguments: boolean;
+            /** @description The prompt, front matter removed; `$ARGUMENTS` stands for what follows the command. */
+            template: string;
+        };
+        /**
+         * @description `GET /api/sessions/{id}/commands`.
+         * @example {
+         *       "data": [
+         *         {
+         *           "description": "Review the diff",
+         *           "name": "review",
+         *           "takes_arguments": true,
+         *           "template": "Review $ARGUMENTS carefully."
+         *         }
+         *       ],
+         *       "skipped": []
+         *     }
+         */
+        PromptCommands: {
+            /** @description By name. */
+            data: components["schemas"]["PromptCommand"][];
+            /** @description Files of the folder that were left out, and why. */
+            skipped: string[];
         };
         /**
          * @description The kinds of model provider Settings can switch to (`replay` is only set at start).
@@ -5193,6 +5247,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ArtifactList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    commands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptCommands"];
                 };
             };
             /** @description Not authenticated */

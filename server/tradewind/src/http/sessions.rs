@@ -529,3 +529,22 @@ pub async fn files(
             .await?,
     ))
 }
+
+/// The workspace's own slash commands (prompt templates).
+///
+/// Lists the Markdown files in the session workspace's `.tradewind/commands/` folder: each
+/// `<name>.md` is a command `/name` whose text (front matter removed) is sent as a prompt, with
+/// `$ARGUMENTS` replaced by what follows the command. Names are 1 to 40 of `a-z 0-9 - _`; links,
+/// files over 64 KiB and other names are listed in `skipped` with the reason. Read on every
+/// call, so an edited template applies at once.
+#[utoipa::path(get, path = "/api/sessions/{id}/commands", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The templates, by name", body = crate::protocol::PromptCommands),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
+pub async fn commands(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<crate::protocol::PromptCommands>> {
+    Ok(axum::Json(state.prompt_commands(&id).await?))
+}

@@ -1,0 +1,135 @@
+//! The user's own slash commands: Markdown prompt templates in the workspace's
+//! `.tradewind/commands/<name>.md` (`/name args`; `$ARGUMENTS` in the text takes the args).
+
+use std::path::Path;
+
+use super::{Core, ServiceResult};
+use crate::protocol::{PromptCommand, PromptCommands};
+
+/// Templates read per workspace, each at most this many bytes.
+const MAX_TEMPLATE_BYTES: u64 = 64 * 1024;
+const MAX_COMMANDS: usize = 100;
+
+/// A command name: 1 to 40 of `a-z 0-9 - _`, starting with a letter or digit.
+fn valid_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 40
+        && n.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && n.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// `description:` from a front matter block, and the template without it.
+fn split_front_matter(text: &str) -> (Option<String>, &str) {
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return (None, text);
+    };
+    let Some(end) = rest.find("\n---") else {
+        return (None, text);
+    };
+    let description = rest[..end].lines().find_map(|l| {
+        l.strip_prefix("description:")
+            .map(|d| d.trim().trim_matches('"').to_string())
+    });
+    let body = rest[end + 4..].trim_start_matches(['\r', '\n']);
+    (description, body)
+}
+
+/// The commands of a workspace, by name. Only regular files (no links) directly in the folder.
+pub fn read_commands(workspace: &Path) -> PromptCommands {
+    let dir = workspace.join(".tradewind").join("commands");
+    let mut data = Vec::new();
+    let mut skipped = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return PromptCommands { data, skipped };
+    };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().to_string();
+        let Some(name) = file.strip_suffix(".md") else {
+            continue;
+        };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if !meta.is_file() || !valid_name(name) || meta.len() > MAX_TEMPLATE_BYTES {
+            skipped.push(format!(
+                "{file}: {}",
+                if !meta.is_file() {
+                    "not a regular file"
+                } else if meta.len() > MAX_TEMPLATE_BYTES {
+                    "larger than 64 KiB"
+                } else {
+                    "names are 1-40 of a-z 0-9 - _"
+                }
+            ));
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(e.path()) else {
+            skipped.push(format!("{file}: not UTF-8 text"));
+            continue;
+        };
+        let (description, body) = split_front_matter(&text);
+        let description = description.unwrap_or_else(|| {
+            body.lines()
+                .map(|l| l.trim_start_matches('#').trim())
+                .find(|l| !l.is_empty())
+                .map(|l| crate::util::truncate_str(l, 100).to_string())
+                .unwrap_or_default()
+        });
+        data.push(PromptCommand {
+            name: name.to_string(),
+            description,
+            template: body.to_string(),
+            takes_arguments: body.contains("$ARGUMENTS"),
+        });
+    }
+    data.sort_by(|a, b| a.name.cmp(&b.name));
+    data.truncate(MAX_COMMANDS);
+    skipped.sort();
+    PromptCommands { data, skipped }
+}
+
+impl Core {
+    /// The prompt templates of a session's workspace.
+    pub async fn prompt_commands(&self, session: &str) -> ServiceResult<PromptCommands> {
+        let row = self.load_session(session).await?;
+        let ws = std::path::PathBuf::from(row.workspace);
+        Ok(tokio::task::spawn_blocking(move || read_commands(&ws))
+            .await
+            .unwrap_or_else(|_| PromptCommands {
+                data: Vec::new(),
+                skipped: Vec::new(),
+            }))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_read_with_their_description_and_bad_ones_are_named() {
+        let ws = std::env::temp_dir().join(format!("tw-cmds-{}", std::process::id()));
+        let dir = ws.join(".tradewind/commands");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("review.md"),
+            "---\ndescription: Review the diff\n---\nReview $ARGUMENTS carefully.\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("tests.md"), "# Run the tests\nRun them all.").unwrap();
+        std::fs::write(dir.join("Bad Name.md"), "x").unwrap();
+        std::fs::write(dir.join("notes.txt"), "ignored").unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", dir.join("link.md")).unwrap();
+        let c = read_commands(&ws);
+        let names: Vec<&str> = c.data.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["review", "tests"]);
+        assert_eq!(c.data[0].description, "Review the diff");
+        assert_eq!(c.data[0].template, "Review $ARGUMENTS carefully.\n");
+        assert!(c.data[0].takes_arguments);
+        assert_eq!(c.data[1].description, "Run the tests");
+        assert_eq!(c.skipped.len(), 2, "{:?}", c.skipped);
+        std::fs::remove_dir_all(&ws).unwrap();
+    }
+}

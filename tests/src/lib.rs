@@ -3,6 +3,7 @@
 //! OpenAI-compatible server so the real streaming client is exercised over real sockets.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod long_session;
 pub mod openai_mock;
 
 use std::path::{Path, PathBuf};

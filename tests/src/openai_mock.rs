@@ -184,14 +184,14 @@ async fn chat(
     headers: axum::http::HeaderMap,
     body: axum::Json<Value>,
 ) -> Response {
+    let prompt_tokens = prompt_tokens_of(&body.0);
     let responder = *m.responder.lock().unwrap();
     if let Some(f) = responder
         && m.replies.lock().unwrap().is_empty()
     {
-        let reply = f(&body.0);
+        let reply = count_prompt(f(&body.0), prompt_tokens);
         return respond(reply, Arc::default()).await;
     }
-    let prompt_tokens = prompt_tokens_of(&body.0);
     m.requests.lock().unwrap().push(body.0);
     m.headers.lock().unwrap().push(
         headers
@@ -210,13 +210,19 @@ async fn chat(
             headers: vec![],
             body: "no scripted reply".into(),
         });
+    reply = count_prompt(reply, prompt_tokens);
+    respond(reply, sent).await
+}
+
+/// Fill in the prompt tokens of an `ev_usage_auto` chunk.
+fn count_prompt(mut reply: Reply, prompt_tokens: u64) -> Reply {
     if let Reply::Sse { chunks, .. } = &mut reply {
         let n = prompt_tokens.to_string();
         for c in chunks {
             *c = c.replace(&format!("\"{AUTO}\""), &n);
         }
     }
-    respond(reply, sent).await
+    reply
 }
 
 async fn respond(reply: Reply, sent: Arc<Mutex<Vec<std::time::Instant>>>) -> Response {

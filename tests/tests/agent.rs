@@ -276,19 +276,23 @@ async fn provider_faults_are_classified_retried_or_reported() {
     );
     assert_eq!(mock.request_count(), 3);
 
-    // 400 context length: no retry loop.
-    mock.push(Reply::Status {
+    // 400 context length: the history is compacted and the call retried once — no loop: a
+    // second refusal is the run's error.
+    let too_long = Reply::Status {
         status: 400,
         headers: vec![],
         body: "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\"}}"
             .into(),
-    });
+    };
+    mock.push(too_long.clone());
+    mock.push(text_reply("## Goal\nsay hi"));
+    mock.push(too_long);
     let run = s.prompt(&sid, "long").await;
     assert_eq!(
         s.wait_run_finished(&sid, &run).await["error"]["code"],
         "context_length"
     );
-    assert_eq!(mock.request_count(), 4);
+    assert_eq!(mock.request_count(), 6);
 
     // 503 every time: bounded retries (max_retries = 2), then provider_overloaded.
     for _ in 0..3 {
@@ -303,7 +307,7 @@ async fn provider_faults_are_classified_retried_or_reported() {
         s.wait_run_finished(&sid, &run).await["error"]["code"],
         "provider_overloaded"
     );
-    assert_eq!(mock.request_count(), 7);
+    assert_eq!(mock.request_count(), 9);
 
     // 200 then an in-stream "overloaded" error: an error, never assistant text.
     mock.push(Reply::Sse { chunks: vec![ev_text("partial "), "event: error\ndata: {\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".into()], delay: Duration::ZERO });

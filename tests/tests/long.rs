@@ -141,7 +141,11 @@ async fn usage_and_cost_are_recorded_and_reported() {
     assert_eq!(st, 422, "{err}");
     // Deleting the session keeps what it cost in the day's total.
     let (st, _) = s
-        .send(reqwest::Method::DELETE, &format!("/api/sessions/{sid}"), json!(null))
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}"),
+            json!(null),
+        )
         .await;
     assert_eq!(st, 204);
     let (_, by_day) = s.get("/api/usage?group=day").await;
@@ -185,7 +189,10 @@ async fn spend_caps_stop_a_run_and_a_raise_lets_it_resume() {
     assert_eq!(end["status"], "failed");
     assert_eq!(end["error"]["code"], "spend_cap");
     let msg = end["error"]["message"].as_str().unwrap();
-    assert!(msg.contains("$0.00 of its $0.00") || msg.contains("spend cap"), "{msg}");
+    assert!(
+        msg.contains("$0.00 of its $0.00") || msg.contains("spend cap"),
+        "{msg}"
+    );
     assert_eq!(mock.request_count(), 1, "no model call past the cap");
     let (_, su) = s.get(&format!("/api/sessions/{sid}/usage")).await;
     assert_eq!(su["spend_cap_source"], "session");
@@ -308,7 +315,15 @@ async fn a_full_window_is_compacted_and_stays_compacted_after_a_restart() {
         .iter()
         .map(|e| &e["purpose"])
         .collect();
-    assert_eq!(purposes, [&json!("turn"), &json!("turn"), &json!("compaction"), &json!("turn")]);
+    assert_eq!(
+        purposes,
+        [
+            &json!("turn"),
+            &json!("turn"),
+            &json!("compaction"),
+            &json!("turn")
+        ]
+    );
     // The log still holds every prompt whole.
     assert_eq!(of_type(&events, "user_message").len(), 3);
     // After a restart the model still sees the compacted history.
@@ -388,8 +403,88 @@ async fn a_refused_prompt_is_compacted_and_retried_and_compact_works_by_hand() {
     assert_eq!(cc.len(), 2);
     assert_eq!(cc[1]["trigger"], "manual");
     let (st, _) = s
-        .post("/api/sessions/01JD8Q2N4M5K6J7H8G9F0E1D2C/compact", json!({}))
+        .post(
+            "/api/sessions/01JD8Q2N4M5K6J7H8G9F0E1D2C/compact",
+            json!({}),
+        )
         .await;
     assert_eq!(st, 404);
+    s.stop().await;
+}
+
+/// Forty turns (a file read and an answer each) on a model with an 8,000-token window that it
+/// enforces: no run fails, the window is never exceeded, compactions happen and each reports
+/// its cost. (The bench runs 500: `bench context`.)
+#[tokio::test]
+async fn a_long_session_on_a_small_window_never_fails() {
+    let r = tradewind_tests::long_session::run(40).await;
+    assert_eq!(r.failed_runs, 0, "{r:?}");
+    assert!(r.compactions >= 2, "{r:?}");
+    assert!(
+        r.largest_prompt_tokens <= tradewind_tests::long_session::WINDOW,
+        "{r:?}"
+    );
+    assert!(
+        r.compaction_costs.iter().all(|c| *c > 0.0),
+        "every compaction reports its cost: {r:?}"
+    );
+}
+
+/// Search finds a prompt and an answer across sessions, with the matched words' positions, and
+/// refuses what it cannot take.
+#[tokio::test]
+async fn search_finds_prompts_and_answers_in_every_session() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, priced)).await;
+    let a = s.create_session("ask").await;
+    let b = s.create_session("ask").await;
+    mock.push(text_reply("The quokka lives on Rottnest Island."));
+    mock.push(text_reply("Nothing about marsupials here."));
+    let run = s.prompt(&a, "Tell me where the quokka lives").await;
+    s.wait_run_finished(&a, &run).await;
+    let run = s.prompt(&b, "Something else entirely").await;
+    s.wait_run_finished(&b, &run).await;
+    let (st, v) = s.get("/api/search?q=quokka").await;
+    assert_eq!(st, 200, "{v}");
+    let hits = v["data"].as_array().unwrap();
+    assert_eq!(hits.len(), 2, "{v}");
+    assert!(hits.iter().all(|h| h["session_id"] == a.as_str()));
+    let kinds: Vec<&str> = hits.iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"user_message") && kinds.contains(&"message_complete"));
+    for h in hits {
+        let snippet: Vec<u16> = h["snippet"].as_str().unwrap().encode_utf16().collect();
+        let [start, end] =
+            [&h["highlights"][0][0], &h["highlights"][0][1]].map(|n| n.as_u64().unwrap() as usize);
+        assert_eq!(
+            String::from_utf16(&snippet[start..end])
+                .unwrap()
+                .to_lowercase(),
+            "quokka"
+        );
+        let (_, ev) = s
+            .get(&format!(
+                "/api/sessions/{a}/events?after={}&limit=1",
+                h["seq"].as_i64().unwrap() - 1
+            ))
+            .await;
+        assert_eq!(
+            ev["data"][0]["type"], h["kind"],
+            "the hit's seq is its event"
+        );
+    }
+    // The last word is a prefix; a session filter; nothing for an unknown word.
+    let (_, v) = s.get("/api/search?q=rottn").await;
+    assert_eq!(v["data"].as_array().unwrap().len(), 1);
+    let (_, v) = s.get(&format!("/api/search?q=quokka&session={b}")).await;
+    assert_eq!(v["data"], json!([]));
+    let (_, v) = s.get("/api/search?q=%22%20OR%20*").await;
+    assert_eq!(v["data"], json!([]));
+    let (st, _) = s.get(&format!("/api/search?q={}", "x".repeat(201))).await;
+    assert_eq!(st, 422);
+    let (st, _) = s.get("/api/search").await;
+    assert_eq!(st, 400);
+    let (st, _) = s.get("/api/search?q=a&limit=0").await;
+    assert_eq!(st, 422);
     s.stop().await;
 }

@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use serde_json::json;
+
 use tradewind::protocol::{
     Agent, ApprovalScope, Effect, Mode, RunStatus, RunTrigger, SessionStatus,
 };
@@ -363,8 +365,130 @@ async fn suite(store: Store) {
         .await
         .unwrap();
     assert_eq!(store.get_session(&sid).await.unwrap().mode, Mode::Ask);
+    // Search: prompts, answers, tool calls and results are indexed as they are appended.
+    let said = [
+        (
+            "user_message",
+            json!({"type": "user_message", "message_id": "m1", "text": "Fix the flaky WebSocket test"}),
+        ),
+        (
+            "tool_call",
+            json!({"type": "tool_call", "call_id": "c1", "tool": "shell", "effect": "process", "input": {"command": "cargo test flaky_ws"}}),
+        ),
+        (
+            "tool_result",
+            json!({"type": "tool_result", "call_id": "c1", "tool": "shell", "ok": false, "text": "thread 'flaky_ws' panicked at tests/ws.rs", "parts": []}),
+        ),
+        (
+            "message_complete",
+            json!({"type": "message_complete", "message_id": "m2", "text": "Fixed: the test waited on a timer.", "reasoning": ""}),
+        ),
+        (
+            "run_started",
+            json!({"type": "run_started", "text": "flaky"}),
+        ),
+    ];
+    let rows: Vec<NewEvent> = said
+        .iter()
+        .map(|(k, d)| NewEvent {
+            run_id: None,
+            kind: (*k).into(),
+            data: d.to_string(),
+        })
+        .collect();
+    store.append_batch(&sid, &rows, &[]).await.unwrap();
+    let q = tradewind::store::query_terms;
+    let hits = store.search(&q("flaky"), None, 10).await.unwrap();
+    let mut kinds: Vec<&str> = hits.iter().map(|h| h.kind.as_str()).collect();
+    kinds.sort_unstable();
+    assert_eq!(
+        kinds,
+        ["tool_call", "tool_result", "user_message"],
+        "{hits:?}"
+    );
+    assert!(hits.iter().all(|h| h.session_id == sid && h.seq > 320));
+    assert!(hits.iter().any(|h| h.snippet.contains('\u{1}')), "{hits:?}");
+    // Every word must match; the last one is a prefix.
+    let hits = store
+        .search(&q("flaky webs"), Some(&sid), 10)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].kind, "user_message");
+    assert!(
+        store
+            .search(&q("timer"), Some("other"), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.search(&q("timer"), None, 10).await.unwrap().len(), 1);
+    assert!(
+        store
+            .search(&q("\" OR * NEAR("), None, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Usage per model call, summed by session, model and day.
+    let u = tradewind::protocol::Usage {
+        input_tokens: 1000,
+        output_tokens: 200,
+        cached_input_tokens: 400,
+        reasoning_tokens: 0,
+        cost_usd: Some(0.003),
+    };
+    for (i, cost) in [Some(0.003), None].into_iter().enumerate() {
+        let id = format!("call{i}");
+        store
+            .record_model_call(&tradewind::store::NewModelCall {
+                id: &id,
+                session_id: &sid,
+                run_id: None,
+                provider: "openai",
+                model: if i == 0 { "gpt-4o" } else { "local" },
+                purpose: "turn",
+                usage: &tradewind::protocol::Usage {
+                    cost_usd: cost,
+                    ..u
+                },
+                context_window: 128_000,
+                at: 86_400_000 * 20_000 + i as i64,
+            })
+            .await
+            .unwrap();
+    }
+    let by_model = store
+        .usage_report(0, i64::MAX, tradewind::store::UsageGroup::Model, None)
+        .await
+        .unwrap();
+    assert_eq!(by_model.len(), 2);
+    assert_eq!(by_model[0].key, "openai/gpt-4o");
+    assert!((by_model[0].cost_usd - 0.003).abs() < 1e-12);
+    assert_eq!(by_model[1].unpriced_calls, 1);
+    let by_day = store
+        .usage_report(0, i64::MAX, tradewind::store::UsageGroup::Day, Some(&sid))
+        .await
+        .unwrap();
+    assert_eq!(by_day.len(), 1);
+    assert_eq!(by_day[0].key, "20000");
+    assert_eq!((by_day[0].calls, by_day[0].input_tokens), (2, 2000));
+    let (session_spent, day_spent) = store.spent(&sid, 86_400_000 * 20_000).await.unwrap();
+    assert!((session_spent - 0.003).abs() < 1e-12 && (day_spent - 0.003).abs() < 1e-12);
+    let last = store.last_model_call(&sid).await.unwrap().unwrap();
+    assert_eq!(
+        (last.model.as_str(), last.context_window),
+        ("local", 128_000)
+    );
     // Deleting a session removes what it owns.
     store.delete_session(&sid).await.unwrap();
+    assert!(
+        store
+            .search(&q("flaky"), None, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert!(store.list_events(&sid, 0, 10).await.unwrap().is_empty());
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
 }

@@ -113,12 +113,11 @@ impl Catalog {
             .get(&format!("{provider}/{model}"))
             .or_else(|| self.overrides.get(model));
         let builtin = builtin(model);
-        let (context_window, window_source) =
-            match (over.and_then(|o| o.context_window), builtin) {
-                (Some(w), _) if w > 0 => (w, WindowSource::Config),
-                (_, Some((_, w, _))) => (w, WindowSource::Builtin),
-                _ => (DEFAULT_WINDOW, WindowSource::Default),
-            };
+        let (context_window, window_source) = match (over.and_then(|o| o.context_window), builtin) {
+            (Some(w), _) if w > 0 => (w, WindowSource::Config),
+            (_, Some((_, w, _))) => (w, WindowSource::Builtin),
+            _ => (DEFAULT_WINDOW, WindowSource::Default),
+        };
         let price = over
             .and_then(|o| o.price)
             .or_else(|| {
@@ -148,7 +147,11 @@ impl Catalog {
 /// The built-in entry whose name is the longest prefix of the model's (an `org/` prefix, as
 /// OpenRouter writes them, is ignored).
 fn builtin(model: &str) -> Option<Builtin> {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
     BUILTIN
         .iter()
         .filter(|(p, _, _)| name.starts_with(p))

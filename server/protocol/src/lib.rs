@@ -578,6 +578,31 @@ pub struct PromptCommands {
     pub skipped: Vec<String>,
 }
 
+/// One search hit (`GET /api/search`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SearchHit {
+    pub session_id: String,
+    pub title: String,
+    /// The event the text is in: open the session there.
+    pub seq: i64,
+    /// The event's type: `user_message`, `message_complete`, `tool_call` or `tool_result`.
+    pub kind: String,
+    /// The matching passage (`…` where it is cut).
+    pub snippet: String,
+    /// The matched words in `snippet`: `[start, end)` in UTF-16 code units (JavaScript string
+    /// indices).
+    pub highlights: Vec<[u32; 2]>,
+    pub created_at: i64,
+}
+
+/// `GET /api/search`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"data": [{"session_id": "01JD8Q2N4M5K6J7H8G9F0E1D2C", "title": "Fix the flaky test", "seq": 42, "kind": "tool_result", "snippet": "…thread 'flaky' panicked at tests/ws.rs…", "highlights": [[8, 13]], "created_at": 1764547260000_i64}]})))]
+pub struct SearchResults {
+    /// Best first.
+    pub data: Vec<SearchHit>,
+}
+
 /// Why a conversation was compacted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

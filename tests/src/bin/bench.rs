@@ -1,6 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files, webfetch, mcp;
+//! sse, files, webfetch, mcp, context;
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -1613,6 +1613,26 @@ async fn mcp() {
     s.stop().await;
 }
 
+/// 500 turns (a file read and an answer each) on a model with an 8,000-token window it
+/// enforces: failed runs (must be 0), compactions and what each cost, the largest prompt.
+async fn context() {
+    let r = tradewind_tests::long_session::run(500).await;
+    let mut costs = r.compaction_costs.clone();
+    println!(
+        "long_session turns {} failed_runs {} compactions {} (after a refusal: {}) largest_prompt_tokens {} of {}; compaction cost USD p50 {:.5} max {:.5} total {:.4}; wall {:.1} s",
+        r.turns,
+        r.failed_runs,
+        r.compactions,
+        r.refusals,
+        r.largest_prompt_tokens,
+        tradewind_tests::long_session::WINDOW,
+        pct(&mut costs, 0.5),
+        pct(&mut costs, 1.0),
+        r.compaction_costs.iter().sum::<f64>(),
+        r.wall.as_secs_f64()
+    );
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -1653,6 +1673,9 @@ async fn main() {
     }
     if want("mcp") {
         mcp().await;
+    }
+    if want("context") {
+        context().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

@@ -485,6 +485,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search every session's conversation.
+         * @description Full-text search (SQLite FTS5, or PostgreSQL `tsvector`) over prompts, answers, tool calls
+         *     (name and input) and tool results of every session, or of one: hits best first, each with
+         *     the session, the event's seq (open the session there), its type, and a snippet with the
+         *     matched words' positions. The index is kept in step with the event log as it is written.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -2419,6 +2442,27 @@ export interface components {
             /** @description Why the sandbox is off, or what it cannot protect (a root holding credentials). */
             notes: string[];
         };
+        /** @description One search hit (`GET /api/search`). */
+        SearchHit: {
+            /** Format: int64 */
+            created_at: number;
+            /**
+             * @description The matched words in `snippet`: `[start, end)` in UTF-16 code units (JavaScript string
+             *     indices).
+             */
+            highlights: number[][];
+            /** @description The event's type: `user_message`, `message_complete`, `tool_call` or `tool_result`. */
+            kind: string;
+            /**
+             * Format: int64
+             * @description The event the text is in: open the session there.
+             */
+            seq: number;
+            session_id: string;
+            /** @description The matching passage (`…` where it is cut). */
+            snippet: string;
+            title: string;
+        };
         /**
          * @description A web search provider (seed 000, "Buscar en la web").
          * @enum {string}
@@ -2432,6 +2476,31 @@ export interface components {
             label: string;
             /** @description What to know before choosing it. */
             note: string;
+        };
+        /**
+         * @description `GET /api/search`.
+         * @example {
+         *       "data": [
+         *         {
+         *           "created_at": 1764547260000,
+         *           "highlights": [
+         *             [
+         *               8,
+         *               13
+         *             ]
+         *           ],
+         *           "kind": "tool_result",
+         *           "seq": 42,
+         *           "session_id": "01JD8Q2N4M5K6J7H8G9F0E1D2C",
+         *           "snippet": "…thread 'flaky' panicked at tests/ws.rs…",
+         *           "title": "Fix the flaky test"
+         *         }
+         *       ]
+         *     }
+         */
+        SearchResults: {
+            /** @description Best first. */
+            data: components["schemas"]["SearchHit"][];
         };
         /** @description The server's startup ceiling and switches, for the UI's permission menu. */
         ServerConfig: {
@@ -4752,6 +4821,90 @@ export interface operations {
             };
             /** @description The server's disk is full; nothing was saved (`disk_full`) */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /**
+                 * @description The words to find (at most 200 characters): every word must match, the last one as a
+                 *     prefix; punctuation separates words.
+                 */
+                q: string;
+                /** @description Only this session. */
+                session?: string;
+                /** @description How many hits, 1..=100, default 20; outside that range the call fails with 422. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hits, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            /** @description `q` is missing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `q` longer than 200 characters, or `limit` out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -28,10 +28,10 @@ impl ModelMeta {
         let active = deps.provider.active();
         let provider = active.config.kind.clone();
         let model = active.provider.model();
-        let info =
-            deps.cfg
-                .models
-                .info(&provider, &model, active.config.base_url.as_deref());
+        let info = deps
+            .cfg
+            .models
+            .info(&provider, &model, active.config.base_url.as_deref());
         ModelMeta {
             provider,
             model,
@@ -507,7 +507,10 @@ mod tests {
         let mut msgs = vec![user("the goal is X")];
         for i in 0..200 {
             msgs.push(call(&format!("c{i}"), &format!("f{i}.rs")));
-            msgs.push(result(&format!("c{i}"), &format!("wrote f{i}.rs\n{}", "z".repeat(5_000))));
+            msgs.push(result(
+                &format!("c{i}"),
+                &format!("wrote f{i}.rs\n{}", "z".repeat(5_000)),
+            ));
         }
         msgs.push(user("the last request"));
         let t = transcript(&msgs, 8_000);

@@ -46,7 +46,9 @@ pub fn cut_output(text: &mut String, limit: usize) {
     let head = crate::util::truncate_str(text, limit).len();
     let left = text.len() - head;
     text.truncate(head);
-    text.push_str(&format!("\n[… {left} more characters left out to fit the context window]"));
+    text.push_str(&format!(
+        "\n[… {left} more characters left out to fit the context window]"
+    ));
 }
 
 fn message_bytes(m: &ChatMessage) -> usize {

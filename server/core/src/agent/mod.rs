@@ -686,7 +686,9 @@ fn compaction_failed(t: &Turn<'_>, e: &ProviderError) -> Option<RunOutcome> {
     }
     t.emit(EventPayload::Error {
         code: "compaction_failed".into(),
-        message: format!("The conversation could not be compacted ({e}); continuing with the whole history."),
+        message: format!(
+            "The conversation could not be compacted ({e}); continuing with the whole history."
+        ),
         fatal: false,
     });
     None

@@ -8,6 +8,7 @@ mod commands;
 pub mod files;
 mod mcp;
 mod provider;
+mod search;
 mod sessions;
 pub mod usage;
 mod websearch;

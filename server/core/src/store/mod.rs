@@ -17,6 +17,7 @@ mod kinds;
 mod messages;
 mod plans;
 mod runs;
+mod search;
 mod sessions;
 mod tasks;
 mod usage;
@@ -28,6 +29,7 @@ pub use kinds::*;
 pub use messages::*;
 pub use plans::*;
 pub use runs::*;
+pub use search::*;
 pub use sessions::*;
 pub use tasks::*;
 pub use usage::*;
@@ -107,6 +109,8 @@ pub struct Store {
     backend: Backend,
     /// SQLite only: the event log's own connection.
     writer: Option<Arc<Writer>>,
+    /// SQLite only: the database URL, for checks on a connection of their own.
+    url: Option<Arc<str>>,
 }
 
 /// The event log's SQLite connection, taken out of the pool (`None` once the store is closed;
@@ -193,6 +197,7 @@ impl Store {
             pool,
             backend,
             writer,
+            url: (backend == Backend::Sqlite).then(|| Arc::from(url)),
         })
     }
 
@@ -219,9 +224,17 @@ impl Store {
         if self.backend != Backend::Sqlite {
             return Ok("ok".into());
         }
+        // On a connection of its own: FTS5's check on a pooled connection can compare against
+        // index pages it cached before another connection's write (a false "checksum mismatch";
+        // the data is intact).
+        let Some(url) = &self.url else {
+            return Ok("ok".into());
+        };
+        let mut conn = AnyConnection::connect(url).await?;
         let (s,): (String,) = sqlx::query_as("PRAGMA integrity_check")
-            .fetch_one(&self.pool)
+            .fetch_one(&mut conn)
             .await?;
+        let _ = conn.close().await;
         Ok(s)
     }
 

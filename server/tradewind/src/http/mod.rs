@@ -98,7 +98,7 @@ impl std::ops::Deref for AppState {
         mcp::workspace_config, mcp::approve_workspace_config,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
-        usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
+        usage::search, usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
     modifiers(&SecurityAddon),
@@ -238,10 +238,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/runs/{id}/resume", post(runs::resume_run))
         .route("/api/usage", get(usage::usage_report))
-        .route(
-            "/api/usage/caps",
-            get(usage::get_caps).put(usage::put_caps),
-        )
+        .route("/api/search", get(usage::search))
+        .route("/api/usage/caps", get(usage::get_caps).put(usage::put_caps))
         .route("/api/sessions/{id}/usage", get(usage::session_usage))
         .route("/api/sessions/{id}/compact", post(usage::compact_session))
         .route("/api/approvals/{id}", post(runs::answer_approval))

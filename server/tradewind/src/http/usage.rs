@@ -1,4 +1,4 @@
-//! Usage and cost: the report, a session's totals and context, spend caps, `/compact`.
+//! Usage and cost (the report, a session's totals and context, spend caps, `/compact`) and search over every session.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -124,5 +124,48 @@ pub async fn compact_session(
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(PostMessageResponse { run_id }),
+    ))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SearchQuery {
+    /// The words to find (at most 200 characters): every word must match, the last one as a
+    /// prefix; punctuation separates words.
+    pub q: String,
+    /// Only this session.
+    pub session: Option<String>,
+    /// How many hits, 1..=100, default 20; outside that range the call fails with 422.
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+}
+
+/// Search every session's conversation.
+///
+/// Full-text search (SQLite FTS5, or PostgreSQL `tsvector`) over prompts, answers, tool calls
+/// (name and input) and tool results of every session, or of one: hits best first, each with
+/// the session, the event's seq (open the session there), its type, and a snippet with the
+/// matched words' positions. The index is kept in step with the event log as it is written.
+#[utoipa::path(get, path = "/api/search", tag = "sessions",
+    params(SearchQuery),
+    responses((status = 200, description = "Hits, best first", body = crate::protocol::SearchResults),
+              (status = 400, description = "`q` is missing", body = ErrorBody),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 422, description = "`q` longer than 200 characters, or `limit` out of range", body = ErrorBody)))]
+pub async fn search(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<SearchQuery>,
+) -> ApiResult<axum::Json<crate::protocol::SearchResults>> {
+    let limit = match q.limit {
+        None => 20,
+        Some(n) if (1..=100).contains(&n) => n,
+        Some(_) => {
+            return Err(crate::error::ApiError::Validation(
+                "limit must be between 1 and 100".into(),
+            ));
+        }
+    };
+    Ok(axum::Json(
+        state.search(&q.q, q.session.as_deref(), limit).await?,
     ))
 }

@@ -935,7 +935,25 @@ async fn anthropic_client_streams_thinking_text_and_tool_use_against_a_scripted_
     assert_eq!(reqs.len(), 2);
     assert_eq!(reqs[0]["model"], "claude-test");
     assert_eq!(reqs[0]["stream"], true);
-    assert!(reqs[0]["system"].as_str().unwrap().len() > 10);
+    assert!(reqs[0]["system"][0]["text"].as_str().unwrap().len() > 10);
+    // Prompt caching: a breakpoint after the system prompt and on the conversation's last block.
+    assert_eq!(reqs[0]["system"][0]["cache_control"]["type"], "ephemeral");
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last["content"].as_array().unwrap().last().unwrap()["cache_control"]["type"],
+        "ephemeral"
+    );
+    assert!(
+        reqs[1]["messages"][0]["content"][0]
+            .get("cache_control")
+            .is_none(),
+        "one breakpoint on the conversation"
+    );
     assert!(
         reqs[0]["tools"]
             .as_array()

@@ -488,3 +488,177 @@ async fn search_finds_prompts_and_answers_in_every_session() {
     assert_eq!(st, 422);
     s.stop().await;
 }
+
+/// A session's reasoning effort is sent as `reasoning_effort` from the next model call; null
+/// stops sending it; anything but low/medium/high is refused.
+#[tokio::test]
+async fn a_sessions_reasoning_effort_reaches_the_model() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, priced)).await;
+    let sid = s.create_session("ask").await;
+    let patch = |v: Value| {
+        let s = &s;
+        let sid = sid.clone();
+        async move {
+            s.send(reqwest::Method::PATCH, &format!("/api/sessions/{sid}"), v)
+                .await
+        }
+    };
+    let (st, v) = patch(json!({"reasoning_effort": "high"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["reasoning_effort"], "high");
+    let (st, _) = patch(json!({"reasoning_effort": "extreme"})).await;
+    assert!(st == 400 || st == 422, "{st}");
+    mock.push(text_reply("one"));
+    let run = s.prompt(&sid, "think hard").await;
+    s.wait_run_finished(&sid, &run).await;
+    let (st, v) = patch(json!({"reasoning_effort": null})).await;
+    assert_eq!((st, &v["reasoning_effort"]), (200, &Value::Null));
+    mock.push(text_reply("two"));
+    let run = s.prompt(&sid, "not so hard").await;
+    s.wait_run_finished(&sid, &run).await;
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs[0]["reasoning_effort"], "high");
+    assert!(reqs[1].get("reasoning_effort").is_none(), "{}", reqs[1]);
+    s.stop().await;
+}
+
+fn user_message_ids(events: &[Value]) -> Vec<String> {
+    of_type(events, "user_message")
+        .iter()
+        .map(|e| e["message_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Revert puts the workspace back to before a message and hides that turn and the later ones
+/// from the model; redo brings them back; hand edits are never overwritten silently.
+#[tokio::test]
+async fn revert_and_redo_the_workspace_and_the_conversation() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        network: Some(net()),
+        ceiling: tradewind::config::Ceiling {
+            write: true,
+            process: false,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path().to_path_buf();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    let sid = s.create_session("full").await;
+    mock.push(tool_reply(
+        "c1",
+        "write_file",
+        &json!({"path": "a.txt", "content": "two\n"}),
+    ));
+    mock.push(text_reply("Changed a."));
+    let run1 = s.prompt(&sid, "FIRST change a").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run1).await["status"],
+        "completed"
+    );
+    mock.push(tool_reply(
+        "c2",
+        "write_file",
+        &json!({"path": "dir/b.txt", "content": "new\n"}),
+    ));
+    mock.push(text_reply("Added b."));
+    let run2 = s.prompt(&sid, "SECOND add b").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run2).await["status"],
+        "completed"
+    );
+    let ids = user_message_ids(&s.events(&sid).await);
+    let revert = |body: Value| {
+        let s = &s;
+        let sid = sid.clone();
+        async move { s.post(&format!("/api/sessions/{sid}/revert"), body).await }
+    };
+    let redo = |body: Value| {
+        let s = &s;
+        let sid = sid.clone();
+        async move { s.post(&format!("/api/sessions/{sid}/redo"), body).await }
+    };
+    // A dry run changes nothing.
+    let (st, v) = revert(json!({"message_id": ids[1], "dry_run": true})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["applied"], false);
+    assert_eq!(
+        v["files"],
+        json!([{"path": "dir/b.txt", "action": "deleted"}])
+    );
+    assert!(ws.join("dir/b.txt").exists());
+    // Back to before the first message: both runs taken back.
+    let (st, v) = revert(json!({"message_id": ids[0]})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["applied"], true);
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+    assert!(
+        !ws.join("dir").exists(),
+        "a file created since is deleted, its folder too"
+    );
+    let mut runs: Vec<String> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    runs.sort();
+    let mut both = vec![run1.clone(), run2.clone()];
+    both.sort();
+    assert_eq!(runs, both);
+    let ev = s.events(&sid).await;
+    assert_eq!(of_type(&ev, "session_reverted").len(), 1);
+    // Redo: the files and the runs are back.
+    let (st, v) = redo(json!({})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("dir/b.txt")).unwrap(),
+        "new\n"
+    );
+    assert_eq!(of_type(&s.events(&sid).await, "revert_undone").len(), 1);
+    let (st, _) = redo(json!({})).await;
+    assert_eq!(st, 409, "nothing left to redo");
+    // A hand edit the revert would overwrite: listed, refused, then forced.
+    std::fs::write(ws.join("a.txt"), "by hand\n").unwrap();
+    let (_, v) = revert(json!({"message_id": ids[0], "dry_run": true})).await;
+    assert_eq!(v["hand_edited"], json!(["a.txt"]));
+    let (st, v) = revert(json!({"message_id": ids[0]})).await;
+    assert_eq!(st, 409, "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("a.txt"));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "by hand\n"
+    );
+    let (st, _) = revert(json!({"message_id": ids[0], "force": true})).await;
+    assert_eq!(st, 200);
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+    // The model no longer sees the turns taken back.
+    mock.push(text_reply("Fresh start."));
+    let run3 = s.prompt(&sid, "THIRD").await;
+    assert_eq!(
+        s.wait_run_finished(&sid, &run3).await["status"],
+        "completed"
+    );
+    let reqs = mock.requests.lock().unwrap().clone();
+    let last = reqs.last().unwrap()["messages"].to_string();
+    assert!(last.contains("THIRD"));
+    assert!(
+        !last.contains("FIRST") && !last.contains("SECOND"),
+        "{last}"
+    );
+    // The conversation went on: no redo now; unknown messages are 404.
+    let (st, _) = redo(json!({})).await;
+    assert_eq!(st, 409);
+    let (st, _) = revert(json!({"message_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E"})).await;
+    assert_eq!(st, 404);
+    let (st, _) = revert(json!({"message_id": "../x"})).await;
+    assert_eq!(st, 404);
+    s.stop().await;
+}

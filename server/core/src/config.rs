@@ -289,6 +289,8 @@ pub struct FileConfig {
     /// What config says of models (`"<provider>/<model>"` or a bare model name).
     pub models: BTreeMap<String, crate::models::ModelOverride>,
     pub spend: SpendSettings,
+    /// `false` turns off the workspace snapshots undo needs.
+    pub undo: Option<bool>,
     pub auth: crate::auth::AuthSettings,
     /// `"auto"` or `"off"`; `tlsCert`/`tlsKey` give files.
     pub tls: Option<String>,
@@ -559,6 +561,9 @@ pub struct Config {
     /// Context windows and prices.
     pub models: crate::models::Catalog,
     pub spend: SpendSettings,
+    /// Snapshot the workspace around each build run so it can be reverted (`undo` in
+    /// config.json, default true).
+    pub undo: bool,
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
@@ -678,6 +683,7 @@ impl Config {
             },
             models: crate::models::Catalog::new(file.models),
             spend: file.spend,
+            undo: file.undo.unwrap_or(true),
             sandbox_helper: std::env::current_exe().ok(),
             auth: file.auth,
             tls: match (
@@ -792,6 +798,7 @@ impl Config {
             mcp: McpSettings::default(),
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),
+            undo: true,
             sandbox_helper: None,
             auth: crate::auth::AuthSettings::default(),
             tls: None,

@@ -28,5 +28,6 @@ pub mod state_dir;
 pub mod store;
 pub mod tasks;
 pub mod tools;
+pub mod undo;
 pub mod util;
 pub mod workspace_config;

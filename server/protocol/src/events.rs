@@ -133,6 +133,20 @@ pub enum EventPayload {
         /// What the summary call cost.
         usage: Usage,
     },
+    /// The workspace went back to how it was before the user message `message_id`; that run
+    /// and the later ones (`runs`) are taken back: the model no longer sees them.
+    SessionReverted {
+        revert_id: String,
+        message_id: String,
+        files: Vec<RevertFile>,
+        runs: Vec<String>,
+    },
+    /// A revert was undone (redo): its files and runs are back.
+    RevertUndone {
+        revert_id: String,
+        files: Vec<RevertFile>,
+        runs: Vec<String>,
+    },
     RunFinished {
         run_id: String,
         status: RunStatus,
@@ -203,6 +217,8 @@ impl EventPayload {
             EventPayload::ProviderRetry { .. } => "provider_retry",
             EventPayload::ModelUsage { .. } => "model_usage",
             EventPayload::ContextCompacted { .. } => "context_compacted",
+            EventPayload::SessionReverted { .. } => "session_reverted",
+            EventPayload::RevertUndone { .. } => "revert_undone",
             EventPayload::RunFinished { .. } => "run_finished",
             EventPayload::SessionUpdated { .. } => "session_updated",
             EventPayload::QuestionAsked { .. } => "question_asked",
@@ -254,6 +270,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 20);
+        assert_eq!(EventType::all().count(), 24);
     }
 }

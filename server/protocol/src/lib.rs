@@ -57,7 +57,33 @@ text_enums!(
     PolicyDecision: "policy decision",
     TaskStatus: "task status",
     TaskStopper: "task stopper",
+    ReasoningEffort: "reasoning effort",
 );
+
+/// How long a reasoning model thinks before it answers (sent as OpenAI's `reasoning_effort`;
+/// for models that take it — o-series, gpt-5, and OpenAI-compatible servers that accept it).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ReasoningEffort {
+    Low,
+    Medium,
+    High,
+}
 
 /// Which agent drives a session.
 #[derive(
@@ -188,6 +214,9 @@ pub struct Session {
     /// This session's own spend cap in USD; null: the server's (`GET /api/usage/caps`).
     #[serde(default)]
     pub spend_cap_usd: Option<f64>,
+    /// Sent to the model as `reasoning_effort`; null: not sent (the model's default).
+    #[serde(default)]
+    pub reasoning_effort: Option<ReasoningEffort>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -268,6 +297,11 @@ pub struct PatchSessionParams {
     #[serde(default, deserialize_with = "whole::some_f64")]
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 1_000_000)]
     pub spend_cap_usd: Option<Option<f64>>,
+    /// `low`, `medium` or `high`, sent to reasoning models as `reasoning_effort` from the next
+    /// model call; null stops sending it.
+    #[serde(default, deserialize_with = "whole::some_effort")]
+    #[schema(value_type = Option<ReasoningEffort>)]
+    pub reasoning_effort: Option<Option<ReasoningEffort>>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -601,6 +635,57 @@ pub struct SearchHit {
 pub struct SearchResults {
     /// Best first.
     pub data: Vec<SearchHit>,
+}
+
+/// `POST /api/sessions/{id}/revert`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"message_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E", "dry_run": true})))]
+pub struct RevertParams {
+    /// The `message_id` of a `user_message` event: the workspace goes back to how it was
+    /// before that message, and that turn and the later ones are taken back.
+    #[schema(min_length = 1, max_length = 64)]
+    pub message_id: String,
+    /// Only say what would change (and what was edited by hand since); change nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Revert even over files changed by hand since the agent's last step.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// `POST /api/sessions/{id}/redo`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedoParams {
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Redo even over files changed by hand since the revert.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// A file a revert (or redo) changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RevertFile {
+    /// Relative to the workspace.
+    pub path: String,
+    /// `restored` (written back as it was) or `deleted` (it did not exist then).
+    pub action: String,
+}
+
+/// What a revert or redo did (or, with `dry_run`, would do).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RevertResult {
+    pub applied: bool,
+    /// The revert (null for a dry run).
+    pub revert_id: Option<String>,
+    pub files: Vec<RevertFile>,
+    /// Files changed by hand since the agent's last step that this overwrites (a revert with
+    /// any is refused without `force`).
+    pub hand_edited: Vec<String>,
+    /// The runs the model no longer sees (a revert), or sees again (a redo).
+    pub runs: Vec<String>,
 }
 
 /// Why a conversation was compacted.
@@ -1670,6 +1755,14 @@ mod whole {
 
     /// A present field: `Some(value)`, with `null` as `Some(None)` (absent is `None`, by
     /// `#[serde(default)]`). Finite and within 0..=1,000,000.
+    /// A present field: `Some(value)`, `null` as `Some(None)`.
+    #[allow(clippy::option_option)]
+    pub fn some_effort<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<super::ReasoningEffort>>, D::Error> {
+        Ok(Some(Option::<super::ReasoningEffort>::deserialize(d)?))
+    }
+
     #[allow(clippy::option_option)]
     pub fn some_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
         let v = Option::<f64>::deserialize(d)?;

@@ -31,6 +31,7 @@ import type {
   PlanDecisionResponse,
   PostMessageParams,
   ProbeResult,
+  PromptCommands,
   QuestionAnswered,
   QuestionAnswers,
   ProviderSettings,
@@ -41,9 +42,13 @@ import type {
   ToolStatusList,
   Session,
   SessionPage,
+  SessionUsage,
+  SpendCaps,
   Task,
   TaskList,
   TaskOutput,
+  UsageGroupBy,
+  UsageReport,
   WebSearchSettings,
   WebSearchSettingsUpdate,
   WhoAmI,
@@ -227,6 +232,18 @@ export const api = {
   taskOutput: (id: string, offset: number, limit = 65536) =>
     request<TaskOutput>("GET", `/api/tasks/${enc(id)}/output?offset=${offset}&limit=${limit}`),
   stopTask: (id: string) => request<Task>("POST", `/api/tasks/${enc(id)}/stop`, {}),
+
+  /** What the session used and cost, the cap that applies to it, and its context fill. */
+  sessionUsage: (id: string) => request<SessionUsage>("GET", `/api/sessions/${enc(id)}/usage`),
+  /** Usage over the last 30 days (the server's default period), grouped by `group`. */
+  usageReport: (group: UsageGroupBy) => request<UsageReport>("GET", `/api/usage?group=${group}`),
+  spendCaps: () => request<SpendCaps>("GET", "/api/usage/caps"),
+  /** Replaces both server-wide caps (null: no cap). */
+  putSpendCaps: (caps: SpendCaps) => request<SpendCaps>("PUT", "/api/usage/caps", caps),
+  /** `/compact`: a run that summarises the older turns (202 with its run id). */
+  compact: (id: string) => request<RunCreated>("POST", `/api/sessions/${enc(id)}/compact`, {}),
+  /** The workspace's own slash commands (prompt templates). */
+  commands: (id: string) => request<PromptCommands>("GET", `/api/sessions/${enc(id)}/commands`),
 
   setupProbe: () => request<ProbeResult>("GET", "/api/setup/probe"),
 

@@ -18,6 +18,8 @@ const EVENT_TYPES: Record<EventType, true> = {
   provider_retry: true,
   model_usage: true,
   context_compacted: true,
+  session_reverted: true,
+  revert_undone: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

@@ -877,6 +877,56 @@ export interface paths {
         patch: operations["patch_queue_item"];
         trace?: never;
     };
+    "/api/sessions/{id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo the latest revert (redo).
+         * @description Puts back the files the session's latest revert changed, as they were just before it, and
+         *     lets the model see the runs it hid again (`revert_undone` in the log). Only while nothing
+         *     was said since the revert; hand edits made since it are protected as for a revert (`force`,
+         *     `dry_run`).
+         */
+        post: operations["redo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the workspace back to before a user message, and take that turn back.
+         * @description Every run of the build agent records the workspace's files before and after it (a hidden
+         *     git object store under the state directory, never the user's repository; `.gitignore`
+         *     holds, dependency and build folders are left out). A revert restores the files as they were
+         *     before the run of the user message `message_id`, deletes files created since, and hides that
+         *     run and the later ones from the model (the log keeps them; the transcript gets
+         *     `session_reverted`). Files changed by hand since the agent's last step that the revert would
+         *     overwrite are listed in `hand_edited`; the revert is then refused (409) unless `force` is
+         *     set. `dry_run` only reports. The session must be idle.
+         */
+        post: operations["revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/runs": {
         parameters: {
             query?: never;
@@ -1655,7 +1705,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "run_finished" | "run_started" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
         /** @description A workspace file matching a query (`GET /api/sessions/{id}/files`). */
         FileMatch: {
             /** @description Positions (in characters) of `path` the query matched, ascending: for highlighting. */
@@ -1743,7 +1793,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -1961,6 +2011,7 @@ export interface components {
             agent?: components["schemas"]["Agent"] | null;
             archived?: boolean | null;
             mode?: components["schemas"]["Mode"] | null;
+            reasoning_effort?: components["schemas"]["ReasoningEffort"] | null;
             /**
              * Format: double
              * @description This session's spend cap in USD (0 to 1,000,000); null goes back to the server's.
@@ -2343,6 +2394,18 @@ export interface components {
              */
             type: "reasoning_delta";
         };
+        /**
+         * @description How long a reasoning model thinks before it answers (sent as OpenAI's `reasoning_effort`;
+         *     for models that take it — o-series, gpt-5, and OpenAI-compatible servers that accept it).
+         * @enum {string}
+         */
+        ReasoningEffort: "low" | "medium" | "high";
+        /** @description `POST /api/sessions/{id}/redo`. */
+        RedoParams: {
+            dry_run?: boolean;
+            /** @description Redo even over files changed by hand since the revert. */
+            force?: boolean;
+        };
         /** @description A diagram of a pending plan that the browser could not render. */
         RenderError: {
             /** @description The diagram's id in the plan revision (1 to 80 characters). */
@@ -2353,6 +2416,59 @@ export interface components {
         RenderErrorsParams: {
             /** @description 1 to 10 errors. */
             errors: components["schemas"]["RenderError"][];
+        };
+        /** @description A file a revert (or redo) changes. */
+        RevertFile: {
+            /** @description `restored` (written back as it was) or `deleted` (it did not exist then). */
+            action: string;
+            /** @description Relative to the workspace. */
+            path: string;
+        };
+        /**
+         * @description `POST /api/sessions/{id}/revert`.
+         * @example {
+         *       "dry_run": true,
+         *       "message_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E"
+         *     }
+         */
+        RevertParams: {
+            /** @description Only say what would change (and what was edited by hand since); change nothing. */
+            dry_run?: boolean;
+            /** @description Revert even over files changed by hand since the agent's last step. */
+            force?: boolean;
+            /**
+             * @description The `message_id` of a `user_message` event: the workspace goes back to how it was
+             *     before that message, and that turn and the later ones are taken back.
+             */
+            message_id: string;
+        };
+        /** @description What a revert or redo did (or, with `dry_run`, would do). */
+        RevertResult: {
+            applied: boolean;
+            files: components["schemas"]["RevertFile"][];
+            /**
+             * @description Files changed by hand since the agent's last step that this overwrites (a revert with
+             *     any is refused without `force`).
+             */
+            hand_edited: string[];
+            /** @description The revert (null for a dry run). */
+            revert_id?: string | null;
+            /** @description The runs the model no longer sees (a revert), or sees again (a redo). */
+            runs: string[];
+        };
+        /** @description A revert was undone (redo): its files and runs are back. */
+        RevertUndoneEvent: components["schemas"]["EventEnvelope"] & {
+            files: components["schemas"]["RevertFile"][];
+            revert_id: string;
+            runs: string[];
+            /** @enum {string} */
+            type: "revert_undone";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "revert_undone";
         };
         /** @description A `run_finished` event. */
         RunFinishedEvent: components["schemas"]["EventEnvelope"] & {
@@ -2540,6 +2656,7 @@ export interface components {
              */
             last_seq: number;
             mode: components["schemas"]["Mode"];
+            reasoning_effort?: components["schemas"]["ReasoningEffort"] | null;
             /**
              * Format: double
              * @description This session's own spend cap in USD; null: the server's (`GET /api/usage/caps`).
@@ -2569,6 +2686,24 @@ export interface components {
             session: string;
             workspace: string;
             yolo: boolean;
+        };
+        /**
+         * @description The workspace went back to how it was before the user message `message_id`; that run
+         *     and the later ones (`runs`) are taken back: the model no longer sees them.
+         */
+        SessionRevertedEvent: components["schemas"]["EventEnvelope"] & {
+            files: components["schemas"]["RevertFile"][];
+            message_id: string;
+            revert_id: string;
+            runs: string[];
+            /** @enum {string} */
+            type: "session_reverted";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_reverted";
         };
         /**
          * @description What a session is doing, derived from its runs and pending prompts.
@@ -6731,6 +6866,258 @@ export interface operations {
                 };
             };
             /** @description `text` is blank or longer than 200000 characters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    redo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedoParams"];
+            };
+        };
+        responses: {
+            /** @description What was (or, dry run, would be) changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevertResult"];
+                };
+            };
+            /** @description Malformed JSON or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Nothing to redo, the conversation went on, the session is busy, or hand edits would be overwritten */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field has the wrong type */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevertParams"];
+            };
+        };
+        responses: {
+            /** @description What was (or, dry run, would be) changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevertResult"];
+                };
+            };
+            /** @description Malformed JSON or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session or message */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is busy, the message has no snapshot, or hand edits would be overwritten */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field has the wrong type or size */
             422: {
                 headers: {
                     [name: string]: unknown;

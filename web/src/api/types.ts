@@ -71,6 +71,20 @@ export type WorkspaceConfigView = Schemas["WorkspaceConfigView"];
 export type WorkspaceMcpServer = Schemas["WorkspaceMcpServer"];
 export type WorkspaceConfigApproval = Schemas["WorkspaceConfigApproval"];
 
+// ---- Usage, cost, spend caps and compaction --------------------------------
+
+/** Tokens and cost of a model call, a run or a session (`cost_usd` null: no known price). */
+export type Usage = Schemas["Usage"];
+export type SessionUsage = Schemas["SessionUsage"];
+export type UsageReport = Schemas["UsageReport"];
+export type UsageRow = Schemas["UsageRow"];
+export type UsageGroupBy = Schemas["UsageGroupBy"];
+export type SpendCaps = Schemas["SpendCaps"];
+export type CompactTrigger = Schemas["CompactTrigger"];
+/** A workspace prompt template (`.tradewind/commands/<name>.md`), run as `/name args`. */
+export type PromptCommand = Schemas["PromptCommand"];
+export type PromptCommands = Schemas["PromptCommands"];
+
 // ---- Display parts -------------------------------------------------------
 
 export type Part = Schemas["Part"];

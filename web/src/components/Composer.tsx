@@ -4,11 +4,13 @@ import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
+import { resolveSlash, type SlashEntry } from "../state/slash";
 import { markStoppedByEsc } from "../state/steering";
 import type { RunState } from "../state/transcript";
 import { CancelDialog } from "./CancelDialog";
 import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
+import { SlashList, useSlashCommands } from "./SlashPicker";
 
 export function Composer({
   sessionId,
@@ -27,6 +29,8 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** What the last slash command did ("Switched to the plan agent."). */
+  const [note, setNote] = useState<string | null>(null);
   useClearNetworkError(error, () => setError(null));
   const area = useRef<HTMLTextAreaElement>(null);
   const queued = useObservable(queueOf(sessionId));
@@ -41,18 +45,38 @@ export function Composer({
     requestAnimationFrame(() => area.current?.setSelectionRange(at, at));
   });
   const listId = `mentions-${sessionId}`;
+  const slashId = `commands-${sessionId}`;
 
-  const send = async () => {
-    const t = text;
+  /** A picked command: run it now (Enter, a click) or complete its name to type after it (Tab). */
+  const choose = (entry: SlashEntry, run: boolean) => {
+    if (run && !entry.takesArguments) {
+      void send(`/${entry.label}`);
+      return;
+    }
+    const next = `/${entry.label}${entry.takesArguments ? " " : ""}`;
+    setText(next);
+    setCaret(next.length);
+    requestAnimationFrame(() => area.current?.setSelectionRange(next.length, next.length));
+  };
+  const slash = useSlashCommands(sessionId, text, choose);
+
+  const send = async (typed: string = text) => {
+    const t = typed;
     if (!t.trim() || sending) return;
     setSending(true);
     setError(null);
+    setNote(null);
     // Cleared at once (a fast run may ask something before the response is back); a failed send
     // gives the text back unless something new was typed meanwhile.
     setText("");
     try {
-      await api.sendMessage(sessionId, t);
-      void refreshQueue(sessionId);
+      // A slash command runs here, a template becomes its prompt; other text is sent as typed.
+      const out = t.startsWith("/") && session ? await resolveSlash(session, t, slash.templates) : { done: null, send: t };
+      if (out.done) setNote(out.done);
+      if (out.send !== null) {
+        await api.sendMessage(sessionId, out.send);
+        void refreshQueue(sessionId);
+      }
     } catch (e) {
       setText((now) => (now ? now : t));
       setError(errorText(e));
@@ -103,6 +127,7 @@ export function Composer({
   }, []);
 
   const onKeyDown = (e: KeyboardEvent) => {
+    if (slash.onKey(e)) return;
     if (mentions.onKey(e)) return;
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
@@ -111,6 +136,8 @@ export function Composer({
   };
 
   const isCommand = text.startsWith("!");
+  const picker = slash.open ? slashId : mentions.open ? listId : null;
+  const activeOption = slash.open ? slash.active : mentions.active;
   return (
     <form
       class="composer"
@@ -124,21 +151,32 @@ export function Composer({
           {error}
         </p>
       )}
+      <p class="composer-note muted small" role="status">
+        {note}
+      </p>
       <div class={`composer-box${isCommand ? " is-command" : ""}`}>
-        {mentions.open && <MentionList id={listId} matches={mentions.matches} active={mentions.active} onPick={mentions.pick} />}
+        {slash.open && <SlashList id={slashId} entries={slash.entries} active={slash.active} onPick={(e) => choose(e, true)} />}
+        {!slash.open && mentions.open && (
+          <MentionList id={listId} matches={mentions.matches} active={mentions.active} onPick={mentions.pick} />
+        )}
         <textarea
           ref={area}
           name="prompt"
           rows={2}
           value={text}
-          placeholder={session?.archived ? "This session is archived" : "Ask the agent… (Enter to send, Shift+Enter for a new line, !cmd runs a command)"}
+          placeholder={
+            session?.archived
+              ? "This session is archived"
+              : "Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands, !cmd runs a command)"
+          }
           aria-label="Prompt"
           aria-autocomplete="list"
-          aria-controls={mentions.open ? listId : undefined}
-          aria-activedescendant={mentions.open ? `${listId}-${mentions.active}` : undefined}
+          aria-controls={picker ?? undefined}
+          aria-activedescendant={picker ? `${picker}-${activeOption}` : undefined}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
+            setNote(null);
             setCaret(el.selectionStart);
           }}
           onKeyUp={(e) => {

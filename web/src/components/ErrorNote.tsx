@@ -4,7 +4,7 @@ import { VisibleText } from "./VisibleText";
 
 /** One error in a plain sentence, a link to fix it where the app can, and the raw details folded. */
 export function ErrorNote({ code, message }: { code: string; message: string }) {
-  const a = errorAdvice(code);
+  const a = errorAdvice(code, message);
   return (
     <div class="error-note" role="alert" data-code={code}>
       <p class="error-sentence">

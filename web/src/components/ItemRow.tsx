@@ -1,6 +1,8 @@
 import type { Item } from "../state/transcript";
+import { errorAdvice, INFO_CODES } from "../util/errors";
 import { ApprovalCard } from "./ApprovalCard";
 import { AssistantMessage } from "./AssistantMessage";
+import { CompactionNote } from "./CompactionNote";
 import { ErrorNote } from "./ErrorNote";
 import { PlanCard } from "./PlanCard";
 import { QuestionCard } from "./QuestionCard";
@@ -35,6 +37,13 @@ export function ItemRow({ item }: { item: Item }) {
     case "notice":
       // An error the run then ended with is shown once, at the run's end.
       if (item.shownAtEnd) return null;
+      if (INFO_CODES.has(item.code)) {
+        return (
+          <div class="system-note" role="note" data-code={item.code}>
+            {errorAdvice(item.code, item.message).sentence}
+          </div>
+        );
+      }
       return (
         <div class="notice-item">
           <ErrorNote code={item.code} message={item.message} />
@@ -42,6 +51,8 @@ export function ItemRow({ item }: { item: Item }) {
       );
     case "wakeup":
       return <WakeupNote item={item} />;
+    case "compaction":
+      return <CompactionNote item={item} />;
     default:
       return null;
   }

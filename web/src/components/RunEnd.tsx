@@ -1,11 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
-import type { RunFinishedEvent } from "../api/types";
+import type { RunFinishedEvent, Usage } from "../api/types";
 import { useObservable } from "../state/observable";
 import { stoppedByEsc } from "../state/steering";
 import type { RunState } from "../state/transcript";
-import { count, duration } from "../util/format";
+import { isDailyCap } from "../util/errors";
+import { count, duration, tokens, usd } from "../util/format";
 import { ErrorNote } from "./ErrorNote";
+import { SpendCapForm } from "./SpendCapForm";
 
 /** How a run's end reads: an interrupted run says why, never "cancelled". */
 function endLabel(f: RunFinishedEvent, escStopped: boolean): string {
@@ -20,6 +22,31 @@ function endLabel(f: RunFinishedEvent, escStopped: boolean): string {
 
 const STOPPED_EARLY = new Set(["interrupted", "cancelled", "failed"]);
 
+/** What the run used: "2.7k in (1.2k cached) · 840 out · $0.42"; nothing when it made no model call. */
+function RunUsage({ u }: { u: Usage }) {
+  const cached = u.cached_input_tokens ?? 0;
+  const reasoning = u.reasoning_tokens ?? 0;
+  if (u.input_tokens + u.output_tokens === 0 && !u.cost_usd) return null;
+  const title = [
+    `${tokens(u.input_tokens)} input tokens${cached ? ` (${tokens(cached)} from the prompt cache)` : ""}`,
+    `${tokens(u.output_tokens)} output tokens${reasoning ? ` (${tokens(reasoning)} reasoning)` : ""}`,
+    u.cost_usd != null ? `cost ${usd(u.cost_usd)}` : "no known price",
+  ].join(", ");
+  return (
+    <span class="run-usage" title={title}>
+      {count(u.input_tokens)} in{cached ? ` (${count(cached)} cached)` : ""} · {count(u.output_tokens)} out
+      {u.cost_usd != null && (
+        <>
+          {" · "}
+          <span class="run-cost" data-cost-usd={u.cost_usd}>
+            {usd(u.cost_usd)}
+          </span>
+        </>
+      )}
+    </span>
+  );
+}
+
 export function RunEnd({ run }: { run: RunState }) {
   const [resume, setResume] = useState<"idle" | "sending" | "sent">("idle");
   const [error, setError] = useState<string | null>(null);
@@ -31,6 +58,8 @@ export function RunEnd({ run }: { run: RunState }) {
   // failed run's Retry: sending the prompt again would repeat it in the model's history).
   const canResume = STOPPED_EARLY.has(f.status) && !run.superseded && resume !== "sent";
   const action = f.status === "failed" ? "Retry" : "Resume";
+  // Stopped by a spend cap: a plain retry would stop again, the cap has to go up first.
+  const capped = f.error?.code === "spend_cap";
   const goOn = async () => {
     setResume("sending");
     setError(null);
@@ -46,17 +75,21 @@ export function RunEnd({ run }: { run: RunState }) {
     <div class={`run-end run-${f.status}`} data-run-id={run.id} data-status={f.status} data-reason={f.reason ?? undefined}>
       <span class="run-status">{endLabel(f, esc.has(run.id))}</span>
       {f.duration_ms != null && <span>{duration(f.duration_ms)}</span>}
-      {u && (
-        <span title={`${u.input_tokens} input tokens, ${u.output_tokens} output tokens`}>
-          {count(u.input_tokens)} in · {count(u.output_tokens)} out
-        </span>
-      )}
+      {u && <RunUsage u={u} />}
       {f.error && (
         <div class="run-error">
           <ErrorNote code={f.error.code} message={f.error.message} />
         </div>
       )}
-      {canResume && (
+      {canResume && capped && (
+        <SpendCapForm
+          runId={run.id}
+          sessionId={f.session}
+          daily={isDailyCap(f.error?.message ?? "")}
+          onResumed={() => setResume("sent")}
+        />
+      )}
+      {canResume && !capped && (
         <div class="run-retry">
           <button type="button" class="btn small" disabled={resume === "sending"} onClick={() => void goOn()}>
             {resume === "sending" ? "Sending…" : action}

@@ -5,6 +5,7 @@ const TRIGGER: Record<string, string> = {
   plan: "Implementing the approved plan",
   wakeup: "Woken up: background tasks finished",
   resume: "Resuming the run that stopped",
+  compact: "Compacting the conversation",
 };
 
 /** A run boundary: visible only when the run was not started by a plain prompt. */
@@ -16,7 +17,8 @@ export function RunStart({ run }: { run: RunState }) {
   return (
     <div class="run-start" data-run-id={run.id}>
       <span>
-        {label} · {s.agent} · {s.mode}
+        {/* A compaction makes no answer: the agent and mode play no part in it. */}
+        {s.trigger === "compact" ? label : `${label} · ${s.agent} · ${s.mode}`}
       </span>
     </div>
   );

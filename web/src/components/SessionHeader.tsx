@@ -6,9 +6,21 @@ import { navigate } from "../state/router";
 import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, togglePermissions } from "../state/panels";
 import { useObservable } from "../state/observable";
 import { removeSession, upsertSession } from "../state/sessions";
+import type { ContextState } from "../state/transcript";
 import { StatusBadge } from "./StatusBadge";
+import { UsageSummary } from "./UsageSummary";
 
-export function SessionHeader({ session }: { session: Session | null }) {
+export function SessionHeader({
+  session,
+  usageMarks,
+  context,
+}: {
+  session: Session | null;
+  /** The transcript's count of usage-changing events: the cost is read again when it moves. */
+  usageMarks: number;
+  /** The context fill the transcript's events tell of. */
+  context: ContextState | null;
+}) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -74,6 +86,7 @@ export function SessionHeader({ session }: { session: Session | null }) {
         <div class="session-sub">
           <span class="ws-path" title={s.workspace}>{s.workspace}</span>
           <span class="chip">agent: {s.agent}</span>
+          <UsageSummary sessionId={s.id} marks={usageMarks} context={context} />
         </div>
       </div>
       <div class="session-actions">

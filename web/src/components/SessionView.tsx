@@ -102,7 +102,7 @@ export function SessionView({ id }: { id: string }) {
 
   return (
     <section class="session-view" aria-label={session?.title || "Session"}>
-      <SessionHeader session={session} />
+      <SessionHeader session={session} usageMarks={snap.usageMarks} context={snap.context} />
       {session?.forked_from && <ForkBanner session={session} />}
       <PendingBar snap={snap} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}

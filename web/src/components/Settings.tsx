@@ -7,6 +7,7 @@ import { useObservable } from "../state/observable";
 import { themeChoice, type ThemeChoice } from "../state/theme";
 import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
 import { McpPanel } from "./McpPanel";
+import { UsagePanel } from "./UsagePanel";
 import { WebSearchForm } from "./WebSearchForm";
 
 const KINDS = ["openai", "anthropic", "replay"];
@@ -174,6 +175,7 @@ export function Settings() {
     <div class="settings">
       <h1>Settings</h1>
       <ProviderForm onSaved={() => providerMissing.set(false)} />
+      <UsagePanel />
       <WebSearchForm />
       <McpPanel />
 

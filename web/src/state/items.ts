@@ -3,6 +3,7 @@
 // plans). Built by `Transcript` (transcript.ts); read by the components.
 import type {
   ApprovalRequestedEvent,
+  CompactTrigger,
   Part,
   PlanProposedEvent,
   Question,
@@ -166,8 +167,28 @@ export interface RetryItem extends ItemBase {
   failed: boolean;
 }
 
+/** Older turns were summarised (`context_compacted`): what was summarised, and the summary. */
+export interface CompactionItem extends ItemBase {
+  kind: "compaction";
+  trigger: CompactTrigger;
+  summary: string;
+  messagesSummarized: number;
+  messagesKept: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** What the summary call cost (null: no known price). */
+  costUsd: number | null;
+}
+
+/** How full the model's context window is, as of the latest answer or compaction. */
+export interface ContextState {
+  tokens: number;
+  window: number;
+}
+
 export type Item =
   | RetryItem
+  | CompactionItem
   | NoticeItem
   | UserItem
   | AssistantItem
@@ -194,6 +215,13 @@ export interface TranscriptSnapshot {
   session: Session | null;
   /** Counts run_started and run_finished events: what waits behind a run changes with them. */
   runMarks: number;
+  /**
+   * Counts the events that change what the session has used or may spend (model calls,
+   * compactions, run ends, a new cap): its usage is read again when it moves.
+   */
+  usageMarks: number;
+  /** The context fill the events held tell of (null: none of them does). */
+  context: ContextState | null;
   /** The newest page has arrived (before that, an empty list means "not read yet"). */
   loaded: boolean;
   /** Why the newest page could not be read (it is tried again), or null. */

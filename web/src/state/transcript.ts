@@ -15,6 +15,8 @@ import type {
   ApprovalItem,
   ApprovalState,
   AssistantItem,
+  CompactionItem,
+  ContextState,
   Item,
   NoticeItem,
   PlanItem,
@@ -50,6 +52,8 @@ const IN_RUN = new Set([
   "question_asked",
   "plan_proposed",
   "provider_retry",
+  "model_usage",
+  "context_compacted",
 ]);
 
 /** Everything `apply` builds: thrown away and built again when an older page arrives. */
@@ -73,6 +77,8 @@ class BuildState {
   planItems = new Map<string, PlanItem>();
   activeRunId: string | null = null;
   runMarks = 0;
+  usageMarks = 0;
+  context: ContextState | null = null;
 }
 
 export class Transcript {
@@ -194,7 +200,7 @@ export class Transcript {
 
   /** Build everything again from the events held (tasks read over REST are kept). */
   private rebuild(): void {
-    const { tasks, runMarks } = this.b;
+    const { tasks, runMarks, usageMarks } = this.b;
     this.b = new BuildState();
     this.replaying = true;
     try {
@@ -206,6 +212,7 @@ export class Transcript {
     for (const [id, t] of tasks) this.b.tasks.set(id, t);
     // Older runs change nothing that waits behind the current one: the count goes on from where it was.
     this.b.runMarks = runMarks;
+    this.b.usageMarks = usageMarks;
     this.itemsChanged = false;
   }
 
@@ -257,6 +264,8 @@ export class Transcript {
       tasks: [...b.tasks.values()].sort((x, y) => (y.created_at ?? 0) - (x.created_at ?? 0) || (x.id < y.id ? 1 : -1)),
       session: b.session,
       runMarks: b.runMarks,
+      usageMarks: b.usageMarks,
+      context: b.context,
       loaded: this.loaded,
       loadError: this.loadError,
       hasOlder: this.hasOlder,
@@ -641,6 +650,7 @@ export class Transcript {
         const code = ev.error?.code;
         if (b.activeRunId === id) b.activeRunId = null;
         b.runMarks++;
+        b.usageMarks++;
         this.expireRun(id);
         for (const it of b.runItems.get(id) ?? []) {
           if (it.kind === "tool" && !it.result && !it.runEnded) {
@@ -696,9 +706,38 @@ export class Transcript {
         });
         break;
       }
+      case "model_usage": {
+        // A summary call's prompt is not the conversation: its fill comes with context_compacted.
+        if (ev.purpose !== "compaction") b.context = { tokens: ev.context_tokens, window: ev.context_window };
+        b.usageMarks++;
+        break;
+      }
+      case "context_compacted": {
+        b.context = { tokens: ev.tokens_after, window: ev.context_window };
+        b.usageMarks++;
+        this.add<CompactionItem>({
+          kind: "compaction",
+          key: `c:${ev.seq}`,
+          seq: ev.seq,
+          run,
+          v: 0,
+          trigger: ev.trigger,
+          summary: str(ev.summary),
+          messagesSummarized: ev.messages_summarized,
+          messagesKept: ev.messages_kept,
+          tokensBefore: ev.tokens_before,
+          tokensAfter: ev.tokens_after,
+          costUsd: ev.usage?.cost_usd ?? null,
+        });
+        break;
+      }
       case "session_updated": {
         const s = ev.data;
-        if (s && typeof s.id === "string") b.session = s;
+        if (s && typeof s.id === "string") {
+          // A new cap (an unknown old one counts as none) changes what the header shows.
+          if ((b.session?.spend_cap_usd ?? null) !== (s.spend_cap_usd ?? null)) b.usageMarks++;
+          b.session = s;
+        }
         break;
       }
       default:

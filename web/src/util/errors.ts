@@ -22,8 +22,24 @@ const ADVICE: Record<string, ErrorAdvice> = {
   iteration_limit: { sentence: "The agent stopped after too many steps in one run.", fix: null },
   interrupted: { sentence: "The server stopped while this run was going on.", fix: null },
   internal: { sentence: "Something went wrong inside Tradewind.", fix: null },
+  spend_cap: { sentence: "This session reached its spend cap, so the run stopped before the next model call.", fix: null },
+  nothing_to_compact: {
+    sentence: "Nothing to compact yet: the conversation is no longer than the latest turn, which is always kept.",
+    fix: null,
+  },
 };
 
-export function errorAdvice(code: string): ErrorAdvice {
+/** Codes that tell, not warn: shown as a quiet note rather than an error. */
+export const INFO_CODES: ReadonlySet<string> = new Set(["nothing_to_compact"]);
+
+/** A run stopped by the daily cap of all sessions together (the server's message says so). */
+export function isDailyCap(message: string): boolean {
+  return /\bdaily\b/i.test(message);
+}
+
+export function errorAdvice(code: string, message = ""): ErrorAdvice {
+  if (code === "spend_cap" && isDailyCap(message)) {
+    return { sentence: "Today's spend cap for all sessions together is reached, so the run stopped before the next model call.", fix: null };
+  }
   return ADVICE[code] ?? { sentence: "The run stopped with an error.", fix: null };
 }

@@ -27,6 +27,33 @@ export function count(n: number | null | undefined): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+const grouped = new Intl.NumberFormat("en-US");
+const dollars = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A whole number with thousands separators: "9,800". */
+export function tokens(n: number): string {
+  return grouped.format(n);
+}
+
+/** A token count for a label: "950", "4k", "128k", "1.5M". */
+export function shortTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${Number((n / 1000).toFixed(n < 10_000 ? 1 : 0))}k`;
+  return `${Number((n / 1_000_000).toFixed(1))}M`;
+}
+
+/**
+ * US dollars as people read them: "$0.42", "$1,204.50"; under a cent with up to four decimals
+ * ("$0.003") so a cheap call does not read as free. null (no known price): "—".
+ */
+export function usd(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "—";
+  if (v === 0) return "$0.00";
+  if (v < 0.0001) return "<$0.0001";
+  if (v < 0.01) return `$${v.toFixed(4).replace(/0+$/, "")}`;
+  return `$${dollars.format(v)}`;
+}
+
 /**
  * Short one-line summary of a tool input for compact cards: what a reader wants to see of each
  * tool (never the raw JSON; an unknown tool's scalar fields as `key: value`).

@@ -380,6 +380,7 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
                 ),
             }]),
             tools: Arc::from(Vec::new()),
+            reasoning_effort: None,
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),

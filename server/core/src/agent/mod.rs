@@ -101,6 +101,8 @@ pub struct AgentDeps {
     pub websearch: parking_lot::RwLock<crate::config::WebSearchSettings>,
     /// One HTTP client for web searches (connection reuse); fetches pin their own.
     pub web_client: reqwest::Client,
+    /// Workspace snapshots around runs (undo).
+    pub snapshots: Arc<crate::undo::Snapshots>,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
@@ -263,28 +265,11 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let paths = deps
         .paths
         .with_workspace(std::path::Path::new(&spec.session.workspace));
-    // Whatever an earlier run queued is stored before this one reads the history.
-    let _ = deps.events.flush(&spec.session.id).await;
-    // The cached history plus whatever was stored since (everything, after a restart).
-    let mut history = deps.history.take(&spec.session.id);
-    let after = history.last_id().map(str::to_string);
-    // A history that could not be read whole is used for this run but not kept.
-    let complete = match deps
-        .store
-        .list_messages(&spec.session.id, after.as_deref(), 1_000_000)
-        .await
-    {
-        Ok(rows) => {
-            for r in &rows {
-                history.push_row(r);
-            }
-            true
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "cannot read the history");
-            false
-        }
-    };
+    let (history, complete) = load_history(deps, spec).await;
+    let snapshot = snapshots_taken(deps, spec);
+    if snapshot {
+        take_snapshot(deps, spec, "before").await;
+    }
     let mut t = Turn {
         grants: parking_lot::Mutex::new(None),
         deps,
@@ -354,6 +339,9 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     if complete {
         deps.history.put(&spec.session.id, history);
     }
+    if snapshot {
+        take_snapshot(deps, spec, "after").await;
+    }
     // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
     // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
     // and reads the run finds it ended.
@@ -371,6 +359,72 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     )
     .await;
     outcome
+}
+
+/// The session's history as the model sees it: the cached one plus whatever was stored since
+/// (everything after a restart or a revert, without the runs a revert took back). `false`: it
+/// could not be read whole (used for this run, not kept).
+async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::History, bool) {
+    // Whatever an earlier run queued is stored before this one reads the history.
+    let _ = deps.events.flush(&spec.session.id).await;
+    let mut history = deps.history.take(&spec.session.id);
+    let after = history.last_id().map(str::to_string);
+    let hidden: HashSet<String> = if after.is_none() {
+        deps.store
+            .hidden_runs(&spec.session.id)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    match deps
+        .store
+        .list_messages(&spec.session.id, after.as_deref(), 1_000_000)
+        .await
+    {
+        Ok(rows) => {
+            for r in rows
+                .iter()
+                .filter(|r| r.run_id.as_ref().is_none_or(|id| !hidden.contains(id)))
+            {
+                history.push_row(r);
+            }
+            (history, true)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the history");
+            (history, false)
+        }
+    }
+}
+
+/// Whether a run's files are snapshotted (undo): the build agent's runs that can change them.
+fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
+    !deps.cfg.read_only
+        && deps.cfg.undo
+        && spec.session.agent == Agent::Build
+        && spec.trigger != RunTrigger::Compact
+}
+
+/// Record the workspace's files before or after a run; a failure only costs undo.
+async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
+    let ws = std::path::Path::new(&spec.session.workspace);
+    match deps.snapshots.snapshot(ws).await {
+        Ok(tree) => {
+            if let Err(e) = deps
+                .store
+                .record_snapshot(&spec.session.id, &spec.run_id, kind, &tree)
+                .await
+            {
+                tracing::warn!(error = %e, "cannot record a snapshot");
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot snapshot the workspace; undo will not cover this run")
+        }
+    }
 }
 
 /// Store the run's end. A full disk: keep trying in the background, so the run (and its
@@ -600,6 +654,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             system: system.clone(),
             messages,
             tools: offered,
+            reasoning_effort: t.run.session.reasoning_effort.0,
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {

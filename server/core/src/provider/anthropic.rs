@@ -69,6 +69,15 @@ impl Anthropic {
                 ),
             }
         }
+        // Prompt caching: breakpoints after the system prompt (tools and system, the same every
+        // call of a run) and on the conversation's last block (the next call reads all of it
+        // from the cache and pays only for what is new).
+        if let Some(last) = messages
+            .last_mut()
+            .and_then(|(_, blocks)| blocks.last_mut())
+        {
+            last["cache_control"] = json!({"type": "ephemeral"});
+        }
         let messages: Vec<Value> = messages
             .into_iter()
             .map(|(role, content)| json!({"role": role, "content": content}))
@@ -76,7 +85,7 @@ impl Anthropic {
         let mut body = json!({
             "model": self.model,
             "max_tokens": MAX_TOKENS,
-            "system": &*req.system,
+            "system": [{"type": "text", "text": &*req.system, "cache_control": {"type": "ephemeral"}}],
             "messages": messages,
             "stream": true,
         });

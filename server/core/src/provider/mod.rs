@@ -58,6 +58,9 @@ pub struct ChatRequest {
     pub system: Arc<str>,
     pub messages: Arc<Vec<ChatMessage>>,
     pub tools: Arc<[ToolSpec]>,
+    /// The session's reasoning effort (OpenAI-compatible providers send it as
+    /// `reasoning_effort`).
+    pub reasoning_effort: Option<crate::protocol::ReasoningEffort>,
 }
 
 impl ChatMessage {

@@ -76,6 +76,9 @@ impl OpenAi {
                 .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
                 .collect();
         }
+        if let Some(e) = req.reasoning_effort {
+            body["reasoning_effort"] = json!(e.as_str());
+        }
         body
     }
 }

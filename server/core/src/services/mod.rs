@@ -10,6 +10,7 @@ mod mcp;
 mod provider;
 mod search;
 mod sessions;
+mod undo;
 pub mod usage;
 mod websearch;
 
@@ -147,6 +148,7 @@ pub async fn agent_deps(
             crate::tools::websearch::stored_settings(store, &cfg.websearch).await,
         ),
         web_client: crate::tools::websearch::client()?,
+        snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
     };
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);

@@ -88,6 +88,7 @@ impl Core {
             mode: p.mode,
             archived: p.archived,
             spend_cap_usd: p.spend_cap_usd,
+            reasoning_effort: p.reasoning_effort,
         };
         let row = self
             .store

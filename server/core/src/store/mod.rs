@@ -20,6 +20,7 @@ mod runs;
 mod search;
 mod sessions;
 mod tasks;
+mod undo;
 mod usage;
 
 pub use approvals::*;
@@ -32,6 +33,7 @@ pub use runs::*;
 pub use search::*;
 pub use sessions::*;
 pub use tasks::*;
+pub use undo::*;
 pub use usage::*;
 
 use std::path::Path;

@@ -22,6 +22,8 @@ pub struct SessionRow {
     pub forked_from_seq: Option<i64>,
     /// The session's own spend cap (USD); `None`: the server's `spend.sessionUsd`.
     pub spend_cap_usd: Option<f64>,
+    #[sqlx(try_from = "Option<String>")]
+    pub reasoning_effort: EffortColumn,
     /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
     #[sqlx(try_from = "String")]
     pub status: SessionStatus,
@@ -32,7 +34,7 @@ macro_rules! select_sessions {
     ($tail:literal) => {
         concat!(
             "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
-            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, ",
+            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, ",
             "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') THEN 'waiting' ",
@@ -51,6 +53,21 @@ pub struct SessionPatch {
     pub archived: Option<bool>,
     /// `Some(None)` clears the session's own cap.
     pub spend_cap_usd: Option<Option<f64>>,
+    /// `Some(None)` stops sending one.
+    pub reasoning_effort: Option<Option<crate::protocol::ReasoningEffort>>,
+}
+
+/// A nullable `reasoning_effort` column (an unknown value is an error, like every enum).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EffortColumn(pub Option<crate::protocol::ReasoningEffort>);
+
+impl TryFrom<Option<String>> for EffortColumn {
+    type Error = crate::protocol::UnknownValue;
+    fn try_from(v: Option<String>) -> Result<Self, Self::Error> {
+        v.map(crate::protocol::ReasoningEffort::try_from)
+            .transpose()
+            .map(EffortColumn)
+    }
 }
 
 impl Store {
@@ -119,14 +136,16 @@ impl Store {
         let mode = patch.mode.unwrap_or(cur.mode);
         let archived = patch.archived.map(i64::from).unwrap_or(cur.archived);
         let cap = patch.spend_cap_usd.unwrap_or(cur.spend_cap_usd);
+        let effort = patch.reasoning_effort.unwrap_or(cur.reasoning_effort.0);
         let n = sqlx::query(
-            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, spend_cap_usd = $5, updated_at = $6 WHERE id = $7",
+            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, spend_cap_usd = $5, reasoning_effort = $6, updated_at = $7 WHERE id = $8",
         )
         .bind(title)
         .bind(agent.as_str())
         .bind(mode.as_str())
         .bind(archived)
         .bind(cap)
+        .bind(effort.map(|e| e.as_str()))
         .bind(now_ms())
         .bind(id)
         .execute(self.pool())
@@ -169,6 +188,7 @@ impl From<SessionRow> for crate::protocol::Session {
                 _ => None,
             },
             spend_cap_usd: r.spend_cap_usd,
+            reasoning_effort: r.reasoning_effort.0,
         }
     }
 }

@@ -158,11 +158,12 @@ impl Store {
         Ok((s, d))
     }
 
-    /// A session's latest model call, if it made one.
+    /// A session's latest answer (not a compaction's summary call), if it made one: how full
+    /// its context was.
     pub async fn last_model_call(&self, session: &str) -> StoreResult<Option<LastCallRow>> {
         Ok(sqlx::query_as::<_, LastCallRow>(
             "SELECT provider, model, input_tokens, output_tokens, context_window, created_at FROM model_calls \
-             WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1",
+             WHERE session_id = $1 AND purpose = 'turn' ORDER BY created_at DESC, id DESC LIMIT 1",
         )
         .bind(session)
         .fetch_optional(self.pool())

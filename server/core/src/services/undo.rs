@@ -1,0 +1,211 @@
+//! Revert and redo (`/undo`, `/redo`): the workspace's files and the conversation the model
+//! sees go back to before a user message, or forward again.
+
+use std::path::PathBuf;
+
+use super::{Core, ServiceError, ServiceResult};
+use crate::protocol::{EventPayload, RevertFile, RevertResult};
+use crate::store::RevertRow;
+use crate::undo::Change;
+use crate::util::{new_id, now_ms};
+
+fn files(plan: &[Change]) -> Vec<RevertFile> {
+    plan.iter()
+        .map(|c| RevertFile {
+            path: c.path.clone(),
+            action: c.action.to_string(),
+        })
+        .collect()
+}
+
+fn git_err(e: String) -> ServiceError {
+    ServiceError::Conflict(format!("the workspace's snapshots cannot be used: {e}"))
+}
+
+/// Files of `plan` that `hand` (changed by hand) also holds.
+fn clobbered(plan: &[Change], hand: &[String]) -> Vec<String> {
+    plan.iter()
+        .filter(|c| hand.contains(&c.path))
+        .map(|c| c.path.clone())
+        .collect()
+}
+
+fn refuse_clobber(hand: &[String], what: &str) -> ServiceError {
+    let shown: Vec<&str> = hand.iter().take(20).map(String::as_str).collect();
+    ServiceError::Conflict(format!(
+        "{} file(s) changed by hand since the agent's last step would be overwritten by the {what}: {}{}. Look at them first, or send force: true to {what} anyway.",
+        hand.len(),
+        shown.join(", "),
+        if hand.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        }
+    ))
+}
+
+impl Core {
+    fn idle(&self, session: &str) -> ServiceResult<()> {
+        if self.runs.is_busy(session) {
+            return Err(ServiceError::Conflict(
+                "the session is busy; revert or redo when its run ends".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What changed by hand since the session's newest snapshot, and the workspace now.
+    async fn now_and_hand_edits(
+        &self,
+        session: &str,
+        ws: &std::path::Path,
+    ) -> ServiceResult<(String, Vec<String>)> {
+        let snaps = &self.deps().snapshots;
+        let now = snaps.snapshot(ws).await.map_err(git_err)?;
+        let hand = match self.store.latest_snapshot(session).await? {
+            Some(last) => snaps.changed(ws, &last, &now).await.map_err(git_err)?,
+            None => Vec::new(),
+        };
+        Ok((now, hand))
+    }
+
+    /// Put the workspace back to how it was before the user message `message_id`, and take
+    /// that turn and the later ones back from the model.
+    pub async fn revert(
+        &self,
+        session: &str,
+        p: &crate::protocol::RevertParams,
+    ) -> ServiceResult<RevertResult> {
+        let row = self.load_session(session).await?;
+        self.idle(session)?;
+        if p.message_id.is_empty()
+            || p.message_id.len() > 64
+            || !p.message_id.bytes().all(|b| b.is_ascii_alphanumeric())
+        {
+            return Err(ServiceError::NotFound("message"));
+        }
+        let run = self
+            .store
+            .run_of_user_message(session, &p.message_id)
+            .await?
+            .ok_or(ServiceError::NotFound("message"))?;
+        let before = self.store.run_snapshot(&run, "before").await?.ok_or_else(|| {
+            ServiceError::Conflict(
+                "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)".into(),
+            )
+        })?;
+        let ws = PathBuf::from(&row.workspace);
+        let (now, hand) = self.now_and_hand_edits(session, &ws).await?;
+        let snaps = &self.deps().snapshots;
+        let plan = snaps.plan(&ws, &now, &before).await.map_err(git_err)?;
+        let hand_edited = clobbered(&plan, &hand);
+        let mut result = RevertResult {
+            applied: false,
+            revert_id: None,
+            files: files(&plan),
+            hand_edited,
+            runs: Vec::new(),
+        };
+        if p.dry_run {
+            return Ok(result);
+        }
+        if !result.hand_edited.is_empty() && !p.force {
+            return Err(refuse_clobber(&result.hand_edited, "revert"));
+        }
+        let left = snaps.apply(&ws, &before, &plan).await.map_err(git_err)?;
+        let revert = RevertRow {
+            id: new_id(),
+            session_id: session.to_string(),
+            run_id: run,
+            from_tree: now,
+            to_tree: before,
+            files: serde_json::to_string(&result.files).unwrap_or_else(|_| "[]".into()),
+            created_at: now_ms(),
+            undone_at: None,
+        };
+        self.store.record_revert(&revert, &left).await?;
+        // The model's history is read again without the runs taken back.
+        drop(self.deps().history.take(session));
+        result.runs = self.store.hidden_runs(session).await?;
+        result.applied = true;
+        result.revert_id = Some(revert.id.clone());
+        self.events
+            .append(
+                session,
+                None,
+                &EventPayload::SessionReverted {
+                    revert_id: revert.id,
+                    message_id: p.message_id.clone(),
+                    files: result.files.clone(),
+                    runs: result.runs.clone(),
+                },
+            )
+            .await?;
+        Ok(result)
+    }
+
+    /// Undo the session's latest revert: its files and runs come back. Only while nothing was
+    /// said since the revert.
+    pub async fn redo(
+        &self,
+        session: &str,
+        p: &crate::protocol::RedoParams,
+    ) -> ServiceResult<RevertResult> {
+        let row = self.load_session(session).await?;
+        self.idle(session)?;
+        let revert = self
+            .store
+            .active_revert(session)
+            .await?
+            .ok_or_else(|| ServiceError::Conflict("there is no revert to redo".into()))?;
+        let later = self.store.list_session_runs(session, 1).await?;
+        if later
+            .first()
+            .is_some_and(|r| r.created_at >= revert.created_at)
+        {
+            return Err(ServiceError::Conflict(
+                "the conversation went on after the revert; it can no longer be redone".into(),
+            ));
+        }
+        let runs = self.store.hidden_runs(session).await?;
+        let ws = PathBuf::from(&row.workspace);
+        let (now, hand) = self.now_and_hand_edits(session, &ws).await?;
+        let snaps = &self.deps().snapshots;
+        let plan = snaps
+            .plan(&ws, &now, &revert.from_tree)
+            .await
+            .map_err(git_err)?;
+        let mut result = RevertResult {
+            applied: false,
+            revert_id: Some(revert.id.clone()),
+            files: files(&plan),
+            hand_edited: clobbered(&plan, &hand),
+            runs,
+        };
+        if p.dry_run {
+            return Ok(result);
+        }
+        if !result.hand_edited.is_empty() && !p.force {
+            return Err(refuse_clobber(&result.hand_edited, "redo"));
+        }
+        let left = snaps
+            .apply(&ws, &revert.from_tree, &plan)
+            .await
+            .map_err(git_err)?;
+        self.store.undo_revert(&revert, &left).await?;
+        drop(self.deps().history.take(session));
+        result.applied = true;
+        self.events
+            .append(
+                session,
+                None,
+                &EventPayload::RevertUndone {
+                    revert_id: revert.id,
+                    files: result.files.clone(),
+                    runs: result.runs.clone(),
+                },
+            )
+            .await?;
+        Ok(result)
+    }
+}

@@ -1,0 +1,158 @@
+//! Snapshots taken around runs, and reverts (see `crate::undo`).
+
+use super::{Store, StoreResult};
+use crate::util::{new_id, now_ms};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RevertRow {
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub from_tree: String,
+    pub to_tree: String,
+    /// JSON: the files it changed, `[{path, action}]`.
+    pub files: String,
+    pub created_at: i64,
+    pub undone_at: Option<i64>,
+}
+
+impl Store {
+    /// Record a run's snapshot: `before` it changes anything, `after` it ended.
+    pub async fn record_snapshot(
+        &self,
+        session: &str,
+        run: &str,
+        kind: &str,
+        tree: &str,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO snapshots (id, session_id, run_id, kind, tree, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(new_id())
+        .bind(session)
+        .bind(run)
+        .bind(kind)
+        .bind(tree)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// A run's snapshot of that kind.
+    pub async fn run_snapshot(&self, run: &str, kind: &str) -> StoreResult<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT tree FROM snapshots WHERE run_id = $1 AND kind = $2 ORDER BY created_at DESC LIMIT 1",
+        )
+        .bind(run)
+        .bind(kind)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    /// The newest snapshot of a session (what the agent, or the last revert, left).
+    pub async fn latest_snapshot(&self, session: &str) -> StoreResult<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT tree FROM snapshots WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(session)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    /// Record a revert (and, as the session's newest snapshot, what it left).
+    pub async fn record_revert(&self, r: &RevertRow, left: &str) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO reverts (id, session_id, run_id, from_tree, to_tree, files, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(&r.id)
+        .bind(&r.session_id)
+        .bind(&r.run_id)
+        .bind(&r.from_tree)
+        .bind(&r.to_tree)
+        .bind(&r.files)
+        .bind(r.created_at)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO snapshots (id, session_id, run_id, kind, tree, created_at) VALUES ($1, $2, $3, 'revert', $4, $5)",
+        )
+        .bind(new_id())
+        .bind(&r.session_id)
+        .bind(&r.id)
+        .bind(left)
+        .bind(r.created_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The session's newest revert still in force.
+    pub async fn active_revert(&self, session: &str) -> StoreResult<Option<RevertRow>> {
+        Ok(sqlx::query_as::<_, RevertRow>(
+            "SELECT id, session_id, run_id, from_tree, to_tree, files, created_at, undone_at FROM reverts \
+             WHERE session_id = $1 AND undone_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(session)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    /// Undo a revert (and record what the redo left as the newest snapshot).
+    pub async fn undo_revert(&self, r: &RevertRow, left: &str) -> StoreResult<()> {
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        sqlx::query("UPDATE reverts SET undone_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(&r.id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO snapshots (id, session_id, run_id, kind, tree, created_at) VALUES ($1, $2, $3, 'redo', $4, $5)",
+        )
+        .bind(new_id())
+        .bind(&r.session_id)
+        .bind(&r.id)
+        .bind(left)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The runs a revert in force hides from the model: from the reverted run up to the revert.
+    pub async fn hidden_runs(&self, session: &str) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT r.id FROM runs r JOIN reverts v ON v.session_id = r.session_id \
+             JOIN runs t ON t.id = v.run_id \
+             WHERE v.session_id = $1 AND v.undone_at IS NULL \
+               AND r.created_at >= t.created_at AND r.created_at < v.created_at",
+        )
+        .bind(session)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+
+    /// The run of a user message (its `user_message` event's `message_id`).
+    pub async fn run_of_user_message(
+        &self,
+        session: &str,
+        message_id: &str,
+    ) -> StoreResult<Option<String>> {
+        let needle = format!("%\"message_id\":\"{message_id}\"%");
+        let row: Option<(Option<String>,)> = sqlx::query_as(
+            "SELECT run_id FROM events WHERE session_id = $1 AND type = 'user_message' AND data LIKE $2 LIMIT 1",
+        )
+        .bind(session)
+        .bind(needle)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.and_then(|r| r.0))
+    }
+}

@@ -1,0 +1,58 @@
+//! Revert and redo: the workspace's files and the conversation back to before a message.
+
+use axum::extract::{Path, State};
+
+use super::AppState;
+use super::extract::ApiJson;
+use crate::error::{ApiResult, ErrorBody};
+use crate::protocol::{RedoParams, RevertParams, RevertResult};
+
+/// Put the workspace back to before a user message, and take that turn back.
+///
+/// Every run of the build agent records the workspace's files before and after it (a hidden
+/// git object store under the state directory, never the user's repository; `.gitignore`
+/// holds, dependency and build folders are left out). A revert restores the files as they were
+/// before the run of the user message `message_id`, deletes files created since, and hides that
+/// run and the later ones from the model (the log keeps them; the transcript gets
+/// `session_reverted`). Files changed by hand since the agent's last step that the revert would
+/// overwrite are listed in `hand_edited`; the revert is then refused (409) unless `force` is
+/// set. `dry_run` only reports. The session must be idle.
+#[utoipa::path(post, path = "/api/sessions/{id}/revert", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = RevertParams,
+    responses((status = 200, description = "What was (or, dry run, would be) changed", body = RevertResult),
+              (status = 400, description = "Malformed JSON or an unknown field", body = ErrorBody),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session or message", body = ErrorBody),
+              (status = 409, description = "The session is busy, the message has no snapshot, or hand edits would be overwritten", body = ErrorBody),
+              (status = 422, description = "A field has the wrong type or size", body = ErrorBody)))]
+pub async fn revert(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(p): ApiJson<RevertParams>,
+) -> ApiResult<axum::Json<RevertResult>> {
+    Ok(axum::Json(state.revert(&id, &p).await?))
+}
+
+/// Undo the latest revert (redo).
+///
+/// Puts back the files the session's latest revert changed, as they were just before it, and
+/// lets the model see the runs it hid again (`revert_undone` in the log). Only while nothing
+/// was said since the revert; hand edits made since it are protected as for a revert (`force`,
+/// `dry_run`).
+#[utoipa::path(post, path = "/api/sessions/{id}/redo", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = RedoParams,
+    responses((status = 200, description = "What was (or, dry run, would be) changed", body = RevertResult),
+              (status = 400, description = "Malformed JSON or an unknown field", body = ErrorBody),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "Nothing to redo, the conversation went on, the session is busy, or hand edits would be overwritten", body = ErrorBody),
+              (status = 422, description = "A field has the wrong type", body = ErrorBody)))]
+pub async fn redo(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(p): ApiJson<RedoParams>,
+) -> ApiResult<axum::Json<RevertResult>> {
+    Ok(axum::Json(state.redo(&id, &p).await?))
+}

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-DdEPUUJ-.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,82 @@
+import type { SessionUsage } from "../api/types";
+import type { ContextState } from "../state/transcript";
+import { useSessionUsage } from "../state/usage";
+import { shortTokens, tokens, usd } from "../util/format";
+import "../usage.css";
+
+/** The session's cost as it reads in the header: "$0.42", "unpriced", "$0.42 of $5.00". */
+function costText(u: SessionUsage): string {
+  const priced = u.calls - u.unpriced_calls;
+  if (u.calls > 0 && priced === 0) return "unpriced";
+  const cost = usd(u.usage.cost_usd);
+  // Some calls had no price: what is shown is less than what was spent.
+  const plus = u.unpriced_calls > 0 && u.usage.cost_usd != null ? "+" : "";
+  return u.spend_cap_usd != null ? `${cost}${plus} of ${usd(u.spend_cap_usd)}` : `${cost}${plus}`;
+}
+
+/** The session's cap is reached: its next run stops before the first model call. */
+function overCap(u: SessionUsage): boolean {
+  return u.spend_cap_usd != null && (u.usage.cost_usd ?? 0) >= u.spend_cap_usd;
+}
+
+function costTitle(u: SessionUsage): string {
+  const x = u.usage;
+  const parts = [
+    `${tokens(u.calls)} model call${u.calls === 1 ? "" : "s"}`,
+    `${tokens(x.input_tokens)} input tokens${x.cached_input_tokens ? ` (${tokens(x.cached_input_tokens)} cached)` : ""}`,
+    `${tokens(x.output_tokens)} output tokens`,
+  ];
+  if (u.unpriced_calls > 0) parts.push(`${tokens(u.unpriced_calls)} without a known price`);
+  if (u.spend_cap_usd != null) {
+    parts.push(`spend cap ${usd(u.spend_cap_usd)} (${u.spend_cap_source === "session" ? "this session's own" : "the server's"})`);
+    if (overCap(u)) parts.push("reached: the next run stops before its first model call");
+  }
+  return parts.join(" · ");
+}
+
+/** How full the model's context window is: a bar and a percentage, read as a meter. */
+export function ContextMeter({ used, window }: { used: number; window: number }) {
+  const pct = window > 0 ? Math.round((used / window) * 100) : 0;
+  const level = pct >= 90 ? " full" : pct >= 75 ? " high" : "";
+  return (
+    <span
+      class={`context-meter${level}`}
+      role="meter"
+      aria-label={`Context ${pct} % of ${shortTokens(window)} tokens`}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={Math.min(pct, 100)}
+      aria-valuetext={`${tokens(used)} of ${tokens(window)} tokens`}
+      title={`Context: ${tokens(used)} of ${tokens(window)} tokens`}
+    >
+      <span class="context-bar" aria-hidden="true">
+        <span class="context-fill" style={{ width: `${Math.min(pct, 100)}%` }} />
+      </span>
+      <span class="context-pct" aria-hidden="true">
+        {pct} %
+      </span>
+    </span>
+  );
+}
+
+/**
+ * The session header's cost and context meter. The cost is the server's sum, read again whenever
+ * the transcript's events change it (`marks`); the context fill comes straight from those events
+ * (`context`), else from the server's last answer.
+ */
+export function UsageSummary({ sessionId, marks, context }: { sessionId: string; marks: number; context: ContextState | null }) {
+  const usage = useSessionUsage(sessionId, marks);
+  const fill = context ?? (usage?.context ? { tokens: usage.context.context_tokens, window: usage.context.context_window } : null);
+  if (!usage && !fill) return null;
+  return (
+    <span class="usage-summary">
+      {usage && (
+        <span class={`usage-cost${overCap(usage) ? " over" : ""}`} title={costTitle(usage)} data-cost-usd={usage.usage.cost_usd ?? ""}>
+          <span class="visually-hidden">Cost </span>
+          {costText(usage)}
+        </span>
+      )}
+      {fill && fill.window > 0 && <ContextMeter used={fill.tokens} window={fill.window} />}
+    </span>
+  );
+}

@@ -1,0 +1,127 @@
+// Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
+// `/new`) act on the session; the workspace's own (`.tradewind/commands/<name>.md`, read with
+// `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
+// replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
+import { api } from "../api/client";
+import type { Agent, Mode, PromptCommand, Session } from "../api/types";
+import { navigate, sessionPath } from "./router";
+import { upsertSession } from "./sessions";
+
+type Builtin =
+  | { action: "compact" | "new" }
+  | { action: "agent"; agent: Agent }
+  | { action: "mode"; mode: Mode };
+
+export interface SlashEntry {
+  /** What follows `/`: "compact", "mode auto", a template's name. */
+  label: string;
+  description: string;
+  /** A workspace template (null: built in). */
+  template: PromptCommand | null;
+  /** Text is expected after it (a template using `$ARGUMENTS`). */
+  takesArguments: boolean;
+}
+
+const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] = [
+  { label: "compact", description: "Summarise the older turns to free the context window", builtin: { action: "compact" } },
+  { label: "plan", description: "Switch to the plan agent: read-only, it explores and proposes a plan", builtin: { action: "agent", agent: "plan" } },
+  { label: "build", description: "Switch to the build agent: it edits files and runs commands", builtin: { action: "agent", agent: "build" } },
+  { label: "mode ask", description: "Permissions: edits, commands and network ask first", builtin: { action: "mode", mode: "ask" } },
+  { label: "mode auto", description: "Permissions: edits in the workspace run; commands and network ask", builtin: { action: "mode", mode: "auto" } },
+  { label: "mode full", description: "Permissions: everything the server allows runs without asking", builtin: { action: "mode", mode: "full" } },
+  { label: "new", description: "Start a new session in this workspace, with the same agent and permissions", builtin: { action: "new" } },
+];
+const BUILTINS: (SlashEntry & { builtin: Builtin })[] = BUILTIN_LIST.map((b) => ({ ...b, template: null, takesArguments: false }));
+
+/** Names a workspace template cannot take: the built-in command wins. */
+const BUILTIN_NAMES = new Set(BUILTINS.map((b) => b.label.split(" ")[0]));
+
+/**
+ * What the picker filters by: the text after `/` while the whole prompt is one command name (and
+ * at most one word after it, for `/mode auto`); null otherwise.
+ */
+export function slashQuery(text: string): string | null {
+  const m = /^\/([\w-]*(?: [\w-]*)?)$/.exec(text);
+  return m ? m[1] : null;
+}
+
+/** The picker's entries for `query`: those starting with it first, then those containing it. */
+export function slashEntries(query: string, templates: PromptCommand[]): SlashEntry[] {
+  const own: SlashEntry[] = templates
+    .filter((t) => !BUILTIN_NAMES.has(t.name))
+    .map((t) => ({ label: t.name, description: t.description, template: t, takesArguments: t.takes_arguments }));
+  const all: SlashEntry[] = [...BUILTINS, ...own];
+  const q = query.toLowerCase();
+  const starts = all.filter((e) => e.label.startsWith(q));
+  const within = q.includes(" ") ? [] : all.filter((e) => !e.label.startsWith(q) && e.label.includes(q));
+  return [...starts, ...within];
+}
+
+/** The template's text for `args`: `$ARGUMENTS` replaced, or the args after it when it has none. */
+export function expandTemplate(t: PromptCommand, args: string): string {
+  if (t.template.includes("$ARGUMENTS")) return t.template.split("$ARGUMENTS").join(args).trim();
+  return args ? `${t.template.trim()}\n\n${args}` : t.template.trim();
+}
+
+/** What a prompt starting with `/` comes to. */
+export interface SlashOutcome {
+  /** What was done, in a few words (null: nothing was done, `send` is everything). */
+  done: string | null;
+  /** The prompt to send now (null: none). */
+  send: string | null;
+}
+
+const AGENT_DONE: Record<Agent, string> = {
+  plan: "Switched to the plan agent (read-only).",
+  build: "Switched to the build agent.",
+};
+
+async function runBuiltin(session: Session, b: Builtin): Promise<string | null> {
+  switch (b.action) {
+    case "compact":
+      // The compaction run shows in the transcript: nothing more to say here.
+      await api.compact(session.id);
+      return null;
+    case "agent":
+      upsertSession(await api.patchSession(session.id, { agent: b.agent }));
+      return AGENT_DONE[b.agent];
+    case "mode":
+      upsertSession(await api.patchSession(session.id, { mode: b.mode }));
+      return `Permissions set to ${b.mode}.`;
+    case "new": {
+      const s = await api.createSession({ workspace: session.workspace, agent: session.agent, mode: session.mode });
+      upsertSession(s);
+      navigate(sessionPath(s.id));
+      return "New session started.";
+    }
+  }
+}
+
+/**
+ * Act on a prompt: a built-in command runs (an error is thrown with a plain message), a
+ * template is expanded, anything else is sent as it is. `templates` reads the workspace's.
+ */
+export async function resolveSlash(
+  session: Session,
+  text: string,
+  templates: () => Promise<PromptCommand[]>,
+): Promise<SlashOutcome> {
+  const m = /^\/([\w-]+)(?:[ \t]+([\s\S]*))?$/.exec(text.trim());
+  if (!m) return { done: null, send: text };
+  const name = m[1].toLowerCase();
+  const args = (m[2] ?? "").trim();
+  if (name === "mode") {
+    const b = BUILTINS.find((x) => x.label === `mode ${args.toLowerCase()}`);
+    if (!b) throw new Error("Use /mode ask, /mode auto or /mode full.");
+    return { done: await runBuiltin(session, b.builtin), send: null };
+  }
+  const b = BUILTINS.find((x) => x.label === name);
+  if (b) {
+    // `/plan <text>` switches agent and sends the text; the others take nothing after them.
+    if (args && b.builtin.action !== "agent") throw new Error(`/${name} takes nothing after it.`);
+    return { done: await runBuiltin(session, b.builtin), send: args || null };
+  }
+  const t = (await templates()).find((x) => x.name === name);
+  if (t) return { done: null, send: expandTemplate(t, args) };
+  return { done: null, send: text };
+}

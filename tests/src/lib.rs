@@ -36,6 +36,11 @@ impl TempDir {
     pub fn path(&self) -> &Path {
         &self.0
     }
+    /// Own an existing directory (removed when dropped).
+    pub fn adopt(p: PathBuf) -> TempDir {
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(std::fs::canonicalize(&p).unwrap())
+    }
 }
 
 impl Drop for TempDir {

@@ -662,3 +662,150 @@ async fn revert_and_redo_the_workspace_and_the_conversation() {
     assert_eq!(st, 404);
     s.stop().await;
 }
+
+/// The command line works on the real state directory: `run` stores its session, `run
+/// --session` continues it, `sessions list/show/export/import` read and copy it; with a server
+/// running on the directory they go through its API.
+#[tokio::test]
+async fn headless_runs_continue_sessions_and_sessions_export_and_import() {
+    let home = TempDir::new("cli-home");
+    let ws = TempDir::new("cli-ws");
+    let state = home.path().join("state");
+    let replay = home.path().join("r.json");
+    std::fs::write(
+        &replay,
+        json!({"scripts": [
+            {"match": "second", "turns": [{"text": "Second answer."}]},
+            {"match": "third", "turns": [{"text": "Third answer, through the server."}]},
+            {"turns": [{"text": "First answer."}]}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    // The subcommand, then the flags, then the rest (a prompt takes every word after it).
+    let cli = |args: &[&str]| {
+        let split = if args[0] == "sessions" { 2 } else { 1 };
+        let out = std::process::Command::new(binary())
+            .args(&args[..split])
+            .args(["--workspace", ws.path().to_str().unwrap()])
+            .args(["--provider", "replay", "--replay", replay.to_str().unwrap()])
+            .args(&args[split..])
+            .env("TRADEWIND_HOME", &state)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let frames = |out: &str| -> Vec<Value> {
+        out.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let first = frames(&cli(&["run", "--json", "first question"]));
+    let sid = first
+        .iter()
+        .find(|f| f["type"] == "run_started")
+        .and_then(|f| f["session"].as_str())
+        .unwrap()
+        .to_string();
+    assert_eq!(first.last().unwrap()["type"], "run_finished");
+    let second = frames(&cli(&[
+        "run",
+        "--json",
+        "--session",
+        &sid,
+        "second question",
+    ]));
+    assert!(second.iter().all(|f| f["session"] == sid.as_str()));
+    assert!(
+        second
+            .iter()
+            .all(|f| f["type"] != "user_message" || f["text"] == "second question"),
+        "only the new run's frames are printed"
+    );
+    let list = cli(&["sessions", "list", "--json"]);
+    let sessions: Vec<Value> = frames(&list);
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["id"], sid.as_str());
+    let md = cli(&["sessions", "show", &sid]);
+    for part in [
+        "first question",
+        "First answer.",
+        "second question",
+        "Second answer.",
+    ] {
+        assert!(md.contains(part), "{md}");
+    }
+    let file = home.path().join("export.json");
+    cli(&[
+        "sessions",
+        "export",
+        &sid,
+        "--format",
+        "json",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["format"], "tradewind-session/1");
+    let imported = cli(&["sessions", "import", file.to_str().unwrap()]);
+    let new_id = imported.split('\t').next().unwrap().trim().to_string();
+    assert_ne!(new_id, sid);
+    assert!(cli(&["sessions", "show", &new_id]).contains("Second answer."));
+    // With a server running on the state directory, the command line goes through it.
+    let workspace = TempDir::new("cli-server-ws");
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap()),
+            ..Opts::default()
+        },
+        workspace,
+        TempDir::adopt(state.clone()),
+    )
+    .await;
+    // (Run off this thread: the server answering it runs on this test's runtime.)
+    let third = {
+        let (ws, replay, state, sid) = (
+            ws.path().to_path_buf(),
+            replay.clone(),
+            state.clone(),
+            sid.clone(),
+        );
+        let out = tokio::process::Command::new(binary())
+            .args(["run", "--json", "--workspace", ws.to_str().unwrap()])
+            .args(["--provider", "replay", "--replay", replay.to_str().unwrap()])
+            .args(["--session", &sid, "third question"])
+            .env("TRADEWIND_HOME", &state)
+            .output()
+            .await
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        frames(&String::from_utf8_lossy(&out.stdout))
+    };
+    let end = third.last().unwrap();
+    assert_eq!(end["status"], "completed");
+    // The server's own log has the run the command line made.
+    let events = s.events(&sid).await;
+    assert!(
+        of_type(&events, "message_complete")
+            .iter()
+            .any(|m| m["text"] == "Third answer, through the server.")
+    );
+    // An import needs the export's format.
+    let (st, _) = s
+        .post(
+            "/api/sessions/import",
+            json!({"format": "other", "session": {"title": "x", "agent": "build", "mode": "ask"}, "events": [], "messages": []}),
+        )
+        .await;
+    assert_eq!(st, 422);
+    s.stop().await;
+}

@@ -53,6 +53,10 @@ pub enum Command {
     /// MCP servers from config.json.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// The sessions of this state directory: list, show, export, import (through the running
+    /// server when there is one).
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
     /// Internal: run a command confined (Landlock, own session, subreaper). The server execs
     /// this for every command the agent starts.
     #[command(hide = true)]
@@ -60,6 +64,59 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<std::ffi::OsString>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Every session, newest first: id, status, agent, title (tab-separated).
+    List(SessionsListArgs),
+    /// A session's transcript as Markdown.
+    Show(SessionArgs),
+    /// A whole session: `--format json` (events and messages; `sessions import` takes it back)
+    /// or `md`.
+    Export(SessionExportArgs),
+    /// Create a session from an exported JSON file; prints its id.
+    Import(SessionImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsListArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// One JSON object per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Include archived sessions.
+    #[arg(long)]
+    pub archived: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    pub id: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionExportArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    pub id: String,
+    /// `json` or `md`.
+    #[arg(long, default_value = "json")]
+    pub format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionImportArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// A file written by `sessions export --format json`.
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
@@ -239,9 +296,13 @@ pub struct RunArgs {
     /// Print one JSON event per line.
     #[arg(long)]
     pub json: bool,
-    /// Agent: build (default) or plan (read-only; its plan becomes the final answer).
-    #[arg(long, default_value = "build", value_parser = parse_agent)]
-    pub agent: crate::protocol::Agent,
+    /// Agent: build (default for a new session) or plan (read-only; its plan becomes the final
+    /// answer).
+    #[arg(long, value_parser = parse_agent)]
+    pub agent: Option<crate::protocol::Agent>,
+    /// Continue this session (`tradewind sessions list`) instead of starting a new one.
+    #[arg(long)]
+    pub session: Option<String>,
     /// The prompt.
     #[arg(required = true, trailing_var_arg = true)]
     pub prompt: Vec<String>,
@@ -564,6 +625,9 @@ pub struct Config {
     /// Snapshot the workspace around each build run so it can be reverted (`undo` in
     /// config.json, default true).
     pub undo: bool,
+    /// A server the command line started for itself: an effect that would ask is unavailable
+    /// (nobody is there to answer).
+    pub headless: bool,
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
@@ -684,6 +748,7 @@ impl Config {
             models: crate::models::Catalog::new(file.models),
             spend: file.spend,
             undo: file.undo.unwrap_or(true),
+            headless: false,
             sandbox_helper: std::env::current_exe().ok(),
             auth: file.auth,
             tls: match (
@@ -799,6 +864,7 @@ impl Config {
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),
             undo: true,
+            headless: false,
             sandbox_helper: None,
             auth: crate::auth::AuthSettings::default(),
             tls: None,

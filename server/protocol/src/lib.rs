@@ -688,6 +688,45 @@ pub struct RevertResult {
     pub runs: Vec<String>,
 }
 
+/// The format tag of an exported session (`tradewind sessions export --format json`).
+pub const SESSION_EXPORT_FORMAT: &str = "tradewind-session/1";
+
+/// What a session export holds of the session itself (the other fields of a `Session` are
+/// ignored on import).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct ExportedSession {
+    pub title: String,
+    /// Used when it is still a directory this server may use; else the server's workspace.
+    #[serde(default)]
+    pub workspace: Option<String>,
+    pub agent: Agent,
+    pub mode: Mode,
+}
+
+/// A message of a session export (as `GET /api/sessions/{id}/messages` lists it).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct ExportedMessage {
+    #[serde(default)]
+    pub run_id: Option<String>,
+    pub role: MessageRole,
+    #[schema(value_type = MessageParts)]
+    pub parts: serde_json::Value,
+    pub created_at: i64,
+}
+
+/// `POST /api/sessions/import`: what `tradewind sessions export --format json` writes.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct SessionExport {
+    /// `tradewind-session/1`.
+    pub format: String,
+    pub session: ExportedSession,
+    /// Every event, in order (renumbered from 1 on import).
+    #[schema(value_type = Vec<EventFrame>)]
+    pub events: Vec<EventFrame>,
+    /// Every message the model saw, in order.
+    pub messages: Vec<ExportedMessage>,
+}
+
 /// Why a conversation was compacted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

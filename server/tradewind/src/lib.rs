@@ -12,6 +12,7 @@ pub use tradewind_core::{
 pub mod accept;
 pub mod cli;
 pub mod error;
+pub mod headless;
 pub mod http;
 pub mod qr;
 pub mod server;

@@ -3,16 +3,6 @@ use tradewind::config::{Cli, Command};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TRADEWIND_LOG").unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new(
-                    "warn,tradewind=info,tradewind_core=info,tradewind_policy=info",
-                )
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         // `policy check` promises exit status 3 for a usage error (0–2 are its decisions).
@@ -22,9 +12,25 @@ async fn main() -> std::process::ExitCode {
         }
         Err(e) => e.exit(),
     };
+    // The command line's own server (run, sessions) keeps its request log to itself.
+    let quiet = matches!(cli.command, Command::Run(_) | Command::Sessions(_));
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("TRADEWIND_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(if quiet {
+                    "warn"
+                } else {
+                    "warn,tradewind=info,tradewind_core=info,tradewind_policy=info"
+                })
+            }),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+
     let result = match cli.command {
         Command::Serve(args) => tradewind::cli::serve(args).await,
-        Command::Run(args) => match tradewind::cli::run_headless(args).await {
+        Command::Sessions(cmd) => tradewind::headless::sessions(cmd).await,
+        Command::Run(args) => match tradewind::headless::run(args).await {
             Ok(code) => return code,
             Err(e) => Err(e),
         },

@@ -39,6 +39,10 @@ pub struct RunningInfo {
     /// The URL other devices use.
     pub url: String,
     pub ca_fingerprint: Option<String>,
+    /// The access token (this file is 0600 in the 0700 state directory): how the command line
+    /// reaches the running server.
+    #[serde(default)]
+    pub token: Option<String>,
 }
 
 impl Server {
@@ -146,7 +150,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         url: device_base_url(&cfg, addr, tls.is_some()),
     });
     let cfg = Arc::new(cfg);
-    let (deps, ended) = agent_deps(&cfg, &store, &events, true).await?;
+    let (deps, ended) = agent_deps(&cfg, &store, &events, !cfg.headless).await?;
     let tasks = deps.tasks.clone();
     let runs = RunManager::new(Arc::new(deps));
     runs.recover().await?;
@@ -223,6 +227,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         local_url: server.base_url(),
         url: face.url.clone(),
         ca_fingerprint: face.ca.as_ref().map(|c| c.fingerprint.clone()),
+        token: Some(server.state.auth.access_token().to_string()),
     };
     write_running_info(&server.state.cfg.state_dir, &info)?;
     Ok(server)

@@ -538,6 +538,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a session from an export.
+         * @description Takes what `tradewind sessions export --format json` writes (`format`
+         *     `tradewind-session/1`): a new session with the export's title, agent and mode, its events
+         *     renumbered from 1 (each must be a valid event frame), and its messages in order, so the
+         *     model sees the same conversation. The workspace is the export's when this server may use it,
+         *     else the server's own. Answers 201 with the session. Bodies over 2 MiB get 413.
+         */
+        post: operations["import_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}": {
         parameters: {
             query?: never;
@@ -1706,6 +1730,25 @@ export interface components {
          * @enum {string}
          */
         EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        /** @description A message of a session export (as `GET /api/sessions/{id}/messages` lists it). */
+        ExportedMessage: {
+            /** Format: int64 */
+            created_at: number;
+            parts: components["schemas"]["MessageParts"];
+            role: components["schemas"]["MessageRole"];
+            run_id?: string | null;
+        };
+        /**
+         * @description What a session export holds of the session itself (the other fields of a `Session` are
+         *     ignored on import).
+         */
+        ExportedSession: {
+            agent: components["schemas"]["Agent"];
+            mode: components["schemas"]["Mode"];
+            title: string;
+            /** @description Used when it is still a directory this server may use; else the server's workspace. */
+            workspace?: string | null;
+        };
         /** @description A workspace file matching a query (`GET /api/sessions/{id}/files`). */
         FileMatch: {
             /** @description Positions (in characters) of `path` the query matched, ascending: for highlighting. */
@@ -2667,6 +2710,16 @@ export interface components {
             /** Format: int64 */
             updated_at: number;
             workspace: string;
+        };
+        /** @description `POST /api/sessions/import`: what `tradewind sessions export --format json` writes. */
+        SessionExport: {
+            /** @description Every event, in order (renumbered from 1 on import). */
+            events: components["schemas"]["EventFrame"][];
+            /** @description `tradewind-session/1`. */
+            format: string;
+            /** @description Every message the model saw, in order. */
+            messages: components["schemas"]["ExportedMessage"][];
+            session: components["schemas"]["ExportedSession"];
         };
         SessionPage: {
             data: components["schemas"]["Session"][];
@@ -5210,6 +5263,111 @@ export interface operations {
                 };
             };
             /** @description A workspace that is not an existing absolute directory, or an invalid title */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionExport"];
+            };
+        };
+        responses: {
+            /** @description The new session */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Malformed JSON, or an event that is not a valid frame */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Larger than 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a session export (format), or a message without parts */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -430,3 +430,63 @@ impl Core {
         }
     }
 }
+
+impl Core {
+    /// Create a session from an export (`tradewind sessions export --format json`): a new id,
+    /// its events renumbered from 1, its messages in order; the workspace when still usable.
+    pub async fn import_session(
+        &self,
+        doc: crate::protocol::SessionExport,
+    ) -> ServiceResult<Session> {
+        if doc.format != crate::protocol::SESSION_EXPORT_FORMAT {
+            return Err(ServiceError::Invalid(format!(
+                "format must be {:?} (what tradewind sessions export --format json writes)",
+                crate::protocol::SESSION_EXPORT_FORMAT
+            )));
+        }
+        let title =
+            check_title(&doc.session.title).unwrap_or_else(|_| super::DEFAULT_TITLE.to_string());
+        let workspace = doc
+            .session
+            .workspace
+            .as_deref()
+            .and_then(|w| check_workspace(w, &self.cfg.state_dir).ok())
+            .unwrap_or_else(|| self.cfg.workspace.clone());
+        let mut events = Vec::with_capacity(doc.events.len());
+        for f in &doc.events {
+            let data = serde_json::to_string(&f.payload)
+                .map_err(|e| ServiceError::Invalid(format!("event {}: {e}", f.seq)))?;
+            events.push((f.run.clone(), f.payload.kind().to_string(), data, f.at));
+        }
+        let mut messages = Vec::with_capacity(doc.messages.len());
+        for (i, m) in doc.messages.iter().enumerate() {
+            if !m.parts.is_object() {
+                return Err(ServiceError::Invalid(format!(
+                    "message {i}: parts must be an object"
+                )));
+            }
+            messages.push((
+                m.run_id.clone(),
+                m.role.as_ref().to_string(),
+                m.parts.to_string(),
+                m.created_at,
+            ));
+        }
+        let id = crate::util::new_id();
+        let row = self
+            .store
+            .import_session(&crate::store::ImportSpec {
+                id: &id,
+                title: &title,
+                workspace: &workspace.to_string_lossy(),
+                agent: doc.session.agent,
+                mode: doc.session.mode,
+                events: &events,
+                messages: &messages,
+            })
+            .await?;
+        let session = Session::from(row);
+        self.events.session_updated(&session).await;
+        Ok(session)
+    }
+}

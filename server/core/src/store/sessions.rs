@@ -256,3 +256,69 @@ impl Store {
         self.get_session(f.new_id).await
     }
 }
+
+/// A session read back from an export: its row, then its events (numbered from 1 in order) and
+/// messages (in order), each as stored.
+pub struct ImportSpec<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub workspace: &'a str,
+    pub agent: Agent,
+    pub mode: Mode,
+    /// (run id, type, data JSON, created_at)
+    pub events: &'a [(Option<String>, String, String, i64)],
+    /// (run id, role, parts JSON, created_at)
+    pub messages: &'a [(Option<String>, String, String, i64)],
+}
+
+impl Store {
+    /// Create a session from an export, in one transaction.
+    pub async fn import_session(&self, s: &ImportSpec<'_>) -> StoreResult<SessionRow> {
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, 0, NULL, $6, $7, $8)",
+        )
+        .bind(s.id)
+        .bind(s.title)
+        .bind(s.workspace)
+        .bind(s.agent.as_str())
+        .bind(s.mode.as_str())
+        .bind(i64::try_from(s.events.len()).unwrap_or(i64::MAX))
+        .bind(now)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        for (i, (run, kind, data, at)) in s.events.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO events (session_id, seq, run_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(s.id)
+            .bind(i64::try_from(i + 1).unwrap_or(i64::MAX))
+            .bind(run.as_deref())
+            .bind(kind)
+            .bind(data)
+            .bind(*at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        // Message ids keep their order: a fresh ULID prefix, then the position.
+        let base = crate::util::new_id();
+        for (i, (run, role, parts, at)) in s.messages.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(format!("{base}.{i:08}"))
+            .bind(s.id)
+            .bind(run.as_deref())
+            .bind(role)
+            .bind(parts)
+            .bind(*at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        self.get_session(s.id).await
+    }
+}

@@ -1,4 +1,5 @@
-//! Revert and redo: the workspace's files and the conversation back to before a message.
+//! Revert and redo (the workspace's files and the conversation back to before a message), and
+//! importing an exported session.
 
 use axum::extract::{Path, State};
 
@@ -55,4 +56,26 @@ pub async fn redo(
     ApiJson(p): ApiJson<RedoParams>,
 ) -> ApiResult<axum::Json<RevertResult>> {
     Ok(axum::Json(state.redo(&id, &p).await?))
+}
+
+/// Create a session from an export.
+///
+/// Takes what `tradewind sessions export --format json` writes (`format`
+/// `tradewind-session/1`): a new session with the export's title, agent and mode, its events
+/// renumbered from 1 (each must be a valid event frame), and its messages in order, so the
+/// model sees the same conversation. The workspace is the export's when this server may use it,
+/// else the server's own. Answers 201 with the session. Bodies over 2 MiB get 413.
+#[utoipa::path(post, path = "/api/sessions/import", tag = "sessions",
+    request_body = crate::protocol::SessionExport,
+    responses((status = 201, description = "The new session", body = crate::protocol::Session),
+              (status = 400, description = "Malformed JSON, or an event that is not a valid frame", body = ErrorBody),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 413, description = "Larger than 2 MiB", body = ErrorBody),
+              (status = 422, description = "Not a session export (format), or a message without parts", body = ErrorBody)))]
+pub async fn import_session(
+    State(state): State<AppState>,
+    ApiJson(doc): ApiJson<crate::protocol::SessionExport>,
+) -> ApiResult<(axum::http::StatusCode, axum::Json<crate::protocol::Session>)> {
+    let s = state.import_session(doc).await?;
+    Ok((axum::http::StatusCode::CREATED, axum::Json(s)))
 }

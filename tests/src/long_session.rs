@@ -23,8 +23,11 @@ pub struct LongSession {
     pub failed_runs: usize,
     /// `context_length` errors the model returned (each one compacted and retried).
     pub refusals: usize,
+    /// Compactions that summarised (a model call each).
     pub compactions: usize,
-    /// What each compaction's summary call cost (USD), as its event reports it.
+    /// Compactions that only pruned old tool outputs (free).
+    pub prunes: usize,
+    /// What each summary call cost (USD), as its event reports it.
     pub compaction_costs: Vec<f64>,
     /// Largest prompt the model was sent, in its own count.
     pub largest_prompt_tokens: u64,
@@ -137,6 +140,10 @@ pub async fn run(turns: usize) -> LongSession {
             .and_then(|e| e["seq"].as_i64())
             .unwrap_or(seen);
         for c in of_type(&events, "context_compacted") {
+            if c["summary"] == "" {
+                out.prunes += 1;
+                continue;
+            }
             out.compactions += 1;
             if c["trigger"] == "overflow" {
                 out.refusals += 1;

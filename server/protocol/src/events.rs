@@ -132,6 +132,10 @@ pub enum EventPayload {
         context_window: u64,
         /// What the summary call cost.
         usage: Usage,
+        /// Old tool outputs cut to their first line. A compaction that only pruned (enough
+        /// room came back without a summary) has an empty `summary` and costs nothing.
+        #[serde(default)]
+        pruned_outputs: u64,
     },
     /// The workspace went back to how it was before the user message `message_id`; that run
     /// and the later ones (`runs`) are taken back: the model no longer sees them.

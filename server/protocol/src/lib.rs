@@ -358,6 +358,9 @@ pub enum MessageRole {
     /// A compaction: from here on the model sees `text` (a summary of what came before) and the
     /// `kept` messages before this one, not the rest.
     Summary,
+    /// Old tool outputs pruned: every tool result before the last `kept` messages is cut to its
+    /// first line.
+    Prune,
 }
 
 /// The content of a stored message (fields absent when empty; more may be added).
@@ -633,7 +636,7 @@ pub struct SearchHit {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(examples(json!({"data": [{"session_id": "01JD8Q2N4M5K6J7H8G9F0E1D2C", "title": "Fix the flaky test", "seq": 42, "kind": "tool_result", "snippet": "…thread 'flaky' panicked at tests/ws.rs…", "highlights": [[8, 13]], "created_at": 1764547260000_i64}]})))]
 pub struct SearchResults {
-    /// Best first.
+    /// Newest first.
     pub data: Vec<SearchHit>,
 }
 

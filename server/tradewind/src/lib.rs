@@ -6,7 +6,7 @@
 
 pub use tradewind_core::{
     agent, artifacts, auth, config, events, models, plan, policy, probe, protocol, provider, runs,
-    sandbox, services, state_dir, store, tasks, tools, util,
+    sandbox, services, state_dir, store, tasks, tools, undo, util,
 };
 
 pub mod accept;

@@ -1,6 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files, webfetch, mcp, context;
+//! sse, files, webfetch, mcp, context, fts, undo;
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -1619,10 +1619,11 @@ async fn context() {
     let r = tradewind_tests::long_session::run(500).await;
     let mut costs = r.compaction_costs.clone();
     println!(
-        "long_session turns {} failed_runs {} compactions {} (after a refusal: {}) largest_prompt_tokens {} of {}; compaction cost USD p50 {:.5} max {:.5} total {:.4}; wall {:.1} s",
+        "long_session turns {} failed_runs {} summaries {} prunes {} (after a refusal: {}) largest_prompt_tokens {} of {}; summary cost USD p50 {:.5} max {:.5} total {:.4}; wall {:.1} s",
         r.turns,
         r.failed_runs,
         r.compactions,
+        r.prunes,
         r.refusals,
         r.largest_prompt_tokens,
         tradewind_tests::long_session::WINDOW,
@@ -1630,6 +1631,123 @@ async fn context() {
         pct(&mut costs, 1.0),
         r.compaction_costs.iter().sum::<f64>(),
         r.wall.as_secs_f64()
+    );
+}
+
+/// Full-text search over 1,000 sessions × 200 messages (SQLite FTS5): p50/p95 of a query.
+async fn fts() {
+    use tradewind::protocol::{Agent, Mode};
+    use tradewind::store::{NewEvent, Store, query_terms};
+    const WORDS: &[&str] = &[
+        "parser", "socket", "timeout", "cargo", "test", "flaky", "render", "cache", "index",
+        "schema", "token", "stream", "window", "summary", "budget", "revert", "snapshot",
+        "diagram", "approval", "sandbox", "kernel", "landlock", "session", "search", "prompt",
+        "model", "provider", "retry", "backoff", "mermaid", "plan", "review", "branch", "commit",
+        "merge", "rebase", "lint", "format", "compile", "link", "binary", "release", "deploy",
+    ];
+    let dir = TempDir::new("bench-fts");
+    let store = Store::open_sqlite(&dir.path().join("t.db")).await.unwrap();
+    let t0 = Instant::now();
+    let mut seed = 7u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for s in 0..1000 {
+        let sid = tradewind::util::new_id();
+        store
+            .create_session(&sid, &format!("s{s}"), "/w", Agent::Build, Mode::Ask, None)
+            .await
+            .unwrap();
+        let events: Vec<NewEvent> = (0..200)
+            .map(|i| {
+                let text: Vec<&str> = (0..30)
+                    .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
+                    .collect();
+                let (kind, data) = if i % 2 == 0 {
+                    ("user_message", json!({"type": "user_message", "message_id": format!("m{i}"), "text": format!("{} s{s}m{i}", text.join(" "))}))
+                } else {
+                    ("message_complete", json!({"type": "message_complete", "message_id": format!("m{i}"), "text": text.join(" "), "reasoning": ""}))
+                };
+                NewEvent {
+                    run_id: None,
+                    kind: kind.into(),
+                    data: data.to_string(),
+                }
+            })
+            .collect();
+        store.append_batch(&sid, &events, &[]).await.unwrap();
+    }
+    let fill = t0.elapsed();
+    let queries = [
+        "flaky socket",
+        "s512m100",
+        "landlock kern",
+        "mermaid diagram review",
+        "revert snap",
+        "cargo",
+        "budget summary window",
+    ];
+    let mut times = Vec::new();
+    for _ in 0..10 {
+        for q in queries {
+            let t = Instant::now();
+            let hits = store.search(&query_terms(q), None, 20).await.unwrap();
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            assert!(!hits.is_empty(), "{q}");
+        }
+    }
+    println!(
+        "fts_search_ms p50 {:.2} p95 {:.2} over 200,000 messages in 1,000 sessions (SQLite FTS5, 20 hits, {} queries of 1-3 words; index filled in {:.1} s)",
+        pct(&mut times.clone(), 0.5),
+        pct(&mut times, 0.95),
+        queries.len() * 10,
+        fill.as_secs_f64()
+    );
+    store.close().await;
+}
+
+/// Revert of a 200-file change in a 2,000-file workspace: snapshot, change, revert.
+async fn undo() {
+    let base = TempDir::new("bench-undo");
+    let ws = base.path().join("ws");
+    for i in 0..2000 {
+        let d = ws.join(format!("src/m{}", i / 100));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join(format!("f{i}.rs")),
+            format!("fn f{i}() {{}}\n").repeat(40),
+        )
+        .unwrap();
+    }
+    let snaps = tradewind::undo::Snapshots::new(&base.path().join("state"));
+    let t = Instant::now();
+    let before = snaps.snapshot(&ws).await.unwrap();
+    let first = t.elapsed();
+    let t = Instant::now();
+    let again = snaps.snapshot(&ws).await.unwrap();
+    let unchanged = t.elapsed();
+    assert_eq!(before, again);
+    for i in (0..2000).step_by(10) {
+        let p = ws.join(format!("src/m{}/f{i}.rs", i / 100));
+        std::fs::write(p, "changed\n").unwrap();
+    }
+    let after = snaps.snapshot(&ws).await.unwrap();
+    let t = Instant::now();
+    let now = snaps.snapshot(&ws).await.unwrap();
+    let plan = snaps.plan(&ws, &now, &before).await.unwrap();
+    let left = snaps.apply(&ws, &before, &plan).await.unwrap();
+    let revert = t.elapsed();
+    assert_eq!(plan.len(), 200);
+    assert_eq!(left, before);
+    assert_ne!(after, before);
+    println!(
+        "undo_revert_ms {:.0} for a 200-file change in a 2,000-file workspace (snapshot now, plan, restore, snapshot); first snapshot {:.0} ms, unchanged snapshot {:.0} ms",
+        revert.as_secs_f64() * 1000.0,
+        first.as_secs_f64() * 1000.0,
+        unchanged.as_secs_f64() * 1000.0
     );
 }
 
@@ -1676,6 +1794,12 @@ async fn main() {
     }
     if want("context") {
         context().await;
+    }
+    if want("fts") {
+        fts().await;
+    }
+    if want("undo") {
+        undo().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

@@ -495,7 +495,7 @@ export interface paths {
         /**
          * Search every session's conversation.
          * @description Full-text search (SQLite FTS5, or PostgreSQL `tsvector`) over prompts, answers, tool calls
-         *     (name and input) and tool results of every session, or of one: hits best first, each with
+         *     (name and input) and tool results of every session, or of one: hits newest first, each with
          *     the session, the event's seq (open the session there), its type, and a snippet with the
          *     matched words' positions. The index is kept in step with the event log as it is written.
          */
@@ -1531,6 +1531,12 @@ export interface components {
             messages_kept: number;
             /** Format: int64 */
             messages_summarized: number;
+            /**
+             * Format: int64
+             * @description Old tool outputs cut to their first line. A compaction that only pruned (enough
+             *     room came back without a summary) has an empty `summary` and costs nothing.
+             */
+            pruned_outputs?: number;
             summary: string;
             /** Format: int64 */
             tokens_after: number;
@@ -1953,7 +1959,7 @@ export interface components {
          * @description Who wrote a stored message.
          * @enum {string}
          */
-        MessageRole: "user" | "assistant" | "tool" | "summary";
+        MessageRole: "user" | "assistant" | "tool" | "summary" | "prune";
         /** @description A tool call as the model made it. */
         MessageToolCall: {
             /** @description The arguments, as the JSON text the model produced. */
@@ -2658,7 +2664,7 @@ export interface components {
          *     }
          */
         SearchResults: {
-            /** @description Best first. */
+            /** @description Newest first. */
             data: components["schemas"]["SearchHit"][];
         };
         /** @description The server's startup ceiling and switches, for the UI's permission menu. */
@@ -5046,7 +5052,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Hits, best first */
+            /** @description Hits, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -53,8 +53,6 @@ const SUMMARY_SHARE: f64 = 0.1;
 const SUMMARY_RESERVE: f64 = 2_000.0;
 /// A kept tool output is cut to this when the latest turns alone are over their share.
 const KEPT_TOOL_CHARS: usize = 2_000;
-/// Characters of the one-line result a pruned tool output leaves.
-const PRUNED_LINE: usize = 160;
 /// Characters kept of one user or assistant text in the summary's transcript.
 const TRANSCRIPT_TEXT: usize = 6_000;
 /// Characters kept of one tool call's arguments in the summary's transcript.
@@ -184,7 +182,62 @@ pub(crate) async fn maybe_compact(t: &mut Turn<'_>, fixed: usize) -> Result<bool
     if t.tokens_of(chars) <= limit {
         return Ok(false);
     }
+    if prune(t, fixed) {
+        return Ok(true);
+    }
     compact(t, fixed, CompactTrigger::Auto).await
+}
+
+/// After pruning, the prompt must be this far under the threshold, or a summary is made.
+const PRUNE_ENOUGH: f64 = 0.75;
+
+/// First, and free: cut the tool outputs before the latest turns to one line each. Done only
+/// when that brings the prompt well under the threshold (else the summary is made).
+fn prune(t: &mut Turn<'_>, fixed: usize) -> bool {
+    let msgs = t.history.lock().messages();
+    let window = t.window() as f64;
+    let keep_chars = (window * KEEP_SHARE * t.chars_per_token) as usize;
+    let (boundary, _) = boundary(&msgs, keep_chars);
+    let mut saved = 0;
+    let mut pruned = 0u64;
+    for m in &msgs[..boundary] {
+        if let ChatMessage::Tool { text, .. } = m
+            && text.len() > super::history::PRUNED_LINE * 2
+        {
+            saved += text.len() - super::history::one_line(text).len();
+            pruned += 1;
+        }
+    }
+    let before_chars = fixed + msgs.iter().map(message_chars).sum::<usize>();
+    let after = t.tokens_of(before_chars - saved);
+    let target = window * t.deps.cfg.agent.compact_at() * PRUNE_ENOUGH;
+    if pruned == 0 || after as f64 > target {
+        return false;
+    }
+    let kept = msgs.len() - boundary;
+    drop(msgs);
+    t.store_message(
+        "prune",
+        StoredParts {
+            kept: Some(kept),
+            ..Default::default()
+        },
+    );
+    t.emit(EventPayload::ContextCompacted {
+        trigger: CompactTrigger::Auto,
+        summary: String::new(),
+        messages_summarized: 0,
+        messages_kept: kept as u64,
+        tokens_before: t.tokens_of(before_chars),
+        tokens_after: after,
+        context_window: t.window(),
+        usage: Usage {
+            cost_usd: Some(0.0),
+            ..Usage::default()
+        },
+        pruned_outputs: pruned,
+    });
+    true
 }
 
 /// Summarise the older turns and keep the latest ones. `Ok(false)`: nothing was older than
@@ -259,6 +312,7 @@ pub(crate) async fn compact(
         tokens_after: after,
         context_window: t.window(),
         usage,
+        pruned_outputs: 0,
     });
     Ok(true)
 }
@@ -314,17 +368,7 @@ fn transcript(msgs: &[ChatMessage], budget: usize) -> String {
                 out.push('\n');
             }
             ChatMessage::Tool { name, text, .. } => {
-                let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                let _ = writeln!(
-                    out,
-                    "- {name} returned: {}{}",
-                    truncate_str(line.trim(), PRUNED_LINE),
-                    if text.len() > line.len() {
-                        format!(" [{} characters pruned]", text.len() - line.len())
-                    } else {
-                        String::new()
-                    }
-                );
+                let _ = writeln!(out, "- {name} returned: {}", super::history::one_line(text));
             }
         }
     }
@@ -517,7 +561,7 @@ mod tests {
         let t = transcript(&msgs, 8_000);
         assert!(t.len() <= 8_200, "{}", t.len());
         assert!(t.contains("the goal is X") && t.contains("the last request"));
-        assert!(t.contains("characters pruned") && t.contains("left out"));
+        assert!(t.contains("output pruned") && t.contains("left out"));
         assert!(!t.contains(&"z".repeat(200)));
     }
 

@@ -38,6 +38,27 @@ pub struct StoredParts {
 /// How the model sees a compaction's summary (a user message that opens the history).
 pub const SUMMARY_PREFIX: &str = "[Summary of the earlier conversation. Older turns were compacted to fit the context window; the latest turns follow as they were.]\n\n";
 
+/// Characters of the one line a pruned tool output keeps.
+pub const PRUNED_LINE: usize = 160;
+
+/// A tool output pruned to its first line, saying how much was left out.
+pub fn one_line(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let kept = truncate_line(line.trim());
+    if text.len() > kept.len() {
+        format!(
+            "{kept} [output pruned: {} more characters]",
+            text.len() - kept.len()
+        )
+    } else {
+        kept.to_string()
+    }
+}
+
+fn truncate_line(l: &str) -> &str {
+    crate::util::truncate_str(l, PRUNED_LINE)
+}
+
 /// Cut a tool output to `limit` characters, saying how much was left out.
 pub fn cut_output(text: &mut String, limit: usize) {
     if text.len() <= limit {
@@ -141,6 +162,20 @@ impl History {
                     text: p.text,
                     tool_calls: p.tool_calls,
                 });
+            }
+            "prune" => {
+                // Old tool outputs pruned to one line; the latest `kept` messages stay whole.
+                self.close_open();
+                let chat = Arc::make_mut(&mut self.chat);
+                let upto = chat.len() - p.kept.unwrap_or(0).min(chat.len());
+                for m in &mut chat[..upto] {
+                    if let ChatMessage::Tool { text, .. } = m
+                        && text.len() > PRUNED_LINE * 2
+                    {
+                        *text = one_line(text);
+                    }
+                }
+                self.bytes = chat.iter().map(message_bytes).sum();
             }
             "summary" => {
                 // Compacted: the summary, then the latest `kept` messages as they were.

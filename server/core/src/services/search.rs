@@ -46,7 +46,7 @@ fn hit(r: SearchHitRow) -> SearchHit {
 
 impl Core {
     /// Full-text search over prompts, answers, tool calls and tool results of every session
-    /// (or one): every word must match, the last one as a prefix; best first.
+    /// (or one): every word must match, the last one as a prefix; newest first.
     pub async fn search(
         &self,
         q: &str,

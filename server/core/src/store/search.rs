@@ -29,18 +29,19 @@ const SQLITE: &str = "SELECT e.session_id AS session_id, s.title AS title, e.seq
      snippet(search_index, 0, char(1), char(2), '…', 16) AS snippet, e.created_at AS created_at \
      FROM search_index JOIN events e ON e.rowid = search_index.rowid JOIN sessions s ON s.id = e.session_id \
      WHERE search_index MATCH $1 AND ($2 = '' OR e.session_id = $2) \
-     ORDER BY bm25(search_index), e.created_at DESC LIMIT $3";
+     ORDER BY search_index.rowid DESC LIMIT $3";
 
 const POSTGRES: &str = "SELECT e.session_id AS session_id, s.title AS title, e.seq AS seq, e.type AS kind, \
      ts_headline('simple', e.search_text, q, 'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=24, MinWords=8, ShortWord=1') AS snippet, \
      e.created_at AS created_at \
      FROM events e JOIN sessions s ON s.id = e.session_id, to_tsquery('simple', $1) q \
      WHERE e.search @@ q AND ($2 = '' OR e.session_id = $2) \
-     ORDER BY ts_rank(e.search, q) DESC, e.created_at DESC LIMIT $3";
+     ORDER BY e.created_at DESC, e.seq DESC LIMIT $3";
 
 impl Store {
-    /// The best `limit` hits for every term of `terms` (the last one as a prefix), optionally
-    /// in one session.
+    /// The newest `limit` hits for every term of `terms` (the last one as a prefix), optionally
+    /// in one session. Newest first: FTS5 walks its index in rowid order and stops at `limit`,
+    /// so a common word costs no more than a rare one.
     pub async fn search(
         &self,
         terms: &[String],

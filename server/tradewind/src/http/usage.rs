@@ -143,12 +143,12 @@ pub struct SearchQuery {
 /// Search every session's conversation.
 ///
 /// Full-text search (SQLite FTS5, or PostgreSQL `tsvector`) over prompts, answers, tool calls
-/// (name and input) and tool results of every session, or of one: hits best first, each with
+/// (name and input) and tool results of every session, or of one: hits newest first, each with
 /// the session, the event's seq (open the session there), its type, and a snippet with the
 /// matched words' positions. The index is kept in step with the event log as it is written.
 #[utoipa::path(get, path = "/api/search", tag = "sessions",
     params(SearchQuery),
-    responses((status = 200, description = "Hits, best first", body = crate::protocol::SearchResults),
+    responses((status = 200, description = "Hits, newest first", body = crate::protocol::SearchResults),
               (status = 400, description = "`q` is missing", body = ErrorBody),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 422, description = "`q` longer than 200 characters, or `limit` out of range", body = ErrorBody)))]

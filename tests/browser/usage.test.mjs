@@ -315,21 +315,21 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
       const review = picker.locator('[data-command="review"]');
       await review.waitFor();
       const labels = await picker.locator(".slash-name").allInnerTexts();
-      assert.deepEqual(labels, ["/compact", "/plan", "/build", "/mode ask", "/mode auto", "/mode full", "/new", "/review"]);
+      assert.deepEqual(labels, ["/compact", "/plan", "/build", "/mode ask", "/mode auto", "/mode full", "/new", "/undo", "/redo", "/search", "/review"]);
       await shows(review, "Review a file for problems", "the template's description");
       await shows(review.locator(".slash-kind"), "workspace", "the template's tag");
       await axe(page, "the picker with the workspace's template");
       await shot(page, "usage-picker");
 
       // Esc closes it, the text stays; it stays closed while the same command is typed on.
-      await box.fill("/re");
+      await box.fill("/rev");
       await review.waitFor();
       assert.equal(await picker.getByRole("option").count(), 1);
       await box.press("Escape");
       await picker.waitFor({ state: "detached" });
-      assert.equal(await box.inputValue(), "/re");
-      await box.press("v");
       assert.equal(await box.inputValue(), "/rev");
+      await box.press("i");
+      assert.equal(await box.inputValue(), "/revi");
       assert.equal(await picker.count(), 0, "still closed after Esc");
 
       // Tab completes the name; the arguments follow; Enter sends the template's text.

@@ -593,6 +593,7 @@ async fn revert_and_redo_the_workspace_and_the_conversation() {
         v["files"],
         json!([{"path": "dir/b.txt", "action": "deleted"}])
     );
+    assert_eq!(v["runs"], json!([run2]), "what it would take back");
     assert!(ws.join("dir/b.txt").exists());
     // Back to before the first message: both runs taken back.
     let (st, v) = revert(json!({"message_id": ids[0]})).await;
@@ -624,14 +625,15 @@ async fn revert_and_redo_the_workspace_and_the_conversation() {
         "new\n"
     );
     assert_eq!(of_type(&s.events(&sid).await, "revert_undone").len(), 1);
-    let (st, _) = redo(json!({})).await;
-    assert_eq!(st, 409, "nothing left to redo");
+    let (st, v) = redo(json!({})).await;
+    assert_eq!((st, &v["error"]["code"]), (409, &json!("nothing_to_redo")));
     // A hand edit the revert would overwrite: listed, refused, then forced.
     std::fs::write(ws.join("a.txt"), "by hand\n").unwrap();
     let (_, v) = revert(json!({"message_id": ids[0], "dry_run": true})).await;
     assert_eq!(v["hand_edited"], json!(["a.txt"]));
     let (st, v) = revert(json!({"message_id": ids[0]})).await;
     assert_eq!(st, 409, "{v}");
+    assert_eq!(v["error"]["code"], "hand_edits");
     assert!(v["error"]["message"].as_str().unwrap().contains("a.txt"));
     assert_eq!(
         std::fs::read_to_string(ws.join("a.txt")).unwrap(),
@@ -655,8 +657,11 @@ async fn revert_and_redo_the_workspace_and_the_conversation() {
         "{last}"
     );
     // The conversation went on: no redo now; unknown messages are 404.
-    let (st, _) = redo(json!({})).await;
-    assert_eq!(st, 409);
+    let (st, v) = redo(json!({})).await;
+    assert_eq!(
+        (st, &v["error"]["code"]),
+        (409, &json!("conversation_went_on"))
+    );
     let (st, _) = revert(json!({"message_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E"})).await;
     assert_eq!(st, 404);
     let (st, _) = revert(json!({"message_id": "../x"})).await;

@@ -141,8 +141,16 @@ impl Snapshots {
         Ok(())
     }
 
-    /// Record the workspace's files now; returns the snapshot's tree id.
+    /// Record the workspace's files now; returns the snapshot's tree id. A home directory or
+    /// the root is refused: a snapshot would copy everything under it.
     pub async fn snapshot(&self, ws: &Path) -> Result<String, String> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if ws == Path::new("/") || home.as_deref() == Some(ws) {
+            return Err(format!(
+                "{} is a home directory or the root; undo snapshots only project folders",
+                ws.display()
+            ));
+        }
         let lock = self.lock(ws);
         let _held = lock.lock().await;
         self.snapshot_locked(ws).await

@@ -36,6 +36,9 @@ pub enum ApiError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// 409 with its own code.
+    #[error("{1}")]
+    Refused(&'static str, String),
     #[error("request body is too large")]
     PayloadTooLarge,
     #[error("{0}")]
@@ -70,7 +73,7 @@ impl ApiError {
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Conflict(_) | Self::Refused(..) => StatusCode::CONFLICT,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -89,6 +92,7 @@ impl ApiError {
             Self::Forbidden(_) => "forbidden",
             Self::NotFound(_) => "not_found",
             Self::Conflict(_) => "conflict",
+            Self::Refused(code, _) => code,
             Self::PayloadTooLarge => "payload_too_large",
             Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::Validation(_) => "validation_failed",
@@ -138,6 +142,7 @@ impl From<crate::services::ServiceError> for ApiError {
         match e {
             ServiceError::NotFound(what) => ApiError::not_found(what),
             ServiceError::Conflict(m) => ApiError::Conflict(m),
+            ServiceError::Refused { code, message } => ApiError::Refused(code, message),
             ServiceError::Invalid(m) => ApiError::Validation(m),
             ServiceError::Upstream(m) => ApiError::BadGateway(m),
             ServiceError::Store(e) => e.into(),

@@ -14,6 +14,10 @@ import type {
   QueueList,
   RenderError,
   RenderErrorsParams,
+  RedoParams,
+  RevertParams,
+  RevertResult,
+  SearchResults,
   CreateSessionParams,
   DeviceLink,
   DeviceList,
@@ -79,8 +83,9 @@ export function onUnauthorized(fn: Listener): () => void {
   return () => unauthorizedListeners.delete(fn);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, credentials: "same-origin", headers: {} };
+/** `signal`: aborting it rejects with the browser's AbortError (not an ApiError). */
+async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const init: RequestInit = { method, credentials: "same-origin", headers: {}, signal };
   if (body !== undefined || method !== "GET") {
     (init.headers as Record<string, string>)["Content-Type"] = "application/json";
     init.body = JSON.stringify(body ?? {});
@@ -89,6 +94,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   try {
     res = await fetch(path, init);
   } catch (e) {
+    if (signal?.aborted) throw e;
     throw new ApiError(0, "network", NETWORK_MESSAGE);
   }
   if (res.status === 204) return undefined as T;
@@ -196,6 +202,13 @@ export const api = {
     request<void>("PATCH", `/api/sessions/${enc(id)}/queue/${enc(item)}`, { text } satisfies PatchQueueItem),
   removeQueued: (id: string, item: string) =>
     request<void>("DELETE", `/api/sessions/${enc(id)}/queue/${enc(item)}`, {}),
+  /** Revert: the workspace back to before the user message `message_id`, that turn and the later ones taken back. */
+  revert: (id: string, p: RevertParams) => request<RevertResult>("POST", `/api/sessions/${enc(id)}/revert`, p),
+  /** Undo the session's latest revert. */
+  redo: (id: string, p: RedoParams) => request<RevertResult>("POST", `/api/sessions/${enc(id)}/redo`, p),
+  /** Hits in every session's prompts, answers, tool calls and tool output, best first. */
+  search: (q: string, signal?: AbortSignal, limit = 20) =>
+    request<SearchResults>("GET", `/api/search?q=${encodeURIComponent(q)}&limit=${limit}`, undefined, signal),
   /** Edit and resend: a new session with the conversation before the message at `seq`, then `text`. */
   fork: (id: string, seq: number, text: string) =>
     request<Forked>("POST", `/api/sessions/${enc(id)}/fork`, { seq, text } satisfies ForkParams),

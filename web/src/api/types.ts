@@ -24,6 +24,8 @@ export type GrantInfo = Schemas["GrantInfo"];
 export type ToolStatusList = Schemas["ToolStatusList"];
 
 export type Session = Schemas["Session"];
+/** How long a reasoning model thinks before it answers (null on a session: the model's default). */
+export type ReasoningEffort = Schemas["ReasoningEffort"];
 export type SessionPage = Schemas["SessionPage"];
 export type CreateSessionParams = Schemas["CreateSessionParams"];
 export type PatchSessionParams = Schemas["PatchSessionParams"];
@@ -84,6 +86,17 @@ export type CompactTrigger = Schemas["CompactTrigger"];
 /** A workspace prompt template (`.tradewind/commands/<name>.md`), run as `/name args`. */
 export type PromptCommand = Schemas["PromptCommand"];
 export type PromptCommands = Schemas["PromptCommands"];
+
+// ---- Search, revert and redo ---------------------------------------------
+
+/** One hit of `GET /api/search`: `highlights` are [start, end) UTF-16 offsets into `snippet`. */
+export type SearchHit = Schemas["SearchHit"];
+export type SearchResults = Schemas["SearchResults"];
+export type RevertParams = Schemas["RevertParams"];
+export type RedoParams = Schemas["RedoParams"];
+/** What a revert or redo did (or, as a dry run, would do). */
+export type RevertResult = Schemas["RevertResult"];
+export type RevertFile = Schemas["RevertFile"];
 
 // ---- Display parts -------------------------------------------------------
 

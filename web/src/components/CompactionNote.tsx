@@ -11,11 +11,14 @@ const WHY: Record<CompactTrigger, string> = {
 
 /** The note's one line: why, how many messages, the tokens before and after, and the cost. */
 export function compactionLine(item: CompactionItem): string {
+  const range = `~${tokens(item.tokensBefore)} → ${tokens(item.tokensAfter)} tokens`;
+  if (!item.summary && item.prunedOutputs > 0) {
+    // Pruned only: no model call, nothing to pay.
+    const p = item.prunedOutputs;
+    return `Old tool outputs pruned as the context filled up: ${tokens(p)} output${p === 1 ? "" : "s"} cut to their first line · ${range}`;
+  }
   const n = item.messagesSummarized;
-  const parts = [
-    `${tokens(n)} older message${n === 1 ? "" : "s"} summarised`,
-    `~${tokens(item.tokensBefore)} → ${tokens(item.tokensAfter)} tokens`,
-  ];
+  const parts = [`${tokens(n)} older message${n === 1 ? "" : "s"} summarised`, range];
   if (item.costUsd !== null) parts.push(usd(item.costUsd));
   return `${WHY[item.trigger] ?? "Conversation compacted"}: ${parts.join(" · ")}`;
 }

@@ -6,7 +6,7 @@ import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
 import { resolveSlash, type SlashEntry } from "../state/slash";
 import { markStoppedByEsc } from "../state/steering";
-import type { RunState } from "../state/transcript";
+import type { RunState, UndoTarget } from "../state/transcript";
 import { CancelDialog } from "./CancelDialog";
 import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
@@ -17,12 +17,15 @@ export function Composer({
   session,
   activeRun,
   cardWaiting,
+  undoTarget,
 }: {
   sessionId: string;
   session: Session | null;
   activeRun: RunState | null;
   /** The run waits on an approval, a question or a plan: Esc is that card's, not a stop. */
   cardWaiting: boolean;
+  /** The message `/undo` reverts to. */
+  undoTarget: () => UndoTarget | null;
 }) {
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
@@ -71,7 +74,7 @@ export function Composer({
     setText("");
     try {
       // A slash command runs here, a template becomes its prompt; other text is sent as typed.
-      const out = t.startsWith("/") && session ? await resolveSlash(session, t, slash.templates) : { done: null, send: t };
+      const out = t.startsWith("/") && session ? await resolveSlash(session, t, slash.templates, { undoTarget }) : { done: null, send: t };
       if (out.done) setNote(out.done);
       if (out.send !== null) {
         await api.sendMessage(sessionId, out.send);

@@ -11,6 +11,7 @@ import { RunStart } from "./RunStart";
 import { ToolCard } from "./ToolCard";
 import { UserMessage } from "./UserMessage";
 import { RetryNote } from "./RetryNote";
+import { RevertNote } from "./RevertNote";
 import { WakeupNote } from "./WakeupNote";
 
 /** One transcript item drawn by its kind (`TranscriptRow` decides when it is drawn again). */
@@ -53,6 +54,8 @@ export function ItemRow({ item }: { item: Item }) {
       return <WakeupNote item={item} />;
     case "compaction":
       return <CompactionNote item={item} />;
+    case "revert":
+      return <RevertNote item={item} />;
     default:
       return null;
   }

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { useObservable } from "../state/observable";
+import { openSearch } from "../state/search";
 import { sessions, sessionsError } from "../state/sessions";
 import { NewSessionForm } from "./NewSessionForm";
 import { SessionListItem } from "./SessionListItem";
@@ -19,6 +20,16 @@ export function SessionList({ activeId, headingLevel = 2 }: { activeId: string |
     <div class="session-list">
       <div class="session-list-head">
         <Heading>Sessions</Heading>
+        <span class="spacer" />
+        <button
+          type="button"
+          class="btn small ghost"
+          onClick={() => openSearch()}
+          aria-keyshortcuts="Control+K"
+          title="Search every session (Ctrl+K)"
+        >
+          Search
+        </button>
         <button
           type="button"
           class="btn small primary"

@@ -3,7 +3,9 @@ import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
 import { useOnReconnect } from "../state/reconnect";
-import { loadOlder, openTranscript, sessions, upsertSession } from "../state/sessions";
+import { revealItem } from "../state/reveal";
+import { jumpTarget } from "../state/search";
+import { loadOlder, loadThrough, openTranscript, sessions, upsertSession } from "../state/sessions";
 import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
 import type { Task } from "../api/types";
@@ -15,6 +17,7 @@ import { PendingBar } from "./PendingBar";
 import { QueuePanel } from "./QueuePanel";
 import { TodoPanel } from "./TodoPanel";
 import { QuestionPanel } from "./QuestionPanel";
+import { RevertDialog } from "./RevertDialog";
 import { SessionHeader } from "./SessionHeader";
 import { TasksPanel } from "./TasksPanel";
 import { PermissionsPanel } from "./PermissionsPanel";
@@ -36,6 +39,24 @@ function useTranscript(id: string): { t: Transcript; snap: TranscriptSnapshot } 
   return { t: handle.transcript, snap };
 }
 
+/**
+ * A search hit opened in this session: read back until its event is held, then bring the item
+ * showing it into view, highlighted. Given up when older events cannot be read.
+ */
+function useJump(id: string, t: Transcript, snap: TranscriptSnapshot): void {
+  const target = useObservable(jumpTarget);
+  useEffect(() => {
+    if (!target || target.session !== id || !snap.loaded || snap.loadingOlder) return;
+    if (t.firstSeq > target.seq && snap.hasOlder && !snap.olderError) {
+      void loadThrough(t, target.seq);
+      return;
+    }
+    jumpTarget.set(null);
+    const key = t.itemKeyAt(target.seq);
+    if (key) revealItem(key, true);
+  }, [target, id, snap]);
+}
+
 export function SessionView({ id }: { id: string }) {
   const list = useObservable(sessions);
   const showPermissions = useObservable(permissionsPanel);
@@ -43,6 +64,7 @@ export function SessionView({ id }: { id: string }) {
   const [fetched, setFetched] = useState<Session | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { t, snap } = useTranscript(id);
+  useJump(id, t, snap);
 
   // Tasks from the REST list (the event stream keeps them current afterwards).
   useEffect(() => {
@@ -112,7 +134,14 @@ export function SessionView({ id }: { id: string }) {
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
       <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
-      <Composer sessionId={id} session={session} activeRun={snap.activeRun} cardWaiting={waiting > 0} />
+      <Composer
+        sessionId={id}
+        session={session}
+        activeRun={snap.activeRun}
+        cardWaiting={waiting > 0}
+        undoTarget={() => t.undoTarget()}
+      />
+      <RevertDialog sessionId={id} />
     </section>
   );
 }

@@ -8,15 +8,24 @@ interface Props {
   v: number;
 }
 
-/** One transcript item in the windowed list; `data-key` lets the windowing measure its row. */
+/**
+ * One transcript item in the windowed list; `data-key` lets the windowing measure its row. A turn
+ * a revert took back is dimmed, its first row labelled.
+ */
 export class TranscriptRow extends Component<Props> {
   shouldComponentUpdate(next: Props): boolean {
     return next.item !== this.props.item || next.v !== this.props.v;
   }
 
   render({ item }: Props) {
+    const back = item.takenBack;
     return (
-      <div class="t-row" data-key={item.key}>
+      <div class={back ? "t-row taken-back" : "t-row"} data-key={item.key}>
+        {back === "lead" && (
+          <span class="taken-back-label" title="A revert took this turn back: the agent no longer sees it.">
+            Taken back
+          </span>
+        )}
         <ItemRow item={item} />
       </div>
     );

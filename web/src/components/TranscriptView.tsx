@@ -7,6 +7,8 @@ import { Windowing } from "./windowing";
 
 /** Closer than this to the top (px), the page of events before the oldest held is read. */
 const NEAR_TOP = 800;
+/** How long a row brought into view with `flash` stays highlighted (ms). */
+const FLASH_MS = 2500;
 
 function Spacer({ height }: { height: number }) {
   return <div class="t-spacer" aria-hidden="true" style={{ height: `${height}px` }} />;
@@ -28,6 +30,8 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   latest.current = { snap, onNeedOlder };
   // Renders again before paint in a row (measuring moved the window), and the next frame's check.
   const burst = useRef(0);
+  /** The row to highlight once it is in the DOM. */
+  const flashKey = useRef<string | null>(null);
   const raf = useRef(0);
   const refreshLater = () => {
     if (raf.current) return;
@@ -78,6 +82,7 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
       setFollowing(false);
       w.anchor = { key: req.key, offset: Math.round(el.clientHeight / 4) };
       w.focusAfter = req.key;
+      flashKey.current = req.flash ? req.key : null;
       setTick((n) => n + 1);
     });
     el.addEventListener("scroll", onScroll, { passive: true });
@@ -102,6 +107,12 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
     w.settle();
     const revealed = w.focusAfter ? w.rows.get(w.focusAfter) : undefined;
     if (revealed) {
+      if (flashKey.current === w.focusAfter) {
+        // Marked on the element itself: the row's own render never sets `data-flash`.
+        revealed.dataset.flash = "";
+        setTimeout(() => delete revealed.dataset.flash, FLASH_MS);
+        flashKey.current = null;
+      }
       w.focusAfter = null;
       revealed.querySelector<HTMLElement>("button, textarea, input")?.focus({ preventScroll: true });
     }

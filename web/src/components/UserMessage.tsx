@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
+import { startRevert } from "../state/revert";
 import { navigate, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
 import type { UserItem } from "../state/transcript";
@@ -17,6 +18,8 @@ export function UserMessage({ item }: { item: UserItem }) {
 function TypedMessage({ item }: { item: UserItem }) {
   const [editing, setEditing] = useState(false);
   const isCommand = item.text.startsWith("!");
+  // Only a build run records the files before it; a turn already taken back is not reverted again.
+  const revertable = item.agent !== "plan" && !item.takenBack && item.messageId !== "";
   return (
     <div class={`msg msg-user${isCommand ? " msg-command" : ""}`} data-seq={item.seq}>
       {editing ? (
@@ -32,6 +35,16 @@ function TypedMessage({ item }: { item: UserItem }) {
         {item.editable && !editing && (
           <button type="button" class="btn small ghost msg-edit" onClick={() => setEditing(true)}>
             Edit
+          </button>
+        )}
+        {revertable && !editing && (
+          <button
+            type="button"
+            class="btn small ghost msg-revert"
+            title="Put the files back to how they were before this message, and take this turn and the later ones back"
+            onClick={() => startRevert(item.sessionId, { messageId: item.messageId, text: item.text })}
+          >
+            Revert to here
           </button>
         )}
       </div>

@@ -2,12 +2,14 @@
 // card, run boundary or note) and the shared state they point to (runs, approvals, questions,
 // plans). Built by `Transcript` (transcript.ts); read by the components.
 import type {
+  Agent,
   ApprovalRequestedEvent,
   CompactTrigger,
   Part,
   PlanProposedEvent,
   Question,
   QuestionAnswers,
+  RevertFile,
   RunFinishedEvent,
   RunStartedEvent,
   Session,
@@ -19,10 +21,17 @@ export interface ItemBase {
   seq: number;
   run: string | null;
   v: number;
+  /**
+   * Its run is taken back by a revert in force (the model no longer sees it): `lead` on the first
+   * item of the run shown, which carries the label, `rest` on the others; absent otherwise.
+   */
+  takenBack?: "lead" | "rest";
 }
 
 export interface UserItem extends ItemBase {
   kind: "user";
+  /** The event's `message_id`: what a revert to before this message names. */
+  messageId: string;
   text: string;
   /** When the server received it (ms since the epoch). */
   at: number;
@@ -34,6 +43,8 @@ export interface UserItem extends ItemBase {
   internal: "plan" | "wakeup" | "resume" | null;
   /** Typed by the user as a prompt (not a `!command`, not internal): it can be edited and resent. */
   editable: boolean;
+  /** The agent of its run (null: its `run_started` is not held). Only build runs can be reverted. */
+  agent: Agent | null;
   sessionId: string;
 }
 
@@ -178,6 +189,30 @@ export interface CompactionItem extends ItemBase {
   tokensAfter: number;
   /** What the summary call cost (null: no known price). */
   costUsd: number | null;
+  /** Old tool outputs cut to their first line (a prune alone has no summary and costs nothing). */
+  prunedOutputs: number;
+}
+
+/**
+ * A revert (`session_reverted`): the workspace went back to before the user message `messageId`
+ * and `runs` were taken back. Stays in the transcript after a redo (`undone`).
+ */
+export interface RevertItem extends ItemBase {
+  kind: "revert";
+  revertId: string;
+  messageId: string;
+  /** The text of the message reverted to ("" when its event is not held). */
+  prompt: string;
+  files: RevertFile[];
+  /** Every run taken back while this revert is the newest in force. */
+  runs: string[];
+  sessionId: string;
+  /** A redo (`revert_undone`) brought the files and the turns back. */
+  undone: boolean;
+  /** What the redo changed. */
+  redoFiles: RevertFile[];
+  /** The newest revert in force, and no run started since: Redo can undo it. */
+  redoable: boolean;
 }
 
 /** How full the model's context window is, as of the latest answer or compaction. */
@@ -198,7 +233,8 @@ export type Item =
   | RunEndItem
   | QuestionItem
   | PlanItem
-  | WakeupItem;
+  | WakeupItem
+  | RevertItem;
 
 export interface TranscriptSnapshot {
   version: number;

@@ -236,6 +236,26 @@ export async function loadOlder(t: Transcript): Promise<void> {
   }
 }
 
+/** Largest page asked for at once when reading back to a given event. */
+const MAX_PAGE = 5000;
+
+/**
+ * Read older pages until the event `seq` is held (a search hit opened there): each page reaches
+ * back as far as the event (at most MAX_PAGE events at a time). A failure shows as `olderError`.
+ */
+export async function loadThrough(t: Transcript, seq: number): Promise<void> {
+  while (t.firstSeq > seq && t.hasOlder) {
+    if (!t.beginOlder()) return;
+    const limit = Math.min(MAX_PAGE, Math.max(EVENT_PAGE, t.firstSeq - seq + 20));
+    try {
+      t.prepend(await api.eventsBefore(t.sessionId, t.olderCursor, limit));
+    } catch (e) {
+      t.olderFailed(errorText(e));
+      return;
+    }
+  }
+}
+
 const filling = new Set<Transcript>();
 
 async function fillGap(t: Transcript, after: number): Promise<void> {

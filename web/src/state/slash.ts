@@ -1,14 +1,17 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
-// `/new`) act on the session; the workspace's own (`.tradewind/commands/<name>.md`, read with
+// `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a dialog; the workspace's own (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
 import type { Agent, Mode, PromptCommand, Session } from "../api/types";
+import { startRedo, startRevert } from "./revert";
 import { navigate, sessionPath } from "./router";
+import { openSearch } from "./search";
 import { upsertSession } from "./sessions";
+import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" }
+  | { action: "compact" | "new" | "undo" | "redo" | "search" }
   | { action: "agent"; agent: Agent }
   | { action: "mode"; mode: Mode };
 
@@ -30,8 +33,15 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
   { label: "mode auto", description: "Permissions: edits in the workspace run; commands and network ask", builtin: { action: "mode", mode: "auto" } },
   { label: "mode full", description: "Permissions: everything the server allows runs without asking", builtin: { action: "mode", mode: "full" } },
   { label: "new", description: "Start a new session in this workspace, with the same agent and permissions", builtin: { action: "new" } },
+  { label: "undo", description: "Revert the files to before your last message and take that turn back", builtin: { action: "undo" } },
+  { label: "redo", description: "Undo the last revert: the files and the turns come back", builtin: { action: "redo" } },
+  { label: "search", description: "Search every session for the words that follow", builtin: { action: "search" } },
 ];
-const BUILTINS: (SlashEntry & { builtin: Builtin })[] = BUILTIN_LIST.map((b) => ({ ...b, template: null, takesArguments: false }));
+const BUILTINS: (SlashEntry & { builtin: Builtin })[] = BUILTIN_LIST.map((b) => ({
+  ...b,
+  template: null,
+  takesArguments: b.builtin.action === "search",
+}));
 
 /** Names a workspace template cannot take: the built-in command wins. */
 const BUILTIN_NAMES = new Set(BUILTINS.map((b) => b.label.split(" ")[0]));
@@ -76,7 +86,13 @@ const AGENT_DONE: Record<Agent, string> = {
   build: "Switched to the build agent.",
 };
 
-async function runBuiltin(session: Session, b: Builtin): Promise<string | null> {
+/** What the composer knows that a command needs. */
+export interface SlashContext {
+  /** The message `/undo` reverts to (null: none in the transcript). */
+  undoTarget: () => UndoTarget | null;
+}
+
+async function runBuiltin(session: Session, b: Builtin, args: string, ctx: SlashContext): Promise<string | null> {
   switch (b.action) {
     case "compact":
       // The compaction run shows in the transcript: nothing more to say here.
@@ -94,6 +110,19 @@ async function runBuiltin(session: Session, b: Builtin): Promise<string | null> 
       navigate(sessionPath(s.id));
       return "New session started.";
     }
+    case "undo": {
+      // The dialog that asks says the rest.
+      const target = ctx.undoTarget();
+      if (!target) throw new Error("Nothing to undo: there is no message to the build agent here to revert to.");
+      startRevert(session.id, target);
+      return null;
+    }
+    case "redo":
+      startRedo(session.id);
+      return null;
+    case "search":
+      openSearch(args);
+      return null;
   }
 }
 
@@ -105,6 +134,7 @@ export async function resolveSlash(
   session: Session,
   text: string,
   templates: () => Promise<PromptCommand[]>,
+  ctx: SlashContext,
 ): Promise<SlashOutcome> {
   const m = /^\/([\w-]+)(?:[ \t]+([\s\S]*))?$/.exec(text.trim());
   if (!m) return { done: null, send: text };
@@ -113,13 +143,14 @@ export async function resolveSlash(
   if (name === "mode") {
     const b = BUILTINS.find((x) => x.label === `mode ${args.toLowerCase()}`);
     if (!b) throw new Error("Use /mode ask, /mode auto or /mode full.");
-    return { done: await runBuiltin(session, b.builtin), send: null };
+    return { done: await runBuiltin(session, b.builtin, "", ctx), send: null };
   }
   const b = BUILTINS.find((x) => x.label === name);
   if (b) {
+    if (b.builtin.action === "search") return { done: await runBuiltin(session, b.builtin, args, ctx), send: null };
     // `/plan <text>` switches agent and sends the text; the others take nothing after them.
     if (args && b.builtin.action !== "agent") throw new Error(`/${name} takes nothing after it.`);
-    return { done: await runBuiltin(session, b.builtin), send: args || null };
+    return { done: await runBuiltin(session, b.builtin, "", ctx), send: args || null };
   }
   const t = (await templates()).find((x) => x.name === name);
   if (t) return { done: null, send: expandTemplate(t, args) };

@@ -32,6 +32,7 @@ import type {
   UserItem,
   WakeupItem,
 } from "./items";
+import { RevertBook, revertItem } from "./reverts";
 
 export type * from "./items";
 
@@ -56,6 +57,15 @@ const IN_RUN = new Set([
   "context_compacted",
 ]);
 
+/** The event types a search hit can point at: each is indexed by seq to the item showing it. */
+const SEARCHABLE = new Set(["user_message", "message_complete", "tool_call", "tool_result"]);
+
+/** A user message `/undo` reverts to. */
+export interface UndoTarget {
+  messageId: string;
+  text: string;
+}
+
 /** Everything `apply` builds: thrown away and built again when an older page arrives. */
 class BuildState {
   items: Item[] = [];
@@ -75,10 +85,19 @@ class BuildState {
   approvalItems = new Map<string, ApprovalItem>();
   questionItems = new Map<string, QuestionItem>();
   planItems = new Map<string, PlanItem>();
+  /** User messages by `message_id` (what a revert names). */
+  userItems = new Map<string, UserItem>();
+  /** The key of the item that shows each searchable event, by seq. */
+  seqKeys = new Map<number, string>();
+  reverts: RevertBook;
   activeRunId: string | null = null;
   runMarks = 0;
   usageMarks = 0;
   context: ContextState | null = null;
+
+  constructor(touch: (item: Item) => void) {
+    this.reverts = new RevertBook((run) => this.runItems.get(run) ?? [], touch);
+  }
 }
 
 export class Transcript {
@@ -94,7 +113,7 @@ export class Transcript {
   olderCursor = 0;
   loadingOlder = false;
   olderError: string | null = null;
-  private b = new BuildState();
+  private b = new BuildState((item) => this.touch(item));
   /** Every event applied, in seq order: what a rebuild replays. */
   private held: ServerEvent[] = [];
   private replaying = false;
@@ -117,6 +136,27 @@ export class Transcript {
 
   get session(): Session | null {
     return this.b.session;
+  }
+
+  /** The key of the item showing the event `seq` (or the nearest item before it), if held. */
+  itemKeyAt(seq: number): string | null {
+    const key = this.b.seqKeys.get(seq);
+    if (key) return key;
+    const items = this.b.items;
+    for (let i = items.length - 1; i >= 0; i--) if (items[i].seq <= seq) return items[i].key;
+    return null;
+  }
+
+  /** The latest prompt typed to the build agent and not taken back: what `/undo` reverts to. */
+  undoTarget(): UndoTarget | null {
+    const items = this.b.items;
+    for (let i = items.length - 1; i >= 0; i--) {
+      const it = items[i];
+      if (it.kind === "user" && it.internal === null && !it.takenBack && it.agent !== "plan") {
+        return { messageId: it.messageId, text: it.text };
+      }
+    }
+    return null;
   }
 
   subscribe(fn: () => void): () => void {
@@ -201,7 +241,7 @@ export class Transcript {
   /** Build everything again from the events held (tasks read over REST are kept). */
   private rebuild(): void {
     const { tasks, runMarks, usageMarks } = this.b;
-    this.b = new BuildState();
+    this.b = new BuildState((item) => this.touch(item));
     this.replaying = true;
     try {
       for (const ev of this.held) this.apply(ev);
@@ -450,24 +490,32 @@ export class Transcript {
     const run = ev.run ?? null;
     const b = this.b;
     if (run) this.sawRunEvent(ev, run);
+    const shownBy = (key: string) => {
+      if (SEARCHABLE.has(ev.type)) b.seqKeys.set(ev.seq, key);
+    };
     switch (ev.type) {
       case "user_message": {
         const rs = run ? b.runs.get(run) : undefined;
         const origin = ev.origin ?? rs?.started?.trigger;
         const internal = origin === "plan" || origin === "wakeup" || origin === "resume" ? origin : null;
         if (rs && !internal) rs.prompt = str(ev.text);
-        this.add<UserItem>({
+        const messageId = str(ev.message_id);
+        const u = this.add<UserItem>({
           kind: "user",
-          key: `u:${str(ev.message_id) || ev.seq}`,
+          key: `u:${messageId || ev.seq}`,
           seq: ev.seq,
           run,
           v: 0,
+          messageId,
           text: str(ev.text),
           at: ev.at,
           internal,
           editable: !internal && origin !== "command" && !str(ev.text).startsWith("!"),
+          agent: rs?.started?.agent ?? null,
           sessionId: this.sessionId,
         });
+        if (messageId) b.userItems.set(messageId, u);
+        shownBy(u.key);
         break;
       }
       case "run_started": {
@@ -476,6 +524,7 @@ export class Transcript {
         r.started = ev;
         b.activeRunId = id;
         b.runMarks++;
+        b.reverts.runStarted(ev.seq);
         for (const it of b.runEnds) {
           if (it.runState !== r && !it.runState.superseded) {
             it.runState.superseded = true;
@@ -504,6 +553,7 @@ export class Transcript {
         if (typeof ev.reasoning === "string" && ev.reasoning) m.reasoning = ev.reasoning;
         m.complete = true;
         this.touch(m);
+        shownBy(m.key);
         break;
       }
       case "tool_call": {
@@ -512,6 +562,7 @@ export class Transcript {
         t.effect = str(ev.effect) || t.effect;
         t.input = ev.input ?? t.input;
         this.touch(t);
+        shownBy(t.key);
         break;
       }
       case "policy_decision": {
@@ -560,6 +611,7 @@ export class Transcript {
           parts: Array.isArray(ev.parts) ? ev.parts : [],
         };
         this.touch(t);
+        shownBy(t.key);
         break;
       }
       case "question_asked": {
@@ -728,7 +780,17 @@ export class Transcript {
           tokensBefore: ev.tokens_before,
           tokensAfter: ev.tokens_after,
           costUsd: ev.usage?.cost_usd ?? null,
+          prunedOutputs: ev.pruned_outputs ?? 0,
         });
+        break;
+      }
+      case "session_reverted": {
+        const prompt = b.userItems.get(ev.message_id)?.text ?? "";
+        b.reverts.reverted(this.add(revertItem(ev, prompt, this.sessionId)));
+        break;
+      }
+      case "revert_undone": {
+        b.reverts.undone(ev.revert_id, Array.isArray(ev.files) ? ev.files : []);
         break;
       }
       case "session_updated": {

@@ -370,12 +370,14 @@ async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::History, bo
     let mut history = deps.history.take(&spec.session.id);
     let after = history.last_id().map(str::to_string);
     let hidden: HashSet<String> = if after.is_none() {
-        deps.store
-            .hidden_runs(&spec.session.id)
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .collect()
+        match deps.store.hidden_runs(&spec.session.id).await {
+            Ok(runs) => runs.into_iter().collect(),
+            Err(e) => {
+                // Without the list, reverted turns would come back: read nothing, keep nothing.
+                tracing::error!(error = %e, "cannot read which runs a revert took back");
+                return (history, false);
+            }
+        }
     } else {
         HashSet::new()
     };
@@ -400,6 +402,9 @@ async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::History, bo
     }
 }
 
+/// Longest a snapshot may take before the run goes on without it.
+const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Whether a run's files are snapshotted (undo): the build agent's runs that can change them.
 fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
     !deps.cfg.read_only
@@ -411,7 +416,13 @@ fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
 /// Record the workspace's files before or after a run; a failure only costs undo.
 async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
     let ws = std::path::Path::new(&spec.session.workspace);
-    match deps.snapshots.snapshot(ws).await {
+    let snap = tokio::time::timeout(SNAPSHOT_TIMEOUT, deps.snapshots.snapshot(ws)).await;
+    match snap.unwrap_or_else(|_| {
+        Err(format!(
+            "took longer than {} s (a very large workspace? set \"undo\": false, or ignore big folders in .gitignore)",
+            SNAPSHOT_TIMEOUT.as_secs()
+        ))
+    }) {
         Ok(tree) => {
             if let Err(e) = deps
                 .store

@@ -417,6 +417,35 @@ impl RunManager {
         dropped.len()
     }
 
+    /// Whether the session is idle, waiting up to `within` for a worker that is only finishing:
+    /// its last run already ended (`run_finished` is stored and sent before the worker lets the
+    /// session go), so a client acting on that event is not told "busy". A session with a run
+    /// queued or running is busy at once.
+    pub async fn settled(&self, session_id: &str, within: std::time::Duration) -> bool {
+        if !self.is_busy(session_id) {
+            return true;
+        }
+        let ended = match self.deps.store.list_session_runs(session_id, 1).await {
+            Ok(runs) => runs
+                .first()
+                .is_none_or(|r| !matches!(r.status, RunStatus::Queued | RunStatus::Running)),
+            Err(_) => false,
+        };
+        if !ended {
+            return false;
+        }
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let notified = self.idle.notified();
+            if !self.is_busy(session_id) {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return !self.is_busy(session_id);
+            }
+        }
+    }
+
     /// True while a run is active or queued on the session.
     pub fn is_busy(&self, session_id: &str) -> bool {
         self.lock().get(session_id).is_some_and(|s| s.worker)

@@ -39,6 +39,9 @@ pub enum ServiceError {
     /// The state does not allow it (already answered, archived, busy …).
     #[error("{0}")]
     Conflict(String),
+    /// A conflict a client tells apart by its code (`session_busy`, `hand_edits` …).
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
     /// The input is well-formed but not acceptable.
     #[error("{0}")]
     Invalid(String),
@@ -312,7 +315,11 @@ impl Core {
             )));
         }
         let session = self.load_session(&run.session_id).await?;
-        if self.runs.is_busy(&session.id) {
+        if !self
+            .runs
+            .settled(&session.id, std::time::Duration::from_secs(5))
+            .await
+        {
             return Err(ServiceError::Conflict(
                 "the session is busy; resume when its run ends".into(),
             ));

@@ -19,7 +19,17 @@ fn files(plan: &[Change]) -> Vec<RevertFile> {
 }
 
 fn git_err(e: String) -> ServiceError {
-    ServiceError::Conflict(format!("the workspace's snapshots cannot be used: {e}"))
+    refused(
+        "snapshots_unavailable",
+        format!("the workspace's snapshots cannot be used: {e}"),
+    )
+}
+
+fn refused(code: &'static str, message: impl Into<String>) -> ServiceError {
+    ServiceError::Refused {
+        code,
+        message: message.into(),
+    }
 }
 
 /// Files of `plan` that `hand` (changed by hand) also holds.
@@ -32,23 +42,31 @@ fn clobbered(plan: &[Change], hand: &[String]) -> Vec<String> {
 
 fn refuse_clobber(hand: &[String], what: &str) -> ServiceError {
     let shown: Vec<&str> = hand.iter().take(20).map(String::as_str).collect();
-    ServiceError::Conflict(format!(
-        "{} file(s) changed by hand since the agent's last step would be overwritten by the {what}: {}{}. Look at them first, or send force: true to {what} anyway.",
-        hand.len(),
-        shown.join(", "),
-        if hand.len() > shown.len() {
-            ", …"
-        } else {
-            ""
-        }
-    ))
+    refused(
+        "hand_edits",
+        format!(
+            "{} file(s) changed by hand since the agent's last step would be overwritten by the {what}: {}{}. Look at them first, or send force: true to {what} anyway.",
+            hand.len(),
+            shown.join(", "),
+            if hand.len() > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        ),
+    )
 }
 
 impl Core {
-    fn idle(&self, session: &str) -> ServiceResult<()> {
-        if self.runs.is_busy(session) {
-            return Err(ServiceError::Conflict(
-                "the session is busy; revert or redo when its run ends".into(),
+    async fn idle(&self, session: &str) -> ServiceResult<()> {
+        if !self
+            .runs
+            .settled(session, std::time::Duration::from_secs(5))
+            .await
+        {
+            return Err(refused(
+                "session_busy",
+                "the session is busy; revert or redo when its run ends",
             ));
         }
         Ok(())
@@ -77,7 +95,7 @@ impl Core {
         p: &crate::protocol::RevertParams,
     ) -> ServiceResult<RevertResult> {
         let row = self.load_session(session).await?;
-        self.idle(session)?;
+        self.idle(session).await?;
         if p.message_id.is_empty()
             || p.message_id.len() > 64
             || !p.message_id.bytes().all(|b| b.is_ascii_alphanumeric())
@@ -90,8 +108,9 @@ impl Core {
             .await?
             .ok_or(ServiceError::NotFound("message"))?;
         let before = self.store.run_snapshot(&run, "before").await?.ok_or_else(|| {
-            ServiceError::Conflict(
-                "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)".into(),
+            refused(
+                "no_snapshot",
+                "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)",
             )
         })?;
         let ws = PathBuf::from(&row.workspace);
@@ -104,7 +123,7 @@ impl Core {
             revert_id: None,
             files: files(&plan),
             hand_edited,
-            runs: Vec::new(),
+            runs: self.store.runs_from(session, &run).await?,
         };
         if p.dry_run {
             return Ok(result);
@@ -126,7 +145,6 @@ impl Core {
         self.store.record_revert(&revert, &left).await?;
         // The model's history is read again without the runs taken back.
         drop(self.deps().history.take(session));
-        result.runs = self.store.hidden_runs(session).await?;
         result.applied = true;
         result.revert_id = Some(revert.id.clone());
         self.events
@@ -152,22 +170,23 @@ impl Core {
         p: &crate::protocol::RedoParams,
     ) -> ServiceResult<RevertResult> {
         let row = self.load_session(session).await?;
-        self.idle(session)?;
+        self.idle(session).await?;
         let revert = self
             .store
             .active_revert(session)
             .await?
-            .ok_or_else(|| ServiceError::Conflict("there is no revert to redo".into()))?;
+            .ok_or_else(|| refused("nothing_to_redo", "there is no revert to redo"))?;
         let later = self.store.list_session_runs(session, 1).await?;
         if later
             .first()
             .is_some_and(|r| r.created_at >= revert.created_at)
         {
-            return Err(ServiceError::Conflict(
-                "the conversation went on after the revert; it can no longer be redone".into(),
+            return Err(refused(
+                "conversation_went_on",
+                "the conversation went on after the revert; it can no longer be redone",
             ));
         }
-        let runs = self.store.hidden_runs(session).await?;
+        let runs = self.store.runs_hidden_by(&revert).await?;
         let ws = PathBuf::from(&row.workspace);
         let (now, hand) = self.now_and_hand_edits(session, &ws).await?;
         let snaps = &self.deps().snapshots;

@@ -139,6 +139,38 @@ impl Store {
         Ok(rows.into_iter().map(|r| r.0).collect())
     }
 
+    /// The runs from `run` on that no revert in force hides yet: what reverting to it takes back.
+    pub async fn runs_from(&self, session: &str, run: &str) -> StoreResult<Vec<String>> {
+        let hidden = self.hidden_runs(session).await?;
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT r.id FROM runs r JOIN runs t ON t.id = $2 \
+             WHERE r.session_id = $1 AND r.created_at >= t.created_at ORDER BY r.created_at, r.id",
+        )
+        .bind(session)
+        .bind(run)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| r.0)
+            .filter(|id| !hidden.contains(id))
+            .collect())
+    }
+
+    /// The runs one revert hides: from its run up to the revert.
+    pub async fn runs_hidden_by(&self, r: &RevertRow) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT x.id FROM runs x JOIN runs t ON t.id = $2 \
+             WHERE x.session_id = $1 AND x.created_at >= t.created_at AND x.created_at < $3 ORDER BY x.created_at, x.id",
+        )
+        .bind(&r.session_id)
+        .bind(&r.run_id)
+        .bind(r.created_at)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+
     /// The run of a user message (its `user_message` event's `message_id`).
     pub async fn run_of_user_message(
         &self,

@@ -11,7 +11,6 @@
 // its own server; waits are on DOM states, never on timers.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
@@ -26,9 +25,8 @@ import {
   signInWithToken,
   startServer,
 } from "./harness.mjs";
+import { axe, get, shows } from "./checks.mjs";
 
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
 const FIRST = "make the first change to notes";
 const SECOND = "now the second change";
@@ -72,37 +70,6 @@ const scripts = [
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
 
-async function axe(page, label) {
-  await page.addScriptTag({ path: axePath });
-  for (const scheme of ["light", "dark"]) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const result = await page.evaluate(
-      (tags) => window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }),
-      TAGS,
-    );
-    const text = result.violations
-      .map((v) => `  ${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 6).map((n) => `      ${n.target.join(" ")}\n        ${n.failureSummary ?? ""}`).join("\n")}`)
-      .join("\n");
-    assert.equal(result.violations.length, 0, `axe violations on ${label} (${scheme}):\n${text}`);
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
-/** Waits until `locator` shows `expected` (a string it contains, or a RegExp); fails with what it shows. */
-async function shows(locator, expected, what, timeout = 8000) {
-  try {
-    await locator.filter({ hasText: expected }).first().waitFor({ timeout });
-  } catch {
-    const now = await locator.allInnerTexts().catch(() => []);
-    assert.fail(`${what}: expected ${expected}, the page shows ${JSON.stringify(now)}`);
-  }
-}
-
-async function get(page, server, path) {
-  const r = await apiCall(page, server, "GET", path);
-  assert.equal(r.status, 200, `GET ${path}: ${JSON.stringify(r.json)}`);
-  return r.json;
-}
 
 const read = (server, name) => readFileSync(join(server.workspace, name), "utf8");
 

@@ -10,7 +10,6 @@
 // new states in either theme. Each test starts its own server; waits are on DOM states, never on
 // timers.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 import {
   apiCall,
@@ -24,9 +23,8 @@ import {
   signInWithToken,
   startServer,
 } from "./harness.mjs";
+import { axe, get, shows } from "./checks.mjs";
 
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
 const CONFIG = { models: { "replay/replay": { contextWindow: 4000, price: { input: 1000, output: 1000 } } } };
 
@@ -46,37 +44,6 @@ const skip = haveServer() ? false : "server binary not built (target/debug/trade
 /** Dollars as the app shows them at a cent or more. */
 const dollars = (v) => `$${v.toFixed(2)}`;
 
-async function axe(page, label) {
-  await page.addScriptTag({ path: axePath });
-  for (const scheme of ["light", "dark"]) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const result = await page.evaluate(
-      (tags) => window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }),
-      TAGS,
-    );
-    const text = result.violations
-      .map((v) => `  ${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 6).map((n) => `      ${n.target.join(" ")}\n        ${n.failureSummary ?? ""}`).join("\n")}`)
-      .join("\n");
-    assert.equal(result.violations.length, 0, `axe violations on ${label} (${scheme}):\n${text}`);
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
-/** Waits until `locator` shows `expected` (a string it contains, or a RegExp); fails with what it shows. */
-async function shows(locator, expected, what, timeout = 8000) {
-  try {
-    await locator.filter({ hasText: expected }).first().waitFor({ timeout });
-  } catch {
-    const now = await locator.allInnerTexts().catch(() => []);
-    assert.fail(`${what}: expected ${expected}, the page shows ${JSON.stringify(now)}`);
-  }
-}
-
-async function get(page, server, path) {
-  const r = await apiCall(page, server, "GET", path);
-  assert.equal(r.status, 200, `GET ${path}: ${JSON.stringify(r.json)}`);
-  return r.json;
-}
 
 async function events(page, server, id) {
   return (await get(page, server, `/api/sessions/${id}/events?after=0&limit=5000`)).data;

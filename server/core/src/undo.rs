@@ -55,13 +55,8 @@ impl Snapshots {
     }
 
     async fn git(&self, ws: &Path, args: &[&str], stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
-        let dir = self.git_dir(ws);
-        let mut cmd = tokio::process::Command::new("git");
+        let mut cmd = crate::tools::git::confined(&self.git_dir(ws), ws);
         cmd.args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.hooksPath=/dev/null",
             "-c",
             "core.autocrlf=false",
             "-c",
@@ -71,28 +66,15 @@ impl Snapshots {
             "-c",
             "advice.addEmbeddedRepo=false",
         ])
-        .arg(format!("--git-dir={}", dir.display()))
-        .arg(format!("--work-tree={}", ws.display()))
         .args(args)
-        .current_dir(ws)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_AUTHOR_NAME", "tradewind")
-        .env("GIT_AUTHOR_EMAIL", "tradewind@localhost")
-        .env("GIT_COMMITTER_NAME", "tradewind")
-        .env("GIT_COMMITTER_EMAIL", "tradewind@localhost")
-        .env("LC_ALL", "C")
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|e| format!("cannot run git: {e}"))?;
         if let (Some(data), Some(mut pipe)) = (stdin, child.stdin.take()) {
             pipe.write_all(data)

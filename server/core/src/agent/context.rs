@@ -455,19 +455,9 @@ fn transcript_half(text: &str) -> String {
 
 /// Stream a call to its end and return its text (nothing is shown while it streams).
 async fn collect(t: &mut Turn<'_>, req: ChatRequest) -> Result<(String, Usage), ProviderError> {
-    let provider = t.deps.provider.get();
     let cancel = t.run.cancel.clone();
     let prompt_chars = req.chars();
-    let tref: &Turn<'_> = t;
-    let mut stream = provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |r| {
-        tref.emit(EventPayload::ProviderRetry {
-            attempt: r.attempt,
-            max_attempts: r.max_attempts,
-            delay_ms: r.delay.as_millis() as u64,
-            reason: r.reason.clone(),
-        });
-    })
-    .await?;
+    let mut stream = t.open_stream(&req).await?;
     let (mut text, mut usage, mut finished) = (String::new(), None, false);
     loop {
         let next = tokio::select! {

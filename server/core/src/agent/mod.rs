@@ -248,6 +248,24 @@ impl Turn<'_> {
 }
 
 impl Turn<'_> {
+    /// Open a model call, retrying what is worth it; each wait is reported as it begins
+    /// (`provider_retry`), so clients count it down while it happens.
+    pub(crate) async fn open_stream(
+        &self,
+        req: &ChatRequest,
+    ) -> Result<provider::EventStream, ProviderError> {
+        let provider = self.deps.provider.get();
+        provider::open_with_retry(&provider, req, &self.deps.net, &self.run.cancel, |r| {
+            self.emit(EventPayload::ProviderRetry {
+                attempt: r.attempt,
+                max_attempts: r.max_attempts,
+                delay_ms: r.delay.as_millis() as u64,
+                reason: r.reason.clone(),
+            });
+        })
+        .await
+    }
+
     /// Whether the session's grants, as last read by the gate, hold `key`.
     pub(crate) fn grants_contain(&self, key: &str) -> bool {
         self.grants
@@ -767,20 +785,9 @@ async fn stream_turn(
     t: &mut Turn<'_>,
     req: ChatRequest,
 ) -> Result<Vec<ToolCallReq>, ProviderError> {
-    let provider = t.deps.provider.get();
     let cancel = t.run.cancel.clone();
     let called = Instant::now();
-    let tref: &Turn<'_> = t;
-    let mut stream = provider::open_with_retry(&provider, &req, &t.deps.net, &cancel, |r| {
-        // Sent when the wait begins, so clients count it down while it happens.
-        tref.emit(EventPayload::ProviderRetry {
-            attempt: r.attempt,
-            max_attempts: r.max_attempts,
-            delay_ms: r.delay.as_millis() as u64,
-            reason: r.reason.clone(),
-        });
-    })
-    .await;
+    let mut stream = t.open_stream(&req).await;
     // What a cancelled stream cost, if the provider never says (usage comes at the end).
     let prompt_chars = req.chars();
     // The history is shared with the request: let go of it, so storing this answer extends the

@@ -10,7 +10,7 @@
 //! directory. Output goes through the same key-material check and secret redaction as
 //! `read_file`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use super::{Gated, MAX_MODEL_TEXT, PrepareError, ToolCtx, ToolOutput, bound_text};
@@ -118,33 +118,39 @@ fn filter_output(text: &str) -> Result<String, ToolOutput> {
     })
 }
 
-async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {
-    let filters = filter_overrides(ctx, repo).await;
+/// `git` on an explicit git directory and work tree, with nothing of the environment but PATH,
+/// no system configuration, no fsmonitor, no hooks, no prompts: what every git the server runs
+/// starts from (callers add their own options, then the subcommand).
+pub(crate) fn confined(git_dir: &Path, work_tree: &Path) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new("git");
     cmd.args([
         "-c",
         "core.fsmonitor=false",
         "-c",
         "core.hooksPath=/dev/null",
-        "-c",
-        "core.pager=cat",
-        "-c",
-        "diff.external=",
     ])
-    .args(&filters)
-    .arg("--no-pager")
-    .arg(format!("--git-dir={}", repo.git_dir.display()))
-    .arg(format!("--work-tree={}", repo.top.display()))
-    .args(args)
-    .current_dir(&ctx.paths.workspace)
+    .arg(format!("--git-dir={}", git_dir.display()))
+    .arg(format!("--work-tree={}", work_tree.display()))
+    .current_dir(work_tree)
     .env_clear()
     .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-    .env("HOME", std::env::var_os("HOME").unwrap_or_default())
     .env("GIT_TERMINAL_PROMPT", "0")
     .env("GIT_CONFIG_NOSYSTEM", "1")
     .env("LC_ALL", "C")
     .stdin(Stdio::null())
     .kill_on_drop(true);
+    cmd
+}
+
+async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {
+    let filters = filter_overrides(ctx, repo).await;
+    let mut cmd = confined(&repo.git_dir, &repo.top);
+    cmd.args(["-c", "core.pager=cat", "-c", "diff.external="])
+        .args(&filters)
+        .arg("--no-pager")
+        .args(args)
+        .current_dir(&ctx.paths.workspace)
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default());
     let out = tokio::select! {
         o = cmd.output() => o,
         _ = ctx.cancel.cancelled() => return ToolOutput::err("cancelled", "cancelled"),

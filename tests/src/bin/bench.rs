@@ -1,6 +1,6 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files, webfetch, mcp, context, fts, undo;
+//! sse, files, webfetch, mcp, context, fts, undo, rss;
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -1634,6 +1634,57 @@ async fn context() {
     );
 }
 
+/// The release server's RSS with 1,000 sessions in its database (one answered prompt each)
+/// and 20 of them with a live WebSocket subscriber.
+async fn rss() {
+    let home = TempDir::new("bench-rss");
+    let ws_dir = TempDir::new("bench-rss-ws");
+    let replay = home.path().join("r.json");
+    std::fs::write(
+        &replay,
+        json!({"scripts": [{"turns": [{"text": "Done: the answer to this prompt, a sentence or two long like a real one."}]}]}).to_string(),
+    )
+    .unwrap();
+    let args = replay_serve_args(ws_dir.path(), &replay);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut child, base) =
+        spawn_binary_at(&release_binary(), &args, &home.path().join("state"), TOKEN).await;
+    let pid = child.id().unwrap();
+    let api = Remote::new(&base);
+    let mut sids = Vec::new();
+    for i in 0..1000 {
+        let sid = api.create_session(json!({"mode": "ask"})).await;
+        let run = api.prompt(&sid, &format!("Prompt {i}: what does this change?")).await;
+        api.wait_run_finished(&sid, &run).await;
+        sids.push(sid);
+    }
+    let ws_url = format!("{}/api/ws", base.replace("http://", "ws://"));
+    let mut subs = Vec::new();
+    for sid in sids.iter().take(20) {
+        let mut ws = ws_connect_url(&ws_url).await;
+        ws_send(&mut ws, json!({"type": "subscribe", "session": sid, "after": 0})).await;
+        subs.push(ws);
+    }
+    // Each subscriber has its backlog, and one more run streams to it.
+    for (sid, ws) in sids.iter().take(20).zip(subs.iter_mut()) {
+        let run = api.prompt(sid, "One more.").await;
+        loop {
+            let f = ws_next(ws, Duration::from_secs(10)).await.expect("a frame");
+            if f["type"] == "run_finished" && f["run"] == run.as_str() {
+                break;
+            }
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss = rss_kib(pid);
+    println!(
+        "rss_mib {:.1} with 1,000 sessions in the database (1,020 runs) and 20 live WebSocket subscribers (release server, replay model)",
+        rss as f64 / 1024.0
+    );
+    drop(subs);
+    let _ = child.kill().await;
+}
+
 /// Full-text search over 1,000 sessions × 200 messages (SQLite FTS5): p50/p95 of a query.
 async fn fts() {
     use tradewind::protocol::{Agent, Mode};
@@ -1800,6 +1851,9 @@ async fn main() {
     }
     if want("undo") {
         undo().await;
+    }
+    if want("rss") {
+        rss().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

@@ -18,7 +18,9 @@ from tradewind_client import AuthenticatedClient, models
 from tradewind_client.api.events import list_events
 from tradewind_client.api.prompts import answer_approval, answer_question, decide_plan
 from tradewind_client.api.runs import post_message
-from tradewind_client.api.sessions import create_session, patch_session
+from tradewind_client.api.runs import get_run
+from tradewind_client.api.sessions import create_session, patch_session, redo, revert
+from tradewind_client.api.usage import compact_session
 
 
 def class_of(kind: str) -> str:
@@ -106,6 +108,28 @@ def main() -> int:
     failing = post_message.sync(a.id, client=client, body=models.PostMessageParams(text="flaky"))
     assert isinstance(failing, models.PostMessageResponse), failing
     drive(client, fa, lambda seen: {"error", "provider_retry", "session_updated"} <= seen, deadline)
+    # Compacted by hand (context_compacted), then reverted to the first prompt
+    # (session_reverted) and redone (revert_undone).
+    compact = compact_session.sync(a.id, client=client)
+    assert isinstance(compact, models.PostMessageResponse), compact
+    drive(client, fa, lambda seen: "context_compacted" in seen, deadline)
+    while True:
+        r = get_run.sync(compact.run_id, client=client)
+        assert isinstance(r, models.RunInfo), r
+        if r.status not in (models.RunStatus.QUEUED, models.RunStatus.RUNNING):
+            break
+        if time.monotonic() > deadline:
+            sys.exit("the compaction run did not end")
+        time.sleep(0.05)
+    page = list_events.sync(a.id, client=client, after=0, limit=5000)
+    assert isinstance(page, models.EventPage), page
+    first = next(ev for ev in page.data if isinstance(ev, models.UserMessageEvent))
+    back = revert.sync(
+        a.id, client=client, body=models.RevertParams(message_id=first.message_id, force=True)
+    )
+    assert isinstance(back, models.RevertResult) and back.applied, back
+    again = redo.sync(a.id, client=client, body=models.RedoParams(force=True))
+    assert isinstance(again, models.RevertResult) and again.applied, again
 
     b = create_session.sync(
         client=client, body=models.CreateSessionParams(title="plan", agent=models.Agent.PLAN)

@@ -707,13 +707,12 @@ pub struct ExportedSession {
 }
 
 /// A message of a session export (as `GET /api/sessions/{id}/messages` lists it).
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct ExportedMessage {
     #[serde(default)]
     pub run_id: Option<String>,
     pub role: MessageRole,
-    #[schema(value_type = MessageParts)]
-    pub parts: serde_json::Value,
+    pub parts: MessageParts,
     pub created_at: i64,
 }
 
@@ -721,13 +720,28 @@ pub struct ExportedMessage {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct SessionExport {
     /// `tradewind-session/1`.
+    #[schema(pattern = "^tradewind-session/1$")]
     pub format: String,
     pub session: ExportedSession,
-    /// Every event, in order (renumbered from 1 on import).
-    #[schema(value_type = Vec<EventFrame>)]
-    pub events: Vec<EventFrame>,
-    /// Every message the model saw, in order.
-    pub messages: Vec<ExportedMessage>,
+    /// Every event, in order, each an event frame as `GET /api/sessions/{id}/events` returns it
+    /// (renumbered from 1 on import). An item that is not one is skipped and counted.
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Every message the model saw, in order, as `GET /api/sessions/{id}/messages` lists them.
+    /// An item that is not one is skipped and counted.
+    #[schema(value_type = Vec<Object>)]
+    pub messages: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// What `POST /api/sessions/import` made.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImportResult {
+    pub session: Session,
+    pub events: u64,
+    pub messages: u64,
+    /// Items of the export that were not events or messages this server can read.
+    pub skipped_events: u64,
+    pub skipped_messages: u64,
 }
 
 /// Why a conversation was compacted.

@@ -376,9 +376,14 @@ async fn sessions_on(api: &Api, cmd: crate::config::SessionsCommand) -> anyhow::
             writeln!(
                 out,
                 "{}\t{}",
-                s["id"].as_str().unwrap_or(""),
-                s["title"].as_str().unwrap_or("")
+                s["session"]["id"].as_str().unwrap_or(""),
+                s["session"]["title"].as_str().unwrap_or("")
             )?;
+            let skipped = s["skipped_events"].as_u64().unwrap_or(0)
+                + s["skipped_messages"].as_u64().unwrap_or(0);
+            if skipped > 0 {
+                eprintln!("tradewind: {skipped} unreadable item(s) of the export were skipped");
+            }
         }
     }
     Ok(())

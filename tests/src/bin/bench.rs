@@ -1654,7 +1654,9 @@ async fn rss() {
     let mut sids = Vec::new();
     for i in 0..1000 {
         let sid = api.create_session(json!({"mode": "ask"})).await;
-        let run = api.prompt(&sid, &format!("Prompt {i}: what does this change?")).await;
+        let run = api
+            .prompt(&sid, &format!("Prompt {i}: what does this change?"))
+            .await;
         api.wait_run_finished(&sid, &run).await;
         sids.push(sid);
     }
@@ -1662,7 +1664,11 @@ async fn rss() {
     let mut subs = Vec::new();
     for sid in sids.iter().take(20) {
         let mut ws = ws_connect_url(&ws_url).await;
-        ws_send(&mut ws, json!({"type": "subscribe", "session": sid, "after": 0})).await;
+        ws_send(
+            &mut ws,
+            json!({"type": "subscribe", "session": sid, "after": 0}),
+        )
+        .await;
         subs.push(ws);
     }
     // Each subscriber has its backlog, and one more run streams to it.

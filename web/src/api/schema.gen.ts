@@ -551,9 +551,10 @@ export interface paths {
          * Create a session from an export.
          * @description Takes what `tradewind sessions export --format json` writes (`format`
          *     `tradewind-session/1`): a new session with the export's title, agent and mode, its events
-         *     renumbered from 1 (each must be a valid event frame), and its messages in order, so the
-         *     model sees the same conversation. The workspace is the export's when this server may use it,
-         *     else the server's own. Answers 201 with the session. Bodies over 2 MiB get 413.
+         *     renumbered from 1, and its messages in order, so the model sees the same conversation; items
+         *     that are not readable frames or messages are skipped and counted. The workspace is the
+         *     export's when this server may use it, else the server's own. Answers 201 with the session
+         *     and the counts. Bodies over 2 MiB get 413.
          */
         post: operations["import_session"];
         delete?: never;
@@ -1233,7 +1234,8 @@ export interface paths {
         };
         /**
          * Usage and cost over a period, grouped by session, model or day.
-         * @description Sums the model calls made in `[from, to)` (Unix ms; default the last 30 days): calls, input,
+         * @description Sums the model calls made in `[from, to)` (Unix ms; default the last 30 days; a period that
+         *     ends before it starts is empty): calls, input,
          *     output, cached and reasoning tokens, and cost in USD by each model's price (config's
          *     `models` table, else the built-in one; a model on a loopback endpoint is free). Calls of a
          *     model with no known price are counted in `unpriced_calls` and left out of the cost. Days are
@@ -1736,14 +1738,6 @@ export interface components {
          * @enum {string}
          */
         EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
-        /** @description A message of a session export (as `GET /api/sessions/{id}/messages` lists it). */
-        ExportedMessage: {
-            /** Format: int64 */
-            created_at: number;
-            parts: components["schemas"]["MessageParts"];
-            role: components["schemas"]["MessageRole"];
-            run_id?: string | null;
-        };
         /**
          * @description What a session export holds of the session itself (the other fields of a `Session` are
          *     ignored on import).
@@ -1835,6 +1829,21 @@ export interface components {
             password_login: boolean;
             status: string;
             version: string;
+        };
+        /** @description What `POST /api/sessions/import` made. */
+        ImportResult: {
+            /** Format: int64 */
+            events: number;
+            /** Format: int64 */
+            messages: number;
+            session: components["schemas"]["Session"];
+            /**
+             * Format: int64
+             * @description Items of the export that were not events or messages this server can read.
+             */
+            skipped_events: number;
+            /** Format: int64 */
+            skipped_messages: number;
         };
         KeyValueEntry: {
             key: string;
@@ -2719,12 +2728,18 @@ export interface components {
         };
         /** @description `POST /api/sessions/import`: what `tradewind sessions export --format json` writes. */
         SessionExport: {
-            /** @description Every event, in order (renumbered from 1 on import). */
-            events: components["schemas"]["EventFrame"][];
+            /**
+             * @description Every event, in order, each an event frame as `GET /api/sessions/{id}/events` returns it
+             *     (renumbered from 1 on import). An item that is not one is skipped and counted.
+             */
+            events: Record<string, unknown>[];
             /** @description `tradewind-session/1`. */
             format: string;
-            /** @description Every message the model saw, in order. */
-            messages: components["schemas"]["ExportedMessage"][];
+            /**
+             * @description Every message the model saw, in order, as `GET /api/sessions/{id}/messages` lists them.
+             *     An item that is not one is skipped and counted.
+             */
+            messages: Record<string, unknown>[];
             session: components["schemas"]["ExportedSession"];
         };
         SessionPage: {
@@ -5319,16 +5334,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new session */
+            /** @description The new session, and what was imported and skipped */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["ImportResult"];
                 };
             };
-            /** @description Malformed JSON, or an event that is not a valid frame */
+            /** @description Malformed JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5373,7 +5388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not a session export (format), or a message without parts */
+            /** @description Not a session export (its format, session, events or messages) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8448,7 +8463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `from` is not before `to`, or out of range */
+            /** @description `from` or `to` out of range */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -436,8 +436,11 @@ impl Core {
     /// its events renumbered from 1, its messages in order; the workspace when still usable.
     pub async fn import_session(
         &self,
-        doc: crate::protocol::SessionExport,
-    ) -> ServiceResult<Session> {
+        mut body: serde_json::Value,
+    ) -> ServiceResult<crate::protocol::ImportResult> {
+        whole_numbers(&mut body);
+        let doc: crate::protocol::SessionExport = serde_json::from_value(body)
+            .map_err(|e| ServiceError::Invalid(format!("not a session export: {e}")))?;
         if doc.format != crate::protocol::SESSION_EXPORT_FORMAT {
             return Err(ServiceError::Invalid(format!(
                 "format must be {:?} (what tradewind sessions export --format json writes)",
@@ -452,26 +455,29 @@ impl Core {
             .as_deref()
             .and_then(|w| check_workspace(w, &self.cfg.state_dir).ok())
             .unwrap_or_else(|| self.cfg.workspace.clone());
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        let (given_events, given_messages) = (count(doc.events.len()), count(doc.messages.len()));
         let mut events = Vec::with_capacity(doc.events.len());
-        for f in &doc.events {
-            let data = serde_json::to_string(&f.payload)
-                .map_err(|e| ServiceError::Invalid(format!("event {}: {e}", f.seq)))?;
-            events.push((f.run.clone(), f.payload.kind().to_string(), data, f.at));
+        for v in doc.events {
+            let v = serde_json::Value::Object(v);
+            let Ok(f) = serde_json::from_value::<crate::protocol::EventFrame>(v) else {
+                continue;
+            };
+            if let Ok(data) = serde_json::to_string(&f.payload) {
+                events.push((f.run, f.payload.kind().to_string(), data, f.at));
+            }
         }
         let mut messages = Vec::with_capacity(doc.messages.len());
-        for (i, m) in doc.messages.iter().enumerate() {
-            if !m.parts.is_object() {
-                return Err(ServiceError::Invalid(format!(
-                    "message {i}: parts must be an object"
-                )));
+        for v in doc.messages {
+            let v = serde_json::Value::Object(v);
+            let Ok(m) = serde_json::from_value::<crate::protocol::ExportedMessage>(v) else {
+                continue;
+            };
+            if let Ok(parts) = serde_json::to_string(&m.parts) {
+                messages.push((m.run_id, m.role.as_ref().to_string(), parts, m.created_at));
             }
-            messages.push((
-                m.run_id.clone(),
-                m.role.as_ref().to_string(),
-                m.parts.to_string(),
-                m.created_at,
-            ));
         }
+
         let id = crate::util::new_id();
         let row = self
             .store
@@ -487,6 +493,29 @@ impl Core {
             .await?;
         let session = Session::from(row);
         self.events.session_updated(&session).await;
-        Ok(session)
+        Ok(crate::protocol::ImportResult {
+            session,
+            events: count(events.len()),
+            messages: count(messages.len()),
+            skipped_events: given_events - count(events.len()),
+            skipped_messages: given_messages - count(messages.len()),
+        })
+    }
+}
+
+/// Numbers written as `5.0` read as the integers they are (a JSON tool may write any number so).
+fn whole_numbers(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() <= crate::protocol::MAX_SAFE_INTEGER as f64
+            {
+                *v = serde_json::Value::from(f as i64);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(whole_numbers),
+        serde_json::Value::Object(o) => o.values_mut().for_each(whole_numbers),
+        _ => {}
     }
 }

@@ -73,9 +73,8 @@ impl Core {
     ) -> ServiceResult<UsageReport> {
         let to = to.unwrap_or_else(|| now_ms() + 1);
         let from = from.unwrap_or(to - 30 * 86_400_000);
-        if from >= to {
-            return Err(ServiceError::Invalid("`from` must be before `to`".into()));
-        }
+        // A period that ends before it starts holds nothing.
+        let to = to.max(from);
         let g = match group {
             UsageGroupBy::Session => UsageGroup::Session,
             UsageGroupBy::Model => UsageGroup::Model,

@@ -6,25 +6,59 @@ use axum::http::StatusCode;
 
 use crate::error::ApiError;
 
-/// `Json<T>` whose rejections are `ApiError`s (415 / 413 / 400 / 422).
+/// `Json<T>` whose rejections are `ApiError`s (415 / 413 / 400 / 422). Every request body of
+/// this API is a JSON object: an array is refused (serde would otherwise read a struct from
+/// one, field by field).
 pub struct ApiJson<T>(pub T);
+
+/// `application/json` or `application/…+json`, parameters aside.
+fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
+    let Some(ct) = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
 
 impl<S, T> FromRequest<S> for ApiJson<T>
 where
-    axum::Json<T>: FromRequest<S, Rejection = JsonRejection>,
+    T: serde::de::DeserializeOwned,
     S: Send + Sync,
 {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        if !json_content_type(req.headers()) {
+            return Err(ApiError::UnsupportedMediaType(
+                "expected Content-Type: application/json".into(),
+            ));
+        }
+        let bytes = match axum::body::Bytes::from_request(req, state).await {
+            Ok(b) => b,
+            Err(rej) if rej.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                return Err(ApiError::PayloadTooLarge);
+            }
+            Err(rej) => return Err(ApiError::BadRequest(rej.body_text())),
+        };
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first.is_some_and(|b| *b != b'{') {
+            return Err(ApiError::Validation(
+                "the request body must be a JSON object".into(),
+            ));
+        }
+        match axum::Json::<T>::from_bytes(&bytes) {
             Ok(axum::Json(v)) => Ok(ApiJson(v)),
-            Err(rej) => Err(match rej.status() {
-                StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-                    ApiError::UnsupportedMediaType("expected Content-Type: application/json".into())
-                }
-                StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
-                StatusCode::UNPROCESSABLE_ENTITY => ApiError::Validation(rej.body_text()),
+            Err(rej) => Err(match rej {
+                JsonRejection::JsonDataError(_) => ApiError::Validation(rej.body_text()),
                 _ => ApiError::BadRequest(rej.body_text()),
             }),
         }

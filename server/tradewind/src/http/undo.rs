@@ -62,20 +62,24 @@ pub async fn redo(
 ///
 /// Takes what `tradewind sessions export --format json` writes (`format`
 /// `tradewind-session/1`): a new session with the export's title, agent and mode, its events
-/// renumbered from 1 (each must be a valid event frame), and its messages in order, so the
-/// model sees the same conversation. The workspace is the export's when this server may use it,
-/// else the server's own. Answers 201 with the session. Bodies over 2 MiB get 413.
+/// renumbered from 1, and its messages in order, so the model sees the same conversation; items
+/// that are not readable frames or messages are skipped and counted. The workspace is the
+/// export's when this server may use it, else the server's own. Answers 201 with the session
+/// and the counts. Bodies over 2 MiB get 413.
 #[utoipa::path(post, path = "/api/sessions/import", tag = "sessions",
     request_body = crate::protocol::SessionExport,
-    responses((status = 201, description = "The new session", body = crate::protocol::Session),
-              (status = 400, description = "Malformed JSON, or an event that is not a valid frame", body = ErrorBody),
+    responses((status = 201, description = "The new session, and what was imported and skipped", body = crate::protocol::ImportResult),
+              (status = 400, description = "Malformed JSON", body = ErrorBody),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 413, description = "Larger than 2 MiB", body = ErrorBody),
-              (status = 422, description = "Not a session export (format), or a message without parts", body = ErrorBody)))]
+              (status = 422, description = "Not a session export (its format, session, events or messages)", body = ErrorBody)))]
 pub async fn import_session(
     State(state): State<AppState>,
-    ApiJson(doc): ApiJson<crate::protocol::SessionExport>,
-) -> ApiResult<(axum::http::StatusCode, axum::Json<crate::protocol::Session>)> {
+    ApiJson(doc): ApiJson<serde_json::Value>,
+) -> ApiResult<(
+    axum::http::StatusCode,
+    axum::Json<crate::protocol::ImportResult>,
+)> {
     let s = state.import_session(doc).await?;
     Ok((axum::http::StatusCode::CREATED, axum::Json(s)))
 }

@@ -27,7 +27,8 @@ pub struct UsageQuery {
 
 /// Usage and cost over a period, grouped by session, model or day.
 ///
-/// Sums the model calls made in `[from, to)` (Unix ms; default the last 30 days): calls, input,
+/// Sums the model calls made in `[from, to)` (Unix ms; default the last 30 days; a period that
+/// ends before it starts is empty): calls, input,
 /// output, cached and reasoning tokens, and cost in USD by each model's price (config's
 /// `models` table, else the built-in one; a model on a loopback endpoint is free). Calls of a
 /// model with no known price are counted in `unpriced_calls` and left out of the cost. Days are
@@ -37,7 +38,7 @@ pub struct UsageQuery {
     responses((status = 200, description = "Totals per group and overall", body = UsageReport),
               (status = 400, description = "A malformed parameter", body = ErrorBody),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 422, description = "`from` is not before `to`, or out of range", body = ErrorBody)))]
+              (status = 422, description = "`from` or `to` out of range", body = ErrorBody)))]
 pub async fn usage_report(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<UsageQuery>,

@@ -66,9 +66,9 @@ exactly these Markdown sections: ## Goal (what the user wants, in their words wh
 agent will need), ## Progress and next step. Be specific and terse; never invent anything that \
 is not in the transcript.";
 
-/// Characters of a message as the provider is sent it.
-pub(crate) fn message_chars(m: &ChatMessage) -> usize {
-    m.chars()
+/// Characters of a prompt: what every call carries (`fixed`) and the messages.
+pub(crate) fn prompt_chars(fixed: usize, msgs: &[ChatMessage]) -> usize {
+    fixed + msgs.iter().map(ChatMessage::chars).sum::<usize>()
 }
 
 /// The start of the UTC day `at` falls in (Unix ms).
@@ -171,13 +171,7 @@ pub(crate) use crate::provider::fixed_chars;
 
 /// Compact when the next prompt would pass the threshold. `Ok(false)`: nothing to do.
 pub(crate) async fn maybe_compact(t: &mut Turn<'_>, fixed: usize) -> Result<bool, ProviderError> {
-    let chars = fixed
-        + t.history
-            .lock()
-            .messages()
-            .iter()
-            .map(message_chars)
-            .sum::<usize>();
+    let chars = prompt_chars(fixed, &t.history.lock().messages());
     let limit = (t.window() as f64 * t.deps.cfg.agent.compact_at()) as u64;
     if t.tokens_of(chars) <= limit {
         return Ok(false);
@@ -208,7 +202,7 @@ fn prune(t: &mut Turn<'_>, fixed: usize) -> bool {
             pruned += 1;
         }
     }
-    let before_chars = fixed + msgs.iter().map(message_chars).sum::<usize>();
+    let before_chars = prompt_chars(fixed, &msgs);
     let after = t.tokens_of(before_chars - saved);
     let target = window * t.deps.cfg.agent.compact_at() * PRUNE_ENOUGH;
     if pruned == 0 || after as f64 > target {
@@ -248,7 +242,7 @@ pub(crate) async fn compact(
     trigger: CompactTrigger,
 ) -> Result<bool, ProviderError> {
     let msgs = t.history.lock().messages();
-    let before = t.tokens_of(fixed + msgs.iter().map(message_chars).sum::<usize>());
+    let before = t.tokens_of(prompt_chars(fixed, &msgs));
     // The kept turns get their share of the window, less when the system prompt and tools leave
     // little room under the threshold (the summary needs room too).
     let window = t.window() as f64;
@@ -294,15 +288,7 @@ pub(crate) async fn compact(
             ..Default::default()
         },
     );
-    let after = t.tokens_of(
-        fixed
-            + t.history
-                .lock()
-                .messages()
-                .iter()
-                .map(message_chars)
-                .sum::<usize>(),
-    );
+    let after = t.tokens_of(prompt_chars(fixed, &t.history.lock().messages()));
     t.emit(EventPayload::ContextCompacted {
         trigger,
         summary,
@@ -324,7 +310,7 @@ fn boundary(msgs: &[ChatMessage], keep_chars: usize) -> (usize, usize) {
     let mut acc = 0;
     let mut best: Option<(usize, usize)> = None;
     for (i, m) in msgs.iter().enumerate().rev() {
-        acc += message_chars(m);
+        acc += m.chars();
         let starts_turn = !matches!(m, ChatMessage::Tool { .. });
         if starts_turn && (best.is_none() || acc <= keep_chars) {
             best = Some((i, acc));

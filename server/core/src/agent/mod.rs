@@ -677,8 +677,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             return end;
         }
         let messages = t.history.lock().messages();
-        let prompt_tokens =
-            t.tokens_of(fixed + messages.iter().map(context::message_chars).sum::<usize>());
+        let prompt_tokens = t.tokens_of(context::prompt_chars(fixed, &messages));
         let req = ChatRequest {
             system: system.clone(),
             messages,

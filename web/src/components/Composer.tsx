@@ -39,13 +39,24 @@ export function Composer({
   const queued = useObservable(queueOf(sessionId));
   // The cancel waiting for the user's answer about the queue (and whether Esc asked for it).
   const [asking, setAsking] = useState<{ runId: string; byEsc: boolean } | null>(null);
+  /**
+   * Replace the text and put the caret at `at` now, in the same task as the key or click that
+   * asked for it: a caret placed later (a frame, an effect) lands in the wrong spot when the user
+   * has typed a key in between.
+   */
+  const place = (next: string, at: number) => {
+    const el = area.current;
+    if (el) {
+      el.value = next;
+      el.setSelectionRange(at, at);
+    }
+    setText(next);
+    setCaret(at);
+  };
   const mentions = useMentions(sessionId, text, caret, (start, end, value) => {
     const next = text.slice(0, start) + value + text.slice(end);
     const at = start + value.length;
-    setText(next);
-    setCaret(at);
-    // Put the caret after the inserted path once the new text is in the textarea.
-    requestAnimationFrame(() => area.current?.setSelectionRange(at, at));
+    place(next, at);
   });
   const listId = `mentions-${sessionId}`;
   const slashId = `commands-${sessionId}`;
@@ -57,9 +68,7 @@ export function Composer({
       return;
     }
     const next = `/${entry.label}${entry.takesArguments ? " " : ""}`;
-    setText(next);
-    setCaret(next.length);
-    requestAnimationFrame(() => area.current?.setSelectionRange(next.length, next.length));
+    place(next, next.length);
   };
   const slash = useSlashCommands(sessionId, text, choose);
 

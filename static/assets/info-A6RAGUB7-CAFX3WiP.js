@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-C2EB4bLw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-C2EB4bLw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

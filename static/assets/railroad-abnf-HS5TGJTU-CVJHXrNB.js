@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-BPG2gh35.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

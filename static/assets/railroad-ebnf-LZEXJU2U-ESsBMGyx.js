@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-C2EB4bLw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -80,6 +80,8 @@ pub struct Opts {
     pub mcp: Option<tradewind::config::McpSettings>,
     /// Anything else of the configuration, changed last (models, spend caps …).
     pub tweak: Option<fn(&mut tradewind::config::Config)>,
+    /// config.json's `providers` list.
+    pub providers: Vec<tradewind::config::ProviderEntrySettings>,
 }
 
 pub struct TestServer {
@@ -141,6 +143,7 @@ impl TestServer {
             });
         }
         cfg.tls = opts.tls.clone();
+        cfg.providers = opts.providers.clone();
         if let Some(f) = opts.tweak {
             f(&mut cfg);
         }

@@ -819,3 +819,184 @@ async fn headless_runs_continue_sessions_and_sessions_export_and_import() {
     assert_eq!(st, 422);
     s.stop().await;
 }
+
+/// Providers side by side: one from the flags (`default`), one from config.json with its own
+/// key, one added through the API. Each session talks to its own `{provider, model}` (the
+/// request carries the model, the key goes to its own server), a bad choice is refused, the
+/// default can move, removals that would break the configuration are refused, what the API
+/// added survives a restart, and a session naming a removed provider fails its run clearly.
+#[tokio::test]
+async fn sessions_pick_their_own_provider_and_model() {
+    let local = Mock::default();
+    let local_url = local.serve().await;
+    let cloud = Mock::default();
+    let cloud_url = cloud.serve().await;
+    let opts = Opts {
+        openai: Some(local_url.clone()),
+        network: Some(net()),
+        providers: vec![tradewind::config::ProviderEntrySettings {
+            id: "cloud".into(),
+            kind: "openai".into(),
+            base_url: Some(cloud_url.clone()),
+            model: Some("big-1".into()),
+            api_key_env: None,
+            key: Some("sk-cloud-test".into()),
+        }],
+        ..Opts::default()
+    };
+    let s = TestServer::start(opts.clone()).await;
+    let (_, list) = s.get("/api/providers").await;
+    let ids: Vec<(&str, &str, bool)> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap(),
+                p["source"].as_str().unwrap(),
+                p["api_key_set"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ids[0].0, "default");
+    assert_eq!(ids[0].1, "flags");
+    assert_eq!(ids[1], ("cloud", "config", true));
+    assert_eq!(list["default"], "default");
+    let (st, models) = s.get("/api/models?provider=cloud").await;
+    assert_eq!(st, 200, "{models}");
+    assert_eq!(models["data"][0]["id"], "test-model");
+    assert_eq!(s.get("/api/models?provider=nope").await.0, 404);
+
+    // A session on the cloud provider with a model of its choosing; another on the default.
+    let on_cloud = s.create_session("ask").await;
+    let patch = |sid: &str, body: Value| {
+        let path = format!("/api/sessions/{sid}");
+        let s = &s;
+        async move { s.send(reqwest::Method::PATCH, &path, body).await }
+    };
+    let (st, v) = patch(&on_cloud, json!({"provider": "cloud", "model": "big-2"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        (v["provider"].as_str(), v["model"].as_str()),
+        (Some("cloud"), Some("big-2"))
+    );
+    cloud.push(text_reply("from the cloud"));
+    let run = s.prompt(&on_cloud, "hello cloud").await;
+    assert_eq!(
+        s.wait_run_finished(&on_cloud, &run).await["status"],
+        "completed"
+    );
+    let on_default = s.create_session("ask").await;
+    local.push(text_reply("from the local one"));
+    let run = s.prompt(&on_default, "hello local").await;
+    assert_eq!(
+        s.wait_run_finished(&on_default, &run).await["status"],
+        "completed"
+    );
+    {
+        let reqs = cloud.requests.lock().unwrap();
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0]["model"], "big-2");
+        let heads = cloud.headers.lock().unwrap();
+        assert_eq!(heads[0]["authorization"], "Bearer sk-cloud-test");
+        let reqs = local.requests.lock().unwrap();
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0]["model"], "test-model");
+    }
+    let usage = s
+        .wait_event(&on_cloud, |e| e["type"] == "model_usage")
+        .await;
+    assert_eq!(usage["model"], "openai/big-2", "{usage}");
+
+    // Refused: an unknown provider, a blank model. A provider alone resets the model.
+    assert_eq!(patch(&on_cloud, json!({"provider": "nope"})).await.0, 422);
+    assert_eq!(patch(&on_cloud, json!({"model": "  "})).await.0, 422);
+    let (_, v) = patch(&on_cloud, json!({"provider": "default"})).await;
+    assert_eq!(
+        (v["provider"].as_str(), v["model"].as_str()),
+        (Some("default"), None)
+    );
+    let (_, v) = patch(&on_cloud, json!({"provider": null, "model": "other"})).await;
+    assert_eq!(
+        (v["provider"].as_str(), v["model"].as_str()),
+        (None, Some("other"))
+    );
+
+    // One added through the API, made the default, then removed once it no longer is.
+    let put = json!({"kind": "openai", "base_url": local_url, "model": "added-model"});
+    let (st, v) = s
+        .send(reqwest::Method::PUT, "/api/providers/added", put)
+        .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        (v["source"].as_str(), v["default"].as_bool()),
+        (Some("settings"), Some(false))
+    );
+    let bad = json!({"kind": "openai", "base_url": "ftp://x", "model": "m"});
+    assert_eq!(
+        s.send(reqwest::Method::PUT, "/api/providers/bad", bad.clone())
+            .await
+            .0,
+        422
+    );
+    let good = json!({"kind": "openai", "model": "m"});
+    assert_eq!(
+        s.send(reqwest::Method::PUT, "/api/providers/Bad%20Id", good)
+            .await
+            .0,
+        422
+    );
+    let (st, v) = s
+        .send(
+            reqwest::Method::POST,
+            "/api/providers/added/default",
+            json!({}),
+        )
+        .await;
+    assert_eq!((st, v["default"].as_str()), (200, Some("added")), "{v}");
+    let (_, v) = s.get("/api/settings/provider").await;
+    assert_eq!(v["model"], "added-model");
+    let (st, v) = s
+        .send(reqwest::Method::DELETE, "/api/providers/added", json!({}))
+        .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (409, Some("provider_is_default"))
+    );
+    let (st, v) = s
+        .send(reqwest::Method::DELETE, "/api/providers/cloud", json!({}))
+        .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (409, Some("provider_from_config"))
+    );
+
+    // Restarted, the API's provider and default are still there.
+    let s = s.restart(opts.clone()).await;
+    let (_, list) = s.get("/api/providers").await;
+    assert_eq!(list["default"], "added");
+    assert_eq!(list["data"].as_array().unwrap().len(), 3, "{list}");
+    s.send(
+        reqwest::Method::POST,
+        "/api/providers/default/default",
+        json!({}),
+    )
+    .await;
+    let (_, v) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{on_default}"),
+            json!({"provider": "added"}),
+        )
+        .await;
+    assert_eq!(v["provider"], "added");
+    let (st, _) = s
+        .send(reqwest::Method::DELETE, "/api/providers/added", json!({}))
+        .await;
+    assert_eq!(st, 204);
+    let run = s.prompt(&on_default, "still there?").await;
+    let end = s.wait_run_finished(&on_default, &run).await;
+    assert_eq!(end["status"], "failed", "{end}");
+    assert_eq!(end["error"]["code"], "unknown_provider", "{end}");
+    s.stop().await;
+}

@@ -336,6 +336,8 @@ pub struct FileConfig {
     pub additional_directories: Vec<PathBuf>,
     pub allowed_hosts: Vec<String>,
     pub provider: FileProvider,
+    /// Several providers side by side (`[{id, kind, baseUrl, model, apiKeyEnv | key}]`).
+    pub providers: Vec<ProviderEntrySettings>,
     pub tasks: TaskSettings,
     pub plan: PlanSettings,
     pub agent: AgentSettings,
@@ -510,6 +512,23 @@ pub struct FileProvider {
     pub model: Option<String>,
 }
 
+/// One of `providers` in config.json: several side by side, each with its own key.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProviderEntrySettings {
+    /// 1 to 32 of `a-z 0-9 _ -`: what sessions and Settings name it by.
+    pub id: String,
+    /// `openai` (any OpenAI-compatible server) or `anthropic`.
+    pub kind: String,
+    pub base_url: Option<String>,
+    /// Its default model.
+    pub model: Option<String>,
+    /// The environment variable holding its key.
+    pub api_key_env: Option<String>,
+    /// The key itself (config.json is in the 0700 state directory).
+    pub key: Option<String>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TaskSettings {
@@ -610,6 +629,8 @@ pub struct Config {
     pub access_token: Option<String>,
     pub database_url: Option<String>,
     pub provider: Option<ProviderSettings>,
+    /// config.json's `providers`, checked at start (ids unique and valid, kinds known).
+    pub providers: Vec<ProviderEntrySettings>,
     pub tasks: TaskSettings,
     pub plan: PlanSettings,
     pub agent: AgentSettings,
@@ -637,6 +658,35 @@ pub struct Config {
     /// The URL users open, without a trailing slash.
     pub public_url: Option<String>,
     pub mdns: bool,
+}
+
+/// config.json's `providers`: each id valid and named once, each kind one that can be built.
+fn checked_providers(
+    list: Vec<ProviderEntrySettings>,
+) -> anyhow::Result<Vec<ProviderEntrySettings>> {
+    let mut seen = std::collections::HashSet::new();
+    for p in &list {
+        if !crate::provider::registry::valid_id(&p.id) {
+            bail!(
+                "config.json: provider id {:?} must be 1 to 32 of a-z 0-9 _ - (starting with a letter or digit)",
+                p.id
+            );
+        }
+        if !seen.insert(p.id.as_str()) {
+            bail!("config.json: provider id {:?} is used twice", p.id);
+        }
+        if !matches!(p.kind.as_str(), "openai" | "anthropic") {
+            bail!(
+                "config.json: provider {:?} has kind {:?}; it must be \"openai\" or \"anthropic\"",
+                p.id,
+                p.kind
+            );
+        }
+        if p.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+            bail!("config.json: provider {:?} needs a model", p.id);
+        }
+    }
+    Ok(list)
 }
 
 /// `$TRADEWIND_HOME` (already folded in by clap) or `~/.tradewind`.
@@ -730,6 +780,7 @@ impl Config {
                 .filter(|t| !t.is_empty()),
             database_url: std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()),
             provider,
+            providers: checked_providers(file.providers)?,
             tasks: file.tasks,
             plan: file.plan,
             agent: file.agent,
@@ -853,6 +904,7 @@ impl Config {
             access_token: None,
             database_url: None,
             provider: None,
+            providers: Vec::new(),
             tasks: TaskSettings::default(),
             plan: PlanSettings::default(),
             agent: AgentSettings::default(),

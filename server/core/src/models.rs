@@ -105,6 +105,11 @@ impl Catalog {
         Catalog { overrides }
     }
 
+    /// Whether config.json's `models` has an entry under exactly this name.
+    pub fn has_override(&self, name: &str) -> bool {
+        self.overrides.contains_key(name)
+    }
+
     /// What is known of `model` served by `provider` (a kind: `openai`, `anthropic`…) at
     /// `base_url`. Config keys are `<provider>/<model>` or the bare model name.
     pub fn info(&self, provider: &str, model: &str, base_url: Option<&str>) -> ModelInfo {

@@ -217,6 +217,13 @@ pub struct Session {
     /// Sent to the model as `reasoning_effort`; null: not sent (the model's default).
     #[serde(default)]
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// The provider this session's runs use (an id from `GET /api/providers`); null: the
+    /// default provider.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The model this session's runs use; null: its provider's default model.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -302,6 +309,22 @@ pub struct PatchSessionParams {
     #[serde(default, deserialize_with = "whole::some_effort")]
     #[schema(value_type = Option<ReasoningEffort>)]
     pub reasoning_effort: Option<Option<ReasoningEffort>>,
+    /// The provider the next runs use (an id from `GET /api/providers`; 422 when none has that
+    /// id); null goes back to the default provider. Changing it without `model` also puts the
+    /// model back to the new provider's default.
+    #[serde(default, deserialize_with = "whole::some_string")]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 32, pattern = "^[a-z0-9][a-z0-9_-]*$")]
+    pub provider: Option<Option<String>>,
+    /// The model the next runs use (1 to 200 characters, no control characters, not blank);
+    /// null goes back to the provider's default.
+    #[serde(default, deserialize_with = "whole::some_string")]
+    #[schema(
+        value_type = Option<String>,
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    )]
+    pub model: Option<Option<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -1521,6 +1544,8 @@ pub enum ProviderSource {
     Flags,
     /// `PUT /api/settings/provider` (now or before a restart, when no flags were given).
     Settings,
+    /// The config file's `providers` list, applied at start.
+    Config,
     /// Nothing is configured: every run fails at once with "no model configured".
     None,
 }
@@ -1555,6 +1580,48 @@ pub struct ProviderSettingsParams {
     pub model: Option<String>,
     /// Set a new key; an empty string removes it; absent keeps the stored one.
     pub api_key: Option<String>,
+    /// The environment variable to read the key from when none is stored (a name of letters,
+    /// digits and `_`, at most 128); absent: the kind's usual one (`OPENAI_API_KEY`,
+    /// `ANTHROPIC_API_KEY`).
+    #[schema(pattern = "^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
+    pub api_key_env: Option<String>,
+}
+
+/// One configured provider (`GET /api/providers`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({"id": "local", "kind": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder:14b", "api_key_set": false, "api_key_env": null, "source": "config", "default": true})))]
+pub struct ProviderView {
+    /// What sessions name it by (`default` for the one the start flags or
+    /// `PUT /api/settings/provider` set).
+    pub id: String,
+    /// `openai`, `anthropic` or `replay`.
+    pub kind: String,
+    pub base_url: Option<String>,
+    /// Its default model.
+    pub model: Option<String>,
+    /// Whether a key is available (stored, named by `api_key_env`, in config.json, or the
+    /// kind's usual environment variable); the key itself is never returned.
+    pub api_key_set: bool,
+    /// The environment variable its key is read from, when it names one.
+    pub api_key_env: Option<String>,
+    pub source: ProviderSource,
+    /// Sessions without their own provider use this one.
+    pub default: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProviderList {
+    pub data: Vec<ProviderView>,
+    /// The default provider's id; null when none is configured.
+    pub default: Option<String>,
+}
+
+/// `GET /api/models?provider=`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ModelsQuery {
+    /// A provider's id (`GET /api/providers`); absent: the default provider.
+    pub provider: Option<String>,
 }
 
 /// A web search provider (seed 000, "Buscar en la web").
@@ -1817,6 +1884,13 @@ mod whole {
         d: D,
     ) -> Result<Option<Option<super::ReasoningEffort>>, D::Error> {
         Ok(Some(Option::<super::ReasoningEffort>::deserialize(d)?))
+    }
+
+    #[allow(clippy::option_option)]
+    pub fn some_string<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<String>>, D::Error> {
+        Ok(Some(Option::<String>::deserialize(d)?))
     }
 
     #[allow(clippy::option_option)]

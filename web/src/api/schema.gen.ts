@@ -309,10 +309,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Models the running provider reports (also a connection test).
-         * @description Asks the provider for its model list on every call and returns the model ids as it reports
-         *     them. When the provider cannot be reached, refuses the key, or answers with an error, the
-         *     call fails with 502 and the provider's error message.
+         * Models a provider reports (also a connection test).
+         * @description Asks the provider (`provider`, an id from `GET /api/providers`; absent: the default one)
+         *     for its model list on every call and returns the model ids as it reports them. 404 when no
+         *     provider has that id. When the provider cannot be reached, refuses the key, or answers with
+         *     an error, the call fails with 502 and the provider's error message.
          */
         get: operations["list_models"];
         put?: never;
@@ -388,6 +389,83 @@ export interface paths {
          *     tool refuses (or a path that cannot be resolved) give `deny` with the reason, as in a run.
          */
         post: operations["policy_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every configured provider, and which one is the default.
+         * @description Providers work side by side, each with its own key: the one the start flags or
+         *     `PUT /api/settings/provider` set (id `default`), those in config.json's `providers` list, and
+         *     those added with `PUT /api/providers/{id}`. Each reports its kind, base URL, default model,
+         *     whether a key is available (never the key), the environment variable it reads the key from,
+         *     its `source`, and whether it is the `default` sessions without their own use.
+         */
+        get: operations["list_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add a provider, or replace one, by id.
+         * @description `id` is 1 to 32 of `a-z 0-9 _ -`. The body is the one `PUT /api/settings/provider` takes,
+         *     plus `api_key_env`, the environment variable to read the key from. The provider is built
+         *     first, so a refused change (422) stores nothing; it is stored (surviving a restart, where
+         *     config.json still wins for an id it defines) and sessions that name it use it from their
+         *     next model call. Returns the provider as listed.
+         */
+        put: operations["put_provider_by_id"];
+        post?: never;
+        /**
+         * Remove a provider added through Settings.
+         * @description Its stored key is removed with it. Sessions that named it fail their next run with
+         *     `unknown_provider` until another model is picked for them. Refused with 409
+         *     `provider_is_default` for the default provider, and `provider_from_config` for one the
+         *     start flags or config.json define (it would come back at the next start).
+         */
+        delete: operations["delete_provider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/{id}/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a provider the default.
+         * @description Sessions without their own provider use it from their next model call, and
+         *     `GET /api/settings/provider` reports it. The choice is stored and survives a restart.
+         *     Returns the providers with the new default.
+         */
+        post: operations["make_default_provider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -589,9 +667,11 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename, switch agent or permission mode, archive or unarchive.
+         * Rename, switch agent, permission mode or model, archive or unarchive.
          * @description Every field is optional; only those given change. `title` must be 1 to 200 characters with
-         *     no control characters. Returns the updated session and records a `session_updated` event,
+         *     no control characters. `provider` names one of `GET /api/providers` (422 otherwise) and
+         *     `model` any model it serves; both apply from the session's next model call, and null goes
+         *     back to the default (a new `provider` without `model` also resets the model). Returns the updated session and records a `session_updated` event,
          *     so every client watching the session sees the change. An archived session accepts no new
          *     prompts until it is unarchived.
          */
@@ -2069,6 +2149,17 @@ export interface components {
             agent?: components["schemas"]["Agent"] | null;
             archived?: boolean | null;
             mode?: components["schemas"]["Mode"] | null;
+            /**
+             * @description The model the next runs use (1 to 200 characters, no control characters, not blank);
+             *     null goes back to the provider's default.
+             */
+            model?: string | null;
+            /**
+             * @description The provider the next runs use (an id from `GET /api/providers`; 422 when none has that
+             *     id); null goes back to the default provider. Changing it without `model` also puts the
+             *     model back to the new provider's default.
+             */
+            provider?: string | null;
             reasoning_effort?: components["schemas"]["ReasoningEffort"] | null;
             /**
              * Format: double
@@ -2323,6 +2414,11 @@ export interface components {
          * @enum {string}
          */
         ProviderKind: "openai" | "anthropic";
+        ProviderList: {
+            data: components["schemas"]["ProviderView"][];
+            /** @description The default provider's id; null when none is configured. */
+            default?: string | null;
+        };
         /**
          * @description The provider failed in a way worth retrying: this wait begins now; attempt `attempt` of
          *     `max_attempts` follows after `delay_ms` unless the run is cancelled.
@@ -2347,6 +2443,12 @@ export interface components {
         ProviderSettingsParams: {
             /** @description Set a new key; an empty string removes it; absent keeps the stored one. */
             api_key?: string | null;
+            /**
+             * @description The environment variable to read the key from when none is stored (a name of letters,
+             *     digits and `_`, at most 128); absent: the kind's usual one (`OPENAI_API_KEY`,
+             *     `ANTHROPIC_API_KEY`).
+             */
+            api_key_env?: string | null;
             /**
              * @description The server's base URL, starting `http://` or `https://`, e.g.
              *     `http://127.0.0.1:11434/v1` (422 when the rest is not a valid URL); blank or null: the
@@ -2373,7 +2475,42 @@ export interface components {
          *     start, or a change through Settings since (the last one set wins).
          * @enum {string}
          */
-        ProviderSource: "flags" | "settings" | "none";
+        ProviderSource: "flags" | "settings" | "config" | "none";
+        /**
+         * @description One configured provider (`GET /api/providers`).
+         * @example {
+         *       "api_key_env": null,
+         *       "api_key_set": false,
+         *       "base_url": "http://127.0.0.1:11434/v1",
+         *       "default": true,
+         *       "id": "local",
+         *       "kind": "openai",
+         *       "model": "qwen2.5-coder:14b",
+         *       "source": "config"
+         *     }
+         */
+        ProviderView: {
+            /** @description The environment variable its key is read from, when it names one. */
+            api_key_env?: string | null;
+            /**
+             * @description Whether a key is available (stored, named by `api_key_env`, in config.json, or the
+             *     kind's usual environment variable); the key itself is never returned.
+             */
+            api_key_set: boolean;
+            base_url?: string | null;
+            /** @description Sessions without their own provider use this one. */
+            default: boolean;
+            /**
+             * @description What sessions name it by (`default` for the one the start flags or
+             *     `PUT /api/settings/provider` set).
+             */
+            id: string;
+            /** @description `openai`, `anthropic` or `replay`. */
+            kind: string;
+            /** @description Its default model. */
+            model?: string | null;
+            source: components["schemas"]["ProviderSource"];
+        };
         /** @description A multiple-choice question of `ask_user_question`. */
         Question: {
             /** @description A short label for the question (a chip in the UI). */
@@ -2714,6 +2851,13 @@ export interface components {
              */
             last_seq: number;
             mode: components["schemas"]["Mode"];
+            /** @description The model this session's runs use; null: its provider's default model. */
+            model?: string | null;
+            /**
+             * @description The provider this session's runs use (an id from `GET /api/providers`); null: the
+             *     default provider.
+             */
+            provider?: string | null;
             reasoning_effort?: components["schemas"]["ReasoningEffort"] | null;
             /**
              * Format: double
@@ -4223,7 +4367,10 @@ export interface operations {
     };
     list_models: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A provider's id (`GET /api/providers`); absent: the default provider. */
+                provider?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4239,6 +4386,15 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not authenticated */
             401: {
                 headers: {
@@ -4250,6 +4406,24 @@ export interface operations {
             };
             /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No provider has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4614,6 +4788,331 @@ export interface operations {
             };
             /** @description The body does not fit `PolicyCheckParams` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_provider_by_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderSettingsParams"];
+            };
+        };
+        responses: {
+            /** @description The provider as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderView"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An invalid id or settings; nothing was stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No provider has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The default provider, or one from the flags or config.json */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    make_default_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No provider has this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5657,7 +6156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An invalid title */
+            /** @description An invalid title or model, or an unknown provider */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -16,26 +16,38 @@ use crate::provider::{self, ChatMessage, ChatRequest, ProviderError, ProviderEve
 use crate::util::{new_id, now_ms, truncate_str};
 
 /// The model a run talks to, and what is known of it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct ModelMeta {
+    /// The provider's kind (`openai`, `anthropic`), or its id when config.json's `models`
+    /// names it so (`"local/qwen2.5-coder"`).
     pub provider: String,
     pub model: String,
     pub info: ModelInfo,
+    /// The client the run's calls go through.
+    pub provider_client: Arc<dyn provider::Provider>,
 }
 
 impl ModelMeta {
-    pub fn of(deps: &super::AgentDeps) -> ModelMeta {
-        let active = deps.provider.active();
-        let provider = active.config.kind.clone();
-        let model = active.provider.model();
-        let info = deps
-            .cfg
-            .models
-            .info(&provider, &model, active.config.base_url.as_deref());
+    /// The session's own provider and model, else the defaults.
+    pub fn of(deps: &super::AgentDeps, session: &crate::store::SessionRow) -> ModelMeta {
+        let r = deps
+            .provider
+            .resolve(session.provider.as_deref(), session.model.as_deref());
+        let kind = r.entry.config.kind.clone();
+        let base = r.entry.config.base_url.as_deref();
+        // `models."<id>/<model>"` first (two OpenAI-compatible servers differ), then the kind.
+        let by_id = format!("{}/{}", r.entry.id, r.model);
+        let provider = if !r.entry.id.is_empty() && deps.cfg.models.has_override(&by_id) {
+            r.entry.id.clone()
+        } else {
+            kind
+        };
+        let info = deps.cfg.models.info(&provider, &r.model, base);
         ModelMeta {
             provider,
-            model,
+            model: r.model,
             info,
+            provider_client: r.entry.provider.clone(),
         }
     }
 
@@ -411,6 +423,7 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
             }]),
             tools: Arc::from(Vec::new()),
             reasoning_effort: None,
+            model: None,
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),

@@ -22,9 +22,7 @@ use crate::pending::{Approvals, Pending, Plans, Questions};
 use crate::policy::paths::PathPolicy;
 use crate::policy::{self};
 use crate::protocol::{Agent, Effect, EventPayload, Mode, RunStatus, RunTrigger, Usage, WireError};
-use crate::provider::{
-    self, ChatRequest, NetPolicy, Provider, ProviderError, ProviderEvent, ToolCallReq,
-};
+use crate::provider::{self, ChatRequest, NetPolicy, ProviderError, ProviderEvent, ToolCallReq};
 use crate::store::{NewMessage, SessionRow, Store};
 use crate::tools::{self};
 use crate::util::new_id;
@@ -35,44 +33,13 @@ use history::StoredParts;
 /// Independent reads run in batches of up to this many.
 pub const READ_BATCH: usize = 4;
 
-/// The swappable model endpoint (settings can change it at run time), with the configuration
-/// it was built from and where that came from: what runs is what `GET /api/settings/provider`
-/// reports.
-pub struct ProviderHandle {
-    current: parking_lot::RwLock<ActiveProvider>,
-}
-
-#[derive(Clone)]
-pub struct ActiveProvider {
-    pub provider: Arc<dyn Provider>,
-    pub config: crate::provider::ProviderConfig,
-    pub source: crate::protocol::ProviderSource,
-}
-
-impl ProviderHandle {
-    pub fn new(active: ActiveProvider) -> ProviderHandle {
-        ProviderHandle {
-            current: parking_lot::RwLock::new(active),
-        }
-    }
-    pub fn get(&self) -> Arc<dyn Provider> {
-        self.current.read().provider.clone()
-    }
-    pub fn active(&self) -> ActiveProvider {
-        self.current.read().clone()
-    }
-    /// The last one set wins, from now on.
-    pub fn set(&self, active: ActiveProvider) {
-        *self.current.write() = active;
-    }
-}
-
 /// What the loop needs; shared by the server and headless runs.
 pub struct AgentDeps {
     pub cfg: Arc<Config>,
     pub store: Store,
     pub events: Arc<EventBus>,
-    pub provider: Arc<ProviderHandle>,
+    /// The providers configured side by side (Settings changes them at run time).
+    pub provider: Arc<crate::provider::registry::Registry>,
     pub approvals: Arc<Pending<Approvals>>,
     pub questions: Arc<Pending<Questions>>,
     pub plans: Arc<Pending<Plans>>,
@@ -254,8 +221,10 @@ impl Turn<'_> {
         &self,
         req: &ChatRequest,
     ) -> Result<provider::EventStream, ProviderError> {
-        let provider = self.deps.provider.get();
-        provider::open_with_retry(&provider, req, &self.deps.net, &self.run.cancel, |r| {
+        let provider = self.model.provider_client.clone();
+        let mut req = req.clone();
+        req.model = Some(Arc::from(self.model.model.as_str()));
+        provider::open_with_retry(&provider, &req, &self.deps.net, &self.run.cancel, |r| {
             self.emit(EventPayload::ProviderRetry {
                 attempt: r.attempt,
                 max_attempts: r.max_attempts,
@@ -298,7 +267,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
         mcp_offer: parking_lot::Mutex::default(),
-        model: context::ModelMeta::of(deps),
+        model: context::ModelMeta::of(deps, &spec.session),
         window_cap: None,
         chars_per_token: 4.0,
     };
@@ -683,6 +652,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             messages,
             tools: offered,
             reasoning_effort: t.run.session.reasoning_effort.0,
+            model: None,
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {

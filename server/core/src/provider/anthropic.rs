@@ -83,7 +83,7 @@ impl Anthropic {
             .map(|(role, content)| json!({"role": role, "content": content}))
             .collect();
         let mut body = json!({
-            "model": self.model,
+            "model": req.model.as_deref().unwrap_or(&self.model),
             "max_tokens": MAX_TOKENS,
             "system": [{"type": "text", "text": &*req.system, "cache_control": {"type": "ephemeral"}}],
             "messages": messages,

@@ -5,6 +5,7 @@
 
 pub mod anthropic;
 pub mod openai;
+pub mod registry;
 pub mod replay;
 pub mod sse;
 
@@ -61,6 +62,8 @@ pub struct ChatRequest {
     /// The session's reasoning effort (OpenAI-compatible providers send it as
     /// `reasoning_effort`).
     pub reasoning_effort: Option<crate::protocol::ReasoningEffort>,
+    /// The model the session picked; `None`: the provider's configured one.
+    pub model: Option<Arc<str>>,
 }
 
 impl ChatMessage {
@@ -149,6 +152,10 @@ pub enum ProviderError {
         "no model is configured: start with --provider openai --base-url URL --model NAME (or anthropic), or set one in Settings"
     )]
     NotConfigured,
+    #[error(
+        "the session's provider `{0}` is not configured any more: pick another model for the session"
+    )]
+    UnknownProvider(String),
     #[error("the provider did not answer in time ({0})")]
     Timeout(String),
     #[error("cannot reach the provider: {0}")]
@@ -180,6 +187,7 @@ impl ProviderError {
             | ProviderError::RateLimited { .. }
             | ProviderError::Overloaded { .. } => true,
             ProviderError::NotConfigured
+            | ProviderError::UnknownProvider(_)
             | ProviderError::Auth { .. }
             | ProviderError::ContextLength(_)
             | ProviderError::BadRequest { .. }
@@ -193,6 +201,7 @@ impl ProviderError {
     pub fn code(&self) -> &'static str {
         match self {
             ProviderError::NotConfigured => "no_model_configured",
+            ProviderError::UnknownProvider(_) => "unknown_provider",
             ProviderError::Timeout(_) => "provider_timeout",
             ProviderError::Network(_) => "provider_unreachable",
             ProviderError::RateLimited { .. } => "provider_rate_limited",

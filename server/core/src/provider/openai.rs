@@ -64,7 +64,7 @@ impl OpenAi {
             });
         }
         let mut body = json!({
-            "model": self.model,
+            "model": req.model.as_deref().unwrap_or(&self.model),
             "messages": messages,
             "stream": true,
             "stream_options": {"include_usage": true},

@@ -16,7 +16,7 @@ mod websearch;
 
 use std::sync::Arc;
 
-use crate::agent::{AgentDeps, ProviderHandle};
+use crate::agent::AgentDeps;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::pending::{AnswerError, Answers, PlanAnswer};
@@ -24,7 +24,7 @@ use crate::protocol::{ApprovalDecision, RunStatus, RunTrigger};
 use crate::runs::RunManager;
 use crate::store::{SessionRow, Store, StoreError};
 
-pub use provider::{SETTING_API_KEY, SETTING_PROVIDER, initial_provider};
+pub use provider::{DEFAULT_ID, SETTING_API_KEY, SETTING_PROVIDER, initial_providers};
 pub use sessions::MAX_TITLE_CHARS;
 
 /// Longest prompt accepted.
@@ -101,7 +101,7 @@ pub async fn agent_deps(
     interactive: bool,
 ) -> anyhow::Result<(AgentDeps, tokio::sync::mpsc::UnboundedReceiver<String>)> {
     let net = cfg.network.policy();
-    let active = initial_provider(cfg, store, net).await?;
+    let providers = initial_providers(cfg, store, net).await?;
     let (sandbox, sandbox_info) = crate::sandbox::for_config(cfg);
     for n in &sandbox_info.notes {
         tracing::warn!("process sandbox: {n}");
@@ -118,7 +118,7 @@ pub async fn agent_deps(
         cfg: cfg.clone(),
         store: store.clone(),
         events: events.clone(),
-        provider: Arc::new(ProviderHandle::new(active)),
+        provider: Arc::new(providers),
         approvals: Arc::default(),
         questions: Arc::default(),
         plans: Arc::default(),
@@ -252,10 +252,6 @@ impl Core {
 
     pub fn deps(&self) -> &Arc<AgentDeps> {
         self.runs.deps()
-    }
-
-    pub fn provider(&self) -> &Arc<ProviderHandle> {
-        &self.deps().provider
     }
 
     pub async fn load_session(&self, id: &str) -> ServiceResult<SessionRow> {

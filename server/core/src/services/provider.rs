@@ -1,35 +1,126 @@
-//! The model provider: one source of truth for what runs. Start flags (or the config file) apply
-//! at start; without them, what was last set through Settings; a Settings change replaces the
-//! running provider at once. `GET /api/settings/provider` reports exactly what runs, and from where.
+//! The model providers: several side by side, one of them the default, each session free to
+//! pick its own `{provider, model}`. One source of truth for what runs: start flags (or the
+//! config file's `provider`) give the `default` entry at start, config.json's `providers` list
+//! gives more, and Settings adds, replaces and removes entries at run time (stored, so they
+//! survive a restart). `GET /api/settings/provider` reports the default entry exactly as it
+//! runs, and from where.
+
+use std::sync::Arc;
 
 use super::{Core, ServiceError, ServiceResult};
-use crate::agent::ActiveProvider;
 use crate::config::Config;
-use crate::protocol::{ProviderSettingsParams, ProviderSettingsView, ProviderSource};
+use crate::protocol::{
+    ProviderList, ProviderSettingsParams, ProviderSettingsView, ProviderSource, ProviderView,
+};
+use crate::provider::registry::{Entry, Registry, valid_id};
 use crate::provider::{self, NetPolicy, ProviderConfig};
 use crate::store::{Store, StoreResult};
 
+/// The `default` entry's configuration, as last set through Settings.
 pub const SETTING_PROVIDER: &str = "provider";
+/// The `default` entry's key.
 pub const SETTING_API_KEY: &str = "provider.api_key";
+/// The other entries added through Settings (`[{id, config, key_env}]`).
+const SETTING_PROVIDERS: &str = "providers";
+/// The default entry's id, when one was chosen.
+const SETTING_DEFAULT: &str = "provider.default";
+/// The id flags, config.json's `provider` and `PUT /api/settings/provider` give their entry.
+pub const DEFAULT_ID: &str = "default";
 
 /// Longest API key accepted.
 const MAX_KEY_BYTES: usize = 4096;
 
-async fn stored_key(store: &Store) -> StoreResult<Option<String>> {
+fn key_setting(id: &str) -> String {
+    if id == DEFAULT_ID {
+        SETTING_API_KEY.to_string()
+    } else {
+        format!("provider.{id}.api_key")
+    }
+}
+
+async fn stored_key(store: &Store, id: &str) -> StoreResult<Option<String>> {
     Ok(store
-        .get_setting(SETTING_API_KEY)
+        .get_setting(&key_setting(id))
         .await?
         .filter(|k| !k.is_empty()))
 }
 
-/// The provider a server or a headless run starts with.
-pub async fn initial_provider(
+/// An entry added through Settings, as stored.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredEntry {
+    id: String,
+    config: ProviderConfig,
+    #[serde(default)]
+    key_env: Option<String>,
+}
+
+/// Where an entry's key comes from, first found wins: stored through Settings, the variable
+/// `key_env` names, the config file's `key`, then the kind's usual variable (in `build`).
+struct KeySources<'a> {
+    stored: Option<String>,
+    env: Option<&'a str>,
+    literal: Option<&'a str>,
+}
+
+impl KeySources<'_> {
+    fn key(&self) -> Option<String> {
+        self.stored
+            .clone()
+            .or_else(|| {
+                self.env
+                    .and_then(|v| std::env::var(v).ok())
+                    .filter(|k| !k.is_empty())
+            })
+            .or_else(|| self.literal.map(str::to_string).filter(|k| !k.is_empty()))
+    }
+}
+
+fn usual_key_set(kind: &str) -> bool {
+    let var = match kind {
+        "openai" => "OPENAI_API_KEY",
+        "anthropic" => "ANTHROPIC_API_KEY",
+        _ => return false,
+    };
+    std::env::var(var).is_ok_and(|k| !k.is_empty())
+}
+
+fn build_entry(
+    id: &str,
+    config: ProviderConfig,
+    keys: &KeySources<'_>,
+    source: ProviderSource,
+    net: NetPolicy,
+) -> Result<Entry, String> {
+    let key = keys.key();
+    let key_set = key.is_some() || usual_key_set(&config.kind);
+    let provider = provider::build(&config, key, net)?;
+    Ok(Entry {
+        id: id.to_string(),
+        config,
+        key_env: keys.env.map(str::to_string),
+        key_set,
+        source,
+        provider,
+    })
+}
+
+async fn stored_entries(store: &Store) -> anyhow::Result<Vec<StoredEntry>> {
+    match store.get_setting(SETTING_PROVIDERS).await? {
+        Some(s) if !s.is_empty() => serde_json::from_str(&s)
+            .map_err(|e| anyhow::anyhow!("the stored providers setting is unreadable: {e}")),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The providers a server or a headless run starts with.
+pub async fn initial_providers(
     cfg: &Config,
     store: &Store,
     net: NetPolicy,
-) -> anyhow::Result<ActiveProvider> {
-    let (config, source) = match &cfg.provider {
-        Some(p) => (
+) -> anyhow::Result<Registry> {
+    let mut entries: Vec<Entry> = Vec::new();
+    let default_cfg = match &cfg.provider {
+        Some(p) => Some((
             ProviderConfig {
                 kind: p.kind.clone(),
                 base_url: p.base_url.clone(),
@@ -37,24 +128,63 @@ pub async fn initial_provider(
                 replay: p.replay.as_ref().map(|r| r.to_string_lossy().into_owned()),
             },
             ProviderSource::Flags,
-        ),
+        )),
         None => match store.get_setting(SETTING_PROVIDER).await? {
-            Some(s) => {
-                let c: ProviderConfig = serde_json::from_str(&s).map_err(|e| {
+            Some(s) if !s.is_empty() => Some((
+                serde_json::from_str::<ProviderConfig>(&s).map_err(|e| {
                     anyhow::anyhow!("the stored provider setting is unreadable: {e}")
-                })?;
-                (c, ProviderSource::Settings)
-            }
-            None => (ProviderConfig::default(), ProviderSource::None),
+                })?,
+                ProviderSource::Settings,
+            )),
+            _ => None,
         },
     };
-    let key = stored_key(store).await?;
-    let provider = provider::build(&config, key, net).map_err(|e| anyhow::anyhow!(e))?;
-    Ok(ActiveProvider {
-        provider,
-        config,
-        source,
-    })
+    if let Some((config, source)) = default_cfg.filter(|(c, _)| !c.kind.is_empty()) {
+        let keys = KeySources {
+            stored: stored_key(store, DEFAULT_ID).await?,
+            env: None,
+            literal: None,
+        };
+        entries.push(
+            build_entry(DEFAULT_ID, config, &keys, source, net).map_err(|e| anyhow::anyhow!(e))?,
+        );
+    }
+    for p in &cfg.providers {
+        if entries.iter().any(|e| e.id == p.id) {
+            continue;
+        }
+        let config = ProviderConfig {
+            kind: p.kind.clone(),
+            base_url: p.base_url.clone(),
+            model: p.model.clone(),
+            replay: None,
+        };
+        let keys = KeySources {
+            stored: stored_key(store, &p.id).await?,
+            env: p.api_key_env.as_deref(),
+            literal: p.key.as_deref(),
+        };
+        entries.push(
+            build_entry(&p.id, config, &keys, ProviderSource::Config, net)
+                .map_err(|e| anyhow::anyhow!("config.json: provider {:?}: {e}", p.id))?,
+        );
+    }
+    for s in stored_entries(store).await? {
+        if entries.iter().any(|e| e.id == s.id) {
+            continue;
+        }
+        let keys = KeySources {
+            stored: stored_key(store, &s.id).await?,
+            env: s.key_env.as_deref(),
+            literal: None,
+        };
+        match build_entry(&s.id, s.config, &keys, ProviderSource::Settings, net) {
+            Ok(e) => entries.push(e),
+            Err(e) => tracing::warn!(id = %s.id, "a stored provider cannot be built: {e}"),
+        }
+    }
+    let default = store.get_setting(SETTING_DEFAULT).await?;
+    Ok(Registry::new(entries, default))
 }
 
 /// Check a Settings change completely before anything is stored.
@@ -86,6 +216,13 @@ fn validate(p: &ProviderSettingsParams) -> ServiceResult<ProviderConfig> {
     if p.api_key.as_ref().is_some_and(|k| k.len() > MAX_KEY_BYTES) {
         return Err(ServiceError::Invalid("api_key is too long".into()));
     }
+    if let Some(v) = &p.api_key_env
+        && !valid_env_name(v)
+    {
+        return Err(ServiceError::Invalid(
+            "api_key_env must be an environment variable name (letters, digits and _, not starting with a digit, at most 128)".into(),
+        ));
+    }
     Ok(ProviderConfig {
         kind: p.kind.clone(),
         base_url,
@@ -94,54 +231,196 @@ fn validate(p: &ProviderSettingsParams) -> ServiceResult<ProviderConfig> {
     })
 }
 
+fn valid_env_name(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() <= 128
+        && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !v.as_bytes()[0].is_ascii_digit()
+}
+
+fn view(e: &Entry, default: Option<&str>) -> ProviderView {
+    ProviderView {
+        id: e.id.clone(),
+        kind: e.config.kind.clone(),
+        base_url: e.config.base_url.clone(),
+        model: e.config.model.clone().or_else(|| {
+            // A replay script has no configured model name; report what it answers as.
+            Some(e.provider.model()).filter(|m| !m.is_empty())
+        }),
+        api_key_set: e.key_set,
+        api_key_env: e.key_env.clone(),
+        source: e.source,
+        default: default == Some(e.id.as_str()),
+    }
+}
+
 impl Core {
-    /// What runs now, and where it came from.
+    pub fn providers(&self) -> &Arc<Registry> {
+        &self.deps().provider
+    }
+
+    /// What runs now for a session without its own choice, and where it came from.
     pub async fn provider_settings(&self) -> ServiceResult<ProviderSettingsView> {
-        let active = self.provider().active();
-        let c = active.config;
-        let key_set = stored_key(&self.store).await?.is_some()
-            || (c.kind == "openai" && std::env::var("OPENAI_API_KEY").is_ok())
-            || (c.kind == "anthropic" && std::env::var("ANTHROPIC_API_KEY").is_ok());
-        Ok(ProviderSettingsView {
-            kind: c.kind,
-            base_url: c.base_url,
-            model: c.model,
-            api_key_set: key_set,
-            source: active.source,
+        Ok(match self.providers().default_entry() {
+            Some(e) => ProviderSettingsView {
+                kind: e.config.kind.clone(),
+                base_url: e.config.base_url.clone(),
+                model: e.config.model.clone(),
+                api_key_set: e.key_set,
+                source: e.source,
+            },
+            None => ProviderSettingsView {
+                kind: String::new(),
+                base_url: None,
+                model: None,
+                api_key_set: false,
+                source: ProviderSource::None,
+            },
         })
     }
 
-    /// Change the provider: validated and built first (a bad change stores nothing), then
-    /// stored and swapped in for the next model call.
+    /// Change the default provider (the `default` entry, made the default): validated and
+    /// built first (a bad change stores nothing), then stored and used from the next run.
     pub async fn set_provider(
         &self,
         p: &ProviderSettingsParams,
     ) -> ServiceResult<ProviderSettingsView> {
-        let config = validate(p)?;
-        let key = match &p.api_key {
-            Some(k) => Some(k.clone()).filter(|k| !k.is_empty()),
-            None => stored_key(&self.store).await?,
-        };
-        let provider =
-            provider::build(&config, key, self.deps().net).map_err(ServiceError::Invalid)?;
-        let json = serde_json::to_string(&config)
-            .map_err(|e| crate::store::StoreError::Other(e.into()))?;
-        if let Some(k) = &p.api_key {
-            self.store.put_setting(SETTING_API_KEY, k).await?;
-        }
-        self.store.put_setting(SETTING_PROVIDER, &json).await?;
-        self.provider().set(ActiveProvider {
-            provider,
-            config,
-            source: ProviderSource::Settings,
-        });
+        self.put_provider(DEFAULT_ID, p).await?;
+        self.set_default_provider(DEFAULT_ID).await?;
         self.provider_settings().await
     }
 
-    /// The models the running provider reports (also a connection test).
-    pub async fn list_models(&self) -> ServiceResult<Vec<String>> {
-        self.provider()
-            .get()
+    /// Every provider, and which is the default.
+    pub fn provider_list(&self) -> ProviderList {
+        let (entries, default) = self.providers().list();
+        ProviderList {
+            data: entries
+                .iter()
+                .map(|e| view(e, default.as_deref()))
+                .collect(),
+            default,
+        }
+    }
+
+    /// Add or replace the provider `id` (validated and built before anything is stored).
+    pub async fn put_provider(
+        &self,
+        id: &str,
+        p: &ProviderSettingsParams,
+    ) -> ServiceResult<ProviderView> {
+        if !valid_id(id) {
+            return Err(ServiceError::Invalid(
+                "a provider id is 1 to 32 of a-z 0-9 _ - (starting with a letter or digit)".into(),
+            ));
+        }
+        let config = validate(p)?;
+        let stored = match &p.api_key {
+            Some(k) => Some(k.clone()).filter(|k| !k.is_empty()),
+            None => stored_key(&self.store, id).await?,
+        };
+        let keys = KeySources {
+            stored,
+            env: p.api_key_env.as_deref(),
+            literal: None,
+        };
+        let entry = build_entry(
+            id,
+            config.clone(),
+            &keys,
+            ProviderSource::Settings,
+            self.deps().net,
+        )
+        .map_err(ServiceError::Invalid)?;
+        if let Some(k) = &p.api_key {
+            self.store.put_setting(&key_setting(id), k).await?;
+        }
+        if id == DEFAULT_ID {
+            let json = serde_json::to_string(&config)
+                .map_err(|e| crate::store::StoreError::Other(e.into()))?;
+            self.store.put_setting(SETTING_PROVIDER, &json).await?;
+        } else {
+            let mut list = stored_entries(&self.store)
+                .await
+                .map_err(crate::store::StoreError::Other)?;
+            list.retain(|s| s.id != id);
+            list.push(StoredEntry {
+                id: id.to_string(),
+                config,
+                key_env: p.api_key_env.clone(),
+            });
+            self.store_entries(&list).await?;
+        }
+        self.providers().put(entry);
+        let default = self.providers().list().1;
+        let e = self
+            .providers()
+            .get(id)
+            .ok_or(ServiceError::NotFound("provider"))?;
+        Ok(view(&e, default.as_deref()))
+    }
+
+    async fn store_entries(&self, list: &[StoredEntry]) -> ServiceResult<()> {
+        let json =
+            serde_json::to_string(list).map_err(|e| crate::store::StoreError::Other(e.into()))?;
+        self.store.put_setting(SETTING_PROVIDERS, &json).await?;
+        Ok(())
+    }
+
+    /// Remove a provider added through Settings. The default one, and one config.json or the
+    /// start flags define, are refused (they would come back at the next start).
+    pub async fn delete_provider(&self, id: &str) -> ServiceResult<()> {
+        let e = self
+            .providers()
+            .get(id)
+            .ok_or(ServiceError::NotFound("provider"))?;
+        if self.providers().list().1.as_deref() == Some(id) {
+            return Err(ServiceError::Refused {
+                code: "provider_is_default",
+                message: format!("`{id}` is the default provider: make another the default first"),
+            });
+        }
+        if matches!(e.source, ProviderSource::Config | ProviderSource::Flags) {
+            return Err(ServiceError::Refused {
+                code: "provider_from_config",
+                message: format!(
+                    "`{id}` comes from the start flags or config.json: remove it there"
+                ),
+            });
+        }
+        if id == DEFAULT_ID {
+            self.store.put_setting(SETTING_PROVIDER, "").await?;
+        }
+        let mut list = stored_entries(&self.store)
+            .await
+            .map_err(crate::store::StoreError::Other)?;
+        list.retain(|s| s.id != id);
+        self.store_entries(&list).await?;
+        self.store.put_setting(&key_setting(id), "").await?;
+        self.providers().remove(id);
+        Ok(())
+    }
+
+    /// Make `id` the provider sessions without their own choice use.
+    pub async fn set_default_provider(&self, id: &str) -> ServiceResult<ProviderList> {
+        if self.providers().get(id).is_none() {
+            return Err(ServiceError::NotFound("provider"));
+        }
+        self.store.put_setting(SETTING_DEFAULT, id).await?;
+        self.providers().set_default(id);
+        Ok(self.provider_list())
+    }
+
+    /// The models a provider reports (the default one without `id`); also a connection test.
+    pub async fn list_models(&self, id: Option<&str>) -> ServiceResult<Vec<String>> {
+        let entry = match id {
+            Some(id) => self
+                .providers()
+                .get(id)
+                .ok_or(ServiceError::NotFound("provider"))?,
+            None => self.providers().resolve(None, None).entry,
+        };
+        entry
+            .provider
             .list_models()
             .await
             .map_err(|e| ServiceError::Upstream(e.to_string()))

@@ -27,6 +27,16 @@ fn check_title(t: &str) -> ServiceResult<String> {
     Ok(t.to_string())
 }
 
+/// A model name: 1 to 200 characters, not blank, no control characters (trimmed).
+fn check_model(m: &str) -> ServiceResult<String> {
+    if m.trim().is_empty() || m.chars().count() > 200 || m.chars().any(char::is_control) {
+        return Err(ServiceError::Invalid(
+            "model must be 1 to 200 characters, not blank, without control characters".into(),
+        ));
+    }
+    Ok(m.trim().to_string())
+}
+
 /// An absolute, existing directory outside Tradewind's state directory.
 fn check_workspace(w: &str, state_dir: &Path) -> ServiceResult<PathBuf> {
     if w.chars().count() > 4096 || w.contains('\0') {
@@ -82,7 +92,22 @@ impl Core {
     /// Rename, switch agent or permission mode, archive or unarchive; clients hear
     /// `session_updated`.
     pub async fn update_session(&self, id: &str, p: &PatchSessionParams) -> ServiceResult<Session> {
+        if let Some(Some(pid)) = &p.provider
+            && self.providers().get(pid).is_none()
+        {
+            return Err(ServiceError::Invalid(format!(
+                "no provider has the id `{pid}` (GET /api/providers lists them)"
+            )));
+        }
+        let model = match &p.model {
+            Some(Some(m)) => Some(Some(check_model(m)?)),
+            Some(None) => Some(None),
+            // A new provider without a model: that provider's default model.
+            None => p.provider.as_ref().map(|_| None),
+        };
         let patch = SessionPatch {
+            provider: p.provider.clone(),
+            model,
             title: p.title.as_deref().map(check_title).transpose()?,
             agent: p.agent,
             mode: p.mode,

@@ -24,6 +24,9 @@ pub struct SessionRow {
     pub spend_cap_usd: Option<f64>,
     #[sqlx(try_from = "Option<String>")]
     pub reasoning_effort: EffortColumn,
+    /// The session's own provider id and model; `None`: the defaults.
+    pub provider: Option<String>,
+    pub model: Option<String>,
     /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
     #[sqlx(try_from = "String")]
     pub status: SessionStatus,
@@ -34,7 +37,7 @@ macro_rules! select_sessions {
     ($tail:literal) => {
         concat!(
             "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
-            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, ",
+            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, s.provider, s.model, ",
             "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') THEN 'waiting' ",
@@ -55,6 +58,10 @@ pub struct SessionPatch {
     pub spend_cap_usd: Option<Option<f64>>,
     /// `Some(None)` stops sending one.
     pub reasoning_effort: Option<Option<crate::protocol::ReasoningEffort>>,
+    /// `Some(None)` goes back to the default provider.
+    pub provider: Option<Option<String>>,
+    /// `Some(None)` goes back to the provider's default model.
+    pub model: Option<Option<String>>,
 }
 
 /// A nullable `reasoning_effort` column (an unknown value is an error, like every enum).
@@ -137,8 +144,10 @@ impl Store {
         let archived = patch.archived.map(i64::from).unwrap_or(cur.archived);
         let cap = patch.spend_cap_usd.unwrap_or(cur.spend_cap_usd);
         let effort = patch.reasoning_effort.unwrap_or(cur.reasoning_effort.0);
+        let provider = patch.provider.clone().unwrap_or(cur.provider);
+        let model = patch.model.clone().unwrap_or(cur.model);
         let n = sqlx::query(
-            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, spend_cap_usd = $5, reasoning_effort = $6, updated_at = $7 WHERE id = $8",
+            "UPDATE sessions SET title = $1, agent = $2, mode = $3, archived = $4, spend_cap_usd = $5, reasoning_effort = $6, provider = $7, model = $8, updated_at = $9 WHERE id = $10",
         )
         .bind(title)
         .bind(agent.as_str())
@@ -146,6 +155,8 @@ impl Store {
         .bind(archived)
         .bind(cap)
         .bind(effort.map(|e| e.as_str()))
+        .bind(provider)
+        .bind(model)
         .bind(now_ms())
         .bind(id)
         .execute(self.pool())
@@ -189,6 +200,8 @@ impl From<SessionRow> for crate::protocol::Session {
             },
             spend_cap_usd: r.spend_cap_usd,
             reasoning_effort: r.reasoning_effort.0,
+            provider: r.provider,
+            model: r.model,
         }
     }
 }

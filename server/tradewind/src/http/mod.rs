@@ -94,6 +94,8 @@ impl std::ops::Deref for AppState {
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         settings::get_provider, settings::put_provider, settings::list_models,
+        settings::list_providers, settings::put_provider_by_id, settings::delete_provider,
+        settings::make_default_provider,
         settings::get_websearch, settings::put_websearch,
         mcp::list_servers, mcp::connect_server, mcp::disconnect_server,
         mcp::workspace_config, mcp::approve_workspace_config,
@@ -171,6 +173,15 @@ fn settings_routes() -> Router<AppState> {
             get(settings::get_websearch).put(settings::put_websearch),
         )
         .route("/api/models", get(settings::list_models))
+        .route("/api/providers", get(settings::list_providers))
+        .route(
+            "/api/providers/{id}",
+            axum::routing::put(settings::put_provider_by_id).delete(settings::delete_provider),
+        )
+        .route(
+            "/api/providers/{id}/default",
+            axum::routing::post(settings::make_default_provider),
+        )
         .route("/api/mcp/servers", get(mcp::list_servers))
         .route("/api/mcp/servers/{name}/connect", post(mcp::connect_server))
         .route(

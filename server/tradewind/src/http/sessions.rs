@@ -132,10 +132,12 @@ pub async fn get_session(
     Ok(axum::Json(Session::from(state.load_session(&id).await?)))
 }
 
-/// Rename, switch agent or permission mode, archive or unarchive.
+/// Rename, switch agent, permission mode or model, archive or unarchive.
 ///
 /// Every field is optional; only those given change. `title` must be 1 to 200 characters with
-/// no control characters. Returns the updated session and records a `session_updated` event,
+/// no control characters. `provider` names one of `GET /api/providers` (422 otherwise) and
+/// `model` any model it serves; both apply from the session's next model call, and null goes
+/// back to the default (a new `provider` without `model` also resets the model). Returns the updated session and records a `session_updated` event,
 /// so every client watching the session sees the change. An archived session accepts no new
 /// prompts until it is unarchived.
 #[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions",
@@ -144,7 +146,7 @@ pub async fn get_session(
     responses((status = 200, description = "The updated session", body = Session),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 422, description = "An invalid title", body = ErrorBody)))]
+              (status = 422, description = "An invalid title or model, or an unknown provider", body = ErrorBody)))]
 pub async fn patch_session(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -1,14 +1,16 @@
 //! The model provider and the web search provider: read and change them at run time (keys are
 //! write-only), list models.
 
-use axum::extract::State;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 
 use super::AppState;
 use super::extract::ApiJson;
+use super::extract::ApiQuery;
 use crate::error::{ApiResult, ErrorBody};
 use crate::protocol::{
-    ModelInfo, ModelList, ProviderSettingsParams, ProviderSettingsView, WebSearchSettingsParams,
-    WebSearchSettingsView,
+    ModelInfo, ModelList, ModelsQuery, ProviderList, ProviderSettingsParams, ProviderSettingsView,
+    ProviderView, WebSearchSettingsParams, WebSearchSettingsView,
 };
 
 /// The model provider that runs now, and where its configuration came from.
@@ -44,17 +46,22 @@ pub async fn put_provider(
     Ok(axum::Json(state.set_provider(&p).await?))
 }
 
-/// Models the running provider reports (also a connection test).
+/// Models a provider reports (also a connection test).
 ///
-/// Asks the provider for its model list on every call and returns the model ids as it reports
-/// them. When the provider cannot be reached, refuses the key, or answers with an error, the
-/// call fails with 502 and the provider's error message.
-#[utoipa::path(get, path = "/api/models", tag = "settings",
+/// Asks the provider (`provider`, an id from `GET /api/providers`; absent: the default one)
+/// for its model list on every call and returns the model ids as it reports them. 404 when no
+/// provider has that id. When the provider cannot be reached, refuses the key, or answers with
+/// an error, the call fails with 502 and the provider's error message.
+#[utoipa::path(get, path = "/api/models", tag = "settings", params(ModelsQuery),
     responses((status = 200, description = "The provider's model ids", body = ModelList),
               (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No provider has this id", body = ErrorBody),
               (status = 502, description = "The provider failed or could not be reached", body = ErrorBody)))]
-pub async fn list_models(State(state): State<AppState>) -> ApiResult<axum::Json<ModelList>> {
-    let ids = state.list_models().await?;
+pub async fn list_models(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<ModelsQuery>,
+) -> ApiResult<axum::Json<ModelList>> {
+    let ids = state.list_models(q.provider.as_deref()).await?;
     Ok(axum::Json(ModelList {
         data: ids.into_iter().map(|id| ModelInfo { id }).collect(),
     }))
@@ -92,4 +99,75 @@ pub async fn put_websearch(
     ApiJson(p): ApiJson<WebSearchSettingsParams>,
 ) -> ApiResult<axum::Json<WebSearchSettingsView>> {
     Ok(axum::Json(state.set_websearch(&p).await?))
+}
+
+/// Every configured provider, and which one is the default.
+///
+/// Providers work side by side, each with its own key: the one the start flags or
+/// `PUT /api/settings/provider` set (id `default`), those in config.json's `providers` list, and
+/// those added with `PUT /api/providers/{id}`. Each reports its kind, base URL, default model,
+/// whether a key is available (never the key), the environment variable it reads the key from,
+/// its `source`, and whether it is the `default` sessions without their own use.
+#[utoipa::path(get, path = "/api/providers", tag = "settings",
+    responses((status = 200, description = "The providers", body = ProviderList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_providers(State(state): State<AppState>) -> axum::Json<ProviderList> {
+    axum::Json(state.provider_list())
+}
+
+/// Add a provider, or replace one, by id.
+///
+/// `id` is 1 to 32 of `a-z 0-9 _ -`. The body is the one `PUT /api/settings/provider` takes,
+/// plus `api_key_env`, the environment variable to read the key from. The provider is built
+/// first, so a refused change (422) stores nothing; it is stored (surviving a restart, where
+/// config.json still wins for an id it defines) and sessions that name it use it from their
+/// next model call. Returns the provider as listed.
+#[utoipa::path(put, path = "/api/providers/{id}", tag = "settings", request_body = ProviderSettingsParams,
+    params(("id" = String, Path, description = "Provider id")),
+    responses((status = 200, description = "The provider as stored", body = ProviderView),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 422, description = "An invalid id or settings; nothing was stored", body = ErrorBody)))]
+pub async fn put_provider_by_id(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(p): ApiJson<ProviderSettingsParams>,
+) -> ApiResult<axum::Json<ProviderView>> {
+    Ok(axum::Json(state.put_provider(&id, &p).await?))
+}
+
+/// Remove a provider added through Settings.
+///
+/// Its stored key is removed with it. Sessions that named it fail their next run with
+/// `unknown_provider` until another model is picked for them. Refused with 409
+/// `provider_is_default` for the default provider, and `provider_from_config` for one the
+/// start flags or config.json define (it would come back at the next start).
+#[utoipa::path(delete, path = "/api/providers/{id}", tag = "settings",
+    params(("id" = String, Path, description = "Provider id")),
+    responses((status = 204, description = "Removed"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No provider has this id", body = ErrorBody),
+              (status = 409, description = "The default provider, or one from the flags or config.json", body = ErrorBody)))]
+pub async fn delete_provider(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    state.delete_provider(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Make a provider the default.
+///
+/// Sessions without their own provider use it from their next model call, and
+/// `GET /api/settings/provider` reports it. The choice is stored and survives a restart.
+/// Returns the providers with the new default.
+#[utoipa::path(post, path = "/api/providers/{id}/default", tag = "settings",
+    params(("id" = String, Path, description = "Provider id")),
+    responses((status = 200, description = "The providers", body = ProviderList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No provider has this id", body = ErrorBody)))]
+pub async fn make_default_provider(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<ProviderList>> {
+    Ok(axum::Json(state.set_default_provider(&id).await?))
 }

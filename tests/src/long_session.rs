@@ -83,6 +83,7 @@ fn config(cfg: &mut tradewind::config::Config) {
                 output: 15.0,
                 cached_input: None,
             }),
+            vision: None,
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);

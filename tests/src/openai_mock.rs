@@ -323,3 +323,35 @@ fn sse(
     );
     r
 }
+
+/// One Anthropic Messages SSE event: an `event:`/`data:` pair.
+pub fn an(event: &str, data: Value) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+/// A whole Anthropic streamed answer of one text block.
+pub fn an_text_reply(text: &str) -> Vec<String> {
+    vec![
+        an(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_2", "role": "assistant", "content": [], "usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        ),
+        an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        an(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        ),
+        an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        an(
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 6}}),
+        ),
+        an("message_stop", json!({"type": "message_stop"})),
+    ]
+}

@@ -819,37 +819,6 @@ fn atomic_write_survives_kill_9_of_the_writer() {
     );
 }
 
-/// Anthropic Messages SSE: one `event:`/`data:` pair per event.
-fn an(event: &str, data: Value) -> String {
-    format!("event: {event}\ndata: {data}\n\n")
-}
-
-fn an_text_reply(text: &str) -> Vec<String> {
-    vec![
-        an(
-            "message_start",
-            json!({"type": "message_start", "message": {"id": "msg_2", "role": "assistant", "content": [], "usage": {"input_tokens": 40, "output_tokens": 1}}}),
-        ),
-        an(
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        an(
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        ),
-        an(
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
-        an(
-            "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 6}}),
-        ),
-        an("message_stop", json!({"type": "message_stop"})),
-    ]
-}
-
 #[tokio::test]
 async fn anthropic_client_streams_thinking_text_and_tool_use_against_a_scripted_server() {
     let mock = Mock::default();

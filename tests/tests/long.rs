@@ -33,6 +33,7 @@ fn priced(cfg: &mut Config) {
                 output: 8.0,
                 cached_input: Some(0.5),
             }),
+            vision: None,
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);
@@ -46,6 +47,7 @@ fn small_window(cfg: &mut Config) {
         ModelOverride {
             context_window: Some(8_000),
             price: None,
+            vision: None,
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);
@@ -998,5 +1000,167 @@ async fn sessions_pick_their_own_provider_and_model() {
     let end = s.wait_run_finished(&on_default, &run).await;
     assert_eq!(end["status"], "failed", "{end}");
     assert_eq!(end["error"]["code"], "unknown_provider", "{end}");
+    s.stop().await;
+}
+
+/// A PNG small enough for a test: the signature and an IHDR chunk's start.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Images pasted into the composer: refused for a model that does not take them (and with a
+/// `!command`, and when they are not what they claim), sent as content parts to OpenAI and
+/// Anthropic models that do — again with every later turn of the session — listed in the
+/// transcript and served back byte for byte.
+#[tokio::test]
+async fn images_reach_models_that_take_them() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url.clone()),
+        network: Some(net()),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("ask").await;
+    let path = format!("/api/sessions/{sid}/messages");
+    let image = json!({"media_type": "image/png", "data": b64(PNG), "name": "shot.png"});
+    let post = |body: Value| {
+        let s = &s;
+        let path = path.clone();
+        async move { s.send(reqwest::Method::POST, &path, body).await }
+    };
+    let (st, v) = post(json!({"text": "what is this?", "images": [image.clone()]})).await;
+    assert_eq!(st, 422, "{v}");
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("openai/test-model does not take images"),
+        "{msg}"
+    );
+
+    let (st, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"model": "gpt-4o"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let lying = json!({"media_type": "image/jpeg", "data": b64(PNG)});
+    let (st, v) = post(json!({"text": "x", "images": [lying]})).await;
+    assert_eq!(st, 422);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is not a image/jpeg file"),
+        "{v}"
+    );
+    let (st, _) = post(json!({"text": "!ls", "images": [image.clone()]})).await;
+    assert_eq!(st, 422);
+    let nine: Vec<Value> = (0..9).map(|_| image.clone()).collect();
+    assert_eq!(post(json!({"text": "x", "images": nine})).await.0, 422);
+    assert_eq!(mock.request_count(), 0, "nothing refused reached the model");
+
+    mock.push(text_reply("A one-pixel PNG."));
+    let (st, v) = post(json!({"text": "what is this?", "images": [image]})).await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    mock.push(text_reply("Still a PNG."));
+    let run = s.prompt(&sid, "and now?").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let data_url = format!("data:image/png;base64,{}", b64(PNG));
+    {
+        let reqs = mock.requests.lock().unwrap();
+        for (n, r) in reqs.iter().enumerate() {
+            assert_eq!(r["model"], "gpt-4o");
+            let user = &r["messages"][1];
+            assert_eq!(
+                user["content"][0],
+                json!({"type": "text", "text": "what is this?"}),
+                "call {n}"
+            );
+            assert_eq!(
+                user["content"][1]["image_url"]["url"],
+                data_url.as_str(),
+                "call {n}"
+            );
+        }
+        assert_eq!(
+            reqs[1]["messages"][3]["content"], "and now?",
+            "a prompt without images stays a string"
+        );
+    }
+    let events = s.events(&sid).await;
+    let said = events.iter().find(|e| e["type"] == "user_message").unwrap();
+    let img = &said["images"][0];
+    assert_eq!(
+        (
+            img["media_type"].as_str(),
+            img["bytes"].as_u64(),
+            img["name"].as_str()
+        ),
+        (Some("image/png"), Some(PNG.len() as u64), Some("shot.png"))
+    );
+    let id = img["id"].as_str().unwrap();
+    let resp = s
+        .http
+        .get(s.url(&format!("/api/attachments/{id}")))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "image/png");
+    assert_eq!(resp.bytes().await.unwrap().as_ref(), PNG);
+    assert_eq!(
+        s.get(&format!("/api/attachments/{}", "0".repeat(64)))
+            .await
+            .0,
+        404
+    );
+    assert_eq!(s.get("/api/attachments/..%2Fconfig.json").await.0, 404);
+
+    // Anthropic: an image block (base64 source) before the words.
+    let put = json!({"kind": "anthropic", "base_url": url.trim_end_matches("/v1"), "model": "claude-sonnet-4-5", "api_key": "sk-ant"});
+    let (st, v) = s
+        .send(reqwest::Method::PUT, "/api/providers/claude", put)
+        .await;
+    assert_eq!(st, 200, "{v}");
+    let other = s.create_session("ask").await;
+    s.send(
+        reqwest::Method::PATCH,
+        &format!("/api/sessions/{other}"),
+        json!({"provider": "claude"}),
+    )
+    .await;
+    mock.push(Reply::Sse {
+        chunks: an_text_reply("A PNG, says Claude."),
+        delay: std::time::Duration::ZERO,
+    });
+    let gif = b"GIF89a\x01\0\x01\0\0\0\0;";
+    let (st, v) = s
+        .send(
+            reqwest::Method::POST,
+            &format!("/api/sessions/{other}/messages"),
+            json!({"text": "and this?", "images": [{"media_type": "image/gif", "data": b64(gif)}]}),
+        )
+        .await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        s.wait_run_finished(&other, &run).await["status"],
+        "completed"
+    );
+    let last = mock.requests.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        last["messages"][0]["content"][0],
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": b64(gif)}})
+    );
+    assert_eq!(last["messages"][0]["content"][1]["text"], "and this?");
     s.stop().await;
 }

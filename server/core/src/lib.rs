@@ -10,6 +10,7 @@ pub use tradewind_protocol as protocol;
 
 pub mod agent;
 pub mod artifacts;
+pub mod attachments;
 pub mod auth;
 pub mod config;
 pub mod events;

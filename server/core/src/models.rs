@@ -25,6 +25,8 @@ pub struct Price {
 pub struct ModelOverride {
     pub context_window: Option<u64>,
     pub price: Option<Price>,
+    /// Whether it takes images (the built-in list of vision models decides when not given).
+    pub vision: Option<bool>,
 }
 
 /// Where a model's context window came from.
@@ -45,6 +47,8 @@ pub struct ModelInfo {
     pub window_source: WindowSource,
     /// `None`: no price known (its cost is reported as unknown).
     pub price: Option<Price>,
+    /// It takes images in prompts.
+    pub vision: bool,
 }
 
 /// The window assumed for a model nobody describes.
@@ -141,10 +145,14 @@ impl Catalog {
                     cached_input: None,
                 })
             });
+        let vision = over
+            .and_then(|o| o.vision)
+            .unwrap_or_else(|| provider == "replay" || takes_images(model));
         ModelInfo {
             context_window,
             window_source,
             price,
+            vision,
         }
     }
 }
@@ -162,6 +170,51 @@ fn builtin(model: &str) -> Option<Builtin> {
         .filter(|(p, _, _)| name.starts_with(p))
         .max_by_key(|(p, _, _)| p.len())
         .copied()
+}
+
+/// Name prefixes of models that take images (an `org/` prefix is ignored).
+const VISION: &[&str] = &[
+    "gpt-5",
+    "gpt-4.1",
+    "gpt-4o",
+    "gpt-4-turbo",
+    "o1",
+    "o3",
+    "o4",
+    "claude-3",
+    "claude-sonnet-4",
+    "claude-opus-4",
+    "claude-haiku-4",
+    "gemini",
+    "gemma3",
+    "llava",
+    "bakllava",
+    "llama3.2-vision",
+    "llama4",
+    "minicpm-v",
+    "moondream",
+    "pixtral",
+    "qwen2.5vl",
+    "qwen2.5-vl",
+    "qwen3-vl",
+    "mistral-small3.1",
+    "mistral-small3.2",
+    "mistral-medium",
+];
+/// …except these, which take text only.
+const NOT_VISION: &[&str] = &["o1-mini", "o1-preview", "o3-mini", "gpt-5-chat-latest-text"];
+
+/// Whether a model takes images, by its name: the list above, or `vision` / `-vl` in it.
+fn takes_images(model: &str) -> bool {
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    if NOT_VISION.iter().any(|p| name.starts_with(p)) {
+        return false;
+    }
+    VISION.iter().any(|p| name.starts_with(p)) || name.contains("vision") || name.contains("-vl")
 }
 
 /// A model served from this machine: its tokens cost nothing.
@@ -203,6 +256,7 @@ mod tests {
             ModelOverride {
                 context_window: Some(8_192),
                 price: None,
+                vision: None,
             },
         );
         let c = Catalog::new(o);

@@ -22,6 +22,9 @@ pub enum EventPayload {
         /// plan's implementation prompt), `wakeup` (background tasks ended), `resume`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         origin: Option<RunTrigger>,
+        /// Images sent with the prompt.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<crate::ImageRef>,
     },
     RunStarted {
         run_id: String,

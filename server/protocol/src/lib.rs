@@ -346,6 +346,76 @@ pub struct PostMessageParams {
         pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
     )]
     pub text: String,
+    /// Images sent with the prompt (pasted or dropped into the composer): at most 8, each at
+    /// most 5 MiB. Only for models that take images (422 otherwise), and not with a `!command`.
+    #[serde(default)]
+    #[schema(max_items = 8)]
+    pub images: Vec<ImageInput>,
+}
+
+/// The image formats a prompt may carry (those OpenAI and Anthropic both accept).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+pub enum ImageType {
+    #[serde(rename = "image/png")]
+    #[strum(serialize = "image/png")]
+    Png,
+    #[serde(rename = "image/jpeg")]
+    #[strum(serialize = "image/jpeg")]
+    Jpeg,
+    #[serde(rename = "image/gif")]
+    #[strum(serialize = "image/gif")]
+    Gif,
+    #[serde(rename = "image/webp")]
+    #[strum(serialize = "image/webp")]
+    Webp,
+}
+
+impl ImageType {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// One image of a prompt.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageInput {
+    pub media_type: ImageType,
+    /// The image file, base64 (standard alphabet, padded); its bytes must be an image of
+    /// `media_type`.
+    #[schema(
+        min_length = 4,
+        max_length = 6990508,
+        pattern = "^[A-Za-z0-9+/]*={0,2}$"
+    )]
+    pub data: String,
+    /// The file name it had, for the transcript (at most 200 characters).
+    #[schema(max_length = 200)]
+    pub name: Option<String>,
+}
+
+/// An image a prompt carried, as the transcript shows it (`GET /api/attachments/{id}` serves
+/// its bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ImageRef {
+    /// The SHA-256 of its bytes, hex.
+    pub id: String,
+    pub media_type: ImageType,
+    pub bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]

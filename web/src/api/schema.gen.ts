@@ -74,6 +74,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image a prompt carried.
+         * @description `id` is the SHA-256 of its bytes, as the `user_message` event lists it. Answers with the
+         *     image's bytes and its type (PNG, JPEG, GIF or WebP, read from the bytes), cacheable (the
+         *     content never changes under its id). 404 when no stored image has this id (an imported
+         *     session's images are not carried over).
+         */
+        get: operations["attachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/config": {
         parameters: {
             query?: never;
@@ -632,7 +655,7 @@ export interface paths {
          *     renumbered from 1, and its messages in order, so the model sees the same conversation; items
          *     that are not readable frames or messages are skipped and counted. The workspace is the
          *     export's when this server may use it, else the server's own. Answers 201 with the session
-         *     and the counts. Bodies over 2 MiB get 413.
+         *     and the counts. Bodies over 48 MiB get 413.
          */
         post: operations["import_session"];
         delete?: never;
@@ -869,7 +892,11 @@ export interface paths {
          *     (at most 8 runs execute at once server-wide) and reports its progress as session events.
          *     A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
          *     must not be blank and is at most 200000 characters. The first prompt of a session still
-         *     titled `New session` also gives it a title.
+         *     titled `New session` also gives it a title. `images` (pasted or dropped into the composer:
+         *     at most 8, PNG, JPEG, GIF or WebP, each at most 5 MiB, base64) go to models that take images,
+         *     as content parts; for a model that does not, or with a `!command`, the prompt is refused
+         *     with 422 and a message that says why. A body with images may be up to 48 MiB.
+         *     The transcript's `user_message` event lists them, served by `GET /api/attachments/{id}`.
          */
         post: operations["post_message"];
         delete?: never;
@@ -1749,7 +1776,7 @@ export interface components {
              *     - `forbidden` — 403: refused Host or Origin, or a cross-site request
              *     - `not_found` — 404: no such object (or route)
              *     - `conflict` — 409: the object is not in a state that allows this (already answered, session busy…)
-             *     - `payload_too_large` — 413: the request body exceeds 2 MiB
+             *     - `payload_too_large` — 413: the request body exceeds 2 MiB (48 MiB for a prompt with images or an import)
              *     - `unsupported_media_type` — 415: the body is not `Content-Type: application/json`
              *     - `validation_failed` — 422: well-formed but invalid (a value out of range, an unknown field, an empty text)
              *     - `rate_limited` — 429: too many attempts; the `Retry-After` header says when to retry
@@ -1910,6 +1937,34 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description One image of a prompt. */
+        ImageInput: {
+            /**
+             * @description The image file, base64 (standard alphabet, padded); its bytes must be an image of
+             *     `media_type`.
+             */
+            data: string;
+            media_type: components["schemas"]["ImageType"];
+            /** @description The file name it had, for the transcript (at most 200 characters). */
+            name?: string | null;
+        };
+        /**
+         * @description An image a prompt carried, as the transcript shows it (`GET /api/attachments/{id}` serves
+         *     its bytes).
+         */
+        ImageRef: {
+            /** Format: int64 */
+            bytes: number;
+            /** @description The SHA-256 of its bytes, hex. */
+            id: string;
+            media_type: components["schemas"]["ImageType"];
+            name?: string | null;
+        };
+        /**
+         * @description The image formats a prompt may carry (those OpenAI and Anthropic both accept).
+         * @enum {string}
+         */
+        ImageType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
         /** @description What `POST /api/sessions/import` made. */
         ImportResult: {
             /** Format: int64 */
@@ -2357,6 +2412,11 @@ export interface components {
          *     }
          */
         PostMessageParams: {
+            /**
+             * @description Images sent with the prompt (pasted or dropped into the composer): at most 8, each at
+             *     most 5 MiB. Only for models that take images (422 otherwise), and not with a `!command`.
+             */
+            images?: components["schemas"]["ImageInput"][];
             /**
              * @description The prompt (not blank, at most 200,000 characters). A leading `!` runs the rest as a
              *     shell command through the same gate.
@@ -3250,6 +3310,8 @@ export interface components {
         };
         /** @description A prompt (or `!command`) from the user. */
         UserMessageEvent: components["schemas"]["EventEnvelope"] & {
+            /** @description Images sent with the prompt. */
+            images?: components["schemas"]["ImageRef"][];
             message_id: string;
             origin?: components["schemas"]["RunTrigger"] | null;
             text: string;
@@ -3636,6 +3698,72 @@ export interface operations {
             };
             /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    attachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The image's id (64 hex characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such image */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5869,7 +5997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Larger than 2 MiB */
+            /** @description Larger than 48 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7011,7 +7139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            /** @description The body exceeds 48 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7029,7 +7157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `text` is blank or longer than 200000 characters */
+            /** @description `text` is blank or longer than 200000 characters, an image is invalid, or the model does not take images */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -271,7 +271,7 @@ pub(crate) async fn compact(
     let keep_chars = (keep_tokens * t.chars_per_token) as usize;
     let (boundary, kept_chars) = boundary(&msgs, keep_chars);
     let only_a_summary = boundary == 1
-        && matches!(&msgs[0], ChatMessage::User { text } if text.starts_with(SUMMARY_PREFIX));
+        && matches!(&msgs[0], ChatMessage::User { text, .. } if text.starts_with(SUMMARY_PREFIX));
     if boundary == 0 || only_a_summary {
         return Ok(false);
     }
@@ -342,7 +342,7 @@ fn transcript(msgs: &[ChatMessage], budget: usize) -> String {
     let mut out = String::new();
     for m in msgs {
         match m {
-            ChatMessage::User { text } => {
+            ChatMessage::User { text, .. } => {
                 let text = text.strip_prefix(SUMMARY_PREFIX).map_or_else(
                     || format!("## User\n{}\n\n", truncate_str(text, TRANSCRIPT_TEXT)),
                     |s| format!("## Summary of what came before\n{s}\n\n"),
@@ -420,10 +420,12 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
                 text: format!(
                     "Summarise this conversation between a user and a coding agent (the transcript below, tool outputs pruned):\n\n{text}"
                 ),
+                images: Vec::new(),
             }]),
             tools: Arc::from(Vec::new()),
             reasoning_effort: None,
             model: None,
+            attachments: None,
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),
@@ -496,7 +498,10 @@ mod tests {
     use crate::provider::ToolCallReq;
 
     fn user(t: &str) -> ChatMessage {
-        ChatMessage::User { text: t.into() }
+        ChatMessage::User {
+            text: t.into(),
+            images: vec![],
+        }
     }
     fn call(id: &str, path: &str) -> ChatMessage {
         ChatMessage::Assistant {

@@ -33,6 +33,9 @@ pub struct StoredParts {
     /// …and the most characters each kept tool output keeps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_limit: Option<usize>,
+    /// A user message's images.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<crate::protocol::ImageRef>,
 }
 
 /// How the model sees a compaction's summary (a user message that opens the history).
@@ -75,7 +78,7 @@ pub fn cut_output(text: &mut String, limit: usize) {
 fn message_bytes(m: &ChatMessage) -> usize {
     MESSAGE_OVERHEAD
         + match m {
-            ChatMessage::User { text } => text.len(),
+            ChatMessage::User { text, .. } => text.len(),
             ChatMessage::Assistant { text, tool_calls } => {
                 text.len()
                     + tool_calls
@@ -149,7 +152,10 @@ impl History {
         match role {
             "user" => {
                 self.close_open();
-                Arc::make_mut(&mut self.chat).push(ChatMessage::User { text: p.text });
+                Arc::make_mut(&mut self.chat).push(ChatMessage::User {
+                    text: p.text,
+                    images: p.images,
+                });
             }
             "assistant" => {
                 self.close_open();
@@ -185,6 +191,7 @@ impl History {
                 let mut next = Vec::with_capacity(kept + 1);
                 next.push(ChatMessage::User {
                     text: format!("{SUMMARY_PREFIX}{}", p.text),
+                    images: Vec::new(),
                 });
                 for mut m in chat.drain(chat.len() - kept..) {
                     if let (Some(limit), ChatMessage::Tool { text, .. }) = (p.kept_limit, &mut m) {

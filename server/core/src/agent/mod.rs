@@ -70,6 +70,8 @@ pub struct AgentDeps {
     pub web_client: reqwest::Client,
     /// Workspace snapshots around runs (undo).
     pub snapshots: Arc<crate::undo::Snapshots>,
+    /// Images sent with prompts.
+    pub attachments: Arc<crate::attachments::Attachments>,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
@@ -80,6 +82,8 @@ pub struct RunSpec {
     pub session: SessionRow,
     pub trigger: RunTrigger,
     pub text: String,
+    /// Images sent with the prompt.
+    pub images: Vec<crate::protocol::ImageRef>,
     pub cancel: CancellationToken,
     /// Cancelled when the server stops (the parent of `cancel`): a run it stops ends
     /// `interrupted` with reason `shutdown`, not `cancelled`.
@@ -286,6 +290,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
                 "user",
                 StoredParts {
                     text: spec.text.clone(),
+                    images: spec.images.clone(),
                     ..Default::default()
                 },
             );
@@ -293,6 +298,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
                 message_id,
                 text: spec.text.clone(),
                 origin: Some(spec.trigger),
+                images: spec.images.clone(),
             });
             loop_turns(&mut t).await
         }
@@ -473,6 +479,7 @@ async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
         message_id: new_id(),
         text: t.run.text.clone(),
         origin: Some(RunTrigger::Command),
+        images: Vec::new(),
     });
     let call = ToolCallReq {
         id: format!("cmd_{}", new_id()),
@@ -653,6 +660,7 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             tools: offered,
             reasoning_effort: t.run.session.reasoning_effort.0,
             model: None,
+            attachments: Some(t.deps.attachments.clone()),
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {

@@ -49,7 +49,21 @@ impl Anthropic {
         };
         for m in req.messages.iter() {
             match m {
-                ChatMessage::User { text } => push("user", json!({"type": "text", "text": text})),
+                ChatMessage::User { text, images } => {
+                    // Images first, then the words about them (Anthropic's advice).
+                    for i in images {
+                        push(
+                            "user",
+                            match req.image_data(&i.id) {
+                                Some(data) => {
+                                    json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type.as_str(), "data": data}})
+                                }
+                                None => json!({"type": "text", "text": super::IMAGE_GONE}),
+                            },
+                        );
+                    }
+                    push("user", json!({"type": "text", "text": text}));
+                }
                 ChatMessage::Assistant { text, tool_calls } => {
                     if !text.is_empty() {
                         push("assistant", json!({"type": "text", "text": text}));

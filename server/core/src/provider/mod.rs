@@ -39,6 +39,8 @@ pub struct ToolCallReq {
 pub enum ChatMessage {
     User {
         text: String,
+        /// Images sent with the prompt (their bytes are read when a call is encoded).
+        images: Vec<crate::protocol::ImageRef>,
     },
     Assistant {
         text: String,
@@ -64,13 +66,27 @@ pub struct ChatRequest {
     pub reasoning_effort: Option<crate::protocol::ReasoningEffort>,
     /// The model the session picked; `None`: the provider's configured one.
     pub model: Option<Arc<str>>,
+    /// Where the images the messages name are read from.
+    pub attachments: Option<Arc<crate::attachments::Attachments>>,
 }
+
+impl ChatRequest {
+    /// An image's bytes as base64, when it can still be read.
+    pub fn image_data(&self, id: &str) -> Option<String> {
+        self.attachments.as_ref()?.read_base64(id)
+    }
+}
+
+/// What the model reads instead of an image that is gone (an imported session).
+pub const IMAGE_GONE: &str = "[an image was attached here; it is no longer available]";
 
 impl ChatMessage {
     /// Characters of the message as a provider is sent it (a small fixed cost per tool call).
     pub fn chars(&self) -> usize {
         match self {
-            ChatMessage::User { text } => text.len(),
+            ChatMessage::User { text, images } => {
+                text.len() + images.len() * crate::attachments::IMAGE_TOKENS * 4
+            }
             ChatMessage::Assistant { text, tool_calls } => {
                 text.len()
                     + tool_calls

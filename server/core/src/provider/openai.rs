@@ -47,7 +47,19 @@ impl OpenAi {
         let mut messages = vec![json!({"role": "system", "content": &*req.system})];
         for m in req.messages.iter() {
             messages.push(match m {
-                ChatMessage::User { text } => json!({"role": "user", "content": text}),
+                ChatMessage::User { text, images } if images.is_empty() => {
+                    json!({"role": "user", "content": text})
+                }
+                ChatMessage::User { text, images } => {
+                    let mut parts = vec![json!({"type": "text", "text": text})];
+                    for i in images {
+                        parts.push(match req.image_data(&i.id) {
+                            Some(data) => json!({"type": "image_url", "image_url": {"url": format!("data:{};base64,{data}", i.media_type.as_str())}}),
+                            None => json!({"type": "text", "text": super::IMAGE_GONE}),
+                        });
+                    }
+                    json!({"role": "user", "content": parts})
+                }
                 ChatMessage::Assistant { text, tool_calls } => {
                     let mut v = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text.clone()) }});
                     if !tool_calls.is_empty() {

@@ -97,7 +97,7 @@ impl Replay {
         let (text, n) = match last_user {
             Some(i) => {
                 let text = match &messages[i] {
-                    ChatMessage::User { text } => text.as_str(),
+                    ChatMessage::User { text, .. } => text.as_str(),
                     _ => "",
                 };
                 let n = messages[i..]
@@ -214,7 +214,10 @@ mod tests {
         )
         .unwrap_or(ReplayFile { scripts: vec![] });
         let r = Replay::from_file(file);
-        let u = |t: &str| ChatMessage::User { text: t.into() };
+        let u = |t: &str| ChatMessage::User {
+            text: t.into(),
+            images: vec![],
+        };
         let a = ChatMessage::Assistant {
             text: "a".into(),
             tool_calls: vec![],

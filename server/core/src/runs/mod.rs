@@ -26,6 +26,8 @@ struct Queued {
     run_id: String,
     trigger: RunTrigger,
     text: String,
+    /// Images sent with the prompt.
+    images: Vec<crate::protocol::ImageRef>,
     /// When it was queued (ms since the epoch).
     queued_at: i64,
     /// The session as read when the input was queued: used by a run that starts at once, so its
@@ -95,17 +97,35 @@ impl RunManager {
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<String> {
+        self.enqueue_with_images(session, trigger, text, Vec::new())
+            .await
+    }
+
+    /// Queue a prompt with images (stored with its run, so a restart keeps them).
+    pub async fn enqueue_with_images(
+        self: &Arc<Self>,
+        session: &crate::store::SessionRow,
+        trigger: RunTrigger,
+        text: &str,
+        images: Vec<crate::protocol::ImageRef>,
+    ) -> StoreResult<String> {
         let session_id = session.id.as_str();
         let run_id = new_id();
         self.deps
             .store
             .create_run(&run_id, session_id, trigger, text, session.agent)
             .await?;
+        if !images.is_empty() {
+            let json = serde_json::to_string(&images)
+                .map_err(|e| crate::store::StoreError::Other(e.into()))?;
+            self.deps.store.set_run_images(&run_id, &json).await?;
+        }
         self.push(
             session_id,
             Queued {
                 run_id: run_id.clone(),
                 trigger,
+                images,
                 text: text.to_string(),
                 queued_at: crate::util::now_ms(),
                 session: Some(session.clone()),
@@ -247,6 +267,7 @@ impl RunManager {
             session,
             trigger: q.trigger,
             text: q.text,
+            images: q.images,
             cancel,
             server_stop: self.shutdown.clone(),
         };
@@ -507,6 +528,11 @@ impl RunManager {
                     run_id: r.id,
                     trigger,
                     text: r.input,
+                    images: r
+                        .images
+                        .as_deref()
+                        .and_then(|j| serde_json::from_str(j).ok())
+                        .unwrap_or_default(),
                     queued_at: r.created_at,
                     session: None,
                 },

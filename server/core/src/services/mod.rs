@@ -152,6 +152,7 @@ pub async fn agent_deps(
         ),
         web_client: crate::tools::websearch::client()?,
         snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
+        attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
     };
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);
@@ -260,6 +261,17 @@ impl Core {
 
     /// Queue a prompt (or a `!command`) on a session; returns the new run's id.
     pub async fn post_message(&self, session_id: &str, text: &str) -> ServiceResult<String> {
+        self.post_prompt(session_id, text, &[]).await
+    }
+
+    /// A prompt with images (pasted or dropped into the composer): each checked and stored
+    /// before the run is queued, and only for a model that takes images.
+    pub async fn post_prompt(
+        &self,
+        session_id: &str,
+        text: &str,
+        images: &[crate::protocol::ImageInput],
+    ) -> ServiceResult<String> {
         let session = self.load_session(session_id).await?;
         if session.archived != 0 {
             return Err(ServiceError::Conflict(
@@ -267,7 +279,11 @@ impl Core {
             ));
         }
         let trigger = prompt_trigger(text)?;
-        let run_id = self.runs.enqueue_on(&session, trigger, text).await?;
+        let refs = self.store_images(&session, trigger, images).await?;
+        let run_id = self
+            .runs
+            .enqueue_with_images(&session, trigger, text, refs)
+            .await?;
         if session.title == DEFAULT_TITLE
             && trigger == RunTrigger::Prompt
             && let Some(title) = title_from_prompt(text)
@@ -284,6 +300,57 @@ impl Core {
             }
         }
         Ok(run_id)
+    }
+
+    async fn store_images(
+        &self,
+        session: &SessionRow,
+        trigger: RunTrigger,
+        images: &[crate::protocol::ImageInput],
+    ) -> ServiceResult<Vec<crate::protocol::ImageRef>> {
+        use crate::attachments::{Attachments, MAX_IMAGES};
+        if images.is_empty() {
+            return Ok(Vec::new());
+        }
+        if images.len() > MAX_IMAGES {
+            return Err(ServiceError::Invalid(format!(
+                "at most {MAX_IMAGES} images go with one prompt; this one has {}",
+                images.len()
+            )));
+        }
+        if trigger != RunTrigger::Prompt {
+            return Err(ServiceError::Invalid(
+                "images go with a prompt, not with a !command".into(),
+            ));
+        }
+        let meta = crate::agent::context::ModelMeta::of(self.deps(), session);
+        if !meta.info.vision {
+            let name = meta.name();
+            return Err(ServiceError::Invalid(format!(
+                "{name} does not take images: pick a model that does for this session, or set models.\"{name}\".vision to true in config.json if it does"
+            )));
+        }
+        let mut checked = Vec::with_capacity(images.len());
+        for (n, img) in images.iter().enumerate() {
+            let bytes = Attachments::decode(img).map_err(|e| {
+                let which = img.name.as_deref().map_or_else(
+                    || format!("image {}", n + 1),
+                    |name| format!("image {} ({name})", n + 1),
+                );
+                ServiceError::Invalid(format!("{which} {e}"))
+            })?;
+            checked.push((img.media_type, bytes, img.name.clone()));
+        }
+        let store = self.deps().attachments.clone();
+        tokio::task::spawn_blocking(move || {
+            checked
+                .iter()
+                .map(|(t, b, name)| store.save(*t, b, name.as_deref()))
+                .collect::<std::io::Result<Vec<_>>>()
+        })
+        .await
+        .map_err(|e| crate::store::StoreError::Other(e.into()))?
+        .map_err(|e| crate::store::StoreError::Other(e.into()).into())
     }
 
     /// Cancel a queued or running run; false when it had already ended. `drop_queue` also

@@ -20,11 +20,23 @@ pub struct RunRow {
     pub created_at: i64,
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
+    /// The prompt's images (JSON `[ImageRef]`); `None`: none.
+    pub images: Option<String>,
 }
 
-const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at FROM runs";
+const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images FROM runs";
 
 impl Store {
+    /// The images a queued prompt carries (set right after `create_run`).
+    pub async fn set_run_images(&self, id: &str, images: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE runs SET images = $1 WHERE id = $2")
+            .bind(images)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
     pub async fn create_run(
         &self,
         id: &str,
@@ -50,7 +62,7 @@ impl Store {
     pub async fn get_run(&self, id: &str) -> StoreResult<RunRow> {
         let _ = SELECT;
         sqlx::query_as::<_, RunRow>(
-            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at FROM runs WHERE id = $1",
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images FROM runs WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(self.pool())
@@ -131,7 +143,7 @@ impl Store {
     /// Runs that were `running` when the server died (marked interrupted at start).
     pub async fn list_runs_with_status(&self, status: RunStatus) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(
-            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at \
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images \
              FROM runs WHERE status = $1 ORDER BY created_at, id",
         )
         .bind(status.as_str())
@@ -145,7 +157,7 @@ impl Store {
         limit: i64,
     ) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(
-            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at \
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images \
              FROM runs WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
         )
         .bind(session_id)

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 use tower_http::limit::RequestBodyLimitLayer;
 use utoipa::OpenApi;
@@ -33,8 +34,10 @@ use crate::services::Core;
 
 pub use gate::HostPolicy;
 
-/// Largest request body accepted (413 beyond).
+/// Largest request body accepted (413 beyond)…
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+/// …but for a prompt with images and a session import.
+pub const MAX_LARGE_BODY_BYTES: usize = 48 * 1024 * 1024;
 
 /// What handlers may use: the core services, the auth service and the Host policy.
 #[derive(Clone)]
@@ -93,6 +96,7 @@ impl std::ops::Deref for AppState {
         sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
+        runs::attachment,
         settings::get_provider, settings::put_provider, settings::list_models,
         settings::list_providers, settings::put_provider_by_id, settings::delete_provider,
         settings::make_default_provider,
@@ -230,7 +234,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/sessions/{id}/fork", post(sessions::fork_session))
         .route("/api/sessions/{id}/files", get(sessions::files))
         .route("/api/sessions/{id}/commands", get(sessions::commands))
-        .route("/api/sessions/import", post(undo::import_session))
+        .route(
+            "/api/sessions/import",
+            post(undo::import_session).layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
+        )
         .route("/api/sessions/{id}/revert", post(undo::revert))
         .route("/api/sessions/{id}/redo", post(undo::redo))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
@@ -241,8 +248,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tools", get(sessions::tools))
         .route(
             "/api/sessions/{id}/messages",
-            get(sessions::list_messages).post(runs::post_message),
+            get(sessions::list_messages)
+                .post(runs::post_message)
+                .layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
         )
+        .route("/api/attachments/{id}", get(runs::attachment))
         .route("/api/sessions/{id}/runs", get(runs::list_runs))
         .route("/api/sessions/{id}/queue", get(runs::list_queue))
         .route(
@@ -291,7 +301,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(spa::static_or_index)
         // Inner to outer: the body limit sits inside the gate so its 413 gets the JSON error
         // body and the security headers.
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(RequestBodyLimitLayer::new(MAX_LARGE_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             gate::gate,

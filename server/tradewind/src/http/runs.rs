@@ -20,7 +20,11 @@ use crate::services::OrNotFound;
 /// (at most 8 runs execute at once server-wide) and reports its progress as session events.
 /// A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
 /// must not be blank and is at most 200000 characters. The first prompt of a session still
-/// titled `New session` also gives it a title.
+/// titled `New session` also gives it a title. `images` (pasted or dropped into the composer:
+/// at most 8, PNG, JPEG, GIF or WebP, each at most 5 MiB, base64) go to models that take images,
+/// as content parts; for a model that does not, or with a `!command`, the prompt is refused
+/// with 422 and a message that says why. A body with images may be up to 48 MiB.
+/// The transcript's `user_message` event lists them, served by `GET /api/attachments/{id}`.
 #[utoipa::path(post, path = "/api/sessions/{id}/messages", tag = "runs",
     params(("id" = String, Path, description = "Session id")),
     request_body = PostMessageParams,
@@ -28,13 +32,14 @@ use crate::services::OrNotFound;
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
               (status = 409, description = "The session is archived; unarchive it first", body = ErrorBody),
-              (status = 422, description = "`text` is blank or longer than 200000 characters", body = ErrorBody)))]
+              (status = 413, description = "The body exceeds 48 MiB", body = ErrorBody),
+              (status = 422, description = "`text` is blank or longer than 200000 characters, an image is invalid, or the model does not take images", body = ErrorBody)))]
 pub async fn post_message(
     State(state): State<AppState>,
     Path(id): Path<String>,
     ApiJson(p): ApiJson<PostMessageParams>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
-    let run_id = state.post_message(&id, &p.text).await?;
+    let run_id = state.post_prompt(&id, &p.text, &p.images).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(PostMessageResponse { run_id }),
@@ -264,4 +269,45 @@ pub async fn answer_approval(
         approval_id: id,
         decision: p.decision,
     }))
+}
+
+/// An image a prompt carried.
+///
+/// `id` is the SHA-256 of its bytes, as the `user_message` event lists it. Answers with the
+/// image's bytes and its type (PNG, JPEG, GIF or WebP, read from the bytes), cacheable (the
+/// content never changes under its id). 404 when no stored image has this id (an imported
+/// session's images are not carried over).
+#[utoipa::path(get, path = "/api/attachments/{id}", tag = "runs",
+    params(("id" = String, Path, description = "The image's id (64 hex characters)")),
+    responses((status = 200, description = "The image"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such image", body = ErrorBody)))]
+pub async fn attachment(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::response::Response> {
+    use axum::http::{HeaderValue, header};
+    use axum::response::IntoResponse as _;
+    let path = state
+        .deps()
+        .attachments
+        .path(&id)
+        .ok_or_else(|| ApiError::not_found("image"))?;
+    let bytes = tokio::fs::read(path)
+        .await
+        .map_err(|_| ApiError::not_found("image"))?;
+    let ctype =
+        crate::attachments::sniff(&bytes).map_or("application/octet-stream", |t| t.as_str());
+    let mut resp = (StatusCode::OK, bytes).into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ctype));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("sandbox; default-src 'none'"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=31536000, immutable"),
+    );
+    Ok(resp)
 }

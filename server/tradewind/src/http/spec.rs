@@ -27,7 +27,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "conflict",
         "409: the object is not in a state that allows this (already answered, session busy…)",
     ),
-    ("payload_too_large", "413: the request body exceeds 2 MiB"),
+    (
+        "payload_too_large",
+        "413: the request body exceeds 2 MiB (48 MiB for a prompt with images or an import)",
+    ),
     (
         "unsupported_media_type",
         "415: the body is not `Content-Type: application/json`",

@@ -65,13 +65,13 @@ pub async fn redo(
 /// renumbered from 1, and its messages in order, so the model sees the same conversation; items
 /// that are not readable frames or messages are skipped and counted. The workspace is the
 /// export's when this server may use it, else the server's own. Answers 201 with the session
-/// and the counts. Bodies over 2 MiB get 413.
+/// and the counts. Bodies over 48 MiB get 413.
 #[utoipa::path(post, path = "/api/sessions/import", tag = "sessions",
     request_body = crate::protocol::SessionExport,
     responses((status = 201, description = "The new session, and what was imported and skipped", body = crate::protocol::ImportResult),
               (status = 400, description = "Malformed JSON", body = ErrorBody),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 413, description = "Larger than 2 MiB", body = ErrorBody),
+              (status = 413, description = "Larger than 48 MiB", body = ErrorBody),
               (status = 422, description = "Not a session export (its format, session, events or messages)", body = ErrorBody)))]
 pub async fn import_session(
     State(state): State<AppState>,

@@ -166,7 +166,7 @@ impl Mock {
             .route(
                 "/v1/models",
                 get(|| async {
-                    axum::Json(json!({"data": [{"id": "test-model"}, {"id": "other"}]}))
+                    axum::Json(json!({"data": [{"id": "test-model"}, {"id": "other"}, {"id": "windowed", "context_length": 12_345}]}))
                 }),
             )
             .with_state(self.clone());

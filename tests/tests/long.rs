@@ -910,6 +910,27 @@ async fn sessions_pick_their_own_provider_and_model() {
         .await;
     assert_eq!(usage["model"], "openai/big-2", "{usage}");
 
+    // A window the provider's model list gives wins over the default.
+    let windowed = s.create_session("ask").await;
+    patch(&windowed, json!({"model": "windowed"})).await;
+    local.push(text_reply("windowed"));
+    let run = s.prompt(&windowed, "how big?").await;
+    assert_eq!(
+        s.wait_run_finished(&windowed, &run).await["status"],
+        "completed"
+    );
+    let usage = s
+        .wait_event(&windowed, |e| e["type"] == "model_usage")
+        .await;
+    assert_eq!(usage["context_window"], 12_345, "{usage}");
+    let usage = s
+        .wait_event(&on_default, |e| e["type"] == "model_usage")
+        .await;
+    assert_eq!(
+        usage["context_window"], 32_768,
+        "unknown: the default window"
+    );
+
     // Refused: an unknown provider, a blank model. A provider alone resets the model.
     assert_eq!(patch(&on_cloud, json!({"provider": "nope"})).await.0, 422);
     assert_eq!(patch(&on_cloud, json!({"model": "  "})).await.0, 422);

@@ -35,6 +35,8 @@ pub struct ModelOverride {
 pub enum WindowSource {
     /// `models.<provider>/<model>.contextWindow` in config.json.
     Config,
+    /// The provider's model list (`context_length`, `max_model_len` … where it says).
+    Provider,
     /// The built-in table of common models.
     Builtin,
     /// Unknown model: a conservative default (set `contextWindow` to correct it).

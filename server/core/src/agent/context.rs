@@ -51,6 +51,18 @@ impl ModelMeta {
         }
     }
 
+    /// Ask the provider's model list for the window when config.json does not set one (the
+    /// list wins over the built-in table).
+    pub async fn learn_window(&mut self) {
+        if self.info.window_source == crate::models::WindowSource::Config {
+            return;
+        }
+        if let Some(w) = self.provider_client.context_window(&self.model).await {
+            self.info.context_window = w;
+            self.info.window_source = crate::models::WindowSource::Provider;
+        }
+    }
+
     pub fn name(&self) -> String {
         format!("{}/{}", self.provider, self.model)
     }

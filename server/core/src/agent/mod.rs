@@ -257,6 +257,8 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         .paths
         .with_workspace(std::path::Path::new(&spec.session.workspace));
     let (history, complete) = load_history(deps, spec).await;
+    let mut model = context::ModelMeta::of(deps, &spec.session);
+    model.learn_window().await;
     let snapshot = snapshots_taken(deps, spec);
     if snapshot {
         take_snapshot(deps, spec, "before").await;
@@ -271,7 +273,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
         mcp_offer: parking_lot::Mutex::default(),
-        model: context::ModelMeta::of(deps, &spec.session),
+        model,
         window_cap: None,
         chars_per_token: 4.0,
     };

@@ -310,6 +310,11 @@ pub trait Provider: Send + Sync {
     ) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>>;
     /// The configured model name.
     fn model(&self) -> String;
+    /// The context window the provider's model list gives `model`, where it gives one (asked
+    /// once per provider; `None` when it says nothing or cannot be reached).
+    fn context_window(&self, _model: &str) -> futures::future::BoxFuture<'static, Option<u64>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Timeouts and retry budget of network providers.

@@ -4,7 +4,8 @@
 //! comments, and errors sent inside a 200 stream. A stream that ends without a finish reason is
 //! `Truncated`: its partial tool calls are never executed.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -24,6 +25,8 @@ pub struct OpenAi {
     key: Option<String>,
     model: String,
     net: NetPolicy,
+    /// Context windows the model list gives, fetched once.
+    windows: Arc<tokio::sync::OnceCell<HashMap<String, u64>>>,
 }
 
 impl OpenAi {
@@ -40,6 +43,7 @@ impl OpenAi {
             key: key.filter(|k| !k.is_empty()),
             model,
             net,
+            windows: Arc::default(),
         })
     }
 
@@ -143,6 +147,39 @@ pub(crate) async fn send(
         return Err(ProviderError::from_status(status, &body, ra));
     }
     Ok(resp)
+}
+
+/// The window a model list entry gives: OpenRouter `context_length`, vLLM `max_model_len`,
+/// LM Studio `max_context_length`, others `context_window` or `max_input_tokens`.
+fn listed_window(m: &Value) -> Option<u64> {
+    [
+        "context_length",
+        "context_window",
+        "max_model_len",
+        "max_context_length",
+        "max_input_tokens",
+    ]
+    .iter()
+    .find_map(|k| m.get(*k).and_then(Value::as_u64))
+    .filter(|w| *w > 0)
+}
+
+/// `GET …/models` → the windows of the models that give one.
+async fn model_windows(rb: reqwest::RequestBuilder, first_byte: Duration) -> HashMap<String, u64> {
+    let Ok(resp) = send(rb, first_byte).await else {
+        return HashMap::new();
+    };
+    let Ok(v) = resp.json::<Value>().await else {
+        return HashMap::new();
+    };
+    v.get("data")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| Some((m.get("id")?.as_str()?.to_string(), listed_window(m)?)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `GET …/models` → the `data[].id` list (OpenAI and Anthropic share this shape).
@@ -458,5 +495,21 @@ impl Provider for OpenAi {
 
     fn model(&self) -> String {
         self.model.clone()
+    }
+
+    fn context_window(&self, model: &str) -> BoxFuture<'static, Option<u64>> {
+        let mut rb = self.client.get(format!("{}/models", self.base));
+        if let Some(k) = &self.key {
+            rb = rb.bearer_auth(k);
+        }
+        let wait = self.net.first_byte.min(Duration::from_secs(10));
+        let cell = self.windows.clone();
+        let model = model.to_string();
+        Box::pin(async move {
+            cell.get_or_init(|| model_windows(rb, wait))
+                .await
+                .get(&model)
+                .copied()
+        })
     }
 }

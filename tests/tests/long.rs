@@ -1185,3 +1185,126 @@ async fn images_reach_models_that_take_them() {
     assert_eq!(last["messages"][0]["content"][1]["text"], "and this?");
     s.stop().await;
 }
+
+/// Anthropic's extended thinking follows the session's reasoning effort: the budget is asked
+/// for, the signed thinking block comes back unchanged before the tool call it led to, and an
+/// encrypted block too; with no effort set, no thinking is asked for or sent back.
+#[tokio::test]
+async fn anthropic_thinking_follows_the_reasoning_effort_and_goes_back_signed() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        network: Some(net()),
+        ..Opts::default()
+    })
+    .await;
+    let put = json!({"kind": "anthropic", "base_url": url.trim_end_matches("/v1"), "model": "claude-sonnet-4-5", "api_key": "sk-ant"});
+    let (st, v) = s
+        .send(reqwest::Method::PUT, "/api/settings/provider", put)
+        .await;
+    assert_eq!(st, 200, "{v}");
+    std::fs::write(s.workspace.path().join("a.txt"), "alpha\n").unwrap();
+    let sid = s.create_session("ask").await;
+    let (st, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"reasoning_effort": "medium"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let thinking_then_call = vec![
+        an(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "m1", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        ),
+        an(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Read a.txt first."}}),
+        ),
+        an(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig-123"}}),
+        ),
+        an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "enc-456"}}),
+        ),
+        an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}}),
+        ),
+        an(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"path\": \"a.txt\"}"}}),
+        ),
+        an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 2}),
+        ),
+        an(
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
+        ),
+        an("message_stop", json!({"type": "message_stop"})),
+    ];
+    mock.push(Reply::Sse {
+        chunks: thinking_then_call,
+        delay: std::time::Duration::ZERO,
+    });
+    mock.push(Reply::Sse {
+        chunks: an_text_reply("It says alpha."),
+        delay: std::time::Duration::ZERO,
+    });
+    let run = s.prompt(&sid, "what does a.txt say?").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(
+        reqs[0]["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192})
+    );
+    assert_eq!(reqs[0]["max_tokens"], 8192 + 8192);
+    let assistant = &reqs[1]["messages"][1];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(
+        assistant["content"][0],
+        json!({"type": "thinking", "thinking": "Read a.txt first.", "signature": "sig-123"})
+    );
+    assert_eq!(
+        assistant["content"][1],
+        json!({"type": "redacted_thinking", "data": "enc-456"})
+    );
+    assert_eq!(assistant["content"][2]["type"], "tool_use");
+
+    // Effort off: no thinking asked for, none sent back.
+    s.send(
+        reqwest::Method::PATCH,
+        &format!("/api/sessions/{sid}"),
+        json!({"reasoning_effort": null}),
+    )
+    .await;
+    mock.push(Reply::Sse {
+        chunks: an_text_reply("Done."),
+        delay: std::time::Duration::ZERO,
+    });
+    let run = s.prompt(&sid, "thanks").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let last = mock.requests.lock().unwrap().last().cloned().unwrap();
+    assert!(last.get("thinking").is_none(), "{last}");
+    assert_eq!(last["max_tokens"], 8192);
+    assert!(!last.to_string().contains("sig-123"));
+    s.stop().await;
+}

@@ -361,7 +361,9 @@ fn transcript(msgs: &[ChatMessage], budget: usize) -> String {
                 );
                 out.push_str(&text);
             }
-            ChatMessage::Assistant { text, tool_calls } => {
+            ChatMessage::Assistant {
+                text, tool_calls, ..
+            } => {
                 out.push_str("## Assistant\n");
                 if !text.is_empty() {
                     out.push_str(truncate_str(text, TRANSCRIPT_TEXT));
@@ -517,6 +519,7 @@ mod tests {
     }
     fn call(id: &str, path: &str) -> ChatMessage {
         ChatMessage::Assistant {
+            thinking: vec![],
             text: String::new(),
             tool_calls: vec![ToolCallReq {
                 id: id.into(),

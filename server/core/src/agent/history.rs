@@ -36,6 +36,12 @@ pub struct StoredParts {
     /// A user message's images.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<crate::protocol::ImageRef>,
+    /// The signature of `reasoning` (Anthropic's extended thinking).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning_signature: String,
+    /// Encrypted thinking blocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted_reasoning: Vec<String>,
 }
 
 /// How the model sees a compaction's summary (a user message that opens the history).
@@ -79,7 +85,9 @@ fn message_bytes(m: &ChatMessage) -> usize {
     MESSAGE_OVERHEAD
         + match m {
             ChatMessage::User { text, .. } => text.len(),
-            ChatMessage::Assistant { text, tool_calls } => {
+            ChatMessage::Assistant {
+                text, tool_calls, ..
+            } => {
                 text.len()
                     + tool_calls
                         .iter()
@@ -164,7 +172,21 @@ impl History {
                     .iter()
                     .map(|c| (c.id.clone(), c.name.clone()))
                     .collect();
+                let mut thinking = Vec::new();
+                if !p.reasoning_signature.is_empty() {
+                    thinking.push(crate::provider::Thinking::Signed {
+                        text: p.reasoning.clone(),
+                        signature: p.reasoning_signature.clone(),
+                    });
+                }
+                thinking.extend(
+                    p.redacted_reasoning
+                        .iter()
+                        .cloned()
+                        .map(crate::provider::Thinking::Redacted),
+                );
                 Arc::make_mut(&mut self.chat).push(ChatMessage::Assistant {
+                    thinking,
                     text: p.text,
                     tool_calls: p.tool_calls,
                 });

@@ -778,6 +778,7 @@ async fn stream_turn(
     let mut finished = false;
     let mut reported: Option<Usage> = None;
     let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
+    let (mut signature, mut redacted) = (String::new(), Vec::new());
     let s = match &mut stream {
         Ok(s) => s,
         Err(e) => return Err(e.clone()),
@@ -831,6 +832,8 @@ async fn stream_turn(
                     t.delta(DeltaKind::Reasoning, &message_id, &chunk);
                 }
             }
+            ProviderEvent::ReasoningSignature(s) => signature.push_str(&s),
+            ProviderEvent::RedactedReasoning(d) => redacted.push(d),
             ProviderEvent::ToolCallStart { index, id, name } => calls.push((
                 index,
                 ToolCallReq {
@@ -864,6 +867,8 @@ async fn stream_turn(
             text: text.clone(),
             reasoning: reasoning.clone(),
             tool_calls: calls.clone(),
+            reasoning_signature: signature,
+            redacted_reasoning: redacted,
             ..Default::default()
         },
     );

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::openai::{EOF_EVENT, event_stream, model_ids, send};
 use super::{
     ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError,
-    ProviderEvent,
+    ProviderEvent, Thinking,
 };
 use crate::protocol::Usage;
 
@@ -21,7 +21,34 @@ pub struct Anthropic {
 }
 
 const VERSION: &str = "2023-06-01";
+/// Tokens an answer may take (besides a thinking budget).
 const MAX_TOKENS: u32 = 8192;
+
+/// Extended thinking's budget for a reasoning effort.
+fn thinking_budget(e: crate::protocol::ReasoningEffort) -> u32 {
+    use crate::protocol::ReasoningEffort as E;
+    match e {
+        E::Low => 2_048,
+        E::Medium => 8_192,
+        E::High => 16_384,
+    }
+}
+
+/// Whether a model can think (extended thinking): every Claude from 3.7 on; an unknown name
+/// (a compatible server) is given the benefit of the doubt.
+fn thinks(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    ![
+        "claude-2",
+        "claude-instant",
+        "claude-3-haiku",
+        "claude-3-sonnet",
+        "claude-3-opus",
+        "claude-3-5",
+    ]
+    .iter()
+    .any(|p| m.starts_with(p))
+}
 
 impl Anthropic {
     pub fn new(
@@ -41,6 +68,11 @@ impl Anthropic {
     }
 
     fn body(&self, req: &ChatRequest) -> Value {
+        let model = req.model.as_deref().unwrap_or(&self.model);
+        let budget = req
+            .reasoning_effort
+            .filter(|_| thinks(model))
+            .map(thinking_budget);
         // Consecutive blocks of the same role are merged: the API wants alternation.
         let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
         let mut push = |role: &str, block: Value| match messages.last_mut() {
@@ -64,7 +96,26 @@ impl Anthropic {
                     }
                     push("user", json!({"type": "text", "text": text}));
                 }
-                ChatMessage::Assistant { text, tool_calls } => {
+                ChatMessage::Assistant {
+                    text,
+                    tool_calls,
+                    thinking,
+                } => {
+                    // Signed thinking goes back unchanged, first (only while thinking is on:
+                    // without it the API refuses thinking blocks).
+                    for th in thinking.iter().filter(|_| budget.is_some()) {
+                        push(
+                            "assistant",
+                            match th {
+                                Thinking::Signed { text, signature } => {
+                                    json!({"type": "thinking", "thinking": text, "signature": signature})
+                                }
+                                Thinking::Redacted(data) => {
+                                    json!({"type": "redacted_thinking", "data": data})
+                                }
+                            },
+                        );
+                    }
                     if !text.is_empty() {
                         push("assistant", json!({"type": "text", "text": text}));
                     }
@@ -97,12 +148,15 @@ impl Anthropic {
             .map(|(role, content)| json!({"role": role, "content": content}))
             .collect();
         let mut body = json!({
-            "model": req.model.as_deref().unwrap_or(&self.model),
-            "max_tokens": MAX_TOKENS,
+            "model": model,
+            "max_tokens": MAX_TOKENS + budget.unwrap_or(0),
             "system": [{"type": "text", "text": &*req.system, "cache_control": {"type": "ephemeral"}}],
             "messages": messages,
             "stream": true,
         });
+        if let Some(b) = budget {
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": b});
+        }
         if !req.tools.is_empty() {
             body["tools"] = req
                 .tools
@@ -163,6 +217,11 @@ impl Parser {
             "content_block_start" => {
                 let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let block = v.get("content_block").cloned().unwrap_or(Value::Null);
+                if block.get("type").and_then(Value::as_str) == Some("redacted_thinking")
+                    && let Some(d) = block.get("data").and_then(Value::as_str)
+                {
+                    out.push_back(ProviderEvent::RedactedReasoning(d.to_string()));
+                }
                 if block.get("type").and_then(Value::as_str) == Some("tool_use") {
                     out.push_back(ProviderEvent::ToolCallStart {
                         index,
@@ -191,6 +250,11 @@ impl Parser {
                     Some("thinking_delta") => {
                         if let Some(t) = d.get("thinking").and_then(Value::as_str) {
                             out.push_back(ProviderEvent::ReasoningDelta(t.to_string()));
+                        }
+                    }
+                    Some("signature_delta") => {
+                        if let Some(s) = d.get("signature").and_then(Value::as_str) {
+                            out.push_back(ProviderEvent::ReasoningSignature(s.to_string()));
                         }
                     }
                     Some("input_json_delta") => {

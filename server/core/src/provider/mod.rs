@@ -35,6 +35,15 @@ pub struct ToolCallReq {
     pub arguments: String,
 }
 
+/// A block of a model's extended thinking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Thinking {
+    /// The thinking text and its signature.
+    Signed { text: String, signature: String },
+    /// Thinking the provider sent encrypted.
+    Redacted(String),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatMessage {
     User {
@@ -45,6 +54,9 @@ pub enum ChatMessage {
     Assistant {
         text: String,
         tool_calls: Vec<ToolCallReq>,
+        /// Extended thinking as the provider signed it (Anthropic wants it back, unchanged,
+        /// with the tool results that follow).
+        thinking: Vec<Thinking>,
     },
     Tool {
         call_id: String,
@@ -87,7 +99,9 @@ impl ChatMessage {
             ChatMessage::User { text, images } => {
                 text.len() + images.len() * crate::attachments::IMAGE_TOKENS * 4
             }
-            ChatMessage::Assistant { text, tool_calls } => {
+            ChatMessage::Assistant {
+                text, tool_calls, ..
+            } => {
                 text.len()
                     + tool_calls
                         .iter()
@@ -136,6 +150,10 @@ pub enum FinishReason {
 pub enum ProviderEvent {
     TextDelta(String),
     ReasoningDelta(String),
+    /// The signature of the thinking streamed so far (it closes a thinking block).
+    ReasoningSignature(String),
+    /// A thinking block the provider sent encrypted.
+    RedactedReasoning(String),
     /// A tool call begins (`index` orders parallel calls).
     ToolCallStart {
         index: usize,

@@ -64,7 +64,9 @@ impl OpenAi {
                     }
                     json!({"role": "user", "content": parts})
                 }
-                ChatMessage::Assistant { text, tool_calls } => {
+                ChatMessage::Assistant {
+                    text, tool_calls, ..
+                } => {
                     let mut v = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text.clone()) }});
                     if !tool_calls.is_empty() {
                         v["tool_calls"] = tool_calls

@@ -219,6 +219,7 @@ mod tests {
             images: vec![],
         };
         let a = ChatMessage::Assistant {
+            thinking: vec![],
             text: "a".into(),
             tool_calls: vec![],
         };

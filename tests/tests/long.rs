@@ -1308,3 +1308,59 @@ async fn anthropic_thinking_follows_the_reasoning_effort_and_goes_back_signed() 
     assert!(!last.to_string().contains("sig-123"));
     s.stop().await;
 }
+
+/// Snapshot GC: what undo still needs survives a collection (a revert after it works), and a
+/// retention of zero days forgets every snapshot, so the revert is refused clearly.
+#[tokio::test]
+async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        network: Some(net()),
+        ceiling: tradewind::config::Ceiling {
+            write: true,
+            process: false,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path().to_path_buf();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    let sid = s.create_session("full").await;
+    for (n, content) in ["two\n", "three\n"].iter().enumerate() {
+        mock.push(tool_reply(
+            &format!("c{n}"),
+            "write_file",
+            &json!({"path": "a.txt", "content": content}),
+        ));
+        mock.push(text_reply("Changed a."));
+        let run = s.prompt(&sid, &format!("change {n}")).await;
+        assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    }
+    let core = s.server.as_ref().unwrap().state.core.clone();
+    let r = core.gc_snapshots(30, "now").await.unwrap();
+    assert_eq!((r.expired, r.stores, r.removed), (0, 1, 0), "{r:?}");
+    assert!(r.bytes > 0);
+    let ids = user_message_ids(&s.events(&sid).await);
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{sid}/revert"),
+            json!({"message_id": ids[1]}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
+    let r = core.gc_snapshots(0, "now").await.unwrap();
+    assert!(r.expired >= 4, "{r:?}");
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{sid}/revert"),
+            json!({"message_id": ids[0]}),
+        )
+        .await;
+    assert_eq!(st, 409, "{v}");
+    assert_eq!(v["error"]["code"], "no_snapshot", "{v}");
+    s.stop().await;
+}

@@ -354,6 +354,8 @@ pub struct FileConfig {
     pub spend: SpendSettings,
     /// `false` turns off the workspace snapshots undo needs.
     pub undo: Option<bool>,
+    /// Days a run can still be reverted (its snapshots are kept); default 30.
+    pub undo_keep_days: Option<u64>,
     pub auth: crate::auth::AuthSettings,
     /// `"auto"` or `"off"`; `tlsCert`/`tlsKey` give files.
     pub tls: Option<String>,
@@ -646,6 +648,8 @@ pub struct Config {
     /// Snapshot the workspace around each build run so it can be reverted (`undo` in
     /// config.json, default true).
     pub undo: bool,
+    /// Days snapshots are kept (`undoKeepDays`, default 30); older runs cannot be reverted.
+    pub undo_keep_days: u64,
     /// A server the command line started for itself: an effect that would ask is unavailable
     /// (nobody is there to answer).
     pub headless: bool,
@@ -799,6 +803,7 @@ impl Config {
             models: crate::models::Catalog::new(file.models),
             spend: file.spend,
             undo: file.undo.unwrap_or(true),
+            undo_keep_days: file.undo_keep_days.unwrap_or(30),
             headless: false,
             sandbox_helper: std::env::current_exe().ok(),
             auth: file.auth,
@@ -916,6 +921,7 @@ impl Config {
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),
             undo: true,
+            undo_keep_days: 30,
             headless: false,
             sandbox_helper: None,
             auth: crate::auth::AuthSettings::default(),

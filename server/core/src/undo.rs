@@ -65,6 +65,9 @@ impl Snapshots {
             "core.quotePath=false",
             "-c",
             "advice.addEmbeddedRepo=false",
+            // Pruning is ours (`gc`): git's own would drop trees undo still needs.
+            "-c",
+            "gc.auto=0",
         ])
         .args(args)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -152,6 +155,78 @@ impl Snapshots {
             })?;
         let tree = self.git(ws, &["write-tree"], None).await?;
         Ok(String::from_utf8_lossy(&tree).trim().to_string())
+    }
+
+    /// Every workspace that has a store (by the store's directory name).
+    pub fn stores(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(&self.root)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.join("HEAD").exists())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether `ws`'s store is the directory `dir`.
+    pub fn is_store_of(&self, dir: &Path, ws: &Path) -> bool {
+        self.git_dir(ws) == dir
+    }
+
+    /// Keep exactly `live` (trees still named by a snapshot or a revert) and what they hold;
+    /// everything else in the workspace's store goes, and what stays is packed. Returns the
+    /// store's size in bytes afterwards.
+    /// Unreachable objects younger than `keep_newer` (git's `--prune` date, e.g. `1.hour.ago`)
+    /// stay: a snapshot just taken is not recorded yet.
+    pub async fn gc(&self, ws: &Path, live: &[String], keep_newer: &str) -> Result<u64, String> {
+        let lock = self.lock(ws);
+        let _held = lock.lock().await;
+        if !self.git_dir(ws).join("HEAD").exists() {
+            return Ok(0);
+        }
+        let old = self
+            .git(
+                ws,
+                &["for-each-ref", "--format=%(refname)", "refs/live/"],
+                None,
+            )
+            .await?;
+        let want: std::collections::BTreeSet<String> = live
+            .iter()
+            .filter(|t| t.len() >= 40 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+            .map(|t| format!("refs/live/{t}"))
+            .collect();
+        let have: std::collections::BTreeSet<String> = String::from_utf8_lossy(&old)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let mut tx = String::new();
+        for r in have.difference(&want) {
+            tx.push_str(&format!("delete {r}\n"));
+        }
+        for r in want.difference(&have) {
+            let t = r.trim_start_matches("refs/live/");
+            tx.push_str(&format!("update {r} {t}\n"));
+        }
+        self.git(ws, &["update-ref", "--stdin"], Some(tx.as_bytes()))
+            .await?;
+        let prune = format!("--prune={keep_newer}");
+        self.git(
+            ws,
+            &[
+                "-c",
+                "gc.reflogExpire=now",
+                "-c",
+                "gc.reflogExpireUnreachable=now",
+                "gc",
+                "-q",
+                &prune,
+            ],
+            None,
+        )
+        .await?;
+        Ok(dir_size(&self.git_dir(ws)))
     }
 
     /// The paths that differ between two snapshots.
@@ -256,6 +331,18 @@ impl Snapshots {
     }
 }
 
+/// Bytes of the files under `dir`.
+fn dir_size(dir: &Path) -> u64 {
+    ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .build()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -306,6 +393,46 @@ mod tests {
         let redo = s.plan(&ws, &before, &after).await.unwrap();
         assert_eq!(s.apply(&ws, &after, &redo).await.unwrap(), after);
         assert!(ws.join("new/deep/b.rs").exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// GC keeps the trees still named (and what they hold) and drops the rest, packed.
+    #[tokio::test]
+    async fn gc_keeps_what_is_named_and_drops_the_rest() {
+        let base = std::env::temp_dir().join(format!("tw-undo-gc-{}", crate::util::new_id()));
+        let ws = base.join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let s = Snapshots::new(&base.join("state"));
+        std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+        let keep = s.snapshot(&ws).await.unwrap();
+        std::fs::write(ws.join("a.txt"), "two, never needed again\n").unwrap();
+        let drop = s.snapshot(&ws).await.unwrap();
+        // The newest snapshot stays in the store's index (the next one starts from it).
+        std::fs::write(ws.join("a.txt"), "three\n").unwrap();
+        let now = s.snapshot(&ws).await.unwrap();
+        let exists = |id: &str| {
+            let id = id.to_string();
+            let s = &s;
+            let ws = ws.clone();
+            async move { s.git(&ws, &["cat-file", "-e", &id], None).await.is_ok() }
+        };
+        assert!(exists(&drop).await);
+        // Young unreachable objects survive a cautious GC…
+        s.gc(&ws, std::slice::from_ref(&keep), "1.hour.ago")
+            .await
+            .unwrap();
+        assert!(exists(&drop).await);
+        // …and go when old enough.
+        let size = s.gc(&ws, std::slice::from_ref(&keep), "now").await.unwrap();
+        assert!(size > 0);
+        assert!(exists(&keep).await);
+        assert!(!exists(&drop).await, "an unnamed tree was pruned");
+        assert!(exists(&now).await, "the index keeps the newest");
+        let plan = s.plan(&ws, &drop, &keep).await;
+        assert!(plan.is_err(), "the dropped tree is gone");
+        let back = s.plan(&ws, &now, &keep).await.unwrap();
+        assert_eq!(s.apply(&ws, &keep, &back).await.unwrap(), keep);
+        assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

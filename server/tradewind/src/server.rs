@@ -177,17 +177,33 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
             }
         }
     }
+    let core = Core::new(runs);
     {
         let tasks = tasks.clone();
+        let core = core.clone();
+        let keep_days = cfg.undo_keep_days;
         tokio::spawn(async move {
-            loop {
+            for hour in 0u64.. {
                 tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
                 let _ = tasks.cleanup().await;
+                // Once a day, starting an hour after the start: old snapshots go.
+                if hour % 24 == 0 {
+                    match core.gc_snapshots(keep_days, "1.hour.ago").await {
+                        Ok(r) => tracing::info!(
+                            expired = r.expired,
+                            stores = r.stores,
+                            bytes = r.bytes,
+                            removed = r.removed,
+                            "undo snapshots collected"
+                        ),
+                        Err(e) => tracing::warn!("undo snapshot gc failed: {e}"),
+                    }
+                }
             }
         });
     }
     let state = AppState {
-        core: Core::new(runs),
+        core,
         auth,
         hosts,
         connections: Arc::default(),

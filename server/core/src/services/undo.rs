@@ -228,3 +228,62 @@ impl Core {
         Ok(result)
     }
 }
+
+/// What a snapshot GC did.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotGc {
+    /// Snapshot and revert rows older than the retention that went.
+    pub expired: u64,
+    /// Stores kept (one per workspace), and their bytes afterwards.
+    pub stores: usize,
+    pub bytes: u64,
+    /// Stores of workspaces no session uses any more, removed.
+    pub removed: usize,
+}
+
+impl Core {
+    /// Forget snapshots older than `keep_days` and drop from each workspace's store whatever
+    /// no remaining snapshot or revert names; objects younger than `keep_newer` (git's date
+    /// syntax) stay, so a snapshot taken but not yet recorded survives.
+    pub async fn gc_snapshots(
+        &self,
+        keep_days: u64,
+        keep_newer: &str,
+    ) -> ServiceResult<SnapshotGc> {
+        let cutoff = now_ms() - (keep_days as i64).saturating_mul(86_400_000);
+        let mut report = SnapshotGc {
+            expired: self.store.expire_snapshots(cutoff).await?,
+            ..SnapshotGc::default()
+        };
+        let mut live: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for (ws, tree) in self.store.live_trees().await? {
+            live.entry(ws).or_default().push(tree);
+        }
+        for ws in self.store.session_workspaces().await? {
+            live.entry(ws).or_default();
+        }
+        let snaps = &self.deps().snapshots;
+        for dir in snaps.stores() {
+            let owner = live
+                .iter()
+                .find(|(ws, _)| snaps.is_store_of(&dir, std::path::Path::new(ws)));
+            match owner {
+                Some((ws, trees)) => {
+                    match snaps.gc(std::path::Path::new(ws), trees, keep_newer).await {
+                        Ok(b) => {
+                            report.stores += 1;
+                            report.bytes += b;
+                        }
+                        Err(e) => tracing::warn!(workspace = %ws, "snapshot gc failed: {e}"),
+                    }
+                }
+                None => {
+                    if std::fs::remove_dir_all(&dir).is_ok() {
+                        report.removed += 1;
+                    }
+                }
+            }
+        }
+        Ok(report)
+    }
+}

@@ -17,6 +17,41 @@ pub struct RevertRow {
 }
 
 impl Store {
+    /// Forget snapshots and reverts older than `before` (ms): their runs can no longer be
+    /// reverted. Returns how many rows went.
+    pub async fn expire_snapshots(&self, before: i64) -> StoreResult<u64> {
+        let a = sqlx::query("DELETE FROM snapshots WHERE created_at < $1")
+            .bind(before)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        let b = sqlx::query("DELETE FROM reverts WHERE created_at < $1")
+            .bind(before)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        Ok(a + b)
+    }
+
+    /// The workspaces sessions use.
+    pub async fn session_workspaces(&self) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as("SELECT DISTINCT workspace FROM sessions")
+            .fetch_all(self.pool())
+            .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+
+    /// Every tree a snapshot or a revert still needs, with its session's workspace.
+    pub async fn live_trees(&self) -> StoreResult<Vec<(String, String)>> {
+        Ok(sqlx::query_as(
+            "SELECT s.workspace, n.tree FROM snapshots n JOIN sessions s ON s.id = n.session_id \
+             UNION SELECT s.workspace, r.from_tree FROM reverts r JOIN sessions s ON s.id = r.session_id \
+             UNION SELECT s.workspace, r.to_tree FROM reverts r JOIN sessions s ON s.id = r.session_id",
+        )
+        .fetch_all(self.pool())
+        .await?)
+    }
+
     /// Record a run's snapshot: `before` it changes anything, `after` it ended.
     pub async fn record_snapshot(
         &self,

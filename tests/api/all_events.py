@@ -16,6 +16,7 @@ import time
 
 from tradewind_client import AuthenticatedClient, models
 from tradewind_client.api.events import list_events
+from tradewind_client.api.goals import delete_goal, set_goal
 from tradewind_client.api.prompts import answer_approval, answer_question, decide_plan
 from tradewind_client.api.runs import post_message
 from tradewind_client.api.runs import get_run
@@ -130,6 +131,13 @@ def main() -> int:
     assert isinstance(back, models.RevertResult) and back.applied, back
     again = redo.sync(a.id, client=client, body=models.RedoParams(force=True))
     assert isinstance(again, models.RevertResult) and again.applied, again
+    # A goal set and deleted (goal_updated, twice).
+    goal = set_goal.sync(
+        a.id, client=client, body=models.SetGoalParams(objective="all events, a goal")
+    )
+    assert isinstance(goal, models.Goal), goal
+    delete_goal.sync_detailed(a.id, client=client)
+    drive(client, fa, lambda seen: "goal_updated" in seen, deadline)
 
     b = create_session.sync(
         client=client, body=models.CreateSessionParams(title="plan", agent=models.Agent.PLAN)

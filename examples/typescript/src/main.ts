@@ -28,6 +28,7 @@ const KNOWN: Record<EventType, true> = {
   context_compacted: true,
   session_reverted: true,
   revert_undone: true,
+  goal_updated: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

@@ -352,6 +352,7 @@ pub struct FileConfig {
     /// What config says of models (`"<provider>/<model>"` or a bare model name).
     pub models: BTreeMap<String, crate::models::ModelOverride>,
     pub spend: SpendSettings,
+    pub goal: GoalSettings,
     /// `false` turns off the workspace snapshots undo needs.
     pub undo: Option<bool>,
     /// Days a run can still be reverted (its snapshots are kept); default 30.
@@ -531,6 +532,27 @@ pub struct ProviderEntrySettings {
     pub key: Option<String>,
 }
 
+/// `goal` in config.json.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GoalSettings {
+    /// Consecutive turns that must report `blocked` before a goal stops (default 2).
+    pub blocked_repeats: u32,
+}
+
+impl Default for GoalSettings {
+    fn default() -> Self {
+        GoalSettings { blocked_repeats: 2 }
+    }
+}
+
+impl GoalSettings {
+    /// The setting, kept between 1 and 10.
+    pub fn blocked_repeats(&self) -> i64 {
+        i64::from(self.blocked_repeats.clamp(1, 10))
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TaskSettings {
@@ -645,6 +667,8 @@ pub struct Config {
     /// Context windows and prices.
     pub models: crate::models::Catalog,
     pub spend: SpendSettings,
+    /// `goal` in config.json.
+    pub goal: GoalSettings,
     /// Snapshot the workspace around each build run so it can be reverted (`undo` in
     /// config.json, default true).
     pub undo: bool,
@@ -802,6 +826,7 @@ impl Config {
             },
             models: crate::models::Catalog::new(file.models),
             spend: file.spend,
+            goal: file.goal,
             undo: file.undo.unwrap_or(true),
             undo_keep_days: file.undo_keep_days.unwrap_or(30),
             headless: false,
@@ -920,6 +945,7 @@ impl Config {
             mcp: McpSettings::default(),
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),
+            goal: GoalSettings::default(),
             undo: true,
             undo_keep_days: 30,
             headless: false,

@@ -14,6 +14,7 @@ pub mod attachments;
 pub mod auth;
 pub mod config;
 pub mod events;
+pub mod goals;
 pub mod mcp;
 pub mod models;
 pub mod net;

@@ -197,6 +197,9 @@ pub enum EventPayload {
     Wakeup { task_ids: Vec<String>, text: String },
     /// The session's new state in `data` (the frame's own `session` field is its id).
     SessionUpdated { data: Session },
+    /// The session's goal changed (set, paused, resumed, edited, reported on, stopped); null
+    /// when the user deleted it.
+    GoalUpdated { goal: Option<Goal> },
 }
 
 impl EventType {
@@ -234,6 +237,7 @@ impl EventPayload {
             EventPayload::QuestionAnswered { .. } => "question_answered",
             EventPayload::PlanProposed { .. } => "plan_proposed",
             EventPayload::PlanDecided { .. } => "plan_decided",
+            EventPayload::GoalUpdated { .. } => "goal_updated",
         }
     }
 }
@@ -277,6 +281,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 24);
+        assert_eq!(EventType::all().count(), 25);
     }
 }

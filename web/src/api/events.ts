@@ -20,6 +20,7 @@ const EVENT_TYPES: Record<EventType, true> = {
   context_compacted: true,
   session_reverted: true,
   revert_undone: true,
+  goal_updated: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

@@ -870,6 +870,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/goal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's goal: objective, status, budgets used and left, reports and their evidence.
+         * @description `budget` has each budget and what was used (`used_minutes` counts the runs' own time);
+         *     `reports` lists what the agent reported, oldest first, each with its evidence and the goal
+         *     turn it was made in; `reason` says why a goal stopped or paused. 404 when the session has no
+         *     goal.
+         */
+        get: operations["get_goal"];
+        put?: never;
+        /**
+         * Give a session a goal; the agent starts working towards it.
+         * @description `objective` is 1 to 4000 characters. `budget` may set `turns` (1–1000, default 50),
+         *     `tokens` (1,000–100,000,000, default 2,000,000) and `minutes` (1–1440, default 120); the
+         *     session's spend cap holds as always. The first goal turn is queued at once (after a run in
+         *     progress); each finished turn starts the next by itself while the goal is active and budget
+         *     remains. The agent reports with `update_goal`: `complete` (with evidence) ends it; `blocked`
+         *     must be repeated with new evidence on consecutive turns (`goal.blockedRepeats`, default 2)
+         *     before it stops, and `denied` evidence stops it at once. A goal that ended is replaced; a
+         *     live one (active or paused) gives 409 `goal_exists`, and a session of the plan agent 409
+         *     `plan_agent`. Every change is a `goal_updated` event.
+         */
+        post: operations["set_goal"];
+        /**
+         * Delete the session's goal.
+         * @description A run in progress finishes; no further goal turn starts. A `goal_updated` event with a null
+         *     goal follows.
+         */
+        delete: operations["delete_goal"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause, resume, edit the objective or change the budget.
+         * @description `status` `paused` pauses an active goal (a run in progress finishes; no next turn starts);
+         *     `active` resumes a goal that is paused or ended, and its next turn starts. A goal whose
+         *     budget is used up resumes only when the same call raises that budget (409
+         *     `budget_exhausted` otherwise). `budget` parts given replace the old values; `objective`
+         *     replaces the objective. A `goal_updated` event follows.
+         */
+        patch: operations["patch_goal"];
+        trace?: never;
+    };
     "/api/sessions/{id}/messages": {
         parameters: {
             query?: never;
@@ -1844,7 +1892,18 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "goal_updated" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        /** @description One piece of evidence: a path, a test run, a log line… */
+        Evidence: {
+            /** @description 1 to 2,000 characters. */
+            detail: string;
+            kind: components["schemas"]["EvidenceKind"];
+        };
+        /**
+         * @description What a piece of evidence is.
+         * @enum {string}
+         */
+        EvidenceKind: "file" | "test" | "log" | "command" | "denied" | "other";
         /**
          * @description What a session export holds of the session itself (the other fields of a `Session` are
          *     ignored on import).
@@ -1910,6 +1969,110 @@ export interface components {
             /** Format: int64 */
             seq: number;
             session: string;
+        };
+        /**
+         * @description A session's goal: the agent works towards it, turn after turn, until it is done, blocked,
+         *     paused or out of budget.
+         */
+        Goal: {
+            /** Format: int64 */
+            blocked_repeats: number;
+            /**
+             * Format: int64
+             * @description Consecutive turns that reported `blocked`, and how many stop the goal.
+             */
+            blocked_streak: number;
+            budget: components["schemas"]["GoalBudgets"];
+            /** Format: int64 */
+            created_at: number;
+            id: string;
+            objective: string;
+            /** @description Why it stopped or paused, in words (null while active). */
+            reason?: string | null;
+            /** @description Every report, oldest first; the last one's evidence is the goal's. */
+            reports: components["schemas"]["GoalReport"][];
+            session: string;
+            status: components["schemas"]["GoalStatus"];
+            /** Format: int64 */
+            updated_at: number;
+        };
+        /**
+         * @description What a goal may use before it stops. Omitted parts take the defaults (50 turns, 120
+         *     minutes, 2,000,000 tokens); the session's spend cap holds as always.
+         */
+        GoalBudget: {
+            /**
+             * Format: int64
+             * @description Minutes of work (the runs' own time), 1 to 1440.
+             */
+            minutes?: number | null;
+            /**
+             * Format: int64
+             * @description Tokens in and out, 1,000 to 100,000,000.
+             */
+            tokens?: number | null;
+            /**
+             * Format: int64
+             * @description Model turns (runs), 1 to 1000.
+             */
+            turns?: number | null;
+        };
+        /** @description A budget and what of it was used. */
+        GoalBudgets: {
+            /** Format: int64 */
+            minutes: number;
+            /** Format: int64 */
+            tokens: number;
+            /** Format: int64 */
+            turns: number;
+            /**
+             * Format: double
+             * @description Minutes used, to the second.
+             */
+            used_minutes: number;
+            /** Format: int64 */
+            used_tokens: number;
+            /** Format: int64 */
+            used_turns: number;
+        };
+        /** @description What the agent reported (`update_goal`). */
+        GoalReport: {
+            /** Format: int64 */
+            at: number;
+            evidence: components["schemas"]["Evidence"][];
+            /** @description `complete` or `blocked`. */
+            status: components["schemas"]["GoalStatus"];
+            summary: string;
+            /**
+             * Format: int64
+             * @description The goal turn it was made in (1 = the first).
+             */
+            turn: number;
+        };
+        /**
+         * @description What `PATCH …/goal` may set `status` to.
+         * @enum {string}
+         */
+        GoalResume: "active" | "paused";
+        /**
+         * @description Where a goal stands. `active` and `paused` are live; the others ended it.
+         * @enum {string}
+         */
+        GoalStatus: "active" | "paused" | "complete" | "blocked" | "budget_exhausted";
+        /**
+         * @description The session's goal changed (set, paused, resumed, edited, reported on, stopped); null
+         *     when the user deleted it.
+         */
+        GoalUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            goal?: components["schemas"]["Goal"] | null;
+            /** @enum {string} */
+            type: "goal_updated";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "goal_updated";
         };
         /** @description One thing a session was allowed: by an approval answer, or a rule kept for its workspace. */
         GrantInfo: {
@@ -1986,7 +2149,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -2189,6 +2352,21 @@ export interface components {
             nodes: components["schemas"]["TreeNode"][];
             /** @enum {string} */
             type: "tree";
+        };
+        /**
+         * @description `PATCH /api/sessions/{id}/goal`: pause, resume, edit, raise the budget.
+         * @example {
+         *       "budget": {
+         *         "turns": 80
+         *       },
+         *       "status": "active"
+         *     }
+         */
+        PatchGoalParams: {
+            budget?: components["schemas"]["GoalBudget"] | null;
+            /** @description The new objective (same rules as when set). */
+            objective?: string | null;
+            status?: components["schemas"]["GoalResume"] | null;
         };
         /** @description A queued input's new text. */
         PatchQueueItem: {
@@ -2803,7 +2981,7 @@ export interface components {
          * @description What started a run.
          * @enum {string}
          */
-        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact";
+        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal";
         /** @description The process sandbox: whether commands run confined by Landlock, and why not. */
         SandboxInfo: {
             /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
@@ -3023,6 +3201,21 @@ export interface components {
             /** Format: int64 */
             unpriced_calls: number;
             usage: components["schemas"]["Usage"];
+        };
+        /**
+         * @description `POST /api/sessions/{id}/goal`.
+         * @example {
+         *       "budget": {
+         *         "minutes": 60,
+         *         "turns": 20
+         *       },
+         *       "objective": "Make `cargo test` pass"
+         *     }
+         */
+        SetGoalParams: {
+            budget?: components["schemas"]["GoalBudget"] | null;
+            /** @description What to achieve, 1 to 4,000 characters, not blank. */
+            objective: string;
         };
         /**
          * @description Where the web search settings in use came from.
@@ -6938,6 +7131,401 @@ export interface operations {
                 };
             };
             /** @description `seq` is not a user message, or an invalid `title` or `text` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_goal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Goal"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or it has no goal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    set_goal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetGoalParams"];
+            };
+        };
+        responses: {
+            /** @description The goal */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Goal"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A live goal exists, the session is archived, or it is a plan session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A blank or too long objective, or a budget out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_goal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or it has no goal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patch_goal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchGoalParams"];
+            };
+        };
+        responses: {
+            /** @description The goal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Goal"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, or it has no goal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Resuming with a budget still used up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A blank objective or a budget out of range */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -154,6 +154,9 @@ fn prepare(
     input: &Value,
 ) -> Result<tools::Prepared, tools::PrepareError> {
     let allowed = t.deps.mcp.allowed;
+    if !t.goal_tools && tools::OPT_IN.iter().any(|d| d.name() == name) {
+        return Err(tools::PrepareError::Unknown(name.to_string()));
+    }
     if let Some(m) = t.mcp_tool(name) {
         return Ok(tools::Prepared::mcp(m, input.clone(), allowed));
     }

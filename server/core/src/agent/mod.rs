@@ -72,6 +72,8 @@ pub struct AgentDeps {
     pub snapshots: Arc<crate::undo::Snapshots>,
     /// Images sent with prompts.
     pub attachments: Arc<crate::attachments::Attachments>,
+    /// One change of a goal at a time (a report, a finished turn, the user's edit).
+    pub goal_lock: tokio::sync::Mutex<()>,
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
@@ -119,6 +121,8 @@ pub(crate) struct Turn<'a> {
     window_cap: Option<u64>,
     /// Characters per token, measured on the provider's own counts (4 until then).
     chars_per_token: f64,
+    /// The goal tools are offered (the session's goal is active; not the plan agent).
+    pub(crate) goal_tools: bool,
 }
 
 #[derive(Default)]
@@ -276,6 +280,8 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         model,
         window_cap: None,
         chars_per_token: 4.0,
+        goal_tools: agent != Agent::Plan
+            && crate::goals::active(&deps.store, &spec.session.id).await,
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -600,13 +606,15 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
     ) && (t.deps.interactive || c.yolo || hub.allowed);
     let mcp = if may { hub.tools() } else { Vec::new() };
     let with_hub = may && hub.has_servers();
-    let specs = if !with_hub {
+    let specs = if !with_hub && !t.goal_tools {
         built_in.clone()
     } else {
+        let goal = tools::OPT_IN.iter().filter(|_| t.goal_tools);
         built_in
             .iter()
             .cloned()
-            .chain(crate::mcp::hub_specs())
+            .chain(goal.map(|d| d.spec()))
+            .chain(crate::mcp::hub_specs().into_iter().filter(|_| with_hub))
             .chain(mcp.iter().map(|m| m.spec()))
             .collect()
     };

@@ -273,9 +273,56 @@ impl RunManager {
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
-        let _: RunOutcome =
+        let started = std::time::Instant::now();
+        let outcome: RunOutcome =
             tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
         self.implement_approved_plan(session_id, &q.run_id).await;
+        self.continue_goal(session_id, q.trigger, &outcome, started.elapsed())
+            .await;
+    }
+
+    /// Count a finished run against the session's goal; while the goal stays active and
+    /// nothing else waits in the queue, its next turn starts by itself.
+    async fn continue_goal(
+        self: &Arc<Self>,
+        session_id: &str,
+        trigger: RunTrigger,
+        outcome: &RunOutcome,
+        took: std::time::Duration,
+    ) {
+        let tokens = outcome.usage.input_tokens + outcome.usage.output_tokens;
+        let next = crate::goals::after_run(
+            &self.deps,
+            session_id,
+            trigger,
+            outcome.status,
+            tokens,
+            took.as_millis() as u64,
+        )
+        .await;
+        let text = match next {
+            Ok(Some(text)) => text,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot account the run to the session's goal");
+                return;
+            }
+        };
+        let waiting = self
+            .lock()
+            .get(session_id)
+            .is_some_and(|s| !s.queue.is_empty());
+        if waiting || self.shutdown.is_cancelled() {
+            return;
+        }
+        match self.deps.store.get_session(session_id).await {
+            Ok(session) => {
+                if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, &text).await {
+                    tracing::warn!(error = %e, "cannot start the goal's next turn");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot start the goal's next turn"),
+        }
     }
 
     /// When a plan run ends with an approved plan, the host switches the session to `build` and

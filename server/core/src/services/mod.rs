@@ -6,6 +6,7 @@
 
 mod commands;
 pub mod files;
+mod goals;
 mod mcp;
 mod provider;
 mod search;
@@ -153,6 +154,7 @@ pub async fn agent_deps(
         web_client: crate::tools::websearch::client()?,
         snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
         attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
+        goal_lock: tokio::sync::Mutex::new(()),
     };
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);

@@ -13,6 +13,7 @@
 mod approvals;
 mod auth;
 mod events;
+mod goals;
 mod kinds;
 mod messages;
 mod plans;
@@ -26,6 +27,7 @@ mod usage;
 pub use approvals::*;
 pub use auth::*;
 pub use events::*;
+pub use goals::*;
 pub use kinds::*;
 pub use messages::*;
 pub use plans::*;

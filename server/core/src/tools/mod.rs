@@ -60,6 +60,10 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &websearch::WebSearch,
 ];
 
+/// Tools offered only to some runs (the goal tools, while the session's goal is active): found
+/// by name like the others, never in the default list.
+pub static OPT_IN: &[&dyn DynTool] = &[&crate::goals::GetGoal, &crate::goals::UpdateGoal];
+
 /// One tool, defined once.
 pub trait Tool: Send + Sync + 'static {
     /// The name the model calls.
@@ -455,7 +459,11 @@ fn string_choices(one_of: &Value) -> Option<Vec<Value>> {
 }
 
 pub fn descriptor(name: &str) -> Option<&'static dyn DynTool> {
-    TOOLS.iter().copied().find(|t| t.name() == name)
+    TOOLS
+        .iter()
+        .chain(OPT_IN)
+        .copied()
+        .find(|t| t.name() == name)
 }
 
 /// The effect of a tool by name; unknown tools are `external`.

@@ -5,6 +5,7 @@ mod auth_routes;
 pub mod devices;
 pub mod extract;
 pub mod gate;
+mod goals;
 mod mcp;
 mod misc;
 mod plans;
@@ -97,6 +98,7 @@ impl std::ops::Deref for AppState {
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         runs::attachment,
+        goals::set_goal, goals::get_goal, goals::patch_goal, goals::delete_goal,
         settings::get_provider, settings::put_provider, settings::list_models,
         settings::list_providers, settings::put_provider_by_id, settings::delete_provider,
         settings::make_default_provider,
@@ -119,6 +121,7 @@ impl std::ops::Deref for AppState {
         (name = "tasks", description = "Background tasks (shell commands the model started with `bg_run`): list them, read their output, stop them."),
         (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
+        (name = "goals", description = "A session's goal: the agent works towards it turn after turn until it is complete, blocked, paused or out of budget."),
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
         (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them; review and approve a workspace's own .tradewind/config.json."),
         (name = "usage", description = "Tokens and cost per model call, summed by session, model or day; a session's context fill; spend caps; and compacting a conversation."),
@@ -253,6 +256,13 @@ pub fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
         )
         .route("/api/attachments/{id}", get(runs::attachment))
+        .route(
+            "/api/sessions/{id}/goal",
+            get(goals::get_goal)
+                .post(goals::set_goal)
+                .patch(goals::patch_goal)
+                .delete(goals::delete_goal),
+        )
         .route("/api/sessions/{id}/runs", get(runs::list_runs))
         .route("/api/sessions/{id}/queue", get(runs::list_queue))
         .route(

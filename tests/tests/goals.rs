@@ -1,0 +1,285 @@
+//! Goals over the real OpenAI-compatible client: turns that start by themselves, `blocked`
+//! repeated with new evidence before a goal stops, budgets that run out and are raised,
+//! `complete` that needs evidence, and tools offered only while a goal is active.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use tradewind::config::NetworkSettings;
+use tradewind_tests::openai_mock::*;
+use tradewind_tests::*;
+
+fn net() -> NetworkSettings {
+    NetworkSettings {
+        connect_timeout_ms: 2000,
+        first_byte_timeout_ms: 5000,
+        idle_timeout_ms: 5000,
+        max_retries: 0,
+    }
+}
+
+async fn server() -> (Mock, TestServer) {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        network: Some(net()),
+        ..Opts::default()
+    })
+    .await;
+    (mock, s)
+}
+
+fn tool_names(req: &Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `goal_updated` event that says `pred` of the goal.
+async fn goal_where(s: &TestServer, sid: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    s.wait_event(sid, |e| e["type"] == "goal_updated" && pred(&e["goal"]))
+        .await["goal"]
+        .clone()
+}
+
+fn blocked(evidence: &str) -> Value {
+    json!({"status": "blocked", "summary": "The build needs a token I do not have.", "evidence": [{"kind": "log", "detail": evidence}]})
+}
+
+/// Five turns: three of work, then `blocked` twice with new evidence; the goal stops blocked
+/// after the fifth and no sixth turn starts. The tools are offered only while it is active.
+#[tokio::test]
+async fn a_goal_runs_turns_by_itself_and_stops_after_blocked_twice() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    mock.push(text_reply("Hello."));
+    let run = s.prompt(&sid, "hi").await;
+    s.wait_run_finished(&sid, &run).await;
+    for n in 1..=3 {
+        mock.push(text_reply(&format!("Worked on it ({n}).")));
+    }
+    mock.push(tool_reply(
+        "b1",
+        "update_goal",
+        &blocked("error: missing NPM_TOKEN"),
+    ));
+    mock.push(text_reply("I am blocked."));
+    // The same evidence again is refused; new evidence is taken.
+    mock.push(tool_reply(
+        "b2",
+        "update_goal",
+        &blocked("error: missing NPM_TOKEN"),
+    ));
+    mock.push(tool_reply(
+        "b3",
+        "update_goal",
+        &blocked("npm publish --dry-run: 401 Unauthorized"),
+    ));
+    mock.push(text_reply("Still blocked: I need NPM_TOKEN."));
+    let (st, g) = s
+        .post(
+            &format!("/api/sessions/{sid}/goal"),
+            json!({"objective": "Publish the package", "budget": {"turns": 10}}),
+        )
+        .await;
+    assert_eq!(st, 201, "{g}");
+    assert_eq!(g["status"], "active");
+    assert_eq!(g["budget"]["turns"], 10);
+    assert_eq!(g["budget"]["minutes"], 120);
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{sid}/goal"),
+            json!({"objective": "Another"}),
+        )
+        .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (409, Some("goal_exists"))
+    );
+
+    let g = goal_where(&s, &sid, |g| g["budget"]["used_turns"] == 5).await;
+    assert_eq!(g["status"], "blocked", "{g}");
+    assert_eq!(g["blocked_streak"], 2);
+    let reports = g["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(
+        (reports[0]["turn"].as_i64(), reports[1]["turn"].as_i64()),
+        (Some(4), Some(5))
+    );
+    assert_eq!(
+        reports[1]["evidence"][0]["detail"],
+        "npm publish --dry-run: 401 Unauthorized"
+    );
+    let (_, runs) = s.get(&format!("/api/sessions/{sid}/runs")).await;
+    let goal_runs = runs["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["trigger"] == "goal")
+        .count();
+    assert_eq!(goal_runs, 5, "{runs}");
+
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert!(
+        !tool_names(&reqs[0]).contains(&"update_goal".to_string()),
+        "no goal: no goal tools"
+    );
+    let offered = tool_names(&reqs[1]);
+    assert!(
+        offered.contains(&"get_goal".to_string()) && offered.contains(&"update_goal".to_string())
+    );
+    let first_goal_prompt = reqs[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        first_goal_prompt.contains("Publish the package"),
+        "{first_goal_prompt}"
+    );
+    assert!(
+        first_goal_prompt.contains("10 turns"),
+        "{first_goal_prompt}"
+    );
+    let events = s.events(&sid).await;
+    let results: Vec<&Value> = of_type(&events, "tool_result")
+        .into_iter()
+        .filter(|r| r["tool"] == "update_goal")
+        .collect();
+    assert_eq!(results.len(), 3);
+    assert!(
+        results[0]["text"].as_str().unwrap().contains("(1 of 2)"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("same_evidence"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("stops as blocked"),
+        "{}",
+        results[2]
+    );
+    s.stop().await;
+}
+
+/// A turn budget runs out; resuming needs a raised budget; a raised one runs one more turn.
+#[tokio::test]
+async fn a_goal_stops_when_its_turn_budget_runs_out_and_resumes_when_raised() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    for n in 1..=3 {
+        mock.push(text_reply(&format!("Turn {n}.")));
+    }
+    let (st, _) = s
+        .post(
+            &format!("/api/sessions/{sid}/goal"),
+            json!({"objective": "Refactor the parser", "budget": {"turns": 3}}),
+        )
+        .await;
+    assert_eq!(st, 201);
+    let g = goal_where(&s, &sid, |g| g["status"] == "budget_exhausted").await;
+    assert_eq!(g["budget"]["used_turns"], 3);
+    assert!(g["reason"].as_str().unwrap().contains("turns"), "{g}");
+    assert!(g["budget"]["used_tokens"].as_i64().unwrap() > 0);
+    let path = format!("/api/sessions/{sid}/goal");
+    let (st, v) = s
+        .send(reqwest::Method::PATCH, &path, json!({"status": "active"}))
+        .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (409, Some("budget_exhausted"))
+    );
+    mock.push(text_reply("Turn 4."));
+    let (st, v) = s
+        .send(
+            reqwest::Method::PATCH,
+            &path,
+            json!({"status": "active", "budget": {"turns": 4}}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    let g = goal_where(&s, &sid, |g| g["budget"]["used_turns"] == 4).await;
+    assert_eq!(g["status"], "budget_exhausted");
+    assert_eq!(mock.request_count(), 4);
+    // Bad budgets and a blank objective are refused.
+    for bad in [
+        json!({"budget": {"turns": 0}}),
+        json!({"budget": {"minutes": 5000}}),
+        json!({"objective": "   "}),
+    ] {
+        assert_eq!(s.send(reqwest::Method::PATCH, &path, bad).await.0, 422);
+    }
+    let (st, _) = s.send(reqwest::Method::DELETE, &path, json!({})).await;
+    assert_eq!(st, 204);
+    assert_eq!(s.get(&path).await.0, 404);
+    s.stop().await;
+}
+
+/// `complete` without evidence is refused; with evidence it ends the goal, and no turn follows.
+#[tokio::test]
+async fn a_goal_completes_only_with_evidence() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    mock.push(tool_reply(
+        "c1",
+        "update_goal",
+        &json!({"status": "complete", "summary": "Done.", "evidence": []}),
+    ));
+    mock.push(tool_reply(
+        "c2",
+        "update_goal",
+        &json!({"status": "complete", "summary": "The tests pass.", "evidence": [{"kind": "test", "detail": "cargo test: 42 passed"}, {"kind": "file", "detail": "src/parser.rs"}]}),
+    ));
+    mock.push(text_reply("All done."));
+    let (st, _) = s
+        .post(
+            &format!("/api/sessions/{sid}/goal"),
+            json!({"objective": "Make the tests pass"}),
+        )
+        .await;
+    assert_eq!(st, 201);
+    let g = goal_where(&s, &sid, |g| {
+        g["status"] == "complete" && g["budget"]["used_turns"] == 1
+    })
+    .await;
+    assert_eq!(g["reports"][0]["evidence"].as_array().unwrap().len(), 2);
+    let events = s.events(&sid).await;
+    let first = of_type(&events, "tool_result")[0];
+    assert!(
+        first["text"]
+            .as_str()
+            .unwrap()
+            .contains("complete needs evidence"),
+        "{first}"
+    );
+    assert_eq!(mock.request_count(), 3);
+    // A plan session cannot have a goal.
+    let plan = s.create_session("ask").await;
+    s.send(
+        reqwest::Method::PATCH,
+        &format!("/api/sessions/{plan}"),
+        json!({"agent": "plan"}),
+    )
+    .await;
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{plan}/goal"),
+            json!({"objective": "x"}),
+        )
+        .await;
+    assert_eq!((st, v["error"]["code"].as_str()), (409, Some("plan_agent")));
+    s.stop().await;
+}

@@ -141,7 +141,7 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       await p.page.locator(".conn[data-state=open]").waitFor();
       await axe(p.page, `the home page (${scheme})`);
       await p.page.goto(server.base + "/settings");
-      await p.page.locator('.settings select[name="kind"]').waitFor();
+      await p.page.locator('.settings li[data-provider="default"]').waitFor();
       // The web search section: its provider list with the SearXNG URL, then a keyed provider's key field.
       await p.page.locator('.websearch input[name="searxng_url"]').waitFor();
       await axe(p.page, `the settings page (${scheme})`);

@@ -38,8 +38,10 @@ import type {
   PromptCommands,
   QuestionAnswered,
   QuestionAnswers,
+  ProviderList,
   ProviderSettings,
   ProviderSettingsUpdate,
+  ProviderView,
   RunCreated,
   ServerConfig,
   SessionPermissions,
@@ -263,7 +265,17 @@ export const api = {
   getProvider: () => request<ProviderSettings>("GET", "/api/settings/provider"),
   putProvider: (p: ProviderSettingsUpdate) =>
     request<ProviderSettings>("PUT", "/api/settings/provider", p),
-  models: () => request<ModelList>("GET", "/api/models"),
+  /** The models a provider reports (`provider`: its id; absent: the default provider). */
+  models: (provider?: string) =>
+    request<ModelList>("GET", provider === undefined ? "/api/models" : `/api/models?provider=${encodeURIComponent(provider)}`),
+  /** Every configured provider, and which is the default. */
+  providers: () => request<ProviderList>("GET", "/api/providers"),
+  /** Add or replace the provider `id` (the same body as `putProvider`, plus `api_key_env`). */
+  putProviderById: (id: string, p: ProviderSettingsUpdate) =>
+    request<ProviderView>("PUT", `/api/providers/${enc(id)}`, p),
+  /** 409 `provider_is_default` / `provider_from_config` when it cannot be removed. */
+  deleteProvider: (id: string) => request<void>("DELETE", `/api/providers/${enc(id)}`, {}),
+  makeDefaultProvider: (id: string) => request<ProviderList>("POST", `/api/providers/${enc(id)}/default`, {}),
 
   getWebSearch: () => request<WebSearchSettings>("GET", "/api/settings/websearch"),
   putWebSearch: (p: WebSearchSettingsUpdate) =>

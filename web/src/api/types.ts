@@ -56,6 +56,11 @@ export type FileMatches = Schemas["FileMatches"];
 export type ProviderSettings = Schemas["ProviderSettingsView"];
 export type ProviderSettingsUpdate = Schemas["ProviderSettingsParams"];
 export type ModelList = Schemas["ModelList"];
+/** One configured model provider (`GET /api/providers`); its key is never sent back. */
+export type ProviderView = Schemas["ProviderView"];
+export type ProviderList = Schemas["ProviderList"];
+export type ProviderKind = Schemas["ProviderKind"];
+export type ProviderSource = Schemas["ProviderSource"];
 export type ProbeResult = Schemas["ProbeResult"];
 export type ProbedServer = Schemas["ProbedServer"];
 export type WebSearchSettings = Schemas["WebSearchSettingsView"];

@@ -7,6 +7,7 @@ import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, toggle
 import { useObservable } from "../state/observable";
 import { removeSession, upsertSession } from "../state/sessions";
 import type { ContextState } from "../state/transcript";
+import { ModelMenu } from "./ModelMenu";
 import { ReasoningMenu } from "./ReasoningMenu";
 import { StatusBadge } from "./StatusBadge";
 import { UsageSummary } from "./UsageSummary";
@@ -87,6 +88,7 @@ export function SessionHeader({
         <div class="session-sub">
           <span class="ws-path" title={s.workspace}>{s.workspace}</span>
           <span class="chip">agent: {s.agent}</span>
+          <ModelMenu session={s} />
           <ReasoningMenu session={s} />
           <UsageSummary sessionId={s.id} marks={usageMarks} context={context} />
         </div>

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ProbedServer, ProviderSettingsUpdate } from "../api/types";
 import { providerMissing } from "../state/app";
-import { ProviderForm } from "./Settings";
+import { ProviderForm } from "./ProviderForm";
 import { VisibleText } from "./VisibleText";
 
 /** First start, no model provider yet: offer the servers found on loopback, or the manual form. */

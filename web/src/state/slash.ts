@@ -1,9 +1,11 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
-// `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a dialog; the workspace's own (`.tradewind/commands/<name>.md`, read with
+// `/model …`, `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a dialog or
+// picker; the workspace's own (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
 import type { Agent, Mode, PromptCommand, Session } from "../api/types";
+import { effectiveModel, modelLabel, openModelPicker, refreshProviders } from "./providers";
 import { startRedo, startRevert } from "./revert";
 import { navigate, sessionPath } from "./router";
 import { openSearch } from "./search";
@@ -11,7 +13,7 @@ import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "undo" | "redo" | "search" }
+  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" }
   | { action: "agent"; agent: Agent }
   | { action: "mode"; mode: Mode };
 
@@ -32,6 +34,11 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
   { label: "mode ask", description: "Permissions: edits, commands and network ask first", builtin: { action: "mode", mode: "ask" } },
   { label: "mode auto", description: "Permissions: edits in the workspace run; commands and network ask", builtin: { action: "mode", mode: "auto" } },
   { label: "mode full", description: "Permissions: everything the server allows runs without asking", builtin: { action: "mode", mode: "full" } },
+  {
+    label: "model",
+    description: "This session's model: alone it opens the picker; /model NAME or /model PROVIDER/NAME sets it",
+    builtin: { action: "model" },
+  },
   { label: "new", description: "Start a new session in this workspace, with the same agent and permissions", builtin: { action: "new" } },
   { label: "undo", description: "Revert the files to before your last message and take that turn back", builtin: { action: "undo" } },
   { label: "redo", description: "Undo the last revert: the files and the turns come back", builtin: { action: "redo" } },
@@ -123,7 +130,30 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
     case "search":
       openSearch(args);
       return null;
+    case "model":
+      return setModel(session, args);
   }
+}
+
+/**
+ * `/model`: alone, the header's picker opens; `NAME` sets the model on the provider the session
+ * runs on now; `PROVIDER/NAME`, where PROVIDER is a configured provider's id, sets both (any other
+ * `/` is part of the name, as in `meta-llama/Llama-3.1-8B`).
+ */
+async function setModel(session: Session, args: string): Promise<string | null> {
+  if (!args) {
+    openModelPicker(session.id);
+    return null;
+  }
+  const list = await refreshProviders();
+  const cut = args.indexOf("/");
+  const named = cut > 0 ? list.data.find((p) => p.id === args.slice(0, cut)) : undefined;
+  const provider = named ? named.id : effectiveModel(session, list).provider;
+  const model = (named ? args.slice(cut + 1) : args).trim();
+  if (!model) throw new Error(`Give a model name after ${args}, e.g. /model ${args}${named?.model ?? "NAME"}.`);
+  const s = await api.patchSession(session.id, provider ? { provider, model } : { model });
+  upsertSession(s);
+  return `Model: ${modelLabel(effectiveModel(s, list))}`;
 }
 
 /**
@@ -140,6 +170,7 @@ export async function resolveSlash(
   if (!m) return { done: null, send: text };
   const name = m[1].toLowerCase();
   const args = (m[2] ?? "").trim();
+  if (name === "model") return { done: await setModel(session, args), send: null };
   if (name === "mode") {
     const b = BUILTINS.find((x) => x.label === `mode ${args.toLowerCase()}`);
     if (!b) throw new Error("Use /mode ask, /mode auto or /mode full.");

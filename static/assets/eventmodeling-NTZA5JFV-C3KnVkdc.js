@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-BPG2gh35.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -25,6 +25,7 @@ pub(super) async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
                     t,
                     c,
                     &ToolOutput::err("cancelled", "the run was cancelled before this call ran"),
+                    true,
                 )
                 .await;
             }
@@ -70,7 +71,7 @@ fn plain_read(t: &Turn<'_>, c: &ToolCallReq) -> Option<(Value, tools::Prepared)>
     p.paths.iter().all(|u| u.inside).then_some((input, p))
 }
 
-async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
+async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput, in_history: bool) {
     t.emit(EventPayload::ToolResult {
         call_id: call.id.clone(),
         tool: call.name.clone(),
@@ -78,6 +79,9 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
         text: out.text.clone(),
         parts: out.parts.clone(),
     });
+    if !in_history {
+        return;
+    }
     t.store_message(
         "tool",
         StoredParts {
@@ -92,10 +96,26 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput) {
 /// One call: announce, prepare, gate (asking as needed), execute, record.
 pub(super) async fn handle_call(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    tracing::Instrument::instrument(handle_call_inner(t, call, planned), span).await
+    tracing::Instrument::instrument(handle_call_inner(t, call, planned, true), span).await
 }
 
-async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -> ToolOutput {
+/// A call made by `execute`'s snippet: the same preparation and gate as a direct call, shown
+/// in the transcript, but never asking (an approval it would need is a denial) and not part
+/// of the model's history (the snippet's result is).
+pub(crate) async fn handle_nested(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
+    let span = tracing::info_span!("nested_call", tool = %call.name, call_id = %call.id);
+    t.nested.store(true, std::sync::atomic::Ordering::SeqCst);
+    let out = tracing::Instrument::instrument(handle_call_inner(t, call, None, false), span).await;
+    t.nested.store(false, std::sync::atomic::Ordering::SeqCst);
+    out
+}
+
+async fn handle_call_inner(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    planned: Planned,
+    in_history: bool,
+) -> ToolOutput {
     let effect = tools::effect_of(&call.name);
     let (input, planned) = match planned {
         Some((input, p)) => (input, Some(p)),
@@ -117,7 +137,7 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
                 let deny = crate::protocol::PolicyDecision::Deny;
                 audit(t, call, effect, deny, &why, "invalid_json").await;
                 let out = ToolOutput::err("invalid_json", why);
-                record_result(t, call, &out).await;
+                record_result(t, call, &out, in_history).await;
                 return out;
             }
         },
@@ -142,7 +162,7 @@ async fn handle_call_inner(t: &Turn<'_>, call: &ToolCallReq, planned: Planned) -
         }
         Ok(prepared) => run_prepared(t, call, &input, prepared).await,
     };
-    record_result(t, call, &out).await;
+    record_result(t, call, &out, in_history).await;
     out
 }
 
@@ -313,6 +333,15 @@ pub(crate) async fn gate(
             Decision::Deny { reason, key } => {
                 audit(t, call, effect, decision.label(), reason, key).await;
                 return Err(ToolOutput::err("permission_denied", reason));
+            }
+            Decision::Ask(ask) if t.nested.load(std::sync::atomic::Ordering::SeqCst) => {
+                let why = format!(
+                    "{} — a call inside execute never asks: make this call directly",
+                    ask.reason
+                );
+                let deny = crate::protocol::PolicyDecision::Deny;
+                audit(t, call, effect, deny, &why, &ask.key).await;
+                return Err(ToolOutput::err("permission_denied", why));
             }
             Decision::Ask(ask) => {
                 audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;

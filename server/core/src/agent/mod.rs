@@ -123,6 +123,8 @@ pub(crate) struct Turn<'a> {
     chars_per_token: f64,
     /// The goal tools are offered (the session's goal is active; not the plan agent).
     pub(crate) goal_tools: bool,
+    /// A call `execute` makes is running: an approval it would need is a denial.
+    pub(crate) nested: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -282,6 +284,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         chars_per_token: 4.0,
         goal_tools: agent != Agent::Plan
             && crate::goals::active(&deps.store, &spec.session.id).await,
+        nested: std::sync::atomic::AtomicBool::new(false),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),

@@ -8,6 +8,7 @@
 //! Adding a tool: a file with the type and its `impl Tool`, and one line in [`TOOLS`].
 
 pub mod beneath;
+pub mod execute;
 pub mod fs;
 pub mod git;
 pub mod process;
@@ -58,6 +59,7 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &todo::TodoWrite,
     &web::WebFetch,
     &websearch::WebSearch,
+    &execute::Execute,
 ];
 
 /// Tools offered only to some runs (the goal tools, while the session's goal is active): found

@@ -119,6 +119,29 @@ impl Server {
     }
 }
 
+/// Hourly: old background tasks go; daily (from an hour after the start): undo snapshots
+/// older than the retention go.
+fn spawn_upkeep(tasks: Arc<crate::tasks::TaskManager>, core: Core, keep_days: u64) {
+    tokio::spawn(async move {
+        for hour in 0u64.. {
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            let _ = tasks.cleanup().await;
+            if hour % 24 == 0 {
+                match core.gc_snapshots(keep_days, "1.hour.ago").await {
+                    Ok(r) => tracing::info!(
+                        expired = r.expired,
+                        stores = r.stores,
+                        bytes = r.bytes,
+                        removed = r.removed,
+                        "undo snapshots collected"
+                    ),
+                    Err(e) => tracing::warn!("undo snapshot gc failed: {e}"),
+                }
+            }
+        }
+    });
+}
+
 /// Lock the state dir, open storage, refuse unsafe binds, bind, and serve in the background.
 pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     let state_dir = StateDir::open_locked(&cfg.state_dir)?;
@@ -178,30 +201,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         }
     }
     let core = Core::new(runs);
-    {
-        let tasks = tasks.clone();
-        let core = core.clone();
-        let keep_days = cfg.undo_keep_days;
-        tokio::spawn(async move {
-            for hour in 0u64.. {
-                tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
-                let _ = tasks.cleanup().await;
-                // Once a day, starting an hour after the start: old snapshots go.
-                if hour % 24 == 0 {
-                    match core.gc_snapshots(keep_days, "1.hour.ago").await {
-                        Ok(r) => tracing::info!(
-                            expired = r.expired,
-                            stores = r.stores,
-                            bytes = r.bytes,
-                            removed = r.removed,
-                            "undo snapshots collected"
-                        ),
-                        Err(e) => tracing::warn!("undo snapshot gc failed: {e}"),
-                    }
-                }
-            }
-        });
-    }
+    spawn_upkeep(tasks.clone(), core.clone(), cfg.undo_keep_days);
     let state = AppState {
         core,
         auth,

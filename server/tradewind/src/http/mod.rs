@@ -168,6 +168,30 @@ pub fn openapi_reference() -> String {
     spec::reference(&doc)
 }
 
+/// Long sessions: a goal, usage and caps, search, compaction, undo, import, prompts' images.
+fn long_session_routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/sessions/import",
+            post(undo::import_session).layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
+        )
+        .route("/api/sessions/{id}/revert", post(undo::revert))
+        .route("/api/sessions/{id}/redo", post(undo::redo))
+        .route("/api/usage", get(usage::usage_report))
+        .route("/api/search", get(usage::search))
+        .route("/api/usage/caps", get(usage::get_caps).put(usage::put_caps))
+        .route("/api/sessions/{id}/usage", get(usage::session_usage))
+        .route("/api/sessions/{id}/compact", post(usage::compact_session))
+        .route(
+            "/api/sessions/{id}/goal",
+            get(goals::get_goal)
+                .post(goals::set_goal)
+                .patch(goals::patch_goal)
+                .delete(goals::delete_goal),
+        )
+        .route("/api/attachments/{id}", get(runs::attachment))
+}
+
 /// Settings that change while the server runs: providers and MCP servers.
 fn settings_routes() -> Router<AppState> {
     Router::new()
@@ -237,12 +261,6 @@ pub fn router(state: AppState) -> Router {
         .route("/api/sessions/{id}/fork", post(sessions::fork_session))
         .route("/api/sessions/{id}/files", get(sessions::files))
         .route("/api/sessions/{id}/commands", get(sessions::commands))
-        .route(
-            "/api/sessions/import",
-            post(undo::import_session).layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
-        )
-        .route("/api/sessions/{id}/revert", post(undo::revert))
-        .route("/api/sessions/{id}/redo", post(undo::redo))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
         .route(
             "/api/sessions/{id}/permissions",
@@ -255,14 +273,6 @@ pub fn router(state: AppState) -> Router {
                 .post(runs::post_message)
                 .layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
         )
-        .route("/api/attachments/{id}", get(runs::attachment))
-        .route(
-            "/api/sessions/{id}/goal",
-            get(goals::get_goal)
-                .post(goals::set_goal)
-                .patch(goals::patch_goal)
-                .delete(goals::delete_goal),
-        )
         .route("/api/sessions/{id}/runs", get(runs::list_runs))
         .route("/api/sessions/{id}/queue", get(runs::list_queue))
         .route(
@@ -272,13 +282,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/runs/{id}", get(runs::get_run))
         .route("/api/runs/{id}/cancel", post(runs::cancel_run))
         .route("/api/runs/{id}/resume", post(runs::resume_run))
-        .route("/api/usage", get(usage::usage_report))
-        .route("/api/search", get(usage::search))
-        .route("/api/usage/caps", get(usage::get_caps).put(usage::put_caps))
-        .route("/api/sessions/{id}/usage", get(usage::session_usage))
-        .route("/api/sessions/{id}/compact", post(usage::compact_session))
         .route("/api/approvals/{id}", post(runs::answer_approval))
         .merge(settings_routes())
+        .merge(long_session_routes())
         .route("/api/ws", get(ws::ws_handler))
         .route("/api/questions/{id}", post(plans::answer_question))
         .route("/api/plans/{id}/decision", post(plans::decide_plan))

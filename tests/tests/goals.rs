@@ -1,4 +1,4 @@
-//! Goals over the real OpenAI-compatible client: turns that start by themselves, `blocked`
+//! Goals and memory over the real OpenAI-compatible client: turns that start by themselves, `blocked`
 //! repeated with new evidence before a goal stops, budgets that run out and are raised,
 //! `complete` that needs evidence, and tools offered only while a goal is active.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -281,5 +281,134 @@ async fn a_goal_completes_only_with_evidence() {
         )
         .await;
     assert_eq!((st, v["error"]["code"].as_str()), (409, Some("plan_agent")));
+    s.stop().await;
+}
+
+/// Memory: a workspace note is kept without asking, a note for every workspace asks first;
+/// the relevant notes reach a later session's system prompt with their ids; a key replaces;
+/// a delete removes.
+#[tokio::test]
+async fn memories_are_kept_found_and_reach_later_prompts() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    mock.push(tool_reply(
+        "m1",
+        "memory_write",
+        &json!({"key": "test command", "text": "Run the tests with make check", "scope": "workspace"}),
+    ));
+    mock.push(tool_reply(
+        "m2",
+        "memory_write",
+        &json!({"text": "The user prefers short answers", "scope": "user"}),
+    ));
+    mock.push(text_reply("Noted."));
+    let run = s.prompt(&sid, "remember how to run the tests").await;
+    let end = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(end["status"], "completed", "{end}");
+    let events = s.events(&sid).await;
+    let asked = of_type(&events, "approval_requested");
+    assert_eq!(asked.len(), 1, "only the user-wide note asks");
+    assert_eq!(asked[0]["tool"], "memory_write");
+    let kept: Vec<&Value> = of_type(&events, "tool_result")
+        .into_iter()
+        .filter(|r| r["tool"] == "memory_write")
+        .collect();
+    assert!(kept.iter().all(|r| r["ok"] == true), "{kept:?}");
+
+    // A later session: the relevant notes are in its system prompt.
+    let later = s.create_session("ask").await;
+    mock.push(text_reply("Use make check."));
+    let run = s.prompt(&later, "how do I run the tests?").await;
+    s.wait_run_finished(&later, &run).await;
+    let system = mock.requests.lock().unwrap().last().unwrap()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(system.contains("## Memories"), "{system}");
+    assert!(
+        system.contains("test command: Run the tests with make check"),
+        "{system}"
+    );
+    let id = system
+        .lines()
+        .find(|l| l.contains("make check"))
+        .and_then(|l| l.split(['[', ']']).nth(1))
+        .unwrap()
+        .to_string();
+
+    // The same key replaces; a delete removes.
+    mock.push(tool_reply(
+        "m3",
+        "memory_write",
+        &json!({"key": "test command", "text": "Run the tests with just test", "scope": "workspace"}),
+    ));
+    mock.push(tool_reply(
+        "m4",
+        "memory_search",
+        &json!({"query": "tests"}),
+    ));
+    mock.push(tool_reply("m5", "memory_delete", &json!({"id": id})));
+    mock.push(tool_reply(
+        "m6",
+        "memory_search",
+        &json!({"query": "tests"}),
+    ));
+    mock.push(text_reply("Updated."));
+    let run = s.prompt(&later, "we use just now").await;
+    s.wait_run_finished(&later, &run).await;
+    let events = s.events(&later).await;
+    let searches: Vec<String> = of_type(&events, "tool_result")
+        .into_iter()
+        .filter(|r| r["tool"] == "memory_search")
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        searches[0].contains("just test") && !searches[0].contains("make check"),
+        "{searches:?}"
+    );
+    assert_eq!(
+        searches[0].matches(&id).count(),
+        1,
+        "replaced in place: {searches:?}"
+    );
+    assert_eq!(searches[1], "No memory matches.", "{searches:?}");
+
+    // The panel's calls: list, search, edit, delete.
+    let (st, list) = s.get("/api/memories").await;
+    assert_eq!(st, 200);
+    let data = list["data"].as_array().unwrap();
+    assert_eq!(data.len(), 1, "{list}");
+    assert_eq!(data[0]["scope"], "user");
+    let uid = data[0]["id"].as_str().unwrap().to_string();
+    let path = format!("/api/memories/{uid}");
+    let (st, m) = s
+        .send(
+            reqwest::Method::PATCH,
+            &path,
+            json!({"text": "The user prefers terse answers"}),
+        )
+        .await;
+    assert_eq!(
+        (st, m["text"].as_str()),
+        (200, Some("The user prefers terse answers"))
+    );
+    assert_eq!(
+        s.send(reqwest::Method::PATCH, &path, json!({"text": "  "}))
+            .await
+            .0,
+        422
+    );
+    let (_, found) = s.get("/api/memories?q=terse").await;
+    assert_eq!(found["data"][0]["id"], uid.as_str());
+    let (_, none) = s.get("/api/memories?q=nothing+like+it").await;
+    assert_eq!(none["data"], json!([]));
+    assert_eq!(
+        s.send(reqwest::Method::DELETE, &path, json!({})).await.0,
+        204
+    );
+    assert_eq!(
+        s.send(reqwest::Method::DELETE, &path, json!({})).await.0,
+        404
+    );
     s.stop().await;
 }

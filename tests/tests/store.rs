@@ -430,6 +430,55 @@ async fn suite(store: Store) {
             .unwrap()
             .is_empty()
     );
+    // Memories: a workspace's own and the user's, found by any word, a key replacing.
+    let m1 = store
+        .write_memory(
+            "workspace",
+            "/ws/a",
+            Some("tests"),
+            "Run the tests with make check",
+        )
+        .await
+        .unwrap();
+    store
+        .write_memory(
+            "workspace",
+            "/ws/b",
+            None,
+            "Another project runs tests with tox",
+        )
+        .await
+        .unwrap();
+    store
+        .write_memory("user", "", None, "Prefers short answers")
+        .await
+        .unwrap();
+    let found = store
+        .search_memories("/ws/a", "how do I run the tests", 5)
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].id, m1.id);
+    let again = store
+        .write_memory(
+            "workspace",
+            "/ws/a",
+            Some("tests"),
+            "Run the tests with just",
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.id, m1.id, "the same key replaces");
+    let all = store.search_memories("/ws/a", "", 10).await.unwrap();
+    assert_eq!(all.len(), 2, "its own and the user's: {all:?}");
+    assert!(
+        store
+            .search_memories("/ws/a", "\" OR * NEAR(", 5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(store.delete_memory(&m1.id).await.unwrap());
     // Usage per model call, summed by session, model and day.
     let u = tradewind::protocol::Usage {
         input_tokens: 1000,

@@ -16,6 +16,7 @@ pub mod config;
 pub mod events;
 pub mod goals;
 pub mod mcp;
+pub mod memory;
 pub mod models;
 pub mod net;
 pub mod pending;

@@ -766,6 +766,48 @@ pub struct PatchGoalParams {
     pub budget: Option<GoalBudget>,
 }
 
+/// A note the agent keeps (`memory_write`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Memory {
+    pub id: String,
+    /// `workspace` (that workspace's sessions see it) or `user` (every workspace).
+    pub scope: String,
+    /// The workspace of a `workspace` memory; empty for the user's.
+    pub workspace: String,
+    pub key: Option<String>,
+    pub text: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MemoryList {
+    pub data: Vec<Memory>,
+}
+
+/// `GET /api/memories`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MemoryQuery {
+    /// The workspace whose memories (and the user's) to list; absent: the server's workspace.
+    pub workspace: Option<String>,
+    /// Words to look for (any of them, best first); absent or empty: all, newest first.
+    pub q: Option<String>,
+}
+
+/// `PATCH /api/memories/{id}`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchMemoryParams {
+    /// The new text, 1 to 2,000 characters, not blank.
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
+    pub text: String,
+}
+
 /// What `PATCH …/goal` may set `status` to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

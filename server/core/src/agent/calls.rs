@@ -460,3 +460,62 @@ async fn ask_user(
         }
     }
 }
+
+/// A tool's own question to the user before it does something the gate allows by effect but
+/// the user must agree to (a memory every workspace will see): once, for the session, or not.
+/// A session grant of `key` answers it; a headless run or a call inside `execute` is refused.
+pub(crate) async fn confirm(ctx: &ToolCtx<'_>, reason: &str, key: &str) -> Result<(), ToolOutput> {
+    let t = ctx.turn;
+    if session_grants(t).await.contains(key) {
+        return Ok(());
+    }
+    let effect = ctx.effect;
+    if !t.deps.interactive || t.nested.load(std::sync::atomic::Ordering::SeqCst) {
+        let why = format!("{reason}: it needs the user's approval, and none can be asked here");
+        audit(
+            t,
+            ctx.call,
+            effect,
+            crate::protocol::PolicyDecision::Deny,
+            &why,
+            key,
+        )
+        .await;
+        return Err(ToolOutput::err("permission_denied", why));
+    }
+    let ask = policy::Ask {
+        scope: crate::protocol::ApprovalScope::Effect,
+        key: key.to_string(),
+        keys: vec![key.to_string()],
+        reason: reason.to_string(),
+        reasons: vec![reason.to_string()],
+        directory: None,
+        warnings: Vec::new(),
+        prefix: None,
+    };
+    audit(
+        t,
+        ctx.call,
+        effect,
+        crate::protocol::PolicyDecision::Ask,
+        reason,
+        key,
+    )
+    .await;
+    match ask_user(t, ctx.call, ctx.input, effect, &ask).await {
+        ApprovalDecision::Deny => Err(ToolOutput::err(
+            "permission_denied",
+            "the user denied this call; do not retry it, ask or try another way",
+        )),
+        ApprovalDecision::Session | ApprovalDecision::Directory => {
+            *t.grants.lock() = None;
+            if let Err(e) = t.deps.store.add_grant(&t.run.session.id, key).await {
+                tracing::error!(error = %e, "cannot store grant");
+            }
+            Ok(())
+        }
+        ApprovalDecision::Once | ApprovalDecision::Prefix | ApprovalDecision::PrefixWorkspace => {
+            Ok(())
+        }
+    }
+}

@@ -206,8 +206,9 @@ pub(crate) async fn maybe_compact(t: &mut Turn<'_>, fixed: usize) -> Result<bool
     compact(t, fixed, CompactTrigger::Auto).await
 }
 
-/// After pruning, the prompt must be this far under the threshold, or a summary is made.
-const PRUNE_ENOUGH: f64 = 0.75;
+/// After pruning, the prompt must be this far under the threshold, or a summary is made (a
+/// prune is free: doing it again a turn later costs nothing, a summary costs a model call).
+const PRUNE_ENOUGH: f64 = 0.9;
 
 /// First, and free: cut the tool outputs before the latest turns to one line each. Done only
 /// when that brings the prompt well under the threshold (else the summary is made).

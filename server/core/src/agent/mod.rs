@@ -632,12 +632,14 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
     let tools = offered_tools(t);
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
+    let memories =
+        crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text).await;
     let system: Arc<str> = history::system_prompt(
         t.agent,
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,
-        &history::agents_md(&t.paths.workspace),
+        &format!("{}{memories}", history::agents_md(&t.paths.workspace)),
     )
     .into();
     // A prompt the provider refuses as too long is compacted and retried once per run.

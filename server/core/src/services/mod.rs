@@ -8,6 +8,7 @@ mod commands;
 pub mod files;
 mod goals;
 mod mcp;
+mod memory;
 mod provider;
 mod search;
 mod sessions;

@@ -60,6 +60,9 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &web::WebFetch,
     &websearch::WebSearch,
     &execute::Execute,
+    &crate::memory::MemoryWrite,
+    &crate::memory::MemorySearch,
+    &crate::memory::MemoryDelete,
 ];
 
 /// Tools offered only to some runs (the goal tools, while the session's goal is active): found

@@ -7,6 +7,7 @@ pub mod extract;
 pub mod gate;
 mod goals;
 mod mcp;
+mod memories;
 mod misc;
 mod plans;
 pub mod runs;
@@ -99,6 +100,7 @@ impl std::ops::Deref for AppState {
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         runs::attachment,
         goals::set_goal, goals::get_goal, goals::patch_goal, goals::delete_goal,
+        memories::list_memories, memories::patch_memory, memories::delete_memory,
         settings::get_provider, settings::put_provider, settings::list_models,
         settings::list_providers, settings::put_provider_by_id, settings::delete_provider,
         settings::make_default_provider,
@@ -121,6 +123,7 @@ impl std::ops::Deref for AppState {
         (name = "tasks", description = "Background tasks (shell commands the model started with `bg_run`): list them, read their output, stop them."),
         (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
+        (name = "memories", description = "What the agent keeps between sessions (memory_write): read, correct and delete it."),
         (name = "goals", description = "A session's goal: the agent works towards it turn after turn until it is complete, blocked, paused or out of budget."),
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
         (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them; review and approve a workspace's own .tradewind/config.json."),
@@ -190,6 +193,11 @@ fn long_session_routes() -> Router<AppState> {
                 .delete(goals::delete_goal),
         )
         .route("/api/attachments/{id}", get(runs::attachment))
+        .route("/api/memories", get(memories::list_memories))
+        .route(
+            "/api/memories/{id}",
+            axum::routing::patch(memories::patch_memory).delete(memories::delete_memory),
+        )
 }
 
 /// Settings that change while the server runs: providers and MCP servers.

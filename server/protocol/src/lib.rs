@@ -349,7 +349,7 @@ pub struct PostMessageParams {
     pub text: String,
     /// Images sent with the prompt (pasted or dropped into the composer): at most 8, each at
     /// most 5 MiB. Only for models that take images (422 otherwise), and not with a `!command`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole::objects")]
     #[schema(max_items = 8)]
     pub images: Vec<ImageInput>,
 }
@@ -742,7 +742,7 @@ pub struct SetGoalParams {
         pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
     )]
     pub objective: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole::opt_object")]
     pub budget: Option<GoalBudget>,
 }
 
@@ -763,6 +763,7 @@ pub struct PatchGoalParams {
     pub objective: Option<String>,
     /// Parts given replace the budget's; a budget below what was used stops the goal at the
     /// end of the current turn.
+    #[serde(default, deserialize_with = "whole::opt_object")]
     pub budget: Option<GoalBudget>,
 }
 
@@ -2154,6 +2155,42 @@ pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 /// Integers in request bodies: JSON Schema counts `3.0` as an integer, so it is accepted as 3.
 mod whole {
     use serde::{Deserialize, Deserializer};
+
+    /// A JSON value that must be an object (serde's derive would also read a struct from an
+    /// array of its fields).
+    fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+        match Option::<serde_json::Value>::deserialize(d)? {
+            None => Ok(None),
+            Some(v @ serde_json::Value::Object(_)) => Ok(Some(v)),
+            Some(_) => Err(serde::de::Error::custom("expected an object")),
+        }
+    }
+
+    /// An optional struct, given as a JSON object (or null).
+    pub fn opt_object<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
+        object(d)?
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(serde::de::Error::custom)
+    }
+
+    /// A list of structs, each given as a JSON object.
+    pub fn objects<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+        d: D,
+    ) -> Result<Vec<T>, D::Error> {
+        let items = Vec::<serde_json::Value>::deserialize(d)?;
+        items
+            .into_iter()
+            .map(|v| match v {
+                serde_json::Value::Object(_) => {
+                    serde_json::from_value(v).map_err(serde::de::Error::custom)
+                }
+                _ => Err(serde::de::Error::custom("expected an object")),
+            })
+            .collect()
+    }
 
     /// A present field: `Some(value)`, with `null` as `Some(None)` (absent is `None`, by
     /// `#[serde(default)]`). Finite and within 0..=1,000,000.

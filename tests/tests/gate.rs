@@ -311,6 +311,11 @@ fn the_kernel_confines_every_command() {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    std::fs::write(
+        home.join(".ssh/known_hosts"),
+        "github.com ssh-ed25519 AAAA\n",
+    )
+    .unwrap();
     std::fs::write(home.join(".config/gh/hosts.yml"), "oauth_token: x").unwrap();
     std::fs::write(home.join(".config/tool/settings"), "fine").unwrap();
     std::fs::write(home.join(".gitconfig"), "[user]").unwrap();
@@ -364,6 +369,12 @@ fn the_kernel_confines_every_command() {
     refused(&format!("echo x > {}/x", elsewhere.display()));
     refused(&format!("echo x >> {h}/.gitconfig"));
     assert_eq!(ok(&format!("cat {h}/.gitconfig")), "[user]");
+    // ssh verifies hosts (with the agent's socket for the key): the known hosts are readable.
+    assert_eq!(
+        ok(&format!("cat {h}/.ssh/known_hosts")),
+        "github.com ssh-ed25519 AAAA\n"
+    );
+    refused(&format!("ls {h}/.ssh"));
     assert_eq!(ok(&format!("cat {h}/.config/tool/settings")), "fine");
     assert_eq!(ok("echo inside > ok.txt && cat ok.txt"), "inside\n");
     assert_eq!(ok("ls /usr/bin/env >/dev/null && echo sys"), "sys\n");

@@ -222,6 +222,14 @@ impl Sandbox {
         if let Some(h) = home {
             rw.extend(HOME_CACHES.iter().map(|c| h.join(c)));
             home_entries(h, state_dir, &mut ro, 0);
+            // The public part of ~/.ssh: with the agent's socket (SSH_AUTH_SOCK passes through),
+            // `git push` over SSH verifies the host without any key being readable.
+            for f in SSH_PUBLIC {
+                let p = h.join(".ssh").join(f);
+                if p.is_file() {
+                    ro.push(p);
+                }
+            }
         }
         ro.retain(|p| !p.starts_with(state_dir));
         Sandbox {
@@ -283,6 +291,9 @@ impl Sandbox {
         cmd
     }
 }
+
+/// Files of `~/.ssh` that hold no secret: the hosts ssh has verified.
+const SSH_PUBLIC: &[&str] = &["known_hosts", "known_hosts2"];
 
 /// Each entry of `$HOME`, read-only, except the hard-denied ones; an entry holding a denied
 /// location (`.config/gh`, `.docker/config.json`) or the state directory is listed one level
@@ -530,4 +541,39 @@ fn descendants(root: u32) -> Vec<u32> {
         }
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Every readable entry of a home, and of its `.ssh` only the known hosts.
+    #[test]
+    fn home_rules_leave_keys_out_and_known_hosts_in() {
+        let base = std::env::temp_dir().join(format!("tw-sbx-{}", crate::util::new_id()));
+        let home = base.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::create_dir_all(home.join("src")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "secret").unwrap();
+        std::fs::write(home.join(".ssh/known_hosts"), "github.com ssh-ed25519 AAAA").unwrap();
+        std::fs::write(home.join(".gitconfig"), "[user]").unwrap();
+        let s = Sandbox::new(
+            PathBuf::from("/bin/true"),
+            &[base.join("ws")],
+            Some(&home),
+            &base.join("state"),
+            false,
+        );
+        let ro = &s.base.ro;
+        assert!(ro.contains(&home.join(".ssh/known_hosts")), "{ro:?}");
+        assert!(ro.contains(&home.join(".gitconfig")));
+        assert!(ro.contains(&home.join("src")));
+        assert!(
+            !ro.iter()
+                .any(|p| p.ends_with("id_ed25519") || p == &home.join(".ssh")),
+            "{ro:?}"
+        );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 }

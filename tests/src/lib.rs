@@ -19,6 +19,32 @@ use tradewind::server::{Server, launch};
 
 pub const TOKEN: &str = "test-token-0123456789abcdef";
 
+/// Provider timeouts for a scripted model on loopback: a few seconds each, no retries.
+pub fn scripted_net() -> tradewind::config::NetworkSettings {
+    tradewind::config::NetworkSettings {
+        connect_timeout_ms: 2000,
+        first_byte_timeout_ms: 5000,
+        idle_timeout_ms: 5000,
+        max_retries: 0,
+    }
+}
+
+/// A server whose model is a scripted OpenAI-compatible one, within `ceiling`.
+pub async fn with_scripted_model(
+    ceiling: tradewind::config::Ceiling,
+) -> (openai_mock::Mock, TestServer) {
+    let mock = openai_mock::Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling,
+        network: Some(scripted_net()),
+        ..Opts::default()
+    })
+    .await;
+    (mock, s)
+}
+
 /// The frames of one type, in order.
 pub fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == t).collect()

@@ -4,27 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use tradewind::config::{Ceiling, NetworkSettings};
+use tradewind::config::Ceiling;
 use tradewind_tests::openai_mock::*;
 use tradewind_tests::*;
-
-async fn server(ceiling: Ceiling) -> (Mock, TestServer) {
-    let mock = Mock::default();
-    let url = mock.serve().await;
-    let s = TestServer::start(Opts {
-        openai: Some(url),
-        ceiling,
-        network: Some(NetworkSettings {
-            connect_timeout_ms: 2000,
-            first_byte_timeout_ms: 20_000,
-            idle_timeout_ms: 20_000,
-            max_retries: 0,
-        }),
-        ..Opts::default()
-    })
-    .await;
-    (mock, s)
-}
 
 fn all() -> Ceiling {
     Ceiling {
@@ -55,7 +37,7 @@ async fn execute(s: &TestServer, mock: &Mock, sid: &str, code: &str) -> Value {
 /// transcript, none of them in the model's history.
 #[tokio::test]
 async fn execute_sums_the_lines_of_twenty_files_in_one_round_trip() {
-    let (mock, s) = server(all()).await;
+    let (mock, s) = with_scripted_model(all()).await;
     for i in 0..20 {
         let body: String = (0..=i).map(|n| format!("line {n}\n")).collect();
         std::fs::write(s.workspace.path().join(format!("f{i}.txt")), body).unwrap();
@@ -95,7 +77,7 @@ for (let i = 0; i < 20; i++) {
 /// refused tools fail clearly; the 21st call fails with the limit.
 #[tokio::test]
 async fn nested_calls_never_ask_and_limits_are_clear() {
-    let (mock, s) = server(all()).await;
+    let (mock, s) = with_scripted_model(all()).await;
     std::fs::write(s.workspace.path().join("a.txt"), "a\n").unwrap();
     let sid = s.create_session("ask").await;
     let r = execute(
@@ -165,7 +147,7 @@ async fn nested_calls_never_ask_and_limits_are_clear() {
 /// A snippet that never ends is stopped at the time limit with a clear error.
 #[tokio::test]
 async fn a_snippet_that_never_ends_stops_at_ten_seconds() {
-    let (mock, s) = server(all()).await;
+    let (mock, s) = with_scripted_model(all()).await;
     let sid = s.create_session("full").await;
     let r = execute(&s, &mock, &sid, "while (true) {}").await;
     assert_eq!(r["ok"], false);

@@ -4,29 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use tradewind::config::NetworkSettings;
 use tradewind_tests::openai_mock::*;
 use tradewind_tests::*;
 
-fn net() -> NetworkSettings {
-    NetworkSettings {
-        connect_timeout_ms: 2000,
-        first_byte_timeout_ms: 5000,
-        idle_timeout_ms: 5000,
-        max_retries: 0,
-    }
-}
-
 async fn server() -> (Mock, TestServer) {
-    let mock = Mock::default();
-    let url = mock.serve().await;
-    let s = TestServer::start(Opts {
-        openai: Some(url),
-        network: Some(net()),
-        ..Opts::default()
-    })
-    .await;
-    (mock, s)
+    with_scripted_model(tradewind::config::Ceiling::default()).await
 }
 
 fn tool_names(req: &Value) -> Vec<String> {

@@ -13,12 +13,7 @@ use tradewind_tests::openai_mock::*;
 use tradewind_tests::*;
 
 fn net() -> NetworkSettings {
-    NetworkSettings {
-        connect_timeout_ms: 2000,
-        first_byte_timeout_ms: 5000,
-        idle_timeout_ms: 5000,
-        max_retries: 0,
-    }
+    scripted_net()
 }
 
 /// test-model: $2 / $8 per million tokens, $0.50 cached; a 100,000-token window.
@@ -542,17 +537,10 @@ fn user_message_ids(events: &[Value]) -> Vec<String> {
 /// from the model; redo brings them back; hand edits are never overwritten silently.
 #[tokio::test]
 async fn revert_and_redo_the_workspace_and_the_conversation() {
-    let mock = Mock::default();
-    let url = mock.serve().await;
-    let s = TestServer::start(Opts {
-        openai: Some(url),
-        network: Some(net()),
-        ceiling: tradewind::config::Ceiling {
-            write: true,
-            process: false,
-            external: false,
-        },
-        ..Opts::default()
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: false,
+        external: false,
     })
     .await;
     let ws = s.workspace.path().to_path_buf();
@@ -1313,17 +1301,10 @@ async fn anthropic_thinking_follows_the_reasoning_effort_and_goes_back_signed() 
 /// retention of zero days forgets every snapshot, so the revert is refused clearly.
 #[tokio::test]
 async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
-    let mock = Mock::default();
-    let url = mock.serve().await;
-    let s = TestServer::start(Opts {
-        openai: Some(url),
-        network: Some(net()),
-        ceiling: tradewind::config::Ceiling {
-            write: true,
-            process: false,
-            external: false,
-        },
-        ..Opts::default()
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: false,
+        external: false,
     })
     .await;
     let ws = s.workspace.path().to_path_buf();

@@ -44,6 +44,26 @@ const skip = haveServer() ? false : "server binary not built (target/debug/trade
 /** Dollars as the app shows them at a cent or more. */
 const dollars = (v) => `$${v.toFixed(2)}`;
 
+/**
+ * The header's cost is the server's (to a millionth of a dollar: the page may sum live events in
+ * another order than the database), shown as the page's own value rounded to cents.
+ */
+async function costShows(page, expected, what) {
+  const cost = page.locator(".session-header .usage-cost");
+  await page
+    .waitForFunction(
+      (v) => {
+        const el = document.querySelector(".session-header .usage-cost");
+        return el !== null && Math.abs(Number(el.getAttribute("data-cost-usd")) - v) < 1e-6;
+      },
+      expected,
+      { timeout: 8000 },
+    )
+    .catch(async () => assert.fail(`${what}: expected ${expected}, the page has ${await cost.getAttribute("data-cost-usd")}`));
+  const own = Number(await cost.getAttribute("data-cost-usd"));
+  await shows(cost, dollars(own), what);
+}
+
 
 async function events(page, server, id) {
   return (await get(page, server, `/api/sessions/${id}/events?after=0&limit=5000`)).data;
@@ -95,7 +115,7 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
       await end.waitFor({ timeout: 15_000 });
       let usage = await get(page, server, `/api/sessions/${id}/usage`);
       assert.ok(usage.usage.cost_usd > 0.01, `the replay model is priced: ${JSON.stringify(usage)}`);
-      await shows(cost, dollars(usage.usage.cost_usd), "the header's cost after the first run");
+      await costShows(page, usage.usage.cost_usd, "the header's cost after the first run");
       const pct = Math.round((usage.context.context_tokens / usage.context.context_window) * 100);
       await meter.and(page.getByRole("meter", { name: `Context ${pct} % of 4k tokens` })).waitFor().catch(async () => {
         assert.fail(`context meter: expected "Context ${pct} % of 4k tokens", got ${JSON.stringify(await meter.getAttribute("aria-label").catch(() => null))}`);
@@ -115,14 +135,14 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
       await sendPrompt(page, "and again");
       await page.locator('.transcript .run-end[data-status="completed"]').nth(1).waitFor({ timeout: 15_000 });
       usage = await get(page, server, `/api/sessions/${id}/usage`);
-      await shows(cost, dollars(usage.usage.cost_usd), "the header's cost after the second run");
+      await costShows(page, usage.usage.cost_usd, "the header's cost after the second run");
       const pct2 = Math.round((usage.context.context_tokens / 4000) * 100);
       await page.getByRole("meter", { name: `Context ${pct2} % of 4k tokens` }).waitFor();
       await shot(page, "usage-header");
 
       // Opened again: read from the server, the same.
       await page.reload();
-      await shows(page.locator(".session-header .usage-cost"), dollars(usage.usage.cost_usd), "the header's cost after a reload");
+      await costShows(page, usage.usage.cost_usd, "the header's cost after a reload");
       await page.getByRole("meter", { name: `Context ${pct2} % of 4k tokens` }).waitFor();
       assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], "CSP violations");
       assertClean(p);
@@ -173,7 +193,7 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
       // The header: the fill after the compaction, the cost with the summary call.
       await page.getByRole("meter", { name: `Context ${Math.round((ev.tokens_after / 4000) * 100)} % of 4k tokens` }).waitFor();
       const usage = await get(page, server, `/api/sessions/${id}/usage`);
-      await shows(page.locator(".session-header .usage-cost"), dollars(usage.usage.cost_usd), "the cost with the compaction");
+      await costShows(page, usage.usage.cost_usd, "the cost with the compaction");
       await axe(page, "the compaction note with its summary open");
       await shot(page, "usage-compacted");
 

@@ -29,6 +29,9 @@ import type {
   ModelList,
   PatchSessionParams,
   FileMatches,
+  Goal,
+  ImageInput,
+  PatchGoalParams,
   PendingItems,
   PlanDecision,
   PlanDecisionParams,
@@ -49,6 +52,7 @@ import type {
   Session,
   SessionPage,
   SessionUsage,
+  SetGoalParams,
   SpendCaps,
   Task,
   TaskList,
@@ -61,6 +65,12 @@ import type {
   WorkspaceConfigApproval,
   WorkspaceConfigView,
 } from "./types";
+import type { components } from "./schema.gen";
+
+/** A note the agent keeps with `memory_write` (the generated wire type, as types.ts names others). */
+export type Memory = components["schemas"]["Memory"];
+export type MemoryList = components["schemas"]["MemoryList"];
+type PatchMemoryParams = components["schemas"]["PatchMemoryParams"];
 
 export class ApiError extends Error {
   constructor(
@@ -136,6 +146,11 @@ export function artifactFileUrl(id: string, path: string, inline = false): strin
   return `/api/artifacts/${enc(id)}/files/${encPath(path)}${inline ? "?inline=1" : ""}`;
 }
 
+/** An image a prompt carried (same-origin: the cookie goes with an <img> as with fetch). */
+export function attachmentUrl(id: string): string {
+  return `/api/attachments/${enc(id)}`;
+}
+
 export function artifactDownloadUrl(id: string, format: "zip" | "tar"): string {
   return `/api/artifacts/${enc(id)}/download?format=${format}`;
 }
@@ -183,8 +198,13 @@ export const api = {
     request<Session>("PATCH", `/api/sessions/${enc(id)}`, p),
   deleteSession: (id: string) => request<void>("DELETE", `/api/sessions/${enc(id)}`, {}),
 
-  sendMessage: (id: string, text: string) =>
-    request<RunCreated>("POST", `/api/sessions/${enc(id)}/messages`, { text } satisfies PostMessageParams),
+  /** `images`: sent with the prompt (422 with the server's reason when the model takes none). */
+  sendMessage: (id: string, text: string, images: ImageInput[] = []) =>
+    request<RunCreated>(
+      "POST",
+      `/api/sessions/${enc(id)}/messages`,
+      (images.length > 0 ? { text, images } : { text }) satisfies PostMessageParams,
+    ),
   events: (id: string, after: number, limit = 1000) =>
     request<EventPage>("GET", `/api/sessions/${enc(id)}/events?after=${after}&limit=${limit}`),
   /** The last `limit` events before `before`, oldest first (`next_cursor`: the `before` of the page before). */
@@ -260,6 +280,14 @@ export const api = {
   /** The workspace's own slash commands (prompt templates). */
   commands: (id: string) => request<PromptCommands>("GET", `/api/sessions/${enc(id)}/commands`),
 
+  /** The session's goal (404 `not_found` when it has none). */
+  goal: (id: string) => request<Goal>("GET", `/api/sessions/${enc(id)}/goal`),
+  /** 409 `goal_exists` (a live goal) or `plan_agent` (a plan session). */
+  setGoal: (id: string, p: SetGoalParams) => request<Goal>("POST", `/api/sessions/${enc(id)}/goal`, p),
+  /** Pause, resume, edit, change the budget; 409 `budget_exhausted` when resuming a used-up budget. */
+  patchGoal: (id: string, p: PatchGoalParams) => request<Goal>("PATCH", `/api/sessions/${enc(id)}/goal`, p),
+  deleteGoal: (id: string) => request<void>("DELETE", `/api/sessions/${enc(id)}/goal`, {}),
+
   setupProbe: () => request<ProbeResult>("GET", "/api/setup/probe"),
 
   getProvider: () => request<ProviderSettings>("GET", "/api/settings/provider"),
@@ -285,6 +313,13 @@ export const api = {
   /** (Re)connect: answers once the server is connected and its tools listed (at most 30 s). */
   connectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/connect`, {}),
   disconnectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/disconnect`, {}),
+  /** The server's workspace's memories and the user's; `q`: any of its words, best first (else newest first). */
+  memories: (q = "", signal?: AbortSignal) =>
+    request<MemoryList>("GET", q.trim() ? `/api/memories?q=${encodeURIComponent(q.trim())}` : "/api/memories", undefined, signal),
+  /** 422 when the text is blank or longer than 2,000 characters; 404 when it is gone. */
+  patchMemory: (id: string, text: string) =>
+    request<Memory>("PATCH", `/api/memories/${enc(id)}`, { text } satisfies PatchMemoryParams),
+  deleteMemory: (id: string) => request<void>("DELETE", `/api/memories/${enc(id)}`, {}),
   workspaceConfig: () => request<WorkspaceConfigView>("GET", "/api/workspace/config"),
   /** Approve the file as it was shown (`hash`): 409 when it changed since. */
   approveWorkspaceConfig: (hash: string) =>

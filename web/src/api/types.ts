@@ -103,6 +103,29 @@ export type RedoParams = Schemas["RedoParams"];
 export type RevertResult = Schemas["RevertResult"];
 export type RevertFile = Schemas["RevertFile"];
 
+// ---- Images of a prompt ----------------------------------------------------
+
+/** The image formats a prompt may carry. */
+export type ImageType = Schemas["ImageType"];
+/** One image sent with a prompt (base64, no `data:` prefix). */
+export type ImageInput = Schemas["ImageInput"];
+/** An image a prompt carried, as a `user_message` lists it (`GET /api/attachments/{id}` serves it). */
+export type ImageRef = Schemas["ImageRef"];
+
+// ---- Goals ----------------------------------------------------------------
+
+export type Goal = Schemas["Goal"];
+export type GoalStatus = Schemas["GoalStatus"];
+/** What a goal may use (each part optional: the server's defaults, or the old value on a patch). */
+export type GoalBudget = Schemas["GoalBudget"];
+/** Each budget of a goal and what of it was used. */
+export type GoalBudgets = Schemas["GoalBudgets"];
+export type GoalReport = Schemas["GoalReport"];
+export type Evidence = Schemas["Evidence"];
+export type EvidenceKind = Schemas["EvidenceKind"];
+export type SetGoalParams = Schemas["SetGoalParams"];
+export type PatchGoalParams = Schemas["PatchGoalParams"];
+
 // ---- Display parts -------------------------------------------------------
 
 export type Part = Schemas["Part"];

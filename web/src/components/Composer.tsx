@@ -7,7 +7,10 @@ import { queueOf, refreshQueue } from "../state/queue";
 import { resolveSlash, type SlashEntry } from "../state/slash";
 import { markStoppedByEsc } from "../state/steering";
 import type { RunState, UndoTarget } from "../state/transcript";
+import { formatBytes } from "../util/format";
+import { IMAGE_ACCEPT, imageInputs, transferredFiles } from "../util/images";
 import { CancelDialog } from "./CancelDialog";
+import { ImageDrafts, useImageDrafts } from "./ImageDrafts";
 import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
 import { SlashList, useSlashCommands } from "./SlashPicker";
@@ -36,6 +39,10 @@ export function Composer({
   const [note, setNote] = useState<string | null>(null);
   useClearNetworkError(error, () => setError(null));
   const area = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const images = useImageDrafts();
+  /** Files are dragged over the composer: it shows where they go. */
+  const [dragging, setDragging] = useState(false);
   const queued = useObservable(queueOf(sessionId));
   // The cancel waiting for the user's answer about the queue (and whether Esc asked for it).
   const [asking, setAsking] = useState<{ runId: string; byEsc: boolean } | null>(null);
@@ -72,26 +79,55 @@ export function Composer({
   };
   const slash = useSlashCommands(sessionId, text, choose);
 
+  /** Add pasted, dropped or picked files: the reason each refused one could not go, and what was added. */
+  const addFiles = async (files: File[]) => {
+    try {
+      const { added, refused } = await images.add(files);
+      setError(refused.length > 0 ? refused.join(" ") : null);
+      if (added.length > 0) {
+        const what = added.map((i) => `${i.name} (${formatBytes(i.bytes)})`).join(", ");
+        setNote(`Added ${what}: sent with the next prompt.`);
+      }
+    } catch (e) {
+      setError(`The file could not be read: ${errorText(e)}`);
+    }
+  };
+
   const send = async (typed: string = text) => {
     const t = typed;
-    if (!t.trim() || sending) return;
+    if (sending) return;
+    const attached = images.list;
+    if (!t.trim()) {
+      if (attached.length > 0) setError("Write a prompt to go with the images: they cannot be sent alone.");
+      return;
+    }
+    if (attached.length > 0 && t.startsWith("!")) {
+      setError("A !command cannot carry images: remove them, or send them with a prompt.");
+      return;
+    }
     setSending(true);
     setError(null);
     setNote(null);
     // Cleared at once (a fast run may ask something before the response is back); a failed send
     // gives the text back unless something new was typed meanwhile.
     setText("");
+    /** The images went in the request that failed (a command that failed sent nothing). */
+    let withImages = false;
     try {
       // A slash command runs here, a template becomes its prompt; other text is sent as typed.
       const out = t.startsWith("/") && session ? await resolveSlash(session, t, slash.templates, { undoTarget }) : { done: null, send: t };
       if (out.done) setNote(out.done);
       if (out.send !== null) {
-        await api.sendMessage(sessionId, out.send);
+        // A command that sends nothing (/model, /goal …) leaves the images for the next prompt.
+        withImages = attached.length > 0;
+        await api.sendMessage(sessionId, out.send, imageInputs(attached));
+        images.drop(attached);
         void refreshQueue(sessionId);
       }
     } catch (e) {
       setText((now) => (now ? now : t));
-      setError(errorText(e));
+      // Nothing is lost: the text comes back, the images never left.
+      setError(withImages ? `Not sent (your text and images are kept): ${errorText(e)}` : errorText(e));
     } finally {
       setSending(false);
       // Stay ready for the next prompt, unless a panel that arrived meanwhile (a question, a
@@ -148,14 +184,31 @@ export function Composer({
   };
 
   const isCommand = text.startsWith("!");
-  const picker = slash.open ? slashId : mentions.open ? listId : null;
+  const listOpen = slash.open ? slashId : mentions.open ? listId : null;
   const activeOption = slash.open ? slash.active : mentions.active;
   return (
     <form
-      class="composer"
+      class={`composer${dragging ? " is-dropping" : ""}`}
       onSubmit={(e) => {
         e.preventDefault();
         void send();
+      }}
+      onDragOver={(e) => {
+        if (!e.dataTransfer?.types.includes("Files")) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = "copy";
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        const to = e.relatedTarget as Node | null;
+        if (!to || !(e.currentTarget as HTMLElement).contains(to)) setDragging(false);
+      }}
+      onDrop={(e) => {
+        setDragging(false);
+        const files = transferredFiles(e.dataTransfer);
+        if (!files) return;
+        e.preventDefault();
+        void addFiles(files);
       }}
     >
       {error && (
@@ -166,6 +219,7 @@ export function Composer({
       <p class="composer-note muted small" role="status">
         {note}
       </p>
+      <ImageDrafts images={images.list} onRemove={images.remove} onEmptied={() => area.current?.focus()} />
       <div class={`composer-box${isCommand ? " is-command" : ""}`}>
         {slash.open && <SlashList id={slashId} entries={slash.entries} active={slash.active} onPick={(e) => choose(e, true)} />}
         {!slash.open && mentions.open && (
@@ -183,8 +237,8 @@ export function Composer({
           }
           aria-label="Prompt"
           aria-autocomplete="list"
-          aria-controls={picker ?? undefined}
-          aria-activedescendant={picker ? `${picker}-${activeOption}` : undefined}
+          aria-controls={listOpen ?? undefined}
+          aria-activedescendant={listOpen ? `${listOpen}-${activeOption}` : undefined}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             setText(el.value);
@@ -196,10 +250,40 @@ export function Composer({
           }}
           onClick={(e) => setCaret((e.target as HTMLTextAreaElement).selectionStart)}
           onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            // Text wins: cells copied from a spreadsheet come with a picture of them too.
+            const files = e.clipboardData?.getData("text/plain") ? null : transferredFiles(e.clipboardData);
+            if (!files) return;
+            e.preventDefault();
+            void addFiles(files);
+          }}
         />
       </div>
       <div class="composer-bar">
         {session && <ModeMenu session={session} />}
+        <button
+          type="button"
+          class="btn small ghost"
+          onClick={() => picker.current?.click()}
+          title="PNG, JPEG, GIF or WebP, at most 5 MiB each and 8 in all; or paste or drop them on the prompt"
+        >
+          Attach image
+        </button>
+        <input
+          ref={picker}
+          type="file"
+          name="images"
+          accept={IMAGE_ACCEPT}
+          multiple
+          hidden
+          aria-label="Image files to attach"
+          onChange={(e) => {
+            const el = e.target as HTMLInputElement;
+            const files = Array.from(el.files ?? []);
+            el.value = "";
+            if (files.length > 0) void addFiles(files);
+          }}
+        />
         {isCommand && <span class="chip chip-cmd">shell command</span>}
         <span class="spacer" />
         {activeRun && (
@@ -207,7 +291,7 @@ export function Composer({
             {cancelling ? "Cancelling…" : "Cancel run"}
           </button>
         )}
-        <button type="submit" class="btn primary" disabled={sending || !text.trim()}>
+        <button type="submit" class="btn primary" disabled={sending || (!text.trim() && images.list.length === 0)}>
           {sending ? "Sending…" : activeRun ? "Queue" : "Send"}
         </button>
       </div>

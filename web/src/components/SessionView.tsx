@@ -13,6 +13,7 @@ import { closeArtifacts } from "../state/panels";
 import { ArtifactsPanel } from "./ArtifactsPanel";
 import { Composer } from "./Composer";
 import { ForkBanner } from "./ForkBanner";
+import { GoalPanel } from "./GoalPanel";
 import { PendingBar } from "./PendingBar";
 import { QueuePanel } from "./QueuePanel";
 import { TodoPanel } from "./TodoPanel";
@@ -129,6 +130,7 @@ export function SessionView({ id }: { id: string }) {
       <PendingBar snap={snap} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
+      <GoalPanel key={id} sessionId={id} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
       <TodoPanel sessionId={id} items={snap.items} />
       <QueuePanel sessionId={id} runMarks={snap.runMarks} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}

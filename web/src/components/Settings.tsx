@@ -5,6 +5,7 @@ import { useObservable } from "../state/observable";
 import { themeChoice, type ThemeChoice } from "../state/theme";
 import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
 import { McpPanel } from "./McpPanel";
+import { MemoryPanel } from "./MemoryPanel";
 import { ProvidersPanel } from "./ProvidersPanel";
 import { UsagePanel } from "./UsagePanel";
 import { WebSearchForm } from "./WebSearchForm";
@@ -21,6 +22,7 @@ export function Settings() {
       <UsagePanel />
       <WebSearchForm />
       <McpPanel />
+      <MemoryPanel />
 
       <section class="card">
         <h2>Appearance and alerts</h2>

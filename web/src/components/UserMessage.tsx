@@ -6,6 +6,7 @@ import { upsertSession } from "../state/sessions";
 import type { UserItem } from "../state/transcript";
 import { CopyButton } from "./CopyButton";
 import { Markdown } from "./Markdown";
+import { MessageImages } from "./MessageImages";
 import { Timestamp } from "./Timestamp";
 
 export function UserMessage({ item }: { item: UserItem }) {
@@ -26,6 +27,7 @@ function TypedMessage({ item }: { item: UserItem }) {
         <ResendEditor item={item} onClose={() => setEditing(false)} />
       ) : (
         <div class="msg-user-bubble">
+          {item.images.length > 0 && <MessageImages images={item.images} />}
           {isCommand ? <code class="user-command">{item.text}</code> : <p class="user-text">{item.text}</p>}
         </div>
       )}
@@ -98,7 +100,10 @@ function ResendEditor({ item, onClose }: { item: UserItem; onClose: () => void }
         }}
         autofocus
       />
-      <p class="muted small">Sends the edited message in a new session that holds the conversation up to here.</p>
+      <p class="muted small">
+        Sends the edited message in a new session that holds the conversation up to here
+        {item.images.length > 0 ? ", without its images." : "."}
+      </p>
       <div class="row">
         <button type="submit" class="btn small primary" disabled={busy || !text.trim()}>
           {busy ? "Sending…" : "Send as a new session"}
@@ -121,11 +126,20 @@ const INTERNAL: Record<string, string> = {
   resume: "The agent was asked to continue the run that stopped.",
 };
 
-/** A prompt the server wrote (plan implementation, resume): a small system note, the text folded. */
+function noteLabel(item: UserItem): string {
+  if (item.internal === "goal") return item.goalTurn !== null ? `Goal turn ${item.goalTurn}` : "Goal turn";
+  return INTERNAL[item.internal ?? ""] ?? "The server sent the agent a prompt.";
+}
+
+/**
+ * A prompt the server wrote (plan implementation, resume, a turn towards the goal): a small
+ * system note, the text folded.
+ */
 function InternalPromptNote({ item }: { item: UserItem }) {
+  const goal = item.internal === "goal";
   return (
-    <div class="system-note" role="note" data-seq={item.seq} data-internal={item.internal}>
-      <span class="system-note-label">{INTERNAL[item.internal ?? ""] ?? "The server sent the agent a prompt."}</span>
+    <div class={goal ? "system-note goal-turn" : "system-note"} role="note" data-seq={item.seq} data-internal={item.internal}>
+      <span class="system-note-label">{noteLabel(item)}</span>
       <details class="system-note-details">
         <summary>What the agent was told</summary>
         <Markdown source={item.text} final />

@@ -5,6 +5,8 @@ import type {
   Agent,
   ApprovalRequestedEvent,
   CompactTrigger,
+  Goal,
+  ImageRef,
   Part,
   PlanProposedEvent,
   Question,
@@ -37,10 +39,14 @@ export interface UserItem extends ItemBase {
   at: number;
   /**
    * Not typed by the user: the prompt the server wrote to start an implementation run (`plan`),
-   * a wake-up (`wakeup`) or a resumed run (`resume`): the event's `origin`, or else the trigger
-   * of its run (older servers).
+   * a wake-up (`wakeup`), a resumed run (`resume`) or a turn towards the session's goal
+   * (`goal`): the event's `origin`, or else the trigger of its run (older servers).
    */
-  internal: "plan" | "wakeup" | "resume" | null;
+  internal: "plan" | "wakeup" | "resume" | "goal" | null;
+  /** Which turn of its goal a `goal` prompt starts (1 = the first; null: not known from the events held). */
+  goalTurn: number | null;
+  /** Images sent with it. */
+  images: ImageRef[];
   /** Typed by the user as a prompt (not a `!command`, not internal): it can be edited and resent. */
   editable: boolean;
   /** The agent of its run (null: its `run_started` is not held). Only build runs can be reverted. */
@@ -236,6 +242,13 @@ export type Item =
   | WakeupItem
   | RevertItem;
 
+/** What a `goal_updated` event said, and its seq (what tells it apart from an older REST read). */
+export interface GoalMark {
+  /** null: the goal was deleted. */
+  goal: Goal | null;
+  seq: number;
+}
+
 export interface TranscriptSnapshot {
   version: number;
   lastSeq: number;
@@ -258,6 +271,8 @@ export interface TranscriptSnapshot {
   usageMarks: number;
   /** The context fill the events held tell of (null: none of them does). */
   context: ContextState | null;
+  /** The session's goal as the latest `goal_updated` held tells it (null: none held). */
+  goal: GoalMark | null;
   /** The newest page has arrived (before that, an empty list means "not read yet"). */
   loaded: boolean;
   /** Why the newest page could not be read (it is tried again), or null. */

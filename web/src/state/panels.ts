@@ -1,4 +1,4 @@
-// Side panels of the session view (artifacts) that other components can open.
+// Side panels of the session view (artifacts, permissions, the goal) that other components can open.
 import { Observable } from "./observable";
 
 export interface ArtifactsPanelState {
@@ -27,4 +27,16 @@ export function togglePermissions(): void {
 
 export function closePermissions(): void {
   permissionsPanel.set(false);
+}
+
+/**
+ * A session's goal panel is asked to open (`/goal`): `focus` moves the focus into it (`/goal`
+ * alone), else it only unfolds (`/goal OBJECTIVE`, the prompt keeps the focus). `n` tells
+ * requests apart.
+ */
+export const goalPanelRequest = new Observable<{ session: string; focus: boolean; n: number } | null>(null);
+let goalRequests = 0;
+
+export function openGoalPanel(sessionId: string, focus = true): void {
+  goalPanelRequest.set({ session: sessionId, focus, n: ++goalRequests });
 }

@@ -1,10 +1,11 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
-// `/model …`, `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a dialog or
-// picker; the workspace's own (`.tradewind/commands/<name>.md`, read with
+// `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a
+// dialog, panel or picker; the workspace's own (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
 import type { Agent, Mode, PromptCommand, Session } from "../api/types";
+import { openGoalPanel } from "./panels";
 import { effectiveModel, modelLabel, openModelPicker, refreshProviders } from "./providers";
 import { startRedo, startRevert } from "./revert";
 import { navigate, sessionPath } from "./router";
@@ -13,7 +14,7 @@ import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" }
+  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" }
   | { action: "agent"; agent: Agent }
   | { action: "mode"; mode: Mode };
 
@@ -38,6 +39,11 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
     label: "model",
     description: "This session's model: alone it opens the picker; /model NAME or /model PROVIDER/NAME sets it",
     builtin: { action: "model" },
+  },
+  {
+    label: "goal",
+    description: "Give the agent a goal to work towards, turn after turn: /goal OBJECTIVE sets it; alone it opens the goal panel",
+    builtin: { action: "goal" },
   },
   { label: "new", description: "Start a new session in this workspace, with the same agent and permissions", builtin: { action: "new" } },
   { label: "undo", description: "Revert the files to before your last message and take that turn back", builtin: { action: "undo" } },
@@ -132,6 +138,8 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
       return null;
     case "model":
       return setModel(session, args);
+    case "goal":
+      return setGoal(session, args);
   }
 }
 
@@ -157,6 +165,21 @@ async function setModel(session: Session, args: string): Promise<string | null> 
 }
 
 /**
+ * `/goal`: alone, the session's goal panel opens (to set one, or to see and change the one it
+ * has); `OBJECTIVE` gives the session that goal (the server's refusal, e.g. a live goal already,
+ * is thrown in its words). The panel shows it once the `goal_updated` event arrives.
+ */
+async function setGoal(session: Session, args: string): Promise<string | null> {
+  if (!args) {
+    openGoalPanel(session.id);
+    return null;
+  }
+  await api.setGoal(session.id, { objective: args });
+  openGoalPanel(session.id, false);
+  return "Goal set: the agent works towards it, turn after turn.";
+}
+
+/**
  * Act on a prompt: a built-in command runs (an error is thrown with a plain message), a
  * template is expanded, anything else is sent as it is. `templates` reads the workspace's.
  */
@@ -171,6 +194,7 @@ export async function resolveSlash(
   const name = m[1].toLowerCase();
   const args = (m[2] ?? "").trim();
   if (name === "model") return { done: await setModel(session, args), send: null };
+  if (name === "goal") return { done: await setGoal(session, args), send: null };
   if (name === "mode") {
     const b = BUILTINS.find((x) => x.label === `mode ${args.toLowerCase()}`);
     if (!b) throw new Error("Use /mode ask, /mode auto or /mode full.");

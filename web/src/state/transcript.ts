@@ -17,6 +17,7 @@ import type {
   AssistantItem,
   CompactionItem,
   ContextState,
+  GoalMark,
   Item,
   NoticeItem,
   PlanItem,
@@ -94,6 +95,9 @@ class BuildState {
   runMarks = 0;
   usageMarks = 0;
   context: ContextState | null = null;
+  goal: GoalMark | null = null;
+  /** The goal turns used as the latest `goal_updated` held counts them (null: none held). */
+  goalTurns: number | null = null;
 
   constructor(touch: (item: Item) => void) {
     this.reverts = new RevertBook((run) => this.runItems.get(run) ?? [], touch);
@@ -306,6 +310,7 @@ export class Transcript {
       runMarks: b.runMarks,
       usageMarks: b.usageMarks,
       context: b.context,
+      goal: b.goal,
       loaded: this.loaded,
       loadError: this.loadError,
       hasOlder: this.hasOlder,
@@ -497,8 +502,14 @@ export class Transcript {
       case "user_message": {
         const rs = run ? b.runs.get(run) : undefined;
         const origin = ev.origin ?? rs?.started?.trigger;
-        const internal = origin === "plan" || origin === "wakeup" || origin === "resume" ? origin : null;
+        const internal = origin === "plan" || origin === "wakeup" || origin === "resume" || origin === "goal" ? origin : null;
         if (rs && !internal) rs.prompt = str(ev.text);
+        // A goal turn is the one after those its goal has counted (the count arrives after each).
+        let goalTurn: number | null = null;
+        if (internal === "goal" && b.goalTurns !== null) {
+          goalTurn = b.goalTurns + 1;
+          b.goalTurns = goalTurn;
+        }
         const messageId = str(ev.message_id);
         const u = this.add<UserItem>({
           kind: "user",
@@ -510,6 +521,8 @@ export class Transcript {
           text: str(ev.text),
           at: ev.at,
           internal,
+          goalTurn,
+          images: Array.isArray(ev.images) ? ev.images : [],
           editable: !internal && origin !== "command" && !str(ev.text).startsWith("!"),
           agent: rs?.started?.agent ?? null,
           sessionId: this.sessionId,
@@ -791,6 +804,12 @@ export class Transcript {
       }
       case "revert_undone": {
         b.reverts.undone(ev.revert_id, Array.isArray(ev.files) ? ev.files : []);
+        break;
+      }
+      case "goal_updated": {
+        const goal = ev.goal ?? null;
+        b.goal = { goal, seq: ev.seq };
+        b.goalTurns = goal ? goal.budget.used_turns : null;
         break;
       }
       case "session_updated": {

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-BeUOZ3OE.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-BeUOZ3OE.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

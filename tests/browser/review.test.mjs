@@ -739,9 +739,15 @@ describe("provider retries, live", { skip, timeout: 300_000 }, () => {
 
   before(async () => {
     // A scripted OpenAI-compatible server on loopback: 429 with Retry-After 2 s, then an answer.
+    // Its model list (asked once for the model's context window) is empty and not counted.
     fake = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
+        if (req.method === "GET") {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ data: [] }));
+          return;
+        }
         requests++;
         if (requests === 1) {
           res.writeHead(429, { "content-type": "application/json", "retry-after": "2" });

@@ -93,8 +93,7 @@ pub async fn after_run(
         }
         RunStatus::Queued | RunStatus::Running => {}
     }
-    deps.store.save_goal(&g).await?;
-    let g = deps.store.get_goal(session).await?.unwrap_or(g);
+    deps.store.save_goal(&mut g).await?;
     let repeats = deps.cfg.goal.blocked_repeats();
     announce(&deps.events, Some(&g), session, repeats).await;
     Ok((g.status == GoalStatus::Active).then(|| continuation(&g)))
@@ -296,7 +295,7 @@ impl crate::tools::Tool for UpdateGoal {
             at: now_ms(),
         });
         g.reports = serde_json::to_string(&reports).unwrap_or_else(|_| "[]".into());
-        if let Err(e) = deps.store.save_goal(&g).await {
+        if let Err(e) = deps.store.save_goal(&mut g).await {
             return ToolOutput::err("internal", e);
         }
         announce(&deps.events, Some(&g), session, repeats).await;

@@ -15,6 +15,17 @@ const MAX_KEY_CHARS: usize = 100;
 /// Memories the system prompt carries at most.
 const IN_PROMPT: i64 = 5;
 
+/// A memory's text, trimmed: 1 to 2,000 characters, not blank.
+pub fn check_text(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if t.is_empty() || text.chars().count() > MAX_TEXT_CHARS {
+        return Err(format!(
+            "text must be 1 to {MAX_TEXT_CHARS} characters, not blank"
+        ));
+    }
+    Ok(t.to_string())
+}
+
 /// The system prompt's section: the memories most relevant to `prompt`, with their ids.
 pub async fn prompt_section(store: &Store, workspace: &str, prompt: &str) -> String {
     let rows = store
@@ -76,12 +87,7 @@ impl crate::tools::Tool for MemoryWrite {
         a: WriteArgs,
         _: &crate::policy::paths::PathPolicy,
     ) -> Result<Gated<WriteCall>, PrepareError> {
-        let text = a.text.trim().to_string();
-        if text.is_empty() || text.chars().count() > MAX_TEXT_CHARS {
-            return Err(PrepareError::Input(format!(
-                "text must be 1 to {MAX_TEXT_CHARS} characters"
-            )));
-        }
+        let text = check_text(&a.text).map_err(PrepareError::Input)?;
         let key = a
             .key
             .map(|k| k.trim().to_string())

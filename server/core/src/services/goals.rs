@@ -162,8 +162,7 @@ impl Core {
                 }
                 _ => {}
             }
-            self.store.save_goal(&g).await?;
-            let g = self.store.get_goal(session).await?.unwrap_or(g);
+            self.store.save_goal(&mut g).await?;
             (g, resumed)
         };
         announce(&self.events, Some(&g), session, self.repeats()).await;

@@ -35,14 +35,8 @@ impl Core {
     }
 
     pub async fn edit_memory(&self, id: &str, text: &str) -> ServiceResult<Memory> {
-        let t = text.trim();
-        if t.is_empty() || text.chars().count() > crate::memory::MAX_TEXT_CHARS {
-            return Err(ServiceError::Invalid(format!(
-                "text must be 1 to {} characters, not blank",
-                crate::memory::MAX_TEXT_CHARS
-            )));
-        }
-        if !self.store.update_memory(id, t).await? {
+        let t = crate::memory::check_text(text).map_err(ServiceError::Invalid)?;
+        if !self.store.update_memory(id, &t).await? {
             return Err(ServiceError::NotFound("memory"));
         }
         let m = self

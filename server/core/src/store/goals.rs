@@ -105,8 +105,9 @@ impl Store {
         Ok(())
     }
 
-    /// Write back every changing field of a goal read before (by id).
-    pub async fn save_goal(&self, g: &GoalRow) -> StoreResult<()> {
+    /// Write back every changing field of a goal read before (by id), stamping `updated_at`.
+    pub async fn save_goal(&self, g: &mut GoalRow) -> StoreResult<()> {
+        g.updated_at = now_ms();
         let n = sqlx::query(
             "UPDATE goals SET objective = $1, status = $2, budget_turns = $3, budget_tokens = $4, budget_minutes = $5, used_turns = $6, used_tokens = $7, used_ms = $8, blocked_streak = $9, last_blocked_turn = $10, reason = $11, reports = $12, updated_at = $13 WHERE id = $14",
         )
@@ -122,7 +123,7 @@ impl Store {
         .bind(g.last_blocked_turn)
         .bind(&g.reason)
         .bind(&g.reports)
-        .bind(now_ms())
+        .bind(g.updated_at)
         .bind(&g.id)
         .execute(self.pool())
         .await?

@@ -26,14 +26,8 @@ const STACK_LIMIT: usize = 1024 * 1024;
 const MAX_CODE_CHARS: usize = 50_000;
 /// Most characters of the result the model reads.
 const MAX_RESULT_CHARS: usize = 100_000;
-/// Tools a snippet cannot call.
-const REFUSED: &[&str] = &[
-    "execute",
-    "exit_plan",
-    "get_goal",
-    "update_goal",
-    "ask_user_question",
-];
+/// Tools a snippet cannot call (besides the opt-in ones, [`super::OPT_IN`]).
+const REFUSED: &[&str] = &["execute", "exit_plan", "ask_user_question"];
 
 /// What runs before the snippet: `callTool`, and the code generators taken away.
 const PRELUDE: &str = r#"
@@ -127,7 +121,7 @@ struct Request {
 
 /// One nested call, as `{ok, text}` JSON.
 async fn nested(ctx: &ToolCtx<'_>, name: &str, input: String, n: usize) -> String {
-    let out = if REFUSED.contains(&name) {
+    let out = if REFUSED.contains(&name) || super::OPT_IN.iter().any(|d| d.name() == name) {
         ToolOutput::err("refused", format!("`{name}` cannot be called from execute"))
     } else {
         let call = crate::provider::ToolCallReq {

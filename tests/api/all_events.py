@@ -2,7 +2,7 @@
 
 Drives two sessions of a live server (replay provider, tests/api/all_events.replay.json) through
 REST only — a question, approvals, a background task that wakes the session, a provider that stays
-unavailable (retried, then the run fails), a rename, a plan approved in plan mode — answering what the runs ask with the
+unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent — answering what the runs ask with the
 generated calls, following the log by long-poll (`list_events` with `wait`). Then reads both
 logs with the generated `list_events` and checks that every frame parsed into the class of its
 type (none fell back to `UnknownEvent`) and that every documented type (`EventType`) was seen.
@@ -52,6 +52,18 @@ def drive(client, f: Follower, until, deadline: float) -> None:
             if isinstance(ev, models.ApprovalRequestedEvent):
                 r = answer_approval.sync(
                     ev.approval_id,
+                    client=client,
+                    body=models.ApprovalParams(decision=models.ApprovalDecision.ONCE),
+                )
+                assert isinstance(r, models.ApprovalResponse), r
+            elif (
+                isinstance(ev, models.ChildPendingEvent)
+                and ev.kind == models.PromptKindName.APPROVAL
+                and ev.status == models.ChildPendingStatus.PENDING
+            ):
+                # A subagent's approval, answered from its root session.
+                r = answer_approval.sync(
+                    ev.id,
                     client=client,
                     body=models.ApprovalParams(decision=models.ApprovalDecision.ONCE),
                 )
@@ -146,7 +158,15 @@ def main() -> int:
     post_message.sync(b.id, client=client, body=models.PostMessageParams(text="plan it"))
     drive(client, Follower(b.id), lambda seen: "plan_decided" in seen, deadline)
 
-    seen = check(client, a.id) | check(client, b.id)
+    # A subagent whose write asks: child_pending in the root, answered from there.
+    c = create_session.sync(client=client, body=models.CreateSessionParams(title="subagents"))
+    assert isinstance(c, models.Session), c
+    post_message.sync(c.id, client=client, body=models.PostMessageParams(text="delegate"))
+    drive(
+        client, Follower(c.id), lambda seen: {"child_pending", "run_finished"} <= seen, deadline
+    )
+
+    seen = check(client, a.id) | check(client, b.id) | check(client, c.id)
     documented = {t.value for t in models.EventType}
     missing = documented - seen
     if missing:

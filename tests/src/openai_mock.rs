@@ -52,6 +52,24 @@ pub struct Mock {
     /// When set, replies come from this function of the request once the script is empty, and
     /// requests are not recorded (long benches).
     pub responder: Arc<Mutex<Option<Responder>>>,
+    /// Scripts of their own for requests whose first user message contains a marker (parent
+    /// and subagent sessions calling at once each get their own replies, in order).
+    routes: Arc<Mutex<Vec<Route>>>,
+}
+
+/// A marker and the replies of the requests it picks.
+type Route = (String, VecDeque<Reply>);
+
+/// The text of a request's first user message.
+fn first_user_text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .unwrap_or_default()
 }
 
 pub fn ev_text(t: &str) -> String {
@@ -153,6 +171,15 @@ impl Mock {
         self.replies.lock().unwrap().push_back(r);
     }
 
+    /// Script a reply for requests whose first user message contains `marker`.
+    pub fn push_for(&self, marker: &str, r: Reply) {
+        let mut routes = self.routes.lock().unwrap();
+        match routes.iter_mut().find(|(m, _)| m == marker) {
+            Some((_, q)) => q.push_back(r),
+            None => routes.push((marker.to_string(), VecDeque::from([r]))),
+        }
+    }
+
     pub fn request_count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }
@@ -192,6 +219,7 @@ async fn chat(
         let reply = count_prompt(f(&body.0), prompt_tokens);
         return respond(reply, Arc::default()).await;
     }
+    let first = first_user_text(&body.0);
     m.requests.lock().unwrap().push(body.0);
     m.headers.lock().unwrap().push(
         headers
@@ -200,16 +228,22 @@ async fn chat(
             .collect(),
     );
     let sent = m.sent.clone();
-    let mut reply = m
-        .replies
+    let routed = m
+        .routes
         .lock()
         .unwrap()
-        .pop_front()
-        .unwrap_or(Reply::Status {
-            status: 500,
-            headers: vec![],
-            body: "no scripted reply".into(),
-        });
+        .iter_mut()
+        .find(|(marker, _)| first.contains(marker.as_str()))
+        .map(|(_, q)| q.pop_front());
+    let scripted = match routed {
+        Some(r) => r,
+        None => m.replies.lock().unwrap().pop_front(),
+    };
+    let mut reply = scripted.unwrap_or(Reply::Status {
+        status: 500,
+        headers: vec![],
+        body: "no scripted reply".into(),
+    });
     reply = count_prompt(reply, prompt_tokens);
     respond(reply, sent).await
 }

@@ -221,9 +221,25 @@ async fn suite(store: Store) {
             input: "{}".into(),
             reason: "r".into(),
             prefix: Some(vec!["cargo".into(), "test".into()]),
+            detail: tradewind::store::ApprovalDetail {
+                reasons: vec!["r".into()],
+                warnings: vec!["mentions ~/.ssh".into()],
+                directory: None,
+            },
         })
         .await
         .unwrap();
+    let detail: tradewind::store::ApprovalDetail = serde_json::from_str(
+        store
+            .get_approval(&aid)
+            .await
+            .unwrap()
+            .detail
+            .as_deref()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(detail.warnings, ["mentions ~/.ssh"]);
     assert_eq!(
         store.get_session(&sid).await.unwrap().status,
         SessionStatus::Waiting

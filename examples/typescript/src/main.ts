@@ -29,6 +29,7 @@ const KNOWN: Record<EventType, true> = {
   session_reverted: true,
   revert_undone: true,
   goal_updated: true,
+  child_pending: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

@@ -29,6 +29,7 @@ pub mod sandbox;
 pub mod services;
 pub mod state_dir;
 pub mod store;
+pub mod subagents;
 pub mod tasks;
 pub mod tools;
 pub mod undo;

@@ -35,6 +35,11 @@ pub trait PromptKind: Send + Sync + 'static {
     const NAME: &'static str;
     /// Said when the row is no longer pending.
     const CLOSED: &'static str;
+    /// The kind as a root session's `child_pending` names it.
+    const KIND: crate::protocol::PromptKindName;
+
+    /// One line on what is asked (shown to the root session of a subagent).
+    fn summary(req: &Self::Request) -> String;
 
     fn persist(store: &Store, req: &Self::Request) -> impl Future<Output = StoreResult<()>> + Send;
     fn requested(req: &Self::Request) -> EventPayload;
@@ -63,6 +68,11 @@ pub struct Waiter<'a> {
     pub run: &'a str,
     pub timeout: Duration,
     pub cancel: &'a CancellationToken,
+    /// The run's place in the global cap: given back while it waits.
+    pub slot: Option<&'a crate::runs::Slot>,
+    /// For a subagent: the sessions above it (parent first, root last), which hear
+    /// `child_pending`.
+    pub ancestors: &'a [String],
 }
 
 /// How an ask ended.
@@ -90,13 +100,34 @@ pub enum AnswerError {
 
 pub struct Pending<K: PromptKind> {
     waiting: Mutex<HashMap<String, oneshot::Sender<K::Answer>>>,
+    /// Prompts of subagents shown to the sessions above them: id → (those sessions, child).
+    mirrored: Mutex<HashMap<String, (Vec<String>, String)>>,
 }
 
 impl<K: PromptKind> Default for Pending<K> {
     fn default() -> Self {
         Pending {
             waiting: Mutex::new(HashMap::new()),
+            mirrored: Mutex::new(HashMap::new()),
         }
+    }
+}
+
+/// The most bytes of a `child_pending` summary.
+const SUMMARY_CHARS: usize = 200;
+
+fn child_pending<K: PromptKind>(
+    child: &str,
+    id: &str,
+    summary: String,
+    status: crate::protocol::ChildPendingStatus,
+) -> EventPayload {
+    EventPayload::ChildPending {
+        child_session: child.to_string(),
+        kind: K::KIND,
+        id: id.to_string(),
+        summary,
+        status,
     }
 }
 
@@ -110,10 +141,32 @@ impl<K: PromptKind> Pending<K> {
             return Asked::Failed(e);
         }
         w.events.post(w.session, Some(w.run), &K::requested(req));
-        let answer = tokio::select! {
-            r = rx => r.ok(),
-            _ = tokio::time::sleep(w.timeout) => None,
-            _ = w.cancel.cancelled() => None,
+        if !w.ancestors.is_empty() {
+            self.mirrored.lock().insert(
+                id.to_string(),
+                (w.ancestors.to_vec(), w.session.to_string()),
+            );
+            let summary = crate::util::truncate_str(&K::summary(req), SUMMARY_CHARS).to_string();
+            let p = child_pending::<K>(
+                w.session,
+                id,
+                summary,
+                crate::protocol::ChildPendingStatus::Pending,
+            );
+            for a in w.ancestors {
+                w.events.post(a, None, &p);
+            }
+        }
+        let wait = async {
+            tokio::select! {
+                r = rx => r.ok(),
+                _ = tokio::time::sleep(w.timeout) => None,
+                _ = w.cancel.cancelled() => None,
+            }
+        };
+        let answer = match w.slot {
+            Some(slot) => slot.idle(w.cancel, wait).await,
+            None => wait.await,
         };
         match answer {
             // The answering service already moved the row out of `pending` and recorded it.
@@ -122,6 +175,18 @@ impl<K: PromptKind> Pending<K> {
                 self.waiting.lock().remove(id);
                 if K::expire(w.store, id).await.unwrap_or(false) {
                     w.events.post(w.session, Some(w.run), &K::expired(req));
+                }
+                let mirrored = self.mirrored.lock().remove(id);
+                if let Some((above, child)) = mirrored {
+                    let p = child_pending::<K>(
+                        &child,
+                        id,
+                        String::new(),
+                        crate::protocol::ChildPendingStatus::Expired,
+                    );
+                    for a in &above {
+                        w.events.post(a, None, &p);
+                    }
                 }
                 Asked::Expired
             }
@@ -153,6 +218,20 @@ impl<K: PromptKind> Pending<K> {
             .await
         {
             tracing::warn!(error = %e, id, "could not record the decision event");
+        }
+        let mirrored = self.mirrored.lock().remove(id);
+        if let Some((above, child)) = mirrored {
+            let p = child_pending::<K>(
+                &child,
+                id,
+                String::new(),
+                crate::protocol::ChildPendingStatus::Answered,
+            );
+            for a in &above {
+                if let Err(e) = events.append(a, None, &p).await {
+                    tracing::warn!(error = %e, id, "could not tell a parent session");
+                }
+            }
         }
         let waiter = self.waiting.lock().remove(id);
         if waiter.is_none_or(|tx| tx.send(answer).is_err()) {
@@ -200,6 +279,11 @@ impl PromptKind for Approvals {
     type Answer = ApprovalDecision;
     const NAME: &'static str = "approval";
     const CLOSED: &'static str = "this approval was already answered or has expired";
+    const KIND: crate::protocol::PromptKindName = crate::protocol::PromptKindName::Approval;
+
+    fn summary(req: &ApprovalRequest) -> String {
+        format!("{}: {}", req.row.tool, req.row.reason)
+    }
 
     async fn persist(store: &Store, req: &ApprovalRequest) -> StoreResult<()> {
         store.create_approval(&req.row).await
@@ -271,6 +355,13 @@ impl PromptKind for Questions {
     type Answer = Answers;
     const NAME: &'static str = "question";
     const CLOSED: &'static str = "this question was already answered or has expired";
+    const KIND: crate::protocol::PromptKindName = crate::protocol::PromptKindName::Question;
+
+    fn summary(q: &QuestionRequest) -> String {
+        q.questions
+            .first()
+            .map_or_else(String::new, |x| x.question.clone())
+    }
 
     async fn persist(store: &Store, q: &QuestionRequest) -> StoreResult<()> {
         let json = serde_json::to_string(&q.questions).map_err(anyhow::Error::from)?;
@@ -374,6 +465,14 @@ impl PromptKind for Plans {
     type Answer = PlanAnswer;
     const NAME: &'static str = "plan";
     const CLOSED: &'static str = "this plan was already decided";
+    const KIND: crate::protocol::PromptKindName = crate::protocol::PromptKindName::Plan;
+
+    fn summary(p: &PlanRequest) -> String {
+        p.row
+            .title
+            .clone()
+            .unwrap_or_else(|| "a plan to review".into())
+    }
 
     async fn persist(store: &Store, p: &PlanRequest) -> StoreResult<()> {
         store.create_plan(&p.row).await

@@ -24,6 +24,10 @@ pub enum MarkKind {
     /// A model call ended; `took` is how long the provider took (from the request until its
     /// stream ended), so a bench can subtract the provider's own time.
     ModelCall,
+    /// A `task` call began starting a subagent.
+    Spawn,
+    /// A subagent's run sent a model request.
+    ChildRequest,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +84,19 @@ pub fn model_call(took: std::time::Duration) {
             conn: 0,
             bytes: 0,
             took,
+        });
+    }
+}
+
+/// A moment of the subagent bench: `Spawn` or `ChildRequest`.
+pub fn moment(kind: MarkKind) {
+    if enabled() {
+        record(Mark {
+            kind,
+            at: Instant::now(),
+            conn: 0,
+            bytes: 0,
+            took: std::time::Duration::ZERO,
         });
     }
 }

@@ -177,6 +177,12 @@ pub fn analyze_argv(argv: &[String]) -> CommandAnalysis {
 /// Render a command for display with control and invisible characters made visible:
 /// newline → `⏎`, C0 controls → their control pictures (`\x1b` → `␛`), others → `<U+202E>`.
 pub fn visible(command: &str) -> String {
+    if command
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) || b == b'\t')
+    {
+        return command.to_string();
+    }
     let mut out = String::with_capacity(command.len());
     for c in command.chars() {
         match c {
@@ -322,8 +328,15 @@ impl Acc {
             if self.mentions.len() >= MAX_MENTIONS {
                 return;
             }
+            if piece.is_empty() {
+                continue;
+            }
             let denied = crate::lists::names_hard_denied_path(piece);
-            if denied || piece.to_lowercase().split(['/', '\\']).any(sensitive) {
+            if denied
+                || crate::lists::lowercase(piece)
+                    .split(['/', '\\'])
+                    .any(sensitive)
+            {
                 let shown = visible(&piece.chars().take(120).collect::<String>());
                 if denied && !self.denied.contains(&shown) {
                     self.denied.push(shown.clone());
@@ -334,7 +347,7 @@ impl Acc {
             }
         }
     }
-    fn finish(self) -> CommandAnalysis {
+    pub(crate) fn finish(self) -> CommandAnalysis {
         let mut out = CommandAnalysis {
             dangers: Vec::new(),
             reasons: Vec::new(),
@@ -856,15 +869,16 @@ fn generic(n: &str, args: &[String], a: &mut Acc) {
 fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     use Danger::*;
     generic(n, args, a);
-    let (f, who) = (fam(n), q(n));
+    let f = fam(n);
     let any = |p: &dyn Fn(&str) -> bool| args.iter().any(|x| p(x));
     let opt = |l: &[&str]| any(&|x| opt_in(x, l));
-    macro_rules! hit { ($d:expr, $cond:expr, $why:expr) => { if $cond { a.flag($d, format!("{who} {}", $why)); } }; }
+    // Reasons are written only for what is found (most commands find nothing).
+    macro_rules! hit { ($d:expr, $cond:expr, $why:expr) => { if $cond { a.flag($d, format!("{} {}", q(n), $why)); } }; }
     for v in pm_verbs(args) {
         let is = |t: &[(&str, &[&str])]| t.iter().any(|(p, vs)| (*p == n || *p == f) && vs.contains(&v));
-        let nv = q(&format!("{n} {v}"));
-        if is(PKG) { a.flag(PackageInstall, format!("{nv} installs or fetches packages")); }
-        if is(NET_VERBS) { a.flag(Network, format!("{nv} reaches the network")); }
+        let nv = || q(&format!("{n} {v}"));
+        if is(PKG) { a.flag(PackageInstall, format!("{} installs or fetches packages", nv())); }
+        if is(NET_VERBS) { a.flag(Network, format!("{} reaches the network", nv())); }
     }
     let init_pkg = matches!(f, "npm" | "pnpm" | "yarn" | "bun") && {
         let ops: Vec<&str> = args.iter().filter(|x| !x.starts_with('-')).map(String::as_str).collect();

@@ -15,6 +15,7 @@ pub mod lists;
 pub mod paths;
 pub mod secrets;
 mod shell;
+mod simple_line;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

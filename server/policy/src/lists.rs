@@ -49,17 +49,30 @@ pub const HARD_DENY_FRAGMENTS: &[&str] = &[
 /// Is this (lowercased, `/`-separated) path one of the credential files or locations?
 pub fn credential_location(lower: &str) -> bool {
     let last = lower.rsplit('/').next().unwrap_or(lower);
-    HARD_DENY_FILES.contains(&last)
-        || HARD_DENY_FRAGMENTS.iter().any(|f| {
-            lower.match_indices(f).any(|(i, _)| {
-                (i == 0 || lower.as_bytes().get(i - 1) == Some(&b'/')) && {
-                    let end = i + f.len();
-                    end == lower.len()
-                        || f.ends_with('/')
-                        || lower.as_bytes().get(end) == Some(&b'/')
+    if HARD_DENY_FILES.contains(&last) {
+        return true;
+    }
+    // A fragment counts where a component starts, up to the end of one.
+    let bytes = lower.as_bytes();
+    let starts = std::iter::once(0).chain(
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'/')
+            .map(|(i, _)| i + 1),
+    );
+    for i in starts {
+        let rest = lower.get(i..).unwrap_or_default();
+        for f in HARD_DENY_FRAGMENTS {
+            if rest.starts_with(f) {
+                let end = i + f.len();
+                if end == lower.len() || f.ends_with('/') || bytes.get(end) == Some(&b'/') {
+                    return true;
                 }
-            })
-        })
+            }
+        }
+    }
+    false
 }
 
 /// Private key file names, never read or written.
@@ -82,23 +95,39 @@ pub const HARD_DENY_EXTS: &[&str] = &[
 /// own `.tradewind` state directory, a private key's name or extension, or a process's
 /// `/proc/…/environ` (the environment holds secrets). Lowercased, `/`-separated.
 pub fn names_hard_denied_path(word: &str) -> bool {
-    let w = word.to_lowercase();
-    let comps: Vec<&str> = w.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
-    if w.starts_with("/proc/") && comps.last() == Some(&"environ") {
+    // Every word of every command comes through here: allocate only when the word needs it.
+    let w = lowercase(word);
+    let w = w.as_ref();
+    let mut comps = w.split(['/', '\\']).filter(|c| !c.is_empty());
+    let last = comps.clone().next_back().unwrap_or("");
+    if w.starts_with("/proc/") && last == "environ" {
         return true;
     }
-    let last = comps.last().copied().unwrap_or("");
     let ext_denied = last
         .rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && HARD_DENY_EXTS.contains(&ext));
-    credential_location(&comps.join("/"))
-        || comps
-            .iter()
-            .any(|c| HARD_DENY_DIRS.contains(c) || *c == ".tradewind")
-        || HARD_DENY_NAMES
-            .iter()
-            .any(|n| last == *n || last.starts_with(&format!("{n}.")))
+    let normal = !(w.starts_with('/') || w.ends_with('/') || w.contains("//") || w.contains('\\'));
+    let joined: std::borrow::Cow<'_, str> = if normal {
+        std::borrow::Cow::Borrowed(w)
+    } else {
+        std::borrow::Cow::Owned(comps.clone().collect::<Vec<_>>().join("/"))
+    };
+    credential_location(&joined)
+        || comps.any(|c| HARD_DENY_DIRS.contains(&c) || c == ".tradewind")
+        || HARD_DENY_NAMES.iter().any(|n| {
+            last.strip_prefix(n)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
         || ext_denied
+}
+
+/// `s` lowercased, borrowed when it has no capital letter.
+pub(crate) fn lowercase(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        std::borrow::Cow::Owned(s.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 /// Does this path name a startup or autostart location? `path` may be relative; `..` and `.`

@@ -57,6 +57,15 @@ pub(crate) fn analyze(src: &str, a: &mut Acc, depth: u8) {
         a.flag(Danger::Opaque, "it is too long to analyse");
         return;
     }
+    if let Some(line) = crate::simple_line::lex(src) {
+        crate::simple_line::walk(line, a, depth);
+        return;
+    }
+    analyze_tree(src, a, depth);
+}
+
+/// `analyze` through tree-sitter, whatever the line.
+pub(crate) fn analyze_tree(src: &str, a: &mut Acc, depth: u8) {
     let tree = PARSER.with(|p| {
         let mut p = p.borrow_mut();
         if p.is_none() {
@@ -113,7 +122,7 @@ struct Walker<'s, 'a> {
     vars: HashMap<String, Option<String>>,
 }
 
-fn is_name(s: &str) -> bool {
+pub(crate) fn is_name(s: &str) -> bool {
     let mut it = s.chars();
     it.next()
         .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
@@ -418,7 +427,7 @@ impl<'s> Walker<'s, '_> {
                     .unwrap_or_default();
                 let dest = r.child_by_field_name("destination");
                 let w = dest.map(|d| self.word(d, nest + 1)).unwrap_or_default();
-                self.target(&op, &w);
+                target(self.a, &op, &w);
                 (op == "<").then_some(Stdin::File)
             }
             "herestring_redirect" => {
@@ -457,33 +466,6 @@ impl<'s> Walker<'s, '_> {
                 self.scan(r, nest + 1);
                 None
             }
-        }
-    }
-
-    /// An output or input redirection target.
-    fn target(&mut self, op: &str, w: &Word) {
-        let t = w.text.as_str();
-        self.a.mentions(t);
-        if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
-            self.a.flag(
-                Danger::Network,
-                format!("the redirection to {} reaches the network", q(t)),
-            );
-        }
-        let dup = op.ends_with('&')
-            && (t == "-" || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())));
-        if op == "<" || dup {
-            return;
-        }
-        if w.unknown || (w.glob && !w.quoted) {
-            self.a.flag(
-                Danger::Opaque,
-                format!("it redirects output to {}, known only at run time", q(t)),
-            );
-            return;
-        }
-        if !matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr") {
-            crate::command::write_checks(self.a, "the redirection", t);
         }
     }
 
@@ -583,21 +565,7 @@ impl<'s> Walker<'s, '_> {
                 _ => words.push(self.word(ch, nest + 1)),
             }
         }
-        for name in &assigns {
-            if !safe_env(name) {
-                let why = format!(
-                    "it sets {} for the command, which can change what runs",
-                    q(name)
-                );
-                self.a.flag(Danger::Opaque, why);
-            }
-        }
-        if !words.is_empty() {
-            for w in &words {
-                self.a.mentions(&w.text);
-            }
-            crate::command::simple(self.a, &words, &input, self.depth);
-        }
+        simple_command(self.a, &assigns, &words, &input, self.depth);
         for s in after {
             self.statement(s, &Stdin::Pipe, nest + 1);
         }
@@ -706,6 +674,59 @@ impl<'s> Walker<'s, '_> {
         }
         w.unknown = true;
         w.text.push_str(raw);
+    }
+}
+
+/// An output or input redirection target.
+pub(crate) fn target(a: &mut Acc, op: &str, w: &Word) {
+    let t = w.text.as_str();
+    a.mentions(t);
+    if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+        a.flag(
+            Danger::Network,
+            format!("the redirection to {} reaches the network", q(t)),
+        );
+    }
+    let dup =
+        op.ends_with('&') && (t == "-" || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())));
+    if op == "<" || dup {
+        return;
+    }
+    if w.unknown || (w.glob && !w.quoted) {
+        a.flag(
+            Danger::Opaque,
+            format!("it redirects output to {}, known only at run time", q(t)),
+        );
+        return;
+    }
+    if !matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr") {
+        crate::command::write_checks(a, "the redirection", t);
+    }
+}
+
+/// The end of a simple command: its `NAME=value` prefixes checked, its words mentioned and
+/// classified.
+pub(crate) fn simple_command(
+    a: &mut Acc,
+    assigns: &[String],
+    words: &[Word],
+    input: &Stdin,
+    depth: u8,
+) {
+    for name in assigns {
+        if !safe_env(name) {
+            let why = format!(
+                "it sets {} for the command, which can change what runs",
+                q(name)
+            );
+            a.flag(Danger::Opaque, why);
+        }
+    }
+    if !words.is_empty() {
+        for w in words {
+            a.mentions(&w.text);
+        }
+        crate::command::simple(a, words, input, depth);
     }
 }
 

@@ -200,6 +200,19 @@ pub enum EventPayload {
     /// The session's goal changed (set, paused, resumed, edited, reported on, stopped); null
     /// when the user deleted it.
     GoalUpdated { goal: Option<Goal> },
+    /// Sent to every session above a subagent (its parent up to the root): the subagent asks
+    /// the user something (`status: pending`), and later that it was answered or expired.
+    /// Answer it through the usual endpoint of its `kind` with its `id`;
+    /// `GET /api/sessions/{id}/pending` on any of them lists what still waits below, each with
+    /// its `session`.
+    ChildPending {
+        child_session: String,
+        kind: PromptKindName,
+        id: String,
+        /// One line on what is asked.
+        summary: String,
+        status: ChildPendingStatus,
+    },
 }
 
 impl EventType {
@@ -238,6 +251,7 @@ impl EventPayload {
             EventPayload::PlanProposed { .. } => "plan_proposed",
             EventPayload::PlanDecided { .. } => "plan_decided",
             EventPayload::GoalUpdated { .. } => "goal_updated",
+            EventPayload::ChildPending { .. } => "child_pending",
         }
     }
 }
@@ -281,6 +295,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 25);
+        assert_eq!(EventType::all().count(), 26);
     }
 }

@@ -225,6 +225,9 @@ pub struct Session {
     /// The model this session's runs use; null: its provider's default model.
     #[serde(default)]
     pub model: Option<String>,
+    /// A subagent: the session whose `task` started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -609,6 +612,30 @@ pub enum RunTrigger {
     Compact,
     /// The session's goal goes on by itself (a continuation while budget remains).
     Goal,
+    /// A subagent's input from its parent session (`task` or `send_message`).
+    Task,
+}
+
+/// What kind of prompt waits for the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptKindName {
+    /// Answer with `POST /api/approvals/{id}`.
+    Approval,
+    /// Answer with `POST /api/questions/{id}`.
+    Question,
+    /// Answer with `POST /api/plans/{id}/decision`.
+    Plan,
+}
+
+/// Where a child's prompt stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChildPendingStatus {
+    Pending,
+    Answered,
+    /// Not answered in time, or its run stopped.
+    Expired,
 }
 
 // ---- Goals ----
@@ -1348,6 +1375,8 @@ impl PlanDecision {
 /// An approval waiting for the user.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingApproval {
+    /// The session that asks: this one, or one of its subagents.
+    pub session: String,
     pub approval_id: String,
     pub run_id: String,
     pub call_id: String,
@@ -1358,10 +1387,25 @@ pub struct PendingApproval {
     pub reason: String,
     pub scope: ApprovalScope,
     pub created_at: i64,
+    /// Every reason this approval covers (as in `approval_requested`).
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// Deny-list mentions, control characters, dangerous categories.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// For `directory` scope: the directory the answer covers.
+    #[serde(default)]
+    pub directory: Option<String>,
+    /// "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
+    /// stores, when offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingQuestion {
+    /// The session that asks: this one, or one of its subagents.
+    pub session: String,
     pub question_id: String,
     pub run_id: String,
     pub questions: Vec<Question>,
@@ -1370,6 +1414,8 @@ pub struct PendingQuestion {
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingPlan {
+    /// The session that asks: this one, or one of its subagents.
+    pub session: String,
     pub plan_id: String,
     pub run_id: String,
     pub artifact_id: String,

@@ -353,6 +353,60 @@ async fn turn() {
     s.stop().await;
 }
 
+/// Subagent spawn: from a `task` call beginning to the child's first model request, inside the
+/// server (the probe marks both), over the replay provider.
+async fn subagents() {
+    let script = json!({"scripts": [
+        {"match": "child-hello", "turns": [{"text": "hi"}]},
+        {"match": "spawn", "turns": [
+            {"tool_calls": [{"name": "task", "arguments": {"description": "Say hi", "prompt": "child-hello"}}]},
+            {"text": "ok"}
+        ]},
+        {"turns": [{"text": "ok"}]}
+    ]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    let mut ws = ws_connect(&s).await;
+    let mut spawn = Vec::new();
+    tradewind::probe::enable(true);
+    for i in 0..41 {
+        // A session each: its children never reach the live-children limit.
+        let sid = s.create_session("ask").await;
+        ws_send(
+            &mut ws,
+            json!({"type": "subscribe", "session": sid, "after": 0}),
+        )
+        .await;
+        let _ = tradewind::probe::take();
+        let (_, fin) = timed_run(&s, &mut ws, &sid, "spawn").await;
+        assert_eq!(fin["status"], "completed");
+        let (_, kids) = s.get(&format!("/api/sessions/{sid}/children")).await;
+        let kid = kids[0]["id"].as_str().expect("a child").to_string();
+        s.wait_event(&kid, |e| e["type"] == "run_finished").await;
+        let marks = tradewind::probe::take();
+        let at = |k| marks.iter().find(|m| m.kind == k).map(|m| m.at);
+        let (Some(a), Some(b)) = (
+            at(tradewind::probe::MarkKind::Spawn),
+            at(tradewind::probe::MarkKind::ChildRequest),
+        ) else {
+            panic!("no spawn or child request marked")
+        };
+        if i > 0 {
+            spawn.push((b - a).as_secs_f64() * 1000.0);
+        }
+    }
+    tradewind::probe::enable(false);
+    println!(
+        "subagent_spawn_to_first_model_request_ms p50 {:.2} p90 {:.2} (a `task` call beginning → the child's first model request, inside the server: child session row, its run queued, started and its prompt built; n=40 after one warm-up)",
+        pct(&mut spawn.clone(), 0.5),
+        pct(&mut spawn, 0.9)
+    );
+    s.stop().await;
+}
+
 /// One streamed reply of `n` deltas to `subs` subscribers. Returns the figures of one case.
 struct StreamCase {
     /// Inside the server (the probe): per chunk and subscriber, from the chunk reaching the
@@ -1848,6 +1902,9 @@ async fn main() {
     }
     if want("mcp") {
         mcp().await;
+    }
+    if want("subagents") {
+        subagents().await;
     }
     if want("context") {
         context().await;

@@ -239,7 +239,10 @@ export const api = {
 
   decideApproval: (id: string, decision: ApprovalDecision) =>
     request<ApprovalResponse>("POST", `/api/approvals/${enc(id)}`, { decision } satisfies ApprovalParams),
+  /** What waits for the user in the session and in its subagents (each item names its `session`). */
   pending: (id: string) => request<PendingItems>("GET", `/api/sessions/${enc(id)}/pending`),
+  /** The subagent sessions the session's `task` calls started, oldest first. */
+  children: (id: string) => request<Session[]>("GET", `/api/sessions/${enc(id)}/children`),
   files: (id: string, q: string, limit = 8) =>
     request<FileMatches>("GET", `/api/sessions/${enc(id)}/files?q=${encodeURIComponent(q)}&limit=${limit}`),
   permissions: (id: string) => request<SessionPermissions>("GET", `/api/sessions/${enc(id)}/permissions`),

@@ -29,6 +29,7 @@ const EVENT_TYPES: Record<EventType, true> = {
   task_updated: true,
   wakeup: true,
   session_updated: true,
+  child_pending: true,
 };
 
 /** A sequenced event frame (not an ack or error reply): a seq, the session's id and a type. */

@@ -770,6 +770,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The subagent sessions this session started.
+         * @description Returns the sessions its `task` calls started, oldest first, each with its `parent_id`
+         *     (read their transcripts like any session's). Subagent sessions are not in
+         *     `GET /api/sessions`; they belong to their parent.
+         */
+        get: operations["children"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/commands": {
         parameters: {
             query?: never;
@@ -1008,11 +1030,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What waits for the user in this session.
+         * What waits for the user in this session and its subagents.
          * @description Returns the approvals, questions and plan decisions still pending, each list oldest first,
-         *     with what is needed to show and answer them. Answer with `POST /api/approvals/{id}`,
-         *     `POST /api/questions/{id}` and `POST /api/plans/{id}/decision`. Empty lists when nothing
-         *     waits.
+         *     with what is needed to show and answer them. A session's subagents (at every depth) ask
+         *     through it: their prompts are listed here too, each with the `session` that asks. Answer
+         *     with `POST /api/approvals/{id}`, `POST /api/questions/{id}` and
+         *     `POST /api/plans/{id}/decision`. Empty lists when nothing waits.
          */
         get: operations["pending"];
         put?: never;
@@ -1720,6 +1743,34 @@ export interface components {
             write: boolean;
         };
         /**
+         * @description Sent to every session above a subagent (its parent up to the root): the subagent asks
+         *     the user something (`status: pending`), and later that it was answered or expired.
+         *     Answer it through the usual endpoint of its `kind` with its `id`;
+         *     `GET /api/sessions/{id}/pending` on any of them lists what still waits below, each with
+         *     its `session`.
+         */
+        ChildPendingEvent: components["schemas"]["EventEnvelope"] & {
+            child_session: string;
+            id: string;
+            kind: components["schemas"]["PromptKindName"];
+            status: components["schemas"]["ChildPendingStatus"];
+            /** @description One line on what is asked. */
+            summary: string;
+            /** @enum {string} */
+            type: "child_pending";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "child_pending";
+        };
+        /**
+         * @description Where a child's prompt stands.
+         * @enum {string}
+         */
+        ChildPendingStatus: "pending" | "answered" | "expired";
+        /**
          * @description Why a conversation was compacted.
          * @enum {string}
          */
@@ -1939,7 +1990,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "context_compacted" | "error" | "goal_updated" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
         /** @description One piece of evidence: a path, a test run, a log line… */
         Evidence: {
             /** @description 1 to 2,000 characters. */
@@ -2196,7 +2247,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -2478,12 +2529,25 @@ export interface components {
             call_id: string;
             /** Format: int64 */
             created_at: number;
+            /** @description For `directory` scope: the directory the answer covers. */
+            directory?: string | null;
             effect: components["schemas"]["Effect"];
             input: components["schemas"]["ToolInput"];
+            /**
+             * @description "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
+             *     stores, when offered.
+             */
+            prefix?: string[] | null;
             reason: string;
+            /** @description Every reason this approval covers (as in `approval_requested`). */
+            reasons?: string[];
             run_id: string;
             scope: components["schemas"]["ApprovalScope"];
+            /** @description The session that asks: this one, or one of its subagents. */
+            session: string;
             tool: string;
+            /** @description Deny-list mentions, control characters, dangerous categories. */
+            warnings?: string[];
         };
         PendingItems: {
             approvals: components["schemas"]["PendingApproval"][];
@@ -2498,6 +2562,8 @@ export interface components {
             /** Format: int64 */
             revision: number;
             run_id: string;
+            /** @description The session that asks: this one, or one of its subagents. */
+            session: string;
             title?: string | null;
         };
         PendingQuestion: {
@@ -2506,6 +2572,8 @@ export interface components {
             question_id: string;
             questions: components["schemas"]["Question"][];
             run_id: string;
+            /** @description The session that asks: this one, or one of its subagents. */
+            session: string;
         };
         /**
          * @description How the user answers a pending plan.
@@ -2716,6 +2784,11 @@ export interface components {
             /** @description Files of the folder that were left out, and why. */
             skipped: string[];
         };
+        /**
+         * @description What kind of prompt waits for the user.
+         * @enum {string}
+         */
+        PromptKindName: "approval" | "question" | "plan";
         /**
          * @description The kinds of model provider Settings can switch to (`replay` is only set at start).
          * @enum {string}
@@ -3050,7 +3123,7 @@ export interface components {
          * @description What started a run.
          * @enum {string}
          */
-        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal";
+        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal" | "task";
         /** @description The process sandbox: whether commands run confined by Landlock, and why not. */
         SandboxInfo: {
             /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
@@ -3160,6 +3233,8 @@ export interface components {
             mode: components["schemas"]["Mode"];
             /** @description The model this session's runs use; null: its provider's default model. */
             model?: string | null;
+            /** @description A subagent: the session whose `task` started it. */
+            parent_id?: string | null;
             /**
              * @description The provider this session's runs use (an id from `GET /api/providers`); null: the
              *     default provider.
@@ -6874,6 +6949,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ArtifactList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    children: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subagent sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"][];
                 };
             };
             /** @description Not authenticated */

@@ -50,6 +50,7 @@ export type ApprovalDecision = Schemas["ApprovalDecision"];
 export type ApprovalParams = Schemas["ApprovalParams"];
 export type ApprovalResponse = Schemas["ApprovalResponse"];
 export type PendingItems = Schemas["PendingItems"];
+export type PendingApproval = Schemas["PendingApproval"];
 export type FileMatch = Schemas["FileMatch"];
 export type FileMatches = Schemas["FileMatches"];
 
@@ -179,6 +180,8 @@ export type RunStartedEvent = EventOf<"run_started">;
 export type ApprovalRequestedEvent = EventOf<"approval_requested">;
 export type PlanProposedEvent = EventOf<"plan_proposed">;
 export type RunFinishedEvent = EventOf<"run_finished">;
+/** Where a subagent's prompt stands, as a root session's `child_pending` says it. */
+export type ChildPendingStatus = Schemas["ChildPendingStatus"];
 
 /** The fields every frame has, whatever its type. */
 export type FrameHeader = Schemas["EventEnvelope"];

@@ -1,7 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
-import type { ApprovalDecision } from "../api/types";
-import type { ApprovalState } from "../state/transcript";
+import type { ApprovalDecision, ApprovalRequestedEvent } from "../api/types";
 import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
@@ -16,7 +15,23 @@ const DECIDED: Record<string, string> = {
   expired: "Expired",
 };
 
-export function ApprovalCard({ approval, inline = false }: { approval: ApprovalState; inline?: boolean }) {
+/**
+ * What the card shows: an `approval_requested` event, or a subagent's pending approval as
+ * `GET /api/sessions/{id}/pending` lists it (without the optional parts).
+ */
+export type ApprovalAsk = Pick<ApprovalRequestedEvent, "tool" | "effect" | "reason" | "input" | "scope"> &
+  Partial<Pick<ApprovalRequestedEvent, "reasons" | "warnings" | "directory" | "prefix">>;
+
+/** An approval as the card needs it (`ApprovalState` is one). */
+export interface ApprovalView {
+  id: string;
+  event: ApprovalAsk;
+  decision: string | null;
+  expired: boolean;
+}
+
+/** `onDecided`: after the server took the decision (the card itself goes with the event that follows). */
+export function ApprovalCard({ approval, inline = false, onDecided }: { approval: ApprovalView; inline?: boolean; onDecided?: () => void }) {
   const [busy, setBusy] = useState<ApprovalDecision | null>(null);
   const [error, setError] = useState<string | null>(null);
   const e = approval.event;
@@ -27,6 +42,7 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalS
     setError(null);
     try {
       await api.decideApproval(approval.id, d);
+      onDecided?.();
     } catch (err) {
       setError(errorText(err));
       setBusy(null);

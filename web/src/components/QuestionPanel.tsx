@@ -11,7 +11,17 @@ type Draft = (string[] | null | undefined)[];
  * arrows / Space / 1–9 choose, Enter goes on (submits after the last), Esc
  * skips only the current question.
  */
-export function QuestionPanel({ question: q }: { question: QuestionState }) {
+export function QuestionPanel({
+  question: q,
+  onAnswered,
+  asker = "The agent",
+}: {
+  question: QuestionState;
+  /** After the server took the answers (the panel itself goes with the event that follows). */
+  onAnswered?: () => void;
+  /** Who asks, as the panel's title says it. */
+  asker?: string;
+}) {
   const n = q.questions.length;
   const [draft, setDraftState] = useState<Draft>(() => q.questions.map(() => undefined));
   const [cur, setCurState] = useState(0);
@@ -59,6 +69,7 @@ export function QuestionPanel({ question: q }: { question: QuestionState }) {
     const answers: QuestionAnswers = final.map((a) => (a && a.length ? a : null));
     try {
       await api.answerQuestion(q.id, answers);
+      onAnswered?.();
       // The panel goes away with the question_answered event.
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) return; // already answered elsewhere
@@ -139,7 +150,7 @@ export function QuestionPanel({ question: q }: { question: QuestionState }) {
       ref={root}
       class="question-panel"
       data-question-id={q.id}
-      aria-label="The agent asks"
+      aria-label={`${asker} asks`}
       onKeyDown={onKeyDown}
       onSubmit={(e) => {
         e.preventDefault();
@@ -148,7 +159,7 @@ export function QuestionPanel({ question: q }: { question: QuestionState }) {
     >
       <header class="question-panel-head">
         <span class="approval-icon" aria-hidden="true">?</span>
-        <b>The agent asks</b>
+        <b>{asker} asks</b>
         {n > 1 && (
           <span class="q-steps" role="tablist" aria-label="Questions">
             {q.questions.map((qq, i) => {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { useObservable } from "../state/observable";
 import { openSearch } from "../state/search";
-import { sessions, sessionsError } from "../state/sessions";
+import { sessions, sessionsError, topLevel } from "../state/sessions";
 import { NewSessionForm } from "./NewSessionForm";
 import { SessionListItem } from "./SessionListItem";
 
@@ -12,8 +12,10 @@ export function SessionList({ activeId, headingLevel = 2 }: { activeId: string |
   // null: folded, unless the open session is an archived one (it stays in sight).
   const [showArchivedChoice, setShowArchived] = useState<boolean | null>(null);
   const [creating, setCreating] = useState(false);
-  const active = (list ?? []).filter((s) => !s.archived);
-  const archived = (list ?? []).filter((s) => s.archived);
+  // Subagents are reached from their parent's page, not listed here.
+  const shown = topLevel(list ?? []);
+  const active = shown.filter((s) => !s.archived);
+  const archived = shown.filter((s) => s.archived);
   const showArchived = showArchivedChoice ?? archived.some((s) => s.id === activeId);
 
   return (

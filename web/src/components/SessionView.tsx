@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
@@ -6,6 +6,7 @@ import { useOnReconnect } from "../state/reconnect";
 import { revealItem } from "../state/reveal";
 import { jumpTarget } from "../state/search";
 import { loadOlder, loadThrough, openTranscript, sessions, upsertSession } from "../state/sessions";
+import { childPromptCount, reportedStatus, useChildPrompts, useSubagents } from "../state/subagents";
 import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
 import type { Task } from "../api/types";
@@ -20,6 +21,9 @@ import { TodoPanel } from "./TodoPanel";
 import { QuestionPanel } from "./QuestionPanel";
 import { RevertDialog } from "./RevertDialog";
 import { SessionHeader } from "./SessionHeader";
+import { SubagentBanner } from "./SubagentBanner";
+import { SubagentPrompts } from "./SubagentPrompts";
+import { SubagentsPanel } from "./SubagentsPanel";
 import { TasksPanel } from "./TasksPanel";
 import { PermissionsPanel } from "./PermissionsPanel";
 import { permissionsPanel } from "../state/panels";
@@ -108,7 +112,13 @@ export function SessionView({ id }: { id: string }) {
   // The live list first: on a tie (a status change keeps updated_at) it is the newest word.
   const session = pickNewest(fromList, snap.session, fetched);
 
-  const waiting = snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length;
+  // What the subagents ask through this session, and the subagents themselves.
+  const child = useChildPrompts(id, snap.childMarks, snap.childPrompts);
+  const subagents = useSubagents(id, snap.subagentMarks);
+  const reported = useMemo(() => reportedStatus(snap.items), [snap.subagentMarks, t.firstSeq]);
+
+  const waiting =
+    snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length + childPromptCount(child.prompts);
   useEffect(() => {
     attentionCount.set(waiting);
     return () => attentionCount.set(0);
@@ -127,14 +137,17 @@ export function SessionView({ id }: { id: string }) {
     <section class="session-view" aria-label={session?.title || "Session"}>
       <SessionHeader session={session} usageMarks={snap.usageMarks} context={snap.context} />
       {session?.forked_from && <ForkBanner session={session} />}
-      <PendingBar snap={snap} />
+      {session?.parent_id && <SubagentBanner session={session} />}
+      <PendingBar snap={snap} subagents={child.prompts} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
       <GoalPanel key={id} sessionId={id} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
       <TodoPanel sessionId={id} items={snap.items} />
       <QueuePanel sessionId={id} runMarks={snap.runMarks} />
+      <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
+      <SubagentPrompts prompts={child.prompts} known={subagents} ownQuestion={snap.pendingQuestions.length > 0} onDone={child.refresh} />
       <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
       <Composer
         sessionId={id}

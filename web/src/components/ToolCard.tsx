@@ -6,6 +6,7 @@ import { DiffView } from "./DiffView";
 import { TerminalView } from "./TerminalView";
 import { InlineCode } from "./InlineCode";
 import { ResultParts, displayParts } from "./ResultParts";
+import { SubagentToolResult } from "./SubagentToolResult";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
 
@@ -79,6 +80,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <TerminalView key={`t${i}`} part={t} />
       ))}
       <ResultParts parts={shown} />
+      <SubagentToolResult item={item} />
     </div>
   );
 }

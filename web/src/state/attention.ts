@@ -1,5 +1,6 @@
 // "Needs you": the tab title and, when the page is hidden and the user allowed
-// it, a browser notification for approvals, questions and plans.
+// it, a browser notification for approvals, questions and plans, the session's own
+// and those its subagents ask through it (`child_pending`).
 import type { EventFrame } from "../api/types";
 
 const notified = new Set<string>();
@@ -12,6 +13,10 @@ function label(ev: EventFrame): string {
       return "The agent has a question";
     case "plan_proposed":
       return "A plan is ready for review";
+    case "child_pending": {
+      const what = ev.kind === "approval" ? "needs an approval" : ev.kind === "question" ? "has a question" : "has a plan for review";
+      return ev.summary ? `A subagent ${what}: ${ev.summary}` : `A subagent ${what}`;
+    }
     default:
       return "Tradewind needs you";
   }

@@ -4,6 +4,7 @@
 import type {
   Agent,
   ApprovalRequestedEvent,
+  ChildPendingStatus,
   CompactTrigger,
   Goal,
   ImageRef,
@@ -47,7 +48,7 @@ export interface UserItem extends ItemBase {
   goalTurn: number | null;
   /** Images sent with it. */
   images: ImageRef[];
-  /** Typed by the user as a prompt (not a `!command`, not internal): it can be edited and resent. */
+  /** Typed by the user as a prompt (not a `!command`, not internal, not a subagent's task): it can be edited and resent. */
   editable: boolean;
   /** The agent of its run (null: its `run_started` is not held). Only build runs can be reverted. */
   agent: Agent | null;
@@ -269,6 +270,18 @@ export interface TranscriptSnapshot {
    * compactions, run ends, a new cap): its usage is read again when it moves.
    */
   usageMarks: number;
+  /**
+   * The latest word on each subagent prompt a `child_pending` named, by its id (a root session's
+   * events only): what was answered or expired is no longer shown.
+   */
+  childPrompts: ReadonlyMap<string, ChildPendingStatus>;
+  /** Counts `child_pending` events: what waits in the subagents is read again when it moves. */
+  childMarks: number;
+  /**
+   * Counts the events that may change the session's subagents (`child_pending`, results of the
+   * subagent tools, run ends): the list of subagents is read again when it moves.
+   */
+  subagentMarks: number;
   /** The context fill the events held tell of (null: none of them does). */
   context: ContextState | null;
   /** The session's goal as the latest `goal_updated` held tells it (null: none held). */

@@ -43,6 +43,26 @@ export function sortSessions(list: Session[]): Session[] {
   return [...list].sort((a, b) => b.updated_at - a.updated_at || (a.id < b.id ? 1 : -1));
 }
 
+/**
+ * The sessions the user started, as the list shows them: subagents (`parent_id`) belong to their
+ * root session, which reads as waiting when one of them (at any depth the list knows) waits for
+ * the user, since they ask through it.
+ */
+export function topLevel(list: readonly Session[]): Session[] {
+  const byId = new Map(list.map((s) => [s.id, s]));
+  const asking = new Set<string>();
+  for (const s of list) {
+    if (!s.parent_id || s.status !== "waiting") continue;
+    let up: Session | undefined = s;
+    // Subagents nest only a few levels deep; the bound guards against a loop in bad data.
+    for (let i = 0; up?.parent_id && i < 8; i++) up = byId.get(up.parent_id);
+    if (up && !up.parent_id) asking.add(up.id);
+  }
+  return list
+    .filter((s) => !s.parent_id)
+    .map((s) => (asking.has(s.id) && s.status !== "waiting" ? { ...s, status: "waiting" } : s));
+}
+
 export function upsertSession(s: Session): void {
   const cur = sessions.get() ?? [];
   const i = cur.findIndex((x) => x.id === s.id);

@@ -9,7 +9,7 @@
 // result without its call, a run's end without its start). An older page rebuilds the whole
 // transcript from the events held, so what straddles the boundary comes out as if read in one go.
 import { isKnownEvent } from "../api/events";
-import type { EventFrame, EventOf, EventPage, FrameHeader, ServerEvent, Session, Task } from "../api/types";
+import type { ChildPendingStatus, EventFrame, EventOf, EventPage, FrameHeader, ServerEvent, Session, Task } from "../api/types";
 import { frameScheduler } from "./frame";
 import type {
   ApprovalItem,
@@ -61,6 +61,9 @@ const IN_RUN = new Set([
 /** The event types a search hit can point at: each is indexed by seq to the item showing it. */
 const SEARCHABLE = new Set(["user_message", "message_complete", "tool_call", "tool_result"]);
 
+/** The tools that start, follow and steer subagents: their results change the list of subagents. */
+export const SUBAGENT_TOOLS = new Set(["task", "task_wait", "task_status", "send_message"]);
+
 /** A user message `/undo` reverts to. */
 export interface UndoTarget {
   messageId: string;
@@ -96,6 +99,9 @@ class BuildState {
   usageMarks = 0;
   context: ContextState | null = null;
   goal: GoalMark | null = null;
+  childPrompts = new Map<string, ChildPendingStatus>();
+  childMarks = 0;
+  subagentMarks = 0;
   /** The goal turns used as the latest `goal_updated` held counts them (null: none held). */
   goalTurns: number | null = null;
 
@@ -244,7 +250,7 @@ export class Transcript {
 
   /** Build everything again from the events held (tasks read over REST are kept). */
   private rebuild(): void {
-    const { tasks, runMarks, usageMarks } = this.b;
+    const { tasks, runMarks, usageMarks, childMarks, subagentMarks } = this.b;
     this.b = new BuildState((item) => this.touch(item));
     this.replaying = true;
     try {
@@ -257,6 +263,8 @@ export class Transcript {
     // Older runs change nothing that waits behind the current one: the count goes on from where it was.
     this.b.runMarks = runMarks;
     this.b.usageMarks = usageMarks;
+    this.b.childMarks = childMarks;
+    this.b.subagentMarks = subagentMarks;
     this.itemsChanged = false;
   }
 
@@ -309,6 +317,9 @@ export class Transcript {
       session: b.session,
       runMarks: b.runMarks,
       usageMarks: b.usageMarks,
+      childPrompts: b.childPrompts,
+      childMarks: b.childMarks,
+      subagentMarks: b.subagentMarks,
       context: b.context,
       goal: b.goal,
       loaded: this.loaded,
@@ -523,7 +534,8 @@ export class Transcript {
           internal,
           goalTurn,
           images: Array.isArray(ev.images) ? ev.images : [],
-          editable: !internal && origin !== "command" && !str(ev.text).startsWith("!"),
+          // A subagent's task was written by its parent agent, not typed: nothing to edit and resend.
+          editable: !internal && origin !== "command" && origin !== "task" && !str(ev.text).startsWith("!"),
           agent: rs?.started?.agent ?? null,
           sessionId: this.sessionId,
         });
@@ -623,6 +635,7 @@ export class Transcript {
           text: str(ev.text),
           parts: Array.isArray(ev.parts) ? ev.parts : [],
         };
+        if (SUBAGENT_TOOLS.has(t.tool)) b.subagentMarks++;
         this.touch(t);
         shownBy(t.key);
         break;
@@ -690,6 +703,14 @@ export class Transcript {
         }
         break;
       }
+      case "child_pending": {
+        // The prompt itself is read over REST (`pending`); the event says when to read it again.
+        b.childPrompts.set(ev.id, ev.status);
+        b.childMarks++;
+        b.subagentMarks++;
+        if (ev.status === "pending") this.attention(ev);
+        break;
+      }
       case "task_updated": {
         const task = ev.task;
         if (task && typeof task.id === "string") b.tasks.set(task.id, task);
@@ -716,6 +737,7 @@ export class Transcript {
         if (b.activeRunId === id) b.activeRunId = null;
         b.runMarks++;
         b.usageMarks++;
+        b.subagentMarks++;
         this.expireRun(id);
         for (const it of b.runItems.get(id) ?? []) {
           if (it.kind === "tool" && !it.result && !it.runEnded) {

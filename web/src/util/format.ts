@@ -112,6 +112,15 @@ export function inputSummary(tool: string, input: unknown): string {
     }
     case "exit_plan":
       return s("title") ?? "plan";
+    case "task":
+      return s("description") ?? "";
+    case "task_wait":
+    case "task_status": {
+      const ids = Array.isArray(o.ids) ? o.ids.length : 0;
+      return ids === 0 ? "every subagent" : ids === 1 ? "one subagent" : `${ids} subagents`;
+    }
+    case "send_message":
+      return s("text") ?? "";
   }
   if (Array.isArray(o.argv)) return o.argv.map(String).join(" ");
   const v = s("command") ?? s("path") ?? s("pattern") ?? s("url") ?? s("query") ?? s("label");

@@ -174,7 +174,7 @@ fn prepare(
     input: &Value,
 ) -> Result<tools::Prepared, tools::PrepareError> {
     let allowed = t.deps.mcp.allowed;
-    if !t.goal_tools && tools::OPT_IN.iter().any(|d| d.name() == name) {
+    if (!t.goal_tools && tools::OPT_IN.iter().any(|d| d.name() == name)) || t.hides(name) {
         return Err(tools::PrepareError::Unknown(name.to_string()));
     }
     if let Some(m) = t.mcp_tool(name) {
@@ -277,7 +277,7 @@ async fn session_grants(t: &Turn<'_>) -> HashSet<String> {
     let g: HashSet<String> = t
         .deps
         .store
-        .list_grants(&t.run.session.id)
+        .list_grants(t.grant_session())
         .await
         .unwrap_or_default()
         .into_iter()
@@ -363,7 +363,7 @@ pub(crate) async fn gate(
                             });
                         once.extend(this_call.into_iter().cloned());
                         for key in stored {
-                            if let Err(e) = t.deps.store.add_grant(&t.run.session.id, key).await {
+                            if let Err(e) = t.deps.store.add_grant(t.grant_session(), key).await {
                                 tracing::error!(error = %e, "cannot store grant");
                                 once.insert(key.clone());
                             }
@@ -376,7 +376,7 @@ pub(crate) async fn gate(
                         };
                         let key = policy::prefix_key(rule);
                         let stored = if d == ApprovalDecision::Prefix {
-                            t.deps.store.add_grant(&t.run.session.id, &key).await
+                            t.deps.store.add_grant(t.grant_session(), &key).await
                         } else {
                             t.deps
                                 .store
@@ -429,6 +429,14 @@ async fn ask_user(
         input: input.to_string(),
         reason: ask.reason.clone(),
         prefix: ask.prefix.clone(),
+        detail: crate::store::ApprovalDetail {
+            reasons: ask.reasons.clone(),
+            warnings: ask.warnings.clone(),
+            directory: ask
+                .directory
+                .as_ref()
+                .map(|d| d.to_string_lossy().into_owned()),
+        },
     };
     let event = EventPayload::ApprovalRequested {
         approval_id: id.clone(),
@@ -509,7 +517,7 @@ pub(crate) async fn confirm(ctx: &ToolCtx<'_>, reason: &str, key: &str) -> Resul
         )),
         ApprovalDecision::Session | ApprovalDecision::Directory => {
             *t.grants.lock() = None;
-            if let Err(e) = t.deps.store.add_grant(&t.run.session.id, key).await {
+            if let Err(e) = t.deps.store.add_grant(t.grant_session(), key).await {
                 tracing::error!(error = %e, "cannot store grant");
             }
             Ok(())

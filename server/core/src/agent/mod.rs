@@ -74,6 +74,16 @@ pub struct AgentDeps {
     pub attachments: Arc<crate::attachments::Attachments>,
     /// One change of a goal at a time (a report, a finished turn, the user's edit).
     pub goal_lock: tokio::sync::Mutex<()>,
+    /// The scheduler these runs belong to (subagents queue their runs on it); set once by
+    /// `RunManager::new`.
+    pub runs: std::sync::OnceLock<std::sync::Weak<crate::runs::RunManager>>,
+}
+
+impl AgentDeps {
+    /// The scheduler, while the server runs.
+    pub fn runs(&self) -> Option<Arc<crate::runs::RunManager>> {
+        self.runs.get().and_then(std::sync::Weak::upgrade)
+    }
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
@@ -90,6 +100,8 @@ pub struct RunSpec {
     /// Cancelled when the server stops (the parent of `cancel`): a run it stops ends
     /// `interrupted` with reason `shutdown`, not `cancelled`.
     pub server_stop: CancellationToken,
+    /// The run's place in the global cap (given back while it only waits).
+    pub slot: Arc<crate::runs::Slot>,
 }
 
 #[derive(Debug, Clone)]
@@ -106,7 +118,7 @@ pub(crate) struct Turn<'a> {
     pub(crate) deps: &'a AgentDeps,
     pub(crate) run: &'a RunSpec,
     pub(crate) agent: Agent,
-    mode: Mode,
+    pub(crate) mode: Mode,
     pub(crate) paths: PathPolicy,
     usage: Usage,
     /// The session's history as the model sees it: loaded once per run, then kept in step with
@@ -125,6 +137,9 @@ pub(crate) struct Turn<'a> {
     pub(crate) goal_tools: bool,
     /// A call `execute` makes is running: an approval it would need is a denial.
     pub(crate) nested: std::sync::atomic::AtomicBool,
+    /// For a subagent: the sessions above it, its parent first and the root last (empty for a
+    /// session the user started).
+    pub(crate) lineage: Vec<String>,
 }
 
 #[derive(Default)]
@@ -181,7 +196,27 @@ impl Turn<'_> {
             run: &self.run.run_id,
             timeout: Duration::from_secs(self.deps.cfg.agent.approval_timeout_secs.max(1)),
             cancel: &self.run.cancel,
+            slot: Some(&self.run.slot),
+            ancestors: &self.lineage,
         }
+    }
+
+    /// The session whose grants this run uses: a subagent has its root session's, never more.
+    pub(crate) fn grant_session(&self) -> &str {
+        self.lineage.last().unwrap_or(&self.run.session.id)
+    }
+
+    /// A built-in tool this run is not offered: `exit_plan` in a subagent (it answers in
+    /// text), the subagent tools at the deepest level.
+    pub(crate) fn hides(&self, name: &str) -> bool {
+        let depth = self.depth();
+        (depth > 0 && name == "exit_plan")
+            || (depth >= crate::subagents::MAX_DEPTH && crate::subagents::SPAWNING.contains(&name))
+    }
+
+    /// How deep below a session the user started this one is (0: started by the user).
+    pub(crate) fn depth(&self) -> usize {
+        self.lineage.len()
     }
 
     /// Wait until every event and message queued by this run is stored: before an effect runs,
@@ -232,6 +267,9 @@ impl Turn<'_> {
         req: &ChatRequest,
     ) -> Result<provider::EventStream, ProviderError> {
         let provider = self.model.provider_client.clone();
+        if self.depth() > 0 {
+            crate::probe::moment(crate::probe::MarkKind::ChildRequest);
+        }
         let mut req = req.clone();
         req.model = Some(Arc::from(self.model.model.as_str()));
         provider::open_with_retry(&provider, &req, &self.deps.net, &self.run.cancel, |r| {
@@ -265,7 +303,10 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let (history, complete) = load_history(deps, spec).await;
     let mut model = context::ModelMeta::of(deps, &spec.session);
     model.learn_window().await;
-    let snapshot = snapshots_taken(deps, spec);
+    let lineage = crate::subagents::lineage(&deps.store, &spec.session).await;
+    // A subagent works in its root's workspace, whose own run took the snapshot (its undo
+    // covers what the subagent changed).
+    let snapshot = lineage.is_empty() && snapshots_taken(deps, spec);
     if snapshot {
         take_snapshot(deps, spec, "before").await;
     }
@@ -285,6 +326,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         goal_tools: agent != Agent::Plan
             && crate::goals::active(&deps.store, &spec.session.id).await,
         nested: std::sync::atomic::AtomicBool::new(false),
+        lineage,
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -609,12 +651,13 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
     ) && (t.deps.interactive || c.yolo || hub.allowed);
     let mcp = if may { hub.tools() } else { Vec::new() };
     let with_hub = may && hub.has_servers();
-    let specs = if !with_hub && !t.goal_tools {
+    let specs = if !with_hub && !t.goal_tools && t.depth() == 0 {
         built_in.clone()
     } else {
         let goal = tools::OPT_IN.iter().filter(|_| t.goal_tools);
         built_in
             .iter()
+            .filter(|s| !t.hides(&s.name))
             .cloned()
             .chain(goal.map(|d| d.spec()))
             .chain(crate::mcp::hub_specs().into_iter().filter(|_| with_hub))

@@ -189,6 +189,7 @@ const SUMMARY_KINDS: &[&str] = &[
     "question_answered",
     "plan_proposed",
     "plan_decided",
+    "child_pending",
     "session_updated",
     "user_message",
 ];

@@ -16,7 +16,10 @@ use crate::protocol::{EventPayload, RunStatus, RunTrigger, Usage};
 use crate::store::{PlanStatus, StoreResult};
 use crate::util::new_id;
 
+pub mod slot;
 pub mod wake;
+
+pub use slot::Slot;
 
 /// Runs executing at once across all sessions.
 pub const MAX_CONCURRENT_RUNS: usize = 8;
@@ -61,14 +64,38 @@ impl RunManager {
     }
 
     pub fn new(deps: Arc<AgentDeps>) -> Arc<RunManager> {
-        Arc::new(RunManager {
+        let rm = Arc::new(RunManager {
             deps,
             sessions: Mutex::new(HashMap::new()),
             global: Arc::new(Semaphore::new(MAX_CONCURRENT_RUNS)),
             shutdown: CancellationToken::new(),
             running: tokio_util::task::TaskTracker::new(),
             idle: tokio::sync::Notify::new(),
-        })
+        });
+        let _ = rm.deps.runs.set(Arc::downgrade(&rm));
+        rm
+    }
+
+    /// Cancel what runs or waits in every subagent session below `session_id` (a parent's
+    /// cancel reaches its whole tree).
+    pub async fn cancel_tree(&self, session_id: &str) {
+        let ids = match self.deps.store.descendant_ids(session_id).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot find the subagents to cancel");
+                return;
+            }
+        };
+        for id in ids {
+            self.drop_queue(&id).await;
+            let token = self
+                .lock()
+                .get(&id)
+                .and_then(|st| st.active.as_ref().map(|(_, t)| t.clone()));
+            if let Some(t) = token {
+                t.cancel();
+            }
+        }
     }
 
     pub fn deps(&self) -> &Arc<AgentDeps> {
@@ -183,15 +210,16 @@ impl RunManager {
                     }
                 }
             };
-            if permit.is_some() {
+            if let Some(permit) = permit {
                 // A panic inside a run must not wedge the session: run it as its own task and
                 // record a failure if it dies.
                 let me = self.clone();
                 let sid = session_id.clone();
                 let run_id = q.run_id.clone();
+                let slot = Arc::new(Slot::new(self.global.clone(), permit));
                 let handle = self
                     .running
-                    .spawn(async move { me.execute(&sid, q, cancel).await });
+                    .spawn(async move { me.execute(&sid, q, cancel, slot).await });
                 if let Err(e) = handle.await {
                     tracing::error!(error = %e, run = %run_id, "run task died");
                     let error = crate::protocol::WireError {
@@ -225,7 +253,6 @@ impl RunManager {
                 self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled)
                     .await;
             }
-            drop(permit);
             let mut map = self.lock();
             if let Some(st) = map.get_mut(&session_id) {
                 st.active = None;
@@ -233,7 +260,13 @@ impl RunManager {
         }
     }
 
-    async fn execute(self: &Arc<Self>, session_id: &str, q: Queued, cancel: CancellationToken) {
+    async fn execute(
+        self: &Arc<Self>,
+        session_id: &str,
+        q: Queued,
+        cancel: CancellationToken,
+        slot: Arc<Slot>,
+    ) {
         let store = &self.deps.store;
         match store.start_run(&q.run_id).await {
             Ok(true) => {}
@@ -270,6 +303,7 @@ impl RunManager {
             images: q.images,
             cancel,
             server_stop: self.shutdown.clone(),
+            slot,
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
@@ -416,6 +450,7 @@ impl RunManager {
         };
         if let Some(t) = token {
             t.cancel();
+            self.cancel_tree(&run.session_id).await;
             return Ok(true);
         }
         if removed || run.status == RunStatus::Queued {

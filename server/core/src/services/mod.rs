@@ -156,6 +156,7 @@ pub async fn agent_deps(
         snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
         attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
         goal_lock: tokio::sync::Mutex::new(()),
+        runs: std::sync::OnceLock::new(),
     };
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);

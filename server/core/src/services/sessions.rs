@@ -206,11 +206,20 @@ impl Core {
                 "the session has an active run; cancel it first".into(),
             ));
         }
+        // Its subagents go with it (the store cascades): none may be running.
+        let tree = self.store.descendant_ids(id).await?;
+        if tree.iter().any(|c| self.runs.is_busy(c)) {
+            return Err(ServiceError::Conflict(
+                "a subagent of this session is still running; cancel it first".into(),
+            ));
+        }
         self.store
             .delete_session(id)
             .await
             .or_not_found("session")?;
-        self.runs.forget_session(id);
+        for c in tree.iter().map(String::as_str).chain([id]) {
+            self.runs.forget_session(c);
+        }
         self.events.touch(id);
         Ok(())
     }
@@ -292,15 +301,16 @@ fn describe_grant(key: &str) -> (&'static str, String) {
 
 impl Core {
     /// What a session may do without asking: the server's ceiling and switches, the session's
-    /// mode, and every grant (its own and its workspace's rules).
+    /// mode, and every grant (its own and its workspace's rules; a subagent's are its root's).
     pub async fn permissions(
         &self,
         id: &str,
     ) -> ServiceResult<crate::protocol::SessionPermissions> {
         let row = self.load_session(id).await?;
+        let owner = crate::subagents::grant_owner(&self.store, &row).await;
         let grants = self
             .store
-            .grant_rows(id)
+            .grant_rows(&owner)
             .await
             .map_err(ServiceError::Store)?
             .into_iter()
@@ -340,9 +350,10 @@ impl Core {
     pub async fn revoke_grant(&self, id: &str, key: &str, workspace: bool) -> ServiceResult<()> {
         let row = self.load_session(id).await?;
         let ws = workspace.then_some(row.workspace.as_str());
+        let owner = crate::subagents::grant_owner(&self.store, &row).await;
         let removed = self
             .store
-            .revoke_grant(id, ws, key)
+            .revoke_grant(&owner, ws, key)
             .await
             .map_err(ServiceError::Store)?;
         if !removed {
@@ -428,9 +439,11 @@ impl Core {
 impl Core {
     /// A session's grants (its own and its workspace's) as the gate reads them.
     async fn grant_set(&self, id: &str) -> ServiceResult<std::collections::HashSet<String>> {
+        let row = self.load_session(id).await?;
+        let owner = crate::subagents::grant_owner(&self.store, &row).await;
         Ok(self
             .store
-            .list_grants(id)
+            .list_grants(&owner)
             .await
             .map_err(ServiceError::Store)?
             .into_iter()

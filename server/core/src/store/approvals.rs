@@ -24,6 +24,19 @@ pub struct ApprovalRow {
     pub decided_at: Option<i64>,
     /// The argv prefix (JSON) a `prefix` answer may store, when one was offered.
     pub prefix: Option<String>,
+    /// What the request showed beyond its reason (JSON [`ApprovalDetail`]).
+    pub detail: Option<String>,
+}
+
+/// What an approval request showed beyond its reason.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct ApprovalDetail {
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    #[serde(default)]
+    pub directory: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -39,6 +52,7 @@ pub struct NewApproval {
     pub input: String,
     pub reason: String,
     pub prefix: Option<Vec<String>>,
+    pub detail: ApprovalDetail,
 }
 
 /// Where a grant lives: one session, or every session of a workspace.
@@ -53,8 +67,8 @@ pub struct GrantRow {
 impl Store {
     pub async fn create_approval(&self, a: &NewApproval) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, prefix) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)",
+            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, prefix, detail) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13)",
         )
         .bind(&a.id)
         .bind(&a.session_id)
@@ -68,6 +82,7 @@ impl Store {
         .bind(&a.reason)
         .bind(now_ms())
         .bind(a.prefix.as_ref().and_then(|p| serde_json::to_string(p).ok()))
+        .bind(serde_json::to_string(&a.detail).ok())
         .execute(self.pool())
         .await?;
         Ok(())
@@ -75,7 +90,7 @@ impl Store {
 
     pub async fn get_approval(&self, id: &str) -> StoreResult<ApprovalRow> {
         sqlx::query_as::<_, ApprovalRow>(
-            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix \
+            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix, detail \
              FROM approvals WHERE id = $1",
         )
         .bind(id)
@@ -101,7 +116,7 @@ impl Store {
 
     pub async fn pending_approvals(&self, session_id: &str) -> StoreResult<Vec<ApprovalRow>> {
         Ok(sqlx::query_as::<_, ApprovalRow>(
-            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix \
+            "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix, detail \
              FROM approvals WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
         )
         .bind(session_id)

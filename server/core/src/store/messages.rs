@@ -40,4 +40,22 @@ impl Store {
         .fetch_all(self.pool())
         .await?)
     }
+
+    /// The newest assistant messages' parts (JSON), newest first: a subagent's answer is the
+    /// text of the latest one that has text.
+    pub async fn latest_assistant_parts(
+        &self,
+        session_id: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT parts FROM messages WHERE session_id = $1 AND role = 'assistant' \
+             ORDER BY id DESC LIMIT $2",
+        )
+        .bind(session_id)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|(p,)| p).collect())
+    }
 }

@@ -40,7 +40,14 @@ macro_rules! select_sessions {
             "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, s.provider, s.model, ",
             "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
             "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
-            "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') THEN 'waiting' ",
+            "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') ",
+            // A subagent (two levels at most) that asks makes its root wait too.
+            "  OR EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = s.id AND ( ",
+            "    EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = c.id AND a.status = 'pending') ",
+            "    OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = c.id AND q.status = 'pending') ",
+            "    OR EXISTS (SELECT 1 FROM sessions g WHERE g.parent_id = c.id AND ( ",
+            "      EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = g.id AND a.status = 'pending') ",
+            "      OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = g.id AND q.status = 'pending'))))) THEN 'waiting' ",
             "WHEN EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status IN ('queued', 'running')) THEN 'running' ",
             "ELSE 'idle' END AS status FROM sessions s ",
             $tail
@@ -105,6 +112,92 @@ impl Store {
         self.get_session(id).await
     }
 
+    /// A subagent's session: the parent's workspace, provider, model, reasoning effort and
+    /// spend cap, linked to the parent (deleting the parent deletes it).
+    pub async fn create_child_session(
+        &self,
+        parent: &SessionRow,
+        id: &str,
+        title: &str,
+        agent: Agent,
+        mode: Mode,
+    ) -> StoreResult<SessionRow> {
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at, \
+             spend_cap_usd, reasoning_effort, provider, model) \
+             VALUES ($1, $2, $3, $4, $5, 0, $6, 0, $7, $8, $9, $10, $11, $12)",
+        )
+        .bind(id)
+        .bind(title)
+        .bind(&parent.workspace)
+        .bind(agent.as_str())
+        .bind(mode.as_str())
+        .bind(&parent.id)
+        .bind(now)
+        .bind(now)
+        .bind(parent.spend_cap_usd)
+        .bind(parent.reasoning_effort.0.map(|e| e.as_str()))
+        .bind(&parent.provider)
+        .bind(&parent.model)
+        .execute(self.pool())
+        .await?;
+        Ok(SessionRow {
+            id: id.to_string(),
+            title: title.to_string(),
+            workspace: parent.workspace.clone(),
+            agent,
+            mode,
+            archived: 0,
+            parent_id: Some(parent.id.clone()),
+            last_seq: 0,
+            created_at: now,
+            updated_at: now,
+            forked_from_session: None,
+            forked_from_seq: None,
+            spend_cap_usd: parent.spend_cap_usd,
+            reasoning_effort: parent.reasoning_effort,
+            provider: parent.provider.clone(),
+            model: parent.model.clone(),
+            status: SessionStatus::Idle,
+        })
+    }
+
+    /// The subagent sessions a session started, oldest first.
+    pub async fn child_sessions(&self, parent: &str) -> StoreResult<Vec<SessionRow>> {
+        Ok(sqlx::query_as::<_, SessionRow>(select_sessions!(
+            "WHERE s.parent_id = $1 ORDER BY s.created_at, s.id"
+        ))
+        .bind(parent)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// The ids of a session's subagents at every depth, parents before their children.
+    pub async fn descendant_ids(&self, root: &str) -> StoreResult<Vec<String>> {
+        let mut out: Vec<String> = Vec::new();
+        let mut level = vec![root.to_string()];
+        // Subagents nest at most two deep; the bound only guards against a corrupt loop.
+        for _ in 0..8 {
+            let mut next = Vec::new();
+            for id in &level {
+                let ids: Vec<(String,)> = sqlx::query_as(
+                    "SELECT id FROM sessions WHERE parent_id = $1 ORDER BY created_at, id",
+                )
+                .bind(id)
+                .fetch_all(self.pool())
+                .await?;
+                next.extend(ids.into_iter().map(|(i,)| i));
+            }
+            if next.is_empty() {
+                break;
+            }
+            out.extend(next.iter().cloned());
+            level = next;
+        }
+        Ok(out)
+    }
+
     pub async fn get_session(&self, id: &str) -> StoreResult<SessionRow> {
         sqlx::query_as::<_, SessionRow>(select_sessions!("WHERE s.id = $1"))
             .bind(id)
@@ -123,7 +216,7 @@ impl Store {
     ) -> StoreResult<Vec<SessionRow>> {
         let (ts, id) = before.unwrap_or((i64::MAX, String::new()));
         let rows = sqlx::query_as::<_, SessionRow>(select_sessions!(
-            "WHERE (s.updated_at < $1 OR (s.updated_at = $2 AND s.id < $3)) AND (s.archived = 0 OR $4 = 1) \
+            "WHERE s.parent_id IS NULL AND (s.updated_at < $1 OR (s.updated_at = $2 AND s.id < $3)) AND (s.archived = 0 OR $4 = 1) \
              ORDER BY s.updated_at DESC, s.id DESC LIMIT $5"
         ))
         .bind(ts)
@@ -202,6 +295,7 @@ impl From<SessionRow> for crate::protocol::Session {
             reasoning_effort: r.reasoning_effort.0,
             provider: r.provider,
             model: r.model,
+            parent_id: r.parent_id,
         }
     }
 }

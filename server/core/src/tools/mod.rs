@@ -63,6 +63,10 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &crate::memory::MemoryWrite,
     &crate::memory::MemorySearch,
     &crate::memory::MemoryDelete,
+    &crate::subagents::Task,
+    &crate::subagents::TaskStatus,
+    &crate::subagents::TaskWait,
+    &crate::subagents::SendMessage,
 ];
 
 /// Tools offered only to some runs (the goal tools, while the session's goal is active): found

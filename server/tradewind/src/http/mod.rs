@@ -95,7 +95,7 @@ impl std::ops::Deref for AppState {
         devices::list_devices, devices::revoke_device, devices::device_link,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::fork_session, sessions::list_messages, sessions::files, sessions::commands, undo::revert, undo::redo, undo::import_session,
-        sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::permissions, sessions::revoke_permission, sessions::tools,
+        sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::children, sessions::permissions, sessions::revoke_permission, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         runs::attachment,
@@ -270,6 +270,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/sessions/{id}/files", get(sessions::files))
         .route("/api/sessions/{id}/commands", get(sessions::commands))
         .route("/api/sessions/{id}/pending", get(sessions::pending))
+        .route("/api/sessions/{id}/children", get(sessions::children))
         .route(
             "/api/sessions/{id}/permissions",
             get(sessions::permissions).delete(sessions::revoke_permission),

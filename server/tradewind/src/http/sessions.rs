@@ -345,12 +345,13 @@ pub async fn list_events(
     }))
 }
 
-/// What waits for the user in this session.
+/// What waits for the user in this session and its subagents.
 ///
 /// Returns the approvals, questions and plan decisions still pending, each list oldest first,
-/// with what is needed to show and answer them. Answer with `POST /api/approvals/{id}`,
-/// `POST /api/questions/{id}` and `POST /api/plans/{id}/decision`. Empty lists when nothing
-/// waits.
+/// with what is needed to show and answer them. A session's subagents (at every depth) ask
+/// through it: their prompts are listed here too, each with the `session` that asks. Answer
+/// with `POST /api/approvals/{id}`, `POST /api/questions/{id}` and
+/// `POST /api/plans/{id}/decision`. Empty lists when nothing waits.
 #[utoipa::path(get, path = "/api/sessions/{id}/pending", tag = "prompts",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, description = "The pending approvals, questions and plans", body = PendingItems),
@@ -361,12 +362,39 @@ pub async fn pending(
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<PendingItems>> {
     state.load_session(&id).await?;
-    let approvals = state
-        .store
-        .pending_approvals(&id)
-        .await?
-        .into_iter()
-        .map(|a| PendingApproval {
+    let mut sessions = vec![id.clone()];
+    sessions.extend(state.store.descendant_ids(&id).await?);
+    let mut items = PendingItems {
+        approvals: Vec::new(),
+        questions: Vec::new(),
+        plans: Vec::new(),
+    };
+    for sid in &sessions {
+        pending_of(&state, sid, &mut items).await?;
+    }
+    items.approvals.sort_by_key(|a| a.created_at);
+    items.questions.sort_by_key(|q| q.created_at);
+    items.plans.sort_by_key(|p| p.created_at);
+    Ok(axum::Json(items))
+}
+
+async fn pending_of(state: &AppState, id: &str, items: &mut PendingItems) -> ApiResult<()> {
+    let approvals = state.store.pending_approvals(id).await?;
+    items.approvals.extend(approvals.into_iter().map(|a| {
+        let detail: crate::store::ApprovalDetail = a
+            .detail
+            .as_deref()
+            .and_then(|d| serde_json::from_str(d).ok())
+            .unwrap_or_default();
+        PendingApproval {
+            session: id.to_string(),
+            reasons: detail.reasons,
+            warnings: detail.warnings,
+            directory: detail.directory,
+            prefix: a
+                .prefix
+                .as_deref()
+                .and_then(|p| serde_json::from_str(p).ok()),
             effect: a.effect,
             scope: a.scope,
             input: serde_json::from_str(&a.input).unwrap_or(serde_json::Value::Null),
@@ -376,39 +404,48 @@ pub async fn pending(
             tool: a.tool,
             reason: a.reason,
             created_at: a.created_at,
-        })
-        .collect();
-    let questions = state
-        .store
-        .pending_questions(&id)
-        .await?
-        .into_iter()
-        .map(|q| PendingQuestion {
+        }
+    }));
+    let questions = state.store.pending_questions(id).await?;
+    items
+        .questions
+        .extend(questions.into_iter().map(|q| PendingQuestion {
+            session: id.to_string(),
             questions: serde_json::from_str(&q.questions).unwrap_or_default(),
             question_id: q.id,
             run_id: q.run_id,
             created_at: q.created_at,
-        })
-        .collect();
-    let plans = state
-        .store
-        .pending_plans(&id)
-        .await?
-        .into_iter()
-        .map(|p| PendingPlan {
-            plan_id: p.id,
-            run_id: p.run_id,
-            artifact_id: p.artifact_id,
-            revision: p.revision,
-            title: p.title,
-            created_at: p.created_at,
-        })
-        .collect();
-    Ok(axum::Json(PendingItems {
-        approvals,
-        questions,
-        plans,
-    }))
+        }));
+    let plans = state.store.pending_plans(id).await?;
+    items.plans.extend(plans.into_iter().map(|p| PendingPlan {
+        session: id.to_string(),
+        plan_id: p.id,
+        run_id: p.run_id,
+        artifact_id: p.artifact_id,
+        revision: p.revision,
+        title: p.title,
+        created_at: p.created_at,
+    }));
+    Ok(())
+}
+
+/// The subagent sessions this session started.
+///
+/// Returns the sessions its `task` calls started, oldest first, each with its `parent_id`
+/// (read their transcripts like any session's). Subagent sessions are not in
+/// `GET /api/sessions`; they belong to their parent.
+#[utoipa::path(get, path = "/api/sessions/{id}/children", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The subagent sessions", body = Vec<Session>),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody)))]
+pub async fn children(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Vec<Session>>> {
+    state.load_session(&id).await?;
+    let rows = state.store.child_sessions(&id).await?;
+    Ok(axum::Json(rows.into_iter().map(Session::from).collect()))
 }
 
 /// What the session may do without asking: the ceiling, its mode, and every grant.

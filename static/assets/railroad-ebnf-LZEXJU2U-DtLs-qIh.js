@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-Cs64AP4N.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

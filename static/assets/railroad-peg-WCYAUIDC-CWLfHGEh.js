@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-Cs64AP4N.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

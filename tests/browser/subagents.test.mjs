@@ -1,0 +1,219 @@
+// Subagents, end to end: the real server on a small OpenAI-compatible server of this file, which
+// answers each chat request by the first user message of its conversation. The parent ("PARENT")
+// starts a subagent with `task`, waits for it with `task_wait`, then answers; the subagent
+// ("CHILD") writes hello.txt, then answers. The session is in `ask` mode, so the subagent's write
+// asks for approval: the approval shows in the PARENT's page, labelled with the subagent's title
+// and a link to it, with the same notification and tab title as the parent's own; approved there,
+// the file is written, the parent's answer follows, the list of subagents shows the subagent as
+// completed and the task cards show what it did. The subagent's page names its parent and links
+// back, and its task (written by the parent agent) is not offered for editing; the sidebar lists
+// only the parent. axe finds nothing on either page, in both themes. The
+// test starts its own servers; waits are on DOM states, never on timers.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { apiCall, assertClean, haveServer, launchBrowser, newPage, sendPrompt, shot, signInWithToken, startServer } from "./harness.mjs";
+import { axe, shows } from "./checks.mjs";
+
+const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
+
+const PARENT_ANSWER = "The subagent wrote the greeting.";
+const CHILD_ANSWER = "Wrote hello.txt.";
+
+/** The text of a message's content (a string, or a list of parts). */
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof p?.text === "string" ? p.text : "")).join("");
+  return "";
+}
+
+/**
+ * What the model says next in one conversation: the parent's script or the child's, chosen by the
+ * first user message, at the step given by the tool results it already holds.
+ */
+function reply(body) {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
+  const first = textOf(messages.find((m) => m.role === "user")?.content);
+  const step = messages.filter((m) => m.role === "tool").length;
+  if (first.includes("PARENT")) {
+    if (step === 0) return { tool: ["p-task", "task", { description: "Write the greeting", prompt: "CHILD: write hello.txt" }] };
+    if (step === 1) return { tool: ["p-wait", "task_wait", {}] };
+    return { text: PARENT_ANSWER };
+  }
+  if (first.includes("CHILD")) {
+    if (step === 0) return { tool: ["c-write", "write_file", { path: "hello.txt", content: "hi\n" }] };
+    return { text: CHILD_ANSWER };
+  }
+  return { text: "ok" };
+}
+
+/** An OpenAI-compatible server on 127.0.0.1: a model list, and streamed answers by `reply`. */
+async function startFakeOpenAi() {
+  const chats = [];
+  const server = createServer((req, res) => {
+    let raw = "";
+    req.on("data", (d) => (raw += d));
+    req.on("end", () => {
+      if (req.method === "GET" && req.url === "/v1/models") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: [{ id: "m" }] }));
+        return;
+      }
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+        return;
+      }
+      const body = JSON.parse(raw);
+      chats.push(body);
+      const r = reply(body);
+      const chunk = (delta, finish = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      if (r.tool) {
+        const [id, name, args] = r.tool;
+        res.write(chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] }));
+        res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
+        res.write(chunk({}, "tool_calls"));
+      } else {
+        res.write(chunk({ role: "assistant", content: r.text }));
+        res.write(chunk({}, "stop"));
+      }
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/v1`,
+    chats,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+/** Runs in the page first: notifications are allowed and recorded, and the page never has the focus. */
+const NOTIFICATIONS = () => {
+  window.__notes = [];
+  window.Notification = class {
+    static permission = "granted";
+    static requestPermission() {
+      return Promise.resolve("granted");
+    }
+    constructor(title, opts) {
+      window.__notes.push({ title, body: opts?.body ?? "" });
+    }
+    close() {}
+  };
+  document.hasFocus = () => false;
+};
+
+describe("subagents", { skip, timeout: 300_000 }, () => {
+  let browser;
+
+  before(async () => {
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test("a subagent's approval is answered in the parent's page; the parent lists it, it links back", { timeout: 120_000 }, async () => {
+    const fake = await startFakeOpenAi();
+    const server = await startServer({
+      provider: false,
+      args: ["--provider", "openai", "--base-url", fake.url, "--model", "m", "--allow-write"],
+    });
+    let p;
+    try {
+      const first = await newPage(browser, server);
+      const state = await signInWithToken(first.page, server);
+      await first.context.close();
+      // bypassCSP only to inject axe.
+      p = await newPage(browser, server, { storageState: state, bypassCSP: true });
+      await p.context.addInitScript(NOTIFICATIONS);
+      const { page } = p;
+      page.setDefaultTimeout(10_000);
+
+      await page.goto(`${server.base}/`);
+      const created = await apiCall(page, server, "POST", "/api/sessions", { title: "Greeting work", mode: "ask" });
+      assert.equal(created.status, 201, JSON.stringify(created.json));
+      const parent = created.json.id;
+      await page.goto(`${server.base}/s/${parent}`);
+      await page.locator(".session-view .composer textarea").waitFor();
+      await sendPrompt(page, "PARENT: delegate the greeting");
+
+      // The subagent's approval, in the parent's page: labelled with the subagent, linked to it.
+      const asks = page.locator(".subagent-prompts .subagent-prompt");
+      const card = asks.locator(".approval-card");
+      await card.waitFor({ timeout: 20_000 });
+      const from = asks.locator(".subagent-from a");
+      await shows(from, "Write the greeting", "the subagent that asks");
+      const child = decodeURIComponent((await from.getAttribute("href")).split("/").pop());
+      assert.notEqual(child, parent);
+      assert.equal(await asks.getAttribute("data-subagent"), child);
+      await shows(card.locator(".approval-head"), "write_file", "the tool the subagent wants to run");
+      await shows(card.locator(".tool-input"), "hello.txt", "the file it would write");
+      assert.equal(await page.locator(".transcript .approval-card").count(), 0, "the parent itself asks nothing");
+      await shows(page.locator(".pending-bar .pending-chip"), "for a subagent", "the pending bar's chip");
+      // The task card names the subagent it started, linked.
+      await shows(page.locator('.tool-card[data-tool="task"] .subagent-result a'), "Write the greeting", "the started subagent");
+      // The same attention as the parent's own prompts: the tab title and a notification.
+      await page.waitForFunction(() => document.title.startsWith("(1) needs you"));
+      await page.waitForFunction(() => window.__notes.some((n) => n.body.startsWith("A subagent needs an approval: write_file")));
+      await shot(page, "subagent-approval-in-parent");
+      await axe(page, "the parent's page with a subagent's approval");
+
+      // Approved there: the prompt goes, the file is written, the parent answers.
+      await card.getByRole("button", { name: "Allow once" }).click();
+      await page.locator(".subagent-prompts").waitFor({ state: "detached" });
+      await shows(page.locator(".transcript .msg-assistant"), PARENT_ANSWER, "the parent's answer", 20_000);
+      await page.locator('.transcript .run-end[data-status="completed"]').waitFor();
+      assert.equal(readFileSync(join(server.workspace, "hello.txt"), "utf8"), "hi\n");
+      assert.equal(await page.locator(".pending-bar").count(), 0, "nothing waits any more");
+      await page.waitForFunction(() => !document.title.includes("needs you"));
+
+      // The subagents list: the subagent, completed, linked; task_wait's card shows its answer.
+      const row = page.locator(`.subagents-panel li[data-subagent-id="${child}"]`);
+      await page.locator(`.subagents-panel li[data-subagent-id="${child}"][data-status="completed"]`).waitFor();
+      await shows(row.locator("a"), "Write the greeting", "the subagent's title in the list");
+      await shows(row.locator(".subagent-status"), "completed", "the subagent's status");
+      const waited = page.locator(`.tool-card[data-tool="task_wait"] .subagent-view[data-subagent-id="${child}"]`);
+      await shows(waited.locator(".subagent-status"), "completed", "task_wait's status of the subagent");
+      await shows(waited.locator(".subagent-answer"), CHILD_ANSWER, "the subagent's answer");
+      // The sidebar lists the parent, not the subagent.
+      await page.locator(`.session-list [data-session-id="${parent}"]`).waitFor();
+      assert.equal(await page.locator(`.session-list [data-session-id="${child}"]`).count(), 0, "no subagent in the sidebar");
+      await shot(page, "subagent-done-in-parent");
+      await axe(page, "the parent's page with its subagent done");
+
+      // The subagent's page names its parent and links back.
+      await row.locator("a").click();
+      await page.waitForURL(`${server.base}/s/${child}`);
+      const banner = page.locator(".subagent-banner");
+      await shows(banner, "Subagent of Greeting work", "the subagent's banner");
+      await shows(page.locator(".transcript .approval-done"), "Allowed once", "the approval in the subagent's own transcript");
+      await shows(page.locator(".transcript .msg-assistant"), CHILD_ANSWER, "the subagent's answer in its transcript");
+      // Its task was written by the parent agent, not typed: shown, but not offered for editing.
+      const task = page.locator(".transcript .msg-user", { hasText: "CHILD: write hello.txt" });
+      await task.waitFor();
+      assert.equal(await task.locator(".msg-edit").count(), 0, "no Edit on a subagent's task");
+      assert.equal(await page.locator(".session-list .session-item[aria-current=page]").count(), 0);
+      await shot(page, "subagent-page");
+      await axe(page, "the subagent's page");
+      await banner.getByRole("link", { name: "Greeting work" }).click();
+      await page.waitForURL(`${server.base}/s/${parent}`);
+      await page.locator(`.subagents-panel li[data-subagent-id="${child}"]`).waitFor();
+
+      // Each conversation went as scripted: three parent turns, two of the subagent.
+      const firsts = fake.chats.map((b) => textOf(b.messages.find((m) => m.role === "user")?.content));
+      assert.equal(firsts.filter((t) => t.includes("PARENT")).length, 3);
+      assert.equal(firsts.filter((t) => t.includes("CHILD")).length, 2);
+      assertClean(p);
+    } finally {
+      await p?.context.close();
+      await server.stop();
+      await fake.close();
+    }
+  });
+});

@@ -36,6 +36,12 @@ pub enum Reply {
     Bytes { chunks: Vec<Vec<u8>> },
     /// Send these chunks, then stay silent for `gap` before closing.
     Stall { chunks: Vec<String>, gap: Duration },
+    /// Answer with `then` once as many requests as the barrier counts wait at it (requests
+    /// that must all be in flight together).
+    AfterBarrier {
+        barrier: Arc<tokio::sync::Barrier>,
+        then: Box<Reply>,
+    },
 }
 
 /// Makes a reply from a request body.
@@ -59,6 +65,18 @@ pub struct Mock {
 
 /// A marker and the replies of the requests it picks.
 type Route = (String, VecDeque<Reply>);
+
+/// The names of the tools a request offered.
+pub fn tool_names(req: &Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// The text of a request's first user message.
 fn first_user_text(body: &Value) -> String {
@@ -171,6 +189,13 @@ impl Mock {
         self.replies.lock().unwrap().push_back(r);
     }
 
+    /// Script replies, in order, for requests whose first user message contains `marker`.
+    pub fn script_for(&self, marker: &str, replies: impl IntoIterator<Item = Reply>) {
+        for r in replies {
+            self.push_for(marker, r);
+        }
+    }
+
     /// Script a reply for requests whose first user message contains `marker`.
     pub fn push_for(&self, marker: &str, r: Reply) {
         let mut routes = self.routes.lock().unwrap();
@@ -261,6 +286,10 @@ fn count_prompt(mut reply: Reply, prompt_tokens: u64) -> Reply {
 
 async fn respond(reply: Reply, sent: Arc<Mutex<Vec<std::time::Instant>>>) -> Response {
     match reply {
+        Reply::AfterBarrier { barrier, then } => {
+            barrier.wait().await;
+            Box::pin(respond(*then, sent)).await
+        }
         Reply::Status {
             status,
             headers,

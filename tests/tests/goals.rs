@@ -11,17 +11,6 @@ async fn server() -> (Mock, TestServer) {
     with_scripted_model(tradewind::config::Ceiling::default()).await
 }
 
-fn tool_names(req: &Value) -> Vec<String> {
-    req["tools"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The `goal_updated` event that says `pred` of the goal.
 async fn goal_where(s: &TestServer, sid: &str, pred: impl Fn(&Value) -> bool) -> Value {
     s.wait_event(sid, |e| e["type"] == "goal_updated" && pred(&e["goal"]))

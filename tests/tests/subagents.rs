@@ -15,17 +15,6 @@ async fn server() -> (Mock, TestServer) {
     with_scripted_model(tradewind::config::Ceiling::default()).await
 }
 
-fn tool_names(req: &Value) -> Vec<String> {
-    req["tools"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// One reply calling several tools at once.
 fn tools_reply(calls: &[(&str, &str, Value)]) -> Reply {
     let mut chunks = Vec::new();
@@ -78,25 +67,29 @@ fn tool_result(req: &Value, id: &str) -> String {
 async fn a_childs_approval_is_answered_in_the_parent_and_task_wait_returns_its_answer() {
     let (mock, s) = server().await;
     let sid = s.create_session("ask").await;
-    mock.push_for(
+    mock.script_for(
         "PARENT",
-        tool_reply(
-            "t1",
-            "task",
-            &json!({"description": "Write the greeting", "prompt": "CHILD: write hello.txt"}),
-        ),
+        [
+            tool_reply(
+                "t1",
+                "task",
+                &json!({"description": "Write the greeting", "prompt": "CHILD: write hello.txt"}),
+            ),
+            tool_reply("w1", "task_wait", &json!({})),
+            text_reply("The subagent wrote it."),
+        ],
     );
-    mock.push_for("PARENT", tool_reply("w1", "task_wait", &json!({})));
-    mock.push_for("PARENT", text_reply("The subagent wrote it."));
-    mock.push_for(
+    mock.script_for(
         "CHILD",
-        tool_reply(
-            "c1",
-            "write_file",
-            &json!({"path": "hello.txt", "content": "hi\n"}),
-        ),
+        [
+            tool_reply(
+                "c1",
+                "write_file",
+                &json!({"path": "hello.txt", "content": "hi\n"}),
+            ),
+            text_reply("Wrote hello.txt (one line)."),
+        ],
     );
-    mock.push_for("CHILD", text_reply("Wrote hello.txt (one line)."));
     let run = s.prompt(&sid, "PARENT: delegate the greeting").await;
 
     let pending = s
@@ -189,50 +182,53 @@ async fn a_childs_approval_is_answered_in_the_parent_and_task_wait_returns_its_a
 async fn a_childs_session_grant_belongs_to_the_root_and_its_mode_is_at_most_the_parents() {
     let (mock, s) = server().await;
     let sid = s.create_session("ask").await;
-    mock.push_for(
+    mock.script_for(
         "PARENT",
-        tools_reply(&[
-            (
-                "t0",
+        [
+            tools_reply(&[
+                (
+                    "t0",
+                    "task",
+                    json!({"description": "Too wide", "prompt": "CHILD-X", "mode": "full"}),
+                ),
+                (
+                    "t1",
+                    "task",
+                    json!({"description": "First", "prompt": "CHILD-A: write a.txt"}),
+                ),
+            ]),
+            tool_reply("w1", "task_wait", &json!({})),
+            tool_reply(
+                "t2",
                 "task",
-                json!({"description": "Too wide", "prompt": "CHILD-X", "mode": "full"}),
+                &json!({"description": "Second", "prompt": "CHILD-B: write b.txt"}),
             ),
-            (
-                "t1",
-                "task",
-                json!({"description": "First", "prompt": "CHILD-A: write a.txt"}),
-            ),
-        ]),
+            tool_reply("w2", "task_wait", &json!({})),
+            text_reply("Both written."),
+        ],
     );
-    mock.push_for("PARENT", tool_reply("w1", "task_wait", &json!({})));
-    mock.push_for(
-        "PARENT",
-        tool_reply(
-            "t2",
-            "task",
-            &json!({"description": "Second", "prompt": "CHILD-B: write b.txt"}),
-        ),
-    );
-    mock.push_for("PARENT", tool_reply("w2", "task_wait", &json!({})));
-    mock.push_for("PARENT", text_reply("Both written."));
-    mock.push_for(
+    mock.script_for(
         "CHILD-A",
-        tool_reply(
-            "a1",
-            "write_file",
-            &json!({"path": "a.txt", "content": "a"}),
-        ),
+        [
+            tool_reply(
+                "a1",
+                "write_file",
+                &json!({"path": "a.txt", "content": "a"}),
+            ),
+            text_reply("a done"),
+        ],
     );
-    mock.push_for("CHILD-A", text_reply("a done"));
-    mock.push_for(
+    mock.script_for(
         "CHILD-B",
-        tool_reply(
-            "b1",
-            "write_file",
-            &json!({"path": "b.txt", "content": "b"}),
-        ),
+        [
+            tool_reply(
+                "b1",
+                "write_file",
+                &json!({"path": "b.txt", "content": "b"}),
+            ),
+            text_reply("b done"),
+        ],
     );
-    mock.push_for("CHILD-B", text_reply("b done"));
     let run = s.prompt(&sid, "PARENT: two writes").await;
     let pending = s
         .wait_event(&sid, |e| {
@@ -274,34 +270,31 @@ async fn a_childs_session_grant_belongs_to_the_root_and_its_mode_is_at_most_the_
 async fn subagents_nest_two_deep_and_no_deeper() {
     let (mock, s) = server().await;
     let sid = s.create_session("ask").await;
-    mock.push_for(
+    mock.script_for(
         "PARENT",
-        tool_reply(
-            "t1",
-            "task",
-            &json!({"description": "Child", "prompt": "CHILD: ask your own helper", "agent": "plan"}),
-        ),
+        [
+            tool_reply("t1", "task", &json!({"description": "Child", "prompt": "CHILD: ask your own helper", "agent": "plan"})),
+            tool_reply("w1", "task_wait", &json!({})),
+            text_reply("done"),
+        ],
     );
-    mock.push_for("PARENT", tool_reply("w1", "task_wait", &json!({})));
-    mock.push_for("PARENT", text_reply("done"));
-    mock.push_for(
+    mock.script_for(
         "CHILD",
-        tool_reply(
-            "c1",
-            "task",
-            &json!({"description": "Grandchild", "prompt": "GRAND: say 42", "agent": "build"}),
-        ),
+        [
+            tool_reply(
+                "c1",
+                "task",
+                &json!({"description": "Grandchild", "prompt": "GRAND: say 42", "agent": "build"}),
+            ),
+            tool_reply(
+                "c2",
+                "task",
+                &json!({"description": "Grandchild", "prompt": "GRAND: say 42", "agent": "plan"}),
+            ),
+            tool_reply("c3", "task_wait", &json!({})),
+            text_reply("The helper says 42."),
+        ],
     );
-    mock.push_for(
-        "CHILD",
-        tool_reply(
-            "c2",
-            "task",
-            &json!({"description": "Grandchild", "prompt": "GRAND: say 42", "agent": "plan"}),
-        ),
-    );
-    mock.push_for("CHILD", tool_reply("c3", "task_wait", &json!({})));
-    mock.push_for("CHILD", text_reply("The helper says 42."));
     mock.push_for("GRAND", text_reply("42"));
     let run = s.prompt(&sid, "PARENT: nest").await;
     let done = s.wait_run_finished(&sid, &run).await;
@@ -345,8 +338,13 @@ async fn five_children_are_refused_and_the_parents_cancel_reaches_them() {
         .iter()
         .map(|(id, a)| (id.as_str(), "task", a.clone()))
         .collect();
-    mock.push_for("PARENT", tools_reply(&refs));
-    mock.push_for("PARENT", tool_reply("w1", "task_wait", &json!({})));
+    mock.script_for(
+        "PARENT",
+        [
+            tools_reply(&refs),
+            tool_reply("w1", "task_wait", &json!({})),
+        ],
+    );
     for _ in 0..5 {
         mock.push_for("CHILD", Reply::Hang);
     }
@@ -382,5 +380,46 @@ async fn five_children_are_refused_and_the_parents_cancel_reaches_them() {
     for k in &kids {
         let f = s.wait_event(k, |e| e["type"] == "run_finished").await;
         assert_eq!(f["status"], "cancelled", "{k}: {f}");
+    }
+}
+
+/// Eight parents — the global cap — all running at once (their first model replies wait at a
+/// barrier until the eight are in flight) each start a child and wait on it: the children can
+/// only run because waiting gives a parent's place back. No deadlock; every parent finishes.
+#[tokio::test]
+async fn parents_waiting_on_children_never_hold_every_place() {
+    let (mock, s) = server().await;
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(8));
+    let mut runs = Vec::new();
+    for i in 0..8 {
+        let sid = s.create_session("ask").await;
+        mock.script_for(
+            &format!("PARENT-{i}"),
+            [
+                Reply::AfterBarrier {
+                    barrier: barrier.clone(),
+                    then: Box::new(tool_reply(
+                        "t1",
+                        "task",
+                        &json!({"description": "Child", "prompt": format!("CHILD-{i}: answer")}),
+                    )),
+                },
+                tool_reply("w1", "task_wait", &json!({})),
+                text_reply("done"),
+            ],
+        );
+        mock.push_for(&format!("CHILD-{i}"), text_reply(&format!("child {i}")));
+        runs.push((
+            sid.clone(),
+            s.prompt(&sid, &format!("PARENT-{i}: go")).await,
+        ));
+    }
+    for (sid, run) in &runs {
+        let end = s.wait_run_finished(sid, run).await;
+        assert_eq!(end["status"], "completed", "{end}");
+    }
+    for i in 0..8 {
+        let last = request_of(&mock, &format!("PARENT-{i}"), 2);
+        assert!(tool_result(&last, "w1").contains(&format!("child {i}")));
     }
 }

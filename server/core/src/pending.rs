@@ -176,14 +176,9 @@ impl<K: PromptKind> Pending<K> {
                 if K::expire(w.store, id).await.unwrap_or(false) {
                     w.events.post(w.session, Some(w.run), &K::expired(req));
                 }
-                let mirrored = self.mirrored.lock().remove(id);
-                if let Some((above, child)) = mirrored {
-                    let p = child_pending::<K>(
-                        &child,
-                        id,
-                        String::new(),
-                        crate::protocol::ChildPendingStatus::Expired,
-                    );
+                if let Some((above, p)) =
+                    self.unmirror(id, crate::protocol::ChildPendingStatus::Expired)
+                {
                     for a in &above {
                         w.events.post(a, None, &p);
                     }
@@ -191,6 +186,16 @@ impl<K: PromptKind> Pending<K> {
                 Asked::Expired
             }
         }
+    }
+
+    /// A subagent's prompt is over: the sessions above it, and what to tell them.
+    fn unmirror(
+        &self,
+        id: &str,
+        status: crate::protocol::ChildPendingStatus,
+    ) -> Option<(Vec<String>, EventPayload)> {
+        let (above, child) = self.mirrored.lock().remove(id)?;
+        Some((above, child_pending::<K>(&child, id, String::new(), status)))
     }
 
     /// Answer once: load, validate, compare-and-set out of `pending`, record, wake the run.
@@ -219,14 +224,7 @@ impl<K: PromptKind> Pending<K> {
         {
             tracing::warn!(error = %e, id, "could not record the decision event");
         }
-        let mirrored = self.mirrored.lock().remove(id);
-        if let Some((above, child)) = mirrored {
-            let p = child_pending::<K>(
-                &child,
-                id,
-                String::new(),
-                crate::protocol::ChildPendingStatus::Answered,
-            );
+        if let Some((above, p)) = self.unmirror(id, crate::protocol::ChildPendingStatus::Answered) {
             for a in &above {
                 if let Err(e) = events.append(a, None, &p).await {
                     tracing::warn!(error = %e, id, "could not tell a parent session");

@@ -34,10 +34,22 @@ pub async fn lineage(store: &Store, session: &SessionRow) -> Vec<String> {
         if out.len() > MAX_DEPTH + 2 || out.contains(&id) || id == session.id {
             break;
         }
-        next = store.get_session(&id).await.ok().and_then(|s| s.parent_id);
+        next = store.parent_of(&id).await.ok().flatten();
         out.push(id);
     }
     out
+}
+
+/// `lineage`, from what `task` remembered when it started the session (else the store).
+pub async fn lineage_of(deps: &crate::agent::AgentDeps, session: &SessionRow) -> Vec<String> {
+    if session.parent_id.is_none() {
+        return Vec::new();
+    }
+    let known = deps.lineages.lock().get(&session.id).cloned();
+    match known {
+        Some(l) => l,
+        None => lineage(&deps.store, session).await,
+    }
 }
 
 /// The session whose grants `session` uses: its root for a subagent, else itself.
@@ -309,10 +321,10 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
     let store = &t.deps.store;
     let parent = &t.run.session;
     let children = store
-        .child_sessions(&parent.id)
+        .child_ids(&parent.id)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;
-    let live = children.iter().filter(|c| rm.is_busy(&c.id)).count();
+    let live = children.iter().filter(|c| rm.is_busy(c)).count();
     if live >= MAX_LIVE_CHILDREN {
         return Err(ToolOutput::err(
             "too_many_subagents",
@@ -327,6 +339,10 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;
     t.deps.events.touch(&id);
+    let above: Vec<String> = std::iter::once(parent.id.clone())
+        .chain(t.lineage.iter().cloned())
+        .collect();
+    t.deps.lineages.lock().insert(id.clone(), above);
     rm.enqueue_on(&row, RunTrigger::Task, &call.prompt)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;

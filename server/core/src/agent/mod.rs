@@ -77,6 +77,9 @@ pub struct AgentDeps {
     /// The scheduler these runs belong to (subagents queue their runs on it); set once by
     /// `RunManager::new`.
     pub runs: std::sync::OnceLock<std::sync::Weak<crate::runs::RunManager>>,
+    /// The sessions above each subagent `task` started (parent first): its runs start without
+    /// reading them back.
+    pub lineages: parking_lot::Mutex<std::collections::HashMap<String, Vec<String>>>,
 }
 
 impl AgentDeps {
@@ -303,7 +306,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     let (history, complete) = load_history(deps, spec).await;
     let mut model = context::ModelMeta::of(deps, &spec.session);
     model.learn_window().await;
-    let lineage = crate::subagents::lineage(&deps.store, &spec.session).await;
+    let lineage = crate::subagents::lineage_of(deps, &spec.session).await;
     // A subagent works in its root's workspace, whose own run took the snapshot (its undo
     // covers what the subagent changed).
     let snapshot = lineage.is_empty() && snapshots_taken(deps, spec);
@@ -411,6 +414,10 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
 /// (everything after a restart or a revert, without the runs a revert took back). `false`: it
 /// could not be read whole (used for this run, not kept).
 async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::History, bool) {
+    if spec.session.last_seq == 0 && spec.session.forked_from_session.is_none() {
+        // A new session (a subagent's first run, most often): nothing to read.
+        return (history::History::default(), true);
+    }
     // Whatever an earlier run queued is stored before this one reads the history.
     let _ = deps.events.flush(&spec.session.id).await;
     let mut history = deps.history.take(&spec.session.id);

@@ -60,6 +60,7 @@ impl RunManager {
     /// Drop what is kept in memory for a deleted session.
     pub fn forget_session(&self, session_id: &str) {
         self.deps.events.forget(session_id);
+        self.deps.lineages.lock().remove(session_id);
         drop(self.deps.history.take(session_id));
     }
 

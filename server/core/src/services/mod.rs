@@ -157,6 +157,7 @@ pub async fn agent_deps(
         attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
         goal_lock: tokio::sync::Mutex::new(()),
         runs: std::sync::OnceLock::new(),
+        lineages: parking_lot::Mutex::default(),
     };
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);

@@ -173,6 +173,26 @@ impl Store {
         .await?)
     }
 
+    /// The ids of a session's own subagents (no derived status: cheap).
+    pub async fn child_ids(&self, parent: &str) -> StoreResult<Vec<String>> {
+        let ids: Vec<(String,)> =
+            sqlx::query_as("SELECT id FROM sessions WHERE parent_id = $1 ORDER BY created_at, id")
+                .bind(parent)
+                .fetch_all(self.pool())
+                .await?;
+        Ok(ids.into_iter().map(|(i,)| i).collect())
+    }
+
+    /// The session a subagent's session belongs to (`None`: a session the user started).
+    pub async fn parent_of(&self, id: &str) -> StoreResult<Option<String>> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT parent_id FROM sessions WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(row.and_then(|(p,)| p))
+    }
+
     /// The ids of a session's subagents at every depth, parents before their children.
     pub async fn descendant_ids(&self, root: &str) -> StoreResult<Vec<String>> {
         let mut out: Vec<String> = Vec::new();
@@ -181,13 +201,7 @@ impl Store {
         for _ in 0..8 {
             let mut next = Vec::new();
             for id in &level {
-                let ids: Vec<(String,)> = sqlx::query_as(
-                    "SELECT id FROM sessions WHERE parent_id = $1 ORDER BY created_at, id",
-                )
-                .bind(id)
-                .fetch_all(self.pool())
-                .await?;
-                next.extend(ids.into_iter().map(|(i,)| i));
+                next.extend(self.child_ids(id).await?);
             }
             if next.is_empty() {
                 break;

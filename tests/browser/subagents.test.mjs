@@ -7,8 +7,11 @@
 // the file is written, the parent's answer follows, the list of subagents shows the subagent as
 // completed and the task cards show what it did. The subagent's page names its parent and links
 // back, and its task (written by the parent agent) is not offered for editing; the sidebar lists
-// only the parent. axe finds nothing on either page, in both themes. The
-// test starts its own servers; waits are on DOM states, never on timers.
+// only the parent. axe finds nothing on either page, in both themes. A second test nests one level
+// deeper: the subagent in the middle is open in the page when its own subagent asks, and the
+// prompts show there live (every reason, the directory, the "Allow commands like this" choice) and
+// go when answered there. The tests start their own servers; waits are on DOM states, never on
+// timers.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -29,14 +32,21 @@ function textOf(content) {
   return "";
 }
 
+/** The first user message of a conversation (what names its script) and how many tool results it holds. */
+function turnOf(body) {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
+  return {
+    first: textOf(messages.find((m) => m.role === "user")?.content),
+    step: messages.filter((m) => m.role === "tool").length,
+  };
+}
+
 /**
  * What the model says next in one conversation: the parent's script or the child's, chosen by the
  * first user message, at the step given by the tool results it already holds.
  */
 function reply(body) {
-  const messages = Array.isArray(body?.messages) ? body.messages : [];
-  const first = textOf(messages.find((m) => m.role === "user")?.content);
-  const step = messages.filter((m) => m.role === "tool").length;
+  const { first, step } = turnOf(body);
   if (first.includes("PARENT")) {
     if (step === 0) return { tool: ["p-task", "task", { description: "Write the greeting", prompt: "CHILD: write hello.txt" }] };
     if (step === 1) return { tool: ["p-wait", "task_wait", {}] };
@@ -49,13 +59,16 @@ function reply(body) {
   return { text: "ok" };
 }
 
-/** An OpenAI-compatible server on 127.0.0.1: a model list, and streamed answers by `reply`. */
-async function startFakeOpenAi() {
+/**
+ * An OpenAI-compatible server on 127.0.0.1: a model list, and streamed answers by `script` (which
+ * may answer with a promise: the response waits for it).
+ */
+async function startFakeOpenAi(script = reply) {
   const chats = [];
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (d) => (raw += d));
-    req.on("end", () => {
+    req.on("end", async () => {
       if (req.method === "GET" && req.url === "/v1/models") {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: "m" }] }));
@@ -68,7 +81,7 @@ async function startFakeOpenAi() {
       }
       const body = JSON.parse(raw);
       chats.push(body);
-      const r = reply(body);
+      const r = await script(body);
       const chunk = (delta, finish = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       if (r.tool) {
@@ -153,6 +166,8 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       assert.notEqual(child, parent);
       assert.equal(await asks.getAttribute("data-subagent"), child);
       await shows(card.locator(".approval-head"), "write_file", "the tool the subagent wants to run");
+      // Why it asks, as the parent's own approval would say it.
+      await shows(card.locator(".approval-reason"), "mode ask asks for write effects", "the reason the subagent asks");
       await shows(card.locator(".tool-input"), "hello.txt", "the file it would write");
       assert.equal(await page.locator(".transcript .approval-card").count(), 0, "the parent itself asks nothing");
       await shows(page.locator(".pending-bar .pending-chip"), "for a subagent", "the pending bar's chip");
@@ -209,6 +224,100 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       const firsts = fake.chats.map((b) => textOf(b.messages.find((m) => m.role === "user")?.content));
       assert.equal(firsts.filter((t) => t.includes("PARENT")).length, 3);
       assert.equal(firsts.filter((t) => t.includes("CHILD")).length, 2);
+      assertClean(p);
+    } finally {
+      await p?.context.close();
+      await server.stop();
+      await fake.close();
+    }
+  });
+
+  test("a nested subagent's prompts show live in its parent subagent's page, with every detail, and go when answered there", { timeout: 120_000 }, async () => {
+    // TOP starts MIDDLE, which starts LEAF. LEAF writes outside the workspace (two reasons, the
+    // directory), then lists files (the "Allow commands like this" choice). Its first model call
+    // waits until MIDDLE's page is open, so both prompts arrive while that page listens.
+    let open;
+    const middleOpen = new Promise((r) => (open = r));
+    const script = async (body) => {
+      const { first, step } = turnOf(body);
+      if (first.includes("TOP")) {
+        if (step === 0) return { tool: ["t-task", "task", { description: "Middle work", prompt: "MIDDLE: delegate the files" }] };
+        if (step === 1) return { tool: ["t-wait", "task_wait", {}] };
+        return { text: "Top done." };
+      }
+      if (first.includes("MIDDLE")) {
+        if (step === 0) return { tool: ["m-task", "task", { description: "Leaf work", prompt: "LEAF: write and list" }] };
+        if (step === 1) return { tool: ["m-wait", "task_wait", {}] };
+        return { text: MIDDLE_ANSWER };
+      }
+      if (first.includes("LEAF")) {
+        if (step === 0) {
+          await middleOpen;
+          return { tool: ["l-write", "write_file", { path: "../outside/note.txt", content: "hi\n" }] };
+        }
+        if (step === 1) return { tool: ["l-list", "shell", { command: "ls -la" }] };
+        return { text: "Leaf done." };
+      }
+      return { text: "ok" };
+    };
+    const MIDDLE_ANSWER = "The leaf wrote the note.";
+    const fake = await startFakeOpenAi(script);
+    const server = await startServer({
+      provider: false,
+      args: ["--provider", "openai", "--base-url", fake.url, "--model", "m", "--allow-write", "--allow-process"],
+    });
+    let p;
+    try {
+      const first = await newPage(browser, server);
+      const state = await signInWithToken(first.page, server);
+      await first.context.close();
+      p = await newPage(browser, server, { storageState: state });
+      const { page } = p;
+      page.setDefaultTimeout(10_000);
+
+      await page.goto(`${server.base}/`);
+      const created = await apiCall(page, server, "POST", "/api/sessions", { title: "Top work", mode: "ask" });
+      assert.equal(created.status, 201, JSON.stringify(created.json));
+      await page.goto(`${server.base}/s/${created.json.id}`);
+      await page.locator(".session-view .composer textarea").waitFor();
+      await sendPrompt(page, "TOP: delegate");
+
+      // MIDDLE's page, once it has started LEAF (whose model call waits for this).
+      const middle = page.locator(".subagents-panel li a", { hasText: "Middle work" });
+      await middle.waitFor({ timeout: 20_000 });
+      await middle.click();
+      await shows(page.locator(".subagent-banner"), "Subagent of Top work", "MIDDLE's banner");
+      const leaf = page.locator(".subagents-panel li a", { hasText: "Leaf work" });
+      await leaf.waitFor({ timeout: 20_000 });
+      const leafId = decodeURIComponent((await leaf.getAttribute("href")).split("/").pop());
+      open();
+
+      // LEAF's write, live in MIDDLE's page: every reason and the directory, as an own approval shows them.
+      const asks = page.locator(".subagent-prompts .subagent-prompt");
+      const write = asks.locator(".approval-card", { hasText: "write_file" });
+      await write.waitFor({ timeout: 20_000 });
+      assert.equal(await asks.getAttribute("data-subagent"), leafId);
+      await shows(asks.locator(".subagent-from a"), "Leaf work", "the subagent that asks");
+      const reasons = write.locator(".approval-reasons li");
+      await shows(reasons, "outside the workspace", "the reason about the directory");
+      await shows(reasons, "mode ask asks for write effects", "the reason about the mode");
+      assert.equal(await reasons.count(), 2, "both reasons");
+      await shows(write.locator(".approval-dir"), /Outside the workspace: \S*[\\/]outside$/, "the directory an answer covers");
+      await write.getByRole("button", { name: "Allow this directory" }).waitFor();
+      await shows(page.locator(".pending-bar .pending-chip"), "for a subagent", "MIDDLE's pending bar");
+      await shot(page, "nested-subagent-approval");
+      await write.getByRole("button", { name: "Allow once" }).click();
+      await write.waitFor({ state: "detached" });
+
+      // LEAF's command: offered as "Allow commands like this", answered so; the prompts go.
+      const list = asks.locator(".approval-card", { hasText: "shell" });
+      await list.waitFor({ timeout: 20_000 });
+      await list.getByRole("button", { name: /in this workspace/ }).waitFor();
+      await list.getByRole("button", { name: /Allow ls … in this session/ }).click();
+      await page.locator(".subagent-prompts").waitFor({ state: "detached" });
+      await shows(page.locator(".transcript .msg-assistant"), MIDDLE_ANSWER, "MIDDLE's answer", 20_000);
+      assert.equal(readFileSync(join(server.dir, "outside", "note.txt"), "utf8"), "hi\n");
+      assert.equal(await page.locator(".pending-bar").count(), 0, "nothing waits any more");
       assertClean(p);
     } finally {
       await p?.context.close();

@@ -2,6 +2,7 @@ import { render } from "preact";
 import "./styles.css";
 import { App } from "./components/App";
 import { registerServiceWorker } from "./pwa";
+import { warmMarkdown } from "./render/markdown";
 import { startEarly } from "./state/auth";
 import { initTheme } from "./state/theme";
 
@@ -10,3 +11,4 @@ startEarly();
 registerServiceWorker();
 const root = document.getElementById("app");
 if (root) render(<App />, root);
+warmMarkdown();

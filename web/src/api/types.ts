@@ -180,7 +180,7 @@ export type RunStartedEvent = EventOf<"run_started">;
 export type ApprovalRequestedEvent = EventOf<"approval_requested">;
 export type PlanProposedEvent = EventOf<"plan_proposed">;
 export type RunFinishedEvent = EventOf<"run_finished">;
-/** Where a subagent's prompt stands, as a root session's `child_pending` says it. */
+/** Where a subagent's prompt stands, as `child_pending` (sent to every session above it) says it. */
 export type ChildPendingStatus = Schemas["ChildPendingStatus"];
 
 /** The fields every frame has, whatever its type. */

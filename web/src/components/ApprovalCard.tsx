@@ -17,7 +17,8 @@ const DECIDED: Record<string, string> = {
 
 /**
  * What the card shows: an `approval_requested` event, or a subagent's pending approval as
- * `GET /api/sessions/{id}/pending` lists it (without the optional parts).
+ * `GET /api/sessions/{id}/pending` lists it (with the same details: reasons, warnings, directory,
+ * prefix).
  */
 export type ApprovalAsk = Pick<ApprovalRequestedEvent, "tool" | "effect" | "reason" | "input" | "scope"> &
   Partial<Pick<ApprovalRequestedEvent, "reasons" | "warnings" | "directory" | "prefix">>;
@@ -30,8 +31,8 @@ export interface ApprovalView {
   expired: boolean;
 }
 
-/** `onDecided`: after the server took the decision (the card itself goes with the event that follows). */
-export function ApprovalCard({ approval, inline = false, onDecided }: { approval: ApprovalView; inline?: boolean; onDecided?: () => void }) {
+/** The card goes with the event that follows the decision (`approval_decided`, or a subagent's `child_pending`). */
+export function ApprovalCard({ approval, inline = false }: { approval: ApprovalView; inline?: boolean }) {
   const [busy, setBusy] = useState<ApprovalDecision | null>(null);
   const [error, setError] = useState<string | null>(null);
   const e = approval.event;
@@ -42,7 +43,6 @@ export function ApprovalCard({ approval, inline = false, onDecided }: { approval
     setError(null);
     try {
       await api.decideApproval(approval.id, d);
-      onDecided?.();
     } catch (err) {
       setError(errorText(err));
       setBusy(null);

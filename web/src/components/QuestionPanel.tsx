@@ -13,12 +13,9 @@ type Draft = (string[] | null | undefined)[];
  */
 export function QuestionPanel({
   question: q,
-  onAnswered,
   asker = "The agent",
 }: {
   question: QuestionState;
-  /** After the server took the answers (the panel itself goes with the event that follows). */
-  onAnswered?: () => void;
   /** Who asks, as the panel's title says it. */
   asker?: string;
 }) {
@@ -69,8 +66,7 @@ export function QuestionPanel({
     const answers: QuestionAnswers = final.map((a) => (a && a.length ? a : null));
     try {
       await api.answerQuestion(q.id, answers);
-      onAnswered?.();
-      // The panel goes away with the question_answered event.
+      // The panel goes away with the question_answered event (a subagent's: its child_pending).
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) return; // already answered elsewhere
       setError(errorText(err));

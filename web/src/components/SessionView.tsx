@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
@@ -32,7 +32,9 @@ import { TranscriptView } from "./TranscriptView";
 function useTranscript(id: string): { t: Transcript; snap: TranscriptSnapshot } {
   const [handle] = useState(() => openTranscript(id));
   const [snap, setSnap] = useState(() => handle.transcript.snapshot());
-  useEffect(() => {
+  // Subscribed before the first paint, not after it: the newest page, often read before this
+  // view mounts, is applied right after this render, and its rows show in the first frame.
+  useLayoutEffect(() => {
     const t = handle.transcript;
     setSnap(t.snapshot());
     const off = t.subscribe(() => setSnap(t.snapshot()));
@@ -113,12 +115,12 @@ export function SessionView({ id }: { id: string }) {
   const session = pickNewest(fromList, snap.session, fetched);
 
   // What the subagents ask through this session, and the subagents themselves.
-  const child = useChildPrompts(id, snap.childMarks, snap.childPrompts);
+  const childPrompts = useChildPrompts(id, snap.childMarks, snap.childPrompts);
   const subagents = useSubagents(id, snap.subagentMarks);
   const reported = useMemo(() => reportedStatus(snap.items), [snap.subagentMarks, t.firstSeq]);
 
   const waiting =
-    snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length + childPromptCount(child.prompts);
+    snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length + childPromptCount(childPrompts);
   useEffect(() => {
     attentionCount.set(waiting);
     return () => attentionCount.set(0);
@@ -138,7 +140,7 @@ export function SessionView({ id }: { id: string }) {
       <SessionHeader session={session} usageMarks={snap.usageMarks} context={snap.context} />
       {session?.forked_from && <ForkBanner session={session} />}
       {session?.parent_id && <SubagentBanner session={session} />}
-      <PendingBar snap={snap} subagents={child.prompts} />
+      <PendingBar snap={snap} subagents={childPrompts} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
       <GoalPanel key={id} sessionId={id} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
@@ -147,7 +149,7 @@ export function SessionView({ id }: { id: string }) {
       <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
-      <SubagentPrompts prompts={child.prompts} known={subagents} ownQuestion={snap.pendingQuestions.length > 0} onDone={child.refresh} />
+      <SubagentPrompts prompts={childPrompts} known={subagents} ownQuestion={snap.pendingQuestions.length > 0} />
       <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
       <Composer
         sessionId={id}

@@ -24,20 +24,18 @@ function From({ session, title }: { session: string; title: string }) {
   );
 }
 
-function ChildApproval({ a, known, onDone }: { a: PendingApproval; known: readonly Session[]; onDone: () => void }) {
+function ChildApproval({ a, known }: { a: PendingApproval; known: readonly Session[] }) {
   const title = titleOf(useSessionById(a.session, known));
   return (
     <div class="subagent-prompt" role="group" aria-label={`Subagent “${title}” asks`} data-subagent={a.session}>
       <From session={a.session} title={title} />
-      <ApprovalCard
-        approval={{ id: a.approval_id, event: a, decision: null, expired: false }}
-        onDecided={onDone}
-      />
+      {/* The pending approval carries the event's details: reasons, warnings, directory, prefix. */}
+      <ApprovalCard approval={{ id: a.approval_id, event: a, decision: null, expired: false }} />
     </div>
   );
 }
 
-function ChildQuestion({ q, known, onDone }: { q: PendingQuestion; known: readonly Session[]; onDone: () => void }) {
+function ChildQuestion({ q, known }: { q: PendingQuestion; known: readonly Session[] }) {
   const title = titleOf(useSessionById(q.session, known));
   return (
     <div class="subagent-prompt" data-subagent={q.session}>
@@ -46,7 +44,6 @@ function ChildQuestion({ q, known, onDone }: { q: PendingQuestion; known: readon
         key={q.question_id}
         question={{ id: q.question_id, seq: 0, run: q.run_id, questions: q.questions, answers: null, expired: false }}
         asker={`The subagent “${title}”`}
-        onAnswered={onDone}
       />
     </div>
   );
@@ -81,21 +78,19 @@ export function SubagentPrompts({
   prompts,
   known,
   ownQuestion,
-  onDone,
 }: {
   prompts: ChildPrompts;
   known: readonly Session[];
   ownQuestion: boolean;
-  onDone: () => void;
 }) {
   if (childPromptCount(prompts) === 0) return null;
   const q = ownQuestion ? undefined : prompts.questions[0];
   return (
     <section class="subagent-prompts" aria-label="Your subagents ask">
       {prompts.approvals.map((a) => (
-        <ChildApproval key={a.approval_id} a={a} known={known} onDone={onDone} />
+        <ChildApproval key={a.approval_id} a={a} known={known} />
       ))}
-      {q && <ChildQuestion key={q.question_id} q={q} known={known} onDone={onDone} />}
+      {q && <ChildQuestion key={q.question_id} q={q} known={known} />}
       {prompts.plans.map((p) => (
         <ChildPlan key={p.plan_id} p={p} known={known} />
       ))}

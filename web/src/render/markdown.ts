@@ -128,6 +128,25 @@ export function renderMarkdown(src: string, headingRank = 2): string {
   return box.innerHTML;
 }
 
+/**
+ * Samples that run marked's block rules, its inline rules and the sanitizer once each. The first
+ * text a page renders would otherwise pay for compiling their regular expressions (tens of ms,
+ * one long task on a slow machine); each sample is small enough to be one short task.
+ */
+const WARM_UP = ["a", "*b* **c** `d` ~~e~~ [f](https://example.com) <g> www.example.com", "- h\n1. i\n\n> j\n\n| k | l |\n|---|---|\n| m | n |\n\n# o\n\n```\np\n```"];
+
+/** Render the warm-up samples one at a time while the page is idle (the first message then renders at once). */
+export function warmMarkdown(): void {
+  const idle = (fn: () => void) =>
+    typeof requestIdleCallback === "function" ? requestIdleCallback(fn, { timeout: 5000 }) : setTimeout(fn, 500);
+  let i = 0;
+  const next = () => {
+    renderMarkdown(WARM_UP[i++]);
+    if (i < WARM_UP.length) idle(next);
+  };
+  idle(next);
+}
+
 const BLOCK = new Set(["UL", "OL", "P", "PRE", "BLOCKQUOTE", "TABLE", "DIV", "H1", "H2", "H3", "H4", "H5", "H6", "HR"]);
 
 /** A task box and the text after it become one <label>: the box's visible name. */

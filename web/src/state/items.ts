@@ -271,8 +271,8 @@ export interface TranscriptSnapshot {
    */
   usageMarks: number;
   /**
-   * The latest word on each subagent prompt a `child_pending` named, by its id (a root session's
-   * events only): what was answered or expired is no longer shown.
+   * The latest word on each subagent prompt a `child_pending` named, by its id (every session
+   * above the asking subagent hears them): what was answered or expired is no longer shown.
    */
   childPrompts: ReadonlyMap<string, ChildPendingStatus>;
   /** Counts `child_pending` events: what waits in the subagents is read again when it moves. */

@@ -26,16 +26,12 @@ export function childPromptCount(p: ChildPrompts): number {
 }
 
 /**
- * The subagents' prompts waiting in session `id`: read on open, on each `child_pending` and
- * after a reconnect; one the events say was answered or expired is left out at once.
- * `refresh`: read them again (after answering one here: a session below the root hears no
- * `child_pending`).
+ * The subagents' prompts waiting in session `id` (at any depth below it): read on open, on each
+ * `child_pending` and after a reconnect; one the events say was answered or expired is left out
+ * at once. Every session above an asking subagent hears its `child_pending`, so a prompt
+ * answered in this page or another goes with the event that follows.
  */
-export function useChildPrompts(
-  id: string,
-  marks: number,
-  closed: ReadonlyMap<string, ChildPendingStatus>,
-): { prompts: ChildPrompts; refresh: () => void } {
+export function useChildPrompts(id: string, marks: number, closed: ReadonlyMap<string, ChildPendingStatus>): ChildPrompts {
   const [read, setRead] = useState<ChildPrompts>(NONE);
   const [tries, setTries] = useState(0);
   useEffect(() => {
@@ -63,7 +59,7 @@ export function useChildPrompts(
     }),
     [read, marks],
   );
-  return { prompts, refresh: () => setTries((n) => n + 1) };
+  return prompts;
 }
 
 /**

@@ -183,6 +183,16 @@ impl Store {
         Ok(ids.into_iter().map(|(i,)| i).collect())
     }
 
+    /// A session's own spend cap, read alone (before every model call: no derived status).
+    pub async fn spend_cap_of(&self, id: &str) -> StoreResult<Option<f64>> {
+        let row: Option<(Option<f64>,)> =
+            sqlx::query_as("SELECT spend_cap_usd FROM sessions WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        row.map(|(c,)| c).ok_or(StoreError::NotFound)
+    }
+
     /// The session a subagent's session belongs to (`None`: a session the user started).
     pub async fn parent_of(&self, id: &str) -> StoreResult<Option<String>> {
         let row: Option<(Option<String>,)> =

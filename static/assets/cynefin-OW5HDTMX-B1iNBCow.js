@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-Bl-TRcJb.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-Cs64AP4N.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-Cs64AP4N.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-Bl-TRcJb.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

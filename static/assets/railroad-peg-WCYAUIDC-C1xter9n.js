@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-Bl-TRcJb.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-Cs64AP4N.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

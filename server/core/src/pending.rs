@@ -35,10 +35,10 @@ pub trait PromptKind: Send + Sync + 'static {
     const NAME: &'static str;
     /// Said when the row is no longer pending.
     const CLOSED: &'static str;
-    /// The kind as a root session's `child_pending` names it.
+    /// The kind as `child_pending` names it.
     const KIND: crate::protocol::PromptKindName;
 
-    /// One line on what is asked (shown to the root session of a subagent).
+    /// One line on what is asked (shown to the sessions above a subagent).
     fn summary(req: &Self::Request) -> String;
 
     fn persist(store: &Store, req: &Self::Request) -> impl Future<Output = StoreResult<()>> + Send;

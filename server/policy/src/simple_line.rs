@@ -89,6 +89,17 @@ impl Lexer<'_> {
         (self.i > start).then_some((start, w))
     }
 
+    /// A redirect here: its operator and target (`>&` only to a descriptor or `-`).
+    fn redirect(&mut self, fd: bool) -> Option<(&'static str, Word)> {
+        let op = self.redirect_op(fd)?;
+        self.blanks();
+        let (_, w) = self.word()?;
+        if op == ">&" && !(w.text == "-" || w.text.bytes().all(|x| x.is_ascii_digit())) {
+            return None;
+        }
+        Some((op, w))
+    }
+
     /// A redirect operator at `>` or `<` (a file descriptor before it is already read).
     fn redirect_op(&mut self, fd: bool) -> Option<&'static str> {
         let op = match (self.peek(0)?, self.peek(1)) {
@@ -144,12 +155,7 @@ pub(crate) fn lex(src: &str) -> Option<Line> {
                 piped = op_len == 1 && c == b'|';
             }
             b'>' | b'<' => {
-                let op = lx.redirect_op(false)?;
-                lx.blanks();
-                let (_, w) = lx.word()?;
-                if op == ">&" && !(w.text == "-" || w.text.bytes().all(|x| x.is_ascii_digit())) {
-                    return None;
-                }
+                let (op, w) = lx.redirect(false)?;
                 if op == "<" && !(stmt.is_empty() && cmd.redirects.is_empty()) {
                     // Tree-sitter gives `<` to everything before it in the statement.
                     return None;
@@ -163,13 +169,7 @@ pub(crate) fn lex(src: &str) -> Option<Line> {
                 if raw.len() == 1 && raw.as_bytes()[0].is_ascii_digit() && lx.peek(0) == Some(b'>')
                 {
                     // `2>file`, `2>&1`: a file descriptor and its redirect.
-                    let op = lx.redirect_op(true)?;
-                    lx.blanks();
-                    let (_, w) = lx.word()?;
-                    if op == ">&" && !(w.text == "-" || w.text.bytes().all(|x| x.is_ascii_digit()))
-                    {
-                        return None;
-                    }
+                    let (op, w) = lx.redirect(true)?;
                     cmd.redirects.push((op, w));
                     need = false;
                     continue;

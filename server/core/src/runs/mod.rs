@@ -309,11 +309,18 @@ impl RunManager {
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
         let started = std::time::Instant::now();
+        let started_at = crate::util::now_ms();
         let outcome: RunOutcome =
             tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
         self.implement_approved_plan(session_id, &q.run_id).await;
-        self.continue_goal(session_id, q.trigger, &outcome, started.elapsed())
-            .await;
+        self.continue_goal(
+            session_id,
+            q.trigger,
+            &outcome,
+            started.elapsed(),
+            started_at,
+        )
+        .await;
     }
 
     /// Count a finished run against the session's goal; while the goal stays active and
@@ -324,6 +331,7 @@ impl RunManager {
         trigger: RunTrigger,
         outcome: &RunOutcome,
         took: std::time::Duration,
+        started_at: i64,
     ) {
         let tokens = outcome.usage.input_tokens + outcome.usage.output_tokens;
         let next = crate::goals::after_run(
@@ -333,6 +341,7 @@ impl RunManager {
             outcome.status,
             tokens,
             took.as_millis() as u64,
+            started_at,
         )
         .await;
         let text = match next {

@@ -524,9 +524,15 @@ pub async fn ws_send(ws: &mut Ws, v: Value) {
 }
 
 /// Next JSON text frame (skipping pings), with a timeout.
+/// The next JSON text frame within `timeout` (pings and pongs do not extend it: a server that
+/// pings every few seconds must not keep a waiting test alive forever).
 pub async fn ws_next(ws: &mut Ws, timeout: Duration) -> Option<Value> {
+    let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        let m = tokio::time::timeout(timeout, ws.next()).await.ok()??.ok()?;
+        let m = tokio::time::timeout_at(deadline, ws.next())
+            .await
+            .ok()??
+            .ok()?;
         match m {
             Message::Text(t) => return serde_json::from_str(&t).ok(),
             Message::Close(_) => return None,
@@ -747,14 +753,19 @@ impl SseReader {
         }
     }
 
-    /// The next event (comments skipped).
+    /// The next event (comments skipped), within 30 s (heartbeat comments do not extend it).
     pub async fn next_event(&mut self) -> Option<Sse> {
-        loop {
-            let ev = self.next().await?;
-            if ev.data.is_some() {
-                return Some(ev);
+        let find = async {
+            loop {
+                let ev = self.next().await?;
+                if ev.data.is_some() {
+                    return Some(ev);
+                }
             }
-        }
+        };
+        tokio::time::timeout(Duration::from_secs(30), find)
+            .await
+            .expect("an event within 30 s")
     }
 }
 

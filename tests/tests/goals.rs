@@ -199,6 +199,50 @@ async fn a_goal_stops_when_its_turn_budget_runs_out_and_resumes_when_raised() {
     s.stop().await;
 }
 
+/// A goal set while a run is in progress: that run is not one of its turns (it began before
+/// the goal), and the goal's first turn starts as soon as it ends.
+#[tokio::test]
+async fn a_goal_set_during_a_run_starts_its_first_turn_after_it() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(2));
+    mock.push(Reply::AfterBarrier {
+        barrier: barrier.clone(),
+        then: Box::new(text_reply("Hello.")),
+    });
+    mock.push(text_reply("Worked on it."));
+    let run = s.prompt(&sid, "hi").await;
+    s.wait_event(&sid, |e| e["type"] == "run_started" && e["run_id"] == run)
+        .await;
+    let (st, _) = s
+        .post(
+            &format!("/api/sessions/{sid}/goal"),
+            json!({"objective": "Tidy the README", "budget": {"turns": 1}}),
+        )
+        .await;
+    assert_eq!(st, 201);
+    barrier.wait().await;
+    let g = goal_where(&s, &sid, |g| g["status"] == "budget_exhausted").await;
+    assert_eq!(g["budget"]["used_turns"], 1, "{g}");
+    let (_, runs) = s.get(&format!("/api/sessions/{sid}/runs")).await;
+    let triggers: Vec<&str> = runs["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["trigger"].as_str())
+        .collect();
+    assert_eq!(
+        triggers.iter().filter(|t| **t == "goal").count(),
+        1,
+        "{runs}"
+    );
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 2);
+    assert!(!tool_names(&reqs[0]).contains(&"update_goal".to_string()));
+    assert!(tool_names(&reqs[1]).contains(&"update_goal".to_string()));
+    s.stop().await;
+}
+
 /// `complete` without evidence is refused; with evidence it ends the goal, and no turn follows.
 #[tokio::test]
 async fn a_goal_completes_only_with_evidence() {

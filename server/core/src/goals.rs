@@ -53,16 +53,11 @@ pub async fn after_run(
     status: RunStatus,
     tokens: u64,
     duration_ms: u64,
-    started_at: i64,
 ) -> StoreResult<Option<String>> {
     let _held = deps.goal_lock.lock().await;
     let Some(mut g) = deps.store.get_goal(session).await? else {
         return Ok(None);
     };
-    if g.created_at > started_at {
-        // The run began before the goal was set (it ended just after): not one of its turns.
-        return Ok(None);
-    }
     // A turn that ended the goal with a report still counts.
     let reported_now = g
         .reports()

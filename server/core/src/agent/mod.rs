@@ -107,6 +107,13 @@ pub struct RunSpec {
     pub slot: Arc<crate::runs::Slot>,
 }
 
+/// How a run ended, and whether the session's goal was active when it started (only then is
+/// the run one of the goal's turns).
+pub struct RunEnd {
+    pub outcome: RunOutcome,
+    pub goal_active: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
     pub status: RunStatus,
@@ -296,7 +303,7 @@ impl Turn<'_> {
 }
 
 /// Execute one run to its end. Never panics on model or user input.
-pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
+pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
     let started = Instant::now();
     let agent = spec.session.agent;
     let mode = spec.session.mode;
@@ -313,6 +320,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
     if snapshot {
         take_snapshot(deps, spec, "before").await;
     }
+    let goal_active = crate::goals::active(&deps.store, &spec.session.id).await;
     let mut t = Turn {
         grants: parking_lot::Mutex::new(None),
         deps,
@@ -326,8 +334,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         model,
         window_cap: None,
         chars_per_token: 4.0,
-        goal_tools: agent != Agent::Plan
-            && crate::goals::active(&deps.store, &spec.session.id).await,
+        goal_tools: agent != Agent::Plan && goal_active,
         nested: std::sync::atomic::AtomicBool::new(false),
         lineage,
     };
@@ -407,7 +414,10 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunOutcome {
         },
     )
     .await;
-    outcome
+    RunEnd {
+        outcome,
+        goal_active,
+    }
 }
 
 /// The session's history as the model sees it: the cached one plus whatever was stored since

@@ -43,6 +43,9 @@ struct SessionState {
     worker: bool,
     queue: VecDeque<Queued>,
     active: Option<(String, CancellationToken)>,
+    /// A goal was set or resumed while a run was in progress: its next turn starts when the
+    /// queue runs dry (unless a goal turn was queued meanwhile).
+    goal_wanted: bool,
 }
 
 pub struct RunManager {
@@ -169,6 +172,9 @@ impl RunManager {
             if st.worker {
                 q.session = None;
             }
+            if q.trigger == RunTrigger::Goal {
+                st.goal_wanted = false;
+            }
             st.queue.push_back(q);
             !std::mem::replace(&mut st.worker, true)
         };
@@ -188,8 +194,9 @@ impl RunManager {
                     Some(q) => {
                         let token = self.shutdown.child_token();
                         st.active = Some((q.run_id.clone(), token.clone()));
-                        Some((q, token))
+                        Some(Some((q, token)))
                     }
+                    None if std::mem::take(&mut st.goal_wanted) => Some(None),
                     None => {
                         // Idle: forget the session (its queue's capacity included), so finished
                         // sessions cost nothing here.
@@ -199,7 +206,12 @@ impl RunManager {
                     }
                 }
             };
-            let Some((mut q, cancel)) = next else { return };
+            let Some(next) = next else { return };
+            let Some((mut q, cancel)) = next else {
+                // The queue ran dry with a goal waiting for its turn: queue it and go on.
+                self.start_goal_turn(&session_id).await;
+                continue;
+            };
             let permit = match self.global.clone().try_acquire_owned() {
                 Ok(p) => Some(p),
                 Err(_) => {
@@ -309,29 +321,24 @@ impl RunManager {
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
         let started = std::time::Instant::now();
-        let started_at = crate::util::now_ms();
-        let outcome: RunOutcome =
-            tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
+        let end = tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
         self.implement_approved_plan(session_id, &q.run_id).await;
-        self.continue_goal(
-            session_id,
-            q.trigger,
-            &outcome,
-            started.elapsed(),
-            started_at,
-        )
-        .await;
+        if end.goal_active {
+            self.continue_goal(session_id, q.trigger, &end.outcome, started.elapsed())
+                .await;
+        }
     }
 
-    /// Count a finished run against the session's goal; while the goal stays active and
-    /// nothing else waits in the queue, its next turn starts by itself.
+    /// Count a finished run (begun while the goal was active) against the session's goal;
+    /// while the goal stays active and nothing else waits in the queue, its next turn starts
+    /// by itself. A run begun before the goal was set or resumed is not one of its turns:
+    /// `want_goal_turn` starts the turn after it.
     async fn continue_goal(
         self: &Arc<Self>,
         session_id: &str,
         trigger: RunTrigger,
         outcome: &RunOutcome,
         took: std::time::Duration,
-        started_at: i64,
     ) {
         let tokens = outcome.usage.input_tokens + outcome.usage.output_tokens;
         let next = crate::goals::after_run(
@@ -341,7 +348,6 @@ impl RunManager {
             outcome.status,
             tokens,
             took.as_millis() as u64,
-            started_at,
         )
         .await;
         let text = match next {
@@ -562,6 +568,42 @@ impl RunManager {
     /// True while a run is active or queued on the session.
     pub fn is_busy(&self, session_id: &str) -> bool {
         self.lock().get(session_id).is_some_and(|s| s.worker)
+    }
+
+    /// A goal was set or resumed. Returns true when the session is idle and the caller should
+    /// queue the goal's turn now; otherwise the turn starts once the session's queue runs dry
+    /// (the flag and the worker's idle check share one lock, so the turn is never lost to a run
+    /// that ends at that moment).
+    pub fn want_goal_turn(&self, session_id: &str) -> bool {
+        let mut map = self.lock();
+        match map.get_mut(session_id) {
+            Some(st) if st.worker => {
+                st.goal_wanted = true;
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Queue the goal's next turn if the goal is still active.
+    async fn start_goal_turn(self: &Arc<Self>, session_id: &str) {
+        let g = match self.deps.store.get_goal(session_id).await {
+            Ok(Some(g)) if g.status == crate::protocol::GoalStatus::Active => g,
+            Ok(_) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the session's goal");
+                return;
+            }
+        };
+        let text = crate::goals::continuation(&g);
+        match self.deps.store.get_session(session_id).await {
+            Ok(session) => {
+                if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, &text).await {
+                    tracing::warn!(error = %e, "cannot start the goal's next turn");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot start the goal's next turn"),
+        }
     }
 
     /// At start-up: active runs of a dead server are `interrupted`; queued ones start again;

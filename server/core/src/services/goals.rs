@@ -48,7 +48,7 @@ impl Core {
 
     /// Start the goal's next turn unless the session already has something to do.
     async fn kick_goal(&self, session: &str, g: &GoalRow) -> ServiceResult<()> {
-        if self.runs.is_busy(session) {
+        if !self.runs.want_goal_turn(session) {
             return Ok(());
         }
         let row = self.load_session(session).await?;

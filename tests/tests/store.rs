@@ -15,6 +15,81 @@ use tradewind::store::{
 };
 use tradewind_tests::{Opts, TempDir, TestServer, binary};
 
+/// Web Push subscriptions: upsert by endpoint, live only while their owner is, delivery
+/// results, deletion. Leaves one subscription owned by login session L1.
+async fn push_subscriptions(store: &Store) {
+    use tradewind::store::{PushOwner, PushSubscriptionRow};
+    let row =
+        |id: &str, endpoint: &str, login: Option<&str>, token: Option<&str>| PushSubscriptionRow {
+            id: id.into(),
+            endpoint: endpoint.into(),
+            p256dh: "k".into(),
+            auth: "a".into(),
+            login_session_id: login.map(Into::into),
+            token_id: token.map(Into::into),
+            user_agent: None,
+            created_at: 1,
+            last_sent_at: None,
+            last_error: None,
+        };
+    store.create_api_token("PT", "push", "pth").await.unwrap();
+    let a = store
+        .upsert_push_subscription(&row("P1", "https://p/1", Some("L1"), None))
+        .await
+        .unwrap();
+    let again = store
+        .upsert_push_subscription(&PushSubscriptionRow {
+            p256dh: "k2".into(),
+            ..row("P9", "https://p/1", Some("L1"), None)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (again.id.as_str(), again.p256dh.as_str()),
+        (a.id.as_str(), "k2")
+    );
+    store
+        .upsert_push_subscription(&row("P2", "https://p/2", Some("gone-login"), None))
+        .await
+        .unwrap();
+    store
+        .upsert_push_subscription(&row("P3", "https://p/3", None, Some("PT")))
+        .await
+        .unwrap();
+    let live: Vec<String> = store
+        .live_push_subscriptions()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(
+        live,
+        ["P1", "P3"],
+        "an unknown login session owns nothing live"
+    );
+    store
+        .mark_push_result("P1", Some("refused (500)"))
+        .await
+        .unwrap();
+    store.mark_push_result("P3", None).await.unwrap();
+    let live = store.live_push_subscriptions().await.unwrap();
+    assert_eq!(live[0].last_error.as_deref(), Some("refused (500)"));
+    assert!(live[1].last_sent_at.is_some() && live[1].last_error.is_none());
+    store
+        .delete_push_subscriptions_of(PushOwner::Token("PT"))
+        .await
+        .unwrap();
+    store.delete_push_endpoint("https://p/2").await.unwrap();
+    assert!(store.delete_push_subscription("P1").await.unwrap());
+    assert!(!store.delete_push_subscription("P1").await.unwrap());
+    store
+        .upsert_push_subscription(&row("P4", "https://p/4", Some("L1"), None))
+        .await
+        .unwrap();
+    assert_eq!(store.live_push_subscriptions().await.unwrap().len(), 1);
+}
+
 async fn suite(store: Store) {
     let sid = tradewind::util::new_id();
     let s = store
@@ -335,6 +410,7 @@ async fn suite(store: Store) {
         "a device idle for longer than the idle limit is signed out"
     );
     store.touch_login_session("L1", "::1").await.unwrap();
+    push_subscriptions(&store).await;
     let devices = store.list_login_sessions(60_000).await.unwrap();
     assert_eq!(devices.len(), 1);
     assert_eq!(devices[0].user_agent.as_deref(), Some("curl/8"));
@@ -345,6 +421,10 @@ async fn suite(store: Store) {
         Err(StoreError::NotFound)
     ));
     store.set_password_hash("$argon2id$fake").await.unwrap();
+    assert!(
+        store.live_push_subscriptions().await.unwrap().is_empty(),
+        "a new password drops the devices' push subscriptions"
+    );
     assert_eq!(
         store.find_login_session("h1", 60_000).await.unwrap(),
         None,

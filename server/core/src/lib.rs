@@ -24,6 +24,7 @@ pub mod plan;
 pub mod policy_check;
 pub mod probe;
 pub mod provider;
+pub mod push;
 pub mod runs;
 pub mod sandbox;
 pub mod services;

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -73,6 +74,8 @@ pub struct Waiter<'a> {
     /// For a subagent: the sessions above it (parent first, root last), which hear
     /// `child_pending`.
     pub ancestors: &'a [String],
+    /// Tells closed apps (Web Push) that the user is needed.
+    pub push: Option<&'a Arc<crate::push::Push>>,
 }
 
 /// How an ask ended.
@@ -141,6 +144,14 @@ impl<K: PromptKind> Pending<K> {
             return Asked::Failed(e);
         }
         w.events.post(w.session, Some(w.run), &K::requested(req));
+        if let Some(push) = w.push {
+            push.notify(crate::push::Notice::prompt(
+                K::KIND,
+                w.session,
+                id,
+                &K::summary(req),
+            ));
+        }
         if !w.ancestors.is_empty() {
             self.mirrored.lock().insert(
                 id.to_string(),

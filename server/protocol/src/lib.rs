@@ -1600,6 +1600,66 @@ pub struct DeviceList {
     pub data: Vec<Device>,
 }
 
+/// Web Push: the server's public key and the browsers subscribed to it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PushInfo {
+    /// The VAPID public key (base64url, uncompressed P-256 point): the `applicationServerKey`
+    /// a browser subscribes with.
+    pub public_key: String,
+    pub data: Vec<PushSubscription>,
+}
+
+/// A browser subscribed to Web Push. Its endpoint is a capability and is never shown back;
+/// `origin` names its push service.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PushSubscription {
+    pub id: String,
+    /// The push service (scheme, host and port of the endpoint).
+    pub origin: String,
+    /// A readable name from the browser's user agent.
+    pub name: String,
+    pub created_at: i64,
+    pub last_sent_at: Option<i64>,
+    /// Why the last delivery failed (cleared by the next success).
+    pub last_error: Option<String>,
+    /// Registered by the device making this request.
+    pub current: bool,
+}
+
+/// A browser's subscription as `PushSubscription.toJSON()` gives it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PushSubscribeParams {
+    /// The push service URL (https; plain http only on loopback), at most 2048 characters.
+    pub endpoint: String,
+    pub keys: PushKeys,
+    /// Ignored (browsers send it; push services renew through the browser).
+    #[serde(default)]
+    pub expiration_time: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PushKeys {
+    /// The browser's P-256 public key (base64url, 65 bytes).
+    pub p256dh: String,
+    /// The browser's authentication secret (base64url, 16 bytes).
+    pub auth: String,
+}
+
+/// What a test notification did.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PushTestResult {
+    /// Subscriptions whose push service took it.
+    pub sent: u32,
+    pub failed: Vec<PushFailure>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PushFailure {
+    pub subscription: String,
+    pub error: String,
+}
+
 /// A one-time sign-in link for another device ("Add a device"): single use, 5 minutes.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct DeviceLink {

@@ -6,7 +6,7 @@
 
 pub use tradewind_core::{
     agent, artifacts, attachments, auth, config, events, models, plan, policy, probe, protocol,
-    provider, runs, sandbox, services, state_dir, store, tasks, tools, undo, util,
+    provider, push, runs, sandbox, services, state_dir, store, tasks, tools, undo, util,
 };
 
 pub mod accept;

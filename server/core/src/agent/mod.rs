@@ -80,6 +80,8 @@ pub struct AgentDeps {
     /// The sessions above each subagent `task` started (parent first): its runs start without
     /// reading them back.
     pub lineages: parking_lot::Mutex<std::collections::HashMap<String, Vec<String>>>,
+    /// Web Push to closed apps (`None`: headless, or the key could not be read).
+    pub push: Option<Arc<crate::push::Push>>,
 }
 
 impl AgentDeps {
@@ -208,6 +210,7 @@ impl Turn<'_> {
             cancel: &self.run.cancel,
             slot: Some(&self.run.slot),
             ancestors: &self.lineage,
+            push: self.deps.push.as_ref(),
         }
     }
 

@@ -239,6 +239,14 @@ impl AuthService {
     pub async fn revoke_device(&self, id: &str) -> Result<(), crate::store::StoreError> {
         self.store.revoke_login_session(id).await?;
         self.touched.lock().remove(id);
+        // Its Web Push subscriptions go with it (the device must not hear of prompts).
+        if let Err(e) = self
+            .store
+            .delete_push_subscriptions_of(crate::store::PushOwner::Login(id))
+            .await
+        {
+            tracing::warn!(error = %e, "cannot delete a signed-out device's push subscriptions");
+        }
         let _ = self.revoked.send(Principal::Cookie {
             login_session_id: id.to_string(),
         });
@@ -275,6 +283,13 @@ impl AuthService {
 
     pub async fn revoke_api_token(&self, id: &str) -> Result<(), crate::store::StoreError> {
         self.store.revoke_api_token(id).await?;
+        if let Err(e) = self
+            .store
+            .delete_push_subscriptions_of(crate::store::PushOwner::Token(id))
+            .await
+        {
+            tracing::warn!(error = %e, "cannot delete a revoked token's push subscriptions");
+        }
         let _ = self.revoked.send(Principal::Bearer {
             token_id: Some(id.to_string()),
         });

@@ -158,6 +158,17 @@ pub async fn agent_deps(
         goal_lock: tokio::sync::Mutex::new(()),
         runs: std::sync::OnceLock::new(),
         lineages: parking_lot::Mutex::default(),
+        push: if interactive {
+            match crate::push::Push::open(&cfg.state_dir, store.clone()) {
+                Ok(p) => Some(Arc::new(p)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "Web Push is off");
+                    None
+                }
+            }
+        } else {
+            None
+        },
     };
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);

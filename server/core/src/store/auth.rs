@@ -58,6 +58,9 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
+        sqlx::query("DELETE FROM push_subscriptions WHERE login_session_id IS NOT NULL")
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }

@@ -10,6 +10,7 @@ mod mcp;
 mod memories;
 mod misc;
 mod plans;
+mod push;
 pub mod runs;
 pub mod sessions;
 mod settings;
@@ -93,6 +94,7 @@ impl std::ops::Deref for AppState {
         auth_routes::login, auth_routes::logout, auth_routes::whoami,
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
         devices::list_devices, devices::revoke_device, devices::device_link,
+        push::push_info, push::subscribe, push::unsubscribe, push::test_push,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::fork_session, sessions::list_messages, sessions::files, sessions::commands, undo::revert, undo::redo, undo::import_session,
         sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::children, sessions::permissions, sessions::revoke_permission, sessions::tools,
@@ -123,6 +125,7 @@ impl std::ops::Deref for AppState {
         (name = "tasks", description = "Background tasks (shell commands the model started with `bg_run`): list them, read their output, stop them."),
         (name = "auth", description = "Password sign-in and sign-out, who is calling, and API tokens for automation."),
         (name = "devices", description = "Signed-in browsers: list and revoke them, and mint one-time sign-in links for another device."),
+        (name = "push", description = "Web Push: subscribe a browser so approvals, questions and plans reach it while the app is closed; list, remove and test subscriptions."),
         (name = "memories", description = "What the agent keeps between sessions (memory_write): read, correct and delete it."),
         (name = "goals", description = "A session's goal: the agent works towards it turn after turn until it is complete, blocked, paused or out of budget."),
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
@@ -251,6 +254,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/devices", get(devices::list_devices))
         .route("/api/devices/link", post(devices::device_link))
         .route("/api/devices/{id}", delete(devices::revoke_device))
+        .route("/api/push", get(push::push_info))
+        .route("/api/push/subscriptions", post(push::subscribe))
+        .route("/api/push/subscriptions/{id}", delete(push::unsubscribe))
+        .route("/api/push/test", post(push::test_push))
         .route(
             "/api/sessions",
             get(sessions::list_sessions).post(sessions::create_session),

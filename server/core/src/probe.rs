@@ -28,6 +28,8 @@ pub enum MarkKind {
     Spawn,
     /// A subagent's run sent a model request.
     ChildRequest,
+    /// A step between those two (the bench shows where the spawn time goes).
+    Step(&'static str),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -88,7 +90,7 @@ pub fn model_call(took: std::time::Duration) {
     }
 }
 
-/// A moment of the subagent bench: `Spawn` or `ChildRequest`.
+/// A moment of the subagent bench: `Spawn`, a `Step`, or `ChildRequest`.
 pub fn moment(kind: MarkKind) {
     if enabled() {
         record(Mark {

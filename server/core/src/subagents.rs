@@ -338,6 +338,7 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
         .create_child_session(parent, &id, &call.description, agent, mode)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;
+    crate::probe::moment(crate::probe::MarkKind::Step("child row"));
     t.deps.events.touch(&id);
     let above: Vec<String> = std::iter::once(parent.id.clone())
         .chain(t.lineage.iter().cloned())
@@ -346,6 +347,7 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
     rm.enqueue_on(&row, RunTrigger::Task, &call.prompt)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;
+    crate::probe::moment(crate::probe::MarkKind::Step("run queued"));
     Ok(ToolOutput::json(&serde_json::json!({
         "id": id,
         "status": "started",

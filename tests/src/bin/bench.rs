@@ -371,6 +371,7 @@ async fn subagents() {
     .await;
     let mut ws = ws_connect(&s).await;
     let mut spawn = Vec::new();
+    let mut steps: Vec<(&str, Vec<f64>)> = Vec::new();
     tradewind::probe::enable(true);
     for i in 0..41 {
         // A session each: its children never reach the live-children limit.
@@ -396,9 +397,31 @@ async fn subagents() {
         };
         if i > 0 {
             spawn.push((b - a).as_secs_f64() * 1000.0);
+            // Where the time went: each step since the one before (spawn first).
+            let mut last = a;
+            for m in marks.iter().filter(|m| m.at >= a && m.at <= b) {
+                let name = match m.kind {
+                    tradewind::probe::MarkKind::Step(n) => n,
+                    tradewind::probe::MarkKind::ChildRequest => "model request",
+                    _ => continue,
+                };
+                let ms = (m.at - last).as_secs_f64() * 1000.0;
+                match steps.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, v)) => v.push(ms),
+                    None => steps.push((name, vec![ms])),
+                }
+                last = m.at;
+            }
         }
     }
     tradewind::probe::enable(false);
+    for (name, v) in &mut steps {
+        println!(
+            "  subagent spawn step → {name}: p50 {:.2} ms p90 {:.2} ms",
+            pct(&mut v.clone(), 0.5),
+            pct(v, 0.9)
+        );
+    }
     println!(
         "subagent_spawn_to_first_model_request_ms p50 {:.2} p90 {:.2} (a `task` call beginning → the child's first model request, inside the server: child session row, its run queued, started and its prompt built; n=40 after one warm-up)",
         pct(&mut spawn.clone(), 0.5),

@@ -323,7 +323,10 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
     if snapshot {
         take_snapshot(deps, spec, "before").await;
     }
-    let goal_active = crate::goals::active(&deps.store, &spec.session.id).await;
+    // A session with no events yet has no goal (setting one records `goal_updated`): a new
+    // subagent's first run skips the read.
+    let goal_active =
+        spec.session.last_seq > 0 && crate::goals::active(&deps.store, &spec.session.id).await;
     let mut t = Turn {
         grants: parking_lot::Mutex::new(None),
         deps,
@@ -347,6 +350,9 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
         mode,
         trigger: spec.trigger,
     });
+    if t.depth() > 0 {
+        crate::probe::moment(crate::probe::MarkKind::Step("run begun"));
+    }
     let outcome = match spec.trigger {
         RunTrigger::Command => user_command(&mut t).await,
         RunTrigger::Compact => compact_command(&mut t).await,
@@ -697,6 +703,9 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
     let memories =
         crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text).await;
+    if t.depth() > 0 {
+        crate::probe::moment(crate::probe::MarkKind::Step("memories read"));
+    }
     let system: Arc<str> = history::system_prompt(
         t.agent,
         &t.paths.workspace,
@@ -722,6 +731,9 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         }
         if let Some(stop) = t.spend_stop().await {
             return stop;
+        }
+        if t.depth() > 0 && iteration == 1 {
+            crate::probe::moment(crate::probe::MarkKind::Step("spend checked"));
         }
         let offered = with_mcp(t, &tools);
         let fixed = context::fixed_chars(&system, &offered);

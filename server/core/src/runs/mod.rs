@@ -281,7 +281,12 @@ impl RunManager {
         slot: Arc<Slot>,
     ) {
         let store = &self.deps.store;
+        let child = q.trigger == RunTrigger::Task;
+        if child {
+            crate::probe::moment(crate::probe::MarkKind::Step("worker"));
+        }
         match store.start_run(&q.run_id).await {
+            Ok(true) if child => crate::probe::moment(crate::probe::MarkKind::Step("run started")),
             Ok(true) => {}
             Ok(false) => return, // cancelled while queued
             Err(e) => {

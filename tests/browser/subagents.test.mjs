@@ -113,10 +113,17 @@ const NOTIFICATIONS = () => {
       return Promise.resolve("granted");
     }
     constructor(title, opts) {
-      window.__notes.push({ title, body: opts?.body ?? "" });
+      window.__notes.push({ title, body: opts?.body ?? "", via: "page" });
     }
     close() {}
   };
+  // With a service worker (the app registers one), notifications go through it.
+  if (typeof ServiceWorkerRegistration !== "undefined") {
+    ServiceWorkerRegistration.prototype.showNotification = function (title, opts) {
+      window.__notes.push({ title, body: opts?.body ?? "", via: "worker", url: opts?.data?.url });
+      return Promise.resolve();
+    };
+  }
   document.hasFocus = () => false;
 };
 
@@ -154,6 +161,8 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       const parent = created.json.id;
       await page.goto(`${server.base}/s/${parent}`);
       await page.locator(".session-view .composer textarea").waitFor();
+      // The app's service worker is active: the page's notifications go through it.
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
       await sendPrompt(page, "PARENT: delegate the greeting");
 
       // The subagent's approval, in the parent's page: labelled with the subagent, linked to it.
@@ -175,7 +184,13 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       await shows(page.locator('.tool-card[data-tool="task"] .subagent-result a'), "Write the greeting", "the started subagent");
       // The same attention as the parent's own prompts: the tab title and a notification.
       await page.waitForFunction(() => document.title.startsWith("(1) needs you"));
-      await page.waitForFunction(() => window.__notes.some((n) => n.body.startsWith("A subagent needs an approval: write_file")));
+      await page.waitForFunction(
+        (url) =>
+          window.__notes.some(
+            (n) => n.via === "worker" && n.url === url && n.body.startsWith("A subagent needs an approval: write_file"),
+          ),
+        `/s/${parent}`,
+      );
       await shot(page, "subagent-approval-in-parent");
       await axe(page, "the parent's page with a subagent's approval");
 

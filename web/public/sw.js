@@ -1,7 +1,8 @@
 // Tradewind's service worker: keeps the static app shell (the page and its hashed assets) so the
-// app opens at once and installs as an app, and shows notifications. It never stores API
-// responses, sign-in links or anything else that carries data; the app clears its cache on
-// sign-out and when the server says this device is signed out.
+// app opens at once and installs as an app, and shows notifications, among them the server's Web
+// Push notices while the app is closed. It never stores API responses, sign-in links or anything
+// else that carries data; the app clears its cache on sign-out and when the server says this
+// device is signed out.
 const CACHE = "tw-shell-v1";
 
 self.addEventListener("install", () => self.skipWaiting());
@@ -68,5 +69,62 @@ self.addEventListener("notificationclick", (e) => {
       }
       return self.clients.openWindow(target);
     }),
+  );
+});
+
+// A Web Push notice from the server (the browser has decrypted it): {title, body, url, tag}. Not
+// shown while a window of the app is on screen and focused: that page shows the prompt itself.
+// Notices with the same tag (one per prompt; the page's own notification uses it too) replace
+// each other without alerting twice.
+self.addEventListener("push", (e) => {
+  let n = null;
+  try {
+    n = e.data ? e.data.json() : null;
+  } catch {
+    n = null;
+  }
+  if (!n || typeof n !== "object") n = {};
+  const text = (v) => (typeof v === "string" ? v : "");
+  const title = text(n.title) || "Tradewind";
+  const options = { body: text(n.body), data: { url: text(n.url) || "/" } };
+  if (text(n.tag)) options.tag = n.tag;
+  e.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((wins) => {
+      if (wins.some((w) => w.focused && w.visibilityState === "visible")) return undefined;
+      return self.registration.showNotification(title, options);
+    }),
+  );
+});
+
+/** A base64url string as bytes. */
+function fromBase64Url(s) {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+// The push service replaced or dropped the subscription: subscribe again with the same server key
+// (the old subscription's, else the server's) and register the new one. The request is the app's
+// own: same origin, the sign-in cookie, a JSON body.
+self.addEventListener("pushsubscriptionchange", (e) => {
+  const old = e.oldSubscription && e.oldSubscription.options && e.oldSubscription.options.applicationServerKey;
+  const serverKey = () =>
+    fetch("/api/push", { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((info) => fromBase64Url(info.public_key));
+  const renew = () =>
+    (old ? Promise.resolve(old) : serverKey()).then((k) =>
+      self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: k }),
+    );
+  e.waitUntil(
+    (e.newSubscription ? Promise.resolve(e.newSubscription) : renew())
+      .then((sub) =>
+        fetch("/api/push/subscriptions", {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(sub.toJSON()),
+        }),
+      )
+      .catch(() => undefined),
   );
 });

@@ -45,6 +45,10 @@ import type {
   ProviderSettings,
   ProviderSettingsUpdate,
   ProviderView,
+  PushDevice,
+  PushInfo,
+  PushSubscribeParams,
+  PushTestResult,
   RunCreated,
   ServerConfig,
   SessionPermissions,
@@ -189,6 +193,14 @@ export const api = {
   devices: () => request<DeviceList>("GET", "/api/devices"),
   revokeDevice: (id: string) => request<void>("DELETE", `/api/devices/${enc(id)}`, {}),
   deviceLink: () => request<DeviceLink>("POST", "/api/devices/link", {}),
+
+  /** The server's Web Push key and the subscribed browsers (503 `unavailable` when push is off). */
+  pushInfo: () => request<PushInfo>("GET", "/api/push"),
+  /** `sub`: what the browser's `PushSubscription.toJSON()` gives (the same endpoint again replaces its keys). */
+  subscribePush: (sub: PushSubscribeParams) => request<PushDevice>("POST", "/api/push/subscriptions", sub),
+  unsubscribePush: (id: string) => request<void>("DELETE", `/api/push/subscriptions/${enc(id)}`, {}),
+  /** A test notice to every subscribed browser. */
+  testPush: () => request<PushTestResult>("POST", "/api/push/test", {}),
 
   /** Active and archived sessions alike: the sidebar shows both (archived ones folded away). */
   listSessions: () => request<SessionPage>("GET", "/api/sessions?limit=200&archived=true"),

@@ -19,6 +19,12 @@ export type Health = Schemas["Health"];
 export type Device = Schemas["Device"];
 export type DeviceList = Schemas["DeviceList"];
 export type DeviceLink = Schemas["DeviceLink"];
+/** Web Push: the server's key and the browsers subscribed to it. */
+export type PushInfo = Schemas["PushInfo"];
+/** A browser subscribed to Web Push, as the server shows it (not the DOM's `PushSubscription`). */
+export type PushDevice = Schemas["PushSubscription"];
+export type PushSubscribeParams = Schemas["PushSubscribeParams"];
+export type PushTestResult = Schemas["PushTestResult"];
 export type SessionPermissions = Schemas["SessionPermissions"];
 export type GrantInfo = Schemas["GrantInfo"];
 export type ToolStatusList = Schemas["ToolStatusList"];

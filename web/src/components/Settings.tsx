@@ -7,6 +7,7 @@ import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
 import { McpPanel } from "./McpPanel";
 import { MemoryPanel } from "./MemoryPanel";
 import { ProvidersPanel } from "./ProvidersPanel";
+import { PushPanel } from "./PushPanel";
 import { UsagePanel } from "./UsagePanel";
 import { WebSearchForm } from "./WebSearchForm";
 
@@ -36,7 +37,7 @@ export function Settings() {
         </label>
         <p class="row">
           <span>
-            Browser notifications when the agent needs you:{" "}
+            Browser notifications when the agent needs you while the app is open:{" "}
             {notif === "default" ? "not enabled" : notif === "granted" ? "on" : notif === "denied" ? "blocked in this browser" : "not supported"}
           </span>
           {notif === "default" && (
@@ -46,6 +47,8 @@ export function Settings() {
           )}
         </p>
       </section>
+
+      <PushPanel />
 
       {cfg && <ConnectionFacts cfg={cfg} />}
       <DevicesPanel />

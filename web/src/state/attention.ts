@@ -22,6 +22,25 @@ function label(ev: EventFrame): string {
   }
 }
 
+/**
+ * The prompt's id: the tag of its notification, the same as the server's Web Push notice for it
+ * (sw.js), so the two replace each other instead of showing twice.
+ */
+function promptId(ev: EventFrame): string | null {
+  switch (ev.type) {
+    case "approval_requested":
+      return ev.approval_id;
+    case "question_asked":
+      return ev.question_id;
+    case "plan_proposed":
+      return ev.plan_id;
+    case "child_pending":
+      return ev.id;
+    default:
+      return null;
+  }
+}
+
 export function notifyAttention(sessionId: string, ev: EventFrame): void {
   const key = `${sessionId}:${ev.seq}`;
   if (notified.has(key)) return;
@@ -30,15 +49,21 @@ export function notifyAttention(sessionId: string, ev: EventFrame): void {
   if (typeof ev.at === "number" && Date.now() - ev.at > 60_000) return;
   if (document.visibilityState === "visible" && document.hasFocus()) return;
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
-  try {
-    const n = new Notification("Tradewind needs you", { body: label(ev), tag: key });
-    n.onclick = () => {
-      window.focus();
-      n.close();
-    };
-  } catch {
-    // Some browsers only allow notifications from a service worker.
-  }
+  const title = "Tradewind needs you";
+  const options = { body: label(ev), tag: promptId(ev) ?? key, data: { url: `/s/${sessionId}` } };
+  // Through the service worker when there is one: it shows while the tab is in the background
+  // (and on phones, where only it may), and a click opens the session (sw.js).
+  const sw = "serviceWorker" in navigator && window.isSecureContext ? navigator.serviceWorker.getRegistration() : null;
+  void (sw ?? Promise.resolve(undefined))
+    .then((reg) => {
+      if (reg) return reg.showNotification(title, options);
+      const n = new Notification(title, options);
+      n.onclick = () => {
+        window.focus();
+        n.close();
+      };
+    })
+    .catch(() => undefined);
 }
 
 export async function askNotificationPermission(): Promise<NotificationPermission | "unsupported"> {

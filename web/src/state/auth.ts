@@ -2,7 +2,7 @@
 import { ApiError, api, errorText } from "../api/client";
 import type { WhoAmI } from "../api/types";
 import { connection } from "../api/socket";
-import { clearOfflineShell } from "../pwa";
+import { clearOfflineShell, forgetPushSubscription } from "../pwa";
 import { auth, serverConfig } from "./app";
 import { route } from "./router";
 import { prefetchNewest, startSessionList, stopSessionList } from "./sessions";
@@ -46,6 +46,7 @@ export function signedOut(reason?: string): void {
   connection.stop();
   stopSessionList();
   void clearOfflineShell();
+  void forgetPushSubscription();
   auth.set({ status: "signed_out", reason });
 }
 

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-C5RnA0tu.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

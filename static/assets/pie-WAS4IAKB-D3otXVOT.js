@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-Bl-TRcJb.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

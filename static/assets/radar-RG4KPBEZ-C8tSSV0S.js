@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-Bl-TRcJb.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

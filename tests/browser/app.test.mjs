@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import {
   apiCall,
   createSessionViaUi,
+  freshSignIn,
   haveServer,
   launchBrowser,
   newPage,
@@ -41,6 +42,13 @@ const scripts = [
     turns: [
       { text: "Writing it.", tool_calls: [{ name: "write_file", arguments: { path: "hello.txt", content: "hi\n" } }] },
       { text: "Done: **hello.txt** written." },
+    ],
+  },
+  {
+    match: "phone file",
+    turns: [
+      { text: "Writing it.", tool_calls: [{ name: "write_file", arguments: { path: "phone.txt", content: "small\n" } }] },
+      { text: "Done: **phone.txt** written." },
     ],
   },
   {
@@ -113,6 +121,9 @@ describe("web app", { skip, timeout: 900_000 }, () => {
   before(async () => {
     server = await startServer({ scripts, args: ["--allow-write", "--allow-process"] });
     browser = await launchBrowser();
+    // Every test signs in with this cookie, whichever tests run (the first one tests the
+    // sign-in flow itself with the server's own link).
+    state = await freshSignIn(browser, server);
   });
 
   after(async () => {
@@ -471,10 +482,15 @@ describe("web app", { skip, timeout: 900_000 }, () => {
   test("phone viewport and dark theme", async () => {
     const p = await open({ viewport: { width: 390, height: 800 }, colorScheme: "dark" });
     await p.page.goto(server.base + "/");
-    await p.page.locator(".session-list .session-item").first().waitFor();
+    // Its own session with a diff in it (a write in `full` mode needs no approval).
+    const made = await apiCall(p.page, server, "POST", "/api/sessions", { title: "Phone diff", mode: "full" });
+    assert.equal(made.status, 201, JSON.stringify(made.json));
+    const sent = await apiCall(p.page, server, "POST", `/api/sessions/${made.json.id}/messages`, { text: "phone file please" });
+    assert.equal(sent.status, 202, JSON.stringify(sent.json));
+    await p.page.locator(".session-list .session-item", { hasText: "Phone diff" }).first().waitFor();
     assert.equal(await p.page.locator(".main").isVisible(), false, "list only at phone width");
     await shot(p.page, "08-phone-list");
-    await p.page.getByText("Approve a write").first().click();
+    await p.page.locator(".session-list .session-item", { hasText: "Phone diff" }).first().click();
     await p.page.locator(".session-view .composer").waitFor();
     assert.equal(await p.page.locator(".sidebar").isVisible(), false);
     await p.page.locator(".diff").first().waitFor();

@@ -199,6 +199,23 @@ async function serveStaticFrom(context, server, dir) {
   );
 }
 
+/**
+ * A signed-in cookie for a test of its own, not the server's first link (which a test of the
+ * sign-in flow may use): `tradewind link` mints a fresh one-time link for this server's state
+ * directory, a throwaway page opens it, and its storage state is returned.
+ */
+export async function freshSignIn(browser, server) {
+  const out = execFileSync(serverBin, ["link", "--state-dir", join(server.dir, "home")], { encoding: "utf8" });
+  const link = /https?:\/\/\S+/.exec(out)?.[0];
+  if (!link) throw new Error(`tradewind link printed no link:\n${out}`);
+  const p = await newPage(browser, server);
+  await p.page.goto(link);
+  await p.page.waitForSelector(".topbar");
+  const state = await p.context.storageState();
+  await p.context.close();
+  return state;
+}
+
 /** Sign in by opening the one-time token URL; returns the storage state (cookie) for later contexts. */
 export async function signInWithToken(page, server) {
   await page.goto(server.url);

@@ -370,9 +370,14 @@ impl RunManager {
         if waiting || self.shutdown.is_cancelled() {
             return;
         }
+        self.enqueue_goal_turn(session_id, &text).await;
+    }
+
+    /// Queue a goal turn with its continuation prompt (a failure is logged: the goal waits).
+    async fn enqueue_goal_turn(self: &Arc<Self>, session_id: &str, text: &str) {
         match self.deps.store.get_session(session_id).await {
             Ok(session) => {
-                if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, &text).await {
+                if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, text).await {
                     tracing::warn!(error = %e, "cannot start the goal's next turn");
                 }
             }
@@ -600,15 +605,8 @@ impl RunManager {
                 return;
             }
         };
-        let text = crate::goals::continuation(&g);
-        match self.deps.store.get_session(session_id).await {
-            Ok(session) => {
-                if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, &text).await {
-                    tracing::warn!(error = %e, "cannot start the goal's next turn");
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot start the goal's next turn"),
-        }
+        self.enqueue_goal_turn(session_id, &crate::goals::continuation(&g))
+            .await;
     }
 
     /// At start-up: active runs of a dead server are `interrupted`; queued ones start again;

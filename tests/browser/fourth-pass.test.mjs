@@ -328,7 +328,9 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     await prompt.click();
     await prompt.pressSequentially("look at @sess");
     const options = p.page.getByRole("listbox", { name: "Files" }).getByRole("option");
-    await options.first().waitFor();
+    // The list answers what was typed, not an earlier keystroke's query still on its way.
+    const answering = (q) => p.page.locator(`.mention-list[data-query="${q}"][aria-busy="false"]`).waitFor();
+    await answering("sess");
     const names = await options.allInnerTexts();
     assert.deepEqual(names.slice(0, 2).sort(), ["session_store.rs", "sessions.ts"], `${names}`);
     assert.ok(!names.includes("notes.txt"));
@@ -342,7 +344,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     assert.equal(await options.count(), 0, "the list closed");
     // Esc closes the list and keeps the text; nothing was sent.
     await prompt.pressSequentially("and @read");
-    await options.first().waitFor();
+    await answering("read");
     assert.equal(await options.first().innerText(), "README.md");
     await p.page.keyboard.press("Escape");
     await p.page.waitForFunction(() => !document.querySelector(".mention-list"));

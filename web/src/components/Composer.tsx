@@ -223,7 +223,14 @@ export function Composer({
       <div class={`composer-box${isCommand ? " is-command" : ""}`}>
         {slash.open && <SlashList id={slashId} entries={slash.entries} active={slash.active} onPick={(e) => choose(e, true)} />}
         {!slash.open && mentions.open && (
-          <MentionList id={listId} matches={mentions.matches} active={mentions.active} onPick={mentions.pick} />
+          <MentionList
+            id={listId}
+            matches={mentions.matches}
+            active={mentions.active}
+            onPick={mentions.pick}
+            answered={mentions.answered}
+            stale={mentions.stale}
+          />
         )}
         <textarea
           ref={area}

@@ -40,6 +40,8 @@ function Highlighted({ m }: { m: FileMatch }) {
 export function useMentions(sessionId: string, text: string, caret: number, insert: (start: number, end: number, value: string) => void) {
   const at = mentionAt(text, caret);
   const [matches, setMatches] = useState<FileMatch[]>([]);
+  // The query `matches` answer: while a newer one is on its way the list stays (no flicker) but says it is stale.
+  const [answered, setAnswered] = useState<string | null>(null);
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState<number | null>(null);
   const asked = useRef(0);
@@ -57,10 +59,14 @@ export function useMentions(sessionId: string, text: string, caret: number, inse
       (r) => {
         if (n !== asked.current) return;
         setMatches(r.data);
+        setAnswered(query);
         setActive(0);
       },
       () => {
-        if (n === asked.current) setMatches([]);
+        if (n === asked.current) {
+          setMatches([]);
+          setAnswered(query);
+        }
       },
     );
   }, [sessionId, query]);
@@ -85,7 +91,7 @@ export function useMentions(sessionId: string, text: string, caret: number, inse
     e.preventDefault();
     return true;
   };
-  return { open, matches, active, pick, onKey };
+  return { open, matches, active, pick, onKey, answered, stale: answered !== query };
 }
 
 export function MentionList({
@@ -93,14 +99,18 @@ export function MentionList({
   matches,
   active,
   onPick,
+  answered,
+  stale,
 }: {
   id: string;
   matches: FileMatch[];
   active: number;
   onPick: (m: FileMatch) => void;
+  answered: string | null;
+  stale: boolean;
 }) {
   return (
-    <ul class="mention-list" id={id} role="listbox" aria-label="Files">
+    <ul class="mention-list" id={id} role="listbox" aria-label="Files" aria-busy={stale} data-query={answered ?? undefined}>
       {matches.map((m, i) => (
         <li
           key={m.path}

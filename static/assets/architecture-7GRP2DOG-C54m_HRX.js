@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-C5RnA0tu.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-C5RnA0tu.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

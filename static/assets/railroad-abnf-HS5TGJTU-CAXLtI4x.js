@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-C5RnA0tu.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

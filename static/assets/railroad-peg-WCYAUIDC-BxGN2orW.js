@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-C5RnA0tu.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -11,7 +11,16 @@ const CALLS = 1000; // tool_call + policy_decision + tool_result each: 3,000+ ev
 /** About 40 s of streaming after the tools: the run is still going when the page opens. */
 const SLOW = Array.from({ length: 400 }, (_, i) => `slow${i}`).join(" ");
 
+/** A reply whose markdown changes shape as it streams: emphasis and a link close, a code block and a list open. */
+const MD_REPLY =
+  // Over 300 characters of plain text at 3 every 15 ms or more: longer than three of the slowest
+  // update intervals (500 ms), so the reply grows in place at least once however busy the page.
+  "Intro words that stream in as plain text, long enough to grow in place several times over. ".repeat(4) + "\n\n" +
+  "A **bold claim** and a [link](https://example.com) then more plain words to add at the end.\n\n" +
+  "```js\nconst a = 1;\nconst b = 2;\n```\n\n- one\n- two\n\nThe end of it all, said plainly and slowly enough to be seen.";
+
 const scripts = [
+  { match: "markdown stream", turns: [{ text: MD_REPLY, chunk_chars: 3, delay_ms: 15 }] },
   {
     match: "many tools",
     turns: [
@@ -264,6 +273,54 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     const keys = await rowKeys(p);
     assert.ok(keys.length <= MAX_ROWS, `${keys.length} rows in the DOM`);
     assert.equal(new Set(keys).size, keys.length, "no duplicate rows");
+    assertClean(p);
+    await p.context.close();
+  });
+
+  test("a streaming reply grows in place where its text only grows, and ends as a fresh page shows it", { timeout: 60_000 }, async () => {
+    const p = await open();
+    await p.page.goto(server.base + "/");
+    const id = (await apiCall(p.page, server, "POST", "/api/sessions", { title: "streamed markdown", mode: "full" })).json.id;
+    await p.page.goto(`${server.base}/s/${id}`);
+    await p.page.locator(".conn[data-state=open]").waitFor();
+    // Text added to the reply's last text node (in place) and the reply's DOM built anew.
+    await p.page.evaluate(() => {
+      window.__grown = 0;
+      window.__built = 0;
+      new MutationObserver((records) => {
+        for (const r of records) {
+          const el = r.target.nodeType === Node.TEXT_NODE ? r.target.parentElement : r.target;
+          if (!el?.closest?.(".msg-assistant .markdown")) continue;
+          if (r.type === "characterData") window.__grown++;
+          else if (r.target.classList?.contains("markdown")) window.__built++;
+        }
+      }).observe(document.querySelector(".transcript"), { childList: true, subtree: true, characterData: true });
+    });
+    assert.equal((await apiCall(p.page, server, "POST", `/api/sessions/${id}/messages`, { text: "markdown stream" })).status, 202);
+    await p.page.locator('.transcript .run-end[data-status="completed"]').waitFor();
+    const reply = p.page.locator(".transcript .msg-assistant .markdown");
+    const grown = await p.page.evaluate(() => window.__grown);
+    const built = await p.page.evaluate(() => window.__built);
+    assert.ok(grown > 0, `the reply grew in place (${grown} times; built ${built} times)`);
+    assert.ok(built > 1, `the reply was built anew where its shape changed (${built} times)`);
+    const shape = () =>
+      reply.evaluate((el) => ({
+        text: el.innerText,
+        strong: [...el.querySelectorAll("strong")].map((e) => e.textContent),
+        links: [...el.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+        code: [...el.querySelectorAll("pre code")].map((e) => e.textContent),
+        items: [...el.querySelectorAll("li")].map((e) => e.textContent),
+        paragraphs: el.querySelectorAll(":scope > p").length,
+      }));
+    const live = await shape();
+    assert.deepEqual(live.strong, ["bold claim"]);
+    assert.deepEqual(live.links, ["https://example.com"]);
+    assert.deepEqual(live.code, ["const a = 1;\nconst b = 2;"]);
+    assert.deepEqual(live.items, ["one", "two"]);
+    assert.equal(live.paragraphs, 3);
+    await p.page.reload();
+    await p.page.locator('.transcript .run-end[data-status="completed"]').waitFor();
+    assert.deepEqual(await shape(), live, "the page read afresh shows the same reply");
     assertClean(p);
     await p.context.close();
   });

@@ -204,6 +204,14 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     await cdp.send("Performance.enable");
     const metrics = async () =>
       Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+    // How often the reply's text changes on screen (the transcript paces updates by their cost).
+    await p.page.evaluate(() => {
+      window.__updates = 0;
+      new MutationObserver((records) => {
+        const inReply = (n) => (n.nodeType === Node.TEXT_NODE ? n.parentElement : n)?.closest?.(".msg-assistant .markdown");
+        if (records.some((r) => inReply(r.target))) window.__updates++;
+      }).observe(document.querySelector(".transcript"), { childList: true, subtree: true, characterData: true });
+    });
     const long0 = await p.page.evaluate(() => window.__long.length);
     const m0 = await metrics();
     const t0 = Date.now();
@@ -212,14 +220,21 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     const m1 = await metrics();
     const wall = Date.now() - t0;
     const long = (await p.page.evaluate(() => window.__long)).slice(long0);
+    const updates = await p.page.evaluate(() => window.__updates);
     const frames = Math.round(wall / (1000 / 60));
     const events = (await apiCall(p.page, server, "GET", `/api/sessions/${id}`)).json.last_seq;
     const task = (m1.TaskDuration - m0.TaskDuration) * 1000;
     const script = (m1.ScriptDuration - m0.ScriptDuration) * 1000;
+    // CPU time of the main thread: the tasks' durations above also count the time the thread
+    // waited for a core (two cores here, shared with the server that streams and the browser's
+    // other processes).
+    const cpu = (m1.ThreadTime - m0.ThreadTime) * 1000;
     console.log(
       `streamed ${DELTAS} provider deltas (${events} stored events) in ${wall} ms: main thread ${task.toFixed(0)} ms ` +
         `(${(task / DELTAS).toFixed(3)} ms per delta, ${(task / events).toFixed(2)} ms per event), script ${script.toFixed(0)} ms; ` +
         `${(task / Math.max(1, frames)).toFixed(2)} ms main thread per 60 Hz frame (${frames} frames) — target ≤ 1 ms; ` +
+        `main thread CPU ${cpu.toFixed(0)} ms, ${(cpu / Math.max(1, frames)).toFixed(2)} ms per frame; ` +
+        `the text changed on screen ${updates} times (${((updates * 1000) / wall).toFixed(1)} a second); ` +
         `${long.length} long tasks (> 50 ms), longest ${long.length ? Math.max(...long).toFixed(0) : 0} ms — target none; ` +
         `load average ${loadavg()[0].toFixed(2)} on ${availableParallelism()} CPUs`,
     );

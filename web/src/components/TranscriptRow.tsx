@@ -1,11 +1,13 @@
 import { Component } from "preact";
-import type { Item } from "../state/transcript";
+import type { Item, TranscriptSnapshot } from "../state/transcript";
 import { ItemRow } from "./ItemRow";
 
 interface Props {
   item: Item;
   /** The item's version: the row re-renders only when it changes. */
   v: number;
+  /** Tells the row when its item changed alone (text streaming in): it redraws by itself. */
+  watch: TranscriptSnapshot["watchItem"];
 }
 
 /**
@@ -13,6 +15,16 @@ interface Props {
  * a revert took back is dimmed, its first row labelled.
  */
 export class TranscriptRow extends Component<Props> {
+  private unwatch: (() => void) | null = null;
+
+  componentDidMount(): void {
+    this.unwatch = this.props.watch(this.props.item.key, () => this.forceUpdate());
+  }
+
+  componentWillUnmount(): void {
+    this.unwatch?.();
+  }
+
   shouldComponentUpdate(next: Props): boolean {
     return next.item !== this.props.item || next.v !== this.props.v;
   }

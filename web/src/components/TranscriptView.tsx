@@ -33,8 +33,9 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   /** The row to highlight once it is in the DOM. */
   const flashKey = useRef<string | null>(null);
   const raf = useRef(0);
+  // Called after a resize or scroll, when layout is clean: only a window that would change costs a frame.
   const refreshLater = () => {
-    if (raf.current) return;
+    if (raf.current || !w.stale()) return;
     raf.current = requestAnimationFrame(() => {
       raf.current = 0;
       if (w.stale()) setTick((n) => n + 1);
@@ -132,7 +133,7 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   let pos = 0;
   for (const [a, b] of segments) {
     if (tops[a] - tops[pos] > 0) children.push(<Spacer key={`sp${pos}`} height={tops[a] - tops[pos]} />);
-    for (let i = a; i < b; i++) children.push(<TranscriptRow key={items[i].key} item={items[i]} v={items[i].v} />);
+    for (let i = a; i < b; i++) children.push(<TranscriptRow key={items[i].key} item={items[i]} v={items[i].v} watch={snap.watchItem} />);
     pos = b;
   }
   if (tops[n] - tops[pos] > 0) children.push(<Spacer key="sp-end" height={tops[n] - tops[pos]} />);

@@ -83,6 +83,10 @@ export class Windowing {
     this.scroller = scroller;
     this.vh = scroller.clientHeight;
     this.observer?.observe(scroller);
+    // Whatever changes the content's height resizes this: also a row that redraws alone (a reply
+    // streaming in), which the view's own render does not see.
+    const inner = scroller.querySelector(":scope > .transcript-inner");
+    if (inner) this.observer?.observe(inner);
   }
 
   detach(): void {
@@ -203,7 +207,9 @@ export class Windowing {
     const el = this.scroller;
     if (!el) return;
     this.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK;
-    this.capture(el);
+    // At the bottom the view follows the end and no anchor is read (the scroll that follows new
+    // text comes here each time); one is taken when the view leaves the bottom.
+    if (!this.atBottom) this.capture(el);
   }
 
   private capture(el: HTMLElement): void {

@@ -252,6 +252,11 @@ export interface GoalMark {
 
 export interface TranscriptSnapshot {
   version: number;
+  /**
+   * Call `fn` when the item `key` changed and nothing else did (text streaming into a reply):
+   * such a change is not announced as a new snapshot, the item's row redraws alone.
+   */
+  watchItem: (key: string, fn: () => void) => () => void;
   lastSeq: number;
   items: Item[];
   activeRun: RunState | null;

@@ -10,7 +10,7 @@
 // transcript from the events held, so what straddles the boundary comes out as if read in one go.
 import { isKnownEvent } from "../api/events";
 import type { ChildPendingStatus, EventFrame, EventOf, EventPage, FrameHeader, ServerEvent, Session, Task } from "../api/types";
-import { frameScheduler } from "./frame";
+import { frameScheduler, inAnimationFrame } from "./frame";
 import type {
   ApprovalItem,
   ApprovalState,
@@ -40,6 +40,18 @@ export type * from "./items";
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 export const LIVE_TASK = new Set(["queued", "running", "stopping"]);
+
+/**
+ * Live text (the server sends deltas about every 50 ms) shows at most ten times a second, and
+ * each update waits at least UPDATE_COST_FACTOR times what the last update cost the main thread
+ * (parsing the reply, laying it out and painting it; more as the reply grows, more on a slow
+ * device): a stream never takes more than a small share of the page's time. Any other event is
+ * shown on the next frame, with the text that came before it.
+ */
+export const DELTA_EVERY_MS = 100;
+const DELTA_EVERY_MAX_MS = 500;
+const UPDATE_COST_FACTOR = 16;
+const isDelta = (e: ServerEvent) => e.type === "message_delta" || e.type === "reasoning_delta";
 
 /** Event types that only happen while their run runs: seeing one means the run did run. */
 const IN_RUN = new Set([
@@ -133,6 +145,24 @@ export class Transcript {
   private listeners = new Set<() => void>();
   private snap: TranscriptSnapshot | null = null;
   private readonly schedule = frameScheduler(() => this.flush());
+  /** When queued events were last applied, and the timer that applies text deltas held back since. */
+  private shownAt = 0;
+  private deltaTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Items touched by the flush under way (null outside one), and whether it added any. */
+  private touched: Item[] | null = null;
+  private added = false;
+  private readonly itemWatchers = new Map<string, Set<() => void>>();
+  private readonly watchItem = (key: string, fn: () => void): (() => void) => {
+    let set = this.itemWatchers.get(key);
+    if (!set) this.itemWatchers.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0 && this.itemWatchers.get(key) === set) this.itemWatchers.delete(key);
+    };
+  };
+  /** What applying events and showing them costs, in ms (a moving average over the updates). */
+  private updateCost = 0;
   /** Called for events that need the user's attention, once each, when they arrive live. */
   onAttention: ((ev: EventFrame) => void) | null = null;
   /** Called when a seq gap is seen (the caller refetches from lastSeq). */
@@ -179,6 +209,15 @@ export class Transcript {
   /** Queue events; they are applied on the next frame. */
   push(events: ServerEvent[]): void {
     for (const e of events) this.queue.push(e);
+    const every = Math.min(DELTA_EVERY_MAX_MS, Math.max(DELTA_EVERY_MS, UPDATE_COST_FACTOR * this.updateCost));
+    const wait = every - (performance.now() - this.shownAt);
+    if (wait > 0 && this.queue.every(isDelta)) {
+      this.deltaTimer ??= setTimeout(() => {
+        this.deltaTimer = undefined;
+        this.schedule();
+      }, wait);
+      return;
+    }
     this.schedule();
   }
 
@@ -270,12 +309,18 @@ export class Transcript {
 
   /** Apply queued events now. */
   flush(): void {
+    clearTimeout(this.deltaTimer);
+    this.deltaTimer = undefined;
     if (this.queue.length === 0) return;
+    this.shownAt = performance.now();
     const q = this.queue;
     this.queue = [];
     q.sort((a, b) => a.seq - b.seq);
     let changed = false;
     let gap = false;
+    let onlyText = true;
+    this.touched = [];
+    this.added = false;
     for (const ev of q) {
       if (typeof ev.seq !== "number" || ev.seq <= this.lastSeq) continue; // duplicate
       if (ev.seq > this.lastSeq + 1 && this.lastSeq > 0 && !this.allowGap) {
@@ -293,9 +338,33 @@ export class Transcript {
       this.held.push(ev);
       this.apply(ev);
       changed = true;
+      if (!isDelta(ev)) onlyText = false;
     }
+    const touched = this.touched;
+    this.touched = null;
     if (gap && this.onGap) this.onGap(this.lastSeq);
-    if (changed) this.announce();
+    if (!changed) return;
+    // Text added to replies already shown, and nothing else: their rows redraw alone, without a
+    // new snapshot for the whole view (its header, composer and list) to render again.
+    if (onlyText && !this.added && touched.every((it) => it.kind === "assistant" && this.itemWatchers.has(it.key))) {
+      for (const it of new Set(touched)) this.itemWatchers.get(it.key)?.forEach((fn) => fn());
+    } else {
+      this.announce();
+    }
+    if (onlyText) this.measureUpdate();
+  }
+
+  /**
+   * What showing text deltas costs. In an animation frame, the render of what was just applied,
+   * its layout and its paint end the frame's task: a task queued now starts when they are done.
+   */
+  private measureUpdate(): void {
+    if (!inAnimationFrame()) return;
+    const t0 = this.shownAt;
+    setTimeout(() => {
+      const c = performance.now() - t0;
+      this.updateCost = this.updateCost === 0 ? c : 0.7 * this.updateCost + 0.3 * c;
+    });
   }
 
   snapshot(): TranscriptSnapshot {
@@ -306,6 +375,7 @@ export class Transcript {
     const pendingPlans = [...b.plans.values()].filter((p) => p.decision === null && !p.expired);
     this.snap = {
       version: this.version,
+      watchItem: this.watchItem,
       lastSeq: this.lastSeq,
       items: b.items,
       activeRun: b.activeRunId ? (b.runs.get(b.activeRunId) ?? null) : null,
@@ -365,6 +435,7 @@ export class Transcript {
   private add<T extends Item>(item: T): T {
     this.b.items.push(item);
     this.itemsChanged = true;
+    this.added = true;
     if (item.run) {
       let list = this.b.runItems.get(item.run);
       if (!list) this.b.runItems.set(item.run, (list = []));
@@ -410,6 +481,7 @@ export class Transcript {
   private touch(item: Item): void {
     item.v++;
     this.itemsChanged = true;
+    this.touched?.push(item);
   }
 
   private run(id: string): RunState {

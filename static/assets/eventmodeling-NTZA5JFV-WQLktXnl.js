@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

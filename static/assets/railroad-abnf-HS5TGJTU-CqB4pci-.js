@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

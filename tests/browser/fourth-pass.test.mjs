@@ -137,9 +137,21 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     const p = await open();
     const { id, lastSeq } = await sessionWith(p, "long", "many tools please", { minSeq: 3 * CALLS, idle: true });
     p.log.requests.length = 0;
+    const warnings = [];
+    p.page.on("console", (m) => m.type() === "warning" && warnings.push(m.text()));
     await p.page.goto(`${server.base}/s/${id}`);
     await p.page.locator(".transcript .run-end").waitFor();
     await p.page.locator(".conn[data-state=open]").waitFor();
+
+    // The page asked for the newest page and who is signed in while its script loaded; the app's
+    // own requests got those answers (no second request, no preload left unused).
+    const early = await p.page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .filter((e) => /\/api\/(whoami$|sessions\/[^/]+\/events\?)/.test(e.name))
+        .map((e) => `${new URL(e.name).pathname} by ${e.initiatorType}`),
+    );
+    assert.deepEqual(early.sort(), [`/api/sessions/${id}/events by link`, "/api/whoami by link"]);
 
     // One page from the end, not the log from seq 0.
     const eventReads = p.log.requests.filter((u) => u.includes(`/api/sessions/${id}/events`));
@@ -240,6 +252,8 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     assert.ok(seen.keys.some((k) => k.startsWith("re:")), "the run's end");
     const s = (await apiCall(p.page, server, "GET", `/api/sessions/${id}`)).json;
     assert.equal(s.last_seq, lastSeq);
+    // Chrome warns of a preload left unused a few seconds after the load: long past by now.
+    assert.deepEqual(warnings.filter((w) => /preload/i.test(w)), [], "every preload used");
     assertClean(p);
     await p.context.close();
   });

@@ -47,11 +47,36 @@ export function appendInPlace(root: Element, prev: string, next: string): boolea
   return true;
 }
 
+/** Characters that start or end no markdown (no emphasis, link, code, autolink, entity or HTML). */
+const PLAIN_WORDS = /^[A-Za-z0-9 ,;'"?]*[A-Za-z0-9]$/;
+const PLAIN_WORD = /^[A-Za-z0-9,;'"?]+$/;
+
+/**
+ * The HTML of a streaming reply that grew by plain words (`next` is `prev` and those words),
+ * without parsing it all again: the words go after the text that ends `prevHtml`, before its
+ * closing tags. Null when that is not certain (the words or the word they follow hold anything
+ * markdown could read, or the HTML does not end with that word): then it is parsed.
+ */
+export function grownHtml(prev: string, prevHtml: string, next: string): string | null {
+  if (next.length <= prev.length || !next.startsWith(prev)) return null;
+  const added = next.slice(prev.length);
+  const lastWord = /\S*$/.exec(prev)?.[0] ?? "";
+  if (!PLAIN_WORDS.test(added) || !PLAIN_WORD.test(lastWord)) return null;
+  const tail = /(?:<\/[a-z][a-z0-9]*>\s*)*$/.exec(prevHtml)?.[0] ?? "";
+  const head = prevHtml.slice(0, prevHtml.length - tail.length);
+  if (!head.endsWith(lastWord)) return null;
+  return head + added + tail;
+}
+
 export function Markdown({ source, final }: { source: string; final: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
-  const html = useMemo(() => renderMarkdown(source), [source]);
-  /** The HTML the DOM shows, and whether it is still the streaming reply's (nothing added to it). */
-  const drawn = useRef<{ html: string; streaming: boolean } | null>(null);
+  /** What the DOM shows: its source and HTML, and whether it is still a streaming reply's. */
+  const drawn = useRef<{ source: string; html: string; streaming: boolean } | null>(null);
+  const html = useMemo(() => {
+    const was = drawn.current;
+    const grown = !final && was?.streaming ? grownHtml(was.source, was.html, source) : null;
+    return grown ?? renderMarkdown(source);
+  }, [source, final]);
 
   // The DOM is ours, not Preact's: a streaming reply grows in place where it can.
   useLayoutEffect(() => {
@@ -59,7 +84,7 @@ export function Markdown({ source, final }: { source: string; final: boolean }) 
     const was = drawn.current;
     if (!el || (was?.html === html && was.streaming === !final)) return;
     if (!(was && was.streaming && !final && appendInPlace(el, was.html, html))) el.innerHTML = html;
-    drawn.current = { html, streaming: !final };
+    drawn.current = { source, html, streaming: !final };
   }, [html, final]);
 
   useEffect(() => {

@@ -33,6 +33,8 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   /** The row to highlight once it is in the DOM. */
   const flashKey = useRef<string | null>(null);
   const raf = useRef(0);
+  /** The frame that paints the first rows: the rows beyond the first screen come after it. */
+  const firstPaint = useRef(0);
   // Called after a resize or scroll, when layout is clean: only a window that would change costs a frame.
   const refreshLater = () => {
     if (raf.current || !w.stale()) return;
@@ -95,6 +97,7 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
       el.removeEventListener("focusout", onFocusOut);
       offReveal();
       cancelAnimationFrame(raf.current);
+      cancelAnimationFrame(firstPaint.current);
       w.onResize = null;
       w.detach();
     };
@@ -116,6 +119,13 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
       }
       w.focusAfter = null;
       revealed.querySelector<HTMLElement>("button, textarea, input")?.focus({ preventScroll: true });
+    }
+    if (w.rows.size > 0 && !firstPaint.current) {
+      firstPaint.current = requestAnimationFrame(() =>
+        setTimeout(() => {
+          if (w.painted()) setTick((n) => n + 1);
+        }),
+      );
     }
     if (w.stale()) {
       // Measured rows settle the window within a few passes; never loop without a frame between.

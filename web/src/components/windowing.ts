@@ -8,6 +8,8 @@ import type { Item } from "../state/transcript";
 
 /** Pixels rendered above and below the viewport. */
 export const OVERSCAN = 1000;
+/** ...until the view is first painted: the first screen shows sooner with fewer rows to lay out. */
+const FIRST_OVERSCAN = 100;
 /** Closer than this to the bottom (px), the view follows new content. */
 const BOTTOM_SLACK = 80;
 /** The height taken for a row before any row is measured (px). */
@@ -47,6 +49,8 @@ export class Windowing {
   /** The row elements in the DOM, by item key (read from the DOM by `sync`). */
   rows = new Map<string, HTMLElement>();
   atBottom = true;
+  /** Pixels rendered beyond the viewport now (FIRST_OVERSCAN until `painted`). */
+  overscan = FIRST_OVERSCAN;
   anchor: Anchor | null = null;
   focusKey: string | null = null;
   /** An item brought into view on request: focus its first control once it is in the DOM. */
@@ -168,11 +172,18 @@ export class Windowing {
     if (this.atBottom) viewTop = total - vh;
     else if (ai >= 0 && this.anchor) viewTop = tops[ai] - this.anchor.offset;
     else viewTop = this.scroller?.scrollTop ?? 0;
-    const start = Math.min(n, Math.max(0, firstAbove(tops, viewTop - OVERSCAN) - 1));
-    const end = Math.max(start, Math.min(n, firstAbove(tops, viewTop + vh + OVERSCAN - 0.5)));
+    const start = Math.min(n, Math.max(0, firstAbove(tops, viewTop - this.overscan) - 1));
+    const end = Math.max(start, Math.min(n, firstAbove(tops, viewTop + vh + this.overscan - 0.5)));
     let focus = this.focusKey ? this.indexOf(this.focusKey, -1) : -1;
     if (focus >= start && focus < end) focus = -1;
     return { start, end, focus, tops };
+  }
+
+  /** The view has been painted: render the full overscan from now on. True if that changed anything. */
+  painted(): boolean {
+    if (this.overscan === OVERSCAN) return false;
+    this.overscan = OVERSCAN;
+    return this.stale();
   }
 
   /** Would the items rendered differ now (heights or scroll position changed)? */

@@ -124,11 +124,10 @@ function purifierWith(config: Config): ReturnType<typeof DOMPurify> {
   p.setConfig(config);
   return p;
 }
-const toHtml = purifierWith(PURIFY_CONFIG);
-const toFragment = purifierWith({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
-/** For our own renderers' spans, whose attributes vary: configured per call. */
-const purifier = DOMPurify();
-purifier.addHook("afterSanitizeAttributes", safeLinksAndBoxes);
+/** Made when first used (each costs a few ms as the page starts): markdown, task lists, spans. */
+let toHtml: ReturnType<typeof DOMPurify> | null = null;
+let toFragment: ReturnType<typeof DOMPurify> | null = null;
+let spans: ReturnType<typeof DOMPurify> | null = null;
 
 /** `headingRank`: the rank (aria-level) of the text's top heading, below the page's own headings. */
 export function renderMarkdown(src: string, headingRank = 2): string {
@@ -136,8 +135,9 @@ export function renderMarkdown(src: string, headingRank = 2): string {
   headingTop = 0;
   headingPrev = headingRank - 1;
   const html = marked.parse(src) as string;
-  if (!html.includes('type="checkbox"')) return toHtml.sanitize(html);
+  if (!html.includes('type="checkbox"')) return (toHtml ??= purifierWith(PURIFY_CONFIG)).sanitize(html);
   // Configured to return a fragment (the call's type cannot know).
+  toFragment ??= purifierWith({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
   const frag = toFragment.sanitize(html) as unknown as DocumentFragment;
   labelTaskBoxes(frag);
   const box = document.createElement("div");
@@ -183,7 +183,12 @@ function labelTaskBoxes(root: DocumentFragment): void {
 
 /** Sanitize an HTML fragment produced by our own renderers (ANSI, highlight). */
 export function sanitizeSpans(html: string, extraAttrs: string[] = []): DocumentFragment {
-  return purifier.sanitize(html, {
+  if (!spans) {
+    // Configured per call: the attributes kept vary.
+    spans = DOMPurify();
+    spans.addHook("afterSanitizeAttributes", safeLinksAndBoxes);
+  }
+  return spans.sanitize(html, {
     ALLOWED_TAGS: ["span"],
     ALLOWED_ATTR: ["class", ...extraAttrs],
     RETURN_DOM_FRAGMENT: true,

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

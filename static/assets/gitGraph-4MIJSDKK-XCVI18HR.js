@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

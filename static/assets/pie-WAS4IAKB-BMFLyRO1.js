@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

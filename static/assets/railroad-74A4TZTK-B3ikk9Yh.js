@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-Dm1ri2tH.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

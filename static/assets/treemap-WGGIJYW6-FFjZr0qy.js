@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

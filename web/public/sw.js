@@ -21,10 +21,11 @@ self.addEventListener("install", (e) => {
 });
 self.addEventListener("activate", (e) => {
   e.waitUntil(
-    caches
-      .keys()
-      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
-      .then(() => self.clients.claim()),
+    Promise.all([
+      // A page's request starts while this worker starts, not after (navigation preload).
+      self.registration.navigationPreload?.enable().catch(() => undefined),
+      caches.keys().then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k)))),
+    ]).then(() => self.clients.claim()),
   );
 });
 
@@ -52,7 +53,8 @@ self.addEventListener("fetch", (e) => {
     // The shell: network first (a new build shows at once), the cached copy when offline. The copy
     // kept is the home page's: another page's also names what it asks for early (a session's events).
     e.respondWith(
-      fetch(req)
+      Promise.resolve(e.preloadResponse)
+        .then((pre) => pre || fetch(req))
         .then((res) => {
           if (res.ok && url.pathname === "/") {
             const copy = res.clone();

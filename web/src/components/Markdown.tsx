@@ -15,6 +15,9 @@ export function openExternal(e: MouseEvent): void {
   }
 }
 
+/** The closing tags (and the whitespace between them) that end a piece of HTML. */
+const CLOSING_TAGS = /(?:<\/[a-z][a-z0-9]*>\s*)*$/;
+
 /**
  * Text added at the end of a streaming reply's last text: `next` is `prev` with plain text
  * inserted before the closing tags (and the whitespace between them) that end `prev`. When the
@@ -23,7 +26,7 @@ export function openExternal(e: MouseEvent): void {
  */
 export function appendInPlace(root: Element, prev: string, next: string): boolean {
   if (next.length <= prev.length) return false;
-  const tail = /(?:<\/[a-z][a-z0-9]*>\s*)*$/.exec(prev)?.[0] ?? "";
+  const tail = CLOSING_TAGS.exec(prev)?.[0] ?? "";
   const head = prev.slice(0, prev.length - tail.length);
   if (head.endsWith(">") || !next.startsWith(head) || !next.endsWith(tail)) return false;
   const added = next.slice(head.length, next.length - tail.length);
@@ -62,7 +65,7 @@ export function grownHtml(prev: string, prevHtml: string, next: string): string 
   const added = next.slice(prev.length);
   const lastWord = /\S*$/.exec(prev)?.[0] ?? "";
   if (!PLAIN_WORDS.test(added) || !PLAIN_WORD.test(lastWord)) return null;
-  const tail = /(?:<\/[a-z][a-z0-9]*>\s*)*$/.exec(prevHtml)?.[0] ?? "";
+  const tail = CLOSING_TAGS.exec(prevHtml)?.[0] ?? "";
   const head = prevHtml.slice(0, prevHtml.length - tail.length);
   if (!head.endsWith(lastWord)) return null;
   return head + added + tail;

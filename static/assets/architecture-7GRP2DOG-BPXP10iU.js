@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

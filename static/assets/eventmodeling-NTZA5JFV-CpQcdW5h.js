@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

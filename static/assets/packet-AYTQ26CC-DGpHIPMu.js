@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

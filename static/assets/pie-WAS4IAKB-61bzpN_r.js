@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

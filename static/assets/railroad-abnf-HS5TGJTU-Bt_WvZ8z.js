@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

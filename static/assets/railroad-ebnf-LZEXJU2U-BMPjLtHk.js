@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

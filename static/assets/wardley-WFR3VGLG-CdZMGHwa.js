@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-DLF5yVBT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -119,9 +119,14 @@ const PURIFY_CONFIG = {
  * call again every time, a good part of what sanitizing a streaming reply costs.
  */
 function purifierWith(config: Config): ReturnType<typeof DOMPurify> {
+  const p = hookedPurifier();
+  p.setConfig(config);
+  return p;
+}
+
+function hookedPurifier(): ReturnType<typeof DOMPurify> {
   const p = DOMPurify();
   p.addHook("afterSanitizeAttributes", safeLinksAndBoxes);
-  p.setConfig(config);
   return p;
 }
 /** Made when first used (each costs a few ms as the page starts): markdown, task lists, spans. */
@@ -183,11 +188,8 @@ function labelTaskBoxes(root: DocumentFragment): void {
 
 /** Sanitize an HTML fragment produced by our own renderers (ANSI, highlight). */
 export function sanitizeSpans(html: string, extraAttrs: string[] = []): DocumentFragment {
-  if (!spans) {
-    // Configured per call: the attributes kept vary.
-    spans = DOMPurify();
-    spans.addHook("afterSanitizeAttributes", safeLinksAndBoxes);
-  }
+  // Configured per call: the attributes kept vary.
+  spans ??= hookedPurifier();
   return spans.sanitize(html, {
     ALLOWED_TAGS: ["span"],
     ALLOWED_ATTR: ["class", ...extraAttrs],

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

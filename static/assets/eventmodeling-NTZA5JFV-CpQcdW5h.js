@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

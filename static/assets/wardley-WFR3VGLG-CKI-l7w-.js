@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-6McqUenJ.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -508,3 +508,154 @@ async fn render_errors_reach_the_model_with_the_decision() {
     assert_eq!(st, 409, "a decided plan takes no more reports");
     s.stop().await;
 }
+
+/// A recorded turn of the replay provider: a provider's stream as its documentation gives it.
+fn recorded(format: &str, file: &str) -> Value {
+    json!({"recorded": {"format": format, "file": format!("{}/recorded/{file}", env!("CARGO_MANIFEST_DIR"))}})
+}
+
+/// Real models' turns, written from the providers' documented stream formats and played
+/// through the live clients' parsers: a vLLM reasoning model reads two files in one turn
+/// (`reasoning_content`, whole tool calls in one chunk), gpt-4.1 finishes the plan with
+/// `exit_plan` (arguments in 7-character fragments, a usage chunk after the finish), and after
+/// the approval Claude with extended thinking writes a file (signed thinking, partial JSON
+/// split inside a `\u` escape) and answers. The review starts, the build runs, the file holds
+/// exactly what the model wrote, and the usage is what the recordings report.
+#[tokio::test]
+async fn recorded_model_turns_drive_a_plan_review_and_its_implementation() {
+    let s = TestServer::start(Opts {
+        replay: Some(json!({"scripts": [
+            {"match": "Implement this approved plan", "turns": [
+                recorded("anthropic", "anthropic-thinking-tool-use.sse"),
+                recorded("anthropic", "anthropic-final-answer.sse"),
+            ]},
+            {"match": "add a greeting", "turns": [
+                recorded("openai", "vllm-reasoning-parallel-reads.sse"),
+                recorded("openai", "openai-exit-plan.sse"),
+                {"text": "Approved."}
+            ]}
+        ]})),
+        ceiling: Ceiling {
+            write: true,
+            process: false,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/main.rs"), "fn main() {}\n").unwrap();
+    let (_, v) = s
+        .post("/api/sessions", json!({"agent": "plan", "mode": "auto"}))
+        .await;
+    let sid = v["id"].as_str().unwrap().to_string();
+    let run = s.prompt(&sid, "add a greeting command").await;
+    let plan = s.wait_event(&sid, |e| e["type"] == "plan_proposed").await;
+    assert_eq!(plan["title"], "Greeting command");
+    assert!(
+        plan["plan"].as_str().unwrap().contains("`¡Hola, {name}!`"),
+        "{plan}"
+    );
+    assert_eq!(plan["diagrams"][0]["id"], "flow", "{plan}");
+    assert!(
+        plan["dropped"].as_array().is_none_or(Vec::is_empty),
+        "{plan}"
+    );
+
+    let events = s.events(&sid).await;
+    let calls: Vec<(&str, &Value)> = of_type(&events, "tool_call")
+        .iter()
+        .map(|c| (c["tool"].as_str().unwrap(), &c["input"]))
+        .collect();
+    assert_eq!(
+        calls[..2],
+        [
+            ("read_file", &json!({"path": "src/main.rs"})),
+            ("list_files", &json!({"path": "src"}))
+        ]
+    );
+    let results = of_type(&events, "tool_result");
+    assert!(results[..2].iter().all(|r| r["ok"] == true), "{results:?}");
+    assert!(
+        results[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fn main() {}")
+    );
+    let first = of_type(&events, "message_complete")[0];
+    assert_eq!(first["text"], "Let me look at the code first.");
+    assert!(
+        first["reasoning"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("The user wants a greeting feature."),
+        "{first}"
+    );
+    let usage: Vec<(u64, u64)> = of_type(&events, "model_usage")
+        .iter()
+        .map(|u| {
+            (
+                u["usage"]["input_tokens"].as_u64().unwrap(),
+                u["usage"]["output_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(usage, [(1873, 96), (2412, 187)], "{events:?}");
+
+    let pid = plan["plan_id"].as_str().unwrap();
+    let (st, _) = s
+        .post(
+            &format!("/api/plans/{pid}/decision"),
+            json!({"decision": "approved"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let build = s
+        .wait_event(&sid, |e| {
+            e["type"] == "run_started" && e["trigger"] == "plan"
+        })
+        .await;
+    let fin = s
+        .wait_run_finished(&sid, build["run_id"].as_str().unwrap())
+        .await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/greet.rs")).unwrap(),
+        "pub fn greet(name: &str) -> String {\n    format!(\"¡Hola, {name}!\")\n}\n"
+    );
+    let events = s.events(&sid).await;
+    let answers = of_type(&events, "message_complete");
+    assert_eq!(
+        answers.last().unwrap()["text"],
+        "Done: `src/greet.rs` returns ¡Hola, {name}! — wire it into `main` next."
+    );
+    let thought = answers
+        .iter()
+        .find(|m| m["text"] == "Writing the greeting module.")
+        .unwrap();
+    assert!(
+        thought["reasoning"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("The plan is approved"),
+        "{thought}"
+    );
+    // Anthropic counts cache reads apart from `input_tokens`; the usage adds them back.
+    let last: Vec<(u64, u64, u64)> = of_type(&events, "model_usage")
+        .iter()
+        .rev()
+        .take(2)
+        .map(|u| {
+            let u = &u["usage"];
+            (
+                u["input_tokens"].as_u64().unwrap(),
+                u["cached_input_tokens"].as_u64().unwrap_or(0),
+                u["output_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(last, [(3058, 2560, 27), (2872, 2560, 141)]);
+    s.stop().await;
+}

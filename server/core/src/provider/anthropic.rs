@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
@@ -300,6 +301,16 @@ impl Parser {
     }
 }
 
+/// What reads an Anthropic Messages stream: each SSE event in, provider events out, `true` at
+/// `message_stop`. The live client and the replay of a recorded stream use it alike.
+pub(crate) fn stream_parser()
+-> impl FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
++ Send
++ 'static {
+    let mut parser = Parser::default();
+    move |event, data, out| parser.event(event, data, out)
+}
+
 impl Provider for Anthropic {
     fn stream(&self, req: ChatRequest) -> BoxFuture<'static, Result<EventStream, ProviderError>> {
         let rb = self.request(
@@ -310,10 +321,11 @@ impl Provider for Anthropic {
         let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
-            let mut parser = Parser::default();
-            Ok(event_stream(resp, net.idle, move |event, data, out| {
-                parser.event(event, data, out)
-            }))
+            Ok(event_stream(
+                resp.bytes_stream().boxed(),
+                net.idle,
+                stream_parser(),
+            ))
         })
     }
 

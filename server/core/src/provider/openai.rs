@@ -321,11 +321,56 @@ impl Parser {
     }
 }
 
+/// What reads an OpenAI-compatible chat-completion stream: each SSE event in, provider events
+/// out, `true` once the model has finished (at `[DONE]`, or at the body's end after a finish
+/// reason). The live client and the replay of a recorded stream use it alike.
+pub(crate) fn stream_parser()
+-> impl FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
++ Send
++ 'static {
+    let mut parser = Parser {
+        calls: BTreeMap::new(),
+        finish: None,
+        done: false,
+    };
+    move |event, data, out| {
+        if event == Some("error") {
+            return Err(ProviderError::from_stream_error(data));
+        }
+        if event == Some(EOF_EVENT) {
+            // Some servers omit [DONE]; a finish reason is enough.
+            return match parser.finish {
+                Some(fr) if !parser.done => {
+                    out.push_back(ProviderEvent::Finish(fr));
+                    Ok(true)
+                }
+                _ => Ok(false),
+            };
+        }
+        parser.data(data, out)?;
+        // Finished at [DONE] (the usage chunk may follow the finish reason).
+        if parser.done {
+            let Some(fr) = parser.finish else {
+                return Err(ProviderError::Truncated(
+                    "[DONE] without a finish reason".into(),
+                ));
+            };
+            out.push_back(ProviderEvent::Finish(fr));
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
 /// Passed to the parser as the event name once the body has ended.
 pub(crate) const EOF_EVENT: &str = "\u{0}eof";
 
 /// Turn an SSE response body into provider events with an idle timeout between chunks.
-pub(crate) fn event_stream<P>(resp: reqwest::Response, idle: Duration, mut parse: P) -> EventStream
+pub(crate) fn event_stream<P>(
+    body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    idle: Duration,
+    mut parse: P,
+) -> EventStream
 where
     P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
         + Send
@@ -340,7 +385,7 @@ where
         parse: P,
     }
     let st = St {
-        body: resp.bytes_stream().boxed(),
+        body,
         dec: SseDecoder::new(),
         out: VecDeque::new(),
         finished: false,
@@ -451,38 +496,11 @@ impl Provider for OpenAi {
         let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
-            let mut parser = Parser {
-                calls: BTreeMap::new(),
-                finish: None,
-                done: false,
-            };
-            Ok(event_stream(resp, net.idle, move |event, data, out| {
-                if event == Some("error") {
-                    return Err(ProviderError::from_stream_error(data));
-                }
-                if event == Some(EOF_EVENT) {
-                    // Some servers omit [DONE]; a finish reason is enough.
-                    return match parser.finish {
-                        Some(fr) if !parser.done => {
-                            out.push_back(ProviderEvent::Finish(fr));
-                            Ok(true)
-                        }
-                        _ => Ok(false),
-                    };
-                }
-                parser.data(data, out)?;
-                // Finished at [DONE] (the usage chunk may follow the finish reason).
-                if parser.done {
-                    let Some(fr) = parser.finish else {
-                        return Err(ProviderError::Truncated(
-                            "[DONE] without a finish reason".into(),
-                        ));
-                    };
-                    out.push_back(ProviderEvent::Finish(fr));
-                    return Ok(true);
-                }
-                Ok(false)
-            }))
+            Ok(event_stream(
+                resp.bytes_stream().boxed(),
+                net.idle,
+                stream_parser(),
+            ))
         })
     }
 

@@ -14,6 +14,12 @@
 //! so the choice depends only on the conversation: stateless and restart-safe. A turn may carry
 //! `text`, `reasoning`, `tool_calls`, `chunk_chars` (delta size, default 16), `delay_ms` (between
 //! deltas), and `error` (`{"status": 503, "message": "…"}`) to fail that call.
+//!
+//! A turn may instead be `recorded`: the body a provider streams, as its documentation gives
+//! it (`{"format": "openai" | "anthropic", "sse": "data: …\n\n…"}` or `"file": "turn.sse"`,
+//! relative to the replay file), played event by event through the live client's own stream
+//! parser, so what a real model sends — split arguments, parallel calls, thinking blocks,
+//! usage chunks — is what the agent gets. `delay_ms` then waits between events.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -55,6 +61,27 @@ pub struct Turn {
     #[serde(default)]
     pub delay_ms: u64,
     pub error: Option<ScriptedError>,
+    pub recorded: Option<Recorded>,
+}
+
+/// A model turn as a provider streamed it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recorded {
+    pub format: WireFormat,
+    /// The SSE body…
+    pub sse: Option<String>,
+    /// …or the file that holds it (read when the replay file is loaded).
+    pub file: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireFormat {
+    /// OpenAI's chat completions (and every OpenAI-compatible server).
+    Openai,
+    /// Anthropic's messages.
+    Anthropic,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -80,8 +107,30 @@ impl Replay {
     pub fn load(path: &Path) -> Result<Replay, String> {
         let bytes = std::fs::read(path)
             .map_err(|e| format!("cannot read replay file {}: {e}", path.display()))?;
-        let file: ReplayFile = serde_json::from_slice(&bytes)
+        let mut file: ReplayFile = serde_json::from_slice(&bytes)
             .map_err(|e| format!("replay file {} is not valid: {e}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        for turn in file.scripts.iter_mut().flat_map(|s| s.turns.iter_mut()) {
+            let Some(r) = &mut turn.recorded else {
+                continue;
+            };
+            match (&r.sse, &r.file) {
+                (Some(_), None) => {}
+                (None, Some(f)) => {
+                    let f = base.join(f);
+                    let text = std::fs::read_to_string(&f).map_err(|e| {
+                        format!("cannot read the recorded turn {}: {e}", f.display())
+                    })?;
+                    r.sse = Some(text);
+                }
+                _ => {
+                    return Err(format!(
+                        "replay file {}: a recorded turn has `sse` or `file`, one of them",
+                        path.display()
+                    ));
+                }
+            }
+        }
         Ok(Replay { file })
     }
 
@@ -118,6 +167,48 @@ impl Replay {
     }
 }
 
+/// A recorded body through the live client's parser, an SSE event at a time (`delay` apart).
+/// Each tool call id gets a suffix of its own: a recording played twice in one session must
+/// not give two calls one id, as a real provider never would.
+fn recorded(r: &Recorded, delay: Duration) -> EventStream {
+    let body = r.sse.clone().unwrap_or_default().replace("\r\n", "\n");
+    let pieces: Vec<reqwest::Result<bytes::Bytes>> = body
+        .split_inclusive("\n\n")
+        .map(|e| Ok(bytes::Bytes::from(e.to_string())))
+        .collect();
+    let body = futures::stream::iter(pieces)
+        .then(move |p| async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            p
+        })
+        .boxed();
+    // Recorded bodies are local: no wait between events is "idle".
+    let idle = Duration::from_secs(3600);
+    let suffix = crate::util::new_id();
+    let events = match r.format {
+        WireFormat::Openai => {
+            super::openai::event_stream(body, idle, super::openai::stream_parser())
+        }
+        WireFormat::Anthropic => {
+            super::openai::event_stream(body, idle, super::anthropic::stream_parser())
+        }
+    };
+    events
+        .map(move |ev| match ev {
+            Ok(ProviderEvent::ToolCallStart { index, id, name }) => {
+                Ok(ProviderEvent::ToolCallStart {
+                    index,
+                    id: format!("{id}_{suffix}"),
+                    name,
+                })
+            }
+            other => other,
+        })
+        .boxed()
+}
+
 fn chunks(s: &str, size: usize) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
     chars
@@ -135,6 +226,9 @@ impl Provider for Replay {
         // A replayed model reports usage as a real one would: the prompt, estimated.
         let prompt_tokens = crate::provider::estimate_tokens(req.chars());
         Box::pin(async move {
+            if let Some(r) = &turn.recorded {
+                return Ok(recorded(r, Duration::from_millis(turn.delay_ms)));
+            }
             if let Some(e) = &turn.error {
                 return Err(ProviderError::from_status(
                     e.status,

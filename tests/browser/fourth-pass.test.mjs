@@ -389,7 +389,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     await p.context.close();
   });
 
-  test("@ in the composer offers workspace files ranked by the server; Enter inserts the path, Esc closes the list", { timeout: 60_000 }, async () => {
+  test("@ in the composer offers workspace files ranked by the server; Enter inserts the path, Esc closes the list; a sent @path is attached as a read", { timeout: 60_000 }, async () => {
     const p = await open();
     await p.page.goto(server.base + "/");
     const created = await apiCall(p.page, server, "POST", "/api/sessions", { title: "mentions" });
@@ -422,6 +422,14 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     assert.equal(await prompt.inputValue(), `look at @${second} and @read`);
     const events = await apiCall(p.page, server, "GET", `/api/sessions/${id}/events`);
     assert.equal(events.json.data.length, 0, "nothing was sent");
+    // Sent, the mentioned file is attached: a read_file card marked as the mention's.
+    await prompt.fill(`look at @${second} `);
+    await p.page.keyboard.press("Enter");
+    const card = p.page.locator('.tool-card[data-call-id^="mention_"]');
+    await card.locator(".tool-status.status-ok").waitFor();
+    assert.equal(await card.locator(".tool-name").innerText(), "read_file");
+    assert.equal(await card.locator(".tool-origin").innerText(), "@ mention");
+    assert.ok((await card.locator(".tool-summary").innerText()).includes(second));
     assertClean(p);
     await p.context.close();
   });

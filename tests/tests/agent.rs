@@ -1149,3 +1149,73 @@ async fn todo_write_keeps_a_checklist_without_asking() {
     );
     s.stop().await;
 }
+
+/// `@path` in a prompt attaches what the gate lets the agent read without asking: the model's
+/// first request already holds the file's content (and a mentioned directory's listing), the
+/// transcript shows each read as its tool call and result, and a mention of a hard-denied file
+/// or one outside the workspace is not read — the prompt says why, nothing asks.
+#[tokio::test]
+async fn mentioned_files_are_attached_as_reads_the_gate_allowed() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    let ws = s.workspace.path();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/lib.rs"), "pub fn answer() -> u32 { 42 }\n").unwrap();
+    std::fs::write(ws.join("server.pem"), "-----BEGIN PRIVATE KEY-----\nx\n").unwrap();
+    let outside = TempDir::new("tw-mention-out");
+    let far = outside.path().join("far.txt");
+    std::fs::write(&far, "far away\n").unwrap();
+    mock.push(text_reply("It returns 42."));
+    let sid = s.create_session("ask").await;
+    let prompt = format!(
+        "What does @src/lib.rs return? See @src, @server.pem and @{}. Ask @someone.",
+        far.display()
+    );
+    let run = s.prompt(&sid, &prompt).await;
+    let done = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(done["status"], "completed", "{done}");
+
+    let first = mock.requests.lock().unwrap()[0].clone();
+    let user = first["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .to_string();
+    assert!(user.contains("pub fn answer() -> u32 { 42 }"), "{user}");
+    assert!(user.contains("@src/lib.rs is attached"), "{user}");
+    assert!(user.contains("@src is attached"), "{user}");
+    assert!(user.contains("lib.rs"), "{user}");
+    assert!(user.contains("@server.pem was not attached"), "{user}");
+    assert!(!user.contains("BEGIN PRIVATE KEY"), "{user}");
+    assert!(user.contains("far.txt was not attached"), "{user}");
+    assert!(!user.contains("far away"), "{user}");
+    assert!(!user.contains("@someone was"), "{user}");
+
+    let events = s.events(&sid).await;
+    assert!(of_type(&events, "approval_requested").is_empty());
+    let calls = of_type(&events, "tool_call");
+    let tools: Vec<&str> = calls.iter().map(|c| c["tool"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["read_file", "list_files", "read_file", "read_file"]);
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["call_id"].as_str().unwrap().starts_with("mention_"))
+    );
+    let results = of_type(&events, "tool_result");
+    let ok: Vec<bool> = results.iter().map(|r| r["ok"] == true).collect();
+    assert_eq!(ok, [true, true, false, false], "{results:?}");
+    // The transcript keeps the prompt as typed; the attachments follow it.
+    let um = of_type(&events, "user_message");
+    assert_eq!(um[0]["text"], prompt.as_str());
+    let seq = |e: &Value| e["seq"].as_u64().unwrap();
+    assert!(seq(um[0]) < seq(calls[0]));
+
+    // The next prompt's history holds the attachment once, in the first prompt.
+    mock.push(text_reply("Still 42."));
+    let run = s.prompt(&sid, "and now?").await;
+    s.wait_run_finished(&sid, &run).await;
+    let second = mock.requests.lock().unwrap()[1].to_string();
+    assert_eq!(second.matches("pub fn answer()").count(), 1, "{second}");
+    s.stop().await;
+}

@@ -19,6 +19,9 @@ function statusOf(t: ToolItem): { label: string; cls: string } {
   return { label: "running", cls: "run" };
 }
 
+/** The call id the server gives the reads an `@path` in a prompt attaches. */
+const MENTION = "mention_";
+
 /** Tool cards the user opened: a card scrolled out of the windowed transcript comes back open. */
 const opened = new Set<string>();
 
@@ -48,6 +51,11 @@ export function ToolCard({ item }: { item: ToolItem }) {
       >
         <span class="tool-caret" aria-hidden="true">{open ? "▾" : "▸"}</span>
         <span class="tool-name">{item.tool}</span>
+        {item.callId.startsWith(MENTION) && (
+          <span class="tool-origin muted small" title="Read for the prompt's @ mention">
+            @ mention
+          </span>
+        )}
         {item.effect && <span class={`effect effect-${item.effect}`}>{item.effect}</span>}
         <span class="tool-summary">
           <VisibleText text={summary.length > 200 ? `${summary.slice(0, 200)}…` : summary} newlines />

@@ -99,14 +99,19 @@ pub(super) async fn handle_call(t: &Turn<'_>, call: &ToolCallReq, planned: Plann
     tracing::Instrument::instrument(handle_call_inner(t, call, planned, true), span).await
 }
 
-/// A call made by `execute`'s snippet: the same preparation and gate as a direct call, shown
-/// in the transcript, but never asking (an approval it would need is a denial) and not part
-/// of the model's history (the snippet's result is).
-pub(crate) async fn handle_nested(t: &Turn<'_>, call: &ToolCallReq) -> ToolOutput {
+/// A call the model did not make itself (one `execute`'s snippet makes, a read an `@` mention
+/// asks for): the same preparation and gate as a direct call, shown in the transcript, but
+/// never asking (an approval it would need is a denial whose reason ends with `advice`) and not
+/// part of the model's history (the snippet's result, or the prompt it is attached to, is).
+pub(crate) async fn handle_nested(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    advice: &'static str,
+) -> ToolOutput {
     let span = tracing::info_span!("nested_call", tool = %call.name, call_id = %call.id);
-    t.nested.store(true, std::sync::atomic::Ordering::SeqCst);
+    *t.never_ask.lock() = Some(advice);
     let out = tracing::Instrument::instrument(handle_call_inner(t, call, None, false), span).await;
-    t.nested.store(false, std::sync::atomic::Ordering::SeqCst);
+    *t.never_ask.lock() = None;
     out
 }
 
@@ -334,11 +339,9 @@ pub(crate) async fn gate(
                 audit(t, call, effect, decision.label(), reason, key).await;
                 return Err(ToolOutput::err("permission_denied", reason));
             }
-            Decision::Ask(ask) if t.nested.load(std::sync::atomic::Ordering::SeqCst) => {
-                let why = format!(
-                    "{} — a call inside execute never asks: make this call directly",
-                    ask.reason
-                );
+            Decision::Ask(ask) if t.never_ask.lock().is_some() => {
+                let advice = t.never_ask.lock().unwrap_or_default();
+                let why = format!("{} — {advice}", ask.reason);
                 let deny = crate::protocol::PolicyDecision::Deny;
                 audit(t, call, effect, deny, &why, &ask.key).await;
                 return Err(ToolOutput::err("permission_denied", why));
@@ -478,7 +481,7 @@ pub(crate) async fn confirm(ctx: &ToolCtx<'_>, reason: &str, key: &str) -> Resul
         return Ok(());
     }
     let effect = ctx.effect;
-    if !t.deps.interactive || t.nested.load(std::sync::atomic::Ordering::SeqCst) {
+    if !t.deps.interactive || t.never_ask.lock().is_some() {
         let why = format!("{reason}: it needs the user's approval, and none can be asked here");
         audit(
             t,

@@ -146,13 +146,12 @@ impl Turn<'_> {
 
     /// A run that may not make another model call because a spend cap is reached.
     pub(crate) async fn spend_stop(&self) -> Option<RunOutcome> {
-        let caps = crate::services::usage::effective_caps(&self.deps.store, &self.deps.cfg).await;
-        let own = self
-            .deps
-            .store
-            .spend_cap_of(&self.run.session.id)
-            .await
-            .unwrap_or(self.run.session.spend_cap_usd);
+        // Two reads at once (a pooled connection each): this is on every model call's path.
+        let (caps, own) = tokio::join!(
+            crate::services::usage::effective_caps(&self.deps.store, &self.deps.cfg),
+            self.deps.store.spend_cap_of(&self.run.session.id)
+        );
+        let own = own.unwrap_or(self.run.session.spend_cap_usd);
         let session_cap = own.or(caps.session_usd);
         if session_cap.is_none() && caps.day_usd.is_none() {
             return None;

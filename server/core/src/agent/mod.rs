@@ -7,6 +7,7 @@ pub(crate) mod calls;
 pub mod coalesce;
 pub mod context;
 pub mod history;
+pub mod mentions;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -147,8 +148,9 @@ pub(crate) struct Turn<'a> {
     chars_per_token: f64,
     /// The goal tools are offered (the session's goal is active; not the plan agent).
     pub(crate) goal_tools: bool,
-    /// A call `execute` makes is running: an approval it would need is a denial.
-    pub(crate) nested: std::sync::atomic::AtomicBool,
+    /// A call that must not ask is running (one `execute` makes, a file an `@` mention
+    /// attaches): an approval it would need is a denial, which this advice follows.
+    pub(crate) never_ask: parking_lot::Mutex<Option<&'static str>>,
     /// For a subagent: the sessions above it, its parent first and the root last (empty for a
     /// session the user started).
     pub(crate) lineage: Vec<String>,
@@ -341,7 +343,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
         window_cap: None,
         chars_per_token: 4.0,
         goal_tools: agent != Agent::Plan && goal_active,
-        nested: std::sync::atomic::AtomicBool::new(false),
+        never_ask: parking_lot::Mutex::new(None),
         lineage,
     };
     t.emit(EventPayload::RunStarted {
@@ -358,20 +360,27 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
         RunTrigger::Compact => compact_command(&mut t).await,
         _ => {
             let message_id = new_id();
-            t.store_message(
-                "user",
-                StoredParts {
-                    text: spec.text.clone(),
-                    images: spec.images.clone(),
-                    ..Default::default()
-                },
-            );
             t.emit(EventPayload::UserMessage {
                 message_id,
                 text: spec.text.clone(),
                 origin: Some(spec.trigger),
                 images: spec.images.clone(),
             });
+            // The files the user's own prompt points at (`@path`), read before the first
+            // model call: the model sees them with the prompt.
+            let attached = if spec.trigger == RunTrigger::Prompt && spec.text.contains('@') {
+                mentions::attach(&t, &spec.text).await
+            } else {
+                String::new()
+            };
+            t.store_message(
+                "user",
+                StoredParts {
+                    text: format!("{}{attached}", spec.text),
+                    images: spec.images.clone(),
+                    ..Default::default()
+                },
+            );
             loop_turns(&mut t).await
         }
     };
@@ -697,23 +706,35 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
     specs
 }
 
-async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
-    let max = t.deps.cfg.agent.max_iterations.max(1);
-    let tools = offered_tools(t);
+/// The run's system prompt (its tools, roots, AGENTS.md and memories) and the first spend
+/// check, read at once (a pooled connection each): both are on the way to the first model call.
+async fn system_and_spend(
+    t: &Turn<'_>,
+    tools: &[provider::ToolSpec],
+) -> (Arc<str>, Option<RunOutcome>) {
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
-    let memories =
-        crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text).await;
+    let (memories, stop) = tokio::join!(
+        crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text),
+        t.spend_stop()
+    );
     if t.depth() > 0 {
         crate::probe::moment(crate::probe::MarkKind::Step("memories read"));
     }
-    let system: Arc<str> = history::system_prompt(
+    let system = history::system_prompt(
         t.agent,
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,
         &format!("{}{memories}", history::agents_md(&t.paths.workspace)),
-    )
-    .into();
+    );
+    (system.into(), stop)
+}
+
+async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
+    let max = t.deps.cfg.agent.max_iterations.max(1);
+    let tools = offered_tools(t);
+    let (system, first_stop) = system_and_spend(t, &tools).await;
+    let mut first_stop = Some(first_stop);
     // A prompt the provider refuses as too long is compacted and retried once per run.
     let mut overflowed = false;
     let mut iteration = 0;
@@ -729,7 +750,11 @@ async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         if t.deps.events.storage_full() {
             return disk_full(t.usage);
         }
-        if let Some(stop) = t.spend_stop().await {
+        let stop = match first_stop.take() {
+            Some(stop) => stop,
+            None => t.spend_stop().await,
+        };
+        if let Some(stop) = stop {
             return stop;
         }
         if t.depth() > 0 && iteration == 1 {

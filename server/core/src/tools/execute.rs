@@ -119,6 +119,9 @@ struct Request {
     reply: oneshot::Sender<Result<String, String>>,
 }
 
+/// Why a snippet's call that would ask is denied, and what to do instead.
+const NEVER_ASKS: &str = "a call inside execute never asks: make this call directly";
+
 /// One nested call, as `{ok, text}` JSON.
 async fn nested(ctx: &ToolCtx<'_>, name: &str, input: String, n: usize) -> String {
     let out = if REFUSED.contains(&name) || super::OPT_IN.iter().any(|d| d.name() == name) {
@@ -129,7 +132,7 @@ async fn nested(ctx: &ToolCtx<'_>, name: &str, input: String, n: usize) -> Strin
             name: name.to_string(),
             arguments: input,
         };
-        crate::agent::calls::handle_nested(ctx.turn, &call).await
+        crate::agent::calls::handle_nested(ctx.turn, &call, NEVER_ASKS).await
     };
     serde_json::json!({"ok": out.ok, "text": out.text}).to_string()
 }

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-L8rE8gBY.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -14,6 +14,15 @@ self.addEventListener("install", (e) => {
       { condition: { urlPattern: { pathname: "/api/*" } }, source: "network" },
       { condition: { urlPattern: { pathname: "/assets/*" } }, source: "network" },
     ])?.catch(() => undefined);
+    // A session's page: the network and the fetch handler race, so the page's request does not
+    // wait for this worker, which still answers with the shell when the server is away. (Its own
+    // call: a browser without this source keeps the routes above.)
+    e.addRoutes?.([
+      {
+        condition: { requestMode: "navigate", urlPattern: { pathname: "/s/*" } },
+        source: "race-network-and-fetch-handler",
+      },
+    ])?.catch(() => undefined);
   } catch {
     // Only an optimisation: without it, every request comes to the fetch handler.
   }

@@ -36,10 +36,44 @@ const scripts = [
     ],
   },
   {
+    // The worst case for layout: one 10,000-character word the browser may break anywhere.
     match: "long stream",
     turns: [{ text: Array.from({ length: DELTAS }, (_, i) => `t${i % 10}`).join(""), chunk_chars: 2, delay_ms: 1 }],
   },
+  {
+    // A reply as models write them: paragraphs, a list, code; 5,000 deltas of 4 characters.
+    match: "prose stream",
+    turns: [{ text: prose(DELTAS * 4), chunk_chars: 4, delay_ms: 1 }],
+  },
 ];
+
+/** `n` characters of Markdown that reads like a model's reply (deterministic). */
+function prose(n) {
+  const words = (
+    "the server keeps each session in its own log and the web app reads it from the end so a long " +
+    "session opens at once while older pages load when the user scrolls up the gate checks every " +
+    "call before it runs and asks only when a rule says so tests drive a real browser against a real server"
+  ).split(" ");
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  const sentence = () => {
+    const len = 8 + (next() % 13);
+    const w = Array.from({ length: len }, () => words[next() % words.length]);
+    w[0] = w[0][0].toUpperCase() + w[0].slice(1);
+    return `${w.join(" ")}.`;
+  };
+  let out = "";
+  for (let p = 0; out.length < n; p++) {
+    if (p % 5 === 3) {
+      out += Array.from({ length: 4 }, () => `- ${sentence()}`).join("\n") + "\n\n";
+    } else if (p % 7 === 5) {
+      out += "```rust\nfn main() {\n    let total: u64 = (1..=10).sum();\n    println!(\"{total}\");\n}\n```\n\n";
+    } else {
+      out += Array.from({ length: 4 + (next() % 4) }, sentence).join(" ") + "\n\n";
+    }
+  }
+  return out.slice(0, n);
+}
 
 const skip = haveServer() ? false : "server binary not built";
 
@@ -185,7 +219,7 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     );
   });
 
-  test("main-thread time while a 5,000-delta reply streams", async () => {
+  async function stream(prompt, what) {
     const p = await newPage(browser, server, { storageState: state });
     await p.page.goto(server.base + "/");
     const created = await apiCall(p.page, server, "POST", "/api/sessions", { title: "stream", mode: "full" });
@@ -215,7 +249,7 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     const long0 = await p.page.evaluate(() => window.__long.length);
     const m0 = await metrics();
     const t0 = Date.now();
-    await apiCall(p.page, server, "POST", `/api/sessions/${id}/messages`, { text: "a long stream" });
+    await apiCall(p.page, server, "POST", `/api/sessions/${id}/messages`, { text: prompt });
     await p.page.locator(".run-end").first().waitFor({ timeout: 120_000 });
     const m1 = await metrics();
     const wall = Date.now() - t0;
@@ -230,7 +264,7 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     // other processes).
     const cpu = (m1.ThreadTime - m0.ThreadTime) * 1000;
     console.log(
-      `streamed ${DELTAS} provider deltas (${events} stored events) in ${wall} ms: main thread ${task.toFixed(0)} ms ` +
+      `${what}: streamed ${DELTAS} provider deltas (${events} stored events) in ${wall} ms: main thread ${task.toFixed(0)} ms ` +
         `(${(task / DELTAS).toFixed(3)} ms per delta, ${(task / events).toFixed(2)} ms per event), script ${script.toFixed(0)} ms; ` +
         `${(task / Math.max(1, frames)).toFixed(2)} ms main thread per 60 Hz frame (${frames} frames) — target ≤ 1 ms; ` +
         `main thread CPU ${cpu.toFixed(0)} ms, ${(cpu / Math.max(1, frames)).toFixed(2)} ms per frame; ` +
@@ -240,5 +274,10 @@ describe("performance", { skip, timeout: 900_000 }, () => {
     );
     assert.ok(task < wall, "main thread was not saturated");
     await p.context.close();
+  }
+
+  test("main-thread time while a 5,000-delta reply streams", async () => {
+    await stream("a prose stream", "a reply of paragraphs, lists and code");
+    await stream("a long stream", "worst case, one 10,000-character word");
   });
 });

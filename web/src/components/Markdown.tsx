@@ -1,5 +1,5 @@
-import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
-import { renderMarkdown } from "../render/markdown";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { closedBlocks, type Headings, lexBlocks, renderBlocks, renderMarkdown, startHeadings } from "../render/markdown";
 import { addCodeCopyButtons, onCodeCopyClick } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
 
@@ -50,45 +50,109 @@ export function appendInPlace(root: Element, prev: string, next: string): boolea
   return true;
 }
 
-/** Characters that start or end no markdown (no emphasis, link, code, autolink, entity or HTML). */
-const PLAIN_WORDS = /^[A-Za-z0-9 ,;'"?]*[A-Za-z0-9]$/;
-const PLAIN_WORD = /^[A-Za-z0-9,;'"?]+$/;
+/**
+ * What a streaming reply's DOM holds: its closed blocks (their source, how many of the root's
+ * child nodes they are, where their headings left the ranks), then the HTML of the rest.
+ */
+interface Streamed {
+  source: string;
+  closedSource: string;
+  closedNodes: number;
+  headings: Headings;
+  tailHtml: string;
+}
+
+/** A reference link's definition (`[name]: url`), which can change how text above it renders. */
+const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
+
+/** Drop the root's child nodes after the first `keep`. */
+function dropAfter(root: Element, keep: number): void {
+  while (root.childNodes.length > keep) root.lastChild?.remove();
+}
+
+/** Sanitized HTML's nodes. */
+function nodesOf(html: string): DocumentFragment {
+  const t = document.createElement("template");
+  t.innerHTML = html;
+  return t.content;
+}
+
+/** Append sanitized HTML's nodes to `root`; how many there were. */
+function appendHtml(root: Element, html: string): number {
+  const nodes = nodesOf(html);
+  const n = nodes.childNodes.length;
+  root.append(nodes);
+  return n;
+}
 
 /**
- * The HTML of a streaming reply that grew by plain words (`next` is `prev` and those words),
- * without parsing it all again: the words go after the text that ends `prevHtml`, before its
- * closing tags. Null when that is not certain (the words or the word they follow hold anything
- * markdown could read, or the HTML does not end with that word): then it is parsed.
+ * Draw a streaming reply's new source. Blocks that a blank line and another block have closed
+ * are rendered once and stay; only the blocks after them are read and rendered again (text that
+ * only grew is appended to the last text node), so each update costs the reply's last blocks,
+ * not all of it, in script and in layout.
  */
-export function grownHtml(prev: string, prevHtml: string, next: string): string | null {
-  if (next.length <= prev.length || !next.startsWith(prev)) return null;
-  const added = next.slice(prev.length);
-  const lastWord = /\S*$/.exec(prev)?.[0] ?? "";
-  if (!PLAIN_WORDS.test(added) || !PLAIN_WORD.test(lastWord)) return null;
-  const tail = CLOSING_TAGS.exec(prevHtml)?.[0] ?? "";
-  const head = prevHtml.slice(0, prevHtml.length - tail.length);
-  if (!head.endsWith(lastWord)) return null;
-  return head + added + tail;
+function drawStreaming(root: Element, was: Streamed | null, source: string): Streamed {
+  let d = was && source.startsWith(was.closedSource) ? was : null;
+  if (!d) {
+    root.textContent = "";
+    d = { source: "", closedSource: "", closedNodes: 0, headings: startHeadings(), tailHtml: "" };
+  }
+  const rest = source.slice(d.closedSource.length);
+  const blocks = lexBlocks(rest);
+  let n = closedBlocks(blocks);
+  const closedSource = blocks
+    .slice(0, n)
+    .map((b) => b.raw)
+    .join("");
+  // The blocks' sources are the text (the lexer only rewrites line ends): else nothing closes.
+  if (!rest.startsWith(closedSource)) n = 0;
+  if (n > 0) {
+    const html = renderBlocks(blocks.slice(0, n), d.headings, true);
+    if (d.tailHtml.startsWith(html)) {
+      // Drawn already, as the first blocks of the rest: they stay.
+      d.closedNodes += nodesOf(html).childNodes.length;
+    } else {
+      dropAfter(root, d.closedNodes);
+      d.closedNodes += appendHtml(root, html);
+    }
+    d.closedSource += closedSource;
+    d.tailHtml = "";
+  }
+  const tail = renderBlocks(blocks.slice(n), d.headings, false);
+  if (!(d.tailHtml && appendInPlace(root, d.tailHtml, tail))) {
+    dropAfter(root, d.closedNodes);
+    appendHtml(root, tail);
+  }
+  d.tailHtml = tail;
+  d.source = source;
+  return d;
 }
 
 export function Markdown({ source, final }: { source: string; final: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
-  /** What the DOM shows: its source and HTML, and whether it is still a streaming reply's. */
-  const drawn = useRef<{ source: string; html: string; streaming: boolean } | null>(null);
-  const html = useMemo(() => {
-    const was = drawn.current;
-    const grown = !final && was?.streaming ? grownHtml(was.source, was.html, source) : null;
-    return grown ?? renderMarkdown(source);
-  }, [source, final]);
+  /** What the DOM shows: a streaming reply's blocks, or (null) a finished text, `shown`. */
+  const streamed = useRef<Streamed | null>(null);
+  const shown = useRef<string | null>(null);
 
   // The DOM is ours, not Preact's: a streaming reply grows in place where it can.
   useLayoutEffect(() => {
     const el = ref.current;
-    const was = drawn.current;
-    if (!el || (was?.html === html && was.streaming === !final)) return;
-    if (!(was && was.streaming && !final && appendInPlace(el, was.html, html))) el.innerHTML = html;
-    drawn.current = { source, html, streaming: !final };
-  }, [html, final]);
+    if (!el) return;
+    if (final) {
+      if (shown.current === source && !streamed.current) return;
+      const was = streamed.current;
+      // A reply that streamed ends with its last blocks drawn like the rest (no long task to
+      // draw it all again), unless a link definition could change a block drawn earlier.
+      if (was && source.startsWith(was.closedSource) && !LINK_DEFINITION.test(source)) drawStreaming(el, was, source);
+      else el.innerHTML = renderMarkdown(source);
+      streamed.current = null;
+      shown.current = source;
+      return;
+    }
+    if (streamed.current?.source === source) return;
+    streamed.current = drawStreaming(el, streamed.current, source);
+    shown.current = null;
+  }, [source, final]);
 
   useEffect(() => {
     const el = ref.current;
@@ -98,7 +162,7 @@ export function Markdown({ source, final }: { source: string; final: boolean }) 
     }
     enhanceDiagrams(el);
     addCodeCopyButtons(el);
-  }, [html, final]);
+  }, [source, final]);
 
   return <div class="markdown" ref={ref} onClick={openExternal} />;
 }

@@ -3,7 +3,7 @@
 // with noopener/noreferrer and the full URL as title; everything else becomes
 // plain text. Images are never loaded: a placeholder names the blocked URL.
 import DOMPurify, { type Config } from "dompurify";
-import { Marked, type Tokens } from "marked";
+import { Marked, type Token, type Tokens } from "marked";
 
 const SAFE_LINK = /^(https?:\/\/[^\s/]|mailto:)/i;
 
@@ -139,7 +139,10 @@ export function renderMarkdown(src: string, headingRank = 2): string {
   headingBase = headingRank;
   headingTop = 0;
   headingPrev = headingRank - 1;
-  const html = marked.parse(src) as string;
+  return sanitize(marked.parse(src) as string);
+}
+
+function sanitize(html: string): string {
   if (!html.includes('type="checkbox"')) return (toHtml ??= purifierWith(PURIFY_CONFIG)).sanitize(html);
   // Configured to return a fragment (the call's type cannot know).
   toFragment ??= purifierWith({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
@@ -148,6 +151,59 @@ export function renderMarkdown(src: string, headingRank = 2): string {
   const box = document.createElement("div");
   box.append(frag);
   return box.innerHTML;
+}
+
+/** Where a text's heading ranks stand after the blocks rendered so far. */
+export interface Headings {
+  top: number;
+  prev: number;
+}
+
+export function startHeadings(headingRank = 2): Headings {
+  return { top: 0, prev: headingRank - 1 };
+}
+
+/** A text's top-level blocks (each with its `raw` source; together they are the text). */
+export function lexBlocks(src: string): Token[] {
+  return marked.lexer(src);
+}
+
+/**
+ * Blocks from `lexBlocks` as safe HTML, their headings ranked on from `headings` (which move on
+ * when `keep`: the blocks stay, and the next ones follow them).
+ */
+export function renderBlocks(blocks: Token[], headings: Headings, keep: boolean, headingRank = 2): string {
+  headingBase = headingRank;
+  headingTop = headings.top;
+  headingPrev = headings.prev;
+  const html = marked.parser(blocks) as string;
+  if (keep) {
+    headings.top = headingTop;
+    headings.prev = headingPrev;
+  }
+  return sanitize(html);
+}
+
+/**
+ * How many of the leading blocks of a text that is still being written are closed: text added
+ * at its end cannot change how they render. A block is closed once a blank line and another
+ * block follow it (whatever comes later starts a block of its own: a list cannot take more items
+ * across a block that is not one of them, a fence or an HTML block still open is the last block).
+ */
+export function closedBlocks(blocks: Token[]): number {
+  let closed = 0;
+  let blank = false;
+  let open = -1;
+  for (let i = 0; i < blocks.length; i++) {
+    if (blocks[i].type === "space") {
+      blank = true;
+      continue;
+    }
+    if (open >= 0 && blank) closed = i;
+    open = i;
+    blank = false;
+  }
+  return closed;
 }
 
 /**

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-antZjjfK.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

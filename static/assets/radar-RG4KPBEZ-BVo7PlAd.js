@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

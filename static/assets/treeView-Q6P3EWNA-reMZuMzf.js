@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

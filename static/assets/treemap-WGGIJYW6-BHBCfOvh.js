@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

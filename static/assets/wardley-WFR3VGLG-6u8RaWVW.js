@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -14,6 +14,9 @@ use crate::util::new_id;
 /// a prompt naming more is better served by the model's own reads).
 pub const MAX_MENTIONS: usize = 8;
 
+/// At most this many `@` words of one prompt are looked up as paths.
+const MAX_CANDIDATES: usize = 64;
+
 /// Entries a mentioned directory lists.
 const DIR_LIMIT: usize = 200;
 
@@ -30,16 +33,25 @@ const TRAILING: &[char] = &['.', ',', ';', ':', '!', '?', ')', ']', '}', '"', '\
 pub fn mentioned(text: &str, workspace: &Path) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut prev: Option<char> = None;
+    let mut looked = 0;
     for (i, c) in text.char_indices() {
         let starts = c == '@' && prev.is_none_or(|p| p.is_whitespace() || "([{\"'`".contains(p));
         prev = Some(c);
         if !starts {
             continue;
         }
+        looked += 1;
+        if looked > MAX_CANDIDATES {
+            break;
+        }
         let rest = &text[i + 1..];
         let token = rest.split(char::is_whitespace).next().unwrap_or_default();
         let mut path = token;
-        while !path.is_empty() {
+        // The word, then without up to three closing characters (`@a.rs).` → `a.rs`).
+        for _ in 0..4 {
+            if path.is_empty() {
+                break;
+            }
             if !out.iter().any(|p| p == path) && exists(workspace, path) {
                 out.push(path.to_string());
                 break;

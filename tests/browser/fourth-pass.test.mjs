@@ -123,12 +123,16 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     p.page.waitForFunction(
       () => {
         const el = document.querySelector(".transcript");
-        el.scrollTop = 0;
+        // To the top, whichever end its scroll offsets count from.
+        el.scrollTop = -el.scrollHeight;
         return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
       },
       null,
       { polling: "raf", timeout },
     );
+
+  /** How far the transcript's content goes below its view (px; in the page). */
+  const belowView = (el) => el.firstElementChild.getBoundingClientRect().bottom - el.getBoundingClientRect().top - el.clientHeight;
 
   /** The transcript's rows in the DOM: their keys, in order. */
   const rowKeys = (p) => p.page.$$eval(".transcript .t-row", (rows) => rows.map((r) => r.dataset.key));
@@ -165,7 +169,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     assert.equal(new Set(keys).size, keys.length, "no duplicate rows");
     assert.equal(await p.page.locator(".transcript .msg-user").count(), 0, "the first message is not loaded yet");
     assert.equal(await p.page.locator(".transcript .working").count(), 0, "the run has ended: nothing is working");
-    const atEnd = await p.page.$eval(".transcript", (el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    const atEnd = await p.page.$eval(".transcript", belowView);
     assert.ok(atEnd < 2, `opened at the bottom (${atEnd} px above it)`);
     assert.equal(await p.page.locator(".transcript .t-older", { hasText: "Loading earlier messages…" }).count(), 1);
 
@@ -181,7 +185,8 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
       await route.continue();
     });
     await p.page.$eval(".transcript", (el) => {
-      el.scrollTop = 300;
+      // 300 px below the content's top.
+      el.scrollBy(0, 300 - (el.getBoundingClientRect().top - el.firstElementChild.getBoundingClientRect().top));
     });
     await olderAsked;
     await p.page.waitForFunction(() => document.querySelector(".transcript").getAttribute("aria-busy") === "true");
@@ -239,7 +244,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
         const ks = rows.map((r) => r.dataset.key);
         if (new Set(ks).size !== ks.length) dup++;
         ks.forEach((k) => keys.add(k));
-        if (el.scrollHeight - el.scrollTop - el.clientHeight < 2) break;
+        if (el.firstElementChild.getBoundingClientRect().bottom - el.getBoundingClientRect().top - el.clientHeight < 2) break;
         el.scrollTop += el.clientHeight;
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       }
@@ -275,7 +280,7 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
         const el = document.querySelector(".transcript");
         const msgs = el.querySelectorAll(".msg-assistant");
         const text = msgs[msgs.length - 1]?.textContent ?? "";
-        return text.length > n + 40 && el.scrollHeight - el.scrollTop - el.clientHeight < 2;
+        return text.length > n + 40 && el.firstElementChild.getBoundingClientRect().bottom - el.getBoundingClientRect().top - el.clientHeight < 2;
       },
       before,
     );

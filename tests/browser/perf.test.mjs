@@ -172,7 +172,10 @@ describe("performance", { skip, timeout: 900_000 }, () => {
       const ms = await q.page.evaluate(() => window.__lastScreen);
       const rows = await q.page.locator(".transcript .t-row").count();
       const nodes = await q.page.evaluate(() => document.getElementsByTagName("*").length);
-      const atEnd = await q.page.$eval(".transcript", (el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+      const atEnd = await q.page.$eval(
+        ".transcript",
+        (el) => el.firstElementChild.getBoundingClientRect().bottom - el.getBoundingClientRect().top - el.clientHeight,
+      );
       const used = await q.page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
       const h = await heap(cdp, false);
       const hgc = await heap(cdp, true);
@@ -194,7 +197,7 @@ describe("performance", { skip, timeout: 900_000 }, () => {
         await q.page.waitForFunction(
           () => {
             const el = document.querySelector(".transcript");
-            el.scrollTop = 0;
+            el.scrollTop = -el.scrollHeight;
             return !!el.querySelector(".msg-user") && !el.querySelector(".t-older");
           },
           null,

@@ -317,6 +317,9 @@ describe("second pass", { skip, timeout: 600_000 }, () => {
     inj.send({ type: "tool_result", run, call_id: "c2", tool: "write_file", ok: true, text: "written", parts: [{ type: "diff", path: "a.txt", lang: "text", patch, truncated: false }] });
     inj.send({ type: "run_finished", run, run_id: run, status: "completed", error: null, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 });
     await p.page.locator(".run-end").waitFor({ timeout: 10_000 });
+    // The code is highlighted, its language (an alias: js) loaded when first needed.
+    await p.page.locator(".msg-assistant pre.code code[data-hl] .hljs-keyword", { hasText: "const" }).waitFor();
+    assert.equal(await p.page.locator(".msg-assistant pre.code code").innerText(), "const answer = 42;\nconsole.log(answer);");
 
     const clip = () => p.page.evaluate(() => navigator.clipboard.readText());
     const codeCopy = p.page.locator(".msg-assistant pre.code .code-copy");

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
-import { closedBlocks, type Headings, lexBlocks, renderBlocks, renderMarkdown, startHeadings } from "../render/markdown";
+import { closedBlocks, type Headings, lexBlocks, renderBlockNodes, renderMarkdown, startHeadings } from "../render/markdown";
 import { addCodeCopyButtons, onCodeCopyClick } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
 
@@ -15,87 +15,79 @@ export function openExternal(e: MouseEvent): void {
   }
 }
 
-/** The closing tags (and the whitespace between them) that end a piece of HTML. */
-const CLOSING_TAGS = /(?:<\/[a-z][a-z0-9]*>\s*)*$/;
-
-/**
- * Text added at the end of a streaming reply's last text: `next` is `prev` with plain text
- * inserted before the closing tags (and the whitespace between them) that end `prev`. When the
- * DOM drawn from `prev` ends the same way, the text is appended to its last text node and true
- * is returned; the browser then lays out the added text instead of the whole reply built anew.
- */
-export function appendInPlace(root: Element, prev: string, next: string): boolean {
-  if (next.length <= prev.length) return false;
-  const tail = CLOSING_TAGS.exec(prev)?.[0] ?? "";
-  const head = prev.slice(0, prev.length - tail.length);
-  if (head.endsWith(">") || !next.startsWith(head) || !next.endsWith(tail)) return false;
-  const added = next.slice(head.length, next.length - tail.length);
-  if (/[<>&]/.test(added)) return false;
-  // Walk the closing tags from the last: each one's element, after the whitespace that follows it.
-  const closings = [...tail.matchAll(/<\/([a-z][a-z0-9]*)>(\s*)/g)];
-  let node: Node = root;
-  for (let i = closings.length - 1; i >= 0; i--) {
-    const [, tag, space] = closings[i];
-    let child = node.lastChild;
-    if (space) {
-      if (!(child instanceof Text) || child.data !== space) return false;
-      child = child.previousSibling;
-    }
-    if (!(child instanceof Element) || child.localName !== tag) return false;
-    node = child;
-  }
-  const text = node.lastChild;
-  if (!(text instanceof Text)) return false;
-  text.appendData(added);
+/** Whether two elements have the same attributes, with the same values. */
+function sameAttributes(a: Element, b: Element): boolean {
+  if (a.attributes.length !== b.attributes.length) return false;
+  for (const { name, value } of a.attributes) if (b.getAttribute(name) !== value) return false;
   return true;
 }
 
 /**
+ * How `old` becomes a node equal to `fresh` by text added at the end of its text nodes and nodes
+ * added after its children: the changes, queued on `grow`; false when it cannot (nothing queued
+ * then counts). The browser then lays out the text added, not a block built anew.
+ */
+function growth(old: Node, fresh: Node, grow: (() => void)[]): boolean {
+  if (old instanceof Text) {
+    if (!(fresh instanceof Text) || !fresh.data.startsWith(old.data)) return false;
+    const added = fresh.data.slice(old.data.length);
+    if (added) grow.push(() => old.appendData(added));
+    return true;
+  }
+  if (!(old instanceof Element && fresh instanceof Element)) return old.isEqualNode(fresh);
+  if (old.localName !== fresh.localName || !sameAttributes(old, fresh)) return false;
+  const was = old.childNodes;
+  const now = fresh.childNodes;
+  if (now.length < was.length) return false;
+  for (let i = 0; i < was.length; i++) if (!growth(was[i], now[i], grow)) return false;
+  if (now.length > was.length) {
+    const added = Array.from(now).slice(was.length);
+    grow.push(() => old.append(...added));
+  }
+  return true;
+}
+
+/**
+ * Make the root's child nodes from `from` on the `fresh` ones: each that is equal, or grew from
+ * the one drawn, stays (grown); from the first that differs, they are replaced.
+ */
+function patchFrom(root: Element, from: number, fresh: Node[]): void {
+  const drawn = root.childNodes;
+  let i = 0;
+  for (; i < fresh.length && from + i < drawn.length; i++) {
+    const grow: (() => void)[] = [];
+    if (!growth(drawn[from + i], fresh[i], grow)) break;
+    for (const g of grow) g();
+  }
+  while (drawn.length > from + i) root.lastChild?.remove();
+  root.append(...fresh.slice(i));
+}
+
+/**
  * What a streaming reply's DOM holds: its closed blocks (their source, how many of the root's
- * child nodes they are, where their headings left the ranks), then the HTML of the rest.
+ * child nodes they are, where their headings left the ranks), then the rest as last drawn.
  */
 interface Streamed {
   source: string;
   closedSource: string;
   closedNodes: number;
   headings: Headings;
-  tailHtml: string;
 }
 
 /** A reference link's definition (`[name]: url`), which can change how text above it renders. */
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
 
-/** Drop the root's child nodes after the first `keep`. */
-function dropAfter(root: Element, keep: number): void {
-  while (root.childNodes.length > keep) root.lastChild?.remove();
-}
-
-/** Sanitized HTML's nodes. */
-function nodesOf(html: string): DocumentFragment {
-  const t = document.createElement("template");
-  t.innerHTML = html;
-  return t.content;
-}
-
-/** Append sanitized HTML's nodes to `root`; how many there were. */
-function appendHtml(root: Element, html: string): number {
-  const nodes = nodesOf(html);
-  const n = nodes.childNodes.length;
-  root.append(nodes);
-  return n;
-}
-
 /**
  * Draw a streaming reply's new source. Blocks that a blank line and another block have closed
- * are rendered once and stay; only the blocks after them are read and rendered again (text that
- * only grew is appended to the last text node), so each update costs the reply's last blocks,
- * not all of it, in script and in layout.
+ * are rendered once and stay; only the blocks after them are read and rendered again, and their
+ * nodes are patched in (text that only grew is appended to the text drawn), so each update costs
+ * the reply's last blocks, not all of it, in script and in layout.
  */
 function drawStreaming(root: Element, was: Streamed | null, source: string): Streamed {
   let d = was && source.startsWith(was.closedSource) ? was : null;
   if (!d) {
     root.textContent = "";
-    d = { source: "", closedSource: "", closedNodes: 0, headings: startHeadings(), tailHtml: "" };
+    d = { source: "", closedSource: "", closedNodes: 0, headings: startHeadings() };
   }
   const rest = source.slice(d.closedSource.length);
   const blocks = lexBlocks(rest);
@@ -106,24 +98,11 @@ function drawStreaming(root: Element, was: Streamed | null, source: string): Str
     .join("");
   // The blocks' sources are the text (the lexer only rewrites line ends): else nothing closes.
   if (!rest.startsWith(closedSource)) n = 0;
-  if (n > 0) {
-    const html = renderBlocks(blocks.slice(0, n), d.headings, true);
-    if (d.tailHtml.startsWith(html)) {
-      // Drawn already, as the first blocks of the rest: they stay.
-      d.closedNodes += nodesOf(html).childNodes.length;
-    } else {
-      dropAfter(root, d.closedNodes);
-      d.closedNodes += appendHtml(root, html);
-    }
-    d.closedSource += closedSource;
-    d.tailHtml = "";
-  }
-  const tail = renderBlocks(blocks.slice(n), d.headings, false);
-  if (!(d.tailHtml && appendInPlace(root, d.tailHtml, tail))) {
-    dropAfter(root, d.closedNodes);
-    appendHtml(root, tail);
-  }
-  d.tailHtml = tail;
+  const closed = n > 0 ? renderBlockNodes(blocks.slice(0, n), d.headings, true) : [];
+  const open = renderBlockNodes(blocks.slice(n), d.headings, false);
+  patchFrom(root, d.closedNodes, [...closed, ...open]);
+  d.closedNodes += closed.length;
+  if (n > 0) d.closedSource += closedSource;
   d.source = source;
   return d;
 }
@@ -154,15 +133,17 @@ export function Markdown({ source, final }: { source: string; final: boolean }) 
     shown.current = null;
   }, [source, final]);
 
+  // Once the text is final (a streaming update schedules nothing after it is painted).
+  const finalSource = final ? source : null;
   useEffect(() => {
     const el = ref.current;
-    if (!el || !final) return;
+    if (!el || finalSource === null) return;
     if (el.querySelector("pre code[class*='language-']")) {
       void import("../render/highlight").then((m) => m.highlightWithin(el));
     }
     enhanceDiagrams(el);
     addCodeCopyButtons(el);
-  }, [source, final]);
+  }, [finalSource]);
 
   return <div class="markdown" ref={ref} onClick={openExternal} />;
 }

@@ -3,7 +3,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { revealRequest } from "../state/reveal";
 import type { TranscriptSnapshot } from "../state/transcript";
 import { TranscriptRow } from "./TranscriptRow";
-import { Windowing } from "./windowing";
+import { scrolledFromTop, Windowing } from "./windowing";
 
 /** Closer than this to the top (px), the page of events before the oldest held is read. */
 const NEAR_TOP = 800;
@@ -52,7 +52,7 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   const maybeOlder = () => {
     const el = scroller.current;
     const s = latest.current.snap;
-    if (el && s.loaded && s.hasOlder && !s.loadingOlder && !s.olderError && el.scrollTop < NEAR_TOP) {
+    if (el && s.loaded && s.hasOlder && !s.loadingOlder && !s.olderError && scrolledFromTop(el) < NEAR_TOP) {
       latest.current.onNeedOlder();
     }
   };

@@ -15,6 +15,20 @@ const BOTTOM_SLACK = 80;
 /** The height taken for a row before any row is measured (px). */
 const FIRST_GUESS = 64;
 
+/**
+ * The scroller lays its content out from the bottom (`flex-direction: column-reverse`): its
+ * scrollTop is 0 at the bottom and negative above it, so a view at the bottom stays there as
+ * content grows, with no scroll of its own. How far the view's top is below the content's top:
+ */
+export function scrolledFromTop(el: HTMLElement): number {
+  return el.scrollHeight - el.clientHeight + el.scrollTop;
+}
+
+/** How far the view's bottom is above the content's bottom. */
+function scrolledFromBottom(el: HTMLElement): number {
+  return -el.scrollTop;
+}
+
 export interface Anchor {
   key: string;
   /** The row's top, in px below the viewport's top. */
@@ -171,7 +185,7 @@ export class Windowing {
     const ai = !this.atBottom && this.anchor ? this.indexOf(this.anchor.key, this.rendered.start) : -1;
     if (this.atBottom) viewTop = total - vh;
     else if (ai >= 0 && this.anchor) viewTop = tops[ai] - this.anchor.offset;
-    else viewTop = this.scroller?.scrollTop ?? 0;
+    else viewTop = this.scroller ? scrolledFromTop(this.scroller) : 0;
     const start = Math.min(n, Math.max(0, firstAbove(tops, viewTop - this.overscan) - 1));
     const end = Math.max(start, Math.min(n, firstAbove(tops, viewTop + vh + this.overscan - 0.5)));
     let focus = this.focusKey ? this.indexOf(this.focusKey, -1) : -1;
@@ -199,8 +213,7 @@ export class Windowing {
     const el = this.scroller;
     if (!el) return;
     if (this.atBottom) {
-      const max = el.scrollHeight - el.clientHeight;
-      if (Math.abs(el.scrollTop - max) > 1) el.scrollTop = max;
+      if (scrolledFromBottom(el) > 1) el.scrollTop = 0;
       return;
     }
     const a = this.anchor;
@@ -217,9 +230,9 @@ export class Windowing {
   scrolled(): void {
     const el = this.scroller;
     if (!el) return;
-    this.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK;
-    // At the bottom the view follows the end and no anchor is read (the scroll that follows new
-    // text comes here each time); one is taken when the view leaves the bottom.
+    this.atBottom = scrolledFromBottom(el) < BOTTOM_SLACK;
+    // At the bottom the view follows the end and no anchor is read; one is taken when the view
+    // leaves the bottom.
     if (!this.atBottom) this.capture(el);
   }
 

@@ -129,17 +129,17 @@ function hookedPurifier(): ReturnType<typeof DOMPurify> {
   p.addHook("afterSanitizeAttributes", safeLinksAndBoxes);
   return p;
 }
-/** Made when first used (each costs a few ms as the page starts): markdown, task lists, spans. */
+/** Made when first used (each costs a few ms as the page starts): markdown, task lists, nodes, spans. */
 let toHtml: ReturnType<typeof DOMPurify> | null = null;
 let toFragment: ReturnType<typeof DOMPurify> | null = null;
+let inPlace: ReturnType<typeof DOMPurify> | null = null;
 let spans: ReturnType<typeof DOMPurify> | null = null;
+/** Where rendered HTML is parsed to be sanitized as nodes: a document with no browsing context, where nothing loads or runs. */
+let inert: Document | null = null;
 
 /** `headingRank`: the rank (aria-level) of the text's top heading, below the page's own headings. */
 export function renderMarkdown(src: string, headingRank = 2): string {
-  headingBase = headingRank;
-  headingTop = 0;
-  headingPrev = headingRank - 1;
-  return sanitize(marked.parse(src) as string);
+  return sanitize(blocksHtml(lexBlocks(src), startHeadings(headingRank), false, headingRank));
 }
 
 function sanitize(html: string): string {
@@ -169,10 +169,22 @@ export function lexBlocks(src: string): Token[] {
 }
 
 /**
- * Blocks from `lexBlocks` as safe HTML, their headings ranked on from `headings` (which move on
- * when `keep`: the blocks stay, and the next ones follow them).
+ * Blocks from `lexBlocks` as safe nodes, their headings ranked on from `headings` (which move on
+ * when `keep`: the blocks stay, and the next ones follow them). The HTML is parsed once, in an
+ * inert document, and sanitized there in place: no document made per call, no HTML written out
+ * and parsed again. The nodes are the page's once added to it.
  */
-export function renderBlocks(blocks: Token[], headings: Headings, keep: boolean, headingRank = 2): string {
+export function renderBlockNodes(blocks: Token[], headings: Headings, keep: boolean, headingRank = 2): Node[] {
+  const html = blocksHtml(blocks, headings, keep, headingRank);
+  inert ??= document.implementation.createHTMLDocument("");
+  const box = inert.createElement("div");
+  box.innerHTML = html;
+  (inPlace ??= purifierWith({ ...PURIFY_CONFIG, IN_PLACE: true })).sanitize(box);
+  if (html.includes('type="checkbox"')) labelTaskBoxes(box);
+  return Array.from(box.childNodes);
+}
+
+function blocksHtml(blocks: Token[], headings: Headings, keep: boolean, headingRank: number): string {
   headingBase = headingRank;
   headingTop = headings.top;
   headingPrev = headings.prev;
@@ -181,7 +193,7 @@ export function renderBlocks(blocks: Token[], headings: Headings, keep: boolean,
     headings.top = headingTop;
     headings.prev = headingPrev;
   }
-  return sanitize(html);
+  return html;
 }
 
 /**
@@ -228,9 +240,9 @@ export function warmMarkdown(): void {
 const BLOCK = new Set(["UL", "OL", "P", "PRE", "BLOCKQUOTE", "TABLE", "DIV", "H1", "H2", "H3", "H4", "H5", "H6", "HR"]);
 
 /** A task box and the text after it become one <label>: the box's visible name. */
-function labelTaskBoxes(root: DocumentFragment): void {
+function labelTaskBoxes(root: DocumentFragment | Element): void {
   for (const box of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) {
-    const label = document.createElement("label");
+    const label = (root.ownerDocument ?? document).createElement("label");
     label.className = "task-item";
     box.before(label);
     let n: ChildNode | null = box;

@@ -42,14 +42,15 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 export const LIVE_TASK = new Set(["queued", "running", "stopping"]);
 
 /**
- * Live text (the server sends deltas about every 50 ms) shows at most eight times a second: each
- * update parses the reply, lays it out and paints it again, several ms on a slow machine, and
- * eight updates a second still read as text being typed (a word or two each at a model's pace).
+ * Live text (the server sends deltas about every 50 ms) shows at most every 150 ms: each update
+ * parses the reply's last blocks, lays them out and paints them, several ms on a slow machine,
+ * and between six and seven updates a second still read as text being typed (a few words each at
+ * a model's pace), at about 1 ms of the main thread per 60 Hz frame while a fast model streams.
  * An update also waits at least UPDATE_COST_FACTOR times what the last one cost the main thread
  * (more as the reply grows, more on a slow device): the stream keeps to about 1/20 of the page's
  * time. Any other event is shown on the next frame, with the text that came before it.
  */
-export const DELTA_EVERY_MS = 125;
+export const DELTA_EVERY_MS = 150;
 const DELTA_EVERY_MAX_MS = 500;
 const UPDATE_COST_FACTOR = 20;
 const isDelta = (e: ServerEvent) => e.type === "message_delta" || e.type === "reasoning_delta";

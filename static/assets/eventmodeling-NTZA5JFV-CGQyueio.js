@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-DeGkJNYR.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-DeGkJNYR.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+function e(e){return{name:`Plain text`,aliases:[`text`,`txt`],disableAutodetect:!0}}export{e as default};

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-DW_bMMzr.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

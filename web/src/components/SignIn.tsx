@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import { checkAuth } from "../state/auth";
+import { BrandMark } from "./BrandMark";
 
 /** The way back in when no password is set (and the other way in when one is). */
 function LinkHelp({ passwordLogin }: { passwordLogin: boolean }) {
@@ -64,7 +65,7 @@ export function SignIn({ reason }: { reason?: string }) {
     <main class="signin">
       <form class="signin-card" onSubmit={submit}>
         <h1 class="brand-title">
-          <span class="brand-mark" aria-hidden="true" /> Tradewind
+          <BrandMark /> Tradewind
         </h1>
         {reason && <p class="notice">{reason}</p>}
         {passwordLogin && (

@@ -2,6 +2,7 @@ import { auth } from "../state/app";
 import { signOut } from "../state/auth";
 import { useObservable } from "../state/observable";
 import { linkClick, route } from "../state/router";
+import { BrandMark } from "./BrandMark";
 import { ConnectionIndicator } from "./ConnectionIndicator";
 import { ThemeToggle } from "./ThemeToggle";
 
@@ -17,7 +18,7 @@ export function TopBar() {
         </a>
       )}
       <a class="brand" href="/" onClick={(e) => linkClick(e, "/")} aria-label="Tradewind home">
-        <span class="brand-mark" aria-hidden="true" />
+        <BrandMark />
         <span class="brand-name">Tradewind</span>
       </a>
       <span class="spacer" />

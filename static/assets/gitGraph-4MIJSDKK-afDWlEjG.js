@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-ZyPkSGMT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

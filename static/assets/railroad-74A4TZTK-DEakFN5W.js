@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DeGkJNYR.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-ZyPkSGMT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-ZyPkSGMT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-ZyPkSGMT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

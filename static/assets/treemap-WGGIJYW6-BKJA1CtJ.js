@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-ZyPkSGMT.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

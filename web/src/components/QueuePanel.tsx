@@ -9,10 +9,10 @@ import { VisibleText } from "./VisibleText";
  * The messages waiting behind the active run, in order, each editable and removable until it
  * starts (the server answers 409 then: the list is simply read again).
  */
-export function QueuePanel({ sessionId, runMarks }: { sessionId: string; runMarks: number }) {
+export function QueuePanel({ sessionId, runMarks }: { sessionId: string; runMarks: number | null }) {
   const items = useObservable(queueOf(sessionId));
   useEffect(() => {
-    void refreshQueue(sessionId);
+    if (runMarks !== null) void refreshQueue(sessionId);
   }, [sessionId, runMarks]);
   if (items.length === 0) return null;
   return (

@@ -18,8 +18,8 @@ export function SessionHeader({
   context,
 }: {
   session: Session | null;
-  /** The transcript's count of usage-changing events: the cost is read again when it moves. */
-  usageMarks: number;
+  /** The transcript's count of usage-changing events: the cost is read again when it moves (null: not yet). */
+  usageMarks: number | null;
   /** The context fill the transcript's events tell of. */
   context: ContextState | null;
 }) {

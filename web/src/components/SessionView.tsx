@@ -114,9 +114,13 @@ export function SessionView({ id }: { id: string }) {
   // The live list first: on a tie (a status change keeps updated_at) it is the newest word.
   const session = pickNewest(fromList, snap.session, fetched);
 
+  // What the transcript's events say changed, once its newest page is in: the panels below read
+  // their state then (and when it changes again), not while the page opens and the transcript's
+  // first screen waits for its events.
+  const marks = (m: number): number | null => (snap.loaded ? m : null);
   // What the subagents ask through this session, and the subagents themselves.
-  const childPrompts = useChildPrompts(id, snap.childMarks, snap.childPrompts);
-  const subagents = useSubagents(id, snap.subagentMarks);
+  const childPrompts = useChildPrompts(id, marks(snap.childMarks), snap.childPrompts);
+  const subagents = useSubagents(id, marks(snap.subagentMarks));
   const reported = useMemo(() => reportedStatus(snap.items), [snap.subagentMarks, t.firstSeq]);
 
   const waiting =
@@ -137,7 +141,7 @@ export function SessionView({ id }: { id: string }) {
 
   return (
     <section class="session-view" aria-label={session?.title || "Session"}>
-      <SessionHeader session={session} usageMarks={snap.usageMarks} context={snap.context} />
+      <SessionHeader session={session} usageMarks={marks(snap.usageMarks)} context={snap.context} />
       {session?.forked_from && <ForkBanner session={session} />}
       {session?.parent_id && <SubagentBanner session={session} />}
       <PendingBar snap={snap} subagents={childPrompts} />
@@ -145,7 +149,7 @@ export function SessionView({ id }: { id: string }) {
       <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
       <GoalPanel key={id} sessionId={id} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
       <TodoPanel sessionId={id} items={snap.items} />
-      <QueuePanel sessionId={id} runMarks={snap.runMarks} />
+      <QueuePanel sessionId={id} runMarks={marks(snap.runMarks)} />
       <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />
       {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}

@@ -26,15 +26,16 @@ export function childPromptCount(p: ChildPrompts): number {
 }
 
 /**
- * The subagents' prompts waiting in session `id` (at any depth below it): read on open, on each
- * `child_pending` and after a reconnect; one the events say was answered or expired is left out
+ * The subagents' prompts waiting in session `id` (at any depth below it): read once the
+ * transcript has its events (`marks` not null), on each `child_pending` and after a reconnect; one the events say was answered or expired is left out
  * at once. Every session above an asking subagent hears its `child_pending`, so a prompt
  * answered in this page or another goes with the event that follows.
  */
-export function useChildPrompts(id: string, marks: number, closed: ReadonlyMap<string, ChildPendingStatus>): ChildPrompts {
+export function useChildPrompts(id: string, marks: number | null, closed: ReadonlyMap<string, ChildPendingStatus>): ChildPrompts {
   const [read, setRead] = useState<ChildPrompts>(NONE);
   const [tries, setTries] = useState(0);
   useEffect(() => {
+    if (marks === null) return;
     let live = true;
     const theirs = <T extends { session: string }>(list: T[] | undefined): T[] =>
       (Array.isArray(list) ? list : []).filter((x) => typeof x.session === "string" && x.session !== id);
@@ -63,14 +64,15 @@ export function useChildPrompts(id: string, marks: number, closed: ReadonlyMap<s
 }
 
 /**
- * The child sessions of session `id`, oldest first: read on open, when `marks` moves and after
- * a reconnect; each as the newest of that read and the live session list.
+ * The child sessions of session `id`, oldest first: read once the transcript has its events
+ * (`marks` not null), when `marks` moves and after a reconnect; each as the newest of that read and the live session list.
  */
-export function useSubagents(id: string, marks: number): Session[] {
+export function useSubagents(id: string, marks: number | null): Session[] {
   const [read, setRead] = useState<Session[]>([]);
   const [tries, setTries] = useState(0);
   const list = useObservable(sessions);
   useEffect(() => {
+    if (marks === null) return;
     let live = true;
     api.children(id).then(
       (c) => live && Array.isArray(c) && setRead(c),

@@ -44,15 +44,15 @@ export const LIVE_TASK = new Set(["queued", "running", "stopping"]);
 /**
  * Live text (the server sends deltas about every 50 ms) shows at most every 150 ms: each update
  * parses the reply's last blocks, lays them out and paints them, several ms on a slow machine,
- * and between six and seven updates a second still read as text being typed (a few words each at
- * a model's pace), at about 1 ms of the main thread per 60 Hz frame while a fast model streams.
- * An update also waits at least UPDATE_COST_FACTOR times what the last one cost the main thread
- * (more as the reply grows, more on a slow device): the stream keeps to about 1/20 of the page's
- * time. Any other event is shown on the next frame, with the text that came before it.
+ * and six or seven updates a second still read as text being typed (a few words each at a
+ * model's pace). An update also waits at least UPDATE_COST_FACTOR times what the last one cost
+ * the main thread (more as the reply grows, more on a slow or busy device): the updates keep to
+ * about 1/30 of the page's time. Any other event is shown on the next frame, with the text that
+ * came before it.
  */
 export const DELTA_EVERY_MS = 150;
 const DELTA_EVERY_MAX_MS = 500;
-const UPDATE_COST_FACTOR = 20;
+const UPDATE_COST_FACTOR = 30;
 const isDelta = (e: ServerEvent) => e.type === "message_delta" || e.type === "reasoning_delta";
 
 /** Event types that only happen while their run runs: seeing one means the run did run. */

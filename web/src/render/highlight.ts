@@ -83,7 +83,10 @@ function register(hljs: HLJSApi, name: string): Promise<void> {
   return done;
 }
 
-/** highlight.js with the language (a name or alias) registered, and those it embeds; null when it is not one we highlight. */
+/**
+ * highlight.js with the language (a name or alias) registered, and those it embeds; null when it
+ * is not one we highlight.
+ */
 async function withLanguage(lang: string): Promise<HLJSApi | null> {
   const name = ALIASES[lang] ?? lang;
   if (!Object.hasOwn(LANGUAGES, name)) return null;

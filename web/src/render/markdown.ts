@@ -134,7 +134,7 @@ let toHtml: ReturnType<typeof DOMPurify> | null = null;
 let toFragment: ReturnType<typeof DOMPurify> | null = null;
 let inPlace: ReturnType<typeof DOMPurify> | null = null;
 let spans: ReturnType<typeof DOMPurify> | null = null;
-/** Where rendered HTML is parsed to be sanitized as nodes: a document with no browsing context, where nothing loads or runs. */
+/** Where HTML is parsed to be sanitized as nodes: a document with no browsing context (nothing in it loads or runs). */
 let inert: Document | null = null;
 
 /** `headingRank`: the rank (aria-level) of the text's top heading, below the page's own headings. */

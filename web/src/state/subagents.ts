@@ -27,9 +27,10 @@ export function childPromptCount(p: ChildPrompts): number {
 
 /**
  * The subagents' prompts waiting in session `id` (at any depth below it): read once the
- * transcript has its events (`marks` not null), on each `child_pending` and after a reconnect; one the events say was answered or expired is left out
- * at once. Every session above an asking subagent hears its `child_pending`, so a prompt
- * answered in this page or another goes with the event that follows.
+ * transcript has its events (`marks` not null), on each `child_pending` and after a reconnect;
+ * one the events say was answered or expired is left out at once. Every session above an asking
+ * subagent hears its `child_pending`, so a prompt answered in this page or another goes with the
+ * event that follows.
  */
 export function useChildPrompts(id: string, marks: number | null, closed: ReadonlyMap<string, ChildPendingStatus>): ChildPrompts {
   const [read, setRead] = useState<ChildPrompts>(NONE);
@@ -65,7 +66,8 @@ export function useChildPrompts(id: string, marks: number | null, closed: Readon
 
 /**
  * The child sessions of session `id`, oldest first: read once the transcript has its events
- * (`marks` not null), when `marks` moves and after a reconnect; each as the newest of that read and the live session list.
+ * (`marks` not null), when `marks` moves and after a reconnect; each as the newest of that read
+ * and the live session list.
  */
 export function useSubagents(id: string, marks: number | null): Session[] {
   const [read, setRead] = useState<Session[]>([]);

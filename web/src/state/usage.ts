@@ -1,6 +1,7 @@
 // What a session has used and spent (`GET /api/sessions/{id}/usage`), read once the session's
-// transcript has its events and again whenever its events say it changed (a model call, a compaction, a run's end, a new
-// cap: the transcript's `usageMarks`) or the live connection comes back. No timer.
+// transcript has its events and again whenever they say it changed (a model call, a compaction,
+// a run's end, a new cap: the transcript's `usageMarks`) or the live connection comes back.
+// No timer.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { SessionUsage } from "../api/types";

@@ -20,7 +20,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { deflateSync } from "node:zlib";
-import { apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, startServer } from "./harness.mjs";
+import { afterPaint, apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, startServer } from "./harness.mjs";
 import { axe, get, shows } from "./checks.mjs";
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
@@ -385,9 +385,15 @@ describe("images in the composer, and goals", { skip, timeout: 600_000 }, () => 
       await box.press("Enter");
       await shows(composer.getByRole("alert"), "the plan agent only plans", "the plan session's refusal");
 
+      // The goal is read only for a session that has one (`has_goal`): without, nothing is asked
+      // (the API's 404 would be an error in the browser's console).
+      const goalReads = [];
+      page.on("request", (r) => r.method() === "GET" && /\/goal$/.test(new URL(r.url()).pathname) && goalReads.push(r.url()));
       const id = await openSession(page, server, { title: "Towards a goal", mode: "ask" });
       const panel = page.getByRole("region", { name: "Goal", exact: true });
+      await afterPaint(page);
       assert.equal(await panel.count(), 0, "no panel without a goal");
+      assert.deepEqual(goalReads, [], "no goal read for a session without one");
 
       // The command is listed; `/goal` alone opens the form with the focus on the objective.
       await box.fill("/go");
@@ -492,6 +498,14 @@ describe("images in the composer, and goals", { skip, timeout: 600_000 }, () => 
       await box.press("Enter");
       await panel.locator(".goal-objective").waitFor({ state: "visible" });
       await focusOn(page, /^summary:Goal/, "/goal alone: the focus on the panel");
+
+      // Opened again, the session says it has a goal: the panel reads it.
+      const read = page.waitForRequest((r) => r.method() === "GET" && new URL(r.url()).pathname === `/api/sessions/${id}/goal`, {
+        timeout: 10_000,
+      });
+      await page.reload();
+      await read;
+      await panel.locator('summary .goal-status[data-status="complete"]').waitFor();
       assertClean(p);
     } finally {
       await finish(ctx);

@@ -259,6 +259,12 @@ async fn a_goal_completes_only_with_evidence() {
         &json!({"status": "complete", "summary": "The tests pass.", "evidence": [{"kind": "test", "detail": "cargo test: 42 passed"}, {"kind": "file", "detail": "src/parser.rs"}]}),
     ));
     mock.push(text_reply("All done."));
+    // `has_goal` on the session says whether `GET …/goal` has one to read.
+    let has_goal = |v: &Value| v["has_goal"].as_bool();
+    assert_eq!(
+        has_goal(&s.get(&format!("/api/sessions/{sid}")).await.1),
+        Some(false)
+    );
     let (st, _) = s
         .post(
             &format!("/api/sessions/{sid}/goal"),
@@ -266,6 +272,10 @@ async fn a_goal_completes_only_with_evidence() {
         )
         .await;
     assert_eq!(st, 201);
+    assert_eq!(
+        has_goal(&s.get(&format!("/api/sessions/{sid}")).await.1),
+        Some(true)
+    );
     let g = goal_where(&s, &sid, |g| {
         g["status"] == "complete" && g["budget"]["used_turns"] == 1
     })
@@ -281,6 +291,27 @@ async fn a_goal_completes_only_with_evidence() {
         "{first}"
     );
     assert_eq!(mock.request_count(), 3);
+    // Listed with it, in any status; gone with the goal.
+    let (_, list) = s.get("/api/sessions").await;
+    let listed = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == sid.as_str())
+        .cloned();
+    assert_eq!(listed.as_ref().and_then(has_goal), Some(true), "{list}");
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}/goal"),
+            json!({}),
+        )
+        .await;
+    assert!(st < 300, "{st}");
+    assert_eq!(
+        has_goal(&s.get(&format!("/api/sessions/{sid}")).await.1),
+        Some(false)
+    );
     // A plan session cannot have a goal.
     let plan = s.create_session("ask").await;
     s.send(

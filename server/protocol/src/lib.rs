@@ -228,6 +228,10 @@ pub struct Session {
     /// A subagent: the session whose `task` started it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// The session has a goal, in any status (`GET /api/sessions/{id}/goal` reads it; without
+    /// one that answers 404).
+    #[serde(default)]
+    pub has_goal: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]

@@ -3369,6 +3369,11 @@ export interface components {
             /** Format: int64 */
             created_at: number;
             forked_from?: components["schemas"]["ForkedFrom"] | null;
+            /**
+             * @description The session has a goal, in any status (`GET /api/sessions/{id}/goal` reads it; without
+             *     one that answers 404).
+             */
+            has_goal?: boolean;
             id: string;
             /**
              * Format: int64

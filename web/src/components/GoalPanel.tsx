@@ -22,11 +22,22 @@ interface Answer {
  * The session's goal, pinned above the composer and folded with its summary: the objective, its
  * status, each budget used against its limit, why it stopped, the latest report's evidence and
  * the earlier reports; Pause or Resume, Edit objective, Raise budget (and resume), New goal once
- * it ended, Delete (asked first). Read with GET when the session opens, then kept current by
- * `goal_updated` events: an event applied after an answer of the API is newer than it. Hidden
- * while the session has no goal, unless `/goal` opened it to set one.
+ * it ended, Delete (asked first). Read with GET when the session opens (if it has one), then
+ * kept current by `goal_updated` events: an event applied after an answer of the API is newer
+ * than it. Hidden while the session has no goal, unless `/goal` opened it to set one.
  */
-export function GoalPanel({ sessionId, fromEvents, lastSeq }: { sessionId: string; fromEvents: GoalMark | null; lastSeq: number }) {
+export function GoalPanel({
+  sessionId,
+  hasGoal,
+  fromEvents,
+  lastSeq,
+}: {
+  sessionId: string;
+  /** What the session says (`has_goal`); null until the session is read. */
+  hasGoal: boolean | null;
+  fromEvents: GoalMark | null;
+  lastSeq: number;
+}) {
   const [answer, setAnswer] = useState<Answer | null>(null);
   const seq = useRef(lastSeq);
   seq.current = lastSeq;
@@ -43,7 +54,10 @@ export function GoalPanel({ sessionId, fromEvents, lastSeq }: { sessionId: strin
   const uid = useId();
   const request = useObservable(goalPanelRequest);
 
+  // Read only for a session that has one (without, the API answers 404): a goal set later comes
+  // as a `goal_updated` event.
   useEffect(() => {
+    if (!hasGoal) return;
     let live = true;
     api.goal(sessionId).then(
       (g) => live && setAnswer({ goal: g, afterSeq: seq.current }),
@@ -54,7 +68,7 @@ export function GoalPanel({ sessionId, fromEvents, lastSeq }: { sessionId: strin
     return () => {
       live = false;
     };
-  }, [sessionId, readTry]);
+  }, [sessionId, readTry, hasGoal]);
   // Events missed during an outage are read again by the transcript; the goal too, here.
   useOnReconnect(() => setReadTry((n) => n + 1));
 

@@ -147,7 +147,7 @@ export function SessionView({ id }: { id: string }) {
       <PendingBar snap={snap} subagents={childPrompts} />
       {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
       <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
-      <GoalPanel key={id} sessionId={id} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
+      <GoalPanel key={id} sessionId={id} hasGoal={session ? session.has_goal === true : null} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
       <TodoPanel sessionId={id} items={snap.items} />
       <QueuePanel sessionId={id} runMarks={marks(snap.runMarks)} />
       <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />

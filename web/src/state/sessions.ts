@@ -105,12 +105,29 @@ function onListFrame(f: SessionListFrame): void {
 
 let stopWatching: (() => void) | null = null;
 
-/** Start following the session list (after sign-in). */
+/**
+ * Start following the session list (after sign-in). It is read when the socket opens, after the
+ * subscription (no change falls between the two), not also before: one read while the app opens,
+ * not two. A socket that cannot open does not keep the list from showing: it is read then.
+ */
 export function startSessionList(): void {
   if (stopWatching) return;
-  stopWatching = connection.watchSessions({ onOpen: () => void refreshSessions(), onFrame: onListFrame });
-  // The list shows at once, even before the socket is up (or when it cannot open).
-  void refreshSessions();
+  let read = false;
+  const readNow = () => {
+    read = true;
+    void refreshSessions();
+  };
+  const offList = connection.watchSessions({ onOpen: readNow, onFrame: onListFrame });
+  const unreachable = (s: string) => s === "reconnecting" || s === "offline";
+  const readOnce = () => {
+    if (!read) readNow();
+  };
+  if (unreachable(connection.state.get())) readOnce();
+  const offState = connection.state.subscribe((s) => unreachable(s) && readOnce());
+  stopWatching = () => {
+    offList();
+    offState();
+  };
 }
 
 export function stopSessionList(): void {

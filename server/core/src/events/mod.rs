@@ -192,6 +192,7 @@ const SUMMARY_KINDS: &[&str] = &[
     "child_pending",
     "session_updated",
     "user_message",
+    "goal_updated",
 ];
 
 /// A live subscription; dropping it lets the bus release an idle session's channel.

@@ -30,6 +30,8 @@ pub struct SessionRow {
     /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
     #[sqlx(try_from = "String")]
     pub status: SessionStatus,
+    /// Derived: 1 when the session has a goal (in any status), else 0.
+    pub has_goal: i64,
 }
 
 /// `SELECT … FROM sessions s` with the derived status, as a literal (sqlx takes `&'static str`).
@@ -49,7 +51,9 @@ macro_rules! select_sessions {
             "      EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = g.id AND a.status = 'pending') ",
             "      OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = g.id AND q.status = 'pending'))))) THEN 'waiting' ",
             "WHEN EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status IN ('queued', 'running')) THEN 'running' ",
-            "ELSE 'idle' END AS status FROM sessions s ",
+            "ELSE 'idle' END AS status, ",
+            "CAST(CASE WHEN EXISTS (SELECT 1 FROM goals gl WHERE gl.session_id = s.id) THEN 1 ELSE 0 END AS BIGINT) AS has_goal ",
+            "FROM sessions s ",
             $tail
         )
     };
@@ -160,6 +164,7 @@ impl Store {
             provider: parent.provider.clone(),
             model: parent.model.clone(),
             status: SessionStatus::Idle,
+            has_goal: 0,
         })
     }
 
@@ -320,6 +325,7 @@ impl From<SessionRow> for crate::protocol::Session {
             provider: r.provider,
             model: r.model,
             parent_id: r.parent_id,
+            has_goal: r.has_goal != 0,
         }
     }
 }

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-D03HAlTX.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

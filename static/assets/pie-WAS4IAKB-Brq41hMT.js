@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core--ZmV_4CR.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

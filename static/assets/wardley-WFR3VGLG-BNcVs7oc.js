@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core--ZmV_4CR.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -70,13 +70,20 @@ describe("sessions list", { skip, timeout: 120_000 }, () => {
       const a = await apiCall(p.page, server, "PATCH", `/api/sessions/${s.json.id}`, { archived: true });
       assert.equal(a.status, 200);
     }
+    // The list (archived sessions included) is read once as the app opens: when the socket opens,
+    // after subscribing to its changes.
+    const listReads = [];
+    p.page.on("request", (r) => r.method() === "GET" && /\/api\/sessions\?/.test(r.url()) && listReads.push(r.url()));
     await p.page.goto(server.base + "/");
+    await p.page.locator(".conn[data-state=open]").waitFor();
     const toggle = p.page.getByRole("button", { name: /Archived \(2\)/ });
     await toggle.waitFor({ timeout: 5000 }).catch(() => {
       throw new Error("no 'Archived (2)' button: the list did not ask for archived sessions");
     });
     assert.equal(await p.page.getByText("No sessions yet").count(), 0, "archived sessions exist, so not 'No sessions yet'");
     await p.page.getByText("No active sessions").waitFor();
+    await afterPaint(p.page);
+    assert.equal(listReads.length, 1, `the list read once as the app opens: ${listReads.join(", ")}`);
     await toggle.click();
     for (const id of ids) await p.page.locator(`.archived [data-session-id="${id}"]`).waitFor();
     // A live change (session_updated) and a fresh read of the list (after a reconnect) keep them.

@@ -61,8 +61,8 @@ export function ContextMeter({ used, window }: { used: number; window: number })
 
 /**
  * The session header's cost and context meter. The cost is the server's sum, read once the
- * transcript has its events and again whenever they change it (`marks`, null until then); the context fill comes straight from those events
- * (`context`), else from the server's last answer.
+ * transcript has its events and again whenever they change it (`marks`, null until then); the
+ * context fill comes straight from those events (`context`), else from the server's last answer.
  */
 export function UsageSummary({ sessionId, marks, context }: { sessionId: string; marks: number | null; context: ContextState | null }) {
   const usage = useSessionUsage(sessionId, marks);

@@ -129,12 +129,11 @@ function hookedPurifier(): ReturnType<typeof DOMPurify> {
   p.addHook("afterSanitizeAttributes", safeLinksAndBoxes);
   return p;
 }
-/** Made when first used (each costs a few ms as the page starts): markdown, task lists, nodes, spans. */
+/** Made when first used (each costs a few ms as the page starts): markdown, nodes, spans. */
 let toHtml: ReturnType<typeof DOMPurify> | null = null;
-let toFragment: ReturnType<typeof DOMPurify> | null = null;
 let inPlace: ReturnType<typeof DOMPurify> | null = null;
 let spans: ReturnType<typeof DOMPurify> | null = null;
-/** Where HTML is parsed to be sanitized as nodes: a document with no browsing context (nothing in it loads or runs). */
+/** Where HTML is parsed to be sanitized as nodes (`sanitizedBox`). */
 let inert: Document | null = null;
 
 /** `headingRank`: the rank (aria-level) of the text's top heading, below the page's own headings. */
@@ -144,13 +143,20 @@ export function renderMarkdown(src: string, headingRank = 2): string {
 
 function sanitize(html: string): string {
   if (!html.includes('type="checkbox"')) return (toHtml ??= purifierWith(PURIFY_CONFIG)).sanitize(html);
-  // Configured to return a fragment (the call's type cannot know).
-  toFragment ??= purifierWith({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
-  const frag = toFragment.sanitize(html) as unknown as DocumentFragment;
-  labelTaskBoxes(frag);
-  const box = document.createElement("div");
-  box.append(frag);
-  return box.innerHTML;
+  return sanitizedBox(html).innerHTML;
+}
+
+/**
+ * Sanitized HTML in a <div> of an inert document (one with no browsing context: nothing in it
+ * loads or runs), its task boxes labelled. Parsed once and sanitized there in place.
+ */
+function sanitizedBox(html: string): HTMLDivElement {
+  inert ??= document.implementation.createHTMLDocument("");
+  const box = inert.createElement("div");
+  box.innerHTML = html;
+  (inPlace ??= purifierWith({ ...PURIFY_CONFIG, IN_PLACE: true })).sanitize(box);
+  if (html.includes('type="checkbox"')) labelTaskBoxes(box);
+  return box;
 }
 
 /** Where a text's heading ranks stand after the blocks rendered so far. */
@@ -170,18 +176,11 @@ export function lexBlocks(src: string): Token[] {
 
 /**
  * Blocks from `lexBlocks` as safe nodes, their headings ranked on from `headings` (which move on
- * when `keep`: the blocks stay, and the next ones follow them). The HTML is parsed once, in an
- * inert document, and sanitized there in place: no document made per call, no HTML written out
- * and parsed again. The nodes are the page's once added to it.
+ * when `keep`: the blocks stay, and the next ones follow them): no document made per call, no
+ * HTML written out and parsed again. The nodes are the page's once added to it.
  */
 export function renderBlockNodes(blocks: Token[], headings: Headings, keep: boolean, headingRank = 2): Node[] {
-  const html = blocksHtml(blocks, headings, keep, headingRank);
-  inert ??= document.implementation.createHTMLDocument("");
-  const box = inert.createElement("div");
-  box.innerHTML = html;
-  (inPlace ??= purifierWith({ ...PURIFY_CONFIG, IN_PLACE: true })).sanitize(box);
-  if (html.includes('type="checkbox"')) labelTaskBoxes(box);
-  return Array.from(box.childNodes);
+  return Array.from(sanitizedBox(blocksHtml(blocks, headings, keep, headingRank)).childNodes);
 }
 
 function blocksHtml(blocks: Token[], headings: Headings, keep: boolean, headingRank: number): string {
@@ -240,9 +239,9 @@ export function warmMarkdown(): void {
 const BLOCK = new Set(["UL", "OL", "P", "PRE", "BLOCKQUOTE", "TABLE", "DIV", "H1", "H2", "H3", "H4", "H5", "H6", "HR"]);
 
 /** A task box and the text after it become one <label>: the box's visible name. */
-function labelTaskBoxes(root: DocumentFragment | Element): void {
+function labelTaskBoxes(root: Element): void {
   for (const box of root.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) {
-    const label = (root.ownerDocument ?? document).createElement("label");
+    const label = root.ownerDocument.createElement("label");
     label.className = "task-item";
     box.before(label);
     let n: ChildNode | null = box;

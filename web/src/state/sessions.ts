@@ -3,7 +3,7 @@
 // session. The list is read over REST at start, after each reconnect and when the server says
 // changes were missed; there is no timer.
 import { ApiError, api, errorText } from "../api/client";
-import { connection, type SessionListFrame } from "../api/socket";
+import { type ConnState, connection, type SessionListFrame } from "../api/socket";
 import type { EventPage, Session } from "../api/types";
 import { notifyAttention } from "./attention";
 import { Observable } from "./observable";
@@ -112,18 +112,17 @@ let stopWatching: (() => void) | null = null;
  */
 export function startSessionList(): void {
   if (stopWatching) return;
-  let read = false;
-  const readNow = () => {
-    read = true;
+  let asked = false;
+  const read = () => {
+    asked = true;
     void refreshSessions();
   };
-  const offList = connection.watchSessions({ onOpen: readNow, onFrame: onListFrame });
-  const unreachable = (s: string) => s === "reconnecting" || s === "offline";
-  const readOnce = () => {
-    if (!read) readNow();
+  const offList = connection.watchSessions({ onOpen: read, onFrame: onListFrame });
+  const unreachable = (s: ConnState) => {
+    if (!asked && (s === "reconnecting" || s === "offline")) read();
   };
-  if (unreachable(connection.state.get())) readOnce();
-  const offState = connection.state.subscribe((s) => unreachable(s) && readOnce());
+  unreachable(connection.state.get());
+  const offState = connection.state.subscribe(unreachable);
   stopWatching = () => {
     offList();
     offState();

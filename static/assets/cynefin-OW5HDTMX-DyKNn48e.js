@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

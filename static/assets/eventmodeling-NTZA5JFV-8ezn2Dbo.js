@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-D03HAlTX.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

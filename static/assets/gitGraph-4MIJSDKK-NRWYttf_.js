@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

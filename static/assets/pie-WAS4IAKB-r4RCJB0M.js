@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

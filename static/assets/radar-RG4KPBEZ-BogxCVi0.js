@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

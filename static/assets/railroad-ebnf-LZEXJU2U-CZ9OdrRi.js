@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

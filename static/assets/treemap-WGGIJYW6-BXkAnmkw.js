@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

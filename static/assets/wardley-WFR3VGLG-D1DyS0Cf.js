@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-D03HAlTX.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

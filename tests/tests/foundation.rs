@@ -106,7 +106,26 @@ async fn bearer_cookie_and_one_time_launch_link() {
     assert!(r.headers().get("set-cookie").is_none());
     let link = s.launch_path();
     assert!(!link.contains(TOKEN));
+    // A service worker's navigation preload, a prefetch or a prerender of the link spends
+    // nothing: the real navigation after it still signs in.
+    for (name, value) in [
+        ("service-worker-navigation-preload", "true"),
+        ("sec-purpose", "prefetch"),
+        ("sec-purpose", "prefetch;prerender"),
+        ("purpose", "prefetch"),
+    ] {
+        let r = no_redirect()
+            .get(s.url(&link))
+            .header(name, value)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::NO_CONTENT, "{name}: {value}");
+        assert!(r.headers().get("set-cookie").is_none());
+        assert_eq!(r.headers()["cache-control"], "no-store");
+    }
     let r = no_redirect().get(s.url(&link)).send().await.unwrap();
+    assert_eq!(r.headers()["cache-control"], "no-store");
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let cookie = r.headers()["set-cookie"]
         .to_str()
@@ -123,8 +142,19 @@ async fn bearer_cookie_and_one_time_launch_link() {
         .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.json::<Value>().await.unwrap()["kind"], "cookie");
+    // The browser that redeemed it and opens it again (a second request of one navigation, a
+    // reload) is just taken to the app.
+    let mine = no_redirect()
+        .get(s.url(&link))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mine.status(), StatusCode::SEE_OTHER);
+    assert!(mine.headers().get("set-cookie").is_none());
     // The launch link is used up; the page says what to do instead of showing raw JSON.
     let again = no_redirect().get(s.url(&link)).send().await.unwrap();
+    assert_eq!(again.headers()["cache-control"], "no-store");
     assert_eq!(again.status(), 401);
     assert!(again.headers().get("set-cookie").is_none());
     assert!(

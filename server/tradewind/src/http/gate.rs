@@ -209,8 +209,17 @@ async fn check(
         && path == "/"
         && let Some(token) = query_param(req.uri().query(), "token")
     {
+        // A speculative request (a service worker's navigation preload, a prefetch or prerender)
+        // must not spend the one-time code: the real navigation that follows would find it used.
+        if is_speculative(req.headers()) {
+            return Ok(Some(not_redeemed_here()));
+        }
         let client = client_info(req.headers(), peer.ip());
-        return Ok(Some(launch(state, &token, &client).await?));
+        let signed_in = matches!(
+            authenticate(state, req.headers(), peer.ip()).await,
+            Ok(Some(Principal::Cookie { .. }))
+        );
+        return Ok(Some(launch(state, &token, &client, signed_in).await?));
     }
     let headers = req.headers();
     let principal = authenticate(state, headers, peer.ip()).await?;
@@ -280,20 +289,62 @@ fn query_param(query: Option<&str>, name: &str) -> Option<String> {
         .find_map(|(k, v)| (k == name).then_some(v))
 }
 
-async fn launch(state: &AppState, code: &str, client: &ClientInfo) -> Result<Response, ApiError> {
+/// Whether a request is made ahead of (or instead of) the user's own navigation: a service
+/// worker's navigation preload, a speculative prefetch or prerender.
+fn is_speculative(headers: &HeaderMap) -> bool {
+    let has = |name: &str, needle: &str| {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.to_ascii_lowercase().contains(needle))
+    };
+    headers.contains_key("service-worker-navigation-preload")
+        || has("sec-purpose", "prefetch")
+        || has("sec-purpose", "prerender")
+        || has("purpose", "prefetch")
+        || has("x-moz", "prefetch")
+}
+
+/// The answer to a speculative request for a sign-in link: nothing, and nothing kept.
+fn not_redeemed_here() -> Response {
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::NO_CONTENT;
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+/// A 303 to the app, never stored by a cache (the sign-in link's answers carry cookies or
+/// describe a one-time code).
+fn to_app() -> Response {
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::SEE_OTHER;
+    let h = resp.headers_mut();
+    h.insert(header::LOCATION, HeaderValue::from_static("/"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+/// Redeem a sign-in link. `signed_in`: the request already carries a valid login cookie, so a
+/// used code (this navigation's own earlier request, or a link opened twice) just opens the app.
+async fn launch(
+    state: &AppState,
+    code: &str,
+    client: &ClientInfo,
+    signed_in: bool,
+) -> Result<Response, ApiError> {
     let outcome = state.auth.redeem_link(code, client).await?;
     let why = match outcome {
         LaunchOutcome::Issued(secret) => {
-            let mut resp = Response::new(Body::empty());
-            *resp.status_mut() = StatusCode::SEE_OTHER;
-            let h = resp.headers_mut();
-            h.insert(header::LOCATION, HeaderValue::from_static("/"));
+            let mut resp = to_app();
             let cookie = session_cookie(&secret, state.face.secure, state.auth.max_age_secs());
             if let Ok(v) = HeaderValue::from_str(&cookie) {
-                h.insert(header::SET_COOKIE, v);
+                resp.headers_mut().insert(header::SET_COOKIE, v);
             }
             return Ok(resp);
         }
+        LaunchOutcome::Rejected if signed_in => return Ok(to_app()),
         LaunchOutcome::Expired => "This sign-in link has expired (links last 15 minutes).",
         LaunchOutcome::Rejected => {
             "This sign-in link is not valid: it was already used, or it is not from this server."
@@ -301,7 +352,10 @@ async fn launch(state: &AppState, code: &str, client: &ClientInfo) -> Result<Res
     };
     // A page that says what to do, never a raw JSON error.
     let password_set = state.auth.password_set().await.unwrap_or(false);
-    Ok(super::spa::link_problem_page(why, password_set))
+    let mut resp = super::spa::link_problem_page(why, password_set);
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(resp)
 }
 
 /// The headers every response carries besides its CSP.

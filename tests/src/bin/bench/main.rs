@@ -1,8 +1,11 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files, webfetch, mcp, context, fts, undo, rss;
+//! sse, files, webfetch, mcp, context, fts, undo, rss, hotpath (the hot path's targets in one
+//! table);
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod hotpath;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -1940,6 +1943,9 @@ async fn main() {
     }
     if want("rss") {
         rss().await;
+    }
+    if want("hotpath") {
+        hotpath::hotpath().await;
     }
     // Not part of a plain `bench` run: it takes minutes.
     if args.iter().any(|a| a == "soak") {

@@ -1,0 +1,105 @@
+// Signing in again with the app's service worker installed. The worker turns navigation preload
+// on, so the browser sends a second request for every page it opens (the preload) beside the
+// real navigation: a one-time sign-in link must never be spent by that request, or every new
+// link reads "already used" and nobody gets back in after Sign out.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { haveServer, launchBrowser, newPage, serverBin, startServer } from "./harness.mjs";
+
+const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
+
+function newLink(server) {
+  const out = execFileSync(serverBin, ["link", "--state-dir", join(server.dir, "home")], { encoding: "utf8" });
+  const link = /https?:\/\/\S+/.exec(out)?.[0];
+  if (!link) throw new Error(`tradewind link printed no link:\n${out}`);
+  return link;
+}
+
+describe("sign-in links with the service worker installed", { skip, timeout: 300_000 }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    server = await startServer({ scripts: [{ turns: [{ text: "hello" }] }] });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test("sign in, sign out, a new link signs in again", async () => {
+    const { context, page, log } = await newPage(browser, server);
+    const linkRequests = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).searchParams.has("token")) linkRequests.push(r.url());
+    });
+    await page.goto(server.url);
+    await page.locator(".topbar").waitFor({ timeout: 15_000 });
+    assert.equal(new URL(page.url()).search, "", "the code is gone from the address bar");
+
+    // The worker controls the page, with navigation preload on: the case that locked users out.
+    const preload = await page.evaluate(async () => {
+      const reg = await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) {
+        await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+      }
+      const state = await reg.navigationPreload?.getState();
+      return { controlled: !!navigator.serviceWorker.controller, enabled: state?.enabled ?? null };
+    });
+    assert.deepEqual(preload, { controlled: true, enabled: true });
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByTestId("link-help").waitFor({ timeout: 10_000 });
+    const whoami = await page.evaluate(async () => (await fetch("/api/whoami")).status);
+    assert.equal(whoami, 401, "signed out on the server too");
+
+    // A fresh link, opened in the same tab (the worker is in charge of this navigation).
+    const link = newLink(server);
+    const sent = linkRequests.length;
+    const answers = [];
+    const onResponse = (r) => {
+      if (r.url() === link) answers.push(r.status());
+    };
+    page.on("response", onResponse);
+    await page.goto(link);
+    await page.locator(".topbar").waitFor({ timeout: 15_000 });
+    page.off("response", onResponse);
+    assert.equal(await page.locator("h1", { hasText: "Sign-in link not valid" }).count(), 0);
+    assert.equal(new URL(page.url()).pathname, "/");
+    assert.equal(new URL(page.url()).search, "");
+    assert.ok(linkRequests.length > sent, "the link was requested");
+    assert.ok(answers.includes(303), `the link's answers: ${answers.join(", ")}`);
+    assert.equal(await page.evaluate(async () => (await fetch("/api/whoami")).status), 200, "signed in");
+
+    // The same link again, in this signed-in browser: straight to the app, no error page.
+    await page.goto(link);
+    await page.locator(".topbar").waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator("h1", { hasText: "Sign-in link not valid" }).count(), 0);
+
+    // Reload after signing in sends no code again (the redirect took it out of the address).
+    await page.reload();
+    await page.locator(".topbar").waitFor({ timeout: 15_000 });
+
+    assert.deepEqual(log.errors, [], "page errors");
+    assert.deepEqual(log.foreign, [], "requests to other origins");
+    await context.close();
+  });
+
+  test("a used link in another browser says so, and that browser stays signed out", async () => {
+    const link = newLink(server);
+    const first = await newPage(browser, server);
+    await first.page.goto(link);
+    await first.page.locator(".topbar").waitFor({ timeout: 15_000 });
+    const second = await newPage(browser, server);
+    await second.page.goto(link);
+    await second.page.locator("h1", { hasText: "Sign-in link not valid" }).waitFor({ timeout: 15_000 });
+    const cookies = await second.context.cookies(server.base);
+    assert.equal(cookies.length, 0, `cookies: ${cookies.map((c) => c.name).join(", ")}`);
+    await first.context.close();
+    await second.context.close();
+  });
+});

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 mod events;
+mod ws;
 pub use events::*;
+pub use ws::*;
 
 /// A text that is not one of its enum's values (e.g. an unknown status read from the database).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3892,6 +3892,78 @@ export interface components {
             shadowed: boolean;
             target: string;
         };
+        /**
+         * @description A frame a client sends. Commands carry an optional request `id`, echoed in the `ack` or
+         *     `error` that answers them.
+         */
+        WsClientFrame: {
+            /** Format: int64 */
+            after?: number;
+            session: string;
+            /** @enum {string} */
+            type: "subscribe";
+        } | {
+            session: string;
+            /** @enum {string} */
+            type: "unsubscribe";
+        } | {
+            /** @enum {string} */
+            type: "subscribe_sessions";
+        } | {
+            /** @enum {string} */
+            type: "unsubscribe_sessions";
+        } | {
+            id?: string | null;
+            session: string;
+            text: string;
+            /** @enum {string} */
+            type: "prompt";
+        } | {
+            id?: string | null;
+            run: string;
+            /** @enum {string} */
+            type: "cancel";
+        } | {
+            approval: string;
+            decision: components["schemas"]["ApprovalDecision"];
+            id?: string | null;
+            /** @enum {string} */
+            type: "approval";
+        } | {
+            id?: string | null;
+            mode: components["schemas"]["Mode"];
+            session: string;
+            /** @enum {string} */
+            type: "set_mode";
+        } | {
+            id?: string | null;
+            /** @enum {string} */
+            type: "ping";
+        };
+        /** @description A control frame the server sends (event frames are `EventFrame`). */
+        WsServerFrame: {
+            id?: string | null;
+            result: Record<string, unknown>;
+            /** @enum {string} */
+            type: "ack";
+        } | {
+            error: components["schemas"]["WireError"];
+            id?: string | null;
+            /** @enum {string} */
+            type: "error";
+        } | {
+            data: components["schemas"]["Session"];
+            session: string;
+            /** @enum {string} */
+            type: "session_updated";
+        } | {
+            session: string;
+            /** @enum {string} */
+            type: "session_deleted";
+        } | {
+            /** @enum {string} */
+            type: "sessions_resync";
+        };
     };
     responses: never;
     parameters: never;

@@ -113,7 +113,7 @@ impl std::ops::Deref for AppState {
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
         usage::search, usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
     ),
-    components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part)),
+    components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part, crate::protocol::WsClientFrame, crate::protocol::WsServerFrame)),
     modifiers(&SecurityAddon),
     security(("bearer" = []), ("cookie" = [])),
     tags(

@@ -16,7 +16,6 @@ use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
-use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -24,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::AppState;
 use crate::error::ApiError;
 use crate::events::Frame;
-use crate::protocol::{ApprovalDecision, Mode};
+use crate::protocol::{WsClientFrame, WsServerFrame};
 
 /// Most queued messages one socket flush carries.
 const WRITE_BATCH: usize = 64;
@@ -65,46 +64,6 @@ impl Drop for ConnGuard {
     fn drop(&mut self) {
         self.0.live.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ClientMsg {
-    Subscribe {
-        session: String,
-        #[serde(default)]
-        after: i64,
-    },
-    Unsubscribe {
-        session: String,
-    },
-    /// Every session's listed state, live: `session_updated` (with the session) whenever one
-    /// changes status, title or archive state, `session_deleted` when one goes; `sessions_resync`
-    /// if changes were missed (fetch `GET /api/sessions` again).
-    SubscribeSessions,
-    UnsubscribeSessions,
-    Prompt {
-        id: Option<String>,
-        session: String,
-        text: String,
-    },
-    Cancel {
-        id: Option<String>,
-        run: String,
-    },
-    Approval {
-        id: Option<String>,
-        approval: String,
-        decision: ApprovalDecision,
-    },
-    SetMode {
-        id: Option<String>,
-        session: String,
-        mode: Mode,
-    },
-    Ping {
-        id: Option<String>,
-    },
 }
 
 /// What the writer task sends.
@@ -190,7 +149,7 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
             Incoming::Skip => continue,
             Incoming::Stop => break,
         };
-        let cmd = match serde_json::from_str::<ClientMsg>(&text) {
+        let cmd = match serde_json::from_str::<WsClientFrame>(&text) {
             Ok(c) => c,
             Err(e) => {
                 let message = format!("unrecognised message: {e}");
@@ -247,13 +206,13 @@ fn incoming(
 /// One client command, through the same services as REST. False: close the connection.
 async fn command(
     state: &AppState,
-    cmd: ClientMsg,
+    cmd: WsClientFrame,
     subs: &mut HashMap<String, JoinHandle<()>>,
     tx: &mpsc::Sender<Out>,
     overflow: &CancellationToken,
 ) -> bool {
     match cmd {
-        ClientMsg::Subscribe { session, after } => {
+        WsClientFrame::Subscribe { session, after } => {
             if let Err(e) = state.load_session(&session).await {
                 let e = ApiError::from(e);
                 send_error(tx, None, e.code(), &e.client_message());
@@ -279,24 +238,24 @@ async fn command(
             ));
             subs.insert(session, h);
         }
-        ClientMsg::Unsubscribe { session } => {
+        WsClientFrame::Unsubscribe { session } => {
             if let Some(h) = subs.remove(&session) {
                 h.abort();
             }
         }
-        ClientMsg::SubscribeSessions => {
+        WsClientFrame::SubscribeSessions => {
             if let Some(old) = subs.remove(SESSIONS_SUB) {
                 old.abort();
             }
             let h = tokio::spawn(forward_sessions(state.clone(), tx.clone()));
             subs.insert(SESSIONS_SUB.to_string(), h);
         }
-        ClientMsg::UnsubscribeSessions => {
+        WsClientFrame::UnsubscribeSessions => {
             if let Some(h) = subs.remove(SESSIONS_SUB) {
                 h.abort();
             }
         }
-        ClientMsg::Prompt { id, session, text } => {
+        WsClientFrame::Prompt { id, session, text } => {
             let r = state.post_message(&session, &text).await;
             reply(
                 tx,
@@ -304,11 +263,11 @@ async fn command(
                 r.map(|run_id| serde_json::json!({ "run_id": run_id })),
             );
         }
-        ClientMsg::Cancel { id, run } => {
+        WsClientFrame::Cancel { id, run } => {
             let r = state.cancel_run(&run, false).await;
             reply(tx, id, r.map(|c| serde_json::json!({ "cancelled": c })));
         }
-        ClientMsg::Approval {
+        WsClientFrame::Approval {
             id,
             approval,
             decision,
@@ -320,11 +279,11 @@ async fn command(
                 r.map(|()| serde_json::json!({ "approval_id": approval })),
             );
         }
-        ClientMsg::SetMode { id, session, mode } => {
+        WsClientFrame::SetMode { id, session, mode } => {
             let r = state.set_mode(&session, mode).await;
             reply(tx, id, r.map(|_| serde_json::json!({ "mode": mode })));
         }
-        ClientMsg::Ping { id } => {
+        WsClientFrame::Ping { id } => {
             reply::<ApiError>(tx, id, Ok(serde_json::json!({ "pong": true })));
         }
     }
@@ -421,16 +380,18 @@ fn reply<E: Into<ApiError>>(
 ) {
     match r.map_err(Into::into) {
         Ok(result) => {
-            let v = serde_json::json!({ "type": "ack", "id": id, "result": result });
-            let _ = tx.try_send(Out::Text(v.to_string()));
+            let _ = tx.try_send(Out::Text(WsServerFrame::Ack { id, result }.to_text()));
         }
         Err(e) => send_error(tx, id, e.code(), &e.client_message()),
     }
 }
 
 fn send_error(tx: &mpsc::Sender<Out>, id: Option<String>, code: &str, message: &str) {
-    let v = serde_json::json!({ "type": "error", "id": id, "error": { "code": code, "message": message } });
-    let _ = tx.try_send(Out::Text(v.to_string()));
+    let error = crate::protocol::WireError {
+        code: code.to_string(),
+        message: message.to_string(),
+    };
+    let _ = tx.try_send(Out::Text(WsServerFrame::Error { id, error }.to_text()));
 }
 
 /// A WebSocket `event` frame: the stored frame's JSON as is.
@@ -473,7 +434,7 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
             }
             Err(RecvError::Lagged(_)) => {
                 if tx
-                    .send(Out::Text(r#"{"type":"sessions_resync"}"#.into()))
+                    .send(Out::Text(WsServerFrame::SessionsResync.to_text()))
                     .await
                     .is_err()
                 {
@@ -497,14 +458,13 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
         }
         for id in ids {
             let text = match state.store.get_session(&id).await {
-                Ok(row) => serde_json::json!({
-                    "type": "session_updated",
-                    "session": id,
-                    "data": crate::protocol::Session::from(row),
-                })
-                .to_string(),
+                Ok(row) => WsServerFrame::SessionUpdated {
+                    data: Box::new(crate::protocol::Session::from(row)),
+                    session: id,
+                }
+                .to_text(),
                 Err(crate::store::StoreError::NotFound) => {
-                    serde_json::json!({"type": "session_deleted", "session": id}).to_string()
+                    WsServerFrame::SessionDeleted { session: id }.to_text()
                 }
                 Err(e) => {
                     tracing::debug!(error = %e, "cannot read a changed session");
@@ -610,22 +570,22 @@ mod property {
         /// Whatever text a client sends, decoding a command never panics.
         #[test]
         fn any_text_decodes_or_errors(text in ".{0,300}") {
-            let _ = serde_json::from_str::<ClientMsg>(&text);
+            let _ = serde_json::from_str::<WsClientFrame>(&text);
         }
 
         /// Well-formed commands with arbitrary strings decode to what was sent.
         #[test]
         fn commands_round_trip(session in ".{0,80}", text in ".{0,200}", after in any::<i64>()) {
             let sub = serde_json::json!({"type": "subscribe", "session": session, "after": after});
-            match serde_json::from_str::<ClientMsg>(&sub.to_string()) {
-                Ok(ClientMsg::Subscribe { session: s, after: a }) => {
+            match serde_json::from_str::<WsClientFrame>(&sub.to_string()) {
+                Ok(WsClientFrame::Subscribe { session: s, after: a }) => {
                     prop_assert_eq!(&s, &session);
                     prop_assert_eq!(a, after);
                 }
                 other => prop_assert!(false, "{other:?}"),
             }
             let p = serde_json::json!({"type": "prompt", "session": session, "text": text});
-            let is_prompt = matches!(serde_json::from_str::<ClientMsg>(&p.to_string()), Ok(ClientMsg::Prompt { .. }));
+            let is_prompt = matches!(serde_json::from_str::<WsClientFrame>(&p.to_string()), Ok(WsClientFrame::Prompt { .. }));
             prop_assert!(is_prompt);
         }
     }
@@ -640,7 +600,7 @@ mod property {
             b"{\"type\":\"\xed\xa0\x80\"}",
         ] {
             assert!(std::str::from_utf8(bytes).is_err());
-            let _ = serde_json::from_str::<ClientMsg>(&String::from_utf8_lossy(bytes));
+            let _ = serde_json::from_str::<WsClientFrame>(&String::from_utf8_lossy(bytes));
         }
     }
 }

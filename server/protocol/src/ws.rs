@@ -1,0 +1,122 @@
+//! The WebSocket's control frames (`GET /api/ws`). Event frames are `EventFrame` (they carry a
+//! `seq`); every other frame either way is one of these, tagged by `type`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::{ApprovalDecision, Mode, Session, WireError};
+
+/// A frame a client sends. Commands carry an optional request `id`, echoed in the `ack` or
+/// `error` that answers them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WsClientFrame {
+    /// The session's stored events after `after`, then its live ones.
+    Subscribe {
+        session: String,
+        #[serde(default)]
+        after: i64,
+    },
+    /// Stop following a session.
+    Unsubscribe { session: String },
+    /// Every session's listed state, live: `session_updated` whenever one changes status, title
+    /// or archive state, `session_deleted` when one goes, `sessions_resync` if changes were
+    /// missed (read `GET /api/sessions` again).
+    SubscribeSessions,
+    /// Stop following the session list.
+    UnsubscribeSessions,
+    /// `POST /api/sessions/{id}/messages`; the ack's result is `{run_id}`.
+    Prompt {
+        #[serde(default)]
+        id: Option<String>,
+        session: String,
+        text: String,
+    },
+    /// `POST /api/runs/{id}/cancel`.
+    Cancel {
+        #[serde(default)]
+        id: Option<String>,
+        run: String,
+    },
+    /// `POST /api/approvals/{id}`.
+    Approval {
+        #[serde(default)]
+        id: Option<String>,
+        approval: String,
+        decision: ApprovalDecision,
+    },
+    /// `PATCH /api/sessions/{id}` with a mode.
+    SetMode {
+        #[serde(default)]
+        id: Option<String>,
+        session: String,
+        mode: Mode,
+    },
+    /// Answered by an ack with an empty result.
+    Ping {
+        #[serde(default)]
+        id: Option<String>,
+    },
+}
+
+/// A control frame the server sends (event frames are `EventFrame`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WsServerFrame {
+    /// A command succeeded; `result` is what the REST call of the same name returns.
+    Ack {
+        id: Option<String>,
+        #[schema(value_type = Object)]
+        result: serde_json::Value,
+    },
+    /// A command failed, or a frame could not be read (`id` null then).
+    Error {
+        id: Option<String>,
+        error: WireError,
+    },
+    /// A session of the live list changed (after `subscribe_sessions`).
+    SessionUpdated { session: String, data: Box<Session> },
+    /// A session of the live list was deleted.
+    SessionDeleted { session: String },
+    /// Changes to the list were missed: read `GET /api/sessions` again.
+    SessionsResync,
+}
+
+impl WsServerFrame {
+    /// The frame as JSON text.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_read_and_write_as_documented() {
+        let f: Result<WsClientFrame, _> =
+            serde_json::from_str(r#"{"type":"subscribe","session":"s1"}"#);
+        assert_eq!(
+            f.ok(),
+            Some(WsClientFrame::Subscribe {
+                session: "s1".into(),
+                after: 0
+            })
+        );
+        let f: Result<WsClientFrame, _> = serde_json::from_str(r#"{"type":"subscribe_sessions"}"#);
+        assert_eq!(f.ok(), Some(WsClientFrame::SubscribeSessions));
+        assert_eq!(
+            WsServerFrame::SessionsResync.to_text(),
+            r#"{"type":"sessions_resync"}"#
+        );
+        let ack = WsServerFrame::Ack {
+            id: Some("r1".into()),
+            result: serde_json::json!({"run_id": "x"}),
+        };
+        assert_eq!(
+            ack.to_text(),
+            r#"{"type":"ack","id":"r1","result":{"run_id":"x"}}"#
+        );
+    }
+}

@@ -1,80 +1,30 @@
-// Thin typed wrapper over the REST API. Same-origin cookie auth; every
-// state-changing request sends JSON (the server rejects anything else).
+// The REST client, bound to the OpenAPI document: openapi-fetch reads `paths` (schema.gen.ts), so
+// each call's path, method, parameters, body and answer are the contract's, and a call that no
+// longer matches it fails `tsc`. The functions of `api` name the calls the app makes; none writes
+// a wire type of its own. Same-origin cookie auth; every state-changing request sends JSON (the
+// server rejects anything else), `{}` when the operation takes no body.
+import createClient, { type PathSerializer } from "openapi-fetch";
+import type { paths } from "./schema.gen";
 import type {
-  AnswerParams,
   ApprovalDecision,
-  ApprovalParams,
-  ApprovalResponse,
-  ArtifactList,
-  CancelParams,
-  CancelResponse,
-  Forked,
-  ForkParams,
-  PatchQueueItem,
-  QueueList,
-  RenderError,
-  RenderErrorsParams,
-  RedoParams,
-  RevertParams,
-  RevertResult,
-  SearchResults,
   CreateSessionParams,
-  DeviceLink,
-  DeviceList,
-  EventPage,
-  Health,
-  LoginParams,
-  McpServerInfo,
-  McpServerList,
-  ModelList,
-  PatchSessionParams,
-  FileMatches,
-  Goal,
+  ErrorDetail,
+  GrantScope,
   ImageInput,
   PatchGoalParams,
-  PendingItems,
+  PatchSessionParams,
   PlanDecision,
-  PlanDecisionParams,
-  PlanDecisionResponse,
-  PostMessageParams,
-  ProbeResult,
-  PromptCommands,
-  QuestionAnswered,
-  QuestionAnswers,
-  ProviderList,
-  ProviderSettings,
   ProviderSettingsUpdate,
-  ProviderView,
-  PushDevice,
-  PushInfo,
   PushSubscribeParams,
-  PushTestResult,
-  RunCreated,
-  ServerConfig,
-  SessionPermissions,
-  ToolStatusList,
-  Session,
-  SessionPage,
-  SessionUsage,
+  QuestionAnswers,
+  RedoParams,
+  RenderError,
+  RevertParams,
   SetGoalParams,
   SpendCaps,
-  Task,
-  TaskList,
-  TaskOutput,
   UsageGroupBy,
-  UsageReport,
-  WebSearchSettings,
   WebSearchSettingsUpdate,
-  WhoAmI,
-  WorkspaceConfigApproval,
-  WorkspaceConfigView,
 } from "./types";
-import type { components } from "./schema.gen";
-
-/** A note the agent keeps with `memory_write` (the generated wire type, as types.ts names others). */
-export type Memory = components["schemas"]["Memory"];
-export type MemoryList = components["schemas"]["MemoryList"];
-type PatchMemoryParams = components["schemas"]["PatchMemoryParams"];
 
 export class ApiError extends Error {
   constructor(
@@ -99,44 +49,62 @@ export function onUnauthorized(fn: Listener): () => void {
   return () => unauthorizedListeners.delete(fn);
 }
 
-/** `signal`: aborting it rejects with the browser's AbortError (not an ApiError). */
-async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const init: RequestInit = { method, credentials: "same-origin", headers: {}, signal };
-  if (body !== undefined || method !== "GET") {
-    (init.headers as Record<string, string>)["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body ?? {});
+/**
+ * Every request goes out here. A state-changing one without a body of its own gets `{}` as JSON.
+ * A request that never reached the server rejects with an ApiError (status 0), unless its signal
+ * was aborted: that rejects with the browser's AbortError.
+ */
+async function send(req: Request): Promise<Response> {
+  if (req.method !== "GET" && !req.headers.has("Content-Type")) {
+    const headers = new Headers(req.headers);
+    headers.set("Content-Type", "application/json");
+    req = new Request(req, { body: "{}", headers });
   }
-  let res: Response;
   try {
-    res = await fetch(path, init);
+    return await fetch(req);
   } catch (e) {
-    if (signal?.aborted) throw e;
+    if (req.signal.aborted) throw e;
     throw new ApiError(0, "network", NETWORK_MESSAGE);
   }
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
-  let json: unknown = undefined;
-  if (text) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-  }
-  if (!res.ok) {
-    const err = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
-    const ra = res.headers.get("Retry-After");
-    if (res.status === 401 && path !== "/api/login") {
-      unauthorizedListeners.forEach((fn) => fn());
-    }
-    throw new ApiError(
-      res.status,
-      err?.code ?? `http_${res.status}`,
-      err?.message ?? (res.statusText || `HTTP ${res.status}`),
-      ra ? Number(ra) : null,
-    );
-  }
-  return json as T;
+}
+
+const client = createClient<paths>({ credentials: "same-origin", fetch: send });
+
+/** The `{"error":{code,message}}` of a failed answer, as far as the body (untrusted) has it. */
+function errorDetail(body: unknown): Partial<ErrorDetail> {
+  if (typeof body !== "object" || body === null || !("error" in body)) return {};
+  const e = body.error;
+  if (typeof e !== "object" || e === null) return {};
+  return {
+    code: "code" in e && typeof e.code === "string" ? e.code : undefined,
+    message: "message" in e && typeof e.message === "string" ? e.message : undefined,
+  };
+}
+
+/** What openapi-fetch answers: `data` typed by the operation's success response. */
+interface Answer<D> {
+  data?: D;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * The success data of a call, or an ApiError with the server's code and message. A 401 tells the
+ * `onUnauthorized` listeners (the cookie expired or was revoked), except where it is an answer of
+ * its own (`signIn: true`: a wrong password).
+ */
+async function ok<D>(pending: Promise<Answer<D>>, { signIn = false } = {}): Promise<D> {
+  const { data, error, response: res } = await pending;
+  if (res.ok) return data as D;
+  if (res.status === 401 && !signIn) unauthorizedListeners.forEach((fn) => fn());
+  const detail = errorDetail(error);
+  const ra = res.headers.get("Retry-After");
+  throw new ApiError(
+    res.status,
+    detail.code ?? `http_${res.status}`,
+    detail.message ?? (res.statusText || `HTTP ${res.status}`),
+    ra ? Number(ra) : null,
+  );
 }
 
 const enc = encodeURIComponent;
@@ -146,199 +114,182 @@ function encPath(path: string): string {
   return path.split("/").map(enc).join("/");
 }
 
+/** Path parameters encoded segment by segment: a file path inside an artifact keeps its slashes. */
+const keepSlashes: PathSerializer = (pathname, params) =>
+  pathname.replace(/\{(\w+)\}/g, (_, name: string) => encPath(String(params[name])));
+
+// Addresses the browser loads itself (links, images): each template is checked against `paths`.
+const ARTIFACT_FILE = "/api/artifacts/{id}/files/{path}" satisfies keyof paths;
+const ARTIFACT_DOWNLOAD = "/api/artifacts/{id}/download" satisfies keyof paths;
+const ATTACHMENT = "/api/attachments/{id}" satisfies keyof paths;
+
 export function artifactFileUrl(id: string, path: string, inline = false): string {
-  return `/api/artifacts/${enc(id)}/files/${encPath(path)}${inline ? "?inline=1" : ""}`;
+  return keepSlashes(ARTIFACT_FILE, { id, path }) + (inline ? "?inline=1" : "");
 }
 
 /** An image a prompt carried (same-origin: the cookie goes with an <img> as with fetch). */
 export function attachmentUrl(id: string): string {
-  return `/api/attachments/${enc(id)}`;
+  return keepSlashes(ATTACHMENT, { id });
 }
 
 export function artifactDownloadUrl(id: string, format: "zip" | "tar"): string {
-  return `/api/artifacts/${enc(id)}/download?format=${format}`;
+  return `${keepSlashes(ARTIFACT_DOWNLOAD, { id })}?format=${format}`;
 }
 
-async function requestText(path: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(path, { credentials: "same-origin" });
-  } catch {
-    throw new ApiError(0, "network", NETWORK_MESSAGE);
-  }
-  const text = await res.text();
-  if (!res.ok) {
-    let msg = res.statusText || `HTTP ${res.status}`;
-    let code = `http_${res.status}`;
-    try {
-      const e = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
-      if (e?.message) msg = e.message;
-      if (e?.code) code = e.code;
-    } catch {
-      /* not JSON */
-    }
-    if (res.status === 401) unauthorizedListeners.forEach((fn) => fn());
-    throw new ApiError(res.status, code, msg);
-  }
-  return text;
-}
+/** `{ params: { path: { id } } }`: the most common parameters. */
+const byId = (id: string) => ({ params: { path: { id } } });
 
 export const api = {
-  health: () => request<Health>("GET", "/api/health"),
-  whoami: () => request<WhoAmI>("GET", "/api/whoami"),
-  login: (password: string) =>
-    request<void>("POST", "/api/login", { password } satisfies LoginParams),
-  logout: () => request<void>("POST", "/api/logout", {}),
-  config: () => request<ServerConfig>("GET", "/api/config"),
-  devices: () => request<DeviceList>("GET", "/api/devices"),
-  revokeDevice: (id: string) => request<void>("DELETE", `/api/devices/${enc(id)}`, {}),
-  deviceLink: () => request<DeviceLink>("POST", "/api/devices/link", {}),
+  health: () => ok(client.GET("/api/health")),
+  whoami: () => ok(client.GET("/api/whoami")),
+  login: (password: string) => ok(client.POST("/api/login", { body: { password } }), { signIn: true }),
+  logout: () => ok(client.POST("/api/logout")),
+  config: () => ok(client.GET("/api/config")),
+  devices: () => ok(client.GET("/api/devices")),
+  revokeDevice: (id: string) => ok(client.DELETE("/api/devices/{id}", byId(id))),
+  deviceLink: () => ok(client.POST("/api/devices/link")),
 
   /** The server's Web Push key and the subscribed browsers (503 `unavailable` when push is off). */
-  pushInfo: () => request<PushInfo>("GET", "/api/push"),
+  pushInfo: () => ok(client.GET("/api/push")),
   /** `sub`: what the browser's `PushSubscription.toJSON()` gives (the same endpoint again replaces its keys). */
-  subscribePush: (sub: PushSubscribeParams) => request<PushDevice>("POST", "/api/push/subscriptions", sub),
-  unsubscribePush: (id: string) => request<void>("DELETE", `/api/push/subscriptions/${enc(id)}`, {}),
+  subscribePush: (sub: PushSubscribeParams) =>
+    ok(client.POST("/api/push/subscriptions", { body: sub })),
+  unsubscribePush: (id: string) => ok(client.DELETE("/api/push/subscriptions/{id}", byId(id))),
   /** A test notice to every subscribed browser. */
-  testPush: () => request<PushTestResult>("POST", "/api/push/test", {}),
+  testPush: () => ok(client.POST("/api/push/test")),
 
   /** Active and archived sessions alike: the sidebar shows both (archived ones folded away). */
-  listSessions: () => request<SessionPage>("GET", "/api/sessions?limit=200&archived=true"),
-  createSession: (p: CreateSessionParams) => request<Session>("POST", "/api/sessions", p),
-  getSession: (id: string) => request<Session>("GET", `/api/sessions/${enc(id)}`),
+  listSessions: () => ok(client.GET("/api/sessions", { params: { query: { limit: 200, archived: true } } })),
+  createSession: (p: CreateSessionParams) => ok(client.POST("/api/sessions", { body: p })),
+  getSession: (id: string) => ok(client.GET("/api/sessions/{id}", byId(id))),
   patchSession: (id: string, p: PatchSessionParams) =>
-    request<Session>("PATCH", `/api/sessions/${enc(id)}`, p),
-  deleteSession: (id: string) => request<void>("DELETE", `/api/sessions/${enc(id)}`, {}),
+    ok(client.PATCH("/api/sessions/{id}", { ...byId(id), body: p })),
+  deleteSession: (id: string) => ok(client.DELETE("/api/sessions/{id}", byId(id))),
 
   /** `images`: sent with the prompt (422 with the server's reason when the model takes none). */
   sendMessage: (id: string, text: string, images: ImageInput[] = []) =>
-    request<RunCreated>(
-      "POST",
-      `/api/sessions/${enc(id)}/messages`,
-      (images.length > 0 ? { text, images } : { text }) satisfies PostMessageParams,
-    ),
+    ok(client.POST("/api/sessions/{id}/messages", { ...byId(id), body: images.length > 0 ? { text, images } : { text } })),
   events: (id: string, after: number, limit = 1000) =>
-    request<EventPage>("GET", `/api/sessions/${enc(id)}/events?after=${after}&limit=${limit}`),
+    ok(client.GET("/api/sessions/{id}/events", { params: { path: { id }, query: { after, limit } } })),
   /** The last `limit` events before `before`, oldest first (`next_cursor`: the `before` of the page before). */
   eventsBefore: (id: string, before: number, limit: number) =>
-    request<EventPage>("GET", `/api/sessions/${enc(id)}/events?before=${before}&limit=${limit}`),
+    ok(client.GET("/api/sessions/{id}/events", { params: { path: { id }, query: { before, limit } } })),
   /** `dropQueue`: the inputs queued behind the run are cancelled too. */
   cancelRun: (runId: string, dropQueue = false) =>
-    request<CancelResponse>(
-      "POST",
-      `/api/runs/${enc(runId)}/cancel`,
-      (dropQueue ? { drop_queue: true } : {}) satisfies CancelParams,
-    ),
+    ok(client.POST("/api/runs/{id}/cancel", { ...byId(runId), body: dropQueue ? { drop_queue: true } : {} })),
   /** A run that stopped early goes on in a new run (trigger `resume`). */
-  resumeRun: (runId: string) => request<RunCreated>("POST", `/api/runs/${enc(runId)}/resume`, {}),
-  queue: (id: string) => request<QueueList>("GET", `/api/sessions/${enc(id)}/queue`),
+  resumeRun: (runId: string) => ok(client.POST("/api/runs/{id}/resume", byId(runId))),
+  queue: (id: string) => ok(client.GET("/api/sessions/{id}/queue", byId(id))),
   editQueued: (id: string, item: string, text: string) =>
-    request<void>("PATCH", `/api/sessions/${enc(id)}/queue/${enc(item)}`, { text } satisfies PatchQueueItem),
+    ok(client.PATCH("/api/sessions/{id}/queue/{item}", { params: { path: { id, item } }, body: { text } })),
   removeQueued: (id: string, item: string) =>
-    request<void>("DELETE", `/api/sessions/${enc(id)}/queue/${enc(item)}`, {}),
+    ok(client.DELETE("/api/sessions/{id}/queue/{item}", { params: { path: { id, item } } })),
   /** Revert: the workspace back to before the user message `message_id`, that turn and the later ones taken back. */
-  revert: (id: string, p: RevertParams) => request<RevertResult>("POST", `/api/sessions/${enc(id)}/revert`, p),
+  revert: (id: string, p: RevertParams) =>
+    ok(client.POST("/api/sessions/{id}/revert", { ...byId(id), body: p })),
   /** Undo the session's latest revert. */
-  redo: (id: string, p: RedoParams) => request<RevertResult>("POST", `/api/sessions/${enc(id)}/redo`, p),
+  redo: (id: string, p: RedoParams) =>
+    ok(client.POST("/api/sessions/{id}/redo", { ...byId(id), body: p })),
   /** Hits in every session's prompts, answers, tool calls and tool output, best first. */
   search: (q: string, signal?: AbortSignal, limit = 20) =>
-    request<SearchResults>("GET", `/api/search?q=${encodeURIComponent(q)}&limit=${limit}`, undefined, signal),
+    ok(client.GET("/api/search", { params: { query: { q, limit } }, signal })),
   /** Edit and resend: a new session with the conversation before the message at `seq`, then `text`. */
   fork: (id: string, seq: number, text: string) =>
-    request<Forked>("POST", `/api/sessions/${enc(id)}/fork`, { seq, text } satisfies ForkParams),
+    ok(client.POST("/api/sessions/{id}/fork", { ...byId(id), body: { seq, text } })),
   reportRenderErrors: (planId: string, errors: RenderError[]) =>
-    request<void>("POST", `/api/plans/${enc(planId)}/render-errors`, { errors } satisfies RenderErrorsParams),
+    ok(client.POST("/api/plans/{id}/render-errors", { ...byId(planId), body: { errors } })),
 
   decideApproval: (id: string, decision: ApprovalDecision) =>
-    request<ApprovalResponse>("POST", `/api/approvals/${enc(id)}`, { decision } satisfies ApprovalParams),
+    ok(client.POST("/api/approvals/{id}", { ...byId(id), body: { decision } })),
   /** What waits for the user in the session and in its subagents (each item names its `session`). */
-  pending: (id: string) => request<PendingItems>("GET", `/api/sessions/${enc(id)}/pending`),
+  pending: (id: string) => ok(client.GET("/api/sessions/{id}/pending", byId(id))),
   /** The subagent sessions the session's `task` calls started, oldest first. */
-  children: (id: string) => request<Session[]>("GET", `/api/sessions/${enc(id)}/children`),
+  children: (id: string) => ok(client.GET("/api/sessions/{id}/children", byId(id))),
   files: (id: string, q: string, limit = 8) =>
-    request<FileMatches>("GET", `/api/sessions/${enc(id)}/files?q=${encodeURIComponent(q)}&limit=${limit}`),
-  permissions: (id: string) => request<SessionPermissions>("GET", `/api/sessions/${enc(id)}/permissions`),
-  revokeGrant: (id: string, key: string, scope: string) =>
-    request<void>(
-      "DELETE",
-      `/api/sessions/${enc(id)}/permissions?key=${encodeURIComponent(key)}&scope=${encodeURIComponent(scope)}`,
-    ),
-  tools: (sessionId: string) => request<ToolStatusList>("GET", `/api/tools?session=${encodeURIComponent(sessionId)}`),
+    ok(client.GET("/api/sessions/{id}/files", { params: { path: { id }, query: { q, limit } } })),
+  permissions: (id: string) => ok(client.GET("/api/sessions/{id}/permissions", byId(id))),
+  revokeGrant: (id: string, key: string, scope: GrantScope) =>
+    ok(client.DELETE("/api/sessions/{id}/permissions", { params: { path: { id }, query: { key, scope } } })),
+  tools: (sessionId: string) => ok(client.GET("/api/tools", { params: { query: { session: sessionId } } })),
   answerQuestion: (id: string, answers: QuestionAnswers) =>
-    request<QuestionAnswered>("POST", `/api/questions/${enc(id)}`, { answers } satisfies AnswerParams),
+    ok(client.POST("/api/questions/{id}", { ...byId(id), body: { answers } })),
   decidePlan: (id: string, decision: Exclude<PlanDecision, "unavailable">, feedback?: string) =>
-    request<PlanDecisionResponse>(
-      "POST",
-      `/api/plans/${enc(id)}/decision`,
-      (feedback !== undefined ? { decision, feedback } : { decision }) satisfies PlanDecisionParams,
+    ok(client.POST("/api/plans/{id}/decision", { ...byId(id), body: feedback !== undefined ? { decision, feedback } : { decision } })),
+
+  artifacts: (sessionId: string) => ok(client.GET("/api/sessions/{id}/artifacts", byId(sessionId))),
+  /** A file of an artifact as text (the server always answers text/plain with ?inline=1). */
+  artifactText: (id: string, path: string) =>
+    ok(
+      client.GET("/api/artifacts/{id}/files/{path}", {
+        params: { path: { id, path }, query: { inline: "1" } },
+        parseAs: "text",
+        pathSerializer: keepSlashes,
+      }),
     ),
 
-  artifacts: (sessionId: string) =>
-    request<ArtifactList>("GET", `/api/sessions/${enc(sessionId)}/artifacts`),
-  /** A file of an artifact as text (the server always answers text/plain with ?inline=1). */
-  artifactText: (id: string, path: string) => requestText(artifactFileUrl(id, path, true)),
-
-  tasks: (id: string) => request<TaskList>("GET", `/api/sessions/${enc(id)}/tasks`),
+  tasks: (id: string) => ok(client.GET("/api/sessions/{id}/tasks", byId(id))),
   taskOutput: (id: string, offset: number, limit = 65536) =>
-    request<TaskOutput>("GET", `/api/tasks/${enc(id)}/output?offset=${offset}&limit=${limit}`),
-  stopTask: (id: string) => request<Task>("POST", `/api/tasks/${enc(id)}/stop`, {}),
+    ok(client.GET("/api/tasks/{id}/output", { params: { path: { id }, query: { offset, limit } } })),
+  stopTask: (id: string) => ok(client.POST("/api/tasks/{id}/stop", byId(id))),
 
   /** What the session used and cost, the cap that applies to it, and its context fill. */
-  sessionUsage: (id: string) => request<SessionUsage>("GET", `/api/sessions/${enc(id)}/usage`),
+  sessionUsage: (id: string) => ok(client.GET("/api/sessions/{id}/usage", byId(id))),
   /** Usage over the last 30 days (the server's default period), grouped by `group`. */
-  usageReport: (group: UsageGroupBy) => request<UsageReport>("GET", `/api/usage?group=${group}`),
-  spendCaps: () => request<SpendCaps>("GET", "/api/usage/caps"),
+  usageReport: (group: UsageGroupBy) => ok(client.GET("/api/usage", { params: { query: { group } } })),
+  spendCaps: () => ok(client.GET("/api/usage/caps")),
   /** Replaces both server-wide caps (null: no cap). */
-  putSpendCaps: (caps: SpendCaps) => request<SpendCaps>("PUT", "/api/usage/caps", caps),
+  putSpendCaps: (caps: SpendCaps) => ok(client.PUT("/api/usage/caps", { body: caps })),
   /** `/compact`: a run that summarises the older turns (202 with its run id). */
-  compact: (id: string) => request<RunCreated>("POST", `/api/sessions/${enc(id)}/compact`, {}),
+  compact: (id: string) => ok(client.POST("/api/sessions/{id}/compact", byId(id))),
   /** The workspace's own slash commands (prompt templates). */
-  commands: (id: string) => request<PromptCommands>("GET", `/api/sessions/${enc(id)}/commands`),
+  commands: (id: string) => ok(client.GET("/api/sessions/{id}/commands", byId(id))),
 
   /** The session's goal (404 `not_found` when it has none). */
-  goal: (id: string) => request<Goal>("GET", `/api/sessions/${enc(id)}/goal`),
+  goal: (id: string) => ok(client.GET("/api/sessions/{id}/goal", byId(id))),
   /** 409 `goal_exists` (a live goal) or `plan_agent` (a plan session). */
-  setGoal: (id: string, p: SetGoalParams) => request<Goal>("POST", `/api/sessions/${enc(id)}/goal`, p),
+  setGoal: (id: string, p: SetGoalParams) =>
+    ok(client.POST("/api/sessions/{id}/goal", { ...byId(id), body: p })),
   /** Pause, resume, edit, change the budget; 409 `budget_exhausted` when resuming a used-up budget. */
-  patchGoal: (id: string, p: PatchGoalParams) => request<Goal>("PATCH", `/api/sessions/${enc(id)}/goal`, p),
-  deleteGoal: (id: string) => request<void>("DELETE", `/api/sessions/${enc(id)}/goal`, {}),
+  patchGoal: (id: string, p: PatchGoalParams) =>
+    ok(client.PATCH("/api/sessions/{id}/goal", { ...byId(id), body: p })),
+  deleteGoal: (id: string) => ok(client.DELETE("/api/sessions/{id}/goal", byId(id))),
 
-  setupProbe: () => request<ProbeResult>("GET", "/api/setup/probe"),
+  setupProbe: () => ok(client.GET("/api/setup/probe")),
 
-  getProvider: () => request<ProviderSettings>("GET", "/api/settings/provider"),
+  getProvider: () => ok(client.GET("/api/settings/provider")),
   putProvider: (p: ProviderSettingsUpdate) =>
-    request<ProviderSettings>("PUT", "/api/settings/provider", p),
+    ok(client.PUT("/api/settings/provider", { body: p })),
   /** The models a provider reports (`provider`: its id; absent: the default provider). */
   models: (provider?: string) =>
-    request<ModelList>("GET", provider === undefined ? "/api/models" : `/api/models?provider=${encodeURIComponent(provider)}`),
+    ok(client.GET("/api/models", { params: { query: provider === undefined ? {} : { provider } } })),
   /** Every configured provider, and which is the default. */
-  providers: () => request<ProviderList>("GET", "/api/providers"),
+  providers: () => ok(client.GET("/api/providers")),
   /** Add or replace the provider `id` (the same body as `putProvider`, plus `api_key_env`). */
   putProviderById: (id: string, p: ProviderSettingsUpdate) =>
-    request<ProviderView>("PUT", `/api/providers/${enc(id)}`, p),
+    ok(client.PUT("/api/providers/{id}", { ...byId(id), body: p })),
   /** 409 `provider_is_default` / `provider_from_config` when it cannot be removed. */
-  deleteProvider: (id: string) => request<void>("DELETE", `/api/providers/${enc(id)}`, {}),
-  makeDefaultProvider: (id: string) => request<ProviderList>("POST", `/api/providers/${enc(id)}/default`, {}),
+  deleteProvider: (id: string) => ok(client.DELETE("/api/providers/{id}", byId(id))),
+  makeDefaultProvider: (id: string) => ok(client.POST("/api/providers/{id}/default", byId(id))),
 
-  getWebSearch: () => request<WebSearchSettings>("GET", "/api/settings/websearch"),
+  getWebSearch: () => ok(client.GET("/api/settings/websearch")),
   putWebSearch: (p: WebSearchSettingsUpdate) =>
-    request<WebSearchSettings>("PUT", "/api/settings/websearch", p),
+    ok(client.PUT("/api/settings/websearch", { body: p })),
 
-  mcpServers: () => request<McpServerList>("GET", "/api/mcp/servers"),
+  mcpServers: () => ok(client.GET("/api/mcp/servers")),
   /** (Re)connect: answers once the server is connected and its tools listed (at most 30 s). */
-  connectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/connect`, {}),
-  disconnectMcp: (name: string) => request<McpServerInfo>("POST", `/api/mcp/servers/${enc(name)}/disconnect`, {}),
+  connectMcp: (name: string) =>
+    ok(client.POST("/api/mcp/servers/{name}/connect", { params: { path: { name } } })),
+  disconnectMcp: (name: string) =>
+    ok(client.POST("/api/mcp/servers/{name}/disconnect", { params: { path: { name } } })),
   /** The server's workspace's memories and the user's; `q`: any of its words, best first (else newest first). */
   memories: (q = "", signal?: AbortSignal) =>
-    request<MemoryList>("GET", q.trim() ? `/api/memories?q=${encodeURIComponent(q.trim())}` : "/api/memories", undefined, signal),
+    ok(client.GET("/api/memories", { params: { query: q.trim() ? { q: q.trim() } : {} }, signal })),
   /** 422 when the text is blank or longer than 2,000 characters; 404 when it is gone. */
-  patchMemory: (id: string, text: string) =>
-    request<Memory>("PATCH", `/api/memories/${enc(id)}`, { text } satisfies PatchMemoryParams),
-  deleteMemory: (id: string) => request<void>("DELETE", `/api/memories/${enc(id)}`, {}),
-  workspaceConfig: () => request<WorkspaceConfigView>("GET", "/api/workspace/config"),
+  patchMemory: (id: string, text: string) => ok(client.PATCH("/api/memories/{id}", { ...byId(id), body: { text } })),
+  deleteMemory: (id: string) => ok(client.DELETE("/api/memories/{id}", byId(id))),
+  workspaceConfig: () => ok(client.GET("/api/workspace/config")),
   /** Approve the file as it was shown (`hash`): 409 when it changed since. */
-  approveWorkspaceConfig: (hash: string) =>
-    request<WorkspaceConfigView>("POST", "/api/workspace/config/approve", { hash } satisfies WorkspaceConfigApproval),
+  approveWorkspaceConfig: (hash: string) => ok(client.POST("/api/workspace/config/approve", { body: { hash } })),
 };
 
 export function errorText(e: unknown): string {

@@ -1,6 +1,7 @@
-// Guards for event frames as they arrive (WebSocket or the REST `events` list): which JSON values
-// are sequenced frames at all, and which frames are of a type this build knows.
-import type { EventFrame, EventType, ServerEvent } from "./types";
+// Guards for what arrives from the server (WebSocket frames, the REST `events` list), typed by the
+// generated contract: which JSON values are sequenced event frames at all, which of those are of a
+// type this build knows, and which are the WebSocket's control frames.
+import type { EventFrame, EventType, KnownEvent, WsServerFrame, WsServerFrameType } from "./types";
 
 /** Every event type of the OpenAPI document: tsc fails here when the document gains or loses one. */
 const EVENT_TYPES: Record<EventType, true> = {
@@ -33,7 +34,7 @@ const EVENT_TYPES: Record<EventType, true> = {
 };
 
 /** A sequenced event frame (not an ack or error reply): a seq, the session's id and a type. */
-export function isServerEvent(f: unknown): f is ServerEvent {
+export function isEventFrame(f: unknown): f is EventFrame {
   return (
     typeof f === "object" &&
     f !== null &&
@@ -47,6 +48,31 @@ export function isServerEvent(f: unknown): f is ServerEvent {
 }
 
 /** A frame whose type the OpenAPI document describes (others are to be ignored). */
-export function isKnownEvent(ev: ServerEvent): ev is EventFrame {
+export function isKnownEvent(ev: EventFrame): ev is KnownEvent {
   return Object.hasOwn(EVENT_TYPES, ev.type);
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/**
+ * What each control frame must hold to be read as one (the fields the app reads). tsc fails here
+ * when the document gains or loses a frame type.
+ */
+const WS_SERVER_FRAMES: Record<WsServerFrameType, (f: Record<string, unknown>) => boolean> = {
+  ack: (f) => isObject(f.result),
+  error: (f) => isObject(f.error) && typeof f.error.code === "string" && typeof f.error.message === "string",
+  session_updated: (f) => typeof f.session === "string" && isObject(f.data) && typeof f.data.id === "string",
+  session_deleted: (f) => typeof f.session === "string",
+  sessions_resync: () => true,
+};
+
+/**
+ * A WebSocket control frame (`WsServerFrame`): no seq, a known type and the fields it needs. A
+ * session's own event log carries `session_updated` and `error` too, with a seq: those are events.
+ */
+export function isWsServerFrame(f: unknown): f is WsServerFrame {
+  if (!isObject(f) || "seq" in f || typeof f.type !== "string" || !isServerFrameType(f.type)) return false;
+  return WS_SERVER_FRAMES[f.type](f);
+}
+
+const isServerFrameType = (t: string): t is WsServerFrameType => Object.hasOwn(WS_SERVER_FRAMES, t);

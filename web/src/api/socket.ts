@@ -2,21 +2,15 @@
 // with the last seq it has, so a dropped connection or a reload resumes
 // without gaps or duplicates, and it reconnects by itself with backoff.
 import { Observable } from "../state/observable";
-import { isServerEvent } from "./events";
-import type { ClientFrame, ServerEvent, Session } from "./types";
+import { isEventFrame, isWsServerFrame } from "./events";
+import type { EventFrame, SessionListFrame, WsClientFrame, WsServerFrame } from "./types";
 
 export type ConnState = "connecting" | "open" | "reconnecting" | "offline";
 
 interface Watch {
   lastSeq: () => number;
-  onEvents: (events: ServerEvent[]) => void;
+  onEvents: (events: EventFrame[]) => void;
 }
-
-/** A frame of the live session list (no seq: it is not part of any session's event log). */
-export type SessionListFrame =
-  | { type: "session_updated"; session: string; data: Session }
-  | { type: "session_deleted"; session: string }
-  | { type: "sessions_resync" };
 
 interface SessionsListener {
   /** The socket opened (first time or again): read the list, changes since then will follow. */
@@ -24,18 +18,8 @@ interface SessionsListener {
   onFrame: (f: SessionListFrame) => void;
 }
 
-function sessionListFrame(f: unknown): SessionListFrame | null {
-  if (typeof f !== "object" || f === null || !("type" in f)) return null;
-  // A session's own event log carries session_updated too (with a seq): that is the transcript's.
-  if ("seq" in f) return null;
-  const o = f as Record<string, unknown>;
-  if (o.type === "sessions_resync") return { type: "sessions_resync" };
-  if (typeof o.session !== "string") return null;
-  if (o.type === "session_deleted") return { type: "session_deleted", session: o.session };
-  if (o.type === "session_updated" && typeof o.data === "object" && o.data !== null && typeof (o.data as Session).id === "string") {
-    return { type: "session_updated", session: o.session, data: o.data as Session };
-  }
-  return null;
+function isSessionListFrame(f: WsServerFrame): f is SessionListFrame {
+  return f.type === "session_updated" || f.type === "session_deleted" || f.type === "sessions_resync";
 }
 
 const MIN_DELAY = 500;
@@ -138,7 +122,7 @@ export class Connection {
     this.open();
   }
 
-  private send(frame: ClientFrame): void {
+  private send(frame: WsClientFrame): void {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
   }
 
@@ -163,11 +147,11 @@ export class Connection {
       this.delay = MIN_DELAY;
       this.failures = 0;
       for (const [session, w] of this.watches) {
-        ws.send(JSON.stringify({ type: "subscribe", session, after: w.lastSeq() } satisfies ClientFrame));
+        ws.send(JSON.stringify({ type: "subscribe", session, after: w.lastSeq() } satisfies WsClientFrame));
       }
       // Subscribed before the list is read again: no change falls between the two.
       if (this.sessionsListener) {
-        ws.send(JSON.stringify({ type: "subscribe_sessions" } satisfies ClientFrame));
+        ws.send(JSON.stringify({ type: "subscribe_sessions" } satisfies WsClientFrame));
         this.sessionsListener.onOpen();
       }
     };
@@ -195,14 +179,13 @@ export class Connection {
 
   private dispatch(frame: unknown): void {
     const list = Array.isArray(frame) ? frame : [frame];
-    const bySession = new Map<string, ServerEvent[]>();
+    const bySession = new Map<string, EventFrame[]>();
     for (const f of list) {
-      const sf = sessionListFrame(f);
-      if (sf) {
-        this.sessionsListener?.onFrame(sf);
-        continue;
+      if (isWsServerFrame(f)) {
+        if (isSessionListFrame(f)) this.sessionsListener?.onFrame(f);
+        continue; // acks and errors answer commands this app does not send
       }
-      if (!isServerEvent(f)) continue; // ack/error/other
+      if (!isEventFrame(f)) continue;
       let arr = bySession.get(f.session);
       if (!arr) bySession.set(f.session, (arr = []));
       arr.push(f);

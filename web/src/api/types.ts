@@ -13,6 +13,8 @@ export type Effect = Schemas["Effect"];
 export type SessionStatus = Schemas["SessionStatus"];
 
 export type ApiErrorBody = Schemas["ErrorBody"];
+/** The `error` of an error answer: `{code, message}`. */
+export type ErrorDetail = Schemas["ErrorDetail"];
 export type WhoAmI = Schemas["WhoAmI"];
 export type ServerConfig = Schemas["ServerConfig"];
 export type Health = Schemas["Health"];
@@ -27,6 +29,7 @@ export type PushSubscribeParams = Schemas["PushSubscribeParams"];
 export type PushTestResult = Schemas["PushTestResult"];
 export type SessionPermissions = Schemas["SessionPermissions"];
 export type GrantInfo = Schemas["GrantInfo"];
+export type GrantScope = Schemas["GrantScope"];
 export type ToolStatusList = Schemas["ToolStatusList"];
 
 export type Session = Schemas["Session"];
@@ -84,6 +87,12 @@ export type McpState = Schemas["McpState"];
 export type WorkspaceConfigView = Schemas["WorkspaceConfigView"];
 export type WorkspaceMcpServer = Schemas["WorkspaceMcpServer"];
 export type WorkspaceConfigApproval = Schemas["WorkspaceConfigApproval"];
+
+// ---- Memories ----------------------------------------------------------------
+
+/** A note the agent keeps with `memory_write`. */
+export type Memory = Schemas["Memory"];
+export type MemoryList = Schemas["MemoryList"];
 
 // ---- Usage, cost, spend caps and compaction --------------------------------
 
@@ -175,12 +184,19 @@ export type TaskOutput = Schemas["TaskOutput"];
 
 // ---- Events ---------------------------------------------------------------
 
-/** A stored event of a type the OpenAPI document describes, one schema per `type`. */
-export type EventFrame = Schemas["KnownEvent"];
+/**
+ * One stored, sequenced event as it arrives (a REST page, a WebSocket frame with a `seq`): a
+ * `KnownEvent`, or an `UnknownEvent` of a type this build does not know (a newer server), which
+ * only advances the seq. Tell the two apart with `isKnownEvent` (api/events.ts).
+ */
+export type EventFrame = Schemas["EventFrame"];
+/** An event of a type the OpenAPI document describes, one schema per `type`. */
+export type KnownEvent = Schemas["KnownEvent"];
+export type UnknownEvent = Schemas["UnknownEvent"];
 export type EventPage = Schemas["EventPage"];
 export type EventType = Schemas["EventType"];
 /** The frame of one event type, e.g. `EventOf<"run_started">`. */
-export type EventOf<T extends EventType> = Extract<EventFrame, { type: T }>;
+export type EventOf<T extends EventType> = Extract<KnownEvent, { type: T }>;
 
 export type RunStartedEvent = EventOf<"run_started">;
 export type ApprovalRequestedEvent = EventOf<"approval_requested">;
@@ -188,24 +204,18 @@ export type PlanProposedEvent = EventOf<"plan_proposed">;
 export type RunFinishedEvent = EventOf<"run_finished">;
 /** Where a subagent's prompt stands, as `child_pending` (sent to every session above it) says it. */
 export type ChildPendingStatus = Schemas["ChildPendingStatus"];
+export type ApprovalOutcome = Schemas["ApprovalOutcome"];
+export type PolicyDecision = Schemas["PolicyDecision"];
 
-/** The fields every frame has, whatever its type. */
-export type FrameHeader = Schemas["EventEnvelope"];
+/** The fields every event has, whatever its type. */
+export type EventEnvelope = Schemas["EventEnvelope"];
 
-/**
- * A frame of a type this build does not know (a newer server): the spec's `UnknownEvent`. Such
- * frames only advance the seq. Tell the two apart with `isKnownEvent` (api/events.ts).
- */
-export type UnknownEvent = Schemas["UnknownEvent"];
+// ---- WebSocket control frames ----------------------------------------------
 
-export type ServerEvent = EventFrame | UnknownEvent;
-
-// ---- WebSocket frames -----------------------------------------------------
-
-// The WebSocket's client frames are not in the OpenAPI document (it describes REST only), so
-// they are written out here; see docs/PROTOCOL.md, "WebSocket".
-export type ClientFrame =
-  | { type: "subscribe"; session: string; after: number }
-  | { type: "unsubscribe"; session: string }
-  | { type: "subscribe_sessions" }
-  | { type: "unsubscribe_sessions" };
+/** A frame the client sends: subscriptions, and commands that mirror REST. */
+export type WsClientFrame = Schemas["WsClientFrame"];
+/** A control frame the server sends (no `seq`; event frames are `EventFrame`). */
+export type WsServerFrame = Schemas["WsServerFrame"];
+export type WsServerFrameType = WsServerFrame["type"];
+/** The live session list's frames (`subscribe_sessions`). */
+export type SessionListFrame = Extract<WsServerFrame, { type: "session_updated" | "session_deleted" | "sessions_resync" }>;

@@ -1,6 +1,7 @@
-import { useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
 import type { ApprovalDecision, ApprovalRequestedEvent } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
@@ -33,21 +34,12 @@ export interface ApprovalView {
 
 /** The card goes with the event that follows the decision (`approval_decided`, or a subagent's `child_pending`). */
 export function ApprovalCard({ approval, inline = false }: { approval: ApprovalView; inline?: boolean }) {
-  const [busy, setBusy] = useState<ApprovalDecision | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // The card goes with the event that records the decision: busy until then.
+  const decision = useAction((d: ApprovalDecision) => api.decideApproval(approval.id, d), { stayBusy: true });
+  const busy = decision.busy;
+  const decide = decision.run;
   const e = approval.event;
   const pending = approval.decision === null && !approval.expired;
-
-  const decide = async (d: ApprovalDecision) => {
-    setBusy(d);
-    setError(null);
-    try {
-      await api.decideApproval(approval.id, d);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(null);
-    }
-  };
 
   if (!pending && inline) {
     return (
@@ -98,15 +90,15 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
       )}
       <ToolInput tool={e.tool} input={e.input} preview />
       <div class="approval-actions">
-        <button type="button" class="btn primary" disabled={busy !== null} onClick={() => void decide("once")}>
+        <button type="button" class="btn primary" disabled={busy} onClick={() => void decide("once")}>
           Allow once
         </button>
         {e.scope === "directory" ? (
-          <button type="button" class="btn" disabled={busy !== null} onClick={() => void decide("directory")}>
+          <button type="button" class="btn" disabled={busy} onClick={() => void decide("directory")}>
             Allow this directory
           </button>
         ) : (
-          <button type="button" class="btn" disabled={busy !== null} onClick={() => void decide("session")}>
+          <button type="button" class="btn" disabled={busy} onClick={() => void decide("session")}>
             Allow for this session
           </button>
         )}
@@ -115,7 +107,7 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
             <button
               type="button"
               class="btn"
-              disabled={busy !== null}
+              disabled={busy}
               title="Allow every command that starts with these words, in this session"
               onClick={() => void decide("prefix")}
             >
@@ -124,7 +116,7 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
             <button
               type="button"
               class="btn"
-              disabled={busy !== null}
+              disabled={busy}
               title="Allow every command that starts with these words, in every session of this workspace"
               onClick={() => void decide("prefix_workspace")}
             >
@@ -132,12 +124,12 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
             </button>
           </>
         )}
-        <button type="button" class="btn danger" disabled={busy !== null} onClick={() => void decide("deny")}>
+        <button type="button" class="btn danger" disabled={busy} onClick={() => void decide("deny")}>
           Deny
         </button>
         {busy && <span class="muted small">Sending…</span>}
       </div>
-      {error && <p class="error small" role="alert">{error}</p>}
+      <FormError error={decision.error} small />
     </section>
   );
 }

@@ -178,8 +178,7 @@ export function ArtifactsPanel({ sessionId, refreshKey }: { sessionId: string; r
     api.artifacts(sessionId).then(
       (r) => {
         if (!live) return;
-        const data = Array.isArray(r?.data) ? r.data : [];
-        setList(data);
+        setList(r.data);
         setError(null);
       },
       (e) => live && setError(errorText(e)),

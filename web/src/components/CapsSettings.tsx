@@ -1,5 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
+import type { SpendCaps } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 
 type CapField = "session_usd" | "day_usd";
 
@@ -57,7 +60,16 @@ export function CapsSettings() {
   const [values, setValues] = useState<Record<CapField, string>>({ session_usd: "", day_usd: "" });
   const [errors, setErrors] = useState<Partial<Record<CapField, string>>>({});
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const put = useAction(
+    async (caps: SpendCaps) => {
+      setStatus(null);
+      const c = await api.putSpendCaps(caps);
+      setValues({ session_usd: c.session_usd == null ? "" : String(c.session_usd), day_usd: c.day_usd == null ? "" : String(c.day_usd) });
+      setStatus({ ok: true, text: "Saved." });
+    },
+    { message: (e) => `Not saved: ${errorText(e)}` },
+  );
+  const busy = put.busy;
 
   useEffect(() => {
     api.spendCaps().then(
@@ -70,9 +82,10 @@ export function CapsSettings() {
     setValues((x) => ({ ...x, [field]: v }));
     setErrors((x) => ({ ...x, [field]: undefined }));
     setStatus(null);
+    put.setError(null);
   };
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
     const session = parseCap(values.session_usd);
     const day = parseCap(values.day_usd);
@@ -81,24 +94,15 @@ export function CapsSettings() {
     if (!day.ok) errs.day_usd = BAD;
     setErrors(errs);
     if (!session.ok || !day.ok) {
-      setStatus({ ok: false, text: "Not saved: check the amounts." });
+      setStatus(null);
+      put.setError("Not saved: check the amounts.");
       return;
     }
-    setBusy(true);
-    setStatus(null);
-    try {
-      const c = await api.putSpendCaps({ session_usd: session.value, day_usd: day.value });
-      setValues({ session_usd: c.session_usd == null ? "" : String(c.session_usd), day_usd: c.day_usd == null ? "" : String(c.day_usd) });
-      setStatus({ ok: true, text: "Saved." });
-    } catch (err) {
-      setStatus({ ok: false, text: `Not saved: ${errorText(err)}` });
-    } finally {
-      setBusy(false);
-    }
+    void put.run({ session_usd: session.value, day_usd: day.value });
   };
 
   return (
-    <form class="usage-caps" aria-labelledby="caps-h" noValidate onSubmit={(e) => void save(e)}>
+    <form class="usage-caps" aria-labelledby="caps-h" noValidate onSubmit={save}>
       <h3 id="caps-h">Spend caps</h3>
       <p class="muted small">
         A run stops before its next model call once a cap is reached; raise the cap and it can go on. A session's own cap
@@ -117,6 +121,7 @@ export function CapsSettings() {
             {status.text}
           </span>
         )}
+        <FormError error={put.error} inline />
       </div>
     </form>
   );

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
+import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
 import { resolveSlash, type SlashEntry } from "../state/slash";
@@ -10,6 +11,7 @@ import type { RunState, UndoTarget } from "../state/transcript";
 import { formatBytes } from "../util/format";
 import { IMAGE_ACCEPT, imageInputs, transferredFiles } from "../util/images";
 import { CancelDialog } from "./CancelDialog";
+import { FormError } from "./FormError";
 import { ImageDrafts, useImageDrafts } from "./ImageDrafts";
 import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
@@ -32,12 +34,8 @@ export function Composer({
 }) {
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
-  const [sending, setSending] = useState(false);
-  const [cancelling, setCancelling] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   /** What the last slash command did ("Switched to the plan agent."). */
   const [note, setNote] = useState<string | null>(null);
-  useClearNetworkError(error, () => setError(null));
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const images = useImageDrafts();
@@ -83,30 +81,18 @@ export function Composer({
   const addFiles = async (files: File[]) => {
     try {
       const { added, refused } = await images.add(files);
-      setError(refused.length > 0 ? refused.join(" ") : null);
+      say(refused.length > 0 ? refused.join(" ") : null);
       if (added.length > 0) {
         const what = added.map((i) => `${i.name} (${formatBytes(i.bytes)})`).join(", ");
         setNote(`Added ${what}: sent with the next prompt.`);
       }
     } catch (e) {
-      setError(`The file could not be read: ${errorText(e)}`);
+      say(`The file could not be read: ${errorText(e)}`);
     }
   };
 
-  const send = async (typed: string = text) => {
-    const t = typed;
-    if (sending) return;
-    const attached = images.list;
-    if (!t.trim()) {
-      if (attached.length > 0) setError("Write a prompt to go with the images: they cannot be sent alone.");
-      return;
-    }
-    if (attached.length > 0 && t.startsWith("!")) {
-      setError("A !command cannot carry images: remove them, or send them with a prompt.");
-      return;
-    }
-    setSending(true);
-    setError(null);
+  const post = useAction(async (t: string, attached: typeof images.list) => {
+    stop.setError(null);
     setNote(null);
     // Cleared at once (a fast run may ask something before the response is back); a failed send
     // gives the text back unless something new was typed meanwhile.
@@ -127,28 +113,51 @@ export function Composer({
     } catch (e) {
       setText((now) => (now ? now : t));
       // Nothing is lost: the text comes back, the images never left.
-      setError(withImages ? `Not sent (your text and images are kept): ${errorText(e)}` : errorText(e));
+      throw withImages ? new Error(`Not sent (your text and images are kept): ${errorText(e)}`) : e;
     } finally {
-      setSending(false);
       // Stay ready for the next prompt, unless a panel that arrived meanwhile (a question, a
       // plan) took the focus: never take it back from there.
       const a = document.activeElement;
       if (!a || a === document.body || a === area.current) area.current?.focus();
     }
+  });
+  const sending = post.busy;
+
+  const send = (t: string = text) => {
+    if (sending) return;
+    const attached = images.list;
+    if (!t.trim()) {
+      if (attached.length > 0) say("Write a prompt to go with the images: they cannot be sent alone.");
+      return;
+    }
+    if (attached.length > 0 && t.startsWith("!")) {
+      say("A !command cannot carry images: remove them, or send them with a prompt.");
+      return;
+    }
+    void post.run(t, attached);
   };
 
-  const doCancel = async (runId: string, dropQueue: boolean, byEsc: boolean) => {
-    setCancelling(true);
+  const stop = useAction(async (runId: string, dropQueue: boolean, byEsc: boolean) => {
     if (byEsc) markStoppedByEsc(runId);
     try {
       await api.cancelRun(runId, dropQueue);
-    } catch (e) {
-      setError(errorText(e));
     } finally {
-      setCancelling(false);
       void refreshQueue(sessionId);
     }
+  });
+  const cancelling = stop.busy;
+  const doCancel = stop.run;
+
+  /**
+   * The composer's one message line: what the last send (or the composer itself) said, unless a
+   * cancel failed since.
+   */
+  const error = stop.error ?? post.error;
+  const say = (message: string | null) => {
+    stop.setError(null);
+    post.setError(message);
   };
+  useClearNetworkError(error, () => say(null));
 
   /** Cancel the active run; with messages queued behind it, ask first whether they go too. */
   const cancel = (byEsc = false) => {
@@ -211,11 +220,7 @@ export function Composer({
         void addFiles(files);
       }}
     >
-      {error && (
-        <p class="error small" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} small />
       <p class="composer-note muted small" role="status">
         {note}
       </p>

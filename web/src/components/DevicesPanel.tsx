@@ -1,7 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Device, DeviceLink, ServerConfig } from "../api/types";
+import { useAction } from "../state/action";
 import { CopyButton } from "./CopyButton";
+import { FormError } from "./FormError";
 import { Timestamp } from "./Timestamp";
 import "../devices.css";
 
@@ -55,7 +57,6 @@ function left(ms: number): string {
 /** "Add a device": a one-time link as a QR code, valid 5 minutes. */
 function AddDevice({ onUsed }: { onUsed: () => void }) {
   const [link, setLink] = useState<DeviceLink | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!link) return;
@@ -63,19 +64,14 @@ function AddDevice({ onUsed }: { onUsed: () => void }) {
     return () => clearInterval(t);
   }, [link]);
   const expired = link !== null && now >= link.expires_at;
-  const make = async () => {
-    setError(null);
-    try {
-      setLink(await api.deviceLink());
-      setNow(Date.now());
-    } catch (e) {
-      setError(errorText(e));
-    }
-  };
+  const make = useAction(async () => {
+    setLink(await api.deviceLink());
+    setNow(Date.now());
+  });
   return (
     <div class="add-device">
       {!link || expired ? (
-        <button type="button" class="btn" onClick={() => void make()}>
+        <button type="button" class="btn" disabled={make.busy} onClick={() => void make.run()}>
           {expired ? "Link expired: make a new one" : "Add a device"}
         </button>
       ) : (
@@ -111,11 +107,7 @@ function AddDevice({ onUsed }: { onUsed: () => void }) {
           </div>
         </div>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={make.error} />
     </div>
   );
 }
@@ -135,14 +127,13 @@ export function DevicesPanel() {
   useEffect(() => {
     void load();
   }, []);
-  const revoke = async (d: Device) => {
+  const revoke = useAction(async (d: Device) => {
     try {
       await api.revokeDevice(d.id);
-    } catch (e) {
-      setError(errorText(e));
+    } finally {
+      void load();
     }
-    void load();
-  };
+  });
   return (
     <section class="card devices" aria-labelledby="devices-h">
       <h2 id="devices-h">Devices</h2>
@@ -164,7 +155,8 @@ export function DevicesPanel() {
                 type="button"
                 class="btn small danger"
                 aria-label={`Sign out ${d.name}${d.current ? " (this device)" : ""}`}
-                onClick={() => void revoke(d)}
+                disabled={revoke.busy}
+                onClick={() => void revoke.run(d)}
               >
                 Sign out
               </button>
@@ -172,11 +164,7 @@ export function DevicesPanel() {
           ))}
         </ul>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error ?? revoke.error} />
       <AddDevice onUsed={() => void load()} />
     </section>
   );

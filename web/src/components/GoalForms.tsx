@@ -1,6 +1,8 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Goal, GoalBudget } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 
 // The goal panel's forms: set a goal, edit its objective, change its budget (and resume). Each
 // takes the focus on its first field when it opens, closes with Esc or Cancel, and shows the
@@ -51,14 +53,6 @@ function BudgetFields({ values, set, placeholders }: { values: Values; set: (v: 
   );
 }
 
-function FormError({ error }: { error: string | null }) {
-  return error ? (
-    <p class="error small" role="alert">
-      {error}
-    </p>
-  ) : null;
-}
-
 /** A ref for a form whose first field takes the focus when it opens. */
 function useFirstFieldFocus() {
   const root = useRef<HTMLFormElement>(null);
@@ -79,29 +73,20 @@ export function GoalStartForm({ sessionId, onDone, onCancel }: { sessionId: stri
   const [objective, setObjective] = useState("");
   const [values, setValues] = useState<Values>({ turns: "", tokens: "", minutes: "" });
   const root = useFirstFieldFocus();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
+  const set = useAction(
+    async (budget: GoalBudget) => onDone(await api.setGoal(sessionId, Object.keys(budget).length > 0 ? { objective, budget } : { objective })),
+    { message: (e) => `Not set: ${errorText(e)}` },
+  );
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (busy) return;
+    if (set.busy) return;
     if (!objective.trim()) {
-      setError("Write the objective: what the agent should achieve.");
+      set.setError("Write the objective: what the agent should achieve.");
       return;
     }
     const { budget, error: bad } = readBudget(values);
-    if (bad) {
-      setError(bad);
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      onDone(await api.setGoal(sessionId, Object.keys(budget).length > 0 ? { objective, budget } : { objective }));
-    } catch (err) {
-      setError(`Not set: ${errorText(err)}`);
-    } finally {
-      setBusy(false);
-    }
+    if (bad) set.setError(bad);
+    else void set.run(budget);
   };
   return (
     <form ref={root} class="goal-form" aria-label="Set a goal" onSubmit={submit} onKeyDown={escCloses(onCancel)}>
@@ -113,10 +98,10 @@ export function GoalStartForm({ sessionId, onDone, onCancel }: { sessionId: stri
         <legend>Budget (blank: the default)</legend>
         <BudgetFields values={values} set={setValues} placeholders />
       </fieldset>
-      <FormError error={error} />
+      <FormError error={set.error} small />
       <div class="row">
-        <button type="submit" class="btn small primary" disabled={busy}>
-          {busy ? "Setting…" : "Start working towards it"}
+        <button type="submit" class="btn small primary" disabled={set.busy}>
+          {set.busy ? "Setting…" : "Start working towards it"}
         </button>
         <button type="button" class="btn small ghost" onClick={onCancel}>
           Cancel
@@ -130,23 +115,16 @@ export function GoalStartForm({ sessionId, onDone, onCancel }: { sessionId: stri
 export function GoalObjectiveForm({ goal, onDone, onCancel }: { goal: Goal; onDone: (g: Goal) => void; onCancel: () => void }) {
   const [objective, setObjective] = useState(goal.objective);
   const root = useFirstFieldFocus();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
+  // The form closes once saved: busy until then.
+  const save = useAction(async () => onDone(await api.patchGoal(goal.session, { objective })), {
+    message: (e) => `Not saved: ${errorText(e)}`,
+    stayBusy: true,
+  });
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (busy) return;
-    if (!objective.trim()) {
-      setError("The objective cannot be blank.");
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      onDone(await api.patchGoal(goal.session, { objective }));
-    } catch (err) {
-      setError(`Not saved: ${errorText(err)}`);
-      setBusy(false);
-    }
+    if (save.busy) return;
+    if (!objective.trim()) save.setError("The objective cannot be blank.");
+    else void save.run();
   };
   return (
     <form ref={root} class="goal-form" aria-label="Edit the objective" onSubmit={submit} onKeyDown={escCloses(onCancel)}>
@@ -154,10 +132,10 @@ export function GoalObjectiveForm({ goal, onDone, onCancel }: { goal: Goal; onDo
         <span>Objective</span>
         <textarea name="objective" rows={3} value={objective} onInput={(e) => setObjective((e.target as HTMLTextAreaElement).value)} />
       </label>
-      <FormError error={error} />
+      <FormError error={save.error} small />
       <div class="row">
-        <button type="submit" class="btn small primary" disabled={busy}>
-          {busy ? "Saving…" : "Save objective"}
+        <button type="submit" class="btn small primary" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save objective"}
         </button>
         <button type="button" class="btn small ghost" onClick={onCancel}>
           Cancel
@@ -182,25 +160,18 @@ export function GoalBudgetForm({
   const stopped = goal.status !== "active";
   const [resume, setResume] = useState(stopped);
   const root = useFirstFieldFocus();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
+  // The form closes once saved: busy until then.
+  const save = useAction(
+    async (budget: GoalBudget, resuming: boolean) =>
+      onDone(await api.patchGoal(goal.session, resuming ? { budget, status: "active" } : { budget }), resuming),
+    { message: (e) => `Not saved: ${errorText(e)}`, stayBusy: true },
+  );
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (busy) return;
+    if (save.busy) return;
     const { budget, error: bad } = readBudget(values);
-    if (bad) {
-      setError(bad);
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    const resuming = stopped && resume;
-    try {
-      onDone(await api.patchGoal(goal.session, resuming ? { budget, status: "active" } : { budget }), resuming);
-    } catch (err) {
-      setError(`Not saved: ${errorText(err)}`);
-      setBusy(false);
-    }
+    if (bad) save.setError(bad);
+    else void save.run(budget, stopped && resume);
   };
   return (
     <form ref={root} class="goal-form" aria-label="Change the budget" onSubmit={submit} onKeyDown={escCloses(onCancel)}>
@@ -214,10 +185,10 @@ export function GoalBudgetForm({
           Resume the goal
         </label>
       )}
-      <FormError error={error} />
+      <FormError error={save.error} small />
       <div class="row">
-        <button type="submit" class="btn small primary" disabled={busy}>
-          {busy ? "Saving…" : stopped && resume ? "Save and resume" : "Save budget"}
+        <button type="submit" class="btn small primary" disabled={save.busy}>
+          {save.busy ? "Saving…" : stopped && resume ? "Save and resume" : "Save budget"}
         </button>
         <button type="button" class="btn small ghost" onClick={onCancel}>
           Cancel

@@ -1,10 +1,12 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import type { Goal } from "../api/types";
+import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
 import { goalPanelRequest } from "../state/panels";
 import { useClearNetworkError, useOnReconnect } from "../state/reconnect";
 import type { GoalMark } from "../state/transcript";
+import { FormError } from "./FormError";
 import { GoalDetails, GoalStatusBadge } from "./GoalDetails";
 import { GoalBudgetForm, GoalObjectiveForm, GoalStartForm } from "./GoalForms";
 import "../goal.css";
@@ -44,10 +46,16 @@ export function GoalPanel({
   const [readTry, setReadTry] = useState(0);
   const [open, setOpen] = useState(true);
   const [editing, setEditing] = useState<Editing>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  useClearNetworkError(error, () => setError(null));
+  /** Pause, resume or delete: `failed` says what did not happen when it fails. */
+  const action = useAction(
+    async (_failed: string, work: () => Promise<void>) => {
+      setNote(null);
+      await work();
+    },
+    { message: (e, failed) => `${failed}: ${errorText(e)}` },
+  );
+  useClearNetworkError(action.error, () => action.setError(null));
   const root = useRef<HTMLElement>(null);
   /** What takes the focus after the next render (a selector inside the panel). */
   const focusNext = useRef<string | null>(null);
@@ -98,7 +106,7 @@ export function GoalPanel({
 
   /** Open a form: what the last action said is old news. */
   const openForm = (which: Editing) => {
-    setError(null);
+    action.setError(null);
     setNote(null);
     setEditing(which);
   };
@@ -109,38 +117,22 @@ export function GoalPanel({
     focusNext.current = back;
   };
 
-  const act = async (failed: string, run: () => Promise<Goal | null>, done: string) => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    setNote(null);
-    try {
+  const act = (failed: string, run: () => Promise<Goal>, done: string) =>
+    action.run(failed, async () => {
       answered(await run());
       setNote(done);
-    } catch (e) {
-      setError(`${failed}: ${errorText(e)}`);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
-  const remove = async () => {
-    if (busy || !confirm("Delete this session's goal? A turn in progress finishes; no further goal turn starts.")) return;
-    setBusy(true);
-    setError(null);
-    setNote(null);
+  const remove = () => {
+    if (action.busy || !confirm("Delete this session's goal? A turn in progress finishes; no further goal turn starts.")) return;
     // Found now: the event saying the goal is gone may remove the panel before the answer comes.
     const prompt = composer();
-    try {
+    void action.run("Not deleted", async () => {
       await api.deleteGoal(sessionId);
       // The panel goes: the focus to the prompt rather than the page's start.
       prompt?.focus();
       answered(null);
-    } catch (e) {
-      setError(`Not deleted: ${errorText(e)}`);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const ended = goal !== null && goal.status !== "active" && goal.status !== "paused";
@@ -221,16 +213,12 @@ export function GoalPanel({
                 New goal
               </button>
             )}
-            <button type="button" class="btn small ghost danger" data-action="delete" onClick={() => void remove()}>
+            <button type="button" class="btn small ghost danger" data-action="delete" onClick={remove}>
               Delete goal
             </button>
           </div>
         )}
-        {error && (
-          <p class="error small" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={action.error} small />
         <p class="goal-note muted small" role="status">
           {note}
         </p>

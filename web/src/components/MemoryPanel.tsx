@@ -1,6 +1,9 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, errorText, type Memory, type MemoryList } from "../api/client";
+import { api, errorText } from "../api/client";
+import type { Memory, MemoryList } from "../api/types";
+import { useAction } from "../state/action";
 import { relativeTime } from "../util/format";
+import { FormError } from "./FormError";
 import "../models.css";
 
 /** How long the search field waits for more typing before it asks the server. */
@@ -30,10 +33,8 @@ export function MemoryPanel() {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
-  const [saving, setSaving] = useState(false);
-  const [editError, setEditError] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<string | null>(null);
-  const [rowError, setRowError] = useState<{ id: string; text: string } | null>(null);
+  /** The memory the last delete was for: its row shows why it failed. */
+  const [removedId, setRemovedId] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const focusNext = useRef<FocusTarget | null>(null);
   const section = useRef<HTMLElement>(null);
@@ -82,53 +83,46 @@ export function MemoryPanel() {
   const startEdit = (m: Memory) => {
     setEditing(m.id);
     setDraft(m.text);
-    setEditError(null);
-    setRowError(null);
+    save.setError(null);
+    remove.setError(null);
     setStatus(null);
     focusNext.current = { id: m.id, on: "text" };
   };
 
   const cancelEdit = (id: string) => {
     setEditing(null);
-    setEditError(null);
+    save.setError(null);
     focusNext.current = { id, on: "edit" };
   };
 
-  const save = async (m: Memory) => {
-    if (saving) return;
-    setSaving(true);
-    setEditError(null);
-    try {
+  const save = useAction(
+    async (m: Memory) => {
       const saved = await api.patchMemory(m.id, draft);
       setList((l) => l && { ...l, data: l.data.map((x) => (x.id === saved.id ? saved : x)) });
       setEditing(null);
       setStatus("Saved.");
       focusNext.current = { id: m.id, on: "edit" };
-    } catch (e) {
-      setEditError(`Not saved: ${errorText(e)}`);
-    } finally {
-      setSaving(false);
-    }
-  };
+    },
+    { message: (e) => `Not saved: ${errorText(e)}` },
+  );
 
-  const remove = async (m: Memory) => {
-    if (deleting) return;
-    if (!confirm(`Delete the memory "${memoryName(m)}"? The agent no longer sees it.`)) return;
-    setDeleting(m.id);
-    setRowError(null);
-    setStatus(null);
-    try {
+  const remove = useAction(
+    async (m: Memory) => {
+      setRemovedId(m.id);
+      setStatus(null);
       await api.deleteMemory(m.id);
       if (editing === m.id) setEditing(null);
       setList((l) => l && { ...l, data: l.data.filter((x) => x.id !== m.id) });
       setStatus("Deleted.");
       focusNext.current = "title";
-    } catch (e) {
-      setRowError({ id: m.id, text: `Not deleted: ${errorText(e)}` });
-    } finally {
-      setDeleting(null);
-    }
+    },
+    { message: (e) => `Not deleted: ${errorText(e)}` },
+  );
+  const askRemove = (m: Memory) => {
+    if (remove.busy || !confirm(`Delete the memory "${memoryName(m)}"? The agent no longer sees it.`)) return;
+    void remove.run(m);
   };
+  const deleting = remove.running?.[0].id ?? null;
 
   const searching = query.trim() !== "";
 
@@ -170,16 +164,16 @@ export function MemoryPanel() {
               memory={m}
               editing={editing === m.id}
               draft={draft}
-              saving={saving}
-              editError={editing === m.id ? editError : null}
+              saving={save.busy}
+              editError={editing === m.id ? save.error : null}
               editErrorId={editErrorId}
               deleting={deleting === m.id}
-              rowError={rowError?.id === m.id ? rowError.text : null}
+              rowError={removedId === m.id ? remove.error : null}
               onEdit={() => (editing === m.id ? cancelEdit(m.id) : startEdit(m))}
               onDraft={setDraft}
-              onSave={() => void save(m)}
+              onSave={() => void save.run(m)}
               onCancel={() => cancelEdit(m.id)}
-              onDelete={() => void remove(m)}
+              onDelete={() => askRemove(m)}
             />
           ))}
         </ul>
@@ -293,11 +287,7 @@ function MemoryItem({
               }}
             />
           </label>
-          {editError && (
-            <p class="error small" role="alert" id={editErrorId}>
-              {editError}
-            </p>
-          )}
+          <FormError error={editError} small id={editErrorId} />
           <p class="row">
             <button type="submit" class="btn small primary" aria-disabled={saving}>
               {saving ? "Saving…" : "Save"}
@@ -313,11 +303,7 @@ function MemoryItem({
           {m.text}
         </p>
       )}
-      {rowError && (
-        <p class="error small" role="alert">
-          {rowError}
-        </p>
-      )}
+      <FormError error={rowError} small />
     </li>
   );
 }

@@ -1,9 +1,10 @@
-import { useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
 import type { Mode, Session } from "../api/types";
+import { useAction } from "../state/action";
 import { serverConfig } from "../state/app";
 import { useObservable } from "../state/observable";
 import { upsertSession } from "../state/sessions";
+import { FormError } from "./FormError";
 
 const HELP: Record<Mode, string> = {
   ask: "ask: edits, commands and network ask first",
@@ -13,20 +14,7 @@ const HELP: Record<Mode, string> = {
 
 export function ModeMenu({ session }: { session: Session }) {
   const cfg = useObservable(serverConfig);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const change = async (mode: Mode) => {
-    setBusy(true);
-    setError(null);
-    try {
-      upsertSession(await api.patchSession(session.id, { mode }));
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const change = useAction(async (mode: Mode) => upsertSession(await api.patchSession(session.id, { mode })));
 
   const ceiling = cfg
     ? cfg.read_only
@@ -45,9 +33,9 @@ export function ModeMenu({ session }: { session: Session }) {
         <select
           name="mode"
           value={session.mode}
-          disabled={busy || cfg?.read_only}
+          disabled={change.busy || cfg?.read_only}
           title={HELP[session.mode]}
-          onChange={(e) => void change((e.target as HTMLSelectElement).value as Mode)}
+          onChange={(e) => void change.run((e.target as HTMLSelectElement).value as Mode)}
         >
           <option value="ask">ask</option>
           <option value="auto">auto</option>
@@ -59,7 +47,7 @@ export function ModeMenu({ session }: { session: Session }) {
           {ceiling}
         </span>
       )}
-      {error && <span class="error small">{error}</span>}
+      <FormError error={change.error} small inline />
     </span>
   );
 }

@@ -10,7 +10,9 @@ import {
   providers,
   refreshProviders,
 } from "../state/providers";
+import { useAction } from "../state/action";
 import { upsertSession } from "../state/sessions";
+import { FormError } from "./FormError";
 import { type Listing, ModelOptions, type ModelOption } from "./ModelOptions";
 import "../models.css";
 
@@ -28,7 +30,6 @@ export function ModelMenu({ session }: { session: Session }) {
   const [open, setOpen] = useState(false);
   const [listings, setListings] = useState<Record<string, Listing>>({});
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const wrap = useRef<HTMLSpanElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
   const pop = useRef<HTMLDivElement>(null);
@@ -50,6 +51,7 @@ export function ModelMenu({ session }: { session: Session }) {
     if (!open) return;
     let live = true;
     setError(null);
+    choose.setError(null);
     setListings({});
     const ask = (l: ProviderList) => {
       setListings(Object.fromEntries(l.data.map((p) => [p.id, { status: "loading" } as Listing])));
@@ -93,19 +95,14 @@ export function ModelMenu({ session }: { session: Session }) {
     trigger.current?.focus();
   };
 
-  const choose = async (o: Extract<ModelOption, { kind: "default" | "model" }>) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const choose = useAction(
+    async (o: Extract<ModelOption, { kind: "default" | "model" }>) => {
       const p = o.kind === "default" ? { provider: null, model: null } : { provider: o.provider, model: o.model };
       upsertSession(await api.patchSession(session.id, p));
       close();
-    } catch (e) {
-      setError(`Not changed: ${errorText(e)}`);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    { message: (e) => `Not changed: ${errorText(e)}` },
+  );
 
   return (
     <span
@@ -153,16 +150,12 @@ export function ModelMenu({ session }: { session: Session }) {
               list={list}
               session={session}
               listings={listings}
-              busy={busy}
-              onPick={(o) => void choose(o)}
+              busy={choose.busy}
+              onPick={(o) => void choose.run(o)}
             />
           )}
           {!list && !error && <p class="muted small">Reading the providers…</p>}
-          {error && (
-            <p class="error small" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error ?? choose.error} small />
         </div>
       )}
     </span>

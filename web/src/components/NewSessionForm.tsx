@@ -1,10 +1,12 @@
 import { useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
 import type { Agent, Mode } from "../api/types";
+import { useAction } from "../state/action";
 import { serverConfig } from "../state/app";
 import { useObservable } from "../state/observable";
 import { navigate, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
+import { FormError } from "./FormError";
 
 const LAST_WS = "tradewind.lastWorkspace";
 
@@ -13,30 +15,23 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
   const [title, setTitle] = useState("");
   const [agent, setAgent] = useState<Agent>("build");
   const [mode, setMode] = useState<Mode>("ask");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const cfg = useObservable(serverConfig);
 
-  const submit = async (e: Event) => {
+  const create = useAction(async () => {
+    const s = await api.createSession({
+      workspace: workspace.trim() || undefined,
+      title: title.trim() || undefined,
+      agent,
+      mode,
+    });
+    if (workspace.trim()) localStorage.setItem(LAST_WS, workspace.trim());
+    upsertSession(s);
+    onDone();
+    navigate(sessionPath(s.id));
+  });
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const s = await api.createSession({
-        workspace: workspace.trim() || undefined,
-        title: title.trim() || undefined,
-        agent,
-        mode,
-      });
-      if (workspace.trim()) localStorage.setItem(LAST_WS, workspace.trim());
-      upsertSession(s);
-      onDone();
-      navigate(sessionPath(s.id));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
+    void create.run();
   };
 
   return (
@@ -73,13 +68,9 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
           </select>
         </label>
       </div>
-      {error && (
-        <p class="error small" role="alert">
-          {error}
-        </p>
-      )}
-      <button type="submit" class="btn primary" disabled={busy}>
-        {busy ? "Creating…" : "Create session"}
+      <FormError error={create.error} small />
+      <button type="submit" class="btn primary" disabled={create.busy}>
+        {create.busy ? "Creating…" : "Create session"}
       </button>
     </form>
   );

@@ -1,7 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { GrantInfo, SessionPermissions, ToolStatusList } from "../api/types";
+import { useAction } from "../state/action";
 import { closePermissions } from "../state/panels";
+import { FormError } from "./FormError";
 import { VisibleText } from "./VisibleText";
 
 /** What this session may do without asking: the server's ceiling, the sandbox, every grant and
@@ -10,7 +12,6 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
   const [perm, setPerm] = useState<SessionPermissions | null>(null);
   const [tools, setTools] = useState<ToolStatusList | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
   const [n, setN] = useState(0);
 
   useEffect(() => {
@@ -28,17 +29,10 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
     };
   }, [sessionId, refreshKey, n]);
 
-  const revoke = async (g: GrantInfo) => {
-    setBusy(g.key);
-    try {
-      await api.revokeGrant(sessionId, g.key, g.scope);
-      setN((x) => x + 1);
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(null);
-    }
-  };
+  const revoke = useAction(async (g: GrantInfo) => {
+    await api.revokeGrant(sessionId, g.key, g.scope);
+    setN((x) => x + 1);
+  });
 
   const flag = (on: boolean, name: string) => (
     <li class={on ? "on" : "off"}>
@@ -57,7 +51,7 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
           ✕
         </button>
       </header>
-      {error && <p class="error small" role="alert">{error}</p>}
+      <FormError error={error ?? revoke.error} small />
       {perm && (
         <>
           <p class="muted small">
@@ -89,8 +83,8 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
                   <button
                     type="button"
                     class="btn small danger"
-                    disabled={busy !== null}
-                    onClick={() => void revoke(g)}
+                    disabled={revoke.busy}
+                    onClick={() => void revoke.run(g)}
                   >
                     Revoke
                   </button>

@@ -1,14 +1,16 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
 import type { PlanDiagram } from "../api/types";
 import { lineDiff } from "../render/linediff";
 import { renderMarkdown } from "../render/markdown";
+import { useAction } from "../state/action";
 import { openArtifacts } from "../state/panels";
 import type { PlanState } from "../state/transcript";
 import { Diagram } from "./Diagram";
 import { addCodeCopyButtons } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
+import { FormError } from "./FormError";
 import { openExternal } from "./Markdown";
 import { VisibleText } from "./VisibleText";
 
@@ -113,7 +115,7 @@ function RevisionDiff({ plan }: { plan: PlanState }) {
   const [to, setTo] = useState(idx);
   const a = revs[from];
   const b = revs[to];
-  const rows = useMemo(() => (a && b ? lineDiff(a.event.plan ?? "", b.event.plan ?? "") : []), [a, b]);
+  const rows = useMemo(() => (a && b ? lineDiff(a.event.plan, b.event.plan) : []), [a, b]);
   const label = (p: PlanState) => `revision ${p.event.revision ?? revs.indexOf(p) + 1}${p.event.title ? ` — ${p.event.title}` : ""}`;
   const changed = rows.filter((r) => r.op !== " ").length;
   return (
@@ -162,14 +164,19 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const [feedback, setFeedback] = useState("");
   const [giving, setGiving] = useState(false);
   const [comparing, setComparing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The card's buttons go with the plan_decided event: busy until then.
+  const decision = useAction(
+    (d: "approved" | "feedback" | "skipped") => api.decidePlan(plan.id, d, d === "feedback" ? feedback.trim() : undefined),
+    { stayBusy: true },
+  );
+  const busy = decision.busy;
+  const decide = decision.run;
   const root = useRef<HTMLElement>(null);
   const pending = plan.decision === null && !plan.expired;
-  const diagrams = useMemo<PlanDiagram[]>(() => (Array.isArray(e.diagrams) ? e.diagrams : []), [e]);
-  const removed = Array.isArray(e.removed) ? e.removed : [];
-  const dropped = Array.isArray(e.dropped) ? e.dropped : [];
-  const text = typeof e.plan === "string" ? e.plan : "";
+  const diagrams = e.diagrams;
+  const removed = e.removed;
+  const dropped = e.dropped;
+  const text = e.plan;
   const latest = plan.revisions[plan.revisions.length - 1] === plan;
 
   // Diagrams the browser could not render are reported to the server once per pending plan, so the
@@ -198,18 +205,6 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const [skipping, setSkipping] = useState(false);
   const skipTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const sendSkip = useRef<(() => void) | null>(null);
-
-  const decide = async (d: "approved" | "feedback" | "skipped") => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.decidePlan(plan.id, d, d === "feedback" ? feedback.trim() : undefined);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
 
   const startSkip = () => {
     setSkipping(true);
@@ -368,11 +363,7 @@ export function PlanCard({ plan }: { plan: PlanState }) {
               <span class="muted small kbd-hint">Esc skips (with Undo)</span>
             </div>
           )}
-          {error && (
-            <p class="error small" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={decision.error} small />
         </div>
       )}
     </section>

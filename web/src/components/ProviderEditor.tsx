@@ -2,6 +2,8 @@ import type { ComponentChildren } from "preact";
 import { useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ProviderKind, ProviderView } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 
 const KINDS: { value: ProviderKind; label: string; url: string; keyEnv: string }[] = [
   { value: "openai", label: "OpenAI-compatible", url: "http://127.0.0.1:11434/v1", keyEnv: "OPENAI_API_KEY" },
@@ -42,8 +44,6 @@ export function ProviderEditor({
   const [apiKey, setApiKey] = useState("");
   const [keyEnv, setKeyEnv] = useState(existing?.api_key_env ?? "");
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const k = KINDS.find((x) => x.value === kind) ?? KINDS[0];
 
   useLayoutEffect(() => first.current?.focus(), []);
@@ -60,19 +60,8 @@ export function ProviderEditor({
     return e;
   };
 
-  const save = async (ev: Event) => {
-    ev.preventDefault();
-    if (busy) return;
-    const found = check();
-    setErrors(found);
-    setFailure(null);
-    if (Object.keys(found).length > 0) {
-      const firstBad = (["id", "model", "api_key_env"] as Field[]).find((f) => found[f]);
-      document.getElementById(`${uid}-${firstBad}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
+  const put = useAction(
+    async () => {
       const saved = await api.putProviderById(existing?.id ?? id.trim(), {
         kind,
         base_url: baseUrl.trim() || null,
@@ -82,11 +71,23 @@ export function ProviderEditor({
       });
       setApiKey("");
       onSaved(saved);
-    } catch (e) {
-      setFailure(`Not saved: ${errorText(e)}`);
-    } finally {
-      setBusy(false);
+    },
+    { message: (e) => `Not saved: ${errorText(e)}` },
+  );
+  const busy = put.busy;
+
+  const save = (ev: Event) => {
+    ev.preventDefault();
+    if (busy) return;
+    const found = check();
+    setErrors(found);
+    put.setError(null);
+    if (Object.keys(found).length > 0) {
+      const firstBad = (["id", "model", "api_key_env"] as Field[]).find((f) => found[f]);
+      document.getElementById(`${uid}-${firstBad}`)?.focus();
+      return;
     }
+    void put.run();
   };
 
   /** The input's id and what describes it (its hint, its error), for screen readers. */
@@ -220,11 +221,7 @@ export function ProviderEditor({
           Cancel
         </button>
       </div>
-      {failure && (
-        <p class="error" role="alert">
-          {failure}
-        </p>
-      )}
+      <FormError error={put.error} />
     </form>
   );
 }

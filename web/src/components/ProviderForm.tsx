@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ProviderSettings, ProviderSettingsUpdate } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 
 const KINDS = ["openai", "anthropic", "replay"];
 
@@ -12,7 +14,6 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
   const [model, setModel] = useState(initial?.model ?? "");
   const [apiKey, setApiKey] = useState("");
   const [status, setStatus] = useState<{ kind: "ok" | "error" | "info"; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
   const [test, setTest] = useState<{ ok: boolean; text: string; models?: string[] } | null>(null);
 
   useEffect(() => {
@@ -36,36 +37,34 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
     if (initial.model != null) setModel(initial.model);
   }, [initial]);
 
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
+  const put = useAction(async () => {
     setStatus(null);
-    try {
-      if (kind !== "openai" && kind !== "anthropic") {
-        throw new Error("The replay provider is set with --replay when the server starts.");
-      }
-      const p = await api.putProvider({
-        kind,
-        base_url: baseUrl.trim(),
-        model: model.trim(),
-        ...(apiKey ? { api_key: apiKey } : {}),
-      });
-      setLoaded(p);
-      setApiKey("");
-      setStatus({ kind: "ok", text: "Saved." });
-      onSaved?.(p);
-    } catch (err) {
-      setStatus({ kind: "error", text: errorText(err) });
-    } finally {
-      setBusy(false);
+    if (kind !== "openai" && kind !== "anthropic") {
+      throw new Error("The replay provider is set with --replay when the server starts.");
     }
+    const p = await api.putProvider({
+      kind,
+      base_url: baseUrl.trim(),
+      model: model.trim(),
+      ...(apiKey ? { api_key: apiKey } : {}),
+    });
+    setLoaded(p);
+    setApiKey("");
+    setStatus({ kind: "ok", text: "Saved." });
+    onSaved?.(p);
+  });
+  const busy = put.busy;
+
+  const save = (e: Event) => {
+    e.preventDefault();
+    void put.run();
   };
 
   const testConnection = async () => {
     setTest({ ok: true, text: "Testing…" });
     try {
       const r = await api.models();
-      const ids = (r.data ?? []).map((m) => m.id);
+      const ids = r.data.map((m) => m.id);
       setTest({ ok: true, text: `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"} available.`, models: ids });
     } catch (err) {
       setTest({ ok: false, text: `Connection failed: ${errorText(err)}` });
@@ -147,6 +146,7 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
             {status.text}
           </p>
         )}
+        <FormError error={put.error} role="status" />
         {test && (
           <p class={test.ok ? "ok" : "error"} role="status">
             {test.text}

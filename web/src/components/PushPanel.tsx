@@ -2,6 +2,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import type { PushDevice, PushTestResult } from "../api/types";
 import { browserPushSubscription, pushUnsupported, subscribePush, unsubscribePush } from "../pwa";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 import { Timestamp } from "./Timestamp";
 import "../devices.css";
 
@@ -53,7 +55,6 @@ export function PushPanel() {
   const [devices, setDevices] = useState<PushDevice[] | null>(null);
   const [off, setOff] = useState(false);
   const [hasBrowserSub, setHasBrowserSub] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState("");
   const [failures, setFailures] = useState<PushTestResult["failed"]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -80,22 +81,19 @@ export function PushPanel() {
     void load();
   }, []);
 
-  /** Runs one action at a time; its error is shown, the list read again after. */
-  const act = async (what: () => Promise<string>) => {
-    if (busy) return;
-    setBusy(true);
+  /** One action at a time; its error is shown, the list read again after. */
+  const action = useAction(async (what: () => Promise<string>) => {
     setError(null);
     setStatus("");
     setFailures([]);
     try {
       setStatus(await what());
-    } catch (e) {
-      setError(errorText(e));
     } finally {
-      setBusy(false);
-      await load();
+      void load();
     }
-  };
+  });
+  const act = action.run;
+  const busy = action.busy;
 
   const here = devices?.some((d) => d.current) === true && hasBrowserSub;
   const nameOf = (id: string) => devices?.find((d) => d.id === id)?.name ?? id;
@@ -189,11 +187,7 @@ export function PushPanel() {
           </ul>
         )}
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error ?? action.error} />
     </section>
   );
 }

@@ -1,7 +1,9 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, errorText } from "../api/client";
+import { api, ApiError } from "../api/client";
 import type { QuestionAnswers } from "../api/types";
+import { useAction } from "../state/action";
 import type { QuestionState } from "../state/transcript";
+import { FormError } from "./FormError";
 
 /** undefined: not answered yet; null: skipped; labels: chosen. */
 type Draft = (string[] | null | undefined)[];
@@ -34,8 +36,18 @@ export function QuestionPanel({
     curRef.current = i;
     setCurState(i);
   };
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The panel goes away with the question_answered event (a subagent's: its child_pending): busy until then.
+  const answer = useAction(
+    async (answers: QuestionAnswers) => {
+      try {
+        await api.answerQuestion(q.id, answers);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 409)) throw err; // a 409: answered elsewhere
+      }
+    },
+    { stayBusy: true },
+  );
+  const busy = answer.busy;
   const root = useRef<HTMLFormElement>(null);
 
   // Take the focus when the panel appears, unless the user is typing somewhere. Layout effects:
@@ -59,20 +71,7 @@ export function QuestionPanel({
     first?.focus({ preventScroll: false });
   }
 
-  const submit = async (final: Draft) => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    const answers: QuestionAnswers = final.map((a) => (a && a.length ? a : null));
-    try {
-      await api.answerQuestion(q.id, answers);
-      // The panel goes away with the question_answered event (a subagent's: its child_pending).
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 409) return; // already answered elsewhere
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+  const submit = (final: Draft) => answer.run(final.map((a) => (a && a.length ? a : null)));
 
   const advance = (next: Draft) => {
     const at = curRef.current;
@@ -224,11 +223,7 @@ export function QuestionPanel({
         </button>
         <span class="muted small kbd-hint">1–{x?.options.length ?? 4} choose · Enter next · Esc skip</span>
       </div>
-      {error && (
-        <p class="error small" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={answer.error} small />
     </form>
   );
 }

@@ -1,8 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import type { QueueItem } from "../api/types";
+import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
+import { FormError } from "./FormError";
 import { VisibleText } from "./VisibleText";
 
 /**
@@ -32,25 +34,21 @@ export function QueuePanel({ sessionId, runMarks }: { sessionId: string; runMark
 function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(item.text);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const act = async (f: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await f();
-      setEditing(false);
-    } catch (e) {
-      // 409: it has started meanwhile; the fresh list says so without an error.
-      if (!(e instanceof ApiError && e.status === 409)) setError(errorText(e));
-    } finally {
-      setBusy(false);
-      void refreshQueue(sessionId);
-    }
-  };
-  const save = () => act(() => api.editQueued(sessionId, item.id, draft.trim()));
-  const remove = () => act(() => api.removeQueued(sessionId, item.id));
+  const action = useAction(
+    async (f: () => Promise<void>) => {
+      try {
+        await f();
+        setEditing(false);
+      } finally {
+        void refreshQueue(sessionId);
+      }
+    },
+    // 409: it has started meanwhile; the fresh list says so without an error.
+    { message: (e) => (e instanceof ApiError && e.status === 409 ? null : errorText(e)) },
+  );
+  const busy = action.busy;
+  const save = () => action.run(() => api.editQueued(sessionId, item.id, draft.trim()));
+  const remove = () => action.run(() => api.removeQueued(sessionId, item.id));
 
   return (
     <li class="queue-item" data-queue-id={item.id}>
@@ -115,11 +113,7 @@ function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
           </span>
         </>
       )}
-      {error && (
-        <p class="error small" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={action.error} small />
     </li>
   );
 }

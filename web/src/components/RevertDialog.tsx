@@ -2,6 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import type { RevertFile } from "../api/types";
 import { useObservable } from "../state/observable";
 import { closeRevert, confirmRevert, type RevertFlow, revertFlow } from "../state/revert";
+import { FormError } from "./FormError";
 import { quoted } from "./RevertNote";
 import "../undo.css";
 
@@ -96,11 +97,7 @@ function Ask({ flow }: { flow: RevertFlow }) {
           {p.files.length > 0 && <FileList files={p.files} />}
         </section>
       )}
-      {flow.error && (
-        <p class="error" role="alert">
-          {flow.error}
-        </p>
-      )}
+      <FormError error={flow.error} />
       <div class="row dialog-actions">
         {flow.phase !== "failed" && (
           <button

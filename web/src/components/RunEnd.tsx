@@ -1,12 +1,14 @@
 import { useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
 import type { RunFinishedEvent, Usage } from "../api/types";
+import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
 import { stoppedByEsc } from "../state/steering";
 import type { RunState } from "../state/transcript";
 import { isDailyCap } from "../util/errors";
 import { count, duration, tokens, usd } from "../util/format";
 import { ErrorNote } from "./ErrorNote";
+import { FormError } from "./FormError";
 import { SpendCapForm } from "./SpendCapForm";
 
 /** How a run's end reads: an interrupted run says why, never "cancelled". */
@@ -48,29 +50,21 @@ function RunUsage({ u }: { u: Usage }) {
 }
 
 export function RunEnd({ run }: { run: RunState }) {
-  const [resume, setResume] = useState<"idle" | "sending" | "sent">("idle");
-  const [error, setError] = useState<string | null>(null);
+  const [sent, setSent] = useState(false);
+  const resume = useAction(async () => {
+    await api.resumeRun(run.id);
+    setSent(true);
+  });
   const esc = useObservable(stoppedByEsc);
   const f = run.finished;
   if (!f) return null;
   const u = f.usage;
   // The session's latest run, stopped early, goes on where it stopped (the same endpoint for a
   // failed run's Retry: sending the prompt again would repeat it in the model's history).
-  const canResume = STOPPED_EARLY.has(f.status) && !run.superseded && resume !== "sent";
+  const canResume = STOPPED_EARLY.has(f.status) && !run.superseded && !sent;
   const action = f.status === "failed" ? "Retry" : "Resume";
   // Stopped by a spend cap: a plain retry would stop again, the cap has to go up first.
   const capped = f.error?.code === "spend_cap";
-  const goOn = async () => {
-    setResume("sending");
-    setError(null);
-    try {
-      await api.resumeRun(run.id);
-      setResume("sent");
-    } catch (e) {
-      setError(errorText(e));
-      setResume("idle");
-    }
-  };
   return (
     <div class={`run-end run-${f.status}`} data-run-id={run.id} data-status={f.status} data-reason={f.reason ?? undefined}>
       <span class="run-status">{endLabel(f, esc.has(run.id))}</span>
@@ -86,19 +80,15 @@ export function RunEnd({ run }: { run: RunState }) {
           runId={run.id}
           sessionId={f.session}
           daily={isDailyCap(f.error?.message ?? "")}
-          onResumed={() => setResume("sent")}
+          onResumed={() => setSent(true)}
         />
       )}
       {canResume && !capped && (
         <div class="run-retry">
-          <button type="button" class="btn small" disabled={resume === "sending"} onClick={() => void goOn()}>
-            {resume === "sending" ? "Sending…" : action}
+          <button type="button" class="btn small" disabled={resume.busy} onClick={() => void resume.run()}>
+            {resume.busy ? "Sending…" : action}
           </button>
-          {error && (
-            <span class="error small" role="alert">
-              {error}
-            </span>
-          )}
+          <FormError error={resume.error} small inline />
         </div>
       )}
     </div>

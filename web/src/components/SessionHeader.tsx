@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
+import { useAction } from "../state/action";
 import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
 import { navigate } from "../state/router";
@@ -7,6 +8,7 @@ import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, toggle
 import { useObservable } from "../state/observable";
 import { removeSession, upsertSession } from "../state/sessions";
 import type { ContextState } from "../state/transcript";
+import { FormError } from "./FormError";
 import { ModelMenu } from "./ModelMenu";
 import { ReasoningMenu } from "./ReasoningMenu";
 import { StatusBadge } from "./StatusBadge";
@@ -25,42 +27,35 @@ export function SessionHeader({
 }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  useClearNetworkError(error, () => setError(null));
+  /** Rename, archive or delete: each is one request, and a failure says why under the header. */
+  const action = useAction((work: () => Promise<void>) => work());
+  useClearNetworkError(action.error, () => action.setError(null));
   const artifacts = useObservable(artifactsPanel);
   const permissions = useObservable(permissionsPanel);
 
   if (!session) return <header class="session-header"><span class="muted">Loading session…</span></header>;
   const s = session;
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    try {
+    void action.run(async () => {
       upsertSession(await api.patchSession(s.id, { title: draft.trim() }));
       setEditing(false);
-      setError(null);
-    } catch (err) {
-      setError(errorText(err));
-    }
+    });
   };
 
-  const archive = async () => {
-    try {
+  const archive = () =>
+    action.run(async () => {
       upsertSession(await api.patchSession(s.id, { archived: !s.archived }));
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+    });
 
-  const remove = async () => {
+  const remove = () => {
     if (!confirm(`Delete the session "${s.title || "Untitled session"}" and its transcript? This cannot be undone.`)) return;
-    try {
+    void action.run(async () => {
       await api.deleteSession(s.id);
       removeSession(s.id);
       navigate("/");
-    } catch (err) {
-      setError(errorText(err));
-    }
+    });
   };
 
   return (
@@ -120,11 +115,11 @@ export function SessionHeader({
         <button type="button" class="btn small ghost" onClick={() => void archive()}>
           {s.archived ? "Unarchive" : "Archive"}
         </button>
-        <button type="button" class="btn small ghost danger" onClick={() => void remove()}>
+        <button type="button" class="btn small ghost danger" onClick={remove}>
           Delete
         </button>
       </div>
-      {error && <p class="error small" role="alert">{error}</p>}
+      <FormError error={action.error} small />
     </header>
   );
 }

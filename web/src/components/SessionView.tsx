@@ -5,7 +5,8 @@ import { useObservable } from "../state/observable";
 import { useOnReconnect } from "../state/reconnect";
 import { revealItem } from "../state/reveal";
 import { jumpTarget } from "../state/search";
-import { loadOlder, loadThrough, openTranscript, sessions, upsertSession } from "../state/sessions";
+import { loadOlder, loadThrough } from "../state/pager";
+import { openTranscript, sessions, upsertSession } from "../state/sessions";
 import { childPromptCount, reportedStatus, useChildPrompts, useSubagents } from "../state/subagents";
 import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
@@ -77,7 +78,7 @@ export function SessionView({ id }: { id: string }) {
   useEffect(() => {
     let live = true;
     api.tasks(id).then(
-      (r) => live && Array.isArray(r?.data) && t.mergeTasks(r.data),
+      (r) => live && t.mergeTasks(r.data),
       () => undefined, // older servers have no tasks endpoint
     );
     return () => {

@@ -1,7 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ProbedServer, ProviderSettingsUpdate } from "../api/types";
+import { useAction } from "../state/action";
 import { providerMissing } from "../state/app";
+import { FormError } from "./FormError";
 import { ProviderForm } from "./ProviderForm";
 import { VisibleText } from "./VisibleText";
 
@@ -11,14 +13,12 @@ export function Setup() {
   const [probeError, setProbeError] = useState<string | null>(null);
   const [picked, setPicked] = useState<Record<string, string>>({});
   const [fill, setFill] = useState<Partial<ProviderSettingsUpdate> | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
 
   const probe = () => {
     setServers(null);
     setProbeError(null);
     api.setupProbe().then(
-      (r) => setServers(Array.isArray(r?.servers) ? r.servers : []),
+      (r) => setServers(r.servers),
       (e) => {
         setServers([]);
         setProbeError(errorText(e));
@@ -27,21 +27,18 @@ export function Setup() {
   };
   useEffect(probe, []);
 
-  const use = async (s: ProbedServer) => {
+  const use = useAction(async (s: ProbedServer) => {
     const model = picked[s.base_url] ?? s.models[0] ?? "";
-    setBusy(s.base_url);
-    setError(null);
     try {
       await api.putProvider({ kind: "openai", base_url: s.base_url, model });
-      providerMissing.set(false);
     } catch (e) {
       // Leave it in the form to fix by hand.
-      setError(errorText(e));
       setFill({ kind: "openai", base_url: s.base_url, model });
-    } finally {
-      setBusy(null);
+      throw e;
     }
-  };
+    providerMissing.set(false);
+  });
+  const using = use.running?.[0].base_url;
 
   return (
     <div class="settings setup">
@@ -82,8 +79,8 @@ export function Setup() {
                 ) : (
                   <span class="muted small">no models listed</span>
                 )}
-                <button type="button" class="btn primary small" disabled={busy !== null} onClick={() => void use(s)}>
-                  {busy === s.base_url ? "Saving…" : "Use this"}
+                <button type="button" class="btn primary small" disabled={use.busy} onClick={() => void use.run(s)}>
+                  {using === s.base_url ? "Saving…" : "Use this"}
                 </button>
               </li>
             ))}
@@ -92,11 +89,7 @@ export function Setup() {
         <button type="button" class="btn small ghost" onClick={probe}>
           Look again
         </button>
-        {error && (
-          <p class="error small" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={use.error} small />
       </section>
       <ProviderForm initial={fill} onSaved={() => providerMissing.set(false)} />
       <p>

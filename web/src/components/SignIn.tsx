@@ -1,7 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
+import { useAction } from "../state/action";
 import { checkAuth } from "../state/auth";
 import { BrandMark } from "./BrandMark";
+import { FormError } from "./FormError";
 
 /** The way back in when no password is set (and the other way in when one is). */
 function LinkHelp({ passwordLogin }: { passwordLogin: boolean }) {
@@ -30,8 +32,6 @@ function LinkHelp({ passwordLogin }: { passwordLogin: boolean }) {
 
 export function SignIn({ reason }: { reason?: string }) {
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   // Unknown until /api/health answers; then whether a password field makes sense at all.
   const [passwordLogin, setPasswordLogin] = useState<boolean | null>(null);
 
@@ -42,23 +42,26 @@ export function SignIn({ reason }: { reason?: string }) {
     );
   }, []);
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (!password || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+  const signIn = useAction(
+    async () => {
       await api.login(password);
       setPassword("");
       await checkAuth();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) setError("Wrong password.");
-      else if (err instanceof ApiError && err.status === 429)
-        setError(`Too many attempts. Try again in ${err.retryAfter ?? 60} seconds.`);
-      else setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
+    },
+    {
+      message: (err) =>
+        err instanceof ApiError && err.status === 401
+          ? "Wrong password."
+          : err instanceof ApiError && err.status === 429
+            ? `Too many attempts. Try again in ${err.retryAfter ?? 60} seconds.`
+            : errorText(err),
+    },
+  );
+  const busy = signIn.busy;
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (password) void signIn.run();
   };
 
   return (
@@ -81,11 +84,7 @@ export function SignIn({ reason }: { reason?: string }) {
                 autofocus
               />
             </label>
-            {error && (
-              <p class="error" role="alert">
-                {error}
-              </p>
-            )}
+            <FormError error={signIn.error} />
             <button type="submit" class="btn primary" disabled={busy || !password}>
               {busy ? "Signing in…" : "Sign in"}
             </button>

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
+import { useAction } from "../state/action";
 import { upsertSession } from "../state/sessions";
 import { usd } from "../util/format";
+import { FormError } from "./FormError";
 
 /** A new cap comfortably above what was spent: half as much again, at least a dollar more, whole dollars. */
 export function suggestCap(spent: number): number {
@@ -31,8 +33,26 @@ export function SpendCapForm({
   const [open, setOpen] = useState(false);
   const [spent, setSpent] = useState<{ spent: number; cap: number | null } | null>(null);
   const [value, setValue] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // Two steps, each with its own failure: the cap raised, then the run resumed.
+  const raise = useAction(async (cap: number) => {
+    try {
+      if (daily) {
+        const caps = await api.spendCaps();
+        await api.putSpendCaps({ session_usd: caps.session_usd ?? null, day_usd: cap });
+      } else {
+        upsertSession(await api.patchSession(sessionId, { spend_cap_usd: cap }));
+      }
+    } catch (err) {
+      throw new Error(`The cap could not be raised: ${errorText(err)}`);
+    }
+    try {
+      await api.resumeRun(runId);
+    } catch (err) {
+      throw new Error(`The cap is now ${usd(cap)}, but the run could not continue: ${errorText(err)}`);
+    }
+    onResumed();
+  });
+  const { busy, error, setError } = raise;
   const input = useRef<HTMLInputElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
   const ids = `cap-${runId}`;
@@ -61,7 +81,7 @@ export function SpendCapForm({
     requestAnimationFrame(() => opener.current?.focus());
   };
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
     const cap = Number(value);
@@ -77,28 +97,7 @@ export function SpendCapForm({
       setError(`Enter more than the ${usd(spent.spent)} already spent, or the run stops again at once.`);
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      if (daily) {
-        const caps = await api.spendCaps();
-        await api.putSpendCaps({ session_usd: caps.session_usd ?? null, day_usd: cap });
-      } else {
-        upsertSession(await api.patchSession(sessionId, { spend_cap_usd: cap }));
-      }
-    } catch (err) {
-      setError(`The cap could not be raised: ${errorText(err)}`);
-      setBusy(false);
-      return;
-    }
-    try {
-      await api.resumeRun(runId);
-      setBusy(false);
-      onResumed();
-    } catch (err) {
-      setError(`The cap is now ${usd(cap)}, but the run could not continue: ${errorText(err)}`);
-      setBusy(false);
-    }
+    void raise.run(cap);
   };
 
   if (!open) {
@@ -116,7 +115,7 @@ export function SpendCapForm({
       class="spend-cap-form"
       aria-label="Raise the spend cap and continue"
       noValidate
-      onSubmit={(e) => void submit(e)}
+      onSubmit={submit}
       onKeyDown={(e) => {
         if (e.key === "Escape" && !busy) {
           e.preventDefault();
@@ -155,11 +154,7 @@ export function SpendCapForm({
           Cancel
         </button>
       </div>
-      {error && (
-        <p class="error small" role="alert" id={`${ids}-error`}>
-          {error}
-        </p>
-      )}
+      <FormError error={error} small id={`${ids}-error`} />
     </form>
   );
 }

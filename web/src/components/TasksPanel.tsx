@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Task } from "../api/types";
+import { useAction } from "../state/action";
 import { LIVE_TASK } from "../state/transcript";
 import { duration } from "../util/format";
 import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
 import { CopyButton } from "./CopyButton";
+import { FormError } from "./FormError";
 import { VisibleText } from "./VisibleText";
 
 /** Output kept on screen per task (the log itself can be 2 MiB + tail). */
@@ -100,22 +102,10 @@ function TaskOutput({ task }: { task: Task }) {
 
 function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => void }) {
   const [open, setOpen] = useState(LIVE_TASK.has(t.status));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const stop = useAction(async () => onStopped(await api.stopTask(t.id)));
   const live = LIVE_TASK.has(t.status);
   const now = useNow(live && t.started_at != null);
   const end = t.finished_at ?? (live ? now : null);
-  const stop = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      onStopped(await api.stopTask(t.id));
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
   const err = t.error || null;
   return (
     <li class={`task task-${t.status}`} data-task-id={t.id}>
@@ -133,16 +123,16 @@ function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => v
         {t.stopped_by && <span class="muted small">stopped by {t.stopped_by}</span>}
         <span class="spacer" />
         {live && t.status !== "stopping" && (
-          <button type="button" class="btn small danger" disabled={busy} onClick={() => void stop()}>
+          <button type="button" class="btn small danger" disabled={stop.busy} onClick={() => void stop.run()}>
             Stop
           </button>
         )}
       </div>
       <code class="task-cmd" title={t.cwd ?? undefined}>
-        $ <VisibleText text={String(t.command ?? "")} />
+        $ <VisibleText text={t.command} />
       </code>
       {err && <p class="error small">{err}</p>}
-      {error && <p class="error small">{error}</p>}
+      <FormError error={stop.error} small />
       {open && <TaskOutput task={t} />}
     </li>
   );

@@ -1,10 +1,12 @@
 import { useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { api } from "../api/client";
+import { useAction } from "../state/action";
 import { startRevert } from "../state/revert";
 import { navigate, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
 import type { UserItem } from "../state/transcript";
 import { CopyButton } from "./CopyButton";
+import { FormError } from "./FormError";
 import { Markdown } from "./Markdown";
 import { MessageImages } from "./MessageImages";
 import { Timestamp } from "./Timestamp";
@@ -60,27 +62,25 @@ function TypedMessage({ item }: { item: UserItem }) {
  */
 function ResendEditor({ item, onClose }: { item: UserItem; onClose: () => void }) {
   const [text, setText] = useState(item.text);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const send = async () => {
-    if (!text.trim() || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+  // The app moves to the new session: busy until then.
+  const fork = useAction(
+    async () => {
       const f = await api.fork(item.sessionId, item.seq, text);
       upsertSession(f.session);
       navigate(sessionPath(f.session.id));
-    } catch (e) {
-      setError(errorText(e));
-      setBusy(false);
-    }
+    },
+    { stayBusy: true },
+  );
+  const busy = fork.busy;
+  const send = () => {
+    if (text.trim()) void fork.run();
   };
   return (
     <form
       class="resend-editor"
       onSubmit={(e) => {
         e.preventDefault();
-        void send();
+        send();
       }}
     >
       <textarea
@@ -95,7 +95,7 @@ function ResendEditor({ item, onClose }: { item: UserItem; onClose: () => void }
             onClose();
           } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
             e.preventDefault();
-            void send();
+            send();
           }
         }}
         autofocus
@@ -112,11 +112,7 @@ function ResendEditor({ item, onClose }: { item: UserItem; onClose: () => void }
           Cancel
         </button>
       </div>
-      {error && (
-        <p class="error small" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={fork.error} small />
     </form>
   );
 }

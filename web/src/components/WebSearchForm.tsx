@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { SearchProvider, WebSearchSettings, WebSearchSettingsUpdate } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 import "../websearch.css";
 
 /** Where the choice in use came from, said the way the model provider section says it. */
@@ -30,7 +32,6 @@ export function WebSearchForm() {
   const [url, setUrl] = useState("");
   const [apiKey, setApiKey] = useState("");
   const [status, setStatus] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const show = (v: WebSearchSettings) => {
     setLoaded(v);
@@ -48,26 +49,23 @@ export function WebSearchForm() {
   const info = loaded?.providers.find((p) => p.id === provider);
   const keyEnv = info?.key_env ?? null;
 
-  const save = async (e: Event) => {
-    e.preventDefault();
-    if (!loaded) return;
-    setBusy(true);
+  // A failure stores nothing: the form keeps what the user typed, to correct it.
+  const put = useAction(async (settings: WebSearchSettings) => {
     setStatus(null);
-    try {
-      const body: WebSearchSettingsUpdate = {
-        provider,
-        // The stored URL is replaced on every save: another provider keeps the one in use.
-        searxng_url: provider === "searxng" ? url.trim() : chosenUrl(loaded),
-        ...(keyEnv && apiKey ? { api_key: apiKey } : {}),
-      };
-      show(await api.putWebSearch(body));
-      setStatus({ kind: "ok", text: "Saved." });
-    } catch (err) {
-      // Nothing was stored: the form keeps what the user typed, to correct it.
-      setStatus({ kind: "error", text: errorText(err) });
-    } finally {
-      setBusy(false);
-    }
+    const body: WebSearchSettingsUpdate = {
+      provider,
+      // The stored URL is replaced on every save: another provider keeps the one in use.
+      searxng_url: provider === "searxng" ? url.trim() : chosenUrl(settings),
+      ...(keyEnv && apiKey ? { api_key: apiKey } : {}),
+    };
+    show(await api.putWebSearch(body));
+    setStatus({ kind: "ok", text: "Saved." });
+  });
+  const busy = put.busy;
+
+  const save = (e: Event) => {
+    e.preventDefault();
+    if (loaded) void put.run(loaded);
   };
 
   const labelOf = (id: SearchProvider) => loaded?.providers.find((p) => p.id === id)?.label ?? id;
@@ -167,6 +165,7 @@ export function WebSearchForm() {
               {status.text}
             </p>
           )}
+          <FormError error={put.error} role="status" />
         </form>
       )}
       {!loaded && status && (

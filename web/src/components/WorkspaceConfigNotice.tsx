@@ -2,6 +2,8 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import type { WorkspaceConfigView } from "../api/types";
+import { useAction } from "../state/action";
+import { FormError } from "./FormError";
 
 /** What the page says when the file changed between being shown and being approved. */
 const CHANGED = "The file changed since it was shown — review it again.";
@@ -83,7 +85,6 @@ function PendingReview({
 export function WorkspaceConfigNotice({ onApproved }: { onApproved: () => void }) {
   const [view, setView] = useState<WorkspaceConfigView | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [justApproved, setJustApproved] = useState(false);
   const approvedLine = useRef<HTMLParagraphElement>(null);
 
@@ -102,26 +103,24 @@ export function WorkspaceConfigNotice({ onApproved }: { onApproved: () => void }
     if (justApproved && view?.approved) approvedLine.current?.focus();
   }, [justApproved, view]);
 
-  const approve = async (hash: string) => {
-    setBusy(true);
-    setMessage(null);
-    try {
-      setView(await api.approveWorkspaceConfig(hash));
+  const approve = useAction(
+    async (hash: string) => {
+      setMessage(null);
+      try {
+        setView(await api.approveWorkspaceConfig(hash));
+      } catch (e) {
+        // Shown again as it is now (a 409: it changed since it was shown).
+        await load();
+        throw e;
+      }
       setJustApproved(true);
       onApproved();
-    } catch (e) {
-      setMessage(e instanceof ApiError && e.status === 409 ? CHANGED : errorText(e));
-      await load();
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const error = message && (
-    <p class="error small" role="alert" data-ws-config-error>
-      {message}
-    </p>
+    },
+    { message: (e) => (e instanceof ApiError && e.status === 409 ? CHANGED : errorText(e)) },
   );
+
+  const shown = approve.error ?? message;
+  const error = shown && <FormError error={shown} small data-ws-config-error />;
   if (!view?.present) return error || null;
 
   if (view.approved) {
@@ -143,7 +142,7 @@ export function WorkspaceConfigNotice({ onApproved }: { onApproved: () => void }
 
   if (view.servers.length > 0 && view.hash) {
     return (
-      <PendingReview view={view} hash={view.hash} busy={busy} onApprove={(h) => void approve(h)}>
+      <PendingReview view={view} hash={view.hash} busy={approve.busy} onApprove={(h) => void approve.run(h)}>
         {error}
       </PendingReview>
     );

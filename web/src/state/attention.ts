@@ -1,14 +1,14 @@
 // "Needs you": the tab title and, when the page is hidden and the user allowed
 // it, a browser notification for approvals, questions and plans, the session's own
 // and those its subagents ask through it (`child_pending`).
-import type { EventFrame } from "../api/types";
+import type { KnownEvent } from "../api/types";
 
 const notified = new Set<string>();
 
-function label(ev: EventFrame): string {
+function label(ev: KnownEvent): string {
   switch (ev.type) {
     case "approval_requested":
-      return `Approval needed: ${ev.tool ?? "tool"}`;
+      return `Approval needed: ${ev.tool}`;
     case "question_asked":
       return "The agent has a question";
     case "plan_proposed":
@@ -26,7 +26,7 @@ function label(ev: EventFrame): string {
  * The prompt's id: the tag of its notification, the same as the server's Web Push notice for it
  * (sw.js), so the two replace each other instead of showing twice.
  */
-function promptId(ev: EventFrame): string | null {
+function promptId(ev: KnownEvent): string | null {
   switch (ev.type) {
     case "approval_requested":
       return ev.approval_id;
@@ -41,12 +41,12 @@ function promptId(ev: EventFrame): string | null {
   }
 }
 
-export function notifyAttention(sessionId: string, ev: EventFrame): void {
+export function notifyAttention(sessionId: string, ev: KnownEvent): void {
   const key = `${sessionId}:${ev.seq}`;
   if (notified.has(key)) return;
   notified.add(key);
   // Only for fresh events, not for a replayed backlog.
-  if (typeof ev.at === "number" && Date.now() - ev.at > 60_000) return;
+  if (Date.now() - ev.at > 60_000) return;
   if (document.visibilityState === "visible" && document.hasFocus()) return;
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
   const title = "Tradewind needs you";

@@ -5,7 +5,8 @@ import { connection } from "../api/socket";
 import { clearOfflineShell, forgetPushSubscription } from "../pwa";
 import { auth, serverConfig } from "./app";
 import { route } from "./router";
-import { prefetchNewest, startSessionList, stopSessionList } from "./sessions";
+import { prefetchNewest } from "./pager";
+import { startSessionList, stopSessionList } from "./sessions";
 
 /** The first sign-in check, asked for as the app's script starts (before its first render). */
 let firstCheck: Promise<WhoAmI> | null = null;

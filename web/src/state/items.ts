@@ -1,15 +1,19 @@
 // What a transcript is made of: the items a session's events build (one per message, tool call,
 // card, run boundary or note) and the shared state they point to (runs, approvals, questions,
-// plans). Built by `Transcript` (transcript.ts); read by the components.
+// plans). Built by `reduce` (reduce.ts); read by the components.
 import type {
   Agent,
+  ApprovalOutcome,
   ApprovalRequestedEvent,
   ChildPendingStatus,
   CompactTrigger,
+  Effect,
   Goal,
   ImageRef,
   Part,
+  PlanDecision,
   PlanProposedEvent,
+  PolicyDecision,
   Question,
   QuestionAnswers,
   RevertFile,
@@ -75,9 +79,10 @@ export interface ToolItem extends ItemBase {
   kind: "tool";
   callId: string;
   tool: string;
-  effect: string;
+  /** null: its `tool_call` is not held (only its result is). */
+  effect: Effect | null;
   input: unknown;
-  decision: "allow" | "ask" | "deny" | null;
+  decision: PolicyDecision | null;
   decisionReason: string | null;
   approvalId: string | null;
   result: ToolResult | null;
@@ -90,7 +95,7 @@ export interface ApprovalState {
   seq: number;
   run: string | null;
   event: ApprovalRequestedEvent;
-  decision: string | null;
+  decision: ApprovalOutcome | null;
   /** The run ended before a decision was recorded. */
   expired: boolean;
 }
@@ -144,7 +149,7 @@ export interface PlanState {
   seq: number;
   run: string | null;
   event: PlanProposedEvent;
-  decision: string | null;
+  decision: PlanDecision | null;
   feedback: string | null;
   expired: boolean;
   /** Every plan revision seen in this session, oldest first (shared array). */

@@ -23,7 +23,7 @@ export async function refreshQueue(sessionId: string): Promise<void> {
   try {
     const r = await api.queue(sessionId);
     if (reads.get(sessionId) !== mine) return;
-    const items = Array.isArray(r?.data) ? [...r.data].sort((a, b) => a.position - b.position) : [];
+    const items = [...r.data].sort((a, b) => a.position - b.position);
     queueOf(sessionId).set(items);
   } catch {
     // An older server (no queue endpoint) or an outage: the list stays as it was.

@@ -2,11 +2,12 @@
 // status, title, mode or archive state arrives as it happens), and one live transcript per opened
 // session. The list is read over REST at start, after each reconnect and when the server says
 // changes were missed; there is no timer.
-import { ApiError, api, errorText } from "../api/client";
-import { type ConnState, connection, type SessionListFrame } from "../api/socket";
-import type { EventPage, Session } from "../api/types";
+import { api } from "../api/client";
+import { type ConnState, connection } from "../api/socket";
+import type { Session, SessionListFrame } from "../api/types";
 import { notifyAttention } from "./attention";
 import { Observable } from "./observable";
+import { EVENT_PAGE, fillGap, readNewest } from "./pager";
 import { Transcript } from "./transcript";
 
 export const sessions = new Observable<Session[] | null>(null);
@@ -23,7 +24,7 @@ export async function refreshSessions(): Promise<void> {
   try {
     const page = await api.listSessions();
     if (mine !== reads) return; // a newer read is on its way
-    const list = Array.isArray(page) ? (page as Session[]) : page.data;
+    const list = page.data;
     const cur = new Map((sessions.get() ?? []).map((s) => [s.id, s]));
     const merged = list.map((s) => (changed.has(s.id) ? cur.get(s.id) : s)).filter((s): s is Session => !!s);
     for (const id of changed) {
@@ -134,30 +135,6 @@ export function stopSessionList(): void {
   stopWatching = null;
 }
 
-/** Events per page: the newest page when a session opens, then each older page on scroll-up. */
-export const EVENT_PAGE = 300;
-/** `before` past any seq: the newest page, however far the session has gone by now. */
-const END = Number.MAX_SAFE_INTEGER;
-/** A page asked for early is used only this fresh (ms); the socket catches up from its last seq. */
-const EARLY_FOR = 10_000;
-
-/** The newest page of the session in the address bar, asked for while the sign-in is checked. */
-let early: { id: string; at: number; page: Promise<EventPage> } | null = null;
-
-export function prefetchNewest(id: string): void {
-  const page = api.eventsBefore(id, END, EVENT_PAGE);
-  page.catch(() => undefined); // used (or dropped) by loadNewest
-  early = { id, at: Date.now(), page };
-}
-
-function newestPage(id: string): Promise<EventPage> {
-  const e = early;
-  early = null;
-  const ask = () => api.eventsBefore(id, END, EVENT_PAGE);
-  if (e && e.id === id && Date.now() - e.at < EARLY_FOR) return e.page.catch(ask);
-  return ask();
-}
-
 /** A transcript left this far behind its session is read again from the end, not caught up. */
 const STALE_AFTER = 4 * EVENT_PAGE;
 
@@ -239,77 +216,11 @@ async function loadNewest(l: Live): Promise<void> {
   if (l.loading) return;
   l.loading = true;
   const t = l.transcript;
-  let wait = 500;
+  const current = () => transcripts.get(t.sessionId) === l;
   try {
-    while (l.refs > 0 && transcripts.get(t.sessionId) === l) {
-      try {
-        const page = await newestPage(t.sessionId);
-        if (transcripts.get(t.sessionId) !== l) return;
-        t.loadNewest(page);
-        // The socket goes on from the page's last seq: nothing missed, nothing twice.
-        if (l.refs > 0 && !l.unwatch) watch(l);
-        return;
-      } catch (e) {
-        t.loadFailed(errorText(e));
-        // Signed out, or no such session: trying again changes nothing (opening it again will).
-        if (e instanceof ApiError && (e.status === 401 || e.status === 403 || e.status === 404)) return;
-        await new Promise((r) => setTimeout(r, wait));
-        wait = Math.min(wait * 2, 10_000);
-      }
-    }
+    // The socket goes on from the page's last seq: nothing missed, nothing twice.
+    if (await readNewest(t, { wanted: () => l.refs > 0 && current(), current }) && l.refs > 0 && !l.unwatch) watch(l);
   } finally {
     l.loading = false;
   }
-}
-
-/** Read the page of events before the oldest one held (the user scrolled up to it). */
-export async function loadOlder(t: Transcript): Promise<void> {
-  if (!t.beginOlder()) return;
-  try {
-    t.prepend(await api.eventsBefore(t.sessionId, t.olderCursor, EVENT_PAGE));
-  } catch (e) {
-    t.olderFailed(errorText(e));
-  }
-}
-
-/** Largest page asked for at once when reading back to a given event. */
-const MAX_PAGE = 5000;
-
-/**
- * Read older pages until the event `seq` is held (a search hit opened there): each page reaches
- * back as far as the event (at most MAX_PAGE events at a time). A failure shows as `olderError`.
- */
-export async function loadThrough(t: Transcript, seq: number): Promise<void> {
-  while (t.firstSeq > seq && t.hasOlder) {
-    if (!t.beginOlder()) return;
-    const limit = Math.min(MAX_PAGE, Math.max(EVENT_PAGE, t.firstSeq - seq + 20));
-    try {
-      t.prepend(await api.eventsBefore(t.sessionId, t.olderCursor, limit));
-    } catch (e) {
-      t.olderFailed(errorText(e));
-      return;
-    }
-  }
-}
-
-const filling = new Set<Transcript>();
-
-async function fillGap(t: Transcript, after: number): Promise<void> {
-  if (filling.has(t)) return;
-  filling.add(t);
-  try {
-    let cursor = after;
-    for (let i = 0; i < 50; i++) {
-      const page = await api.events(t.sessionId, cursor);
-      if (page.data.length === 0) break;
-      t.push(page.data);
-      cursor = page.data[page.data.length - 1].seq;
-      if (!page.has_more) break;
-    }
-    t.flush();
-  } catch {
-    // fall through: accept the hole rather than stall the view
-  }
-  filling.delete(t);
-  if (t.hasQueued()) t.acceptGap();
 }

@@ -38,8 +38,7 @@ export function useChildPrompts(id: string, marks: number | null, closed: Readon
   useEffect(() => {
     if (marks === null) return;
     let live = true;
-    const theirs = <T extends { session: string }>(list: T[] | undefined): T[] =>
-      (Array.isArray(list) ? list : []).filter((x) => typeof x.session === "string" && x.session !== id);
+    const theirs = <T extends { session: string }>(list: T[]): T[] => list.filter((x) => x.session !== id);
     api.pending(id).then(
       (p) => {
         if (!live) return;
@@ -77,7 +76,7 @@ export function useSubagents(id: string, marks: number | null): Session[] {
     if (marks === null) return;
     let live = true;
     api.children(id).then(
-      (c) => live && Array.isArray(c) && setRead(c),
+      (c) => live && setRead(c),
       () => undefined,
     );
     return () => {

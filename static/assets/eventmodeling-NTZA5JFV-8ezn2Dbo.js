@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-E1Yyw-KM.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-BeyQCym1.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -664,9 +664,21 @@ pub async fn spawn_binary_at(
     home: &Path,
     token: &str,
 ) -> (tokio::process::Child, String) {
+    spawn_binary_with(bin, args, home, token, &[]).await
+}
+
+/// `spawn_binary_at` with more environment variables.
+pub async fn spawn_binary_with(
+    bin: &Path,
+    args: &[&str],
+    home: &Path,
+    token: &str,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
     let mut child = tokio::process::Command::new(bin)
         .args(args)
+        .envs(env.iter().copied())
         .env("TRADEWIND_HOME", home)
         .env("TRADEWIND_TOKEN", token)
         .stdout(std::process::Stdio::piped())

@@ -273,3 +273,111 @@ async fn a_full_disk_stops_the_run_and_the_server_recovers() {
     assert_eq!(fin["status"], "completed", "{fin}");
     s.stop().await;
 }
+
+/// `kill -9` while the server snapshots a run's files (before its first write): the write never
+/// started, and after a restart a revert to before that message uses the last complete
+/// snapshot; a revert further back still works. (Debug builds pause a snapshot at
+/// `TW_TEST_SNAPSHOT_PAUSE` while that file exists.)
+#[tokio::test]
+async fn kill_9_mid_snapshot_then_revert() {
+    let home = TempDir::new("snapcrash-home");
+    let ws = TempDir::new("snapcrash-ws");
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    let write = |content: &str| json!([{"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": content}}]}, {"text": "done"}]);
+    let replay = home.path().join("replay.json");
+    std::fs::write(
+        &replay,
+        json!({"scripts": [
+            {"match": "FIRST", "turns": write("two\n")},
+            {"match": "SECOND", "turns": write("three\n")},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let state = home.path().join("state");
+    let flag = home.path().join("pause");
+    let reached = home.path().join("pause.reached");
+    let mut args = replay_serve_args(ws.path(), &replay);
+    args.push("--allow-write".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let env = [("TW_TEST_SNAPSHOT_PAUSE", flag.as_os_str())];
+    let (mut child, base) = spawn_binary_with(&binary(), &args, &state, TOKEN, &env).await;
+    let api = Remote::new(&base);
+    let sid = api.create_session(json!({"mode": "auto"})).await;
+    let run1 = api.prompt(&sid, "FIRST").await;
+    assert_eq!(
+        api.wait_run_finished(&sid, &run1).await["status"],
+        "completed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "two\n"
+    );
+    let ids = |events: &[Value]| -> Vec<String> {
+        of_type(events, "user_message")
+            .iter()
+            .map(|e| e["message_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // A dry run waits for what run 1 left to be recorded.
+    let first = ids(&api.events(&sid).await)[0].clone();
+    let dry = api
+        .post(
+            &format!("/api/sessions/{sid}/revert"),
+            json!({"message_id": first, "dry_run": true}),
+        )
+        .await;
+    assert_eq!(
+        dry["files"],
+        json!([{"path": "a.txt", "action": "restored"}]),
+        "{dry}"
+    );
+    std::fs::write(&flag, b"").unwrap();
+    let _run2 = api.prompt(&sid, "SECOND").await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !reached.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the snapshot never began"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.start_kill().unwrap(); // SIGKILL, mid-snapshot
+    child.wait().await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "two\n",
+        "the write waits for the snapshot that protects it"
+    );
+    std::fs::remove_file(&flag).unwrap();
+    let (mut child2, base2) = spawn_binary_with(&binary(), &args, &state, TOKEN, &env).await;
+    let api = Remote::new(&base2);
+    let events = api.events(&sid).await;
+    let messages = ids(&events);
+    assert_eq!(messages.len(), 2);
+    let back = api
+        .post(
+            &format!("/api/sessions/{sid}/revert"),
+            json!({"message_id": messages[1]}),
+        )
+        .await;
+    assert_eq!(back["applied"], true, "{back}");
+    assert_eq!(back["files"], json!([]), "{back}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "two\n"
+    );
+    let back = api
+        .post(
+            &format!("/api/sessions/{sid}/revert"),
+            json!({"message_id": messages[0]}),
+        )
+        .await;
+    assert_eq!(back["applied"], true, "{back}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    child2.start_kill().unwrap();
+    child2.wait().await.unwrap();
+}

@@ -1322,7 +1322,10 @@ async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
         assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
     }
     let core = s.server.as_ref().unwrap().state.core.clone();
-    let r = core.gc_snapshots(30, "now").await.unwrap();
+    let r = core
+        .gc_snapshots(30, std::time::Duration::ZERO)
+        .await
+        .unwrap();
     assert_eq!((r.expired, r.stores, r.removed), (0, 1, 0), "{r:?}");
     assert!(r.bytes > 0);
     let ids = user_message_ids(&s.events(&sid).await);
@@ -1334,7 +1337,10 @@ async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
         .await;
     assert_eq!(st, 200, "{v}");
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
-    let r = core.gc_snapshots(0, "now").await.unwrap();
+    let r = core
+        .gc_snapshots(0, std::time::Duration::ZERO)
+        .await
+        .unwrap();
     assert!(r.expired >= 4, "{r:?}");
     let (st, v) = s
         .post(

@@ -15,6 +15,7 @@ pub mod auth;
 pub mod config;
 pub mod events;
 pub mod goals;
+pub mod http_client;
 pub mod mcp;
 pub mod memory;
 pub mod models;

@@ -84,7 +84,7 @@ pub struct Push {
     key: signature::EcdsaKeyPair,
     /// The public key browsers subscribe with (`applicationServerKey`), base64url.
     public: String,
-    client: reqwest::Client,
+    client: crate::http_client::Lazy,
 }
 
 impl Push {
@@ -110,10 +110,10 @@ impl Push {
         )
         .map_err(|e| anyhow::anyhow!("{} is not a P-256 key: {e}", path.display()))?;
         let public = B64.encode(signature::KeyPair::public_key(&key).as_ref());
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(SEND_TIMEOUT)
-            .build()?;
+        let client = crate::http_client::Lazy(crate::http_client::Policy {
+            timeout: Some(SEND_TIMEOUT),
+            ..crate::http_client::Policy::direct(SEND_TIMEOUT)
+        });
         Ok(Push {
             store,
             key,
@@ -192,6 +192,8 @@ impl Push {
             .map_err(SendError::Other)?;
         let resp = self
             .client
+            .get()
+            .map_err(SendError::Other)?
             .post(url)
             .header("TTL", TTL_SECS.to_string())
             .header("Urgency", "high")

@@ -23,6 +23,8 @@ pub const WAIT_DEFAULT_SECS: u64 = 300;
 pub const WAIT_MAX_SECS: u64 = 3600;
 /// The tools a subagent at the deepest level is not offered.
 pub const SPAWNING: &[&str] = &["task", "task_status", "task_wait", "send_message"];
+/// The subagent tools that set a child working (and so may change the workspace's files).
+pub const STARTING: &[&str] = &["task", "send_message"];
 
 /// The sessions above `session`: its parent first, the root last (empty for a session the user
 /// started).

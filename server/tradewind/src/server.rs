@@ -127,7 +127,10 @@ fn spawn_upkeep(tasks: Arc<crate::tasks::TaskManager>, core: Core, keep_days: u6
             tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
             let _ = tasks.cleanup().await;
             if hour % 24 == 0 {
-                match core.gc_snapshots(keep_days, "1.hour.ago").await {
+                match core
+                    .gc_snapshots(keep_days, std::time::Duration::from_secs(3600))
+                    .await
+                {
                     Ok(r) => tracing::info!(
                         expired = r.expired,
                         stores = r.stores,
@@ -187,18 +190,15 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     let waker =
         crate::runs::wake::Waker::new(runs.clone(), crate::runs::wake::WakeRules::default());
     waker.spawn(ended);
-    // Deliver what was owed before a restart, and clean old tasks hourly.
-    if let Ok(sessions) = store.list_sessions(None, 1000, false).await {
-        for s in sessions {
-            if !store
-                .undelivered_tasks(&s.id)
-                .await
-                .unwrap_or_default()
-                .is_empty()
-            {
-                waker.poke(&s.id);
+    // Deliver what was owed before a restart (one query, however many sessions), and clean
+    // old tasks hourly.
+    match store.sessions_owed_wakeups().await {
+        Ok(sessions) => {
+            for s in sessions {
+                waker.poke(&s);
             }
         }
+        Err(e) => tracing::warn!(error = %e, "cannot read the wake-ups owed"),
     }
     let core = Core::new(runs);
     spawn_upkeep(tasks.clone(), core.clone(), cfg.undo_keep_days);

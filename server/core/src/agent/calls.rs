@@ -224,9 +224,13 @@ async fn run_prepared(
     if let Err(out) = gate(t, call, input, prepared.effect, checked, HashSet::new()).await {
         return out;
     }
-    // The audit trail of an effect is on disk before the effect happens.
+    // The audit trail of an effect is on disk before the effect happens, and so is the
+    // snapshot that undoes what it changes.
     if prepared.effect != Effect::Read {
         t.durable().await;
+        if changes_files(prepared.effect, &call.name) {
+            t.protect_files().await;
+        }
     }
     let ctx = ToolCtx {
         paths: &t.paths,
@@ -239,6 +243,14 @@ async fn run_prepared(
         effect: prepared.effect,
     };
     prepared.run(&ctx).await
+}
+
+/// Whether an allowed call can change the workspace's files (directly, through a process or an
+/// outside tool, or through a subagent it starts or instructs): the run's undo snapshot must be
+/// stored before it runs.
+pub(crate) fn changes_files(effect: Effect, tool: &str) -> bool {
+    matches!(effect, Effect::Write | Effect::Process | Effect::External)
+        || crate::subagents::STARTING.contains(&tool)
 }
 
 /// What the gate checks of a call besides its tool and effect.

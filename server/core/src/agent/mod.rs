@@ -27,6 +27,7 @@ use crate::provider::{self, ChatRequest, NetPolicy, ProviderError, ProviderEvent
 use crate::store::{NewMessage, SessionRow, Store};
 use crate::tools::{self};
 use crate::util::new_id;
+pub(crate) use calls::changes_files;
 use calls::{handle_call, run_calls};
 use coalesce::Coalescer;
 use history::StoredParts;
@@ -67,8 +68,6 @@ pub struct AgentDeps {
     pub net_exempt: Vec<String>,
     /// The web search provider (changed at run time through Settings).
     pub websearch: parking_lot::RwLock<crate::config::WebSearchSettings>,
-    /// One HTTP client for web searches (connection reuse); fetches pin their own.
-    pub web_client: reqwest::Client,
     /// Workspace snapshots around runs (undo).
     pub snapshots: Arc<crate::undo::Snapshots>,
     /// Images sent with prompts.
@@ -154,6 +153,10 @@ pub(crate) struct Turn<'a> {
     /// For a subagent: the sessions above it, its parent first and the root last (empty for a
     /// session the user started).
     pub(crate) lineage: Vec<String>,
+    /// The run's files are snapshotted for undo (a build run of a session the user started).
+    undo: bool,
+    /// Set once the snapshot from before the run's first change is stored.
+    before: tokio::sync::OnceCell<()>,
 }
 
 #[derive(Default)]
@@ -298,6 +301,22 @@ impl Turn<'_> {
         .await
     }
 
+    /// Before a call that can change the workspace's files runs: the snapshot that undoes this
+    /// run is stored (taken once per run, by its first such call; later calls find it done).
+    pub(crate) async fn protect_files(&self) {
+        if !self.undo {
+            return;
+        }
+        self.before
+            .get_or_init(|| async {
+                let ws = std::path::Path::new(&self.run.session.workspace);
+                // The previous run's closing snapshot first, so snapshots are recorded in order.
+                self.deps.snapshots.settled(ws).await;
+                take_snapshot(self.deps, self.run, "before").await;
+            })
+            .await;
+    }
+
     /// Whether the session's grants, as last read by the gate, hold `key`.
     pub(crate) fn grants_contain(&self, key: &str) -> bool {
         self.grants
@@ -322,9 +341,6 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
     // A subagent works in its root's workspace, whose own run took the snapshot (its undo
     // covers what the subagent changed).
     let snapshot = lineage.is_empty() && snapshots_taken(deps, spec);
-    if snapshot {
-        take_snapshot(deps, spec, "before").await;
-    }
     // A session with no events yet has no goal (setting one records `goal_updated`): a new
     // subagent's first run skips the read.
     let goal_active =
@@ -345,6 +361,8 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
         goal_tools: agent != Agent::Plan && goal_active,
         never_ask: parking_lot::Mutex::new(None),
         lineage,
+        undo: snapshot,
+        before: tokio::sync::OnceCell::new(),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -409,12 +427,14 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
         } else {
             (outcome, None)
         };
+    let protected = t.before.initialized();
     let history = t.history.into_inner();
     if complete {
         deps.history.put(&spec.session.id, history);
     }
-    if snapshot {
-        take_snapshot(deps, spec, "after").await;
+    // What the run left, recorded after its end is sent (a revert waits for it).
+    if protected {
+        snapshot_after(deps, spec);
     }
     // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
     // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
@@ -496,8 +516,27 @@ fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
 
 /// Record the workspace's files before or after a run; a failure only costs undo.
 async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
-    let ws = std::path::Path::new(&spec.session.workspace);
-    let snap = tokio::time::timeout(SNAPSHOT_TIMEOUT, deps.snapshots.snapshot(ws)).await;
+    record_snapshot(
+        &deps.snapshots,
+        &deps.store,
+        &spec.session.workspace,
+        &spec.session.id,
+        &spec.run_id,
+        kind,
+    )
+    .await;
+}
+
+async fn record_snapshot(
+    snapshots: &crate::undo::Snapshots,
+    store: &Store,
+    workspace: &str,
+    session: &str,
+    run: &str,
+    kind: &str,
+) {
+    let ws = std::path::Path::new(workspace);
+    let snap = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshots.snapshot(ws)).await;
     match snap.unwrap_or_else(|_| {
         Err(format!(
             "took longer than {} s (a very large workspace? set \"undo\": false, or ignore big folders in .gitignore)",
@@ -505,11 +544,7 @@ async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
         ))
     }) {
         Ok(tree) => {
-            if let Err(e) = deps
-                .store
-                .record_snapshot(&spec.session.id, &spec.run_id, kind, &tree)
-                .await
-            {
+            if let Err(e) = store.record_snapshot(session, run, kind, &tree).await {
                 tracing::warn!(error = %e, "cannot record a snapshot");
             }
         }
@@ -517,6 +552,23 @@ async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
             tracing::warn!(error = %e, "cannot snapshot the workspace; undo will not cover this run")
         }
     }
+}
+
+/// The snapshot of what a run left, taken in the background (`Snapshots::settled` waits for
+/// it: a revert, and the next run's first change).
+fn snapshot_after(deps: &AgentDeps, spec: &RunSpec) {
+    let ws = std::path::Path::new(&spec.session.workspace);
+    let pending = deps.snapshots.pending(ws);
+    let (snapshots, store) = (deps.snapshots.clone(), deps.store.clone());
+    let (workspace, session, run) = (
+        spec.session.workspace.clone(),
+        spec.session.id.clone(),
+        spec.run_id.clone(),
+    );
+    tokio::spawn(async move {
+        record_snapshot(&snapshots, &store, &workspace, &session, &run, "after").await;
+        drop(pending);
+    });
 }
 
 /// Store the run's end. A full disk: keep trying in the background, so the run (and its

@@ -14,7 +14,7 @@ use super::{
 use crate::protocol::Usage;
 
 pub struct Anthropic {
-    client: reqwest::Client,
+    client: crate::http_client::Lazy,
     base: String,
     key: Option<String>,
     model: String,
@@ -313,8 +313,12 @@ pub(crate) fn stream_parser()
 
 impl Provider for Anthropic {
     fn stream(&self, req: ChatRequest) -> BoxFuture<'static, Result<EventStream, ProviderError>> {
+        let client = match self.client.get() {
+            Ok(c) => c,
+            Err(e) => return super::no_client(e),
+        };
         let rb = self.request(
-            self.client
+            client
                 .post(format!("{}/v1/messages", self.base))
                 .json(&self.body(&req)),
         );
@@ -330,7 +334,11 @@ impl Provider for Anthropic {
     }
 
     fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
-        let rb = self.request(self.client.get(format!("{}/v1/models", self.base)));
+        let client = match self.client.get() {
+            Ok(c) => c,
+            Err(e) => return super::no_client(e),
+        };
+        let rb = self.request(client.get(format!("{}/v1/models", self.base)));
         let net = self.net;
         Box::pin(model_ids(rb, net.first_byte))
     }

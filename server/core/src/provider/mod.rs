@@ -439,17 +439,20 @@ impl Provider for Unconfigured {
 pub(crate) fn http_client(
     base: &str,
     net: &NetPolicy,
-) -> Result<(reqwest::Client, String), String> {
+) -> Result<(crate::http_client::Lazy, String), String> {
     let url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base}: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!("base URL must be http(s): {base}"));
     }
-    let client = reqwest::Client::builder()
-        .connect_timeout(net.connect)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+    let client = crate::http_client::Lazy(crate::http_client::Policy::direct(net.connect));
     Ok((client, base.trim_end_matches('/').to_string()))
+}
+
+/// A request that cannot even be built (no HTTP client): its error as a provider's answer.
+pub(crate) fn no_client<T: Send + 'static>(
+    e: String,
+) -> futures::future::BoxFuture<'static, Result<T, ProviderError>> {
+    Box::pin(async move { Err(ProviderError::Network(e)) })
 }
 
 /// Settings the server keeps for its provider (also editable through the API).

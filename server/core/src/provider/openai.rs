@@ -20,7 +20,7 @@ use super::{
 use crate::protocol::Usage;
 
 pub struct OpenAi {
-    client: reqwest::Client,
+    client: crate::http_client::Lazy,
     base: String,
     key: Option<String>,
     model: String,
@@ -485,8 +485,11 @@ where
 
 impl Provider for OpenAi {
     fn stream(&self, req: ChatRequest) -> BoxFuture<'static, Result<EventStream, ProviderError>> {
-        let mut rb = self
-            .client
+        let client = match self.client.get() {
+            Ok(c) => c,
+            Err(e) => return super::no_client(e),
+        };
+        let mut rb = client
             .post(format!("{}/chat/completions", self.base))
             .header("accept", "text/event-stream")
             .json(&self.body(&req));
@@ -505,7 +508,11 @@ impl Provider for OpenAi {
     }
 
     fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
-        let mut rb = self.client.get(format!("{}/models", self.base));
+        let client = match self.client.get() {
+            Ok(c) => c,
+            Err(e) => return super::no_client(e),
+        };
+        let mut rb = client.get(format!("{}/models", self.base));
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }
@@ -518,7 +525,10 @@ impl Provider for OpenAi {
     }
 
     fn context_window(&self, model: &str) -> BoxFuture<'static, Option<u64>> {
-        let mut rb = self.client.get(format!("{}/models", self.base));
+        let Ok(client) = self.client.get() else {
+            return Box::pin(async { None });
+        };
+        let mut rb = client.get(format!("{}/models", self.base));
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }

@@ -152,7 +152,6 @@ pub async fn agent_deps(
         websearch: parking_lot::RwLock::new(
             crate::tools::websearch::stored_settings(store, &cfg.websearch).await,
         ),
-        web_client: crate::tools::websearch::client()?,
         snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
         attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
         goal_lock: tokio::sync::Mutex::new(()),

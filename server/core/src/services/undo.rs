@@ -58,6 +58,22 @@ fn refuse_clobber(hand: &[String], what: &str) -> ServiceError {
 }
 
 impl Core {
+    /// Whether the gate let any of `runs` make a call that can change the workspace's files.
+    async fn allowed_changes(&self, session: &str, runs: &[String]) -> ServiceResult<bool> {
+        let decisions = self.store.policy_decisions(session).await?;
+        Ok(decisions
+            .iter()
+            .filter(|(run, _)| run.as_ref().is_some_and(|r| runs.contains(r)))
+            .filter_map(|(_, data)| serde_json::from_str::<serde_json::Value>(data).ok())
+            .any(|v| {
+                let effect = serde_json::from_value::<crate::protocol::Effect>(v["effect"].clone());
+                v["decision"] == "allow"
+                    && effect.is_ok_and(|e| {
+                        crate::agent::changes_files(e, v["tool"].as_str().unwrap_or(""))
+                    })
+            }))
+    }
+
     async fn idle(&self, session: &str) -> ServiceResult<()> {
         if !self
             .runs
@@ -79,6 +95,8 @@ impl Core {
         ws: &std::path::Path,
     ) -> ServiceResult<(String, Vec<String>)> {
         let snaps = &self.deps().snapshots;
+        // What the last run left is recorded first.
+        snaps.settled(ws).await;
         let now = snaps.snapshot(ws).await.map_err(git_err)?;
         let hand = match self.store.latest_snapshot(session).await? {
             Some(last) => snaps.changed(ws, &last, &now).await.map_err(git_err)?,
@@ -107,14 +125,26 @@ impl Core {
             .run_of_user_message(session, &p.message_id)
             .await?
             .ok_or(ServiceError::NotFound("message"))?;
-        let before = self.store.run_snapshot(&run, "before").await?.ok_or_else(|| {
-            refused(
-                "no_snapshot",
-                "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)",
-            )
-        })?;
         let ws = PathBuf::from(&row.workspace);
         let (now, hand) = self.now_and_hand_edits(session, &ws).await?;
+        let runs = self.store.runs_from(session, &run).await?;
+        // A run is snapshotted before its first call that can change files: the first such
+        // snapshot from that message on is how the files were then. None, and no run since
+        // was allowed such a call: the agent changed nothing, the files stay. None although
+        // a run was (the server stopped while it took the snapshot, before the call ran): the
+        // last complete snapshot from before that message.
+        let first = self.store.first_before_snapshot(session, &runs).await?;
+        let before = match first {
+            Some(tree) => Some(tree),
+            None if !self.allowed_changes(session, &runs).await? => Some(now.clone()),
+            None => self.store.last_snapshot_before_run(session, &run).await?,
+        };
+        let Some(before) = before else {
+            return Err(refused(
+                "no_snapshot",
+                "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)",
+            ));
+        };
         let snaps = &self.deps().snapshots;
         let plan = snaps.plan(&ws, &now, &before).await.map_err(git_err)?;
         let hand_edited = clobbered(&plan, &hand);
@@ -123,7 +153,7 @@ impl Core {
             revert_id: None,
             files: files(&plan),
             hand_edited,
-            runs: self.store.runs_from(session, &run).await?,
+            runs,
         };
         if p.dry_run {
             return Ok(result);
@@ -243,12 +273,12 @@ pub struct SnapshotGc {
 
 impl Core {
     /// Forget snapshots older than `keep_days` and drop from each workspace's store whatever
-    /// no remaining snapshot or revert names; objects younger than `keep_newer` (git's date
-    /// syntax) stay, so a snapshot taken but not yet recorded survives.
+    /// no remaining snapshot or revert names; what was written within `keep_newer` stays, so a
+    /// snapshot taken but not yet recorded survives.
     pub async fn gc_snapshots(
         &self,
         keep_days: u64,
-        keep_newer: &str,
+        keep_newer: std::time::Duration,
     ) -> ServiceResult<SnapshotGc> {
         let cutoff = now_ms() - (keep_days as i64).saturating_mul(86_400_000);
         let mut report = SnapshotGc {
@@ -263,11 +293,15 @@ impl Core {
             live.entry(ws).or_default();
         }
         let snaps = &self.deps().snapshots;
+        let mut done = std::collections::HashSet::new();
         for dir in snaps.stores() {
             let owner = live
                 .iter()
                 .find(|(ws, _)| snaps.is_store_of(&dir, std::path::Path::new(ws)));
             match owner {
+                // A workspace with two stores (this release's and an earlier one's) is
+                // collected once.
+                Some((ws, _)) if !done.insert(ws.clone()) => {}
                 Some((ws, trees)) => {
                     match snaps.gc(std::path::Path::new(ws), trees, keep_newer).await {
                         Ok(b) => {

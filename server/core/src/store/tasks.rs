@@ -215,6 +215,20 @@ impl Store {
         .await?)
     }
 
+    /// The sessions (not archived) with an ended task whose wake-up was never delivered: owed
+    /// after a restart.
+    pub async fn sessions_owed_wakeups(&self) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT DISTINCT t.session_id FROM tasks t JOIN sessions s ON s.id = t.session_id \
+             WHERE s.archived = 0 AND t.status IN ('succeeded', 'failed') \
+             AND (t.stopped_by IS NULL OR t.stopped_by = 'timeout') \
+             AND t.delivered_at IS NULL AND t.read_at IS NULL",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+
     /// Claim one task's wake-up delivery; true only for the one claimer that wins.
     pub async fn claim_delivery(&self, id: &str) -> StoreResult<bool> {
         let n = sqlx::query("UPDATE tasks SET delivered_at = $1 WHERE id = $2 AND delivered_at IS NULL AND read_at IS NULL")

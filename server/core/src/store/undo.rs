@@ -192,6 +192,58 @@ impl Store {
             .collect())
     }
 
+    /// The first of `runs` (in their order) snapshotted before it changed files: that
+    /// snapshot.
+    pub async fn first_before_snapshot(
+        &self,
+        session: &str,
+        runs: &[String],
+    ) -> StoreResult<Option<String>> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT run_id, tree FROM snapshots WHERE session_id = $1 AND kind = 'before' ORDER BY created_at, id",
+        )
+        .bind(session)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(runs.iter().find_map(|r| {
+            rows.iter()
+                .find(|(run, _)| run == r)
+                .map(|(_, t)| t.clone())
+        }))
+    }
+
+    /// The newest snapshot of a run that was queued before `run` (what the workspace was
+    /// known to hold last before it started).
+    pub async fn last_snapshot_before_run(
+        &self,
+        session: &str,
+        run: &str,
+    ) -> StoreResult<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT n.tree FROM snapshots n JOIN runs r ON r.id = n.run_id JOIN runs t ON t.id = $2 \
+             WHERE n.session_id = $1 AND (r.created_at < t.created_at OR (r.created_at = t.created_at AND r.id < t.id)) \
+             ORDER BY n.created_at DESC, n.id DESC LIMIT 1",
+        )
+        .bind(session)
+        .bind(run)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    /// The session's audited gate decisions: `(run, data JSON)`.
+    pub async fn policy_decisions(
+        &self,
+        session: &str,
+    ) -> StoreResult<Vec<(Option<String>, String)>> {
+        Ok(sqlx::query_as(
+            "SELECT run_id, data FROM events WHERE session_id = $1 AND type = 'policy_decision'",
+        )
+        .bind(session)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
     /// The runs one revert hides: from its run up to the revert.
     pub async fn runs_hidden_by(&self, r: &RevertRow) -> StoreResult<Vec<String>> {
         let rows: Vec<(String,)> = sqlx::query_as(

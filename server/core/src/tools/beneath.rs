@@ -158,6 +158,91 @@ pub fn atomic_write(root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<(
     result
 }
 
+/// Put a regular file with `bytes` and permission bits `mode` at `path` (below `root`), in
+/// place of whatever file or link is there (the link itself is replaced, never followed).
+pub fn replace_file(root: &Path, path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let (dir, name) = parent_beneath(root, path)?;
+    let tmp = format!(
+        ".{}.tw-tmp-{}",
+        name.to_string_lossy(),
+        crate::util::new_id()
+    );
+    let result = (|| -> std::io::Result<()> {
+        let fd = rustix::fs::openat(
+            &dir,
+            tmp.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )?;
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode & 0o7777))?;
+        let mut f = File::from(fd);
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        rustix::fs::renameat(&dir, tmp.as_str(), &dir, name)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
+    }
+    result
+}
+
+/// Put a symbolic link to `target` at `path` (below `root`), in place of a file or link there.
+pub fn replace_symlink(root: &Path, path: &Path, target: &[u8]) -> std::io::Result<()> {
+    let (dir, name) = parent_beneath(root, path)?;
+    let tmp = format!(
+        ".{}.tw-tmp-{}",
+        name.to_string_lossy(),
+        crate::util::new_id()
+    );
+    let target = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(target);
+    rustix::fs::symlinkat(target, &dir, tmp.as_str())?;
+    if let Err(e) = rustix::fs::renameat(&dir, tmp.as_str(), &dir, name) {
+        let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// Remove the file or link at `path` (below `root`; a directory there is left alone), then the
+/// directories above it that this leaves empty, up to (never including) `root`.
+pub fn remove_file_and_empty_parents(root: &Path, path: &Path) -> std::io::Result<()> {
+    let (dir, name) = match parent_beneath(root, path) {
+        Ok(x) => x,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
+        Ok(()) | Err(Errno::NOENT) | Err(Errno::ISDIR) | Err(Errno::PERM) => {}
+        Err(e) => return Err(map(e, path)),
+    }
+    let mut cur = path.parent();
+    while let Some(d) = cur {
+        if d == root || !d.starts_with(root) {
+            break;
+        }
+        let Ok((parent, name)) = parent_beneath(root, d) else {
+            break;
+        };
+        if rustix::fs::unlinkat(&parent, name, AtFlags::REMOVEDIR).is_err() {
+            break;
+        }
+        cur = d.parent();
+    }
+    Ok(())
+}
+
+/// The directory holding `path` (created as needed, below `root`) and the last component.
+fn parent_beneath<'p>(
+    root: &Path,
+    path: &'p Path,
+) -> std::io::Result<(OwnedFd, &'p std::ffi::OsStr)> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other("no parent directory"));
+    };
+    Ok((dir_creating(root, parent)?, name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -248,7 +248,7 @@ fn timed_out(t: Duration) -> ToolOutput {
 
 /// One request to the checked addresses only, no redirect followed, no proxy.
 async fn send(target: &Target, format: Format) -> Result<reqwest::Response, ToolOutput> {
-    let mut b = reqwest::Client::builder()
+    let mut b = crate::http_client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .connect_timeout(Duration::from_secs(10))

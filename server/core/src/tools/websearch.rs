@@ -81,7 +81,11 @@ impl super::Tool for WebSearch {
         let deps = ctx.turn.deps;
         let settings = deps.websearch.read().clone();
         let key = stored_key(&deps.store).await;
-        let search = search(&deps.web_client, &settings, key, &query);
+        let client = match CLIENT.get() {
+            Ok(c) => c,
+            Err(e) => return ToolOutput::err("search_failed", e),
+        };
+        let search = search(&client, &settings, key, &query);
         let res = tokio::select! {
             _ = ctx.cancel.cancelled() => return ToolOutput::err("cancelled", "the run was cancelled"),
             r = tokio::time::timeout(TIMEOUT, search) => r,
@@ -107,18 +111,17 @@ impl super::Tool for WebSearch {
 }
 
 /// The client searches use: no proxy from the environment, bounded connects, no cookies.
-pub fn client() -> anyhow::Result<reqwest::Client> {
-    Ok(reqwest::Client::builder()
-        .no_proxy()
-        .connect_timeout(Duration::from_secs(10))
-        .redirect(reqwest::redirect::Policy::limited(5))
-        .user_agent(concat!(
-            "Mozilla/5.0 (compatible; Tradewind/",
-            env!("CARGO_PKG_VERSION"),
-            ")"
-        ))
-        .build()?)
-}
+pub const CLIENT: crate::http_client::Lazy = crate::http_client::Lazy(crate::http_client::Policy {
+    connect_timeout: Duration::from_secs(10),
+    timeout: None,
+    redirects: 5,
+    no_proxy: true,
+    user_agent: Some(concat!(
+        "Mozilla/5.0 (compatible; Tradewind/",
+        env!("CARGO_PKG_VERSION"),
+        ")"
+    )),
+});
 
 /// The settings in use: Settings' stored choice over config.json's `websearch`.
 pub async fn stored_settings(store: &Store, file: &WebSearchSettings) -> WebSearchSettings {

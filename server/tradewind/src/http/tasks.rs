@@ -160,11 +160,11 @@ pub async fn probe(State(_state): State<AppState>) -> ApiResult<axum::Json<Probe
         ("LM Studio", 1234),
         ("vLLM", 8000),
     ];
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_millis(800))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| ApiError::Internal(e.into()))?;
+    let client = crate::http_client::shared(crate::http_client::Policy {
+        timeout: Some(Duration::from_millis(800)),
+        ..crate::http_client::Policy::direct(Duration::from_millis(800))
+    })
+    .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
     let checks = CANDIDATES.iter().map(|(name, port)| {
         let client = client.clone();
         async move {

@@ -49,8 +49,12 @@ fn process_cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
+/// The release server (`TW_BENCH_BIN` names another build, e.g. an earlier commit's).
 fn release_binary() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/tradewind")
+    std::env::var_os("TW_BENCH_BIN").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/tradewind"),
+        std::path::PathBuf::from,
+    )
 }
 
 async fn startup() {

@@ -1,0 +1,575 @@
+//! Undo: snapshots of a workspace's files, in a store of the server's own under the state
+//! directory (never the user's repository), written in-process: no git, so no repository
+//! configuration, hook or filter can run. A run of the build agent is snapshotted before its
+//! first call that can change files (and again after it, off its critical path); a revert puts
+//! the files back as they were before a message.
+//!
+//! One operation at a time per workspace (they share the stat cache); `settled` waits for the
+//! snapshots still being taken in the background.
+
+mod legacy;
+pub mod objects;
+mod scan;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use objects::{Kind, Manifest, Objects};
+
+/// One file a revert changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    /// `restored` (put back as it was), `deleted` (it did not exist then).
+    pub action: &'static str,
+}
+
+/// One workspace's store and its stat cache.
+#[derive(Debug)]
+struct WsStore {
+    objects: Objects,
+    /// Held by every operation, across its awaits.
+    op: tokio::sync::Mutex<()>,
+    index: Arc<parking_lot::Mutex<scan::Index>>,
+    /// Snapshots queued or being taken in the background.
+    pending: AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+/// The snapshot stores of every workspace.
+#[derive(Debug)]
+pub struct Snapshots {
+    state_dir: PathBuf,
+    root: PathBuf,
+    stores: parking_lot::Mutex<HashMap<PathBuf, Arc<WsStore>>>,
+}
+
+/// A background snapshot of a workspace: `settled` waits while one is alive.
+#[derive(Debug)]
+pub struct Pending(Arc<WsStore>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if self.0.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+fn blocking_err(e: tokio::task::JoinError) -> String {
+    format!("the snapshot task failed: {e}")
+}
+
+impl Snapshots {
+    pub fn new(state_dir: &Path) -> Snapshots {
+        Snapshots {
+            state_dir: state_dir.to_path_buf(),
+            root: state_dir.join("undo"),
+            stores: parking_lot::Mutex::default(),
+        }
+    }
+
+    fn dir_of(&self, ws: &Path) -> PathBuf {
+        let h = crate::util::sha256_hex(ws.as_os_str().as_encoded_bytes());
+        self.root.join(&h[..16])
+    }
+
+    fn store(&self, ws: &Path) -> Arc<WsStore> {
+        self.stores
+            .lock()
+            .entry(ws.to_path_buf())
+            .or_insert_with(|| {
+                Arc::new(WsStore {
+                    objects: Objects::new(self.dir_of(ws)),
+                    op: tokio::sync::Mutex::new(()),
+                    index: Arc::default(),
+                    pending: AtomicUsize::new(0),
+                    idle: tokio::sync::Notify::new(),
+                })
+            })
+            .clone()
+    }
+
+    /// Count a background snapshot of `ws` until the returned guard is dropped.
+    pub fn pending(&self, ws: &Path) -> Pending {
+        let s = self.store(ws);
+        s.pending.fetch_add(1, Ordering::AcqRel);
+        Pending(s)
+    }
+
+    /// Wait until no background snapshot of `ws` is queued or running.
+    pub async fn settled(&self, ws: &Path) {
+        let s = self.store(ws);
+        loop {
+            let notified = s.idle.notified();
+            if s.pending.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    fn skip(&self, ws: &Path) -> scan::Skip {
+        scan::Skip {
+            state_dir: self
+                .state_dir
+                .starts_with(ws)
+                .then(|| self.state_dir.clone()),
+        }
+    }
+
+    /// Record the workspace's files now; returns the snapshot's id. A home directory or the
+    /// root is refused: a snapshot would copy everything under it.
+    pub async fn snapshot(&self, ws: &Path) -> Result<String, String> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if ws == Path::new("/") || home.as_deref() == Some(ws) {
+            return Err(format!(
+                "{} is a home directory or the root; undo snapshots only project folders",
+                ws.display()
+            ));
+        }
+        let s = self.store(ws);
+        let _op = s.op.lock().await;
+        self.snapshot_locked(&s, ws).await
+    }
+
+    async fn snapshot_locked(&self, s: &Arc<WsStore>, ws: &Path) -> Result<String, String> {
+        let (objects, index, ws, skip) = (
+            s.objects.clone(),
+            s.index.clone(),
+            ws.to_path_buf(),
+            self.skip(ws),
+        );
+        tokio::task::spawn_blocking(move || {
+            crate::state_dir::ensure_dir(&objects.dir).map_err(|e| e.to_string())?;
+            let mut index = index.lock();
+            let m = scan::scan(&ws, &objects, &mut index, &skip)?;
+            pause_for_tests(&objects);
+            let id = objects
+                .put_manifest(&m)
+                .map_err(|e| format!("cannot store the snapshot: {e}"))?;
+            index.save(&objects);
+            Ok(id)
+        })
+        .await
+        .map_err(blocking_err)?
+    }
+
+    /// A snapshot's manifest, copying an earlier release's tree into the store first.
+    async fn manifest(&self, s: &WsStore, ws: &Path, id: &str) -> Result<Manifest, String> {
+        if legacy::is_legacy_id(id) {
+            let dir = legacy::store_dir(&self.state_dir, ws);
+            let m = legacy::import(&dir, id, &s.objects).await?;
+            s.objects
+                .put_manifest(&m)
+                .map_err(|e| format!("cannot store the snapshot: {e}"))?;
+            return Ok(m);
+        }
+        let objects = s.objects.clone();
+        let id = id.to_string();
+        tokio::task::spawn_blocking(move || objects.manifest(&id))
+            .await
+            .map_err(blocking_err)?
+    }
+
+    /// The paths that differ between two snapshots.
+    pub async fn changed(&self, ws: &Path, a: &str, b: &str) -> Result<Vec<String>, String> {
+        if a == b {
+            return Ok(Vec::new());
+        }
+        let s = self.store(ws);
+        let (ma, mb) = (
+            self.manifest(&s, ws, a).await?,
+            self.manifest(&s, ws, b).await?,
+        );
+        Ok(objects::changed(&ma, &mb))
+    }
+
+    /// What going from snapshot `from` to `to` changes: each path, restored or deleted.
+    pub async fn plan(&self, ws: &Path, from: &str, to: &str) -> Result<Vec<Change>, String> {
+        if from == to {
+            return Ok(Vec::new());
+        }
+        let s = self.store(ws);
+        let (mf, mt) = (
+            self.manifest(&s, ws, from).await?,
+            self.manifest(&s, ws, to).await?,
+        );
+        Ok(objects::changed(&mf, &mt)
+            .into_iter()
+            .map(|path| Change {
+                action: if mt.contains_key(&path) {
+                    "restored"
+                } else {
+                    "deleted"
+                },
+                path,
+            })
+            .collect())
+    }
+
+    /// Put the workspace's files of `changes` as they are in snapshot `to`, then record the
+    /// result (returned). Paths come from the store's own manifests, and every write goes
+    /// through a descriptor of the workspace that refuses links and `..`.
+    pub async fn apply(&self, ws: &Path, to: &str, changes: &[Change]) -> Result<String, String> {
+        let s = self.store(ws);
+        let _op = s.op.lock().await;
+        let target = self.manifest(&s, ws, to).await?;
+        let (objects, root, changes) = (s.objects.clone(), ws.to_path_buf(), changes.to_vec());
+        tokio::task::spawn_blocking(move || restore(&root, &objects, &target, &changes))
+            .await
+            .map_err(blocking_err)??;
+        self.snapshot_locked(&s, ws).await
+    }
+
+    /// Keep exactly `live` (snapshots still named by a run or a revert), what they hold, and
+    /// whatever was written within `keep_newer` (a snapshot taken but not recorded yet); remove
+    /// the rest. Returns the store's size in bytes afterwards. An earlier release's store goes
+    /// once none of `live` is in it.
+    pub async fn gc(
+        &self,
+        ws: &Path,
+        live: &[String],
+        keep_newer: Duration,
+    ) -> Result<u64, String> {
+        let s = self.store(ws);
+        let _op = s.op.lock().await;
+        let old = legacy::store_dir(&self.state_dir, ws);
+        if old.exists() && !live.iter().any(|t| legacy::is_legacy_id(t)) {
+            let _ = std::fs::remove_dir_all(&old);
+        }
+        let cutoff = std::time::SystemTime::now()
+            .checked_sub(keep_newer)
+            .unwrap_or(std::time::UNIX_EPOCH);
+        let (objects, index, live) = (s.objects.clone(), s.index.clone(), live.to_vec());
+        tokio::task::spawn_blocking(move || {
+            let size = objects.gc(&live, cutoff);
+            let mut index = index.lock();
+            index.load(&objects);
+            index.retain_stored(&objects);
+            index.save(&objects);
+            size
+        })
+        .await
+        .map_err(blocking_err)
+    }
+
+    /// Every store (this release's and an earlier one's), by directory.
+    pub fn stores(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&self.root)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.extend(legacy::stores(&self.state_dir));
+        v
+    }
+
+    /// Whether `dir` is a store of `ws`.
+    pub fn is_store_of(&self, dir: &Path, ws: &Path) -> bool {
+        self.dir_of(ws) == dir || legacy::store_dir(&self.state_dir, ws) == dir
+    }
+}
+
+/// Apply `changes` (deletions first, so a file can take the place of a deleted folder).
+fn restore(
+    root: &Path,
+    objects: &Objects,
+    to: &Manifest,
+    changes: &[Change],
+) -> Result<(), String> {
+    use crate::tools::beneath;
+    for c in changes.iter().filter(|c| c.action == "deleted") {
+        let p = checked(root, &c.path)?;
+        beneath::remove_file_and_empty_parents(root, &p)
+            .map_err(|e| format!("cannot delete {}: {e}", c.path))?;
+    }
+    for c in changes.iter().filter(|c| c.action == "restored") {
+        let p = checked(root, &c.path)?;
+        let Some(e) = to.get(&c.path) else {
+            continue;
+        };
+        let bytes = objects
+            .get(&e.hash)
+            .map_err(|err| format!("the snapshot's copy of {} is missing: {err}", c.path))?;
+        let done = match e.kind {
+            Kind::Symlink => beneath::replace_symlink(root, &p, &bytes),
+            Kind::Executable => beneath::replace_file(root, &p, &bytes, 0o755),
+            Kind::File => beneath::replace_file(root, &p, &bytes, 0o644),
+        };
+        done.map_err(|err| format!("cannot restore {}: {err}", c.path))?;
+    }
+    Ok(())
+}
+
+/// A manifest path as a path below `root`: relative, no `..`.
+fn checked(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    let p = Path::new(rel);
+    if p.is_absolute()
+        || p.components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(format!("{rel} is not a path inside the workspace"));
+    }
+    Ok(root.join(p))
+}
+
+/// Debug builds only: with `TW_TEST_SNAPSHOT_PAUSE=<file>` set, a snapshot whose files are
+/// stored waits before writing its manifest until that file is removed (a test kills the server
+/// there, mid-snapshot). It creates `<file>.reached` when it gets there.
+#[cfg(debug_assertions)]
+fn pause_for_tests(objects: &Objects) {
+    let Some(flag) = std::env::var_os("TW_TEST_SNAPSHOT_PAUSE").map(PathBuf::from) else {
+        return;
+    };
+    if !flag.exists() {
+        return;
+    }
+    let _ = objects;
+    let mut reached = flag.clone().into_os_string();
+    reached.push(".reached");
+    let _ = std::fs::write(&reached, b"");
+    while flag.exists() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn pause_for_tests(_objects: &Objects) {}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests")]
+mod tests {
+    use super::*;
+
+    fn base(name: &str) -> PathBuf {
+        let b = std::env::temp_dir().join(format!("tw-undo-{name}-{}", crate::util::new_id()));
+        std::fs::create_dir_all(&b).unwrap();
+        b
+    }
+
+    #[tokio::test]
+    async fn snapshot_revert_and_the_gitignore() {
+        let base = base("revert");
+        let ws = base.join("ws");
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::fs::create_dir_all(ws.join("node_modules/x")).unwrap();
+        std::fs::write(ws.join("node_modules/x/i.js"), "dep\n").unwrap();
+        std::fs::write(ws.join(".gitignore"), "ignored.txt\n").unwrap();
+        std::fs::write(ws.join("src/a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(ws.join("keep.txt"), "keep\n").unwrap();
+        std::fs::write(ws.join("run.sh"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(
+            ws.join("run.sh"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("keep.txt", ws.join("link")).unwrap();
+        let s = Snapshots::new(&base.join("state"));
+        let before = s.snapshot(&ws).await.unwrap();
+        assert_eq!(
+            s.snapshot(&ws).await.unwrap(),
+            before,
+            "same files, same id"
+        );
+        std::fs::write(ws.join("src/a.rs"), "fn a() { changed }\n").unwrap();
+        std::fs::create_dir_all(ws.join("new/deep")).unwrap();
+        std::fs::write(ws.join("new/deep/b.rs"), "new\n").unwrap();
+        std::fs::remove_file(ws.join("keep.txt")).unwrap();
+        std::fs::remove_file(ws.join("link")).unwrap();
+        std::fs::remove_file(ws.join("run.sh")).unwrap();
+        std::fs::write(ws.join("ignored.txt"), "not mine to revert\n").unwrap();
+        std::fs::write(ws.join("node_modules/x/i.js"), "changed dep\n").unwrap();
+        let after = s.snapshot(&ws).await.unwrap();
+        assert_ne!(before, after);
+        let changed = s.changed(&ws, &before, &after).await.unwrap();
+        assert_eq!(
+            changed,
+            ["keep.txt", "link", "new/deep/b.rs", "run.sh", "src/a.rs"]
+        );
+        let plan = s.plan(&ws, &after, &before).await.unwrap();
+        assert_eq!(plan.len(), 5);
+        let now = s.apply(&ws, &before, &plan).await.unwrap();
+        assert_eq!(now, before, "the files are as they were");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("src/a.rs")).unwrap(),
+            "fn a() {}\n"
+        );
+        assert_eq!(
+            std::fs::read_link(ws.join("link")).unwrap(),
+            Path::new("keep.txt")
+        );
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(ws.join("run.sh")).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o755);
+        assert!(!ws.join("new").exists(), "emptied folders go");
+        assert!(
+            ws.join("ignored.txt").exists(),
+            "ignored files are not touched"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join("node_modules/x/i.js")).unwrap(),
+            "changed dep\n"
+        );
+        // And forward again (redo).
+        let redo = s.plan(&ws, &before, &after).await.unwrap();
+        assert_eq!(s.apply(&ws, &after, &redo).await.unwrap(), after);
+        assert!(ws.join("new/deep/b.rs").exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A file rewritten with the same size within the same second is seen (the stat cache does
+    /// not trust entries that recent).
+    #[tokio::test]
+    async fn a_quick_same_size_rewrite_is_seen() {
+        let base = base("racy");
+        let ws = base.join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let s = Snapshots::new(&base.join("state"));
+        std::fs::write(ws.join("a.txt"), "aaaa").unwrap();
+        let one = s.snapshot(&ws).await.unwrap();
+        std::fs::write(ws.join("a.txt"), "bbbb").unwrap();
+        let two = s.snapshot(&ws).await.unwrap();
+        assert_ne!(one, two);
+        // A new server (an empty cache, the saved index) sees the same.
+        let again = Snapshots::new(&base.join("state"));
+        assert_eq!(again.snapshot(&ws).await.unwrap(), two);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A link swapped in for a folder does not let a revert write outside the workspace.
+    #[tokio::test]
+    async fn a_revert_never_writes_through_a_link() {
+        let base = base("links");
+        let ws = base.join("ws");
+        let outside = base.join("outside");
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(ws.join("sub/f.txt"), "mine\n").unwrap();
+        let s = Snapshots::new(&base.join("state"));
+        let before = s.snapshot(&ws).await.unwrap();
+        std::fs::write(ws.join("sub/f.txt"), "changed\n").unwrap();
+        let now = s.snapshot(&ws).await.unwrap();
+        let plan = s.plan(&ws, &now, &before).await.unwrap();
+        // The folder becomes a link to outside between the plan and the revert.
+        std::fs::remove_dir_all(ws.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join("sub")).unwrap();
+        assert!(s.apply(&ws, &before, &plan).await.is_err());
+        assert!(!outside.join("f.txt").exists(), "nothing written outside");
+        // A revert planned with the link in place replaces the link itself.
+        let now = s.snapshot(&ws).await.unwrap();
+        let plan = s.plan(&ws, &now, &before).await.unwrap();
+        assert_eq!(s.apply(&ws, &before, &plan).await.unwrap(), before);
+        assert!(!outside.join("f.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(ws.join("sub/f.txt")).unwrap(),
+            "mine\n"
+        );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// GC keeps the snapshots still named (and what they hold) and drops the rest.
+    #[tokio::test]
+    async fn gc_keeps_what_is_named_and_drops_the_rest() {
+        let base = base("gc");
+        let ws = base.join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let s = Snapshots::new(&base.join("state"));
+        std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+        let keep = s.snapshot(&ws).await.unwrap();
+        std::fs::write(ws.join("a.txt"), "two, never needed again\n").unwrap();
+        let drop = s.snapshot(&ws).await.unwrap();
+        std::fs::write(ws.join("a.txt"), "three\n").unwrap();
+        let now = s.snapshot(&ws).await.unwrap();
+        // Young objects survive a cautious GC…
+        s.gc(&ws, std::slice::from_ref(&keep), Duration::from_secs(3600))
+            .await
+            .unwrap();
+        assert!(s.plan(&ws, &drop, &keep).await.is_ok());
+        // …and go when old enough.
+        let size = s
+            .gc(&ws, &[keep.clone(), now.clone()], Duration::ZERO)
+            .await
+            .unwrap();
+        assert!(size > 0);
+        assert!(
+            s.plan(&ws, &drop, &keep).await.is_err(),
+            "the dropped snapshot is gone"
+        );
+        let back = s.plan(&ws, &now, &keep).await.unwrap();
+        assert_eq!(s.apply(&ws, &keep, &back).await.unwrap(), keep);
+        assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+        // The stat cache forgot what the collection removed: an unchanged file is stored again.
+        std::fs::write(ws.join("a.txt"), "two, never needed again\n").unwrap();
+        let again = s.snapshot(&ws).await.unwrap();
+        assert_eq!(again, drop);
+        let to_one = s.plan(&ws, &again, &keep).await.unwrap();
+        assert_eq!(s.apply(&ws, &keep, &to_one).await.unwrap(), keep);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A tree of an earlier release's git store is read and reverted to.
+    #[tokio::test]
+    async fn an_earlier_release_s_snapshot_is_still_reverted_to() {
+        let base = base("legacy");
+        let ws = base.join("ws");
+        std::fs::create_dir_all(ws.join("d")).unwrap();
+        std::fs::write(ws.join("d/a.txt"), "old\n").unwrap();
+        let state = base.join("state");
+        let git_dir = legacy::store_dir(&state, &ws);
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg(format!("--git-dir={}", git_dir.display()))
+                .arg(format!("--work-tree={}", ws.display()))
+                .args(args)
+                .current_dir(&ws)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        std::fs::create_dir_all(&git_dir).unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "--bare", "-q"])
+            .arg(&git_dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(init.success());
+        git(&["add", "-A"]);
+        let old = git(&["write-tree"]);
+        assert!(legacy::is_legacy_id(&old));
+        std::fs::write(ws.join("d/a.txt"), "new\n").unwrap();
+        let s = Snapshots::new(&state);
+        let now = s.snapshot(&ws).await.unwrap();
+        let plan = s.plan(&ws, &now, &old).await.unwrap();
+        assert_eq!(
+            plan,
+            [Change {
+                path: "d/a.txt".into(),
+                action: "restored"
+            }]
+        );
+        s.apply(&ws, &old, &plan).await.unwrap();
+        assert_eq!(
+            std::fs::read_to_string(ws.join("d/a.txt")).unwrap(),
+            "old\n"
+        );
+        // Once nothing names it, the old store goes.
+        s.gc(&ws, &[now], Duration::ZERO).await.unwrap();
+        assert!(!git_dir.exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

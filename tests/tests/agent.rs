@@ -402,7 +402,7 @@ async fn plan_agent_and_read_only_are_offered_no_effectful_tools() {
     for n in &names {
         assert!(
             matches!(
-                tradewind::tools::effect_of(n),
+                tradewind::agent::toolset::effect_of(n),
                 tradewind::protocol::Effect::Read | tradewind::protocol::Effect::Internal
             ),
             "{n} offered to the plan agent"

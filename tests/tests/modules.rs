@@ -16,6 +16,8 @@ use syn::visit::Visit;
 struct Graph {
     modules: BTreeSet<String>,
     edges: BTreeMap<String, BTreeSet<String>>,
+    /// For each edge, the first path that made it.
+    via: BTreeMap<(String, String), String>,
 }
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
@@ -224,6 +226,9 @@ fn graph_of(root: &Path) -> Graph {
             if let Some(t) = target
                 && &t != module
             {
+                g.via
+                    .entry((module.clone(), t.clone()))
+                    .or_insert_with(|| segs.join("::"));
                 g.edges.entry(module.clone()).or_default().insert(t);
             }
         }
@@ -338,11 +343,19 @@ fn check(krate: &str) -> Vec<String> {
     cycles(&g)
         .iter()
         .map(|c| {
+            let inside: BTreeSet<&String> = c.iter().collect();
+            let edges: Vec<String> = g
+                .via
+                .iter()
+                .filter(|((a, b), _)| inside.contains(a) && inside.contains(b))
+                .map(|((a, b), via)| format!("    {a} → {b} ({via})"))
+                .collect();
             format!(
-                "{krate}: {} modules in a cycle: {}\n  e.g. {}",
+                "{krate}: {} modules in a cycle: {}\n  e.g. {}\n  its edges:\n{}",
                 c.len(),
                 c.join(", "),
-                cycle_through(&g, c, &c[0])
+                cycle_through(&g, c, &c[0]),
+                edges.join("\n")
             )
         })
         .collect()

@@ -110,6 +110,7 @@ async fn suite(store: Store) {
                         run_id: None,
                         kind: "x".into(),
                         data: format!("{{\"type\":\"x\",\"t\":{t},\"i\":{i}}}"),
+                        ends_run: None,
                     };
                     match st.append_batch(&sid, &[e], &[]).await {
                         Ok(_) => break,
@@ -152,7 +153,8 @@ async fn suite(store: Store) {
                 &[NewEvent {
                     run_id: None,
                     kind: "x".into(),
-                    data: "{}".into()
+                    data: "{}".into(),
+                    ends_run: None,
                 }],
                 &[]
             )
@@ -170,6 +172,7 @@ async fn suite(store: Store) {
             } else {
                 format!("{{\"i\":{i}}}")
             },
+            ends_run: None,
         })
         .collect();
     let messages = vec![
@@ -264,17 +267,15 @@ async fn suite(store: Store) {
     );
     assert!(store.start_run(&rid).await.unwrap());
     assert!(!store.start_run(&rid).await.unwrap());
+    let end = |status| tradewind::store::RunEndRow {
+        run_id: rid.clone(),
+        status,
+        error: None,
+        usage: "{}".into(),
+    };
+    assert!(store.finish_run(&end(RunStatus::Completed)).await.unwrap());
     assert!(
-        store
-            .finish_run(&rid, RunStatus::Completed, None, Some("{}"))
-            .await
-            .unwrap()
-    );
-    assert!(
-        !store
-            .finish_run(&rid, RunStatus::Failed, None, None)
-            .await
-            .unwrap(),
+        !store.finish_run(&end(RunStatus::Failed)).await.unwrap(),
         "a terminal state is never left"
     );
     assert_eq!(
@@ -490,6 +491,7 @@ async fn suite(store: Store) {
             run_id: None,
             kind: (*k).into(),
             data: d.to_string(),
+            ends_run: None,
         })
         .collect();
     store.append_batch(&sid, &rows, &[]).await.unwrap();
@@ -669,6 +671,7 @@ async fn sqlite_event_log_is_checkpointed_off_the_commit_path() {
             run_id: None,
             kind: "x".into(),
             data: format!("{{\"type\":\"x\",\"i\":{i},\"pad\":\"{blob}\"}}"),
+            ends_run: None,
         })
         .collect();
     // 2 MB of events, then a pause longer than CHECKPOINT_EVERY and one more small batch, which

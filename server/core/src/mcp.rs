@@ -27,7 +27,7 @@ use crate::config::{McpServerDef, McpSettings};
 use crate::protocol::{
     KeyValueEntry, McpServerInfo, McpServerList, McpState, McpToolInfo, Part, TreeNode,
 };
-use crate::tools::{MAX_MODEL_TEXT, ToolOutput, bound_text};
+use crate::tools::output::{MAX_MODEL_TEXT, ToolOutput, bound_text};
 
 type Client = RunningService<rmcp::RoleClient, Watch>;
 
@@ -527,7 +527,7 @@ impl HubCall {
 
 /// The specs of the hub tools.
 pub fn hub_specs() -> Vec<crate::provider::ToolSpec> {
-    use crate::tools::args_schema;
+    use crate::tools::schema::args_schema;
     let spec = |name: &str, description: &str, parameters: Value| crate::provider::ToolSpec {
         name: name.into(),
         description: description.into(),
@@ -619,6 +619,8 @@ pub struct McpHub {
     pub allowed: bool,
     /// `--read-only`.
     pub blocked: bool,
+    /// The built-in tools' names: an MCP tool never takes one.
+    reserved: Vec<String>,
 }
 
 impl McpHub {
@@ -656,7 +658,14 @@ impl McpHub {
             workspace: workspace.to_path_buf(),
             allowed: settings.allow && !read_only,
             blocked: read_only,
+            reserved: Vec::new(),
         }
+    }
+
+    /// The names MCP tools must not take (the built-in tools').
+    pub fn reserve_names(mut self, names: impl IntoIterator<Item = String>) -> McpHub {
+        self.reserved.extend(names);
+        self
     }
 
     /// Add the servers of an approved workspace config; a name the user's config has keeps the
@@ -913,10 +922,7 @@ impl McpHub {
             .timeout
             .map_or(CALL_TIMEOUT, Duration::from_secs)
             .min(MAX_CALL_TIMEOUT);
-        let mut taken: Vec<String> = crate::tools::TOOLS
-            .iter()
-            .map(|t| t.name().to_string())
-            .collect();
+        let mut taken: Vec<String> = self.reserved.clone();
         taken.extend(HUB_TOOLS.iter().map(|t| t.to_string()));
         {
             let slots = self.slots.read();

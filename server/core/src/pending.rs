@@ -70,7 +70,7 @@ pub struct Waiter<'a> {
     pub timeout: Duration,
     pub cancel: &'a CancellationToken,
     /// The run's place in the global cap: given back while it waits.
-    pub slot: Option<&'a crate::runs::Slot>,
+    pub slot: Option<&'a crate::slot::Slot>,
     /// For a subagent: the sessions above it (parent first, root last), which hear
     /// `child_pending`.
     pub ancestors: &'a [String],

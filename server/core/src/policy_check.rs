@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::policy::{self, Context, Decision, Proposal};
 use crate::protocol::{PolicyCheckReport, PolicyCommand, PolicyDecision, PolicyReason};
-use crate::tools::{self, PrepareError};
+use crate::tools::PrepareError;
 
 /// Judge `tool` with `input` under `ctx`, with paths resolved by `paths`; a URL the call would
 /// reach is resolved and classified as for a run (`exempt`: the configured origins).
@@ -16,7 +16,7 @@ pub async fn check(
     paths: &policy::paths::PathPolicy,
     exempt: &[String],
 ) -> Result<PolicyCheckReport, PrepareError> {
-    let prepared = tools::prepare(tool, input, paths)?;
+    let prepared = crate::agent::toolset::prepare(tool, input, paths)?;
     let target = match &prepared.url {
         Some(u) => Some(
             crate::net::resolve(u, exempt)

@@ -11,14 +11,15 @@
 
 pub mod command;
 pub mod corpus;
+mod keys;
 pub mod lists;
 pub mod paths;
 pub mod secrets;
-mod shell;
-mod simple_line;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+
+pub use keys::*;
 
 use command::CommandAnalysis;
 use protocol::{Agent, ApprovalScope, Effect, Mode};
@@ -90,11 +91,6 @@ pub struct McpUse {
     pub hints: Vec<String>,
 }
 
-/// The grant key of one MCP tool in one version.
-pub fn mcp_key(m: &McpUse) -> String {
-    format!("mcp:{}/{}#{}", m.server, m.tool, m.version)
-}
-
 /// A network destination a call reaches (`webfetch` and each redirect it follows), resolved by
 /// the caller: the gate stays pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,11 +103,6 @@ pub struct NetUse {
     pub private: Option<String>,
     /// The URL's query string, if any: data may leave in it, so the approval shows it.
     pub query: Option<String>,
-}
-
-/// The grant key of a private-network destination.
-pub fn net_key(origin: &str) -> String {
-    format!("net:{origin}")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,31 +141,6 @@ impl Decision {
     }
 }
 
-pub fn effect_key(effect: Effect) -> String {
-    format!("effect:{}", effect.as_str())
-}
-
-/// Directory grants are scoped by access: a `write` grant covers reads too, never the reverse.
-pub fn dir_key(effect: Effect, dir: &std::path::Path) -> String {
-    let access = if effect == Effect::Write {
-        "write"
-    } else {
-        "read"
-    };
-    format!("dir:{access}:{}", dir.to_string_lossy())
-}
-
-fn dir_granted(grants: &HashSet<String>, effect: Effect, path: &std::path::Path) -> bool {
-    grants.iter().any(|g| {
-        let rest = match g.strip_prefix("dir:write:") {
-            Some(r) => Some(r),
-            None if effect != Effect::Write => g.strip_prefix("dir:read:"),
-            None => None,
-        };
-        rest.is_some_and(|d| path.starts_with(d))
-    })
-}
-
 /// Files that run code at login, at boot, or inside git: a write to them always asks (seed 003,
 /// "boot/autostart files"), like the command categories that never loosen.
 pub fn always_ask_path(p: &std::path::Path) -> Option<&'static str> {
@@ -195,13 +161,6 @@ pub fn always_ask_path(p: &std::path::Path) -> Option<&'static str> {
         return Some("Tradewind's project configuration (it can name tools and servers)");
     }
     None
-}
-
-pub fn command_key(command: &str) -> String {
-    format!(
-        "cmd:{}",
-        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(command.as_bytes()))
-    )
 }
 
 fn is_gated(effect: Effect) -> bool {
@@ -390,20 +349,6 @@ fn finish(
     }
 }
 
-/// The grant key of a prefix rule: the argv prefix as JSON.
-pub fn prefix_key(argv: &[String]) -> String {
-    format!(
-        "prefix:{}",
-        serde_json::to_string(argv).unwrap_or_else(|_| "[]".into())
-    )
-}
-
-/// The argv prefix a `prefix:` grant key stores.
-pub fn parse_prefix_key(key: &str) -> Option<Vec<String>> {
-    let v: Vec<String> = serde_json::from_str(key.strip_prefix("prefix:")?).ok()?;
-    (!v.is_empty()).then_some(v)
-}
-
 /// Programs that only filter text: in a pipeline after a covered command they need no rule of
 /// their own (`cargo test 2>&1 | tail -5`).
 const FILTERS: &[&str] = &[
@@ -531,11 +476,6 @@ fn outside_roots(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
         out.push(r);
     }
     out
-}
-
-/// The grant key of one file the user allowed (a hard-linked file, an environment file).
-pub fn file_key(p: &std::path::Path) -> String {
-    format!("file:{}", p.to_string_lossy())
 }
 
 /// Is this an environment file (`.env`, `.env.local`, not `.env.example`)?

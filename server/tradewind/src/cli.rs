@@ -181,7 +181,8 @@ fn mcp_hub(a: &crate::config::McpArgs) -> anyhow::Result<tradewind_core::mcp::Mc
         false,
         &cfg.workspace,
         sandbox.map(std::sync::Arc::new),
-    ))
+    )
+    .reserve_names(tradewind_core::agent::toolset::names()))
 }
 
 /// `tradewind mcp list`

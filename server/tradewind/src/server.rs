@@ -13,11 +13,10 @@ use crate::auth::AuthService;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::http::{AppState, Face, HostPolicy, router};
-use crate::runs::RunManager;
 use crate::services::Core;
 use crate::state_dir::StateDir;
 
-pub use crate::services::{agent_deps, open_store};
+pub use tradewind_core::app::open_store;
 
 /// A running server.
 pub struct Server {
@@ -176,9 +175,8 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         url: device_base_url(&cfg, addr, tls.is_some()),
     });
     let cfg = Arc::new(cfg);
-    let (deps, ended) = agent_deps(&cfg, &store, &events, !cfg.headless).await?;
-    let tasks = deps.tasks.clone();
-    let runs = RunManager::new(Arc::new(deps));
+    let (runs, ended) = tradewind_core::app::assemble(&cfg, &store, &events, !cfg.headless).await?;
+    let tasks = runs.deps().tasks.clone();
     runs.recover().await?;
     let lost = tasks.recover().await.map_err(|e| anyhow::anyhow!(e))?;
     if lost > 0 {

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::toolset;
 use super::{READ_BATCH, Turn, history::StoredParts};
 use crate::pending::{ApprovalRequest, Asked};
 use crate::policy::{self, Context, Decision, Proposal};
@@ -62,12 +63,12 @@ type Planned = Option<(Value, tools::Prepared)>;
 /// A read whose every path is inside the roots (needs no approval): parsed and prepared, ready
 /// to run alongside other such reads.
 fn plain_read(t: &Turn<'_>, c: &ToolCallReq) -> Option<(Value, tools::Prepared)> {
-    let d = tools::descriptor(&c.name)?;
+    let d = toolset::descriptor(&c.name)?;
     if d.effect() != Effect::Read || d.host() {
         return None;
     }
     let input: Value = serde_json::from_str(&c.arguments).ok()?;
-    let p = tools::prepare(&c.name, &input, &t.paths).ok()?;
+    let p = toolset::prepare(&c.name, &input, &t.paths).ok()?;
     p.paths.iter().all(|u| u.inside).then_some((input, p))
 }
 
@@ -121,7 +122,7 @@ async fn handle_call_inner(
     planned: Planned,
     in_history: bool,
 ) -> ToolOutput {
-    let effect = tools::effect_of(&call.name);
+    let effect = toolset::effect_of(&call.name);
     let (input, planned) = match planned {
         Some((input, p)) => (input, Some(p)),
         None => match serde_json::from_str(if call.arguments.trim().is_empty() {
@@ -179,7 +180,7 @@ fn prepare(
     input: &Value,
 ) -> Result<tools::Prepared, tools::PrepareError> {
     let allowed = t.deps.mcp.allowed;
-    if (!t.goal_tools && tools::OPT_IN.iter().any(|d| d.name() == name)) || t.hides(name) {
+    if (!t.goal_tools && toolset::OPT_IN.iter().any(|d| d.name() == name)) || t.hides(name) {
         return Err(tools::PrepareError::Unknown(name.to_string()));
     }
     if let Some(m) = t.mcp_tool(name) {
@@ -188,7 +189,7 @@ fn prepare(
     match t.mcp_hub_call(name, input) {
         Some(Ok(h)) => Ok(tools::Prepared::mcp_hub(t.deps.mcp.clone(), h, allowed)),
         Some(Err(e)) => Err(tools::PrepareError::Input(e)),
-        None => tools::prepare(name, input, &t.paths).map_err(|e| match e {
+        None => toolset::prepare(name, input, &t.paths).map_err(|e| match e {
             tools::PrepareError::Unknown(n) if n.starts_with("mcp_") => {
                 tools::PrepareError::McpNotOffered(n)
             }
@@ -237,7 +238,7 @@ async fn run_prepared(
         cancel: &t.run.cancel,
         call_id: &call.id,
         net: target.as_ref(),
-        turn: t,
+        host: t,
         call,
         input,
         effect: prepared.effect,
@@ -250,7 +251,7 @@ async fn run_prepared(
 /// stored before it runs.
 pub(crate) fn changes_files(effect: Effect, tool: &str) -> bool {
     matches!(effect, Effect::Write | Effect::Process | Effect::External)
-        || crate::subagents::STARTING.contains(&tool)
+        || toolset::descriptor(tool).is_some_and(|d| d.starts_subagent())
 }
 
 /// What the gate checks of a call besides its tool and effect.
@@ -487,8 +488,12 @@ async fn ask_user(
 /// A tool's own question to the user before it does something the gate allows by effect but
 /// the user must agree to (a memory every workspace will see): once, for the session, or not.
 /// A session grant of `key` answers it; a headless run or a call inside `execute` is refused.
-pub(crate) async fn confirm(ctx: &ToolCtx<'_>, reason: &str, key: &str) -> Result<(), ToolOutput> {
-    let t = ctx.turn;
+pub(crate) async fn confirm(
+    t: &Turn<'_>,
+    ctx: &ToolCtx<'_>,
+    reason: &str,
+    key: &str,
+) -> Result<(), ToolOutput> {
     if session_grants(t).await.contains(key) {
         return Ok(());
     }

@@ -8,6 +8,7 @@ pub mod coalesce;
 pub mod context;
 pub mod history;
 pub mod mentions;
+pub mod toolset;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -62,33 +63,28 @@ pub struct AgentDeps {
     /// Bumped by every revoke, so runs in flight re-read their grants.
     pub grants_epoch: std::sync::atomic::AtomicU64,
     /// Each workspace's file list, for `@` mentions.
-    pub files: Arc<crate::services::files::FileLists>,
+    pub files: Arc<crate::files::FileLists>,
     /// Origins the user configured (provider, search endpoint, `webfetch.allowHosts`): network
     /// tools may reach them even on a private address.
     pub net_exempt: Vec<String>,
     /// The web search provider (changed at run time through Settings).
-    pub websearch: parking_lot::RwLock<crate::config::WebSearchSettings>,
+    pub websearch: Arc<parking_lot::RwLock<crate::config::WebSearchSettings>>,
     /// Workspace snapshots around runs (undo).
     pub snapshots: Arc<crate::undo::Snapshots>,
     /// Images sent with prompts.
     pub attachments: Arc<crate::attachments::Attachments>,
     /// One change of a goal at a time (a report, a finished turn, the user's edit).
-    pub goal_lock: tokio::sync::Mutex<()>,
-    /// The scheduler these runs belong to (subagents queue their runs on it); set once by
-    /// `RunManager::new`.
-    pub runs: std::sync::OnceLock<std::sync::Weak<crate::runs::RunManager>>,
+    pub goal_lock: Arc<tokio::sync::Mutex<()>>,
+    /// The scheduler these runs belong to (subagents queue their runs on it); set once the
+    /// scheduler exists.
+    pub scheduler: crate::scheduler::SchedulerHandle,
     /// The sessions above each subagent `task` started (parent first): its runs start without
     /// reading them back.
-    pub lineages: parking_lot::Mutex<std::collections::HashMap<String, Vec<String>>>,
+    pub lineages: Arc<crate::subagents::Lineages>,
+    /// What tools may use of the services.
+    pub tools: Arc<crate::tools::ToolServices>,
     /// Web Push to closed apps (`None`: headless, or the key could not be read).
     pub push: Option<Arc<crate::push::Push>>,
-}
-
-impl AgentDeps {
-    /// The scheduler, while the server runs.
-    pub fn runs(&self) -> Option<Arc<crate::runs::RunManager>> {
-        self.runs.get().and_then(std::sync::Weak::upgrade)
-    }
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
@@ -106,13 +102,13 @@ pub struct RunSpec {
     /// `interrupted` with reason `shutdown`, not `cancelled`.
     pub server_stop: CancellationToken,
     /// The run's place in the global cap (given back while it only waits).
-    pub slot: Arc<crate::runs::Slot>,
+    pub slot: Arc<crate::slot::Slot>,
 }
 
 /// How a run ended, and whether the session's goal was active when it started (only then is
 /// the run one of the goal's turns).
-pub struct RunEnd {
-    pub outcome: RunOutcome,
+pub struct Finished {
+    pub end: crate::scheduler::RunEnd,
     pub goal_active: bool,
 }
 
@@ -228,8 +224,10 @@ impl Turn<'_> {
     /// text), the subagent tools at the deepest level.
     pub(crate) fn hides(&self, name: &str) -> bool {
         let depth = self.depth();
-        (depth > 0 && name == "exit_plan")
-            || (depth >= crate::subagents::MAX_DEPTH && crate::subagents::SPAWNING.contains(&name))
+        toolset::descriptor(name).is_some_and(|d| {
+            (depth > 0 && !d.in_subagents())
+                || (depth >= crate::subagents::MAX_DEPTH && d.subagents())
+        })
     }
 
     /// How deep below a session the user started this one is (0: started by the user).
@@ -326,8 +324,83 @@ impl Turn<'_> {
     }
 }
 
+impl crate::tools::ToolHost for Turn<'_> {
+    fn services(&self) -> &crate::tools::ToolServices {
+        &self.deps.tools
+    }
+    fn session(&self) -> &SessionRow {
+        &self.run.session
+    }
+    fn run_id(&self) -> &str {
+        &self.run.run_id
+    }
+    fn agent(&self) -> Agent {
+        self.agent
+    }
+    fn mode(&self) -> Mode {
+        self.mode
+    }
+    fn lineage(&self) -> &[String] {
+        &self.lineage
+    }
+    fn slot(&self) -> &crate::slot::Slot {
+        &self.run.slot
+    }
+    fn waiter(&self) -> crate::pending::Waiter<'_> {
+        Turn::waiter(self)
+    }
+    fn grants_contain(&self, key: &str) -> bool {
+        Turn::grants_contain(self, key)
+    }
+    fn gate_net<'a>(
+        &'a self,
+        ctx: &'a tools::ToolCtx<'a>,
+        input: serde_json::Value,
+        net: &'a crate::policy::NetUse,
+        once: HashSet<String>,
+    ) -> futures::future::BoxFuture<'a, Result<(), tools::ToolOutput>> {
+        Box::pin(async move {
+            let checked = calls::Gate {
+                paths: &[],
+                command: None,
+                net: Some(net),
+                mcp: None,
+            };
+            calls::gate(self, ctx.call, &input, ctx.effect, checked, once).await
+        })
+    }
+    fn confirm<'a>(
+        &'a self,
+        ctx: &'a tools::ToolCtx<'a>,
+        reason: &'a str,
+        key: &'a str,
+    ) -> futures::future::BoxFuture<'a, Result<(), tools::ToolOutput>> {
+        Box::pin(calls::confirm(self, ctx, reason, key))
+    }
+    fn nested<'a>(
+        &'a self,
+        call: &'a ToolCallReq,
+        advice: &'static str,
+    ) -> futures::future::BoxFuture<'a, tools::ToolOutput> {
+        Box::pin(async move {
+            // What the model may only call itself (it waits for the user, nests, or is a goal
+            // tool) is refused inside a snippet.
+            if !toolset::TOOLS
+                .iter()
+                .any(|d| d.name() == call.name && d.nested())
+            {
+                return tools::ToolOutput::err(
+                    "refused",
+                    format!("`{}` cannot be called from execute", call.name),
+                );
+            }
+            calls::handle_nested(self, call, advice).await
+        })
+    }
+}
+
 /// Execute one run to its end. Never panics on model or user input.
-pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
+pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
     let started = Instant::now();
     let agent = spec.session.agent;
     let mode = spec.session.mode;
@@ -337,7 +410,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
     let (history, complete) = load_history(deps, spec).await;
     let mut model = context::ModelMeta::of(deps, &spec.session);
     model.learn_window().await;
-    let lineage = crate::subagents::lineage_of(deps, &spec.session).await;
+    let lineage = crate::subagents::lineage_of(&deps.lineages, &deps.store, &spec.session).await;
     // A subagent works in its root's workspace, whose own run took the snapshot (its undo
     // covers what the subagent changed).
     let snapshot = lineage.is_empty() && snapshots_taken(deps, spec);
@@ -439,23 +512,15 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> RunEnd {
     // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
     // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
     // and reads the run finds it ended.
-    record_end(
-        deps,
-        spec,
-        EventPayload::RunFinished {
-            run_id: spec.run_id.clone(),
-            status: outcome.status,
-            error: outcome.error.clone(),
-            usage: outcome.usage,
-            duration_ms: started.elapsed().as_millis() as u64,
-            reason,
-        },
-    )
-    .await;
-    RunEnd {
-        outcome,
-        goal_active,
-    }
+    let end = crate::scheduler::RunEnd {
+        status: outcome.status,
+        reason,
+        usage: outcome.usage,
+        error: outcome.error,
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    record_end(deps, spec, &end).await;
+    Finished { end, goal_active }
 }
 
 /// The session's history as the model sees it: the cached one plus whatever was stored since
@@ -573,22 +638,20 @@ fn snapshot_after(deps: &AgentDeps, spec: &RunSpec) {
 
 /// Store the run's end. A full disk: keep trying in the background, so the run (and its
 /// session) end as soon as space returns instead of reading `running` until the next restart.
-async fn record_end(deps: &AgentDeps, spec: &RunSpec, end: EventPayload) {
-    if let Err(e) = deps
-        .events
-        .append(&spec.session.id, Some(&spec.run_id), &end)
-        .await
-    {
+async fn record_end(deps: &AgentDeps, spec: &RunSpec, end: &crate::scheduler::RunEnd) {
+    let (session, run) = (&spec.session.id, &spec.run_id);
+    if let Err(e) = deps.events.end_run(session, run, end, true).await {
         tracing::error!(error = %e, "cannot store the run's end; retrying in the background");
-        let (events, session, run) = (
+        let (events, session, run, end) = (
             deps.events.clone(),
-            spec.session.id.clone(),
-            spec.run_id.clone(),
+            session.clone(),
+            run.clone(),
+            end.clone(),
         );
         tokio::spawn(async move {
             for _ in 0..3600 {
                 tokio::time::sleep(END_RETRY_EVERY).await;
-                if events.append(&session, Some(&run), &end).await.is_ok() {
+                if events.end_run(&session, &run, &end, true).await.is_ok() {
                     tracing::info!(run = %run, "the run's end is stored");
                     return;
                 }
@@ -703,7 +766,7 @@ fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
     if let Some((_, specs)) = built.iter().find(|(k, _)| *k == key) {
         return specs.clone();
     }
-    let specs: Arc<[provider::ToolSpec]> = tools::TOOLS
+    let specs: Arc<[provider::ToolSpec]> = toolset::TOOLS
         .iter()
         .filter(|d| !d.interactive_only() || t.deps.interactive)
         .filter(|d| d.only_agent().is_none_or(|a| a == t.agent))
@@ -741,7 +804,7 @@ fn with_mcp(t: &Turn<'_>, built_in: &Arc<[provider::ToolSpec]>) -> Arc<[provider
     let specs = if !with_hub && !t.goal_tools && t.depth() == 0 {
         built_in.clone()
     } else {
-        let goal = tools::OPT_IN.iter().filter(|_| t.goal_tools);
+        let goal = toolset::OPT_IN.iter().filter(|_| t.goal_tools);
         built_in
             .iter()
             .filter(|s| !t.hides(&s.name))

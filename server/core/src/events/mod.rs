@@ -115,6 +115,8 @@ enum Item {
         run: Option<String>,
         kind: String,
         data: String,
+        /// A run's end, recorded on its row in the same transaction.
+        ends: Option<crate::store::RunEndRow>,
         done: Option<oneshot::Sender<StoreResult<Frame>>>,
     },
     Delta {
@@ -320,11 +322,64 @@ impl EventBus {
                 run: run.map(str::to_string),
                 kind: payload.kind().to_string(),
                 data,
+                ends: None,
                 done: Some(done),
             },
         );
         rx.await
             .map_err(|_| StoreError::Other(anyhow::anyhow!("the event writer stopped")))?
+    }
+
+    /// End a run: the one way every run ends, whatever ended it. `own`: the run's own loop
+    /// ends it, and its row is made final in the same transaction that stores its
+    /// `run_finished` (whoever hears the event and reads the run finds it ended, with no extra
+    /// write before the event). Otherwise (a run cancelled before it started, one whose task
+    /// died, one found interrupted at start) the row is made final first, and the event is
+    /// stored and sent only if it was not final already. Returns whether this call ended it. A
+    /// session deleted meanwhile still gets its run's row made final.
+    pub async fn end_run(
+        &self,
+        session: &str,
+        run: &str,
+        end: &crate::scheduler::RunEnd,
+        own: bool,
+    ) -> StoreResult<bool> {
+        let row = crate::store::RunEndRow {
+            run_id: run.to_string(),
+            status: end.status,
+            error: end
+                .error
+                .as_ref()
+                .and_then(|e| serde_json::to_string(e).ok()),
+            usage: serde_json::to_string(&end.usage).unwrap_or_else(|_| "{}".into()),
+        };
+        if !own && !self.store.finish_run(&row).await? {
+            return Ok(false);
+        }
+        let payload = end.event(run);
+        let data = serde_json::to_string(&payload).map_err(|e| anyhow::anyhow!(e))?;
+        let (done, rx) = oneshot::channel();
+        let ends = own.then(|| row.clone());
+        self.enqueue(
+            session,
+            Item::Event {
+                run: Some(run.to_string()),
+                kind: payload.kind().to_string(),
+                data,
+                ends,
+                done: Some(done),
+            },
+        );
+        let stored = rx
+            .await
+            .map_err(|_| StoreError::Other(anyhow::anyhow!("the event writer stopped")))?;
+        match stored {
+            Ok(_) => Ok(true),
+            // No session any more: nothing can carry the event; the run's row still ends.
+            Err(StoreError::NotFound) if own => Ok(self.store.finish_run(&row).await?),
+            Err(StoreError::NotFound) => Ok(true),
+            Err(e) => Err(e),
+        }
     }
 
     /// Queue an event without waiting for it to be stored (it is still stored before it is
@@ -337,6 +392,7 @@ impl EventBus {
                     run: run.map(str::to_string),
                     kind: payload.kind().to_string(),
                     data,
+                    ends: None,
                     done: None,
                 },
             ),
@@ -469,6 +525,7 @@ fn build_batch(items: Vec<Item>) -> Batch {
                     run_id: run,
                     kind: payload.kind().to_string(),
                     data,
+                    ends_run: None,
                 });
                 b.waiters.push(None);
             }
@@ -498,6 +555,7 @@ fn build_batch(items: Vec<Item>) -> Batch {
                 run,
                 kind,
                 data,
+                ends,
                 done,
             } => {
                 close(&mut b, &mut open);
@@ -505,6 +563,7 @@ fn build_batch(items: Vec<Item>) -> Batch {
                     run_id: run,
                     kind,
                     data,
+                    ends_run: ends,
                 });
                 b.waiters.push(done);
             }
@@ -702,6 +761,7 @@ mod tests {
                 run: None,
                 kind: "error".into(),
                 data: "{}".into(),
+                ends: None,
                 done: None,
             },
             delta("m1", DeltaKind::Text, "d"),

@@ -4,6 +4,7 @@
 //! with its diagrams.
 
 pub mod diagram;
+pub mod implement;
 
 use std::path::Path;
 
@@ -114,7 +115,7 @@ pub async fn publish(
     let mut files = Vec::new();
     let write = |rel: &str, bytes: &[u8]| -> anyhow::Result<ArtifactFile> {
         std::fs::create_dir_all(&dir)?;
-        crate::tools::fs::atomic_write(&dir, &dir.join(rel), bytes)?;
+        crate::tools::beneath::atomic_write(&dir, &dir.join(rel), bytes)?;
         Ok(ArtifactFile {
             path: rel.to_string(),
             size: bytes.len() as u64,

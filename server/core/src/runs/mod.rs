@@ -11,15 +11,15 @@ use parking_lot::Mutex;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{self, AgentDeps, RunOutcome, RunSpec};
-use crate::protocol::{EventPayload, RunStatus, RunTrigger, Usage};
-use crate::store::{PlanStatus, StoreResult};
+use crate::agent::{self, AgentDeps, RunSpec};
+use crate::protocol::{RunStatus, RunTrigger, StopReason, Usage, WireError};
+use crate::scheduler::{AfterRun, EndedRun, RunEnd};
+use crate::store::StoreResult;
 use crate::util::new_id;
 
-pub mod slot;
 pub mod wake;
 
-pub use slot::Slot;
+pub use crate::slot::Slot;
 
 /// Runs executing at once across all sessions.
 pub const MAX_CONCURRENT_RUNS: usize = 8;
@@ -57,6 +57,43 @@ pub struct RunManager {
     running: tokio_util::task::TaskTracker,
     /// Notified whenever a session's worker goes idle (wake-ups retry then).
     pub idle: tokio::sync::Notify,
+    /// Itself, for the scheduler interface (whose calls start workers on an `Arc`).
+    me: std::sync::OnceLock<std::sync::Weak<RunManager>>,
+    /// What follows each run's end, in order (an approved plan's implementation, then a
+    /// goal's next turn).
+    hooks: Vec<Arc<dyn AfterRun>>,
+}
+
+impl crate::scheduler::Scheduler for RunManager {
+    fn enqueue<'a>(
+        &'a self,
+        session: &'a crate::store::SessionRow,
+        trigger: RunTrigger,
+        text: &'a str,
+    ) -> futures::future::BoxFuture<'a, StoreResult<String>> {
+        Box::pin(async move {
+            match self.me.get().and_then(std::sync::Weak::upgrade) {
+                Some(me) => me.enqueue_on(session, trigger, text).await,
+                None => Err(crate::store::StoreError::Other(anyhow::anyhow!(
+                    "the scheduler is stopping"
+                ))),
+            }
+        })
+    }
+    fn is_busy(&self, session: &str) -> bool {
+        RunManager::is_busy(self, session)
+    }
+    fn idle(&self) -> &tokio::sync::Notify {
+        &self.idle
+    }
+    fn queued(&self, session: &str) -> bool {
+        self.lock()
+            .get(session)
+            .is_some_and(|s| !s.queue.is_empty())
+    }
+    fn stopping(&self) -> bool {
+        self.shutdown.is_cancelled()
+    }
 }
 
 impl RunManager {
@@ -67,7 +104,7 @@ impl RunManager {
         drop(self.deps.history.take(session_id));
     }
 
-    pub fn new(deps: Arc<AgentDeps>) -> Arc<RunManager> {
+    pub fn new(deps: Arc<AgentDeps>, hooks: Vec<Arc<dyn AfterRun>>) -> Arc<RunManager> {
         let rm = Arc::new(RunManager {
             deps,
             sessions: Mutex::new(HashMap::new()),
@@ -75,8 +112,13 @@ impl RunManager {
             shutdown: CancellationToken::new(),
             running: tokio_util::task::TaskTracker::new(),
             idle: tokio::sync::Notify::new(),
+            me: std::sync::OnceLock::new(),
+            hooks,
         });
-        let _ = rm.deps.runs.set(Arc::downgrade(&rm));
+        let _ = rm.me.set(Arc::downgrade(&rm));
+        let as_scheduler: Arc<dyn crate::scheduler::Scheduler> = rm.clone();
+        let weak = Arc::downgrade(&as_scheduler);
+        rm.deps.scheduler.set(weak);
         rm
     }
 
@@ -235,32 +277,9 @@ impl RunManager {
                     .spawn(async move { me.execute(&sid, q, cancel, slot).await });
                 if let Err(e) = handle.await {
                     tracing::error!(error = %e, run = %run_id, "run task died");
-                    let error = crate::protocol::WireError {
-                        code: "internal".into(),
-                        message: "the run stopped on an internal error".into(),
-                    };
-                    let err = serde_json::to_string(&error).ok();
-                    if self
-                        .deps
-                        .store
-                        .finish_run(&run_id, RunStatus::Failed, err.as_deref(), None)
-                        .await
-                        .unwrap_or(false)
-                    {
-                        let p = EventPayload::RunFinished {
-                            run_id: run_id.clone(),
-                            status: RunStatus::Failed,
-                            error: Some(error),
-                            usage: Usage::default(),
-                            duration_ms: 0,
-                            reason: None,
-                        };
-                        let _ = self
-                            .deps
-                            .events
-                            .append(&session_id, Some(&run_id), &p)
-                            .await;
-                    }
+                    let error = werr("internal", "the run stopped on an internal error");
+                    let end = RunEnd::at_once(RunStatus::Failed, None, Some(error));
+                    self.end(&session_id, &run_id, &end).await;
                 }
             } else {
                 self.finish_unstarted(&session_id, &q.run_id, RunStatus::Cancelled)
@@ -302,14 +321,12 @@ impl RunManager {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!(error = %e, "session vanished before its run");
-                let _ = store
-                    .finish_run(
-                        &q.run_id,
-                        RunStatus::Failed,
-                        Some("session not found"),
-                        None,
-                    )
-                    .await;
+                let error = werr(
+                    "not_found",
+                    "the session was deleted before the run started",
+                );
+                let end = RunEnd::at_once(RunStatus::Failed, None, Some(error));
+                self.end(session_id, &q.run_id, &end).await;
                 return;
             }
         };
@@ -325,52 +342,33 @@ impl RunManager {
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
-        let started = std::time::Instant::now();
-        let end = tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
-        self.implement_approved_plan(session_id, &q.run_id).await;
-        if end.goal_active {
-            self.continue_goal(session_id, q.trigger, &end.outcome, started.elapsed())
-                .await;
+        let done = tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
+        let ended = EndedRun {
+            session_id,
+            run_id: &q.run_id,
+            trigger: q.trigger,
+            end: &done.end,
+            goal_active: done.goal_active,
+        };
+        for hook in &self.hooks {
+            hook.after_run(&ended).await;
         }
     }
 
-    /// Count a finished run (begun while the goal was active) against the session's goal;
-    /// while the goal stays active and nothing else waits in the queue, its next turn starts
-    /// by itself. A run begun before the goal was set or resumed is not one of its turns:
-    /// `want_goal_turn` starts the turn after it.
-    async fn continue_goal(
-        self: &Arc<Self>,
-        session_id: &str,
-        trigger: RunTrigger,
-        outcome: &RunOutcome,
-        took: std::time::Duration,
-    ) {
-        let tokens = outcome.usage.input_tokens + outcome.usage.output_tokens;
-        let next = crate::goals::after_run(
-            &self.deps,
-            session_id,
-            trigger,
-            outcome.status,
-            tokens,
-            took.as_millis() as u64,
-        )
-        .await;
-        let text = match next {
-            Ok(Some(text)) => text,
-            Ok(None) => return,
+    /// End a run from outside its loop (see `EventBus::end_run`); a failure is logged.
+    async fn end(&self, session_id: &str, run_id: &str, end: &RunEnd) -> bool {
+        match self
+            .deps
+            .events
+            .end_run(session_id, run_id, end, false)
+            .await
+        {
+            Ok(ended) => ended,
             Err(e) => {
-                tracing::warn!(error = %e, "cannot account the run to the session's goal");
-                return;
+                tracing::error!(error = %e, run = %run_id, "cannot record the run's end");
+                false
             }
-        };
-        let waiting = self
-            .lock()
-            .get(session_id)
-            .is_some_and(|s| !s.queue.is_empty());
-        if waiting || self.shutdown.is_cancelled() {
-            return;
         }
-        self.enqueue_goal_turn(session_id, &text).await;
     }
 
     /// Queue a goal turn with its continuation prompt (a failure is logged: the goal waits).
@@ -385,73 +383,10 @@ impl RunManager {
         }
     }
 
-    /// When a plan run ends with an approved plan, the host switches the session to `build` and
-    /// starts the implementation turn with that plan (the tool itself never does).
-    async fn implement_approved_plan(self: &Arc<Self>, session_id: &str, run_id: &str) {
-        let store = &self.deps.store;
-        let Ok(plans) = store.approved_plans_of_run(run_id).await else {
-            return;
-        };
-        let Some(plan) = plans.into_iter().next() else {
-            return;
-        };
-        if !store
-            .transition_plan(
-                &plan.id,
-                PlanStatus::Approved,
-                PlanStatus::Implementing,
-                None,
-            )
-            .await
-            .unwrap_or(false)
-        {
-            return;
-        }
-        let text = match store.get_artifact(&plan.artifact_id).await {
-            Ok(a) => serde_json::from_str::<crate::plan::PlanRevision>(&a.meta)
-                .map(|r| r.plan)
-                .unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        let patch = crate::store::SessionPatch {
-            agent: Some(crate::protocol::Agent::Build),
-            ..Default::default()
-        };
-        match store.update_session(session_id, &patch).await {
-            Ok(row) => {
-                let session = crate::protocol::Session::from(row);
-                self.deps.events.session_updated(&session).await;
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot switch the session to build");
-                return;
-            }
-        }
-        let prompt = format!("Implement this approved plan exactly.\n\n{text}");
-        if let Err(e) = self.enqueue(session_id, RunTrigger::Plan, &prompt).await {
-            tracing::error!(error = %e, "cannot start the implementation run");
-        }
-    }
-
     async fn finish_unstarted(&self, session_id: &str, run_id: &str, status: RunStatus) {
-        if self
-            .deps
-            .store
-            .finish_run(run_id, status, None, None)
-            .await
-            .unwrap_or(false)
-        {
-            let p = EventPayload::RunFinished {
-                run_id: run_id.to_string(),
-                status,
-                error: None,
-                usage: Usage::default(),
-                duration_ms: 0,
-                reason: (status == RunStatus::Cancelled)
-                    .then_some(crate::protocol::StopReason::User),
-            };
-            let _ = self.deps.events.append(session_id, Some(run_id), &p).await;
-        }
+        let reason = (status == RunStatus::Cancelled).then_some(StopReason::User);
+        self.end(session_id, run_id, &RunEnd::at_once(status, reason, None))
+            .await;
     }
 
     /// Cancel a queued or active run. `Ok(false)`: the run had already ended.
@@ -627,35 +562,14 @@ impl RunManager {
                 output_tokens: crate::provider::estimate_tokens(streamed),
                 ..Usage::default()
             };
-            let error = crate::protocol::WireError {
-                code: "interrupted".into(),
-                message: "the server stopped during this run".into(),
+            let end = RunEnd {
+                status: RunStatus::Interrupted,
+                reason: Some(StopReason::Crash),
+                usage,
+                error: Some(werr("interrupted", "the server stopped during this run")),
+                duration_ms,
             };
-            let err = serde_json::to_string(&error).ok();
-            let usage_json = serde_json::to_string(&usage).ok();
-            if store
-                .finish_run(
-                    &r.id,
-                    RunStatus::Interrupted,
-                    err.as_deref(),
-                    usage_json.as_deref(),
-                )
-                .await?
-            {
-                let p = EventPayload::RunFinished {
-                    run_id: r.id.clone(),
-                    status: RunStatus::Interrupted,
-                    error: Some(error),
-                    usage,
-                    duration_ms,
-                    reason: Some(crate::protocol::StopReason::Crash),
-                };
-                let _ = self
-                    .deps
-                    .events
-                    .append(&r.session_id, Some(&r.id), &p)
-                    .await;
-            }
+            self.end(&r.session_id, &r.id, &end).await;
         }
         for r in store.list_runs_with_status(RunStatus::Queued).await? {
             let trigger = r.trigger;
@@ -690,5 +604,12 @@ impl RunManager {
         tokio::time::timeout(limit, self.running.wait())
             .await
             .is_ok()
+    }
+}
+
+fn werr(code: &str, message: &str) -> WireError {
+    WireError {
+        code: code.into(),
+        message: message.into(),
     }
 }

@@ -258,7 +258,7 @@ impl Core {
             Err(e) => Ok(crate::protocol::PolicyCheckReport {
                 decision: crate::protocol::PolicyDecision::Deny,
                 tool: p.tool.clone(),
-                effect: crate::tools::effect_of(&p.tool),
+                effect: crate::agent::toolset::effect_of(&p.tool),
                 reasons: vec![crate::protocol::PolicyReason {
                     code: e.code().to_string(),
                     message: e.to_string(),
@@ -373,7 +373,7 @@ impl Core {
         let grants = self.grant_set(id).await?;
         let c = &self.cfg;
         let ctx = self.gate_context(row.agent, row.mode, &grants);
-        let data = crate::tools::TOOLS
+        let data = crate::agent::toolset::TOOLS
             .iter()
             .map(|d| {
                 let (status, reason) = if d.only_agent().is_some_and(|a| a != row.agent) {

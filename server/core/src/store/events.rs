@@ -24,6 +24,18 @@ pub struct NewEvent {
     pub run_id: Option<String>,
     pub kind: String,
     pub data: String,
+    /// A `run_finished` event's end: the run's row is made final with it, in the same
+    /// transaction.
+    pub ends_run: Option<RunEndRow>,
+}
+
+/// What a run's row records of its end (`error` and `usage` as their JSON).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEndRow {
+    pub run_id: String,
+    pub status: crate::protocol::RunStatus,
+    pub error: Option<String>,
+    pub usage: String,
 }
 
 /// Batch inserts take the rows as one JSON array parameter, so each is a single prepared
@@ -230,20 +242,20 @@ fn events_json(events: &[NewEvent]) -> StoreResult<String> {
     Ok(serde_json::to_string(&arr).map_err(|e| anyhow::anyhow!(e))?)
 }
 
-/// The runs a batch ends, from its `run_finished` events: `[[run, status, error, usage], …]`
-/// with `error` and `usage` as the JSON text the run row stores (`error` null when none).
+/// The runs a batch ends, from its events' typed ends: `[[run, status, error, usage], …]`.
 fn ended_runs_json(events: &[NewEvent]) -> StoreResult<String> {
-    let mut arr: Vec<(String, String, Option<String>, String)> = Vec::new();
-    for e in events.iter().filter(|e| e.kind == "run_finished") {
-        let v: serde_json::Value = serde_json::from_str(&e.data).map_err(|e| anyhow::anyhow!(e))?;
-        let (Some(run), Some(status)) = (v["run_id"].as_str(), v["status"].as_str()) else {
-            continue;
-        };
-        let error = Some(&v["error"])
-            .filter(|e| !e.is_null())
-            .map(ToString::to_string);
-        arr.push((run.into(), status.into(), error, v["usage"].to_string()));
-    }
+    let arr: Vec<(&str, &str, &Option<String>, &str)> = events
+        .iter()
+        .filter_map(|e| e.ends_run.as_ref())
+        .map(|r| {
+            (
+                r.run_id.as_str(),
+                r.status.as_str(),
+                &r.error,
+                r.usage.as_str(),
+            )
+        })
+        .collect();
     Ok(serde_json::to_string(&arr).map_err(|e| anyhow::anyhow!(e))?)
 }
 
@@ -305,7 +317,7 @@ async fn postgres_batch(
             .execute(&mut *conn)
             .await?;
         rows = stored_rows(session_id, first, now, events);
-        if events.iter().any(|e| e.kind == "run_finished") {
+        if events.iter().any(|e| e.ends_run.is_some()) {
             sqlx::query(RUNS_POSTGRES)
                 .bind(now)
                 .bind(ended_runs_json(events)?)

@@ -98,23 +98,17 @@ impl Store {
         Ok(())
     }
 
-    /// Move a live run to a terminal status; false if it was already terminal.
-    pub async fn finish_run(
-        &self,
-        id: &str,
-        status: RunStatus,
-        error: Option<&str>,
-        usage: Option<&str>,
-    ) -> StoreResult<bool> {
+    /// Move a live run to its end; false if it had ended already.
+    pub async fn finish_run(&self, end: &super::RunEndRow) -> StoreResult<bool> {
         let n = sqlx::query(
             "UPDATE runs SET status = $1, error = $2, usage = $3, finished_at = $4 \
              WHERE id = $5 AND status IN ('queued', 'running')",
         )
-        .bind(status.as_str())
-        .bind(error)
-        .bind(usage)
+        .bind(end.status.as_str())
+        .bind(&end.error)
+        .bind(&end.usage)
         .bind(now_ms())
-        .bind(id)
+        .bind(&end.run_id)
         .execute(self.pool())
         .await?
         .rows_affected();

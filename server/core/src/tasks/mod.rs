@@ -18,11 +18,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 use utoipa::ToSchema;
 
+use crate::children::{ENV_ALLOW, GroupGuard, SHELL};
 use crate::config::TaskSettings;
 use crate::events::EventBus;
 use crate::protocol::{EventPayload, TaskStatus, TaskStopper};
 use crate::store::{Stopper, Store, StoreError, TaskRow};
-use crate::tools::process::{ENV_ALLOW, GroupGuard, SHELL};
 use crate::util::{new_id, now_ms};
 
 pub const MAX_COMMAND_CHARS: usize = 8000;

@@ -26,8 +26,6 @@ const STACK_LIMIT: usize = 1024 * 1024;
 const MAX_CODE_CHARS: usize = 50_000;
 /// Most characters of the result the model reads.
 const MAX_RESULT_CHARS: usize = 100_000;
-/// Tools a snippet cannot call (besides the opt-in ones, [`super::OPT_IN`]).
-const REFUSED: &[&str] = &["execute", "exit_plan", "ask_user_question"];
 
 /// What runs before the snippet: `callTool`, and the code generators taken away.
 const PRELUDE: &str = r#"
@@ -58,6 +56,7 @@ impl super::Tool for Execute {
     const NAME: &'static str = "execute";
     const EFFECT: Effect = Effect::Process;
     const DESCRIPTION: &'static str = "Run a JavaScript snippet that makes many tool calls in one step (e.g. read 20 files and sum their lines): `await callTool(name, input)` returns {ok, text}, with the same permission checks (a call needing approval is refused). The last expression is the result. At most 20 calls, 10 s; no eval, timers or I/O.";
+    const NESTED: bool = false;
     type Args = ExecuteArgs;
     type Call = String;
 
@@ -124,16 +123,12 @@ const NEVER_ASKS: &str = "a call inside execute never asks: make this call direc
 
 /// One nested call, as `{ok, text}` JSON.
 async fn nested(ctx: &ToolCtx<'_>, name: &str, input: String, n: usize) -> String {
-    let out = if REFUSED.contains(&name) || super::OPT_IN.iter().any(|d| d.name() == name) {
-        ToolOutput::err("refused", format!("`{name}` cannot be called from execute"))
-    } else {
-        let call = crate::provider::ToolCallReq {
-            id: format!("{}.{n}", ctx.call_id),
-            name: name.to_string(),
-            arguments: input,
-        };
-        crate::agent::calls::handle_nested(ctx.turn, &call, NEVER_ASKS).await
+    let call = crate::provider::ToolCallReq {
+        id: format!("{}.{n}", ctx.call_id),
+        name: name.to_string(),
+        arguments: input,
     };
+    let out = ctx.host.nested(&call, NEVER_ASKS).await;
     serde_json::json!({"ok": out.ok, "text": out.text}).to_string()
 }
 

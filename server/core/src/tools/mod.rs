@@ -11,9 +11,15 @@ pub mod beneath;
 pub mod execute;
 pub mod fs;
 pub mod git;
+pub mod goals;
+pub mod host;
+pub mod memory;
+pub mod output;
 pub mod process;
 pub mod prompts;
+pub mod schema;
 pub mod search;
+pub mod subagents;
 pub mod tasks;
 pub mod todo;
 pub mod web;
@@ -27,51 +33,17 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Turn;
 use crate::policy::PathUse;
 use crate::policy::command::CommandAnalysis;
 use crate::policy::paths::{PathError, PathPolicy};
-use crate::protocol::{Agent, Effect, Part};
+use crate::protocol::{Agent, Effect};
 use crate::provider::ToolSpec;
+pub use host::{ToolHost, ToolServices};
+pub use output::{MAX_MODEL_TEXT, ToolOutput, bound_text};
+pub use schema::args_schema;
 
 /// Files readable or editable by the file tools.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
-/// Text returned to the model per tool call.
-pub const MAX_MODEL_TEXT: usize = 32 * 1024;
-
-/// Every tool, in the order the model sees them.
-pub static TOOLS: &[&dyn DynTool] = &[
-    &fs::ReadFile,
-    &fs::ListFiles,
-    &search::SearchText,
-    &git::GitStatus,
-    &git::GitDiff,
-    &fs::WriteFile,
-    &fs::EditFile,
-    &process::RunProcess,
-    &process::Shell,
-    &tasks::BgRun,
-    &tasks::BgList,
-    &tasks::BgOutput,
-    &tasks::BgStop,
-    &prompts::AskUserQuestion,
-    &prompts::ExitPlan,
-    &todo::TodoWrite,
-    &web::WebFetch,
-    &websearch::WebSearch,
-    &execute::Execute,
-    &crate::memory::MemoryWrite,
-    &crate::memory::MemorySearch,
-    &crate::memory::MemoryDelete,
-    &crate::subagents::Task,
-    &crate::subagents::TaskStatus,
-    &crate::subagents::TaskWait,
-    &crate::subagents::SendMessage,
-];
-
-/// Tools offered only to some runs (the goal tools, while the session's goal is active): found
-/// by name like the others, never in the default list.
-pub static OPT_IN: &[&dyn DynTool] = &[&crate::goals::GetGoal, &crate::goals::UpdateGoal];
 
 /// One tool, defined once.
 pub trait Tool: Send + Sync + 'static {
@@ -87,6 +59,14 @@ pub trait Tool: Send + Sync + 'static {
     const ONLY_AGENT: Option<Agent> = None;
     /// Uses the run itself (waits for the user, starts tasks): never run alongside other calls.
     const HOST: bool = false;
+    /// A snippet of `execute` may call it.
+    const NESTED: bool = true;
+    /// Offered to a subagent (false: it answers its parent in text instead).
+    const IN_SUBAGENTS: bool = true;
+    /// Starts or follows subagents: not offered at the deepest level.
+    const SUBAGENTS: bool = false;
+    /// Sets a subagent working (it may change the workspace's files meanwhile).
+    const STARTS_SUBAGENT: bool = false;
 
     /// The arguments: their serde form is the parser, their JSON schema what the model sees.
     type Args: DeserializeOwned + JsonSchema;
@@ -130,24 +110,30 @@ pub struct ToolCtx<'a> {
     /// Where the call connects first ([`Gated::url`]), resolved and allowed by the gate: connect
     /// to these addresses only.
     pub net: Option<&'a crate::net::Target>,
-    pub(crate) turn: &'a Turn<'a>,
+    /// The run that made the call.
+    pub host: &'a dyn ToolHost,
     /// The call as the model made it (for a further approval, e.g. a redirect).
-    pub(crate) call: &'a crate::provider::ToolCallReq,
-    pub(crate) input: &'a Value,
-    pub(crate) effect: Effect,
+    pub call: &'a crate::provider::ToolCallReq,
+    pub input: &'a Value,
+    pub effect: Effect,
 }
 
 impl ToolCtx<'_> {
     /// Did the user allow this file for the session (its secrets are then shown unredacted)?
     pub fn file_allowed(&self, path: &std::path::Path) -> bool {
         let key = crate::policy::file_key(path);
-        self.turn.grants_contain(&key)
+        self.host.grants_contain(&key)
+    }
+
+    /// The services tools use.
+    pub fn services(&self) -> &ToolServices {
+        self.host.services()
     }
 
     /// Resolve a further destination of this call (a redirect) and pass it through the gate,
     /// asking if it is not public; the call's own effect is already allowed.
     pub async fn reach(&self, url: &url::Url) -> Result<crate::net::Target, ToolOutput> {
-        let target = crate::net::resolve(url, &self.turn.deps.net_exempt)
+        let target = crate::net::resolve(url, &self.services().net_exempt)
             .await
             .map_err(|e| ToolOutput::err("unreachable", e))?;
         let mut input = serde_json::json!({ "url": url.as_str() });
@@ -155,50 +141,8 @@ impl ToolCtx<'_> {
             input["redirectedFrom"] = first.clone();
         }
         let once = std::iter::once(crate::policy::effect_key(self.effect)).collect();
-        crate::agent::calls::gate(
-            self.turn,
-            self.call,
-            &input,
-            self.effect,
-            crate::agent::calls::Gate {
-                paths: &[],
-                command: None,
-                net: Some(&target.usage),
-                mcp: None,
-            },
-            once,
-        )
-        .await?;
+        self.host.gate_net(self, input, &target.usage, once).await?;
         Ok(target)
-    }
-}
-
-/// What a tool returns: the text the model sees, and display parts for the UI.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput {
-    pub ok: bool,
-    pub text: String,
-    pub parts: Vec<Part>,
-}
-
-impl ToolOutput {
-    pub fn ok(text: impl Into<String>) -> ToolOutput {
-        ToolOutput {
-            ok: true,
-            text: text.into(),
-            parts: Vec::new(),
-        }
-    }
-    pub fn err(code: &str, message: impl std::fmt::Display) -> ToolOutput {
-        ToolOutput {
-            ok: false,
-            text: format!("error [{code}]: {message}"),
-            parts: Vec::new(),
-        }
-    }
-    /// Pretty JSON for the model.
-    pub fn json<T: serde::Serialize>(v: &T) -> ToolOutput {
-        ToolOutput::ok(serde_json::to_string_pretty(v).unwrap_or_default())
     }
 }
 
@@ -334,6 +278,10 @@ pub trait DynTool: Send + Sync {
     fn interactive_only(&self) -> bool;
     fn only_agent(&self) -> Option<Agent>;
     fn host(&self) -> bool;
+    fn nested(&self) -> bool;
+    fn in_subagents(&self) -> bool;
+    fn subagents(&self) -> bool;
+    fn starts_subagent(&self) -> bool;
     /// The name, description and argument schema the model sees.
     fn spec(&self) -> ToolSpec;
     /// Parse the input with the same definition the schema came from, then prepare.
@@ -355,6 +303,18 @@ impl<T: Tool> DynTool for T {
     }
     fn host(&self) -> bool {
         T::HOST
+    }
+    fn nested(&self) -> bool {
+        T::NESTED
+    }
+    fn in_subagents(&self) -> bool {
+        T::IN_SUBAGENTS
+    }
+    fn subagents(&self) -> bool {
+        T::SUBAGENTS
+    }
+    fn starts_subagent(&self) -> bool {
+        T::STARTS_SUBAGENT
     }
     fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -379,114 +339,6 @@ impl<T: Tool> DynTool for T {
     }
 }
 
-/// The JSON schema of a tool's arguments as providers take it: subschemas inlined, no
-/// `$schema`/`title`, and an optional field typed as its value (it may simply be left out).
-pub fn args_schema<A: JsonSchema>() -> Value {
-    let settings = schemars::generate::SchemaSettings::draft07().with(|s| {
-        s.inline_subschemas = true;
-    });
-    let mut v = settings
-        .into_generator()
-        .into_root_schema_for::<A>()
-        .to_value();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-        o.remove("title");
-    }
-    strip_null(&mut v);
-    v
-}
-
-/// `{"type": ["string", "null"]}` → `{"type": "string"}`, `anyOf: [X, {"type": "null"}]` → X,
-/// everywhere: a field the model may omit needs no `null`.
-fn strip_null(v: &mut Value) {
-    match v {
-        Value::Object(o) => {
-            if let Some(Value::Array(types)) = o.get_mut("type") {
-                types.retain(|t| t != "null");
-                if types.len() == 1 {
-                    let t = types.remove(0);
-                    o.insert("type".into(), t);
-                }
-            }
-            if let Some(Value::Array(any)) = o.get("anyOf").cloned() {
-                let rest: Vec<Value> = any
-                    .into_iter()
-                    .filter(|s| s.get("type").and_then(Value::as_str) != Some("null"))
-                    .collect();
-                if rest.len() == 1
-                    && let Some(Value::Object(inner)) = rest.into_iter().next()
-                {
-                    o.remove("anyOf");
-                    for (k, val) in inner {
-                        o.entry(k).or_insert(val);
-                    }
-                }
-            }
-            if let Some(Value::Array(e)) = o.get_mut("enum") {
-                e.retain(|x| !x.is_null());
-            }
-            // A documented Rust enum comes out as `oneOf` string constants: one `enum` instead.
-            if let Some(values) = o.get("oneOf").and_then(string_choices) {
-                o.remove("oneOf");
-                o.insert("type".into(), "string".into());
-                o.insert("enum".into(), Value::Array(values));
-            }
-            if o.get("default").is_some_and(Value::is_null) {
-                o.remove("default");
-            }
-            // Rust's integer widths (`uint64`, `int32` …) are not JSON Schema formats.
-            if o.get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"))
-            {
-                o.remove("format");
-            }
-            for (_, child) in o.iter_mut() {
-                strip_null(child);
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_null),
-        _ => {}
-    }
-}
-
-/// The values of a `oneOf` whose every branch is a string `const` or string `enum`.
-fn string_choices(one_of: &Value) -> Option<Vec<Value>> {
-    let mut out = Vec::new();
-    for branch in one_of.as_array()? {
-        if branch.get("type").and_then(Value::as_str) != Some("string") {
-            return None;
-        }
-        match (branch.get("const"), branch.get("enum")) {
-            (Some(c), None) => out.push(c.clone()),
-            (None, Some(Value::Array(e))) => out.extend(e.iter().cloned()),
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
-pub fn descriptor(name: &str) -> Option<&'static dyn DynTool> {
-    TOOLS
-        .iter()
-        .chain(OPT_IN)
-        .copied()
-        .find(|t| t.name() == name)
-}
-
-/// The effect of a tool by name; unknown tools are `external`.
-pub fn effect_of(name: &str) -> Effect {
-    descriptor(name).map_or(Effect::External, |d| d.effect())
-}
-
-/// Validate a call and resolve everything the gate needs to see.
-pub fn prepare(name: &str, input: &Value, paths: &PathPolicy) -> Result<Prepared, PrepareError> {
-    descriptor(name)
-        .ok_or_else(|| PrepareError::Unknown(name.to_string()))?
-        .prepare(input, paths)
-}
-
 /// A path the call reads or writes, for the gate.
 pub fn use_of(r: &crate::policy::paths::Resolved) -> PathUse {
     PathUse {
@@ -504,137 +356,5 @@ pub fn dir_use(r: &crate::policy::paths::Resolved) -> PathUse {
         path: r.path.clone(),
         inside: r.inside,
         directory: r.path.clone(),
-    }
-}
-
-/// Head and tail of a long text with an explicit marker in between.
-pub fn bound_text(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let head = crate::util::truncate_str(s, max / 2);
-    let tail = crate::util::tail_str(s, max / 2);
-    let cut = s.len() - head.len() - tail.len();
-    format!("{head}\n[… {cut} bytes truncated …]\n{tail}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::{Map, json};
-
-    /// A value of the schema's type (the first enum value, a minimum, one item of an array).
-    fn sample(schema: &Value) -> Value {
-        if let Some(e) = schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-        {
-            return e.clone();
-        }
-        match schema.get("type").and_then(Value::as_str) {
-            Some("string") => json!("x"),
-            Some("integer") => json!(schema.get("minimum").and_then(Value::as_u64).unwrap_or(1)),
-            Some("number") => json!(1.0),
-            Some("boolean") => json!(true),
-            Some("array") => {
-                let n = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-                let item = schema.get("items").map(sample).unwrap_or(json!("x"));
-                Value::Array((0..n).map(|_| item.clone()).collect())
-            }
-            Some("object") => {
-                let mut m = Map::new();
-                for r in required(schema) {
-                    m.insert(r.clone(), sample(&schema["properties"][&r]));
-                }
-                Value::Object(m)
-            }
-            other => panic!("no sample for type {other:?} in {schema}"),
-        }
-    }
-
-    fn required(schema: &Value) -> Vec<String> {
-        schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// What the model is told and what the parser takes are one definition: every advertised
-    /// property is accepted, every required one is required, an unknown one is refused, and no
-    /// schema is left with a `$ref` or a `null` type a provider might choke on.
-    #[test]
-    fn every_tool_schema_agrees_with_its_parser() {
-        let paths = PathPolicy::new(
-            &std::env::temp_dir(),
-            &[],
-            &std::env::temp_dir().join("tw-no-state"),
-        );
-        for d in TOOLS {
-            let spec = d.spec();
-            let s = &spec.parameters;
-            let text = s.to_string();
-            assert!(
-                !text.contains("$ref") && !text.contains("\"null\""),
-                "{}: {text}",
-                d.name()
-            );
-            assert_eq!(s["type"], "object", "{}", d.name());
-            assert_eq!(
-                s["additionalProperties"],
-                false,
-                "{}: unknown fields must be refused",
-                d.name()
-            );
-            let props = s["properties"].as_object().cloned().unwrap_or_default();
-            let base = sample(s);
-            let parses = |v: &Value| !matches!(d.prepare(v, &paths), Err(PrepareError::Input(m)) if m.contains("unknown field") || m.contains("missing field") || m.contains("invalid type") || m.contains("unknown variant"));
-            assert!(
-                parses(&base),
-                "{}: its required fields {base} do not parse",
-                d.name()
-            );
-            for (name, p) in &props {
-                let mut v = base.clone();
-                v[name] = sample(p);
-                assert!(
-                    parses(&v),
-                    "{}: advertised `{name}` is refused ({v})",
-                    d.name()
-                );
-            }
-            for r in required(s) {
-                let mut v = base.clone();
-                v.as_object_mut().map(|o| o.remove(&r));
-                assert!(
-                    !parses(&v),
-                    "{}: `{r}` is required by the schema, not the parser",
-                    d.name()
-                );
-            }
-            let mut v = base.clone();
-            v["no_such_field"] = json!(1);
-            assert!(
-                !parses(&v),
-                "{}: the parser takes a field the schema does not name",
-                d.name()
-            );
-        }
-    }
-
-    #[test]
-    fn names_are_unique_and_unknown_tools_are_external() {
-        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name()).collect();
-        names.sort_unstable();
-        let n = names.len();
-        names.dedup();
-        assert_eq!(n, names.len());
-        assert_eq!(effect_of("no_such_tool"), Effect::External);
-        assert_eq!(effect_of("bg_run"), Effect::Process);
     }
 }

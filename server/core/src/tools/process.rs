@@ -15,24 +15,8 @@ use crate::policy::command;
 use crate::policy::paths::PathPolicy;
 use crate::protocol::{Effect, Part};
 
-/// The fixed shell.
-pub const SHELL: &str = "/bin/sh";
-/// Environment variables a child inherits; nothing else (no provider keys, no tokens).
-/// `SSH_AUTH_SOCK` passes through: keys stay usable through an agent (`git push` over SSH)
-/// without being readable, since the sandbox hides `~/.ssh`.
-pub const ENV_ALLOW: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TMPDIR",
-    "TZ",
-    "SHELL",
-    "SSH_AUTH_SOCK",
-];
+pub use crate::children::{ENV_ALLOW, GroupGuard, SHELL};
+
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
 /// Terminal part keeps the last 256 KB of each stream.
@@ -218,55 +202,6 @@ impl super::Tool for RunProcess {
     }
 }
 
-/// Kills the whole process group when dropped (cancellation drops the future).
-pub struct GroupGuard {
-    pgid: Option<i32>,
-}
-
-impl GroupGuard {
-    pub fn new(pid: u32) -> GroupGuard {
-        GroupGuard {
-            pgid: i32::try_from(pid).ok(),
-        }
-    }
-    /// Signal the group; SIGKILL first kills every descendant of the leader (the sandbox
-    /// helper adopts those that left the group with `setsid` or a double fork).
-    pub fn signal(&self, sig: rustix::process::Signal) {
-        match (self.pgid, sig) {
-            (Some(pgid), rustix::process::Signal::KILL) => {
-                crate::sandbox::kill_tree_and_group(pgid.unsigned_abs());
-            }
-            (Some(pgid), sig) => {
-                if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
-                    let _ = rustix::process::kill_process_group(pid, sig);
-                }
-            }
-            (None, _) => {}
-        }
-    }
-    pub fn disarm(&mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    /// SIGTERM first — the sandbox helper passes it to every descendant, `setsid` and double
-    /// forks included — and the hard stop of the whole tree a moment later.
-    fn drop(&mut self) {
-        let Some(pgid) = self.pgid.take() else { return };
-        let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
-            return;
-        };
-        if rustix::process::kill_process_group(pid, rustix::process::Signal::TERM).is_err() {
-            return; // the group is gone already
-        }
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            crate::sandbox::kill_tree_and_group(pid.as_raw_nonzero().get().unsigned_abs());
-        });
-    }
-}
-
 /// SIGTERM to the group (the sandbox helper then kills every descendant it adopted), SIGKILL
 /// after a second for whatever ignored it.
 async fn stop_group(
@@ -371,7 +306,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     let sandbox = if args.outside_sandbox.is_some() {
         None
     } else {
-        ctx.turn.deps.sandbox.as_deref()
+        ctx.services().sandbox.as_deref()
     };
     let mut cmd = command_for(&args, sandbox, &ctx.paths.workspace);
     let started = Instant::now();

@@ -61,6 +61,7 @@ impl super::Tool for AskUserQuestion {
     const DESCRIPTION: &'static str = "Ask the user 1 to 4 multiple-choice questions (2 to 4 options each, at most one marked recommended) when there is a real fork in the approach. Waits for the answers.";
     const INTERACTIVE_ONLY: bool = true;
     const HOST: bool = true;
+    const NESTED: bool = false;
     type Args = AskArgs;
     type Call = Vec<Question>;
 
@@ -70,8 +71,9 @@ impl super::Tool for AskUserQuestion {
     }
 
     async fn run(questions: Vec<Question>, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let t = ctx.turn;
-        if !t.deps.interactive {
+        let t = ctx.host;
+        let services = ctx.services();
+        if !services.interactive {
             return ToolOutput::err(
                 "no_interactive_ui",
                 "nobody can answer questions in this run; ask your question in plain text in your answer instead",
@@ -80,12 +82,12 @@ impl super::Tool for AskUserQuestion {
         let id = new_id();
         let req = QuestionRequest {
             id: id.clone(),
-            session_id: t.run.session.id.clone(),
-            run_id: t.run.run_id.clone(),
+            session_id: t.session().id.clone(),
+            run_id: t.run_id().to_string(),
             call_id: ctx.call_id.to_string(),
             questions,
         };
-        let answers = match t.deps.questions.ask(&t.waiter(), &id, &req).await {
+        let answers = match services.questions.ask(&t.waiter(), &id, &req).await {
             Asked::Answered(a) => a,
             Asked::Expired => {
                 return ToolOutput::err(
@@ -116,6 +118,8 @@ impl super::Tool for ExitPlan {
     const DESCRIPTION: &'static str = "Deliver your plan for review: Markdown (up to 60000 characters), an optional title, and up to 5 optional Mermaid diagrams {id (kebab-case), title, explanation, section (the plan heading it illustrates), type (overview|flow|components|architecture|sequence|data|state|other), mermaid}. Diagrams: flowchart/graph, sequenceDiagram, stateDiagram(-v2), erDiagram, classDiagram, gantt, mindmap, timeline or journey; at most 8 KB and about 40 nodes; no click/link/callback, href, URLs, HTML tags or %%{init}. Returns the user's decision.";
     const ONLY_AGENT: Option<Agent> = Some(Agent::Plan);
     const HOST: bool = true;
+    const NESTED: bool = false;
+    const IN_SUBAGENTS: bool = false;
     type Args = ExitPlanArgs;
     type Call = ExitPlanArgs;
 
@@ -129,19 +133,20 @@ impl super::Tool for ExitPlan {
     }
 
     async fn run(args: ExitPlanArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let t = ctx.turn;
-        if t.agent != Agent::Plan {
+        let t = ctx.host;
+        let services = ctx.services();
+        if t.agent() != Agent::Plan {
             return ToolOutput::err(
                 "permission_denied",
                 "exit_plan is only available to the plan agent",
             );
         }
-        let cfg = &t.deps.cfg;
+        let cfg = &services.cfg;
         let root = cfg.state_dir.join("artifacts");
         let published = plan::publish(
-            &t.deps.store,
+            &services.store,
             &root,
-            &t.run.session.id,
+            &t.session().id,
             &args,
             cfg.plan.max_diagrams,
         )
@@ -153,8 +158,8 @@ impl super::Tool for ExitPlan {
         let plan_id = new_id();
         let row = PlanRow {
             id: plan_id.clone(),
-            session_id: t.run.session.id.clone(),
-            run_id: t.run.run_id.clone(),
+            session_id: t.session().id.clone(),
+            run_id: t.run_id().to_string(),
             call_id: ctx.call_id.to_string(),
             artifact_id: artifact.id.clone(),
             revision: rev.revision,
@@ -173,8 +178,8 @@ impl super::Tool for ExitPlan {
             revision: rev.clone(),
         };
         let req = PlanRequest { row, event };
-        let plans = &t.deps.plans;
-        let asked = if !t.deps.interactive || cfg.read_only {
+        let plans = &services.plans;
+        let asked = if !services.interactive || cfg.read_only {
             let unavailable = (PlanDecision::Unavailable, None);
             match plans
                 .settle_at_once(&t.waiter(), &plan_id, &req, unavailable)
@@ -192,8 +197,7 @@ impl super::Tool for ExitPlan {
             Asked::Failed(e) => return ToolOutput::err("internal", e),
         };
         // What the browser could not draw reaches the model with the decision.
-        let render_errors = t
-            .deps
+        let render_errors = services
             .store
             .get_plan(&plan_id)
             .await

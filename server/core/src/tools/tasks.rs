@@ -21,7 +21,7 @@ fn task_err(e: TaskError) -> ToolOutput {
 
 /// Tasks belong to the top-level session.
 fn owner(ctx: &ToolCtx<'_>) -> String {
-    let s = &ctx.turn.run.session;
+    let s = ctx.host.session();
     s.parent_id.clone().unwrap_or_else(|| s.id.clone())
 }
 
@@ -73,7 +73,7 @@ impl super::Tool for BgRun {
     }
 
     async fn run(c: BgRunCall, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let deps = ctx.turn.deps;
+        let deps = ctx.services();
         let started = deps
             .tasks
             .start(
@@ -128,8 +128,7 @@ impl super::Tool for BgList {
     async fn run(a: BgListArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
         let limit = a.limit.unwrap_or(20).clamp(1, 50);
         match ctx
-            .turn
-            .deps
+            .services()
             .store
             .list_tasks(&owner(ctx), a.status, limit)
             .await
@@ -170,7 +169,7 @@ impl super::Tool for BgOutput {
     }
 
     async fn run(a: BgOutputArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let tasks = &ctx.turn.deps.tasks;
+        let tasks = &ctx.services().tasks;
         let row = match tasks.get_for(&owner(ctx), &a.id).await {
             Ok(row) => row,
             Err(e) => return task_err(e),
@@ -204,7 +203,7 @@ impl super::Tool for BgStop {
     }
 
     async fn run(id: String, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let tasks = &ctx.turn.deps.tasks;
+        let tasks = &ctx.services().tasks;
         match tasks.stop(Some(&owner(ctx)), &id, TaskStopper::Model).await {
             Ok(row) => ToolOutput::json(&TaskInfo::from(row)),
             Err(e) => task_err(e),

@@ -78,7 +78,7 @@ impl super::Tool for WebSearch {
     }
 
     async fn run(query: String, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let deps = ctx.turn.deps;
+        let deps = ctx.services();
         let settings = deps.websearch.read().clone();
         let key = stored_key(&deps.store).await;
         let client = match CLIENT.get() {

@@ -85,3 +85,27 @@ where
         }
     }
 }
+
+/// A seq (or byte offset) given in a query: `min..=2^53 − 1`, else 422 naming the parameter.
+pub(crate) fn seq_param(
+    name: &str,
+    v: Option<i64>,
+    min: i64,
+) -> crate::error::ApiResult<Option<i64>> {
+    match v {
+        Some(n) if !(min..=crate::protocol::MAX_SAFE_INTEGER).contains(&n) => Err(
+            ApiError::Validation(format!("{name} must be between {min} and 2^53 - 1")),
+        ),
+        v => Ok(v),
+    }
+}
+
+pub(crate) fn limit_of(l: Option<i64>, default: i64, max: i64) -> crate::error::ApiResult<i64> {
+    match l {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(_) => Err(ApiError::Validation(format!(
+            "limit must be between 1 and {max}"
+        ))),
+    }
+}

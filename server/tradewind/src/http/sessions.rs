@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::extract::{ApiJson, ApiQuery};
+use super::extract::{ApiJson, ApiQuery, limit_of, seq_param};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{
     CreateSessionParams, EventPage, Message, MessagePage, PatchSessionParams, PendingApproval,
@@ -60,26 +60,6 @@ pub(crate) fn is_ulid(s: &str) -> bool {
     s.len() == 26
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b.is_ascii_uppercase() && !b"ILOU".contains(&b)))
-}
-
-/// A seq (or byte offset) given in a query: `min..=2^53 − 1`, else 422 naming the parameter.
-pub(crate) fn seq_param(name: &str, v: Option<i64>, min: i64) -> ApiResult<Option<i64>> {
-    match v {
-        Some(n) if !(min..=crate::protocol::MAX_SAFE_INTEGER).contains(&n) => Err(
-            ApiError::Validation(format!("{name} must be between {min} and 2^53 - 1")),
-        ),
-        v => Ok(v),
-    }
-}
-
-fn limit_of(l: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
-    match l {
-        None => Ok(default),
-        Some(n) if (1..=max).contains(&n) => Ok(n),
-        Some(_) => Err(ApiError::Validation(format!(
-            "limit must be between 1 and {max}"
-        ))),
-    }
 }
 
 /// List sessions, most recent activity first.

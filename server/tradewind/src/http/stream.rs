@@ -65,7 +65,7 @@ pub async fn stream_events(
     ApiQuery(q): ApiQuery<StreamQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let after_param = super::sessions::seq_param("after", q.after, 0)?;
+    let after_param = super::extract::seq_param("after", q.after, 0)?;
     let after = match headers.get("last-event-id") {
         Some(v) => v
             .to_str()

@@ -44,7 +44,7 @@ pub async fn usage_report(
     ApiQuery(q): ApiQuery<UsageQuery>,
 ) -> ApiResult<axum::Json<UsageReport>> {
     for (name, v, min) in [("from", q.from, 0), ("to", q.to, 1)] {
-        super::sessions::seq_param(name, v, min)?;
+        super::extract::seq_param(name, v, min)?;
     }
     let report = state
         .usage_report(

@@ -1204,6 +1204,7 @@ async fn events() {
                     run_id: Some("R".into()),
                     kind: p.kind().to_string(),
                     data: serde_json::to_string(&p).unwrap(),
+                    ends_run: None,
                 });
             }
             msgs.push(tradewind::store::NewMessage {
@@ -1816,6 +1817,7 @@ async fn fts() {
                     run_id: None,
                     kind: kind.into(),
                     data: data.to_string(),
+                    ends_run: None,
                 }
             })
             .collect();

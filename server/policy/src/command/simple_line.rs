@@ -8,8 +8,8 @@
 //! tree-sitter walk uses, in the same order, so both give the same analysis (the tests hold
 //! them equal over the gate's corpus and thousands of generated lines).
 
-use crate::command::Acc;
-use crate::shell::{Stdin, Word, is_name, simple_command, target};
+use super::Acc;
+use super::{Stdin, Word, is_name, simple_command, target};
 
 #[derive(Debug, Default)]
 pub(crate) struct Cmd {
@@ -278,7 +278,7 @@ mod tests {
         let mut a = Acc::default();
         a.controls(&src.replace('\n', " "));
         a.mentions(src);
-        crate::shell::analyze_tree(src, &mut a, 0);
+        crate::command::analyze_tree(src, &mut a, 0);
         (fast, a.finish())
     }
 

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser};
 
-use crate::command::{Acc, Danger, MAX_DEPTH, q};
+use super::{Acc, Danger, MAX_DEPTH, q};
 
 /// Longer lines are not parsed: they are opaque.
 const MAX_LEN: usize = 128 * 1024;
@@ -57,8 +57,8 @@ pub(crate) fn analyze(src: &str, a: &mut Acc, depth: u8) {
         a.flag(Danger::Opaque, "it is too long to analyse");
         return;
     }
-    if let Some(line) = crate::simple_line::lex(src) {
-        crate::simple_line::walk(line, a, depth);
+    if let Some(line) = super::simple_line::lex(src) {
+        super::simple_line::walk(line, a, depth);
         return;
     }
     analyze_tree(src, a, depth);
@@ -700,7 +700,7 @@ pub(crate) fn target(a: &mut Acc, op: &str, w: &Word) {
         return;
     }
     if !matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr") {
-        crate::command::write_checks(a, "the redirection", t);
+        super::write_checks(a, "the redirection", t);
     }
 }
 
@@ -726,7 +726,7 @@ pub(crate) fn simple_command(
         for w in words {
             a.mentions(&w.text);
         }
-        crate::command::simple(a, words, input, depth);
+        super::simple(a, words, input, depth);
     }
 }
 

@@ -123,7 +123,7 @@ impl Attachments {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

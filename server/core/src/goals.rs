@@ -1,4 +1,4 @@
-//! Working towards a goal (seed 000, "Trabajar hacia un objetivo"): while a session's goal is
+//! Working towards a goal: while a session's goal is
 //! active and budget remains, a new turn starts by itself after each one (trigger `goal`). The
 //! model has two tools and nothing else: `get_goal` reads it, `update_goal` reports it
 //! `complete` (with evidence) or `blocked` (repeated with new evidence on consecutive turns

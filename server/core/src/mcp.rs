@@ -3,7 +3,7 @@
 //! or the user connects one (`POST /api/mcp/servers/{name}/connect`). A stdio server runs in the
 //! process sandbox with a cleared environment (only `envAllow` names pass); an HTTP server gets
 //! the configured headers. Each connection's tools are offered as `mcp_<server>_<tool>` from the
-//! next model turn, with effect `external`; the gate asks for every call (seed 003), a grant
+//! next model turn, with effect `external`; the gate asks for every call (MCP never loosens), a grant
 //! covering one tool in one version (description and schema), so a server that changes a tool
 //! is asked about again.
 //!
@@ -1297,7 +1297,7 @@ pub fn tool_name(server: &str, tool: &str, taken: &[String]) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

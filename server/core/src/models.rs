@@ -246,7 +246,7 @@ pub fn cost(u: &Usage, price: Option<Price>) -> Option<f64> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

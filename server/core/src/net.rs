@@ -186,7 +186,7 @@ pub async fn resolve(url: &Url, exempt: &[String]) -> Result<Target, String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

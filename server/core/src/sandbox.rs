@@ -544,7 +544,7 @@ fn descendants(root: u32) -> Vec<u32> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -125,7 +125,7 @@ pub fn read(workspace: &Path) -> Option<WorkspaceConfig> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -1,8 +1,9 @@
 //! THE gate. `decide` is the only function that says allow / ask / deny for a proposed tool
 //! call — model calls, user `!commands` and nested calls alike. It is pure (no I/O), so the
 //! whole truth table is unit-tested, and it fails closed: an unknown tool is `external`, a
-//! missing interactive UI turns `ask` into `deny`, and the categories of seed 003 that never
-//! loosen keep asking in `full` mode unless the server was started with `--yolo`.
+//! missing interactive UI turns `ask` into `deny`, and the categories that never loosen
+//! (recursive deletes, the network, becoming administrator, installing packages, boot and
+//! autostart files) keep asking in `full` mode unless the server was started with `--yolo`.
 //!
 //! Order of checks (first that applies wins): `--read-only` and the plan agent remove
 //! write/process/external; hard-denied paths; paths outside every root (directory approval comes
@@ -74,7 +75,7 @@ pub struct Proposal<'a> {
     pub mcp: Option<&'a McpUse>,
 }
 
-/// A call of a tool an MCP server offers. MCP never loosens (seed 003): interactive, every call
+/// A call of a tool an MCP server offers. MCP never loosens (like the network): interactive, every call
 /// asks unless this very tool — same server, same description and schema — was allowed for the
 /// session; headless, only with `--allow-mcp` (and `--allow-external`, the effect's own check).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,8 +142,8 @@ impl Decision {
     }
 }
 
-/// Files that run code at login, at boot, or inside git: a write to them always asks (seed 003,
-/// "boot/autostart files"), like the command categories that never loosen.
+/// Files that run code at login, at boot, or inside git: a write to them always asks, like the
+/// command categories that never loosen (a boot or autostart file is one of them).
 pub fn always_ask_path(p: &std::path::Path) -> Option<&'static str> {
     if lists::is_startup_location(&p.to_string_lossy()) {
         return Some("a shell startup or autostart file");
@@ -167,7 +168,8 @@ fn is_gated(effect: Effect) -> bool {
     matches!(effect, Effect::Write | Effect::Process | Effect::External)
 }
 
-/// The mode table of seed 000 ("Modos de permisos").
+/// The mode table: `ask` runs reads only, `auto` adds writes, `full` adds processes and the
+/// network (each still under the startup ceiling).
 pub fn mode_allows(mode: Mode, effect: Effect) -> bool {
     match effect {
         Effect::Read | Effect::Internal => true,
@@ -535,7 +537,7 @@ fn sensitive_files(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
 }
 
 /// 2b. A command naming a hard-denied path (`~/.ssh`, keys, the state dir, `/proc/*/environ`…)
-/// is denied, never asked, unless `--yolo` (seed 003): the file tools' rule holds for processes.
+/// is denied, never asked, unless `--yolo`: the file tools' rule holds for processes.
 fn hard_denied_command(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let a = p
         .command
@@ -637,7 +639,8 @@ fn startup_write(ctx: &Context<'_>, p: &Proposal<'_>) -> Vec<Reason> {
         .collect()
 }
 
-/// 5. Categories that never loosen (seed 003): still ask, unless --yolo.
+/// 5. Categories that never loosen (recursive deletes, the network, administrator, installs,
+///    boot files): still ask, unless --yolo.
 fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let a = p.command.filter(|a| a.never_loosens() && !ctx.yolo)?;
     let key = command_key(p.command_text.unwrap_or(""));

@@ -29,7 +29,8 @@ pub const STARTUP_FRAGMENTS: &[&str] = &[
     ".local/share/systemd",
 ];
 
-/// Directories that are never read or written, whatever is approved (seed 003).
+/// Directories that are never read or written, whatever is approved: a hard deny no answer
+/// can lift.
 pub const HARD_DENY_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", ".azure"];
 
 /// Credential files by name, never read or written: login and token stores of git, curl, ftp,

@@ -1,4 +1,4 @@
-//! The seed's truth tables as a scenario matrix: every effect × mode × ceiling × agent ×
+//! The permission truth tables as a scenario matrix: every effect × mode × ceiling × agent ×
 //! interactive/headless × read-only combination.
 
 use std::collections::HashSet;

@@ -113,7 +113,8 @@ pub enum Agent {
     Plan,
 }
 
-/// Permission mode of a session (seed 000, "Modos de permisos").
+/// Permission mode of a session: `ask` (only reads run without asking), `auto` (writes too),
+/// `full` (processes and the network too; the categories that never loosen still ask).
 #[derive(
     Debug,
     Clone,
@@ -1363,7 +1364,7 @@ pub enum PlanDecision {
 }
 
 impl PlanDecision {
-    /// What the tool result tells the model (seed 000, "Entregar un plan").
+    /// What the tool result tells the model about the user's decision on a plan.
     pub fn message(self) -> &'static str {
         match self {
             PlanDecision::Approved => {
@@ -2016,7 +2017,7 @@ pub struct ModelsQuery {
     pub provider: Option<String>,
 }
 
-/// A web search provider (seed 000, "Buscar en la web").
+/// A web search provider (`websearch` sends the query there).
 #[derive(
     Debug,
     Clone,
@@ -2245,7 +2246,7 @@ pub struct SessionPermissions {
     pub grants: Vec<GrantInfo>,
 }
 
-/// One tool as a session sees it now (seed 000's `/tools`).
+/// One tool as a session sees it now (what `/tools` lists: offered or not, and why).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ToolStatus {
     pub name: String,
@@ -2307,21 +2308,30 @@ mod whole {
     /// A present field: `Some(value)`, with `null` as `Some(None)` (absent is `None`, by
     /// `#[serde(default)]`). Finite and within 0..=1,000,000.
     /// A present field: `Some(value)`, `null` as `Some(None)`.
-    #[allow(clippy::option_option)]
+    #[expect(
+        clippy::option_option,
+        reason = "absent, null and a value mean three things in a PATCH body"
+    )]
     pub fn some_effort<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<Option<Option<super::ReasoningEffort>>, D::Error> {
         Ok(Some(Option::<super::ReasoningEffort>::deserialize(d)?))
     }
 
-    #[allow(clippy::option_option)]
+    #[expect(
+        clippy::option_option,
+        reason = "absent, null and a value mean three things in a PATCH body"
+    )]
     pub fn some_string<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<Option<Option<String>>, D::Error> {
         Ok(Some(Option::<String>::deserialize(d)?))
     }
 
-    #[allow(clippy::option_option)]
+    #[expect(
+        clippy::option_option,
+        reason = "absent, null and a value mean three things in a PATCH body"
+    )]
     pub fn some_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
         let v = Option::<f64>::deserialize(d)?;
         if let Some(f) = v

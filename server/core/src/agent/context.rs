@@ -508,7 +508,6 @@ async fn collect(t: &mut Turn<'_>, req: ChatRequest) -> Result<(String, Usage), 
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::provider::ToolCallReq;

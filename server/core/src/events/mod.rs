@@ -665,7 +665,7 @@ mod tests {
     }
 
     #[tokio::test]
-    #[allow(clippy::unwrap_used)]
+    #[expect(clippy::unwrap_used, reason = "tests fail loudly")]
     async fn posts_are_stored_in_order_and_idle_channels_are_released() {
         let dir = std::env::temp_dir().join(format!("tw-events-{}", crate::util::new_id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -174,7 +174,7 @@ impl Provider for Missing {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::expect_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -366,7 +366,7 @@ impl Core {
     }
 
     /// Every tool as the session sees it now: enabled (runs without asking), ask or disabled,
-    /// and why (seed 000's `/tools`).
+    /// and why (what `/tools` lists).
     pub async fn tool_status(&self, id: &str) -> ServiceResult<crate::protocol::ToolStatusList> {
         let row = self.load_session(id).await?;
         let deps = self.deps();

@@ -315,7 +315,10 @@ impl TaskManager {
         self.store.get_task(&id).await.map_err(Into::into)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one row's columns, bound in order"
+    )]
     async fn monitor(
         self: Arc<Self>,
         row: TaskRow,

@@ -1,4 +1,4 @@
-//! `websearch`: a query to the provider the user chose (seed 000, "Buscar en la web"):
+//! `websearch`: a query to the provider the user chose:
 //! SearXNG, DuckDuckGo Instant Answer, DuckDuckGo HTML, Tavily, Brave or SerpApi; with nothing
 //! configured, a public SearXNG instance. Each provider's documented response becomes
 //! `[{title, url, snippet, source, limitation?}]`.
@@ -613,7 +613,7 @@ pub fn view(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

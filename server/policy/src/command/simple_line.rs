@@ -258,7 +258,6 @@ pub(crate) fn walk(line: Line, a: &mut Acc, depth: u8) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

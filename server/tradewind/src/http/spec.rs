@@ -620,7 +620,7 @@ fn type_of(s: &Value) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[expect(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

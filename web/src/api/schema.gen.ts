@@ -2477,7 +2477,8 @@ export interface components {
             name: string;
         };
         /**
-         * @description Permission mode of a session (seed 000, "Modos de permisos").
+         * @description Permission mode of a session: `ask` (only reads run without asking), `auto` (writes too),
+         *     `full` (processes and the network too; the categories that never loosen still ask).
          * @enum {string}
          */
         Mode: "ask" | "auto" | "full";
@@ -3300,7 +3301,7 @@ export interface components {
             title: string;
         };
         /**
-         * @description A web search provider (seed 000, "Buscar en la web").
+         * @description A web search provider (`websearch` sends the query there).
          * @enum {string}
          */
         SearchProvider: "searxng" | "duckduckgo-instant" | "duckduckgo-html" | "tavily" | "brave" | "serpapi";
@@ -3663,7 +3664,7 @@ export interface components {
              */
             type: "tool_result";
         };
-        /** @description One tool as a session sees it now (seed 000's `/tools`). */
+        /** @description One tool as a session sees it now (what `/tools` lists: offered or not, and why). */
         ToolStatus: {
             effect: components["schemas"]["Effect"];
             name: string;

@@ -1,0 +1,71 @@
+//! The tools a run offers the model: the built-in ones its agent, flags and depth allow (built
+//! once per combination), and the MCP servers' as listed now.
+
+use super::*;
+
+/// The tools a run may see: a function of the agent and the server's start-up flags only, so each
+/// combination is built once per server and shared by every run and model call.
+pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
+    let c = &t.deps.cfg;
+    let key: OfferKey = (t.agent, t.deps.interactive, c.ceiling, c.read_only, c.yolo);
+    let mut built = t.deps.offered.lock();
+    if let Some((_, specs)) = built.iter().find(|(k, _)| *k == key) {
+        return specs.clone();
+    }
+    let specs: Arc<[provider::ToolSpec]> = toolset::TOOLS
+        .iter()
+        .filter(|d| !d.interactive_only() || t.deps.interactive)
+        .filter(|d| d.only_agent().is_none_or(|a| a == t.agent))
+        .filter(|d| {
+            policy::offered(
+                d.effect(),
+                t.agent,
+                t.deps.interactive,
+                c.ceiling,
+                c.read_only,
+                c.yolo,
+            )
+        })
+        .map(|d| d.spec())
+        .collect();
+    built.push((key, specs.clone()));
+    specs
+}
+
+/// The tools of this model call: the built-in ones, then those of the MCP servers connected now
+/// (when the agent may call them at all), remembered for the calls that follow.
+pub(super) fn with_mcp(
+    t: &Turn<'_>,
+    built_in: &Arc<[provider::ToolSpec]>,
+) -> Arc<[provider::ToolSpec]> {
+    let c = &t.deps.cfg;
+    let hub = &t.deps.mcp;
+    let may = policy::offered(
+        Effect::External,
+        t.agent,
+        t.deps.interactive,
+        c.ceiling,
+        c.read_only,
+        c.yolo,
+    ) && (t.deps.interactive || c.yolo || hub.allowed);
+    let mcp = if may { hub.tools() } else { Vec::new() };
+    let with_hub = may && hub.has_servers();
+    let specs = if !with_hub && !t.goal_tools && t.depth() == 0 {
+        built_in.clone()
+    } else {
+        let goal = toolset::OPT_IN.iter().filter(|_| t.goal_tools);
+        built_in
+            .iter()
+            .filter(|s| !t.hides(&s.name))
+            .cloned()
+            .chain(goal.map(|d| d.spec()))
+            .chain(crate::mcp::hub_specs().into_iter().filter(|_| with_hub))
+            .chain(mcp.iter().map(|m| m.spec()))
+            .collect()
+    };
+    *t.mcp_offer.lock() = McpOffer {
+        tools: mcp,
+        hub: with_hub,
+    };
+    specs
+}

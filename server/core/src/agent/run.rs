@@ -1,0 +1,362 @@
+//! One run from start to end: the history read, the undo snapshots around the run's changes,
+//! the end recorded; and the two inputs that are not prompts (`!command`, `/compact`).
+
+use super::*;
+
+/// Execute one run to its end. Never panics on model or user input.
+pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
+    let started = Instant::now();
+    let agent = spec.session.agent;
+    let mode = spec.session.mode;
+    let paths = deps
+        .paths
+        .with_workspace(std::path::Path::new(&spec.session.workspace));
+    let (history, complete) = load_history(deps, spec).await;
+    let mut model = context::ModelMeta::of(deps, &spec.session);
+    model.learn_window().await;
+    let lineage = crate::subagents::lineage_of(&deps.lineages, &deps.store, &spec.session).await;
+    // A subagent works in its root's workspace, whose own run took the snapshot (its undo
+    // covers what the subagent changed).
+    let snapshot = lineage.is_empty() && snapshots_taken(deps, spec);
+    // A session with no events yet has no goal (setting one records `goal_updated`): a new
+    // subagent's first run skips the read.
+    let goal_active =
+        spec.session.last_seq > 0 && crate::goals::active(&deps.store, &spec.session.id).await;
+    let mut t = Turn {
+        grants: parking_lot::Mutex::new(None),
+        deps,
+        run: spec,
+        agent,
+        mode,
+        paths,
+        usage: Usage::default(),
+        history: parking_lot::Mutex::new(history),
+        mcp_offer: parking_lot::Mutex::default(),
+        model,
+        window_cap: None,
+        chars_per_token: 4.0,
+        goal_tools: agent != Agent::Plan && goal_active,
+        never_ask: parking_lot::Mutex::new(None),
+        lineage,
+        undo: snapshot,
+        before: tokio::sync::OnceCell::new(),
+    };
+    t.emit(EventPayload::RunStarted {
+        run_id: spec.run_id.clone(),
+        agent,
+        mode,
+        trigger: spec.trigger,
+    });
+    if t.depth() > 0 {
+        crate::probe::moment(crate::probe::MarkKind::Step("run begun"));
+    }
+    let outcome = match spec.trigger {
+        RunTrigger::Command => user_command(&mut t).await,
+        RunTrigger::Compact => compact_command(&mut t).await,
+        _ => {
+            let message_id = new_id();
+            t.emit(EventPayload::UserMessage {
+                message_id,
+                text: spec.text.clone(),
+                origin: Some(spec.trigger),
+                images: spec.images.clone(),
+            });
+            // The files the user's own prompt points at (`@path`), read before the first
+            // model call: the model sees them with the prompt.
+            let attached = if spec.trigger == RunTrigger::Prompt && spec.text.contains('@') {
+                mentions::attach(&t, &spec.text).await
+            } else {
+                String::new()
+            };
+            t.store_message(
+                "user",
+                StoredParts {
+                    text: format!("{}{attached}", spec.text),
+                    images: spec.images.clone(),
+                    ..Default::default()
+                },
+            );
+            loop_turns(&mut t).await
+        }
+    };
+    let (outcome, reason) =
+        if spec.server_stop.is_cancelled() && outcome.status != RunStatus::Completed {
+            (
+                RunOutcome {
+                    status: RunStatus::Interrupted,
+                    error: Some(werr(
+                        "interrupted",
+                        "the server was stopped during this run",
+                    )),
+                    usage: t.usage,
+                },
+                Some(crate::protocol::StopReason::Shutdown),
+            )
+        } else if spec.cancel.is_cancelled() && outcome.status != RunStatus::Completed {
+            (
+                RunOutcome {
+                    status: RunStatus::Cancelled,
+                    error: None,
+                    usage: t.usage,
+                },
+                Some(crate::protocol::StopReason::User),
+            )
+        } else {
+            (outcome, None)
+        };
+    let protected = t.before.initialized();
+    let history = t.history.into_inner();
+    if complete {
+        deps.history.put(&spec.session.id, history);
+    }
+    // What the run left, recorded after its end is sent (a revert waits for it).
+    if protected {
+        snapshot_after(deps, spec);
+    }
+    // The final event is awaited: once `run` returns, the whole run is stored. Its run row is
+    // made final in the same transaction (see `store::events`), so whoever hears `run_finished`
+    // and reads the run finds it ended.
+    let end = crate::scheduler::RunEnd {
+        status: outcome.status,
+        reason,
+        usage: outcome.usage,
+        error: outcome.error,
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    record_end(deps, spec, &end).await;
+    Finished { end, goal_active }
+}
+
+/// The session's history as the model sees it: the cached one plus whatever was stored since
+/// (everything after a restart or a revert, without the runs a revert took back). `false`: it
+/// could not be read whole (used for this run, not kept).
+pub(super) async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::History, bool) {
+    if spec.session.last_seq == 0 && spec.session.forked_from_session.is_none() {
+        // A new session (a subagent's first run, most often): nothing to read.
+        return (history::History::default(), true);
+    }
+    // Whatever an earlier run queued is stored before this one reads the history.
+    let _ = deps.events.flush(&spec.session.id).await;
+    let mut history = deps.history.take(&spec.session.id);
+    let after = history.last_id().map(str::to_string);
+    let hidden: HashSet<String> = if after.is_none() {
+        match deps.store.hidden_runs(&spec.session.id).await {
+            Ok(runs) => runs.into_iter().collect(),
+            Err(e) => {
+                // Without the list, reverted turns would come back: read nothing, keep nothing.
+                tracing::error!(error = %e, "cannot read which runs a revert took back");
+                return (history, false);
+            }
+        }
+    } else {
+        HashSet::new()
+    };
+    match deps
+        .store
+        .list_messages(&spec.session.id, after.as_deref(), 1_000_000)
+        .await
+    {
+        Ok(rows) => {
+            for r in rows
+                .iter()
+                .filter(|r| r.run_id.as_ref().is_none_or(|id| !hidden.contains(id)))
+            {
+                history.push_row(r);
+            }
+            (history, true)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the history");
+            (history, false)
+        }
+    }
+}
+
+/// Longest a snapshot may take before the run goes on without it.
+pub(super) const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether a run's files are snapshotted (undo): the build agent's runs that can change them.
+pub(super) fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
+    !deps.cfg.read_only
+        && deps.cfg.undo
+        && spec.session.agent == Agent::Build
+        && spec.trigger != RunTrigger::Compact
+}
+
+/// Record the workspace's files before or after a run; a failure only costs undo.
+pub(super) async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
+    record_snapshot(
+        &deps.snapshots,
+        &deps.store,
+        &spec.session.workspace,
+        &spec.session.id,
+        &spec.run_id,
+        kind,
+    )
+    .await;
+}
+
+pub(super) async fn record_snapshot(
+    snapshots: &crate::undo::Snapshots,
+    store: &Store,
+    workspace: &str,
+    session: &str,
+    run: &str,
+    kind: &str,
+) {
+    let ws = std::path::Path::new(workspace);
+    let snap = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshots.snapshot(ws)).await;
+    match snap.unwrap_or_else(|_| {
+        Err(format!(
+            "took longer than {} s (a very large workspace? set \"undo\": false, or ignore big folders in .gitignore)",
+            SNAPSHOT_TIMEOUT.as_secs()
+        ))
+    }) {
+        Ok(tree) => {
+            if let Err(e) = store.record_snapshot(session, run, kind, &tree).await {
+                tracing::warn!(error = %e, "cannot record a snapshot");
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot snapshot the workspace; undo will not cover this run")
+        }
+    }
+}
+
+/// The snapshot of what a run left, taken in the background (`Snapshots::settled` waits for
+/// it: a revert, and the next run's first change).
+pub(super) fn snapshot_after(deps: &AgentDeps, spec: &RunSpec) {
+    let ws = std::path::Path::new(&spec.session.workspace);
+    let pending = deps.snapshots.pending(ws);
+    let (snapshots, store) = (deps.snapshots.clone(), deps.store.clone());
+    let (workspace, session, run) = (
+        spec.session.workspace.clone(),
+        spec.session.id.clone(),
+        spec.run_id.clone(),
+    );
+    tokio::spawn(async move {
+        record_snapshot(&snapshots, &store, &workspace, &session, &run, "after").await;
+        drop(pending);
+    });
+}
+
+/// Store the run's end. A full disk: keep trying in the background, so the run (and its
+/// session) end as soon as space returns instead of reading `running` until the next restart.
+pub(super) async fn record_end(deps: &AgentDeps, spec: &RunSpec, end: &crate::scheduler::RunEnd) {
+    let (session, run) = (&spec.session.id, &spec.run_id);
+    if let Err(e) = deps.events.end_run(session, run, end, true).await {
+        tracing::error!(error = %e, "cannot store the run's end; retrying in the background");
+        let (events, session, run, end) = (
+            deps.events.clone(),
+            session.clone(),
+            run.clone(),
+            end.clone(),
+        );
+        tokio::spawn(async move {
+            for _ in 0..3600 {
+                tokio::time::sleep(END_RETRY_EVERY).await;
+                if events.end_run(&session, &run, &end, true).await.is_ok() {
+                    tracing::info!(run = %run, "the run's end is stored");
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// How often a run's end that could not be stored (full disk) is tried again.
+pub const END_RETRY_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A run stopped because nothing more can be saved.
+pub(super) fn disk_full(usage: Usage) -> RunOutcome {
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr(
+            "disk_full",
+            "the server's disk is full: the run stopped because nothing more could be saved (everything saved before is intact); free some space and resume it",
+        )),
+        usage,
+    }
+}
+
+/// `!command`: the same proposal as a model `shell` call, through the same gate; no model call.
+pub(super) async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
+    let command = t.run.text.trim_start_matches('!').trim().to_string();
+    t.emit(EventPayload::UserMessage {
+        message_id: new_id(),
+        text: t.run.text.clone(),
+        origin: Some(RunTrigger::Command),
+        images: Vec::new(),
+    });
+    let call = ToolCallReq {
+        id: format!("cmd_{}", new_id()),
+        name: "shell".into(),
+        arguments: serde_json::json!({ "command": command }).to_string(),
+    };
+    let out = handle_call(t, &call, None).await;
+    let text = format!("I ran `{command}` myself:\n{}", out.text);
+    t.store_message(
+        "user",
+        StoredParts {
+            text,
+            ..Default::default()
+        },
+    );
+    RunOutcome {
+        status: if t.run.cancel.is_cancelled() {
+            RunStatus::Cancelled
+        } else {
+            RunStatus::Completed
+        },
+        error: None,
+        usage: t.usage,
+    }
+}
+
+/// `/compact`: summarise the older turns now; no answer.
+pub(super) async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
+    let tools = with_mcp(t, &offered_tools(t));
+    let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
+    let system = history::system_prompt(
+        t.agent,
+        &t.paths.workspace,
+        &t.paths.extra_roots,
+        &names,
+        &history::agents_md(&t.paths.workspace),
+    );
+    let fixed = context::fixed_chars(&system, &tools);
+    match context::compact(t, fixed, crate::protocol::CompactTrigger::Manual).await {
+        Ok(done) => {
+            if !done {
+                t.emit(EventPayload::Error {
+                    code: "nothing_to_compact".into(),
+                    message: "Nothing to compact yet: the conversation is no longer than the latest turns that are always kept.".into(),
+                    fatal: false,
+                });
+            }
+            RunOutcome {
+                status: RunStatus::Completed,
+                error: None,
+                usage: t.usage,
+            }
+        }
+        Err(ProviderError::Cancelled) => RunOutcome {
+            status: RunStatus::Cancelled,
+            error: None,
+            usage: t.usage,
+        },
+        Err(e) => {
+            let message = format!("The conversation could not be compacted: {e}");
+            t.emit(EventPayload::Error {
+                code: e.code().into(),
+                message: message.clone(),
+                fatal: true,
+            });
+            RunOutcome {
+                status: RunStatus::Failed,
+                error: Some(werr(e.code(), message)),
+                usage: t.usage,
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! The model turns of a run: context, spend check, the streamed answer (deltas coalesced),
+//! its tool calls, until a text-only answer, the iteration limit, an error or a cancel.
+
+use super::*;
+
+/// The run's system prompt (its tools, roots, AGENTS.md and memories) and the first spend
+/// check, read at once (a pooled connection each): both are on the way to the first model call.
+pub(super) async fn system_and_spend(
+    t: &Turn<'_>,
+    tools: &[provider::ToolSpec],
+) -> (Arc<str>, Option<RunOutcome>) {
+    let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
+    let (memories, stop) = tokio::join!(
+        crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text),
+        t.spend_stop()
+    );
+    if t.depth() > 0 {
+        crate::probe::moment(crate::probe::MarkKind::Step("memories read"));
+    }
+    let system = history::system_prompt(
+        t.agent,
+        &t.paths.workspace,
+        &t.paths.extra_roots,
+        &names,
+        &format!("{}{memories}", history::agents_md(&t.paths.workspace)),
+    );
+    (system.into(), stop)
+}
+
+pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
+    let max = t.deps.cfg.agent.max_iterations.max(1);
+    let tools = offered_tools(t);
+    let (system, first_stop) = system_and_spend(t, &tools).await;
+    let mut first_stop = Some(first_stop);
+    // A prompt the provider refuses as too long is compacted and retried once per run.
+    let mut overflowed = false;
+    let mut iteration = 0;
+    while iteration < max {
+        iteration += 1;
+        if t.run.cancel.is_cancelled() {
+            return RunOutcome {
+                status: RunStatus::Cancelled,
+                error: None,
+                usage: t.usage,
+            };
+        }
+        if t.deps.events.storage_full() {
+            return disk_full(t.usage);
+        }
+        let stop = match first_stop.take() {
+            Some(stop) => stop,
+            None => t.spend_stop().await,
+        };
+        if let Some(stop) = stop {
+            return stop;
+        }
+        if t.depth() > 0 && iteration == 1 {
+            crate::probe::moment(crate::probe::MarkKind::Step("spend checked"));
+        }
+        let offered = with_mcp(t, &tools);
+        let fixed = context::fixed_chars(&system, &offered);
+        if let Err(e) = context::maybe_compact(t, fixed).await
+            && let Some(end) = compaction_failed(t, &e)
+        {
+            return end;
+        }
+        let messages = t.history.lock().messages();
+        let prompt_tokens = t.tokens_of(context::prompt_chars(fixed, &messages));
+        let req = ChatRequest {
+            system: system.clone(),
+            messages,
+            tools: offered,
+            reasoning_effort: t.run.session.reasoning_effort.0,
+            model: None,
+            attachments: Some(t.deps.attachments.clone()),
+        };
+        let model_call = tracing::info_span!("model_call", iteration);
+        let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {
+            Ok(x) => x,
+            Err(ProviderError::ContextLength(m)) if !overflowed => {
+                overflowed = true;
+                // The window is smaller than this prompt: work below it from now on.
+                t.window_cap = Some(t.window().min(prompt_tokens).max(1));
+                tracing::warn!(reason = %m, prompt_tokens, "the provider refused the prompt as too long; compacting");
+                match context::compact(t, fixed, crate::protocol::CompactTrigger::Overflow).await {
+                    Ok(true) => {
+                        iteration -= 1;
+                        continue;
+                    }
+                    Ok(false) => {
+                        let e = ProviderError::ContextLength(m);
+                        return fail(t, &e);
+                    }
+                    Err(e) => {
+                        if let Some(end) = compaction_failed(t, &e) {
+                            return end;
+                        }
+                        return fail(t, &ProviderError::ContextLength(m));
+                    }
+                }
+            }
+            Err(ProviderError::Cancelled) if t.deps.events.storage_full() => {
+                return disk_full(t.usage);
+            }
+            Err(ProviderError::Cancelled) => {
+                return RunOutcome {
+                    status: RunStatus::Cancelled,
+                    error: None,
+                    usage: t.usage,
+                };
+            }
+            Err(e) => return fail(t, &e),
+        };
+        if calls.is_empty() {
+            return RunOutcome {
+                status: RunStatus::Completed,
+                error: None,
+                usage: t.usage,
+            };
+        }
+        run_calls(t, &calls).await;
+    }
+    let msg = format!("stopped after {max} model calls (agent.maxIterations)");
+    t.emit(EventPayload::Error {
+        code: "iteration_limit".into(),
+        message: msg.clone(),
+        fatal: true,
+    });
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr("iteration_limit", msg)),
+        usage: t.usage,
+    }
+}
+
+/// A run ended by a provider error (shown once, as the final error).
+pub(super) fn fail(t: &Turn<'_>, e: &ProviderError) -> RunOutcome {
+    t.emit(EventPayload::Error {
+        code: e.code().into(),
+        message: e.to_string(),
+        fatal: true,
+    });
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr(e.code(), e.to_string())),
+        usage: t.usage,
+    }
+}
+
+/// A compaction that failed: a cancel ends the run; anything else is reported and the run goes
+/// on with the whole history (the provider may still take it).
+pub(super) fn compaction_failed(t: &Turn<'_>, e: &ProviderError) -> Option<RunOutcome> {
+    if *e == ProviderError::Cancelled {
+        return Some(RunOutcome {
+            status: RunStatus::Cancelled,
+            error: None,
+            usage: t.usage,
+        });
+    }
+    t.emit(EventPayload::Error {
+        code: "compaction_failed".into(),
+        message: format!(
+            "The conversation could not be compacted ({e}); continuing with the whole history."
+        ),
+        fatal: false,
+    });
+    None
+}
+
+/// Stream one model response; store it whole once the model has finished (returns its tool
+/// calls). A stream that breaks
+/// before its finish stores nothing and runs no tool.
+pub(super) async fn stream_turn(
+    t: &mut Turn<'_>,
+    req: ChatRequest,
+) -> Result<Vec<ToolCallReq>, ProviderError> {
+    let cancel = t.run.cancel.clone();
+    let called = Instant::now();
+    let mut stream = t.open_stream(&req).await;
+    // What a cancelled stream cost, if the provider never says (usage comes at the end).
+    let prompt_chars = req.chars();
+    // The history is shared with the request: let go of it, so storing this answer extends the
+    // history in place instead of copying it.
+    drop(req);
+    let message_id = new_id();
+    let (mut text, mut reasoning) = (String::new(), String::new());
+    let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
+    let mut finished = false;
+    let mut reported: Option<Usage> = None;
+    let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
+    let (mut signature, mut redacted) = (String::new(), Vec::new());
+    let s = match &mut stream {
+        Ok(s) => s,
+        Err(e) => return Err(e.clone()),
+    };
+    loop {
+        let deadline = match (tc.deadline(), rc.deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let next = tokio::select! {
+            n = s.next() => n,
+            _ = cancel.cancelled() => {
+                // Stopped mid-answer: the provider has already generated (and billed) what was
+                // streamed; count it, estimated, rather than showing nothing.
+                let streamed = text.len()
+                    + reasoning.len()
+                    + calls.iter().map(|(_, c)| c.arguments.len()).sum::<usize>();
+                let u = reported.unwrap_or(Usage {
+                    input_tokens: provider::estimate_tokens(prompt_chars),
+                    output_tokens: provider::estimate_tokens(streamed),
+                    ..Usage::default()
+                });
+                t.flush_deltas(&message_id, &mut tc, &mut rc);
+                t.account(u, "turn", prompt_chars).await;
+                return Err(ProviderError::Cancelled);
+            }
+            _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => {
+                t.flush_deltas(&message_id, &mut tc, &mut rc);
+                continue;
+            }
+        };
+        let Some(ev) = next else {
+            crate::probe::model_call(called.elapsed());
+            break;
+        };
+        if t.deps.events.storage_full() {
+            // Streaming into a log that cannot be written: stop the model call now.
+            return Err(ProviderError::Cancelled);
+        }
+        match ev? {
+            ProviderEvent::TextDelta(d) => {
+                crate::probe::chunk(d.len());
+                text.push_str(&d);
+                if let Some(chunk) = tc.push(&d) {
+                    t.delta(DeltaKind::Text, &message_id, &chunk);
+                }
+            }
+            ProviderEvent::ReasoningDelta(d) => {
+                reasoning.push_str(&d);
+                if let Some(chunk) = rc.push(&d) {
+                    t.delta(DeltaKind::Reasoning, &message_id, &chunk);
+                }
+            }
+            ProviderEvent::ReasoningSignature(s) => signature.push_str(&s),
+            ProviderEvent::RedactedReasoning(d) => redacted.push(d),
+            ProviderEvent::ToolCallStart { index, id, name } => calls.push((
+                index,
+                ToolCallReq {
+                    id,
+                    name,
+                    arguments: String::new(),
+                },
+            )),
+            ProviderEvent::ToolCallDelta { index, arguments } => {
+                if let Some((_, c)) = calls.iter_mut().rev().find(|(i, _)| *i == index) {
+                    c.arguments.push_str(&arguments);
+                }
+            }
+            ProviderEvent::Usage(u) => reported = Some(u),
+            ProviderEvent::Finish(_) => finished = true,
+        }
+    }
+    t.flush_deltas(&message_id, &mut tc, &mut rc);
+    if let Some(u) = reported {
+        t.account(u, "turn", prompt_chars).await;
+    }
+    if !finished {
+        return Err(ProviderError::Truncated(
+            "the stream ended before the model finished".into(),
+        ));
+    }
+    let calls: Vec<ToolCallReq> = calls.into_iter().map(|(_, c)| c).collect();
+    t.store_message(
+        "assistant",
+        StoredParts {
+            text: text.clone(),
+            reasoning: reasoning.clone(),
+            tool_calls: calls.clone(),
+            reasoning_signature: signature,
+            redacted_reasoning: redacted,
+            ..Default::default()
+        },
+    );
+    t.emit(EventPayload::MessageComplete {
+        message_id,
+        text,
+        reasoning,
+    });
+    Ok(calls)
+}

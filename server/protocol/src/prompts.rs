@@ -1,0 +1,392 @@
+//! Tool results' display parts, the gate's decisions, and what waits for a person:
+//! approvals, questions, plan decisions.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::*;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WireError {
+    pub code: String,
+    pub message: String,
+}
+
+/// A display part of a tool result, for the UI only (the model sees the text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Unified patch of a write or edit (`/dev/null` for new files).
+    Diff {
+        path: String,
+        lang: String,
+        patch: String,
+        /// Cut at a line boundary after 200 KB.
+        truncated: bool,
+    },
+    /// A command's output: stdout then stderr (the last 256 KB).
+    Terminal {
+        command: String,
+        stdout: String,
+        stderr: String,
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        truncated: bool,
+    },
+    /// The agent's checklist as `todo_write` set it (the whole list; the latest one counts).
+    Todos { items: Vec<TodoItem> },
+    /// An image a tool returned (an MCP server's), base64; at most 1 MiB decoded. The model
+    /// sees a line naming it.
+    Image { mime_type: String, data: String },
+    /// Rows under named columns (an MCP result `{columns|headers, rows}`); cells as text.
+    Table {
+        columns: Vec<String>,
+        rows: Vec<Vec<String>>,
+        /// Rows left out (more than 500).
+        truncated: bool,
+    },
+    /// Names and values (an MCP result that is a flat JSON object).
+    KeyValue { entries: Vec<KeyValueEntry> },
+    /// A tree (an MCP result `{nodes: [{label, children?, meta?}]}`).
+    Tree { nodes: Vec<TreeNode> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct KeyValueEntry {
+    pub key: String,
+    /// Scalars as written (`true`, `21`, `text`).
+    pub value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(no_recursion)]
+pub struct TreeNode {
+    pub label: String,
+    /// A short note beside the label.
+    pub meta: Option<String>,
+    pub children: Vec<TreeNode>,
+}
+
+/// A workspace file matching a query (`GET /api/sessions/{id}/files`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FileMatch {
+    /// Relative to the workspace, `/`-separated; a directory ends with `/`.
+    pub path: String,
+    /// Higher is better (only comparable within one answer).
+    pub score: u32,
+    /// Positions (in characters) of `path` the query matched, ascending: for highlighting.
+    pub indices: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FileMatches {
+    /// Best first.
+    pub data: Vec<FileMatch>,
+    /// Files and directories in the workspace's list.
+    pub total: u64,
+    /// The workspace has more than 200,000 entries: only the first were listed.
+    pub truncated: bool,
+}
+
+/// One item of the agent's checklist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoItem {
+    /// What to do, in a few words (1 to 500 characters).
+    pub text: String,
+    pub status: TodoStatus,
+}
+
+/// Where a checklist item stands.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Done,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum PolicyDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// What an approval covers.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalScope {
+    /// The tool's effect (once or for the session).
+    Effect,
+    /// A directory outside every allowed root (once, the directory for the session, or deny).
+    Directory,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalDecision {
+    Once,
+    Session,
+    Directory,
+    Deny,
+    /// "Allow commands like this" for this session: stores the offered argv prefix as a rule.
+    Prefix,
+    /// The same rule for every session of this workspace.
+    PrefixWorkspace,
+}
+
+/// How an approval ended: the user's answer, or `expired` (it timed out, or the server restarted
+/// while it waited).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalOutcome {
+    Once,
+    Session,
+    Directory,
+    Deny,
+    Prefix,
+    PrefixWorkspace,
+    Expired,
+}
+
+impl From<ApprovalDecision> for ApprovalOutcome {
+    fn from(d: ApprovalDecision) -> Self {
+        match d {
+            ApprovalDecision::Once => Self::Once,
+            ApprovalDecision::Session => Self::Session,
+            ApprovalDecision::Directory => Self::Directory,
+            ApprovalDecision::Deny => Self::Deny,
+            ApprovalDecision::Prefix => Self::Prefix,
+            ApprovalDecision::PrefixWorkspace => Self::PrefixWorkspace,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"decision": "once"})))]
+pub struct ApprovalParams {
+    pub decision: ApprovalDecision,
+}
+
+/// A multiple-choice question of `ask_user_question`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    pub question: String,
+    /// A short label for the question (a chip in the UI).
+    #[serde(default)]
+    pub header: Option<String>,
+    #[serde(default)]
+    pub multi_select: bool,
+    /// 2 to 4 options.
+    #[schemars(length(min = 2, max = 4))]
+    pub options: Vec<QuestionOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A suggestion, never imposed; at most one per question.
+    #[serde(default)]
+    pub recommended: bool,
+}
+
+/// How the user answered a plan (`unavailable`: no interactive UI, or --read-only).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::AsRefStr,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum PlanDecision {
+    Approved,
+    Skipped,
+    Feedback,
+    Unavailable,
+}
+
+impl PlanDecision {
+    /// What the tool result tells the model about the user's decision on a plan.
+    pub fn message(self) -> &'static str {
+        match self {
+            PlanDecision::Approved => {
+                "The build agent will implement exactly this plan: answer in one sentence and stop."
+            }
+            PlanDecision::Skipped => {
+                "Stay in plan mode; do not call exit_plan again unless you are asked to."
+            }
+            PlanDecision::Feedback => "Revise the plan and call exit_plan again.",
+            PlanDecision::Unavailable => "Give the full plan as your final answer.",
+        }
+    }
+}
+
+/// An approval waiting for the user.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingApproval {
+    /// The session that asks: this one, or one of its subagents.
+    pub session: String,
+    pub approval_id: String,
+    pub run_id: String,
+    pub call_id: String,
+    pub tool: String,
+    pub effect: Effect,
+    #[schema(value_type = Object)]
+    pub input: serde_json::Value,
+    pub reason: String,
+    pub scope: ApprovalScope,
+    pub created_at: i64,
+    /// Every reason this approval covers (as in `approval_requested`).
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// Deny-list mentions, control characters, dangerous categories.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// For `directory` scope: the directory the answer covers.
+    #[serde(default)]
+    pub directory: Option<String>,
+    /// "Allow commands like this": the argv prefix a `prefix` / `prefix_workspace` answer
+    /// stores, when offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingQuestion {
+    /// The session that asks: this one, or one of its subagents.
+    pub session: String,
+    pub question_id: String,
+    pub run_id: String,
+    pub questions: Vec<Question>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingPlan {
+    /// The session that asks: this one, or one of its subagents.
+    pub session: String,
+    pub plan_id: String,
+    pub run_id: String,
+    pub artifact_id: String,
+    pub revision: i64,
+    pub title: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PendingItems {
+    pub approvals: Vec<PendingApproval>,
+    pub questions: Vec<PendingQuestion>,
+    pub plans: Vec<PendingPlan>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"answers": [["PostgreSQL"], null]})))]
+pub struct AnswerParams {
+    /// One entry per question: the chosen option labels, or null to skip that question.
+    pub answers: Vec<Option<Vec<String>>>,
+}
+
+/// How the user answers a pending plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanAnswer {
+    /// Implement it: the session switches to build and the implementation run starts.
+    Approved,
+    /// Revise it, with `feedback`.
+    Feedback,
+    /// Not now: stay in plan mode.
+    Skipped,
+}
+
+impl From<PlanAnswer> for PlanDecision {
+    fn from(a: PlanAnswer) -> PlanDecision {
+        match a {
+            PlanAnswer::Approved => PlanDecision::Approved,
+            PlanAnswer::Feedback => PlanDecision::Feedback,
+            PlanAnswer::Skipped => PlanDecision::Skipped,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"decision": "feedback", "feedback": "Keep the old API working too."})))]
+pub struct PlanDecisionParams {
+    /// `approved`, `feedback` (with `feedback` text) or `skipped`.
+    pub decision: PlanAnswer,
+    pub feedback: Option<String>,
+}

@@ -19,6 +19,7 @@
 //! skips live frames it already sent: no gap and no duplicate, also when events are appended while
 //! the backlog is being replayed.
 
+mod follow;
 mod writer;
 
 use std::collections::{HashMap, VecDeque};
@@ -30,6 +31,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::protocol::EventPayload;
 use crate::store::{EventRow, NewEvent, NewMessage, Store, StoreError, StoreResult};
+pub use follow::{Cursor, Follower, PAGE, Scope, Source};
 use writer::*;
 
 /// Most items one writer cycle takes from the queue.

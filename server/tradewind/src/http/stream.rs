@@ -138,9 +138,8 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Long-poll for `list_events`: when nothing is stored after `after`, wait (at most `wait`) for
-/// the next event of the session, then read the page. The live receiver is taken before the
-/// first read, so an event stored in between is not missed.
+/// Long-poll for `list_events` (`EventBus::follow`): what is stored after `after`, up to
+/// `limit`; when nothing is, the first events stored within `wait`.
 pub async fn page_after(
     state: &AppState,
     session: &str,
@@ -151,24 +150,15 @@ pub async fn page_after(
     if wait.is_zero() {
         return Ok(state.events.backlog(session, after, limit).await?);
     }
-    let mut rx = state.events.subscribe(session);
-    let frames = state.events.backlog(session, after, limit).await?;
-    if !frames.is_empty() {
-        return Ok(frames);
-    }
+    let mut follower = state.events.follow(
+        crate::events::Scope::Session(session.to_string()),
+        crate::events::Cursor::After(after),
+    );
+    let limit = usize::try_from(limit).unwrap_or(1);
     let closing = state.connections.closing.clone();
-    let arrived = async {
-        loop {
-            match rx.recv().await {
-                Ok(f) if f.seq <= after => continue,
-                _ => return,
-            }
-        }
-    };
     tokio::select! {
-        () = arrived => {}
-        () = tokio::time::sleep(wait) => return Ok(vec![]),
-        () = closing.cancelled() => return Ok(vec![]),
+        page = follower.next_page(limit) => Ok(page?),
+        () = tokio::time::sleep(wait) => Ok(vec![]),
+        () = closing.cancelled() => Ok(vec![]),
     }
-    Ok(state.events.backlog(session, after, limit).await?)
 }

@@ -16,13 +16,13 @@ use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::events::Frame;
+use crate::events::{Cursor, Frame, Scope, Source};
 use crate::protocol::{WsClientFrame, WsServerFrame};
 
 /// Most queued messages one socket flush carries.
@@ -36,7 +36,6 @@ pub const MAX_SUBSCRIBERS_PER_SESSION: usize = 1000;
 pub const SEND_QUEUE: usize = 8192;
 const PING_EVERY: Duration = Duration::from_secs(20);
 const IDLE_LIMIT: Duration = Duration::from_secs(60);
-const BACKLOG_PAGE: i64 = 1000;
 /// A client reading none of its backlog for this long is dropped.
 const BACKLOG_STALL: Duration = Duration::from_secs(15);
 
@@ -478,9 +477,11 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
     }
 }
 
-/// Backlog after `after`, then live frames; the live receiver is taken first so nothing falls in
-/// between, and frames already sent are skipped by seq. `encode` turns a frame into what the
-/// transport's writer sends (a WebSocket message, an SSE event).
+/// A session's events after `after` to one client (`EventBus::follow`): the stored backlog
+/// paced by the client (it waits for room, but a client that makes no progress at all for a
+/// while is dropped), live frames pushed (a full queue means a slow consumer, dropped: it
+/// resumes from its last seq). `encode` turns a frame into what the transport's writer sends (a
+/// WebSocket message, an SSE event).
 pub(crate) async fn forward<T>(
     state: AppState,
     session: String,
@@ -489,73 +490,33 @@ pub(crate) async fn forward<T>(
     encode: fn(&Frame) -> T,
     overflow: CancellationToken,
 ) {
-    let mut rx = state.events.subscribe(&session);
-    let mut last = after;
-    if !replay(&state, &session, &mut last, &tx, encode, &overflow).await {
-        return;
-    }
-    loop {
-        match rx.recv().await {
-            Ok(f) => {
-                if f.seq <= last {
-                    continue;
-                }
-                if f.seq > last + 1 {
-                    // A gap can only mean frames we have not seen yet: read them from the log.
-                    if !replay(&state, &session, &mut last, &tx, encode, &overflow).await {
+    let mut follower = state
+        .events
+        .follow(Scope::Session(session), Cursor::After(after));
+    while let Some(next) = follower.next_from().await {
+        let (f, source) = match next {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read event backlog");
+                return;
+            }
+        };
+        match source {
+            Source::Backlog => {
+                match tokio::time::timeout(BACKLOG_STALL, tx.send(encode(&f))).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(_)) => return,
+                    Err(_) => {
+                        overflow.cancel();
                         return;
                     }
-                    if f.seq <= last {
-                        continue;
-                    }
                 }
+            }
+            Source::Live => {
                 if !push(&tx, encode, &overflow, &f) {
                     return;
                 }
-                last = f.seq;
             }
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                if !replay(&state, &session, &mut last, &tx, encode, &overflow).await {
-                    return;
-                }
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        }
-    }
-}
-
-async fn replay<T>(
-    state: &AppState,
-    session: &str,
-    last: &mut i64,
-    tx: &mpsc::Sender<T>,
-    encode: fn(&Frame) -> T,
-    overflow: &CancellationToken,
-) -> bool {
-    loop {
-        let page = match state.events.backlog(session, *last, BACKLOG_PAGE).await {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read event backlog");
-                return false;
-            }
-        };
-        let n = page.len();
-        for f in &page {
-            // The backlog is paced by the client: wait for room, but drop a client that makes no
-            // progress at all for a while (it is gone or stuck).
-            match tokio::time::timeout(BACKLOG_STALL, tx.send(encode(f))).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return false,
-                Err(_) => {
-                    overflow.cancel();
-                    return false;
-                }
-            }
-            *last = f.seq;
-        }
-        if (n as i64) < BACKLOG_PAGE {
-            return true;
         }
     }
 }

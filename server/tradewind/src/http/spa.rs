@@ -1,19 +1,74 @@
 //! The embedded single-page app (built into `static/` and compiled in), and the password page.
 
 use askama::Template;
-use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
 
-#[derive(rust_embed::RustEmbed)]
-#[folder = "../../static/"]
-struct Assets;
-
-fn asset_response(path: &str, file: rust_embed::EmbeddedFile) -> Response {
-    let mime = file.metadata.mimetype().to_string();
-    body_response(path, &mime, file.data.into_owned())
+/// The built web app, compressed (see `build.rs`).
+mod assets {
+    include!(concat!(env!("OUT_DIR"), "/static_assets.rs"));
 }
 
-fn body_response(path: &str, mime: &str, body: Vec<u8>) -> Response {
+/// An embedded file of the web app.
+struct Asset {
+    mime: &'static str,
+    gzip: &'static [u8],
+    size: usize,
+    /// The bytes themselves, for the page shell (edited per request).
+    plain: Option<&'static [u8]>,
+}
+
+fn asset(path: &str) -> Option<Asset> {
+    assets::FILES
+        .iter()
+        .find(|f| f.0 == path)
+        .map(|&(_, mime, gzip, size, plain)| Asset {
+            mime,
+            gzip,
+            size,
+            plain,
+        })
+}
+
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|e| {
+            let mut parts = e.split(';');
+            let name = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| {
+                let p = p.trim().replace(' ', "");
+                p == "q=0" || p == "q=0.0" || p == "q=0.00" || p == "q=0.000"
+            });
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+        })
+}
+
+fn asset_response(path: &str, a: &Asset, headers: &HeaderMap) -> Response {
+    if accepts_gzip(headers) {
+        let mut resp = body_response(path, a.mime, axum::body::Body::from(a.gzip));
+        let h = resp.headers_mut();
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        return resp;
+    }
+    let mut plain = Vec::with_capacity(a.size);
+    let decoded = std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(a.gzip), &mut plain);
+    match decoded {
+        Ok(_) => {
+            let mut resp = body_response(path, a.mime, axum::body::Body::from(plain));
+            resp.headers_mut()
+                .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+            resp
+        }
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+fn body_response(path: &str, mime: &str, body: axum::body::Body) -> Response {
     let mut resp = (StatusCode::OK, body).into_response();
     let h = resp.headers_mut();
     if let Ok(v) = HeaderValue::from_str(mime) {
@@ -28,24 +83,24 @@ fn body_response(path: &str, mime: &str, body: Vec<u8>) -> Response {
     resp
 }
 
-pub async fn static_or_index(uri: Uri) -> Response {
+pub async fn static_or_index(uri: Uri, headers: HeaderMap) -> Response {
     let path = uri.path().trim_start_matches('/');
     if path.starts_with("api/") || path == "api" {
         return StatusCode::NOT_FOUND.into_response();
     }
-    if !path.is_empty() {
-        if let Some(file) = Assets::get(path) {
-            return asset_response(path, file);
+    if !path.is_empty() && path != "index.html" {
+        if let Some(a) = asset(path) {
+            return asset_response(path, &a, &headers);
         }
         // A missing asset is a 404, not the app shell.
         if path.starts_with("assets/") || path.contains('.') {
             return StatusCode::NOT_FOUND.into_response();
         }
     }
-    match Assets::get("index.html") {
-        Some(file) => {
-            let page = with_early_requests(&file.data, &early_requests(path));
-            body_response("index.html", file.metadata.mimetype(), page)
+    match asset("index.html").and_then(|a| a.plain.map(|p| (a.mime, p))) {
+        Some((mime, page)) => {
+            let page = with_early_requests(page, &early_requests(path));
+            body_response("index.html", mime, axum::body::Body::from(page))
         }
         None => Html(
             "<!doctype html><title>Tradewind</title><p>The web app is not built. Run <code>npm ci &amp;&amp; npm run build</code> in <code>web/</code>.</p>",

@@ -13,9 +13,7 @@ fn main() {
     let mut files = Vec::new();
     walk(&root, &root, &mut files);
     files.sort();
-    let mut code = String::from(
-        "/// (path, mime type, gzip bytes, size uncompressed, the bytes themselves when kept)\npub static FILES: &[(&str, &str, &[u8], usize, Option<&[u8]>)] = &[\n",
-    );
+    let mut code = String::from("pub static FILES: &[super::Asset] = &[\n");
     for (i, rel) in files.iter().enumerate() {
         let src = root.join(rel);
         println!("cargo:rerun-if-changed={}", src.display());
@@ -31,7 +29,7 @@ fn main() {
             "None".to_string()
         };
         code.push_str(&format!(
-            "    ({rel:?}, {:?}, include_bytes!({:?}), {}, {keep}),\n",
+            "    super::Asset {{ path: {rel:?}, mime: {:?}, gzip: include_bytes!({:?}), size: {}, plain: {keep} }},\n",
             mime(rel),
             gz.display().to_string(),
             bytes.len()

@@ -11,6 +11,7 @@ mod assets {
 
 /// An embedded file of the web app.
 struct Asset {
+    path: &'static str,
     mime: &'static str,
     gzip: &'static [u8],
     size: usize,
@@ -18,16 +19,8 @@ struct Asset {
     plain: Option<&'static [u8]>,
 }
 
-fn asset(path: &str) -> Option<Asset> {
-    assets::FILES
-        .iter()
-        .find(|f| f.0 == path)
-        .map(|&(_, mime, gzip, size, plain)| Asset {
-            mime,
-            gzip,
-            size,
-            plain,
-        })
+fn asset(path: &str) -> Option<&'static Asset> {
+    assets::FILES.iter().find(|f| f.path == path)
 }
 
 fn accepts_gzip(headers: &HeaderMap) -> bool {
@@ -90,7 +83,7 @@ pub async fn static_or_index(uri: Uri, headers: HeaderMap) -> Response {
     }
     if !path.is_empty() && path != "index.html" {
         if let Some(a) = asset(path) {
-            return asset_response(path, &a, &headers);
+            return asset_response(path, a, &headers);
         }
         // A missing asset is a 404, not the app shell.
         if path.starts_with("assets/") || path.contains('.') {

@@ -30,11 +30,7 @@ async fn agent_deps(
 ) -> anyhow::Result<(AgentDeps, tokio::sync::mpsc::UnboundedReceiver<String>)> {
     let net = cfg.network.policy();
     let providers = initial_providers(cfg, store, net).await?;
-    let (sandbox, sandbox_info) = crate::sandbox::for_config(cfg);
-    for n in &sandbox_info.notes {
-        tracing::warn!("process sandbox: {n}");
-    }
-    let sandbox = sandbox.map(Arc::new);
+    let sandbox = crate::sandbox::SandboxHandle::new(cfg.clone());
     let (tasks, ended) = crate::tasks::TaskManager::new(
         store.clone(),
         events.clone(),
@@ -79,7 +75,6 @@ async fn agent_deps(
                 .reserve_names(crate::agent::toolset::names()),
         ),
         sandbox: sandbox.clone(),
-        sandbox_info,
         grants_epoch: std::sync::atomic::AtomicU64::new(0),
         files: Arc::default(),
         net_exempt: net_exempt.to_vec(),

@@ -134,6 +134,83 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
     (sandbox, info)
 }
 
+/// The server's sandbox, known once it has been probed: its helper is run once and the roots
+/// are looked through, which is never done on the start path — the server probes after it is
+/// healthy, and a command that comes first waits for the probe.
+#[derive(Clone)]
+pub struct SandboxHandle {
+    cfg: std::sync::Arc<crate::config::Config>,
+    cell: std::sync::Arc<tokio::sync::OnceCell<Probed>>,
+}
+
+#[derive(Clone)]
+struct Probed {
+    sandbox: Option<std::sync::Arc<Sandbox>>,
+    info: crate::protocol::SandboxInfo,
+}
+
+impl std::fmt::Debug for SandboxHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxHandle")
+            .field("probed", &self.cell.initialized())
+            .finish()
+    }
+}
+
+impl SandboxHandle {
+    pub fn new(cfg: std::sync::Arc<crate::config::Config>) -> SandboxHandle {
+        SandboxHandle {
+            cfg,
+            cell: std::sync::Arc::default(),
+        }
+    }
+
+    async fn probed(&self) -> &Probed {
+        self.cell
+            .get_or_init(|| async {
+                let cfg = self.cfg.clone();
+                let (sandbox, info) = tokio::task::spawn_blocking(move || for_config(&cfg))
+                    .await
+                    .unwrap_or_else(|e| {
+                        (
+                            None,
+                            crate::protocol::SandboxInfo {
+                                active: false,
+                                network: "allow".into(),
+                                notes: vec![format!("the sandbox probe failed: {e}")],
+                            },
+                        )
+                    });
+                for n in &info.notes {
+                    tracing::warn!("process sandbox: {n}");
+                }
+                Probed {
+                    sandbox: sandbox.map(std::sync::Arc::new),
+                    info,
+                }
+            })
+            .await
+    }
+
+    /// The sandbox every command runs in (`None`: unavailable or turned off).
+    pub async fn get(&self) -> Option<std::sync::Arc<Sandbox>> {
+        self.probed().await.sandbox.clone()
+    }
+
+    /// What `GET /api/config` says of it.
+    pub async fn info(&self) -> crate::protocol::SandboxInfo {
+        self.probed().await.info.clone()
+    }
+
+    /// Probe now, in the background (the server does once it is healthy).
+    pub fn probe_soon(&self) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            me.probed().await;
+        });
+    }
+}
+
 /// Hard-denied files inside a root (keys, certificates, credential files), from a bounded walk
 /// that skips dependency and build directories: the sandbox grants the root whole, so the
 /// server warns about them at start.

@@ -175,14 +175,11 @@ fn mcp_hub(a: &crate::config::McpArgs) -> anyhow::Result<tradewind_core::mcp::Mc
         ..Default::default()
     };
     let cfg = crate::config::Config::resolve(&common, None, None)?;
-    let (sandbox, _) = tradewind_core::sandbox::for_config(&cfg);
-    Ok(tradewind_core::mcp::McpHub::new(
-        &cfg.mcp,
-        false,
-        &cfg.workspace,
-        sandbox.map(std::sync::Arc::new),
+    let sandbox = tradewind_core::sandbox::SandboxHandle::new(std::sync::Arc::new(cfg.clone()));
+    Ok(
+        tradewind_core::mcp::McpHub::new(&cfg.mcp, false, &cfg.workspace, sandbox)
+            .reserve_names(tradewind_core::agent::toolset::names()),
     )
-    .reserve_names(tradewind_core::agent::toolset::names()))
 }
 
 /// `tradewind mcp list`

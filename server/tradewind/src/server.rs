@@ -217,6 +217,8 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     let join = tokio::spawn(crate::accept::serve(listener, app, tls_side, async move {
         let _ = rx.await;
     }));
+    // Serving: now the sandbox is probed (a command that comes first waits for it).
+    state.deps().sandbox.probe_soon();
     let mdns = if state.cfg.mdns {
         match announce(&face, addr.port()) {
             Ok(d) => Some(d),

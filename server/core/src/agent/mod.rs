@@ -65,11 +65,10 @@ pub struct AgentDeps {
     pub interactive: bool,
     /// The tool lists offered so far, per agent and flag set (built once each).
     pub offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
-    /// The process sandbox every command runs in (`None`: unavailable or turned off).
-    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    /// The process sandbox every command runs in, once probed.
+    pub sandbox: crate::sandbox::SandboxHandle,
     /// The MCP servers and their connections.
     pub mcp: Arc<crate::mcp::McpHub>,
-    pub sandbox_info: crate::protocol::SandboxInfo,
     /// Bumped by every revoke, so runs in flight re-read their grants.
     pub grants_epoch: std::sync::atomic::AtomicU64,
     /// Each workspace's file list, for `@` mentions.

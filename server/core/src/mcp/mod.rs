@@ -85,7 +85,7 @@ pub struct McpHub {
     slots: RwLock<BTreeMap<String, Slot>>,
     /// Serialises connects of one server (a second Connect waits for the first).
     connecting: tokio::sync::Mutex<()>,
-    sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    sandbox: crate::sandbox::SandboxHandle,
     workspace: PathBuf,
     /// `--allow-mcp` / `mcp.allow`.
     pub allowed: bool,
@@ -100,7 +100,7 @@ impl McpHub {
         settings: &McpSettings,
         read_only: bool,
         workspace: &Path,
-        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+        sandbox: crate::sandbox::SandboxHandle,
     ) -> McpHub {
         let slots = settings
             .servers
@@ -431,7 +431,7 @@ impl McpHub {
         let program = find_program(command)
             .ok_or_else(|| format!("`{command}` is not a program found in PATH"))?;
         let args: Vec<std::ffi::OsString> = def.args.iter().map(Into::into).collect();
-        let mut cmd = match &self.sandbox {
+        let mut cmd = match self.sandbox.get().await.as_deref() {
             Some(s) => s.command_reading(
                 &self.workspace,
                 &installation(&program, def),

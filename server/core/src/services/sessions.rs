@@ -340,7 +340,7 @@ impl Core {
             read_only: c.read_only,
             yolo: c.yolo,
             extra_roots: c.extra_roots_shown(),
-            sandbox: self.deps().sandbox_info.clone(),
+            sandbox: self.deps().sandbox.info().await,
             grants,
         })
     }

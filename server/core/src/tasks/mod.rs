@@ -114,7 +114,7 @@ pub struct TaskManager {
     live: Mutex<HashMap<String, Live>>,
     /// Notified when a task ends by itself (wake-ups).
     ended: tokio::sync::mpsc::UnboundedSender<String>,
-    sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    sandbox: crate::sandbox::SandboxHandle,
 }
 
 impl TaskManager {
@@ -123,7 +123,7 @@ impl TaskManager {
         events: Arc<EventBus>,
         settings: TaskSettings,
         state_dir: &Path,
-        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+        sandbox: crate::sandbox::SandboxHandle,
     ) -> (
         Arc<TaskManager>,
         tokio::sync::mpsc::UnboundedReceiver<String>,
@@ -261,7 +261,8 @@ impl TaskManager {
             delivered_at: None,
         };
         self.store.create_task(&row).await?;
-        let (child, reader) = match spawn_shell(command, cwd, self.sandbox.as_deref()) {
+        let sandbox = self.sandbox.get().await;
+        let (child, reader) = match spawn_shell(command, cwd, sandbox.as_deref()) {
             Ok(x) => x,
             Err(e) => {
                 let _ = self

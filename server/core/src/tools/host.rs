@@ -28,8 +28,8 @@ pub struct ToolServices {
     pub events: Arc<EventBus>,
     /// Background tasks (`bg_run` …).
     pub tasks: Arc<crate::tasks::TaskManager>,
-    /// The process sandbox commands run in (`None`: unavailable or turned off).
-    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    /// The process sandbox commands run in, once probed.
+    pub sandbox: crate::sandbox::SandboxHandle,
     pub questions: Arc<Pending<Questions>>,
     pub plans: Arc<Pending<Plans>>,
     /// The web search provider (changed at run time through Settings).

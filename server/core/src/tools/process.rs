@@ -306,9 +306,9 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     let sandbox = if args.outside_sandbox.is_some() {
         None
     } else {
-        ctx.services().sandbox.as_deref()
+        ctx.services().sandbox.get().await
     };
-    let mut cmd = command_for(&args, sandbox, &ctx.paths.workspace);
+    let mut cmd = command_for(&args, sandbox.as_deref(), &ctx.paths.workspace);
     let started = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,

@@ -41,7 +41,7 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
         read_only: c.read_only,
         yolo: c.yolo,
         extra_roots: c.extra_roots_shown(),
-        sandbox: state.deps().sandbox_info.clone(),
+        sandbox: state.deps().sandbox.info().await,
         tls: crate::protocol::TlsInfo {
             mode: state.face.tls_mode.to_string(),
             ca_fingerprint: state.face.ca.as_ref().map(|c| c.fingerprint.clone()),

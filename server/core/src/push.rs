@@ -81,50 +81,46 @@ pub struct Delivery {
 
 pub struct Push {
     store: Store,
-    key: signature::EcdsaKeyPair,
-    /// The public key browsers subscribe with (`applicationServerKey`), base64url.
-    public: String,
+    /// The key file in the state directory.
+    path: std::path::PathBuf,
+    /// The VAPID key and its public half, read (or made) when first needed: never on the start
+    /// path.
+    key: std::sync::OnceLock<Result<Vapid, String>>,
     client: crate::http_client::Lazy,
 }
 
+struct Vapid {
+    key: signature::EcdsaKeyPair,
+    /// The public key browsers subscribe with (`applicationServerKey`), base64url.
+    public: String,
+}
+
 impl Push {
-    /// Load the server's VAPID key from the state directory, or create it (mode 0600).
+    /// The server's Web Push; its key is `vapid.pk8` in the state directory (mode 0600), made
+    /// the first time it is needed.
     pub fn open(state_dir: &Path, store: Store) -> anyhow::Result<Push> {
-        let path = state_dir.join(KEY_FILE);
-        let pkcs8 = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let doc = signature::EcdsaKeyPair::generate_pkcs8(
-                    &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
-                    &aws_rand::SystemRandom::new(),
-                )
-                .map_err(|_| anyhow::anyhow!("cannot create the Web Push key"))?;
-                write_private(&path, doc.as_ref())?;
-                doc.as_ref().to_vec()
-            }
-            Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
-        };
-        let key = signature::EcdsaKeyPair::from_pkcs8(
-            &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
-            &pkcs8,
-        )
-        .map_err(|e| anyhow::anyhow!("{} is not a P-256 key: {e}", path.display()))?;
-        let public = B64.encode(signature::KeyPair::public_key(&key).as_ref());
         let client = crate::http_client::Lazy(crate::http_client::Policy {
             timeout: Some(SEND_TIMEOUT),
             ..crate::http_client::Policy::direct(SEND_TIMEOUT)
         });
         Ok(Push {
             store,
-            key,
-            public,
+            path: state_dir.join(KEY_FILE),
+            key: std::sync::OnceLock::new(),
             client,
         })
     }
 
+    fn vapid(&self) -> Result<&Vapid, String> {
+        self.key
+            .get_or_init(|| load_or_create(&self.path).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// The server's public key (base64url, uncompressed P-256 point).
-    pub fn public_key(&self) -> &str {
-        &self.public
+    pub fn public_key(&self) -> Result<&str, String> {
+        self.vapid().map(|v| v.public.as_str())
     }
 
     /// Send a notice to every live subscription in the background.
@@ -199,7 +195,10 @@ impl Push {
             .header("Urgency", "high")
             .header("Content-Encoding", "aes128gcm")
             .header("Content-Type", "application/octet-stream")
-            .header("Authorization", format!("vapid t={jwt}, k={}", self.public))
+            .header(
+                "Authorization",
+                format!("vapid t={jwt}, k={}", self.public_key().map_err(SendError::Other)?),
+            )
             .body(body)
             .send()
             .await
@@ -225,6 +224,7 @@ impl Push {
         let claims = B64.encode(claims.to_string());
         let signing_input = format!("{header}.{claims}");
         let sig = self
+            .vapid()?
             .key
             .sign(&aws_rand::SystemRandom::new(), signing_input.as_bytes())
             .map_err(|_| "cannot sign the VAPID token".to_string())?;
@@ -236,6 +236,27 @@ enum SendError {
     /// The subscription no longer exists.
     Gone(u16),
     Other(String),
+}
+
+/// The key file's key, or a new one written there.
+fn load_or_create(path: &Path) -> anyhow::Result<Vapid> {
+    let pkcs8 = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let doc = signature::EcdsaKeyPair::generate_pkcs8(
+                &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+                &aws_rand::SystemRandom::new(),
+            )
+            .map_err(|_| anyhow::anyhow!("cannot create the Web Push key"))?;
+            write_private(path, doc.as_ref())?;
+            doc.as_ref().to_vec()
+        }
+        Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
+    };
+    let key = signature::EcdsaKeyPair::from_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8)
+        .map_err(|e| anyhow::anyhow!("{} is not a P-256 key: {e}", path.display()))?;
+    let public = B64.encode(signature::KeyPair::public_key(&key).as_ref());
+    Ok(Vapid { key, public })
 }
 
 fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {

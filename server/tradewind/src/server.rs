@@ -282,7 +282,9 @@ fn host_names(cfg: &Config) -> Vec<String> {
 pub const RUNNING_FILE: &str = "server.json";
 
 fn write_running_info(dir: &std::path::Path, info: &RunningInfo) -> anyhow::Result<()> {
-    crate::tls::write_private(&dir.join(RUNNING_FILE), &serde_json::to_vec_pretty(info)?)
+    // Not synced to disk: it describes this process only (a crash leaves a file that names a
+    // dead pid, which readers check).
+    crate::tls::write_private_unsynced(&dir.join(RUNNING_FILE), &serde_json::to_vec_pretty(info)?)
 }
 
 /// The base URL other devices open: `publicUrl`; else, on a network bind, the host name (or

@@ -266,6 +266,15 @@ struct LeafMeta {
 
 /// Write a file only its owner can read (0600), whole or not at all (a temporary file renamed).
 pub fn write_private(path: &Path, data: &[u8]) -> anyhow::Result<()> {
+    write_private_file(path, data, true)
+}
+
+/// `write_private` without waiting for the disk (what a crash may lose is worthless).
+pub fn write_private_unsynced(path: &Path, data: &[u8]) -> anyhow::Result<()> {
+    write_private_file(path, data, false)
+}
+
+fn write_private_file(path: &Path, data: &[u8], sync: bool) -> anyhow::Result<()> {
     use std::io::Write;
     let tmp = path.with_extension("tmp");
     let _ = std::fs::remove_file(&tmp);
@@ -276,7 +285,9 @@ pub fn write_private(path: &Path, data: &[u8]) -> anyhow::Result<()> {
         .open(&tmp)
         .with_context(|| format!("cannot create {}", tmp.display()))?;
     f.write_all(data)?;
-    f.sync_all()?;
+    if sync {
+        f.sync_all()?;
+    }
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

@@ -59,7 +59,10 @@ pub async fn push_info(
     let push = push_of(&state)?;
     let rows = state.core.deps().store.live_push_subscriptions().await?;
     Ok(axum::Json(PushInfo {
-        public_key: push.public_key().to_string(),
+        public_key: push
+            .public_key()
+            .map_err(ApiError::Unavailable)?
+            .to_string(),
         data: rows.into_iter().map(|r| view(r, &principal)).collect(),
     }))
 }

@@ -197,7 +197,10 @@ impl Push {
             .header("Content-Type", "application/octet-stream")
             .header(
                 "Authorization",
-                format!("vapid t={jwt}, k={}", self.public_key().map_err(SendError::Other)?),
+                format!(
+                    "vapid t={jwt}, k={}",
+                    self.public_key().map_err(SendError::Other)?
+                ),
             )
             .body(body)
             .send()
@@ -253,8 +256,9 @@ fn load_or_create(path: &Path) -> anyhow::Result<Vapid> {
         }
         Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
     };
-    let key = signature::EcdsaKeyPair::from_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8)
-        .map_err(|e| anyhow::anyhow!("{} is not a P-256 key: {e}", path.display()))?;
+    let key =
+        signature::EcdsaKeyPair::from_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8)
+            .map_err(|e| anyhow::anyhow!("{} is not a P-256 key: {e}", path.display()))?;
     let public = B64.encode(signature::KeyPair::public_key(&key).as_ref());
     Ok(Vapid { key, public })
 }

@@ -218,98 +218,128 @@ struct Parser {
     done: bool,
 }
 
+/// One streamed chunk, read in place (its strings borrowed where they hold no escapes):
+/// only the fields the client uses.
+#[derive(serde::Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+    #[serde(default, borrow)]
+    error: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<ToolCallChunk<'a>>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolCallChunk<'a> {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default, borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    function: Option<FunctionChunk<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct FunctionChunk<'a> {
+    #[serde(default, borrow)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    arguments: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<CachedDetails>,
+    #[serde(default)]
+    completion_tokens_details: Option<ReasoningDetails>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct CachedDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct ReasoningDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+/// A non-empty string field.
+fn text(s: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
+    s.filter(|s| !s.is_empty())
+        .map(std::borrow::Cow::into_owned)
+}
+
 impl Parser {
     fn data(&mut self, data: &str, out: &mut VecDeque<ProviderEvent>) -> Result<(), ProviderError> {
         if data.trim() == "[DONE]" {
             self.done = true;
             return Ok(());
         }
-        let v: Value = serde_json::from_str(data)
+        let chunk: Chunk<'_> = serde_json::from_str(data)
             .map_err(|e| ProviderError::Protocol(format!("invalid JSON chunk: {e}")))?;
-        if v.get("error").is_some_and(|e| !e.is_null()) {
+        if chunk.error.is_some_and(|e| e.get() != "null") {
             return Err(ProviderError::from_stream_error(data));
         }
-        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
-            let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        if let Some(u) = chunk.usage {
             out.push_back(ProviderEvent::Usage(Usage {
-                input_tokens: n("/prompt_tokens"),
-                output_tokens: n("/completion_tokens"),
-                cached_input_tokens: n("/prompt_tokens_details/cached_tokens"),
-                reasoning_tokens: n("/completion_tokens_details/reasoning_tokens"),
+                input_tokens: u.prompt_tokens.unwrap_or(0),
+                output_tokens: u.completion_tokens.unwrap_or(0),
+                cached_input_tokens: u
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
+                reasoning_tokens: u
+                    .completion_tokens_details
+                    .and_then(|d| d.reasoning_tokens)
+                    .unwrap_or(0),
                 cost_usd: None,
             }));
         }
-        let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {
+        let Some(choice) = chunk.choices.into_iter().flatten().next() else {
             return Ok(());
         };
-        if let Some(delta) = choice.get("delta") {
-            for key in ["reasoning_content", "reasoning"] {
-                if let Some(r) = delta
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                {
-                    out.push_back(ProviderEvent::ReasoningDelta(r.to_string()));
-                    break;
-                }
+        if let Some(delta) = choice.delta {
+            if let Some(r) = text(delta.reasoning_content).or_else(|| text(delta.reasoning)) {
+                out.push_back(ProviderEvent::ReasoningDelta(r));
             }
-            if let Some(t) = delta
-                .get("content")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-            {
-                out.push_back(ProviderEvent::TextDelta(t.to_string()));
+            if let Some(t) = text(delta.content) {
+                out.push_back(ProviderEvent::TextDelta(t));
             }
-            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-                for (pos, c) in calls.iter().enumerate() {
-                    let index = c
-                        .get("index")
-                        .and_then(Value::as_u64)
-                        .map(|i| i as usize)
-                        .unwrap_or(pos);
-                    let acc = self.calls.entry(index).or_default();
-                    if let Some(id) = c
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .filter(|s| !s.is_empty())
-                        && acc.id.is_empty()
-                    {
-                        acc.id = id.to_string();
-                    }
-                    let f = c.get("function");
-                    if let Some(n) = f
-                        .and_then(|f| f.get("name"))
-                        .and_then(Value::as_str)
-                        .filter(|s| !s.is_empty())
-                        && acc.name.is_empty()
-                    {
-                        acc.name = n.to_string();
-                    }
-                    if let Some(a) = f.and_then(|f| f.get("arguments")).and_then(Value::as_str) {
-                        acc.pending.push_str(a);
-                    }
-                    if !acc.started && !acc.name.is_empty() {
-                        acc.started = true;
-                        if acc.id.is_empty() {
-                            acc.id = format!("call_{}", crate::util::new_id());
-                        }
-                        out.push_back(ProviderEvent::ToolCallStart {
-                            index,
-                            id: acc.id.clone(),
-                            name: acc.name.clone(),
-                        });
-                    }
-                    if acc.started && !acc.pending.is_empty() {
-                        out.push_back(ProviderEvent::ToolCallDelta {
-                            index,
-                            arguments: std::mem::take(&mut acc.pending),
-                        });
-                    }
-                }
+            for (pos, c) in delta.tool_calls.into_iter().flatten().enumerate() {
+                self.tool_call(pos, c, out);
             }
         }
-        if let Some(fr) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.finish = Some(match fr {
+        if let Some(fr) = choice.finish_reason {
+            self.finish = Some(match fr.as_ref() {
                 "stop" => FinishReason::Stop,
                 "tool_calls" | "function_call" => FinishReason::ToolCalls,
                 "length" => FinishReason::Length,
@@ -318,6 +348,45 @@ impl Parser {
             });
         }
         Ok(())
+    }
+
+    /// A piece of a streamed tool call: its start once its name is known, then its arguments.
+    fn tool_call(&mut self, pos: usize, c: ToolCallChunk<'_>, out: &mut VecDeque<ProviderEvent>) {
+        let index = c.index.map_or(pos, |i| i as usize);
+        let acc = self.calls.entry(index).or_default();
+        if let Some(id) = text(c.id)
+            && acc.id.is_empty()
+        {
+            acc.id = id;
+        }
+        let (name, arguments) = c
+            .function
+            .map_or((None, None), |f| (text(f.name), f.arguments));
+        if let Some(n) = name
+            && acc.name.is_empty()
+        {
+            acc.name = n;
+        }
+        if let Some(a) = arguments {
+            acc.pending.push_str(&a);
+        }
+        if !acc.started && !acc.name.is_empty() {
+            acc.started = true;
+            if acc.id.is_empty() {
+                acc.id = format!("call_{}", crate::util::new_id());
+            }
+            out.push_back(ProviderEvent::ToolCallStart {
+                index,
+                id: acc.id.clone(),
+                name: acc.name.clone(),
+            });
+        }
+        if acc.started && !acc.pending.is_empty() {
+            out.push_back(ProviderEvent::ToolCallDelta {
+                index,
+                arguments: std::mem::take(&mut acc.pending),
+            });
+        }
     }
 }
 

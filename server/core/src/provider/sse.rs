@@ -31,20 +31,25 @@ impl SseDecoder {
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, String> {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
+        // The lines are read out of the buffer in place (borrowed, not copied), so it is taken
+        // out while `line` updates the decoder.
+        let buf = std::mem::take(&mut self.buf);
         let mut start = 0;
-        let mut from = self.scanned.min(self.buf.len());
-        while let Some(pos) = self.buf[from..].iter().position(|&b| b == b'\n') {
-            let pos = from + pos - start;
-            let end = start + pos;
-            let mut line = &self.buf[start..end];
+        let mut from = self.scanned.min(buf.len());
+        while let Some(pos) = buf[from..].iter().position(|&b| b == b'\n') {
+            let end = from + pos;
+            let mut line = &buf[start..end];
             if line.last() == Some(&b'\r') {
                 line = &line[..line.len() - 1];
             }
-            let line = String::from_utf8_lossy(line).into_owned();
+            match std::str::from_utf8(line) {
+                Ok(l) => self.line(l, &mut out),
+                Err(_) => self.line(&String::from_utf8_lossy(line), &mut out),
+            }
             start = end + 1;
             from = start;
-            self.line(&line, &mut out);
         }
+        self.buf = buf;
         self.buf.drain(..start);
         self.scanned = self.buf.len();
         if self.buf.len() > MAX_LINE_BYTES {
@@ -92,7 +97,12 @@ impl SseDecoder {
             self.event = None;
             return None;
         }
-        let data = std::mem::take(&mut self.data).join("\n");
+        let mut lines = std::mem::take(&mut self.data);
+        let data = if lines.len() == 1 {
+            lines.pop().unwrap_or_default()
+        } else {
+            lines.join("\n")
+        };
         Some(SseEvent {
             event: self.event.take(),
             data,

@@ -1,5 +1,6 @@
 //! Approvals (durable, with ids) and the session grants they create.
 
+use super::cas::{Rows, Set, Transition};
 use super::{ApprovalStatus, Store, StoreError, StoreResult};
 use crate::protocol::{ApprovalScope, Effect};
 use crate::util::now_ms;
@@ -102,16 +103,16 @@ impl Store {
 
     /// `pending → status`, once. False when it was already decided (a replayed answer).
     pub async fn decide_approval(&self, id: &str, status: ApprovalStatus) -> StoreResult<bool> {
-        let n = sqlx::query(
-            "UPDATE approvals SET status = $1, decided_at = $2 WHERE id = $3 AND status = 'pending'",
-        )
-        .bind(status.as_ref())
-        .bind(now_ms())
-        .bind(id)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "approvals",
+                rows: Rows::Id(id),
+                from: &[ApprovalStatus::Pending.as_str()],
+                to: status.as_str(),
+                set: vec![("decided_at", Set::Int(Some(now_ms())))],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     pub async fn pending_approvals(&self, session_id: &str) -> StoreResult<Vec<ApprovalRow>> {
@@ -126,13 +127,14 @@ impl Store {
 
     /// Every approval still pending when the server starts can no longer be answered.
     pub async fn expire_pending_approvals(&self) -> StoreResult<u64> {
-        Ok(sqlx::query(
-            "UPDATE approvals SET status = 'expired', decided_at = $1 WHERE status = 'pending'",
-        )
-        .bind(now_ms())
-        .execute(self.pool())
-        .await?
-        .rows_affected())
+        self.transition(Transition {
+            table: "approvals",
+            rows: Rows::All,
+            from: &[ApprovalStatus::Pending.as_str()],
+            to: ApprovalStatus::Expired.as_str(),
+            set: vec![("decided_at", Set::Int(Some(now_ms())))],
+        })
+        .await
     }
 
     pub async fn add_grant(&self, session_id: &str, key: &str) -> StoreResult<()> {

@@ -11,9 +11,16 @@ pub use crate::protocol::UnknownValue;
 macro_rules! text_enum {
     ($(#[$meta:meta])* $name:ident: $what:literal { $($(#[$vmeta:meta])* $variant:ident),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::AsRefStr, strum::EnumString, strum::Display, strum::VariantArray)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::AsRefStr, strum::IntoStaticStr, strum::EnumString, strum::Display, strum::VariantArray)]
         #[strum(serialize_all = "snake_case")]
         pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// The stored text.
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        }
 
         impl TryFrom<String> for $name {
             type Error = UnknownValue;

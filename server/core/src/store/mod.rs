@@ -12,6 +12,7 @@
 
 mod approvals;
 mod auth;
+mod cas;
 mod events;
 mod goals;
 mod kinds;

@@ -1,5 +1,6 @@
 //! Artifacts (plan revisions and their files), plans awaiting a decision, and questions.
 
+use super::cas::{Rows, Set, Transition};
 use super::{PlanStatus, QuestionStatus, Store, StoreError, StoreResult};
 use crate::util::now_ms;
 
@@ -163,16 +164,19 @@ impl Store {
         to: PlanStatus,
         feedback: Option<&str>,
     ) -> StoreResult<bool> {
-        let n = sqlx::query("UPDATE plans SET status = $1, feedback = COALESCE($2, feedback), decided_at = $3 WHERE id = $4 AND status = $5")
-            .bind(to.as_ref())
-            .bind(feedback)
-            .bind(now_ms())
-            .bind(id)
-            .bind(from.as_ref())
-            .execute(self.pool())
-            .await?
-            .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "plans",
+                rows: Rows::Id(id),
+                from: &[from.as_str()],
+                to: to.as_str(),
+                set: vec![
+                    ("feedback", Set::TextOrKeep(feedback.map(str::to_string))),
+                    ("decided_at", Set::Int(Some(now_ms()))),
+                ],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// Approved plans of a run whose implementation has not started.
@@ -236,31 +240,39 @@ impl Store {
         status: QuestionStatus,
         answers: Option<&str>,
     ) -> StoreResult<bool> {
-        let n = sqlx::query("UPDATE questions SET status = $1, answers = $2, answered_at = $3 WHERE id = $4 AND status = 'pending'")
-            .bind(status.as_ref())
-            .bind(answers)
-            .bind(now_ms())
-            .bind(id)
-            .execute(self.pool())
-            .await?
-            .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "questions",
+                rows: Rows::Id(id),
+                from: &[QuestionStatus::Pending.as_str()],
+                to: status.as_str(),
+                set: vec![
+                    ("answers", Set::Text(answers.map(str::to_string))),
+                    ("answered_at", Set::Int(Some(now_ms()))),
+                ],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// At start-up nobody waits for old questions or plans any more.
     pub async fn expire_pending_prompts(&self) -> StoreResult<()> {
         let now = now_ms();
-        sqlx::query(
-            "UPDATE questions SET status = 'expired', answered_at = $1 WHERE status = 'pending'",
-        )
-        .bind(now)
-        .execute(self.pool())
+        self.transition(Transition {
+            table: "questions",
+            rows: Rows::All,
+            from: &[QuestionStatus::Pending.as_str()],
+            to: QuestionStatus::Expired.as_str(),
+            set: vec![("answered_at", Set::Int(Some(now)))],
+        })
         .await?;
-        sqlx::query(
-            "UPDATE plans SET status = 'skipped', decided_at = $1 WHERE status = 'pending'",
-        )
-        .bind(now)
-        .execute(self.pool())
+        self.transition(Transition {
+            table: "plans",
+            rows: Rows::All,
+            from: &[PlanStatus::Pending.as_str()],
+            to: PlanStatus::Skipped.as_str(),
+            set: vec![("decided_at", Set::Int(Some(now)))],
+        })
         .await?;
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! Runs: one model-and-tools turn chain of a session. Status changes are compare-and-set.
 
+use super::cas::{Rows, Set, Transition};
 use super::{Store, StoreError, StoreResult};
 use crate::protocol::{Agent, RunStatus, RunTrigger};
 use crate::util::now_ms;
@@ -73,13 +74,16 @@ impl Store {
 
     /// `queued → running`; false if the run was not queued any more.
     pub async fn start_run(&self, id: &str) -> StoreResult<bool> {
-        let n = sqlx::query("UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'queued'")
-            .bind(now_ms())
-            .bind(id)
-            .execute(self.pool())
-            .await?
-            .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "runs",
+                rows: Rows::Id(id),
+                from: &[RunStatus::Queued.as_str()],
+                to: RunStatus::Running.as_str(),
+                set: vec![("started_at", Set::Int(Some(now_ms())))],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// A queued run's new input (edited before it started).
@@ -100,19 +104,20 @@ impl Store {
 
     /// Move a live run to its end; false if it had ended already.
     pub async fn finish_run(&self, end: &super::RunEndRow) -> StoreResult<bool> {
-        let n = sqlx::query(
-            "UPDATE runs SET status = $1, error = $2, usage = $3, finished_at = $4 \
-             WHERE id = $5 AND status IN ('queued', 'running')",
-        )
-        .bind(end.status.as_str())
-        .bind(&end.error)
-        .bind(&end.usage)
-        .bind(now_ms())
-        .bind(&end.run_id)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "runs",
+                rows: Rows::Id(&end.run_id),
+                from: &[RunStatus::Queued.as_str(), RunStatus::Running.as_str()],
+                to: end.status.as_str(),
+                set: vec![
+                    ("error", Set::Text(end.error.clone())),
+                    ("usage", Set::Text(Some(end.usage.clone()))),
+                    ("finished_at", Set::Int(Some(now_ms()))),
+                ],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// What a run left behind when its server died: the time of its last event, and how many

@@ -1,6 +1,7 @@
 //! Background tasks. Every state change is a compare-and-set, so a terminal state is never left
 //! and a stop racing the process exit ends in exactly one state.
 
+use super::cas::{Rows, Set, Transition};
 use super::{Store, StoreError, StoreResult};
 use crate::protocol::{TaskStatus, TaskStopper, UnknownValue};
 
@@ -132,27 +133,35 @@ impl Store {
         pid_start: Option<i64>,
         boot_id: Option<&str>,
     ) -> StoreResult<bool> {
-        let n = sqlx::query("UPDATE tasks SET status = 'running', pid = $1, started_at = $2, pid_start = $4, boot_id = $5 WHERE id = $3 AND status = 'queued'")
-            .bind(pid)
-            .bind(now_ms())
-            .bind(id)
-            .bind(pid_start)
-            .bind(boot_id)
-            .execute(self.pool())
-            .await?
-            .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "tasks",
+                rows: Rows::Id(id),
+                from: &[TaskStatus::Queued.as_str()],
+                to: TaskStatus::Running.as_str(),
+                set: vec![
+                    ("pid", Set::Int(Some(pid))),
+                    ("started_at", Set::Int(Some(now_ms()))),
+                    ("pid_start", Set::Int(pid_start)),
+                    ("boot_id", Set::Text(boot_id.map(str::to_string))),
+                ],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// `running → stopping`, recording who stopped it.
     pub async fn task_stopping(&self, id: &str, by: TaskStopper) -> StoreResult<bool> {
-        let n = sqlx::query("UPDATE tasks SET status = 'stopping', stopped_by = $1 WHERE id = $2 AND status IN ('queued', 'running')")
-            .bind(by.as_str())
-            .bind(id)
-            .execute(self.pool())
-            .await?
-            .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "tasks",
+                rows: Rows::Id(id),
+                from: &[TaskStatus::Queued.as_str(), TaskStatus::Running.as_str()],
+                to: TaskStatus::Stopping.as_str(),
+                set: vec![("stopped_by", Set::Text(Some(by.as_str().to_string())))],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// Move from one of `from` to a terminal `to`, once.
@@ -170,22 +179,25 @@ impl Store {
         stopped_by: Option<TaskStopper>,
         output_bytes: i64,
     ) -> StoreResult<bool> {
-        let n = sqlx::query(
-            "UPDATE tasks SET status = $1, exit_code = $2, error = $3, stopped_by = COALESCE($4, stopped_by), output_bytes = $5, finished_at = $6 \
-             WHERE id = $7 AND status = $8",
-        )
-        .bind(to.as_str())
-        .bind(exit_code)
-        .bind(error)
-        .bind(stopped_by.map(TaskStopper::as_str))
-        .bind(output_bytes)
-        .bind(now_ms())
-        .bind(id)
-        .bind(from.as_str())
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "tasks",
+                rows: Rows::Id(id),
+                from: &[from.as_str()],
+                to: to.as_str(),
+                set: vec![
+                    ("exit_code", Set::Int(exit_code)),
+                    ("error", Set::Text(error.map(str::to_string))),
+                    (
+                        "stopped_by",
+                        Set::TextOrKeep(stopped_by.map(|s| s.as_str().to_string())),
+                    ),
+                    ("output_bytes", Set::Int(Some(output_bytes))),
+                    ("finished_at", Set::Int(Some(now_ms()))),
+                ],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     pub async fn task_output_bytes(&self, id: &str, bytes: i64) -> StoreResult<()> {
@@ -253,16 +265,26 @@ impl Store {
     }
 
     pub async fn mark_task_lost(&self, id: &str) -> StoreResult<bool> {
-        let n = sqlx::query(
-            "UPDATE tasks SET status = 'lost', error = 'the server that owned this task stopped', finished_at = $1 \
-             WHERE id = $2 AND status IN ('queued', 'running', 'stopping')",
-        )
-        .bind(now_ms())
-        .bind(id)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        Ok(n == 1)
+        let moved = self
+            .transition(Transition {
+                table: "tasks",
+                rows: Rows::Id(id),
+                from: &[
+                    TaskStatus::Queued.as_str(),
+                    TaskStatus::Running.as_str(),
+                    TaskStatus::Stopping.as_str(),
+                ],
+                to: TaskStatus::Lost.as_str(),
+                set: vec![
+                    (
+                        "error",
+                        Set::Text(Some("the server that owned this task stopped".into())),
+                    ),
+                    ("finished_at", Set::Int(Some(now_ms()))),
+                ],
+            })
+            .await?;
+        Ok(moved == 1)
     }
 
     /// Finished tasks older than the cutoff: returns their log paths after deleting the rows.

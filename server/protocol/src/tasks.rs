@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::ArtifactKind;
+
 // ---- Plans and artifacts ----
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -128,4 +130,24 @@ pub struct TaskInfo {
     pub created_at: i64,
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
+}
+
+/// An artifact (a plan revision) and the files it lists.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Artifact {
+    pub id: String,
+    /// What made it: `plan` (a plan revision). An open set.
+    #[schema(value_type = ArtifactKind)]
+    pub kind: String,
+    pub name: String,
+    pub revision: i64,
+    pub title: Option<String>,
+    pub files: Vec<ArtifactFile>,
+    pub created_at: i64,
+}
+
+/// A session's artifacts.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ArtifactList {
+    pub data: Vec<Artifact>,
 }

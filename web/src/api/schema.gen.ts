@@ -1790,6 +1790,7 @@ export interface components {
          * @enum {string}
          */
         ApprovalScope: "effect" | "directory";
+        /** @description An artifact (a plan revision) and the files it lists. */
         Artifact: {
             /** Format: int64 */
             created_at: number;
@@ -1812,6 +1813,7 @@ export interface components {
          * @enum {string}
          */
         ArtifactKind: "plan";
+        /** @description A session's artifacts. */
         ArtifactList: {
             data: components["schemas"]["Artifact"][];
         };

@@ -14,6 +14,7 @@ mod search;
 mod sessions;
 mod undo;
 pub mod usage;
+pub mod views;
 mod websearch;
 
 use std::sync::Arc;

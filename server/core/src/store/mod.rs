@@ -15,6 +15,7 @@ mod auth;
 mod cas;
 mod events;
 mod goals;
+pub mod json;
 mod kinds;
 mod memories;
 mod messages;

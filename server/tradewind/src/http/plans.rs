@@ -9,7 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::AppState;
 use super::extract::ApiJson;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::plan::{ArtifactFile, PlanRevision};
+use crate::protocol::ArtifactList;
 use crate::protocol::{AnswerParams, PlanDecision, PlanDecisionParams};
 use crate::services::OrNotFound;
 
@@ -97,24 +97,6 @@ pub async fn plan_render_errors(
     Ok(axum::http::StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Artifact {
-    pub id: String,
-    /// What made it: `plan` (a plan revision). An open set.
-    #[schema(value_type = crate::protocol::ArtifactKind)]
-    pub kind: String,
-    pub name: String,
-    pub revision: i64,
-    pub title: Option<String>,
-    pub files: Vec<ArtifactFile>,
-    pub created_at: i64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ArtifactList {
-    pub data: Vec<Artifact>,
-}
-
 /// A session's artifacts (plan revisions), oldest first.
 ///
 /// Each artifact has its id, kind, name, revision, title and the files it lists. Read one file
@@ -131,21 +113,7 @@ pub async fn list_artifacts(
 ) -> ApiResult<axum::Json<ArtifactList>> {
     state.load_session(&id).await?;
     let rows = state.store.list_artifacts(&id).await?;
-    let data = rows
-        .into_iter()
-        .map(|r| {
-            let meta: Option<PlanRevision> = serde_json::from_str(&r.meta).ok();
-            Artifact {
-                title: meta.as_ref().and_then(|m| m.title.clone()),
-                files: meta.map(|m| m.files).unwrap_or_default(),
-                id: r.id,
-                kind: r.kind,
-                name: r.name,
-                revision: r.revision,
-                created_at: r.created_at,
-            }
-        })
-        .collect();
+    let data = crate::services::views::artifacts(rows);
     Ok(axum::Json(ArtifactList { data }))
 }
 
@@ -184,8 +152,7 @@ pub async fn artifact_file(
         .get_artifact(&id)
         .await
         .or_not_found("artifact")?;
-    let meta: PlanRevision =
-        serde_json::from_str(&row.meta).map_err(|e| ApiError::Internal(e.into()))?;
+    let (_, meta) = crate::services::views::artifact(row.clone())?;
     // Only the files the artifact lists: no traversal is possible.
     let file = meta
         .files

@@ -69,27 +69,6 @@ pub async fn resume_run(
     ))
 }
 
-fn run_info(r: crate::store::RunRow) -> RunInfo {
-    RunInfo {
-        error: r
-            .error
-            .as_deref()
-            .and_then(|e| serde_json::from_str(e).ok()),
-        usage: r
-            .usage
-            .as_deref()
-            .and_then(|u| serde_json::from_str(u).ok()),
-        id: r.id,
-        session_id: r.session_id,
-        status: r.status,
-        trigger: r.trigger,
-        agent: r.agent,
-        created_at: r.created_at,
-        started_at: r.started_at,
-        finished_at: r.finished_at,
-    }
-}
-
 /// One run.
 ///
 /// Returns the run's session, status, trigger, agent, when it was created, started and
@@ -104,9 +83,8 @@ pub async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<RunInfo>> {
-    Ok(axum::Json(run_info(
-        state.store.get_run(&id).await.or_not_found("run")?,
-    )))
+    let row = state.store.get_run(&id).await.or_not_found("run")?;
+    Ok(axum::Json(crate::services::views::run(row)?))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -130,7 +108,7 @@ pub async fn list_runs(
     state.load_session(&id).await?;
     let rows = state.store.list_session_runs(&id, 100).await?;
     Ok(axum::Json(RunList {
-        data: rows.into_iter().map(run_info).collect(),
+        data: crate::services::views::runs(rows),
     }))
 }
 

@@ -9,8 +9,8 @@ use super::AppState;
 use super::extract::{ApiJson, ApiQuery, limit_of, seq_param};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::protocol::{
-    CreateSessionParams, EventPage, Message, MessagePage, PatchSessionParams, PendingApproval,
-    PendingItems, PendingPlan, PendingQuestion, Session, SessionPage,
+    CreateSessionParams, EventPage, Message, MessagePage, PatchSessionParams, PendingItems,
+    Session, SessionPage,
 };
 
 /// Create a session.
@@ -219,22 +219,14 @@ pub async fn list_messages(
         .list_messages(&id, q.cursor.as_deref(), limit + 1)
         .await?;
     let more = rows.len() as i64 > limit;
-    let data: Vec<Message> = rows
-        .into_iter()
-        .take(limit as usize)
-        .map(|r| Message {
-            parts: serde_json::from_str(&r.parts).unwrap_or(serde_json::Value::Null),
-            id: r.id,
-            run_id: r.run_id,
-            role: r.role.parse().unwrap_or(crate::protocol::MessageRole::User),
-            created_at: r.created_at,
-        })
-        .collect();
+    let page: Vec<_> = rows.into_iter().take(limit as usize).collect();
+    // The cursor is the page's last row, read or not (a row left out is not read again).
     let next_cursor = if more {
-        data.last().map(|m| m.id.clone())
+        page.last().map(|m| m.id.clone())
     } else {
         None
     };
+    let data: Vec<Message> = crate::services::views::messages(page);
     Ok(axum::Json(MessagePage { data, next_cursor }))
 }
 
@@ -360,52 +352,9 @@ pub async fn pending(
 
 async fn pending_of(state: &AppState, id: &str, items: &mut PendingItems) -> ApiResult<()> {
     let approvals = state.store.pending_approvals(id).await?;
-    items.approvals.extend(approvals.into_iter().map(|a| {
-        let detail: crate::store::ApprovalDetail = a
-            .detail
-            .as_deref()
-            .and_then(|d| serde_json::from_str(d).ok())
-            .unwrap_or_default();
-        PendingApproval {
-            session: id.to_string(),
-            reasons: detail.reasons,
-            warnings: detail.warnings,
-            directory: detail.directory,
-            prefix: a
-                .prefix
-                .as_deref()
-                .and_then(|p| serde_json::from_str(p).ok()),
-            effect: a.effect,
-            scope: a.scope,
-            input: serde_json::from_str(&a.input).unwrap_or(serde_json::Value::Null),
-            approval_id: a.id,
-            run_id: a.run_id,
-            call_id: a.call_id,
-            tool: a.tool,
-            reason: a.reason,
-            created_at: a.created_at,
-        }
-    }));
     let questions = state.store.pending_questions(id).await?;
-    items
-        .questions
-        .extend(questions.into_iter().map(|q| PendingQuestion {
-            session: id.to_string(),
-            questions: serde_json::from_str(&q.questions).unwrap_or_default(),
-            question_id: q.id,
-            run_id: q.run_id,
-            created_at: q.created_at,
-        }));
     let plans = state.store.pending_plans(id).await?;
-    items.plans.extend(plans.into_iter().map(|p| PendingPlan {
-        session: id.to_string(),
-        plan_id: p.id,
-        run_id: p.run_id,
-        artifact_id: p.artifact_id,
-        revision: p.revision,
-        title: p.title,
-        created_at: p.created_at,
-    }));
+    crate::services::views::pending_of(id, approvals, questions, plans, items);
     Ok(())
 }
 

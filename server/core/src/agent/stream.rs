@@ -193,14 +193,27 @@ pub(super) async fn stream_turn(
         Ok(s) => s,
         Err(e) => return Err(e.clone()),
     };
+    // The cancellation and the coalescers' flush timer are made once and polled in place:
+    // an answer streams thousands of chunks, and neither changes with each one.
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
+    let flush = tokio::time::sleep(coalesce::FLUSH_EVERY);
+    tokio::pin!(flush);
+    let mut armed: Option<tokio::time::Instant> = None;
     loop {
         let deadline = match (tc.deadline(), rc.deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        if deadline != armed {
+            if let Some(d) = deadline {
+                flush.as_mut().reset(d);
+            }
+            armed = deadline;
+        }
         let next = tokio::select! {
             n = s.next() => n,
-            _ = cancel.cancelled() => {
+            () = &mut cancelled => {
                 // Stopped mid-answer: the provider has already generated (and billed) what was
                 // streamed; count it, estimated, rather than showing nothing.
                 let streamed = text.len()
@@ -215,7 +228,8 @@ pub(super) async fn stream_turn(
                 t.account(u, "turn", prompt_chars).await;
                 return Err(ProviderError::Cancelled);
             }
-            _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => {
+            () = &mut flush, if armed.is_some() => {
+                armed = None;
                 t.flush_deltas(&message_id, &mut tc, &mut rc);
                 continue;
             }

@@ -275,18 +275,43 @@ fn scratch(name: &str) -> TempDir {
     TempDir(std::fs::canonicalize(&p).unwrap())
 }
 
+/// The Landlock fallback (forced) for `ws` with `home` as HOME, without its temp grants.
+fn landlock(
+    ws: &std::path::Path,
+    home: Option<&std::path::Path>,
+    state: &std::path::Path,
+    network_deny: bool,
+) -> tradewind::sandbox::Sandbox {
+    let mut cfg = tradewind::config::Config::for_paths(ws.to_path_buf(), state.to_path_buf());
+    cfg.sandbox_helper = Some(binary());
+    cfg.home = home.map(std::path::Path::to_path_buf);
+    cfg.sandbox.jail = tradewind::sandbox::JailChoice::Landlock;
+    if network_deny {
+        cfg.sandbox.network = "deny".into();
+    }
+    let (sb, info) = tradewind::sandbox::for_config(&cfg);
+    assert_eq!(info.jail, "landlock", "{:?}", info.notes);
+    sb.unwrap().without_temp_grants()
+}
+
 fn sandboxed(
     sb: &tradewind::sandbox::Sandbox,
     ws: &std::path::Path,
     script: &str,
 ) -> std::process::Output {
-    let mut args = sb.args(ws);
-    args.extend(["/bin/sh".into(), "-c".into(), script.into()]);
-    std::process::Command::new(&sb.helper)
-        .args(args)
-        .current_dir(ws)
-        .output()
-        .unwrap()
+    let job = tradewind::sandbox::Job {
+        roots: vec![ws.to_path_buf()],
+        ..Default::default()
+    };
+    let cmd = sb
+        .command(
+            &job,
+            std::path::Path::new("/bin/sh"),
+            &["-c".into(), script.into()],
+        )
+        .unwrap();
+    let mut cmd = cmd.into_std();
+    cmd.current_dir(ws).output().unwrap()
 }
 
 /// What the classifier cannot see the kernel refuses: keys and credentials under a (fake) home,
@@ -323,21 +348,9 @@ fn the_kernel_confines_every_command() {
     let state = home.join(".tradewind");
     std::fs::create_dir_all(&state).unwrap();
     std::fs::write(state.join("tradewind.db"), "state").unwrap();
-    let mut sb = tradewind::sandbox::Sandbox::new(
-        binary(),
-        std::slice::from_ref(&ws),
-        Some(&home),
-        &state,
-        false,
-    );
     // The ruleset grants temp read-write; this test's scratch may live under it (a clone in
     // /tmp), so temp is taken out here: what is checked is everything else the ruleset lists.
-    let tmp: Vec<std::path::PathBuf> = ["/tmp", "/var/tmp"]
-        .into_iter()
-        .map(std::path::PathBuf::from)
-        .chain(std::env::var_os("TMPDIR").map(std::path::PathBuf::from))
-        .collect();
-    sb.base.rw.retain(|p| !tmp.contains(p));
+    let sb = landlock(&ws, Some(&home), &state, false);
     let ok = |script: &str| {
         let o = sandboxed(&sb, &ws, script);
         assert!(
@@ -395,13 +408,7 @@ fn network_deny_refuses_tcp_connects() {
     let connect = format!(
         "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')\""
     );
-    let open = tradewind::sandbox::Sandbox::new(
-        binary(),
-        std::slice::from_ref(&ws),
-        None,
-        &base.path().join("state"),
-        false,
-    );
+    let open = landlock(&ws, None, &base.path().join("state"), false);
     let o = sandboxed(&open, &ws, &connect);
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
@@ -409,13 +416,7 @@ fn network_deny_refuses_tcp_connects() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let closed = tradewind::sandbox::Sandbox::new(
-        binary(),
-        std::slice::from_ref(&ws),
-        None,
-        &base.path().join("state"),
-        true,
-    );
+    let closed = landlock(&ws, None, &base.path().join("state"), true);
     let o = sandboxed(&closed, &ws, &connect);
     assert!(!o.status.success());
     assert!(

@@ -57,6 +57,7 @@ async fn states_output_cap_offsets_and_limits() {
             &sid,
             "echo hello; echo err >&2",
             &ws,
+            &job(&ws),
             Some("greeting"),
             None,
         )
@@ -64,14 +65,17 @@ async fn states_output_cap_offsets_and_limits() {
         .unwrap();
     assert_eq!(ok.status, TaskStatus::Running);
     assert!(ok.pid.is_some());
-    let fail = t.start(&sid, "exit 3", &ws, None, None).await.unwrap();
-    let big = t.start(&sid, "i=0; while [ $i -lt 400 ]; do echo \"line $i xxxxxxxx\"; i=$((i+1)); done; echo THE-END", &ws, None, None).await.unwrap();
+    let fail = t
+        .start(&sid, "exit 3", &ws, &job(&ws), None, None)
+        .await
+        .unwrap();
+    let big = t.start(&sid, "i=0; while [ $i -lt 400 ]; do echo \"line $i xxxxxxxx\"; i=$((i+1)); done; echo THE-END", &ws, &job(&ws), None, None).await.unwrap();
     let slow = t
-        .start(&sid, "sleep 30", &ws, None, Some(1000))
+        .start(&sid, "sleep 30", &ws, &job(&ws), None, Some(1000))
         .await
         .unwrap();
     // A fifth live task is refused (tasks.maxPerSession = 4).
-    let fifth = t.start(&sid, "sleep 30", &ws, None, None).await;
+    let fifth = t.start(&sid, "sleep 30", &ws, &job(&ws), None, None).await;
     assert!(fifth.is_err() || wait_terminal(&s, &ok.id).await["status"] == "succeeded");
     assert_eq!(wait_terminal(&s, &ok.id).await["status"], "succeeded");
     let f = wait_terminal(&s, &fail.id).await;
@@ -125,13 +129,17 @@ async fn states_output_cap_offsets_and_limits() {
         .await;
     assert_eq!(st, 404);
     // Invalid inputs.
-    assert!(t.start(&sid, "", &ws, None, None).await.is_err());
+    assert!(t.start(&sid, "", &ws, &job(&ws), None, None).await.is_err());
     assert!(
-        t.start(&sid, &"x".repeat(8001), &ws, None, None)
+        t.start(&sid, &"x".repeat(8001), &ws, &job(&ws), None, None)
             .await
             .is_err()
     );
-    assert!(t.start(&sid, "true", &ws, None, Some(10)).await.is_err());
+    assert!(
+        t.start(&sid, "true", &ws, &job(&ws), None, Some(10))
+            .await
+            .is_err()
+    );
     s.stop().await;
 }
 
@@ -153,7 +161,14 @@ async fn stop_racing_exit_ends_in_exactly_one_state() {
     let mut ids = Vec::new();
     for i in 0..60u64 {
         let task = t
-            .start(&sid, &format!("sleep 0.0{}", i % 10), &ws, None, None)
+            .start(
+                &sid,
+                &format!("sleep 0.0{}", i % 10),
+                &ws,
+                &job(&ws),
+                None,
+                None,
+            )
             .await
             .unwrap();
         let t2 = t.clone();
@@ -223,7 +238,14 @@ async fn sigterm_ignored_means_sigkill_after_three_seconds_with_no_orphans() {
         &format!("sh -c 'sleep 31; : {marker}'"),
     );
     let task = t
-        .start(&sid, &cmd, s.workspace.path(), None, None)
+        .start(
+            &sid,
+            &cmd,
+            s.workspace.path(),
+            &job(s.workspace.path()),
+            None,
+            None,
+        )
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -511,7 +533,14 @@ async fn wakeups_coalesce_deliver_once_and_respect_every_no_wake_rule() {
     );
     // An archived session is never woken.
     let t = tmgr
-        .start(&sid, "true", s.workspace.path(), None, None)
+        .start(
+            &sid,
+            "true",
+            s.workspace.path(),
+            &job(s.workspace.path()),
+            None,
+            None,
+        )
         .await
         .unwrap();
     s.send(
@@ -593,4 +622,12 @@ async fn wakeup_waits_while_the_session_is_busy_then_arrives() {
         "completed"
     );
     s.stop().await;
+}
+
+/// The job a tool gives a task started in `ws`: the workspace is its root.
+fn job(ws: &std::path::Path) -> tradewind::sandbox::Job {
+    tradewind::sandbox::Job {
+        roots: vec![ws.to_path_buf()],
+        ..Default::default()
+    }
 }

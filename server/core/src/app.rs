@@ -71,8 +71,15 @@ async fn agent_deps(
         interactive,
         offered: parking_lot::Mutex::default(),
         mcp: Arc::new(
-            crate::mcp::McpHub::new(&cfg.mcp, cfg.read_only, &cfg.workspace, sandbox.clone())
-                .reserve_names(crate::agent::toolset::names()),
+            crate::mcp::McpHub::new(
+                &cfg.mcp,
+                cfg.read_only,
+                &cfg.workspace,
+                &cfg.state_dir,
+                cfg.home.as_deref(),
+                sandbox.clone(),
+            )
+            .reserve_names(crate::agent::toolset::names()),
         ),
         sandbox: sandbox.clone(),
         grants_epoch: std::sync::atomic::AtomicU64::new(0),

@@ -38,9 +38,7 @@ impl GroupGuard {
                 crate::sandbox::kill_tree_and_group(pgid.unsigned_abs());
             }
             (Some(pgid), sig) => {
-                if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
-                    let _ = rustix::process::kill_process_group(pid, sig);
-                }
+                crate::sandbox::stop(pgid.unsigned_abs(), sig);
             }
             (None, _) => {}
         }
@@ -55,15 +53,13 @@ impl Drop for GroupGuard {
     /// forks included — and the hard stop of the whole tree a moment later.
     fn drop(&mut self) {
         let Some(pgid) = self.pgid.take() else { return };
-        let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
-            return;
-        };
-        if rustix::process::kill_process_group(pid, rustix::process::Signal::TERM).is_err() {
+        let leader = pgid.unsigned_abs();
+        if !crate::sandbox::stop(leader, rustix::process::Signal::TERM) {
             return; // the group is gone already
         }
         std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(300));
-            crate::sandbox::kill_tree_and_group(pid.as_raw_nonzero().get().unsigned_abs());
+            crate::sandbox::kill_tree_and_group(leader);
         });
     }
 }

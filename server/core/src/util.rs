@@ -52,3 +52,15 @@ pub fn truncate_str(s: &str, max: usize) -> &str {
 pub fn tail_str(s: &str, max: usize) -> &str {
     &s[s.ceil_char_boundary(s.len().saturating_sub(max))..]
 }
+
+/// Replace `path` with `bytes` at once: written beside it, then renamed over it (a reader sees
+/// the old file or the new one, never half of it).
+pub fn write_replace(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", new_id()));
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}

@@ -12,6 +12,8 @@
 
 pub mod command;
 pub mod corpus;
+mod git_writes;
+pub mod jail;
 mod keys;
 pub mod lists;
 pub mod paths;
@@ -20,6 +22,7 @@ pub mod secrets;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+pub use git_writes::{git_writes, git_writes_of};
 pub use keys::*;
 
 use command::CommandAnalysis;
@@ -366,8 +369,9 @@ fn is_filter(c: &command::SimpleCommand) -> bool {
 }
 
 /// The rule that covers this command: every simple command starts with the argv of a rule (word
-/// for word: `["cargo","test"]` covers `cargo test -p x`, not `cargo testx`) or is a plain text
-/// filter, at least one matched a rule, and nothing in it never loosens.
+/// for word: `["cargo","test"]` covers `cargo test -p x`, not `cargo testx`) that names all a rule
+/// for it must (an interpreter's script: `["python3"]` covers no `python3 x.py`), or is a plain
+/// text filter; at least one matched a rule, and nothing in it never loosens.
 fn covering_rule(grants: &HashSet<String>, a: &CommandAnalysis) -> Option<Vec<String>> {
     if a.never_loosens() || !a.hard_denied.is_empty() || a.commands.is_empty() {
         return None;
@@ -378,7 +382,7 @@ fn covering_rule(grants: &HashSet<String>, a: &CommandAnalysis) -> Option<Vec<St
     }
     let mut used: Option<Vec<String>> = None;
     for c in &a.commands {
-        match rules.iter().find(|r| c.argv.starts_with(r)) {
+        match rules.iter().find(|r| command::rule_covers(r, &c.argv)) {
             Some(r) => {
                 used.get_or_insert_with(|| r.clone());
             }
@@ -390,29 +394,23 @@ fn covering_rule(grants: &HashSet<String>, a: &CommandAnalysis) -> Option<Vec<St
 }
 
 /// "Allow commands like this": the program and its leading sub-command words (`cargo test`,
-/// `npm run build`), when the command has no category that never loosens and every other part
-/// is a plain text filter or starts the same way.
+/// `npm run build`) — for an interpreter or a runner also what it runs (`python3 manage.py
+/// test`, `uv run pytest`), behind any wrapper word for word (`timeout 60 cargo test`) — when the
+/// command has no category that never loosens and every other part is a plain text filter or
+/// starts the same way. Code inline or on standard input offers no rule.
 pub fn suggested_prefix(a: &CommandAnalysis) -> Option<Vec<String>> {
     if a.never_loosens() || !a.hard_denied.is_empty() || a.has_control_chars {
         return None;
     }
     let main = a.commands.iter().find(|c| !is_filter(c))?;
-    let word = |w: &&String| {
-        !w.is_empty()
-            && w.len() <= 40
-            && w.chars().all(|c| {
-                c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_' || c == ':'
-            })
-            && !w.starts_with('-')
-    };
-    let mut prefix: Vec<String> = main.argv.iter().take(1).cloned().collect();
-    prefix.extend(main.argv.iter().skip(1).take_while(word).take(2).cloned());
-    if prefix.is_empty() {
+    let (_, len) = command::rule_span(&main.argv)?;
+    let prefix: Vec<String> = main.argv.iter().take(len).cloned().collect();
+    if prefix.is_empty() || prefix.iter().any(|w| w.is_empty() || w.len() > 200) {
         return None;
     }
     a.commands
         .iter()
-        .all(|c| is_filter(c) || c.argv.starts_with(&prefix))
+        .all(|c| is_filter(c) || command::rule_covers(&prefix, &c.argv))
         .then_some(prefix)
 }
 

@@ -571,7 +571,10 @@ fn prefix_rules_match_parsed_argv() {
         s("npm run build 2>&1 | tail -3"),
         Some(vec!["npm".into(), "run".into(), "build".into()])
     );
-    assert_eq!(s("python3 script.py"), Some(vec!["python3".into()]));
+    assert_eq!(
+        s("python3 script.py"),
+        Some(vec!["python3".into(), "script.py".into()])
+    );
     assert_eq!(s("ls; touch x"), None, "two different programs");
     assert_eq!(
         s("rm -rf build"),

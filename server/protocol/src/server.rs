@@ -269,11 +269,15 @@ pub struct ServerConfig {
     pub tls: TlsInfo,
 }
 
-/// The process sandbox: whether commands run confined by Landlock, and why not.
+/// The process sandbox: whether commands run in the jail, in the Landlock fallback, or not
+/// confined, and why.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct SandboxInfo {
     /// Every command the agent starts runs confined (files and, with `network: deny`, TCP).
     pub active: bool,
+    /// `bwrap` (the jail: namespaces, an empty HOME, Landlock and seccomp inside), `landlock`
+    /// (the fallback: Landlock only, HOME read-only minus a deny list) or `none`.
+    pub jail: String,
     /// `allow` or `deny`.
     pub network: String,
     /// Why the sandbox is off, or what it cannot protect (a root holding credentials).

@@ -176,10 +176,15 @@ fn mcp_hub(a: &crate::config::McpArgs) -> anyhow::Result<tradewind_core::mcp::Mc
     };
     let cfg = crate::config::Config::resolve(&common, None, None)?;
     let sandbox = tradewind_core::sandbox::SandboxHandle::new(std::sync::Arc::new(cfg.clone()));
-    Ok(
-        tradewind_core::mcp::McpHub::new(&cfg.mcp, false, &cfg.workspace, sandbox)
-            .reserve_names(tradewind_core::agent::toolset::names()),
+    Ok(tradewind_core::mcp::McpHub::new(
+        &cfg.mcp,
+        false,
+        &cfg.workspace,
+        &cfg.state_dir,
+        cfg.home.as_deref(),
+        sandbox,
     )
+    .reserve_names(tradewind_core::agent::toolset::names()))
 }
 
 /// `tradewind mcp list`

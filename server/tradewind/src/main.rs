@@ -1,8 +1,27 @@
 use clap::Parser;
 use tradewind::config::{Cli, Command};
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    // The sandbox helper starts every confined command: it runs before any runtime or logging,
+    // on one thread, so its Landlock domain and seccomp filter cover the thread that starts the
+    // command and nothing else is paid for.
+    let mut argv = std::env::args_os();
+    if argv.nth(1).is_some_and(|a| a == "sandbox-exec") {
+        return tradewind_core::sandbox::run_helper(argv.collect());
+    }
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(serve_main()),
+        Err(e) => {
+            eprintln!("tradewind: cannot start the async runtime: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve_main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         // `policy check` promises exit status 3 for a usage error (0–2 are its decisions).

@@ -146,6 +146,7 @@ fn spawn_upkeep(tasks: Arc<crate::tasks::TaskManager>, core: Core, keep_days: u6
 
 /// Lock the state dir, open storage, refuse unsafe binds, bind, and serve in the background.
 pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
+    tradewind_core::sandbox::check_state_dir(&cfg)?;
     let state_dir = StateDir::open_locked(&cfg.state_dir)?;
     let store = open_store(&cfg).await?;
     if !cfg.bind.is_loopback() && store.password_hash().await?.is_none() {

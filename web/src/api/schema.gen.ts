@@ -3272,10 +3272,18 @@ export interface components {
          * @enum {string}
          */
         RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal" | "task";
-        /** @description The process sandbox: whether commands run confined by Landlock, and why not. */
+        /**
+         * @description The process sandbox: whether commands run in the jail, in the Landlock fallback, or not
+         *     confined, and why.
+         */
         SandboxInfo: {
             /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
             active: boolean;
+            /**
+             * @description `bwrap` (the jail: namespaces, an empty HOME, Landlock and seccomp inside), `landlock`
+             *     (the fallback: Landlock only, HOME read-only minus a deny list) or `none`.
+             */
+            jail: string;
             /** @description `allow` or `deny`. */
             network: string;
             /** @description Why the sandbox is off, or what it cannot protect (a root holding credentials). */

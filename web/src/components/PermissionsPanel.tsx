@@ -66,7 +66,17 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
             {flag(perm.ceiling.external, "external")}
           </ul>
           <p class="sandbox-status small">
-            Sandbox: <b>{perm.sandbox.active ? "on" : "off"}</b> (network {perm.sandbox.network})
+            Sandbox:{" "}
+            <b data-jail={perm.sandbox.jail}>
+              {!perm.sandbox.active
+                ? "off"
+                : perm.sandbox.jail === "bwrap"
+                  ? "jail (bubblewrap)"
+                  : perm.sandbox.jail === "landlock"
+                    ? "Landlock fallback"
+                    : "on"}
+            </b>{" "}
+            (network {perm.sandbox.network})
             {perm.sandbox.notes.map((n, i) => (
               <span key={i} class="muted"> · <VisibleText text={n} /></span>
             ))}

@@ -66,6 +66,33 @@ pub struct SandboxSettings {
     pub network: String,
     /// `false` turns the sandbox off (commands run unconfined, as without Landlock).
     pub enabled: bool,
+    /// `auto` (the bubblewrap jail where it works, else the Landlock fallback), `bwrap` or
+    /// `landlock` (either forced).
+    pub jail: JailChoice,
+    /// More files and folders the jail binds in (read-only unless `write`); `~/` is the home
+    /// folder.
+    pub allow: Vec<SandboxAllow>,
+}
+
+/// How commands are confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JailChoice {
+    /// The jail where bubblewrap and user namespaces work, else the Landlock fallback.
+    Auto,
+    /// The jail (the Landlock fallback, said so, where it cannot be made).
+    Bwrap,
+    /// The Landlock fallback only.
+    Landlock,
+}
+
+/// One entry of `sandbox.allow`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxAllow {
+    pub path: String,
+    #[serde(default)]
+    pub write: bool,
 }
 
 impl Default for SandboxSettings {
@@ -73,6 +100,8 @@ impl Default for SandboxSettings {
         SandboxSettings {
             network: "allow".into(),
             enabled: true,
+            jail: JailChoice::Auto,
+            allow: Vec::new(),
         }
     }
 }
@@ -371,6 +400,8 @@ pub struct Config {
     /// The binary that provides `sandbox-exec` (the server's own executable; tests point it at
     /// the built `tradewind`). `None`: commands run unconfined.
     pub sandbox_helper: Option<PathBuf>,
+    /// The user's home folder (`$HOME`): what the jail's allow-list and caches are relative to.
+    pub home: Option<PathBuf>,
     pub auth: crate::auth::AuthSettings,
     /// HTTPS; `None` decides by the bind address (see `effective_tls`).
     pub tls: Option<TlsSetting>,
@@ -522,6 +553,7 @@ impl Config {
             undo_keep_days: file.undo_keep_days.unwrap_or(30),
             headless: false,
             sandbox_helper: std::env::current_exe().ok(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
             auth: file.auth,
             tls: match (
                 file.tls.as_deref(),
@@ -641,6 +673,7 @@ impl Config {
             undo_keep_days: 30,
             headless: false,
             sandbox_helper: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
             auth: crate::auth::AuthSettings::default(),
             tls: None,
             public_url: None,

@@ -383,6 +383,50 @@ pub(super) async fn drain_stderr(err: tokio::process::ChildStderr, tail: Arc<Mut
     }
 }
 
+/// The paths an MCP stdio server's arguments name (`/srv/docs`, `~/notes`, `--root=/data`):
+/// bound into its jail read-write, as the user approved them when connecting it. An argument
+/// naming `/`, the home folder or a parent of it, or a folder holding the state directory (or
+/// inside it) is refused, with the reason.
+pub(super) fn path_args(
+    def: &McpServerDef,
+    home: Option<&Path>,
+    state_dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for arg in &def.args {
+        let value = arg.split_once('=').map_or(arg.as_str(), |(_, v)| v);
+        let p = match (value.strip_prefix("~/"), value == "~", home) {
+            (_, true, Some(h)) => h.to_path_buf(),
+            (Some(rest), _, Some(h)) => h.join(rest),
+            _ if value.starts_with('/') => PathBuf::from(value),
+            _ => continue,
+        };
+        let p = crate::policy::paths::normalize(&p);
+        let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+        let why = if real == Path::new("/") {
+            Some("the whole file system".to_string())
+        } else if home.is_some_and(|h| h.starts_with(&real)) {
+            Some("your home folder or a folder above it".to_string())
+        } else if state_dir.starts_with(&real) || real.starts_with(state_dir) {
+            Some(format!(
+                "Tradewind's state directory ({})",
+                state_dir.display()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!(
+                "the argument {arg:?} gives the server {why}; name a project folder instead"
+            ));
+        }
+        if real.exists() && !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    Ok(out)
+}
+
 /// What a stdio server must read besides the system and the workspace: for the program and each
 /// argument that is an existing absolute path, the project it belongs to (the directory holding
 /// its `node_modules`, `.venv` or `site-packages`), else its directory. Read-only.

@@ -87,6 +87,8 @@ pub struct McpHub {
     connecting: tokio::sync::Mutex<()>,
     sandbox: crate::sandbox::SandboxHandle,
     workspace: PathBuf,
+    state_dir: PathBuf,
+    home: Option<PathBuf>,
     /// `--allow-mcp` / `mcp.allow`.
     pub allowed: bool,
     /// `--read-only`.
@@ -100,6 +102,8 @@ impl McpHub {
         settings: &McpSettings,
         read_only: bool,
         workspace: &Path,
+        state_dir: &Path,
+        home: Option<&Path>,
         sandbox: crate::sandbox::SandboxHandle,
     ) -> McpHub {
         let slots = settings
@@ -128,6 +132,8 @@ impl McpHub {
             connecting: tokio::sync::Mutex::new(()),
             sandbox,
             workspace: workspace.to_path_buf(),
+            state_dir: state_dir.to_path_buf(),
+            home: home.map(Path::to_path_buf),
             allowed: settings.allow && !read_only,
             blocked: read_only,
             reserved: Vec::new(),
@@ -431,13 +437,18 @@ impl McpHub {
         let program = find_program(command)
             .ok_or_else(|| format!("`{command}` is not a program found in PATH"))?;
         let args: Vec<std::ffi::OsString> = def.args.iter().map(Into::into).collect();
-        let mut cmd = match self.sandbox.get().await.as_deref() {
-            Some(s) => s.command_reading(
-                &self.workspace,
-                &installation(&program, def),
-                &program,
-                &args,
-            ),
+        let home = self.home.clone();
+        let named = client::path_args(def, home.as_deref(), &self.state_dir)?;
+        let sandbox = self.sandbox.get().await;
+        let job = crate::sandbox::Job {
+            roots: std::iter::once(self.workspace.clone())
+                .chain(named)
+                .collect(),
+            read: installation(&program, def),
+            ..crate::sandbox::Job::default()
+        };
+        let mut cmd = match sandbox.as_deref() {
+            Some(s) => s.command(&job, &program, &args)?,
             None => {
                 let mut c = tokio::process::Command::new(&program);
                 c.args(&args);
@@ -457,6 +468,9 @@ impl McpHub {
             }
         }
         cmd.envs(&def.env);
+        if let Some(s) = sandbox.as_deref() {
+            s.env(&job, &mut cmd);
+        }
         let (proc, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
             .stderr(std::process::Stdio::piped())
             .spawn()

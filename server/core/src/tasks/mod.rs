@@ -223,6 +223,7 @@ impl TaskManager {
         session_id: &str,
         command: &str,
         cwd: &Path,
+        job: &crate::sandbox::Job,
         label: Option<&str>,
         timeout_ms: Option<u64>,
     ) -> Result<TaskRow, TaskError> {
@@ -262,7 +263,7 @@ impl TaskManager {
         };
         self.store.create_task(&row).await?;
         let sandbox = self.sandbox.get().await;
-        let (child, reader) = match spawn_shell(command, cwd, sandbox.as_deref()) {
+        let (child, reader) = match spawn_shell(command, cwd, sandbox.as_deref(), job) {
             Ok(x) => x,
             Err(e) => {
                 let _ = self
@@ -644,12 +645,17 @@ impl TaskManager {
             return;
         };
         let Ok(pid) = u32::try_from(pid) else { return };
-        let same =
-            boot_id().as_deref() == Some(boot.as_str()) && process_start_time(pid) == Some(start);
-        if !same {
+        if boot_id().as_deref() != Some(boot.as_str()) {
             return;
         }
-        crate::sandbox::kill_tree_and_group(pid);
+        match process_start_time(pid) {
+            Some(s) if s == start => crate::sandbox::kill_tree_and_group(pid),
+            Some(_) => return, // the pid was reused: never hit it
+            // The leader is gone but its group may live on: the jail's outer bubblewrap dies with
+            // the server, its PID namespace's init (same group) does not. No new process can
+            // take the pid while the group holds it, so the group is still the task's.
+            None => crate::sandbox::kill_group(pid),
+        }
         tracing::warn!(
             task = id,
             pid,
@@ -741,13 +747,16 @@ fn spawn_shell(
     command: &str,
     cwd: &Path,
     sandbox: Option<&crate::sandbox::Sandbox>,
+    job: &crate::sandbox::Job,
 ) -> std::io::Result<(tokio::process::Child, std::io::PipeReader)> {
     let (reader, writer) = std::io::pipe()?;
     let writer2 = writer.try_clone()?;
     let argv: [std::ffi::OsString; 2] = ["-c".into(), command.into()];
     let mut cmd = match sandbox {
-        // The helper starts its own session (and group); the task's cwd is inside a root.
-        Some(sb) => sb.command(cwd, Path::new(SHELL), &argv),
+        // The jail and the helper make their own group; the task's cwd is inside a root.
+        Some(sb) => sb
+            .command(job, Path::new(SHELL), &argv)
+            .map_err(std::io::Error::other)?,
         None => {
             let mut cmd = tokio::process::Command::new(SHELL);
             cmd.args(&argv).process_group(0);
@@ -767,6 +776,9 @@ fn spawn_shell(
     cmd.env("TERM", "dumb")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
+    if let Some(sb) = sandbox {
+        sb.env(job, &mut cmd);
+    }
     let child = cmd.spawn()?;
     Ok((child, reader))
 }

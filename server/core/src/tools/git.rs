@@ -1,7 +1,11 @@
-//! git_status and git_diff (effect read). Repository config cannot run code through them:
-//! external diff drivers, textconv and every configured filter driver are blanked, fsmonitor and
-//! hooks are off, submodules (with their own config) are not entered, and system config is not
-//! read. Writes to `.git/` itself always ask (see `policy::always_ask_path`).
+//! git_status and git_diff (effect read). Repository config cannot run code through them: git
+//! runs in the jail with the network denied, the repository read-only, lazy fetches off
+//! (`GIT_NO_LAZY_FETCH`, `protocol.allow=never`), and `.git/config` replaced by its harmless keys
+//! (`sandbox::filtered_git_config`: no `core.sshCommand`, fsmonitor, filters, drivers or
+//! includes). Where there is no jail, external diff drivers, textconv and every configured
+//! filter driver are blanked on the command line instead, fsmonitor and hooks are off,
+//! submodules (with their own config) are not entered, and system config is not read. Writes to
+//! `.git/` itself always ask (see `policy::always_ask_path`).
 //!
 //! Git only ever sees the repository the tool resolved: `--git-dir` and `--work-tree` are passed
 //! explicitly (the command line wins over `core.worktree`, a `.git` file or an `include` that
@@ -18,26 +22,28 @@ use crate::policy::paths::PathPolicy;
 use crate::protocol::Effect;
 
 /// `-c` overrides that blank every filter driver the repository configures: a `clean`/`smudge`/
-/// `process` filter is a command git would run during status or diff.
-async fn filter_overrides(ctx: &ToolCtx<'_>, repo: &Repo) -> Vec<String> {
-    let out = tokio::process::Command::new("git")
-        .arg(format!("--git-dir={}", repo.git_dir.display()))
-        .args([
+/// `process` filter is a command git would run during status or diff. Needed only where no jail
+/// replaces the config (it reads the config itself, so it runs confined like any git).
+async fn filter_overrides(
+    sandbox: Option<&crate::sandbox::Sandbox>,
+    job: &crate::sandbox::Job,
+    repo: &Repo,
+) -> Vec<String> {
+    let out = match git_command(
+        sandbox,
+        job,
+        repo,
+        &[
             "config",
             "--null",
             "--name-only",
             "--get-regexp",
             r"^filter\..*\.(clean|smudge|process)$",
-        ])
-        .current_dir(&ctx.paths.workspace)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await;
+        ],
+    ) {
+        Ok(mut cmd) => cmd.output().await,
+        Err(_) => return Vec::new(),
+    };
     let mut v = Vec::new();
     if let Ok(o) = out {
         for key in String::from_utf8_lossy(&o.stdout)
@@ -118,39 +124,111 @@ fn filter_output(text: &str) -> Result<String, ToolOutput> {
     })
 }
 
+/// How the server's own git runs on `repo`: the work tree and git directory read-only, no
+/// network, and the repository's config (and a worktree's `config.worktree`) replaced by its
+/// harmless keys — written once per content under the state directory, which only this bind
+/// exposes (read-only, over the file it replaces).
+pub(crate) fn git_job(repo: &Repo, state_dir: &Path) -> crate::sandbox::Job {
+    let mut roots = vec![repo.top.clone()];
+    if !repo.git_dir.starts_with(&repo.top) {
+        roots.push(repo.git_dir.clone());
+    }
+    let mut bind_over = Vec::new();
+    for name in ["config", "config.worktree"] {
+        let real = repo.git_dir.join(name);
+        let Ok(text) = std::fs::read_to_string(&real) else {
+            continue;
+        };
+        let safe = crate::sandbox::filtered_git_config(&text);
+        let dir = state_dir.join("jail").join("git-config");
+        let file = dir.join(crate::util::sha256_hex(safe.as_bytes()));
+        let written = file.is_file()
+            || (std::fs::create_dir_all(&dir).is_ok()
+                && crate::util::write_replace(&file, safe.as_bytes()).is_ok());
+        if written {
+            bind_over.push((file, real));
+        }
+    }
+    crate::sandbox::Job {
+        roots,
+        read_only_roots: true,
+        bind_over,
+        network_deny: true,
+        env: vec![("GIT_NO_LAZY_FETCH".into(), "1".into())],
+        ..crate::sandbox::Job::default()
+    }
+}
+
 /// `git` on an explicit git directory and work tree, with nothing of the environment but PATH,
-/// no system configuration, no fsmonitor, no hooks, no prompts: what every git the server runs
-/// starts from (callers add their own options, then the subcommand).
-pub(crate) fn confined(git_dir: &Path, work_tree: &Path) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args([
+/// no system or user configuration, no fsmonitor, no hooks, no prompts, no lazy fetch and no
+/// transport: what every git the server runs starts from (`args` add the caller's options, then
+/// the subcommand). Confined as `job` says where there is a sandbox.
+pub(crate) fn git_command(
+    sandbox: Option<&crate::sandbox::Sandbox>,
+    job: &crate::sandbox::Job,
+    repo: &Repo,
+    args: &[&str],
+) -> Result<tokio::process::Command, String> {
+    let mut argv: Vec<std::ffi::OsString> = [
+        "--no-optional-locks",
         "-c",
         "core.fsmonitor=false",
         "-c",
         "core.hooksPath=/dev/null",
-    ])
-    .arg(format!("--git-dir={}", git_dir.display()))
-    .arg(format!("--work-tree={}", work_tree.display()))
-    .current_dir(work_tree)
-    .env_clear()
-    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-    .env("GIT_TERMINAL_PROMPT", "0")
-    .env("GIT_CONFIG_NOSYSTEM", "1")
-    .env("LC_ALL", "C")
-    .stdin(Stdio::null())
-    .kill_on_drop(true);
-    cmd
+        "-c",
+        "protocol.allow=never",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    argv.push(format!("--git-dir={}", repo.git_dir.display()).into());
+    argv.push(format!("--work-tree={}", repo.top.display()).into());
+    argv.extend(args.iter().map(Into::into));
+    let mut cmd = match sandbox {
+        Some(sb) => sb.command(job, Path::new("git"), &argv)?,
+        None => {
+            let mut c = tokio::process::Command::new("git");
+            c.args(&argv);
+            c
+        }
+    };
+    cmd.current_dir(&repo.top)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(sb) = sandbox {
+        sb.env(job, &mut cmd);
+    }
+    Ok(cmd)
 }
 
 async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {
-    let filters = filter_overrides(ctx, repo).await;
-    let mut cmd = confined(&repo.git_dir, &repo.top);
-    cmd.args(["-c", "core.pager=cat", "-c", "diff.external="])
-        .args(&filters)
-        .arg("--no-pager")
-        .args(args)
-        .current_dir(&ctx.paths.workspace)
-        .env("HOME", std::env::var_os("HOME").unwrap_or_default());
+    let sandbox = ctx.services().sandbox.get().await;
+    let sandbox = sandbox.as_deref();
+    let job = git_job(repo, &ctx.paths.state_dir);
+    let mut all: Vec<String> = ["-c", "core.pager=cat", "-c", "diff.external="]
+        .map(String::from)
+        .to_vec();
+    if !sandbox.is_some_and(crate::sandbox::Sandbox::jailed) {
+        all.extend(filter_overrides(sandbox, &job, repo).await);
+    }
+    all.push("--no-pager".into());
+    all.extend(args.iter().map(|a| (*a).to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let mut cmd = match git_command(sandbox, &job, repo, &all) {
+        Ok(c) => c,
+        Err(e) => return ToolOutput::err("sandbox_refused", e),
+    };
+    cmd.current_dir(&ctx.paths.workspace);
     let out = tokio::select! {
         o = cmd.output() => o,
         _ = ctx.cancel.cancelled() => return ToolOutput::err("cancelled", "cancelled"),

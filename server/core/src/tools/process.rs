@@ -40,6 +40,9 @@ pub struct ProcessArgs {
     pub display: String,
     /// Run outside the process sandbox, for this reason (the gate always asks).
     pub outside_sandbox: Option<String>,
+    /// Paths the jail keeps read-only (`.git/hooks`, `.git/config`, …) that this one command
+    /// may write: the ones its approval named.
+    pub writable: Vec<PathBuf>,
 }
 
 /// Quote an argv for display.
@@ -93,6 +96,7 @@ impl ProcessArgs {
             timeout,
             display,
             outside_sandbox: None,
+            writable: Vec::new(),
         })
     }
 
@@ -103,13 +107,49 @@ impl ProcessArgs {
             Program::Argv(v) => command::analyze_argv(v),
         };
         analysis.outside_sandbox = self.outside_sandbox.clone();
+        let uses = paths.command_paths(&mut analysis, &self.cwd);
+        let mut call = self;
+        // What the gate asks about is what the jail opens, for this one command once allowed:
+        // the places outside the roots its words write to, and its writes into `.git`.
+        call.writable
+            .extend(jail_openings(&uses, paths, paths.home.as_deref()));
+        call.writable
+            .extend(crate::policy::git_writes_of(&analysis, &call.cwd, paths));
         Gated {
-            paths: paths.command_paths(&mut analysis, &self.cwd),
-            command: Some((self.display.clone(), analysis)),
+            paths: uses,
+            command: Some((call.display.clone(), analysis)),
             url: None,
-            call: self,
+            call,
         }
     }
+}
+
+/// The places outside the roots a command names that the jail binds writable once the gate
+/// allowed it: a path that exists, else its folder — but never HOME, a folder above it or one
+/// holding the state directory whole (a file to be made there stays hidden; the command fails
+/// naming it).
+fn jail_openings(
+    uses: &[crate::policy::PathUse],
+    paths: &PathPolicy,
+    home: Option<&std::path::Path>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for u in uses.iter().filter(|u| !u.inside) {
+        let wide = |d: &std::path::Path| {
+            d == std::path::Path::new("/")
+                || home.is_some_and(|h| h.starts_with(d))
+                || paths.state_dir.starts_with(d)
+        };
+        let p = if u.path.exists() {
+            Some(u.path.clone())
+        } else {
+            Some(u.directory.clone()).filter(|d| !wide(d))
+        };
+        if let Some(p) = p.filter(|p| !wide(p) && !out.contains(p)) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -264,15 +304,15 @@ impl Capture {
 fn command_for(
     args: &ProcessArgs,
     sandbox: Option<&crate::sandbox::Sandbox>,
-    workspace: &std::path::Path,
-) -> tokio::process::Command {
+    job: &crate::sandbox::Job,
+) -> Result<tokio::process::Command, String> {
     let (program, argv): (std::path::PathBuf, Vec<std::ffi::OsString>) = match &args.program {
         Program::Shell(c) => (SHELL.into(), vec!["-c".into(), c.into()]),
         Program::Argv(v) => (v[0].clone().into(), v[1..].iter().map(Into::into).collect()),
     };
     let mut cmd = match sandbox {
-        // The helper starts its own session (and group); it must not be a group leader already.
-        Some(sb) => sb.command(workspace, &program, &argv),
+        // The jail and the helper make their own group; it must not be a group leader already.
+        Some(sb) => sb.command(job, &program, &argv)?,
         None => {
             let mut cmd = tokio::process::Command::new(&program);
             cmd.args(&argv).process_group(0);
@@ -293,7 +333,10 @@ fn command_for(
         .env("NO_COLOR", "1")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
-    cmd
+    if let Some(sb) = sandbox {
+        sb.env(job, &mut cmd);
+    }
+    Ok(cmd)
 }
 
 pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
@@ -308,7 +351,14 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     } else {
         ctx.services().sandbox.get().await
     };
-    let mut cmd = command_for(&args, sandbox.as_deref(), &ctx.paths.workspace);
+    let job = crate::sandbox::Job {
+        writable: args.writable.clone(),
+        ..crate::sandbox::Job::in_roots(&ctx.paths)
+    };
+    let mut cmd = match command_for(&args, sandbox.as_deref(), &job) {
+        Ok(c) => c,
+        Err(e) => return ToolOutput::err("sandbox_refused", e),
+    };
     let started = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,

@@ -80,6 +80,7 @@ impl super::Tool for BgRun {
                 &owner(ctx),
                 &c.command,
                 &c.cwd,
+                &crate::sandbox::Job::in_roots(&ctx.paths),
                 c.label.as_deref(),
                 c.timeout_ms,
             )

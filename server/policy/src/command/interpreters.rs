@@ -20,7 +20,15 @@ pub(super) fn python(args: &[String], a: &mut Acc, depth: u8) {
     }
     let mut k = 0;
     while let Some(x) = args.get(k) {
-        if x == "-" || short_has(x, "c") {
+        if matches!(
+            x.as_str(),
+            "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+        ) {
+            let why = format!("`python` {STDIN_CODE} ({})", stdin_source(&a.stdin));
+            a.flag(Danger::Opaque, why);
+            return;
+        }
+        if short_has(x, "c") {
             a.flag(
                 Danger::Opaque,
                 "`python -c` runs inline code: it can do anything the user can",
@@ -54,8 +62,17 @@ pub(super) fn python(args: &[String], a: &mut Acc, depth: u8) {
                             q(&format!("python -m {}", module.unwrap_or_default()))
                         ),
                     );
+                    http_server(module.unwrap_or_default(), rest, a);
                 }
                 Some(m @ ("pip" | "pipx" | "uv" | "ensurepip")) => terminal(m, rest, a, depth),
+                Some(m @ ("jupyter" | "notebook" | "jupyterlab")) => {
+                    let name = if m == "jupyter" {
+                        "jupyter"
+                    } else {
+                        "jupyter-notebook"
+                    };
+                    terminal(name, rest, a, depth);
+                }
                 Some(m) if PY_MODULES.contains(&m) => {}
                 m => {
                     let m = m.unwrap_or("");
@@ -76,10 +93,8 @@ pub(super) fn python(args: &[String], a: &mut Acc, depth: u8) {
         k += if x == "-W" || x == "-X" { 2 } else { 1 };
     }
     let why = match a.stdin {
-        Stdin::Text(_) | Stdin::Pipe => {
-            "`python` runs the code it is given on its input: it can do anything the user can"
-        }
-        _ => "`python` without a script reads code from stdin",
+        Stdin::Inherit => "`python` without a script reads code from stdin".to_string(),
+        _ => format!("`python` {STDIN_CODE} ({})", stdin_source(&a.stdin)),
     };
     a.flag(Danger::Opaque, why);
 }
@@ -269,7 +284,6 @@ pub(super) fn git(args: &[String], a: &mut Acc) {
         }
         "remote" => (Network, has(rest, &["update", "prune", "show", "set-head", "-f", "--fetch"]), "reaches the network"),
         "archive" => (Network, any(&|x| x.starts_with("--remote") || x.starts_with("--exec")), "reaches the network"),
-        "config" => (Opaque, !has(rest, &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"]), "can set aliases, hooks or a pager that run commands"),
         "clean" => (RecursiveDelete, any(&|x| long_is(x, "--force") || short_has(x, "f")) && !any(&|x| x == "--dry-run" || short_has(x, "n")), "deletes untracked files recursively"),
         "rm" => (RecursiveDelete, any(&|x| short_has(x, "r")), "deletes recursively"),
         "bisect" => (Opaque, rest.first().is_some_and(|x| x == "run"), "runs a command"),
@@ -278,6 +292,7 @@ pub(super) fn git(args: &[String], a: &mut Acc) {
         _ => (Opaque, false, ""),
     };
     if hit { a.flag(d, format!("{gs} {why}")); }
+    git_sub(sub, rest, args.get(..k).unwrap_or_default(), a);
     if matches!(sub.as_str(), "clone" | "init" | "worktree") {
         for x in rest.iter().filter(|x| !x.starts_with('-')) { a.outside_path(&gs, "writes to", x); }
     }

@@ -15,34 +15,65 @@
 //! Makefiles and npm scripts still run whatever the project says and symlinks are not resolved, so
 //! it must never be used to *lower* a decision. Only `std`; no panics on any input (it reads
 //! model-written strings); recursion into substitutions and `sh -c` is depth-bounded.
+mod git_files;
+mod host;
 mod interpreters;
+mod network;
+mod packages;
+mod prefix;
 mod programs;
+mod scripts;
 mod shell;
 mod simple_line;
+mod wrappers;
 
 use std::collections::BTreeSet;
 
+use git_files::*;
+use host::*;
 use interpreters::*;
+use network::*;
+use packages::*;
+pub(crate) use prefix::{rule_covers, rule_span};
 use programs::*;
+use scripts::*;
 use shell::{Stdin, Word, is_name, simple_command, target};
+use wrappers::*;
 
 /// What makes a command ask even in "full" mode (see [`CommandAnalysis::never_loosens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Danger {
-    /// rm -r, rm of `/`, `~` or a root glob, find -delete, shred, git clean -f, git rm -r, rsync --delete, mkfs.
+    /// rm -r, rm of `/`, `~` or a root glob, find -delete, shred, git clean -f, git rm -r, rsync --delete, mkfs,
+    /// and git history beyond recovery (reflog expiry, `gc --prune=now`, `prune`).
     RecursiveDelete,
-    /// curl, wget, ssh, nc, git clone/fetch/pull/push, a URL given to a program, local servers, …
+    /// curl, wget, ssh, nc, git clone/fetch/pull/push, a URL given to a program, database clients of another host,
+    /// name lookups, key servers, servers and debuggers listening beyond this machine, …
     Network,
-    /// sudo, su, doas, pkexec, run0, chown root, setuid/setgid chmod, mount, systemctl start, …
+    /// sudo, su, doas, pkexec, run0, chown root, setuid/setgid chmod, mount, systemctl start, and what escapes the
+    /// sandbox to the host: systemd-run, systemd over D-Bus, flatpak-spawn --host, machinectl shell, …
     Admin,
-    /// System and language package managers installing, or fetching and running, packages.
+    /// System and language package managers installing, removing, or fetching and running, packages.
     PackageInstall,
-    /// Shell startup files, autostart and systemd directories, /etc/rc*, cron, launchd, at.
+    /// Shell startup files, autostart and systemd directories, /etc/rc*, cron, launchd, at, lingering user
+    /// services, scheduled git maintenance.
     BootAutostart,
-    /// Cannot be statically understood: chaining, expansion, substitution, inline code, …
+    /// Cannot be statically understood: chaining, expansion, substitution, inline code, code on standard input,
+    /// writes into `.git` (hooks and config run later), …
     Opaque,
     /// Writes or works outside the working directory through its own flags or paths.
     OutsideCwd,
+}
+
+/// A write into git's own files (`.git`) that a command makes, as its words say: the caller
+/// resolves it to an absolute path (see `crate::git_writes`) to make exactly that writable for
+/// one approved run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitWrite {
+    /// A path the command names: relative to the tool's working directory, absolute, or `~/…`.
+    Path(String),
+    /// A file (or directory) inside the git directory of the repository that contains `repo`
+    /// (relative to the tool's working directory, or absolute): `config`, `hooks/pre-commit`.
+    InGitDir { repo: String, file: String },
 }
 
 /// One reason a command asks: its category, the words, and (for `OutsideCwd`) the path.
@@ -104,6 +135,8 @@ pub struct CommandAnalysis {
     /// The caller asks to run this command outside the process sandbox, for this reason: the
     /// gate always asks and the answer is never kept for the session.
     pub outside_sandbox: Option<String>,
+    /// What the command writes inside git's own files (`.git`), as far as the parse tells.
+    pub git_writes: Vec<GitWrite>,
 }
 
 impl CommandAnalysis {
@@ -243,6 +276,8 @@ pub(crate) struct Acc {
     pub(crate) cwd: Option<String>,
     /// Where the command being classified reads its input from.
     pub(crate) stdin: Stdin,
+    /// Writes into `.git` found so far.
+    pub(crate) git_writes: Vec<GitWrite>,
 }
 
 impl Default for Acc {
@@ -256,6 +291,7 @@ impl Default for Acc {
             cur: None,
             cwd: Some(String::new()),
             stdin: Stdin::Inherit,
+            git_writes: Vec::new(),
         }
     }
 }
@@ -366,6 +402,7 @@ impl Acc {
             hard_denied: self.denied,
             has_control_chars: self.control,
             outside_sandbox: None,
+            git_writes: self.git_writes,
         };
         out.derive();
         out

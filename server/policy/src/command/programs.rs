@@ -3,29 +3,13 @@
 use super::*;
 
 #[rustfmt::skip]
-pub(super) const WRAPPERS: &[(&str, &[&str])] = &[ // program, its options that take a value
-    ("nice", &["-n", "--adjustment"]), ("nohup", &[]), ("time", &["-f", "--format", "-o", "--output"]),
-    ("command", &[]), ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"]),
-    ("ionice", &["-c", "-n", "--class", "--classdata"]), ("busybox", &[]), ("exec", &["-a"]),
-    ("timeout", &["-s", "--signal", "-k", "--kill-after"]), ("doas", &["-u", "-C"]), ("pkexec", &["--user"]),
-    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"]),
-    ("run0", &["-u", "--user", "-g", "--group", "-D", "--chdir", "--unit", "--property", "--description", "--slice", "--nice", "--setenv", "--machine"]),
-    ("env", &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]),
-    ("xargs", &["-I", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace", "--eof", "--max-chars", "--process-slot-var"]),
-    ("prlimit", &["-p", "--pid", "-o", "--output"]), ("setarch", &[]), ("linux32", &[]), ("linux64", &[]), ("i386", &[]), ("x86_64", &[]),
-    ("ssh-agent", &["-a", "-E", "-t", "-P", "-O"]), ("chrt", &[]), ("taskset", &[]), ("setsid", &[]), ("eatmydata", &[]),
-    ("unshare", &["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation", "--map-user", "--map-group"]),
-    ("catchsegv", &[]), ("dbus-run-session", &["--config-file", "--dbus-daemon"]), ("systemd-inhibit", &["--what", "--who", "--why", "--mode"]),
-    ("caffeinate", &["-t", "-w"]), ("chronic", &[]), ("cpulimit", &["-l", "--limit", "-p", "--pid", "-e", "--exe"]), ("nocache", &[]),
-    ("fakeroot", &["-l", "--lib", "--faked", "-s", "-i"]), ("trickle", &["-u", "-d", "-w", "-t", "-l", "-n"]), ("unbuffer", &[]),
-    ("builtin", &[]), ("noglob", &[]), ("nocorrect", &[]), ("runcon", &["-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range"]),
-];
+pub(super) const NET: &[&str] = &["curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "aria2c", "axel", "http", "https", "xh", "mosh", "sshpass", "torsocks", "proxychains", "nmap", "ping", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "ngrok", "cloudflared", "tailscale", "websocat", "wscat", "ssh-copy-id", "ssh-keyscan", "mail", "sendmail", "mutt", "svn", "ollama", "kubectl", "helm", "terraform", "ansible", "ansible-playbook", "twine", "yt-dlp", "youtube-dl", "httpd",
+    "nc.openbsd", "nc.traditional", "netcat.openbsd", "netcat.traditional", "pwncat", "cryptcat", "drill", "kdig", "delv", "doggo", "nsupdate", "rclone", "s3cmd", "azcopy",
+    "grpcurl", "autossh", "sshfs", "rsh", "rlogin", "rcp", "nping", "hping3", "arping", "dirmngr-client"];
 #[rustfmt::skip]
-pub(super) const NET: &[&str] = &["curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "aria2c", "axel", "http", "https", "xh", "mosh", "sshpass", "torsocks", "proxychains", "nmap", "ping", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "ngrok", "cloudflared", "tailscale", "websocat", "wscat", "ssh-copy-id", "ssh-keyscan", "mail", "sendmail", "mutt", "svn", "ollama", "kubectl", "helm", "terraform", "ansible", "ansible-playbook", "twine", "yt-dlp", "youtube-dl", "httpd"];
+pub(super) const ADMIN: &[&str] = &["su", "runuser", "chroot", "sudoedit", "visudo", "passwd", "chpasswd", "useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "gpasswd", "setcap", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "reboot", "shutdown", "poweroff", "halt", "init", "telinit", "fdisk", "sfdisk", "parted", "swapon", "swapoff", "losetup", "cryptsetup", "dmsetup", "service", "newgrp", "sg", "pleaseedit", "systemd-nspawn", "schroot"];
 #[rustfmt::skip]
-pub(super) const ADMIN: &[&str] = &["su", "runuser", "chroot", "sudoedit", "visudo", "passwd", "chpasswd", "useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "gpasswd", "setcap", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "reboot", "shutdown", "poweroff", "halt", "init", "telinit", "fdisk", "sfdisk", "parted", "swapon", "swapoff", "losetup", "cryptsetup", "dmsetup", "service", "newgrp", "sg"];
-#[rustfmt::skip]
-pub(super) const OPAQUE_PROGS: &[&str] = &["eval", "alias", "unalias", "trap", "set", "shopt", "export", "declare", "typeset", "readonly", "local", "builtin", "enable", "hash", "fc", "coproc", "function", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select", "!", "{", "}", "[[", "]]", "parallel", "watch", "hyperfine", "watchexec", "concurrently", "nodemon", "flock", "script", "expect", "strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "nsenter", "firejail", "bwrap", "systemd-run", "entr", "nix-shell", "direnv", "tmux", "screen", "dbus-launch", "xvfb-run", "faketime", "chpst", "at", "batch", "docker", "podman", "nerdctl"];
+pub(super) const OPAQUE_PROGS: &[&str] = &["eval", "alias", "unalias", "trap", "set", "shopt", "export", "declare", "typeset", "readonly", "local", "builtin", "enable", "hash", "fc", "coproc", "function", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select", "!", "{", "}", "[[", "]]", "parallel", "watch", "hyperfine", "watchexec", "concurrently", "nodemon", "flock", "script", "expect", "strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "nsenter", "firejail", "bwrap", "daemonize", "entr", "nix-shell", "direnv", "tmux", "screen", "dbus-launch", "xvfb-run", "faketime", "chpst", "at", "batch", "docker", "podman", "nerdctl"];
 #[rustfmt::skip]
 pub(super) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "tcsh", "csh", "ash", "yash", "rbash", "posh"];
 /// Programs that only read or print: no URL, startup-file or directory-flag findings for them.
@@ -63,10 +47,10 @@ pub(super) const PKG: &[(&str, &[&str])] = &[ // program (or family: pip3 → pi
     ("pnpm", &["install", "i", "add", "update", "up", "upgrade", "dlx", "create"]),
     ("yarn", &["add", "install", "up", "upgrade", "dlx", "create", "global", "upgrade-interactive"]),
     ("bun", &["install", "i", "add", "a", "x", "update", "create", "upgrade"]), ("cargo", &["install", "add", "binstall"]),
-    ("gem", &["install", "update"]), ("bundle", &["install", "add", "update"]), ("go", &["install", "get"]),
+    ("gem", &["install", "update", "exec"]), ("bundle", &["install", "add", "update"]), ("go", &["install", "get"]),
     ("composer", &["require", "install", "update", "global", "create-project"]), ("deno", &["install", "add"]),
     ("rustup", &["install", "update", "toolchain", "component", "target"]), ("poetry", &["add", "install", "update", "self"]),
-    ("pdm", &["add", "install", "update", "sync"]), ("asdf", &["install", "plugin"]), ("mise", &["install", "use", "plugins"]),
+    ("pdm", &["add", "install", "update", "sync"]), ("asdf", &["install", "plugin"]), ("mise", &["install", "use", "plugins", "exec", "x"]), ("volta", &["install", "run", "fetch", "pin", "setup"]), ("fnm", &["install"]),
     ("nvm", &["install"]), ("dotnet", &["add", "tool", "restore"]), ("luarocks", &["install"]), ("opam", &["install"]),
     ("cabal", &["install"]), ("stack", &["install"]),
 ];
@@ -200,7 +184,8 @@ pub(super) fn write_checks(a: &mut Acc, who: &str, t: &str) {
         );
     }
     let l = full.to_lowercase();
-    if l.contains(".git/hooks") || l.ends_with(".git/config") || l.contains(".husky/") {
+    // `.git` itself is checked where the destinations are known (`git_file_writes`).
+    if l.contains(".husky/") {
         a.flag(
             Danger::Opaque,
             format!("{who} writes {}, which git runs or reads later", q(t)),
@@ -324,121 +309,6 @@ pub(super) fn long_is(x: &str, full: &str) -> bool {
 
 // ------------------------------------------------------------------------------- programs
 
-pub(super) fn classify(argv: &[String], a: &mut Acc, depth: u8) {
-    let mut s = 0;
-    while let Some(p) = argv.get(s) {
-        let n = prog_name(p);
-        let args = argv.get(s + 1..).unwrap_or_default();
-        match step(&n, args, a, depth) {
-            Some(j) => s += 1 + j,
-            None => return,
-        }
-    }
-}
-
-/// A wrapper returns where the wrapped command starts; anything else is classified here.
-pub(super) fn step(n: &str, args: &[String], a: &mut Acc, depth: u8) -> Option<usize> {
-    let Some((_, vals)) = WRAPPERS.iter().find(|(w, _)| *w == n) else {
-        terminal(n, args, a, depth);
-        return None;
-    };
-    // Only the leading options: scanning every argument at each wrapper level would be quadratic.
-    let lead = args
-        .iter()
-        .take(8)
-        .take_while(|x| x.starts_with('-'))
-        .count();
-    let lead = args.get(..lead).unwrap_or_default();
-    match n {
-        "sudo" | "doas" | "pkexec" | "run0" => {
-            a.flag(
-                Danger::Admin,
-                format!("{} runs the command as administrator", q(n)),
-            );
-        }
-        "xargs" => {
-            let inner = next_operand(args, vals)
-                .and_then(|j| args.get(j))
-                .map(|p| prog_name(p));
-            if inner.is_some_and(|p| !TEXT_ONLY.contains(&p.as_str())) {
-                a.flag(
-                    Danger::Opaque,
-                    "`xargs` gives arguments from its input to a program that can change files",
-                );
-            }
-        }
-        "exec" => a.flag(Danger::Opaque, "`exec` replaces the shell"),
-        "setsid" => a.flag(
-            Danger::Opaque,
-            "`setsid` starts the command in a new session, outside the tool's process group",
-        ),
-        "unshare" => a.flag(
-            Danger::Opaque,
-            "`unshare` runs the command in new namespaces",
-        ),
-        "ssh-agent" => a.flag(
-            Danger::Opaque,
-            "`ssh-agent` runs the command with an agent that can hold keys",
-        ),
-        "taskset" | "chrt"
-            if lead
-                .iter()
-                .any(|x| short_has(x, "p") || long_is(x, "--pid")) =>
-        {
-            return None;
-        }
-        "command" if lead.iter().any(|x| short_has(x, "vV")) => return None,
-        "ionice" if has(lead, &["-p", "--pid", "-P", "--pgid", "-u", "--uid"]) => return None,
-        _ => {}
-    }
-    if n == "env" {
-        return env(args, a);
-    }
-    let mut j = next_operand(args, vals)?;
-    if matches!(n, "timeout" | "setarch" | "chrt" | "taskset") {
-        j += 1; // the duration, architecture, priority or CPU mask
-    }
-    Some(j)
-}
-
-/// `env [NAME=VALUE]… CMD`: only safe names and no options keep it transparent; bare `env`
-/// prints the environment, which holds secrets.
-pub(super) fn env(args: &[String], a: &mut Acc) -> Option<usize> {
-    let j = args
-        .iter()
-        .position(|x| !x.contains('=') || x.starts_with('-'));
-    let Some(j) = j else {
-        a.flag(
-            Danger::Opaque,
-            "`env` prints the environment, which can hold secrets",
-        );
-        return None;
-    };
-    let assigns = args.get(..j).unwrap_or_default();
-    let unsafe_names: Vec<&str> = assigns
-        .iter()
-        .filter_map(|x| x.split_once('=').map(|(k, _)| k))
-        .filter(|k| !super::shell::safe_env(k))
-        .collect();
-    if args.get(j).is_some_and(|x| x.starts_with('-')) || !unsafe_names.is_empty() {
-        a.flag(
-            Danger::Opaque,
-            "`env` can change the environment and `PATH`, so what runs",
-        );
-    }
-    if args.get(j).is_some_and(|x| x.starts_with('-')) {
-        return next_operand(
-            args,
-            WRAPPERS
-                .iter()
-                .find(|(w, _)| *w == "env")
-                .map_or(&[], |(_, v)| v),
-        )
-        .map(|k| k + args.iter().skip(k).take_while(|x| x.contains('=')).count());
-    }
-    Some(j)
-}
-
 /// Checks that apply to every program: URLs, startup files, directory flags, writes outside.
 pub(super) fn generic(n: &str, args: &[String], a: &mut Acc) {
     if TEXT_ONLY.contains(&n) {
@@ -486,6 +356,7 @@ pub(super) fn generic(n: &str, args: &[String], a: &mut Acc) {
             a.outside_path(&who, "works in", v);
         }
     }
+    git_file_writes(n, args, a, sed_i);
 }
 
 #[rustfmt::skip]
@@ -510,7 +381,7 @@ pub(super) fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     hit!(PackageInstall, init_pkg, "init <package> fetches and runs a package from the registry");
     hit!(Admin, n == "install" && args.windows(2).any(|w| opt_in(&w[0], &["-m", "--mode"]) && setuid(w[0].strip_prefix("-m").filter(|m| !m.is_empty()).or(w[0].split_once('=').map(|(_, m)| m)).unwrap_or(&w[1]))), "sets the setuid/setgid bit");
     hit!(Admin, n == "install" && args.windows(2).any(|w| opt_in(&w[0], &["-o", "--owner", "-g", "--group"]) && [w[0].as_str(), w[1].as_str()].iter().any(|v| v.ends_with("root") || *v == "0")), "gives files to root");
-    hit!(Opaque, matches!(n, "source" | ".") && first_pos(args, &[]).is_none_or(|t| { let o = a.at(t); o.is_none_or(|o| outside(&o)) }), "runs a script from outside the working directory in this shell");
+    hit!(Opaque, matches!(n, "source" | ".") && first_pos(args, &[]).is_none_or(|t| { let o = a.at(t); t.starts_with("/dev/") || t.starts_with("/proc/") || o.is_none_or(|o| outside(&o)) }), "runs a script from outside the working directory in this shell");
     hit!(Opaque, n == "tar" && args.first().is_some_and(|x| !x.starts_with('-') && x.chars().all(|c| c.is_ascii_alphabetic()) && x.contains(['I', 'F'])), "runs a program from its options");
     hit!(Opaque, n == "git" && git_unknown_sub(args), "may run a git alias, which can run any command");
     hit!(Opaque, f == "sqlite" && sqlite_runs(args, &a.stdin), "can run shell commands (`.shell`), write files (`.output`, `writefile()`) or load code");
@@ -532,8 +403,14 @@ pub(super) fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     hit!(Admin, matches!(n, "chown" | "chgrp") && first_pos(args, &[]).is_some_and(|o| o.split([':', '.']).any(|p| p == "root" || p == "0")), "gives files to root");
     hit!(OutsideCwd, n == "popd", "leaves the working directory");
     if matches!(n, "cd" | "pushd" | "chdir") { cd(args, a); }
-    hit!(PackageInstall, matches!(n, "uvx" | "emerge" | "cargo-binstall"), "fetches and runs or installs packages");
-    if matches!(n, "npx" | "bunx" | "pnpx") { npx(n, args, a); }
+    hit!(PackageInstall, matches!(n, "uvx" | "emerge" | "cargo-binstall" | "pip-run" | "pkgx" | "dnx"), "fetches and runs or installs packages");
+    if matches!(n, "npx" | "bunx" | "pnpx") { npx(n, args, a, depth); }
+    // The classes of their own modules.
+    packages(n, f, args, a, depth);
+    network(n, f, args, a);
+    host(n, args, a, depth);
+    stdin_code(n, args, a);
+    hook_installers(n, args, a);
     hit!(PackageInstall, n == "dpkg" && any(&|x| short_has(x, "i") || x == "--install" || x == "--unpack"), "installs packages");
     hit!(PackageInstall, n == "rpm" && any(&|x| ["-i", "-U", "-F", "--install", "--upgrade", "--freshen", "--reinstall"].iter().any(|o| x.starts_with(o))), "installs packages");
     hit!(PackageInstall, matches!(n, "pacman" | "yay" | "paru") && ((n != "pacman" && args.is_empty()) || any(&|x| x.starts_with("-S") || x.starts_with("-U") || x == "--sync" || x == "--upgrade")), "installs packages");
@@ -578,7 +455,31 @@ pub(super) fn inline_shell(a: &mut Acc, code: &str, depth: u8) {
 
 /// `npx NAME` runs the project's own `node_modules/.bin/NAME` when it is installed and fetches a
 /// package from the registry otherwise: the finding holds unless the tool finds the local binary.
-pub(super) fn npx(n: &str, args: &[String], a: &mut Acc) {
+pub(super) fn npx(n: &str, args: &[String], a: &mut Acc, depth: u8) {
+    npx_finding(n, args, a);
+    // What it runs is classified too (`npx husky install`, `npx vite --host 0.0.0.0`).
+    let call = args
+        .iter()
+        .enumerate()
+        .find_map(|(k, x)| match x.split_once('=') {
+            Some((o, v)) if long_is(o, "--call") => Some(v),
+            _ if x == "-c" || long_is(x, "--call") => args.get(k + 1).map(String::as_str),
+            _ => None,
+        });
+    if let Some(code) = call {
+        a.flag(
+            Danger::Opaque,
+            format!("{} runs inline shell code", q(&format!("{n} -c"))),
+        );
+        inline_shell(a, code, depth);
+    } else if let Some(k) = getopt_operand(args, 0, &["-p", "--package"])
+        && depth < MAX_DEPTH
+    {
+        classify(args.get(k..).unwrap_or_default(), a, depth + 1);
+    }
+}
+
+fn npx_finding(n: &str, args: &[String], a: &mut Acc) {
     let why = format!("{} fetches and runs or installs packages", q(n));
     let fetches = args
         .iter()
@@ -693,7 +594,9 @@ pub(super) fn shell(n: &str, args: &[String], a: &mut Acc, depth: u8) {
             format!("{} runs an interactive shell", q(n)),
         );
     }
-    if script.is_some() && !args.iter().any(|x| short_has(x, "s")) {
+    let from_stdin =
+        script.is_some_and(|s| ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"].contains(&s));
+    if script.is_some() && !from_stdin && !args.iter().any(|x| short_has(x, "s")) {
         return;
     }
     match a.stdin.clone() {

@@ -701,6 +701,7 @@ pub(crate) fn target(a: &mut Acc, op: &str, w: &Word) {
     }
     if !matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr") {
         super::write_checks(a, "the redirection", t);
+        super::git_path_write(a, "the redirection", t);
     }
 }
 

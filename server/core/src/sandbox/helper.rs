@@ -1,0 +1,272 @@
+//! `tradewind sandbox-exec`: the small re-exec helper every confined command starts through
+//! (safe Rust: no `unsafe`, no `pre_exec`). It starts a new session, applies a Landlock ruleset
+//! (with signal and abstract-socket scoping where the kernel has them) and a seccomp filter,
+//! becomes the child subreaper, runs the command as its child and, when the command ends or the
+//! helper is told to stop (SIGTERM, SIGINT, SIGHUP), kills every descendant left — `setsid` and
+//! double-forked ones included — before it exits with the command's status. Inside the jail it
+//! runs as the jail's first process; in the Landlock fallback it is the whole confinement.
+
+use std::path::PathBuf;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetStatus, Scope,
+};
+
+use super::Rules;
+
+/// The newest Landlock ABI the rules use: 6 adds signal and abstract-socket scoping, so a
+/// confined command can neither signal the server nor reach an abstract Unix socket outside.
+const ABI_WANTED: ABI = ABI::V6;
+
+/// The helper's entry point, before any async runtime: one thread, so the Landlock domain and
+/// the seccomp filter (both per thread) cover the thread that starts the command.
+pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(exec(args)),
+        Err(e) => {
+            eprintln!("tradewind sandbox-exec: {e}");
+            std::process::ExitCode::from(125)
+        }
+    }
+}
+
+/// `tradewind sandbox-exec [--rw DIR]… [--ro DIR]… [--network-deny] -- PROGRAM ARGS…`
+pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    if args.len() == 1 && args[0] == "--probe" {
+        return match restrict(&Rules::default()) {
+            Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
+                std::process::ExitCode::SUCCESS
+            }
+            Ok(RulesetStatus::NotEnforced) => {
+                eprintln!("Landlock is not enforced by this kernel");
+                std::process::ExitCode::from(3)
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::ExitCode::from(3)
+            }
+        };
+    }
+    let mut rules = Rules::default();
+    let mut it = args.into_iter();
+    let mut program: Vec<std::ffi::OsString> = Vec::new();
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--rw") => rules.rw.extend(it.next().map(PathBuf::from)),
+            Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
+            Some("--network-deny") => rules.network_deny = true,
+            Some("--") => {
+                program = it.collect();
+                break;
+            }
+            _ => {
+                eprintln!("tradewind sandbox-exec: unexpected argument {a:?}");
+                return std::process::ExitCode::from(125);
+            }
+        }
+    }
+    let Some((prog, rest)) = program.split_first() else {
+        eprintln!("tradewind sandbox-exec: no program after --");
+        return std::process::ExitCode::from(125);
+    };
+    // A new session (and process group) the server can signal as one; fails only when already
+    // a group leader, which the server avoids.
+    let _ = rustix::process::setsid();
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    match restrict(&rules) {
+        Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
+            if let Err(e) = super::seccomp::apply() {
+                eprintln!("tradewind sandbox-exec: cannot install the system-call filter: {e}");
+                return std::process::ExitCode::from(125);
+            }
+        }
+        Ok(RulesetStatus::NotEnforced) => {
+            // Never run a command unconfined while the server believes it is confined.
+            eprintln!("tradewind sandbox-exec: the kernel does not enforce Landlock here");
+            return std::process::ExitCode::from(125);
+        }
+        Err(e) => {
+            eprintln!("tradewind sandbox-exec: cannot confine the command: {e}");
+            return std::process::ExitCode::from(125);
+        }
+    }
+    let mut child = match tokio::process::Command::new(prog).args(rest).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tradewind sandbox-exec: cannot start {prog:?}: {e}");
+            return std::process::ExitCode::from(if e.kind() == std::io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            });
+        }
+    };
+    let signals = [
+        tokio::signal::unix::SignalKind::terminate(),
+        tokio::signal::unix::SignalKind::interrupt(),
+        tokio::signal::unix::SignalKind::hangup(),
+    ]
+    .map(tokio::signal::unix::signal);
+    let [Ok(mut term), Ok(mut int), Ok(mut hup)] = signals else {
+        kill_descendants();
+        return std::process::ExitCode::from(125);
+    };
+    // A stop request (the server signals the whole group) is passed on to every descendant —
+    // those that left the group with `setsid` too — and the command gets its grace period; the
+    // server's hard kill (`kill_tree`) ends whatever is left.
+    let code = loop {
+        let sig = tokio::select! {
+            s = child.wait() => break match s {
+                Ok(s) => status_code(s),
+                Err(_) => 125,
+            },
+            _ = term.recv() => rustix::process::Signal::TERM,
+            _ = int.recv() => rustix::process::Signal::INT,
+            _ = hup.recv() => rustix::process::Signal::HUP,
+        };
+        signal_descendants(std::process::id(), sig);
+    };
+    kill_descendants();
+    let _ = child.try_wait();
+    std::process::ExitCode::from(code)
+}
+
+fn status_code(s: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(c), _) => u8::try_from(c).unwrap_or(1),
+        (None, Some(sig)) => u8::try_from(128 + sig).unwrap_or(255),
+        _ => 1,
+    }
+}
+
+fn restrict(r: &Rules) -> Result<RulesetStatus, landlock::RulesetError> {
+    let abi = ABI_WANTED;
+    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
+    if r.network_deny {
+        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
+    }
+    // Best effort: a kernel before ABI 6 keeps the file rules without the scoping.
+    ruleset = ruleset.scope(Scope::from_all(abi))?;
+    let mut created = ruleset.create()?;
+    for (paths, access) in [
+        (&r.rw, AccessFs::from_all(abi)),
+        (&r.ro, AccessFs::from_read(abi)),
+    ] {
+        for p in paths {
+            let Ok(fd) = PathFd::new(p) else { continue };
+            let access = if p.is_dir() {
+                access
+            } else {
+                access & AccessFs::from_file(abi)
+            };
+            created = created.add_rule(PathBeneath::new(fd, access))?;
+        }
+    }
+    Ok(created.restrict_self()?.ruleset)
+}
+
+/// Kill every process below `root` (not `root` itself), several rounds so a fork racing the
+/// scan is caught: the server's hard stop, before it kills the group.
+pub fn kill_tree(root: u32) {
+    for _ in 0..5 {
+        if signal_descendants(root, rustix::process::Signal::KILL) == 0 {
+            break;
+        }
+    }
+}
+
+/// The hard stop of a command: its whole tree (`kill_tree`), then the group it leads.
+pub fn kill_tree_and_group(leader: u32) {
+    kill_tree(leader);
+    if let Some(p) = i32::try_from(leader)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
+
+/// Kill what is left of the process group `pgid` whose leader has died.
+pub fn kill_group(pgid: u32) {
+    if let Some(p) = i32::try_from(pgid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
+
+/// Send `sig` to every descendant of `root`; how many there were.
+pub(crate) fn signal_descendants(root: u32, sig: rustix::process::Signal) -> usize {
+    let kids = descendants(root);
+    for pid in &kids {
+        if let Some(p) = i32::try_from(*pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(p, sig);
+        }
+    }
+    kids.len()
+}
+
+/// Kill every process below this one (the command's group, and whatever was reparented here as
+/// the subreaper: `setsid`, double forks), then reap them. Bounded rounds: a fork bomb racing
+/// the kill is stopped by the server's group kill.
+fn kill_descendants() {
+    let me = std::process::id();
+    let reap = || {
+        while let Ok(Some(_)) = rustix::process::waitpid(None, rustix::process::WaitOptions::NOHANG)
+        {
+        }
+    };
+    for _ in 0..20 {
+        if signal_descendants(me, rustix::process::Signal::KILL) == 0 {
+            break;
+        }
+        reap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        reap();
+    }
+}
+
+/// All descendants of `root`, from `/proc/*/stat` parent links (zombies excluded).
+pub(crate) fn descendants(root: u32) -> Vec<u32> {
+    let mut parent: Vec<(u32, u32)> = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    for e in rd.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, after)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let mut f = after.split_whitespace();
+        let state = f.next().unwrap_or("");
+        let ppid = f.next().and_then(|x| x.parse::<u32>().ok()).unwrap_or(0);
+        if state != "Z" {
+            parent.push((pid, ppid));
+        }
+    }
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for (c, pp) in &parent {
+            if *pp == p && !out.contains(c) {
+                out.push(*c);
+                frontier.push(*c);
+            }
+        }
+    }
+    out
+}

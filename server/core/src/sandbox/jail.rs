@@ -1,0 +1,588 @@
+//! The jail: every confined command runs under Debian's `bubblewrap` in new user, mount, PID,
+//! IPC and UTS namespaces with every capability dropped, further user namespaces disabled, and
+//! the `sandbox-exec` helper (Landlock, seccomp, the reaper) as its first process.
+//!
+//! What it holds is an allow-list, not a deny list: the system's program and library folders
+//! read-only; an empty `HOME` with the toolchains and caches of [`tradewind_policy::jail`] bound
+//! in read-only, a generated `~/.gitconfig` with only the user's name and email, and one writable
+//! cache per workspace; a private `/tmp` and `/run` (no sockets, no `/run/user`); its own procfs
+//! (the server's process is not there to read or signal); the session's roots read-write with the
+//! files that run code later (`.git/hooks`, `.git/config`, `.envrc`, …) read-only on top, and the
+//! state directory masked where a root holds it. Network is the host's unless denied, when the
+//! jail gets a network namespace of its own. When the server runs as root, files only root may
+//! read in the bound system folders (`/etc/shadow`, host keys) are masked, and the command runs
+//! as uid 1000 inside.
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use tradewind_policy::jail as list;
+
+use super::Job;
+
+/// Where the helper is bound inside the jail (under the jail's own `/run`).
+const HELPER_IN_JAIL: &str = "/run/tradewind/sandbox-exec";
+
+/// System folders bound read-only (a symbolic link among them, as merged-`/usr` systems have
+/// for `/bin` and `/lib`, is recreated as the same link).
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/srv",
+    "/snap", "/nix", "/sys",
+];
+
+/// System folders scanned for files only their owner may read (masked when the server is root).
+const SCANNED: &[&str] = &["/etc", "/opt", "/srv"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sys {
+    Bind(PathBuf),
+    Link { target: PathBuf, at: PathBuf },
+}
+
+/// A file or folder of the configuration's `sandbox.allow`, or the default allow-list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowed {
+    pub path: PathBuf,
+    pub write: bool,
+}
+
+/// Everything about the jail that does not change between commands, found once by the probe.
+#[derive(Debug, Clone)]
+pub struct Jail {
+    bwrap: PathBuf,
+    helper: PathBuf,
+    system: Vec<Sys>,
+    /// Owner-only files and folders in the bound system folders (only when the server is root).
+    masked_files: Vec<PathBuf>,
+    masked_dirs: Vec<PathBuf>,
+    /// `/etc/resolv.conf`'s target when it lies under `/run` (systemd-resolved).
+    resolv: Option<PathBuf>,
+    home: Option<PathBuf>,
+    /// Existing allowed paths: toolchains and caches read-only, `sandbox.allow` as configured.
+    allowed: Vec<Allowed>,
+    /// `~/.cache/tradewind/jail`: the per-workspace caches and the generated `.gitconfig`.
+    cache_root: Option<PathBuf>,
+    gitconfig: Option<PathBuf>,
+    state_dir: PathBuf,
+    as_root: bool,
+}
+
+/// Find `bwrap` in `PATH`.
+pub fn find_bwrap() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("bwrap"))
+        .find(|p| p.is_file())
+}
+
+impl Jail {
+    /// Look the system over (once, off the start path) and run the jail once: `Err` says why it
+    /// cannot be used here.
+    pub fn probe(
+        helper: &Path,
+        home: Option<&Path>,
+        state_dir: &Path,
+        configured: &[Allowed],
+    ) -> Result<Jail, String> {
+        let bwrap = find_bwrap().ok_or("bubblewrap (bwrap) is not installed")?;
+        let as_root = rustix::process::geteuid().is_root();
+        let mut system = Vec::new();
+        for s in SYSTEM {
+            let p = Path::new(s);
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    if let Ok(target) = std::fs::read_link(p) {
+                        system.push(Sys::Link {
+                            target,
+                            at: p.to_path_buf(),
+                        });
+                    }
+                }
+                Ok(m) if m.is_dir() => system.push(Sys::Bind(p.to_path_buf())),
+                _ => {}
+            }
+        }
+        let (mut masked_files, mut masked_dirs) = (Vec::new(), Vec::new());
+        if as_root {
+            for s in SCANNED {
+                owner_only(Path::new(s), &mut masked_files, &mut masked_dirs);
+            }
+        }
+        let resolv = std::fs::canonicalize("/etc/resolv.conf")
+            .ok()
+            .filter(|p| p.starts_with("/run"));
+        let mut allowed = Vec::new();
+        if let Some(h) = home {
+            for rel in list::HOME_TOOLCHAINS.iter().chain(list::HOME_CACHES) {
+                allowed.push(Allowed {
+                    path: h.join(rel),
+                    write: false,
+                });
+            }
+        }
+        allowed.extend(configured.iter().cloned());
+        // Folders of PATH outside the system folders and HOME (`/work/tools/bin`): read-only,
+        // so the programs the user runs are found inside too.
+        for d in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
+            let outside = d.is_absolute()
+                && d.parent().is_some()
+                && !SYSTEM.iter().any(|s| d.starts_with(s))
+                && !home.is_some_and(|h| d.starts_with(h) || h.starts_with(&d))
+                && !tradewind_policy::lists::names_hard_denied_path(
+                    &d.to_string_lossy().to_lowercase(),
+                );
+            if outside && d.is_dir() {
+                allowed.push(Allowed {
+                    path: d,
+                    write: false,
+                });
+            }
+        }
+        allowed.retain(|a| a.path.exists() && !reaches(&a.path, state_dir));
+        let cache_root = home.map(|h| h.join(".cache/tradewind/jail"));
+        let gitconfig = match (&cache_root, home) {
+            (Some(root), Some(h)) => write_gitconfig(root, h).ok(),
+            _ => None,
+        };
+        let jail = Jail {
+            bwrap,
+            helper: helper.to_path_buf(),
+            system,
+            masked_files,
+            masked_dirs,
+            resolv,
+            home: home.map(Path::to_path_buf),
+            allowed,
+            cache_root,
+            gitconfig,
+            state_dir: state_dir.to_path_buf(),
+            as_root,
+        };
+        jail.try_once()?;
+        Ok(jail)
+    }
+
+    /// Run `sandbox-exec --probe` in the jail: user namespaces, the mounts and Landlock inside.
+    fn try_once(&self) -> Result<(), String> {
+        let mut cmd = std::process::Command::new(&self.bwrap);
+        cmd.args(self.args(&Job::default(), &[]))
+            .args(["--", HELPER_IN_JAIL, "sandbox-exec", "--probe"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(std::process::Stdio::null());
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.bwrap.display()))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "bubblewrap cannot make a jail here ({})",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+
+    /// The command: `bwrap <jail> -- <helper> sandbox-exec <rules> -- program args…`.
+    pub fn command(
+        &self,
+        job: &Job,
+        roots: &[PathBuf],
+        program: &Path,
+        args: &[OsString],
+    ) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.bwrap);
+        let cache = self.workspace_cache(roots.first().map(PathBuf::as_path));
+        let mut a = self.args(job, roots);
+        if let Some(c) = &cache {
+            a.push("--bind".into());
+            a.push(c.into());
+            a.push(c.into());
+            for (var, sub) in list::CACHE_ENV {
+                a.push("--setenv".into());
+                a.push((*var).into());
+                a.push(c.join(sub).into());
+            }
+            a.push("--setenv".into());
+            a.push("MAVEN_OPTS".into());
+            let mut m = OsString::from("-Dmaven.repo.local=");
+            m.push(c.join(list::MAVEN_REPO));
+            a.push(m);
+        }
+        a.push("--".into());
+        a.push(HELPER_IN_JAIL.into());
+        a.push("sandbox-exec".into());
+        a.extend(["--ro".into(), "/".into()]);
+        let home = self.home_in_jail();
+        for p in roots
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([Path::new("/tmp"), Path::new("/var/tmp"), Path::new("/dev")])
+            .chain(std::iter::once(home.as_path()))
+            .chain(cache.as_deref())
+            .chain(job.writable.iter().map(PathBuf::as_path))
+        {
+            a.push("--rw".into());
+            a.push(p.into());
+        }
+        if job.network_deny {
+            a.push("--network-deny".into());
+        }
+        a.push("--".into());
+        a.push(program.into());
+        a.extend(args.iter().cloned());
+        cmd.args(a);
+        // Its own group: the server's stop reaches the helper inside (see `stop`), and the hard
+        // stop kills bwrap, whose death takes the whole PID namespace with it.
+        cmd.process_group(0);
+        cmd
+    }
+
+    fn home_in_jail(&self) -> PathBuf {
+        self.home
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/tmp/home"))
+    }
+
+    /// The workspace's writable cache (`~/.cache/tradewind/jail/<hash of the workspace>`),
+    /// created when missing.
+    fn workspace_cache(&self, workspace: Option<&Path>) -> Option<PathBuf> {
+        let root = self.cache_root.as_ref()?;
+        let ws = workspace?;
+        let h = crate::util::sha256_hex(ws.as_os_str().as_encoded_bytes());
+        let dir = root.join(&h[..16]);
+        if !dir.is_dir() {
+            std::fs::create_dir_all(&dir).ok()?;
+        }
+        Some(dir)
+    }
+
+    /// bwrap's options for `job` with `roots` read-write (bwrap keeps the caller's working
+    /// folder, bound at the same path).
+    fn args(&self, job: &Job, roots: &[PathBuf]) -> Vec<OsString> {
+        let mut a: Vec<OsString> = Vec::with_capacity(96);
+        let mut push = |items: &[&std::ffi::OsStr]| a.extend(items.iter().map(|s| (*s).into()));
+        push(
+            &[
+                "--unshare-user",
+                "--unshare-pid",
+                "--unshare-ipc",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+                "--disable-userns",
+                "--die-with-parent",
+                "--new-session",
+                "--cap-drop",
+                "ALL",
+                "--hostname",
+                "tradewind-jail",
+            ]
+            .map(std::ffi::OsStr::new),
+        );
+        if self.as_root {
+            push(&["--uid", "1000", "--gid", "1000"].map(std::ffi::OsStr::new));
+        }
+        if job.network_deny {
+            push(&[std::ffi::OsStr::new("--unshare-net")]);
+        }
+        for s in &self.system {
+            match s {
+                Sys::Bind(p) => push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]),
+                Sys::Link { target, at } => {
+                    push(&["--symlink".as_ref(), target.as_os_str(), at.as_os_str()]);
+                }
+            }
+        }
+        for f in &self.masked_files {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
+        }
+        for d in &self.masked_dirs {
+            push(&["--tmpfs".as_ref(), d.as_os_str()]);
+            push(&["--remount-ro".as_ref(), d.as_os_str()]);
+        }
+        push(
+            &[
+                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+                "--tmpfs", "/run",
+            ]
+            .map(std::ffi::OsStr::new),
+        );
+        if let Some(r) = &self.resolv {
+            push(&["--ro-bind".as_ref(), r.as_os_str(), r.as_os_str()]);
+        }
+        push(&[
+            "--ro-bind".as_ref(),
+            self.helper.as_os_str(),
+            HELPER_IN_JAIL.as_ref(),
+        ]);
+        let home = self.home_in_jail();
+        // A root that holds HOME is bound first, so the empty HOME hides the real one inside it;
+        // every other root comes after, so one under HOME shows through.
+        let (outer, inner): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            roots.iter().partition(|r| home.starts_with(r));
+        for r in &outer {
+            bind_root(&mut a, r, job.read_only_roots);
+        }
+        a.extend(["--tmpfs".into(), home.clone().into_os_string()]);
+        for al in &self.allowed {
+            let flag = if al.write {
+                "--bind-try"
+            } else {
+                "--ro-bind-try"
+            };
+            a.extend([
+                flag.into(),
+                al.path.clone().into_os_string(),
+                al.path.clone().into_os_string(),
+            ]);
+        }
+        if let Some(g) = &self.gitconfig {
+            a.extend([
+                "--ro-bind".into(),
+                g.clone().into_os_string(),
+                home.join(".gitconfig").into_os_string(),
+            ]);
+        }
+        for r in &inner {
+            bind_root(&mut a, r, job.read_only_roots);
+        }
+        for r in roots {
+            if !job.read_only_roots {
+                protect_root(&mut a, r);
+            }
+            if self.state_dir.starts_with(r) && self.state_dir.is_dir() {
+                a.extend([
+                    "--tmpfs".into(),
+                    self.state_dir.clone().into_os_string(),
+                    "--remount-ro".into(),
+                    self.state_dir.clone().into_os_string(),
+                ]);
+            }
+        }
+        for p in &job.read {
+            if !reaches(p, &self.state_dir) {
+                a.extend([
+                    "--ro-bind-try".into(),
+                    p.clone().into_os_string(),
+                    p.clone().into_os_string(),
+                ]);
+            }
+        }
+        for (src, at) in &job.bind_over {
+            a.extend([
+                "--ro-bind".into(),
+                src.clone().into_os_string(),
+                at.clone().into_os_string(),
+            ]);
+        }
+        for p in &job.writable {
+            a.extend([
+                "--bind-try".into(),
+                p.clone().into_os_string(),
+                p.clone().into_os_string(),
+            ]);
+        }
+        if job.ssh_agent {
+            if let Some(sock) = std::env::var_os("SSH_AUTH_SOCK").filter(|s| !s.is_empty()) {
+                a.extend(["--bind-try".into(), sock.clone(), sock]);
+            }
+        } else {
+            a.extend(["--unsetenv".into(), "SSH_AUTH_SOCK".into()]);
+        }
+        a.extend([
+            "--setenv".into(),
+            "HOME".into(),
+            home.into_os_string(),
+            "--setenv".into(),
+            "TMPDIR".into(),
+            "/tmp".into(),
+        ]);
+        for (k, v) in &job.env {
+            a.extend(["--setenv".into(), k.into(), v.into()]);
+        }
+        a
+    }
+}
+
+fn bind_root(a: &mut Vec<OsString>, r: &Path, read_only: bool) {
+    a.extend([
+        if read_only { "--ro-bind" } else { "--bind" }.into(),
+        r.as_os_str().to_owned(),
+        r.as_os_str().to_owned(),
+    ]);
+}
+
+/// Mount read-only, over a root bound read-write, what runs code later: each entry of
+/// [`list::READ_ONLY_IN_ROOTS`] that exists, an empty folder where one of the folders is missing
+/// beside an existing `.git` folder, and the folder `core.hooksPath` names when it lies in the
+/// root. Repositories directly inside the root (one level down) are covered too.
+fn protect_root(a: &mut Vec<OsString>, root: &Path) {
+    for base in repo_bases(root) {
+        let git_dir = base.join(".git");
+        let has_git_dir = git_dir.is_dir();
+        for pat in list::READ_ONLY_IN_ROOTS {
+            for p in expand(&base, pat) {
+                if std::fs::symlink_metadata(&p).is_ok() {
+                    a.extend([
+                        "--ro-bind".into(),
+                        p.clone().into_os_string(),
+                        p.into_os_string(),
+                    ]);
+                } else if has_git_dir && list::READ_ONLY_FOLDERS.contains(pat) && !pat.contains('*')
+                {
+                    a.extend([
+                        "--tmpfs".into(),
+                        p.clone().into_os_string(),
+                        "--remount-ro".into(),
+                        p.into_os_string(),
+                    ]);
+                }
+            }
+        }
+        if let Some(hooks) = hooks_path(&git_dir, &base).filter(|h| h.starts_with(root))
+            && hooks.exists()
+        {
+            a.extend([
+                "--ro-bind".into(),
+                hooks.clone().into_os_string(),
+                hooks.into_os_string(),
+            ]);
+        }
+    }
+}
+
+/// The root and its direct subfolders that hold a `.git` folder (a bounded look).
+fn repo_bases(root: &Path) -> Vec<PathBuf> {
+    let mut v = vec![root.to_path_buf()];
+    if let Ok(rd) = std::fs::read_dir(root) {
+        for e in rd.flatten().take(2000) {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) && p.join(".git").exists() {
+                v.push(p);
+            }
+        }
+    }
+    v
+}
+
+/// The existing paths `pat` (relative, `*` = one component) names under `base`; a pattern
+/// without `*` names its one path whether or not it exists.
+fn expand(base: &Path, pat: &str) -> Vec<PathBuf> {
+    let mut found = vec![base.to_path_buf()];
+    for comp in pat.split('/') {
+        let mut next = Vec::new();
+        for dir in &found {
+            if comp == "*" {
+                if let Ok(rd) = std::fs::read_dir(dir) {
+                    next.extend(rd.flatten().take(500).map(|e| e.path()));
+                }
+            } else {
+                next.push(dir.join(comp));
+            }
+        }
+        found = next;
+    }
+    found
+}
+
+/// `core.hooksPath` of a repository's config (a plain reading of the `[core]` section; an
+/// include is not followed), resolved against the work tree.
+pub fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(git_dir.join("config")).ok()?;
+    let entries = super::gitconfig::parse(&text);
+    let v = entries
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "core.hookspath")
+        .map(|(_, v)| v.clone())?;
+    let p = PathBuf::from(v);
+    Some(crate::policy::paths::normalize(&if p.is_absolute() {
+        p
+    } else {
+        work_tree.join(p)
+    }))
+}
+
+/// Does `p` hold the state directory or lie in it?
+fn reaches(p: &Path, state_dir: &Path) -> bool {
+    p.starts_with(state_dir) || state_dir.starts_with(p)
+}
+
+/// Files and folders under `dir` that only their owner may read (a bounded walk).
+fn owner_only(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut stack = vec![(dir.to_path_buf(), 0u8)];
+    let mut seen = 0usize;
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            seen += 1;
+            if seen > 20_000 {
+                return;
+            }
+            let Ok(m) = e.metadata() else { continue };
+            let mode = m.permissions().mode();
+            if m.is_dir() {
+                if mode & 0o005 != 0o005 {
+                    dirs.push(e.path());
+                } else if depth < 8 {
+                    stack.push((e.path(), depth + 1));
+                }
+            } else if m.is_file() && mode & 0o004 == 0 {
+                files.push(e.path());
+            }
+        }
+    }
+}
+
+/// The generated `~/.gitconfig`: the user's `user.name` and `user.email`, nothing else.
+fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathBuf> {
+    let mut name = None;
+    let mut email = None;
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"));
+    for f in [xdg.join("git/config"), home.join(".gitconfig")] {
+        if let Ok(text) = std::fs::read_to_string(&f) {
+            for (k, v) in super::gitconfig::parse(&text) {
+                match k.as_str() {
+                    "user.name" => name = Some(v),
+                    "user.email" => email = Some(v),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut out = String::from("# Made by Tradewind for its jail: your name and email only.\n");
+    if name.is_some() || email.is_some() {
+        out.push_str("[user]\n");
+        for (k, v) in [("name", name), ("email", email)] {
+            if let Some(v) = v {
+                out.push_str(&format!("\t{k} = {}\n", super::gitconfig::quote(&v)));
+            }
+        }
+    }
+    std::fs::create_dir_all(root)?;
+    let path = root.join("gitconfig");
+    crate::util::write_replace(&path, out.as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_expand_over_existing_components() {
+        let base = std::env::temp_dir().join(format!("tw-jail-{}", crate::util::new_id()));
+        std::fs::create_dir_all(base.join(".git/modules/a/hooks")).unwrap();
+        std::fs::create_dir_all(base.join(".git/modules/b")).unwrap();
+        let got = expand(&base, ".git/modules/*/hooks");
+        assert!(got.contains(&base.join(".git/modules/a/hooks")));
+        assert!(got.contains(&base.join(".git/modules/b/hooks")));
+        assert_eq!(expand(&base, ".envrc"), vec![base.join(".envrc")]);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

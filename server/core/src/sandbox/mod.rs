@@ -1,0 +1,665 @@
+//! Confinement the kernel enforces. Every process the agent starts — and the server's own git on
+//! its behalf — runs in the jail (`jail.rs`: bubblewrap namespaces holding only what the task
+//! needs, with the `sandbox-exec` helper's Landlock ruleset and seccomp filter inside). Where
+//! user namespaces or bubblewrap are unavailable, the helper alone confines it (the Landlock
+//! fallback: read-write for the roots, temp and named caches; read-only for system folders and
+//! each entry of `$HOME` except the hard-deny list). The server says which in `GET /api/config`,
+//! the web app and a line printed once the probe has run — after the server is healthy, never on
+//! the start path.
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+mod gitconfig;
+mod helper;
+pub mod jail;
+mod seccomp;
+
+pub use crate::config::JailChoice;
+pub use gitconfig::filtered as filtered_git_config;
+pub use helper::{exec, kill_group, kill_tree, kill_tree_and_group, run as run_helper};
+pub use jail::Allowed;
+
+/// System directories every command may read and execute.
+const SYSTEM_RO: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/proc",
+    "/sys",
+    "/run",
+    "/var/lib",
+    "/var/cache",
+    "/snap",
+    "/nix",
+];
+
+/// Writable outside the roots: temp and devices.
+const SYSTEM_RW: &[&str] = &["/tmp", "/var/tmp", "/dev"];
+
+/// Caches under `$HOME` that builds write (never `~/.cargo/bin`, shell rc files or other config a
+/// later unsandboxed program would run).
+const HOME_CACHES: &[&str] = &[
+    ".cargo/registry",
+    ".cargo/git",
+    ".npm/_cacache",
+    ".npm/_logs",
+    ".npm/_npx",
+    ".cache/pip",
+    ".cache/go-build",
+    ".cache/uv",
+    ".cache/yarn",
+    ".cache/pnpm",
+    ".cache/ms-playwright",
+    ".cache/node",
+    ".cache/deno",
+    ".cache/bun",
+    ".rustup/tmp",
+    "go/pkg/mod",
+    ".gradle/caches",
+    ".m2/repository",
+];
+
+/// What a sandboxed command may touch (the helper's Landlock rules).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rules {
+    pub rw: Vec<PathBuf>,
+    pub ro: Vec<PathBuf>,
+    pub network_deny: bool,
+}
+
+/// One command's share of the jail, beyond what every command gets.
+#[derive(Debug, Clone, Default)]
+pub struct Job {
+    /// The session's roots (its workspace first), read-write.
+    pub roots: Vec<PathBuf>,
+    /// Bind the roots read-only (the server's own git).
+    pub read_only_roots: bool,
+    /// Also readable (an MCP server's installation).
+    pub read: Vec<PathBuf>,
+    /// Read-only paths made writable for this one command (the `.git` paths its approval named).
+    pub writable: Vec<PathBuf>,
+    /// Files bound read-only over a path (a filtered `.git/config`).
+    pub bind_over: Vec<(PathBuf, PathBuf)>,
+    /// No network at all (besides the server's `sandbox.network: deny`).
+    pub network_deny: bool,
+    /// The user's SSH agent socket is bound in (the approval said "lets this command use your
+    /// SSH keys").
+    pub ssh_agent: bool,
+    /// Variables set inside.
+    pub env: Vec<(String, String)>,
+}
+
+impl Job {
+    /// A command in the roots of a session's path policy.
+    pub fn in_roots(paths: &crate::policy::paths::PathPolicy) -> Job {
+        let mut roots = vec![paths.workspace.clone()];
+        roots.extend(paths.extra_roots.iter().cloned());
+        Job {
+            roots,
+            ..Job::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Jail(Box<jail::Jail>),
+    Landlock(Rules),
+}
+
+/// The server's sandbox: the helper and how it confines commands.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    pub helper: PathBuf,
+    kind: Kind,
+    network_deny: bool,
+    state_dir: PathBuf,
+    /// Why the Landlock fallback refuses every command (a state directory under a temp folder
+    /// it must grant).
+    refuse_all: Option<String>,
+}
+
+/// Is `dir` under `/tmp`, `/var/tmp` or `$TMPDIR`?
+pub fn under_temp(dir: &Path) -> bool {
+    let mut temps = vec![PathBuf::from("/tmp"), PathBuf::from("/var/tmp")];
+    temps.extend(std::env::var_os("TMPDIR").map(PathBuf::from));
+    temps.push(std::env::temp_dir());
+    temps
+        .iter()
+        .filter(|t| t.as_os_str().len() > 1)
+        .any(|t| dir.starts_with(t) || std::fs::canonicalize(t).is_ok_and(|c| dir.starts_with(c)))
+}
+
+/// Will commands run in the Landlock fallback? Known before the probe only from what is cheap
+/// to look at (the configuration, whether `bwrap` is installed): the start-time refusal of a
+/// state directory under a temp folder uses it.
+pub fn fallback_certain(cfg: &crate::config::Config) -> bool {
+    cfg.sandbox.enabled
+        && match cfg.sandbox.jail {
+            JailChoice::Landlock => true,
+            JailChoice::Auto | JailChoice::Bwrap => jail::find_bwrap().is_none(),
+        }
+}
+
+/// The start-time refusal of the Landlock fallback: it grants the temp folders whole, so a state
+/// directory there would be readable and writable by every command.
+pub fn check_state_dir(cfg: &crate::config::Config) -> anyhow::Result<()> {
+    if fallback_certain(cfg) && under_temp(&cfg.state_dir) {
+        anyhow::bail!(
+            "the state directory {} is under a temp folder, which commands may write without a \
+             jail (bubblewrap is {}); start with --state-dir outside /tmp and $TMPDIR",
+            cfg.state_dir.display(),
+            if cfg.sandbox.jail == JailChoice::Landlock {
+                "turned off by sandbox.jail = \"landlock\""
+            } else {
+                "not installed"
+            }
+        );
+    }
+    Ok(())
+}
+
+/// The server's sandbox from its configuration, and what `GET /api/config` says about it.
+pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::protocol::SandboxInfo) {
+    let network_deny = cfg.sandbox.network == "deny";
+    let mut notes = Vec::new();
+    let home = cfg.home.clone();
+    let mut roots = vec![cfg.workspace.clone()];
+    roots.extend(cfg.extra_roots.iter().cloned());
+    let kind = match (&cfg.sandbox_helper, cfg.sandbox.enabled) {
+        (_, false) => {
+            notes.push("the sandbox is turned off in config.json (sandbox.enabled = false)".into());
+            None
+        }
+        (None, true) => {
+            notes.push("no sandbox helper binary is known".into());
+            None
+        }
+        (Some(h), true) => {
+            let jail = match cfg.sandbox.jail {
+                JailChoice::Landlock => None,
+                JailChoice::Auto | JailChoice::Bwrap => {
+                    let allowed = allowed_paths(&cfg.sandbox.allow, home.as_deref(), &mut notes);
+                    match jail::Jail::probe(h, home.as_deref(), &cfg.state_dir, &allowed) {
+                        Ok(j) => Some(j),
+                        Err(e) => {
+                            notes.push(format!("{e}: commands run in the Landlock fallback, with HOME read-only minus a deny list instead of an empty one"));
+                            None
+                        }
+                    }
+                }
+            };
+            match jail {
+                Some(j) => Some(Kind::Jail(Box::new(j))),
+                None => match available().and_then(|()| probe(h)) {
+                    Ok(()) => Some(Kind::Landlock(landlock_rules(
+                        &roots,
+                        home.as_deref(),
+                        &cfg.state_dir,
+                        network_deny,
+                    ))),
+                    Err(e) => {
+                        notes.push(format!("{e}; commands run unconfined"));
+                        None
+                    }
+                },
+            }
+        }
+    };
+    let fallback = matches!(kind, Some(Kind::Landlock(_)));
+    if fallback {
+        for r in &roots {
+            if home.as_deref().is_some_and(|h| h.starts_with(r)) {
+                notes.push(format!(
+                    "the root {} holds your home directory: its credentials are writable by commands (the file tools still refuse them)",
+                    r.display()
+                ));
+            }
+        }
+    }
+    // The jail binds a root whole, as the fallback grants it: both warn of what it holds.
+    if kind.is_some() {
+        for r in &roots {
+            let found = denied_inside(r);
+            if let Some(first) = found.first() {
+                notes.push(format!(
+                    "{} holds {} file(s) on the hard-deny list (e.g. {}): commands can read them inside the root; the file tools still refuse them",
+                    r.display(),
+                    found.len(),
+                    first.display()
+                ));
+            }
+        }
+    }
+    let refuse_all = (fallback && under_temp(&cfg.state_dir)).then(|| {
+        format!(
+            "the state directory {} is under a temp folder, which the Landlock fallback lets every command write; restart with --state-dir outside /tmp and $TMPDIR",
+            cfg.state_dir.display()
+        )
+    });
+    if let Some(r) = &refuse_all {
+        notes.push(format!("{r} (commands are refused until then)"));
+    }
+    let jail_name = match &kind {
+        Some(Kind::Jail(_)) => "bwrap",
+        Some(Kind::Landlock(_)) => "landlock",
+        None => "none",
+    };
+    let sandbox = match (kind, &cfg.sandbox_helper) {
+        (Some(kind), Some(h)) => Some(Sandbox {
+            helper: h.clone(),
+            kind,
+            network_deny,
+            state_dir: cfg.state_dir.clone(),
+            refuse_all,
+        }),
+        _ => None,
+    };
+    let info = crate::protocol::SandboxInfo {
+        active: sandbox.is_some(),
+        jail: jail_name.into(),
+        network: if network_deny { "deny" } else { "allow" }.into(),
+        notes,
+    };
+    (sandbox, info)
+}
+
+/// `sandbox.allow` as absolute paths (`~/` is the home folder); an entry that names or holds a
+/// credential location is left out, with a note.
+fn allowed_paths(
+    list: &[crate::config::SandboxAllow],
+    home: Option<&Path>,
+    notes: &mut Vec<String>,
+) -> Vec<Allowed> {
+    let mut out = Vec::new();
+    for a in list {
+        let p = match (a.path.strip_prefix("~/"), home) {
+            (Some(rest), Some(h)) => h.join(rest),
+            _ => PathBuf::from(&a.path),
+        };
+        let lower = p.to_string_lossy().to_lowercase();
+        if !p.is_absolute() {
+            notes.push(format!(
+                "sandbox.allow: {} is not an absolute path; left out",
+                a.path
+            ));
+        } else if tradewind_policy::lists::names_hard_denied_path(&lower)
+            || home.is_some_and(|h| h.starts_with(&p))
+        {
+            notes.push(format!(
+                "sandbox.allow: {} holds credentials or your whole home folder; left out",
+                a.path
+            ));
+        } else {
+            out.push(Allowed {
+                path: p,
+                write: a.write,
+            });
+        }
+    }
+    out
+}
+
+/// The Landlock fallback's rules for a server whose roots are `roots`, with `state_dir` (never
+/// granted).
+fn landlock_rules(
+    roots: &[PathBuf],
+    home: Option<&Path>,
+    state_dir: &Path,
+    network_deny: bool,
+) -> Rules {
+    let mut rw: Vec<PathBuf> = roots.to_vec();
+    rw.extend(SYSTEM_RW.iter().map(PathBuf::from));
+    if let Some(t) = std::env::var_os("TMPDIR") {
+        rw.push(PathBuf::from(t));
+    }
+    let mut ro: Vec<PathBuf> = SYSTEM_RO.iter().map(PathBuf::from).collect();
+    if let Some(h) = home {
+        rw.extend(HOME_CACHES.iter().map(|c| h.join(c)));
+        home_entries(h, state_dir, &mut ro, 0);
+        // The public part of ~/.ssh: `git push` over SSH verifies the host without any key
+        // being readable.
+        for f in SSH_PUBLIC {
+            let p = h.join(".ssh").join(f);
+            if p.is_file() {
+                ro.push(p);
+            }
+        }
+    }
+    ro.retain(|p| !p.starts_with(state_dir));
+    Rules {
+        rw,
+        ro,
+        network_deny,
+    }
+}
+
+/// The server's sandbox, known once it has been probed: its helper is run once and the roots
+/// are looked through, which is never done on the start path — the server probes after it is
+/// healthy, and a command that comes first waits for the probe.
+#[derive(Clone)]
+pub struct SandboxHandle {
+    cfg: std::sync::Arc<crate::config::Config>,
+    cell: std::sync::Arc<tokio::sync::OnceCell<Probed>>,
+}
+
+#[derive(Clone)]
+struct Probed {
+    sandbox: Option<std::sync::Arc<Sandbox>>,
+    info: crate::protocol::SandboxInfo,
+}
+
+impl std::fmt::Debug for SandboxHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxHandle")
+            .field("probed", &self.cell.initialized())
+            .finish()
+    }
+}
+
+impl SandboxHandle {
+    pub fn new(cfg: std::sync::Arc<crate::config::Config>) -> SandboxHandle {
+        SandboxHandle {
+            cfg,
+            cell: std::sync::Arc::default(),
+        }
+    }
+
+    async fn probed(&self) -> &Probed {
+        self.cell
+            .get_or_init(|| async {
+                let cfg = self.cfg.clone();
+                let (sandbox, info) = tokio::task::spawn_blocking(move || for_config(&cfg))
+                    .await
+                    .unwrap_or_else(|e| {
+                        (
+                            None,
+                            crate::protocol::SandboxInfo {
+                                active: false,
+                                jail: "none".into(),
+                                network: "allow".into(),
+                                notes: vec![format!("the sandbox probe failed: {e}")],
+                            },
+                        )
+                    });
+                tracing::info!(
+                    "process sandbox: {}",
+                    match info.jail.as_str() {
+                        "bwrap" => "every command runs in the jail (bubblewrap, Landlock, seccomp)",
+                        "landlock" => "commands run in the Landlock fallback (no bubblewrap jail)",
+                        _ => "commands run unconfined",
+                    }
+                );
+                for n in &info.notes {
+                    tracing::warn!("process sandbox: {n}");
+                }
+                Probed {
+                    sandbox: sandbox.map(std::sync::Arc::new),
+                    info,
+                }
+            })
+            .await
+    }
+
+    /// The sandbox every command runs in (`None`: unavailable or turned off).
+    pub async fn get(&self) -> Option<std::sync::Arc<Sandbox>> {
+        self.probed().await.sandbox.clone()
+    }
+
+    /// What `GET /api/config` says of it.
+    pub async fn info(&self) -> crate::protocol::SandboxInfo {
+        self.probed().await.info.clone()
+    }
+
+    /// Probe now, in the background (the server does once it is healthy).
+    pub fn probe_soon(&self) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            me.probed().await;
+        });
+    }
+}
+
+/// Hard-denied files inside a root (keys, certificates, credential files), from a bounded walk
+/// that skips dependency and build directories: the sandbox grants the root whole, so the
+/// server warns about them at start.
+fn denied_inside(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(false)
+        .ignore(false)
+        .follow_links(false)
+        .max_depth(Some(6))
+        .filter_entry(|e| {
+            !matches!(
+                e.file_name().to_str(),
+                Some(
+                    "node_modules"
+                        | "target"
+                        | ".git"
+                        | ".venv"
+                        | "venv"
+                        | "dist"
+                        | "build"
+                        | "__pycache__"
+                )
+            )
+        })
+        .build();
+    for e in walk.flatten().take(20_000) {
+        let p = e.path();
+        if p != root && tradewind_policy::lists::names_hard_denied_path(&p.to_string_lossy()) {
+            found.push(p.to_path_buf());
+            if found.len() >= 50 {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// Run the helper once with an empty ruleset: it says whether the kernel enforces it.
+fn probe(helper: &Path) -> Result<(), String> {
+    let out = std::process::Command::new(helper)
+        .args(["sandbox-exec", "--probe"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run the sandbox helper {}: {e}", helper.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the kernel does not enforce Landlock here ({})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Is Landlock usable here? `Err` says why not (once, at start).
+pub fn available() -> Result<(), String> {
+    // A quick look at the active security modules; where the list cannot be read, the helper's
+    // probe (an empty ruleset it must see enforced) decides.
+    let listed = std::fs::read_to_string("/sys/kernel/security/lsm")
+        .map(|l| l.split(',').any(|m| m.trim() == "landlock"))
+        .unwrap_or(true);
+    if listed {
+        Ok(())
+    } else {
+        Err("the kernel's LSM list has no landlock".into())
+    }
+}
+
+impl Sandbox {
+    /// The Landlock fallback without its grants of the temp folders (`/tmp`, `/var/tmp`,
+    /// `$TMPDIR`): for tests whose scratch may live under one of them (a clone in `/tmp`).
+    #[doc(hidden)]
+    pub fn without_temp_grants(mut self) -> Sandbox {
+        if let Kind::Landlock(r) = &mut self.kind {
+            r.rw.retain(|p| !under_temp(p) && !p.starts_with("/tmp") && !p.starts_with("/var/tmp"));
+        }
+        self
+    }
+
+    /// Does the jail hold commands (not the Landlock fallback)?
+    pub fn jailed(&self) -> bool {
+        matches!(self.kind, Kind::Jail(_))
+    }
+
+    /// A command that runs `program args…` confined as `job` says. The caller sets its working
+    /// folder (inside a root), environment and pipes; it must not put it in a process group of
+    /// its own (the jail and the helper do). `Err`: the Landlock fallback refuses it (a root
+    /// holding the state directory, or a state directory under a temp folder), naming the fix.
+    pub fn command(
+        &self,
+        job: &Job,
+        program: &Path,
+        args: &[OsString],
+    ) -> Result<tokio::process::Command, String> {
+        let job = &Job {
+            network_deny: job.network_deny || self.network_deny,
+            ..job.clone()
+        };
+        match &self.kind {
+            Kind::Jail(j) => Ok(j.command(job, &job.roots, program, args)),
+            Kind::Landlock(base) => {
+                if let Some(r) = &self.refuse_all {
+                    return Err(r.clone());
+                }
+                if let Some(r) = job.roots.iter().find(|r| self.state_dir.starts_with(r)) {
+                    return Err(format!(
+                        "the root {} holds the state directory {}, which the Landlock fallback cannot hide from commands; restart with --state-dir outside it",
+                        r.display(),
+                        self.state_dir.display()
+                    ));
+                }
+                let mut cmd = tokio::process::Command::new(&self.helper);
+                cmd.arg("sandbox-exec");
+                let rw = job
+                    .roots
+                    .iter()
+                    .chain(&job.writable)
+                    .chain(&base.rw)
+                    .filter(|_| !job.read_only_roots);
+                for p in rw {
+                    cmd.arg("--rw").arg(p);
+                }
+                let ro_roots = job.roots.iter().filter(|_| job.read_only_roots);
+                for p in base.ro.iter().chain(&job.read).chain(ro_roots) {
+                    cmd.arg("--ro").arg(p);
+                }
+                if job.network_deny {
+                    cmd.arg("--network-deny");
+                }
+                cmd.arg("--").arg(program).args(args);
+                Ok(cmd)
+            }
+        }
+    }
+
+    /// Variables every confined command gets on top of its own (the jail sets them itself).
+    pub fn env(&self, job: &Job, cmd: &mut tokio::process::Command) {
+        if matches!(self.kind, Kind::Landlock(_)) {
+            for (k, v) in &job.env {
+                cmd.env(k, v);
+            }
+            if !job.ssh_agent {
+                cmd.env_remove("SSH_AUTH_SOCK");
+            }
+        }
+    }
+}
+
+/// A graceful stop of the command whose group leader is `leader` (as started by
+/// [`Sandbox::command`] or unconfined in a group of its own). In the jail, `sig` goes to the
+/// helper and the command inside — not to bubblewrap, which would die of it and take the PID
+/// namespace down with no grace period — and the helper passes it on to every descendant.
+/// Otherwise the whole group gets it. Returns whether anything was signalled.
+pub fn stop(leader: u32, sig: rustix::process::Signal) -> bool {
+    let is_bwrap = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "bwrap")
+    };
+    let pid_of = |pid: u32| {
+        i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+    };
+    if !is_bwrap(leader) {
+        return pid_of(leader).is_some_and(|p| rustix::process::kill_process_group(p, sig).is_ok());
+    }
+    let mut any = false;
+    for pid in helper::descendants(leader) {
+        if !is_bwrap(pid)
+            && let Some(p) = pid_of(pid)
+        {
+            any |= rustix::process::kill_process(p, sig).is_ok();
+        }
+    }
+    any
+}
+
+/// Files of `~/.ssh` that hold no secret: the hosts ssh has verified.
+const SSH_PUBLIC: &[&str] = &["known_hosts", "known_hosts2"];
+
+/// Each entry of `$HOME`, read-only, except the hard-denied ones; an entry holding a denied
+/// location (`.config/gh`, `.docker/config.json`) or the state directory is listed one level
+/// down instead.
+fn home_entries(dir: &Path, state_dir: &Path, ro: &mut Vec<PathBuf>, depth: u8) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let lower = p.to_string_lossy().to_lowercase();
+        if p.starts_with(state_dir) || tradewind_policy::lists::names_hard_denied_path(&lower) {
+            continue;
+        }
+        let below = tradewind_policy::lists::HARD_DENY_FRAGMENTS
+            .iter()
+            .any(|f| {
+                let first = f.split('/').next().unwrap_or(f);
+                lower.ends_with(&format!("/{first}"))
+            })
+            || state_dir.starts_with(&p);
+        if !below {
+            ro.push(p);
+        } else if depth < 2 && p.is_dir() {
+            home_entries(&p, state_dir, ro, depth + 1);
+        }
+    }
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+
+    /// Every readable entry of a home, and of its `.ssh` only the known hosts.
+    #[test]
+    fn home_rules_leave_keys_out_and_known_hosts_in() {
+        let base = std::env::temp_dir().join(format!("tw-sbx-{}", crate::util::new_id()));
+        let home = base.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::create_dir_all(home.join("src")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "secret").unwrap();
+        std::fs::write(home.join(".ssh/known_hosts"), "github.com ssh-ed25519 AAAA").unwrap();
+        std::fs::write(home.join(".gitconfig"), "[user]").unwrap();
+        let s = landlock_rules(&[base.join("ws")], Some(&home), &base.join("state"), false);
+        let ro = &s.ro;
+        assert!(ro.contains(&home.join(".ssh/known_hosts")), "{ro:?}");
+        assert!(ro.contains(&home.join(".gitconfig")));
+        assert!(ro.contains(&home.join("src")));
+        assert!(
+            !ro.iter()
+                .any(|p| p.ends_with("id_ed25519") || p == &home.join(".ssh")),
+            "{ro:?}"
+        );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-E1Yyw-KM.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

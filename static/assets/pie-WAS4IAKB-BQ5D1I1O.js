@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-YJwun6Pc.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

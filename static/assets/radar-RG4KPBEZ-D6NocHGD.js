@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-YJwun6Pc.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

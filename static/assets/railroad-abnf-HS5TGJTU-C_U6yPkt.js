@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-E1Yyw-KM.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,565 @@
+//! The jail (the jail issue): real bubblewrap, real child processes, a planted HOME outside the
+//! system temp folder. Each test reproduces a finding of the outside review and checks it holds:
+//! planted credentials unreadable, the server's process and Unix sockets out of reach, files that
+//! run code later read-only, the state directory masked, git's config unable to run a command,
+//! and a small cargo and npm project still building with the default allow-list.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tradewind::config::Config;
+use tradewind::sandbox::{JailChoice, Job, Sandbox};
+use tradewind_tests::*;
+
+/// A folder outside the system temp folder (the planted HOME must not be hidden by the jail's
+/// private `/tmp` by accident), removed on drop.
+fn outside_tmp(prefix: &str) -> TempDir {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    TempDir::adopt(base.join(format!("{prefix}-{}", ulid::Ulid::generate())))
+}
+
+/// The 23 credential files of the review, each holding its own marker.
+const PLANTED: &[&str] = &[
+    ".ssh/id_rsa",
+    ".aws/credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials.toml",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/gh/hosts.yml",
+    ".git-credentials",
+    ".netrc",
+    ".pgpass",
+    ".docker/config.json",
+    ".kube/config",
+    ".codex/auth.json",
+    ".claude/.credentials.json",
+    ".local/share/opencode/auth.json",
+    ".config/chromium/Default/Cookies",
+    ".mozilla/firefox/x.default/cookies.sqlite",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".local/share/keyrings/login.keyring",
+    "other-project/.env",
+];
+
+fn marker(i: usize) -> String {
+    format!("PLANTED-SECRET-{i:02}-7f3a")
+}
+
+struct Planted {
+    home: TempDir,
+    ws: PathBuf,
+    state: PathBuf,
+}
+
+/// A HOME with every credential planted, toolchains linked in as a real HOME has them, a
+/// workspace under it and a state directory beside it.
+fn plant() -> Planted {
+    let home = outside_tmp("jail-home");
+    for (i, rel) in PLANTED.iter().enumerate() {
+        let p = home.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, marker(i)).unwrap();
+    }
+    let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
+    for rel in [".rustup", ".cargo/bin"] {
+        let src = real_home.join(rel);
+        if src.exists() {
+            let at = home.path().join(rel);
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(&src, &at).unwrap();
+        }
+    }
+    let ws = home.path().join("src/project");
+    std::fs::create_dir_all(&ws).unwrap();
+    let state = home.path().join(".tradewind");
+    std::fs::create_dir_all(&state).unwrap();
+    Planted { home, ws, state }
+}
+
+fn sandbox_for(home: &Path, ws: &Path, state: &Path, jail: JailChoice) -> (Sandbox, String) {
+    let mut cfg = Config::for_paths(ws.to_path_buf(), state.to_path_buf());
+    cfg.sandbox_helper = Some(binary());
+    cfg.home = Some(home.to_path_buf());
+    cfg.sandbox.jail = jail;
+    let (sb, info) = tradewind::sandbox::for_config(&cfg);
+    let sb = sb.unwrap_or_else(|| panic!("no sandbox: {:?}", info.notes));
+    (sb, info.jail)
+}
+
+/// Run `program args` confined as `job`, in `cwd`, with the environment a tool gives it.
+async fn run_in(
+    sb: &Sandbox,
+    job: &Job,
+    cwd: &Path,
+    program: &str,
+    args: &[&str],
+) -> std::process::Output {
+    let argv: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    let mut cmd = sb.command(job, Path::new(program), &argv).unwrap();
+    cmd.current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("HOME", "/nonexistent")
+        .stdin(std::process::Stdio::null());
+    sb.env(job, &mut cmd);
+    cmd.output().await.unwrap()
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn job(roots: &[&Path]) -> Job {
+    Job {
+        roots: roots.iter().map(|r| r.to_path_buf()).collect(),
+        ..Job::default()
+    }
+}
+
+/// The review's headline: 22 of 35 planted secrets were readable with plain `cat`. In the jail,
+/// `cat`, `/usr/bin/python3` and `node` read none of them.
+#[tokio::test]
+async fn planted_credentials_are_unreadable_by_cat_python_and_node() {
+    let p = plant();
+    let (sb, kind) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Bwrap);
+    assert_eq!(kind, "bwrap");
+    let files: Vec<String> = PLANTED
+        .iter()
+        .map(|r| p.home.path().join(r).display().to_string())
+        .collect();
+    let j = job(&[&p.ws]);
+    let mut outputs = Vec::new();
+    let mut cat_args = vec!["-c", "for f in \"$@\"; do cat \"$f\"; done; true", "sh"];
+    cat_args.extend(files.iter().map(String::as_str));
+    outputs.push(("cat", run_in(&sb, &j, &p.ws, "/bin/sh", &cat_args).await));
+    let mut py = vec![
+        "-c",
+        "import sys\nfor f in sys.argv[1:]:\n  try: print(open(f).read())\n  except Exception as e: print('no', f, type(e).__name__)",
+    ];
+    py.extend(files.iter().map(String::as_str));
+    outputs.push((
+        "python3",
+        run_in(&sb, &j, &p.ws, "/usr/bin/python3", &py).await,
+    ));
+    let mut node = vec![
+        "-e",
+        "for (const f of process.argv.slice(1)) { try { console.log(require('fs').readFileSync(f, 'utf8')) } catch (e) { console.log('no', f, e.code) } }",
+    ];
+    node.extend(files.iter().map(String::as_str));
+    outputs.push(("node", run_in(&sb, &j, &p.ws, "node", &node).await));
+    for (who, o) in &outputs {
+        let t = text(o);
+        // Each program ran and tried every file (one "no" line or error per file).
+        assert!(o.status.success(), "{who} failed: {t}");
+        for i in 0..PLANTED.len() {
+            assert!(!t.contains(&marker(i)), "{who} read {}: {t}", PLANTED[i]);
+        }
+    }
+    // The same files are readable unconfined: the test would see a leak.
+    let o = std::process::Command::new("cat")
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&marker(0)));
+}
+
+/// The server's process is invisible (its own PID namespace and procfs): no `environ` to read,
+/// no process to stop. A Unix socket in the host's `/tmp` (a tmux server's) and an abstract
+/// socket are out of reach.
+#[tokio::test]
+async fn the_server_and_its_sockets_are_out_of_reach() {
+    let p = plant();
+    let (sb, _) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Bwrap);
+    let me = std::process::id().to_string();
+    let sock_dir = TempDir::new("tmux-sock");
+    let sock = sock_dir.path().join("default");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let abstract_name = format!("tw-jail-test-{}", ulid::Ulid::generate());
+    let _abstract = {
+        use std::os::linux::net::SocketAddrExt;
+        let a =
+            std::os::unix::net::SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+        std::os::unix::net::UnixListener::bind_addr(&a).unwrap()
+    };
+    let script = format!(
+        "import os, socket, signal, sys\n\
+         pid = {me}\n\
+         try: open(f'/proc/{{pid}}/environ').read(); print('ENVIRON-READ')\n\
+         except Exception as e: print('environ', type(e).__name__)\n\
+         try: os.kill(pid, signal.SIGSTOP); print('SIGNALLED')\n\
+         except Exception as e: print('kill', type(e).__name__)\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         try: s.connect({sock:?}); print('SOCKET-REACHED')\n\
+         except Exception as e: print('socket', type(e).__name__)\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         try: s.connect('\\0{abstract_name}'); print('ABSTRACT-REACHED')\n\
+         except Exception as e: print('abstract', type(e).__name__)\n\
+         print('pids', sorted(int(d) for d in os.listdir('/proc') if d.isdigit()))\n",
+        sock = sock.display().to_string(),
+    );
+    let o = run_in(
+        &sb,
+        &job(&[&p.ws]),
+        &p.ws,
+        "/usr/bin/python3",
+        &["-c", &script],
+    )
+    .await;
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    for bad in [
+        "ENVIRON-READ",
+        "SIGNALLED",
+        "SOCKET-REACHED",
+        "ABSTRACT-REACHED",
+    ] {
+        assert!(!t.contains(bad), "{bad}: {t}");
+    }
+    // Only the jail's own few processes are there.
+    let pids = t.lines().find(|l| l.starts_with("pids")).unwrap();
+    assert!(pids.split(',').count() <= 4, "{pids}");
+    // The test process is still running (it was not stopped).
+    assert!(
+        !std::fs::read_to_string(format!("/proc/{me}/stat"))
+            .unwrap()
+            .contains(") T ")
+    );
+}
+
+/// One entry of the policy's read-only list each: a jailed command cannot change it, create it
+/// where it is missing beside `.git`, or plant a hook in `core.hooksPath`; an approval naming a
+/// path makes that one path writable for that one command.
+#[tokio::test]
+async fn files_that_run_code_later_are_read_only_in_roots() {
+    let p = plant();
+    let (sb, _) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Bwrap);
+    let ws = &p.ws;
+    for d in [
+        ".git/hooks",
+        ".git/info",
+        ".git/modules/sub/hooks",
+        ".git/worktrees/wt",
+        "githooks",
+    ] {
+        std::fs::create_dir_all(ws.join(d)).unwrap();
+    }
+    std::fs::write(ws.join(".git/config"), "[core]\n\thooksPath = githooks\n").unwrap();
+    for f in [
+        ".git/modules/sub/config",
+        ".git/worktrees/wt/config.worktree",
+        ".envrc",
+    ] {
+        std::fs::write(ws.join(f), "original\n").unwrap();
+    }
+    let j = job(&[ws]);
+    for entry in tradewind::policy::jail::READ_ONLY_IN_ROOTS {
+        let path = entry
+            .replace("modules/*", "modules/sub")
+            .replace("worktrees/*", "worktrees/wt");
+        let full = ws.join(&path);
+        let attempt = if full.is_dir() {
+            format!("touch '{}/pre-commit'", full.display())
+        } else {
+            format!("echo 'touch /tmp/pwned' >> '{}'", full.display())
+        };
+        let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", &attempt]).await;
+        assert!(!o.status.success(), "{entry} was writable: {}", text(&o));
+        assert!(!full.join("pre-commit").exists(), "{entry}");
+        if full.is_file() {
+            let now = std::fs::read_to_string(&full).unwrap();
+            assert!(!now.contains("pwned"), "{entry}: {now}");
+        }
+    }
+    // core.hooksPath's folder in the root.
+    let o = run_in(
+        &sb,
+        &j,
+        ws,
+        "/bin/sh",
+        &["-c", "echo 'touch /tmp/x' > githooks/pre-commit"],
+    )
+    .await;
+    assert!(!o.status.success());
+    assert!(!ws.join("githooks/pre-commit").exists());
+    // A missing hooks folder beside an existing .git cannot be created.
+    std::fs::remove_dir_all(ws.join(".git/hooks")).unwrap();
+    let o = run_in(
+        &sb,
+        &j,
+        ws,
+        "/bin/sh",
+        &[
+            "-c",
+            "mkdir -p .git/hooks && echo x > .git/hooks/post-checkout",
+        ],
+    )
+    .await;
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(!ws.join(".git/hooks/post-checkout").exists());
+    // The rest of the root is writable, .git's objects included.
+    let o = run_in(
+        &sb,
+        &j,
+        ws,
+        "/bin/sh",
+        &[
+            "-c",
+            "echo ok > a.txt && mkdir -p .git/objects/ab && echo x > .git/objects/ab/cd",
+        ],
+    )
+    .await;
+    assert!(o.status.success(), "{}", text(&o));
+    // An approval naming .envrc makes it writable for this one command only.
+    let approved = Job {
+        writable: vec![ws.join(".envrc")],
+        ..j.clone()
+    };
+    let o = run_in(
+        &sb,
+        &approved,
+        ws,
+        "/bin/sh",
+        &["-c", "echo approved >> .envrc"],
+    )
+    .await;
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        std::fs::read_to_string(ws.join(".envrc"))
+            .unwrap()
+            .contains("approved")
+    );
+    let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", "echo again >> .envrc"]).await;
+    assert!(!o.status.success());
+}
+
+/// A root that holds the state directory gets it masked (empty, read-only); the jail's `/tmp`
+/// is its own, so a state directory there is out of reach too.
+#[tokio::test]
+async fn the_state_directory_is_never_reachable() {
+    let p = plant();
+    std::fs::write(p.state.join("tradewind.db"), "DB-MARKER").unwrap();
+    // The workspace is HOME's parent-free project; here a root holds the state dir.
+    let root = p.home.path().to_path_buf();
+    let (sb, _) = sandbox_for(p.home.path(), &root, &p.state, JailChoice::Bwrap);
+    let o = run_in(
+        &sb,
+        &job(&[&root]),
+        &root,
+        "/bin/sh",
+        &[
+            "-c",
+            &format!(
+                "ls -A '{0}'; cat '{0}/tradewind.db'; echo forged > '{0}/link'",
+                p.state.display()
+            ),
+        ],
+    )
+    .await;
+    // Errors name the path; what the folder lists and holds never shows.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !out.contains("tradewind.db") && !out.contains("DB-MARKER"),
+        "{}",
+        text(&o)
+    );
+    assert!(!p.state.join("link").exists());
+
+    let tmp_state = TempDir::new("state-in-tmp");
+    std::fs::write(tmp_state.path().join("tradewind.db"), "DB-MARKER").unwrap();
+    let (sb, _) = sandbox_for(p.home.path(), &p.ws, tmp_state.path(), JailChoice::Bwrap);
+    let o = run_in(
+        &sb,
+        &job(&[&p.ws]),
+        &p.ws,
+        "/bin/sh",
+        &[
+            "-c",
+            &format!("cat '{}/tradewind.db'", tmp_state.path().display()),
+        ],
+    )
+    .await;
+    assert!(!text(&o).contains("DB-MARKER"));
+}
+
+/// The Landlock fallback, forced: it refuses to start with a state directory under a temp
+/// folder and refuses commands in a root that holds the state directory, each naming
+/// `--state-dir`; with neither, commands run confined.
+#[tokio::test]
+async fn the_landlock_fallback_refuses_what_it_cannot_hide() {
+    let tmp_state = TempDir::new("fallback-state");
+    let ws = TempDir::new("fallback-ws");
+    let mut cfg = Config::for_paths(ws.path().to_path_buf(), tmp_state.path().to_path_buf());
+    cfg.sandbox_helper = Some(binary());
+    cfg.sandbox.jail = JailChoice::Landlock;
+    let err = match tradewind::server::launch(cfg).await {
+        Ok(_) => panic!("started with a state directory under /tmp"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("--state-dir"), "{err}");
+
+    let p = plant();
+    let (sb, kind) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Landlock);
+    assert_eq!(kind, "landlock");
+    // A root that holds the state directory.
+    let err = sb
+        .command(&job(&[p.home.path()]), Path::new("/bin/true"), &[])
+        .unwrap_err();
+    assert!(err.contains("--state-dir"), "{err}");
+    // Otherwise confined: the planted key is unreadable, the workspace writable.
+    let key = p.home.path().join(".ssh/id_rsa");
+    let o = run_in(
+        &sb,
+        &job(&[&p.ws]),
+        &p.ws,
+        "/bin/sh",
+        &["-c", &format!("cat '{}'; echo ok > out.txt", key.display())],
+    )
+    .await;
+    assert!(!text(&o).contains(&marker(0)), "{}", text(&o));
+    assert!(p.ws.join("out.txt").exists());
+}
+
+/// `cargo test` and `npm test` of small projects work in the jail with the default allow-list
+/// (toolchains read-only, caches pointed at the workspace's own).
+#[tokio::test]
+async fn cargo_and_npm_projects_build_in_the_jail() {
+    let p = plant();
+    let (sb, _) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Bwrap);
+    let ws = &p.ws;
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("src/lib.rs"),
+        "pub fn two() -> u8 { 2 }\n#[test]\nfn it_adds() { assert_eq!(two(), 2); }\n",
+    )
+    .unwrap();
+    let j = job(&[ws]);
+    let cargo = p.home.path().join(".cargo/bin/cargo");
+    let cargo = if cargo.exists() {
+        cargo.display().to_string()
+    } else {
+        "cargo".into()
+    };
+    let o = run_in(&sb, &j, ws, &cargo, &["test", "--offline", "-q"]).await;
+    assert!(o.status.success(), "cargo test: {}", text(&o));
+    assert!(text(&o).contains("1 passed"), "{}", text(&o));
+
+    std::fs::write(
+        ws.join("package.json"),
+        r#"{"name":"tiny","version":"1.0.0","scripts":{"test":"node test.js"}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("test.js"),
+        "require('assert').strictEqual(1 + 1, 2); console.log('npm-test-ok');\n",
+    )
+    .unwrap();
+    let o = run_in(&sb, &j, ws, "npm", &["test", "--offline"]).await;
+    assert!(o.status.success(), "npm test: {}", text(&o));
+    assert!(text(&o).contains("npm-test-ok"));
+    // The caches written were the workspace's own, not the user's.
+    assert!(!p.home.path().join(".npm").exists());
+}
+
+fn git_in(dir: &Path, args: &[&str]) {
+    let o = std::process::Command::new("git")
+        .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The critical finding: `git_diff` (read effect, plan agent, no approval) ran git unconfined,
+/// and a repository config made it run a command — `core.sshCommand` through a partial clone's
+/// lazy fetch of a missing object. Reproduced with real git first, then through the tool.
+#[tokio::test]
+async fn git_diff_cannot_be_made_to_run_a_command() {
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "git_diff", "arguments": {}}]},
+        {"text": "ok"}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    let marker = ws
+        .parent()
+        .unwrap()
+        .join(format!("pwned-{}", ulid::Ulid::generate()));
+    git_in(ws, &["init", "-q"]);
+    std::fs::write(ws.join("f.txt"), "one\n").unwrap();
+    git_in(ws, &["add", "f.txt"]);
+    git_in(ws, &["commit", "-q", "-m", "f"]);
+    // The blob of f.txt goes missing; the repository is a partial clone whose promisor remote
+    // is reached over "ssh" — the command of the config's choosing.
+    let blob = String::from_utf8(
+        std::process::Command::new("git")
+            .args(["rev-parse", "HEAD:f.txt"])
+            .current_dir(ws)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let blob = blob.trim();
+    std::fs::remove_file(ws.join(".git/objects").join(&blob[..2]).join(&blob[2..])).unwrap();
+    git_in(ws, &["config", "extensions.partialClone", "origin"]);
+    git_in(
+        ws,
+        &["config", "remote.origin.url", "ssh://example.invalid/x.git"],
+    );
+    git_in(ws, &["config", "remote.origin.promisor", "true"]);
+    git_in(
+        ws,
+        &[
+            "config",
+            "core.sshCommand",
+            &format!("sh -c 'touch {}; exit 1' --", marker.display()),
+        ],
+    );
+    std::fs::write(ws.join("f.txt"), "two\n").unwrap();
+    // Unconfined, plain git runs the command (the finding is real on this machine).
+    let _ = std::process::Command::new("git")
+        .args(["diff"])
+        .current_dir(ws)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        marker.exists(),
+        "the lazy fetch did not run: the test proves nothing"
+    );
+    std::fs::remove_file(&marker).unwrap();
+
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "diff").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let r = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert!(
+        !marker.exists(),
+        "git_diff ran the repository's command: {r}"
+    );
+    s.stop().await;
+}

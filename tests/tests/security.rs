@@ -135,13 +135,14 @@ async fn invalid_utf8_output_cannot_crash_a_run() {
     s.stop().await;
 }
 
-/// Slowloris (review finding 4): connections trickling a request's headers from one address
-/// hold at most `MAX_PENDING_PER_ADDRESS` places — the rest are closed at once, so descriptors
-/// are not exhausted — while another client is served; a held connection is closed when its
-/// headers do not arrive within the header timeout.
+/// Slowloris (review finding 4): connections trickling a request's headers from one client
+/// (every loopback address is one) hold at most `MAX_PENDING_PER_ADDRESS` places; the ones over
+/// the cap get `OVER_CAP_HEADER_TIMEOUT` and serve only a valid session or token — so the
+/// user's own client on the same address is served at once, a stranger gets 503 — and a held
+/// connection is closed when its headers do not arrive within the header timeout.
 #[tokio::test]
 async fn slow_headers_cannot_starve_other_clients() {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let s = TestServer::start(Opts::default()).await;
     let addr: std::net::SocketAddr = s.base.trim_start_matches("http://").parse().unwrap();
     let attacker: std::net::IpAddr = [127, 0, 0, 2].into();
@@ -156,15 +157,33 @@ async fn slow_headers_cannot_starve_other_clients() {
             .await;
         socks.push(c);
     }
-    // The ones over the cap are closed by the server: their reads end.
-    let closed = closed_count(&mut socks).await;
-    assert!(
-        closed >= 36,
-        "only {closed} connections over the cap were closed"
-    );
-    // Another client is served at once.
+    // Another loopback address is the same client, over the cap: with a token it is served at
+    // once; without one it is refused, not left waiting.
     let (st, v) = s.get("/api/health").await;
     assert_eq!(st, 200, "{v}");
+    let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+    c.write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = c.read_to_end(&mut out).await;
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.starts_with("HTTP/1.1 503"), "{out}");
+    // The ones over the cap are closed after their short header timeout; then all of them are.
+    let last = socks.len() - 1;
+    let took = time_until_closed(&mut socks[last]).await;
+    assert!(
+        took.is_some_and(
+            |t| t <= tradewind::accept::OVER_CAP_HEADER_TIMEOUT + Duration::from_secs(3)
+        ),
+        "a connection over the cap was closed after {took:?}"
+    );
+    let first_over = tradewind::accept::MAX_PENDING_PER_ADDRESS;
+    let closed = closed_count(&mut socks[first_over..last]).await;
+    assert!(
+        closed >= 35,
+        "only {closed} connections over the cap were closed"
+    );
     // A held connection is closed once the header timeout passes.
     let took = time_until_closed(&mut socks[0]).await;
     assert!(

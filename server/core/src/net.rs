@@ -14,6 +14,26 @@ use crate::policy::NetUse;
 /// How long a DNS lookup may take.
 const DNS_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The client an address counts as, for limits (the login limiter, the pending-connection cap):
+/// every loopback address (127.0.0.0/8, ::1, their IPv4-mapped forms) is one client, since a
+/// local process can use any of them; an IPv4-mapped address is its IPv4 one; IPv6 counts by
+/// its /64, the block one host is usually given.
+pub fn client_key(ip: IpAddr) -> IpAddr {
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    match ip {
+        IpAddr::V4(v4) if v4.is_loopback() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) if v6.is_loopback() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(v6) => {
+            let s = v6.segments();
+            IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+        }
+    }
+}
+
 /// The range an address belongs to when it is not a public unicast address.
 pub fn non_public(ip: IpAddr) -> Option<&'static str> {
     match ip {

@@ -1,8 +1,12 @@
 //! The accept loop: HTTP/1 and HTTP/2 (with upgrades for the WebSocket) over hyper, with what
 //! `axum::serve` does not offer against slow clients (SECURITY.md, the slowloris finding):
 //! - a header-read timeout: a request's headers must arrive within `HEADER_TIMEOUT`;
-//! - a cap per client address on connections that have not yet sent a first complete request
-//!   (legitimate ones leave that state within milliseconds, a trickling attacker stays in it);
+//! - a cap per client (loopback is one client, IPv6 counts by /64: `net::client_key`) on
+//!   connections that have not yet sent a first complete request (legitimate ones leave that
+//!   state within milliseconds, a trickling attacker stays in it). A connection over the cap is
+//!   not refused: it gets `OVER_CAP_HEADER_TIMEOUT` for its headers and is served only if it
+//!   presents a valid session or token (`OverCap`, checked by the gate), so a local process
+//!   holding places never locks the user's own browser out;
 //! - accept errors (EMFILE) back off instead of spinning.
 //!   The file-descriptor soft limit is raised at start (`raise_fd_limit`).
 //!
@@ -26,10 +30,48 @@ use tokio::net::TcpListener;
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections per client address still waiting for their first complete request.
 pub const MAX_PENDING_PER_ADDRESS: usize = 64;
+/// The header timeout of a connection over that cap.
+pub const OVER_CAP_HEADER_TIMEOUT: Duration = Duration::from_secs(2);
+/// Connections over the cap at once, all clients together (each lives at most
+/// `OVER_CAP_HEADER_TIMEOUT` without a request).
+const MAX_OVER_CAP: usize = 4096;
+
+/// Marks the requests of a connection that came over its client's pending cap: the gate serves
+/// them only with a valid session or token.
+#[derive(Debug, Clone, Copy)]
+pub struct OverCap;
 
 /// Per-address count of connections that have not completed a request yet.
 #[derive(Default)]
 struct Pending(Mutex<HashMap<IpAddr, usize>>);
+
+/// What a connection holds: a pending place (given back at its first request), or one of the
+/// places over the cap (held while it lives).
+enum Slot {
+    Pending(#[allow(dead_code)] Place),
+    OverCap(#[allow(dead_code)] OverCapPlace),
+}
+
+/// One of the `MAX_OVER_CAP` places, given back when dropped.
+struct OverCapPlace(Arc<std::sync::atomic::AtomicUsize>);
+
+impl OverCapPlace {
+    fn take(count: &Arc<std::sync::atomic::AtomicUsize>) -> Option<OverCapPlace> {
+        use std::sync::atomic::Ordering;
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_OVER_CAP).then_some(n + 1)
+            })
+            .ok()?;
+        Some(OverCapPlace(count.clone()))
+    }
+}
+
+impl Drop for OverCapPlace {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
 
 /// Holds one place in `Pending` until dropped (first request seen, or connection closed).
 struct Place {
@@ -39,6 +81,7 @@ struct Place {
 
 impl Pending {
     fn try_take(self: &Arc<Self>, ip: IpAddr) -> Option<Place> {
+        let ip = tradewind_core::net::client_key(ip);
         let mut m = self.0.lock();
         let n = m.entry(ip).or_insert(0);
         if *n >= MAX_PENDING_PER_ADDRESS {
@@ -98,7 +141,11 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT);
     builder.http2().timer(TokioTimer::new());
+    let mut tight = builder.clone();
+    tight.http1().header_read_timeout(OVER_CAP_HEADER_TIMEOUT);
     let builder = Arc::new(builder);
+    let tight = Arc::new(tight);
+    let over_cap = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let tls = tls.map(Arc::new);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let pending: Arc<Pending> = Arc::default();
@@ -116,10 +163,16 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let Some(place) = pending.try_take(addr.ip()) else {
-            tracing::debug!(%addr, "too many connections without a request from this address");
-            drop(tcp);
-            continue;
+        let (place, builder, wait) = match pending.try_take(addr.ip()) {
+            Some(p) => (Slot::Pending(p), builder.clone(), HEADER_TIMEOUT),
+            None => match OverCapPlace::take(&over_cap) {
+                Some(o) => (Slot::OverCap(o), tight.clone(), OVER_CAP_HEADER_TIMEOUT),
+                None => {
+                    tracing::debug!(%addr, "too many connections without a request");
+                    drop(tcp);
+                    continue;
+                }
+            },
         };
         // TCP_NODELAY: frames and small responses go out at once instead of waiting on Nagle's
         // algorithm (with a client's delayed ACK that stalls a stream by ~40 ms).
@@ -134,7 +187,7 @@ pub async fn serve(
         let (builder, watcher, app) = (builder.clone(), graceful.watcher(), app.clone());
         tokio::spawn(async move {
             let mut first = [0u8; 1];
-            let peeked = tokio::time::timeout(HEADER_TIMEOUT, tcp.peek(&mut first)).await;
+            let peeked = tokio::time::timeout(wait, tcp.peek(&mut first)).await;
             if !matches!(peeked, Ok(Ok(1))) {
                 return;
             }
@@ -142,8 +195,11 @@ pub async fn serve(
                 spawn_conn(&builder, watcher, tcp, tls.plain.clone(), addr, place);
                 return;
             }
-            let handshake =
-                tokio::time::timeout(crate::tls::HANDSHAKE_TIMEOUT, tls.acceptor.accept(tcp)).await;
+            let handshake = tokio::time::timeout(
+                crate::tls::HANDSHAKE_TIMEOUT.min(wait),
+                tls.acceptor.accept(tcp),
+            )
+            .await;
             match handshake {
                 Ok(Ok(stream)) => spawn_conn(&builder, watcher, stream, app, addr, place),
                 Ok(Err(e)) => tracing::debug!(%addr, error = %e, "TLS handshake failed"),
@@ -166,13 +222,20 @@ fn spawn_conn<I>(
     io: I,
     router: Router,
     addr: SocketAddr,
-    place: Arc<Mutex<Option<Place>>>,
+    place: Arc<Mutex<Option<Slot>>>,
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let svc = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
         // The first request's headers arrived: the connection no longer counts as pending.
-        place.lock().take();
+        {
+            let mut p = place.lock();
+            if matches!(*p, Some(Slot::OverCap(_))) {
+                req.extensions_mut().insert(OverCap);
+            } else {
+                p.take();
+            }
+        }
         req.extensions_mut().insert(ConnectInfo::<SocketAddr>(addr));
         let mut router = router.clone();
         async move { tower::Service::call(&mut router, req.map(axum::body::Body::new)).await }
@@ -196,13 +259,18 @@ mod tests {
     fn pending_places_are_capped_per_address_and_given_back() {
         let p: Arc<Pending> = Arc::default();
         let a: IpAddr = [127, 0, 0, 1].into();
-        let b: IpAddr = [127, 0, 0, 2].into();
+        let b: IpAddr = [10, 0, 0, 2].into();
         let held: Vec<Place> = (0..MAX_PENDING_PER_ADDRESS)
             .filter_map(|_| p.try_take(a))
             .collect();
         assert_eq!(held.len(), MAX_PENDING_PER_ADDRESS);
         assert!(p.try_take(a).is_none(), "the cap holds");
         assert!(p.try_take(b).is_some(), "another address is not affected");
+        assert!(
+            p.try_take([127, 0, 0, 9].into()).is_none()
+                && p.try_take("::1".parse().unwrap()).is_none(),
+            "every loopback address is the same client"
+        );
         drop(held);
         assert!(p.try_take(a).is_some(), "places come back");
         assert!(p.0.lock().len() <= 1);

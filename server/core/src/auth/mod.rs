@@ -354,6 +354,7 @@ struct LoginLimiter {
 impl LoginLimiter {
     /// Take a failure slot for this attempt, or say how long to wait.
     fn reserve(&self, ip: IpAddr) -> Result<Instant, Duration> {
+        let ip = crate::net::client_key(ip);
         let mut map = self.failures.lock();
         if map.len() > 10_000 {
             map.retain(|_, q| q.back().is_some_and(|t| t.elapsed() < LOGIN_WINDOW));
@@ -378,6 +379,7 @@ impl LoginLimiter {
 
     /// A successful attempt costs nothing.
     fn release(&self, ip: IpAddr, slot: Instant) {
+        let ip = crate::net::client_key(ip);
         let mut map = self.failures.lock();
         if let Some(q) = map.get_mut(&ip)
             && let Some(i) = q.iter().position(|t| *t == slot)
@@ -404,6 +406,39 @@ mod tests {
         }
         assert!(l.reserve(a).is_err());
         assert!(l.reserve(b).is_ok());
+    }
+
+    /// Rotating loopback addresses (or IPv6 addresses of one /64) earns no attempts, while a
+    /// browser elsewhere still signs in (SECURITY.md A3).
+    #[test]
+    fn limiter_counts_loopback_as_one_client_and_ipv6_by_64() {
+        let l = LoginLimiter::default();
+        for i in 0..LOGIN_FAILURES_PER_WINDOW {
+            let ip: IpAddr = [127, 0, 0, u8::try_from(i % 200 + 1).unwrap_or(1)].into();
+            assert!(l.reserve(ip).is_ok());
+        }
+        for other in ["127.0.0.99", "127.8.9.10", "::1", "::ffff:127.0.0.1"] {
+            assert!(l.reserve(other.parse().unwrap()).is_err(), "{other}");
+        }
+        assert!(
+            l.reserve([192, 168, 1, 20].into()).is_ok(),
+            "another client"
+        );
+        let v6 = LoginLimiter::default();
+        for i in 0..LOGIN_FAILURES_PER_WINDOW {
+            assert!(
+                v6.reserve(format!("2001:db8:1:2::{:x}", i + 1).parse().unwrap())
+                    .is_ok()
+            );
+        }
+        assert!(
+            v6.reserve("2001:db8:1:2:ffff::1".parse().unwrap()).is_err(),
+            "same /64"
+        );
+        assert!(
+            v6.reserve("2001:db8:1:3::1".parse().unwrap()).is_ok(),
+            "another /64"
+        );
     }
 
     #[test]

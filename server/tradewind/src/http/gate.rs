@@ -223,6 +223,12 @@ async fn check(
     }
     let headers = req.headers();
     let principal = authenticate(state, headers, peer.ip()).await?;
+    if principal.is_none() && req.extensions().get::<crate::accept::OverCap>().is_some() {
+        // Over its client's pending-connection cap: only a valid session or token is served.
+        return Err(ApiError::Unavailable(
+            "too many connections from this address are waiting; try again".into(),
+        ));
+    }
     if principal.is_none() && !is_public(&method, path) {
         return Err(ApiError::Unauthorized);
     }

@@ -409,11 +409,7 @@ pub async fn ws_connect_url(url: &str) -> Ws {
 
 /// Open a one-time sign-in link with `client` (which must not follow redirects); asserts the
 /// 303 and returns the `name=value` cookie and the whole `Set-Cookie` header.
-pub async fn sign_in_cookie(
-    client: &reqwest::Client,
-    url: &str,
-    user_agent: &str,
-) -> (String, String) {
+pub async fn sign_in_cookie(client: &reqwest::Client, url: &str, user_agent: &str) -> SignedIn {
     let r = client
         .get(url)
         .header("user-agent", user_agent)
@@ -422,7 +418,65 @@ pub async fn sign_in_cookie(
         .unwrap();
     assert_eq!(r.status(), reqwest::StatusCode::SEE_OTHER, "{url}");
     let full = r.headers()["set-cookie"].to_str().unwrap().to_string();
-    (full.split(';').next().unwrap().to_string(), full)
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    SignedIn {
+        cookie: full.split(';').next().unwrap().to_string(),
+        page: page_token_of(&location),
+        full,
+    }
+}
+
+/// A browser sign-in as a test holds it: the cookie (`name=value`), the whole `Set-Cookie`,
+/// and the page token the redirect's fragment carried.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub cookie: String,
+    pub full: String,
+    pub page: String,
+}
+
+impl SignedIn {
+    /// `req` with the cookie and the page token, as the app sends it.
+    pub fn on(&self, req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        req.header("cookie", &self.cookie)
+            .header("x-tradewind-page", &self.page)
+    }
+
+    /// The WebSocket's first frame for this sign-in.
+    pub fn auth_frame(&self) -> String {
+        serde_json::json!({"type": "auth", "page": self.page}).to_string()
+    }
+}
+
+/// Send a cookie socket's first frame (the page token), then a ping, and wait for its ack: the
+/// server is then past the check and serving this socket.
+pub async fn ws_authenticate<S>(ws: &mut S, b: &SignedIn)
+where
+    S: futures::Sink<Message>
+        + futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
+        + Unpin,
+    <S as futures::Sink<Message>>::Error: std::fmt::Debug,
+{
+    ws.send(Message::Text(b.auth_frame().into())).await.unwrap();
+    ws.send(Message::Text(r#"{"type":"ping","id":"ready"}"#.into()))
+        .await
+        .unwrap();
+    while let Some(Ok(m)) = ws.next().await {
+        if let Message::Text(t) = m
+            && t.contains("\"ready\"")
+        {
+            return;
+        }
+    }
+    panic!("the socket closed before answering the ping");
+}
+
+/// The page token in a sign-in redirect's `Location` (`/#tw-page=…`).
+pub fn page_token_of(location: &str) -> String {
+    location
+        .split_once("#tw-page=")
+        .map(|(_, t)| t.to_string())
+        .unwrap_or_else(|| panic!("no page token in the redirect to {location}"))
 }
 
 /// A client that does not follow redirects.

@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
+use futures::SinkExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tradewind_tests::*;
 
@@ -15,22 +17,27 @@ fn no_redirect() -> reqwest::Client {
         .unwrap()
 }
 
-/// Sign in through the launch link; returns the cookie header value.
-async fn cookie_login(s: &TestServer) -> String {
+/// Sign in through the launch link; returns the cookie and the page token.
+async fn cookie_login(s: &TestServer) -> SignedIn {
     let r = no_redirect()
         .get(s.url(&s.launch_path()))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
-    assert_eq!(r.headers()["location"], "/");
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    assert!(location.starts_with("/#tw-page="), "{location}");
     let sc = r.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(
         sc.contains("HttpOnly") && sc.contains("SameSite=Strict") && sc.contains("Path=/"),
         "{sc}"
     );
     assert!(!sc.contains("Domain"), "{sc}");
-    sc.split(';').next().unwrap().to_string()
+    SignedIn {
+        cookie: sc.split(';').next().unwrap().to_string(),
+        page: page_token_of(&location),
+        full: sc,
+    }
 }
 
 #[tokio::test]
@@ -134,9 +141,11 @@ async fn bearer_cookie_and_one_time_launch_link() {
         .next()
         .unwrap()
         .to_string();
+    let page_token = page_token_of(r.headers()["location"].to_str().unwrap());
     let r = reqwest::Client::new()
         .get(s.url("/api/whoami"))
         .header("cookie", &cookie)
+        .header("x-tradewind-page", &page_token)
         .send()
         .await
         .unwrap();
@@ -172,6 +181,7 @@ async fn bearer_cookie_and_one_time_launch_link() {
     let r = reqwest::Client::new()
         .get(s.url("/api/devices"))
         .header("cookie", &cookie)
+        .header("x-tradewind-page", &page_token)
         .header(
             "user-agent",
             "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36",
@@ -193,6 +203,7 @@ async fn bearer_cookie_and_one_time_launch_link() {
     let r = reqwest::Client::new()
         .post(s.url("/api/logout"))
         .header("cookie", &cookie)
+        .header("x-tradewind-page", &page_token)
         .header("origin", &origin)
         .header("content-type", "application/json")
         .body("{}")
@@ -203,6 +214,7 @@ async fn bearer_cookie_and_one_time_launch_link() {
     let r = reqwest::Client::new()
         .get(s.url("/api/whoami"))
         .header("cookie", &cookie)
+        .header("x-tradewind-page", &page_token)
         .send()
         .await
         .unwrap();
@@ -236,9 +248,10 @@ async fn host_allow_list_blocks_dns_rebinding() {
 #[tokio::test]
 async fn cross_origin_requests_and_forms_are_refused() {
     let s = TestServer::start(Opts::default()).await;
-    let cookie = cookie_login(&s).await;
+    let b = cookie_login(&s).await;
+    let cookie = b.cookie.clone();
     let c = reqwest::Client::new();
-    // Cross-origin POST, with a cookie or a bearer token.
+    // Cross-origin POST, with a cookie (and its page token) or a bearer token.
     for auth in [
         ("cookie", cookie.clone()),
         ("authorization", format!("Bearer {TOKEN}")),
@@ -246,6 +259,7 @@ async fn cross_origin_requests_and_forms_are_refused() {
         let r = c
             .post(s.url("/api/sessions"))
             .header(auth.0, &auth.1)
+            .header("x-tradewind-page", &b.page)
             .header("origin", "https://evil.example")
             .json(&json!({}))
             .send()
@@ -259,9 +273,8 @@ async fn cross_origin_requests_and_forms_are_refused() {
         "application/x-www-form-urlencoded",
         "multipart/form-data; boundary=x",
     ] {
-        let r = c
-            .post(s.url("/api/sessions"))
-            .header("cookie", &cookie)
+        let r = b
+            .on(c.post(s.url("/api/sessions")))
             .header("origin", &s.base)
             .header("content-type", ct)
             .body("{\"title\":\"x\"}")
@@ -273,18 +286,16 @@ async fn cross_origin_requests_and_forms_are_refused() {
         assert_eq!(v["error"]["code"], "unsupported_media_type");
     }
     // A cookie POST without Origin (and not same-origin by fetch metadata): 403.
-    let r = c
-        .post(s.url("/api/sessions"))
-        .header("cookie", &cookie)
+    let r = b
+        .on(c.post(s.url("/api/sessions")))
         .json(&json!({}))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
     // Same origin with JSON works.
-    let r = c
-        .post(s.url("/api/sessions"))
-        .header("cookie", &cookie)
+    let r = b
+        .on(c.post(s.url("/api/sessions")))
         .header("origin", &s.base)
         .json(&json!({"title": "ok"}))
         .send()
@@ -318,7 +329,8 @@ async fn cross_origin_requests_and_forms_are_refused() {
     let mut req = s.ws_url().into_client_request().unwrap();
     req.headers_mut().insert("cookie", cookie.parse().unwrap());
     req.headers_mut().insert("origin", s.base.parse().unwrap());
-    assert!(tokio_tungstenite::connect_async(req).await.is_ok());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    ws.send(Message::Text(b.auth_frame().into())).await.unwrap();
     let _ws = ws_connect(&s).await;
     s.stop().await;
 }

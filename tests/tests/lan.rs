@@ -79,7 +79,8 @@ async fn a_session_runs_and_streams_over_tls_with_the_generated_ca() {
     assert!(err.is_connect(), "{err:?}");
     // The login cookie is `__Host-`, Secure, HttpOnly, SameSite=Strict, Path=/, no Domain.
     let client = no_redirect(&ca);
-    let (cookie, full) = sign_in_cookie(&client, &s.url(&s.launch_path()), "test").await;
+    let b = sign_in_cookie(&client, &s.url(&s.launch_path()), "test").await;
+    let (cookie, full) = (b.cookie.clone(), b.full.clone());
     assert!(cookie.starts_with("__Host-tw_session="), "{full}");
     for part in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] {
         assert!(full.contains(part), "{part} missing: {full}");
@@ -87,18 +88,16 @@ async fn a_session_runs_and_streams_over_tls_with_the_generated_ca() {
     assert!(!full.to_ascii_lowercase().contains("domain="), "{full}");
     // Only the https origin is ours on TLS.
     let http_origin = s.base.replacen("https://", "http://", 1);
-    let r = client
-        .post(s.url("/api/sessions"))
-        .header("cookie", &cookie)
+    let r = b
+        .on(client.post(s.url("/api/sessions")))
         .header("origin", http_origin)
         .json(&json!({}))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
-    let r = client
-        .post(s.url("/api/sessions"))
-        .header("cookie", &cookie)
+    let r = b
+        .on(client.post(s.url("/api/sessions")))
         .header("origin", &s.base)
         .json(&json!({}))
         .send()
@@ -110,6 +109,7 @@ async fn a_session_runs_and_streams_over_tls_with_the_generated_ca() {
     let r = client
         .get(s.url("/api/whoami"))
         .header("cookie", planted)
+        .header("x-tradewind-page", &b.page)
         .send()
         .await
         .unwrap();
@@ -231,18 +231,21 @@ async fn a_revoked_device_is_signed_out_at_once() {
     let s = TestServer::start(Opts::default()).await;
     let client = no_redirect_client();
     let phone_ua = "Mozilla/5.0 (Android 14; Mobile; rv:128.0) Gecko/128.0 Firefox/128.0";
-    let (phone, _) = sign_in_cookie(&client, &s.url(&s.launch_path()), phone_ua).await;
+    let phone_b = sign_in_cookie(&client, &s.url(&s.launch_path()), phone_ua).await;
+    let phone = phone_b.cookie.clone();
     let laptop_ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36";
-    let (laptop, _) = sign_in_cookie(&client, &s.url(&s.launch_path()), laptop_ua).await;
+    let laptop_b = sign_in_cookie(&client, &s.url(&s.launch_path()), laptop_ua).await;
     // The phone has a live WebSocket.
     let mut req = s.ws_url().into_client_request().unwrap();
     req.headers_mut().insert("cookie", phone.parse().unwrap());
     req.headers_mut().insert("origin", s.base.parse().unwrap());
     let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    ws_authenticate(&mut ws, &phone_b).await;
     // The laptop lists devices and revokes the phone.
     let list: Value = client
         .get(s.url("/api/devices"))
-        .header("cookie", &laptop)
+        .header("cookie", &laptop_b.cookie)
+        .header("x-tradewind-page", &laptop_b.page)
         .send()
         .await
         .unwrap()
@@ -265,7 +268,8 @@ async fn a_revoked_device_is_signed_out_at_once() {
     let t0 = std::time::Instant::now();
     let r = client
         .delete(s.url(&format!("/api/devices/{id}")))
-        .header("cookie", &laptop)
+        .header("cookie", &laptop_b.cookie)
+        .header("x-tradewind-page", &laptop_b.page)
         .header("origin", &s.base)
         .header("content-type", "application/json")
         .send()
@@ -284,6 +288,7 @@ async fn a_revoked_device_is_signed_out_at_once() {
     let r = client
         .get(s.url("/api/whoami"))
         .header("cookie", &phone)
+        .header("x-tradewind-page", &phone_b.page)
         .send()
         .await
         .unwrap();
@@ -291,7 +296,8 @@ async fn a_revoked_device_is_signed_out_at_once() {
     // Revoking it again: 404; the laptop is unaffected.
     let r = client
         .delete(s.url(&format!("/api/devices/{id}")))
-        .header("cookie", &laptop)
+        .header("cookie", &laptop_b.cookie)
+        .header("x-tradewind-page", &laptop_b.page)
         .header("origin", &s.base)
         .header("content-type", "application/json")
         .send()
@@ -301,7 +307,8 @@ async fn a_revoked_device_is_signed_out_at_once() {
     // "Add a device": a one-time link with a QR code, 5 minutes, single use.
     let r = client
         .post(s.url("/api/devices/link"))
-        .header("cookie", &laptop)
+        .header("cookie", &laptop_b.cookie)
+        .header("x-tradewind-page", &laptop_b.page)
         .header("origin", &s.base)
         .json(&json!({}))
         .send()

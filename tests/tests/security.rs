@@ -83,14 +83,15 @@ async fn git_filters_in_repo_config_never_run() {
 #[tokio::test]
 async fn logout_closes_open_websockets() {
     let s = TestServer::start(Opts::default()).await;
-    let (cookie, _) = sign_in_cookie(&no_redirect_client(), &s.url(&s.launch_path()), "test").await;
+    let b = sign_in_cookie(&no_redirect_client(), &s.url(&s.launch_path()), "test").await;
     let mut req = s.ws_url().into_client_request().unwrap();
-    req.headers_mut().insert("cookie", cookie.parse().unwrap());
+    req.headers_mut()
+        .insert("cookie", b.cookie.parse().unwrap());
     req.headers_mut().insert("origin", s.base.parse().unwrap());
     let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-    let r = reqwest::Client::new()
-        .post(s.url("/api/logout"))
-        .header("cookie", &cookie)
+    ws_authenticate(&mut ws, &b).await;
+    let r = b
+        .on(reqwest::Client::new().post(s.url("/api/logout")))
         .header("origin", &s.base)
         .json(&json!({}))
         .send()

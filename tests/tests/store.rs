@@ -32,7 +32,10 @@ async fn push_subscriptions(store: &Store) {
             last_sent_at: None,
             last_error: None,
         };
-    store.create_api_token("PT", "push", "pth").await.unwrap();
+    store
+        .create_api_token("PT", "push", "pth", "read,prompt")
+        .await
+        .unwrap();
     let a = store
         .upsert_push_subscription(&row("P1", "https://p/1", Some("L1"), None))
         .await
@@ -432,9 +435,12 @@ async fn suite(store: Store) {
         "a new password signs everyone out"
     );
     assert!(store.list_login_sessions(60_000).await.unwrap().is_empty());
-    store.create_api_token("T1", "ci", "th").await.unwrap();
+    store
+        .create_api_token("T1", "ci", "th", "read,prompt")
+        .await
+        .unwrap();
     assert!(matches!(
-        store.create_api_token("T2", "ci", "th").await,
+        store.create_api_token("T2", "ci", "th", "read").await,
         Err(StoreError::Conflict(_))
     ));
     store.revoke_api_token("T1").await.unwrap();

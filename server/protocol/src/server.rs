@@ -47,6 +47,49 @@ pub struct WhoAmI {
     pub login_session_id: Option<String>,
     pub token_id: Option<String>,
     pub password_set: bool,
+    /// What the caller may do: a browser sign-in and the access token have every scope.
+    pub scopes: Vec<TokenScope>,
+    /// For a browser sign-in: the `view` query parameter of addresses the browser loads itself
+    /// (artifact files and downloads, attachments), where it cannot send the page token.
+    pub view_token: Option<String>,
+}
+
+/// What an API token may do. `read`: every GET. `prompt`: every other request that does not
+/// widen what the agent may do. `admin`: the ones that do — answering an approval or a plan,
+/// changing a session's mode (or creating one in a mode other than `ask`), grants, approving a
+/// workspace's config, connecting an MCP server, editing or testing a provider, creating tokens
+/// or device links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenScope {
+    Read,
+    Prompt,
+    Admin,
+}
+
+impl TokenScope {
+    pub const ALL: [TokenScope; 3] = [TokenScope::Read, TokenScope::Prompt, TokenScope::Admin];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenScope::Read => "read",
+            TokenScope::Prompt => "prompt",
+            TokenScope::Admin => "admin",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TokenScope> {
+        TokenScope::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// A single-use ticket for one Server-Sent Events connection (`?ticket=`), for clients that
+/// cannot send headers (`EventSource`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StreamTicket {
+    pub ticket: String,
+    /// 60: the ticket must be used within this many seconds.
+    pub expires_in_secs: u64,
 }
 
 /// A diagram of a pending plan that the browser could not render.
@@ -233,6 +276,9 @@ pub struct CreateTokenParams {
         pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
     )]
     pub name: String,
+    /// What the token may do; default `["read", "prompt"]`. `read` is always included.
+    #[serde(default)]
+    pub scopes: Option<Vec<TokenScope>>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -241,6 +287,7 @@ pub struct CreatedToken {
     pub name: String,
     /// Shown once; only its hash is stored.
     pub token: String,
+    pub scopes: Vec<TokenScope>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -249,6 +296,8 @@ pub struct ApiToken {
     pub name: String,
     pub created_at: i64,
     pub last_used_at: Option<i64>,
+    /// Tokens made before scopes existed have all three.
+    pub scopes: Vec<TokenScope>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -11,6 +11,10 @@ use crate::{ApprovalDecision, Mode, Session, WireError};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WsClientFrame {
+    /// A browser's first frame: the page token its sign-in gave it (`X-Tradewind-Page` of REST
+    /// calls). A socket opened with the login cookie whose first frame is not this is closed
+    /// with 1008; with a bearer token it is not needed.
+    Auth { page: String },
     /// The session's stored events after `after`, then its live ones.
     Subscribe {
         session: String,

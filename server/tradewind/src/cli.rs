@@ -118,7 +118,7 @@ pub async fn passwd(args: PasswdArgs) -> anyhow::Result<()> {
         bail!("the password is too long (1024 bytes at most); nothing changed");
     }
     let mut cfg = Config::for_paths(std::env::current_dir()?, state_dir);
-    cfg.database_url = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty());
+    cfg.database_url = tradewind_core::secret_env::var("DATABASE_URL").filter(|u| !u.is_empty());
     let store = open_store(&cfg).await?;
     let phc = crate::auth::hash_password(&pw)?;
     store.set_password_hash(&phc).await?;
@@ -360,7 +360,7 @@ async fn maintenance_store(
 ) -> anyhow::Result<tradewind_core::store::Store> {
     let state_dir = crate::config::default_state_dir(state_dir)?;
     let mut cfg = Config::for_paths(std::env::current_dir()?, state_dir.clone());
-    cfg.database_url = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty());
+    cfg.database_url = tradewind_core::secret_env::var("DATABASE_URL").filter(|u| !u.is_empty());
     if cfg.database_url.is_none() && !state_dir.join("tradewind.db").is_file() {
         bail!("there is no database in {}", state_dir.display());
     }

@@ -30,6 +30,11 @@ pub enum ApiError {
     BadRequest(String),
     #[error("authentication required")]
     Unauthorized,
+    /// A login cookie without its page token (or with another sign-in's): 401.
+    #[error(
+        "this request carries the login cookie but not its page token (X-Tradewind-Page); sign in again in the app"
+    )]
+    PageToken,
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -70,7 +75,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized | Self::PageToken => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Conflict(_) | Self::Refused(..) => StatusCode::CONFLICT,
@@ -89,6 +94,7 @@ impl ApiError {
         match self {
             Self::BadRequest(_) => "bad_request",
             Self::Unauthorized => "unauthorized",
+            Self::PageToken => "page_token_required",
             Self::Forbidden(_) => "forbidden",
             Self::NotFound(_) => "not_found",
             Self::Conflict(_) => "conflict",

@@ -9,6 +9,10 @@ fn main() -> std::process::ExitCode {
     if argv.nth(1).is_some_and(|a| a == "sandbox-exec") {
         return tradewind_core::sandbox::run_helper(argv.collect());
     }
+    // Secrets in the environment (the access token, DATABASE_URL, provider keys) go to a fresh
+    // copy of this program through an inherited file, so `/proc/<pid>/environ` never holds them;
+    // before any thread exists.
+    tradewind_core::secret_env::hand_over_and_reexec();
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

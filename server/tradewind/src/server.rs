@@ -148,7 +148,14 @@ fn spawn_upkeep(tasks: Arc<crate::tasks::TaskManager>, core: Core, keep_days: u6
 pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     tradewind_core::sandbox::check_state_dir(&cfg)?;
     let state_dir = StateDir::open_locked(&cfg.state_dir)?;
-    let store = open_store(&cfg).await?;
+    let keys = Arc::new(tradewind_core::keystore::KeyStore::open(&cfg.state_dir)?);
+    let store = open_store(&cfg).await?.with_keys(keys.clone());
+    // Keys saved in clear by an older version are sealed before anything reads them.
+    match store.seal_clear_secrets().await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(n, "saved keys sealed with the state directory's key"),
+        Err(e) => tracing::warn!(error = %e, "cannot seal saved keys"),
+    }
     if !cfg.bind.is_loopback() && store.password_hash().await?.is_none() {
         bail!(
             "refusing to listen on {} without a password: anyone on the network could run commands here. \
@@ -166,6 +173,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         cfg.access_token.clone(),
         &cfg.state_dir,
         cfg.auth,
+        &keys,
     )?);
     let events = Arc::new(EventBus::new(store.clone()));
     let hosts = Arc::new(HostPolicy::new(&host_names(&cfg), cfg.bind));

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
 use tokio::sync::Semaphore;
 
+use crate::protocol::TokenScope;
 use crate::store::Store;
 use crate::util::{ct_eq, new_id, random_hex, sha256_hex};
 
@@ -83,11 +84,80 @@ pub struct AuthService {
     limiter: LoginLimiter,
     hashing: Semaphore,
     revoked: tokio::sync::broadcast::Sender<Principal>,
+    /// Signs page tokens and view tokens (derived from the key store).
+    page_key: crate::keystore::MacKey,
+    /// Single-use stream tickets: hash of the ticket → who got it, and when it lapses.
+    tickets: Mutex<HashMap<String, (Principal, Scopes, Instant)>>,
 }
 
+/// A new browser sign-in: the cookie's secret, and the page token the page keeps (in
+/// `localStorage`, sent as `X-Tradewind-Page`): the cookie alone authorises nothing but the
+/// app's static files.
+pub struct SignIn {
+    pub secret: String,
+    pub page_token: String,
+}
+
+/// What a caller may do (see `TokenScope`). A browser sign-in presenting its page token and the
+/// access token have every scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scopes(u8);
+
+impl Scopes {
+    pub const ALL: Scopes = Scopes(0b111);
+    /// New API tokens: read and prompt.
+    pub const DEFAULT: Scopes = Scopes(0b011);
+
+    fn bit(s: TokenScope) -> u8 {
+        match s {
+            TokenScope::Read => 1,
+            TokenScope::Prompt => 2,
+            TokenScope::Admin => 4,
+        }
+    }
+
+    pub fn has(self, s: TokenScope) -> bool {
+        self.0 & Self::bit(s) != 0
+    }
+
+    /// From a list; `read` is always included.
+    pub fn of(list: &[TokenScope]) -> Scopes {
+        Scopes(list.iter().fold(1, |a, s| a | Self::bit(*s)))
+    }
+
+    /// From the stored comma-separated form; unknown words are ignored.
+    pub fn parse(csv: &str) -> Scopes {
+        let list: Vec<TokenScope> = csv
+            .split(',')
+            .filter_map(|w| TokenScope::parse(w.trim()))
+            .collect();
+        Scopes::of(&list)
+    }
+
+    pub fn list(self) -> Vec<TokenScope> {
+        TokenScope::ALL
+            .into_iter()
+            .filter(|s| self.has(*s))
+            .collect()
+    }
+
+    pub fn csv(self) -> String {
+        self.list()
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// How long a stream ticket lives.
+pub const TICKET_TTL: Duration = Duration::from_secs(60);
+/// Tickets waiting to be used, at most (the oldest go first).
+const MAX_TICKETS: usize = 10_000;
+
 pub enum LaunchOutcome {
-    /// A new login session; the value is the cookie secret.
-    Issued(String),
+    /// A new login session.
+    Issued(SignIn),
     /// The link is past its time.
     Expired,
     /// Unknown code, or the link was already used.
@@ -100,6 +170,7 @@ impl AuthService {
         fixed_token: Option<String>,
         state_dir: &Path,
         settings: AuthSettings,
+        keys: &crate::keystore::KeyStore,
     ) -> anyhow::Result<AuthService> {
         let access_token = match fixed_token {
             Some(t) => t,
@@ -117,26 +188,88 @@ impl AuthService {
             limiter: LoginLimiter::default(),
             hashing: Semaphore::new(2),
             revoked: tokio::sync::broadcast::channel(64).0,
+            page_key: keys.mac_key("page"),
+            tickets: Mutex::default(),
         })
+    }
+
+    /// The page token of a login session (what its sign-in gave the page).
+    pub fn page_token(&self, login_session_id: &str) -> String {
+        self.page_key.sign_hex(&["page", login_session_id])
+    }
+
+    /// Does `presented` belong to this login session? Constant time.
+    pub fn check_page(&self, login_session_id: &str, presented: &str) -> bool {
+        presented.len() == 64
+            && ct_eq(
+                self.page_token(login_session_id).as_bytes(),
+                presented.as_bytes(),
+            )
+    }
+
+    /// The `view` token of a login session: for addresses the browser loads itself (artifact
+    /// files, downloads, attachments), read-only.
+    pub fn view_token(&self, login_session_id: &str) -> String {
+        self.page_key.sign_hex(&["view", login_session_id])
+    }
+
+    pub fn check_view(&self, login_session_id: &str, presented: &str) -> bool {
+        presented.len() == 64
+            && ct_eq(
+                self.view_token(login_session_id).as_bytes(),
+                presented.as_bytes(),
+            )
+    }
+
+    /// A single-use ticket, valid `TICKET_TTL`, for one event stream of this caller.
+    pub fn mint_ticket(&self, principal: &Principal, scopes: Scopes) -> anyhow::Result<String> {
+        let ticket = format!("twt_{}", random_hex(24)?);
+        let now = Instant::now();
+        let mut m = self.tickets.lock();
+        m.retain(|_, (_, _, until)| *until > now);
+        if m.len() >= MAX_TICKETS
+            && let Some(oldest) = m.iter().min_by_key(|(_, v)| v.2).map(|(k, _)| k.clone())
+        {
+            m.remove(&oldest);
+        }
+        m.insert(
+            sha256_hex(ticket.as_bytes()),
+            (principal.clone(), scopes, now + TICKET_TTL),
+        );
+        Ok(ticket)
+    }
+
+    /// Spend a ticket: who it was given to, if it is live and unused.
+    pub fn redeem_ticket(&self, ticket: &str) -> Option<(Principal, Scopes)> {
+        if ticket.len() > 128 {
+            return None;
+        }
+        let (p, scopes, until) = self.tickets.lock().remove(&sha256_hex(ticket.as_bytes()))?;
+        (until > Instant::now()).then_some((p, scopes))
     }
 
     pub fn access_token(&self) -> &str {
         &self.access_token
     }
 
-    /// Resolve a bearer secret: the access token, or a live API token.
-    pub async fn check_bearer(&self, secret: &str) -> anyhow::Result<Option<Principal>> {
+    /// Resolve a bearer secret: the access token (every scope), or a live API token (its own).
+    pub async fn check_bearer(&self, secret: &str) -> anyhow::Result<Option<(Principal, Scopes)>> {
         if ct_eq(secret.as_bytes(), self.access_token.as_bytes()) {
-            return Ok(Some(Principal::Bearer { token_id: None }));
+            return Ok(Some((Principal::Bearer { token_id: None }, Scopes::ALL)));
         }
         if !secret.starts_with("tw_") || secret.len() > 256 {
             return Ok(None);
         }
-        let id = self
+        let found = self
             .store
             .find_api_token(&sha256_hex(secret.as_bytes()))
             .await?;
-        Ok(id.map(|id| Principal::Bearer { token_id: Some(id) }))
+        Ok(found.map(|(id, scopes)| {
+            (
+                Principal::Bearer { token_id: Some(id) },
+                Scopes::parse(&scopes),
+            )
+        }))
     }
 
     /// A live login session for this cookie secret; notes when and from where it was seen.
@@ -208,8 +341,9 @@ impl AuthService {
         }
     }
 
-    async fn new_login_session(&self, client: &ClientInfo) -> anyhow::Result<String> {
+    async fn new_login_session(&self, client: &ClientInfo) -> anyhow::Result<SignIn> {
         let secret = random_hex(32)?;
+        let id = new_id();
         let ip = client.ip.map(|i| i.to_string());
         let ua = client
             .user_agent
@@ -217,14 +351,17 @@ impl AuthService {
             .map(|u| crate::util::truncate_str(u, 512));
         self.store
             .create_login_session(&crate::store::NewLoginSession {
-                id: &new_id(),
+                id: &id,
                 token_hash: &sha256_hex(secret.as_bytes()),
                 ttl_ms: self.settings.max_ms(),
                 user_agent: ua,
                 ip: ip.as_deref(),
             })
             .await?;
-        Ok(secret)
+        Ok(SignIn {
+            page_token: self.page_token(&id),
+            secret,
+        })
     }
 
     /// The signed-in browsers.
@@ -260,7 +397,7 @@ impl AuthService {
         &self,
         client: &ClientInfo,
         password: &str,
-    ) -> anyhow::Result<Result<Option<String>, u64>> {
+    ) -> anyhow::Result<Result<Option<SignIn>, u64>> {
         let ip = client.ip.unwrap_or(IpAddr::from([0, 0, 0, 0]));
         let slot = match self.limiter.reserve(ip) {
             Ok(slot) => slot,
@@ -276,9 +413,28 @@ impl AuthService {
         Ok(Ok(Some(self.new_login_session(client).await?)))
     }
 
-    /// Live connections of revoked principals close (logout, token revocation).
-    pub fn revocations(&self) -> tokio::sync::broadcast::Receiver<Principal> {
-        self.revoked.subscribe()
+    /// Resolves when `principal` is revoked — signed out, its device revoked, its token revoked —
+    /// or when revocations were missed (a lagging listener ends to be safe). The one revocation
+    /// path: every live WebSocket, event stream and long-poll of a caller ends on it. Subscribed
+    /// when called, so a revocation after this call is never missed.
+    pub fn until_revoked(
+        &self,
+        principal: &Principal,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.revoked.subscribe();
+        let p = principal.clone();
+        async move {
+            loop {
+                match rx.recv().await {
+                    Ok(r) if r == p => return,
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => return,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                        std::future::pending::<()>().await;
+                    }
+                }
+            }
+        }
     }
 
     pub async fn revoke_api_token(&self, id: &str) -> Result<(), crate::store::StoreError> {
@@ -326,11 +482,15 @@ impl AuthService {
     }
 
     /// A new API token: `(id, secret)`; the secret is shown once.
-    pub async fn create_api_token(&self, name: &str) -> anyhow::Result<(String, String)> {
+    pub async fn create_api_token(
+        &self,
+        name: &str,
+        scopes: Scopes,
+    ) -> anyhow::Result<(String, String)> {
         let id = new_id();
         let secret = format!("tw_{}", random_hex(32)?);
         self.store
-            .create_api_token(&id, name, &sha256_hex(secret.as_bytes()))
+            .create_api_token(&id, name, &sha256_hex(secret.as_bytes()), &scopes.csv())
             .await?;
         Ok((id, secret))
     }

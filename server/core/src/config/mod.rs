@@ -525,10 +525,8 @@ impl Config {
             yolo: common.yolo && !read_only,
             extra_roots,
             allowed_hosts: file.allowed_hosts,
-            access_token: std::env::var("TRADEWIND_TOKEN")
-                .ok()
-                .filter(|t| !t.is_empty()),
-            database_url: std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()),
+            access_token: crate::secret_env::var("TRADEWIND_TOKEN").filter(|t| !t.is_empty()),
+            database_url: crate::secret_env::var("DATABASE_URL").filter(|u| !u.is_empty()),
             provider,
             providers: checked_providers(file.providers)?,
             tasks: file.tasks,

@@ -355,8 +355,9 @@ pub(super) fn expand_env(v: &str) -> Result<String, String> {
             return Err(format!("unclosed `${{` in the header value `{v}`"));
         };
         let name = &after[..end];
-        let val = std::env::var(name)
-            .map_err(|_| format!("the environment variable `{name}` a header names is not set"))?;
+        let val = crate::secret_env::var(name).ok_or_else(|| {
+            format!("the environment variable `{name}` a header names is not set")
+        })?;
         out.push_str(&val);
         rest = &after[end + 1..];
     }

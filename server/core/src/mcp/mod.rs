@@ -463,7 +463,11 @@ impl McpHub {
             .copied()
             .chain(def.env_allow.iter().map(String::as_str))
         {
-            if let Some(v) = std::env::var_os(k) {
+            // A secret the server took out of its own environment still reaches the server
+            // that names it.
+            if let Some(v) = crate::secret_env::var(k) {
+                cmd.env(k, v);
+            } else if let Some(v) = std::env::var_os(k) {
                 cmd.env(k, v);
             }
         }

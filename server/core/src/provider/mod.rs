@@ -478,7 +478,7 @@ pub fn build(
                 .base_url
                 .clone()
                 .unwrap_or_else(|| "https://api.openai.com/v1".to_string());
-            let key = api_key.or_else(|| std::env::var("OPENAI_API_KEY").ok());
+            let key = api_key.or_else(|| crate::secret_env::var("OPENAI_API_KEY"));
             let model = cfg
                 .model
                 .clone()
@@ -490,7 +490,7 @@ pub fn build(
                 .base_url
                 .clone()
                 .unwrap_or_else(|| "https://api.anthropic.com".to_string());
-            let key = api_key.or_else(|| std::env::var("ANTHROPIC_API_KEY").ok());
+            let key = api_key.or_else(|| crate::secret_env::var("ANTHROPIC_API_KEY"));
             let model = cfg
                 .model
                 .clone()

@@ -191,6 +191,38 @@ pub fn kill_tree_and_group(leader: u32) {
     }
 }
 
+/// Kill every jail whose command line carries `TW_JOB=<label>` (bubblewrap's own processes:
+/// the PID namespace's init dies with everything in it), and wait (at most 2 s) until they are
+/// gone. How many were hit.
+pub fn kill_labelled(label: &str) -> usize {
+    let needle = format!("\0TW_JOB\0{label}\0");
+    let carries = |pid: i32| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|cmd| cmd.windows(needle.len()).any(|w| w == needle.as_bytes()))
+    };
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let hit: Vec<i32> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| carries(*pid))
+        .collect();
+    for pid in &hit {
+        if let Some(p) = rustix::process::Pid::from_raw(*pid) {
+            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+        }
+    }
+    // A killed process's command line is gone once it has exited (a zombie has none).
+    for _ in 0..200 {
+        if !hit.iter().any(|pid| carries(*pid)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    hit.len()
+}
+
 /// Kill what is left of the process group `pgid` whose leader has died.
 pub fn kill_group(pgid: u32) {
     if let Some(p) = i32::try_from(pgid)

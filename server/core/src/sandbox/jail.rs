@@ -399,6 +399,9 @@ impl Jail {
         for (k, v) in &job.env {
             a.extend(["--setenv".into(), k.into(), v.into()]);
         }
+        if let Some(l) = &job.label {
+            a.extend(["--setenv".into(), "TW_JOB".into(), l.into()]);
+        }
         a
     }
 }

@@ -16,7 +16,9 @@ mod seccomp;
 
 pub use crate::config::JailChoice;
 pub use gitconfig::filtered as filtered_git_config;
-pub use helper::{exec, kill_group, kill_tree, kill_tree_and_group, run as run_helper};
+pub use helper::{
+    exec, kill_group, kill_labelled, kill_tree, kill_tree_and_group, run as run_helper,
+};
 pub use jail::Allowed;
 
 /// System directories every command may read and execute.
@@ -93,6 +95,9 @@ pub struct Job {
     pub ssh_agent: bool,
     /// Variables set inside.
     pub env: Vec<(String, String)>,
+    /// A unique name the jail's own processes carry on their command line (`TW_JOB=<label>`):
+    /// a task of a server that died is found by it, since its jail outlives the group leader.
+    pub label: Option<String>,
 }
 
 impl Job {

@@ -40,7 +40,7 @@ fn key_setting(id: &str) -> String {
 
 async fn stored_key(store: &Store, id: &str) -> StoreResult<Option<String>> {
     Ok(store
-        .get_setting(&key_setting(id))
+        .get_secret(&key_setting(id))
         .await?
         .filter(|k| !k.is_empty()))
 }
@@ -68,7 +68,7 @@ impl KeySources<'_> {
             .clone()
             .or_else(|| {
                 self.env
-                    .and_then(|v| std::env::var(v).ok())
+                    .and_then(|v| crate::secret_env::var(v))
                     .filter(|k| !k.is_empty())
             })
             .or_else(|| self.literal.map(str::to_string).filter(|k| !k.is_empty()))
@@ -81,7 +81,7 @@ fn usual_key_set(kind: &str) -> bool {
         "anthropic" => "ANTHROPIC_API_KEY",
         _ => return false,
     };
-    std::env::var(var).is_ok_and(|k| !k.is_empty())
+    crate::secret_env::var(var).is_some_and(|k| !k.is_empty())
 }
 
 fn build_entry(
@@ -332,7 +332,11 @@ impl Core {
         )
         .map_err(ServiceError::Invalid)?;
         if let Some(k) = &p.api_key {
-            self.store.put_setting(&key_setting(id), k).await?;
+            if k.is_empty() {
+                self.store.put_setting(&key_setting(id), "").await?;
+            } else {
+                self.store.put_secret(&key_setting(id), k).await?;
+            }
         }
         if id == DEFAULT_ID {
             let json = serde_json::to_string(&config)

@@ -50,9 +50,12 @@ impl Core {
         let json = serde_json::to_string(&stored)
             .map_err(|e| crate::store::StoreError::Other(e.into()))?;
         if let Some(k) = &p.api_key {
-            self.store
-                .put_setting(SETTING_WEBSEARCH_KEY, k.trim())
-                .await?;
+            let k = k.trim();
+            if k.is_empty() {
+                self.store.put_setting(SETTING_WEBSEARCH_KEY, "").await?;
+            } else {
+                self.store.put_secret(SETTING_WEBSEARCH_KEY, k).await?;
+            }
         }
         self.store.put_setting(SETTING_WEBSEARCH, &json).await?;
         {

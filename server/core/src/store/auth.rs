@@ -10,6 +10,8 @@ pub struct ApiTokenRow {
     pub name: String,
     pub created_at: i64,
     pub last_used_at: Option<i64>,
+    /// Comma-separated: `read,prompt,admin`.
+    pub scopes: String,
 }
 
 /// A browser sign-in about to be recorded.
@@ -70,14 +72,16 @@ impl Store {
         id: &str,
         name: &str,
         token_hash: &str,
+        scopes: &str,
     ) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO api_tokens (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO api_tokens (id, name, token_hash, created_at, scopes) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(id)
         .bind(name)
         .bind(token_hash)
         .bind(now_ms())
+        .bind(scopes)
         .execute(self.pool())
         .await?;
         Ok(())
@@ -85,7 +89,7 @@ impl Store {
 
     pub async fn list_api_tokens(&self) -> StoreResult<Vec<ApiTokenRow>> {
         Ok(sqlx::query_as::<_, ApiTokenRow>(
-            "SELECT id, name, created_at, last_used_at FROM api_tokens WHERE revoked_at IS NULL ORDER BY created_at, id",
+            "SELECT id, name, created_at, last_used_at, scopes FROM api_tokens WHERE revoked_at IS NULL ORDER BY created_at, id",
         )
         .fetch_all(self.pool())
         .await?)
@@ -113,15 +117,14 @@ impl Store {
         Ok(())
     }
 
-    /// The token id for a live API token hash.
-    pub async fn find_api_token(&self, token_hash: &str) -> StoreResult<Option<String>> {
-        let row: Option<(String,)> = sqlx::query_as(
-            "SELECT id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL",
+    /// The token id and scopes (comma-separated) for a live API token hash.
+    pub async fn find_api_token(&self, token_hash: &str) -> StoreResult<Option<(String, String)>> {
+        Ok(sqlx::query_as(
+            "SELECT id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL",
         )
         .bind(token_hash)
         .fetch_optional(self.pool())
-        .await?;
-        Ok(row.map(|r| r.0))
+        .await?)
     }
 
     pub async fn create_login_session(&self, new: &NewLoginSession<'_>) -> StoreResult<()> {

@@ -121,6 +121,8 @@ pub struct Store {
     writer: Option<Arc<Writer>>,
     /// SQLite only: the database URL, for checks on a connection of their own.
     url: Option<Arc<str>>,
+    /// Seals secrets at rest (`put_secret`); the server's key store.
+    keys: Option<Arc<crate::keystore::KeyStore>>,
 }
 
 /// The event log's SQLite connection, taken out of the pool (`None` once the store is closed;
@@ -208,7 +210,14 @@ impl Store {
             backend,
             writer,
             url: (backend == Backend::Sqlite).then(|| Arc::from(url)),
+            keys: None,
         })
+    }
+
+    /// This store with the key store that seals its secrets.
+    pub fn with_keys(mut self, keys: Arc<crate::keystore::KeyStore>) -> Store {
+        self.keys = Some(keys);
+        self
     }
 
     pub fn backend(&self) -> Backend {
@@ -254,6 +263,62 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.map(|r| r.0))
+    }
+
+    /// A secret setting (an API key), sealed with the key store: never in the database, nor
+    /// in a backup, in clear.
+    pub async fn put_secret(&self, key: &str, value: &str) -> StoreResult<()> {
+        let keys = self.keys.as_ref().ok_or_else(|| {
+            StoreError::Other(anyhow::anyhow!("no key store to seal secrets with"))
+        })?;
+        let sealed = keys
+            .seal(key, value.as_bytes())
+            .map_err(StoreError::Other)?;
+        self.put_setting(key, &sealed).await
+    }
+
+    /// A secret setting, opened. One sealed with another key (a backup restored on another
+    /// machine) reads as missing, so it is asked for again; one stored in clear by an older
+    /// version is sealed now.
+    pub async fn get_secret(&self, key: &str) -> StoreResult<Option<String>> {
+        let Some(v) = self.get_setting(key).await? else {
+            return Ok(None);
+        };
+        let Some(keys) = &self.keys else {
+            return Ok(None);
+        };
+        match keys.open_sealed(key, &v) {
+            Ok(plain) => Ok(String::from_utf8(plain).ok()),
+            Err(crate::keystore::OpenError::WrongKey) => {
+                tracing::warn!(
+                    setting = key,
+                    "a saved secret was sealed with another key (a backup from another machine?): enter it again"
+                );
+                Ok(None)
+            }
+            Err(crate::keystore::OpenError::NotSealed) => {
+                if !v.is_empty() {
+                    self.put_secret(key, &v).await?;
+                }
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// Seal every secret setting still stored in clear (by an older version): at start.
+    pub async fn seal_clear_secrets(&self) -> StoreResult<usize> {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT key, value FROM settings WHERE key LIKE '%api_key'")
+                .fetch_all(&self.pool)
+                .await?;
+        let mut n = 0;
+        for (k, v) in rows {
+            if !v.is_empty() && !crate::keystore::KeyStore::is_sealed(&v) {
+                self.put_secret(&k, &v).await?;
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     pub async fn put_setting(&self, key: &str, value: &str) -> StoreResult<()> {

@@ -263,6 +263,11 @@ impl TaskManager {
         };
         self.store.create_task(&row).await?;
         let sandbox = self.sandbox.get().await;
+        // Named after the task, so a restart finds its jail even once the leader is gone.
+        let job = &crate::sandbox::Job {
+            label: Some(id.clone()),
+            ..job.clone()
+        };
         let (child, reader) = match spawn_shell(command, cwd, sandbox.as_deref(), job) {
             Ok(x) => x,
             Err(e) => {
@@ -648,12 +653,15 @@ impl TaskManager {
         if boot_id().as_deref() != Some(boot.as_str()) {
             return;
         }
+        // Its jail carries the task's id: the PID namespace's init outlives the outer bwrap
+        // (the group leader) when the server dies, in a session of its own.
+        crate::sandbox::kill_labelled(id);
         match process_start_time(pid) {
             Some(s) if s == start => crate::sandbox::kill_tree_and_group(pid),
             Some(_) => return, // the pid was reused: never hit it
-            // The leader is gone but its group may live on: the jail's outer bubblewrap dies with
-            // the server, its PID namespace's init (same group) does not. No new process can
-            // take the pid while the group holds it, so the group is still the task's.
+            // The leader is gone but its group may live on (an unconfined command's children).
+            // No new process can take the pid while the group holds it, so the group is still
+            // the task's.
             None => crate::sandbox::kill_group(pid),
         }
         tracing::warn!(

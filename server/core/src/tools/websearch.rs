@@ -150,7 +150,7 @@ pub struct Stored {
 
 pub async fn stored_key(store: &Store) -> Option<String> {
     store
-        .get_setting(SETTING_WEBSEARCH_KEY)
+        .get_secret(SETTING_WEBSEARCH_KEY)
         .await
         .ok()
         .flatten()
@@ -248,7 +248,7 @@ pub async fn search(
         None => None,
         Some(var) => Some(
             stored
-                .or_else(|| std::env::var(&var).ok().filter(|k| !k.is_empty()))
+                .or_else(|| crate::secret_env::var(&var).filter(|k| !k.is_empty()))
                 .ok_or_else(|| {
                     format!(
                         "{} needs an API key: set {var} in the server's environment or store one in Settings → Web search",
@@ -605,7 +605,7 @@ pub fn view(
             && (key_stored
                 || env
                     .as_deref()
-                    .is_some_and(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))),
+                    .is_some_and(|v| crate::secret_env::var(v).is_some_and(|k| !k.is_empty()))),
         key_env: env,
         source,
         providers: providers(s),

@@ -109,3 +109,29 @@ pub(crate) fn limit_of(l: Option<i64>, default: i64, max: i64) -> crate::error::
         ))),
     }
 }
+
+/// What a caller may do, as the gate found it (for handlers whose need depends on the body).
+#[derive(Debug, Clone, Copy)]
+pub struct Granted(pub crate::auth::Scopes);
+
+impl Granted {
+    /// `Forbidden` unless the caller has `scope`.
+    pub fn require(
+        self,
+        scope: crate::protocol::TokenScope,
+        what: &str,
+    ) -> Result<(), crate::error::ApiError> {
+        if self.0.has(scope) {
+            Ok(())
+        } else {
+            Err(crate::error::ApiError::Forbidden(format!(
+                "{what} needs a token with the `{}` scope (or the browser)",
+                scope.as_str()
+            )))
+        }
+    }
+}
+
+/// A cookie WebSocket that must send its page token in its first frame.
+#[derive(Debug, Clone, Copy)]
+pub struct PageInFirstFrame;

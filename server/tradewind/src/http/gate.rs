@@ -14,7 +14,12 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use crate::auth::{COOKIE_NAME, COOKIE_NAME_TLS, ClientInfo, LaunchOutcome, Principal};
+pub use super::extract::{Granted, PageInFirstFrame};
+use crate::auth::{COOKIE_NAME, COOKIE_NAME_TLS, ClientInfo, LaunchOutcome, Principal, Scopes};
+use crate::protocol::TokenScope;
+
+/// The header that carries a browser sign-in's page token.
+pub const PAGE_HEADER: &str = "x-tradewind-page";
 use crate::error::ApiError;
 
 pub const CSP_APP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -100,6 +105,17 @@ async fn authenticate(
     headers: &HeaderMap,
     ip: IpAddr,
 ) -> Result<Option<Principal>, ApiError> {
+    Ok(authenticate_scoped(state, headers, ip)
+        .await?
+        .map(|(p, _)| p))
+}
+
+/// Who calls, and what they may do (a cookie: every scope, once its page token is checked).
+async fn authenticate_scoped(
+    state: &AppState,
+    headers: &HeaderMap,
+    ip: IpAddr,
+) -> Result<Option<(Principal, Scopes)>, ApiError> {
     if let Some(secret) = bearer(headers) {
         // A wrong bearer is a failure even when a cookie is present.
         return Ok(state.auth.check_bearer(&secret).await?);
@@ -108,9 +124,91 @@ async fn authenticate(
     // could have planted the unprefixed one.
     let name = cookie_name(state.face.secure);
     if let Some(secret) = cookie_value(headers, name) {
-        return Ok(state.auth.check_cookie(&secret, Some(ip)).await?);
+        let p = state.auth.check_cookie(&secret, Some(ip)).await?;
+        return Ok(p.map(|p| (p, Scopes::ALL)));
     }
     Ok(None)
+}
+
+/// The scope a request needs: `read` for reads, `admin` for what widens the agent's policy or
+/// hands out credentials, `prompt` for everything else. (Two depend on the body — a session's
+/// mode on create and patch — and are checked by their handlers.)
+pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        return TokenScope::Read;
+    }
+    let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+    let admin = match segs.as_slice() {
+        ["api", "approvals", _]
+        | ["api", "plans", _, "decision"]
+        | ["api", "sessions", "import"]
+        | ["api", "settings", "provider" | "websearch"]
+        | ["api", "providers", ..]
+        | ["api", "mcp", "servers", _, "connect"]
+        | ["api", "workspace", "config", "approve"]
+        | ["api", "tokens", ..]
+        | ["api", "devices", ..]
+        | ["api", "usage", "caps"] => true,
+        _ => false,
+    };
+    if admin {
+        TokenScope::Admin
+    } else if segs.as_slice() == ["api", "policy", "check"] || segs.as_slice() == ["api", "logout"]
+    {
+        TokenScope::Read
+    } else {
+        TokenScope::Prompt
+    }
+}
+
+/// For a cookie: how the request proves it comes from the page the sign-in gave its token to.
+/// Ok(true): proven; Ok(false): it may still prove it in its first WebSocket frame.
+fn page_proof(
+    state: &AppState,
+    req: &Request,
+    login_session_id: &str,
+    path: &str,
+) -> Result<bool, ApiError> {
+    let headers = req.headers();
+    if let Some(v) = headers.get(PAGE_HEADER) {
+        let ok = v
+            .to_str()
+            .is_ok_and(|t| state.auth.check_page(login_session_id, t));
+        return if ok {
+            Ok(true)
+        } else {
+            Err(ApiError::PageToken)
+        };
+    }
+    let get = matches!(*req.method(), Method::GET | Method::HEAD);
+    if get && path == "/api/ws" && is_ws_upgrade(headers) {
+        return Ok(false);
+    }
+    if get
+        && is_view_path(path)
+        && let Some(v) = query_param(req.uri().query(), "view")
+        && state.auth.check_view(login_session_id, &v)
+    {
+        return Ok(true);
+    }
+    Err(ApiError::PageToken)
+}
+
+/// Addresses a browser loads itself (an image, an iframe, a download link), read-only.
+fn is_view_path(path: &str) -> bool {
+    let segs: Vec<&str> = path.split('/').skip(1).collect();
+    matches!(
+        segs.as_slice(),
+        ["api", "artifacts", _, "files", ..]
+            | ["api", "artifacts", _, "download"]
+            | ["api", "attachments", _]
+    )
+}
+
+/// An event stream opened with a ticket (`EventSource` cannot send headers).
+fn is_stream_path(path: &str) -> bool {
+    let segs: Vec<&str> = path.split('/').skip(1).collect();
+    matches!(segs.as_slice(), ["api", "sessions", _, "events", "stream"])
 }
 
 pub fn cookie_name(secure: bool) -> &'static str {
@@ -222,7 +320,43 @@ async fn check(
         return Ok(Some(launch(state, &token, &client, signed_in).await?));
     }
     let headers = req.headers();
-    let principal = authenticate(state, headers, peer.ip()).await?;
+    let mut found = authenticate_scoped(state, headers, peer.ip()).await?;
+    // `EventSource` cannot send headers: a single-use ticket stands for its caller.
+    if method == Method::GET
+        && is_stream_path(path)
+        && let Some(t) = query_param(req.uri().query(), "ticket")
+    {
+        match state.auth.redeem_ticket(&t) {
+            Some(found_by_ticket) => found = Some(found_by_ticket),
+            None => {
+                return Err(ApiError::Unauthorized);
+            }
+        }
+    }
+    let ticketed = found.is_some()
+        && method == Method::GET
+        && is_stream_path(path)
+        && query_param(req.uri().query(), "ticket").is_some();
+    let mut first_frame = false;
+    if let Some((Principal::Cookie { login_session_id }, _)) = &found
+        && !ticketed
+        && !is_public(&method, path)
+    {
+        first_frame = !page_proof(state, req, login_session_id, path)?;
+    }
+    if let Some((_, scopes)) = &found {
+        let need = needed_scope(&method, path);
+        if !scopes.has(need) {
+            return Err(ApiError::Forbidden(format!(
+                "this request needs a token with the `{}` scope (the token has {})",
+                need.as_str(),
+                scopes.csv()
+            )));
+        }
+    }
+    let granted = found.as_ref().map(|(_, s)| Granted(*s));
+    let principal = found.map(|(p, _)| p);
+    let headers = req.headers();
     if principal.is_none() && req.extensions().get::<crate::accept::OverCap>().is_some() {
         // Over its client's pending-connection cap: only a valid session or token is served.
         return Err(ApiError::Unavailable(
@@ -279,6 +413,12 @@ async fn check(
     if let Some(p) = principal {
         req.extensions_mut().insert(p);
     }
+    if let Some(g) = granted {
+        req.extensions_mut().insert(g);
+    }
+    if first_frame {
+        req.extensions_mut().insert(PageInFirstFrame);
+    }
     req.extensions_mut().insert(ClientAddr(peer.ip()));
     Ok(None)
 }
@@ -322,12 +462,16 @@ fn not_redeemed_here() -> Response {
 }
 
 /// A 303 to the app, never stored by a cache (the sign-in link's answers carry cookies or
-/// describe a one-time code).
-fn to_app() -> Response {
+/// describe a one-time code). A new sign-in's page token rides in the fragment, which no
+/// request carries: the app stores it and removes it from the address.
+fn to_app(page_token: Option<&str>) -> Response {
     let mut resp = Response::new(Body::empty());
     *resp.status_mut() = StatusCode::SEE_OTHER;
     let h = resp.headers_mut();
-    h.insert(header::LOCATION, HeaderValue::from_static("/"));
+    let location = page_token.map_or_else(|| "/".to_string(), |t| format!("/#tw-page={t}"));
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        h.insert(header::LOCATION, v);
+    }
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
 }
@@ -342,15 +486,19 @@ async fn launch(
 ) -> Result<Response, ApiError> {
     let outcome = state.auth.redeem_link(code, client).await?;
     let why = match outcome {
-        LaunchOutcome::Issued(secret) => {
-            let mut resp = to_app();
-            let cookie = session_cookie(&secret, state.face.secure, state.auth.max_age_secs());
+        LaunchOutcome::Issued(sign_in) => {
+            let mut resp = to_app(Some(&sign_in.page_token));
+            let cookie = session_cookie(
+                &sign_in.secret,
+                state.face.secure,
+                state.auth.max_age_secs(),
+            );
             if let Ok(v) = HeaderValue::from_str(&cookie) {
                 resp.headers_mut().insert(header::SET_COOKIE, v);
             }
             return Ok(resp);
         }
-        LaunchOutcome::Rejected if signed_in => return Ok(to_app()),
+        LaunchOutcome::Rejected if signed_in => return Ok(to_app(None)),
         LaunchOutcome::Expired => "This sign-in link has expired (links last 15 minutes).",
         LaunchOutcome::Rejected => {
             "This sign-in link is not valid: it was already used, or it is not from this server."

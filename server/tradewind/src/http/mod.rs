@@ -88,10 +88,10 @@ impl std::ops::Deref for AppState {
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Tradewind API", description = "Self-hosted coding-agent server. Every UI action is one of these calls. Authenticate with `Authorization: Bearer <token>` (the access token printed at start, TRADEWIND_TOKEN, or an API token) or the browser session cookie."),
+    info(title = "Tradewind API", description = "Self-hosted coding-agent server. Every UI action is one of these calls. Authenticate with `Authorization: Bearer <token>` (the access token printed at start, TRADEWIND_TOKEN, or an API token, which carries scopes: read, prompt, admin) or the browser session cookie together with its page token in `X-Tradewind-Page` (the cookie alone loads only the app's static files)."),
     paths(
         misc::health, misc::server_config, misc::policy_check,
-        auth_routes::login, auth_routes::logout, auth_routes::whoami,
+        auth_routes::login, auth_routes::logout, auth_routes::whoami, auth_routes::create_ticket,
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
         devices::list_devices, devices::revoke_device, devices::device_link,
         push::push_info, push::subscribe, push::unsubscribe, push::test_push,
@@ -246,6 +246,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/login", post(auth_routes::login))
         .route("/api/logout", post(auth_routes::logout))
         .route("/api/whoami", get(auth_routes::whoami))
+        .route("/api/tickets", post(auth_routes::create_ticket))
         .route(
             "/api/tokens",
             get(auth_routes::list_tokens).post(auth_routes::create_token),

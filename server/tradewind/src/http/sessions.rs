@@ -1,6 +1,6 @@
 //! Sessions, their messages, events and pending prompts.
 
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -25,8 +25,21 @@ use crate::protocol::{
               (status = 422, description = "A workspace that is not an existing absolute directory, or an invalid title", body = ErrorBody)))]
 pub async fn create_session(
     State(state): State<AppState>,
+    Extension(granted): Extension<super::extract::Granted>,
     ApiJson(p): ApiJson<CreateSessionParams>,
 ) -> ApiResult<(StatusCode, axum::Json<Session>)> {
+    if p.mode.is_some_and(|m| m != crate::protocol::Mode::Ask) {
+        granted.require(
+            crate::protocol::TokenScope::Admin,
+            "a session in a mode other than `ask`",
+        )?;
+    }
+    if p.workspace.as_deref().is_some_and(|w| !w.is_empty()) {
+        granted.require(
+            crate::protocol::TokenScope::Admin,
+            "a session in another workspace",
+        )?;
+    }
     let session = state.create_session(&p).await?;
     Ok((StatusCode::CREATED, axum::Json(session)))
 }
@@ -129,9 +142,23 @@ pub async fn get_session(
               (status = 422, description = "An invalid title or model, or an unknown provider", body = ErrorBody)))]
 pub async fn patch_session(
     State(state): State<AppState>,
+    Extension(granted): Extension<super::extract::Granted>,
     Path(id): Path<String>,
     ApiJson(p): ApiJson<PatchSessionParams>,
 ) -> ApiResult<axum::Json<Session>> {
+    // Lowering to `ask` or going back to the plan agent narrows what the agent may do.
+    if p.mode.is_some_and(|m| m != crate::protocol::Mode::Ask) {
+        granted.require(
+            crate::protocol::TokenScope::Admin,
+            "changing a session's mode",
+        )?;
+    }
+    if p.agent.is_some_and(|a| a != crate::protocol::Agent::Plan) {
+        granted.require(
+            crate::protocol::TokenScope::Admin,
+            "changing a session's agent",
+        )?;
+    }
     let session = state.update_session(&id, &p).await?;
     Ok(axum::Json(session))
 }
@@ -263,6 +290,7 @@ pub struct EventsQuery {
     responses((status = 200, description = "A page of events, oldest first", body = EventPage), (status = 401, description = "Not authenticated", body = ErrorBody), (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_events(
     State(state): State<AppState>,
+    Extension(principal): Extension<crate::auth::Principal>,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> ApiResult<axum::Json<EventPage>> {
@@ -294,6 +322,7 @@ pub async fn list_events(
         None => {
             let frames = super::stream::page_after(
                 &state,
+                &principal,
                 &id,
                 after,
                 limit + 1,

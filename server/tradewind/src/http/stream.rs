@@ -61,10 +61,13 @@ pub struct StreamQuery {
     ))]
 pub async fn stream_events(
     State(state): State<AppState>,
+    axum::extract::Extension(principal): axum::extract::Extension<crate::auth::Principal>,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<StreamQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
+    // Subscribed before anything is sent: a revocation from here on ends the stream.
+    let revoked = state.auth.until_revoked(&principal);
     let after_param = super::extract::seq_param("after", q.after, 0)?;
     let after = match headers.get("last-event-id") {
         Some(v) => v
@@ -111,7 +114,10 @@ pub async fn stream_events(
         };
         Some((Ok::<_, Infallible>(next), (rx, guard)))
     })
-    .take_until(state.connections.closing.clone().cancelled_owned());
+    .take_until(futures::future::select(
+        Box::pin(state.connections.closing.clone().cancelled_owned()),
+        Box::pin(revoked),
+    ));
     Ok((
         [
             (
@@ -142,6 +148,7 @@ impl Drop for AbortOnDrop {
 /// `limit`; when nothing is, the first events stored within `wait`.
 pub async fn page_after(
     state: &AppState,
+    principal: &crate::auth::Principal,
     session: &str,
     after: i64,
     limit: i64,
@@ -156,7 +163,10 @@ pub async fn page_after(
     );
     let limit = usize::try_from(limit).unwrap_or(1);
     let closing = state.connections.closing.clone();
+    let revoked = state.auth.until_revoked(principal);
     tokio::select! {
+        // Signed out or revoked while waiting: the wait ends with the credential.
+        () = revoked => Err(ApiError::Unauthorized),
         page = follower.next_page(limit) => Ok(page?),
         () = tokio::time::sleep(wait) => Ok(vec![]),
         () = closing.cancelled() => Ok(vec![]),

@@ -94,8 +94,16 @@ enum Out {
 pub async fn ws_handler(
     State(state): State<AppState>,
     axum::extract::Extension(principal): axum::extract::Extension<crate::auth::Principal>,
+    axum::extract::Extension(granted): axum::extract::Extension<super::extract::Granted>,
+    first_frame: Option<axum::extract::Extension<super::extract::PageInFirstFrame>>,
     ws: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Response {
+    let page_login = match (&principal, first_frame) {
+        (crate::auth::Principal::Cookie { login_session_id }, Some(_)) => {
+            Some(login_session_id.clone())
+        }
+        _ => None,
+    };
     let ws = match ws {
         Ok(ws) => ws,
         Err(e) => return ApiError::BadRequest(e.body_text()).into_response(),
@@ -116,13 +124,44 @@ pub async fn ws_handler(
         .write_buffer_size(IO_BUFFER_BYTES)
         .on_upgrade(move |socket| async move {
             let _guard = guard;
-            connection(state, principal, socket).await;
+            connection(state, principal, granted, page_login, socket).await;
         })
 }
 
-async fn connection(state: AppState, principal: crate::auth::Principal, socket: WebSocket) {
-    let mut revocations = state.auth.revocations();
-    let (sink, mut stream) = socket.split();
+/// How long a cookie socket has to send its page token.
+const AUTH_FRAME_WAIT: Duration = Duration::from_secs(10);
+
+async fn connection(
+    state: AppState,
+    principal: crate::auth::Principal,
+    granted: super::extract::Granted,
+    page_login: Option<String>,
+    socket: WebSocket,
+) {
+    let revoked = state.auth.until_revoked(&principal);
+    tokio::pin!(revoked);
+    let (mut sink, mut stream) = socket.split();
+    // A socket opened with the login cookie proves it comes from the app's page first: its
+    // first frame is `{"type":"auth","page":…}` with the sign-in's page token.
+    if let Some(login) = page_login {
+        let first = tokio::time::timeout(AUTH_FRAME_WAIT, stream.next()).await;
+        let ok = match first {
+            Ok(Some(Ok(Message::Text(t)))) => matches!(
+                serde_json::from_str::<WsClientFrame>(&t),
+                Ok(WsClientFrame::Auth { page }) if state.auth.check_page(&login, &page)
+            ),
+            _ => false,
+        };
+        if !ok {
+            let close = Message::Close(Some(CloseFrame {
+                code: CLOSE_POLICY,
+                reason: "the first frame must be {\"type\":\"auth\",\"page\":<the page token>}"
+                    .into(),
+            }));
+            let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(close)).await;
+            return;
+        }
+    }
     let (tx, rx) = mpsc::channel::<Out>(SEND_QUEUE);
     // Cancelled when the client is too slow: the writer stops, sends a close (bounded), and the
     // socket is dropped; the reader stops too.
@@ -133,14 +172,9 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
         let next = tokio::select! {
             n = tokio::time::timeout(IDLE_LIMIT, stream.next()) => n,
             _ = overflow.cancelled() => break,
-            r = revocations.recv() => {
-                match r {
-                    Ok(p) if p == principal => {
-                        let _ = tx.try_send(Out::Close(CLOSE_POLICY, "signed out"));
-                        break;
-                    }
-                    _ => continue,
-                }
+            () = &mut revoked => {
+                let _ = tx.try_send(Out::Close(CLOSE_POLICY, "signed out"));
+                break;
             }
         };
         let text = match incoming(next.ok(), &tx) {
@@ -156,7 +190,7 @@ async fn connection(state: AppState, principal: crate::auth::Principal, socket: 
                 continue;
             }
         };
-        if !command(&state, cmd, &mut subs, &tx, &overflow).await {
+        if !command(&state, granted, cmd, &mut subs, &tx, &overflow).await {
             break;
         }
     }
@@ -205,12 +239,31 @@ fn incoming(
 /// One client command, through the same services as REST. False: close the connection.
 async fn command(
     state: &AppState,
+    granted: super::extract::Granted,
     cmd: WsClientFrame,
     subs: &mut HashMap<String, JoinHandle<()>>,
     tx: &mpsc::Sender<Out>,
     overflow: &CancellationToken,
 ) -> bool {
+    use crate::protocol::TokenScope;
+    let need = match &cmd {
+        WsClientFrame::Prompt { id, .. } | WsClientFrame::Cancel { id, .. } => {
+            Some((TokenScope::Prompt, id.clone()))
+        }
+        WsClientFrame::Approval { id, .. } | WsClientFrame::SetMode { id, .. } => {
+            Some((TokenScope::Admin, id.clone()))
+        }
+        _ => None,
+    };
+    if let Some((scope, id)) = need
+        && let Err(e) = granted.require(scope, "this command")
+    {
+        send_error(tx, id, e.code(), &e.client_message());
+        return true;
+    }
     match cmd {
+        // The page token, once more (a browser that reconnected): nothing to do.
+        WsClientFrame::Auth { .. } => {}
         WsClientFrame::Subscribe { session, after } => {
             if let Err(e) = state.load_session(&session).await {
                 let e = ApiError::from(e);

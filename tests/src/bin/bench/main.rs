@@ -26,6 +26,73 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[i]
 }
 
+/// What the credentials issue adds to every request: the page token's check (an HMAC and a
+/// constant-time compare) and the scope a route needs. Timed alone (p50 over batches), then a
+/// whole request with the cookie and its page token next to one with the access token.
+async fn credentials() {
+    let dir = std::env::temp_dir().join(format!("tw-bench-keys-{}", std::process::id()));
+    let keys = tradewind::keystore::KeyStore::open(&dir).unwrap();
+    let mac = keys.mac_key("page");
+    let id = "01JBENCHLOGINSESSION000000";
+    let presented = mac.sign_hex(&["page", id]);
+    let paths = [
+        (axum::http::Method::GET, "/api/sessions/01JBENCH/events"),
+        (axum::http::Method::POST, "/api/approvals/01JBENCH"),
+        (axum::http::Method::POST, "/api/sessions/01JBENCH/messages"),
+    ];
+    let mut per_op = Vec::new();
+    let mut ok = 0usize;
+    for _ in 0..200 {
+        let t0 = Instant::now();
+        for i in 0..1000 {
+            let expected = mac.sign_hex(&["page", id]);
+            ok += usize::from(tradewind::util::ct_eq(
+                expected.as_bytes(),
+                presented.as_bytes(),
+            ));
+            let (m, p) = &paths[i % paths.len()];
+            let need = tradewind::http::gate::needed_scope(m, p);
+            ok += usize::from(tradewind::auth::Scopes::ALL.has(need));
+        }
+        per_op.push(t0.elapsed().as_secs_f64() * 1e6 / 1000.0);
+    }
+    assert_eq!(ok, 400_000);
+    std::fs::remove_dir_all(&dir).ok();
+    println!(
+        "page_token_and_scope_check_p50_us {:.2} (HMAC-SHA256 + compare + route scope, per request; target <= 50)",
+        pct(&mut per_op, 0.5)
+    );
+    let s = TestServer::start(Opts::default()).await;
+    let b = sign_in_cookie(&no_redirect_client(), &s.url(&s.launch_path()), "bench").await;
+    let c = reqwest::Client::new();
+    let url = s.url("/api/whoami");
+    let mut time = |cookie: bool| {
+        let (c, url, b) = (c.clone(), url.clone(), b.clone());
+        async move {
+            let mut v = Vec::new();
+            for _ in 0..2000 {
+                let req = if cookie {
+                    b.on(c.get(&url))
+                } else {
+                    c.get(&url).bearer_auth(TOKEN)
+                };
+                let t0 = Instant::now();
+                let r = req.send().await.unwrap();
+                assert_eq!(r.status(), 200);
+                let _ = r.bytes().await.unwrap();
+                v.push(t0.elapsed().as_secs_f64() * 1e3);
+            }
+            pct(&mut v, 0.5)
+        }
+    };
+    let bearer = time(false).await;
+    let cookie = time(true).await;
+    println!(
+        "whoami_p50_ms bearer {bearer:.3} cookie+page {cookie:.3} (2,000 sequential requests each, in-process server; the cookie also looks its session up)"
+    );
+    s.stop().await;
+}
+
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -1901,6 +1968,9 @@ async fn main() {
     let want = |n: &str| all || args.iter().any(|a| a == n);
     if want("gate") {
         gate();
+    }
+    if want("credentials") {
+        credentials().await;
     }
     if want("search") {
         search();

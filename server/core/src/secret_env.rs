@@ -1,0 +1,173 @@
+//! Secrets the server was started with in its environment (the access token, `DATABASE_URL`,
+//! provider and service keys) kept out of `/proc/<server>/environ`: the kernel shows a process's
+//! environment as it was at `exec`, so removing a variable later hides nothing. The server reads
+//! them once, re-executes itself without them and hands them over through an inherited
+//! memory file it reads and closes at once ([`hand_over_and_reexec`], [`take_over`]); from then
+//! on they are read here ([`var`]), never from the environment. The process is also made
+//! non-dumpable, so other processes of the same user cannot read its memory through `/proc`.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The variable that names the inherited file holding the secrets.
+const FD_VAR: &str = "TW_SECRETS_FD";
+/// At most this much is handed over.
+const MAX_BYTES: usize = 1 << 20;
+
+static SECRETS: OnceLock<HashMap<String, String>> = OnceLock::new();
+
+/// Is this variable one the server keeps out of its environment?
+pub fn is_secret_name(name: &str) -> bool {
+    const SUFFIXES: [&str; 8] = [
+        "_API_KEY",
+        "_TOKEN",
+        "_SECRET",
+        "_KEY",
+        "PASSWORD",
+        "_PASS",
+        "_CREDENTIALS",
+        "_DSN",
+    ];
+    let upper = name.to_ascii_uppercase();
+    matches!(upper.as_str(), "DATABASE_URL" | "TRADEWIND_TOKEN")
+        || SUFFIXES.iter().any(|s| upper.ends_with(s))
+}
+
+/// A variable of the server's start: the handed-over secrets first, then the environment.
+pub fn var(name: &str) -> Option<String> {
+    if let Some(v) = SECRETS.get().and_then(|m| m.get(name)) {
+        return Some(v.clone());
+    }
+    std::env::var(name).ok()
+}
+
+/// Before any thread or runtime exists: either take over the secrets a parent handed over, or —
+/// when the environment holds any — hand them over to a fresh copy of this program (same
+/// arguments, the environment without them) and never return. Nothing to do returns at once.
+pub fn hand_over_and_reexec() {
+    if std::env::var_os(FD_VAR).is_some() {
+        take_over();
+        return;
+    }
+    let secrets: HashMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, v)| is_secret_name(k) && !v.is_empty())
+        .collect();
+    if secrets.is_empty() {
+        let _ = SECRETS.set(HashMap::new());
+        not_dumpable();
+        return;
+    }
+    match reexec(&secrets) {
+        // exec only returns on failure: go on with the secrets in the environment, said so.
+        Err(e) => {
+            eprintln!(
+                "tradewind: cannot restart without secrets in the environment ({e}); /proc/<pid>/environ still holds them"
+            );
+            let _ = SECRETS.set(secrets);
+            not_dumpable();
+        }
+        Ok(never) => match never {},
+    }
+}
+
+fn reexec(secrets: &HashMap<String, String>) -> std::io::Result<std::convert::Infallible> {
+    use std::io::{Seek, Write};
+    use std::os::unix::process::CommandExt;
+    let json = serde_json::to_vec(secrets).map_err(std::io::Error::other)?;
+    if json.len() > MAX_BYTES {
+        return Err(std::io::Error::other("the secrets are too large"));
+    }
+    // An anonymous memory file, inherited across exec (no close-on-exec), read and closed by
+    // the new process before anything else runs.
+    let fd = rustix::fs::memfd_create("tradewind-secrets", rustix::fs::MemfdFlags::empty())?;
+    let mut file = std::fs::File::from(fd);
+    file.write_all(&json)?;
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let raw = std::os::fd::AsRawFd::as_raw_fd(&file);
+    let mut args = std::env::args_os();
+    let arg0 = args.next().unwrap_or_default();
+    let mut cmd = std::process::Command::new("/proc/self/exe");
+    cmd.arg0(arg0).args(args);
+    for k in secrets.keys() {
+        cmd.env_remove(k);
+    }
+    cmd.env(FD_VAR, raw.to_string());
+    let err = cmd.exec();
+    drop(file);
+    Err(err)
+}
+
+/// The new process: read the handed-over secrets and empty the file. (It is reached through
+/// `/proc/self/fd`, a description of its own: the inherited descriptor stays open, pointing at an
+/// empty file, since closing a descriptor by number needs `unsafe`, which this crate forbids.)
+fn take_over() {
+    use std::io::Read;
+    let fd = std::env::var(FD_VAR)
+        .ok()
+        .and_then(|v| v.parse::<i32>().ok())
+        .filter(|fd| *fd > 2);
+    let mut map = HashMap::new();
+    if let Some(fd) = fd
+        && let Ok(mut file) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(format!("/proc/self/fd/{fd}"))
+    {
+        let mut buf = Vec::new();
+        if file
+            .by_ref()
+            .take(MAX_BYTES as u64)
+            .read_to_end(&mut buf)
+            .is_ok()
+            && let Ok(m) = serde_json::from_slice::<HashMap<String, String>>(&buf)
+        {
+            map = m;
+        }
+        buf.iter_mut().for_each(|b| *b = 0);
+        let _ = file.set_len(0);
+    }
+    let _ = SECRETS.set(map);
+    not_dumpable();
+}
+
+/// No core dumps, no `/proc/<pid>/mem` or `environ` for other processes of the same user.
+fn not_dumpable() {
+    if let Err(e) =
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+    {
+        eprintln!("tradewind: cannot make the process non-dumpable: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_names() {
+        for n in [
+            "TRADEWIND_TOKEN",
+            "DATABASE_URL",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "BRAVE_API_KEY",
+            "PGPASSWORD",
+            "SENTRY_DSN",
+        ] {
+            assert!(is_secret_name(n), "{n}");
+        }
+        for n in [
+            "PATH",
+            "HOME",
+            "TRADEWIND_LOG",
+            "RUST_LOG",
+            "LANG",
+            "KEYBOARD",
+        ] {
+            assert!(!is_secret_name(n), "{n}");
+        }
+    }
+}

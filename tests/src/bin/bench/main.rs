@@ -66,7 +66,7 @@ async fn credentials() {
     let b = sign_in_cookie(&no_redirect_client(), &s.url(&s.launch_path()), "bench").await;
     let c = reqwest::Client::new();
     let url = s.url("/api/whoami");
-    let mut time = |cookie: bool| {
+    let time = |cookie: bool| {
         let (c, url, b) = (c.clone(), url.clone(), b.clone());
         async move {
             let mut v = Vec::new();

@@ -458,3 +458,73 @@ async fn memories_are_kept_found_and_reach_later_prompts() {
     );
     s.stop().await;
 }
+
+/// The read-only plan agent is offered no tool that keeps state (memory_write, memory_delete)
+/// and its call of one is refused; deleting a user memory asks like writing one.
+#[tokio::test]
+async fn the_plan_agent_keeps_no_memories_and_a_user_memory_delete_asks() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    mock.push(tool_reply(
+        "m1",
+        "memory_write",
+        &json!({"text": "Answer in French", "scope": "user"}),
+    ));
+    mock.push(text_reply("Noted."));
+    let run = s.prompt(&sid, "remember").await;
+    s.answer_all_until_finished(&sid, &run, "once").await;
+    let (_, list) = s.get("/api/memories").await;
+    let uid = list["data"][0]["id"].as_str().unwrap().to_string();
+    // Deleting it asks; denied, it stays.
+    mock.push(tool_reply("d1", "memory_delete", &json!({"id": uid})));
+    mock.push(text_reply("Tried."));
+    let run = s.prompt(&sid, "forget it").await;
+    let end = s.answer_all_until_finished(&sid, &run, "deny").await;
+    assert_eq!(end["status"], "completed", "{end}");
+    let events = s.events(&sid).await;
+    let asked: Vec<&Value> = of_type(&events, "approval_requested")
+        .into_iter()
+        .filter(|a| a["tool"] == "memory_delete")
+        .collect();
+    assert_eq!(asked.len(), 1, "the delete asked");
+    let (_, list) = s.get("/api/memories").await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 1, "denied: kept");
+    // The plan agent: not offered, and refused when called anyway.
+    let plan = s.create_session("ask").await;
+    s.send(
+        reqwest::Method::PATCH,
+        &format!("/api/sessions/{plan}"),
+        json!({"agent": "plan"}),
+    )
+    .await;
+    let (_, tools) = s.get(&format!("/api/tools?session={plan}")).await;
+    for name in ["memory_write", "memory_delete"] {
+        let t = tools["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{tools}"));
+        assert_eq!(t["status"], "disabled", "{t}");
+    }
+    mock.push(tool_reply(
+        "p1",
+        "memory_write",
+        &json!({"text": "sneaky", "scope": "workspace"}),
+    ));
+    mock.push(text_reply("Planned."));
+    let run = s.prompt(&plan, "plan").await;
+    s.wait_run_finished(&plan, &run).await;
+    let offered = mock.requests.lock().unwrap().last().unwrap()["tools"].to_string();
+    assert!(!offered.contains("memory_write"), "{offered}");
+    let events = s.events(&plan).await;
+    let r = of_type(&events, "tool_result")
+        .into_iter()
+        .find(|r| r["tool"] == "memory_write")
+        .cloned()
+        .unwrap();
+    assert_eq!(r["ok"], false, "{r}");
+    let (_, list) = s.get("/api/memories").await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 1, "nothing written");
+    s.stop().await;
+}

@@ -423,3 +423,80 @@ async fn parents_waiting_on_children_never_hold_every_place() {
         assert!(tool_result(&last, "w1").contains(&format!("child {i}")));
     }
 }
+
+/// A child's mode follows its parent's down: lowering the parent to `ask` while a child in
+/// `auto` runs makes the child's next write ask, and lowers the child's own mode.
+#[tokio::test]
+async fn lowering_the_parents_mode_lowers_a_running_childs() {
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: true,
+        external: false,
+    })
+    .await;
+    let sid = s.create_session("auto").await;
+    mock.script_for(
+        "PARENT",
+        [
+            tool_reply(
+                "t1",
+                "task",
+                &json!({"description": "Child", "prompt": "CHILD-M: run then write"}),
+            ),
+            tool_reply("w1", "task_wait", &json!({})),
+            text_reply("done"),
+        ],
+    );
+    mock.script_for(
+        "CHILD-M",
+        [
+            tool_reply("c1", "shell", &json!({"command": "echo hi"})),
+            tool_reply(
+                "c2",
+                "write_file",
+                &json!({"path": "after.txt", "content": "x"}),
+            ),
+            text_reply("child done"),
+        ],
+    );
+    let run = s.prompt(&sid, "PARENT: start a child").await;
+    // The child's command asks (a process in `auto`): the child is mid-run.
+    let first = s
+        .wait_event(&sid, |e| {
+            e["type"] == "child_pending" && e["status"] == "pending"
+        })
+        .await;
+    let (st, v) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"mode": "ask"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    let (_, children) = s.get(&format!("/api/sessions/{sid}/children")).await;
+    assert_eq!(children[0]["mode"], "ask", "{children}");
+    let first_id = first["id"].as_str().unwrap().to_string();
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{first_id}"),
+            json!({"decision": "once"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    // Its write — allowed in `auto` — now asks.
+    let second = s
+        .wait_event(&sid, |e| {
+            e["type"] == "child_pending" && e["status"] == "pending" && e["id"] != first_id.as_str()
+        })
+        .await;
+    assert!(second.to_string().contains("write_file"), "{second}");
+    let (st, _) = s
+        .post(
+            &format!("/api/approvals/{}", second["id"].as_str().unwrap()),
+            json!({"decision": "once"}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+}

@@ -91,6 +91,7 @@ async fn agent_deps(
         goal_lock: goal_lock.clone(),
         scheduler: scheduler.clone(),
         lineages: lineages.clone(),
+        modes: Arc::default(),
         tools: Arc::new(crate::tools::ToolServices {
             cfg: cfg.clone(),
             store: store.clone(),

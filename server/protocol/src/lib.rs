@@ -129,13 +129,16 @@ pub enum Agent {
 }
 
 /// Permission mode of a session: `ask` (only reads run without asking), `auto` (writes too),
-/// `full` (processes and the network too; the categories that never loosen still ask).
+/// `full` (processes and the network too; the categories that never loosen still ask). Ordered
+/// from the narrowest: `ask < auto < full`.
 #[derive(
     Debug,
     Clone,
     Copy,
     PartialEq,
     Eq,
+    PartialOrd,
+    Ord,
     Hash,
     Serialize,
     Deserialize,

@@ -326,7 +326,7 @@ pub(crate) async fn gate(
         let cfg = &t.deps.cfg;
         let ctx = Context {
             agent: t.agent,
-            mode: t.mode,
+            mode: crate::tools::ToolHost::mode(t),
             interactive: t.deps.interactive,
             ceiling: cfg.ceiling,
             read_only: cfg.read_only,

@@ -90,6 +90,9 @@ pub struct AgentDeps {
     /// The sessions above each subagent `task` started (parent first): its runs start without
     /// reading them back.
     pub lineages: Arc<crate::subagents::Lineages>,
+    /// Modes changed while the server runs (session id → mode): a run in flight, and every
+    /// subagent below the session, follows a lowered mode at its next tool call.
+    pub modes: Arc<parking_lot::RwLock<std::collections::HashMap<String, Mode>>>,
     /// What tools may use of the services.
     pub tools: Arc<crate::tools::ToolServices>,
     /// Web Push to closed apps (`None`: headless, or the key could not be read).

@@ -16,6 +16,7 @@ pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
         .iter()
         .filter(|d| !d.interactive_only() || t.deps.interactive)
         .filter(|d| d.only_agent().is_none_or(|a| a == t.agent))
+        .filter(|d| t.agent != Agent::Plan || d.plan_agent())
         .filter(|d| {
             policy::offered(
                 d.effect(),

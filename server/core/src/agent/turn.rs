@@ -104,6 +104,7 @@ impl Turn<'_> {
         toolset::descriptor(name).is_some_and(|d| {
             (depth > 0 && !d.in_subagents())
                 || (depth >= crate::subagents::MAX_DEPTH && d.subagents())
+                || (self.agent == Agent::Plan && !d.plan_agent())
         })
     }
 
@@ -214,8 +215,17 @@ impl crate::tools::ToolHost for Turn<'_> {
     fn agent(&self) -> Agent {
         self.agent
     }
+    /// The run's mode, lowered by any change since it started — of its own session or of one
+    /// above it (a child's mode follows its parent's down).
     fn mode(&self) -> Mode {
-        self.mode
+        let board = self.deps.modes.read();
+        if board.is_empty() {
+            return self.mode;
+        }
+        std::iter::once(&self.run.session.id)
+            .chain(self.lineage.iter())
+            .filter_map(|id| board.get(id))
+            .fold(self.mode, |m, b| m.min(*b))
     }
     fn lineage(&self) -> &[String] {
         &self.lineage

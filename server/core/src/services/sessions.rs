@@ -122,7 +122,43 @@ impl Core {
             .or_not_found("session")?;
         let session = Session::from(row);
         self.events.session_updated(&session).await;
+        if let Some(mode) = p.mode {
+            self.follow_mode_down(id, mode).await?;
+        }
         Ok(session)
+    }
+
+    /// A session's mode changed: runs in flight follow it at their next tool call, and every
+    /// subagent below it with a wider mode is lowered to it.
+    async fn follow_mode_down(&self, id: &str, mode: Mode) -> ServiceResult<()> {
+        self.deps().modes.write().insert(id.to_string(), mode);
+        let mut below = vec![id.to_string()];
+        // Subagents nest at most `MAX_DEPTH` deep; the bound guards against a corrupt loop.
+        for _ in 0..=crate::subagents::MAX_DEPTH {
+            let mut next = Vec::new();
+            for parent in &below {
+                for child in self.store.child_sessions(parent).await? {
+                    if child.mode > mode {
+                        let patch = SessionPatch {
+                            mode: Some(mode),
+                            ..Default::default()
+                        };
+                        let row = self.store.update_session(&child.id, &patch).await?;
+                        self.events.session_updated(&Session::from(row)).await;
+                    }
+                    self.deps()
+                        .modes
+                        .write()
+                        .insert(child.id.clone(), mode.min(child.mode));
+                    next.push(child.id);
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            below = next;
+        }
+        Ok(())
     }
 
     /// Set a session's permission mode (the mode menu; the WebSocket's `set_mode`).
@@ -383,6 +419,11 @@ impl Core {
                             "only the {} agent has it",
                             d.only_agent().map_or("", |a| a.as_str())
                         ),
+                    )
+                } else if row.agent == Agent::Plan && !d.plan_agent() {
+                    (
+                        "disabled",
+                        "the plan agent keeps nothing beyond its plan".to_string(),
                     )
                 } else if d.interactive_only() && !deps.interactive {
                     (

@@ -32,6 +32,7 @@ pub struct MemoryWrite;
 impl super::Tool for MemoryWrite {
     const NAME: &'static str = "memory_write";
     const EFFECT: Effect = Effect::Internal;
+    const PLAN_AGENT: bool = false;
     const DESCRIPTION: &'static str = "Keep a note for later sessions (a project fact, a convention, a stated preference). Scope `user` reaches every project and asks first. The same `key` replaces.";
     type Args = WriteArgs;
     type Call = WriteCall;
@@ -138,6 +139,7 @@ pub struct MemoryDelete;
 impl super::Tool for MemoryDelete {
     const NAME: &'static str = "memory_delete";
     const EFFECT: Effect = Effect::Internal;
+    const PLAN_AGENT: bool = false;
     const DESCRIPTION: &'static str = "Delete a kept note that is no longer true, by id.";
     type Args = DeleteArgs;
     type Call = String;
@@ -151,13 +153,23 @@ impl super::Tool for MemoryDelete {
 
     async fn run(id: String, ctx: &ToolCtx<'_>) -> ToolOutput {
         let store = &ctx.services().store;
-        let visible = match store.get_memory(&id).await {
-            Ok(Some(m)) => m.scope == "user" || m.workspace == ctx.host.session().workspace,
-            Ok(None) => false,
+        let (visible, user) = match store.get_memory(&id).await {
+            Ok(Some(m)) => (
+                m.scope == "user" || m.workspace == ctx.host.session().workspace,
+                m.scope == "user",
+            ),
+            Ok(None) => (false, false),
             Err(e) => return ToolOutput::err("internal", e),
         };
         if !visible {
             return ToolOutput::err("not_found", format!("no memory {id} here"));
+        }
+        // A user memory is the user's own, kept for every workspace: deleting it asks.
+        if user {
+            let why = "it deletes a user memory, which every workspace's prompts carry";
+            if let Err(out) = ctx.host.confirm(ctx, why, "memory:user").await {
+                return out;
+            }
         }
         match store.delete_memory(&id).await {
             Ok(_) => ToolOutput::ok(format!("Memory {id} deleted.")),

@@ -57,6 +57,8 @@ pub trait Tool: Send + Sync + 'static {
     const INTERACTIVE_ONLY: bool = false;
     /// Offered only to this agent.
     const ONLY_AGENT: Option<Agent> = None;
+    /// Offered to the read-only plan agent (false: it keeps state beyond a plan, as memories).
+    const PLAN_AGENT: bool = true;
     /// Uses the run itself (waits for the user, starts tasks): never run alongside other calls.
     const HOST: bool = false;
     /// A snippet of `execute` may call it.
@@ -277,6 +279,7 @@ pub trait DynTool: Send + Sync {
     fn effect(&self) -> Effect;
     fn interactive_only(&self) -> bool;
     fn only_agent(&self) -> Option<Agent>;
+    fn plan_agent(&self) -> bool;
     fn host(&self) -> bool;
     fn nested(&self) -> bool;
     fn in_subagents(&self) -> bool;
@@ -300,6 +303,9 @@ impl<T: Tool> DynTool for T {
     }
     fn only_agent(&self) -> Option<Agent> {
         T::ONLY_AGENT
+    }
+    fn plan_agent(&self) -> bool {
+        T::PLAN_AGENT
     }
     fn host(&self) -> bool {
         T::HOST

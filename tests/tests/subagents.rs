@@ -500,3 +500,69 @@ async fn lowering_the_parents_mode_lowers_a_running_childs() {
     assert_eq!(st, 200);
     assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
 }
+
+/// DESIGN's wake-up rule: a background task a subagent started wakes no one — its wake-up is
+/// claimed when it starts — while it shows in the root's task list.
+#[tokio::test]
+async fn a_subagents_background_task_wakes_nothing() {
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: true,
+        external: false,
+    })
+    .await;
+    let sid = s.create_session("full").await;
+    mock.script_for(
+        "PARENT",
+        [
+            tool_reply(
+                "t1",
+                "task",
+                &json!({"description": "Child", "prompt": "CHILD-BG: start a task"}),
+            ),
+            tool_reply("w1", "task_wait", &json!({})),
+            text_reply("done"),
+        ],
+    );
+    mock.script_for(
+        "CHILD-BG",
+        [
+            tool_reply(
+                "b1",
+                "bg_run",
+                &json!({"command": "true", "label": "child task"}),
+            ),
+            text_reply("started it"),
+        ],
+    );
+    let run = s.prompt(&sid, "PARENT: go").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let (_, tasks) = s.get(&format!("/api/sessions/{sid}/tasks")).await;
+    let task = tasks["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["label"] == "child task")
+        .unwrap_or_else(|| panic!("the root lists it: {tasks}"))
+        .clone();
+    let row = s
+        .server
+        .as_ref()
+        .unwrap()
+        .state
+        .store
+        .get_task(task["id"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert!(row.delivered_at.is_some(), "its wake-up is owed to no one");
+    let undelivered = s
+        .server
+        .as_ref()
+        .unwrap()
+        .state
+        .store
+        .undelivered_tasks(&sid)
+        .await
+        .unwrap();
+    assert!(undelivered.is_empty(), "nothing can wake the root");
+}

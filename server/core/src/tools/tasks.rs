@@ -87,7 +87,16 @@ impl super::Tool for BgRun {
             .await;
         match started {
             Ok(row) => {
-                let note = if deps.interactive {
+                // DESIGN's wake-up rule: only a task the root session started wakes it. One a
+                // subagent started is owed to no one (its wake-up is claimed now); it shows in
+                // the root's bg_list and the subagent reads it with bg_output.
+                let child = ctx.host.session().parent_id.is_some();
+                if child && let Err(e) = deps.store.claim_delivery(&row.id).await {
+                    tracing::warn!(error = %e, task = %row.id, "cannot mark a subagent's task as waking no one");
+                }
+                let note = if child {
+                    "Started. Nothing will wake you or your parent when it ends: read its output with bg_output (offset 0, then next_offset) before you answer."
+                } else if deps.interactive {
                     "Started. Keep working: you will be woken when it ends by itself. Read its output any time with bg_output (offset 0, then next_offset)."
                 } else {
                     "Started. Nothing will wake you in this headless run: read its output with bg_output (offset 0, then next_offset). Live tasks are stopped when the run ends."

@@ -246,6 +246,44 @@ fn policy_check_on_the_command_line() {
     assert!(out.contains("--allow-write"), "{out}");
     let (code, _) = run(&["--agent", "plan", "--", "ls"]);
     assert_eq!(code, 2, "the plan agent has no shell");
+    // `--read-only` and `--add-dir` as the server reads them: read-only drops the extra root
+    // and the ceiling, so a write into it is denied, as the server denies it.
+    let extra = TempDir::new("extra");
+    let into_extra = format!(
+        r#"{{"path":"{}/a.txt","content":"x"}}"#,
+        extra.path().display()
+    );
+    let write = ["--tool", "write_file", "--input", into_extra.as_str()];
+    let (code, out) = run(&[
+        &full[..],
+        &["--add-dir", extra.path().to_str().unwrap()],
+        &write[..],
+    ]
+    .concat());
+    assert_eq!(code, 0, "an added directory is a root: {out}");
+    let (code, out) = run(&[
+        &full[..],
+        &["--read-only", "--add-dir", extra.path().to_str().unwrap()],
+        &write[..],
+    ]
+    .concat());
+    assert_eq!(code, 2, "read-only denies the write: {out}");
+    std::fs::write(extra.path().join("r.txt"), "x").unwrap();
+    let read = format!(r#"{{"path":"{}/r.txt"}}"#, extra.path().display());
+    let read = ["--tool", "read_file", "--input", read.as_str()];
+    let (code, out) = run(&[&["--add-dir", extra.path().to_str().unwrap()], &read[..]].concat());
+    assert_eq!(code, 0, "reading a root: {out}");
+    let (code, out) = run(&[
+        &["--read-only", "--add-dir", extra.path().to_str().unwrap()],
+        &read[..],
+    ]
+    .concat());
+    assert_eq!(
+        code, 2,
+        "read-only has no extra root and denies outside paths, as the server does: {out}"
+    );
+    let (code, out) = run(&["--read-only", "--yolo", "--mode", "full", "--", "touch x"]);
+    assert_ne!(code, 0, "--yolo does not outrank --read-only: {out}");
     for bad in [
         &["--bogus"][..],
         &[],

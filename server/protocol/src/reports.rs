@@ -233,6 +233,9 @@ pub struct ImportResult {
     /// Items of the export that were not events or messages this server can read.
     pub skipped_events: u64,
     pub skipped_messages: u64,
+    /// The workspace the export names: only a proposal — the session works where the import
+    /// was confirmed (`?workspace=`), else in the server's own workspace.
+    pub export_workspace: Option<String>,
 }
 
 /// Why a conversation was compacted.

@@ -313,6 +313,9 @@ pub struct ServerConfig {
     pub ceiling: CeilingInfo,
     pub read_only: bool,
     pub yolo: bool,
+    /// The mode a new session starts in when none is given: the smallest under which every
+    /// effect the start flags allow runs unasked, or config.json's `defaultMode` (capped).
+    pub default_mode: Mode,
     pub extra_roots: Vec<String>,
     pub sandbox: SandboxInfo,
     pub tls: TlsInfo,

@@ -266,28 +266,54 @@ pub async fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::Ex
         Ok(d) => d,
         Err(e) => return usage(&format!("{e:#}")),
     };
-    let paths = crate::policy::paths::PathPolicy::new(&workspace, &a.add_dir, &state_dir);
+    // The server's own reading of the flags and config.json: `--read-only` (or `readOnly`)
+    // drops every extra root and the whole ceiling, `--yolo` with it; `--add-dir` and
+    // `additionalDirectories` are the canonical directories the server would add.
+    let file = crate::config::load_file_config(&state_dir).unwrap_or_default();
+    let read_only = a.read_only || file.read_only;
+    let mut extra_roots = Vec::new();
+    if !read_only {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        for d in &a.add_dir {
+            match std::fs::canonicalize(cwd.join(d)) {
+                Ok(p) => extra_roots.push(p),
+                Err(_) => return usage(&format!("--add-dir {} does not exist", d.display())),
+            }
+        }
+        for d in &file.additional_directories {
+            if let Ok(p) = std::fs::canonicalize(state_dir.join(d)) {
+                extra_roots.push(p);
+            }
+        }
+    }
+    let workspace = std::fs::canonicalize(&workspace).unwrap_or(workspace);
+    let paths = crate::policy::paths::PathPolicy::new(&workspace, &extra_roots, &state_dir);
     let grants = std::collections::HashSet::new();
+    let ceiling = if read_only {
+        crate::policy::Ceiling::default()
+    } else {
+        crate::policy::Ceiling {
+            write: a.allow_write || file.allow_write,
+            process: a.allow_process || file.allow_process,
+            external: a.allow_external || file.allow_external,
+        }
+    };
     let ctx = crate::policy::Context {
         agent: a.agent,
         mode: a.mode,
         interactive: !a.headless,
-        ceiling: crate::policy::Ceiling {
-            write: a.allow_write,
-            process: a.allow_process,
-            external: a.allow_external,
-        },
-        read_only: a.read_only,
-        yolo: a.yolo,
+        ceiling,
+        read_only,
+        yolo: a.yolo && !read_only,
         grants: &grants,
     };
     // The configured origins (`webfetch.allowHosts`, provider, search) are exempt from the
     // private-address question, as in a run.
-    let exempt = crate::config::load_file_config(&state_dir)
-        .map(|f| {
-            crate::config::exempt_origins(&f.webfetch, &f.websearch, f.provider.base_url.as_deref())
-        })
-        .unwrap_or_default();
+    let exempt = crate::config::exempt_origins(
+        &file.webfetch,
+        &file.websearch,
+        file.provider.base_url.as_deref(),
+    );
     let report =
         match tradewind_core::policy_check::check(&ctx, &tool, &input, &paths, &exempt).await {
             Ok(r) => r,

@@ -370,9 +370,18 @@ async fn sessions_on(api: &Api, cmd: crate::config::SessionsCommand) -> anyhow::
                 .with_context(|| format!("cannot read {}", a.file.display()))?;
             let doc: Value = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not JSON", a.file.display()))?;
-            let s = api
-                .ok(Method::POST, "/api/sessions/import", Some(&doc))
-                .await?;
+            // `--workspace` given to this command is the user's confirmation of where the
+            // imported session works; without it, the server's own workspace.
+            let path = match a.common.workspace.as_ref() {
+                Some(w) => {
+                    let w = std::fs::canonicalize(w)
+                        .with_context(|| format!("cannot use {}", w.display()))?;
+                    let q = serde_urlencoded::to_string([("workspace", w.to_string_lossy())])?;
+                    format!("/api/sessions/import?{q}")
+                }
+                None => "/api/sessions/import".to_string(),
+            };
+            let s = api.ok(Method::POST, &path, Some(&doc)).await?;
             writeln!(
                 out,
                 "{}\t{}",

@@ -17,6 +17,9 @@ pub use cli::*;
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct FileConfig {
+    /// The mode new sessions start in (`ask`, `auto`, `full`), capped by what the start flags
+    /// allow; default: the smallest mode under which every effect they allow runs unasked.
+    pub default_mode: Option<crate::protocol::Mode>,
     pub bind: Option<IpAddr>,
     pub port: Option<u16>,
     pub workspace: Option<PathBuf>,
@@ -367,6 +370,8 @@ pub struct Config {
     pub ceiling: Ceiling,
     pub read_only: bool,
     pub yolo: bool,
+    /// config.json's `defaultMode`, if any (see [`Config::default_mode`]).
+    pub default_mode_setting: Option<crate::protocol::Mode>,
     pub extra_roots: Vec<PathBuf>,
     pub allowed_hosts: Vec<String>,
     /// Fixed access token (TRADEWIND_TOKEN), else a random one per start.
@@ -459,6 +464,24 @@ pub fn load_file_config(state_dir: &Path) -> anyhow::Result<FileConfig> {
 }
 
 impl Config {
+    /// The mode a new session starts in: the smallest under which every effect the start flags
+    /// allow runs without asking (`--allow-write` → `auto`; `--allow-process`,
+    /// `--allow-external` or `--yolo` → `full`, where what the flags do not allow still asks; no
+    /// flag → `ask`), or config.json's `defaultMode`, capped the same way.
+    pub fn default_mode(&self) -> crate::protocol::Mode {
+        use crate::protocol::Mode;
+        let c = self.ceiling;
+        let by_flags = if c.process || c.external || self.yolo {
+            Mode::Full
+        } else if c.write {
+            Mode::Auto
+        } else {
+            Mode::Ask
+        };
+        self.default_mode_setting
+            .map_or(by_flags, |m| m.min(by_flags))
+    }
+
     pub fn resolve(
         common: &CommonArgs,
         bind: Option<IpAddr>,
@@ -516,6 +539,7 @@ impl Config {
         });
         let tls_base = state_dir.clone();
         Ok(Config {
+            default_mode_setting: file.default_mode,
             bind: bind.or(file.bind).unwrap_or(IpAddr::from([127, 0, 0, 1])),
             port: port.or(file.port).unwrap_or(DEFAULT_PORT),
             workspace,
@@ -650,6 +674,7 @@ impl Config {
             ceiling: Ceiling::default(),
             read_only: false,
             yolo: false,
+            default_mode_setting: None,
             extra_roots: Vec::new(),
             allowed_hosts: Vec::new(),
             access_token: None,

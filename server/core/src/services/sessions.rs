@@ -70,6 +70,16 @@ impl Core {
             None | Some("") => self.cfg.workspace.clone(),
             Some(w) => check_workspace(w, &self.cfg.state_dir)?,
         };
+        // The Landlock fallback cannot hide the state directory inside a root (the jail masks it).
+        if self.cfg.state_dir.starts_with(&workspace)
+            && self.deps().sandbox.info().await.jail == "landlock"
+        {
+            return Err(ServiceError::Invalid(format!(
+                "the workspace {} holds Tradewind's state directory {}, which the sandbox's Landlock fallback (no bubblewrap here) cannot hide from commands; restart the server with --state-dir outside it",
+                workspace.display(),
+                self.cfg.state_dir.display()
+            )));
+        }
         let title = match p.title.as_deref() {
             Some(t) => check_title(t)?,
             None => super::DEFAULT_TITLE.to_string(),
@@ -81,7 +91,7 @@ impl Core {
                 &title,
                 &workspace.to_string_lossy(),
                 p.agent.unwrap_or(Agent::Build),
-                p.mode.unwrap_or(Mode::Ask),
+                p.mode.unwrap_or_else(|| self.cfg.default_mode()),
                 None,
             )
             .await?;
@@ -516,6 +526,7 @@ impl Core {
     pub async fn import_session(
         &self,
         mut body: serde_json::Value,
+        confirmed_workspace: Option<&str>,
     ) -> ServiceResult<crate::protocol::ImportResult> {
         whole_numbers(&mut body);
         let doc: crate::protocol::SessionExport = serde_json::from_value(body)
@@ -528,12 +539,21 @@ impl Core {
         }
         let title =
             check_title(&doc.session.title).unwrap_or_else(|_| super::DEFAULT_TITLE.to_string());
-        let workspace = doc
-            .session
-            .workspace
-            .as_deref()
-            .and_then(|w| check_workspace(w, &self.cfg.state_dir).ok())
-            .unwrap_or_else(|| self.cfg.workspace.clone());
+        // The export's workspace is only a proposal: the session works where the user confirmed
+        // (never `/`), else in the server's own workspace.
+        let workspace = match confirmed_workspace.filter(|w| !w.is_empty()) {
+            Some(w) => {
+                let p = check_workspace(w, &self.cfg.state_dir)?;
+                if p == Path::new("/") {
+                    return Err(ServiceError::Invalid(
+                        "a session cannot work in / (the whole file system)".into(),
+                    ));
+                }
+                p
+            }
+            None => self.cfg.workspace.clone(),
+        };
+        let export_workspace = doc.session.workspace.clone();
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         let (given_events, given_messages) = (count(doc.events.len()), count(doc.messages.len()));
         let mut events = Vec::with_capacity(doc.events.len());
@@ -565,7 +585,8 @@ impl Core {
                 title: &title,
                 workspace: &workspace.to_string_lossy(),
                 agent: doc.session.agent,
-                mode: doc.session.mode,
+                // An export cannot grant itself a mode: it starts in `ask`.
+                mode: Mode::Ask,
                 events: &events,
                 messages: &messages,
             })
@@ -578,6 +599,7 @@ impl Core {
             messages: count(messages.len()),
             skipped_events: given_events - count(events.len()),
             skipped_messages: given_messages - count(messages.len()),
+            export_workspace,
         })
     }
 }

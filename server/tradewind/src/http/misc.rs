@@ -40,6 +40,7 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
         ceiling: c.ceiling_info(),
         read_only: c.read_only,
         yolo: c.yolo,
+        default_mode: c.default_mode(),
         extra_roots: c.extra_roots_shown(),
         sandbox: state.deps().sandbox.info().await,
         tls: crate::protocol::TlsInfo {

@@ -58,15 +58,26 @@ pub async fn redo(
     Ok(axum::Json(state.redo(&id, &p).await?))
 }
 
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ImportQuery {
+    /// The workspace the user confirmed for the imported session (absolute, existing, never
+    /// `/`); without it, the server's own.
+    pub workspace: Option<String>,
+}
+
 /// Create a session from an export.
 ///
 /// Takes what `tradewind sessions export --format json` writes (`format`
-/// `tradewind-session/1`): a new session with the export's title, agent and mode, its events
-/// renumbered from 1, and its messages in order, so the model sees the same conversation; items
-/// that are not readable frames or messages are skipped and counted. The workspace is the
-/// export's when this server may use it, else the server's own. Answers 201 with the session
+/// `tradewind-session/1`): a new session with the export's title and agent, in mode `ask` (an
+/// export cannot grant itself more), its events renumbered from 1, and its messages in order,
+/// so the model sees the same conversation; items that are not readable frames or messages are
+/// skipped and counted. The workspace the export names is only a proposal (`export_workspace`
+/// in the answer): the session works in `workspace` when the caller confirms one (an existing
+/// directory, never `/`), else in the server's own. Needs `admin`. Answers 201 with the session
 /// and the counts. Bodies over 48 MiB get 413.
 #[utoipa::path(post, path = "/api/sessions/import", tag = "sessions",
+    params(ImportQuery),
     request_body = crate::protocol::SessionExport,
     responses((status = 201, description = "The new session, and what was imported and skipped", body = crate::protocol::ImportResult),
               (status = 400, description = "Malformed JSON", body = ErrorBody),
@@ -75,11 +86,12 @@ pub async fn redo(
               (status = 422, description = "Not a session export (its format, session, events or messages)", body = ErrorBody)))]
 pub async fn import_session(
     State(state): State<AppState>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<ImportQuery>,
     ApiJson(doc): ApiJson<serde_json::Value>,
 ) -> ApiResult<(
     axum::http::StatusCode,
     axum::Json<crate::protocol::ImportResult>,
 )> {
-    let s = state.import_session(doc).await?;
+    let s = state.import_session(doc, q.workspace.as_deref()).await?;
     Ok((axum::http::StatusCode::CREATED, axum::Json(s)))
 }

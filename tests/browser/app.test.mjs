@@ -11,6 +11,7 @@ import {
   haveServer,
   launchBrowser,
   newPage,
+  pageHeaders,
   sendPrompt,
   shot,
   signInWithToken,
@@ -424,9 +425,10 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     const id = await createSessionViaUi(p.page, { title: "Cancel and mode" });
     await p.page.locator(".mode-menu .ceiling").getByText("write, process").waitFor();
     await p.page.locator('.mode-menu select[name="mode"]').selectOption("auto");
+    const headers = await pageHeaders(p.page);
     await p.page.waitForFunction(
-      async (id) => (await (await fetch(`/api/sessions/${id}`)).json()).mode === "auto",
-      id,
+      async ({ id, headers }) => (await (await fetch(`/api/sessions/${id}`, { headers })).json()).mode === "auto",
+      { id, headers },
       { timeout: 10_000, polling: 200 },
     );
     await sendPrompt(p.page, "yet another slow story");

@@ -143,6 +143,19 @@ export async function newPage(browser, server, { storageState, viewport, colorSc
     deviceScaleFactor: 1,
   });
   await context.addInitScript(INIT);
+  if (process.env.TW_DEBUG_STRIP_PRELOAD) {
+    await context.route(
+      (u) => u.origin === server.base && !u.pathname.startsWith("/api/") && !u.pathname.startsWith("/assets/") && !u.searchParams.has("token"),
+      async (route) => {
+        if (route.request().resourceType() !== "document") return route.fallback();
+        const res = await route.fetch({ maxRedirects: 0 });
+        const ct = res.headers()["content-type"] ?? "";
+        if (!ct.startsWith("text/html")) return route.fulfill({ response: res });
+        const body = (await res.text()).replace(/<link rel="preload" as="fetch"[^>]*>/g, "");
+        return route.fulfill({ response: res, body });
+      },
+    );
+  }
   if (process.env.TW_STATIC_OVERRIDE) await serveStaticFrom(context, server, process.env.TW_STATIC_OVERRIDE);
   const page = await context.newPage();
   // acceptDialogs: how many upcoming confirm() dialogs to accept (others are dismissed).
@@ -182,10 +195,17 @@ async function serveStaticFrom(context, server, dir) {
     (u) => u.origin === server.base && !u.pathname.startsWith("/api/"),
     async (route) => {
       const url = new URL(route.request().url());
-      // The sign-in link: the server sets the cookie (its redirect would escape the route).
-      const setCookie = url.searchParams.has("token")
-        ? (await route.fetch({ maxRedirects: 0 })).headers()["set-cookie"]
-        : undefined;
+      // The sign-in link: the server's own answer (its redirect to `/#tw-page=…`, which sets the
+      // cookie), passed on without following it; the page it leads to comes from `dir` again.
+      if (url.searchParams.has("token")) {
+        const answer = await route.fetch({ maxRedirects: 0 });
+        const h = answer.headers();
+        const headers = {};
+        for (const name of ["location", "set-cookie", "content-type", "content-security-policy"]) {
+          if (h[name] !== undefined) headers[name] = h[name];
+        }
+        return route.fulfill({ status: answer.status(), headers, body: await answer.body() });
+      }
       const path = url.pathname;
       const file = path.startsWith("/assets/") || path === "/favicon.svg" ? join(dir, path) : join(dir, "index.html");
       if (!existsSync(file)) return route.fulfill({ status: 404, body: "not found" });
@@ -193,7 +213,6 @@ async function serveStaticFrom(context, server, dir) {
       const headers = { "content-type": types[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream" };
       const csp = upstream?.headers()["content-security-policy"];
       if (csp) headers["content-security-policy"] = csp;
-      if (setCookie) headers["set-cookie"] = setCookie;
       await route.fulfill({ status: 200, headers, body: readFileSync(file) });
     },
   );
@@ -228,21 +247,38 @@ export async function shot(page, name) {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
 }
 
-/** REST call with the browser's cookie (same-origin headers set explicitly). */
+/** Where the app keeps its page token (localStorage), and the header every API request carries it in. */
+export const PAGE_KEY = "tradewind.page";
+export const PAGE_HEADER = "X-Tradewind-Page";
+
+/**
+ * REST call as the app makes it: the browser's cookie and the page token from the page's
+ * localStorage (same-origin headers set explicitly).
+ */
 export async function apiCall(page, server, method, path, body) {
   return page.evaluate(
-    async ({ method, path, body }) => {
+    async ({ method, path, body, key, header }) => {
+      const headers = {};
+      const token = localStorage.getItem(key);
+      if (token) headers[header] = token;
+      if (body !== undefined) headers["Content-Type"] = "application/json";
       const r = await fetch(path, {
         method,
         credentials: "same-origin",
-        headers: body !== undefined ? { "Content-Type": "application/json" } : {},
+        headers,
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const text = await r.text();
       return { status: r.status, json: text ? JSON.parse(text) : null };
     },
-    { method, path, body },
+    { method, path, body, key: PAGE_KEY, header: PAGE_HEADER },
   );
+}
+
+/** The headers of an API request made in the page as the app makes it (the page token), for page.evaluate. */
+export async function pageHeaders(page) {
+  const token = await page.evaluate((key) => localStorage.getItem(key), PAGE_KEY);
+  return token ? { [PAGE_HEADER]: token } : {};
 }
 
 /** The API routes the server binary has ("GET /api/…"), from `tradewind openapi`. */

@@ -20,7 +20,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { deflateSync } from "node:zlib";
-import { afterPaint, apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, startServer } from "./harness.mjs";
+import { afterPaint, apiCall, assertClean, haveServer, launchBrowser, newPage, pageHeaders, shot, signInWithToken, startServer } from "./harness.mjs";
 import { axe, get, shows } from "./checks.mjs";
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
@@ -262,24 +262,31 @@ describe("images in the composer, and goals", { skip, timeout: 600_000 }, () => 
           { name: "dropped.gif", media_type: "image/gif", bytes: GIF.length },
         ],
       );
+      const headers = await pageHeaders(page);
       for (const [img, bytes] of [
         [um.images[0], RED],
         [um.images[1], GIF],
       ]) {
-        const served = await page.evaluate(async (url) => {
-          const r = await fetch(url, { credentials: "same-origin" });
-          const b = new Uint8Array(await r.arrayBuffer());
-          return { status: r.status, type: r.headers.get("content-type"), b64: btoa(String.fromCharCode(...b)) };
-        }, `/api/attachments/${img.id}`);
+        const served = await page.evaluate(
+          async ({ url, headers }) => {
+            const r = await fetch(url, { credentials: "same-origin", headers });
+            const b = new Uint8Array(await r.arrayBuffer());
+            return { status: r.status, type: r.headers.get("content-type"), b64: btoa(String.fromCharCode(...b)) };
+          },
+          { url: `/api/attachments/${img.id}`, headers },
+        );
         assert.deepEqual(served, { status: 200, type: img.media_type, b64: bytes.toString("base64") }, `GET /api/attachments/${img.id}`);
       }
 
-      // The transcript's thumbnails: loaded, labelled; one opens full size, Esc closes it.
+      // The transcript's thumbnails: loaded (an <img> sends no header: the address carries the
+      // sign-in's view token), labelled; one opens full size, Esc closes it.
+      const view = (await get(page, server, "/api/whoami")).view_token;
+      assert.ok(view, "a browser sign-in has a view token");
       const sent = page.locator(".msg-user .msg-images");
       await sent.getByRole("button", { name: `Open image pasted.png (${RED.length} B)` }).waitFor();
       assert.deepEqual(
-        await sent.locator("img").evaluateAll((l) => l.map((i) => new URL(i.src).pathname)),
-        um.images.map((i) => `/api/attachments/${i.id}`),
+        await sent.locator("img").evaluateAll((l) => l.map((i) => new URL(i.src).pathname + new URL(i.src).search)),
+        um.images.map((i) => `/api/attachments/${i.id}?view=${encodeURIComponent(view)}`),
       );
       await page.waitForFunction(() => [...document.querySelectorAll(".msg-user .msg-images img")].every((i) => i.complete && i.naturalWidth > 0));
       await sent.getByRole("button", { name: /^Open image dropped\.gif/ }).focus();
@@ -287,7 +294,10 @@ describe("images in the composer, and goals", { skip, timeout: 600_000 }, () => 
       const dialog = page.getByRole("dialog", { name: "Image dropped.gif" });
       await dialog.waitFor();
       await focusOn(page, /^button:Close$/, "the dialog's Close has the focus");
-      assert.equal(await dialog.getByRole("link", { name: "Open in a new tab" }).getAttribute("href"), `/api/attachments/${um.images[1].id}`);
+      assert.equal(
+        await dialog.getByRole("link", { name: "Open in a new tab" }).getAttribute("href"),
+        `/api/attachments/${um.images[1].id}?view=${encodeURIComponent(view)}`,
+      );
       await page.waitForFunction(() => {
         const i = document.querySelector("dialog.image-dialog img");
         return i && i.complete && i.naturalWidth === 1;

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { apiCall, assertClean, haveServer, launchBrowser, newPage, repoRoot, shot, signInWithToken, startServer } from "./harness.mjs";
+import { apiCall, assertClean, haveServer, launchBrowser, newPage, pageHeaders, repoRoot, shot, signInWithToken, startServer } from "./harness.mjs";
 
 const everything = join(repoRoot, "tests", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -233,7 +233,7 @@ describe("settings: MCP servers off or none", { skip, timeout: 120_000 }, () => 
     // A click does nothing: no request leaves the page.
     const before = p.log.requests.filter((u) => u.includes("/connect")).length;
     await button("everything", "Connect").click({ force: true });
-    await page.evaluate(() => fetch("/api/mcp/servers").then((r) => r.json()));
+    await page.evaluate((headers) => fetch("/api/mcp/servers", { headers }).then((r) => r.json()), await pageHeaders(page));
     assert.equal(p.log.requests.filter((u) => u.includes("/connect")).length, before);
     assert.equal(await row("everything").getAttribute("data-state"), "disconnected");
     assertClean(p);

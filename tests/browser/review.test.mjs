@@ -12,6 +12,7 @@ import {
   haveServer,
   launchBrowser,
   newPage,
+  pageHeaders,
   sendPrompt,
   shot,
   signInWithToken,
@@ -377,7 +378,11 @@ describe("plans, questions, artifacts, tasks", { skip, timeout: 900_000 }, () =>
     assert.match(json, /\n  "/, "indented JSON");
     assert.equal(JSON.parse(json).revision, 2);
     await shot(p.page, "27-artifacts-json");
-    // Downloads
+    // Downloads: links the browser follows itself, so their addresses carry the view token.
+    for (const name of ["Download .zip", ".tar"]) {
+      const href = new URL(await panel.getByRole("link", { name }).getAttribute("href"), server.base);
+      assert.ok(href.searchParams.get("view"), `${name}: ${href}`);
+    }
     const [zip] = await Promise.all([p.page.waitForEvent("download"), panel.getByRole("link", { name: "Download .zip" }).click()]);
     const zipBytes = readFileSync(await zip.path());
     assert.equal(zipBytes.subarray(0, 2).toString("latin1"), "PK", "a zip archive");
@@ -400,11 +405,14 @@ describe("plans, questions, artifacts, tasks", { skip, timeout: 900_000 }, () =>
     const p = await open();
     await p.page.goto(server.base + "/");
     // The inline file route is text/plain with a sandbox CSP.
-    const head = await p.page.evaluate(async (id) => {
-      const list = await (await fetch(`/api/sessions/${id}/artifacts`)).json();
-      const r = await fetch(`/api/artifacts/${list.data[0].id}/files/plan.md?inline=1`);
-      return { type: r.headers.get("content-type"), csp: r.headers.get("content-security-policy") };
-    }, planSession);
+    const head = await p.page.evaluate(
+      async ({ id, headers }) => {
+        const list = await (await fetch(`/api/sessions/${id}/artifacts`, { headers })).json();
+        const r = await fetch(`/api/artifacts/${list.data[0].id}/files/plan.md?inline=1`, { headers });
+        return { type: r.headers.get("content-type"), csp: r.headers.get("content-security-policy") };
+      },
+      { id: planSession, headers: await pageHeaders(p.page) },
+    );
     assert.match(head.type, /^text\/plain/);
     assert.match(head.csp ?? "", /sandbox/);
     await p.context.close();

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { haveServer, launchBrowser, newPage, serverBin, startServer } from "./harness.mjs";
+import { PAGE_KEY, haveServer, launchBrowser, newPage, pageHeaders, serverBin, startServer } from "./harness.mjs";
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
 
@@ -40,6 +40,7 @@ describe("sign-in links with the service worker installed", { skip, timeout: 300
     await page.goto(server.url);
     await page.locator(".topbar").waitFor({ timeout: 15_000 });
     assert.equal(new URL(page.url()).search, "", "the code is gone from the address bar");
+    assert.equal(new URL(page.url()).hash, "", "so is the page token");
 
     // The worker controls the page, with navigation preload on: the case that locked users out.
     const preload = await page.evaluate(async () => {
@@ -52,9 +53,12 @@ describe("sign-in links with the service worker installed", { skip, timeout: 300
     });
     assert.deepEqual(preload, { controlled: true, enabled: true });
 
+    const signedIn = await pageHeaders(page);
+    assert.ok(Object.keys(signedIn).length === 1, "the link's redirect gave the page its token");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByTestId("link-help").waitFor({ timeout: 10_000 });
-    const whoami = await page.evaluate(async () => (await fetch("/api/whoami")).status);
+    assert.equal(await page.evaluate((key) => localStorage.getItem(key), PAGE_KEY), null, "the page token is forgotten");
+    const whoami = await page.evaluate(async (headers) => (await fetch("/api/whoami", { headers })).status, signedIn);
     assert.equal(whoami, 401, "signed out on the server too");
 
     // A fresh link, opened in the same tab (the worker is in charge of this navigation).
@@ -71,9 +75,11 @@ describe("sign-in links with the service worker installed", { skip, timeout: 300
     assert.equal(await page.locator("h1", { hasText: "Sign-in link not valid" }).count(), 0);
     assert.equal(new URL(page.url()).pathname, "/");
     assert.equal(new URL(page.url()).search, "");
+    assert.equal(new URL(page.url()).hash, "");
     assert.ok(linkRequests.length > sent, "the link was requested");
     assert.ok(answers.includes(303), `the link's answers: ${answers.join(", ")}`);
-    assert.equal(await page.evaluate(async () => (await fetch("/api/whoami")).status), 200, "signed in");
+    const headers = await pageHeaders(page);
+    assert.equal(await page.evaluate(async (headers) => (await fetch("/api/whoami", { headers })).status, headers), 200, "signed in");
 
     // The same link again, in this signed-in browser: straight to the app, no error page.
     await page.goto(link);

@@ -282,6 +282,20 @@ async fn hostile_servers_are_bounded() {
     let (st, info) = s.post("/api/mcp/servers/hostile/connect", json!({})).await;
     assert_eq!(st, 200, "{info}");
     assert_eq!(info["server_info"], "hostile 1.0.0");
+    // A tool whose input schema no provider accepts is skipped, with why.
+    let names: Vec<&str> = info["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["remote_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["flood", "hang"], "{info}");
+    let skipped = info["skipped_tools"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{info}");
+    assert!(
+        skipped[0].as_str().unwrap().starts_with("ghost: "),
+        "{info}"
+    );
     let sid = s.create_session("full").await;
     mock.push(tool_reply("f1", "mcp_hostile_flood", &json!({})));
     mock.push(tool_reply("h1", "mcp_hostile_hang", &json!({})));

@@ -395,6 +395,9 @@ pub struct McpServerInfo {
     /// The server's own name and version, once connected.
     pub server_info: Option<String>,
     pub tools: Vec<McpToolInfo>,
+    /// Tools the server listed that are not offered to the model, each as `name: why` (an
+    /// input schema no provider accepts).
+    pub skipped_tools: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -53,6 +53,73 @@ pub(super) fn described(t: &rmcp::model::Tool) -> (String, Value, Vec<String>, S
     (description, schema, hints, version)
 }
 
+/// The largest input schema offered (serialized), and how deep it may nest.
+const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+const MAX_SCHEMA_DEPTH: usize = 32;
+
+/// Is this an input schema every provider accepts? An object schema (`type: object`), whose
+/// `properties` is an object of schemas and whose `required` names properties it has, with
+/// local `$ref`s only, at most 64 KiB and 32 levels deep.
+pub(super) fn check_schema(schema: &Value) -> Result<(), String> {
+    let size = serde_json::to_string(schema).map_or(usize::MAX, |s| s.len());
+    if size > MAX_SCHEMA_BYTES {
+        return Err(format!(
+            "its input schema is {size} bytes (at most {MAX_SCHEMA_BYTES})"
+        ));
+    }
+    let obj = schema
+        .as_object()
+        .ok_or("its input schema is not a JSON object")?;
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("its input schema's `type` is not \"object\"".into());
+    }
+    let props = match obj.get("properties") {
+        None => None,
+        Some(Value::Object(p)) => Some(p),
+        Some(_) => return Err("its input schema's `properties` is not an object".into()),
+    };
+    if let Some(req) = obj.get("required") {
+        let list = req
+            .as_array()
+            .ok_or("its input schema's `required` is not a list")?;
+        for r in list {
+            let n = r
+                .as_str()
+                .ok_or("its input schema's `required` holds a non-string")?;
+            if !props.is_some_and(|p| p.contains_key(n)) {
+                return Err(format!(
+                    "its input schema requires `{n}`, which it does not define"
+                ));
+            }
+        }
+    }
+    fn walk(v: &Value, depth: usize) -> Result<(), String> {
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(format!(
+                "its input schema nests deeper than {MAX_SCHEMA_DEPTH} levels"
+            ));
+        }
+        match v {
+            Value::Object(m) => {
+                if let Some(r) = m.get("$ref")
+                    && !r.as_str().is_some_and(|r| r.starts_with('#'))
+                {
+                    return Err("its input schema refers outside itself (`$ref`)".into());
+                }
+                if let Some(p) = m.get("properties")
+                    && !p.is_object()
+                {
+                    return Err("a nested `properties` is not an object".into());
+                }
+                m.values().try_for_each(|x| walk(x, depth + 1))
+            }
+            Value::Array(a) => a.iter().try_for_each(|x| walk(x, depth + 1)),
+            _ => Ok(()),
+        }
+    }
+    walk(schema, 0)
+}
+
 /// How long the handshake and the tool listing may take.
 pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// A tool call's default and largest time limit.
@@ -539,4 +606,40 @@ pub fn tool_name(server: &str, tool: &str, taken: &[String]) -> String {
     cut.push('_');
     cut.push_str(&hash);
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn input_schemas_no_provider_takes_are_refused() {
+        let ok = [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            json!({"type": "object"}),
+            json!({"type": "object", "$defs": {"x": {}}, "properties": {"a": {"$ref": "#/$defs/x"}}}),
+        ];
+        for good in ok {
+            assert!(check_schema(&good).is_ok(), "{good}");
+        }
+        for bad in [
+            json!({"type": "string"}),
+            json!({"properties": {}}),
+            json!({"type": "object", "properties": []}),
+            json!({"type": "object", "required": ["missing"]}),
+            json!({"type": "object", "required": "a"}),
+            json!({"type": "object", "properties": {"a": {"$ref": "https://evil.example/s.json"}}}),
+            json!({"type": "object", "properties": {"a": {"properties": 3}}}),
+        ] {
+            assert!(check_schema(&bad).is_err(), "{bad}");
+        }
+        let mut deep = json!({"type": "string"});
+        for _ in 0..40 {
+            deep = json!({"type": "object", "properties": {"x": deep}});
+        }
+        assert!(check_schema(&deep).is_err(), "too deep");
+        let big = json!({"type": "object", "description": "x".repeat(70_000)});
+        assert!(check_schema(&big).is_err(), "too large");
+    }
 }

@@ -39,12 +39,17 @@ pub use hub_tools::{HUB_TOOLS, HubCall, hub_specs, prepare_hub};
 use result::*;
 pub use result::{result_output, shaped};
 
+/// A connected server's tools: the offered ones, and the skipped ones with why.
+type Listed = (Vec<Arc<McpTool>>, Vec<String>);
+
 struct Slot {
     def: McpServerDef,
     state: McpState,
     error: Option<String>,
     info: Option<String>,
     tools: Vec<Arc<McpTool>>,
+    /// Tools the server listed that are not offered, each with why (a schema no provider takes).
+    skipped: Vec<String>,
     /// The live connection (its tools hold it too).
     conn: Option<Arc<Connection>>,
     /// `user` (config.json in the state directory) or `workspace` (an approved
@@ -121,6 +126,7 @@ impl McpHub {
                     error: None,
                     info: None,
                     tools: Vec::new(),
+                    skipped: Vec::new(),
                     conn: None,
                     source: "user",
                 };
@@ -161,6 +167,7 @@ impl McpHub {
                 error: None,
                 info: None,
                 tools: Vec::new(),
+                skipped: Vec::new(),
                 conn: None,
                 source: "workspace",
             });
@@ -283,10 +290,11 @@ impl McpHub {
             .get_mut(name)
             .ok_or_else(|| McpError::NotFound(name.into()))?;
         match result {
-            Ok((conn, info, tools)) => {
+            Ok((conn, info, (tools, skipped))) => {
                 s.state = McpState::Connected;
                 s.info = info;
                 s.tools = tools;
+                s.skipped = skipped;
                 s.conn = Some(conn);
                 Ok(info_of(name, s))
             }
@@ -375,7 +383,7 @@ impl McpHub {
         &self,
         name: &str,
         def: &McpServerDef,
-    ) -> Result<(Arc<Connection>, Option<String>, Vec<Arc<McpTool>>), OpenFailure> {
+    ) -> Result<(Arc<Connection>, Option<String>, Listed), OpenFailure> {
         let conn = if let Some(url) = &def.url {
             open_http(url, &def.headers).await?
         } else if let Some(command) = &def.command {
@@ -411,10 +419,17 @@ impl McpHub {
             }
         }
         let mut tools = Vec::new();
+        let mut skipped = Vec::new();
         let mut versions = BTreeMap::new();
         for t in listed {
             let (description, schema, hints, version) = described(&t);
             versions.insert(t.name.to_string(), version.clone());
+            // A schema no provider accepts would fail every model call that offers it.
+            if let Err(why) = client::check_schema(&schema) {
+                tracing::warn!(server = name, tool = %t.name, "MCP tool skipped: {why}");
+                skipped.push(format!("{}: {why}", t.name));
+                continue;
+            }
             let offered = tool_name(name, &t.name, &taken);
             taken.push(offered.clone());
             tools.push(Arc::new(McpTool {
@@ -430,7 +445,7 @@ impl McpHub {
             }));
         }
         *conn.client.service().versions.lock() = Some(versions);
-        Ok((conn, info, tools))
+        Ok((conn, info, (tools, skipped)))
     }
 
     async fn open_stdio(&self, command: &str, def: &McpServerDef) -> Result<Connection, String> {
@@ -511,6 +526,7 @@ fn info_of(name: &str, s: &Slot) -> McpServerInfo {
         source: s.source.into(),
         error: s.error.clone(),
         server_info: s.info.clone(),
+        skipped_tools: s.skipped.clone(),
         tools: s
             .tools
             .iter()

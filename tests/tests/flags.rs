@@ -143,3 +143,87 @@ async fn the_fallback_refuses_a_workspace_holding_the_state_dir() {
         s.stop().await;
     }
 }
+
+/// `tradewind run --read-only` through a running `--yolo` server: its own flags are a further
+/// ceiling on the run, and what would ask fails at once instead of waiting in the web app.
+#[tokio::test]
+async fn run_through_a_server_keeps_its_own_flags() {
+    let home = TempDir::new("run-flags-home");
+    let ws = TempDir::new("run-flags-ws");
+    let state = home.path().join("state");
+    let replay = home.path().join("replay.json");
+    let write = json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]});
+    std::fs::write(
+        &replay,
+        json!({"scripts": [
+            {"turns": [write, {"text": "tried read-only"}]},
+            {"turns": [write, {"text": "tried without flags"}]},
+            {"turns": [write, {"text": "wrote it"}]},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let ws_s = ws.path().to_str().unwrap().to_string();
+    let args = [
+        "serve",
+        "--port",
+        "0",
+        "--yolo",
+        "--allow-write",
+        "--allow-process",
+        "--workspace",
+        &ws_s,
+        "--provider",
+        "replay",
+        "--replay",
+        replay.to_str().unwrap(),
+    ];
+    let (mut server, _) = spawn_binary(&args, &state, TOKEN).await;
+    for flags in [&["--read-only"][..], &[][..]] {
+        let out = tokio::process::Command::new(binary())
+            .arg("run")
+            .args(flags)
+            .args(["--json", "--workspace", &ws_s, "write x.txt"])
+            .env("TRADEWIND_HOME", &state)
+            .output()
+            .await
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("\"run_finished\""),
+            "{flags:?}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !stdout.contains("approval_requested"),
+            "{flags:?}: nothing waits on the web app: {stdout}"
+        );
+        assert!(
+            stdout.contains("\"decision\":\"deny\""),
+            "{flags:?}: the write was refused: {stdout}"
+        );
+        assert!(!ws.path().join("x.txt").exists(), "{flags:?}");
+    }
+    // With the flag the server has too, the same write runs: the refusals were the flags'.
+    let out = tokio::process::Command::new(binary())
+        .args([
+            "run",
+            "--allow-write",
+            "--json",
+            "--workspace",
+            &ws_s,
+            "write x.txt",
+        ])
+        .env("TRADEWIND_HOME", &state)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ws.path().join("x.txt").exists());
+    server.start_kill().unwrap();
+    server.wait().await.unwrap();
+}

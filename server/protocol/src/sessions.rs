@@ -170,6 +170,31 @@ pub struct PostMessageParams {
     #[serde(default, deserialize_with = "whole::objects")]
     #[schema(max_items = 8)]
     pub images: Vec<ImageInput>,
+    /// Limits for this run on top of the server's start flags (what `tradewind run` sends
+    /// through a running server: its own flags). Without them the run has the server's.
+    #[serde(default)]
+    pub limits: Option<RunLimits>,
+}
+
+/// What one run may do at most, on top of the server's own ceiling: an effect is allowed only
+/// when both allow it. `interactive: false` makes every effect that would ask fail at once
+/// instead of waiting for an answer in the web app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunLimits {
+    #[serde(default)]
+    pub write: bool,
+    #[serde(default)]
+    pub process: bool,
+    #[serde(default)]
+    pub external: bool,
+    #[serde(default)]
+    pub read_only: bool,
+    /// `--yolo` of the caller: only with the server's own `--yolo` too.
+    #[serde(default)]
+    pub yolo: bool,
+    #[serde(default)]
+    pub interactive: bool,
 }
 
 /// The image formats a prompt may carry (those OpenAI and Anthropic both accept).

@@ -230,19 +230,37 @@ async fn run_on(
     };
     let sid = session["id"].as_str().unwrap_or_default().to_string();
     let mut seen = session["last_seq"].as_i64().unwrap_or(0);
+    // Through a running server this command's own flags are a further ceiling on the run, and
+    // nothing waits on the web app unless `--interactive` (a server started here has them).
+    let mut body = json!({ "text": prompt });
+    if api.remote() {
+        body["limits"] = json!({
+            "write": cfg.ceiling.write,
+            "process": cfg.ceiling.process,
+            "external": cfg.ceiling.external,
+            "read_only": cfg.read_only,
+            "yolo": cfg.yolo,
+            "interactive": args.interactive,
+        });
+    }
     let posted = api
         .ok(
             Method::POST,
             &format!("/api/sessions/{sid}/messages"),
-            Some(&json!({ "text": prompt })),
+            Some(&body),
         )
         .await?;
     let run_id = posted["run_id"].as_str().unwrap_or_default().to_string();
     if !args.json {
         eprintln!("tradewind: session {sid}, run {run_id}");
-        if api.remote() {
+        if api.remote() && args.interactive {
             eprintln!(
                 "tradewind: through the server at {} — approvals it asks for appear in its web app",
+                api.base()
+            );
+        } else if api.remote() {
+            eprintln!(
+                "tradewind: through the server at {}, with this command's flags — what would ask is unavailable (--interactive waits for its web app)",
                 api.base()
             );
         }

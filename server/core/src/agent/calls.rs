@@ -324,13 +324,23 @@ pub(crate) async fn gate(
         let mut grants = session_grants(t).await;
         grants.extend(once.iter().cloned());
         let cfg = &t.deps.cfg;
+        // The run's own limits narrow the server's (`tradewind run` through a server).
+        let limits = t.run.limits;
+        let ceiling = match limits {
+            None => cfg.ceiling,
+            Some(l) => crate::config::Ceiling {
+                write: cfg.ceiling.write && l.write,
+                process: cfg.ceiling.process && l.process,
+                external: cfg.ceiling.external && l.external,
+            },
+        };
         let ctx = Context {
             agent: t.agent,
             mode: crate::tools::ToolHost::mode(t),
-            interactive: t.deps.interactive,
-            ceiling: cfg.ceiling,
-            read_only: cfg.read_only,
-            yolo: cfg.yolo,
+            interactive: t.interactive,
+            ceiling,
+            read_only: cfg.read_only || limits.is_some_and(|l| l.read_only),
+            yolo: cfg.yolo && limits.is_none_or(|l| l.yolo),
             grants: &grants,
         };
         let proposal = Proposal {
@@ -498,7 +508,7 @@ pub(crate) async fn confirm(
         return Ok(());
     }
     let effect = ctx.effect;
-    if !t.deps.interactive || t.never_ask.lock().is_some() {
+    if !t.interactive || t.never_ask.lock().is_some() {
         let why = format!("{reason}: it needs the user's approval, and none can be asked here");
         audit(
             t,

@@ -109,6 +109,8 @@ pub struct RunSpec {
     pub text: String,
     /// Images sent with the prompt.
     pub images: Vec<crate::protocol::ImageRef>,
+    /// The run's own limits on top of the server's start flags.
+    pub limits: Option<crate::protocol::RunLimits>,
     pub cancel: CancellationToken,
     /// Cancelled when the server stops (the parent of `cancel`): a run it stops ends
     /// `interrupted` with reason `shutdown`, not `cancelled`.

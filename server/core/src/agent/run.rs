@@ -28,6 +28,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
         run: spec,
         agent,
         mode,
+        interactive: deps.interactive && spec.limits.is_none_or(|l| l.interactive),
         paths,
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),

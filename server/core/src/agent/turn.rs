@@ -11,6 +11,9 @@ pub(crate) struct Turn<'a> {
     pub(crate) run: &'a RunSpec,
     pub(crate) agent: Agent,
     pub(crate) mode: Mode,
+    /// Whether someone can answer this run's questions: the server's, unless the run's own
+    /// limits say no (`tradewind run` through a server without `--interactive`).
+    pub(crate) interactive: bool,
     pub(crate) paths: PathPolicy,
     pub(super) usage: Usage,
     /// The session's history as the model sees it: loaded once per run, then kept in step with
@@ -214,6 +217,9 @@ impl crate::tools::ToolHost for Turn<'_> {
     }
     fn agent(&self) -> Agent {
         self.agent
+    }
+    fn interactive(&self) -> bool {
+        self.interactive
     }
     /// The run's mode, lowered by any change since it started — of its own session or of one
     /// above it (a child's mode follows its parent's down).

@@ -299,6 +299,10 @@ pub struct RunArgs {
     /// Continue this session (`tradewind sessions list`) instead of starting a new one.
     #[arg(long)]
     pub session: Option<String>,
+    /// Through a running server: let what would ask wait for an answer in its web app (without
+    /// it, such an effect is unavailable, as in a run without a server).
+    #[arg(long)]
+    pub interactive: bool,
     /// The prompt.
     #[arg(required = true, trailing_var_arg = true)]
     pub prompt: Vec<String>,

@@ -31,6 +31,8 @@ struct Queued {
     text: String,
     /// Images sent with the prompt.
     images: Vec<crate::protocol::ImageRef>,
+    /// The run's own limits on top of the server's (`tradewind run` through a server).
+    limits: Option<crate::protocol::RunLimits>,
     /// When it was queued (ms since the epoch).
     queued_at: i64,
     /// The session as read when the input was queued: used by a run that starts at once, so its
@@ -170,7 +172,7 @@ impl RunManager {
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<String> {
-        self.enqueue_with_images(session, trigger, text, Vec::new())
+        self.enqueue_with_images(session, trigger, text, Vec::new(), None)
             .await
     }
 
@@ -181,6 +183,7 @@ impl RunManager {
         trigger: RunTrigger,
         text: &str,
         images: Vec<crate::protocol::ImageRef>,
+        limits: Option<crate::protocol::RunLimits>,
     ) -> StoreResult<String> {
         let session_id = session.id.as_str();
         let run_id = new_id();
@@ -193,12 +196,18 @@ impl RunManager {
                 .map_err(|e| crate::store::StoreError::Other(e.into()))?;
             self.deps.store.set_run_images(&run_id, &json).await?;
         }
+        if let Some(l) = &limits {
+            let json =
+                serde_json::to_string(l).map_err(|e| crate::store::StoreError::Other(e.into()))?;
+            self.deps.store.set_run_limits(&run_id, &json).await?;
+        }
         self.push(
             session_id,
             Queued {
                 run_id: run_id.clone(),
                 trigger,
                 images,
+                limits,
                 text: text.to_string(),
                 queued_at: crate::util::now_ms(),
                 session: Some(session.clone()),
@@ -336,6 +345,7 @@ impl RunManager {
             trigger: q.trigger,
             text: q.text,
             images: q.images,
+            limits: q.limits,
             cancel,
             server_stop: self.shutdown.clone(),
             slot,
@@ -584,6 +594,17 @@ impl RunManager {
                         .as_deref()
                         .and_then(|j| serde_json::from_str(j).ok())
                         .unwrap_or_default(),
+                    // Limits that no longer read are the narrowest: nothing beyond reading.
+                    limits: r.limits.as_deref().map(|j| {
+                        serde_json::from_str(j).unwrap_or(crate::protocol::RunLimits {
+                            write: false,
+                            process: false,
+                            external: false,
+                            read_only: true,
+                            yolo: false,
+                            interactive: false,
+                        })
+                    }),
                     queued_at: r.created_at,
                     session: None,
                 },

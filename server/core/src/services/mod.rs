@@ -170,7 +170,7 @@ impl Core {
 
     /// Queue a prompt (or a `!command`) on a session; returns the new run's id.
     pub async fn post_message(&self, session_id: &str, text: &str) -> ServiceResult<String> {
-        self.post_prompt(session_id, text, &[]).await
+        self.post_prompt(session_id, text, &[], None).await
     }
 
     /// A prompt with images (pasted or dropped into the composer): each checked and stored
@@ -180,6 +180,7 @@ impl Core {
         session_id: &str,
         text: &str,
         images: &[crate::protocol::ImageInput],
+        limits: Option<crate::protocol::RunLimits>,
     ) -> ServiceResult<String> {
         let session = self.load_session(session_id).await?;
         if session.archived != 0 {
@@ -191,7 +192,7 @@ impl Core {
         let refs = self.store_images(&session, trigger, images).await?;
         let run_id = self
             .runs
-            .enqueue_with_images(&session, trigger, text, refs)
+            .enqueue_with_images(&session, trigger, text, refs, limits)
             .await?;
         if session.title == DEFAULT_TITLE
             && trigger == RunTrigger::Prompt

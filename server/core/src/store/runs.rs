@@ -23,11 +23,23 @@ pub struct RunRow {
     pub finished_at: Option<i64>,
     /// The prompt's images (JSON `[ImageRef]`); `None`: none.
     pub images: Option<String>,
+    /// The run's own limits (JSON `RunLimits`); `None`: the server's.
+    pub limits: Option<String>,
 }
 
-const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images FROM runs";
+const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images, limits FROM runs";
 
 impl Store {
+    /// The limits a queued run has (set right after `create_run`).
+    pub async fn set_run_limits(&self, id: &str, limits: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE runs SET limits = $1 WHERE id = $2")
+            .bind(limits)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
     /// The images a queued prompt carries (set right after `create_run`).
     pub async fn set_run_images(&self, id: &str, images: &str) -> StoreResult<()> {
         sqlx::query("UPDATE runs SET images = $1 WHERE id = $2")
@@ -63,7 +75,7 @@ impl Store {
     pub async fn get_run(&self, id: &str) -> StoreResult<RunRow> {
         let _ = SELECT;
         sqlx::query_as::<_, RunRow>(
-            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images FROM runs WHERE id = $1",
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images, limits FROM runs WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(self.pool())
@@ -142,7 +154,7 @@ impl Store {
     /// Runs that were `running` when the server died (marked interrupted at start).
     pub async fn list_runs_with_status(&self, status: RunStatus) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(
-            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images \
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images, limits \
              FROM runs WHERE status = $1 ORDER BY created_at, id",
         )
         .bind(status.as_str())
@@ -156,7 +168,7 @@ impl Store {
         limit: i64,
     ) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(
-            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images \
+            "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images, limits \
              FROM runs WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
         )
         .bind(session_id)

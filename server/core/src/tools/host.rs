@@ -54,6 +54,8 @@ pub trait ToolHost: Send + Sync {
     fn run_id(&self) -> &str;
     fn agent(&self) -> Agent;
     fn mode(&self) -> Mode;
+    /// Whether someone can answer this run's questions and plans now.
+    fn interactive(&self) -> bool;
     /// For a subagent: the sessions above it, its parent first and the root last.
     fn lineage(&self) -> &[String];
     /// The run's place in the global cap (given back while it only waits).

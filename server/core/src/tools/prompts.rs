@@ -73,7 +73,7 @@ impl super::Tool for AskUserQuestion {
     async fn run(questions: Vec<Question>, ctx: &ToolCtx<'_>) -> ToolOutput {
         let t = ctx.host;
         let services = ctx.services();
-        if !services.interactive {
+        if !t.interactive() {
             return ToolOutput::err(
                 "no_interactive_ui",
                 "nobody can answer questions in this run; ask your question in plain text in your answer instead",
@@ -179,7 +179,7 @@ impl super::Tool for ExitPlan {
         };
         let req = PlanRequest { row, event };
         let plans = &services.plans;
-        let asked = if !services.interactive || cfg.read_only {
+        let asked = if !t.interactive() || cfg.read_only {
             let unavailable = (PlanDecision::Unavailable, None);
             match plans
                 .settle_at_once(&t.waiter(), &plan_id, &req, unavailable)

@@ -39,7 +39,7 @@ pub async fn post_message(
     Path(id): Path<String>,
     ApiJson(p): ApiJson<PostMessageParams>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
-    let run_id = state.post_prompt(&id, &p.text, &p.images).await?;
+    let run_id = state.post_prompt(&id, &p.text, &p.images, p.limits).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(PostMessageResponse { run_id }),

@@ -213,7 +213,7 @@ pub fn offered(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reason {
     /// Stable code: `removed`, `outside_workspace`, `hard_denied`, `effect`, `startup_write`,
-    /// `never_loosens`, `outside_sandbox`, `private_network`, `mcp`, `granted`, `allowed`.
+    /// `never_loosens`, `outside_sandbox`, `ssh_agent`, `private_network`, `mcp`, `granted`, `allowed`.
     pub code: &'static str,
     pub message: String,
     pub verdict: protocol::PolicyDecision,
@@ -251,6 +251,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(startup_write(ctx, p));
         rs.extend(never_loosens(ctx, p));
         rs.extend(outside_sandbox(ctx, p));
+        rs.extend(ssh_agent(ctx, p));
         rs.extend(private_network(ctx, p));
         rs.extend(mcp_tool(ctx, p));
         let mut warnings = warnings;
@@ -735,6 +736,31 @@ fn outside_sandbox(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
         "outside_sandbox",
         ask_verdict(ctx),
         message,
+        Some(key),
+    ))
+}
+
+/// 5c. A command given the user's SSH agent always asks — even in `full` — says so, and is
+/// never granted for the session: the keys sign in wherever they open.
+fn ssh_agent(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    let c = p.command?;
+    if !c.ssh_agent {
+        return None;
+    }
+    let key = format!(
+        "{ONCE_ONLY}ssh:{}",
+        command_key(p.command_text.unwrap_or(""))
+    );
+    if ctx.grants.contains(&key) {
+        return None; // answered for this call
+    }
+    Some(reason(
+        "ssh_agent",
+        ask_verdict(ctx),
+        format!(
+            "`{}` lets this command use your SSH keys (your SSH agent): it could sign in wherever they open",
+            p.tool
+        ),
         Some(key),
     ))
 }

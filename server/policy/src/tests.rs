@@ -764,3 +764,76 @@ fn mcp_tools_always_ask_and_grants_cover_one_version() {
         D::Deny
     );
 }
+
+/// A command given the user's SSH agent asks every time, even in `full` with a grant of its
+/// prefix, and its key is once-only (never kept for the session); which commands speak SSH.
+#[test]
+fn the_ssh_agent_is_lent_per_command() {
+    for (cmd, ssh) in [
+        ("git push origin main", true),
+        ("git fetch", true),
+        ("ssh host uptime", true),
+        ("rsync -a build/ host:/srv/", true),
+        ("scp a host:b", true),
+        ("ssh-add -l", true),
+        ("git status", false),
+        ("rsync -a a/ b/", false),
+        ("cargo test", false),
+    ] {
+        assert_eq!(analysis(cmd).uses_ssh(), ssh, "{cmd}");
+    }
+    let full = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
+    let cmd = "git push origin main";
+    let mut a = analysis(cmd);
+    a.ssh_agent = true;
+    let granted: HashSet<String> = [
+        "prefix:git push".to_string(),
+        "effect:process".to_string(),
+        "effect:external".to_string(),
+    ]
+    .into_iter()
+    .collect();
+    let p = Proposal {
+        tool: "shell",
+        effect: Effect::Process,
+        paths: &[],
+        command: Some(&a),
+        command_text: Some(cmd),
+        net: None,
+        mcp: None,
+    };
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Full,
+        interactive: true,
+        ceiling: full,
+        read_only: false,
+        yolo: false,
+        grants: &granted,
+    };
+    match decide(&ctx, &p) {
+        Decision::Ask(ask) => {
+            assert!(ask.reason.contains("SSH keys"), "{}", ask.reason);
+            let keys: Vec<&String> = ask.keys.iter().filter(|k| k.contains("ssh:")).collect();
+            assert!(
+                !keys.is_empty() && keys.iter().all(|k| k.starts_with(ONCE_ONLY)),
+                "{:?}",
+                ask.keys
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let headless = Context {
+        interactive: false,
+        ..ctx
+    };
+    assert_eq!(
+        decide(&headless, &p).label(),
+        D::Deny,
+        "nobody can lend it headless"
+    );
+}

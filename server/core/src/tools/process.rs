@@ -43,6 +43,8 @@ pub struct ProcessArgs {
     /// Paths the jail keeps read-only (`.git/hooks`, `.git/config`, …) that this one command
     /// may write: the ones its approval named.
     pub writable: Vec<PathBuf>,
+    /// The user's SSH agent is bound in (the command speaks SSH and its approval said so).
+    pub ssh_agent: bool,
 }
 
 /// Quote an argv for display.
@@ -97,6 +99,7 @@ impl ProcessArgs {
             display,
             outside_sandbox: None,
             writable: Vec::new(),
+            ssh_agent: false,
         })
     }
 
@@ -107,8 +110,11 @@ impl ProcessArgs {
             Program::Argv(v) => command::analyze_argv(v),
         };
         analysis.outside_sandbox = self.outside_sandbox.clone();
+        // A command that speaks SSH gets the user's agent only through an approval of its own.
+        analysis.ssh_agent = analysis.uses_ssh() && ssh_agent_available();
         let uses = paths.command_paths(&mut analysis, &self.cwd);
         let mut call = self;
+        call.ssh_agent = analysis.ssh_agent;
         // What the gate asks about is what the jail opens, for this one command once allowed:
         // the places outside the roots its words write to, and its writes into `.git`.
         call.writable
@@ -122,6 +128,11 @@ impl ProcessArgs {
             call,
         }
     }
+}
+
+/// Does the server have an SSH agent to lend (`SSH_AUTH_SOCK`)?
+pub fn ssh_agent_available() -> bool {
+    std::env::var_os("SSH_AUTH_SOCK").is_some_and(|s| !s.is_empty())
 }
 
 /// The places outside the roots a command names that the jail binds writable once the gate
@@ -353,6 +364,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     };
     let job = crate::sandbox::Job {
         writable: args.writable.clone(),
+        ssh_agent: args.ssh_agent,
         ..crate::sandbox::Job::in_roots(&ctx.paths)
     };
     let mut cmd = match command_for(&args, sandbox.as_deref(), &job) {

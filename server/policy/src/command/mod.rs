@@ -135,8 +135,46 @@ pub struct CommandAnalysis {
     /// The caller asks to run this command outside the process sandbox, for this reason: the
     /// gate always asks and the answer is never kept for the session.
     pub outside_sandbox: Option<String>,
+    /// The caller would give this command the user's SSH agent (the jail hides it otherwise):
+    /// the gate asks every time, even in `full`, and never keeps the answer for the session.
+    pub ssh_agent: bool,
     /// What the command writes inside git's own files (`.git`), as far as the parse tells.
     pub git_writes: Vec<GitWrite>,
+}
+
+impl CommandAnalysis {
+    /// Does a part of it speak SSH — `ssh`, `scp`, `sftp`, `rsync` to a host, git's network
+    /// sub-commands (which use SSH for `git@…` remotes), `ssh-add` — so it would want the
+    /// user's SSH agent?
+    pub fn uses_ssh(&self) -> bool {
+        self.commands.iter().any(|c| {
+            let prog = c.argv.first().map(|p| prog_name(p)).unwrap_or_default();
+            let sub = c.argv.iter().skip(1).find(|a| !a.starts_with('-'));
+            match prog.as_str() {
+                "ssh" | "scp" | "sftp" | "sshfs" | "autossh" | "ssh-add" | "ssh-copy-id"
+                | "mosh" => true,
+                "rsync" => c.argv.iter().skip(1).any(|a| {
+                    a.starts_with("-e")
+                        || a.starts_with("--rsh")
+                        || (!a.starts_with('-') && a.contains(':'))
+                }),
+                "git" => sub.is_some_and(|s| {
+                    matches!(
+                        s.as_str(),
+                        "push"
+                            | "pull"
+                            | "fetch"
+                            | "clone"
+                            | "ls-remote"
+                            | "submodule"
+                            | "remote"
+                            | "archive"
+                    )
+                }),
+                _ => false,
+            }
+        })
+    }
 }
 
 impl CommandAnalysis {
@@ -402,6 +440,7 @@ impl Acc {
             hard_denied: self.denied,
             has_control_chars: self.control,
             outside_sandbox: None,
+            ssh_agent: false,
             git_writes: self.git_writes,
         };
         out.derive();

@@ -26,6 +26,55 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[i]
 }
 
+/// What the jail costs a command: `/bin/true` started unconfined and in the jail (bubblewrap,
+/// Landlock and seccomp inside), each 100 times one after the other; p50 of each.
+async fn jail() {
+    let ws = TempDir::new("bench-jail-ws");
+    let state = TempDir::new("bench-jail-state");
+    let mut cfg =
+        tradewind::config::Config::for_paths(ws.path().to_path_buf(), state.path().to_path_buf());
+    // The release binary is the helper a user's server runs (the debug one is 5× larger).
+    let helper = if release_binary().exists() { release_binary() } else { binary() };
+    cfg.sandbox_helper = Some(helper.clone());
+    cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
+    let (sb, info) = tradewind::sandbox::for_config(&cfg);
+    let Some(sb) = sb.filter(|s| s.jailed()) else {
+        println!("jail_true_p50_ms unavailable here ({:?})", info.notes);
+        return;
+    };
+    let job = tradewind::sandbox::Job {
+        roots: vec![ws.path().to_path_buf()],
+        ..Default::default()
+    };
+    let time = |jailed: bool| {
+        let (sb, job, ws) = (&sb, &job, ws.path().to_path_buf());
+        async move {
+            let mut v = Vec::new();
+            for _ in 0..100 {
+                let mut cmd = if jailed {
+                    sb.command(job, std::path::Path::new("/bin/true"), &[])
+                        .unwrap()
+                } else {
+                    tokio::process::Command::new("/bin/true")
+                };
+                cmd.current_dir(&ws);
+                let t0 = Instant::now();
+                let st = cmd.status().await.unwrap();
+                v.push(t0.elapsed().as_secs_f64() * 1e3);
+                assert!(st.success());
+            }
+            pct(&mut v, 0.5)
+        }
+    };
+    let plain = time(false).await;
+    let jailed = time(true).await;
+    println!(
+        "jail_true_p50_ms unjailed {plain:.2} jailed {jailed:.2} (+{:.2}; target +10) (100 runs each, the sandbox helper is {})",
+        jailed - plain,
+        helper.display()
+    );
+}
+
 /// What the credentials issue adds to every request: the page token's check (an HMAC and a
 /// constant-time compare) and the scope a route needs. Timed alone (p50 over batches), then a
 /// whole request with the cookie and its page token next to one with the access token.
@@ -1971,6 +2020,9 @@ async fn main() {
     }
     if want("credentials") {
         credentials().await;
+    }
+    if want("jail") {
+        jail().await;
     }
     if want("search") {
         search();

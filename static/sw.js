@@ -123,35 +123,13 @@ self.addEventListener("push", (e) => {
   );
 });
 
-/** A base64url string as bytes. */
-function fromBase64Url(s) {
-  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
-}
-
-// The push service replaced or dropped the subscription: subscribe again with the same server key
-// (the old subscription's, else the server's) and register the new one. The request is the app's
-// own: same origin, the sign-in cookie, a JSON body.
+// The browser replaced the subscription: subscribe again with the same key. The worker cannot
+// tell the server (it has no page token, and the cookie alone authorises nothing): the app
+// registers the browser's current subscription each time it opens (`renewPushSubscription`).
 self.addEventListener("pushsubscriptionchange", (e) => {
   const old = e.oldSubscription && e.oldSubscription.options && e.oldSubscription.options.applicationServerKey;
-  const serverKey = () =>
-    fetch("/api/push", { credentials: "same-origin" })
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then((info) => fromBase64Url(info.public_key));
-  const renew = () =>
-    (old ? Promise.resolve(old) : serverKey()).then((k) =>
-      self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: k }),
-    );
+  if (e.newSubscription || !old) return;
   e.waitUntil(
-    (e.newSubscription ? Promise.resolve(e.newSubscription) : renew())
-      .then((sub) =>
-        fetch("/api/push/subscriptions", {
-          method: "POST",
-          credentials: "same-origin",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify(sub.toJSON()),
-        }),
-      )
-      .catch(() => undefined),
+    self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: old }).catch(() => undefined),
   );
 });

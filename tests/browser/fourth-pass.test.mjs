@@ -147,15 +147,15 @@ describe("fourth pass", { skip, timeout: 600_000 }, () => {
     await p.page.locator(".transcript .run-end").waitFor();
     await p.page.locator(".conn[data-state=open]").waitFor();
 
-    // The page asked for the newest page and who is signed in while its script loaded; the app's
-    // own requests got those answers (no second request, no preload left unused).
+    // The app asked for the newest page and who is signed in as its script started, once each,
+    // with its page token (a preload by <link> could not send it, and would answer 401).
     const early = await p.page.evaluate(() =>
       performance
         .getEntriesByType("resource")
         .filter((e) => /\/api\/(whoami$|sessions\/[^/]+\/events\?)/.test(e.name))
         .map((e) => `${new URL(e.name).pathname} by ${e.initiatorType}`),
     );
-    assert.deepEqual(early.sort(), [`/api/sessions/${id}/events by link`, "/api/whoami by link"]);
+    assert.deepEqual(early.sort(), [`/api/sessions/${id}/events by fetch`, "/api/whoami by fetch"]);
 
     // One page from the end, not the log from seq 0.
     const eventReads = p.log.requests.filter((u) => u.includes(`/api/sessions/${id}/events`));

@@ -143,19 +143,6 @@ export async function newPage(browser, server, { storageState, viewport, colorSc
     deviceScaleFactor: 1,
   });
   await context.addInitScript(INIT);
-  if (process.env.TW_DEBUG_STRIP_PRELOAD) {
-    await context.route(
-      (u) => u.origin === server.base && !u.pathname.startsWith("/api/") && !u.pathname.startsWith("/assets/") && !u.searchParams.has("token"),
-      async (route) => {
-        if (route.request().resourceType() !== "document") return route.fallback();
-        const res = await route.fetch({ maxRedirects: 0 });
-        const ct = res.headers()["content-type"] ?? "";
-        if (!ct.startsWith("text/html")) return route.fulfill({ response: res });
-        const body = (await res.text()).replace(/<link rel="preload" as="fetch"[^>]*>/g, "");
-        return route.fulfill({ response: res, body });
-      },
-    );
-  }
   if (process.env.TW_STATIC_OVERRIDE) await serveStaticFrom(context, server, process.env.TW_STATIC_OVERRIDE);
   const page = await context.newPage();
   // acceptDialogs: how many upcoming confirm() dialogs to accept (others are dismissed).
@@ -195,17 +182,7 @@ async function serveStaticFrom(context, server, dir) {
     (u) => u.origin === server.base && !u.pathname.startsWith("/api/"),
     async (route) => {
       const url = new URL(route.request().url());
-      // The sign-in link: the server's own answer (its redirect to `/#tw-page=…`, which sets the
-      // cookie), passed on without following it; the page it leads to comes from `dir` again.
-      if (url.searchParams.has("token")) {
-        const answer = await route.fetch({ maxRedirects: 0 });
-        const h = answer.headers();
-        const headers = {};
-        for (const name of ["location", "set-cookie", "content-type", "content-security-policy"]) {
-          if (h[name] !== undefined) headers[name] = h[name];
-        }
-        return route.fulfill({ status: answer.status(), headers, body: await answer.body() });
-      }
+      if (url.searchParams.has("token")) return signInLink(route);
       const path = url.pathname;
       const file = path.startsWith("/assets/") || path === "/favicon.svg" ? join(dir, path) : join(dir, "index.html");
       if (!existsSync(file)) return route.fulfill({ status: 404, body: "not found" });
@@ -216,6 +193,21 @@ async function serveStaticFrom(context, server, dir) {
       await route.fulfill({ status: 200, headers, body: readFileSync(file) });
     },
   );
+}
+
+/**
+ * A routed sign-in link: the server's own answer sets the cookie. Its redirect (to `/#tw-page=…`)
+ * is passed on as a page that goes there, since the browser would follow a fulfilled redirect
+ * past the routes; an answer that is no redirect (a used link) is passed on as it is.
+ */
+async function signInLink(route) {
+  const answer = await route.fetch({ maxRedirects: 0 });
+  const h = answer.headers();
+  if (!h.location) return route.fulfill({ response: answer });
+  const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
+  if (h["set-cookie"]) headers["set-cookie"] = h["set-cookie"];
+  const to = h.location.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  return route.fulfill({ status: 200, headers, body: `<!doctype html><meta http-equiv="refresh" content="0;url=${to}">` });
 }
 
 /**

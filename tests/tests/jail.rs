@@ -160,8 +160,8 @@ async fn planted_credentials_are_unreadable_by_cat_python_and_node() {
         let t = text(o);
         // Each program ran and tried every file (one "no" line or error per file).
         assert!(o.status.success(), "{who} failed: {t}");
-        for i in 0..PLANTED.len() {
-            assert!(!t.contains(&marker(i)), "{who} read {}: {t}", PLANTED[i]);
+        for (i, path) in PLANTED.iter().enumerate() {
+            assert!(!t.contains(&marker(i)), "{who} read {path}: {t}");
         }
     }
     // The same files are readable unconfined: the test would see a leak.

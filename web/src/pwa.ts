@@ -92,6 +92,27 @@ export async function subscribePush(): Promise<PushDevice> {
   });
 }
 
+/**
+ * Register the browser's current push subscription with the server again, if it has one and
+ * notifications are allowed (the endpoint replaces its own row): how a subscription the browser
+ * renewed while the app was closed reaches the server. Never fails.
+ */
+export async function renewPushSubscription(): Promise<void> {
+  try {
+    if (pushUnsupported() || Notification.permission !== "granted") return;
+    const sub = await browserPushSubscription();
+    if (!sub) return;
+    const json = sub.toJSON();
+    await api.subscribePush({
+      endpoint: sub.endpoint,
+      expirationTime: sub.expirationTime,
+      keys: { p256dh: json.keys?.p256dh ?? "", auth: json.keys?.auth ?? "" },
+    });
+  } catch {
+    // Nothing to tell the user: the push panel shows the state and subscribes again.
+  }
+}
+
 /** Stop push to this browser: its own subscription, and the server's rows of this sign-in. */
 export async function unsubscribePush(devices: PushDevice[]): Promise<void> {
   await (await browserPushSubscription())?.unsubscribe();

@@ -182,6 +182,7 @@ impl MacKey {
 }
 
 #[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -1,9 +1,11 @@
 // The REST client, bound to the OpenAPI document: openapi-fetch reads `paths` (schema.gen.ts), so
 // each call's path, method, parameters, body and answer are the contract's, and a call that no
 // longer matches it fails `tsc`. The functions of `api` name the calls the app makes; none writes
-// a wire type of its own. Same-origin cookie auth; every state-changing request sends JSON (the
-// server rejects anything else), `{}` when the operation takes no body.
+// a wire type of its own. Same-origin cookie auth plus the page token (page.ts) on every request;
+// every state-changing request sends JSON (the server rejects anything else), `{}` when the
+// operation takes no body.
 import createClient, { type PathSerializer } from "openapi-fetch";
+import { PAGE_HEADER, clearPageToken, pageToken, setPageToken } from "./page";
 import type { paths } from "./schema.gen";
 import type {
   ApprovalDecision,
@@ -22,8 +24,10 @@ import type {
   RevertParams,
   SetGoalParams,
   SpendCaps,
+  TokenScope,
   UsageGroupBy,
   WebSearchSettingsUpdate,
+  WhoAmI,
 } from "./types";
 
 export class ApiError extends Error {
@@ -50,22 +54,56 @@ export function onUnauthorized(fn: Listener): () => void {
 }
 
 /**
- * Every request goes out here. A state-changing one without a body of its own gets `{}` as JSON.
- * A request that never reached the server rejects with an ApiError (status 0), unless its signal
- * was aborted: that rejects with the browser's AbortError.
+ * The view token of this sign-in (`whoami`): the `view` parameter of the addresses the browser
+ * loads itself (images, links), which carry no header. Null while signed out.
+ */
+let viewToken: string | null = null;
+
+function rememberSignIn(who: WhoAmI): WhoAmI {
+  viewToken = who.view_token ?? null;
+  return who;
+}
+
+/** Keeps the page token a sign-in answers with (the `POST /api/login` answer's header). */
+function keepPageToken<A extends { response: Response }>(answer: A): A {
+  const token = answer.response.ok ? answer.response.headers.get(PAGE_HEADER) : null;
+  if (token) setPageToken(token);
+  return answer;
+}
+
+/** Signed out: this page's tokens are gone with the sign-in. */
+function forgetSignIn(): void {
+  clearPageToken();
+  viewToken = null;
+}
+
+/**
+ * Every request goes out here, with the page token when one is stored. A state-changing one
+ * without a body of its own gets `{}` as JSON. An answer 401 forgets the token it carried. A
+ * request that never reached the server rejects with an ApiError (status 0), unless its signal was
+ * aborted: that rejects with the browser's AbortError.
  */
 async function send(req: Request): Promise<Response> {
-  if (req.method !== "GET" && !req.headers.has("Content-Type")) {
+  const token = pageToken();
+  const noBody = req.method !== "GET" && !req.headers.has("Content-Type");
+  if (token || noBody) {
     const headers = new Headers(req.headers);
-    headers.set("Content-Type", "application/json");
-    req = new Request(req, { body: "{}", headers });
+    if (token) headers.set(PAGE_HEADER, token);
+    if (noBody) headers.set("Content-Type", "application/json");
+    req = new Request(req, noBody ? { body: "{}", headers } : { headers });
   }
+  let res: Response;
   try {
-    return await fetch(req);
+    res = await fetch(req);
   } catch (e) {
     if (req.signal.aborted) throw e;
     throw new ApiError(0, "network", NETWORK_MESSAGE);
   }
+  if (res.status === 401 && token) {
+    clearPageToken(token);
+    viewToken = null;
+  }
+  return res;
 }
 
 const client = createClient<paths>({ credentials: "same-origin", fetch: send });
@@ -123,17 +161,25 @@ const ARTIFACT_FILE = "/api/artifacts/{id}/files/{path}" satisfies keyof paths;
 const ARTIFACT_DOWNLOAD = "/api/artifacts/{id}/download" satisfies keyof paths;
 const ATTACHMENT = "/api/attachments/{id}" satisfies keyof paths;
 
-export function artifactFileUrl(id: string, path: string, inline = false): string {
-  return keepSlashes(ARTIFACT_FILE, { id, path }) + (inline ? "?inline=1" : "");
+/** `path` with `query` and the view token: the cookie alone opens nothing of the API. */
+function viewable(path: string, query: Record<string, string> = {}): string {
+  const q = new URLSearchParams(query);
+  if (viewToken) q.set("view", viewToken);
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
 }
 
-/** An image a prompt carried (same-origin: the cookie goes with an <img> as with fetch). */
+export function artifactFileUrl(id: string, path: string, inline = false): string {
+  return viewable(keepSlashes(ARTIFACT_FILE, { id, path }), inline ? { inline: "1" } : {});
+}
+
+/** An image a prompt carried. */
 export function attachmentUrl(id: string): string {
-  return keepSlashes(ATTACHMENT, { id });
+  return viewable(keepSlashes(ATTACHMENT, { id }));
 }
 
 export function artifactDownloadUrl(id: string, format: "zip" | "tar"): string {
-  return `${keepSlashes(ARTIFACT_DOWNLOAD, { id })}?format=${format}`;
+  return viewable(keepSlashes(ARTIFACT_DOWNLOAD, { id }), { format });
 }
 
 /** `{ params: { path: { id } } }`: the most common parameters. */
@@ -141,13 +187,24 @@ const byId = (id: string) => ({ params: { path: { id } } });
 
 export const api = {
   health: () => ok(client.GET("/api/health")),
-  whoami: () => ok(client.GET("/api/whoami")),
-  login: (password: string) => ok(client.POST("/api/login", { body: { password } }), { signIn: true }),
-  logout: () => ok(client.POST("/api/logout")),
+  /** Also keeps the sign-in's view token for `artifactFileUrl` and the like. */
+  whoami: () => ok(client.GET("/api/whoami")).then(rememberSignIn),
+  /** Keeps the page token the answer carries. */
+  login: (password: string) =>
+    ok(client.POST("/api/login", { body: { password } }).then(keepPageToken), { signIn: true }),
+  /** The page's tokens are forgotten whatever the answer. */
+  logout: () => ok(client.POST("/api/logout")).finally(forgetSignIn),
   config: () => ok(client.GET("/api/config")),
   devices: () => ok(client.GET("/api/devices")),
   revokeDevice: (id: string) => ok(client.DELETE("/api/devices/{id}", byId(id))),
   deviceLink: () => ok(client.POST("/api/devices/link")),
+
+  /** API tokens for automation (never their secrets). */
+  tokens: () => ok(client.GET("/api/tokens")),
+  /** The answer holds the secret, shown once. `read` is implied by the server. */
+  createToken: (name: string, scopes: TokenScope[]) =>
+    ok(client.POST("/api/tokens", { body: { name, scopes } })),
+  revokeToken: (id: string) => ok(client.DELETE("/api/tokens/{id}", byId(id))),
 
   /** The server's Web Push key and the subscribed browsers (503 `unavailable` when push is off). */
   pushInfo: () => ok(client.GET("/api/push")),

@@ -222,7 +222,9 @@ export interface paths {
         /**
          * Sign in with the password; sets the HttpOnly session cookie.
          * @description Needs no prior authentication. On success answers 204 with a `Set-Cookie` for a new login
-         *     session, which then appears in the device list. A wrong password, or no password set on the
+         *     session, which then appears in the device list, and the sign-in's page token in the
+         *     `X-Tradewind-Page` header: the page keeps it (never in a cookie) and sends it with every
+         *     request, since the cookie alone authorises nothing but the app's static files. A wrong password, or no password set on the
          *     server, gives 401. Each client address gets 10 failed attempts per 60 seconds; beyond that
          *     the password is not checked and the answer is 429 with `Retry-After`. A password longer
          *     than 1024 bytes is refused with 422.
@@ -785,10 +787,12 @@ export interface paths {
         /**
          * Create a session from an export.
          * @description Takes what `tradewind sessions export --format json` writes (`format`
-         *     `tradewind-session/1`): a new session with the export's title, agent and mode, its events
-         *     renumbered from 1, and its messages in order, so the model sees the same conversation; items
-         *     that are not readable frames or messages are skipped and counted. The workspace is the
-         *     export's when this server may use it, else the server's own. Answers 201 with the session
+         *     `tradewind-session/1`): a new session with the export's title and agent, in mode `ask` (an
+         *     export cannot grant itself more), its events renumbered from 1, and its messages in order,
+         *     so the model sees the same conversation; items that are not readable frames or messages are
+         *     skipped and counted. The workspace the export names is only a proposal (`export_workspace`
+         *     in the answer): the session works in `workspace` when the caller confirms one (an existing
+         *     directory, never `/`), else in the server's own. Needs `admin`. Answers 201 with the session
          *     and the counts. Bodies over 48 MiB get 413.
          */
         post: operations["import_session"];
@@ -1464,6 +1468,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A single-use ticket for one event stream, for clients that cannot send headers.
+         * @description `EventSource` sends no `Authorization` or `X-Tradewind-Page` header: get a ticket with them
+         *     here and open `GET /api/sessions/{id}/events/stream?ticket=…` within 60 seconds. The ticket
+         *     works once and stands for its caller (same scopes; the stream ends when that sign-in or
+         *     token is revoked).
+         */
+        post: operations["create_ticket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tokens": {
         parameters: {
             query?: never;
@@ -1481,8 +1508,11 @@ export interface paths {
         put?: never;
         /**
          * Create an API token for automation; the secret is returned once.
-         * @description `name` is trimmed and must be 1 to 100 characters. The response holds the token's id, name
-         *     and secret (`tw_` and 64 hex digits). Only a SHA-256 hash of the secret is stored, so it
+         * @description `name` is trimmed and must be 1 to 100 characters; `scopes` (default `["read", "prompt"]`;
+         *     `read` is always included) say what it may do — `admin` is needed to answer approvals and
+         *     plans, change modes, approve workspace config, connect MCP servers, edit providers and make
+         *     tokens or device links. Needs `admin` itself. The response holds the token's id, name,
+         *     scopes and secret (`tw_` and 64 hex digits). Only a SHA-256 hash of the secret is stored, so it
          *     cannot be shown again. Send it as `Authorization: Bearer <secret>`.
          */
         post: operations["create_token"];
@@ -1600,7 +1630,10 @@ export interface paths {
          * Who is calling: a browser sign-in or a bearer token.
          * @description Returns `kind` (`cookie` for a browser login session, `bearer` for the access token or an
          *     API token), the login session id for a cookie, the API token's id for an API token (null
-         *     for the access token), and `password_set`: whether a password exists for password sign-in.
+         *     for the access token), `password_set`: whether a password exists for password sign-in,
+         *     `scopes`: what the caller may do, and for a browser sign-in the `view_token` its page adds
+         *     as `?view=` to addresses the browser loads itself (artifact files and downloads,
+         *     attachments).
          */
         get: operations["whoami"];
         put?: never;
@@ -1715,6 +1748,8 @@ export interface components {
             /** Format: int64 */
             last_used_at?: number | null;
             name: string;
+            /** @description Tokens made before scopes existed have all three. */
+            scopes: components["schemas"]["TokenScope"][];
         };
         ApiTokenList: {
             data: components["schemas"]["ApiToken"][];
@@ -1936,10 +1971,13 @@ export interface components {
         CreateTokenParams: {
             /** @description A label for the token: 1 to 100 characters, not blank. */
             name: string;
+            /** @description What the token may do; default `["read", "prompt"]`. `read` is always included. */
+            scopes?: components["schemas"]["TokenScope"][] | null;
         };
         CreatedToken: {
             id: string;
             name: string;
+            scopes: components["schemas"]["TokenScope"][];
             /** @description Shown once; only its hash is stored. */
             token: string;
         };
@@ -2319,6 +2357,11 @@ export interface components {
         ImportResult: {
             /** Format: int64 */
             events: number;
+            /**
+             * @description The workspace the export names: only a proposal — the session works where the import
+             *     was confirmed (`?workspace=`), else in the server's own workspace.
+             */
+            export_workspace?: string | null;
             /** Format: int64 */
             messages: number;
             session: components["schemas"]["Session"];
@@ -2348,6 +2391,11 @@ export interface components {
             name: string;
             /** @description The server's own name and version, once connected. */
             server_info?: string | null;
+            /**
+             * @description Tools the server listed that are not offered to the model, each as `name: why` (an
+             *     input schema no provider accepts).
+             */
+            skipped_tools: string[];
             /**
              * @description `user` (config.json in the state directory) or `workspace` (the workspace's approved
              *     `.tradewind/config.json`).
@@ -2480,7 +2528,8 @@ export interface components {
         };
         /**
          * @description Permission mode of a session: `ask` (only reads run without asking), `auto` (writes too),
-         *     `full` (processes and the network too; the categories that never loosen still ask).
+         *     `full` (processes and the network too; the categories that never loosen still ask). Ordered
+         *     from the narrowest: `ask < auto < full`.
          * @enum {string}
          */
         Mode: "ask" | "auto" | "full";
@@ -2822,6 +2871,7 @@ export interface components {
              *     most 5 MiB. Only for models that take images (422 otherwise), and not with a `!command`.
              */
             images?: components["schemas"]["ImageInput"][];
+            limits?: components["schemas"]["RunLimits"] | null;
             /**
              * @description The prompt (not blank, at most 200,000 characters). A leading `!` runs the rest as a
              *     shell command through the same gate.
@@ -3247,6 +3297,20 @@ export interface components {
             trigger: components["schemas"]["RunTrigger"];
             usage?: components["schemas"]["Usage"] | null;
         };
+        /**
+         * @description What one run may do at most, on top of the server's own ceiling: an effect is allowed only
+         *     when both allow it. `interactive: false` makes every effect that would ask fail at once
+         *     instead of waiting for an answer in the web app.
+         */
+        RunLimits: {
+            external?: boolean;
+            interactive?: boolean;
+            process?: boolean;
+            read_only?: boolean;
+            write?: boolean;
+            /** @description `--yolo` of the caller: only with the server's own `--yolo` too. */
+            yolo?: boolean;
+        };
         RunList: {
             data: components["schemas"]["RunInfo"][];
         };
@@ -3352,6 +3416,11 @@ export interface components {
         /** @description The server's startup ceiling and switches, for the UI's permission menu. */
         ServerConfig: {
             ceiling: components["schemas"]["CeilingInfo"];
+            /**
+             * @description The mode a new session starts in when none is given: the smallest under which every
+             *     effect the start flags allow runs unasked, or config.json's `defaultMode` (capped).
+             */
+            default_mode: components["schemas"]["Mode"];
             extra_roots: string[];
             read_only: boolean;
             sandbox: components["schemas"]["SandboxInfo"];
@@ -3551,6 +3620,18 @@ export interface components {
          * @enum {string}
          */
         StopReason: "user" | "shutdown" | "crash";
+        /**
+         * @description A single-use ticket for one Server-Sent Events connection (`?ticket=`), for clients that
+         *     cannot send headers (`EventSource`).
+         */
+        StreamTicket: {
+            /**
+             * Format: int64
+             * @description 60: the ticket must be used within this many seconds.
+             */
+            expires_in_secs: number;
+            ticket: string;
+        };
         /** @description A task as the API and events show it. */
         TaskInfo: {
             command: string;
@@ -3639,6 +3720,15 @@ export interface components {
          * @enum {string}
          */
         TodoStatus: "pending" | "in_progress" | "done";
+        /**
+         * @description What an API token may do. `read`: every GET. `prompt`: every other request that does not
+         *     widen what the agent may do. `admin`: the ones that do — answering an approval or a plan,
+         *     changing a session's mode (or creating one in a mode other than `ask`), grants, approving a
+         *     workspace's config, connecting an MCP server, editing or testing a provider, creating tokens
+         *     or device links.
+         * @enum {string}
+         */
+        TokenScope: "read" | "prompt" | "admin";
         /** @description The model proposed a tool call. */
         ToolCallEvent: components["schemas"]["EventEnvelope"] & {
             call_id: string;
@@ -3866,7 +3956,14 @@ export interface components {
             kind: string;
             login_session_id?: string | null;
             password_set: boolean;
+            /** @description What the caller may do: a browser sign-in and the access token have every scope. */
+            scopes: components["schemas"]["TokenScope"][];
             token_id?: string | null;
+            /**
+             * @description For a browser sign-in: the `view` query parameter of addresses the browser loads itself
+             *     (artifact files and downloads, attachments), where it cannot send the page token.
+             */
+            view_token?: string | null;
         };
         WireError: {
             code: string;
@@ -3908,6 +4005,10 @@ export interface components {
          *     `error` that answers them.
          */
         WsClientFrame: {
+            page: string;
+            /** @enum {string} */
+            type: "auth";
+        } | {
             /** Format: int64 */
             after?: number;
             session: string;
@@ -4673,9 +4774,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in; cookie set */
+            /** @description Signed in; cookie set, page token in `X-Tradewind-Page` */
             204: {
                 headers: {
+                    /** @description The sign-in's page token */
+                    "X-Tradewind-Page"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7092,7 +7195,13 @@ export interface operations {
     };
     import_session: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace the user confirmed for the imported session (absolute, existing, never
+                 *     `/`); without it, the server's own.
+                 */
+                workspace?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10283,6 +10392,71 @@ export interface operations {
             };
             /** @description No such task */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_ticket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicket"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,8 +1,10 @@
 // One WebSocket for the whole app. It (re)subscribes every watched session
 // with the last seq it has, so a dropped connection or a reload resumes
-// without gaps or duplicates, and it reconnects by itself with backoff.
+// without gaps or duplicates, and it reconnects by itself with backoff. Its first frame is the
+// page token (page.ts): the server closes a cookie's socket without it (1008).
 import { Observable } from "../state/observable";
 import { isEventFrame, isWsServerFrame } from "./events";
+import { pageToken } from "./page";
 import type { EventFrame, SessionListFrame, WsClientFrame, WsServerFrame } from "./types";
 
 export type ConnState = "connecting" | "open" | "reconnecting" | "offline";
@@ -146,6 +148,10 @@ export class Connection {
       if (reopened) this.reopened.set(this.reopened.get() + 1);
       this.delay = MIN_DELAY;
       this.failures = 0;
+      // Before anything else. Without a token the server closes the socket, and the REST calls'
+      // 401 shows the sign-in.
+      const page = pageToken();
+      if (page) ws.send(JSON.stringify({ type: "auth", page } satisfies WsClientFrame));
       for (const [session, w] of this.watches) {
         ws.send(JSON.stringify({ type: "subscribe", session, after: w.lastSeq() } satisfies WsClientFrame));
       }
@@ -165,11 +171,12 @@ export class Connection {
       }
       this.dispatch(frame);
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
       this.failures++;
-      if (this.failures >= 2) this.onTrouble?.();
+      // 1008: the server refused the socket's sign-in (a page token it does not know).
+      if (this.failures >= 2 || e.code === 1008) this.onTrouble?.();
       this.scheduleReconnect();
     };
     ws.onerror = () => {

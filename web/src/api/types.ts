@@ -15,12 +15,19 @@ export type SessionStatus = Schemas["SessionStatus"];
 export type ApiErrorBody = Schemas["ErrorBody"];
 /** The `error` of an error answer: `{code, message}`. */
 export type ErrorDetail = Schemas["ErrorDetail"];
+/** Who is calling; a browser sign-in's `view_token` goes in the addresses the browser loads itself. */
 export type WhoAmI = Schemas["WhoAmI"];
 export type ServerConfig = Schemas["ServerConfig"];
 export type Health = Schemas["Health"];
 export type Device = Schemas["Device"];
 export type DeviceList = Schemas["DeviceList"];
 export type DeviceLink = Schemas["DeviceLink"];
+/** What an API token may do: `read` every GET, `prompt` the rest short of `admin`'s. */
+export type TokenScope = Schemas["TokenScope"];
+/** An API token as listed (never its secret). */
+export type ApiToken = Schemas["ApiToken"];
+/** A new API token: its secret is in this answer only. */
+export type CreatedToken = Schemas["CreatedToken"];
 /** Web Push: the server's key and the browsers subscribed to it. */
 export type PushInfo = Schemas["PushInfo"];
 /** A browser subscribed to Web Push, as the server shows it (not the DOM's `PushSubscription`). */

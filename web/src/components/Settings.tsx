@@ -8,6 +8,7 @@ import { McpPanel } from "./McpPanel";
 import { MemoryPanel } from "./MemoryPanel";
 import { ProvidersPanel } from "./ProvidersPanel";
 import { PushPanel } from "./PushPanel";
+import { TokensPanel } from "./TokensPanel";
 import { UsagePanel } from "./UsagePanel";
 import { WebSearchForm } from "./WebSearchForm";
 
@@ -52,6 +53,7 @@ export function Settings() {
 
       {cfg && <ConnectionFacts cfg={cfg} />}
       <DevicesPanel />
+      <TokensPanel />
 
       {cfg && (
         <section class="card">

@@ -2,7 +2,7 @@
 import { ApiError, api, errorText } from "../api/client";
 import type { WhoAmI } from "../api/types";
 import { connection } from "../api/socket";
-import { clearOfflineShell, forgetPushSubscription } from "../pwa";
+import { clearOfflineShell, forgetPushSubscription, renewPushSubscription } from "../pwa";
 import { auth, serverConfig } from "./app";
 import { route } from "./router";
 import { prefetchNewest } from "./pager";
@@ -30,6 +30,9 @@ export async function checkAuth(): Promise<void> {
     auth.set({ status: "signed_in", who });
     connection.start();
     startSessionList();
+    // The service worker cannot authenticate a renewed push subscription (it has no page
+    // token): the app registers the browser's current one again each time it opens.
+    if (who.kind === "cookie") void renewPushSubscription();
     api.config().then(
       (c) => serverConfig.set(c),
       () => undefined,

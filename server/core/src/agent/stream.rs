@@ -167,6 +167,74 @@ pub(super) fn compaction_failed(t: &Turn<'_>, e: &ProviderError) -> Option<RunOu
     None
 }
 
+/// What a streamed answer has gathered so far.
+#[derive(Default)]
+struct Answer {
+    text: String,
+    reasoning: String,
+    calls: Vec<(usize, ToolCallReq)>,
+    finished: bool,
+    reported: Option<Usage>,
+    signature: String,
+    redacted: Vec<String>,
+}
+
+impl Answer {
+    /// Characters streamed so far (text, reasoning and tool arguments).
+    fn streamed(&self) -> usize {
+        self.text.len()
+            + self.reasoning.len()
+            + self
+                .calls
+                .iter()
+                .map(|(_, c)| c.arguments.len())
+                .sum::<usize>()
+    }
+
+    /// Take one event of the stream; deltas go out through the coalescers.
+    fn take(
+        &mut self,
+        t: &Turn<'_>,
+        ev: ProviderEvent,
+        message_id: &str,
+        tc: &mut Coalescer,
+        rc: &mut Coalescer,
+    ) {
+        match ev {
+            ProviderEvent::TextDelta(d) => {
+                crate::probe::chunk(d.len());
+                self.text.push_str(&d);
+                if let Some(chunk) = tc.push(&d) {
+                    t.delta(DeltaKind::Text, message_id, &chunk);
+                }
+            }
+            ProviderEvent::ReasoningDelta(d) => {
+                self.reasoning.push_str(&d);
+                if let Some(chunk) = rc.push(&d) {
+                    t.delta(DeltaKind::Reasoning, message_id, &chunk);
+                }
+            }
+            ProviderEvent::ReasoningSignature(s) => self.signature.push_str(&s),
+            ProviderEvent::RedactedReasoning(d) => self.redacted.push(d),
+            ProviderEvent::ToolCallStart { index, id, name } => self.calls.push((
+                index,
+                ToolCallReq {
+                    id,
+                    name,
+                    arguments: String::new(),
+                },
+            )),
+            ProviderEvent::ToolCallDelta { index, arguments } => {
+                if let Some((_, c)) = self.calls.iter_mut().rev().find(|(i, _)| *i == index) {
+                    c.arguments.push_str(&arguments);
+                }
+            }
+            ProviderEvent::Usage(u) => self.reported = Some(u),
+            ProviderEvent::Finish(_) => self.finished = true,
+        }
+    }
+}
+
 /// Stream one model response; store it whole once the model has finished (returns its tool
 /// calls). A stream that breaks
 /// before its finish stores nothing and runs no tool.
@@ -183,12 +251,8 @@ pub(super) async fn stream_turn(
     // history in place instead of copying it.
     drop(req);
     let message_id = new_id();
-    let (mut text, mut reasoning) = (String::new(), String::new());
-    let mut calls: Vec<(usize, ToolCallReq)> = Vec::new();
-    let mut finished = false;
-    let mut reported: Option<Usage> = None;
+    let mut a = Answer::default();
     let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
-    let (mut signature, mut redacted) = (String::new(), Vec::new());
     let s = match &mut stream {
         Ok(s) => s,
         Err(e) => return Err(e.clone()),
@@ -216,12 +280,9 @@ pub(super) async fn stream_turn(
             () = &mut cancelled => {
                 // Stopped mid-answer: the provider has already generated (and billed) what was
                 // streamed; count it, estimated, rather than showing nothing.
-                let streamed = text.len()
-                    + reasoning.len()
-                    + calls.iter().map(|(_, c)| c.arguments.len()).sum::<usize>();
-                let u = reported.unwrap_or(Usage {
+                let u = a.reported.unwrap_or(Usage {
                     input_tokens: provider::estimate_tokens(prompt_chars),
-                    output_tokens: provider::estimate_tokens(streamed),
+                    output_tokens: provider::estimate_tokens(a.streamed()),
                     ..Usage::default()
                 });
                 t.flush_deltas(&message_id, &mut tc, &mut rc);
@@ -242,64 +303,33 @@ pub(super) async fn stream_turn(
             // Streaming into a log that cannot be written: stop the model call now.
             return Err(ProviderError::Cancelled);
         }
-        match ev? {
-            ProviderEvent::TextDelta(d) => {
-                crate::probe::chunk(d.len());
-                text.push_str(&d);
-                if let Some(chunk) = tc.push(&d) {
-                    t.delta(DeltaKind::Text, &message_id, &chunk);
-                }
-            }
-            ProviderEvent::ReasoningDelta(d) => {
-                reasoning.push_str(&d);
-                if let Some(chunk) = rc.push(&d) {
-                    t.delta(DeltaKind::Reasoning, &message_id, &chunk);
-                }
-            }
-            ProviderEvent::ReasoningSignature(s) => signature.push_str(&s),
-            ProviderEvent::RedactedReasoning(d) => redacted.push(d),
-            ProviderEvent::ToolCallStart { index, id, name } => calls.push((
-                index,
-                ToolCallReq {
-                    id,
-                    name,
-                    arguments: String::new(),
-                },
-            )),
-            ProviderEvent::ToolCallDelta { index, arguments } => {
-                if let Some((_, c)) = calls.iter_mut().rev().find(|(i, _)| *i == index) {
-                    c.arguments.push_str(&arguments);
-                }
-            }
-            ProviderEvent::Usage(u) => reported = Some(u),
-            ProviderEvent::Finish(_) => finished = true,
-        }
+        a.take(t, ev?, &message_id, &mut tc, &mut rc);
     }
     t.flush_deltas(&message_id, &mut tc, &mut rc);
-    if let Some(u) = reported {
+    if let Some(u) = a.reported {
         t.account(u, "turn", prompt_chars).await;
     }
-    if !finished {
+    if !a.finished {
         return Err(ProviderError::Truncated(
             "the stream ended before the model finished".into(),
         ));
     }
-    let calls: Vec<ToolCallReq> = calls.into_iter().map(|(_, c)| c).collect();
+    let calls: Vec<ToolCallReq> = a.calls.into_iter().map(|(_, c)| c).collect();
     t.store_message(
         "assistant",
         StoredParts {
-            text: text.clone(),
-            reasoning: reasoning.clone(),
+            text: a.text.clone(),
+            reasoning: a.reasoning.clone(),
             tool_calls: calls.clone(),
-            reasoning_signature: signature,
-            redacted_reasoning: redacted,
+            reasoning_signature: a.signature,
+            redacted_reasoning: a.redacted,
             ..Default::default()
         },
     );
     t.emit(EventPayload::MessageComplete {
         message_id,
-        text,
-        reasoning,
+        text: a.text,
+        reasoning: a.reasoning,
     });
     Ok(calls)
 }

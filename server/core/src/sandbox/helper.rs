@@ -22,6 +22,16 @@ const ABI_WANTED: ABI = ABI::V6;
 /// The helper's entry point, before any async runtime: one thread, so the Landlock domain and
 /// the seccomp filter (both per thread) cover the thread that starts the command.
 pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    // In the jail, the PID namespace already ends every process with the command and signals
+    // reach it directly: the helper confines itself and becomes the command (no runtime, no
+    // child to watch).
+    if args
+        .iter()
+        .take_while(|a| a.as_os_str() != "--")
+        .any(|a| a.as_os_str() == "--exec")
+    {
+        return exec_in_place(args);
+    }
     match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -32,6 +42,61 @@ pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
             std::process::ExitCode::from(125)
         }
     }
+}
+
+/// `sandbox-exec --exec …`: confine this process, then replace it with the command.
+fn exec_in_place(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    use std::os::unix::process::CommandExt;
+    let mut rules = Rules::default();
+    let mut it = args.into_iter();
+    let mut program: Vec<std::ffi::OsString> = Vec::new();
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--rw") => rules.rw.extend(it.next().map(PathBuf::from)),
+            Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
+            Some("--network-deny") => rules.network_deny = true,
+            Some("--exec") => {}
+            Some("--") => {
+                program = it.collect();
+                break;
+            }
+            _ => {
+                eprintln!("tradewind sandbox-exec: unexpected argument {a:?}");
+                return std::process::ExitCode::from(125);
+            }
+        }
+    }
+    let Some((prog, rest)) = program.split_first() else {
+        eprintln!("tradewind sandbox-exec: no program after --");
+        return std::process::ExitCode::from(125);
+    };
+    match restrict(&rules) {
+        Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
+            if let Err(e) = super::seccomp::apply() {
+                eprintln!("tradewind sandbox-exec: cannot install the system-call filter: {e}");
+                return std::process::ExitCode::from(125);
+            }
+        }
+        Ok(RulesetStatus::NotEnforced) => {
+            eprintln!("tradewind sandbox-exec: the kernel does not enforce Landlock here");
+            return std::process::ExitCode::from(125);
+        }
+        Err(e) => {
+            eprintln!("tradewind sandbox-exec: cannot confine the command: {e}");
+            return std::process::ExitCode::from(125);
+        }
+    }
+    let err = std::process::Command::new(prog).args(rest).exec();
+    eprintln!(
+        "tradewind sandbox-exec: cannot run {}: {err}",
+        prog.to_string_lossy()
+    );
+    // 127 as a shell says for a command it cannot find; 126 for one it cannot run.
+    std::process::ExitCode::from(if err.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    })
 }
 
 /// `tradewind sandbox-exec [--rw DIR]… [--ro DIR]… [--network-deny] -- PROGRAM ARGS…`

@@ -211,6 +211,7 @@ impl Jail {
         a.push("--".into());
         a.push(HELPER_IN_JAIL.into());
         a.push("sandbox-exec".into());
+        a.push("--exec".into());
         a.extend(["--ro".into(), "/".into()]);
         let home = self.home_in_jail();
         for p in roots
@@ -259,6 +260,14 @@ impl Jail {
     /// bwrap's options for `job` with `roots` read-write (bwrap keeps the caller's working
     /// folder, bound at the same path).
     fn args(&self, job: &Job, roots: &[PathBuf]) -> Vec<OsString> {
+        let mut a = self.system_args(job);
+        self.home_and_roots(&mut a, job, roots);
+        a
+    }
+
+    /// The namespaces and what every command sees of the system: `/usr` and the rest read-only,
+    /// secrets in `/etc` masked, its own `/proc`, `/dev`, `/tmp`, `/run`, and the helper.
+    fn system_args(&self, job: &Job) -> Vec<OsString> {
         let mut a: Vec<OsString> = Vec::with_capacity(96);
         let mut push = |items: &[&std::ffi::OsStr]| a.extend(items.iter().map(|s| (*s).into()));
         push(
@@ -314,13 +323,19 @@ impl Jail {
             self.helper.as_os_str(),
             HELPER_IN_JAIL.as_ref(),
         ]);
+        a
+    }
+
+    /// The empty HOME with what it lets in, the roots with their read-only files, the state
+    /// directory masked, and the job's own binds and variables.
+    fn home_and_roots(&self, a: &mut Vec<OsString>, job: &Job, roots: &[PathBuf]) {
         let home = self.home_in_jail();
         // A root that holds HOME is bound first, so the empty HOME hides the real one inside it;
         // every other root comes after, so one under HOME shows through.
         let (outer, inner): (Vec<&PathBuf>, Vec<&PathBuf>) =
             roots.iter().partition(|r| home.starts_with(r));
         for r in &outer {
-            bind_root(&mut a, r, job.read_only_roots);
+            bind_root(a, r, job.read_only_roots);
         }
         a.extend(["--tmpfs".into(), home.clone().into_os_string()]);
         for al in &self.allowed {
@@ -343,11 +358,11 @@ impl Jail {
             ]);
         }
         for r in &inner {
-            bind_root(&mut a, r, job.read_only_roots);
+            bind_root(a, r, job.read_only_roots);
         }
         for r in roots {
             if !job.read_only_roots {
-                protect_root(&mut a, r);
+                protect_root(a, r);
             }
             if self.state_dir.starts_with(r) && self.state_dir.is_dir() {
                 a.extend([
@@ -402,7 +417,6 @@ impl Jail {
         if let Some(l) = &job.label {
             a.extend(["--setenv".into(), "TW_JOB".into(), l.into()]);
         }
-        a
     }
 }
 

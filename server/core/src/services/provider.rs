@@ -68,7 +68,7 @@ impl KeySources<'_> {
             .clone()
             .or_else(|| {
                 self.env
-                    .and_then(|v| crate::secret_env::var(v))
+                    .and_then(crate::secret_env::var)
                     .filter(|k| !k.is_empty())
             })
             .or_else(|| self.literal.map(str::to_string).filter(|k| !k.is_empty()))

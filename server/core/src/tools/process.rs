@@ -365,7 +365,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     let job = crate::sandbox::Job {
         writable: args.writable.clone(),
         ssh_agent: args.ssh_agent,
-        ..crate::sandbox::Job::in_roots(&ctx.paths)
+        ..crate::sandbox::Job::in_roots(ctx.paths)
     };
     let mut cmd = match command_for(&args, sandbox.as_deref(), &job) {
         Ok(c) => c,

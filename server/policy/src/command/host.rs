@@ -106,10 +106,10 @@ pub(super) fn host(n: &str, args: &[String], a: &mut Acc, depth: u8) {
                 dbus_message(&format!("gdbus {}", sub.unwrap_or_default()), args, a);
             }
         }
-        "qdbus" | "qdbus6" | "qdbus-qt5" | "qdbus-qt6" => {
-            if args.iter().filter(|x| !x.starts_with('-')).count() >= 3 {
-                dbus_message(n, args, a);
-            }
+        "qdbus" | "qdbus6" | "qdbus-qt5" | "qdbus-qt6"
+            if args.iter().filter(|x| !x.starts_with('-')).count() >= 3 =>
+        {
+            dbus_message(n, args, a);
         }
         _ => {}
     }

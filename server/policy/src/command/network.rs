@@ -111,10 +111,9 @@ fn db_hosts<'s>(n: &str, args: &'s [String]) -> Option<Vec<&'s str>> {
                 } else {
                     Some(r.trim_start_matches('='))
                 }
-            }) {
-                if !uri_scheme(v) {
-                    hosts.extend(v.split(',').map(host_part));
-                }
+            }) && !uri_scheme(v)
+            {
+                hosts.extend(v.split(',').map(host_part));
             }
         }
     }
@@ -152,10 +151,10 @@ fn uri_scheme(v: &str) -> bool {
 pub(super) fn network(n: &str, f: &str, args: &[String], a: &mut Acc) {
     use Danger::Network;
     let who = q(n);
-    if let Some(hosts) = db_hosts(n, args) {
-        if let Some(h) = hosts.iter().find(|h| !local_host(h)) {
-            a.flag(Network, format!("{who} connects to the database server {}", q(h)));
-        }
+    if let Some(hosts) = db_hosts(n, args)
+        && let Some(h) = hosts.iter().find(|h| !local_host(h))
+    {
+        a.flag(Network, format!("{who} connects to the database server {}", q(h)));
     }
     if n == "cqlsh" && let Some(h) = first_pos(args, &["-u", "-p", "-k", "-f", "-e", "--cqlversion", "--encoding", "--cqlshrc"]).filter(|h| !local_host(h)) {
         a.flag(Network, format!("{who} connects to the database server {}", q(h)));

@@ -42,7 +42,7 @@ fn runner(n: &str, args: &[String]) -> Option<usize> {
 
 /// A sub-command word a rule may hold after the program or script: plain lower-case words
 /// (`test`, `run-all`, `db:migrate`), not options or paths.
-fn sub_word(w: &String) -> bool {
+fn sub_word(w: &str) -> bool {
     !w.is_empty()
         && w.len() <= 40
         && !w.starts_with('-')
@@ -70,7 +70,11 @@ pub(crate) fn rule_span(argv: &[String]) -> Option<(usize, usize)> {
             Script::Inline | Script::Stdin { .. } => return None,
         };
         let rest = argv.get(min..).unwrap_or_default();
-        let extra = rest.iter().take_while(|w| sub_word(w)).take(2).count();
+        let extra = rest
+            .iter()
+            .take_while(|w| sub_word(w.as_str()))
+            .take(2)
+            .count();
         return Some((min, min + extra));
     }
     None

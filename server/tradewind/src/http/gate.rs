@@ -138,19 +138,19 @@ pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
         return TokenScope::Read;
     }
     let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
-    let admin = match segs.as_slice() {
+    let admin = matches!(
+        segs.as_slice(),
         ["api", "approvals", _]
-        | ["api", "plans", _, "decision"]
-        | ["api", "sessions", "import"]
-        | ["api", "settings", "provider" | "websearch"]
-        | ["api", "providers", ..]
-        | ["api", "mcp", "servers", _, "connect"]
-        | ["api", "workspace", "config", "approve"]
-        | ["api", "tokens", ..]
-        | ["api", "devices", ..]
-        | ["api", "usage", "caps"] => true,
-        _ => false,
-    };
+            | ["api", "plans", _, "decision"]
+            | ["api", "sessions", "import"]
+            | ["api", "settings", "provider" | "websearch"]
+            | ["api", "providers", ..]
+            | ["api", "mcp", "servers", _, "connect"]
+            | ["api", "workspace", "config", "approve"]
+            | ["api", "tokens", ..]
+            | ["api", "devices", ..]
+            | ["api", "usage", "caps"]
+    );
     if admin {
         TokenScope::Admin
     } else if segs.as_slice() == ["api", "policy", "check"] || segs.as_slice() == ["api", "logout"]
@@ -165,11 +165,12 @@ pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
 /// Ok(true): proven; Ok(false): it may still prove it in its first WebSocket frame.
 fn page_proof(
     state: &AppState,
-    req: &Request,
+    headers: &HeaderMap,
+    method: &Method,
+    uri: &axum::http::Uri,
     login_session_id: &str,
-    path: &str,
 ) -> Result<bool, ApiError> {
-    let headers = req.headers();
+    let path = uri.path();
     if let Some(v) = headers.get(PAGE_HEADER) {
         let ok = v
             .to_str()
@@ -180,13 +181,13 @@ fn page_proof(
             Err(ApiError::PageToken)
         };
     }
-    let get = matches!(*req.method(), Method::GET | Method::HEAD);
+    let get = matches!(*method, Method::GET | Method::HEAD);
     if get && path == "/api/ws" && is_ws_upgrade(headers) {
         return Ok(false);
     }
     if get
         && is_view_path(path)
-        && let Some(v) = query_param(req.uri().query(), "view")
+        && let Some(v) = query_param(uri.query(), "view")
         && state.auth.check_view(login_session_id, &v)
     {
         return Ok(true);
@@ -282,6 +283,45 @@ pub async fn gate(
     resp
 }
 
+/// Who calls (a bearer, a cookie with its page token, or a stream ticket) and with what scopes,
+/// checked against what the request needs; `true`: a cookie WebSocket that must still send its
+/// page token in its first frame.
+async fn identify(
+    state: &AppState,
+    headers: &HeaderMap,
+    uri: &axum::http::Uri,
+    method: &Method,
+    ip: IpAddr,
+) -> Result<(Option<(Principal, Scopes)>, bool), ApiError> {
+    let path = uri.path();
+    let mut found = authenticate_scoped(state, headers, ip).await?;
+    // `EventSource` cannot send headers: a single-use ticket stands for its caller.
+    let ticket = (*method == Method::GET && is_stream_path(path))
+        .then(|| query_param(uri.query(), "ticket"))
+        .flatten();
+    if let Some(t) = &ticket {
+        found = Some(state.auth.redeem_ticket(t).ok_or(ApiError::Unauthorized)?);
+    }
+    let mut first_frame = false;
+    if let Some((Principal::Cookie { login_session_id }, _)) = &found
+        && ticket.is_none()
+        && !is_public(method, path)
+    {
+        first_frame = !page_proof(state, headers, method, uri, login_session_id)?;
+    }
+    if let Some((_, scopes)) = &found {
+        let need = needed_scope(method, path);
+        if !scopes.has(need) {
+            return Err(ApiError::Forbidden(format!(
+                "this request needs a token with the `{}` scope (the token has {})",
+                need.as_str(),
+                scopes.csv()
+            )));
+        }
+    }
+    Ok((found, first_frame))
+}
+
 /// Ok(None): go on to the handler. Ok(Some(resp)): answered here.
 async fn check(
     state: &AppState,
@@ -319,41 +359,8 @@ async fn check(
         );
         return Ok(Some(launch(state, &token, &client, signed_in).await?));
     }
-    let headers = req.headers();
-    let mut found = authenticate_scoped(state, headers, peer.ip()).await?;
-    // `EventSource` cannot send headers: a single-use ticket stands for its caller.
-    if method == Method::GET
-        && is_stream_path(path)
-        && let Some(t) = query_param(req.uri().query(), "ticket")
-    {
-        match state.auth.redeem_ticket(&t) {
-            Some(found_by_ticket) => found = Some(found_by_ticket),
-            None => {
-                return Err(ApiError::Unauthorized);
-            }
-        }
-    }
-    let ticketed = found.is_some()
-        && method == Method::GET
-        && is_stream_path(path)
-        && query_param(req.uri().query(), "ticket").is_some();
-    let mut first_frame = false;
-    if let Some((Principal::Cookie { login_session_id }, _)) = &found
-        && !ticketed
-        && !is_public(&method, path)
-    {
-        first_frame = !page_proof(state, req, login_session_id, path)?;
-    }
-    if let Some((_, scopes)) = &found {
-        let need = needed_scope(&method, path);
-        if !scopes.has(need) {
-            return Err(ApiError::Forbidden(format!(
-                "this request needs a token with the `{}` scope (the token has {})",
-                need.as_str(),
-                scopes.csv()
-            )));
-        }
-    }
+    let (found, first_frame) =
+        identify(state, req.headers(), req.uri(), &method, peer.ip()).await?;
     let granted = found.as_ref().map(|(_, s)| Granted(*s));
     let principal = found.map(|(p, _)| p);
     let headers = req.headers();

@@ -91,50 +91,14 @@ pub async fn static_or_index(uri: Uri, headers: HeaderMap) -> Response {
         }
     }
     match asset("index.html").and_then(|a| a.plain.map(|p| (a.mime, p))) {
-        Some((mime, page)) => {
-            let page = with_early_requests(page, &early_requests(path));
-            body_response("index.html", mime, axum::body::Body::from(page))
-        }
+        // No API preload in the shell: a preload carries the cookie alone, which authorises
+        // nothing (the page token goes with the app's own requests), and the browser would
+        // hand its 401 to the app's request of the same address.
+        Some((mime, page)) => body_response("index.html", mime, axum::body::Body::from(page)),
         None => Html(
             "<!doctype html><title>Tradewind</title><p>The web app is not built. Run <code>npm ci &amp;&amp; npm run build</code> in <code>web/</code>.</p>",
         )
         .into_response(),
-    }
-}
-
-/// `before` past any seq and the page size: the newest page of events, as the app asks for it
-/// (`END` and `EVENT_PAGE` in web/src/state/sessions.ts).
-const NEWEST_PAGE: &str = "before=9007199254740991&limit=300";
-
-/// What the app asks for first, for the browser to ask for while the app's script still loads:
-/// who is signed in and, on a session's page, the session's newest events. The app's own
-/// requests (the same URLs, no headers of their own) then get these answers.
-fn early_requests(path: &str) -> String {
-    let mut links = String::from(
-        r#"<link rel="preload" as="fetch" crossorigin="anonymous" href="/api/whoami">"#,
-    );
-    let session = path
-        .strip_prefix("s/")
-        .map(|rest| rest.strip_suffix('/').unwrap_or(rest))
-        .filter(|id| super::sessions::is_ulid(id));
-    if let Some(id) = session {
-        // An id is 26 characters of [0-9A-Z]: nothing in it needs escaping.
-        links.push_str(&format!(
-            r#"<link rel="preload" as="fetch" crossorigin="anonymous" href="/api/sessions/{id}/events?{NEWEST_PAGE}">"#
-        ));
-    }
-    links
-}
-
-/// The page with `links` first in its head (the page unchanged if it has no head).
-fn with_early_requests(page: &[u8], links: &str) -> Vec<u8> {
-    const HEAD: &[u8] = b"<head>";
-    match page.windows(HEAD.len()).position(|w| w == HEAD) {
-        Some(at) => {
-            let end = at + HEAD.len();
-            [&page[..end], links.as_bytes(), &page[end..]].concat()
-        }
-        None => page.to_vec(),
     }
 }
 
@@ -167,7 +131,7 @@ const LOGIN_JS: &str = r#"document.getElementById('login').addEventListener('sub
   const r = await fetch('/api/login', {method: 'POST', credentials: 'same-origin',
     headers: {'Content-Type': 'application/json'},
     body: JSON.stringify({password: document.getElementById('password').value})});
-  if (r.ok) { location.href = '/'; return; }
+  if (r.ok) { location.href = '/#tw-page=' + encodeURIComponent(r.headers.get('X-Tradewind-Page') || ''); return; }
   const body = await r.json().catch(() => ({}));
   status.textContent = (body.error && body.error.message) || ('Sign-in failed (' + r.status + ')');
 });
@@ -285,39 +249,4 @@ pub fn tls_ca_file(ca: &crate::tls::LocalCa, pem: bool) -> Response {
         body,
     )
         .into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_page_asks_early_for_who_is_signed_in_and_a_sessions_newest_events() {
-        let page = b"<!doctype html><html><head><title>T</title></head></html>";
-        let home =
-            String::from_utf8_lossy(&with_early_requests(page, &early_requests(""))).into_owned();
-        assert!(home.starts_with(r#"<!doctype html><html><head><link rel="preload" as="fetch" crossorigin="anonymous" href="/api/whoami"><title>"#));
-        assert!(!home.contains("/events"));
-        let id = "01M8TF8M6H38T0EW2F346PSQZD";
-        for path in [format!("s/{id}"), format!("s/{id}/")] {
-            let links = early_requests(&path);
-            assert!(links.ends_with(&format!(
-                r#"<link rel="preload" as="fetch" crossorigin="anonymous" href="/api/sessions/{id}/events?before=9007199254740991&limit=300">"#
-            )));
-        }
-        // Anything but an id of the server's shape is left out, never written into the page.
-        for path in [
-            "s/<script>",
-            "s/01M8TF8M6H38T0EW2F346PSQZD/x",
-            "s/01m8tf8m6h38t0ew2f346psqzd",
-            "s/",
-            "settings",
-        ] {
-            assert!(!early_requests(path).contains("/events"), "{path}");
-        }
-        assert_eq!(
-            with_early_requests(b"<p>no head</p>", "<link>"),
-            b"<p>no head</p>"
-        );
-    }
 }

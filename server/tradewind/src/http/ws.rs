@@ -159,6 +159,17 @@ async fn connection(
                     .into(),
             }));
             let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(close)).await;
+            // Finish the closing handshake: read (and drop) what the client already sent until
+            // its close frame, so unread data does not turn the close into a reset (which a
+            // browser reports as 1006, not 1008). Bounded.
+            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                while let Some(Ok(m)) = stream.next().await {
+                    if matches!(m, Message::Close(_)) {
+                        break;
+                    }
+                }
+            })
+            .await;
             return;
         }
     }

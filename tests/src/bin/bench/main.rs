@@ -34,7 +34,11 @@ async fn jail() {
     let mut cfg =
         tradewind::config::Config::for_paths(ws.path().to_path_buf(), state.path().to_path_buf());
     // The release binary is the helper a user's server runs (the debug one is 5× larger).
-    let helper = if release_binary().exists() { release_binary() } else { binary() };
+    let helper = if release_binary().exists() {
+        release_binary()
+    } else {
+        binary()
+    };
     cfg.sandbox_helper = Some(helper.clone());
     cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
     let (sb, info) = tradewind::sandbox::for_config(&cfg);

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

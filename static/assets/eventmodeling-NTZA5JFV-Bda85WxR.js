@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-YJwun6Pc.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-YJwun6Pc.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-YJwun6Pc.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

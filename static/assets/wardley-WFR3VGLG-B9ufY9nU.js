@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-YJwun6Pc.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -87,7 +87,15 @@ fn reexec(secrets: &HashMap<String, String>) -> std::io::Result<std::convert::In
     let raw = std::os::fd::AsRawFd::as_raw_fd(&file);
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_default();
-    let mut cmd = std::process::Command::new("/proc/self/exe");
+    // This program again: the path it was started by when that names a file (under a tool like
+    // valgrind `/proc/self/exe` is the tool), else the kernel's link to the running binary.
+    let me = std::path::PathBuf::from(&arg0);
+    let program = if me.components().count() > 1 && me.is_file() {
+        me
+    } else {
+        std::path::PathBuf::from("/proc/self/exe")
+    };
+    let mut cmd = std::process::Command::new(program);
     cmd.arg0(arg0).args(args);
     for k in secrets.keys() {
         cmd.env_remove(k);

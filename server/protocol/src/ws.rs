@@ -70,7 +70,7 @@ pub enum WsServerFrame {
     /// A command succeeded; `result` is what the REST call of the same name returns.
     Ack {
         id: Option<String>,
-        #[schema(value_type = Object)]
+        /// Any JSON value (an object for every command today).
         result: serde_json::Value,
     },
     /// A command failed, or a frame could not be read (`id` null then).

@@ -4055,7 +4055,8 @@ export interface components {
         /** @description A control frame the server sends (event frames are `EventFrame`). */
         WsServerFrame: {
             id?: string | null;
-            result: Record<string, unknown>;
+            /** @description Any JSON value (an object for every command today). */
+            result: unknown;
             /** @enum {string} */
             type: "ack";
         } | {
@@ -7266,7 +7267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not a session export (its format, session, events or messages) */
+            /** @description Not a session export (its format, session, events or messages), or the confirmed workspace is not an existing absolute directory or is `/` */
             422: {
                 headers: {
                     [name: string]: unknown;

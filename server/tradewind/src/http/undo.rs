@@ -63,6 +63,7 @@ pub async fn redo(
 pub struct ImportQuery {
     /// The workspace the user confirmed for the imported session (absolute, existing, never
     /// `/`); without it, the server's own.
+    #[param(max_length = 4096, pattern = "^(/[^\\u0000]*)?$")]
     pub workspace: Option<String>,
 }
 
@@ -83,7 +84,7 @@ pub struct ImportQuery {
               (status = 400, description = "Malformed JSON", body = ErrorBody),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 413, description = "Larger than 48 MiB", body = ErrorBody),
-              (status = 422, description = "Not a session export (its format, session, events or messages)", body = ErrorBody)))]
+              (status = 422, description = "Not a session export (its format, session, events or messages), or the confirmed workspace is not an existing absolute directory or is `/`", body = ErrorBody)))]
 pub async fn import_session(
     State(state): State<AppState>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<ImportQuery>,

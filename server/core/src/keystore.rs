@@ -21,7 +21,9 @@ const SEALED_PREFIX: &str = "tw1:";
 const KEY_BYTES: usize = 32;
 
 pub struct KeyStore {
-    master: [u8; KEY_BYTES],
+    /// Read or made on first use (never on the start path): `Err` says why it cannot be.
+    master: std::sync::OnceLock<Result<[u8; KEY_BYTES], String>>,
+    dir: PathBuf,
     path: PathBuf,
 }
 
@@ -40,29 +42,52 @@ pub enum OpenError {
     NotSealed,
     /// Sealed with another key (a backup restored on another machine) or damaged.
     WrongKey,
+    /// The key store cannot be read or made (logged when it happens).
+    NoKey,
 }
 
 impl KeyStore {
-    /// The state directory's key, made on first use.
+    /// The state directory's key store; its key is read, or made, on first use.
     pub fn open(state_dir: &Path) -> anyhow::Result<KeyStore> {
         let dir = state_dir.join("keys");
+        Ok(KeyStore {
+            master: std::sync::OnceLock::new(),
+            path: dir.join("master.key"),
+            dir,
+        })
+    }
+
+    fn master(&self) -> anyhow::Result<&[u8; KEY_BYTES]> {
+        self.master
+            .get_or_init(|| {
+                self.load_or_make().map_err(|e| {
+                    tracing::error!(error = %e, "the key store cannot be used");
+                    format!("{e:#}")
+                })
+            })
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    fn load_or_make(&self) -> anyhow::Result<[u8; KEY_BYTES]> {
+        let dir = &self.dir;
         if !dir.is_dir() {
             std::fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
-                .create(&dir)
+                .create(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).ok();
-        let path = dir.join("master.key");
-        let master = match std::fs::read(&path) {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).ok();
+        let path = &self.path;
+        match std::fs::read(path) {
             Ok(bytes) => <[u8; KEY_BYTES]>::try_from(bytes.as_slice()).map_err(|_| {
                 anyhow::anyhow!(
                     "{} is not a Tradewind key ({} bytes, expected {KEY_BYTES}); move it away to make a new one (saved provider keys must then be entered again)",
                     path.display(),
                     bytes.len()
                 )
-            })?,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let mut key = [0u8; KEY_BYTES];
                 getrandom::fill(&mut key)
@@ -77,37 +102,35 @@ impl KeyStore {
                 f.write_all(&key)?;
                 f.sync_all()?;
                 // Two servers never share a state dir (its lock), so no one else races here.
-                std::fs::rename(&tmp, &path)?;
-                key
+                std::fs::rename(&tmp, path)?;
+                Ok(key)
             }
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        Ok(KeyStore { master, path })
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
     }
 
     /// A key for one purpose: HMAC-SHA256(master, label).
-    fn derive(&self, label: &str) -> [u8; KEY_BYTES] {
-        let k = hmac::Key::new(hmac::HMAC_SHA256, &self.master);
+    fn derive(&self, label: &str) -> anyhow::Result<[u8; KEY_BYTES]> {
+        let k = hmac::Key::new(hmac::HMAC_SHA256, self.master()?);
         let tag = hmac::sign(&k, label.as_bytes());
         let mut out = [0u8; KEY_BYTES];
         out.copy_from_slice(&tag.as_ref()[..KEY_BYTES]);
-        out
+        Ok(out)
     }
 
     /// A MAC key for `purpose`, ready to sign with.
-    pub fn mac_key(&self, purpose: &str) -> MacKey {
-        MacKey(hmac::Key::new(
+    pub fn mac_key(&self, purpose: &str) -> anyhow::Result<MacKey> {
+        Ok(MacKey(hmac::Key::new(
             hmac::HMAC_SHA256,
-            &self.derive(&format!("mac:{purpose}")),
-        ))
+            &self.derive(&format!("mac:{purpose}"))?,
+        )))
     }
 
-    fn aead_key(&self, purpose: &str) -> aead::LessSafeKey {
-        let k = self.derive(&format!("seal:{purpose}"));
-        // A 32-byte key is always valid for AES-256-GCM.
+    fn aead_key(&self, purpose: &str) -> anyhow::Result<aead::LessSafeKey> {
+        let k = self.derive(&format!("seal:{purpose}"))?;
         let unbound = aead::UnboundKey::new(&aead::AES_256_GCM, &k)
-            .unwrap_or_else(|_| unreachable!("AES-256-GCM takes a 32-byte key"));
-        aead::LessSafeKey::new(unbound)
+            .map_err(|_| anyhow::anyhow!("AES-256-GCM refused a 32-byte key"))?;
+        Ok(aead::LessSafeKey::new(unbound))
     }
 
     /// `plain` sealed for `purpose` (bound to it: a value sealed for one purpose does not open
@@ -116,7 +139,7 @@ impl KeyStore {
         let mut nonce = [0u8; aead::NONCE_LEN];
         getrandom::fill(&mut nonce).map_err(|e| anyhow::anyhow!("OS random source failed: {e}"))?;
         let mut buf = plain.to_vec();
-        self.aead_key(purpose)
+        self.aead_key(purpose)?
             .seal_in_place_append_tag(
                 aead::Nonce::assume_unique_for_key(nonce),
                 aead::Aad::from(purpose.as_bytes()),
@@ -145,8 +168,8 @@ impl KeyStore {
         let (nonce, ct) = raw.split_at(aead::NONCE_LEN);
         let nonce = <[u8; aead::NONCE_LEN]>::try_from(nonce).map_err(|_| OpenError::WrongKey)?;
         let mut buf = ct.to_vec();
-        let plain = self
-            .aead_key(purpose)
+        let key = self.aead_key(purpose).map_err(|_| OpenError::NoKey)?;
+        let plain = key
             .open_in_place(
                 aead::Nonce::assume_unique_for_key(nonce),
                 aead::Aad::from(purpose.as_bytes()),
@@ -190,9 +213,10 @@ mod tests {
     fn sealed_values_open_only_with_their_key_and_purpose() {
         let dir = std::env::temp_dir().join(format!("tw-keys-{}", crate::util::new_id()));
         let ks = KeyStore::open(&dir).unwrap();
+        assert!(!ks.path().exists(), "made on first use, not at open");
+        let s = ks.seal("provider", b"sk-secret").unwrap();
         let mode = std::fs::metadata(ks.path()).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
-        let s = ks.seal("provider", b"sk-secret").unwrap();
         assert!(KeyStore::is_sealed(&s) && !s.contains("sk-secret"));
         assert_eq!(ks.open_sealed("provider", &s).unwrap(), b"sk-secret");
         assert_eq!(ks.open_sealed("other", &s), Err(OpenError::WrongKey));
@@ -206,7 +230,7 @@ mod tests {
         let other_dir = dir.join("elsewhere");
         let other = KeyStore::open(&other_dir).unwrap();
         assert_eq!(other.open_sealed("provider", &s), Err(OpenError::WrongKey));
-        let (a, b) = (ks.mac_key("page"), other.mac_key("page"));
+        let (a, b) = (ks.mac_key("page").unwrap(), other.mac_key("page").unwrap());
         assert_ne!(a.sign_hex(&["x"]), b.sign_hex(&["x"]));
         assert_ne!(a.sign_hex(&["ab", "c"]), a.sign_hex(&["a", "bc"]));
         std::fs::remove_dir_all(&dir).unwrap();

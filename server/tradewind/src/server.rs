@@ -173,7 +173,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         cfg.access_token.clone(),
         &cfg.state_dir,
         cfg.auth,
-        &keys,
+        keys.clone(),
     )?);
     let events = Arc::new(EventBus::new(store.clone()));
     let hosts = Arc::new(HostPolicy::new(&host_names(&cfg), cfg.bind));

@@ -84,8 +84,9 @@ pub struct AuthService {
     limiter: LoginLimiter,
     hashing: Semaphore,
     revoked: tokio::sync::broadcast::Sender<Principal>,
-    /// Signs page tokens and view tokens (derived from the key store).
-    page_key: crate::keystore::MacKey,
+    /// Signs page tokens and view tokens: derived from the key store at the first sign-in.
+    page_key: std::sync::OnceLock<Option<crate::keystore::MacKey>>,
+    keys: std::sync::Arc<crate::keystore::KeyStore>,
     /// Single-use stream tickets: hash of the ticket → who got it, and when it lapses.
     tickets: Mutex<HashMap<String, (Principal, Scopes, Instant)>>,
 }
@@ -170,7 +171,7 @@ impl AuthService {
         fixed_token: Option<String>,
         state_dir: &Path,
         settings: AuthSettings,
-        keys: &crate::keystore::KeyStore,
+        keys: std::sync::Arc<crate::keystore::KeyStore>,
     ) -> anyhow::Result<AuthService> {
         let access_token = match fixed_token {
             Some(t) => t,
@@ -188,37 +189,47 @@ impl AuthService {
             limiter: LoginLimiter::default(),
             hashing: Semaphore::new(2),
             revoked: tokio::sync::broadcast::channel(64).0,
-            page_key: keys.mac_key("page"),
+            page_key: std::sync::OnceLock::new(),
+            keys,
             tickets: Mutex::default(),
         })
     }
 
-    /// The page token of a login session (what its sign-in gave the page).
-    pub fn page_token(&self, login_session_id: &str) -> String {
-        self.page_key.sign_hex(&["page", login_session_id])
+    fn page_mac(&self) -> anyhow::Result<&crate::keystore::MacKey> {
+        self.page_key
+            .get_or_init(|| self.keys.mac_key("page").ok())
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("the key store cannot be used (see the log)"))
     }
 
-    /// Does `presented` belong to this login session? Constant time.
+    fn sign(&self, what: &str, login_session_id: &str) -> anyhow::Result<String> {
+        Ok(self.page_mac()?.sign_hex(&[what, login_session_id]))
+    }
+
+    /// The page token of a login session (what its sign-in gave the page).
+    pub fn page_token(&self, login_session_id: &str) -> anyhow::Result<String> {
+        self.sign("page", login_session_id)
+    }
+
+    /// Does `presented` belong to this login session? Constant time; never without a key.
     pub fn check_page(&self, login_session_id: &str, presented: &str) -> bool {
         presented.len() == 64
-            && ct_eq(
-                self.page_token(login_session_id).as_bytes(),
-                presented.as_bytes(),
-            )
+            && self
+                .page_token(login_session_id)
+                .is_ok_and(|t| ct_eq(t.as_bytes(), presented.as_bytes()))
     }
 
     /// The `view` token of a login session: for addresses the browser loads itself (artifact
     /// files, downloads, attachments), read-only.
-    pub fn view_token(&self, login_session_id: &str) -> String {
-        self.page_key.sign_hex(&["view", login_session_id])
+    pub fn view_token(&self, login_session_id: &str) -> anyhow::Result<String> {
+        self.sign("view", login_session_id)
     }
 
     pub fn check_view(&self, login_session_id: &str, presented: &str) -> bool {
         presented.len() == 64
-            && ct_eq(
-                self.view_token(login_session_id).as_bytes(),
-                presented.as_bytes(),
-            )
+            && self
+                .view_token(login_session_id)
+                .is_ok_and(|t| ct_eq(t.as_bytes(), presented.as_bytes()))
     }
 
     /// A single-use ticket, valid `TICKET_TTL`, for one event stream of this caller.
@@ -359,7 +370,7 @@ impl AuthService {
             })
             .await?;
         Ok(SignIn {
-            page_token: self.page_token(&id),
+            page_token: self.page_token(&id)?,
             secret,
         })
     }

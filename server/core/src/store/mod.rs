@@ -296,6 +296,8 @@ impl Store {
                 );
                 Ok(None)
             }
+            // The key store cannot be read or made (logged there): the secret reads as missing.
+            Err(crate::keystore::OpenError::NoKey) => Ok(None),
             Err(crate::keystore::OpenError::NotSealed) => {
                 if !v.is_empty() {
                     self.put_secret(key, &v).await?;

@@ -102,7 +102,7 @@ pub async fn whoami(
     Ok(axum::Json(match principal {
         Principal::Cookie { login_session_id } => WhoAmI {
             kind: "cookie".into(),
-            view_token: Some(state.auth.view_token(&login_session_id)),
+            view_token: Some(state.auth.view_token(&login_session_id)?),
             login_session_id: Some(login_session_id),
             token_id: None,
             password_set,

@@ -16,11 +16,11 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 pub use super::extract::{Granted, PageInFirstFrame};
 use crate::auth::{COOKIE_NAME, COOKIE_NAME_TLS, ClientInfo, LaunchOutcome, Principal, Scopes};
+use crate::error::ApiError;
 use crate::protocol::TokenScope;
 
 /// The header that carries a browser sign-in's page token.
 pub const PAGE_HEADER: &str = "x-tradewind-page";
-use crate::error::ApiError;
 
 pub const CSP_APP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /// The offline API reference (Swagger UI) needs inline styles.

@@ -85,7 +85,7 @@ async fn jail() {
 async fn credentials() {
     let dir = std::env::temp_dir().join(format!("tw-bench-keys-{}", std::process::id()));
     let keys = tradewind::keystore::KeyStore::open(&dir).unwrap();
-    let mac = keys.mac_key("page");
+    let mac = keys.mac_key("page").unwrap();
     let id = "01JBENCHLOGINSESSION000000";
     let presented = mac.sign_hex(&["page", id]);
     let paths = [

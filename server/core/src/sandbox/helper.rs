@@ -44,59 +44,75 @@ pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
     }
 }
 
-/// `sandbox-exec --exec …`: confine this process, then replace it with the command.
-fn exec_in_place(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
-    use std::os::unix::process::CommandExt;
+/// The helper's arguments: the rules, and the program and its arguments after `--` (`--exec`
+/// is read by `run`).
+type Parsed = (Rules, std::ffi::OsString, Vec<std::ffi::OsString>);
+
+fn parse(args: Vec<std::ffi::OsString>) -> Result<Parsed, std::process::ExitCode> {
     let mut rules = Rules::default();
     let mut it = args.into_iter();
-    let mut program: Vec<std::ffi::OsString> = Vec::new();
     while let Some(a) = it.next() {
         match a.to_str() {
             Some("--rw") => rules.rw.extend(it.next().map(PathBuf::from)),
             Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
             Some("--network-deny") => rules.network_deny = true,
             Some("--exec") => {}
-            Some("--") => {
-                program = it.collect();
-                break;
-            }
+            Some("--") => match it.next() {
+                Some(prog) => return Ok((rules, prog, it.collect())),
+                None => break,
+            },
             _ => {
                 eprintln!("tradewind sandbox-exec: unexpected argument {a:?}");
-                return std::process::ExitCode::from(125);
+                return Err(std::process::ExitCode::from(125));
             }
         }
     }
-    let Some((prog, rest)) = program.split_first() else {
-        eprintln!("tradewind sandbox-exec: no program after --");
-        return std::process::ExitCode::from(125);
-    };
-    match restrict(&rules) {
+    eprintln!("tradewind sandbox-exec: no program after --");
+    Err(std::process::ExitCode::from(125))
+}
+
+/// Confine this thread: Landlock, then the system-call filter. Never run a command unconfined
+/// while the server believes it is confined.
+fn confine(rules: &Rules) -> Result<(), std::process::ExitCode> {
+    let why = match restrict(rules) {
         Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
-            if let Err(e) = super::seccomp::apply() {
-                eprintln!("tradewind sandbox-exec: cannot install the system-call filter: {e}");
-                return std::process::ExitCode::from(125);
+            match super::seccomp::apply() {
+                Ok(()) => return Ok(()),
+                Err(e) => format!("cannot install the system-call filter: {e}"),
             }
         }
-        Ok(RulesetStatus::NotEnforced) => {
-            eprintln!("tradewind sandbox-exec: the kernel does not enforce Landlock here");
-            return std::process::ExitCode::from(125);
-        }
-        Err(e) => {
-            eprintln!("tradewind sandbox-exec: cannot confine the command: {e}");
-            return std::process::ExitCode::from(125);
-        }
-    }
-    let err = std::process::Command::new(prog).args(rest).exec();
+        Ok(RulesetStatus::NotEnforced) => "the kernel does not enforce Landlock here".into(),
+        Err(e) => format!("cannot confine the command: {e}"),
+    };
+    eprintln!("tradewind sandbox-exec: {why}");
+    Err(std::process::ExitCode::from(125))
+}
+
+/// What a shell answers for a command it cannot start: 127 not found, 126 not runnable.
+fn cannot_start(prog: &std::ffi::OsStr, e: &std::io::Error) -> std::process::ExitCode {
     eprintln!(
-        "tradewind sandbox-exec: cannot run {}: {err}",
+        "tradewind sandbox-exec: cannot run {}: {e}",
         prog.to_string_lossy()
     );
-    // 127 as a shell says for a command it cannot find; 126 for one it cannot run.
-    std::process::ExitCode::from(if err.kind() == std::io::ErrorKind::NotFound {
+    std::process::ExitCode::from(if e.kind() == std::io::ErrorKind::NotFound {
         127
     } else {
         126
     })
+}
+
+/// `sandbox-exec --exec …`: confine this process, then replace it with the command.
+fn exec_in_place(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    use std::os::unix::process::CommandExt;
+    let (rules, prog, rest) = match parse(args) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if let Err(code) = confine(&rules) {
+        return code;
+    }
+    let err = std::process::Command::new(&prog).args(rest).exec();
+    cannot_start(&prog, &err)
 }
 
 /// `tradewind sandbox-exec [--rw DIR]… [--ro DIR]… [--network-deny] -- PROGRAM ARGS…`
@@ -116,59 +132,20 @@ pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
             }
         };
     }
-    let mut rules = Rules::default();
-    let mut it = args.into_iter();
-    let mut program: Vec<std::ffi::OsString> = Vec::new();
-    while let Some(a) = it.next() {
-        match a.to_str() {
-            Some("--rw") => rules.rw.extend(it.next().map(PathBuf::from)),
-            Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
-            Some("--network-deny") => rules.network_deny = true,
-            Some("--") => {
-                program = it.collect();
-                break;
-            }
-            _ => {
-                eprintln!("tradewind sandbox-exec: unexpected argument {a:?}");
-                return std::process::ExitCode::from(125);
-            }
-        }
-    }
-    let Some((prog, rest)) = program.split_first() else {
-        eprintln!("tradewind sandbox-exec: no program after --");
-        return std::process::ExitCode::from(125);
+    let (rules, prog, rest) = match parse(args) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     // A new session (and process group) the server can signal as one; fails only when already
     // a group leader, which the server avoids.
     let _ = rustix::process::setsid();
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    match restrict(&rules) {
-        Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
-            if let Err(e) = super::seccomp::apply() {
-                eprintln!("tradewind sandbox-exec: cannot install the system-call filter: {e}");
-                return std::process::ExitCode::from(125);
-            }
-        }
-        Ok(RulesetStatus::NotEnforced) => {
-            // Never run a command unconfined while the server believes it is confined.
-            eprintln!("tradewind sandbox-exec: the kernel does not enforce Landlock here");
-            return std::process::ExitCode::from(125);
-        }
-        Err(e) => {
-            eprintln!("tradewind sandbox-exec: cannot confine the command: {e}");
-            return std::process::ExitCode::from(125);
-        }
+    if let Err(code) = confine(&rules) {
+        return code;
     }
-    let mut child = match tokio::process::Command::new(prog).args(rest).spawn() {
+    let mut child = match tokio::process::Command::new(&prog).args(rest).spawn() {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("tradewind sandbox-exec: cannot start {prog:?}: {e}");
-            return std::process::ExitCode::from(if e.kind() == std::io::ErrorKind::NotFound {
-                127
-            } else {
-                126
-            });
-        }
+        Err(e) => return cannot_start(&prog, &e),
     };
     let signals = [
         tokio::signal::unix::SignalKind::terminate(),

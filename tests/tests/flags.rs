@@ -122,6 +122,19 @@ async fn the_fallback_refuses_a_workspace_holding_the_state_dir() {
                 .join(format!("flags-fallback-{}", ulid::Ulid::generate())),
         );
         let state = TempDir::adopt(ws.path().join("state"));
+        if refused && tradewind::sandbox::under_temp(state.path()) {
+            // A checkout under the system temp dir (a clone in /tmp): the fallback already
+            // refuses to start with this state dir, naming --state-dir — its other refusal.
+            let mut cfg = tradewind::config::Config::for_paths(
+                ws.path().to_path_buf(),
+                state.path().to_path_buf(),
+            );
+            cfg.sandbox_helper = Some(binary());
+            tweak(&mut cfg);
+            let e = tradewind::sandbox::check_state_dir(&cfg).unwrap_err();
+            assert!(e.to_string().contains("--state-dir"), "{e}");
+            continue;
+        }
         let opts = Opts {
             tweak: Some(tweak),
             ..Opts::default()

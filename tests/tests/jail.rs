@@ -409,6 +409,15 @@ async fn the_landlock_fallback_refuses_what_it_cannot_hide() {
     let p = plant();
     let (sb, kind) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Landlock);
     assert_eq!(kind, "landlock");
+    if tradewind::sandbox::under_temp(&p.state) {
+        // A checkout under the system temp dir (a clone in /tmp): the planted state dir is
+        // there too, so the fallback refuses every command, naming --state-dir.
+        let err = sb
+            .command(&job(&[&p.ws]), Path::new("/bin/true"), &[])
+            .unwrap_err();
+        assert!(err.contains("--state-dir"), "{err}");
+        return;
+    }
     // A root that holds the state directory.
     let err = sb
         .command(&job(&[p.home.path()]), Path::new("/bin/true"), &[])

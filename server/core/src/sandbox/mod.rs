@@ -508,6 +508,9 @@ impl Sandbox {
     pub fn without_temp_grants(mut self) -> Sandbox {
         if let Kind::Landlock(r) = &mut self.kind {
             r.rw.retain(|p| !under_temp(p) && !p.starts_with("/tmp") && !p.starts_with("/var/tmp"));
+            // Without those grants a state dir under temp is out of the commands' reach: the
+            // reason to refuse them all is gone.
+            self.refuse_all = None;
         }
         self
     }

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 fn main() {
+    pack_relative_relocations();
     let root =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../../static");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
@@ -67,5 +68,31 @@ fn mime(path: &str) -> &'static str {
         "woff" => "font/woff",
         "txt" => "text/plain",
         _ => "application/octet-stream",
+    }
+}
+
+/// The programs' relative relocations packed (`DT_RELR`) where the C library reads them (glibc
+/// 2.36 and later, which names `GLIBC_ABI_DT_RELR`): the table the loader reads at every start
+/// shrinks from ~1.7 MB (72k entries of 24 bytes, resident for the life of the process) to a few
+/// kilobytes — less memory for the server, and a faster start for it and every jailed command.
+fn pack_relative_relocations() {
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let host = std::env::var("HOST").unwrap_or_default();
+    if target != host || !target.ends_with("-linux-gnu") {
+        return;
+    }
+    let arch = target.split('-').next().unwrap_or_default();
+    let supported = [
+        format!("/usr/lib/{arch}-linux-gnu/libc.so.6"),
+        format!("/lib/{arch}-linux-gnu/libc.so.6"),
+        "/usr/lib64/libc.so.6".to_string(),
+        "/lib64/libc.so.6".to_string(),
+    ]
+    .iter()
+    .filter_map(|p| std::fs::read(p).ok())
+    .next()
+    .is_some_and(|libc| libc.windows(17).any(|w| w == b"GLIBC_ABI_DT_RELR"));
+    if supported {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
 }

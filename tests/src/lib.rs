@@ -108,6 +108,8 @@ pub struct Opts {
     pub tweak: Option<fn(&mut tradewind::config::Config)>,
     /// config.json's `providers` list.
     pub providers: Vec<tradewind::config::ProviderEntrySettings>,
+    /// The HOME the jail is made from (default: the test's own).
+    pub home: Option<PathBuf>,
 }
 
 pub struct TestServer {
@@ -137,6 +139,9 @@ impl TestServer {
         cfg.extra_roots = opts.extra_roots.clone();
         // Every command the agent starts runs in the real sandbox, as in production.
         cfg.sandbox_helper = Some(binary());
+        if let Some(h) = &opts.home {
+            cfg.home = Some(h.clone());
+        }
         if let Some(t) = &opts.tasks {
             cfg.tasks = t.clone();
         }

@@ -306,6 +306,11 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
         (M::POST, "/api/sessions/import".into(), json!({})),
         (
             M::POST,
+            format!("/api/sessions/{sid}/jail-allows"),
+            json!({"path": "/etc"}),
+        ),
+        (
+            M::POST,
             "/api/workspace/config/approve".into(),
             json!({"workspace": "/tmp", "hash": "x"}),
         ),

@@ -572,3 +572,106 @@ async fn git_diff_cannot_be_made_to_run_a_command() {
     );
     s.stop().await;
 }
+
+/// A command that fails on a path the jail hid names it on its card; "allow for this session"
+/// lets that path in, read-only, for the session's later commands — and nothing else: `/`, HOME,
+/// the state directory, a relative path and a path the jail shows anyway are refused with the
+/// reason, and another hidden file the same command names stays out of reach.
+#[tokio::test]
+async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
+    let p = plant();
+    let conf = p.home.path().join(".config/tool/settings.toml");
+    std::fs::create_dir_all(conf.parent().unwrap()).unwrap();
+    std::fs::write(&conf, "SETTING-9c1e").unwrap();
+    let other = p.home.path().join("notes/other.txt");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::fs::write(&other, "OTHER-5b2d").unwrap();
+    let cmd = format!("cat {} {}", conf.display(), other.display());
+    let script = |tag: &str| {
+        json!({"match": tag, "turns": [
+            {"tool_calls": [{"name": "shell", "arguments": {"command": cmd}}]},
+            {"text": "done"}]})
+    };
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(json!({"scripts": [script("first"), script("second")]})),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(p.ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "first").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let r = of_type(&events, "tool_result")[0];
+    assert_eq!(r["ok"], false, "{r}");
+    let conf_s = conf.to_string_lossy().to_string();
+    let other_s = other.to_string_lossy().to_string();
+    let hidden = r["parts"][0]["hidden"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(hidden.iter().any(|h| h == &json!(conf_s)), "{r}");
+    assert!(
+        r["text"].as_str().unwrap().contains("the sandbox hid"),
+        "{r}"
+    );
+
+    let allow = |path: String| {
+        let s = &s;
+        let sid = &sid;
+        async move {
+            s.post(
+                &format!("/api/sessions/{sid}/jail-allows"),
+                json!({ "path": path }),
+            )
+            .await
+        }
+    };
+    let home = p.home.path().to_string_lossy().to_string();
+    let state = p.state.to_string_lossy().to_string();
+    let ws_file = p.ws.join("f.txt");
+    std::fs::write(&ws_file, "x").unwrap();
+    for refused in [
+        "/".to_string(),
+        home.clone(),
+        state.clone(),
+        format!("{state}/tradewind.db"),
+        "relative/path".to_string(),
+        ws_file.to_string_lossy().to_string(),
+    ] {
+        let (st, body) = allow(refused.clone()).await;
+        assert_eq!(st, 422, "{refused}: {body}");
+        assert!(!body["error"]["message"].as_str().unwrap().is_empty());
+    }
+    let (st, g) = allow(conf_s.clone()).await;
+    assert_eq!(st, 201, "{g}");
+    assert_eq!(g["kind"], "jail");
+    let (_, perms) = s.get(&format!("/api/sessions/{sid}/permissions")).await;
+    assert!(
+        perms["grants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["key"] == json!(format!("jail:{conf_s}"))),
+        "{perms}"
+    );
+
+    let run = s.prompt(&sid, "second").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let t = &of_type(&events, "tool_result")[1]["parts"][0];
+    let stdout = t["stdout"].as_str().unwrap();
+    assert!(stdout.contains("SETTING-9c1e"), "{t}");
+    // Only that file came in: the other one the same command names stays hidden.
+    assert!(!stdout.contains("OTHER-5b2d"), "{t}");
+    assert_eq!(t["hidden"], json!([other_s]), "{t}");
+    s.stop().await;
+}

@@ -30,6 +30,9 @@ pub enum GrantKey {
     Prefix(Vec<String>),
     /// A private-network origin.
     Net(String),
+    /// A path the jail hid from a command, bound read-only into the session's later commands
+    /// ("allow for this session" on the command's card).
+    Jail(PathBuf),
     /// One tool of an MCP server, in one version.
     Mcp {
         server: String,
@@ -57,6 +60,7 @@ impl std::fmt::Display for GrantKey {
                 serde_json::to_string(argv).unwrap_or_else(|_| "[]".into())
             ),
             GrantKey::Net(origin) => write!(f, "net:{origin}"),
+            GrantKey::Jail(p) => write!(f, "jail:{}", p.to_string_lossy()),
             GrantKey::Mcp {
                 server,
                 tool,
@@ -94,6 +98,7 @@ impl GrantKey {
                 GrantKey::Prefix(v)
             }
             "net" => GrantKey::Net(rest.to_string()),
+            "jail" if rest.starts_with('/') => GrantKey::Jail(PathBuf::from(rest)),
             "mcp" => {
                 let (server, rest) = rest.split_once('/')?;
                 let (tool, version) = rest.rsplit_once('#')?;
@@ -170,6 +175,22 @@ pub fn parse_prefix_key(key: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The grant key of a path the jail binds read-only into a session's commands.
+pub fn jail_key(p: &Path) -> String {
+    GrantKey::Jail(p.to_path_buf()).to_string()
+}
+
+/// The paths a session's grants let into its jail (read-only).
+pub fn jail_paths<'a>(grants: impl IntoIterator<Item = &'a String>) -> Vec<PathBuf> {
+    grants
+        .into_iter()
+        .filter_map(|g| match GrantKey::parse(g) {
+            Some(GrantKey::Jail(p)) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The grant key of one file the user allowed (a hard-linked file, an environment file).
 pub fn file_key(p: &Path) -> String {
     GrantKey::File(p.to_path_buf()).to_string()
@@ -189,6 +210,7 @@ mod tests {
             command_key("ls"),
             prefix_key(&["cargo".into(), "test".into()]),
             net_key("http://127.0.0.1:8080"),
+            jail_key(Path::new("/home/u/.config/tool")),
             mcp_key(&McpUse {
                 server: "fs".into(),
                 tool: "read".into(),
@@ -203,6 +225,9 @@ mod tests {
         }
         assert_eq!(GrantKey::parse("dir:other:/x"), None);
         assert_eq!(parse_prefix_key("prefix:[]"), None);
+        assert_eq!(GrantKey::parse("jail:relative"), None);
+        let j = [jail_key(Path::new("/a")), effect_key(Effect::Read)];
+        assert_eq!(jail_paths(&j), vec![PathBuf::from("/a")]);
         let g: HashSet<String> = [dir_key(Effect::Read, Path::new("/d"))].into();
         assert!(dir_granted(&g, Effect::Read, Path::new("/d/f")));
         assert!(!dir_granted(&g, Effect::Write, Path::new("/d/f")));

@@ -32,6 +32,10 @@ pub enum Part {
         exit_code: Option<i32>,
         duration_ms: u64,
         truncated: bool,
+        /// Paths the command's output names that the sandbox hid from it (it failed): each can
+        /// be let in, read-only, for the session (`POST /api/sessions/{id}/jail-allows`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hidden: Vec<String>,
     },
     /// The agent's checklist as `todo_write` set it (the whole list; the latest one counts).
     Todos { items: Vec<TodoItem> },

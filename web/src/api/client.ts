@@ -265,6 +265,8 @@ export const api = {
   files: (id: string, q: string, limit = 8) =>
     ok(client.GET("/api/sessions/{id}/files", { params: { path: { id }, query: { q, limit } } })),
   permissions: (id: string) => ok(client.GET("/api/sessions/{id}/permissions", byId(id))),
+  allowInJail: (id: string, path: string) =>
+    ok(client.POST("/api/sessions/{id}/jail-allows", { ...byId(id), body: { path } })),
   revokeGrant: (id: string, key: string, scope: GrantScope) =>
     ok(client.DELETE("/api/sessions/{id}/permissions", { params: { path: { id }, query: { key, scope } } })),
   tools: (sessionId: string) => ok(client.GET("/api/tools", { params: { query: { session: sessionId } } })),

@@ -1078,6 +1078,32 @@ export interface paths {
         patch: operations["patch_goal"];
         trace?: never;
     };
+    "/api/sessions/{id}/jail-allows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let a path the sandbox hid into the session's later commands, read-only.
+         * @description "Allow for this session" on a command's card: the path (a file or folder, as a terminal
+         *     part's `hidden` names it) is bound read-only into every later command of the session (a
+         *     subagent's: of its root session) until the grant is revoked (`DELETE
+         *     /api/sessions/{id}/permissions` with the returned `key`). Refused with 422 and the reason
+         *     for a relative or missing path, one the sandbox does not hide, `/`, HOME or a folder above
+         *     it, and anything holding or inside the server's state directory; 409 when no jail runs the
+         *     server's commands. Needs a token with the `admin` scope.
+         */
+        post: operations["allow_in_jail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/messages": {
         parameters: {
             query?: never;
@@ -2373,6 +2399,14 @@ export interface components {
             /** Format: int64 */
             skipped_messages: number;
         };
+        /** @description A path to let into a session's jail. */
+        JailAllow: {
+            /**
+             * @description An absolute path the sandbox hid from one of the session's commands (a terminal part's
+             *     `hidden`).
+             */
+            path: string;
+        };
         KeyValueEntry: {
             key: string;
             /** @description Scalars as written (`true`, `21`, `text`). */
@@ -2577,6 +2611,11 @@ export interface components {
             duration_ms: number;
             /** Format: int32 */
             exit_code?: number | null;
+            /**
+             * @description Paths the command's output names that the sandbox hid from it (it failed): each can
+             *     be let in, read-only, for the session (`POST /api/sessions/{id}/jail-allows`).
+             */
+            hidden?: string[];
             stderr: string;
             stdout: string;
             truncated: boolean;
@@ -8653,6 +8692,132 @@ export interface operations {
                 };
             };
             /** @description A blank objective or a budget out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    allow_in_jail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JailAllow"];
+            };
+        };
+        responses: {
+            /** @description Allowed: the new grant */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantInfo"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No jail runs this server's commands */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path may not be let in (the message says why) */
             422: {
                 headers: {
                     [name: string]: unknown;

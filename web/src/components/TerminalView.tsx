@@ -1,8 +1,13 @@
+import { useState } from "preact/hooks";
+import { api } from "../api/client";
 import type { TerminalPart } from "../api/types";
+import { useAction } from "../state/action";
+import { route } from "../state/router";
 import { duration } from "../util/format";
 import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
 import { CopyButton } from "./CopyButton";
+import { FormError } from "./FormError";
 import { VisibleText } from "./VisibleText";
 
 function joinOutput(stdout: string | null | undefined, stderr: string | null | undefined): string {
@@ -31,6 +36,7 @@ export function TerminalView({ part }: { part: TerminalPart }) {
         </div>
       )}
       {!part.stdout && !part.stderr && <p class="muted small pad">(no output)</p>}
+      {part.hidden && part.hidden.length > 0 && <HiddenPaths paths={part.hidden} />}
       <div class="terminal-foot">
         <span class={`exit ${ok ? "exit-ok" : "exit-fail"}`}>
           {code === null || code === undefined ? "no exit code" : `exit ${code}`}
@@ -45,5 +51,36 @@ export function TerminalView({ part }: { part: TerminalPart }) {
         )}
       </div>
     </figure>
+  );
+}
+
+/** Paths the sandbox hid from a command that failed: each can be let in, read-only, for the
+ *  session (the grant shows, and can be revoked, under Permissions). */
+function HiddenPaths({ paths }: { paths: string[] }) {
+  const [allowed, setAllowed] = useState<string[]>([]);
+  const allow = useAction(async (path: string) => {
+    const r = route.get();
+    if (r.name !== "session") throw new Error("Open the session to allow this.");
+    await api.allowInJail(r.id, path);
+    setAllowed((a) => [...a, path]);
+  });
+  return (
+    <div class="terminal-hidden" role="group" aria-label="Paths the sandbox hid">
+      {paths.map((p) => (
+        <p key={p} data-hidden-path={p}>
+          The sandbox hid <code>{p}</code> from this command.{" "}
+          {allowed.includes(p) ? (
+            <span class="badge badge-allowed" role="status">
+              Allowed for this session: run it again
+            </span>
+          ) : (
+            <button type="button" class="btn small" disabled={allow.busy} onClick={() => void allow.run(p)}>
+              Allow for this session
+            </button>
+          )}
+        </p>
+      ))}
+      <FormError error={allow.error} small />
+    </div>
   );
 }

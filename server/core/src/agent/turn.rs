@@ -245,6 +245,13 @@ impl crate::tools::ToolHost for Turn<'_> {
     fn grants_contain(&self, key: &str) -> bool {
         Turn::grants_contain(self, key)
     }
+    fn jail_paths(&self) -> Vec<std::path::PathBuf> {
+        self.grants
+            .lock()
+            .as_ref()
+            .map(|(_, g)| crate::policy::jail_paths(g))
+            .unwrap_or_default()
+    }
     fn gate_net<'a>(
         &'a self,
         ctx: &'a tools::ToolCtx<'a>,

@@ -6,22 +6,13 @@
 //! double-forked ones included — before it exits with the command's status. Inside the jail it
 //! runs as the jail's first process; in the Landlock fallback it is the whole confinement.
 
-use std::path::PathBuf;
+use std::process::ExitCode;
 
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope,
-};
-
-use super::Rules;
-
-/// The newest Landlock ABI the rules use: 6 adds signal and abstract-socket scoping, so a
-/// confined command can neither signal the server nor reach an abstract Unix socket outside.
-const ABI_WANTED: ABI = ABI::V6;
+use tradewind_confine::{cannot_start, confine, exec_in_place, parse};
 
 /// The helper's entry point, before any async runtime: one thread, so the Landlock domain and
 /// the seccomp filter (both per thread) cover the thread that starts the command.
-pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+pub fn run(args: Vec<std::ffi::OsString>) -> ExitCode {
     // In the jail, the PID namespace already ends every process with the command and signals
     // reach it directly: the helper confines itself and becomes the command (no runtime, no
     // child to watch).
@@ -39,98 +30,15 @@ pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
         Ok(rt) => rt.block_on(exec(args)),
         Err(e) => {
             eprintln!("tradewind sandbox-exec: {e}");
-            std::process::ExitCode::from(125)
+            ExitCode::from(125)
         }
     }
-}
-
-/// The helper's arguments: the rules, and the program and its arguments after `--` (`--exec`
-/// is read by `run`).
-type Parsed = (Rules, std::ffi::OsString, Vec<std::ffi::OsString>);
-
-fn parse(args: Vec<std::ffi::OsString>) -> Result<Parsed, std::process::ExitCode> {
-    let mut rules = Rules::default();
-    let mut it = args.into_iter();
-    while let Some(a) = it.next() {
-        match a.to_str() {
-            Some("--rw") => rules.rw.extend(it.next().map(PathBuf::from)),
-            Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
-            Some("--network-deny") => rules.network_deny = true,
-            Some("--exec") => {}
-            Some("--") => match it.next() {
-                Some(prog) => return Ok((rules, prog, it.collect())),
-                None => break,
-            },
-            _ => {
-                eprintln!("tradewind sandbox-exec: unexpected argument {a:?}");
-                return Err(std::process::ExitCode::from(125));
-            }
-        }
-    }
-    eprintln!("tradewind sandbox-exec: no program after --");
-    Err(std::process::ExitCode::from(125))
-}
-
-/// Confine this thread: Landlock, then the system-call filter. Never run a command unconfined
-/// while the server believes it is confined.
-fn confine(rules: &Rules) -> Result<(), std::process::ExitCode> {
-    let why = match restrict(rules) {
-        Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
-            match super::seccomp::apply() {
-                Ok(()) => return Ok(()),
-                Err(e) => format!("cannot install the system-call filter: {e}"),
-            }
-        }
-        Ok(RulesetStatus::NotEnforced) => "the kernel does not enforce Landlock here".into(),
-        Err(e) => format!("cannot confine the command: {e}"),
-    };
-    eprintln!("tradewind sandbox-exec: {why}");
-    Err(std::process::ExitCode::from(125))
-}
-
-/// What a shell answers for a command it cannot start: 127 not found, 126 not runnable.
-fn cannot_start(prog: &std::ffi::OsStr, e: &std::io::Error) -> std::process::ExitCode {
-    eprintln!(
-        "tradewind sandbox-exec: cannot run {}: {e}",
-        prog.to_string_lossy()
-    );
-    std::process::ExitCode::from(if e.kind() == std::io::ErrorKind::NotFound {
-        127
-    } else {
-        126
-    })
-}
-
-/// `sandbox-exec --exec …`: confine this process, then replace it with the command.
-fn exec_in_place(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
-    use std::os::unix::process::CommandExt;
-    let (rules, prog, rest) = match parse(args) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    if let Err(code) = confine(&rules) {
-        return code;
-    }
-    let err = std::process::Command::new(&prog).args(rest).exec();
-    cannot_start(&prog, &err)
 }
 
 /// `tradewind sandbox-exec [--rw DIR]… [--ro DIR]… [--network-deny] -- PROGRAM ARGS…`
-pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+pub async fn exec(args: Vec<std::ffi::OsString>) -> ExitCode {
     if args.len() == 1 && args[0] == "--probe" {
-        return match restrict(&Rules::default()) {
-            Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
-                std::process::ExitCode::SUCCESS
-            }
-            Ok(RulesetStatus::NotEnforced) => {
-                eprintln!("Landlock is not enforced by this kernel");
-                std::process::ExitCode::from(3)
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                std::process::ExitCode::from(3)
-            }
-        };
+        return tradewind_confine::probe();
     }
     let (rules, prog, rest) = match parse(args) {
         Ok(x) => x,
@@ -155,7 +63,7 @@ pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
     .map(tokio::signal::unix::signal);
     let [Ok(mut term), Ok(mut int), Ok(mut hup)] = signals else {
         kill_descendants();
-        return std::process::ExitCode::from(125);
+        return ExitCode::from(125);
     };
     // A stop request (the server signals the whole group) is passed on to every descendant —
     // those that left the group with `setsid` too — and the command gets its grace period; the
@@ -174,7 +82,7 @@ pub async fn exec(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
     };
     kill_descendants();
     let _ = child.try_wait();
-    std::process::ExitCode::from(code)
+    ExitCode::from(code)
 }
 
 fn status_code(s: std::process::ExitStatus) -> u8 {
@@ -184,32 +92,6 @@ fn status_code(s: std::process::ExitStatus) -> u8 {
         (None, Some(sig)) => u8::try_from(128 + sig).unwrap_or(255),
         _ => 1,
     }
-}
-
-fn restrict(r: &Rules) -> Result<RulesetStatus, landlock::RulesetError> {
-    let abi = ABI_WANTED;
-    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
-    if r.network_deny {
-        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
-    }
-    // Best effort: a kernel before ABI 6 keeps the file rules without the scoping.
-    ruleset = ruleset.scope(Scope::from_all(abi))?;
-    let mut created = ruleset.create()?;
-    for (paths, access) in [
-        (&r.rw, AccessFs::from_all(abi)),
-        (&r.ro, AccessFs::from_read(abi)),
-    ] {
-        for p in paths {
-            let Ok(fd) = PathFd::new(p) else { continue };
-            let access = if p.is_dir() {
-                access
-            } else {
-                access & AccessFs::from_file(abi)
-            };
-            created = created.add_rule(PathBeneath::new(fd, access))?;
-        }
-    }
-    Ok(created.restrict_self()?.ruleset)
 }
 
 /// Kill every process below `root` (not `root` itself), several rounds so a fork racing the

@@ -238,6 +238,82 @@ impl Jail {
         cmd
     }
 
+    /// Whether `path` exists out here but a command of `job` cannot see it: under HOME outside
+    /// the allow-list, in a system folder's masked files, or anywhere the jail binds nothing
+    /// (other users' homes, `/var`, `/mnt`, the host's `/tmp`). The jail's own `/proc`, `/dev`
+    /// and `/run` are not the host's and are never said hidden.
+    pub fn hides(&self, job: &Job, path: &Path) -> bool {
+        if !path.is_absolute() || std::fs::symlink_metadata(path).is_err() {
+            return false;
+        }
+        let under = |base: &Path| path.starts_with(base);
+        if ["/proc", "/dev", "/run"]
+            .iter()
+            .any(|p| under(Path::new(p)))
+        {
+            return false;
+        }
+        if self.masked_files.iter().any(|f| f == path) || self.masked_dirs.iter().any(|d| under(d))
+        {
+            return true;
+        }
+        let seen = job.roots.iter().any(|r| under(r))
+            || job.read.iter().any(|r| under(r))
+            || job.writable.iter().any(|r| under(r))
+            || self.allowed.iter().any(|a| under(&a.path))
+            || self.gitconfig.is_some()
+                && self
+                    .home
+                    .as_ref()
+                    .is_some_and(|h| path == h.join(".gitconfig"));
+        if seen {
+            return false;
+        }
+        if let Some(h) = &self.home
+            && under(h)
+        {
+            return true;
+        }
+        !self
+            .system
+            .iter()
+            .any(|s| matches!(s, Sys::Bind(b) if under(b)))
+    }
+
+    /// The paths `output` (a failed command's) names that the jail hid from it, at most
+    /// [`MAX_HIDDEN_SHOWN`]: what the command's card offers to allow for the session.
+    pub fn hidden_in(&self, job: &Job, output: &str) -> Vec<PathBuf> {
+        named_paths(output, self.home.as_deref())
+            .into_iter()
+            .filter(|p| self.refuses_to_allow(job, p).is_none())
+            .take(MAX_HIDDEN_SHOWN)
+            .collect()
+    }
+
+    /// Why the jail may not let `path` in for a session, if it may not: only an existing absolute
+    /// path it hides, never the root, HOME or a folder above it, nor anything holding or inside
+    /// the state directory.
+    pub fn refuses_to_allow(&self, job: &Job, path: &Path) -> Option<String> {
+        let shown = path.display();
+        if !path.is_absolute() {
+            return Some(format!("{shown} is not an absolute path"));
+        }
+        if path.parent().is_none() || self.home.as_ref().is_some_and(|h| h.starts_with(path)) {
+            return Some(format!(
+                "{shown} would let every command see all of HOME: allow the file or folder the command needs"
+            ));
+        }
+        if reaches(path, &self.state_dir) {
+            return Some(format!(
+                "{shown} holds or lies in the server's state directory, which commands never reach"
+            ));
+        }
+        if !self.hides(job, path) {
+            return Some(format!("the jail does not hide {shown}"));
+        }
+        None
+    }
+
     fn home_in_jail(&self) -> PathBuf {
         self.home
             .clone()
@@ -420,6 +496,36 @@ impl Jail {
     }
 }
 
+/// How many hidden paths one command's card names, at most.
+pub const MAX_HIDDEN_SHOWN: usize = 4;
+
+/// Absolute paths (and `~/…` ones, under `home`) that `text` names, in order, each once: what
+/// error messages quote (`cat: /x: No such file…`, `open '/x'`, `[Errno 2] …: '/x'`). Only the
+/// first 64 KiB are read, and at most 32 paths kept.
+fn named_paths(text: &str, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut end = text.len().min(64 * 1024);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    let delimiter = |c: char| c.is_whitespace() || "'\"`,;:()[]{}<>=|".contains(c);
+    for word in text[..end].split(delimiter) {
+        let word = word.trim_end_matches(['.', '!', '?']);
+        let path = match (word.strip_prefix("~/"), home) {
+            (Some(rest), Some(h)) if !rest.is_empty() => h.join(rest),
+            _ if word.len() > 1 && word.starts_with('/') => PathBuf::from(word),
+            _ => continue,
+        };
+        if !out.contains(&path) {
+            out.push(path);
+            if out.len() == 32 {
+                break;
+            }
+        }
+    }
+    out
+}
+
 fn bind_root(a: &mut Vec<OsString>, r: &Path, read_only: bool) {
     a.extend([
         if read_only { "--ro-bind" } else { "--bind" }.into(),
@@ -590,6 +696,27 @@ fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathBuf> {
 #[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
+
+    /// The paths error messages quote, as `cat`, Python and Node print them, each once, and
+    /// `~/` read under HOME; nothing else is taken for a path.
+    #[test]
+    fn error_messages_name_their_paths() {
+        let text = "cat: /h/.config/a.toml: No such file or directory\n\
+                    FileNotFoundError: [Errno 2] No such file or directory: '/h/b'\n\
+                    Error: ENOENT: no such file or directory, open \"/h/c.json\"\n\
+                    cannot read ~/d/e. Try again; see /h/.config/a.toml\n\
+                    ratio 1/2 and a lone / stay words";
+        let got = named_paths(text, Some(Path::new("/h")));
+        let want: Vec<PathBuf> = ["/h/.config/a.toml", "/h/b", "/h/c.json", "/h/d/e"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(got, want);
+        assert!(named_paths("~/x", None).is_empty());
+        // A long output is read up to its first 64 KiB, on a character boundary.
+        let long = format!("{}é /late", "x".repeat(64 * 1024 - 1));
+        assert!(named_paths(&long, None).is_empty());
+    }
 
     #[test]
     fn patterns_expand_over_existing_components() {

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 mod gitconfig;
 mod helper;
 pub mod jail;
-mod seccomp;
 
 pub use crate::config::JailChoice;
 pub use gitconfig::filtered as filtered_git_config;
@@ -68,12 +67,7 @@ const HOME_CACHES: &[&str] = &[
 ];
 
 /// What a sandboxed command may touch (the helper's Landlock rules).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Rules {
-    pub rw: Vec<PathBuf>,
-    pub ro: Vec<PathBuf>,
-    pub network_deny: bool,
-}
+pub use tradewind_confine::Rules;
 
 /// One command's share of the jail, beyond what every command gets.
 #[derive(Debug, Clone, Default)]
@@ -191,7 +185,12 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
                 JailChoice::Landlock => None,
                 JailChoice::Auto | JailChoice::Bwrap => {
                     let allowed = allowed_paths(&cfg.sandbox.allow, home.as_deref(), &mut notes);
-                    match jail::Jail::probe(h, home.as_deref(), &cfg.state_dir, &allowed) {
+                    match jail::Jail::probe(
+                        &jail_helper(h),
+                        home.as_deref(),
+                        &cfg.state_dir,
+                        &allowed,
+                    ) {
                         Ok(j) => Some(j),
                         Err(e) => {
                             notes.push(format!("{e}: commands run in the Landlock fallback, with HOME read-only minus a deny list instead of an empty one"));
@@ -422,14 +421,20 @@ impl SandboxHandle {
         self.probed().await.info.clone()
     }
 
-    /// Probe now, in the background (the server does once it is healthy).
+    /// Probe in the background a moment after the server is healthy: the probe (bubblewrap and
+    /// the helper, several milliseconds of CPU) never competes with the first requests on a
+    /// small machine. A command, or `GET /api/config`, that comes first probes at once.
     pub fn probe_soon(&self) {
         let me = self.clone();
         tokio::spawn(async move {
+            tokio::time::sleep(PROBE_AFTER_START).await;
             me.probed().await;
         });
     }
 }
+
+/// How long after the server is healthy the sandbox is probed unasked.
+const PROBE_AFTER_START: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Hard-denied files inside a root (keys, certificates, credential files), from a bounded walk
 /// that skips dependency and build directories: the sandbox grants the root whole, so the
@@ -468,6 +473,22 @@ fn denied_inside(root: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// The small confinement program (`tradewind-confine`, built with the server and installed
+/// beside it) that the jail starts each command through; where it is not there (a `cargo run`
+/// builds only the server), the server's own `sandbox-exec`, which costs a command ~2.5 ms more.
+pub const SMALL_HELPER: &str = "tradewind-confine";
+
+/// The program the jail starts every command through: [`SMALL_HELPER`] beside `helper` when it
+/// is a file, else `helper` itself (both take the same arguments).
+pub fn jail_helper(helper: &Path) -> PathBuf {
+    let small = helper.with_file_name(SMALL_HELPER);
+    if small.is_file() {
+        small
+    } else {
+        helper.to_path_buf()
+    }
 }
 
 /// Run the helper once with an empty ruleset: it says whether the kernel enforces it.
@@ -513,6 +534,27 @@ impl Sandbox {
             self.refuse_all = None;
         }
         self
+    }
+
+    /// The paths a failed command's output names that the jail hid from it: what its card
+    /// offers to allow for the session. Always empty in the Landlock fallback.
+    pub fn hidden_in(&self, job: &Job, output: &str) -> Vec<PathBuf> {
+        match &self.kind {
+            Kind::Jail(j) => j.hidden_in(job, output),
+            Kind::Landlock(_) => Vec::new(),
+        }
+    }
+
+    /// Why `path` may not be let into a session's jail (`None`: it may; see
+    /// [`jail::Jail::refuses_to_allow`]).
+    pub fn refuses_to_allow(&self, job: &Job, path: &Path) -> Option<String> {
+        match &self.kind {
+            Kind::Jail(j) => j.refuses_to_allow(job, path),
+            Kind::Landlock(_) => Some(
+                "only the bubblewrap jail lets single paths in; this server runs commands in the Landlock fallback"
+                    .into(),
+            ),
+        }
     }
 
     /// Does the jail hold commands (not the Landlock fallback)?
@@ -647,6 +689,20 @@ fn home_entries(dir: &Path, state_dir: &Path, ro: &mut Vec<PathBuf>, depth: u8) 
 #[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
+
+    /// The jail starts commands through the small `tradewind-confine` beside the server when
+    /// it is there, else through the server itself.
+    #[test]
+    fn the_jail_prefers_the_small_helper_beside_the_server() {
+        let base = std::env::temp_dir().join(format!("tw-helper-{}", crate::util::new_id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let server = base.join("tradewind");
+        std::fs::write(&server, "").unwrap();
+        assert_eq!(jail_helper(&server), server);
+        std::fs::write(base.join(SMALL_HELPER), "").unwrap();
+        assert_eq!(jail_helper(&server), base.join(SMALL_HELPER));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 
     /// Every readable entry of a home, and of its `.ssh` only the known hosts.
     #[test]

@@ -320,29 +320,40 @@ impl Core {
 
 /// A grant key in words, and its kind.
 fn describe_grant(key: &str) -> (&'static str, String) {
-    if let Some(e) = key.strip_prefix("effect:") {
-        return ("effect", format!("{e} effects without asking"));
-    }
-    if let Some(d) = key.strip_prefix("dir:write:") {
-        return ("directory", format!("reading and writing under {d}"));
-    }
-    if let Some(d) = key.strip_prefix("dir:read:") {
-        return ("directory", format!("reading under {d}"));
-    }
-    if let Some(p) = crate::policy::parse_prefix_key(key) {
-        return (
+    use crate::policy::{Access, GrantKey};
+    match GrantKey::parse(key) {
+        Some(GrantKey::Effect(e)) => ("effect", format!("{} effects without asking", e.as_str())),
+        Some(GrantKey::Dir { access, path }) => (
+            "directory",
+            match access {
+                Access::Write => format!("reading and writing under {}", path.display()),
+                Access::Read => format!("reading under {}", path.display()),
+            },
+        ),
+        Some(GrantKey::Prefix(argv)) => (
             "prefix",
-            format!("commands starting with `{}`", p.join(" ")),
-        );
+            format!("commands starting with `{}`", argv.join(" ")),
+        ),
+        Some(GrantKey::Command(h)) => {
+            let short: String = h.chars().take(12).collect();
+            ("command", format!("one exact command (sha256 {short}…)"))
+        }
+        Some(GrantKey::File(p)) => ("file", format!("the file {}", p.display())),
+        Some(GrantKey::Net(origin)) => ("network", format!("connections to {origin}")),
+        Some(GrantKey::Jail(p)) => ("jail", format!("commands see {} (read-only)", p.display())),
+        Some(GrantKey::Mcp {
+            server,
+            tool,
+            version,
+        }) => (
+            "mcp",
+            format!("the MCP tool {server}/{tool} (version {version})"),
+        ),
+        None => match key.strip_prefix("write:") {
+            Some(p) => ("write", format!("changes to {p}")),
+            None => ("other", key.to_string()),
+        },
     }
-    if let Some(h) = key.strip_prefix("cmd:") {
-        let short: String = h.chars().take(12).collect();
-        return ("command", format!("one exact command (sha256 {short}…)"));
-    }
-    if let Some(p) = key.strip_prefix("write:") {
-        return ("write", format!("changes to {p}"));
-    }
-    ("other", key.to_string())
 }
 
 impl Core {
@@ -388,6 +399,61 @@ impl Core {
             extra_roots: c.extra_roots_shown(),
             sandbox: self.deps().sandbox.info().await,
             grants,
+        })
+    }
+
+    /// Let `path`, which the jail hid from one of the session's commands, into the session's
+    /// later commands, read-only ("allow for this session" on the command's card). Refused with
+    /// the reason for a path the jail does not hide, the root, HOME or a folder above it, and
+    /// anything holding or inside the state directory; a symbolic link is judged (and kept) as
+    /// what it points to. A subagent's grant is its root session's.
+    pub async fn allow_in_jail(
+        &self,
+        id: &str,
+        path: &std::path::Path,
+    ) -> ServiceResult<crate::protocol::GrantInfo> {
+        let row = self.load_session(id).await?;
+        let Some(sandbox) = self.deps().sandbox.get().await else {
+            return Err(ServiceError::Conflict(
+                "no sandbox runs this server's commands: there is nothing to let in".into(),
+            ));
+        };
+        if !path.is_absolute() {
+            return Err(ServiceError::Invalid(format!(
+                "{} is not an absolute path",
+                path.display()
+            )));
+        }
+        let real = std::fs::canonicalize(path)
+            .map_err(|e| ServiceError::Invalid(format!("cannot find {}: {e}", path.display())))?;
+        let owner = crate::subagents::grant_owner(&self.store, &row).await;
+        let grants = self.grant_set(id).await?;
+        let paths = self
+            .deps()
+            .paths
+            .with_workspace(std::path::Path::new(&row.workspace));
+        let job = crate::sandbox::Job {
+            read: crate::policy::jail_paths(&grants),
+            ..crate::sandbox::Job::in_roots(&paths)
+        };
+        if let Some(why) = sandbox.refuses_to_allow(&job, &real) {
+            return Err(ServiceError::Invalid(why));
+        }
+        let key = crate::policy::jail_key(&real);
+        self.store
+            .add_grant(&owner, &key)
+            .await
+            .map_err(ServiceError::Store)?;
+        self.deps()
+            .grants_epoch
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        let (kind, label) = describe_grant(&key);
+        Ok(crate::protocol::GrantInfo {
+            kind: kind.into(),
+            label,
+            scope: "session".into(),
+            key,
+            created_at: crate::util::now_ms(),
         })
     }
 

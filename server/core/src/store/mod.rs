@@ -140,6 +140,57 @@ pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/sqlite");
 static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/postgres");
 
+/// A new SQLite file gets every migration in one transaction, recorded in `_sqlx_migrations`
+/// exactly as sqlx records them (same table, versions, descriptions and checksums), so the
+/// migrator that runs next finds nothing to do and later versions still apply one by one. One
+/// commit instead of two per migration: a fresh start spent about 11 ms on them. A file that
+/// holds anything already is left to the migrator.
+async fn create_new_sqlite(
+    pool: &AnyPool,
+    migrator: &sqlx::migrate::Migrator,
+) -> Result<(), sqlx::Error> {
+    if migrator
+        .iter()
+        .any(|m| m.no_tx || !m.migration_type.is_up_migration())
+    {
+        return Ok(());
+    }
+    let mut conn = pool.acquire().await?;
+    let mut tx = Connection::begin_with(&mut *conn, "BEGIN IMMEDIATE").await?;
+    // Inside the write lock: another process that created it first leaves nothing to do here.
+    let (objects,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sqlite_master")
+        .fetch_one(&mut *tx)
+        .await?;
+    if objects != 0 {
+        return tx.rollback().await;
+    }
+    // sqlx's own definition of its table (sqlx-sqlite `ensure_migrations_table`).
+    tx.execute(
+        "CREATE TABLE IF NOT EXISTS _sqlx_migrations (
+    version BIGINT PRIMARY KEY,
+    description TEXT NOT NULL,
+    installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    success BOOLEAN NOT NULL,
+    checksum BLOB NOT NULL,
+    execution_time BIGINT NOT NULL
+);",
+    )
+    .await?;
+    for m in migrator.iter() {
+        tx.execute(m.sql.clone()).await?;
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES ($1, $2, TRUE, $3, 0)",
+        )
+        .bind(m.version)
+        .bind(m.description.to_string())
+        .bind(m.checksum.to_vec())
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await
+}
+
 /// How long a writer waits for the SQLite write lock before `database_busy`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -187,6 +238,11 @@ impl Store {
             Backend::Sqlite => &SQLITE_MIGRATOR,
             Backend::Postgres => &POSTGRES_MIGRATOR,
         };
+        if backend == Backend::Sqlite {
+            create_new_sqlite(&pool, migrator)
+                .await
+                .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
+        }
         migrator
             .run(&pool)
             .await

@@ -64,6 +64,8 @@ pub trait ToolHost: Send + Sync {
     fn waiter(&self) -> Waiter<'_>;
     /// Whether the session's grants, as last read by the gate, hold `key`.
     fn grants_contain(&self, key: &str) -> bool;
+    /// The paths the session's grants let into its jail ("allow for this session" on a card).
+    fn jail_paths(&self) -> Vec<std::path::PathBuf>;
     /// Pass a further destination of `ctx`'s call (a redirect) through the gate, asking if it
     /// needs asking; `once` holds keys already granted for this call.
     fn gate_net<'a>(

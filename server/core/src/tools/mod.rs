@@ -127,6 +127,15 @@ impl ToolCtx<'_> {
         self.host.grants_contain(&key)
     }
 
+    /// What a command of this call may touch in the jail: the session's roots, and the paths
+    /// its grants let in.
+    pub fn job(&self) -> crate::sandbox::Job {
+        crate::sandbox::Job {
+            read: self.host.jail_paths(),
+            ..crate::sandbox::Job::in_roots(self.paths)
+        }
+    }
+
     /// The services tools use.
     pub fn services(&self) -> &ToolServices {
         self.host.services()

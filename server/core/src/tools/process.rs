@@ -350,6 +350,29 @@ fn command_for(
     Ok(cmd)
 }
 
+/// The paths a failed command's output names that the jail hid from it: its card names them and
+/// offers to let them in for the session, and the model is told the user can.
+fn hidden_paths(
+    sandbox: &crate::sandbox::Sandbox,
+    job: &crate::sandbox::Job,
+    stdout: &str,
+    stderr: &str,
+    text: &mut String,
+) -> Vec<String> {
+    let hidden: Vec<String> = sandbox
+        .hidden_in(job, &format!("{stderr}\n{stdout}"))
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if !hidden.is_empty() {
+        text.push_str(&format!(
+            "note: the sandbox hid {} from this command; the user can allow it for this session from the command's card, then run it again\n",
+            hidden.join(", ")
+        ));
+    }
+    hidden
+}
+
 pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     if !args.cwd.is_dir() {
         return ToolOutput::err(
@@ -365,7 +388,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     let job = crate::sandbox::Job {
         writable: args.writable.clone(),
         ssh_agent: args.ssh_agent,
-        ..crate::sandbox::Job::in_roots(ctx.paths)
+        ..ctx.job()
     };
     let mut cmd = match command_for(&args, sandbox.as_deref(), &job) {
         Ok(c) => c,
@@ -445,6 +468,10 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
         text.push_str(&format!("--- stderr ---\n{}\n", err.model_text(8 * 1024)));
     }
     let ok = stop.is_none() && exit_code == Some(0);
+    let hidden = match &sandbox {
+        Some(sb) if !ok && stop.is_none() => hidden_paths(sb, &job, &stdout, &stderr, &mut text),
+        _ => Vec::new(),
+    };
     ToolOutput {
         ok,
         text: bound_text(&text, super::MAX_MODEL_TEXT),
@@ -455,6 +482,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
             exit_code,
             duration_ms,
             truncated: t1 || t2,
+            hidden,
         }],
     }
 }

@@ -80,7 +80,7 @@ impl super::Tool for BgRun {
                 &owner(ctx),
                 &c.command,
                 &c.cwd,
-                &crate::sandbox::Job::in_roots(ctx.paths),
+                &ctx.job(),
                 c.label.as_deref(),
                 c.timeout_ms,
             )

@@ -143,6 +143,7 @@ pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
         ["api", "approvals", _]
             | ["api", "plans", _, "decision"]
             | ["api", "sessions", "import"]
+            | ["api", "sessions", _, "jail-allows"]
             | ["api", "settings", "provider" | "websearch"]
             | ["api", "providers", ..]
             | ["api", "mcp", "servers", _, "connect"]

@@ -97,7 +97,7 @@ impl std::ops::Deref for AppState {
         push::push_info, push::subscribe, push::unsubscribe, push::test_push,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::fork_session, sessions::list_messages, sessions::files, sessions::commands, undo::revert, undo::redo, undo::import_session,
-        sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::children, sessions::permissions, sessions::revoke_permission, sessions::tools,
+        sessions::list_events, stream::stream_events, ws::ws_handler, sessions::pending, sessions::children, sessions::permissions, sessions::revoke_permission, sessions::allow_in_jail, sessions::tools,
         runs::post_message, runs::get_run, runs::list_runs, runs::cancel_run, runs::answer_approval,
         runs::list_queue, runs::patch_queue_item, runs::delete_queue_item, runs::resume_run,
         runs::attachment,
@@ -237,28 +237,9 @@ fn settings_routes() -> Router<AppState> {
         )
 }
 
-pub fn router(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/api/health", get(misc::health))
-        .route("/api/config", get(misc::server_config))
-        .route("/api/policy/check", post(misc::policy_check))
-        .route("/api/openapi.json", get(misc::openapi_doc))
-        .route("/api/login", post(auth_routes::login))
-        .route("/api/logout", post(auth_routes::logout))
-        .route("/api/whoami", get(auth_routes::whoami))
-        .route("/api/tickets", post(auth_routes::create_ticket))
-        .route(
-            "/api/tokens",
-            get(auth_routes::list_tokens).post(auth_routes::create_token),
-        )
-        .route("/api/tokens/{id}", delete(auth_routes::revoke_token))
-        .route("/api/devices", get(devices::list_devices))
-        .route("/api/devices/link", post(devices::device_link))
-        .route("/api/devices/{id}", delete(devices::revoke_device))
-        .route("/api/push", get(push::push_info))
-        .route("/api/push/subscriptions", post(push::subscribe))
-        .route("/api/push/subscriptions/{id}", delete(push::unsubscribe))
-        .route("/api/push/test", post(push::test_push))
+/// A session, its events and files, and what it may do.
+fn session_routes() -> Router<AppState> {
+    Router::new()
         .route(
             "/api/sessions",
             get(sessions::list_sessions).post(sessions::create_session),
@@ -283,7 +264,36 @@ pub fn router(state: AppState) -> Router {
             "/api/sessions/{id}/permissions",
             get(sessions::permissions).delete(sessions::revoke_permission),
         )
+        .route(
+            "/api/sessions/{id}/jail-allows",
+            post(sessions::allow_in_jail),
+        )
         .route("/api/tools", get(sessions::tools))
+}
+
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/api/health", get(misc::health))
+        .route("/api/config", get(misc::server_config))
+        .route("/api/policy/check", post(misc::policy_check))
+        .route("/api/openapi.json", get(misc::openapi_doc))
+        .route("/api/login", post(auth_routes::login))
+        .route("/api/logout", post(auth_routes::logout))
+        .route("/api/whoami", get(auth_routes::whoami))
+        .route("/api/tickets", post(auth_routes::create_ticket))
+        .route(
+            "/api/tokens",
+            get(auth_routes::list_tokens).post(auth_routes::create_token),
+        )
+        .route("/api/tokens/{id}", delete(auth_routes::revoke_token))
+        .route("/api/devices", get(devices::list_devices))
+        .route("/api/devices/link", post(devices::device_link))
+        .route("/api/devices/{id}", delete(devices::revoke_device))
+        .route("/api/push", get(push::push_info))
+        .route("/api/push/subscriptions", post(push::subscribe))
+        .route("/api/push/subscriptions/{id}", delete(push::unsubscribe))
+        .route("/api/push/test", post(push::test_push))
+        .merge(session_routes())
         .route(
             "/api/sessions/{id}/messages",
             get(sessions::list_messages)

@@ -3,7 +3,7 @@
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::extract::{ApiJson, ApiQuery, limit_of, seq_param};
@@ -422,6 +422,44 @@ pub async fn permissions(
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<crate::protocol::SessionPermissions>> {
     Ok(axum::Json(state.permissions(&id).await?))
+}
+
+/// A path to let into a session's jail.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JailAllow {
+    /// An absolute path the sandbox hid from one of the session's commands (a terminal part's
+    /// `hidden`).
+    pub path: String,
+}
+
+/// Let a path the sandbox hid into the session's later commands, read-only.
+///
+/// "Allow for this session" on a command's card: the path (a file or folder, as a terminal
+/// part's `hidden` names it) is bound read-only into every later command of the session (a
+/// subagent's: of its root session) until the grant is revoked (`DELETE
+/// /api/sessions/{id}/permissions` with the returned `key`). Refused with 422 and the reason
+/// for a relative or missing path, one the sandbox does not hide, `/`, HOME or a folder above
+/// it, and anything holding or inside the server's state directory; 409 when no jail runs the
+/// server's commands. Needs a token with the `admin` scope.
+#[utoipa::path(post, path = "/api/sessions/{id}/jail-allows", tag = "prompts",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = JailAllow,
+    responses((status = 201, description = "Allowed: the new grant", body = crate::protocol::GrantInfo),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "No jail runs this server's commands", body = ErrorBody),
+              (status = 422, description = "The path may not be let in (the message says why)", body = ErrorBody)))]
+pub async fn allow_in_jail(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<JailAllow>,
+) -> ApiResult<(StatusCode, axum::Json<crate::protocol::GrantInfo>)> {
+    let g = state
+        .allow_in_jail(&id, std::path::Path::new(&body.path))
+        .await?;
+    Ok((StatusCode::CREATED, axum::Json(g)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

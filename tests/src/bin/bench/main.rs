@@ -73,9 +73,9 @@ async fn jail() {
     let plain = time(false).await;
     let jailed = time(true).await;
     println!(
-        "jail_true_p50_ms unjailed {plain:.2} jailed {jailed:.2} (+{:.2}; target +10) (100 runs each, the sandbox helper is {})",
+        "jail_true_p50_ms unjailed {plain:.2} jailed {jailed:.2} (+{:.2}; target +10) (100 runs each, the jail's helper is {})",
         jailed - plain,
-        helper.display()
+        tradewind::sandbox::jail_helper(&helper).display()
     );
 }
 

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-CD7mWkD5.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

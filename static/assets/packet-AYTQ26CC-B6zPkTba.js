@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-CD7mWkD5.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

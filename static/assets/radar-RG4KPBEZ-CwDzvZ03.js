@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

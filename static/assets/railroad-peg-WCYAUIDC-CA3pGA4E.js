@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

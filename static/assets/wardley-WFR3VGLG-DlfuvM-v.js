@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-CDyiX6Js.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

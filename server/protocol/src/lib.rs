@@ -76,6 +76,7 @@ text_enums!(
     TaskStopper: "task stopper",
     ReasoningEffort: "reasoning effort",
     GoalStatus: "goal status",
+    MessageRole: "message role",
 );
 
 /// How long a reasoning model thinks before it answers (sent as OpenAI's `reasoning_effort`;

@@ -84,7 +84,7 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput, in_hi
         return;
     }
     t.store_message(
-        "tool",
+        crate::protocol::MessageRole::Tool,
         StoredParts {
             call_id: call.id.clone(),
             name: call.name.clone(),
@@ -306,6 +306,18 @@ async fn session_grants(t: &Turn<'_>) -> HashSet<String> {
 
 /// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
 /// `once`: grants that hold for this call only (already answered).
+/// Whether an answer `d` keeps `key` as a grant of the session (the rest hold for this call
+/// only): "for this session" keeps every key but the once-only ones, "this directory" only the
+/// directory grants.
+fn kept_as_grant(d: ApprovalDecision, key: &str) -> bool {
+    !key.starts_with(policy::ONCE_ONLY)
+        && (d == ApprovalDecision::Session
+            || matches!(
+                policy::GrantKey::parse(key),
+                Some(policy::GrantKey::Dir { .. })
+            ))
+}
+
 pub(crate) async fn gate(
     t: &Turn<'_>,
     call: &ToolCallReq,
@@ -383,10 +395,7 @@ pub(crate) async fn gate(
                         // "This directory" keeps the directories; the call's other reasons
                         // (mode, categories) are allowed for this call only.
                         let (stored, this_call): (Vec<&String>, Vec<&String>) =
-                            ask.keys.iter().partition(|k| {
-                                !k.starts_with(policy::ONCE_ONLY)
-                                    && (d == ApprovalDecision::Session || k.starts_with("dir:"))
-                            });
+                            ask.keys.iter().partition(|k| kept_as_grant(d, k));
                         once.extend(this_call.into_iter().cloned());
                         for key in stored {
                             if let Err(e) = t.deps.store.add_grant(t.grant_session(), key).await {

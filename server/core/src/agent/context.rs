@@ -237,7 +237,7 @@ fn prune(t: &mut Turn<'_>, fixed: usize) -> bool {
     let kept = msgs.len() - boundary;
     drop(msgs);
     t.store_message(
-        "prune",
+        crate::protocol::MessageRole::Prune,
         StoredParts {
             kept: Some(kept),
             ..Default::default()
@@ -306,7 +306,7 @@ pub(crate) async fn compact(
     let kept = msgs.len() - boundary;
     drop(msgs);
     t.store_message(
-        "summary",
+        crate::protocol::MessageRole::Summary,
         StoredParts {
             text: summary.clone(),
             kept: Some(kept),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::Agent;
+use crate::protocol::{Agent, MessageRole};
 use crate::provider::{ChatMessage, ToolCallReq};
 use crate::store::MessageRow;
 
@@ -141,13 +141,13 @@ impl History {
     /// Append a stored row (parts that do not parse count as empty).
     pub fn push_row(&mut self, r: &MessageRow) {
         let parts = serde_json::from_str(&r.parts).unwrap_or_default();
-        self.push(&r.id, &r.role, parts);
+        self.push(&r.id, r.role, parts);
     }
 
     /// Append a message as it is stored. Repairs as it goes: a user or assistant message closes
     /// the calls still open before it with `NOT_EXECUTED` (a crash or a cut stream left them
     /// without a result), and a result for no open call is dropped.
-    pub fn push(&mut self, id: &str, role: &str, p: StoredParts) {
+    pub fn push(&mut self, id: &str, role: MessageRole, p: StoredParts) {
         self.last_id = Some(id.to_string());
         self.bytes += MESSAGE_OVERHEAD
             + p.text.len()
@@ -158,14 +158,14 @@ impl History {
                 .map(|c| c.id.len() + c.name.len() + c.arguments.len() + MESSAGE_OVERHEAD)
                 .sum::<usize>();
         match role {
-            "user" => {
+            MessageRole::User => {
                 self.close_open();
                 Arc::make_mut(&mut self.chat).push(ChatMessage::User {
                     text: p.text,
                     images: p.images,
                 });
             }
-            "assistant" => {
+            MessageRole::Assistant => {
                 self.close_open();
                 self.open = p
                     .tool_calls
@@ -191,7 +191,7 @@ impl History {
                     tool_calls: p.tool_calls,
                 });
             }
-            "prune" => {
+            MessageRole::Prune => {
                 // Old tool outputs pruned to one line; the latest `kept` messages stay whole.
                 self.close_open();
                 let chat = Arc::make_mut(&mut self.chat);
@@ -205,7 +205,7 @@ impl History {
                 }
                 self.bytes = chat.iter().map(message_bytes).sum();
             }
-            "summary" => {
+            MessageRole::Summary => {
                 // Compacted: the summary, then the latest `kept` messages as they were.
                 self.close_open();
                 let chat = Arc::make_mut(&mut self.chat);
@@ -224,7 +224,7 @@ impl History {
                 *chat = next;
                 self.bytes = chat.iter().map(message_bytes).sum();
             }
-            "tool" => {
+            MessageRole::Tool => {
                 if let Some(i) = self.open.iter().position(|(id, _)| *id == p.call_id) {
                     self.open.remove(i);
                     Arc::make_mut(&mut self.chat).push(ChatMessage::Tool {
@@ -234,7 +234,6 @@ impl History {
                     });
                 }
             }
-            _ => {}
         }
     }
 
@@ -444,7 +443,7 @@ mod tests {
             let mut h = History::default();
             h.push(
                 "m1",
-                "user",
+                MessageRole::User,
                 StoredParts {
                     text: "x".repeat(mb * 1024 * 1024),
                     ..Default::default()
@@ -464,12 +463,12 @@ mod tests {
         assert!(c.take("huge").is_empty(), "too large to keep");
     }
 
-    fn row(role: &str, parts: serde_json::Value) -> MessageRow {
+    fn row(role: MessageRole, parts: serde_json::Value) -> MessageRow {
         MessageRow {
             id: crate::util::new_id(),
             session_id: "s".into(),
             run_id: None,
-            role: role.into(),
+            role,
             parts: parts.to_string(),
             created_at: 0,
         }
@@ -479,7 +478,7 @@ mod tests {
     fn the_cache_gives_back_what_was_put_and_stays_bounded() {
         let c = HistoryCache::default();
         let mut h = History::default();
-        h.push_row(&row("user", serde_json::json!({"text": "hi"})));
+        h.push_row(&row(MessageRole::User, serde_json::json!({"text": "hi"})));
         c.put("a", h.clone());
         for i in 0..MAX_SESSIONS + 5 {
             c.put(&format!("s{i}"), h.clone());
@@ -498,20 +497,20 @@ mod tests {
     #[test]
     fn orphan_tool_calls_get_a_result() {
         let rows = [
-            row("user", serde_json::json!({"text": "hi"})),
+            row(MessageRole::User, serde_json::json!({"text": "hi"})),
             row(
-                "assistant",
+                MessageRole::Assistant,
                 serde_json::json!({"text": "", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}, {"id": "c2", "name": "shell", "arguments": "{}"}]}),
             ),
             row(
-                "tool",
+                MessageRole::Tool,
                 serde_json::json!({"call_id": "c1", "name": "read_file", "text": "ok"}),
             ),
             row(
-                "tool",
+                MessageRole::Tool,
                 serde_json::json!({"call_id": "c9", "name": "shell", "text": "a result for no call"}),
             ),
-            row("user", serde_json::json!({"text": "again"})),
+            row(MessageRole::User, serde_json::json!({"text": "again"})),
         ];
         let mut h = History::default();
         for r in &rows {
@@ -529,9 +528,8 @@ mod tests {
     #[test]
     fn calls_still_open_at_a_model_call_are_closed_and_the_shared_copy_stays_as_sent() {
         let mut h = History::default();
-        h.push_row(&row("user", serde_json::json!({"text": "hi"})));
-        h.push_row(&row(
-            "assistant",
+        h.push_row(&row(MessageRole::User, serde_json::json!({"text": "hi"})));
+        h.push_row(&row(MessageRole::Assistant,
             serde_json::json!({"text": "", "tool_calls": [{"id": "c1", "name": "shell", "arguments": "{}"}]}),
         ));
         let sent = h.messages();
@@ -540,10 +538,10 @@ mod tests {
             matches!(&sent[2], ChatMessage::Tool { call_id, text, .. } if call_id == "c1" && text == NOT_EXECUTED)
         );
         h.push_row(&row(
-            "tool",
+            MessageRole::Tool,
             serde_json::json!({"call_id": "c1", "name": "shell", "text": "too late"}),
         ));
-        h.push_row(&row("user", serde_json::json!({"text": "next"})));
+        h.push_row(&row(MessageRole::User, serde_json::json!({"text": "next"})));
         assert_eq!(sent.len(), 3, "a request already made does not change");
         assert_eq!(h.messages().len(), 4, "the late result is dropped");
     }

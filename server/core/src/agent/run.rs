@@ -70,7 +70,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
                 String::new()
             };
             t.store_message(
-                "user",
+                crate::protocol::MessageRole::User,
                 StoredParts {
                     text: format!("{}{attached}", spec.text),
                     images: spec.images.clone(),
@@ -297,7 +297,7 @@ pub(super) async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     let out = handle_call(t, &call, None).await;
     let text = format!("I ran `{command}` myself:\n{}", out.text);
     t.store_message(
-        "user",
+        crate::protocol::MessageRole::User,
         StoredParts {
             text,
             ..Default::default()

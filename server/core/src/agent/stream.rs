@@ -316,7 +316,7 @@ pub(super) async fn stream_turn(
     }
     let calls: Vec<ToolCallReq> = a.calls.into_iter().map(|(_, c)| c).collect();
     t.store_message(
-        "assistant",
+        crate::protocol::MessageRole::Assistant,
         StoredParts {
             text: a.text.clone(),
             reasoning: a.reasoning.clone(),

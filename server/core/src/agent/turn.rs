@@ -144,11 +144,11 @@ impl Turn<'_> {
         }
     }
 
-    pub(super) fn store_message(&self, role: &str, parts: StoredParts) {
+    pub(super) fn store_message(&self, role: crate::protocol::MessageRole, parts: StoredParts) {
         let m = NewMessage {
             id: new_id(),
             run_id: Some(self.run.run_id.clone()),
-            role: role.to_string(),
+            role,
             parts: serde_json::to_string(&parts).unwrap_or_default(),
         };
         self.history.lock().push(&m.id, role, parts);

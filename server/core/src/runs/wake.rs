@@ -105,7 +105,7 @@ impl Waker {
             let Ok(s) = store.get_session(session).await else {
                 return;
             };
-            if s.archived != 0 || s.parent_id.is_some() {
+            if s.archived || s.parent_id.is_some() {
                 return;
             }
             let pending = store.undelivered_tasks(session).await.unwrap_or_default();

@@ -1,10 +1,12 @@
-//! `tradewind sandbox-exec`: the small re-exec helper every confined command starts through
-//! (safe Rust: no `unsafe`, no `pre_exec`). It starts a new session, applies a Landlock ruleset
-//! (with signal and abstract-socket scoping where the kernel has them) and a seccomp filter,
-//! becomes the child subreaper, runs the command as its child and, when the command ends or the
-//! helper is told to stop (SIGTERM, SIGINT, SIGHUP), kills every descendant left — `setsid` and
-//! double-forked ones included — before it exits with the command's status. Inside the jail it
-//! runs as the jail's first process; in the Landlock fallback it is the whole confinement.
+//! `tradewind sandbox-exec`: the server's own confinement helper (safe Rust: no `unsafe`, no
+//! `pre_exec`). In the Landlock fallback it is the whole confinement: it starts a new session,
+//! confines itself (`tradewind_confine`: a Landlock ruleset with signal and abstract-socket
+//! scoping where the kernel has them, and a seccomp filter), becomes the child subreaper, runs
+//! the command as its child and, when the command ends or the helper is told to stop (SIGTERM,
+//! SIGINT, SIGHUP), kills every descendant left — `setsid` and double-forked ones included —
+//! before it exits with the command's status. In the jail, the small `tradewind-confine` binary
+//! does the confining instead when it is installed beside the server; this one (`--exec`)
+//! confines and becomes the command when it is not.
 
 use std::process::ExitCode;
 

@@ -61,7 +61,7 @@ impl Core {
     /// Give the session a goal; its first turn starts now (after a run in progress).
     pub async fn set_goal(&self, session: &str, p: &SetGoalParams) -> ServiceResult<Goal> {
         let row = self.load_session(session).await?;
-        if row.archived != 0 {
+        if row.archived {
             return Err(ServiceError::Conflict(
                 "the session is archived; unarchive it first".into(),
             ));

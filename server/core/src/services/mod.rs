@@ -183,7 +183,7 @@ impl Core {
         limits: Option<crate::protocol::RunLimits>,
     ) -> ServiceResult<String> {
         let session = self.load_session(session_id).await?;
-        if session.archived != 0 {
+        if session.archived {
             return Err(ServiceError::Conflict(
                 "the session is archived; unarchive it first".into(),
             ));

@@ -179,7 +179,7 @@ impl Core {
     /// other, that makes no answer).
     pub async fn compact_session(&self, id: &str) -> ServiceResult<String> {
         let session = self.load_session(id).await?;
-        if session.archived != 0 {
+        if session.archived {
             return Err(ServiceError::Conflict(
                 "the session is archived; unarchive it first".into(),
             ));

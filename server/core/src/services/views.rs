@@ -7,20 +7,13 @@ use crate::protocol::{
 };
 use crate::store::json::{decode, decode_opt, readable};
 use crate::store::{
-    ApprovalDetail, ApprovalRow, ArtifactRow, MessageRow, PlanRow, QuestionRow, RunRow, StoreError,
-    StoreResult,
+    ApprovalDetail, ApprovalRow, ArtifactRow, MessageRow, PlanRow, QuestionRow, RunRow, StoreResult,
 };
 
 pub fn message(r: MessageRow) -> StoreResult<Message> {
     Ok(Message {
         parts: decode("message", &r.id, "parts", &r.parts)?,
-        role: r.role.parse().map_err(|_| {
-            StoreError::Other(anyhow::anyhow!(
-                "message {}: unknown role `{}`",
-                r.id,
-                r.role
-            ))
-        })?,
+        role: r.role,
         id: r.id,
         run_id: r.run_id,
         created_at: r.created_at,

@@ -2,13 +2,15 @@
 //! sends to the model. The event log is the UI's record; this is the model's.
 
 use super::{Store, StoreResult};
+use crate::protocol::MessageRole;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MessageRow {
     pub id: String,
     pub session_id: String,
     pub run_id: Option<String>,
-    pub role: String,
+    #[sqlx(try_from = "String")]
+    pub role: MessageRole,
     pub parts: String,
     pub created_at: i64,
 }
@@ -18,7 +20,7 @@ pub struct MessageRow {
 pub struct NewMessage {
     pub id: String,
     pub run_id: Option<String>,
-    pub role: String,
+    pub role: MessageRole,
     pub parts: String,
 }
 

@@ -4,16 +4,14 @@ use super::{Store, StoreError, StoreResult};
 use crate::protocol::{Agent, Mode, SessionStatus};
 use crate::util::now_ms;
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct SessionRow {
     pub id: String,
     pub title: String,
     pub workspace: String,
-    #[sqlx(try_from = "String")]
     pub agent: Agent,
-    #[sqlx(try_from = "String")]
     pub mode: Mode,
-    pub archived: i64,
+    pub archived: bool,
     pub parent_id: Option<String>,
     pub last_seq: i64,
     pub created_at: i64,
@@ -22,16 +20,59 @@ pub struct SessionRow {
     pub forked_from_seq: Option<i64>,
     /// The session's own spend cap (USD); `None`: the server's `spend.sessionUsd`.
     pub spend_cap_usd: Option<f64>,
-    #[sqlx(try_from = "Option<String>")]
     pub reasoning_effort: EffortColumn,
     /// The session's own provider id and model; `None`: the defaults.
     pub provider: Option<String>,
     pub model: Option<String>,
     /// Derived: `waiting` (something waits for the user), `running`, or `idle`.
-    #[sqlx(try_from = "String")]
     pub status: SessionStatus,
-    /// Derived: 1 when the session has a goal (in any status), else 0.
-    pub has_goal: i64,
+    /// Derived: whether the session has a goal (in any status).
+    pub has_goal: bool,
+}
+
+/// Read by hand (not derived) for its flags: both backends store them as integers 0/1, which
+/// the `Any` driver will not decode as `bool`; here they become `bool` once, and an enum column
+/// holding a value this server does not know is an error naming the column.
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for SessionRow {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row;
+        fn column<T, E: std::error::Error + Send + Sync + 'static>(
+            index: &str,
+            v: Result<T, E>,
+        ) -> Result<T, sqlx::Error> {
+            v.map_err(|e| sqlx::Error::ColumnDecode {
+                index: index.to_string(),
+                source: Box::new(e),
+            })
+        }
+        let flag = |name: &str| row.try_get::<i64, _>(name).map(|v| v != 0);
+        Ok(SessionRow {
+            id: row.try_get("id")?,
+            title: row.try_get("title")?,
+            workspace: row.try_get("workspace")?,
+            agent: column("agent", Agent::try_from(row.try_get::<String, _>("agent")?))?,
+            mode: column("mode", Mode::try_from(row.try_get::<String, _>("mode")?))?,
+            archived: flag("archived")?,
+            parent_id: row.try_get("parent_id")?,
+            last_seq: row.try_get("last_seq")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+            forked_from_session: row.try_get("forked_from_session")?,
+            forked_from_seq: row.try_get("forked_from_seq")?,
+            spend_cap_usd: row.try_get("spend_cap_usd")?,
+            reasoning_effort: column(
+                "reasoning_effort",
+                EffortColumn::try_from(row.try_get::<Option<String>, _>("reasoning_effort")?),
+            )?,
+            provider: row.try_get("provider")?,
+            model: row.try_get("model")?,
+            status: column(
+                "status",
+                SessionStatus::try_from(row.try_get::<String, _>("status")?),
+            )?,
+            has_goal: flag("has_goal")?,
+        })
+    }
 }
 
 /// `SELECT … FROM sessions s` with the derived status, as a literal (sqlx takes `&'static str`).
@@ -152,7 +193,7 @@ impl Store {
             workspace: parent.workspace.clone(),
             agent,
             mode,
-            archived: 0,
+            archived: false,
             parent_id: Some(parent.id.clone()),
             last_seq: 0,
             created_at: now,
@@ -164,7 +205,7 @@ impl Store {
             provider: parent.provider.clone(),
             model: parent.model.clone(),
             status: SessionStatus::Idle,
-            has_goal: 0,
+            has_goal: false,
         })
     }
 
@@ -263,7 +304,7 @@ impl Store {
         let title = patch.title.clone().unwrap_or(cur.title);
         let agent = patch.agent.unwrap_or(cur.agent);
         let mode = patch.mode.unwrap_or(cur.mode);
-        let archived = patch.archived.map(i64::from).unwrap_or(cur.archived);
+        let archived = patch.archived.unwrap_or(cur.archived);
         let cap = patch.spend_cap_usd.unwrap_or(cur.spend_cap_usd);
         let effort = patch.reasoning_effort.unwrap_or(cur.reasoning_effort.0);
         let provider = patch.provider.clone().unwrap_or(cur.provider);
@@ -274,7 +315,7 @@ impl Store {
         .bind(title)
         .bind(agent.as_str())
         .bind(mode.as_str())
-        .bind(archived)
+        .bind(i64::from(archived))
         .bind(cap)
         .bind(effort.map(|e| e.as_str()))
         .bind(provider)
@@ -308,7 +349,7 @@ impl From<SessionRow> for crate::protocol::Session {
         crate::protocol::Session {
             agent: r.agent,
             mode: r.mode,
-            archived: r.archived != 0,
+            archived: r.archived,
             status: r.status,
             id: r.id,
             title: r.title,
@@ -325,7 +366,7 @@ impl From<SessionRow> for crate::protocol::Session {
             provider: r.provider,
             model: r.model,
             parent_id: r.parent_id,
-            has_goal: r.has_goal != 0,
+            has_goal: r.has_goal,
         }
     }
 }

@@ -1330,7 +1330,7 @@ async fn events() {
             msgs.push(tradewind::store::NewMessage {
                 id: tradewind::util::new_id(),
                 run_id: Some("R".into()),
-                role: "tool".into(),
+                role: tradewind::protocol::MessageRole::Tool,
                 parts: json!({"call_id": call, "name": "read_file", "text": text}).to_string(),
             });
         }

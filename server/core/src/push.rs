@@ -436,7 +436,7 @@ pub fn decrypt(ua: &agreement::PrivateKey, auth: &[u8], body: &[u8]) -> Result<V
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::*;
 
     fn b64(s: &str) -> Vec<u8> {

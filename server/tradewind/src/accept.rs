@@ -48,8 +48,20 @@ struct Pending(Mutex<HashMap<IpAddr, usize>>);
 /// What a connection holds: a pending place (given back at its first request), or one of the
 /// places over the cap (held while it lives).
 enum Slot {
-    Pending(#[allow(dead_code)] Place),
-    OverCap(#[allow(dead_code)] OverCapPlace),
+    Pending(
+        #[expect(
+            dead_code,
+            reason = "held for its Drop: the place is given back with the connection"
+        )]
+        Place,
+    ),
+    OverCap(
+        #[expect(
+            dead_code,
+            reason = "held for its Drop: the place is given back with the connection"
+        )]
+        OverCapPlace,
+    ),
 }
 
 /// One of the `MAX_OVER_CAP` places, given back when dropped.

@@ -675,3 +675,49 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
     assert_eq!(t["hidden"], json!([other_s]), "{t}");
     s.stop().await;
 }
+
+/// Under `sandbox.network = "deny"` a jailed command has no network (its own namespace: the
+/// host's loopback listener is out of reach); an install the user approved (`Job::install`: a
+/// plugin's, the analysis extras') gets the network for that one call, and a job that denies
+/// the network itself keeps it denied.
+#[tokio::test]
+async fn an_approved_install_gets_the_network_for_its_one_call() {
+    let p = plant();
+    let mut cfg = Config::for_paths(p.ws.clone(), p.state.clone());
+    cfg.sandbox_helper = Some(binary());
+    cfg.home = Some(p.home.path().to_path_buf());
+    cfg.sandbox.jail = JailChoice::Bwrap;
+    cfg.sandbox.network = "deny".into();
+    let (sb, info) = tradewind::sandbox::for_config(&cfg);
+    let sb = sb.unwrap_or_else(|| panic!("no sandbox: {:?}", info.notes));
+    assert_eq!(info.network, "deny");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!(
+        "import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')"
+    );
+    let connect = |job: Job| {
+        let (sb, ws, script) = (&sb, p.ws.clone(), script.clone());
+        async move { run_in(sb, &job, &ws, "/usr/bin/python3", &["-c", &script]).await }
+    };
+    let plain = connect(job(&[&p.ws])).await;
+    assert!(!plain.status.success(), "{}", text(&plain));
+    let install = connect(Job {
+        install: true,
+        ..job(&[&p.ws])
+    })
+    .await;
+    assert_eq!(
+        String::from_utf8_lossy(&install.stdout),
+        "connected\n",
+        "{}",
+        text(&install)
+    );
+    let denied = connect(Job {
+        install: true,
+        network_deny: true,
+        ..job(&[&p.ws])
+    })
+    .await;
+    assert!(!denied.status.success(), "{}", text(&denied));
+}

@@ -84,6 +84,10 @@ pub struct Job {
     pub bind_over: Vec<(PathBuf, PathBuf)>,
     /// No network at all (besides the server's `sandbox.network: deny`).
     pub network_deny: bool,
+    /// An install the user approved (a plugin's, the analysis extras'): the network is allowed
+    /// for this one call even where `sandbox.network` is `deny` (never where the job itself
+    /// says `network_deny`). Everything else of the jail holds.
+    pub install: bool,
     /// The user's SSH agent socket is bound in (the approval said "lets this command use your
     /// SSH keys").
     pub ssh_agent: bool,
@@ -573,7 +577,7 @@ impl Sandbox {
         args: &[OsString],
     ) -> Result<tokio::process::Command, String> {
         let job = &Job {
-            network_deny: job.network_deny || self.network_deny,
+            network_deny: job.network_deny || (self.network_deny && !job.install),
             ..job.clone()
         };
         match &self.kind {

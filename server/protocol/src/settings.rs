@@ -300,7 +300,8 @@ pub enum ProviderKind {
 pub struct GrantInfo {
     /// The stored key (pass it back to revoke).
     pub key: String,
-    /// `effect`, `directory`, `command`, `prefix`, `write` or `other`.
+    /// `effect`, `directory`, `file`, `command`, `prefix`, `network`, `mcp`, `jail` (a path let
+    /// into the session's jail), `write` or `other`.
     pub kind: String,
     /// What it allows, in words.
     pub label: String,

@@ -2331,7 +2331,10 @@ export interface components {
             created_at: number;
             /** @description The stored key (pass it back to revoke). */
             key: string;
-            /** @description `effect`, `directory`, `command`, `prefix`, `write` or `other`. */
+            /**
+             * @description `effect`, `directory`, `file`, `command`, `prefix`, `network`, `mcp`, `jail` (a path let
+             *     into the session's jail), `write` or `other`.
+             */
             kind: string;
             /** @description What it allows, in words. */
             label: string;

@@ -318,6 +318,18 @@ impl Core {
     }
 }
 
+/// A grant as the API shows it: its key, kind, words and scope.
+fn grant_info(key: String, workspace: bool, created_at: i64) -> crate::protocol::GrantInfo {
+    let (kind, label) = describe_grant(&key);
+    crate::protocol::GrantInfo {
+        kind: kind.into(),
+        label,
+        scope: if workspace { "workspace" } else { "session" }.into(),
+        key,
+        created_at,
+    }
+}
+
 /// A grant key in words, and its kind.
 fn describe_grant(key: &str) -> (&'static str, String) {
     use crate::policy::{Access, GrantKey};
@@ -371,21 +383,7 @@ impl Core {
             .await
             .map_err(ServiceError::Store)?
             .into_iter()
-            .map(|g| {
-                let (kind, label) = describe_grant(&g.key);
-                crate::protocol::GrantInfo {
-                    kind: kind.into(),
-                    label,
-                    scope: if g.workspace.is_some() {
-                        "workspace"
-                    } else {
-                        "session"
-                    }
-                    .into(),
-                    key: g.key,
-                    created_at: g.created_at,
-                }
-            })
+            .map(|g| grant_info(g.key, g.workspace.is_some(), g.created_at))
             .collect();
         let c = &self.cfg;
         Ok(crate::protocol::SessionPermissions {
@@ -447,14 +445,7 @@ impl Core {
         self.deps()
             .grants_epoch
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        let (kind, label) = describe_grant(&key);
-        Ok(crate::protocol::GrantInfo {
-            kind: kind.into(),
-            label,
-            scope: "session".into(),
-            key,
-            created_at: crate::util::now_ms(),
-        })
+        Ok(grant_info(key, false, crate::util::now_ms()))
     }
 
     /// Revoke one grant of a session (`workspace`: the rule kept for its workspace). Runs in

@@ -146,7 +146,7 @@ static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrat
 /// commit instead of two per migration: a fresh start spent about 11 ms on them. A file that
 /// holds anything already is left to the migrator.
 async fn create_new_sqlite(
-    pool: &AnyPool,
+    conn: &mut AnyConnection,
     migrator: &sqlx::migrate::Migrator,
 ) -> Result<(), sqlx::Error> {
     if migrator
@@ -155,8 +155,7 @@ async fn create_new_sqlite(
     {
         return Ok(());
     }
-    let mut conn = pool.acquire().await?;
-    let mut tx = Connection::begin_with(&mut *conn, "BEGIN IMMEDIATE").await?;
+    let mut tx = Connection::begin_with(conn, "BEGIN IMMEDIATE").await?;
     // Inside the write lock: another process that created it first leaves nothing to do here.
     let (objects,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sqlite_master")
         .fetch_one(&mut *tx)
@@ -231,25 +230,33 @@ impl Store {
         } else {
             opts = opts.max_connections(16);
         }
-        let pool = opts.connect(url).await.map_err(|e| {
-            anyhow::anyhow!("cannot open the database: {e}. If the file is corrupt, move it aside (Tradewind never overwrites it).")
-        })?;
+        let cannot_open = |e: sqlx::Error| {
+            anyhow::anyhow!(
+                "cannot open the database: {e}. If the file is corrupt, move it aside (Tradewind never overwrites it)."
+            )
+        };
+        // SQLite's pool opens nothing yet: its first connection is the one below.
+        let pool = match backend {
+            Backend::Sqlite => opts.connect_lazy(url).map_err(cannot_open)?,
+            Backend::Postgres => opts.connect(url).await.map_err(cannot_open)?,
+        };
         let migrator = match backend {
             Backend::Sqlite => &SQLITE_MIGRATOR,
             Backend::Postgres => &POSTGRES_MIGRATOR,
         };
-        if backend == Backend::Sqlite {
-            create_new_sqlite(&pool, migrator)
-                .await
-                .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
-        }
-        migrator
-            .run(&pool)
-            .await
-            .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
         let writer = match backend {
             Backend::Sqlite => {
-                let mut conn = pool.acquire().await?.detach();
+                // One connection creates or migrates the schema and then becomes the event
+                // log's: every connection opened parses the whole schema (and starts a thread),
+                // and one handed back to the pool is not there yet for the next acquire.
+                let mut conn = pool.acquire().await.map_err(cannot_open)?.detach();
+                create_new_sqlite(&mut conn, migrator)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
+                migrator
+                    .run(&mut conn)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
                 // Checkpoints run in `checkpoint_soon`'s task, never inside this connection's
                 // commits; the pool's connections keep SQLite's default as a safety net.
                 conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
@@ -259,7 +266,13 @@ impl Store {
                     checkpointing: AtomicBool::new(false),
                 }))
             }
-            Backend::Postgres => None,
+            Backend::Postgres => {
+                migrator
+                    .run(&pool)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
+                None
+            }
         };
         Ok(Store {
             pool,

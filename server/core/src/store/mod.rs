@@ -163,8 +163,9 @@ async fn create_new_sqlite(
     if objects != 0 {
         return tx.rollback().await;
     }
-    // sqlx's own definition of its table (sqlx-sqlite `ensure_migrations_table`).
-    tx.execute(
+    // sqlx's own definition of its table (sqlx-sqlite `ensure_migrations_table`), then every
+    // migration, as one script: one trip to SQLite's thread instead of one per statement.
+    let mut script = String::from(
         "CREATE TABLE IF NOT EXISTS _sqlx_migrations (
     version BIGINT PRIMARY KEY,
     description TEXT NOT NULL,
@@ -172,21 +173,32 @@ async fn create_new_sqlite(
     success BOOLEAN NOT NULL,
     checksum BLOB NOT NULL,
     execution_time BIGINT NOT NULL
-);",
-    )
-    .await?;
+);
+",
+    );
     for m in migrator.iter() {
-        tx.execute(m.sql.clone()).await?;
-        sqlx::query(
-            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-             VALUES ($1, $2, TRUE, $3, 0)",
-        )
-        .bind(m.version)
-        .bind(m.description.to_string())
-        .bind(m.checksum.to_vec())
-        .execute(&mut *tx)
-        .await?;
+        // On lines of their own: a migration may end in a comment.
+        script.push_str(m.sql.as_str());
+        script.push_str("\n;\n");
     }
+    tx.execute(sqlx::raw_sql(sqlx::AssertSqlSafe(script)))
+        .await?;
+    let n = migrator.iter().count();
+    let rows: Vec<String> = (0..n)
+        .map(|i| format!("(${}, ${}, TRUE, ${}, 0)", 3 * i + 1, 3 * i + 2, 3 * i + 3))
+        .collect();
+    // The placeholders are numbered here; every value is bound.
+    let mut insert = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES {}",
+        rows.join(", ")
+    )));
+    for m in migrator.iter() {
+        insert = insert
+            .bind(m.version)
+            .bind(m.description.to_string())
+            .bind(m.checksum.to_vec());
+    }
+    insert.execute(&mut *tx).await?;
     tx.commit().await
 }
 

@@ -108,6 +108,14 @@ impl Job {
             ..Job::default()
         }
     }
+
+    /// A session's command: its roots, and the paths its grants let into the jail.
+    pub fn for_session(paths: &crate::policy::paths::PathPolicy, let_in: Vec<PathBuf>) -> Job {
+        Job {
+            read: let_in,
+            ..Job::in_roots(paths)
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -430,10 +430,7 @@ impl Core {
             .deps()
             .paths
             .with_workspace(std::path::Path::new(&row.workspace));
-        let job = crate::sandbox::Job {
-            read: crate::policy::jail_paths(&grants),
-            ..crate::sandbox::Job::in_roots(&paths)
-        };
+        let job = crate::sandbox::Job::for_session(&paths, crate::policy::jail_paths(&grants));
         if let Some(why) = sandbox.refuses_to_allow(&job, &real) {
             return Err(ServiceError::Invalid(why));
         }

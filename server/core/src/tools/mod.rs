@@ -130,10 +130,7 @@ impl ToolCtx<'_> {
     /// What a command of this call may touch in the jail: the session's roots, and the paths
     /// its grants let in.
     pub fn job(&self) -> crate::sandbox::Job {
-        crate::sandbox::Job {
-            read: self.host.jail_paths(),
-            ..crate::sandbox::Job::in_roots(self.paths)
-        }
+        crate::sandbox::Job::for_session(self.paths, self.host.jail_paths())
     }
 
     /// The services tools use.

@@ -171,7 +171,7 @@ async fn suite(store: Store) {
     let odd = "{\"type\":\"x\",\"s\":\"quote \\\" backslash \\\\ nul \\u0000 é 😀\"}";
     let events: Vec<NewEvent> = (0..300)
         .map(|i| NewEvent {
-            run_id: (i % 2 == 0).then(|| format!("R{i}")),
+            run_id: (i % 2 == 0).then(|| format!("R{i}").into()),
             kind: if i == 7 { "odd".into() } else { "x".into() },
             data: if i == 7 {
                 odd.to_string()
@@ -274,7 +274,7 @@ async fn suite(store: Store) {
     assert!(store.start_run(&rid).await.unwrap());
     assert!(!store.start_run(&rid).await.unwrap());
     let end = |status| tradewind::store::RunEndRow {
-        run_id: rid.clone(),
+        run_id: rid.clone().into(),
         status,
         error: None,
         usage: "{}".into(),
@@ -293,8 +293,8 @@ async fn suite(store: Store) {
     store
         .create_approval(&NewApproval {
             id: aid.clone(),
-            session_id: sid.clone(),
-            run_id: rid.clone(),
+            session_id: sid.clone().into(),
+            run_id: rid.clone().into(),
             call_id: "c".into(),
             tool: "shell".into(),
             effect: Effect::Process,
@@ -381,7 +381,7 @@ async fn suite(store: Store) {
                 &[],
                 &[NewMessage {
                     id: tradewind::util::new_id(),
-                    run_id: Some(rid.clone()),
+                    run_id: Some(rid.clone().into()),
                     role: MessageRole::User,
                     parts: format!("{{\"text\":\"{i}\"}}"),
                 }],

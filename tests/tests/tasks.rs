@@ -346,7 +346,7 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
     let store = s.server.as_ref().unwrap().state.store.clone();
     let row = tradewind::store::TaskRow {
         id: tradewind::util::new_id(),
-        session_id: sid.clone(),
+        session_id: sid.clone().into(),
         command: "x".into(),
         cwd: "/".into(),
         label: "x".into(),

@@ -73,7 +73,7 @@ pub struct Waiter<'a> {
     pub slot: Option<&'a crate::slot::Slot>,
     /// For a subagent: the sessions above it (parent first, root last), which hear
     /// `child_pending`.
-    pub ancestors: &'a [String],
+    pub ancestors: &'a [crate::protocol::SessionId],
     /// Tells closed apps (Web Push) that the user is needed.
     pub push: Option<&'a Arc<crate::push::Push>>,
 }
@@ -104,7 +104,7 @@ pub enum AnswerError {
 pub struct Pending<K: PromptKind> {
     waiting: Mutex<HashMap<String, oneshot::Sender<K::Answer>>>,
     /// Prompts of subagents shown to the sessions above them: id → (those sessions, child).
-    mirrored: Mutex<HashMap<String, (Vec<String>, String)>>,
+    mirrored: Mutex<HashMap<String, (Vec<crate::protocol::SessionId>, String)>>,
 }
 
 impl<K: PromptKind> Default for Pending<K> {
@@ -126,7 +126,7 @@ fn child_pending<K: PromptKind>(
     status: crate::protocol::ChildPendingStatus,
 ) -> EventPayload {
     EventPayload::ChildPending {
-        child_session: child.to_string(),
+        child_session: child.into(),
         kind: K::KIND,
         id: id.to_string(),
         summary,
@@ -204,7 +204,7 @@ impl<K: PromptKind> Pending<K> {
         &self,
         id: &str,
         status: crate::protocol::ChildPendingStatus,
-    ) -> Option<(Vec<String>, EventPayload)> {
+    ) -> Option<(Vec<crate::protocol::SessionId>, EventPayload)> {
         let (above, child) = self.mirrored.lock().remove(id)?;
         Some((above, child_pending::<K>(&child, id, String::new(), status)))
     }
@@ -350,8 +350,8 @@ pub type Answers = Vec<Option<Vec<String>>>;
 
 pub struct QuestionRequest {
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: crate::protocol::SessionId,
+    pub run_id: crate::protocol::RunId,
     pub call_id: String,
     pub questions: Vec<Question>,
 }

@@ -42,7 +42,7 @@ impl RunEnd {
     /// Its `run_finished` event.
     pub fn event(&self, run_id: &str) -> EventPayload {
         EventPayload::RunFinished {
-            run_id: run_id.to_string(),
+            run_id: run_id.into(),
             status: self.status,
             error: self.error.clone(),
             usage: self.usage,
@@ -77,7 +77,7 @@ pub trait Scheduler: Send + Sync {
         session: &'a SessionRow,
         trigger: RunTrigger,
         text: &'a str,
-    ) -> BoxFuture<'a, StoreResult<String>>;
+    ) -> BoxFuture<'a, StoreResult<crate::protocol::RunId>>;
     /// A run of the session is active or queued.
     fn is_busy(&self, session: &str) -> bool;
     /// Notified each time a session's queue runs dry.

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::{Agent, Mode, RunStatus, SessionStatus};
+use crate::protocol::{Agent, Mode, RunStatus, SessionId, SessionStatus};
 use crate::store::{SessionRow, Store};
 
 /// Subagents nest at most this deep below the session the user started.
@@ -20,8 +20,8 @@ pub const WAIT_MAX_SECS: u64 = 3600;
 
 /// The sessions above `session`: its parent first, the root last (empty for a session the user
 /// started).
-pub async fn lineage(store: &Store, session: &SessionRow) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+pub async fn lineage(store: &Store, session: &SessionRow) -> Vec<SessionId> {
+    let mut out: Vec<SessionId> = Vec::new();
     let mut next = session.parent_id.clone();
     while let Some(id) = next {
         // Depth is bounded by `task`; the bound here only guards against a corrupt loop.
@@ -35,10 +35,10 @@ pub async fn lineage(store: &Store, session: &SessionRow) -> Vec<String> {
 }
 
 /// What `task` remembered of each child it started: the sessions above it (parent first).
-pub type Lineages = parking_lot::Mutex<std::collections::HashMap<String, Vec<String>>>;
+pub type Lineages = parking_lot::Mutex<std::collections::HashMap<SessionId, Vec<SessionId>>>;
 
 /// `lineage`, from what `task` remembered when it started the session (else the store).
-pub async fn lineage_of(known: &Lineages, store: &Store, session: &SessionRow) -> Vec<String> {
+pub async fn lineage_of(known: &Lineages, store: &Store, session: &SessionRow) -> Vec<SessionId> {
     if session.parent_id.is_none() {
         return Vec::new();
     }
@@ -50,7 +50,7 @@ pub async fn lineage_of(known: &Lineages, store: &Store, session: &SessionRow) -
 }
 
 /// The session whose grants `session` uses: its root for a subagent, else itself.
-pub async fn grant_owner(store: &Store, session: &SessionRow) -> String {
+pub async fn grant_owner(store: &Store, session: &SessionRow) -> SessionId {
     lineage(store, session)
         .await
         .pop()
@@ -138,7 +138,7 @@ pub async fn view(
                 .map_or_else(|_| e.to_string(), |w| w.message)
         });
     ChildView {
-        id: row.id.clone(),
+        id: row.id.to_string(),
         description: row.title.clone(),
         agent: row.agent,
         mode: row.mode,

@@ -27,7 +27,7 @@ pub enum EventPayload {
         images: Vec<crate::ImageRef>,
     },
     RunStarted {
-        run_id: String,
+        run_id: RunId,
         agent: Agent,
         mode: Mode,
         trigger: RunTrigger,
@@ -146,16 +146,16 @@ pub enum EventPayload {
         revert_id: String,
         message_id: String,
         files: Vec<RevertFile>,
-        runs: Vec<String>,
+        runs: Vec<RunId>,
     },
     /// A revert was undone (redo): its files and runs are back.
     RevertUndone {
         revert_id: String,
         files: Vec<RevertFile>,
-        runs: Vec<String>,
+        runs: Vec<RunId>,
     },
     RunFinished {
-        run_id: String,
+        run_id: RunId,
         status: RunStatus,
         error: Option<WireError>,
         /// Tokens really consumed; for a stream stopped before the provider reported usage,
@@ -206,7 +206,7 @@ pub enum EventPayload {
     /// `GET /api/sessions/{id}/pending` on any of them lists what still waits below, each with
     /// its `session`.
     ChildPending {
-        child_session: String,
+        child_session: SessionId,
         kind: PromptKindName,
         id: String,
         /// One line on what is asked.
@@ -261,8 +261,8 @@ impl EventPayload {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct EventFrame {
     pub seq: i64,
-    pub session: String,
-    pub run: Option<String>,
+    pub session: SessionId,
+    pub run: Option<RunId>,
     pub at: i64,
     #[serde(flatten)]
     pub payload: EventPayload,

@@ -109,7 +109,7 @@ pub struct GoalReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Goal {
     pub id: String,
-    pub session: String,
+    pub session: SessionId,
     pub objective: String,
     pub status: GoalStatus,
     pub budget: GoalBudgets,

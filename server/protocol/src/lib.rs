@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 mod events;
 mod goals;
+mod ids;
 mod prompts;
 mod reports;
 mod server;
@@ -20,6 +21,7 @@ mod whole;
 mod ws;
 pub use events::*;
 pub use goals::*;
+pub use ids::*;
 pub use prompts::*;
 pub use reports::*;
 pub use server::*;

@@ -301,9 +301,9 @@ impl PlanDecision {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingApproval {
     /// The session that asks: this one, or one of its subagents.
-    pub session: String,
+    pub session: SessionId,
     pub approval_id: String,
-    pub run_id: String,
+    pub run_id: RunId,
     pub call_id: String,
     pub tool: String,
     pub effect: Effect,
@@ -330,9 +330,9 @@ pub struct PendingApproval {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingQuestion {
     /// The session that asks: this one, or one of its subagents.
-    pub session: String,
+    pub session: SessionId,
     pub question_id: String,
-    pub run_id: String,
+    pub run_id: RunId,
     pub questions: Vec<Question>,
     pub created_at: i64,
 }
@@ -340,9 +340,9 @@ pub struct PendingQuestion {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PendingPlan {
     /// The session that asks: this one, or one of its subagents.
-    pub session: String,
+    pub session: SessionId,
     pub plan_id: String,
-    pub run_id: String,
+    pub run_id: RunId,
     pub artifact_id: String,
     pub revision: i64,
     pub title: Option<String>,

@@ -56,7 +56,7 @@ pub struct ContextFill {
 /// `GET /api/sessions/{id}/usage`: what a session has used and cost, its cap, and its context.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SessionUsage {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub calls: u64,
     pub unpriced_calls: u64,
     pub usage: Usage,
@@ -109,7 +109,7 @@ pub struct PromptCommands {
 /// One search hit (`GET /api/search`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SearchHit {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub title: String,
     /// The event the text is in: open the session there.
     pub seq: i64,
@@ -179,7 +179,7 @@ pub struct RevertResult {
     /// any is refused without `force`).
     pub hand_edited: Vec<String>,
     /// The runs the model no longer sees (a revert), or sees again (a redo).
-    pub runs: Vec<String>,
+    pub runs: Vec<RunId>,
 }
 
 /// The format tag of an exported session (`tradewind sessions export --format json`).
@@ -201,7 +201,7 @@ pub struct ExportedSession {
 #[derive(Debug, Clone, Deserialize)]
 pub struct ExportedMessage {
     #[serde(default)]
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     pub role: MessageRole,
     pub parts: MessageParts,
     pub created_at: i64,

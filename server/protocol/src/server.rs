@@ -9,8 +9,8 @@ use super::*;
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(examples(json!({"id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E", "session_id": "01JD8Q2N4M5K6J7H8G9F0E1D2C", "status": "completed", "trigger": "prompt", "agent": "build", "error": null, "usage": {"input_tokens": 5120, "output_tokens": 840}, "created_at": 1764547200000_i64, "started_at": 1764547200010_i64, "finished_at": 1764547231000_i64})))]
 pub struct RunInfo {
-    pub id: String,
-    pub session_id: String,
+    pub id: RunId,
+    pub session_id: SessionId,
     pub status: RunStatus,
     pub trigger: RunTrigger,
     pub agent: Agent,
@@ -120,7 +120,7 @@ pub struct RenderErrorsParams {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct QueueItem {
     /// The id of the run it will become.
-    pub id: String,
+    pub id: RunId,
     /// 1 = next.
     pub position: u32,
     pub trigger: RunTrigger,

@@ -9,7 +9,7 @@ use super::*;
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(examples(json!({"id": "01JD8Q2N4M5K6J7H8G9F0E1D2C", "title": "Fix the flaky test", "workspace": "/home/me/project", "agent": "build", "mode": "ask", "archived": false, "status": "running", "last_seq": 42, "created_at": 1764547200000_i64, "updated_at": 1764547260000_i64})))]
 pub struct Session {
-    pub id: String,
+    pub id: SessionId,
     pub title: String,
     pub workspace: String,
     pub agent: Agent,
@@ -38,7 +38,7 @@ pub struct Session {
     pub model: Option<String>,
     /// A subagent: the session whose `task` started it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_id: Option<String>,
+    pub parent_id: Option<SessionId>,
     /// The session has a goal, in any status (`GET /api/sessions/{id}/goal` reads it; without
     /// one that answers 404).
     #[serde(default)]
@@ -47,7 +47,7 @@ pub struct Session {
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
 pub struct ForkedFrom {
-    pub session: String,
+    pub session: SessionId,
     pub seq: i64,
 }
 
@@ -82,7 +82,7 @@ pub struct ForkParams {
 pub struct Forked {
     pub session: Session,
     /// The run `text` started, if any.
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
@@ -265,7 +265,7 @@ pub struct ImageRef {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(examples(json!({"run_id": "01JD8Q3W5V6X7Y8Z9A0B1C2D3E"})))]
 pub struct PostMessageResponse {
-    pub run_id: String,
+    pub run_id: RunId,
 }
 
 /// Who wrote a stored message.
@@ -339,7 +339,7 @@ pub struct MessageToolCall {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Message {
     pub id: String,
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     pub role: MessageRole,
     /// What the message holds; which fields are set depends on the role.
     #[schema(value_type = MessageParts)]

@@ -207,7 +207,7 @@ pub struct ModelInfo {
 pub struct PolicyCheckParams {
     /// Judge as in this session (its workspace, mode, agent and grants). Without it: the server's
     /// workspace, mode `ask` (or `mode`), the build agent (or `agent`), nothing granted.
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// A tool name (`shell`, `write_file`, …).
     pub tool: String,
     /// The tool's arguments, as the model would send them.
@@ -313,7 +313,7 @@ pub struct GrantInfo {
 /// `GET /api/sessions/{id}/permissions`: what the session may do without asking, and why.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct SessionPermissions {
-    pub session: String,
+    pub session: SessionId,
     pub mode: Mode,
     pub agent: Agent,
     pub workspace: String,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::ArtifactKind;
+use super::{ArtifactKind, SessionId};
 
 // ---- Plans and artifacts ----
 
@@ -115,7 +115,7 @@ pub enum TaskStopper {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TaskInfo {
     pub id: String,
-    pub session_id: String,
+    pub session_id: SessionId,
     pub label: String,
     pub command: String,
     pub cwd: String,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::{ApprovalDecision, Mode, Session, WireError};
+use crate::{ApprovalDecision, Mode, RunId, Session, SessionId, WireError};
 
 /// A frame a client sends. Commands carry an optional request `id`, echoed in the `ack` or
 /// `error` that answers them.
@@ -17,12 +17,12 @@ pub enum WsClientFrame {
     Auth { page: String },
     /// The session's stored events after `after`, then its live ones.
     Subscribe {
-        session: String,
+        session: SessionId,
         #[serde(default)]
         after: i64,
     },
     /// Stop following a session.
-    Unsubscribe { session: String },
+    Unsubscribe { session: SessionId },
     /// Every session's listed state, live: `session_updated` whenever one changes status, title
     /// or archive state, `session_deleted` when one goes, `sessions_resync` if changes were
     /// missed (read `GET /api/sessions` again).
@@ -33,14 +33,14 @@ pub enum WsClientFrame {
     Prompt {
         #[serde(default)]
         id: Option<String>,
-        session: String,
+        session: SessionId,
         text: String,
     },
     /// `POST /api/runs/{id}/cancel`.
     Cancel {
         #[serde(default)]
         id: Option<String>,
-        run: String,
+        run: RunId,
     },
     /// `POST /api/approvals/{id}`.
     Approval {
@@ -53,7 +53,7 @@ pub enum WsClientFrame {
     SetMode {
         #[serde(default)]
         id: Option<String>,
-        session: String,
+        session: SessionId,
         mode: Mode,
     },
     /// Answered by an ack with an empty result.
@@ -79,9 +79,12 @@ pub enum WsServerFrame {
         error: WireError,
     },
     /// A session of the live list changed (after `subscribe_sessions`).
-    SessionUpdated { session: String, data: Box<Session> },
+    SessionUpdated {
+        session: SessionId,
+        data: Box<Session>,
+    },
     /// A session of the live list was deleted.
-    SessionDeleted { session: String },
+    SessionDeleted { session: SessionId },
     /// Changes to the list were missed: read `GET /api/sessions` again.
     SessionsResync,
 }

@@ -1900,7 +1900,7 @@ export interface components {
          *     its `session`.
          */
         ChildPendingEvent: components["schemas"]["EventEnvelope"] & {
-            child_session: string;
+            child_session: components["schemas"]["SessionId"];
             id: string;
             kind: components["schemas"]["PromptKindName"];
             status: components["schemas"]["ChildPendingStatus"];
@@ -2113,14 +2113,14 @@ export interface components {
              */
             at: number;
             /** @description The run that produced the event; null for session-level events. */
-            run?: string | null;
+            run?: components["schemas"]["RunId"] | null;
             /**
              * Format: int64
              * @description Position in the session's log: 1, 2, 3… with no gaps.
              */
             seq: number;
             /** @description The session id. */
-            session: string;
+            session: components["schemas"]["SessionId"];
         };
         /** @description One stored, sequenced event as sent to clients (REST pages, SSE `data:`, WebSocket `event` frames): `{"seq":N,"session":ID,"run":ID|null,"at":MS,"type":"…",…fields}`. A documented type parses as `KnownEvent`; any other as `UnknownEvent`. */
         EventFrame: components["schemas"]["KnownEvent"] | components["schemas"]["UnknownEvent"];
@@ -2212,14 +2212,13 @@ export interface components {
             title?: string | null;
         };
         Forked: {
-            /** @description The run `text` started, if any. */
-            run_id?: string | null;
+            run_id?: components["schemas"]["RunId"] | null;
             session: components["schemas"]["Session"];
         };
         ForkedFrom: {
             /** Format: int64 */
             seq: number;
-            session: string;
+            session: components["schemas"]["SessionId"];
         };
         /**
          * @description A session's goal: the agent works towards it, turn after turn, until it is done, blocked,
@@ -2242,7 +2241,7 @@ export interface components {
             reason?: string | null;
             /** @description Every report, oldest first; the last one's evidence is the goal's. */
             reports: components["schemas"]["GoalReport"][];
-            session: string;
+            session: components["schemas"]["SessionId"];
             status: components["schemas"]["GoalStatus"];
             /** Format: int64 */
             updated_at: number;
@@ -2495,7 +2494,7 @@ export interface components {
             /** @description What the message holds; which fields are set depends on the role. */
             parts: components["schemas"]["MessageParts"];
             role: components["schemas"]["MessageRole"];
-            run_id?: string | null;
+            run_id?: components["schemas"]["RunId"] | null;
         };
         /** @description The whole assistant message once it is complete. */
         MessageCompleteEvent: components["schemas"]["EventEnvelope"] & {
@@ -2722,10 +2721,10 @@ export interface components {
             reason: string;
             /** @description Every reason this approval covers (as in `approval_requested`). */
             reasons?: string[];
-            run_id: string;
+            run_id: components["schemas"]["RunId"];
             scope: components["schemas"]["ApprovalScope"];
             /** @description The session that asks: this one, or one of its subagents. */
-            session: string;
+            session: components["schemas"]["SessionId"];
             tool: string;
             /** @description Deny-list mentions, control characters, dangerous categories. */
             warnings?: string[];
@@ -2742,9 +2741,9 @@ export interface components {
             plan_id: string;
             /** Format: int64 */
             revision: number;
-            run_id: string;
+            run_id: components["schemas"]["RunId"];
             /** @description The session that asks: this one, or one of its subagents. */
-            session: string;
+            session: components["schemas"]["SessionId"];
             title?: string | null;
         };
         PendingQuestion: {
@@ -2752,9 +2751,9 @@ export interface components {
             created_at: number;
             question_id: string;
             questions: components["schemas"]["Question"][];
-            run_id: string;
+            run_id: components["schemas"]["RunId"];
             /** @description The session that asks: this one, or one of its subagents. */
-            session: string;
+            session: components["schemas"]["SessionId"];
         };
         /**
          * @description How the user answers a pending plan.
@@ -2838,11 +2837,7 @@ export interface components {
             /** @description The tool's arguments, as the model would send them. */
             input: components["schemas"]["ToolInput"];
             mode?: components["schemas"]["Mode"] | null;
-            /**
-             * @description Judge as in this session (its workspace, mode, agent and grants). Without it: the server's
-             *     workspace, mode `ask` (or `mode`), the build agent (or `agent`), nothing granted.
-             */
-            session?: string | null;
+            session?: components["schemas"]["SessionId"] | null;
             /** @description A tool name (`shell`, `write_file`, …). */
             tool: string;
         };
@@ -2926,7 +2921,7 @@ export interface components {
          *     }
          */
         PostMessageResponse: {
-            run_id: string;
+            run_id: components["schemas"]["RunId"];
         };
         ProbeResult: {
             servers: components["schemas"]["ProbedServer"][];
@@ -3179,7 +3174,7 @@ export interface components {
         /** @description An input waiting behind a session's active run. */
         QueueItem: {
             /** @description The id of the run it will become. */
-            id: string;
+            id: components["schemas"]["RunId"];
             /**
              * Format: int32
              * @description 1 = next.
@@ -3269,13 +3264,13 @@ export interface components {
             /** @description The revert (null for a dry run). */
             revert_id?: string | null;
             /** @description The runs the model no longer sees (a revert), or sees again (a redo). */
-            runs: string[];
+            runs: components["schemas"]["RunId"][];
         };
         /** @description A revert was undone (redo): its files and runs are back. */
         RevertUndoneEvent: components["schemas"]["EventEnvelope"] & {
             files: components["schemas"]["RevertFile"][];
             revert_id: string;
-            runs: string[];
+            runs: components["schemas"]["RunId"][];
             /** @enum {string} */
             type: "revert_undone";
         } & {
@@ -3291,7 +3286,7 @@ export interface components {
             duration_ms: number;
             error?: components["schemas"]["WireError"] | null;
             reason?: components["schemas"]["StopReason"] | null;
-            run_id: string;
+            run_id: components["schemas"]["RunId"];
             status: components["schemas"]["RunStatus"];
             /** @enum {string} */
             type: "run_finished";
@@ -3307,6 +3302,8 @@ export interface components {
              */
             type: "run_finished";
         };
+        /** @description A run's id (a ULID): one turn of the agent loop and what it started. */
+        RunId: string;
         /**
          * @example {
          *       "agent": "build",
@@ -3331,8 +3328,8 @@ export interface components {
             error?: components["schemas"]["WireError"] | null;
             /** Format: int64 */
             finished_at?: number | null;
-            id: string;
-            session_id: string;
+            id: components["schemas"]["RunId"];
+            session_id: components["schemas"]["SessionId"];
             /** Format: int64 */
             started_at?: number | null;
             status: components["schemas"]["RunStatus"];
@@ -3360,7 +3357,7 @@ export interface components {
         RunStartedEvent: components["schemas"]["EventEnvelope"] & {
             agent: components["schemas"]["Agent"];
             mode: components["schemas"]["Mode"];
-            run_id: string;
+            run_id: components["schemas"]["RunId"];
             trigger: components["schemas"]["RunTrigger"];
             /** @enum {string} */
             type: "run_started";
@@ -3411,7 +3408,7 @@ export interface components {
              * @description The event the text is in: open the session there.
              */
             seq: number;
-            session_id: string;
+            session_id: components["schemas"]["SessionId"];
             /** @description The matching passage (`…` where it is cut). */
             snippet: string;
             title: string;
@@ -3496,7 +3493,7 @@ export interface components {
              *     one that answers 404).
              */
             has_goal?: boolean;
-            id: string;
+            id: components["schemas"]["SessionId"];
             /**
              * Format: int64
              * @description The seq of the newest event.
@@ -3505,8 +3502,7 @@ export interface components {
             mode: components["schemas"]["Mode"];
             /** @description The model this session's runs use; null: its provider's default model. */
             model?: string | null;
-            /** @description A subagent: the session whose `task` started it. */
-            parent_id?: string | null;
+            parent_id?: components["schemas"]["SessionId"] | null;
             /**
              * @description The provider this session's runs use (an id from `GET /api/providers`); null: the
              *     default provider.
@@ -3540,6 +3536,8 @@ export interface components {
             messages: Record<string, unknown>[];
             session: components["schemas"]["ExportedSession"];
         };
+        /** @description A session's id (a ULID). */
+        SessionId: string;
         SessionPage: {
             data: components["schemas"]["Session"][];
             /** @description Pass as `cursor` to get the next page; null at the end. */
@@ -3555,7 +3553,7 @@ export interface components {
             mode: components["schemas"]["Mode"];
             read_only: boolean;
             sandbox: components["schemas"]["SandboxInfo"];
-            session: string;
+            session: components["schemas"]["SessionId"];
             workspace: string;
             yolo: boolean;
         };
@@ -3567,7 +3565,7 @@ export interface components {
             files: components["schemas"]["RevertFile"][];
             message_id: string;
             revert_id: string;
-            runs: string[];
+            runs: components["schemas"]["RunId"][];
             /** @enum {string} */
             type: "session_reverted";
         } & {
@@ -3606,7 +3604,7 @@ export interface components {
              * @description What every session has spent today (UTC), and the daily cap.
              */
             day_spent_usd: number;
-            session_id: string;
+            session_id: components["schemas"]["SessionId"];
             /** @description `session` (its own cap) or `server` (`spend.sessionUsd` / `PUT /api/usage/caps`). */
             spend_cap_source?: string | null;
             /**
@@ -3691,7 +3689,7 @@ export interface components {
             output_bytes: number;
             /** Format: int64 */
             pid?: number | null;
-            session_id: string;
+            session_id: components["schemas"]["SessionId"];
             /** Format: int64 */
             started_at?: number | null;
             status: components["schemas"]["TaskStatus"];
@@ -4053,11 +4051,11 @@ export interface components {
         } | {
             /** Format: int64 */
             after?: number;
-            session: string;
+            session: components["schemas"]["SessionId"];
             /** @enum {string} */
             type: "subscribe";
         } | {
-            session: string;
+            session: components["schemas"]["SessionId"];
             /** @enum {string} */
             type: "unsubscribe";
         } | {
@@ -4068,13 +4066,13 @@ export interface components {
             type: "unsubscribe_sessions";
         } | {
             id?: string | null;
-            session: string;
+            session: components["schemas"]["SessionId"];
             text: string;
             /** @enum {string} */
             type: "prompt";
         } | {
             id?: string | null;
-            run: string;
+            run: components["schemas"]["RunId"];
             /** @enum {string} */
             type: "cancel";
         } | {
@@ -4086,7 +4084,7 @@ export interface components {
         } | {
             id?: string | null;
             mode: components["schemas"]["Mode"];
-            session: string;
+            session: components["schemas"]["SessionId"];
             /** @enum {string} */
             type: "set_mode";
         } | {
@@ -4108,11 +4106,11 @@ export interface components {
             type: "error";
         } | {
             data: components["schemas"]["Session"];
-            session: string;
+            session: components["schemas"]["SessionId"];
             /** @enum {string} */
             type: "session_updated";
         } | {
-            session: string;
+            session: components["schemas"]["SessionId"];
             /** @enum {string} */
             type: "session_deleted";
         } | {

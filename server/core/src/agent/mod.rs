@@ -103,7 +103,7 @@ pub struct AgentDeps {
 pub type OfferKey = (Agent, bool, crate::config::Ceiling, bool, bool);
 
 pub struct RunSpec {
-    pub run_id: String,
+    pub run_id: crate::protocol::RunId,
     pub session: SessionRow,
     pub trigger: RunTrigger,
     pub text: String,

@@ -140,7 +140,7 @@ pub(super) async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::
     let _ = deps.events.flush(&spec.session.id).await;
     let mut history = deps.history.take(&spec.session.id);
     let after = history.last_id().map(str::to_string);
-    let hidden: HashSet<String> = if after.is_none() {
+    let hidden: HashSet<crate::protocol::RunId> = if after.is_none() {
         match deps.store.hidden_runs(&spec.session.id).await {
             Ok(runs) => runs.into_iter().collect(),
             Err(e) => {

@@ -35,7 +35,7 @@ pub(crate) struct Turn<'a> {
     pub(crate) never_ask: parking_lot::Mutex<Option<&'static str>>,
     /// For a subagent: the sessions above it, its parent first and the root last (empty for a
     /// session the user started).
-    pub(crate) lineage: Vec<String>,
+    pub(crate) lineage: Vec<crate::protocol::SessionId>,
     /// The run's files are snapshotted for undo (a build run of a session the user started).
     pub(super) undo: bool,
     /// Set once the snapshot from before the run's first change is stored.
@@ -230,10 +230,10 @@ impl crate::tools::ToolHost for Turn<'_> {
         }
         std::iter::once(&self.run.session.id)
             .chain(self.lineage.iter())
-            .filter_map(|id| board.get(id))
+            .filter_map(|id| board.get(id.as_str()))
             .fold(self.mode, |m, b| m.min(*b))
     }
-    fn lineage(&self) -> &[String] {
+    fn lineage(&self) -> &[crate::protocol::SessionId] {
         &self.lineage
     }
     fn slot(&self) -> &crate::slot::Slot {

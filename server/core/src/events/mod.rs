@@ -350,7 +350,7 @@ impl EventBus {
         own: bool,
     ) -> StoreResult<bool> {
         let row = crate::store::RunEndRow {
-            run_id: run.to_string(),
+            run_id: run.into(),
             status: end.status,
             error: end
                 .error

@@ -26,7 +26,7 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
             };
             if let Ok(data) = serde_json::to_string(&payload) {
                 b.events.push(NewEvent {
-                    run_id: run,
+                    run_id: run.map(Into::into),
                     kind: payload.kind().to_string(),
                     data,
                     ends_run: None,
@@ -64,7 +64,7 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
             } => {
                 close(&mut b, &mut open);
                 b.events.push(NewEvent {
-                    run_id: run,
+                    run_id: run.map(Into::into),
                     kind,
                     data,
                     ends_run: ends,

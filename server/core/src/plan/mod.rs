@@ -176,7 +176,7 @@ pub async fn publish(
     rev.files = files;
     let row = ArtifactRow {
         id: id.clone(),
-        session_id: session_id.to_string(),
+        session_id: session_id.into(),
         kind: "plan".into(),
         name: if rev.diagrams.is_empty() {
             "plan.md".into()

@@ -26,7 +26,7 @@ pub const MAX_CONCURRENT_RUNS: usize = 8;
 
 #[derive(Debug, Clone)]
 struct Queued {
-    run_id: String,
+    run_id: crate::protocol::RunId,
     trigger: RunTrigger,
     text: String,
     /// Images sent with the prompt.
@@ -44,7 +44,7 @@ struct Queued {
 struct SessionState {
     worker: bool,
     queue: VecDeque<Queued>,
-    active: Option<(String, CancellationToken)>,
+    active: Option<(crate::protocol::RunId, CancellationToken)>,
     /// A goal was set or resumed while a run was in progress: its next turn starts when the
     /// queue runs dry (unless a goal turn was queued meanwhile).
     goal_wanted: bool,
@@ -72,7 +72,7 @@ impl crate::scheduler::Scheduler for RunManager {
         session: &'a crate::store::SessionRow,
         trigger: RunTrigger,
         text: &'a str,
-    ) -> futures::future::BoxFuture<'a, StoreResult<String>> {
+    ) -> futures::future::BoxFuture<'a, StoreResult<crate::protocol::RunId>> {
         Box::pin(async move {
             match self.me.get().and_then(std::sync::Weak::upgrade) {
                 Some(me) => me.enqueue_on(session, trigger, text).await,
@@ -160,7 +160,7 @@ impl RunManager {
         session_id: &str,
         trigger: RunTrigger,
         text: &str,
-    ) -> StoreResult<String> {
+    ) -> StoreResult<crate::protocol::RunId> {
         let session = self.deps.store.get_session(session_id).await?;
         self.enqueue_on(&session, trigger, text).await
     }
@@ -171,7 +171,7 @@ impl RunManager {
         session: &crate::store::SessionRow,
         trigger: RunTrigger,
         text: &str,
-    ) -> StoreResult<String> {
+    ) -> StoreResult<crate::protocol::RunId> {
         self.enqueue_with_images(session, trigger, text, Vec::new(), None)
             .await
     }
@@ -184,9 +184,9 @@ impl RunManager {
         text: &str,
         images: Vec<crate::protocol::ImageRef>,
         limits: Option<crate::protocol::RunLimits>,
-    ) -> StoreResult<String> {
+    ) -> StoreResult<crate::protocol::RunId> {
         let session_id = session.id.as_str();
-        let run_id = new_id();
+        let run_id: crate::protocol::RunId = new_id().into();
         self.deps
             .store
             .create_run(&run_id, session_id, trigger, text, session.agent)
@@ -404,7 +404,7 @@ impl RunManager {
         let run = self.deps.store.get_run(run_id).await?;
         let (removed, token) = {
             let mut map = self.lock();
-            match map.get_mut(&run.session_id) {
+            match map.get_mut(run.session_id.as_str()) {
                 Some(st) => {
                     let before = st.queue.len();
                     st.queue.retain(|q| q.run_id != run_id);
@@ -434,7 +434,10 @@ impl RunManager {
 
     /// The inputs waiting behind the session's active run, in order: `(run id, trigger, text,
     /// queued at)`.
-    pub fn queue(&self, session_id: &str) -> Vec<(String, RunTrigger, String, i64)> {
+    pub fn queue(
+        &self,
+        session_id: &str,
+    ) -> Vec<(crate::protocol::RunId, RunTrigger, String, i64)> {
         self.lock().get(session_id).map_or_else(Vec::new, |st| {
             st.queue
                 .iter()
@@ -478,7 +481,7 @@ impl RunManager {
 
     /// Cancel every input waiting on the session (not the active run); returns how many.
     pub async fn drop_queue(&self, session_id: &str) -> usize {
-        let dropped: Vec<String> = {
+        let dropped: Vec<crate::protocol::RunId> = {
             let mut map = self.lock();
             map.get_mut(session_id)
                 .map(|st| st.queue.drain(..).map(|q| q.run_id).collect())

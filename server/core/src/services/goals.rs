@@ -76,7 +76,7 @@ impl Core {
         let now = now_ms();
         let mut g = GoalRow {
             id: new_id(),
-            session_id: session.to_string(),
+            session_id: session.into(),
             objective,
             status: GoalStatus::Active,
             budget_turns: DEFAULT_TURNS,

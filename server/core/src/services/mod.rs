@@ -169,7 +169,11 @@ impl Core {
     }
 
     /// Queue a prompt (or a `!command`) on a session; returns the new run's id.
-    pub async fn post_message(&self, session_id: &str, text: &str) -> ServiceResult<String> {
+    pub async fn post_message(
+        &self,
+        session_id: &str,
+        text: &str,
+    ) -> ServiceResult<crate::protocol::RunId> {
         self.post_prompt(session_id, text, &[], None).await
     }
 
@@ -181,7 +185,7 @@ impl Core {
         text: &str,
         images: &[crate::protocol::ImageInput],
         limits: Option<crate::protocol::RunLimits>,
-    ) -> ServiceResult<String> {
+    ) -> ServiceResult<crate::protocol::RunId> {
         let session = self.load_session(session_id).await?;
         if session.archived {
             return Err(ServiceError::Conflict(
@@ -276,7 +280,7 @@ impl Core {
     /// Resume a run that stopped early (interrupted, cancelled, failed): a new run on its
     /// session that tells the model to go on from where it stopped. Only the session's latest
     /// run, and only when nothing else runs there.
-    pub async fn resume_run(&self, run_id: &str) -> ServiceResult<String> {
+    pub async fn resume_run(&self, run_id: &str) -> ServiceResult<crate::protocol::RunId> {
         let run = self.store.get_run(run_id).await.or_not_found("run")?;
         if !matches!(
             run.status,

@@ -142,7 +142,7 @@ impl Core {
     /// subagent below it with a wider mode is lowered to it.
     async fn follow_mode_down(&self, id: &str, mode: Mode) -> ServiceResult<()> {
         self.deps().modes.write().insert(id.to_string(), mode);
-        let mut below = vec![id.to_string()];
+        let mut below = vec![crate::protocol::SessionId::from(id)];
         // Subagents nest at most `MAX_DEPTH` deep; the bound guards against a corrupt loop.
         for _ in 0..=crate::subagents::MAX_DEPTH {
             let mut next = Vec::new();
@@ -159,7 +159,7 @@ impl Core {
                     self.deps()
                         .modes
                         .write()
-                        .insert(child.id.clone(), mode.min(child.mode));
+                        .insert(child.id.to_string(), mode.min(child.mode));
                     next.push(child.id);
                 }
             }

@@ -59,7 +59,11 @@ fn refuse_clobber(hand: &[String], what: &str) -> ServiceError {
 
 impl Core {
     /// Whether the gate let any of `runs` make a call that can change the workspace's files.
-    async fn allowed_changes(&self, session: &str, runs: &[String]) -> ServiceResult<bool> {
+    async fn allowed_changes(
+        &self,
+        session: &str,
+        runs: &[crate::protocol::RunId],
+    ) -> ServiceResult<bool> {
         let decisions = self.store.policy_decisions(session).await?;
         Ok(decisions
             .iter()
@@ -164,8 +168,8 @@ impl Core {
         let left = snaps.apply(&ws, &before, &plan).await.map_err(git_err)?;
         let revert = RevertRow {
             id: new_id(),
-            session_id: session.to_string(),
-            run_id: run,
+            session_id: session.into(),
+            run_id: run.into(),
             from_tree: now,
             to_tree: before,
             files: serde_json::to_string(&result.files).unwrap_or_else(|_| "[]".into()),

@@ -177,7 +177,7 @@ impl Core {
 
     /// `/compact`: summarise the session's older turns now (a run of its own, queued like any
     /// other, that makes no answer).
-    pub async fn compact_session(&self, id: &str) -> ServiceResult<String> {
+    pub async fn compact_session(&self, id: &str) -> ServiceResult<crate::protocol::RunId> {
         let session = self.load_session(id).await?;
         if session.archived {
             return Err(ServiceError::Conflict(

@@ -68,7 +68,7 @@ fn approval(session: &str, a: ApprovalRow) -> StoreResult<PendingApproval> {
     let detail: ApprovalDetail =
         decode_opt("approval", &a.id, "detail", a.detail.as_deref())?.unwrap_or_default();
     Ok(PendingApproval {
-        session: session.to_string(),
+        session: session.into(),
         reasons: detail.reasons,
         warnings: detail.warnings,
         directory: detail.directory,
@@ -87,7 +87,7 @@ fn approval(session: &str, a: ApprovalRow) -> StoreResult<PendingApproval> {
 
 fn question(session: &str, q: QuestionRow) -> StoreResult<PendingQuestion> {
     Ok(PendingQuestion {
-        session: session.to_string(),
+        session: session.into(),
         questions: decode("question", &q.id, "questions", &q.questions)?,
         question_id: q.id,
         run_id: q.run_id,
@@ -97,7 +97,7 @@ fn question(session: &str, q: QuestionRow) -> StoreResult<PendingQuestion> {
 
 fn plan(session: &str, p: PlanRow) -> PendingPlan {
     PendingPlan {
-        session: session.to_string(),
+        session: session.into(),
         plan_id: p.id,
         run_id: p.run_id,
         artifact_id: p.artifact_id,

@@ -2,14 +2,14 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{ApprovalStatus, Store, StoreError, StoreResult};
-use crate::protocol::{ApprovalScope, Effect};
+use crate::protocol::{ApprovalScope, Effect, RunId, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ApprovalRow {
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     pub call_id: String,
     pub tool: String,
     #[sqlx(try_from = "String")]
@@ -43,8 +43,8 @@ pub struct ApprovalDetail {
 #[derive(Debug, Clone)]
 pub struct NewApproval {
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     pub call_id: String,
     pub tool: String,
     pub effect: Effect,

@@ -5,13 +5,14 @@
 use sqlx::{AnyConnection, Executor};
 
 use super::{NewMessage, Store, StoreError, StoreResult};
+use crate::protocol::{RunId, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EventRow {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub seq: i64,
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     #[sqlx(rename = "type")]
     pub kind: String,
     pub data: String,
@@ -21,7 +22,7 @@ pub struct EventRow {
 /// An event to store; its `seq` is allocated by the store.
 #[derive(Debug, Clone)]
 pub struct NewEvent {
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     pub kind: String,
     pub data: String,
     /// A `run_finished` event's end: the run's row is made final with it, in the same
@@ -32,7 +33,7 @@ pub struct NewEvent {
 /// What a run's row records of its end (`error` and `usage` as their JSON).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunEndRow {
-    pub run_id: String,
+    pub run_id: RunId,
     pub status: crate::protocol::RunStatus,
     pub error: Option<String>,
     pub usage: String,
@@ -235,7 +236,7 @@ async fn sqlite_batch(
 
 /// Events as the JSON array parameter of the batch inserts: `[[run, type, data], …]`.
 fn events_json(events: &[NewEvent]) -> StoreResult<String> {
-    let arr: Vec<(&Option<String>, &str, &str)> = events
+    let arr: Vec<(&Option<RunId>, &str, &str)> = events
         .iter()
         .map(|e| (&e.run_id, e.kind.as_str(), e.data.as_str()))
         .collect();
@@ -261,7 +262,7 @@ fn ended_runs_json(events: &[NewEvent]) -> StoreResult<String> {
 
 /// Messages as the JSON array parameter of the batch inserts: `[[id, run, role, parts], …]`.
 fn messages_json(messages: &[NewMessage]) -> StoreResult<String> {
-    let arr: Vec<(&str, &Option<String>, &str, &str)> = messages
+    let arr: Vec<(&str, &Option<RunId>, &str, &str)> = messages
         .iter()
         .map(|m| (m.id.as_str(), &m.run_id, m.role.as_str(), m.parts.as_str()))
         .collect();
@@ -274,7 +275,7 @@ fn stored_rows(session_id: &str, first: i64, now: i64, events: &[NewEvent]) -> V
         .iter()
         .enumerate()
         .map(|(i, e)| EventRow {
-            session_id: session_id.to_string(),
+            session_id: session_id.into(),
             seq: first + i as i64,
             run_id: e.run_id.clone(),
             kind: e.kind.clone(),

@@ -1,13 +1,13 @@
 //! Goals: one per session, with its budgets, what was used, and the agent's reports.
 
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{Goal, GoalBudgets, GoalReport, GoalStatus};
+use crate::protocol::{Goal, GoalBudgets, GoalReport, GoalStatus, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct GoalRow {
     pub id: String,
-    pub session_id: String,
+    pub session_id: SessionId,
     pub objective: String,
     #[sqlx(try_from = "String")]
     pub status: GoalStatus,

@@ -2,13 +2,13 @@
 //! sends to the model. The event log is the UI's record; this is the model's.
 
 use super::{Store, StoreResult};
-use crate::protocol::MessageRole;
+use crate::protocol::{MessageRole, RunId, SessionId};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MessageRow {
     pub id: String,
-    pub session_id: String,
-    pub run_id: Option<String>,
+    pub session_id: SessionId,
+    pub run_id: Option<RunId>,
     #[sqlx(try_from = "String")]
     pub role: MessageRole,
     pub parts: String,
@@ -19,7 +19,7 @@ pub struct MessageRow {
 #[derive(Debug, Clone)]
 pub struct NewMessage {
     pub id: String,
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     pub role: MessageRole,
     pub parts: String,
 }

@@ -2,12 +2,13 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{PlanStatus, QuestionStatus, Store, StoreError, StoreResult};
+use crate::protocol::{RunId, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ArtifactRow {
     pub id: String,
-    pub session_id: String,
+    pub session_id: SessionId,
     pub kind: String,
     pub name: String,
     pub revision: i64,
@@ -21,8 +22,8 @@ pub struct ArtifactRow {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct PlanRow {
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     pub call_id: String,
     pub artifact_id: String,
     pub revision: i64,
@@ -40,8 +41,8 @@ pub struct PlanRow {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct QuestionRow {
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     pub call_id: String,
     pub questions: String,
     pub answers: Option<String>,

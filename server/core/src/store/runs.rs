@@ -2,13 +2,13 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{Agent, RunStatus, RunTrigger};
+use crate::protocol::{Agent, RunId, RunStatus, RunTrigger, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RunRow {
-    pub id: String,
-    pub session_id: String,
+    pub id: RunId,
+    pub session_id: SessionId,
     #[sqlx(try_from = "String")]
     pub status: RunStatus,
     #[sqlx(try_from = "String")]

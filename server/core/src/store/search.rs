@@ -3,12 +3,13 @@
 //! migration 0008).
 
 use super::{Backend, Store, StoreResult};
+use crate::protocol::SessionId;
 
 /// One hit: the event it is in, and a snippet with the matched terms between `\u{1}` and
 /// `\u{2}`.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct SearchHitRow {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub title: String,
     pub seq: i64,
     pub kind: String,

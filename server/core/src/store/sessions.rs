@@ -1,22 +1,22 @@
 //! Sessions: a workspace, an agent, a permission mode, and a sequenced event log.
 
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{Agent, Mode, SessionStatus};
+use crate::protocol::{Agent, Mode, RunId, SessionId, SessionStatus};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone)]
 pub struct SessionRow {
-    pub id: String,
+    pub id: SessionId,
     pub title: String,
     pub workspace: String,
     pub agent: Agent,
     pub mode: Mode,
     pub archived: bool,
-    pub parent_id: Option<String>,
+    pub parent_id: Option<SessionId>,
     pub last_seq: i64,
     pub created_at: i64,
     pub updated_at: i64,
-    pub forked_from_session: Option<String>,
+    pub forked_from_session: Option<SessionId>,
     pub forked_from_seq: Option<i64>,
     /// The session's own spend cap (USD); `None`: the server's `spend.sessionUsd`.
     pub spend_cap_usd: Option<f64>,
@@ -188,7 +188,7 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(SessionRow {
-            id: id.to_string(),
+            id: id.into(),
             title: title.to_string(),
             workspace: parent.workspace.clone(),
             agent,
@@ -240,8 +240,8 @@ impl Store {
     }
 
     /// The session a subagent's session belongs to (`None`: a session the user started).
-    pub async fn parent_of(&self, id: &str) -> StoreResult<Option<String>> {
-        let row: Option<(Option<String>,)> =
+    pub async fn parent_of(&self, id: &str) -> StoreResult<Option<SessionId>> {
+        let row: Option<(Option<SessionId>,)> =
             sqlx::query_as("SELECT parent_id FROM sessions WHERE id = $1")
                 .bind(id)
                 .fetch_optional(self.pool())
@@ -444,9 +444,9 @@ pub struct ImportSpec<'a> {
     pub agent: Agent,
     pub mode: Mode,
     /// (run id, type, data JSON, created_at)
-    pub events: &'a [(Option<String>, String, String, i64)],
+    pub events: &'a [(Option<RunId>, String, String, i64)],
     /// (run id, role, parts JSON, created_at)
-    pub messages: &'a [(Option<String>, String, String, i64)],
+    pub messages: &'a [(Option<RunId>, String, String, i64)],
 }
 
 impl Store {

@@ -1,13 +1,14 @@
 //! Snapshots taken around runs, and reverts (see `crate::undo`).
 
 use super::{Store, StoreResult};
+use crate::protocol::{RunId, SessionId};
 use crate::util::{new_id, now_ms};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RevertRow {
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     pub from_tree: String,
     pub to_tree: String,
     /// JSON: the files it changed, `[{path, action}]`.
@@ -161,8 +162,8 @@ impl Store {
     }
 
     /// The runs a revert in force hides from the model: from the reverted run up to the revert.
-    pub async fn hidden_runs(&self, session: &str) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> = sqlx::query_as(
+    pub async fn hidden_runs(&self, session: &str) -> StoreResult<Vec<RunId>> {
+        let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT r.id FROM runs r JOIN reverts v ON v.session_id = r.session_id \
              JOIN runs t ON t.id = v.run_id \
              WHERE v.session_id = $1 AND v.undone_at IS NULL \
@@ -175,9 +176,9 @@ impl Store {
     }
 
     /// The runs from `run` on that no revert in force hides yet: what reverting to it takes back.
-    pub async fn runs_from(&self, session: &str, run: &str) -> StoreResult<Vec<String>> {
+    pub async fn runs_from(&self, session: &str, run: &str) -> StoreResult<Vec<RunId>> {
         let hidden = self.hidden_runs(session).await?;
-        let rows: Vec<(String,)> = sqlx::query_as(
+        let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT r.id FROM runs r JOIN runs t ON t.id = $2 \
              WHERE r.session_id = $1 AND r.created_at >= t.created_at ORDER BY r.created_at, r.id",
         )
@@ -197,7 +198,7 @@ impl Store {
     pub async fn first_before_snapshot(
         &self,
         session: &str,
-        runs: &[String],
+        runs: &[RunId],
     ) -> StoreResult<Option<String>> {
         let rows: Vec<(String, String)> = sqlx::query_as(
             "SELECT run_id, tree FROM snapshots WHERE session_id = $1 AND kind = 'before' ORDER BY created_at, id",
@@ -235,7 +236,7 @@ impl Store {
     pub async fn policy_decisions(
         &self,
         session: &str,
-    ) -> StoreResult<Vec<(Option<String>, String)>> {
+    ) -> StoreResult<Vec<(Option<RunId>, String)>> {
         Ok(sqlx::query_as(
             "SELECT run_id, data FROM events WHERE session_id = $1 AND type = 'policy_decision'",
         )
@@ -245,8 +246,8 @@ impl Store {
     }
 
     /// The runs one revert hides: from its run up to the revert.
-    pub async fn runs_hidden_by(&self, r: &RevertRow) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> = sqlx::query_as(
+    pub async fn runs_hidden_by(&self, r: &RevertRow) -> StoreResult<Vec<RunId>> {
+        let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT x.id FROM runs x JOIN runs t ON t.id = $2 \
              WHERE x.session_id = $1 AND x.created_at >= t.created_at AND x.created_at < $3 ORDER BY x.created_at, x.id",
         )

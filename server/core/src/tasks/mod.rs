@@ -240,7 +240,7 @@ impl TaskManager {
         let log_path = self.logs.join(format!("{id}.log"));
         let row = TaskRow {
             id: id.clone(),
-            session_id: session_id.to_string(),
+            session_id: session_id.into(),
             command: command.to_string(),
             cwd: cwd.to_string_lossy().into_owned(),
             label,
@@ -484,7 +484,7 @@ impl TaskManager {
             let by_itself = matches!(r.status, TaskStatus::Succeeded | TaskStatus::Failed)
                 && r.stopped_by.0.is_none_or(|b| b == TaskStopper::Timeout);
             if ok.unwrap_or(false) && by_itself {
-                let _ = self.ended.send(r.session_id.clone());
+                let _ = self.ended.send(r.session_id.to_string());
             }
         }
     }

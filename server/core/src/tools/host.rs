@@ -4,7 +4,7 @@
 //! call through the gate, makes a nested call, and uses the services in [`ToolServices`] —
 //! nothing else of the loop.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -39,7 +39,7 @@ pub struct ToolServices {
     /// One change of a goal at a time (a report, a finished turn, the user's edit).
     pub goal_lock: Arc<tokio::sync::Mutex<()>>,
     /// The sessions above each subagent `task` started (parent first).
-    pub lineages: Arc<parking_lot::Mutex<HashMap<String, Vec<String>>>>,
+    pub lineages: Arc<crate::subagents::Lineages>,
     /// The run scheduler (subagents queue their runs on it).
     pub scheduler: SchedulerHandle,
     /// A person can answer prompts (a server; a headless run never asks).
@@ -57,7 +57,7 @@ pub trait ToolHost: Send + Sync {
     /// Whether someone can answer this run's questions and plans now.
     fn interactive(&self) -> bool;
     /// For a subagent: the sessions above it, its parent first and the root last.
-    fn lineage(&self) -> &[String];
+    fn lineage(&self) -> &[crate::protocol::SessionId];
     /// The run's place in the global cap (given back while it only waits).
     fn slot(&self) -> &Slot;
     /// Where this run's prompts to the user wait.

@@ -83,7 +83,7 @@ impl super::Tool for AskUserQuestion {
         let req = QuestionRequest {
             id: id.clone(),
             session_id: t.session().id.clone(),
-            run_id: t.run_id().to_string(),
+            run_id: t.run_id().into(),
             call_id: ctx.call_id.to_string(),
             questions,
         };
@@ -159,7 +159,7 @@ impl super::Tool for ExitPlan {
         let row = PlanRow {
             id: plan_id.clone(),
             session_id: t.session().id.clone(),
-            run_id: t.run_id().to_string(),
+            run_id: t.run_id().into(),
             call_id: ctx.call_id.to_string(),
             artifact_id: artifact.id.clone(),
             revision: rev.revision,

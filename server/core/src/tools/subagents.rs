@@ -197,10 +197,10 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
         .map_err(|e| ToolOutput::err("internal", e))?;
     crate::probe::moment(crate::probe::MarkKind::Step("child row"));
     services.events.touch(&id);
-    let above: Vec<String> = std::iter::once(parent.id.clone())
+    let above: Vec<crate::protocol::SessionId> = std::iter::once(parent.id.clone())
         .chain(lineage.iter().cloned())
         .collect();
-    services.lineages.lock().insert(id.clone(), above);
+    services.lineages.lock().insert(id.clone().into(), above);
     rm.enqueue(&row, RunTrigger::Task, &call.prompt)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;

@@ -20,7 +20,7 @@ fn task_err(e: TaskError) -> ToolOutput {
 }
 
 /// Tasks belong to the top-level session.
-fn owner(ctx: &ToolCtx<'_>) -> String {
+fn owner(ctx: &ToolCtx<'_>) -> crate::protocol::SessionId {
     let s = ctx.host.session();
     s.parent_id.clone().unwrap_or_else(|| s.id.clone())
 }

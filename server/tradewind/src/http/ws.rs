@@ -288,21 +288,21 @@ async fn command(
                 ));
                 return false;
             }
-            if let Some(old) = subs.remove(&session) {
+            if let Some(old) = subs.remove(session.as_str()) {
                 old.abort();
             }
             let h = tokio::spawn(forward(
                 state.clone(),
-                session.clone(),
+                session.to_string(),
                 after.max(0),
                 tx.clone(),
                 ws_frame,
                 overflow.clone(),
             ));
-            subs.insert(session, h);
+            subs.insert(session.into(), h);
         }
         WsClientFrame::Unsubscribe { session } => {
-            if let Some(h) = subs.remove(&session) {
+            if let Some(h) = subs.remove(session.as_str()) {
                 h.abort();
             }
         }
@@ -523,11 +523,11 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
             let text = match state.store.get_session(&id).await {
                 Ok(row) => WsServerFrame::SessionUpdated {
                     data: Box::new(crate::protocol::Session::from(row)),
-                    session: id,
+                    session: id.into(),
                 }
                 .to_text(),
                 Err(crate::store::StoreError::NotFound) => {
-                    WsServerFrame::SessionDeleted { session: id }.to_text()
+                    WsServerFrame::SessionDeleted { session: id.into() }.to_text()
                 }
                 Err(e) => {
                     tracing::debug!(error = %e, "cannot read a changed session");

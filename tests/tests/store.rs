@@ -183,13 +183,13 @@ async fn suite(store: Store) {
         .collect();
     let messages = vec![
         NewMessage {
-            id: tradewind::util::new_id(),
+            id: tradewind::util::new_id().into(),
             run_id: None,
             role: MessageRole::User,
             parts: "{\"text\":\"héllo\"}".into(),
         },
         NewMessage {
-            id: tradewind::util::new_id(),
+            id: tradewind::util::new_id().into(),
             run_id: Some("R0".into()),
             role: MessageRole::Assistant,
             parts: odd.into(),
@@ -225,7 +225,7 @@ async fn suite(store: Store) {
         Err(StoreError::NotFound)
     ));
     let stray = NewMessage {
-        id: tradewind::util::new_id(),
+        id: tradewind::util::new_id().into(),
         run_id: None,
         role: MessageRole::User,
         parts: "{}".into(),
@@ -292,7 +292,7 @@ async fn suite(store: Store) {
     let aid = tradewind::util::new_id();
     store
         .create_approval(&NewApproval {
-            id: aid.clone(),
+            id: aid.clone().into(),
             session_id: sid.clone().into(),
             run_id: rid.clone().into(),
             call_id: "c".into(),
@@ -380,7 +380,7 @@ async fn suite(store: Store) {
                 &sid,
                 &[],
                 &[NewMessage {
-                    id: tradewind::util::new_id(),
+                    id: tradewind::util::new_id().into(),
                     run_id: Some(rid.clone().into()),
                     role: MessageRole::User,
                     parts: format!("{{\"text\":\"{i}\"}}"),

@@ -345,7 +345,7 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
     let start = tradewind::tasks::process_start_time(opid).unwrap();
     let store = s.server.as_ref().unwrap().state.store.clone();
     let row = tradewind::store::TaskRow {
-        id: tradewind::util::new_id(),
+        id: tradewind::util::new_id().into(),
         session_id: sid.clone().into(),
         command: "x".into(),
         cwd: "/".into(),
@@ -369,7 +369,7 @@ async fn server_kill_9_makes_unfinished_tasks_lost_but_never_a_live_owners() {
     };
     store.create_task(&row).await.unwrap();
     let dead = tradewind::store::TaskRow {
-        id: tradewind::util::new_id(),
+        id: tradewind::util::new_id().into(),
         owner_start: start + 1,
         ..row.clone()
     };

@@ -337,7 +337,7 @@ impl PromptKind for Approvals {
     }
     fn decided(id: &str, d: &ApprovalDecision) -> EventPayload {
         EventPayload::ApprovalDecided {
-            approval_id: id.to_string(),
+            approval_id: id.into(),
             decision: (*d).into(),
         }
     }
@@ -380,8 +380,8 @@ impl PromptKind for Questions {
     }
     fn requested(q: &QuestionRequest) -> EventPayload {
         EventPayload::QuestionAsked {
-            question_id: q.id.clone(),
-            call_id: q.call_id.clone(),
+            question_id: q.id.clone().into(),
+            call_id: q.call_id.clone().into(),
             questions: q.questions.clone(),
         }
     }
@@ -392,7 +392,7 @@ impl PromptKind for Questions {
     }
     fn expired(q: &QuestionRequest) -> EventPayload {
         EventPayload::QuestionAnswered {
-            question_id: q.id.clone(),
+            question_id: q.id.clone().into(),
             answers: vec![None; q.questions.len()],
         }
     }
@@ -419,7 +419,7 @@ impl PromptKind for Questions {
     }
     fn decided(id: &str, answers: &Answers) -> EventPayload {
         EventPayload::QuestionAnswered {
-            question_id: id.to_string(),
+            question_id: id.into(),
             answers: answers.clone(),
         }
     }
@@ -530,7 +530,7 @@ impl PromptKind for Plans {
     }
     fn decided(id: &str, (decision, feedback): &PlanAnswer) -> EventPayload {
         EventPayload::PlanDecided {
-            plan_id: id.to_string(),
+            plan_id: id.into(),
             decision: *decision,
             feedback: feedback.clone(),
         }

@@ -16,7 +16,7 @@ use crate::*;
 pub enum EventPayload {
     /// A prompt (or `!command`) from the user.
     UserMessage {
-        message_id: String,
+        message_id: MessageId,
         text: String,
         /// What wrote it: `prompt` (the user), `command` (a `!command`), `plan` (an approved
         /// plan's implementation prompt), `wakeup` (background tasks ended), `resume`.
@@ -33,18 +33,18 @@ pub enum EventPayload {
         trigger: RunTrigger,
     },
     /// Streamed assistant text (coalesced; append to the message).
-    MessageDelta { message_id: String, text: String },
+    MessageDelta { message_id: MessageId, text: String },
     /// Streamed reasoning text (coalesced).
-    ReasoningDelta { message_id: String, text: String },
+    ReasoningDelta { message_id: MessageId, text: String },
     /// The whole assistant message once it is complete.
     MessageComplete {
-        message_id: String,
+        message_id: MessageId,
         text: String,
         reasoning: String,
     },
     /// The model proposed a tool call.
     ToolCall {
-        call_id: String,
+        call_id: CallId,
         tool: String,
         effect: Effect,
         #[schema(value_type = Object)]
@@ -52,7 +52,7 @@ pub enum EventPayload {
     },
     /// Audit: what the gate decided for a call, and why.
     PolicyDecision {
-        call_id: String,
+        call_id: CallId,
         tool: String,
         effect: Effect,
         decision: PolicyDecision,
@@ -61,8 +61,8 @@ pub enum EventPayload {
     },
     /// The run waits for the user to allow or deny a call.
     ApprovalRequested {
-        approval_id: String,
-        call_id: String,
+        approval_id: ApprovalId,
+        call_id: CallId,
         tool: String,
         effect: Effect,
         #[schema(value_type = Object)]
@@ -84,12 +84,12 @@ pub enum EventPayload {
         warnings: Vec<String>,
     },
     ApprovalDecided {
-        approval_id: String,
+        approval_id: ApprovalId,
         decision: ApprovalOutcome,
     },
     /// A tool finished: the text the model sees and parts for the UI.
     ToolResult {
-        call_id: String,
+        call_id: CallId,
         tool: String,
         ok: bool,
         text: String,
@@ -143,14 +143,14 @@ pub enum EventPayload {
     /// The workspace went back to how it was before the user message `message_id`; that run
     /// and the later ones (`runs`) are taken back: the model no longer sees them.
     SessionReverted {
-        revert_id: String,
-        message_id: String,
+        revert_id: RevertId,
+        message_id: MessageId,
         files: Vec<RevertFile>,
         runs: Vec<RunId>,
     },
     /// A revert was undone (redo): its files and runs are back.
     RevertUndone {
-        revert_id: String,
+        revert_id: RevertId,
         files: Vec<RevertFile>,
         runs: Vec<RunId>,
     },
@@ -169,32 +169,32 @@ pub enum EventPayload {
     },
     /// The model asks the user 1–4 multiple-choice questions.
     QuestionAsked {
-        question_id: String,
-        call_id: String,
+        question_id: QuestionId,
+        call_id: CallId,
         questions: Vec<Question>,
     },
     /// One entry per question: the chosen labels, or null when skipped.
     QuestionAnswered {
-        question_id: String,
+        question_id: QuestionId,
         answers: Vec<Option<Vec<String>>>,
     },
     /// A plan revision waits for review.
     PlanProposed {
-        plan_id: String,
-        artifact_id: String,
-        call_id: String,
+        plan_id: PlanId,
+        artifact_id: ArtifactId,
+        call_id: CallId,
         #[serde(flatten)]
         revision: PlanRevision,
     },
     PlanDecided {
-        plan_id: String,
+        plan_id: PlanId,
         decision: PlanDecision,
         feedback: Option<String>,
     },
     /// A background task changed state.
     TaskUpdated { task: TaskInfo },
     /// Background tasks ended by themselves and wake the session (a `wakeup` run follows).
-    Wakeup { task_ids: Vec<String>, text: String },
+    Wakeup { task_ids: Vec<TaskId>, text: String },
     /// The session's new state in `data` (the frame's own `session` field is its id).
     SessionUpdated { data: Session },
     /// The session's goal changed (set, paused, resumed, edited, reported on, stopped); null

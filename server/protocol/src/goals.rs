@@ -108,7 +108,7 @@ pub struct GoalReport {
 /// paused or out of budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Goal {
-    pub id: String,
+    pub id: GoalId,
     pub session: SessionId,
     pub objective: String,
     pub status: GoalStatus,
@@ -164,7 +164,7 @@ pub struct PatchGoalParams {
 /// A note the agent keeps (`memory_write`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Memory {
-    pub id: String,
+    pub id: MemoryId,
     /// `workspace` (that workspace's sessions see it) or `user` (every workspace).
     pub scope: String,
     /// The workspace of a `workspace` memory; empty for the user's.

@@ -122,4 +122,24 @@ ids!(
     SessionId,
     /// A run's id (a ULID): one turn of the agent loop and what it started.
     RunId,
+    /// A message's id (a ULID).
+    MessageId,
+    /// A tool call's id, as the model named it (unique within its run).
+    CallId,
+    /// An approval request's id (a ULID).
+    ApprovalId,
+    /// A question's id (a ULID): the `question` tool's form waiting for the user.
+    QuestionId,
+    /// A plan revision's id (a ULID).
+    PlanId,
+    /// An artifact's id (a ULID): a file folder a run published (a plan, a report).
+    ArtifactId,
+    /// A background task's id (a ULID).
+    TaskId,
+    /// A revert's id (a ULID).
+    RevertId,
+    /// A goal's id (a ULID).
+    GoalId,
+    /// A memory's id (a ULID).
+    MemoryId,
 );

@@ -302,9 +302,9 @@ impl PlanDecision {
 pub struct PendingApproval {
     /// The session that asks: this one, or one of its subagents.
     pub session: SessionId,
-    pub approval_id: String,
+    pub approval_id: ApprovalId,
     pub run_id: RunId,
-    pub call_id: String,
+    pub call_id: CallId,
     pub tool: String,
     pub effect: Effect,
     #[schema(value_type = Object)]
@@ -331,7 +331,7 @@ pub struct PendingApproval {
 pub struct PendingQuestion {
     /// The session that asks: this one, or one of its subagents.
     pub session: SessionId,
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub run_id: RunId,
     pub questions: Vec<Question>,
     pub created_at: i64,
@@ -341,9 +341,9 @@ pub struct PendingQuestion {
 pub struct PendingPlan {
     /// The session that asks: this one, or one of its subagents.
     pub session: SessionId,
-    pub plan_id: String,
+    pub plan_id: PlanId,
     pub run_id: RunId,
-    pub artifact_id: String,
+    pub artifact_id: ArtifactId,
     pub revision: i64,
     pub title: Option<String>,
     pub created_at: i64,

@@ -139,7 +139,7 @@ pub struct RevertParams {
     /// The `message_id` of a `user_message` event: the workspace goes back to how it was
     /// before that message, and that turn and the later ones are taken back.
     #[schema(min_length = 1, max_length = 64)]
-    pub message_id: String,
+    pub message_id: MessageId,
     /// Only say what would change (and what was edited by hand since); change nothing.
     #[serde(default)]
     pub dry_run: bool,
@@ -173,7 +173,7 @@ pub struct RevertFile {
 pub struct RevertResult {
     pub applied: bool,
     /// The revert (null for a dry run).
-    pub revert_id: Option<String>,
+    pub revert_id: Option<RevertId>,
     pub files: Vec<RevertFile>,
     /// Files changed by hand since the agent's last step that this overwrites (a revert with
     /// any is refused without `force`).

@@ -314,7 +314,7 @@ pub struct MessageParts {
     pub tool_calls: Vec<MessageToolCall>,
     /// For a `tool` message: the call it answers.
     #[serde(default)]
-    pub call_id: String,
+    pub call_id: CallId,
     /// For a `tool` message: the tool's name.
     #[serde(default)]
     pub name: String,
@@ -329,7 +329,7 @@ pub struct MessageParts {
 /// A tool call as the model made it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct MessageToolCall {
-    pub id: String,
+    pub id: CallId,
     pub name: String,
     /// The arguments, as the JSON text the model produced.
     pub arguments: String,
@@ -338,7 +338,7 @@ pub struct MessageToolCall {
 /// A stored conversation message (what the model sees).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Message {
-    pub id: String,
+    pub id: MessageId,
     pub run_id: Option<RunId>,
     pub role: MessageRole,
     /// What the message holds; which fields are set depends on the role.

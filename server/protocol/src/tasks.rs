@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ArtifactKind, SessionId};
+use super::{ArtifactId, ArtifactKind, SessionId, TaskId};
 
 // ---- Plans and artifacts ----
 
@@ -114,7 +114,7 @@ pub enum TaskStopper {
 /// A task as the API and events show it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TaskInfo {
-    pub id: String,
+    pub id: TaskId,
     pub session_id: SessionId,
     pub label: String,
     pub command: String,
@@ -135,7 +135,7 @@ pub struct TaskInfo {
 /// An artifact (a plan revision) and the files it lists.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Artifact {
-    pub id: String,
+    pub id: ArtifactId,
     /// What made it: `plan` (a plan revision). An open set.
     #[schema(value_type = ArtifactKind)]
     pub kind: String,

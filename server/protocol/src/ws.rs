@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::{ApprovalDecision, Mode, RunId, Session, SessionId, WireError};
+use crate::{ApprovalDecision, ApprovalId, Mode, RunId, Session, SessionId, WireError};
 
 /// A frame a client sends. Commands carry an optional request `id`, echoed in the `ack` or
 /// `error` that answers them.
@@ -46,7 +46,7 @@ pub enum WsClientFrame {
     Approval {
         #[serde(default)]
         id: Option<String>,
-        approval: String,
+        approval: ApprovalId,
         decision: ApprovalDecision,
     },
     /// `PATCH /api/sessions/{id}` with a mode.

@@ -1782,7 +1782,7 @@ export interface components {
         };
         /** @description A `approval_decided` event. */
         ApprovalDecidedEvent: components["schemas"]["EventEnvelope"] & {
-            approval_id: string;
+            approval_id: components["schemas"]["ApprovalId"];
             decision: components["schemas"]["ApprovalOutcome"];
             /** @enum {string} */
             type: "approval_decided";
@@ -1795,6 +1795,8 @@ export interface components {
         };
         /** @enum {string} */
         ApprovalDecision: "once" | "session" | "directory" | "deny" | "prefix" | "prefix_workspace";
+        /** @description An approval request's id (a ULID). */
+        ApprovalId: string;
         /**
          * @description How an approval ended: the user's answer, or `expired` (it timed out, or the server restarted
          *     while it waited).
@@ -1811,8 +1813,8 @@ export interface components {
         };
         /** @description The run waits for the user to allow or deny a call. */
         ApprovalRequestedEvent: components["schemas"]["EventEnvelope"] & {
-            approval_id: string;
-            call_id: string;
+            approval_id: components["schemas"]["ApprovalId"];
+            call_id: components["schemas"]["CallId"];
             /** @description For `directory` scope: the directory the answer covers. */
             directory?: string | null;
             effect: components["schemas"]["Effect"];
@@ -1856,7 +1858,7 @@ export interface components {
             /** Format: int64 */
             created_at: number;
             files: components["schemas"]["ArtifactFile"][];
-            id: string;
+            id: components["schemas"]["ArtifactId"];
             /** @description What made it: `plan` (a plan revision). An open set. */
             kind: components["schemas"]["ArtifactKind"];
             name: string;
@@ -1869,6 +1871,8 @@ export interface components {
             /** Format: int64 */
             size: number;
         };
+        /** @description An artifact's id (a ULID): a file folder a run published (a plan, a report). */
+        ArtifactId: string;
         /**
          * @description What made an artifact.
          * @enum {string}
@@ -1878,6 +1882,8 @@ export interface components {
         ArtifactList: {
             data: components["schemas"]["Artifact"][];
         };
+        /** @description A tool call's id, as the model named it (unique within its run). */
+        CallId: string;
         /** @description `POST /api/runs/{id}/cancel` body (optional). */
         CancelParams: {
             /** @description Also cancel every input queued behind this run on its session. */
@@ -2235,7 +2241,7 @@ export interface components {
             budget: components["schemas"]["GoalBudgets"];
             /** Format: int64 */
             created_at: number;
-            id: string;
+            id: components["schemas"]["GoalId"];
             objective: string;
             /** @description Why it stopped or paused, in words (null while active). */
             reason?: string | null;
@@ -2285,6 +2291,8 @@ export interface components {
             /** Format: int64 */
             used_turns: number;
         };
+        /** @description A goal's id (a ULID). */
+        GoalId: string;
         /** @description What the agent reported (`update_goal`). */
         GoalReport: {
             /** Format: int64 */
@@ -2473,7 +2481,7 @@ export interface components {
         Memory: {
             /** Format: int64 */
             created_at: number;
-            id: string;
+            id: components["schemas"]["MemoryId"];
             key?: string | null;
             /** @description `workspace` (that workspace's sessions see it) or `user` (every workspace). */
             scope: string;
@@ -2483,6 +2491,8 @@ export interface components {
             /** @description The workspace of a `workspace` memory; empty for the user's. */
             workspace: string;
         };
+        /** @description A memory's id (a ULID). */
+        MemoryId: string;
         MemoryList: {
             data: components["schemas"]["Memory"][];
         };
@@ -2490,7 +2500,7 @@ export interface components {
         Message: {
             /** Format: int64 */
             created_at: number;
-            id: string;
+            id: components["schemas"]["MessageId"];
             /** @description What the message holds; which fields are set depends on the role. */
             parts: components["schemas"]["MessageParts"];
             role: components["schemas"]["MessageRole"];
@@ -2498,7 +2508,7 @@ export interface components {
         };
         /** @description The whole assistant message once it is complete. */
         MessageCompleteEvent: components["schemas"]["EventEnvelope"] & {
-            message_id: string;
+            message_id: components["schemas"]["MessageId"];
             reasoning: string;
             text: string;
             /** @enum {string} */
@@ -2512,7 +2522,7 @@ export interface components {
         };
         /** @description Streamed assistant text (coalesced; append to the message). */
         MessageDeltaEvent: components["schemas"]["EventEnvelope"] & {
-            message_id: string;
+            message_id: components["schemas"]["MessageId"];
             text: string;
             /** @enum {string} */
             type: "message_delta";
@@ -2523,6 +2533,8 @@ export interface components {
              */
             type: "message_delta";
         };
+        /** @description A message's id (a ULID). */
+        MessageId: string;
         MessagePage: {
             data: components["schemas"]["Message"][];
             next_cursor?: string | null;
@@ -2530,7 +2542,7 @@ export interface components {
         /** @description The content of a stored message (fields absent when empty; more may be added). */
         MessageParts: {
             /** @description For a `tool` message: the call it answers. */
-            call_id?: string;
+            call_id?: components["schemas"]["CallId"];
             /**
              * Format: int64
              * @description For a `summary`: how many messages before it the model still sees.
@@ -2559,7 +2571,7 @@ export interface components {
         MessageToolCall: {
             /** @description The arguments, as the JSON text the model produced. */
             arguments: string;
-            id: string;
+            id: components["schemas"]["CallId"];
             name: string;
         };
         /**
@@ -2705,8 +2717,8 @@ export interface components {
         };
         /** @description An approval waiting for the user. */
         PendingApproval: {
-            approval_id: string;
-            call_id: string;
+            approval_id: components["schemas"]["ApprovalId"];
+            call_id: components["schemas"]["CallId"];
             /** Format: int64 */
             created_at: number;
             /** @description For `directory` scope: the directory the answer covers. */
@@ -2735,10 +2747,10 @@ export interface components {
             questions: components["schemas"]["PendingQuestion"][];
         };
         PendingPlan: {
-            artifact_id: string;
+            artifact_id: components["schemas"]["ArtifactId"];
             /** Format: int64 */
             created_at: number;
-            plan_id: string;
+            plan_id: components["schemas"]["PlanId"];
             /** Format: int64 */
             revision: number;
             run_id: components["schemas"]["RunId"];
@@ -2749,7 +2761,7 @@ export interface components {
         PendingQuestion: {
             /** Format: int64 */
             created_at: number;
-            question_id: string;
+            question_id: components["schemas"]["QuestionId"];
             questions: components["schemas"]["Question"][];
             run_id: components["schemas"]["RunId"];
             /** @description The session that asks: this one, or one of its subagents. */
@@ -2764,7 +2776,7 @@ export interface components {
         PlanDecidedEvent: components["schemas"]["EventEnvelope"] & {
             decision: components["schemas"]["PlanDecision"];
             feedback?: string | null;
-            plan_id: string;
+            plan_id: components["schemas"]["PlanId"];
             /** @enum {string} */
             type: "plan_decided";
         } & {
@@ -2804,11 +2816,13 @@ export interface components {
             title: string;
             type: string;
         };
+        /** @description A plan revision's id (a ULID). */
+        PlanId: string;
         /** @description A plan revision waits for review. */
         PlanProposedEvent: components["schemas"]["EventEnvelope"] & components["schemas"]["PlanRevision"] & {
-            artifact_id: string;
-            call_id: string;
-            plan_id: string;
+            artifact_id: components["schemas"]["ArtifactId"];
+            call_id: components["schemas"]["CallId"];
+            plan_id: components["schemas"]["PlanId"];
         } & {
             /** @enum {string} */
             type: "plan_proposed";
@@ -2871,7 +2885,7 @@ export interface components {
         PolicyDecision: "allow" | "ask" | "deny";
         /** @description Audit: what the gate decided for a call, and why. */
         PolicyDecisionEvent: components["schemas"]["EventEnvelope"] & {
-            call_id: string;
+            call_id: components["schemas"]["CallId"];
             decision: components["schemas"]["PolicyDecision"];
             effect: components["schemas"]["Effect"];
             key: string;
@@ -3141,7 +3155,7 @@ export interface components {
         /** @description One entry per question: the chosen labels, or null when skipped. */
         QuestionAnsweredEvent: components["schemas"]["EventEnvelope"] & {
             answers: (string[] | null)[];
-            question_id: string;
+            question_id: components["schemas"]["QuestionId"];
             /** @enum {string} */
             type: "question_answered";
         } & {
@@ -3153,8 +3167,8 @@ export interface components {
         };
         /** @description The model asks the user 1–4 multiple-choice questions. */
         QuestionAskedEvent: components["schemas"]["EventEnvelope"] & {
-            call_id: string;
-            question_id: string;
+            call_id: components["schemas"]["CallId"];
+            question_id: components["schemas"]["QuestionId"];
             questions: components["schemas"]["Question"][];
             /** @enum {string} */
             type: "question_asked";
@@ -3165,6 +3179,8 @@ export interface components {
              */
             type: "question_asked";
         };
+        /** @description A question's id (a ULID): the `question` tool's form waiting for the user. */
+        QuestionId: string;
         QuestionOption: {
             description?: string | null;
             label: string;
@@ -3193,7 +3209,7 @@ export interface components {
         };
         /** @description Streamed reasoning text (coalesced). */
         ReasoningDeltaEvent: components["schemas"]["EventEnvelope"] & {
-            message_id: string;
+            message_id: components["schemas"]["MessageId"];
             text: string;
             /** @enum {string} */
             type: "reasoning_delta";
@@ -3234,6 +3250,8 @@ export interface components {
             /** @description Relative to the workspace. */
             path: string;
         };
+        /** @description A revert's id (a ULID). */
+        RevertId: string;
         /**
          * @description `POST /api/sessions/{id}/revert`.
          * @example {
@@ -3250,7 +3268,7 @@ export interface components {
              * @description The `message_id` of a `user_message` event: the workspace goes back to how it was
              *     before that message, and that turn and the later ones are taken back.
              */
-            message_id: string;
+            message_id: components["schemas"]["MessageId"];
         };
         /** @description What a revert or redo did (or, with `dry_run`, would do). */
         RevertResult: {
@@ -3261,15 +3279,14 @@ export interface components {
              *     any is refused without `force`).
              */
             hand_edited: string[];
-            /** @description The revert (null for a dry run). */
-            revert_id?: string | null;
+            revert_id?: components["schemas"]["RevertId"] | null;
             /** @description The runs the model no longer sees (a revert), or sees again (a redo). */
             runs: components["schemas"]["RunId"][];
         };
         /** @description A revert was undone (redo): its files and runs are back. */
         RevertUndoneEvent: components["schemas"]["EventEnvelope"] & {
             files: components["schemas"]["RevertFile"][];
-            revert_id: string;
+            revert_id: components["schemas"]["RevertId"];
             runs: components["schemas"]["RunId"][];
             /** @enum {string} */
             type: "revert_undone";
@@ -3563,8 +3580,8 @@ export interface components {
          */
         SessionRevertedEvent: components["schemas"]["EventEnvelope"] & {
             files: components["schemas"]["RevertFile"][];
-            message_id: string;
-            revert_id: string;
+            message_id: components["schemas"]["MessageId"];
+            revert_id: components["schemas"]["RevertId"];
             runs: components["schemas"]["RunId"][];
             /** @enum {string} */
             type: "session_reverted";
@@ -3672,6 +3689,8 @@ export interface components {
             expires_in_secs: number;
             ticket: string;
         };
+        /** @description A background task's id (a ULID). */
+        TaskId: string;
         /** @description A task as the API and events show it. */
         TaskInfo: {
             command: string;
@@ -3683,7 +3702,7 @@ export interface components {
             exit_code?: number | null;
             /** Format: int64 */
             finished_at?: number | null;
-            id: string;
+            id: components["schemas"]["TaskId"];
             label: string;
             /** Format: int64 */
             output_bytes: number;
@@ -3771,7 +3790,7 @@ export interface components {
         TokenScope: "read" | "prompt" | "admin";
         /** @description The model proposed a tool call. */
         ToolCallEvent: components["schemas"]["EventEnvelope"] & {
-            call_id: string;
+            call_id: components["schemas"]["CallId"];
             effect: components["schemas"]["Effect"];
             input: components["schemas"]["ToolInput"];
             tool: string;
@@ -3790,7 +3809,7 @@ export interface components {
         };
         /** @description A tool finished: the text the model sees and parts for the UI. */
         ToolResultEvent: components["schemas"]["EventEnvelope"] & {
-            call_id: string;
+            call_id: components["schemas"]["CallId"];
             ok: boolean;
             parts: components["schemas"]["Part"][];
             text: string;
@@ -3940,7 +3959,7 @@ export interface components {
         UserMessageEvent: components["schemas"]["EventEnvelope"] & {
             /** @description Images sent with the prompt. */
             images?: components["schemas"]["ImageRef"][];
-            message_id: string;
+            message_id: components["schemas"]["MessageId"];
             origin?: components["schemas"]["RunTrigger"] | null;
             text: string;
             /** @enum {string} */
@@ -3954,7 +3973,7 @@ export interface components {
         };
         /** @description Background tasks ended by themselves and wake the session (a `wakeup` run follows). */
         WakeupEvent: components["schemas"]["EventEnvelope"] & {
-            task_ids: string[];
+            task_ids: components["schemas"]["TaskId"][];
             text: string;
             /** @enum {string} */
             type: "wakeup";
@@ -4076,7 +4095,7 @@ export interface components {
             /** @enum {string} */
             type: "cancel";
         } | {
-            approval: string;
+            approval: components["schemas"]["ApprovalId"];
             decision: components["schemas"]["ApprovalDecision"];
             id?: string | null;
             /** @enum {string} */

@@ -86,7 +86,7 @@ async fn record_result(t: &Turn<'_>, call: &ToolCallReq, out: &ToolOutput, in_hi
     t.store_message(
         crate::protocol::MessageRole::Tool,
         StoredParts {
-            call_id: call.id.clone(),
+            call_id: call.id.to_string(),
             name: call.name.clone(),
             text: out.text.clone(),
             ..Default::default()
@@ -451,7 +451,7 @@ async fn ask_user(
     effect: Effect,
     ask: &policy::Ask,
 ) -> ApprovalDecision {
-    let id = new_id();
+    let id: crate::protocol::ApprovalId = new_id().into();
     let row = NewApproval {
         id: id.clone(),
         session_id: t.run.session.id.clone(),

@@ -170,7 +170,7 @@ impl History {
                 self.open = p
                     .tool_calls
                     .iter()
-                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .map(|c| (c.id.to_string(), c.name.clone()))
                     .collect();
                 let mut thinking = Vec::new();
                 if !p.reasoning_signature.is_empty() {
@@ -465,7 +465,7 @@ mod tests {
 
     fn row(role: MessageRole, parts: serde_json::Value) -> MessageRow {
         MessageRow {
-            id: crate::util::new_id(),
+            id: crate::util::new_id().into(),
             session_id: "s".into(),
             run_id: None,
             role,

@@ -88,7 +88,7 @@ pub(super) async fn attach(t: &Turn<'_>, text: &str) -> String {
             ("read_file", serde_json::json!({"path": path}))
         };
         let call = ToolCallReq {
-            id: format!("mention_{}", new_id()),
+            id: format!("mention_{}", new_id()).into(),
             name: name.to_string(),
             arguments: arguments.to_string(),
         };

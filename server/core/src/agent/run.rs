@@ -57,7 +57,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
         _ => {
             let message_id = new_id();
             t.emit(EventPayload::UserMessage {
-                message_id,
+                message_id: message_id.into(),
                 text: spec.text.clone(),
                 origin: Some(spec.trigger),
                 images: spec.images.clone(),
@@ -284,13 +284,13 @@ pub(super) fn disk_full(usage: Usage) -> RunOutcome {
 pub(super) async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     let command = t.run.text.trim_start_matches('!').trim().to_string();
     t.emit(EventPayload::UserMessage {
-        message_id: new_id(),
+        message_id: new_id().into(),
         text: t.run.text.clone(),
         origin: Some(RunTrigger::Command),
         images: Vec::new(),
     });
     let call = ToolCallReq {
-        id: format!("cmd_{}", new_id()),
+        id: format!("cmd_{}", new_id()).into(),
         name: "shell".into(),
         arguments: serde_json::json!({ "command": command }).to_string(),
     };

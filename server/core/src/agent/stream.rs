@@ -219,7 +219,7 @@ impl Answer {
             ProviderEvent::ToolCallStart { index, id, name } => self.calls.push((
                 index,
                 ToolCallReq {
-                    id,
+                    id: id.into(),
                     name,
                     arguments: String::new(),
                 },
@@ -327,7 +327,7 @@ pub(super) async fn stream_turn(
         },
     );
     t.emit(EventPayload::MessageComplete {
-        message_id,
+        message_id: message_id.into(),
         text: a.text,
         reasoning: a.reasoning,
     });

@@ -146,7 +146,7 @@ impl Turn<'_> {
 
     pub(super) fn store_message(&self, role: crate::protocol::MessageRole, parts: StoredParts) {
         let m = NewMessage {
-            id: new_id(),
+            id: new_id().into(),
             run_id: Some(self.run.run_id.clone()),
             role,
             parts: serde_json::to_string(&parts).unwrap_or_default(),

@@ -21,8 +21,14 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
     fn close(b: &mut Batch, open: &mut Option<(Option<String>, DeltaKind, String, String)>) {
         if let Some((run, kind, message_id, text)) = open.take() {
             let payload = match kind {
-                DeltaKind::Text => EventPayload::MessageDelta { message_id, text },
-                DeltaKind::Reasoning => EventPayload::ReasoningDelta { message_id, text },
+                DeltaKind::Text => EventPayload::MessageDelta {
+                    message_id: message_id.into(),
+                    text,
+                },
+                DeltaKind::Reasoning => EventPayload::ReasoningDelta {
+                    message_id: message_id.into(),
+                    text,
+                },
             };
             if let Ok(data) = serde_json::to_string(&payload) {
                 b.events.push(NewEvent {

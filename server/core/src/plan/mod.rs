@@ -175,7 +175,7 @@ pub async fn publish(
     }
     rev.files = files;
     let row = ArtifactRow {
-        id: id.clone(),
+        id: id.clone().into(),
         session_id: session_id.into(),
         kind: "plan".into(),
         name: if rev.diagrams.is_empty() {

@@ -30,7 +30,7 @@ pub struct ToolSpec {
 /// A tool call as the model made it (arguments as the raw JSON text it sent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallReq {
-    pub id: String,
+    pub id: crate::protocol::CallId,
     pub name: String,
     pub arguments: String,
 }

@@ -160,7 +160,7 @@ impl Waker {
                 ));
             }
             text.push_str("Read their output with bg_output {\"id\": …, \"offset\": 0}.");
-            let ids: Vec<String> = claimed.iter().map(|t| t.id.clone()).collect();
+            let ids: Vec<crate::protocol::TaskId> = claimed.iter().map(|t| t.id.clone()).collect();
             let _ = self
                 .runs
                 .deps()

@@ -75,7 +75,7 @@ impl Core {
         let objective = check_objective(&p.objective)?;
         let now = now_ms();
         let mut g = GoalRow {
-            id: new_id(),
+            id: new_id().into(),
             session_id: session.into(),
             objective,
             status: GoalStatus::Active,

@@ -167,7 +167,7 @@ impl Core {
         }
         let left = snaps.apply(&ws, &before, &plan).await.map_err(git_err)?;
         let revert = RevertRow {
-            id: new_id(),
+            id: new_id().into(),
             session_id: session.into(),
             run_id: run.into(),
             from_tree: now,

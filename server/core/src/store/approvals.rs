@@ -2,15 +2,15 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{ApprovalStatus, Store, StoreError, StoreResult};
-use crate::protocol::{ApprovalScope, Effect, RunId, SessionId};
+use crate::protocol::{ApprovalId, ApprovalScope, CallId, Effect, RunId, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ApprovalRow {
-    pub id: String,
+    pub id: ApprovalId,
     pub session_id: SessionId,
     pub run_id: RunId,
-    pub call_id: String,
+    pub call_id: CallId,
     pub tool: String,
     #[sqlx(try_from = "String")]
     pub effect: Effect,
@@ -42,10 +42,10 @@ pub struct ApprovalDetail {
 
 #[derive(Debug, Clone)]
 pub struct NewApproval {
-    pub id: String,
+    pub id: ApprovalId,
     pub session_id: SessionId,
     pub run_id: RunId,
-    pub call_id: String,
+    pub call_id: CallId,
     pub tool: String,
     pub effect: Effect,
     pub scope: ApprovalScope,

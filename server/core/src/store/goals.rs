@@ -1,12 +1,12 @@
 //! Goals: one per session, with its budgets, what was used, and the agent's reports.
 
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{Goal, GoalBudgets, GoalReport, GoalStatus, SessionId};
+use crate::protocol::{Goal, GoalBudgets, GoalId, GoalReport, GoalStatus, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct GoalRow {
-    pub id: String,
+    pub id: GoalId,
     pub session_id: SessionId,
     pub objective: String,
     #[sqlx(try_from = "String")]

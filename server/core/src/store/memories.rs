@@ -2,11 +2,12 @@
 //! search (see migration 0014).
 
 use super::{Backend, Store, StoreResult, query_terms};
+use crate::protocol::MemoryId;
 use crate::util::{new_id, now_ms};
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
 pub struct MemoryRow {
-    pub id: String,
+    pub id: MemoryId,
     /// `workspace` or `user`.
     pub scope: String,
     /// The workspace of a `workspace` memory; empty for the user's.
@@ -67,7 +68,7 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(MemoryRow {
-            id,
+            id: id.into(),
             scope: scope.into(),
             workspace: workspace.into(),
             key: key.map(str::to_string),

@@ -2,11 +2,11 @@
 //! sends to the model. The event log is the UI's record; this is the model's.
 
 use super::{Store, StoreResult};
-use crate::protocol::{MessageRole, RunId, SessionId};
+use crate::protocol::{MessageId, MessageRole, RunId, SessionId};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MessageRow {
-    pub id: String,
+    pub id: MessageId,
     pub session_id: SessionId,
     pub run_id: Option<RunId>,
     #[sqlx(try_from = "String")]
@@ -18,7 +18,7 @@ pub struct MessageRow {
 /// A message to store with a batch of events (see `Store::append_batch`).
 #[derive(Debug, Clone)]
 pub struct NewMessage {
-    pub id: String,
+    pub id: MessageId,
     pub run_id: Option<RunId>,
     pub role: MessageRole,
     pub parts: String,

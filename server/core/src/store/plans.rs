@@ -2,12 +2,12 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{PlanStatus, QuestionStatus, Store, StoreError, StoreResult};
-use crate::protocol::{RunId, SessionId};
+use crate::protocol::{ArtifactId, CallId, PlanId, QuestionId, RunId, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ArtifactRow {
-    pub id: String,
+    pub id: ArtifactId,
     pub session_id: SessionId,
     pub kind: String,
     pub name: String,
@@ -21,11 +21,11 @@ pub struct ArtifactRow {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct PlanRow {
-    pub id: String,
+    pub id: PlanId,
     pub session_id: SessionId,
     pub run_id: RunId,
-    pub call_id: String,
-    pub artifact_id: String,
+    pub call_id: CallId,
+    pub artifact_id: ArtifactId,
     pub revision: i64,
     pub title: Option<String>,
     pub hash: String,
@@ -40,10 +40,10 @@ pub struct PlanRow {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct QuestionRow {
-    pub id: String,
+    pub id: QuestionId,
     pub session_id: SessionId,
     pub run_id: RunId,
-    pub call_id: String,
+    pub call_id: CallId,
     pub questions: String,
     pub answers: Option<String>,
     #[sqlx(try_from = "String")]

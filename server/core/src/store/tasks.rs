@@ -3,7 +3,7 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{SessionId, TaskStatus, TaskStopper, UnknownValue};
+use crate::protocol::{SessionId, TaskId, TaskStatus, TaskStopper, UnknownValue};
 
 /// Who stopped a task, as stored (null: it ended by itself).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,7 +19,7 @@ use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TaskRow {
-    pub id: String,
+    pub id: TaskId,
     pub session_id: SessionId,
     pub command: String,
     pub cwd: String,

@@ -1,12 +1,12 @@
 //! Snapshots taken around runs, and reverts (see `crate::undo`).
 
 use super::{Store, StoreResult};
-use crate::protocol::{RunId, SessionId};
+use crate::protocol::{RevertId, RunId, SessionId};
 use crate::util::{new_id, now_ms};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RevertRow {
-    pub id: String,
+    pub id: RevertId,
     pub session_id: SessionId,
     pub run_id: RunId,
     pub from_tree: String,

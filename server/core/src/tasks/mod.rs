@@ -239,7 +239,7 @@ impl TaskManager {
             });
         let log_path = self.logs.join(format!("{id}.log"));
         let row = TaskRow {
-            id: id.clone(),
+            id: id.clone().into(),
             session_id: session_id.into(),
             command: command.to_string(),
             cwd: cwd.to_string_lossy().into_owned(),
@@ -600,7 +600,7 @@ impl TaskManager {
         bytes.truncate(keep);
         let next = offset + bytes.len() as u64;
         Ok(TaskOutput {
-            id: row.id.clone(),
+            id: row.id.to_string(),
             status: row.status,
             exit_code: row.exit_code,
             text: String::from_utf8_lossy(&bytes).into_owned(),

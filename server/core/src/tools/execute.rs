@@ -124,7 +124,7 @@ const NEVER_ASKS: &str = "a call inside execute never asks: make this call direc
 /// One nested call, as `{ok, text}` JSON.
 async fn nested(ctx: &ToolCtx<'_>, name: &str, input: String, n: usize) -> String {
     let call = crate::provider::ToolCallReq {
-        id: format!("{}.{n}", ctx.call_id),
+        id: format!("{}.{n}", ctx.call_id).into(),
         name: name.to_string(),
         arguments: input,
     };

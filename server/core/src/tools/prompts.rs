@@ -157,10 +157,10 @@ impl super::Tool for ExitPlan {
         };
         let plan_id = new_id();
         let row = PlanRow {
-            id: plan_id.clone(),
+            id: plan_id.clone().into(),
             session_id: t.session().id.clone(),
             run_id: t.run_id().into(),
-            call_id: ctx.call_id.to_string(),
+            call_id: ctx.call_id.into(),
             artifact_id: artifact.id.clone(),
             revision: rev.revision,
             title: rev.title.clone(),
@@ -172,9 +172,9 @@ impl super::Tool for ExitPlan {
             render_errors: None,
         };
         let event = EventPayload::PlanProposed {
-            plan_id: plan_id.clone(),
+            plan_id: plan_id.clone().into(),
             artifact_id: artifact.id.clone(),
-            call_id: ctx.call_id.to_string(),
+            call_id: ctx.call_id.into(),
             revision: rev.clone(),
         };
         let req = PlanRequest { row, event };

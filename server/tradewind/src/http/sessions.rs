@@ -249,7 +249,7 @@ pub async fn list_messages(
     let page: Vec<_> = rows.into_iter().take(limit as usize).collect();
     // The cursor is the page's last row, read or not (a row left out is not read again).
     let next_cursor = if more {
-        page.last().map(|m| m.id.clone())
+        page.last().map(|m| m.id.to_string())
     } else {
         None
     };

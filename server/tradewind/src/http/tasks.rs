@@ -103,7 +103,7 @@ pub async fn task_output(
         .output_for_user(&row, q.offset.unwrap_or(0), limit)
         .await
         .map_err(task_error)?;
-    out.id = row.id;
+    out.id = row.id.into();
     Ok(axum::Json(out))
 }
 

@@ -1299,13 +1299,13 @@ async fn events() {
             let call = format!("call_{i}");
             for p in [
                 tradewind::protocol::EventPayload::ToolCall {
-                    call_id: call.clone(),
+                    call_id: call.clone().into(),
                     tool: "read_file".into(),
                     effect: tradewind::protocol::Effect::Read,
                     input: json!({"path": "f0.txt"}),
                 },
                 tradewind::protocol::EventPayload::PolicyDecision {
-                    call_id: call.clone(),
+                    call_id: call.clone().into(),
                     tool: "read_file".into(),
                     effect: tradewind::protocol::Effect::Read,
                     decision: tradewind::protocol::PolicyDecision::Allow,
@@ -1313,7 +1313,7 @@ async fn events() {
                     key: "effect:read".into(),
                 },
                 tradewind::protocol::EventPayload::ToolResult {
-                    call_id: call.clone(),
+                    call_id: call.clone().into(),
                     tool: "read_file".into(),
                     ok: true,
                     text: text.clone(),
@@ -1328,7 +1328,7 @@ async fn events() {
                 });
             }
             msgs.push(tradewind::store::NewMessage {
-                id: tradewind::util::new_id(),
+                id: tradewind::util::new_id().into(),
                 run_id: Some("R".into()),
                 role: tradewind::protocol::MessageRole::Tool,
                 parts: json!({"call_id": call, "name": "read_file", "text": text}).to_string(),

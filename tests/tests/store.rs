@@ -94,7 +94,7 @@ async fn push_subscriptions(store: &Store) {
 }
 
 async fn suite(store: Store) {
-    let sid = tradewind::util::new_id();
+    let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
     let s = store
         .create_session(&sid, "t", "/w", Agent::Build, Mode::Ask, None)
         .await
@@ -155,7 +155,7 @@ async fn suite(store: Store) {
     assert!(matches!(
         store
             .append_batch(
-                "nope",
+                &"nope".into(),
                 &[NewEvent {
                     run_id: None,
                     kind: "x".into(),
@@ -221,7 +221,7 @@ async fn suite(store: Store) {
     assert_eq!(store.get_session(&sid).await.unwrap().last_seq, 620);
     assert!(store.append_batch(&sid, &[], &[]).await.unwrap().is_empty());
     assert!(matches!(
-        store.append_batch("nope", &events[..1], &[]).await,
+        store.append_batch(&"nope".into(), &events[..1], &[]).await,
         Err(StoreError::NotFound)
     ));
     let stray = NewMessage {
@@ -231,7 +231,10 @@ async fn suite(store: Store) {
         parts: "{}".into(),
     };
     assert!(
-        store.append_batch("nope", &[], &[stray]).await.is_err(),
+        store
+            .append_batch(&"nope".into(), &[], &[stray])
+            .await
+            .is_err(),
         "no message without its session"
     );
     // A batch that fails part-way (a message id stored already) stores none of it, and the
@@ -293,7 +296,7 @@ async fn suite(store: Store) {
     store
         .create_approval(&NewApproval {
             id: aid.clone().into(),
-            session_id: sid.clone().into(),
+            session_id: sid.clone(),
             run_id: rid.clone().into(),
             call_id: "c".into(),
             tool: "shell".into(),
@@ -461,7 +464,10 @@ async fn suite(store: Store) {
     match store.get_session(&sid).await {
         Err(StoreError::Other(e)) => {
             let msg = format!("{e:#}");
-            assert!(msg.contains(&sid) && msg.contains("column mode"), "{msg}");
+            assert!(
+                msg.contains(sid.as_str()) && msg.contains("column mode"),
+                "{msg}"
+            );
         }
         other => panic!("an unknown mode read as {other:?}"),
     }
@@ -668,7 +674,7 @@ async fn sqlite_event_log_is_checkpointed_off_the_commit_path() {
     let d = TempDir::new("db-ckpt");
     let db = d.path().join("t.db");
     let store = Store::open_sqlite(&db).await.unwrap();
-    let sid = tradewind::util::new_id();
+    let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
     store
         .create_session(&sid, "t", "/w", Agent::Build, Mode::Ask, None)
         .await
@@ -747,7 +753,7 @@ async fn backup_taken_mid_run_restores_every_event() {
         ..Opts::default()
     })
     .await;
-    let sid = s.create_session("ask").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("ask").await);
     let run = s.prompt(&sid, "talk").await;
     s.wait_event(&sid, |e| e["type"] == "message_delta").await;
     let out = TempDir::new("backup");

@@ -561,7 +561,7 @@ async fn a_subagents_background_task_wakes_nothing() {
         .unwrap()
         .state
         .store
-        .undelivered_tasks(&sid)
+        .undelivered_tasks(&sid.as_str().into())
         .await
         .unwrap();
     assert!(undelivered.is_empty(), "nothing can wake the root");

@@ -49,7 +49,7 @@ async fn states_output_cap_offsets_and_limits() {
         ..Opts::default()
     })
     .await;
-    let sid = s.create_session("full").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("full").await);
     let t = tm(&s);
     let ws = s.workspace.path().to_path_buf();
     let ok = t
@@ -155,7 +155,7 @@ async fn stop_racing_exit_ends_in_exactly_one_state() {
         ..Opts::default()
     })
     .await;
-    let sid = s.create_session("full").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("full").await);
     let t = tm(&s);
     let ws = s.workspace.path().to_path_buf();
     let mut ids = Vec::new();
@@ -227,7 +227,7 @@ async fn stop_racing_exit_ends_in_exactly_one_state() {
 #[tokio::test]
 async fn sigterm_ignored_means_sigkill_after_three_seconds_with_no_orphans() {
     let s = TestServer::start(Opts::default()).await;
-    let sid = s.create_session("full").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("full").await);
     let t = tm(&s);
     let marker = format!("tw-orphan-{}", ulid::Ulid::generate());
     let cmd = format!(
@@ -424,7 +424,7 @@ async fn wakeups_coalesce_deliver_once_and_respect_every_no_wake_rule() {
         ..Opts::default()
     })
     .await;
-    let sid = s.create_session("full").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("full").await);
     let t0 = Instant::now();
     let run = s.prompt(&sid, "start two tasks").await;
     // Compound commands ask even in full mode.

@@ -27,7 +27,10 @@ async fn agent_deps(
     store: &Store,
     events: &Arc<EventBus>,
     interactive: bool,
-) -> anyhow::Result<(AgentDeps, tokio::sync::mpsc::UnboundedReceiver<String>)> {
+) -> anyhow::Result<(
+    AgentDeps,
+    tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
+)> {
     let net = cfg.network.policy();
     let providers = initial_providers(cfg, store, net).await?;
     let sandbox = crate::sandbox::SandboxHandle::new(cfg.clone());
@@ -153,7 +156,7 @@ pub async fn assemble(
     interactive: bool,
 ) -> anyhow::Result<(
     Arc<RunManager>,
-    tokio::sync::mpsc::UnboundedReceiver<String>,
+    tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
 )> {
     let (deps, ended) = agent_deps(cfg, store, events, interactive).await?;
     let hooks: Vec<Arc<dyn AfterRun>> = vec![

@@ -109,7 +109,7 @@ impl Continuation {
     /// should start.
     async fn account(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         trigger: RunTrigger,
         status: RunStatus,
         tokens: u64,
@@ -161,7 +161,7 @@ impl Continuation {
 }
 
 /// Whether the session has an active goal (its tools are offered only then).
-pub async fn active(store: &Store, session: &str) -> bool {
+pub async fn active(store: &Store, session: &crate::protocol::SessionId) -> bool {
     matches!(
         store.get_goal(session).await,
         Ok(Some(g)) if g.status == GoalStatus::Active

@@ -55,8 +55,8 @@ impl RunEnd {
 /// A run that ended, as the after-run hooks see it.
 #[derive(Debug)]
 pub struct EndedRun<'a> {
-    pub session_id: &'a str,
-    pub run_id: &'a str,
+    pub session_id: &'a crate::protocol::SessionId,
+    pub run_id: &'a crate::protocol::RunId,
     pub trigger: RunTrigger,
     pub end: &'a RunEnd,
     /// The session's goal was active when the run began (only then is it one of its turns).

@@ -86,7 +86,7 @@ pub struct ChildView {
 }
 
 /// The latest assistant text of a session (a subagent's answer).
-async fn final_answer(store: &Store, session: &str) -> Option<String> {
+async fn final_answer(store: &Store, session: &crate::protocol::SessionId) -> Option<String> {
     let parts = store.latest_assistant_parts(session, 20).await.ok()?;
     parts.iter().find_map(|p| {
         serde_json::from_str::<crate::agent::history::StoredParts>(p)

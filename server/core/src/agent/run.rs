@@ -201,8 +201,8 @@ pub(super) async fn record_snapshot(
     snapshots: &crate::undo::Snapshots,
     store: &Store,
     workspace: &str,
-    session: &str,
-    run: &str,
+    session: &crate::protocol::SessionId,
+    run: &crate::protocol::RunId,
     kind: &str,
 ) {
     let ws = std::path::Path::new(workspace);

@@ -96,7 +96,7 @@ impl Turn<'_> {
     }
 
     /// The session whose grants this run uses: a subagent has its root session's, never more.
-    pub(crate) fn grant_session(&self) -> &str {
+    pub(crate) fn grant_session(&self) -> &crate::protocol::SessionId {
         self.lineage.last().unwrap_or(&self.run.session.id)
     }
 

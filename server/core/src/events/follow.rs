@@ -41,7 +41,7 @@ pub enum Source {
 
 pub struct Follower<'a> {
     bus: &'a EventBus,
-    session: String,
+    session: crate::protocol::SessionId,
     rx: Subscription,
     /// The seq of the last frame handed out.
     last: i64,
@@ -59,7 +59,7 @@ impl EventBus {
         Follower {
             rx: self.subscribe(&session),
             bus: self,
-            session,
+            session: session.into(),
             last: after,
             page: VecDeque::new(),
             catching_up: true,

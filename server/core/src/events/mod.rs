@@ -302,7 +302,7 @@ impl EventBus {
         if start {
             tokio::spawn(write_loop(
                 self.store.clone(),
-                session.to_string(),
+                session.into(),
                 ch.tx.clone(),
                 ch.shared.clone(),
                 self.channels.clone(),
@@ -460,7 +460,12 @@ impl EventBus {
     }
 
     /// Stored frames with `seq > after`.
-    pub async fn backlog(&self, session: &str, after: i64, limit: i64) -> StoreResult<Vec<Frame>> {
+    pub async fn backlog(
+        &self,
+        session: &crate::protocol::SessionId,
+        after: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<Frame>> {
         Ok(self
             .store
             .list_events(session, after, limit)
@@ -473,7 +478,7 @@ impl EventBus {
     /// Stored frames with `after < seq < before`: the last `limit` of them, oldest first.
     pub async fn backlog_before(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         after: i64,
         before: i64,
         limit: i64,
@@ -570,7 +575,7 @@ mod tests {
             (1..=last.seq).collect::<Vec<_>>(),
             "live frames in seq order"
         );
-        let stored = store.list_events("S", 0, 1000).await.unwrap();
+        let stored = store.list_events(&"S".into(), 0, 1000).await.unwrap();
         let messages: Vec<String> = stored
             .iter()
             .take(50)

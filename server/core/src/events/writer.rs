@@ -100,7 +100,7 @@ pub(super) fn drain(shared: &Shared, have: usize, stop_when_empty: bool) -> Opti
 
 pub(super) async fn write_loop(
     store: Store,
-    session: String,
+    session: crate::protocol::SessionId,
     tx: broadcast::Sender<Frame>,
     shared: Arc<Shared>,
     channels: Channels,
@@ -129,7 +129,7 @@ pub(super) async fn write_loop(
                     .iter()
                     .any(|r| SUMMARY_KINDS.contains(&r.kind.as_str()))
                 {
-                    let _ = touched.send(session.clone());
+                    let _ = touched.send(session.to_string());
                 }
                 for (row, waiter) in rows.iter().zip(b.waiters) {
                     let frame = Frame::from_row(row);

@@ -76,7 +76,7 @@ pub fn plan_hash(plan: &str, diagrams: &[ValidDiagram]) -> String {
 pub async fn publish(
     store: &Store,
     artifacts_root: &Path,
-    session_id: &str,
+    session_id: &crate::protocol::SessionId,
     args: &ExitPlanArgs,
     max_diagrams: usize,
 ) -> anyhow::Result<(ArtifactRow, PlanRevision)> {

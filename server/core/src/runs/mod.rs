@@ -52,7 +52,7 @@ struct SessionState {
 
 pub struct RunManager {
     deps: Arc<AgentDeps>,
-    sessions: Mutex<HashMap<String, SessionState>>,
+    sessions: Mutex<HashMap<crate::protocol::SessionId, SessionState>>,
     global: Arc<Semaphore>,
     shutdown: CancellationToken,
     /// Every executing run, so a shutdown can wait for each to record how it ended.
@@ -126,7 +126,7 @@ impl RunManager {
 
     /// Cancel what runs or waits in every subagent session below `session_id` (a parent's
     /// cancel reaches its whole tree).
-    pub async fn cancel_tree(&self, session_id: &str) {
+    pub async fn cancel_tree(&self, session_id: &crate::protocol::SessionId) {
         let ids = match self.deps.store.descendant_ids(session_id).await {
             Ok(ids) => ids,
             Err(e) => {
@@ -150,7 +150,9 @@ impl RunManager {
         &self.deps
     }
 
-    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<String, SessionState>> {
+    fn lock(
+        &self,
+    ) -> parking_lot::MutexGuard<'_, HashMap<crate::protocol::SessionId, SessionState>> {
         self.sessions.lock()
     }
 
@@ -185,7 +187,7 @@ impl RunManager {
         images: Vec<crate::protocol::ImageRef>,
         limits: Option<crate::protocol::RunLimits>,
     ) -> StoreResult<crate::protocol::RunId> {
-        let session_id = session.id.as_str();
+        let session_id = &session.id;
         let run_id: crate::protocol::RunId = new_id().into();
         self.deps
             .store
@@ -216,10 +218,10 @@ impl RunManager {
         Ok(run_id)
     }
 
-    fn push(self: &Arc<Self>, session_id: &str, mut q: Queued) {
+    fn push(self: &Arc<Self>, session_id: &crate::protocol::SessionId, mut q: Queued) {
         let start = {
             let mut map = self.lock();
-            let st = map.entry(session_id.to_string()).or_default();
+            let st = map.entry(session_id.clone()).or_default();
             if st.worker {
                 q.session = None;
             }
@@ -231,12 +233,12 @@ impl RunManager {
         };
         if start {
             let me = self.clone();
-            let sid = session_id.to_string();
+            let sid = session_id.clone();
             tokio::spawn(async move { me.worker(sid).await });
         }
     }
 
-    async fn worker(self: Arc<Self>, session_id: String) {
+    async fn worker(self: Arc<Self>, session_id: crate::protocol::SessionId) {
         loop {
             let next = {
                 let mut map = self.lock();
@@ -303,7 +305,7 @@ impl RunManager {
 
     async fn execute(
         self: &Arc<Self>,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
         q: Queued,
         cancel: CancellationToken,
         slot: Arc<Slot>,
@@ -498,7 +500,11 @@ impl RunManager {
     /// its last run already ended (`run_finished` is stored and sent before the worker lets the
     /// session go), so a client acting on that event is not told "busy". A session with a run
     /// queued or running is busy at once.
-    pub async fn settled(&self, session_id: &str, within: std::time::Duration) -> bool {
+    pub async fn settled(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        within: std::time::Duration,
+    ) -> bool {
         if !self.is_busy(session_id) {
             return true;
         }
@@ -544,7 +550,7 @@ impl RunManager {
     }
 
     /// Queue the goal's next turn if the goal is still active.
-    async fn start_goal_turn(self: &Arc<Self>, session_id: &str) {
+    async fn start_goal_turn(self: &Arc<Self>, session_id: &crate::protocol::SessionId) {
         let g = match self.deps.store.get_goal(session_id).await {
             Ok(Some(g)) if g.status == crate::protocol::GoalStatus::Active => g,
             Ok(_) => return,

@@ -59,7 +59,7 @@ pub struct Waker {
     runs: Arc<RunManager>,
     rules: WakeRules,
     history: Mutex<HashMap<String, VecDeque<Instant>>>,
-    active: Mutex<HashSet<String>>,
+    active: Mutex<HashSet<crate::protocol::SessionId>>,
 }
 
 impl Waker {
@@ -73,7 +73,10 @@ impl Waker {
     }
 
     /// Listen for tasks that ended by themselves.
-    pub fn spawn(self: &Arc<Self>, mut ended: tokio::sync::mpsc::UnboundedReceiver<String>) {
+    pub fn spawn(
+        self: &Arc<Self>,
+        mut ended: tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
+    ) {
         let me = self.clone();
         tokio::spawn(async move {
             while let Some(session) = ended.recv().await {
@@ -83,11 +86,11 @@ impl Waker {
     }
 
     /// Make sure a delivery loop runs for the session.
-    pub fn poke(self: &Arc<Self>, session: &str) {
-        let fresh = self.active.lock().insert(session.to_string());
+    pub fn poke(self: &Arc<Self>, session: &crate::protocol::SessionId) {
+        let fresh = self.active.lock().insert(session.clone());
         if fresh {
             let me = self.clone();
-            let s = session.to_string();
+            let s = session.clone();
             tokio::spawn(async move {
                 me.deliver_loop(&s).await;
                 {
@@ -98,7 +101,7 @@ impl Waker {
         }
     }
 
-    async fn deliver_loop(&self, session: &str) {
+    async fn deliver_loop(&self, session: &crate::protocol::SessionId) {
         let store = &self.runs.deps().store;
         tokio::time::sleep(self.rules.coalesce).await;
         loop {
@@ -116,7 +119,7 @@ impl Waker {
                 let h = self
                     .history
                     .lock()
-                    .get(session)
+                    .get(session.as_str())
                     .cloned()
                     .unwrap_or_default();
                 wait_before_wake(&h, Instant::now(), &self.rules)

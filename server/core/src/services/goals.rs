@@ -59,7 +59,11 @@ impl Core {
     }
 
     /// Give the session a goal; its first turn starts now (after a run in progress).
-    pub async fn set_goal(&self, session: &str, p: &SetGoalParams) -> ServiceResult<Goal> {
+    pub async fn set_goal(
+        &self,
+        session: &crate::protocol::SessionId,
+        p: &SetGoalParams,
+    ) -> ServiceResult<Goal> {
         let row = self.load_session(session).await?;
         if row.archived {
             return Err(ServiceError::Conflict(
@@ -113,7 +117,7 @@ impl Core {
         Ok(g.view(self.repeats()))
     }
 
-    pub async fn get_goal(&self, session: &str) -> ServiceResult<Goal> {
+    pub async fn get_goal(&self, session: &crate::protocol::SessionId) -> ServiceResult<Goal> {
         self.load_session(session).await?;
         let g = self
             .store
@@ -124,7 +128,11 @@ impl Core {
     }
 
     /// Pause, resume, edit the objective, change the budget (raise it and resume in one call).
-    pub async fn patch_goal(&self, session: &str, p: &PatchGoalParams) -> ServiceResult<Goal> {
+    pub async fn patch_goal(
+        &self,
+        session: &crate::protocol::SessionId,
+        p: &PatchGoalParams,
+    ) -> ServiceResult<Goal> {
         self.load_session(session).await?;
         let objective = p.objective.as_deref().map(check_objective).transpose()?;
         let (g, resumed) = {
@@ -173,7 +181,7 @@ impl Core {
     }
 
     /// Delete the session's goal (a run in progress finishes; no other starts for it).
-    pub async fn delete_goal(&self, session: &str) -> ServiceResult<()> {
+    pub async fn delete_goal(&self, session: &crate::protocol::SessionId) -> ServiceResult<()> {
         self.load_session(session).await?;
         let gone = {
             let _held = self.deps().goal_lock.lock().await;

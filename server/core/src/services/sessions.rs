@@ -184,7 +184,7 @@ impl Core {
     /// user messages (or all of it), then `text` sent there. The original is untouched.
     pub async fn fork_session(
         &self,
-        id: &str,
+        id: &crate::protocol::SessionId,
         p: &crate::protocol::ForkParams,
     ) -> ServiceResult<crate::protocol::Forked> {
         let src = self.load_session(id).await?;
@@ -245,7 +245,7 @@ impl Core {
     }
 
     /// Delete a session and everything it owns; refused while a run is active.
-    pub async fn delete_session(&self, id: &str) -> ServiceResult<()> {
+    pub async fn delete_session(&self, id: &crate::protocol::SessionId) -> ServiceResult<()> {
         let row = self.load_session(id).await?;
         if matches!(row.status, SessionStatus::Running | SessionStatus::Waiting) {
             return Err(ServiceError::Conflict(
@@ -263,7 +263,7 @@ impl Core {
             .delete_session(id)
             .await
             .or_not_found("session")?;
-        for c in tree.iter().map(String::as_str).chain([id]) {
+        for c in tree.iter().chain([id]) {
             self.runs.forget_session(c);
         }
         self.events.touch(id);

@@ -61,7 +61,7 @@ impl Core {
     /// Whether the gate let any of `runs` make a call that can change the workspace's files.
     async fn allowed_changes(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         runs: &[crate::protocol::RunId],
     ) -> ServiceResult<bool> {
         let decisions = self.store.policy_decisions(session).await?;
@@ -78,7 +78,7 @@ impl Core {
             }))
     }
 
-    async fn idle(&self, session: &str) -> ServiceResult<()> {
+    async fn idle(&self, session: &crate::protocol::SessionId) -> ServiceResult<()> {
         if !self
             .runs
             .settled(session, std::time::Duration::from_secs(5))
@@ -95,7 +95,7 @@ impl Core {
     /// What changed by hand since the session's newest snapshot, and the workspace now.
     async fn now_and_hand_edits(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         ws: &std::path::Path,
     ) -> ServiceResult<(String, Vec<String>)> {
         let snaps = &self.deps().snapshots;
@@ -113,7 +113,7 @@ impl Core {
     /// that turn and the later ones back from the model.
     pub async fn revert(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         p: &crate::protocol::RevertParams,
     ) -> ServiceResult<RevertResult> {
         let row = self.load_session(session).await?;
@@ -169,7 +169,7 @@ impl Core {
         let revert = RevertRow {
             id: new_id().into(),
             session_id: session.into(),
-            run_id: run.into(),
+            run_id: run,
             from_tree: now,
             to_tree: before,
             files: serde_json::to_string(&result.files).unwrap_or_else(|_| "[]".into()),
@@ -200,7 +200,7 @@ impl Core {
     /// said since the revert.
     pub async fn redo(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         p: &crate::protocol::RedoParams,
     ) -> ServiceResult<RevertResult> {
         let row = self.load_session(session).await?;

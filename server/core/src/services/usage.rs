@@ -114,7 +114,10 @@ impl Core {
     }
 
     /// A session's usage and cost, the cap that applies to it, and how full its context is.
-    pub async fn session_usage(&self, id: &str) -> ServiceResult<SessionUsage> {
+    pub async fn session_usage(
+        &self,
+        id: &crate::protocol::SessionId,
+    ) -> ServiceResult<SessionUsage> {
         let session = self.store.get_session(id).await.or_not_found("session")?;
         let rows = self
             .store

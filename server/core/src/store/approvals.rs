@@ -115,7 +115,7 @@ impl Store {
         Ok(moved == 1)
     }
 
-    pub async fn pending_approvals(&self, session_id: &str) -> StoreResult<Vec<ApprovalRow>> {
+    pub async fn pending_approvals(&self, session_id: &SessionId) -> StoreResult<Vec<ApprovalRow>> {
         Ok(sqlx::query_as::<_, ApprovalRow>(
             "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix, detail \
              FROM approvals WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
@@ -137,7 +137,7 @@ impl Store {
         .await
     }
 
-    pub async fn add_grant(&self, session_id: &str, key: &str) -> StoreResult<()> {
+    pub async fn add_grant(&self, session_id: &SessionId, key: &str) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO grants (session_id, grant_key, created_at) VALUES ($1, $2, $3) \
              ON CONFLICT (session_id, grant_key) DO NOTHING",
@@ -151,7 +151,7 @@ impl Store {
     }
 
     /// The session's grants and its workspace's, as keys (what the gate reads).
-    pub async fn list_grants(&self, session_id: &str) -> StoreResult<Vec<String>> {
+    pub async fn list_grants(&self, session_id: &SessionId) -> StoreResult<Vec<String>> {
         Ok(self
             .grant_rows(session_id)
             .await?
@@ -161,7 +161,7 @@ impl Store {
     }
 
     /// The session's grants, then those of its workspace.
-    pub async fn grant_rows(&self, session_id: &str) -> StoreResult<Vec<GrantRow>> {
+    pub async fn grant_rows(&self, session_id: &SessionId) -> StoreResult<Vec<GrantRow>> {
         let rows: Vec<(String, Option<String>, i64)> = sqlx::query_as(
             "SELECT grant_key, NULL, created_at FROM grants WHERE session_id = $1 \
              UNION ALL \
@@ -199,7 +199,7 @@ impl Store {
     /// there was no such grant.
     pub async fn revoke_grant(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         workspace: Option<&str>,
         key: &str,
     ) -> StoreResult<bool> {

@@ -77,7 +77,7 @@ impl Store {
     /// event writer.
     pub async fn append_batch(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         events: &[NewEvent],
         messages: &[NewMessage],
     ) -> StoreResult<Vec<EventRow>> {
@@ -132,7 +132,7 @@ impl Store {
 
     /// Events with `seq > after`, oldest first.
     /// One event of a session by seq.
-    pub async fn event_at(&self, session_id: &str, seq: i64) -> StoreResult<EventRow> {
+    pub async fn event_at(&self, session_id: &SessionId, seq: i64) -> StoreResult<EventRow> {
         sqlx::query_as::<_, EventRow>(
             "SELECT session_id, seq, run_id, type, data, created_at FROM events WHERE session_id = $1 AND seq = $2",
         )
@@ -146,8 +146,8 @@ impl Store {
     /// The seq of a run's first event in a session.
     pub async fn first_seq_of_run(
         &self,
-        session_id: &str,
-        run_id: &str,
+        session_id: &SessionId,
+        run_id: &RunId,
     ) -> StoreResult<Option<i64>> {
         let row: Option<(Option<i64>,)> =
             sqlx::query_as("SELECT MIN(seq) FROM events WHERE session_id = $1 AND run_id = $2")
@@ -160,7 +160,7 @@ impl Store {
 
     pub async fn list_events(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         after: i64,
         limit: i64,
     ) -> StoreResult<Vec<EventRow>> {
@@ -179,7 +179,7 @@ impl Store {
     /// a long session from its end).
     pub async fn list_events_before(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         after: i64,
         before: i64,
         limit: i64,

@@ -70,7 +70,7 @@ impl GoalRow {
 }
 
 impl Store {
-    pub async fn get_goal(&self, session: &str) -> StoreResult<Option<GoalRow>> {
+    pub async fn get_goal(&self, session: &SessionId) -> StoreResult<Option<GoalRow>> {
         Ok(
             sqlx::query_as::<_, GoalRow>("SELECT id, session_id, objective, status, budget_turns, budget_tokens, budget_minutes, used_turns, used_tokens, used_ms, blocked_streak, last_blocked_turn, reason, reports, created_at, updated_at FROM goals WHERE session_id = $1")
                 .bind(session)
@@ -134,7 +134,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn delete_goal(&self, session: &str) -> StoreResult<bool> {
+    pub async fn delete_goal(&self, session: &SessionId) -> StoreResult<bool> {
         Ok(sqlx::query("DELETE FROM goals WHERE session_id = $1")
             .bind(session)
             .execute(self.pool())

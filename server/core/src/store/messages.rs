@@ -28,7 +28,7 @@ impl Store {
     /// Messages with id > `after` (ULIDs sort by time), oldest first.
     pub async fn list_messages(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         after: Option<&str>,
         limit: i64,
     ) -> StoreResult<Vec<MessageRow>> {
@@ -47,7 +47,7 @@ impl Store {
     /// text of the latest one that has text.
     pub async fn latest_assistant_parts(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         limit: i64,
     ) -> StoreResult<Vec<String>> {
         let rows: Vec<(String,)> = sqlx::query_as(

@@ -70,7 +70,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn list_artifacts(&self, session_id: &str) -> StoreResult<Vec<ArtifactRow>> {
+    pub async fn list_artifacts(&self, session_id: &SessionId) -> StoreResult<Vec<ArtifactRow>> {
         Ok(sqlx::query_as::<_, ArtifactRow>(
             "SELECT id, session_id, kind, name, revision, path, meta, created_at FROM artifacts WHERE session_id = $1 ORDER BY created_at, id",
         )
@@ -92,7 +92,7 @@ impl Store {
     /// The newest artifact of a kind in a session (the previous plan revision).
     pub async fn latest_artifact(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         kind: &str,
     ) -> StoreResult<Option<ArtifactRow>> {
         Ok(sqlx::query_as::<_, ArtifactRow>(
@@ -135,7 +135,7 @@ impl Store {
         .ok_or(StoreError::NotFound)
     }
 
-    pub async fn pending_plans(&self, session_id: &str) -> StoreResult<Vec<PlanRow>> {
+    pub async fn pending_plans(&self, session_id: &SessionId) -> StoreResult<Vec<PlanRow>> {
         Ok(sqlx::query_as::<_, PlanRow>(
             "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors \
              FROM plans WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
@@ -181,7 +181,7 @@ impl Store {
     }
 
     /// Approved plans of a run whose implementation has not started.
-    pub async fn approved_plans_of_run(&self, run_id: &str) -> StoreResult<Vec<PlanRow>> {
+    pub async fn approved_plans_of_run(&self, run_id: &RunId) -> StoreResult<Vec<PlanRow>> {
         Ok(sqlx::query_as::<_, PlanRow>(
             "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors \
              FROM plans WHERE run_id = $1 AND status = 'approved' ORDER BY created_at DESC",
@@ -194,8 +194,8 @@ impl Store {
     pub async fn create_question(
         &self,
         id: &str,
-        session_id: &str,
-        run_id: &str,
+        session_id: &SessionId,
+        run_id: &RunId,
         call_id: &str,
         questions: &str,
     ) -> StoreResult<()> {
@@ -224,7 +224,7 @@ impl Store {
         .ok_or(StoreError::NotFound)
     }
 
-    pub async fn pending_questions(&self, session_id: &str) -> StoreResult<Vec<QuestionRow>> {
+    pub async fn pending_questions(&self, session_id: &SessionId) -> StoreResult<Vec<QuestionRow>> {
         Ok(sqlx::query_as::<_, QuestionRow>(
             "SELECT id, session_id, run_id, call_id, questions, answers, status, created_at, answered_at \
              FROM questions WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",

@@ -53,7 +53,7 @@ impl Store {
     pub async fn create_run(
         &self,
         id: &str,
-        session_id: &str,
+        session_id: &SessionId,
         trigger: RunTrigger,
         input: &str,
         agent: Agent,
@@ -134,7 +134,7 @@ impl Store {
 
     /// What a run left behind when its server died: the time of its last event, and how many
     /// characters of answer it streamed (for an output-token estimate).
-    pub async fn run_trace(&self, run_id: &str) -> StoreResult<(Option<i64>, usize)> {
+    pub async fn run_trace(&self, run_id: &RunId) -> StoreResult<(Option<i64>, usize)> {
         let rows: Vec<(String, String, i64)> = sqlx::query_as(
             "SELECT type, data, created_at FROM events WHERE run_id = $1 ORDER BY seq",
         )
@@ -164,7 +164,7 @@ impl Store {
 
     pub async fn list_session_runs(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         limit: i64,
     ) -> StoreResult<Vec<RunRow>> {
         Ok(sqlx::query_as::<_, RunRow>(

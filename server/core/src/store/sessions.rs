@@ -210,7 +210,7 @@ impl Store {
     }
 
     /// The subagent sessions a session started, oldest first.
-    pub async fn child_sessions(&self, parent: &str) -> StoreResult<Vec<SessionRow>> {
+    pub async fn child_sessions(&self, parent: &SessionId) -> StoreResult<Vec<SessionRow>> {
         Ok(sqlx::query_as::<_, SessionRow>(select_sessions!(
             "WHERE s.parent_id = $1 ORDER BY s.created_at, s.id"
         ))
@@ -220,8 +220,8 @@ impl Store {
     }
 
     /// The ids of a session's own subagents (no derived status: cheap).
-    pub async fn child_ids(&self, parent: &str) -> StoreResult<Vec<String>> {
-        let ids: Vec<(String,)> =
+    pub async fn child_ids(&self, parent: &SessionId) -> StoreResult<Vec<SessionId>> {
+        let ids: Vec<(SessionId,)> =
             sqlx::query_as("SELECT id FROM sessions WHERE parent_id = $1 ORDER BY created_at, id")
                 .bind(parent)
                 .fetch_all(self.pool())
@@ -250,9 +250,9 @@ impl Store {
     }
 
     /// The ids of a session's subagents at every depth, parents before their children.
-    pub async fn descendant_ids(&self, root: &str) -> StoreResult<Vec<String>> {
-        let mut out: Vec<String> = Vec::new();
-        let mut level = vec![root.to_string()];
+    pub async fn descendant_ids(&self, root: &SessionId) -> StoreResult<Vec<SessionId>> {
+        let mut out: Vec<SessionId> = Vec::new();
+        let mut level = vec![root.clone()];
         // Subagents nest at most two deep; the bound only guards against a corrupt loop.
         for _ in 0..8 {
             let mut next = Vec::new();

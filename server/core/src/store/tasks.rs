@@ -89,7 +89,7 @@ impl Store {
     /// Newest first; `status` filters when given.
     pub async fn list_tasks(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         status: Option<TaskStatus>,
         limit: i64,
     ) -> StoreResult<Vec<TaskRow>> {
@@ -104,7 +104,7 @@ impl Store {
         .await?)
     }
 
-    pub async fn count_live_tasks(&self, session_id: &str) -> StoreResult<i64> {
+    pub async fn count_live_tasks(&self, session_id: &SessionId) -> StoreResult<i64> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM tasks WHERE session_id = $1 AND status IN ('queued', 'running', 'stopping')")
             .bind(session_id)
             .fetch_one(self.pool())
@@ -220,7 +220,7 @@ impl Store {
     }
 
     /// Tasks of a session that ended by themselves and still owe a wake-up.
-    pub async fn undelivered_tasks(&self, session_id: &str) -> StoreResult<Vec<TaskRow>> {
+    pub async fn undelivered_tasks(&self, session_id: &SessionId) -> StoreResult<Vec<TaskRow>> {
         Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
             "WHERE session_id = $1 AND status IN ('succeeded', 'failed') AND (stopped_by IS NULL OR stopped_by = 'timeout') \
              AND delivered_at IS NULL AND read_at IS NULL ORDER BY finished_at, id"
@@ -232,8 +232,8 @@ impl Store {
 
     /// The sessions (not archived) with an ended task whose wake-up was never delivered: owed
     /// after a restart.
-    pub async fn sessions_owed_wakeups(&self) -> StoreResult<Vec<String>> {
-        let rows: Vec<(String,)> = sqlx::query_as(
+    pub async fn sessions_owed_wakeups(&self) -> StoreResult<Vec<SessionId>> {
+        let rows: Vec<(SessionId,)> = sqlx::query_as(
             "SELECT DISTINCT t.session_id FROM tasks t JOIN sessions s ON s.id = t.session_id \
              WHERE s.archived = 0 AND t.status IN ('succeeded', 'failed') \
              AND (t.stopped_by IS NULL OR t.stopped_by = 'timeout') \

@@ -56,8 +56,8 @@ impl Store {
     /// Record a run's snapshot: `before` it changes anything, `after` it ended.
     pub async fn record_snapshot(
         &self,
-        session: &str,
-        run: &str,
+        session: &SessionId,
+        run: &RunId,
         kind: &str,
         tree: &str,
     ) -> StoreResult<()> {
@@ -76,7 +76,7 @@ impl Store {
     }
 
     /// A run's snapshot of that kind.
-    pub async fn run_snapshot(&self, run: &str, kind: &str) -> StoreResult<Option<String>> {
+    pub async fn run_snapshot(&self, run: &RunId, kind: &str) -> StoreResult<Option<String>> {
         let row: Option<(String,)> = sqlx::query_as(
             "SELECT tree FROM snapshots WHERE run_id = $1 AND kind = $2 ORDER BY created_at DESC LIMIT 1",
         )
@@ -88,7 +88,7 @@ impl Store {
     }
 
     /// The newest snapshot of a session (what the agent, or the last revert, left).
-    pub async fn latest_snapshot(&self, session: &str) -> StoreResult<Option<String>> {
+    pub async fn latest_snapshot(&self, session: &SessionId) -> StoreResult<Option<String>> {
         let row: Option<(String,)> = sqlx::query_as(
             "SELECT tree FROM snapshots WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1",
         )
@@ -128,7 +128,7 @@ impl Store {
     }
 
     /// The session's newest revert still in force.
-    pub async fn active_revert(&self, session: &str) -> StoreResult<Option<RevertRow>> {
+    pub async fn active_revert(&self, session: &SessionId) -> StoreResult<Option<RevertRow>> {
         Ok(sqlx::query_as::<_, RevertRow>(
             "SELECT id, session_id, run_id, from_tree, to_tree, files, created_at, undone_at FROM reverts \
              WHERE session_id = $1 AND undone_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1",
@@ -162,7 +162,7 @@ impl Store {
     }
 
     /// The runs a revert in force hides from the model: from the reverted run up to the revert.
-    pub async fn hidden_runs(&self, session: &str) -> StoreResult<Vec<RunId>> {
+    pub async fn hidden_runs(&self, session: &SessionId) -> StoreResult<Vec<RunId>> {
         let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT r.id FROM runs r JOIN reverts v ON v.session_id = r.session_id \
              JOIN runs t ON t.id = v.run_id \
@@ -176,7 +176,7 @@ impl Store {
     }
 
     /// The runs from `run` on that no revert in force hides yet: what reverting to it takes back.
-    pub async fn runs_from(&self, session: &str, run: &str) -> StoreResult<Vec<RunId>> {
+    pub async fn runs_from(&self, session: &SessionId, run: &RunId) -> StoreResult<Vec<RunId>> {
         let hidden = self.hidden_runs(session).await?;
         let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT r.id FROM runs r JOIN runs t ON t.id = $2 \
@@ -197,7 +197,7 @@ impl Store {
     /// snapshot.
     pub async fn first_before_snapshot(
         &self,
-        session: &str,
+        session: &SessionId,
         runs: &[RunId],
     ) -> StoreResult<Option<String>> {
         let rows: Vec<(String, String)> = sqlx::query_as(
@@ -217,8 +217,8 @@ impl Store {
     /// known to hold last before it started).
     pub async fn last_snapshot_before_run(
         &self,
-        session: &str,
-        run: &str,
+        session: &SessionId,
+        run: &RunId,
     ) -> StoreResult<Option<String>> {
         let row: Option<(String,)> = sqlx::query_as(
             "SELECT n.tree FROM snapshots n JOIN runs r ON r.id = n.run_id JOIN runs t ON t.id = $2 \
@@ -235,7 +235,7 @@ impl Store {
     /// The session's audited gate decisions: `(run, data JSON)`.
     pub async fn policy_decisions(
         &self,
-        session: &str,
+        session: &SessionId,
     ) -> StoreResult<Vec<(Option<RunId>, String)>> {
         Ok(sqlx::query_as(
             "SELECT run_id, data FROM events WHERE session_id = $1 AND type = 'policy_decision'",
@@ -262,11 +262,11 @@ impl Store {
     /// The run of a user message (its `user_message` event's `message_id`).
     pub async fn run_of_user_message(
         &self,
-        session: &str,
+        session: &SessionId,
         message_id: &str,
-    ) -> StoreResult<Option<String>> {
+    ) -> StoreResult<Option<RunId>> {
         let needle = format!("%\"message_id\":\"{message_id}\"%");
-        let row: Option<(Option<String>,)> = sqlx::query_as(
+        let row: Option<(Option<RunId>,)> = sqlx::query_as(
             "SELECT run_id FROM events WHERE session_id = $1 AND type = 'user_message' AND data LIKE $2 LIMIT 1",
         )
         .bind(session)

@@ -1,6 +1,7 @@
 //! Model calls: the usage and cost of each, the totals a report or a spend cap needs.
 
 use super::{Store, StoreResult};
+use crate::protocol::SessionId;
 use crate::protocol::Usage;
 
 /// One model call, as recorded after it ends.
@@ -142,7 +143,7 @@ impl Store {
     }
 
     /// What a session has cost so far, and what every session has since `day_start`.
-    pub async fn spent(&self, session: &str, day_start: i64) -> StoreResult<(f64, f64)> {
+    pub async fn spent(&self, session: &SessionId, day_start: i64) -> StoreResult<(f64, f64)> {
         let (s,): (f64,) = sqlx::query_as(
             "SELECT CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION) FROM model_calls WHERE session_id = $1",
         )
@@ -160,7 +161,7 @@ impl Store {
 
     /// A session's latest answer (not a compaction's summary call), if it made one: how full
     /// its context was.
-    pub async fn last_model_call(&self, session: &str) -> StoreResult<Option<LastCallRow>> {
+    pub async fn last_model_call(&self, session: &SessionId) -> StoreResult<Option<LastCallRow>> {
         Ok(sqlx::query_as::<_, LastCallRow>(
             "SELECT provider, model, input_tokens, output_tokens, context_window, created_at FROM model_calls \
              WHERE session_id = $1 AND purpose = 'turn' ORDER BY created_at DESC, id DESC LIMIT 1",

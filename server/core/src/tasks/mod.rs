@@ -113,7 +113,7 @@ pub struct TaskManager {
     owner_start: i64,
     live: Mutex<HashMap<String, Live>>,
     /// Notified when a task ends by itself (wake-ups).
-    ended: tokio::sync::mpsc::UnboundedSender<String>,
+    ended: tokio::sync::mpsc::UnboundedSender<crate::protocol::SessionId>,
     sandbox: crate::sandbox::SandboxHandle,
 }
 
@@ -126,7 +126,7 @@ impl TaskManager {
         sandbox: crate::sandbox::SandboxHandle,
     ) -> (
         Arc<TaskManager>,
-        tokio::sync::mpsc::UnboundedReceiver<String>,
+        tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
     ) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let owner_pid = std::process::id();
@@ -175,7 +175,7 @@ impl TaskManager {
     /// The command's shape, the timeout (capped by tasks.maxRunMs), and the live-task limits.
     async fn check_start(
         &self,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
         command: &str,
         timeout_ms: Option<u64>,
     ) -> Result<u64, TaskError> {
@@ -220,7 +220,7 @@ impl TaskManager {
     /// Start a task; returns it as `running`.
     pub async fn start(
         self: &Arc<Self>,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
         command: &str,
         cwd: &Path,
         job: &crate::sandbox::Job,
@@ -484,7 +484,7 @@ impl TaskManager {
             let by_itself = matches!(r.status, TaskStatus::Succeeded | TaskStatus::Failed)
                 && r.stopped_by.0.is_none_or(|b| b == TaskStopper::Timeout);
             if ok.unwrap_or(false) && by_itself {
-                let _ = self.ended.send(r.session_id.to_string());
+                let _ = self.ended.send(r.session_id.clone());
             }
         }
     }

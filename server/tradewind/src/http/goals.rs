@@ -30,7 +30,7 @@ use crate::protocol::{Goal, PatchGoalParams, SetGoalParams};
               (status = 422, description = "A blank or too long objective, or a budget out of range", body = ErrorBody)))]
 pub async fn set_goal(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<SetGoalParams>,
 ) -> ApiResult<(StatusCode, axum::Json<Goal>)> {
     Ok((
@@ -52,7 +52,7 @@ pub async fn set_goal(
               (status = 404, description = "No such session, or it has no goal", body = ErrorBody)))]
 pub async fn get_goal(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<Goal>> {
     Ok(axum::Json(state.get_goal(&id).await?))
 }
@@ -74,7 +74,7 @@ pub async fn get_goal(
               (status = 422, description = "A blank objective or a budget out of range", body = ErrorBody)))]
 pub async fn patch_goal(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<PatchGoalParams>,
 ) -> ApiResult<axum::Json<Goal>> {
     Ok(axum::Json(state.patch_goal(&id, &p).await?))
@@ -91,7 +91,7 @@ pub async fn patch_goal(
               (status = 404, description = "No such session, or it has no goal", body = ErrorBody)))]
 pub async fn delete_goal(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<StatusCode> {
     state.delete_goal(&id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -109,7 +109,7 @@ pub async fn plan_render_errors(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_artifacts(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<ArtifactList>> {
     state.load_session(&id).await?;
     let rows = state.store.list_artifacts(&id).await?;

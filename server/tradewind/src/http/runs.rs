@@ -103,7 +103,7 @@ pub struct RunList {
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_runs(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<RunList>> {
     state.load_session(&id).await?;
     let rows = state.store.list_session_runs(&id, 100).await?;

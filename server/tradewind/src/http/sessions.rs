@@ -180,7 +180,7 @@ pub async fn patch_session(
               (status = 422, description = "`seq` is not a user message, or an invalid `title` or `text`", body = ErrorBody)))]
 pub async fn fork_session(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<crate::protocol::ForkParams>,
 ) -> ApiResult<(StatusCode, axum::Json<crate::protocol::Forked>)> {
     Ok((
@@ -202,7 +202,7 @@ pub async fn fork_session(
               (status = 409, description = "The session has an active run; cancel it first", body = ErrorBody)))]
 pub async fn delete_session(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<StatusCode> {
     state.delete_session(&id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -233,7 +233,7 @@ pub struct MessagesQuery {
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_messages(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiQuery(q): ApiQuery<MessagesQuery>,
 ) -> ApiResult<axum::Json<MessagePage>> {
     state.load_session(&id).await?;
@@ -291,7 +291,7 @@ pub struct EventsQuery {
 pub async fn list_events(
     State(state): State<AppState>,
     Extension(principal): Extension<crate::auth::Principal>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> ApiResult<axum::Json<EventPage>> {
     state.load_session(&id).await?;
@@ -360,7 +360,7 @@ pub async fn list_events(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn pending(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<PendingItems>> {
     state.load_session(&id).await?;
     let mut sessions = vec![id.clone()];
@@ -379,7 +379,11 @@ pub async fn pending(
     Ok(axum::Json(items))
 }
 
-async fn pending_of(state: &AppState, id: &str, items: &mut PendingItems) -> ApiResult<()> {
+async fn pending_of(
+    state: &AppState,
+    id: &crate::protocol::SessionId,
+    items: &mut PendingItems,
+) -> ApiResult<()> {
     let approvals = state.store.pending_approvals(id).await?;
     let questions = state.store.pending_questions(id).await?;
     let plans = state.store.pending_plans(id).await?;
@@ -399,7 +403,7 @@ async fn pending_of(state: &AppState, id: &str, items: &mut PendingItems) -> Api
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn children(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<Vec<Session>>> {
     state.load_session(&id).await?;
     let rows = state.store.child_sessions(&id).await?;

@@ -149,7 +149,7 @@ impl Drop for AbortOnDrop {
 pub async fn page_after(
     state: &AppState,
     principal: &crate::auth::Principal,
-    session: &str,
+    session: &crate::protocol::SessionId,
     after: i64,
     limit: i64,
     wait: Duration,

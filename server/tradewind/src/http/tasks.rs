@@ -39,7 +39,7 @@ pub struct TaskList {
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_tasks(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<TaskList>> {
     state.load_session(&id).await?;
     let rows = state.store.list_tasks(&id, None, 50).await?;

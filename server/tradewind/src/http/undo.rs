@@ -29,7 +29,7 @@ use crate::protocol::{RedoParams, RevertParams, RevertResult};
               (status = 422, description = "A field has the wrong type or size", body = ErrorBody)))]
 pub async fn revert(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<RevertParams>,
 ) -> ApiResult<axum::Json<RevertResult>> {
     Ok(axum::Json(state.revert(&id, &p).await?))
@@ -52,7 +52,7 @@ pub async fn revert(
               (status = 422, description = "A field has the wrong type", body = ErrorBody)))]
 pub async fn redo(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<RedoParams>,
 ) -> ApiResult<axum::Json<RevertResult>> {
     Ok(axum::Json(state.redo(&id, &p).await?))

@@ -70,7 +70,7 @@ pub async fn usage_report(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn session_usage(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<SessionUsage>> {
     Ok(axum::Json(state.session_usage(&id).await?))
 }

@@ -1918,7 +1918,7 @@ async fn fts() {
         seed
     };
     for s in 0..1000 {
-        let sid = tradewind::util::new_id();
+        let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
         store
             .create_session(&sid, &format!("s{s}"), "/w", Agent::Build, Mode::Ask, None)
             .await

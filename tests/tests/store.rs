@@ -265,7 +265,7 @@ async fn suite(store: Store) {
     assert_eq!(store.list_sessions(None, 10, false).await.unwrap().len(), 0);
     assert_eq!(store.list_sessions(None, 10, true).await.unwrap().len(), 1);
     // Runs: compare-and-set transitions.
-    let rid = tradewind::util::new_id();
+    let rid: tradewind::protocol::RunId = tradewind::util::new_id().into();
     store
         .create_run(&rid, &sid, RunTrigger::Prompt, "hi", Agent::Build)
         .await
@@ -277,7 +277,7 @@ async fn suite(store: Store) {
     assert!(store.start_run(&rid).await.unwrap());
     assert!(!store.start_run(&rid).await.unwrap());
     let end = |status| tradewind::store::RunEndRow {
-        run_id: rid.clone().into(),
+        run_id: rid.clone(),
         status,
         error: None,
         usage: "{}".into(),
@@ -297,7 +297,7 @@ async fn suite(store: Store) {
         .create_approval(&NewApproval {
             id: aid.clone().into(),
             session_id: sid.clone(),
-            run_id: rid.clone().into(),
+            run_id: rid.clone(),
             call_id: "c".into(),
             tool: "shell".into(),
             effect: Effect::Process,
@@ -384,7 +384,7 @@ async fn suite(store: Store) {
                 &[],
                 &[NewMessage {
                     id: tradewind::util::new_id().into(),
-                    run_id: Some(rid.clone().into()),
+                    run_id: Some(rid.clone()),
                     role: MessageRole::User,
                     parts: format!("{{\"text\":\"{i}\"}}"),
                 }],

@@ -10919,7 +10919,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The id of the session whose mode, agent and grants decide (required). */
-                session: string;
+                session: components["schemas"]["SessionId"];
             };
             header?: never;
             path?: never;

@@ -18,7 +18,7 @@ use crate::store::StoreResult;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scope {
     /// One session's events.
-    Session(String),
+    Session(crate::protocol::SessionId),
 }
 
 /// Where a follower starts: after this seq.
@@ -59,7 +59,7 @@ impl EventBus {
         Follower {
             rx: self.subscribe(&session),
             bus: self,
-            session: session.into(),
+            session,
             last: after,
             page: VecDeque::new(),
             catching_up: true,

@@ -180,7 +180,7 @@ pub struct EventBus {
     channels: Channels,
     /// Ids of sessions whose summary (status, title, archived, last activity) may have changed:
     /// what `subscribe_sessions` clients hear, so the session list needs no polling.
-    touched: broadcast::Sender<String>,
+    touched: broadcast::Sender<crate::protocol::SessionId>,
     /// The last write failed because the disk is full (cleared by the next successful one):
     /// runs stop instead of streaming into nothing.
     full: Arc<std::sync::atomic::AtomicBool>,
@@ -276,13 +276,13 @@ impl EventBus {
     }
 
     /// Session ids whose listed state may have changed, from now on.
-    pub fn session_changes(&self) -> broadcast::Receiver<String> {
+    pub fn session_changes(&self) -> broadcast::Receiver<crate::protocol::SessionId> {
         self.touched.subscribe()
     }
 
     /// Say that a session's listed state changed outside any event (created, deleted).
     pub fn touch(&self, session: &str) {
-        let _ = self.touched.send(session.to_string());
+        let _ = self.touched.send(session.into());
     }
 
     /// Queue an item; start the session's writer if it is idle. Done under the map lock so a
@@ -530,7 +530,7 @@ mod tests {
         let store = Store::open_sqlite(&dir.join("t.db")).await.unwrap();
         store
             .create_session(
-                "S",
+                &"S".into(),
                 "t",
                 "/tmp",
                 crate::protocol::Agent::Build,

@@ -104,7 +104,7 @@ pub(super) async fn write_loop(
     tx: broadcast::Sender<Frame>,
     shared: Arc<Shared>,
     channels: Channels,
-    touched: broadcast::Sender<String>,
+    touched: broadcast::Sender<crate::protocol::SessionId>,
     full: Arc<std::sync::atomic::AtomicBool>,
 ) {
     loop {
@@ -129,7 +129,7 @@ pub(super) async fn write_loop(
                     .iter()
                     .any(|r| SUMMARY_KINDS.contains(&r.kind.as_str()))
                 {
-                    let _ = touched.send(session.to_string());
+                    let _ = touched.send(session.clone());
                 }
                 for (row, waiter) in rows.iter().zip(b.waiters) {
                     let frame = Frame::from_row(row);

@@ -24,7 +24,11 @@ impl AfterRun for Implementation {
 }
 
 impl Implementation {
-    async fn implement(&self, session_id: &str, run_id: &crate::protocol::RunId) {
+    async fn implement(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
+    ) {
         let store = &self.store;
         let Ok(plans) = store.approved_plans_of_run(run_id).await else {
             return;

@@ -159,7 +159,7 @@ impl RunManager {
     /// Queue an input on a session; starts a worker if the session is free.
     pub async fn enqueue(
         self: &Arc<Self>,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<crate::protocol::RunId> {
@@ -384,7 +384,11 @@ impl RunManager {
     }
 
     /// Queue a goal turn with its continuation prompt (a failure is logged: the goal waits).
-    async fn enqueue_goal_turn(self: &Arc<Self>, session_id: &str, text: &str) {
+    async fn enqueue_goal_turn(
+        self: &Arc<Self>,
+        session_id: &crate::protocol::SessionId,
+        text: &str,
+    ) {
         match self.deps.store.get_session(session_id).await {
             Ok(session) => {
                 if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, text).await {
@@ -402,14 +406,14 @@ impl RunManager {
     }
 
     /// Cancel a queued or active run. `Ok(false)`: the run had already ended.
-    pub async fn cancel(&self, run_id: &str) -> StoreResult<bool> {
+    pub async fn cancel(&self, run_id: &crate::protocol::RunId) -> StoreResult<bool> {
         let run = self.deps.store.get_run(run_id).await?;
         let (removed, token) = {
             let mut map = self.lock();
             match map.get_mut(run.session_id.as_str()) {
                 Some(st) => {
                     let before = st.queue.len();
-                    st.queue.retain(|q| q.run_id != run_id);
+                    st.queue.retain(|q| q.run_id != *run_id);
                     let removed = st.queue.len() != before;
                     let token = st
                         .active

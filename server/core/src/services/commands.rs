@@ -91,7 +91,10 @@ pub fn read_commands(workspace: &Path) -> PromptCommands {
 
 impl Core {
     /// The prompt templates of a session's workspace.
-    pub async fn prompt_commands(&self, session: &str) -> ServiceResult<PromptCommands> {
+    pub async fn prompt_commands(
+        &self,
+        session: &crate::protocol::SessionId,
+    ) -> ServiceResult<PromptCommands> {
         let row = self.load_session(session).await?;
         let ws = std::path::PathBuf::from(row.workspace);
         Ok(tokio::task::spawn_blocking(move || read_commands(&ws))

@@ -11,7 +11,7 @@ impl Core {
     /// Files of the session's workspace matching `q`, best first.
     pub async fn find_files(
         &self,
-        session: &str,
+        session: &crate::protocol::SessionId,
         q: &str,
         limit: usize,
     ) -> ServiceResult<FileMatches> {

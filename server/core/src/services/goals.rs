@@ -47,7 +47,11 @@ impl Core {
     }
 
     /// Start the goal's next turn unless the session already has something to do.
-    async fn kick_goal(&self, session: &str, g: &GoalRow) -> ServiceResult<()> {
+    async fn kick_goal(
+        &self,
+        session: &crate::protocol::SessionId,
+        g: &GoalRow,
+    ) -> ServiceResult<()> {
         if !self.runs.want_goal_turn(session) {
             return Ok(());
         }

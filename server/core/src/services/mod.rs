@@ -164,14 +164,14 @@ impl Core {
         self.runs.deps()
     }
 
-    pub async fn load_session(&self, id: &str) -> ServiceResult<SessionRow> {
+    pub async fn load_session(&self, id: &crate::protocol::SessionId) -> ServiceResult<SessionRow> {
         self.store.get_session(id).await.or_not_found("session")
     }
 
     /// Queue a prompt (or a `!command`) on a session; returns the new run's id.
     pub async fn post_message(
         &self,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
         text: &str,
     ) -> ServiceResult<crate::protocol::RunId> {
         self.post_prompt(session_id, text, &[], None).await
@@ -181,7 +181,7 @@ impl Core {
     /// before the run is queued, and only for a model that takes images.
     pub async fn post_prompt(
         &self,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
         text: &str,
         images: &[crate::protocol::ImageInput],
         limits: Option<crate::protocol::RunLimits>,
@@ -269,7 +269,11 @@ impl Core {
 
     /// Cancel a queued or running run; false when it had already ended. `drop_queue` also
     /// cancels every input queued behind it on the session.
-    pub async fn cancel_run(&self, run_id: &str, drop_queue: bool) -> ServiceResult<bool> {
+    pub async fn cancel_run(
+        &self,
+        run_id: &crate::protocol::RunId,
+        drop_queue: bool,
+    ) -> ServiceResult<bool> {
         if drop_queue {
             let run = self.store.get_run(run_id).await.or_not_found("run")?;
             self.runs.drop_queue(&run.session_id).await;
@@ -280,7 +284,10 @@ impl Core {
     /// Resume a run that stopped early (interrupted, cancelled, failed): a new run on its
     /// session that tells the model to go on from where it stopped. Only the session's latest
     /// run, and only when nothing else runs there.
-    pub async fn resume_run(&self, run_id: &str) -> ServiceResult<crate::protocol::RunId> {
+    pub async fn resume_run(
+        &self,
+        run_id: &crate::protocol::RunId,
+    ) -> ServiceResult<crate::protocol::RunId> {
         let run = self.store.get_run(run_id).await.or_not_found("run")?;
         if !matches!(
             run.status,
@@ -336,7 +343,10 @@ impl Core {
     }
 
     /// What waits behind the session's active run.
-    pub async fn queue(&self, session_id: &str) -> ServiceResult<Vec<crate::protocol::QueueItem>> {
+    pub async fn queue(
+        &self,
+        session_id: &crate::protocol::SessionId,
+    ) -> ServiceResult<Vec<crate::protocol::QueueItem>> {
         self.load_session(session_id).await?;
         Ok(self
             .runs
@@ -358,8 +368,8 @@ impl Core {
     /// Change a queued input's text before it starts; a conflict once it has started.
     pub async fn edit_queued(
         &self,
-        session_id: &str,
-        run_id: &str,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
         text: &str,
     ) -> ServiceResult<()> {
         self.load_session(session_id).await?;
@@ -376,9 +386,13 @@ impl Core {
     }
 
     /// Remove a queued input (its run ends `cancelled`).
-    pub async fn remove_queued(&self, session_id: &str, run_id: &str) -> ServiceResult<()> {
+    pub async fn remove_queued(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
+    ) -> ServiceResult<()> {
         self.load_session(session_id).await?;
-        if self.runs.queue(session_id).iter().any(|q| q.0 == run_id) {
+        if self.runs.queue(session_id).iter().any(|q| q.0 == *run_id) {
             self.runs.cancel(run_id).await.or_not_found("run")?;
             Ok(())
         } else {
@@ -387,7 +401,7 @@ impl Core {
     }
 
     /// Why a run is not in the queue: unknown here (404), or already started or ended (409).
-    async fn not_queued(&self, session_id: &str, run_id: &str) -> ServiceError {
+    async fn not_queued(&self, session_id: &str, run_id: &crate::protocol::RunId) -> ServiceError {
         match self.store.get_run(run_id).await {
             Ok(r) if r.session_id == session_id => ServiceError::Conflict(format!(
                 "that input is no longer queued (its run is {})",

@@ -87,7 +87,7 @@ impl Core {
         let row = self
             .store
             .create_session(
-                &crate::util::new_id(),
+                &crate::util::new_id().into(),
                 &title,
                 &workspace.to_string_lossy(),
                 p.agent.unwrap_or(Agent::Build),
@@ -101,7 +101,11 @@ impl Core {
 
     /// Rename, switch agent or permission mode, archive or unarchive; clients hear
     /// `session_updated`.
-    pub async fn update_session(&self, id: &str, p: &PatchSessionParams) -> ServiceResult<Session> {
+    pub async fn update_session(
+        &self,
+        id: &crate::protocol::SessionId,
+        p: &PatchSessionParams,
+    ) -> ServiceResult<Session> {
         if let Some(Some(pid)) = &p.provider
             && self.providers().get(pid).is_none()
         {
@@ -172,7 +176,11 @@ impl Core {
     }
 
     /// Set a session's permission mode (the mode menu; the WebSocket's `set_mode`).
-    pub async fn set_mode(&self, id: &str, mode: Mode) -> ServiceResult<Session> {
+    pub async fn set_mode(
+        &self,
+        id: &crate::protocol::SessionId,
+        mode: Mode,
+    ) -> ServiceResult<Session> {
         let patch = PatchSessionParams {
             mode: Some(mode),
             ..Default::default()
@@ -221,7 +229,7 @@ impl Core {
                 (src.last_seq + 1, src.last_seq + 1)
             }
         };
-        let new_id = crate::util::new_id();
+        let new_id = crate::protocol::SessionId::from(crate::util::new_id());
         let row = self
             .store
             .fork_session(&crate::store::ForkSpec {
@@ -373,7 +381,7 @@ impl Core {
     /// mode, and every grant (its own and its workspace's rules; a subagent's are its root's).
     pub async fn permissions(
         &self,
-        id: &str,
+        id: &crate::protocol::SessionId,
     ) -> ServiceResult<crate::protocol::SessionPermissions> {
         let row = self.load_session(id).await?;
         let owner = crate::subagents::grant_owner(&self.store, &row).await;
@@ -407,7 +415,7 @@ impl Core {
     /// what it points to. A subagent's grant is its root session's.
     pub async fn allow_in_jail(
         &self,
-        id: &str,
+        id: &crate::protocol::SessionId,
         path: &std::path::Path,
     ) -> ServiceResult<crate::protocol::GrantInfo> {
         let row = self.load_session(id).await?;
@@ -447,7 +455,12 @@ impl Core {
 
     /// Revoke one grant of a session (`workspace`: the rule kept for its workspace). Runs in
     /// flight see it at their next call.
-    pub async fn revoke_grant(&self, id: &str, key: &str, workspace: bool) -> ServiceResult<()> {
+    pub async fn revoke_grant(
+        &self,
+        id: &crate::protocol::SessionId,
+        key: &str,
+        workspace: bool,
+    ) -> ServiceResult<()> {
         let row = self.load_session(id).await?;
         let ws = workspace.then_some(row.workspace.as_str());
         let owner = crate::subagents::grant_owner(&self.store, &row).await;
@@ -467,7 +480,10 @@ impl Core {
 
     /// Every tool as the session sees it now: enabled (runs without asking), ask or disabled,
     /// and why (what `/tools` lists).
-    pub async fn tool_status(&self, id: &str) -> ServiceResult<crate::protocol::ToolStatusList> {
+    pub async fn tool_status(
+        &self,
+        id: &crate::protocol::SessionId,
+    ) -> ServiceResult<crate::protocol::ToolStatusList> {
         let row = self.load_session(id).await?;
         let deps = self.deps();
         let grants = self.grant_set(id).await?;
@@ -543,7 +559,10 @@ impl Core {
 
 impl Core {
     /// A session's grants (its own and its workspace's) as the gate reads them.
-    async fn grant_set(&self, id: &str) -> ServiceResult<std::collections::HashSet<String>> {
+    async fn grant_set(
+        &self,
+        id: &crate::protocol::SessionId,
+    ) -> ServiceResult<std::collections::HashSet<String>> {
         let row = self.load_session(id).await?;
         let owner = crate::subagents::grant_owner(&self.store, &row).await;
         Ok(self
@@ -631,7 +650,7 @@ impl Core {
             }
         }
 
-        let id = crate::util::new_id();
+        let id = crate::protocol::SessionId::from(crate::util::new_id());
         let row = self
             .store
             .import_session(&crate::store::ImportSpec {

@@ -85,7 +85,12 @@ impl Core {
         for r in &rows {
             let (key, title) = match group {
                 UsageGroupBy::Session => {
-                    let title = self.store.get_session(&r.key).await.ok().map(|s| s.title);
+                    let title = self
+                        .store
+                        .get_session(&r.key.as_str().into())
+                        .await
+                        .ok()
+                        .map(|s| s.title);
                     (r.key.clone(), title)
                 }
                 UsageGroupBy::Model => (r.key.clone(), None),
@@ -180,7 +185,10 @@ impl Core {
 
     /// `/compact`: summarise the session's older turns now (a run of its own, queued like any
     /// other, that makes no answer).
-    pub async fn compact_session(&self, id: &str) -> ServiceResult<crate::protocol::RunId> {
+    pub async fn compact_session(
+        &self,
+        id: &crate::protocol::SessionId,
+    ) -> ServiceResult<crate::protocol::RunId> {
         let session = self.load_session(id).await?;
         if session.archived {
             return Err(ServiceError::Conflict(

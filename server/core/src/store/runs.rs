@@ -31,7 +31,7 @@ const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, erro
 
 impl Store {
     /// The limits a queued run has (set right after `create_run`).
-    pub async fn set_run_limits(&self, id: &str, limits: &str) -> StoreResult<()> {
+    pub async fn set_run_limits(&self, id: &RunId, limits: &str) -> StoreResult<()> {
         sqlx::query("UPDATE runs SET limits = $1 WHERE id = $2")
             .bind(limits)
             .bind(id)
@@ -41,7 +41,7 @@ impl Store {
     }
 
     /// The images a queued prompt carries (set right after `create_run`).
-    pub async fn set_run_images(&self, id: &str, images: &str) -> StoreResult<()> {
+    pub async fn set_run_images(&self, id: &RunId, images: &str) -> StoreResult<()> {
         sqlx::query("UPDATE runs SET images = $1 WHERE id = $2")
             .bind(images)
             .bind(id)
@@ -72,7 +72,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_run(&self, id: &str) -> StoreResult<RunRow> {
+    pub async fn get_run(&self, id: &RunId) -> StoreResult<RunRow> {
         let _ = SELECT;
         sqlx::query_as::<_, RunRow>(
             "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images, limits FROM runs WHERE id = $1",
@@ -85,7 +85,7 @@ impl Store {
     }
 
     /// `queued → running`; false if the run was not queued any more.
-    pub async fn start_run(&self, id: &str) -> StoreResult<bool> {
+    pub async fn start_run(&self, id: &RunId) -> StoreResult<bool> {
         let moved = self
             .transition(Transition {
                 table: "runs",

@@ -132,7 +132,7 @@ impl TryFrom<Option<String>> for EffortColumn {
 impl Store {
     pub async fn create_session(
         &self,
-        id: &str,
+        id: &crate::protocol::SessionId,
         title: &str,
         workspace: &str,
         agent: Agent,
@@ -230,7 +230,7 @@ impl Store {
     }
 
     /// A session's own spend cap, read alone (before every model call: no derived status).
-    pub async fn spend_cap_of(&self, id: &str) -> StoreResult<Option<f64>> {
+    pub async fn spend_cap_of(&self, id: &SessionId) -> StoreResult<Option<f64>> {
         let row: Option<(Option<f64>,)> =
             sqlx::query_as("SELECT spend_cap_usd FROM sessions WHERE id = $1")
                 .bind(id)
@@ -240,7 +240,7 @@ impl Store {
     }
 
     /// The session a subagent's session belongs to (`None`: a session the user started).
-    pub async fn parent_of(&self, id: &str) -> StoreResult<Option<SessionId>> {
+    pub async fn parent_of(&self, id: &SessionId) -> StoreResult<Option<SessionId>> {
         let row: Option<(Option<SessionId>,)> =
             sqlx::query_as("SELECT parent_id FROM sessions WHERE id = $1")
                 .bind(id)
@@ -268,7 +268,7 @@ impl Store {
         Ok(out)
     }
 
-    pub async fn get_session(&self, id: &str) -> StoreResult<SessionRow> {
+    pub async fn get_session(&self, id: &SessionId) -> StoreResult<SessionRow> {
         sqlx::query_as::<_, SessionRow>(select_sessions!("WHERE s.id = $1"))
             .bind(id)
             .fetch_optional(self.pool())
@@ -299,7 +299,11 @@ impl Store {
         Ok(rows)
     }
 
-    pub async fn update_session(&self, id: &str, patch: &SessionPatch) -> StoreResult<SessionRow> {
+    pub async fn update_session(
+        &self,
+        id: &SessionId,
+        patch: &SessionPatch,
+    ) -> StoreResult<SessionRow> {
         let cur = self.get_session(id).await?;
         let title = patch.title.clone().unwrap_or(cur.title);
         let agent = patch.agent.unwrap_or(cur.agent);
@@ -331,7 +335,7 @@ impl Store {
         self.get_session(id).await
     }
 
-    pub async fn delete_session(&self, id: &str) -> StoreResult<()> {
+    pub async fn delete_session(&self, id: &SessionId) -> StoreResult<()> {
         let n = sqlx::query("DELETE FROM sessions WHERE id = $1")
             .bind(id)
             .execute(self.pool())
@@ -374,8 +378,8 @@ impl From<SessionRow> for crate::protocol::Session {
 /// What a fork copies: the events before `cut` (renumbered from 1, so seq stays gap-free) and
 /// the history messages of the runs among them.
 pub struct ForkSpec<'a> {
-    pub from: &'a str,
-    pub new_id: &'a str,
+    pub from: &'a SessionId,
+    pub new_id: &'a SessionId,
     pub title: &'a str,
     /// Events with `seq < cut` are copied.
     pub cut: i64,
@@ -438,7 +442,7 @@ impl Store {
 /// A session read back from an export: its row, then its events (numbered from 1 in order) and
 /// messages (in order), each as stored.
 pub struct ImportSpec<'a> {
-    pub id: &'a str,
+    pub id: &'a SessionId,
     pub title: &'a str,
     pub workspace: &'a str,
     pub agent: Agent,

@@ -36,7 +36,7 @@ use crate::services::OrNotFound;
               (status = 422, description = "`text` is blank or longer than 200000 characters, an image is invalid, or the model does not take images", body = ErrorBody)))]
 pub async fn post_message(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<PostMessageParams>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
     let run_id = state.post_prompt(&id, &p.text, &p.images, p.limits).await?;
@@ -60,7 +60,7 @@ pub async fn post_message(
               (status = 409, description = "The run did not stop early, a later run exists, or the session is busy", body = ErrorBody)))]
 pub async fn resume_run(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::RunId>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
     let run_id = state.resume_run(&id).await?;
     Ok((
@@ -81,7 +81,7 @@ pub async fn resume_run(
               (status = 404, description = "No such run", body = ErrorBody)))]
 pub async fn get_run(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::RunId>,
 ) -> ApiResult<axum::Json<RunInfo>> {
     let row = state.store.get_run(&id).await.or_not_found("run")?;
     Ok(axum::Json(crate::services::views::run(row)?))
@@ -133,7 +133,7 @@ pub struct CancelResponse {
               (status = 422, description = "The body is not valid JSON of this shape", body = ErrorBody)))]
 pub async fn cancel_run(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::RunId>,
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<CancelResponse>> {
     // The body is optional: none, `null` or `{}` all mean the defaults.
@@ -166,7 +166,7 @@ pub async fn cancel_run(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn list_queue(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<crate::protocol::QueueList>> {
     Ok(axum::Json(crate::protocol::QueueList {
         data: state.queue(&id).await?,
@@ -189,7 +189,7 @@ pub async fn list_queue(
               (status = 422, description = "`text` is blank or longer than 200000 characters", body = ErrorBody)))]
 pub async fn patch_queue_item(
     State(state): State<AppState>,
-    Path((id, item)): Path<(String, String)>,
+    Path((id, item)): Path<(crate::protocol::SessionId, crate::protocol::RunId)>,
     ApiJson(p): ApiJson<crate::protocol::PatchQueueItem>,
 ) -> ApiResult<StatusCode> {
     state.edit_queued(&id, &item, &p.text).await?;
@@ -210,7 +210,7 @@ pub async fn patch_queue_item(
               (status = 409, description = "The input is no longer queued (it started, ended or was removed)", body = ErrorBody)))]
 pub async fn delete_queue_item(
     State(state): State<AppState>,
-    Path((id, item)): Path<(String, String)>,
+    Path((id, item)): Path<(crate::protocol::SessionId, crate::protocol::RunId)>,
 ) -> ApiResult<StatusCode> {
     state.remove_queued(&id, &item).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -120,7 +120,7 @@ pub async fn list_sessions(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn get_session(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<Session>> {
     Ok(axum::Json(Session::from(state.load_session(&id).await?)))
 }
@@ -143,7 +143,7 @@ pub async fn get_session(
 pub async fn patch_session(
     State(state): State<AppState>,
     Extension(granted): Extension<super::extract::Granted>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<PatchSessionParams>,
 ) -> ApiResult<axum::Json<Session>> {
     // Lowering to `ask` or going back to the plan agent narrows what the agent may do.
@@ -423,7 +423,7 @@ pub async fn children(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn permissions(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<crate::protocol::SessionPermissions>> {
     Ok(axum::Json(state.permissions(&id).await?))
 }
@@ -457,7 +457,7 @@ pub struct JailAllow {
               (status = 422, description = "The path may not be let in (the message says why)", body = ErrorBody)))]
 pub async fn allow_in_jail(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiJson(body): ApiJson<JailAllow>,
 ) -> ApiResult<(StatusCode, axum::Json<crate::protocol::GrantInfo>)> {
     let g = state
@@ -489,7 +489,7 @@ pub struct RevokeQuery {
               (status = 422, description = "`scope` is not `session` or `workspace`", body = ErrorBody)))]
 pub async fn revoke_permission(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiQuery(q): ApiQuery<RevokeQuery>,
 ) -> ApiResult<StatusCode> {
     let workspace = match q.scope.as_deref() {
@@ -509,7 +509,7 @@ pub async fn revoke_permission(
 #[into_params(parameter_in = Query)]
 pub struct ToolsQuery {
     /// The id of the session whose mode, agent and grants decide (required).
-    pub session: String,
+    pub session: crate::protocol::SessionId,
 }
 
 /// Every tool as a session sees it now: enabled, ask or disabled, and why.
@@ -558,7 +558,7 @@ pub struct FilesQuery {
               (status = 422, description = "`q` longer than 200 characters, or `limit` out of range", body = ErrorBody)))]
 pub async fn files(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiQuery(q): ApiQuery<FilesQuery>,
 ) -> ApiResult<axum::Json<crate::protocol::FileMatches>> {
     let limit = limit_of(q.limit, 20, 100)?;
@@ -583,7 +583,7 @@ pub async fn files(
               (status = 404, description = "No such session", body = ErrorBody)))]
 pub async fn commands(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<axum::Json<crate::protocol::PromptCommands>> {
     Ok(axum::Json(state.prompt_commands(&id).await?))
 }

@@ -62,7 +62,7 @@ pub struct StreamQuery {
 pub async fn stream_events(
     State(state): State<AppState>,
     axum::extract::Extension(principal): axum::extract::Extension<crate::auth::Principal>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
     ApiQuery(q): ApiQuery<StreamQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
@@ -158,7 +158,7 @@ pub async fn page_after(
         return Ok(state.events.backlog(session, after, limit).await?);
     }
     let mut follower = state.events.follow(
-        crate::events::Scope::Session(session.to_string()),
+        crate::events::Scope::Session(session.into()),
         crate::events::Cursor::After(after),
     );
     let limit = usize::try_from(limit).unwrap_or(1);

@@ -119,7 +119,7 @@ pub async fn put_caps(
               (status = 409, description = "The session is archived", body = ErrorBody)))]
 pub async fn compact_session(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::SessionId>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
     let run_id = state.compact_session(&id).await?;
     Ok((

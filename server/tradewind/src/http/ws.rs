@@ -293,13 +293,13 @@ async fn command(
             }
             let h = tokio::spawn(forward(
                 state.clone(),
-                session.to_string(),
+                session.clone(),
                 after.max(0),
                 tx.clone(),
                 ws_frame,
                 overflow.clone(),
             ));
-            subs.insert(session.into(), h);
+            subs.insert(session.into_string(), h);
         }
         WsClientFrame::Unsubscribe { session } => {
             if let Some(h) = subs.remove(session.as_str()) {
@@ -523,11 +523,11 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
             let text = match state.store.get_session(&id).await {
                 Ok(row) => WsServerFrame::SessionUpdated {
                     data: Box::new(crate::protocol::Session::from(row)),
-                    session: id.into(),
+                    session: id,
                 }
                 .to_text(),
                 Err(crate::store::StoreError::NotFound) => {
-                    WsServerFrame::SessionDeleted { session: id.into() }.to_text()
+                    WsServerFrame::SessionDeleted { session: id }.to_text()
                 }
                 Err(e) => {
                     tracing::debug!(error = %e, "cannot read a changed session");
@@ -548,7 +548,7 @@ async fn forward_sessions(state: AppState, tx: mpsc::Sender<Out>) {
 /// WebSocket message, an SSE event).
 pub(crate) async fn forward<T>(
     state: AppState,
-    session: String,
+    session: crate::protocol::SessionId,
     after: i64,
     tx: mpsc::Sender<T>,
     encode: fn(&Frame) -> T,

@@ -1256,7 +1256,7 @@ async fn events() {
     let ws = dir.path().display().to_string();
     let sid = store
         .create_session(
-            "S1",
+            &"S1".into(),
             "bench",
             &ws,
             tradewind::protocol::Agent::Build,

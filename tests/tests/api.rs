@@ -120,7 +120,7 @@ async fn sse_refuses_bad_resume_points_with_json_errors() {
 #[tokio::test]
 async fn long_poll_answers_when_the_next_event_is_stored_and_cursors_never_go_back() {
     let s = TestServer::start(chatty()).await;
-    let sid = s.create_session("ask").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("ask").await);
     let run = s.prompt(&sid, "hello").await;
     s.wait_run_finished(&sid, &run).await;
     let (st, page) = s

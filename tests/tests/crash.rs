@@ -232,7 +232,7 @@ async fn a_full_disk_stops_the_run_and_the_server_recovers() {
         ..Opts::default()
     })
     .await;
-    let sid = s.create_session("ask").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("ask").await);
     let r1 = s.prompt(&sid, "hello").await;
     s.wait_run_finished(&sid, &r1).await;
     let before = s.events(&sid).await;

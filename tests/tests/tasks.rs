@@ -119,7 +119,7 @@ async fn states_output_cap_offsets_and_limits() {
     let o = t.output(&r, 0, None).await.unwrap();
     assert!(o.text.contains("hello") && o.text.contains("err"));
     // Another session gets "not found".
-    let other = s.create_session("full").await;
+    let other = tradewind::protocol::SessionId::from(s.create_session("full").await);
     assert!(t.get_for(&other, &ok.id).await.is_err());
     let (st, _) = s
         .post(

@@ -141,7 +141,7 @@ async fn subscribe_while_events_are_appended_loses_nothing() {
     let bus = s.server.as_ref().unwrap().state.events.clone();
     let writer = {
         let bus = bus.clone();
-        let sid = sid.clone();
+        let sid = tradewind::protocol::SessionId::from(sid.clone());
         tokio::spawn(async move {
             for i in 0..1500 {
                 bus.append(
@@ -187,7 +187,7 @@ async fn subscribe_while_events_are_appended_loses_nothing() {
 #[tokio::test]
 async fn slow_consumer_is_dropped_and_can_resume() {
     let s = TestServer::start(Opts::default()).await;
-    let sid = s.create_session("ask").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("ask").await);
     let bus = s.server.as_ref().unwrap().state.events.clone();
     let mut slow = ws_connect(&s).await;
     ws_send(

@@ -37,7 +37,7 @@ pub fn continuation(g: &GoalRow) -> String {
 pub async fn announce(
     events: &crate::events::EventBus,
     g: Option<&GoalRow>,
-    session: &str,
+    session: &crate::protocol::SessionId,
     repeats: i64,
 ) {
     let p = EventPayload::GoalUpdated {

@@ -50,7 +50,7 @@ pub trait PromptKind: Send + Sync + 'static {
 
     fn load(store: &Store, id: &str) -> impl Future<Output = StoreResult<Self::Row>> + Send;
     /// `(session_id, run_id)` of a row.
-    fn owner(row: &Self::Row) -> (&str, &str);
+    fn owner(row: &Self::Row) -> (&crate::protocol::SessionId, &crate::protocol::RunId);
     fn validate(row: &Self::Row, answer: &Self::Answer) -> Result<(), String>;
     /// Move the row from `pending` to the answer's state; false when it was not pending.
     fn decide(
@@ -65,8 +65,8 @@ pub trait PromptKind: Send + Sync + 'static {
 pub struct Waiter<'a> {
     pub store: &'a Store,
     pub events: &'a EventBus,
-    pub session: &'a str,
-    pub run: &'a str,
+    pub session: &'a crate::protocol::SessionId,
+    pub run: &'a crate::protocol::RunId,
     pub timeout: Duration,
     pub cancel: &'a CancellationToken,
     /// The run's place in the global cap: given back while it waits.
@@ -312,7 +312,7 @@ impl PromptKind for Approvals {
     async fn load(store: &Store, id: &str) -> StoreResult<ApprovalRow> {
         store.get_approval(id).await
     }
-    fn owner(row: &ApprovalRow) -> (&str, &str) {
+    fn owner(row: &ApprovalRow) -> (&crate::protocol::SessionId, &crate::protocol::RunId) {
         (&row.session_id, &row.run_id)
     }
     fn validate(row: &ApprovalRow, d: &ApprovalDecision) -> Result<(), String> {
@@ -405,7 +405,7 @@ impl PromptKind for Questions {
         })?;
         Ok((row, questions))
     }
-    fn owner(row: &Self::Row) -> (&str, &str) {
+    fn owner(row: &Self::Row) -> (&crate::protocol::SessionId, &crate::protocol::RunId) {
         (&row.0.session_id, &row.0.run_id)
     }
     fn validate(row: &Self::Row, answers: &Answers) -> Result<(), String> {
@@ -500,7 +500,7 @@ impl PromptKind for Plans {
     async fn load(store: &Store, id: &str) -> StoreResult<PlanRow> {
         store.get_plan(id).await
     }
-    fn owner(row: &PlanRow) -> (&str, &str) {
+    fn owner(row: &PlanRow) -> (&crate::protocol::SessionId, &crate::protocol::RunId) {
         (&row.session_id, &row.run_id)
     }
     fn validate(_row: &PlanRow, (decision, feedback): &PlanAnswer) -> Result<(), String> {

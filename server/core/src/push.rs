@@ -46,7 +46,7 @@ impl Notice {
     /// The notice for a prompt of `kind` (approval, question, plan) in `session`.
     pub fn prompt(
         kind: crate::protocol::PromptKindName,
-        session: &str,
+        session: &crate::protocol::SessionId,
         id: &str,
         summary: &str,
     ) -> Notice {

@@ -40,7 +40,7 @@ impl RunEnd {
     }
 
     /// Its `run_finished` event.
-    pub fn event(&self, run_id: &str) -> EventPayload {
+    pub fn event(&self, run_id: &crate::protocol::RunId) -> EventPayload {
         EventPayload::RunFinished {
             run_id: run_id.into(),
             status: self.status,
@@ -79,11 +79,11 @@ pub trait Scheduler: Send + Sync {
         text: &'a str,
     ) -> BoxFuture<'a, StoreResult<crate::protocol::RunId>>;
     /// A run of the session is active or queued.
-    fn is_busy(&self, session: &str) -> bool;
+    fn is_busy(&self, session: &crate::protocol::SessionId) -> bool;
     /// Notified each time a session's queue runs dry.
     fn idle(&self) -> &tokio::sync::Notify;
     /// Inputs wait in the session's queue.
-    fn queued(&self, session: &str) -> bool;
+    fn queued(&self, session: &crate::protocol::SessionId) -> bool;
     /// The server is stopping: nothing new should start.
     fn stopping(&self) -> bool;
 }

@@ -134,7 +134,11 @@ impl Api {
     }
 
     /// Every event of a session after `after`, a page at a time.
-    pub async fn events(&self, session: &str, mut after: i64) -> anyhow::Result<Vec<Value>> {
+    pub async fn events(
+        &self,
+        session: &crate::protocol::SessionId,
+        mut after: i64,
+    ) -> anyhow::Result<Vec<Value>> {
         let mut all = Vec::new();
         loop {
             let page = self
@@ -367,11 +371,11 @@ async fn sessions_on(api: &Api, cmd: crate::config::SessionsCommand) -> anyhow::
             }
         }
         C::Show(a) => {
-            let doc = export(api, &a.id).await?;
+            let doc = export(api, &a.id.as_str().into()).await?;
             out.write_all(markdown(&doc).as_bytes())?;
         }
         C::Export(a) => {
-            let doc = export(api, &a.id).await?;
+            let doc = export(api, &a.id.as_str().into()).await?;
             let text = match a.format.as_str() {
                 "md" | "markdown" => markdown(&doc),
                 "json" => serde_json::to_string_pretty(&doc)? + "\n",
@@ -417,7 +421,7 @@ async fn sessions_on(api: &Api, cmd: crate::config::SessionsCommand) -> anyhow::
 }
 
 /// A whole session: its row, every event, every message the model saw.
-pub async fn export(api: &Api, id: &str) -> anyhow::Result<Value> {
+pub async fn export(api: &Api, id: &crate::protocol::SessionId) -> anyhow::Result<Value> {
     use reqwest::Method;
     let (st, session) = api
         .call(Method::GET, &format!("/api/sessions/{id}"), None)

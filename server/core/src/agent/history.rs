@@ -278,12 +278,14 @@ pub const MAX_CACHE_BYTES: usize = 48 * 1024 * 1024;
 
 impl HistoryCache {
     /// The cached history of a session (empty when none), removed from the cache.
-    pub fn take(&self, session: &str) -> History {
+    pub fn take(&self, session: &crate::protocol::SessionId) -> History {
         let mut m = self.map.lock();
-        m.remove(session).map(|(_, v)| v).unwrap_or_default()
+        m.remove(session.as_str())
+            .map(|(_, v)| v)
+            .unwrap_or_default()
     }
 
-    pub fn put(&self, session: &str, history: History) {
+    pub fn put(&self, session: &crate::protocol::SessionId, history: History) {
         let tick = self
             .clock
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -453,14 +455,14 @@ mod tests {
         };
         let c = HistoryCache::default();
         for i in 0..4 {
-            c.put(&format!("s{i}"), big(20));
+            c.put(&format!("s{i}").into(), big(20));
         }
         let total: usize = c.map.lock().values().map(|(_, h)| h.bytes).sum();
         assert!(total <= MAX_CACHE_BYTES, "{total}");
-        assert!(c.take("s0").is_empty(), "the oldest went first");
-        assert_eq!(c.take("s3").len(), 1, "the newest stays");
-        c.put("huge", big(MAX_CACHE_BYTES / (1024 * 1024) + 1));
-        assert!(c.take("huge").is_empty(), "too large to keep");
+        assert!(c.take(&"s0".into()).is_empty(), "the oldest went first");
+        assert_eq!(c.take(&"s3".into()).len(), 1, "the newest stays");
+        c.put(&"huge".into(), big(MAX_CACHE_BYTES / (1024 * 1024) + 1));
+        assert!(c.take(&"huge".into()).is_empty(), "too large to keep");
     }
 
     fn row(role: MessageRole, parts: serde_json::Value) -> MessageRow {
@@ -479,17 +481,17 @@ mod tests {
         let c = HistoryCache::default();
         let mut h = History::default();
         h.push_row(&row(MessageRole::User, serde_json::json!({"text": "hi"})));
-        c.put("a", h.clone());
+        c.put(&"a".into(), h.clone());
         for i in 0..MAX_SESSIONS + 5 {
-            c.put(&format!("s{i}"), h.clone());
+            c.put(&format!("s{i}").into(), h.clone());
         }
         assert!(
-            c.take("a").is_empty(),
+            c.take(&"a".into()).is_empty(),
             "the least recently used one was dropped"
         );
-        assert_eq!(c.take(&format!("s{}", MAX_SESSIONS + 4)).len(), 1);
+        assert_eq!(c.take(&format!("s{}", MAX_SESSIONS + 4).into()).len(), 1);
         assert!(
-            c.take(&format!("s{}", MAX_SESSIONS + 4)).is_empty(),
+            c.take(&format!("s{}", MAX_SESSIONS + 4).into()).is_empty(),
             "take removes"
         );
     }

@@ -117,7 +117,7 @@ pub enum DeltaKind {
 
 enum Item {
     Event {
-        run: Option<String>,
+        run: Option<crate::protocol::RunId>,
         kind: String,
         data: String,
         /// A run's end, recorded on its row in the same transaction.
@@ -125,7 +125,7 @@ enum Item {
         done: Option<oneshot::Sender<StoreResult<Frame>>>,
     },
     Delta {
-        run: Option<String>,
+        run: Option<crate::protocol::RunId>,
         kind: DeltaKind,
         message_id: String,
         text: String,
@@ -281,13 +281,13 @@ impl EventBus {
     }
 
     /// Say that a session's listed state changed outside any event (created, deleted).
-    pub fn touch(&self, session: &str) {
+    pub fn touch(&self, session: &crate::protocol::SessionId) {
         let _ = self.touched.send(session.into());
     }
 
     /// Queue an item; start the session's writer if it is idle. Done under the map lock so a
     /// channel is never released between being looked up and being used.
-    fn enqueue(&self, session: &str, item: Item) {
+    fn enqueue(&self, session: &crate::protocol::SessionId, item: Item) {
         let urgent = item.urgent();
         let mut map = lock(&self.channels);
         let ch = channel(&mut map, session);
@@ -315,8 +315,8 @@ impl EventBus {
     /// Store, then broadcast; returns once the event is stored, with its frame.
     pub async fn append(
         &self,
-        session: &str,
-        run: Option<&str>,
+        session: &crate::protocol::SessionId,
+        run: Option<&crate::protocol::RunId>,
         payload: &EventPayload,
     ) -> StoreResult<Frame> {
         let data = serde_json::to_string(payload).map_err(|e| anyhow::anyhow!(e))?;
@@ -324,7 +324,7 @@ impl EventBus {
         self.enqueue(
             session,
             Item::Event {
-                run: run.map(str::to_string),
+                run: run.cloned(),
                 kind: payload.kind().to_string(),
                 data,
                 ends: None,
@@ -344,8 +344,8 @@ impl EventBus {
     /// session deleted meanwhile still gets its run's row made final.
     pub async fn end_run(
         &self,
-        session: &str,
-        run: &str,
+        session: &crate::protocol::SessionId,
+        run: &crate::protocol::RunId,
         end: &crate::scheduler::RunEnd,
         own: bool,
     ) -> StoreResult<bool> {
@@ -368,7 +368,7 @@ impl EventBus {
         self.enqueue(
             session,
             Item::Event {
-                run: Some(run.to_string()),
+                run: Some(run.clone()),
                 kind: payload.kind().to_string(),
                 data,
                 ends,
@@ -389,12 +389,17 @@ impl EventBus {
 
     /// Queue an event without waiting for it to be stored (it is still stored before it is
     /// sent, in order). Failures are logged.
-    pub fn post(&self, session: &str, run: Option<&str>, payload: &EventPayload) {
+    pub fn post(
+        &self,
+        session: &crate::protocol::SessionId,
+        run: Option<&crate::protocol::RunId>,
+        payload: &EventPayload,
+    ) {
         match serde_json::to_string(payload) {
             Ok(data) => self.enqueue(
                 session,
                 Item::Event {
-                    run: run.map(str::to_string),
+                    run: run.cloned(),
                     kind: payload.kind().to_string(),
                     data,
                     ends: None,
@@ -408,8 +413,8 @@ impl EventBus {
     /// Queue a text or reasoning delta; consecutive queued deltas of one message are merged.
     pub fn post_delta(
         &self,
-        session: &str,
-        run: Option<&str>,
+        session: &crate::protocol::SessionId,
+        run: Option<&crate::protocol::RunId>,
         kind: DeltaKind,
         message_id: &str,
         text: &str,
@@ -417,7 +422,7 @@ impl EventBus {
         self.enqueue(
             session,
             Item::Delta {
-                run: run.map(str::to_string),
+                run: run.cloned(),
                 kind,
                 message_id: message_id.to_string(),
                 text: text.to_string(),
@@ -426,7 +431,7 @@ impl EventBus {
     }
 
     /// Queue a history message, stored in the same transaction as the events around it.
-    pub fn post_message(&self, session: &str, message: NewMessage) {
+    pub fn post_message(&self, session: &crate::protocol::SessionId, message: NewMessage) {
         self.enqueue(session, Item::Message(message));
     }
 
@@ -441,7 +446,7 @@ impl EventBus {
     }
 
     /// Wait until everything queued so far for the session is stored (and sent).
-    pub async fn flush(&self, session: &str) -> StoreResult<()> {
+    pub async fn flush(&self, session: &crate::protocol::SessionId) -> StoreResult<()> {
         let (done, rx) = oneshot::channel();
         self.enqueue(session, Item::Barrier(done));
         rx.await
@@ -449,7 +454,7 @@ impl EventBus {
     }
 
     /// Live frames of a session from now on. Take this before reading the backlog.
-    pub fn subscribe(&self, session: &str) -> Subscription {
+    pub fn subscribe(&self, session: &crate::protocol::SessionId) -> Subscription {
         let mut map = lock(&self.channels);
         let ch = channel(&mut map, session);
         Subscription {
@@ -493,9 +498,9 @@ impl EventBus {
     }
 
     /// Number of live receivers of a session (for connection caps and tests).
-    pub fn receiver_count(&self, session: &str) -> usize {
+    pub fn receiver_count(&self, session: &crate::protocol::SessionId) -> usize {
         lock(&self.channels)
-            .get(session)
+            .get(session.as_str())
             .map_or(0, |ch| ch.tx.receiver_count())
     }
 
@@ -504,7 +509,7 @@ impl EventBus {
         lock(&self.channels).len()
     }
 
-    pub fn forget(&self, session: &str) {
+    pub fn forget(&self, session: &crate::protocol::SessionId) {
         release_if_idle(&self.channels, session);
     }
 }
@@ -540,10 +545,10 @@ mod tests {
             .await
             .unwrap();
         let bus = EventBus::new(store.clone());
-        let mut sub = bus.subscribe("S");
+        let mut sub = bus.subscribe(&"S".into());
         for i in 0..50 {
             bus.post(
-                "S",
+                &"S".into(),
                 None,
                 &EventPayload::Error {
                     code: "n".into(),
@@ -552,11 +557,11 @@ mod tests {
                 },
             );
         }
-        bus.post_delta("S", Some("R"), DeltaKind::Text, "m", "a");
-        bus.post_delta("S", Some("R"), DeltaKind::Text, "m", "b");
+        bus.post_delta(&"S".into(), Some(&"R".into()), DeltaKind::Text, "m", "a");
+        bus.post_delta(&"S".into(), Some(&"R".into()), DeltaKind::Text, "m", "b");
         let last = bus
             .append(
-                "S",
+                &"S".into(),
                 None,
                 &EventPayload::Error {
                     code: "end".into(),

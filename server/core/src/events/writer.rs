@@ -17,8 +17,11 @@ pub(super) struct Batch {
 pub(super) fn build_batch(items: Vec<Item>) -> Batch {
     let mut b = Batch::default();
     // The delta being merged: (run, kind, message id, text).
-    let mut open: Option<(Option<String>, DeltaKind, String, String)> = None;
-    fn close(b: &mut Batch, open: &mut Option<(Option<String>, DeltaKind, String, String)>) {
+    let mut open: Option<(Option<crate::protocol::RunId>, DeltaKind, String, String)> = None;
+    fn close(
+        b: &mut Batch,
+        open: &mut Option<(Option<crate::protocol::RunId>, DeltaKind, String, String)>,
+    ) {
         if let Some((run, kind, message_id, text)) = open.take() {
             let payload = match kind {
                 DeltaKind::Text => EventPayload::MessageDelta {
@@ -32,7 +35,7 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
             };
             if let Ok(data) = serde_json::to_string(&payload) {
                 b.events.push(NewEvent {
-                    run_id: run.map(Into::into),
+                    run_id: run,
                     kind: payload.kind().to_string(),
                     data,
                     ends_run: None,
@@ -70,7 +73,7 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
             } => {
                 close(&mut b, &mut open);
                 b.events.push(NewEvent {
-                    run_id: run.map(Into::into),
+                    run_id: run,
                     kind,
                     data,
                     ends_run: ends,

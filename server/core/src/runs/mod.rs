@@ -82,13 +82,13 @@ impl crate::scheduler::Scheduler for RunManager {
             }
         })
     }
-    fn is_busy(&self, session: &str) -> bool {
+    fn is_busy(&self, session: &crate::protocol::SessionId) -> bool {
         RunManager::is_busy(self, session)
     }
     fn idle(&self) -> &tokio::sync::Notify {
         &self.idle
     }
-    fn queued(&self, session: &str) -> bool {
+    fn queued(&self, session: &crate::protocol::SessionId) -> bool {
         self.lock()
             .get(session)
             .is_some_and(|s| !s.queue.is_empty())
@@ -100,7 +100,7 @@ impl crate::scheduler::Scheduler for RunManager {
 
 impl RunManager {
     /// Drop what is kept in memory for a deleted session.
-    pub fn forget_session(&self, session_id: &str) {
+    pub fn forget_session(&self, session_id: &crate::protocol::SessionId) {
         self.deps.events.forget(session_id);
         self.deps.lineages.lock().remove(session_id);
         drop(self.deps.history.take(session_id));
@@ -368,7 +368,12 @@ impl RunManager {
     }
 
     /// End a run from outside its loop (see `EventBus::end_run`); a failure is logged.
-    async fn end(&self, session_id: &str, run_id: &str, end: &RunEnd) -> bool {
+    async fn end(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
+        end: &RunEnd,
+    ) -> bool {
         match self
             .deps
             .events
@@ -399,7 +404,12 @@ impl RunManager {
         }
     }
 
-    async fn finish_unstarted(&self, session_id: &str, run_id: &str, status: RunStatus) {
+    async fn finish_unstarted(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
+        status: RunStatus,
+    ) {
         let reason = (status == RunStatus::Cancelled).then_some(StopReason::User);
         self.end(session_id, run_id, &RunEnd::at_once(status, reason, None))
             .await;
@@ -442,7 +452,7 @@ impl RunManager {
     /// queued at)`.
     pub fn queue(
         &self,
-        session_id: &str,
+        session_id: &crate::protocol::SessionId,
     ) -> Vec<(crate::protocol::RunId, RunTrigger, String, i64)> {
         self.lock().get(session_id).map_or_else(Vec::new, |st| {
             st.queue
@@ -457,8 +467,8 @@ impl RunManager {
     /// uses the new text; the stored row follows.
     pub async fn edit_queued(
         &self,
-        session_id: &str,
-        run_id: &str,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
         text: &str,
         trigger: RunTrigger,
     ) -> StoreResult<bool> {
@@ -466,7 +476,7 @@ impl RunManager {
             let mut map = self.lock();
             match map
                 .get_mut(session_id)
-                .and_then(|st| st.queue.iter_mut().find(|q| q.run_id == run_id))
+                .and_then(|st| st.queue.iter_mut().find(|q| q.run_id == *run_id))
             {
                 Some(q) => {
                     q.text = text.to_string();
@@ -486,7 +496,7 @@ impl RunManager {
     }
 
     /// Cancel every input waiting on the session (not the active run); returns how many.
-    pub async fn drop_queue(&self, session_id: &str) -> usize {
+    pub async fn drop_queue(&self, session_id: &crate::protocol::SessionId) -> usize {
         let dropped: Vec<crate::protocol::RunId> = {
             let mut map = self.lock();
             map.get_mut(session_id)
@@ -534,7 +544,7 @@ impl RunManager {
     }
 
     /// True while a run is active or queued on the session.
-    pub fn is_busy(&self, session_id: &str) -> bool {
+    pub fn is_busy(&self, session_id: &crate::protocol::SessionId) -> bool {
         self.lock().get(session_id).is_some_and(|s| s.worker)
     }
 
@@ -542,7 +552,7 @@ impl RunManager {
     /// queue the goal's turn now; otherwise the turn starts once the session's queue runs dry
     /// (the flag and the worker's idle check share one lock, so the turn is never lost to a run
     /// that ends at that moment).
-    pub fn want_goal_turn(&self, session_id: &str) -> bool {
+    pub fn want_goal_turn(&self, session_id: &crate::protocol::SessionId) -> bool {
         let mut map = self.lock();
         match map.get_mut(session_id) {
             Some(st) if st.worker => {

@@ -401,9 +401,13 @@ impl Core {
     }
 
     /// Why a run is not in the queue: unknown here (404), or already started or ended (409).
-    async fn not_queued(&self, session_id: &str, run_id: &crate::protocol::RunId) -> ServiceError {
+    async fn not_queued(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        run_id: &crate::protocol::RunId,
+    ) -> ServiceError {
         match self.store.get_run(run_id).await {
-            Ok(r) if r.session_id == session_id => ServiceError::Conflict(format!(
+            Ok(r) if r.session_id == *session_id => ServiceError::Conflict(format!(
                 "that input is no longer queued (its run is {})",
                 r.status.as_str()
             )),

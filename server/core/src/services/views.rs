@@ -64,7 +64,7 @@ pub fn artifacts(rows: Vec<ArtifactRow>) -> Vec<Artifact> {
     readable(rows.into_iter().map(|r| artifact(r).map(|(a, _)| a)))
 }
 
-fn approval(session: &str, a: ApprovalRow) -> StoreResult<PendingApproval> {
+fn approval(session: &crate::protocol::SessionId, a: ApprovalRow) -> StoreResult<PendingApproval> {
     let detail: ApprovalDetail =
         decode_opt("approval", &a.id, "detail", a.detail.as_deref())?.unwrap_or_default();
     Ok(PendingApproval {
@@ -85,7 +85,7 @@ fn approval(session: &str, a: ApprovalRow) -> StoreResult<PendingApproval> {
     })
 }
 
-fn question(session: &str, q: QuestionRow) -> StoreResult<PendingQuestion> {
+fn question(session: &crate::protocol::SessionId, q: QuestionRow) -> StoreResult<PendingQuestion> {
     Ok(PendingQuestion {
         session: session.into(),
         questions: decode("question", &q.id, "questions", &q.questions)?,
@@ -95,7 +95,7 @@ fn question(session: &str, q: QuestionRow) -> StoreResult<PendingQuestion> {
     })
 }
 
-fn plan(session: &str, p: PlanRow) -> PendingPlan {
+fn plan(session: &crate::protocol::SessionId, p: PlanRow) -> PendingPlan {
     PendingPlan {
         session: session.into(),
         plan_id: p.id,
@@ -109,7 +109,7 @@ fn plan(session: &str, p: PlanRow) -> PendingPlan {
 
 /// Add one session's pending approvals, questions and plans to `items`.
 pub fn pending_of(
-    session: &str,
+    session: &crate::protocol::SessionId,
     approvals: Vec<ApprovalRow>,
     questions: Vec<QuestionRow>,
     plans: Vec<PlanRow>,

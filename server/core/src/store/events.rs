@@ -203,7 +203,7 @@ impl Store {
 /// statements after it did not run, so the transaction would stay open).
 async fn sqlite_batch(
     conn: &mut AnyConnection,
-    session_id: &str,
+    session_id: &crate::protocol::SessionId,
     events: &[NewEvent],
     messages: &[NewMessage],
 ) -> StoreResult<Vec<EventRow>> {
@@ -270,7 +270,12 @@ fn messages_json(messages: &[NewMessage]) -> StoreResult<String> {
 }
 
 /// The rows a batch stored, `seq` counting up from `first`.
-fn stored_rows(session_id: &str, first: i64, now: i64, events: &[NewEvent]) -> Vec<EventRow> {
+fn stored_rows(
+    session_id: &crate::protocol::SessionId,
+    first: i64,
+    now: i64,
+    events: &[NewEvent],
+) -> Vec<EventRow> {
     events
         .iter()
         .enumerate()
@@ -289,7 +294,7 @@ fn stored_rows(session_id: &str, first: i64, now: i64, events: &[NewEvent]) -> V
 /// per table.
 async fn postgres_batch(
     conn: &mut AnyConnection,
-    session_id: &str,
+    session_id: &crate::protocol::SessionId,
     events: &[NewEvent],
     messages: &[NewMessage],
 ) -> StoreResult<Vec<EventRow>> {

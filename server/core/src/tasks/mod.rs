@@ -156,9 +156,13 @@ impl TaskManager {
     }
 
     /// The task if it belongs to this session; "not found" otherwise.
-    pub async fn get_for(&self, session_id: &str, id: &str) -> Result<TaskRow, TaskError> {
+    pub async fn get_for(
+        &self,
+        session_id: &crate::protocol::SessionId,
+        id: &str,
+    ) -> Result<TaskRow, TaskError> {
         match self.store.get_task(id).await {
-            Ok(t) if t.session_id == session_id => Ok(t),
+            Ok(t) if t.session_id == *session_id => Ok(t),
             Ok(_) | Err(StoreError::NotFound) => Err(TaskError::NotFound),
             Err(e) => Err(e.into()),
         }
@@ -492,7 +496,7 @@ impl TaskManager {
     /// Stop a task (origin: user, model or shutdown). Returns the task as it is after the stop.
     pub async fn stop(
         &self,
-        session_id: Option<&str>,
+        session_id: Option<&crate::protocol::SessionId>,
         id: &str,
         by: TaskStopper,
     ) -> Result<TaskRow, TaskError> {

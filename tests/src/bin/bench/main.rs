@@ -1496,7 +1496,7 @@ async fn transport_case(n: usize, subs: usize, transport: Transport) -> (f64, bo
         ..Opts::default()
     })
     .await;
-    let sid = s.create_session("ask").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("ask").await);
     let bus = s.server.as_ref().unwrap().state.events.clone();
     let expected: String = (0..n).map(|i| format!("t{i} ")).collect();
     let http = reqwest::Client::new();
@@ -1594,7 +1594,7 @@ async fn transport_case(n: usize, subs: usize, transport: Transport) -> (f64, bo
 async fn sse() {
     // First event after append: an idle session, one client each, 200 appends one at a time.
     let s = TestServer::start(Opts::default()).await;
-    let sid = s.create_session("ask").await;
+    let sid = tradewind::protocol::SessionId::from(s.create_session("ask").await);
     let bus = s.server.as_ref().unwrap().state.events.clone();
     let resp = s
         .sse(&format!("/api/sessions/{sid}/events/stream"), None)

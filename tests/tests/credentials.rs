@@ -506,6 +506,11 @@ async fn secrets_stay_out_of_the_environment_the_database_and_backups() {
         !holds(&environ, &env_key),
         "the provider key is in the environment"
     );
+    // Blanked where the kernel shows them from, names and all; no second `exec` (whose
+    // hand-over variable would show).
+    for gone in ["TRADEWIND_TOKEN=", "OPENAI_API_KEY=", "TW_SECRETS_FD="] {
+        assert!(!holds(&environ, gone), "{gone} is in the environment");
+    }
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     assert!(status.contains("TracerPid:\t0"), "{status}");
     // The token handed over still authenticates.

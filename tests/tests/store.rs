@@ -819,6 +819,44 @@ async fn backup_taken_mid_run_restores_every_event() {
     s.stop().await;
 }
 
+/// `migrations/sqlite-schema.sql`, which a new SQLite file is made from, is what migrating an
+/// empty file one version at a time makes, stamped with those migrations (a snapshot with
+/// another stamp is not used). `TRADEWIND_BLESS=1` rewrites it after a migration is added.
+#[tokio::test]
+async fn the_sqlite_schema_snapshot_is_what_the_migrations_make() {
+    use sqlx::Connection;
+    use tradewind::store::{SQLITE_MIGRATOR, SQLITE_SCHEMA, sqlite_schema_snapshot};
+    sqlx::any::install_default_drivers();
+    let d = TempDir::new("db-snapshot");
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        d.path().join("stepwise.db").display()
+    );
+    let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+    SQLITE_MIGRATOR.run(&mut conn).await.unwrap();
+    let made = sqlite_schema_snapshot(&mut conn, &SQLITE_MIGRATOR)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    assert!(made.contains("CREATE TABLE sessions") || made.contains("CREATE TABLE \"sessions\""));
+    if made != SQLITE_SCHEMA {
+        if std::env::var_os("TRADEWIND_BLESS").is_some() {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../migrations/sqlite-schema.sql");
+            std::fs::write(&path, &made).unwrap();
+            panic!(
+                "{} rewritten: rebuild and run the tests again",
+                path.display()
+            );
+        }
+        panic!(
+            "migrations/sqlite-schema.sql is not what the migrations make: run \
+             `TRADEWIND_BLESS=1 cargo test -p tradewind-tests --test store the_sqlite_schema_snapshot` \
+             and commit the file"
+        );
+    }
+}
+
 /// A new SQLite file gets every migration in one transaction; what it holds is what migrating one
 /// version at a time (sqlx's migrator alone) makes: the same tables, indexes and triggers, and the
 /// same `_sqlx_migrations` rows, so a later version's migrations apply to it as to any other.

@@ -530,7 +530,11 @@ async fn suite(store: Store) {
     assert_eq!(hits[0].kind, "user_message");
     assert!(
         store
-            .search(&q("timer"), Some("other"), 10)
+            .search(
+                &q("timer"),
+                Some(&tradewind::protocol::SessionId::from("other")),
+                10
+            )
             .await
             .unwrap()
             .is_empty()

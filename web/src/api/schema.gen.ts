@@ -6989,7 +6989,7 @@ export interface operations {
                  */
                 q: string;
                 /** @description Only this session. */
-                session?: string;
+                session?: components["schemas"]["SessionId"];
                 /** @description How many hits, 1..=100, default 20; outside that range the call fails with 422. */
                 limit?: number;
             };
@@ -11011,7 +11011,7 @@ export interface operations {
                 /** @description `session` (default), `model` or `day` (UTC). */
                 group?: components["schemas"]["UsageGroupBy"];
                 /** @description Only this session's model calls. */
-                session?: string;
+                session?: components["schemas"]["SessionId"];
             };
             header?: never;
             path?: never;

@@ -1,7 +1,7 @@
 //! Search every session (`GET /api/search`).
 
 use super::{Core, ServiceError, ServiceResult};
-use crate::protocol::{SearchHit, SearchResults};
+use crate::protocol::{SearchHit, SearchResults, SessionId};
 use crate::store::{SearchHitRow, query_terms};
 
 /// Longest query accepted.
@@ -50,7 +50,7 @@ impl Core {
     pub async fn search(
         &self,
         q: &str,
-        session: Option<&str>,
+        session: Option<&SessionId>,
         limit: i64,
     ) -> ServiceResult<SearchResults> {
         if q.chars().count() > MAX_QUERY_CHARS {

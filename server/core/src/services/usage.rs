@@ -69,7 +69,7 @@ impl Core {
         from: Option<i64>,
         to: Option<i64>,
         group: UsageGroupBy,
-        session: Option<&str>,
+        session: Option<&crate::protocol::SessionId>,
     ) -> ServiceResult<UsageReport> {
         let to = to.unwrap_or_else(|| now_ms() + 1);
         let from = from.unwrap_or(to - 30 * 86_400_000);

@@ -46,7 +46,7 @@ impl Store {
     pub async fn search(
         &self,
         terms: &[String],
-        session: Option<&str>,
+        session: Option<&SessionId>,
         limit: i64,
     ) -> StoreResult<Vec<SearchHitRow>> {
         if terms.is_empty() {
@@ -89,7 +89,7 @@ impl Store {
         };
         Ok(sqlx::query_as::<_, SearchHitRow>(sql)
             .bind(q)
-            .bind(session.unwrap_or(""))
+            .bind(session.map_or("", |s| s.as_str()))
             .bind(limit)
             .fetch_all(self.pool())
             .await?)

@@ -118,7 +118,7 @@ impl Store {
         from: i64,
         to: i64,
         group: UsageGroup,
-        session: Option<&str>,
+        session: Option<&SessionId>,
     ) -> StoreResult<Vec<UsageTotalsRow>> {
         let q = match group {
             UsageGroup::Session => totals!(
@@ -137,7 +137,7 @@ impl Store {
         Ok(sqlx::query_as::<_, UsageTotalsRow>(q)
             .bind(from)
             .bind(to)
-            .bind(session.unwrap_or(""))
+            .bind(session.map_or("", |s| s.as_str()))
             .fetch_all(self.pool())
             .await?)
     }

@@ -22,7 +22,7 @@ pub struct UsageQuery {
     /// `session` (default), `model` or `day` (UTC).
     pub group: Option<UsageGroupBy>,
     /// Only this session's model calls.
-    pub session: Option<String>,
+    pub session: Option<crate::protocol::SessionId>,
 }
 
 /// Usage and cost over a period, grouped by session, model or day.
@@ -51,7 +51,7 @@ pub async fn usage_report(
             q.from,
             q.to,
             q.group.unwrap_or_default(),
-            q.session.as_deref(),
+            q.session.as_ref(),
         )
         .await?;
     Ok(axum::Json(report))
@@ -135,7 +135,7 @@ pub struct SearchQuery {
     /// prefix; punctuation separates words.
     pub q: String,
     /// Only this session.
-    pub session: Option<String>,
+    pub session: Option<crate::protocol::SessionId>,
     /// How many hits, 1..=100, default 20; outside that range the call fails with 422.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
@@ -167,6 +167,6 @@ pub async fn search(
         }
     };
     Ok(axum::Json(
-        state.search(&q.q, q.session.as_deref(), limit).await?,
+        state.search(&q.q, q.session.as_ref(), limit).await?,
     ))
 }

@@ -164,7 +164,7 @@ struct Channel {
     shared: Arc<Shared>,
 }
 
-type Channels = Arc<Mutex<HashMap<String, Channel>>>;
+type Channels = Arc<Mutex<HashMap<crate::protocol::SessionId, Channel>>>;
 
 /// How long a writer holding only fire-and-forget events (tool calls, decisions, results) waits
 /// for more before it commits, so a run's burst of small events becomes a few transactions
@@ -206,7 +206,7 @@ const SUMMARY_KINDS: &[&str] = &[
 pub struct Subscription {
     rx: Option<broadcast::Receiver<Frame>>,
     channels: Channels,
-    session: String,
+    session: crate::protocol::SessionId,
 }
 
 impl Subscription {
@@ -226,7 +226,7 @@ impl Drop for Subscription {
 }
 
 /// Drop a session's channel when nobody listens and nothing is queued or being written.
-fn release_if_idle(channels: &Channels, session: &str) {
+fn release_if_idle(channels: &Channels, session: &crate::protocol::SessionId) {
     let mut map = lock(channels);
     let idle = map.get(session).is_some_and(|ch| {
         let q = lock(&ch.shared.queue);
@@ -237,9 +237,16 @@ fn release_if_idle(channels: &Channels, session: &str) {
     }
 }
 
-/// The session's channel, created on first use.
-fn channel<'a>(map: &'a mut HashMap<String, Channel>, session: &str) -> &'a Channel {
-    map.entry(session.to_string()).or_insert_with(|| Channel {
+/// The session's channel, created on first use (the id is copied only then: this runs for
+/// every event and delta).
+fn channel<'a>(
+    map: &'a mut HashMap<crate::protocol::SessionId, Channel>,
+    session: &crate::protocol::SessionId,
+) -> &'a Channel {
+    if map.contains_key(session) {
+        return &map[session];
+    }
+    map.entry(session.clone()).or_insert_with(|| Channel {
         tx: broadcast::channel(CHANNEL_CAPACITY).0,
         shared: Arc::default(),
     })
@@ -460,7 +467,7 @@ impl EventBus {
         Subscription {
             rx: Some(ch.tx.subscribe()),
             channels: self.channels.clone(),
-            session: session.to_string(),
+            session: session.clone(),
         }
     }
 

@@ -44,8 +44,9 @@ pub fn var(name: &str) -> Option<String> {
 }
 
 /// Before any thread or runtime exists: either take over the secrets a parent handed over, or —
-/// when the environment holds any — hand them over to a fresh copy of this program (same
-/// arguments, the environment without them) and never return. Nothing to do returns at once.
+/// when the environment holds any — keep them here and blank them in the environment, or, when
+/// that fails its check, hand them over to a fresh copy of this program (same arguments, the
+/// environment without them) and never return. Nothing to do returns at once.
 pub fn hand_over_and_reexec() {
     if std::env::var_os(FD_VAR).is_some() {
         take_over();

@@ -140,10 +140,8 @@ fn entry_named(entry: &[u8], name: &str) -> bool {
 /// `env_start` and `env_end` of `/proc/self/stat` (its 50th and 51st fields).
 fn env_block() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name (which may hold spaces and parentheses) start at the 3rd.
-    let rest = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    Some((f.get(47)?.parse().ok()?, f.get(48)?.parse().ok()?))
+    let field = |n| crate::util::stat_field(&stat, n)?.parse().ok();
+    Some((field(50)?, field(51)?))
 }
 
 fn reexec(secrets: &HashMap<String, String>) -> std::io::Result<std::convert::Infallible> {

@@ -33,6 +33,16 @@ pub fn hex(bytes: &[u8]) -> String {
     hex::encode(bytes)
 }
 
+/// Field `n` of a `/proc/<pid>/stat` line, numbered as proc(5) numbers them (3 the state, 4 the
+/// parent, 22 the start time, 50 `env_start`), counted after the command name, which may hold
+/// spaces and parentheses.
+pub fn stat_field(stat: &str, n: usize) -> Option<&str> {
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(n.checked_sub(3)?)
+}
+
 pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
 }
@@ -63,4 +73,18 @@ pub fn write_replace(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn stat_fields_count_after_the_command_name() {
+        let stat = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 777";
+        assert_eq!(super::stat_field(stat, 3), Some("S"));
+        assert_eq!(super::stat_field(stat, 4), Some("1"));
+        assert_eq!(super::stat_field(stat, 22), Some("777"));
+        assert_eq!(super::stat_field(stat, 23), None);
+        assert_eq!(super::stat_field(stat, 2), None);
+        assert_eq!(super::stat_field("no name", 3), None);
+    }
 }

@@ -206,12 +206,10 @@ pub(crate) fn descendants(root: u32) -> Vec<u32> {
         let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
             continue;
         };
-        let Some((_, after)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let mut f = after.split_whitespace();
-        let state = f.next().unwrap_or("");
-        let ppid = f.next().and_then(|x| x.parse::<u32>().ok()).unwrap_or(0);
+        let state = crate::util::stat_field(&stat, 3).unwrap_or("");
+        let ppid = crate::util::stat_field(&stat, 4)
+            .and_then(|x| x.parse::<u32>().ok())
+            .unwrap_or(0);
         if state != "Z" {
             parent.push((pid, ppid));
         }

@@ -159,10 +159,7 @@ pub fn sqlite_schema_stamp(migrator: &sqlx::migrate::Migrator) -> String {
         h.update(&*m.checksum);
         last = m.version;
     }
-    let digest: String = h.finalize()[..12]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = crate::util::hex(&h.finalize()[..12]);
     format!(
         "-- Tradewind's SQLite schema after {} migrations (the last {last}), digest {digest}.",
         migrator.iter().count()

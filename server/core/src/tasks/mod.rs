@@ -95,8 +95,7 @@ pub fn boot_id() -> Option<String> {
 
 pub fn process_start_time(pid: u32) -> Option<i64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = stat.rsplit_once(')')?.1;
-    after.split_whitespace().nth(19)?.parse().ok()
+    crate::util::stat_field(&stat, 22)?.parse().ok()
 }
 
 struct Live {

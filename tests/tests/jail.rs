@@ -19,7 +19,8 @@ fn outside_tmp(prefix: &str) -> TempDir {
     TempDir::adopt(base.join(format!("{prefix}-{}", ulid::Ulid::generate())))
 }
 
-/// The 23 credential files of the review, each holding its own marker.
+/// The credential files of the reviews, each holding its own marker (Maven's `settings.xml`
+/// beside its downloaded repository: the jail binds the cache, never the passwords).
 const PLANTED: &[&str] = &[
     ".ssh/id_rsa",
     ".aws/credentials",
@@ -44,6 +45,8 @@ const PLANTED: &[&str] = &[
     ".python_history",
     ".local/share/keyrings/login.keyring",
     "other-project/.env",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
 ];
 
 fn marker(i: usize) -> String {
@@ -66,6 +69,7 @@ fn plant() -> Planted {
         std::fs::write(&p, marker(i)).unwrap();
     }
     let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
+    std::fs::create_dir_all(home.path().join(".m2/repository/org")).unwrap();
     for rel in [".rustup", ".cargo/bin"] {
         let src = real_home.join(rel);
         if src.exists() {
@@ -586,7 +590,15 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
     let other = p.home.path().join("notes/other.txt");
     std::fs::create_dir_all(other.parent().unwrap()).unwrap();
     std::fs::write(&other, "OTHER-5b2d").unwrap();
-    let cmd = format!("cat {} {}", conf.display(), other.display());
+    // A path that does not exist is named exactly like a hidden one: the model learns nothing
+    // of what exists out of its sight.
+    let missing = p.home.path().join("nowhere/missing.txt");
+    let cmd = format!(
+        "cat {} {} {}",
+        conf.display(),
+        other.display(),
+        missing.display()
+    );
     let script = |tag: &str| {
         json!({"match": tag, "turns": [
             {"tool_calls": [{"name": "shell", "arguments": {"command": cmd}}]},
@@ -619,8 +631,13 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
         .as_array()
         .unwrap_or_else(|| panic!("{r}"));
     assert!(hidden.iter().any(|h| h == &json!(conf_s)), "{r}");
+    let missing_s = missing.to_string_lossy().to_string();
+    assert!(hidden.iter().any(|h| h == &json!(missing_s)), "{r}");
     assert!(
-        r["text"].as_str().unwrap().contains("the sandbox hid"),
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("may be hidden from this command by the sandbox, or missing"),
         "{r}"
     );
 
@@ -639,6 +656,12 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
     let state = p.state.to_string_lossy().to_string();
     let ws_file = p.ws.join("f.txt");
     std::fs::write(&ws_file, "x").unwrap();
+    // A socket (a tmux server's), the folder holding it, and a link to the hard-denied `.ssh`.
+    let sock_dir = p.home.path().join(".tmux-tw");
+    std::fs::create_dir_all(&sock_dir).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(sock_dir.join("default")).unwrap();
+    std::os::unix::fs::symlink(p.home.path().join(".ssh"), p.home.path().join("notes/keys"))
+        .unwrap();
     for refused in [
         "/".to_string(),
         home.clone(),
@@ -646,11 +669,26 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
         format!("{state}/tradewind.db"),
         "relative/path".to_string(),
         ws_file.to_string_lossy().to_string(),
+        format!("{home}/.ssh"),
+        format!("{home}/.ssh/id_rsa"),
+        format!("{home}/.config/gh"),
+        format!("{home}/.config"),
+        format!("{home}/.m2/settings.xml"),
+        format!("{home}/notes/keys"),
+        format!("{home}/.tmux-tw"),
+        format!("{home}/.tmux-tw/default"),
+        "/etc/shadow".to_string(),
+        "/root".to_string(),
+        missing_s.clone(),
     ] {
         let (st, body) = allow(refused.clone()).await;
         assert_eq!(st, 422, "{refused}: {body}");
         assert!(!body["error"]["message"].as_str().unwrap().is_empty());
     }
+    // The link is refused for what it leads to, and says so.
+    let (_, body) = allow(format!("{home}/notes/keys")).await;
+    let why = body["error"]["message"].as_str().unwrap();
+    assert!(why.contains(&format!("{home}/.ssh")), "{why}");
     let (st, g) = allow(conf_s.clone()).await;
     assert_eq!(st, 201, "{g}");
     assert_eq!(g["kind"], "jail");
@@ -672,7 +710,7 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
     assert!(stdout.contains("SETTING-9c1e"), "{t}");
     // Only that file came in: the other one the same command names stays hidden.
     assert!(!stdout.contains("OTHER-5b2d"), "{t}");
-    assert_eq!(t["hidden"], json!([other_s]), "{t}");
+    assert_eq!(t["hidden"], json!([other_s, missing_s]), "{t}");
     s.stop().await;
 }
 
@@ -720,4 +758,158 @@ async fn an_approved_install_gets_the_network_for_its_one_call() {
     })
     .await;
     assert!(!denied.status.success(), "{}", text(&denied));
+}
+
+/// The fifth pass's critical finding: a link where the jail mounts. A jailed command (nothing
+/// asked) plants a link at a path the jail binds read-only when it exists (`.envrc -> ../..`,
+/// `.git/modules/x/hooks`, a nested repository's `.git/info`), or a cloned repository commits
+/// one (`.envrc`, the folder `core.hooksPath` names): the next command must not get the host
+/// folder the link names mounted into its jail. Each case on its own: every planted credential
+/// stays unreadable by absolute path, through `$HOME` and through the link, and the command
+/// still runs.
+#[tokio::test]
+async fn a_link_where_the_jail_binds_opens_nothing() {
+    let p = plant();
+    let (sb, _) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Bwrap);
+    let ws = &p.ws;
+    std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+    std::fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+    let j = job(&[ws]);
+    // (how it is planted, the link, what to clean up after)
+    let cases: &[(&str, &str, &str)] = &[
+        ("jail", "ln -s ../.. .envrc", ".envrc"),
+        (
+            "jail",
+            "mkdir -p .git/modules/x && ln -s ../../../../.. .git/modules/x/hooks",
+            ".git/modules",
+        ),
+        (
+            "jail",
+            "mkdir -p sub/.git && ln -s ../../../.. sub/.git/info",
+            "sub",
+        ),
+        ("clone", ".envrc", "cloned"),
+        ("clone", "hooks", "cloned"),
+    ];
+    let home = p.home.path().display().to_string();
+    for (how, what, cleanup) in cases {
+        let via = match *how {
+            "jail" => {
+                let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", what]).await;
+                assert!(o.status.success(), "{what}: {}", text(&o));
+                what.rsplit(' ').next().unwrap().to_string()
+            }
+            _ => {
+                // A repository that commits the link has it before any command runs.
+                std::fs::create_dir_all(ws.join("cloned/.git")).unwrap();
+                std::fs::write(
+                    ws.join("cloned/.git/config"),
+                    "[core]\n\thooksPath = hooks\n",
+                )
+                .unwrap();
+                std::os::unix::fs::symlink("../../..", ws.join("cloned").join(what)).unwrap();
+                format!("cloned/{what}")
+            }
+        };
+        let mut paths: Vec<String> = Vec::new();
+        for rel in PLANTED {
+            paths.push(format!("{home}/{rel}"));
+            paths.push(format!("$HOME/{rel}"));
+            paths.push(format!("{via}/{rel}"));
+        }
+        let script = format!(
+            "for f in {}; do cat \"$f\" 2>/dev/null; done; echo ran",
+            paths.join(" ")
+        );
+        let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", &script]).await;
+        let t = text(&o);
+        assert!(o.status.success() && t.contains("ran"), "{what}: {t}");
+        for (i, rel) in PLANTED.iter().enumerate() {
+            assert!(
+                !t.contains(&marker(i)),
+                "{what}: read {rel} through the link: {t}"
+            );
+        }
+        // The link is left as it was, and the real read-only folder still is one.
+        assert!(
+            ws.join(&via)
+                .symlink_metadata()
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let o = run_in(
+            &sb,
+            &j,
+            ws,
+            "/bin/sh",
+            &["-c", "touch .git/hooks/pre-commit"],
+        )
+        .await;
+        assert!(!o.status.success(), "{}", text(&o));
+        let gone = ws.join(cleanup);
+        if gone.is_dir() {
+            std::fs::remove_dir_all(&gone).unwrap();
+        } else {
+            std::fs::remove_file(&gone).unwrap();
+        }
+    }
+}
+
+/// Nothing written in the jail carries privilege out: `chmod 4755` / `2755` of a copied shell,
+/// `install -m 4755`, `mkdir -m 2775`, and Python's `os.open(…, 0o4755)` and `os.chmod` leave no
+/// file or folder with set-user-ID or set-group-ID on the host — in the bubblewrap jail and in
+/// the Landlock fallback. (The server runs as root here in CI, as in a container: the jail's
+/// files are root's on the host.)
+#[tokio::test]
+async fn nothing_written_in_the_jail_is_set_uid_or_set_gid() {
+    let p = plant();
+    for choice in [JailChoice::Bwrap, JailChoice::Landlock] {
+        let (sb, kind) = sandbox_for(p.home.path(), &p.ws, &p.state, choice);
+        if kind == "landlock" && tradewind::sandbox::under_temp(&p.state) {
+            continue;
+        }
+        let dir = p.ws.join(format!("suid-{kind}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = "cp /bin/sh sh1; chmod 4755 sh1; echo chmod=$?; \
+             cp /bin/sh sh2; chmod u+s,g+s sh2; echo chmod2=$?; \
+             install -m 4755 /bin/sh sh3; echo install=$?; \
+             mkdir -m 2775 d1; echo mkdir=$?; mkdir d2; chmod g+s d2; echo chmodg=$?; \
+             /usr/bin/python3 -c \"import os\nfd = os.open('py1', os.O_CREAT | os.O_WRONLY, 0o6755); os.close(fd)\ntry: os.chmod('py1', 0o4755); print('PYCHMOD-OK')\nexcept OSError as e: print('pychmod', e.errno)\"; \
+             true";
+        let o = run_in(&sb, &job(&[&p.ws]), &dir, "/bin/sh", &["-c", script]).await;
+        let t = text(&o);
+        assert!(o.status.success(), "{kind}: {t}");
+        assert!(!t.contains("PYCHMOD-OK"), "{kind}: {t}");
+        assert!(t.contains("chmod=1"), "{kind}: chmod 4755 succeeded: {t}");
+        use std::os::unix::fs::PermissionsExt;
+        let mut seen = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            let mode = e.metadata().unwrap().permissions().mode();
+            seen += 1;
+            assert_eq!(
+                mode & 0o6000,
+                0,
+                "{kind}: {} is {mode:o} on the host: {t}",
+                e.path().display()
+            );
+        }
+        // The copies and folders that could be made without the bits are there: the test saw
+        // real files.
+        assert!(seen >= 3, "{kind}: {t}");
+        // Ordinary modes still work (a script made executable).
+        let o = run_in(
+            &sb,
+            &job(&[&p.ws]),
+            &dir,
+            "/bin/sh",
+            &[
+                "-c",
+                "echo 'echo hi' > run.sh && chmod 755 run.sh && ./run.sh",
+            ],
+        )
+        .await;
+        assert!(text(&o).contains("hi"), "{kind}: {}", text(&o));
+    }
 }

@@ -44,7 +44,8 @@ pub const HOME_CACHES: &[&str] = &[
     ".cache/uv",
     ".cache/go-build",
     "go/pkg/mod",
-    ".m2",
+    // Maven's downloaded artifacts only: `~/.m2/settings.xml` holds repository passwords.
+    ".m2/repository",
     ".cache/ms-playwright",
     ".cache/node/corepack",
 ];
@@ -99,6 +100,20 @@ mod tests {
         assert!(!read_only_in_root("src/.envrc.example"));
         for f in READ_ONLY_FOLDERS {
             assert!(READ_ONLY_IN_ROOTS.contains(f), "{f}");
+        }
+    }
+
+    /// No cache bound into the jail holds a credential file: Maven's is bound as its
+    /// `repository`, never `~/.m2` (whose `settings.xml` holds passwords).
+    #[test]
+    fn caches_hold_no_credentials() {
+        assert!(HOME_CACHES.contains(&".m2/repository"));
+        for c in HOME_CACHES.iter().chain(HOME_TOOLCHAINS) {
+            assert_ne!(*c, ".m2", "{c}");
+            assert!(
+                !crate::lists::names_hard_denied_path(&format!("/h/{c}")),
+                "{c}"
+            );
         }
     }
 }

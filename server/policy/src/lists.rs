@@ -38,13 +38,15 @@ pub const HARD_DENY_DIRS: &[&str] = &[".ssh", ".aws", ".gnupg", ".azure"];
 pub const HARD_DENY_FILES: &[&str] = &[".netrc", "_netrc", ".git-credentials", ".pgpass"];
 
 /// Credential locations by path fragment (lowercased, `/`-separated): the GitHub CLI's token,
-/// Docker's registry logins, kubeconfig, gcloud's credentials.
+/// Docker's registry logins, kubeconfig, gcloud's credentials, Maven's repository passwords.
 pub const HARD_DENY_FRAGMENTS: &[&str] = &[
     ".config/gh/",
     ".config/gh",
     ".docker/config.json",
     ".kube/config",
     ".config/gcloud",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
 ];
 
 /// Is this (lowercased, `/`-separated) path one of the credential files or locations?

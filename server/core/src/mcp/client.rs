@@ -452,9 +452,11 @@ pub(super) async fn drain_stderr(err: tokio::process::ChildStderr, tail: Arc<Mut
 }
 
 /// The paths an MCP stdio server's arguments name (`/srv/docs`, `~/notes`, `--root=/data`):
-/// bound into its jail read-write, as the user approved them when connecting it. An argument
-/// naming `/`, the home folder or a parent of it, or a folder holding the state directory (or
-/// inside it) is refused, with the reason.
+/// bound into its jail read-write, as the user approved them when connecting it. Each passes
+/// the one check every path entering a jail passes ([`crate::sandbox::admit`]): an argument
+/// naming `/`, the home folder or a parent of it, the state directory, a credential location or
+/// a folder holding one, a socket or device (or a link to any of these) is refused, with the
+/// reason; one that does not exist is left out.
 pub(super) fn path_args(
     def: &McpServerDef,
     home: Option<&Path>,
@@ -470,25 +472,21 @@ pub(super) fn path_args(
             _ => continue,
         };
         let p = crate::policy::paths::normalize(&p);
-        let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
-        let why = if real == Path::new("/") {
-            Some("the whole file system".to_string())
-        } else if home.is_some_and(|h| h.starts_with(&real)) {
-            Some("your home folder or a folder above it".to_string())
-        } else if state_dir.starts_with(&real) || real.starts_with(state_dir) {
-            Some(format!(
-                "Tradewind's state directory ({})",
-                state_dir.display()
-            ))
-        } else {
-            None
-        };
-        if let Some(why) = why {
+        if p == Path::new("/") {
             return Err(format!(
-                "the argument {arg:?} gives the server {why}; name a project folder instead"
+                "the argument {arg:?} gives the server the whole file system; name a project folder instead"
             ));
         }
-        if real.exists() && !out.contains(&real) {
+        if std::fs::symlink_metadata(&p).is_err() {
+            // Not there: nothing to bind (the server will say so itself if it needs it).
+            continue;
+        }
+        // The one check every path entering a jail passes: the hard-deny list, HOME, the state
+        // directory, sockets and devices, for the path and what it resolves to.
+        let real = crate::sandbox::admit(&p, home, state_dir)
+            .map_err(|why| format!("the argument {arg:?} cannot be given to the server: {why}"))?
+            .resolved;
+        if !out.contains(&real) {
             out.push(real);
         }
     }
@@ -612,6 +610,42 @@ pub fn tool_name(server: &str, tool: &str, taken: &[String]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An MCP server's arguments pass the one check every path entering a jail passes: `~/.ssh`
+    /// and `~/.config` (which holds the GitHub CLI's token) never become roots of its jail, nor
+    /// does a link to them or a socket; a project folder does, as what it resolves to.
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+    fn mcp_arguments_never_bring_credentials_or_sockets_into_the_jail() {
+        let base = std::env::temp_dir().join(format!("tw-mcp-args-{}", crate::util::new_id()));
+        let home = base.join("home");
+        let state = base.join("state");
+        for d in [".ssh", ".config/gh", "proj", "socks"] {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        std::os::unix::fs::symlink(home.join(".ssh"), home.join("keys")).unwrap();
+        let _l = std::os::unix::net::UnixListener::bind(home.join("socks/s")).unwrap();
+        let def = |args: &[&str]| McpServerDef {
+            args: args.iter().map(|a| a.to_string()).collect(),
+            ..McpServerDef::default()
+        };
+        for bad in [
+            "~/.ssh",
+            "~/.config",
+            "--root=~/.config/gh",
+            "~/keys",
+            "~/socks",
+            "~/socks/s",
+            "~",
+            "/",
+        ] {
+            let r = path_args(&def(&["x", bad]), Some(&home), &state);
+            assert!(r.is_err(), "{bad}: {r:?}");
+        }
+        let ok = path_args(&def(&["~/proj", "~/missing"]), Some(&home), &state).unwrap();
+        assert_eq!(ok, vec![std::fs::canonicalize(home.join("proj")).unwrap()]);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn input_schemas_no_provider_takes_are_refused() {

@@ -15,9 +15,12 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use std::os::fd::OwnedFd;
+
 use tradewind_policy::jail as list;
 
 use super::Job;
+use super::binds::{Binder, Found};
 
 /// Where the helper is bound inside the jail (under the jail's own `/run`).
 const HELPER_IN_JAIL: &str = "/run/tradewind/sandbox-exec";
@@ -163,12 +166,17 @@ impl Jail {
 
     /// Run `sandbox-exec --probe` in the jail: user namespaces, the mounts and Landlock inside.
     fn try_once(&self) -> Result<(), String> {
+        use command_fds::CommandFdExt;
         let mut cmd = std::process::Command::new(&self.bwrap);
-        cmd.args(self.args(&Job::default(), &[]))
+        let (args, fds) = self.args(&Job::default(), &[]);
+        cmd.args(args)
             .args(["--", HELPER_IN_JAIL, "sandbox-exec", "--probe"])
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .stdin(std::process::Stdio::null());
+        if !fds.is_empty() {
+            cmd.preserved_fds(fds);
+        }
         let out = cmd
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.bwrap.display()))?;
@@ -182,7 +190,9 @@ impl Jail {
         }
     }
 
-    /// The command: `bwrap <jail> -- <helper> sandbox-exec <rules> -- program args…`.
+    /// The command: `bwrap <jail> -- <helper> sandbox-exec <rules> -- program args…`. What it
+    /// binds from a tree the agent can change is handed over as descriptors the command holds
+    /// (see [`super::binds`]).
     pub fn command(
         &self,
         job: &Job,
@@ -190,9 +200,10 @@ impl Jail {
         program: &Path,
         args: &[OsString],
     ) -> tokio::process::Command {
+        use command_fds::CommandFdExt;
         let mut cmd = tokio::process::Command::new(&self.bwrap);
         let cache = self.workspace_cache(roots.first().map(PathBuf::as_path));
-        let mut a = self.args(job, roots);
+        let (mut a, fds) = self.args(job, roots);
         if let Some(c) = &cache {
             a.push("--bind".into());
             a.push(c.into());
@@ -232,18 +243,22 @@ impl Jail {
         a.push(program.into());
         a.extend(args.iter().cloned());
         cmd.args(a);
+        if !fds.is_empty() {
+            cmd.preserved_fds(fds);
+        }
         // Its own group: the server's stop reaches the helper inside (see `stop`), and the hard
         // stop kills bwrap, whose death takes the whole PID namespace with it.
         cmd.process_group(0);
         cmd
     }
 
-    /// Whether `path` exists out here but a command of `job` cannot see it: under HOME outside
-    /// the allow-list, in a system folder's masked files, or anywhere the jail binds nothing
-    /// (other users' homes, `/var`, `/mnt`, the host's `/tmp`). The jail's own `/proc`, `/dev`
-    /// and `/run` are not the host's and are never said hidden.
+    /// Whether a command of `job` cannot see `path` (judged from the name alone: whether it
+    /// exists is not looked up): under HOME outside the allow-list, in a system folder's masked
+    /// files, or anywhere the jail binds nothing (other users' homes, `/var`, `/mnt`, the host's
+    /// `/tmp`). The jail's own `/proc`, `/dev` and `/run` are not the host's and are never said
+    /// hidden.
     pub fn hides(&self, job: &Job, path: &Path) -> bool {
-        if !path.is_absolute() || std::fs::symlink_metadata(path).is_err() {
+        if !path.is_absolute() {
             return false;
         }
         let under = |base: &Path| path.starts_with(base);
@@ -253,8 +268,7 @@ impl Jail {
         {
             return false;
         }
-        if self.masked_files.iter().any(|f| f == path) || self.masked_dirs.iter().any(|d| under(d))
-        {
+        if self.masked(path) {
             return true;
         }
         let seen = job.roots.iter().any(|r| under(r))
@@ -280,38 +294,45 @@ impl Jail {
             .any(|s| matches!(s, Sys::Bind(b) if under(b)))
     }
 
-    /// The paths `output` (a failed command's) names that the jail hid from it, at most
-    /// [`MAX_HIDDEN_SHOWN`]: what the command's card offers to allow for the session.
+    /// Is `path` one of the system files only root may read that the jail masks?
+    fn masked(&self, path: &Path) -> bool {
+        self.masked_files.iter().any(|f| f == path)
+            || self.masked_dirs.iter().any(|d| path.starts_with(d))
+    }
+
+    /// The paths `output` (a failed command's) names that the jail would hide and that may be
+    /// offered to the user at all, at most [`MAX_HIDDEN_SHOWN`]: what the command's card offers
+    /// to allow for the session. Judged by name only — nothing is looked up, so what the model
+    /// is told ("hidden or missing") says nothing of what exists.
     pub fn hidden_in(&self, job: &Job, output: &str) -> Vec<PathBuf> {
         named_paths(output, self.home.as_deref())
             .into_iter()
-            .filter(|p| self.refuses_to_allow(job, p).is_none())
+            .map(|p| crate::policy::paths::normalize(&p))
+            .filter(|p| {
+                self.hides(job, p)
+                    && !self.masked(p)
+                    && super::refuses_by_name(p, self.home.as_deref(), &self.state_dir).is_none()
+            })
             .take(MAX_HIDDEN_SHOWN)
             .collect()
     }
 
-    /// Why the jail may not let `path` in for a session, if it may not: only an existing absolute
-    /// path it hides, never the root, HOME or a folder above it, nor anything holding or inside
-    /// the state directory.
-    pub fn refuses_to_allow(&self, job: &Job, path: &Path) -> Option<String> {
-        let shown = path.display();
-        if !path.is_absolute() {
-            return Some(format!("{shown} is not an absolute path"));
-        }
-        if path.parent().is_none() || self.home.as_ref().is_some_and(|h| h.starts_with(path)) {
-            return Some(format!(
-                "{shown} would let every command see all of HOME: allow the file or folder the command needs"
+    /// Why the jail may not let `path` in for a session, if it may not: the one check every
+    /// path entering a jail passes ([`super::admit`]: the hard-deny list, the state directory,
+    /// HOME, regular files and folders only, for the path and what it resolves to), then the
+    /// masked system files, and only what the jail hides. `Ok`: what to let in.
+    pub fn admit(&self, job: &Job, path: &Path) -> Result<PathBuf, String> {
+        let ok = super::admit(path, self.home.as_deref(), &self.state_dir)?;
+        if self.masked(path) || self.masked(&ok.resolved) {
+            return Err(format!(
+                "{} is a file only root may read, which commands never see",
+                path.display()
             ));
         }
-        if reaches(path, &self.state_dir) {
-            return Some(format!(
-                "{shown} holds or lies in the server's state directory, which commands never reach"
-            ));
+        if !self.hides(job, &ok.resolved) {
+            return Err(format!("the jail does not hide {}", ok.resolved.display()));
         }
-        if !self.hides(job, path) {
-            return Some(format!("the jail does not hide {shown}"));
-        }
-        None
+        Ok(ok.resolved)
     }
 
     fn home_in_jail(&self) -> PathBuf {
@@ -335,10 +356,28 @@ impl Jail {
 
     /// bwrap's options for `job` with `roots` read-write (bwrap keeps the caller's working
     /// folder, bound at the same path).
-    fn args(&self, job: &Job, roots: &[PathBuf]) -> Vec<OsString> {
+    /// What it binds from a tree a command can change comes as descriptors, returned beside.
+    fn args(&self, job: &Job, roots: &[PathBuf]) -> (Vec<OsString>, Vec<OwnedFd>) {
         let mut a = self.system_args(job);
-        self.home_and_roots(&mut a, job, roots);
-        a
+        let mut binder = self.binder(job, roots);
+        self.home_and_roots(&mut a, &mut binder, job, roots);
+        (a, binder.into_fds())
+    }
+
+    /// The trees a jailed command can change, opened for this command's binds: every root
+    /// (read-only for this job or not: another command writes it), the writable grants and
+    /// allows, and the workspaces' caches.
+    fn binder(&self, job: &Job, roots: &[PathBuf]) -> Binder {
+        let writable_allows = self.allowed.iter().filter(|a| a.write).map(|a| &a.path);
+        Binder::new(
+            roots
+                .iter()
+                .chain(&job.roots)
+                .chain(&job.writable)
+                .chain(writable_allows)
+                .chain(&self.cache_root)
+                .map(PathBuf::as_path),
+        )
     }
 
     /// The namespaces and what every command sees of the system: `/usr` and the rest read-only,
@@ -404,27 +443,20 @@ impl Jail {
 
     /// The empty HOME with what it lets in, the roots with their read-only files, the state
     /// directory masked, and the job's own binds and variables.
-    fn home_and_roots(&self, a: &mut Vec<OsString>, job: &Job, roots: &[PathBuf]) {
+    fn home_and_roots(&self, a: &mut Vec<OsString>, b: &mut Binder, job: &Job, roots: &[PathBuf]) {
         let home = self.home_in_jail();
         // A root that holds HOME is bound first, so the empty HOME hides the real one inside it;
         // every other root comes after, so one under HOME shows through.
         let (outer, inner): (Vec<&PathBuf>, Vec<&PathBuf>) =
             roots.iter().partition(|r| home.starts_with(r));
         for r in &outer {
-            bind_root(a, r, job.read_only_roots);
+            bind_root(a, b, r, job.read_only_roots);
         }
         a.extend(["--tmpfs".into(), home.clone().into_os_string()]);
         for al in &self.allowed {
-            let flag = if al.write {
-                "--bind-try"
-            } else {
-                "--ro-bind-try"
-            };
-            a.extend([
-                flag.into(),
-                al.path.clone().into_os_string(),
-                al.path.clone().into_os_string(),
-            ]);
+            // An allowed path inside a tree a command changes that is a link or missing now is
+            // simply not bound.
+            let _ = b.bind(a, &al.path, &al.path, al.write, true);
         }
         if let Some(g) = &self.gitconfig {
             a.extend([
@@ -434,11 +466,11 @@ impl Jail {
             ]);
         }
         for r in &inner {
-            bind_root(a, r, job.read_only_roots);
+            bind_root(a, b, r, job.read_only_roots);
         }
         for r in roots {
             if !job.read_only_roots {
-                protect_root(a, r);
+                protect_root(a, b, r);
             }
             if self.state_dir.starts_with(r) && self.state_dir.is_dir() {
                 a.extend([
@@ -451,26 +483,18 @@ impl Jail {
         }
         for p in &job.read {
             if !reaches(p, &self.state_dir) {
-                a.extend([
-                    "--ro-bind-try".into(),
-                    p.clone().into_os_string(),
-                    p.clone().into_os_string(),
-                ]);
+                let _ = b.bind(a, p, p, false, true);
             }
         }
         for (src, at) in &job.bind_over {
-            a.extend([
-                "--ro-bind".into(),
-                src.clone().into_os_string(),
-                at.clone().into_os_string(),
-            ]);
+            if b.bind(a, src, at, false, false).is_err() {
+                // A file the server made that is not there as a file: the path stays read-only
+                // and empty rather than shown as it is.
+                a.extend(["--ro-bind".into(), "/dev/null".into(), at.into()]);
+            }
         }
         for p in &job.writable {
-            a.extend([
-                "--bind-try".into(),
-                p.clone().into_os_string(),
-                p.clone().into_os_string(),
-            ]);
+            let _ = b.bind(a, p, p, true, true);
         }
         if job.ssh_agent {
             if let Some(sock) = std::env::var_os("SSH_AUTH_SOCK").filter(|s| !s.is_empty()) {
@@ -526,49 +550,51 @@ fn named_paths(text: &str, home: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-fn bind_root(a: &mut Vec<OsString>, r: &Path, read_only: bool) {
-    a.extend([
-        if read_only { "--ro-bind" } else { "--bind" }.into(),
-        r.as_os_str().to_owned(),
-        r.as_os_str().to_owned(),
-    ]);
+/// Bind a root read-write (or read-only): by path where no other tree holds it, else by a
+/// descriptor opened beneath that tree (a root inside another root that was swapped for a link
+/// is not bound at all, so commands fail in it rather than see what the link names).
+fn bind_root(a: &mut Vec<OsString>, b: &mut Binder, r: &Path, read_only: bool) {
+    if b.bind(a, r, r, !read_only, false).is_err() {
+        a.extend(["--tmpfs".into(), r.into(), "--remount-ro".into(), r.into()]);
+    }
 }
 
 /// Mount read-only, over a root bound read-write, what runs code later: each entry of
 /// [`list::READ_ONLY_IN_ROOTS`] that exists, an empty folder where one of the folders is missing
 /// beside an existing `.git` folder, and the folder `core.hooksPath` names when it lies in the
-/// root. Repositories directly inside the root (one level down) are covered too.
-fn protect_root(a: &mut Vec<OsString>, root: &Path) {
+/// root. Repositories directly inside the root (one level down) are covered too. Each entry is
+/// opened beneath the root without following links and bound by descriptor; an entry that is a
+/// link is never bound (its target could be anything on the host), and a special file gets an
+/// empty read-only file over it.
+fn protect_root(a: &mut Vec<OsString>, b: &mut Binder, root: &Path) {
     for base in repo_bases(root) {
         let git_dir = base.join(".git");
-        let has_git_dir = git_dir.is_dir();
+        let has_git_dir = matches!(b.open(&git_dir), Some(Found::Open { dir: true, .. }));
         for pat in list::READ_ONLY_IN_ROOTS {
             for p in expand(&base, pat) {
-                if std::fs::symlink_metadata(&p).is_ok() {
-                    a.extend([
-                        "--ro-bind".into(),
-                        p.clone().into_os_string(),
-                        p.into_os_string(),
-                    ]);
-                } else if has_git_dir && list::READ_ONLY_FOLDERS.contains(pat) && !pat.contains('*')
-                {
-                    a.extend([
-                        "--tmpfs".into(),
-                        p.clone().into_os_string(),
-                        "--remount-ro".into(),
-                        p.into_os_string(),
-                    ]);
+                match b.bind(a, &p, &p, false, false) {
+                    Ok(()) | Err(Found::Link) => {}
+                    Err(Found::Special | Found::Open { .. }) => {
+                        a.extend(["--ro-bind".into(), "/dev/null".into(), p.into_os_string()]);
+                    }
+                    Err(Found::Missing) => {
+                        if has_git_dir
+                            && list::READ_ONLY_FOLDERS.contains(pat)
+                            && !pat.contains('*')
+                        {
+                            a.extend([
+                                "--tmpfs".into(),
+                                p.clone().into_os_string(),
+                                "--remount-ro".into(),
+                                p.into_os_string(),
+                            ]);
+                        }
+                    }
                 }
             }
         }
-        if let Some(hooks) = hooks_path(&git_dir, &base).filter(|h| h.starts_with(root))
-            && hooks.exists()
-        {
-            a.extend([
-                "--ro-bind".into(),
-                hooks.clone().into_os_string(),
-                hooks.into_os_string(),
-            ]);
+        if let Some(hooks) = hooks_path(b, &git_dir, &base).filter(|h| h.starts_with(root)) {
+            let _ = b.bind(a, &hooks, &hooks, false, false);
         }
     }
 }
@@ -608,9 +634,10 @@ fn expand(base: &Path, pat: &str) -> Vec<PathBuf> {
 }
 
 /// `core.hooksPath` of a repository's config (a plain reading of the `[core]` section; an
-/// include is not followed), resolved against the work tree.
-pub fn hooks_path(git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(git_dir.join("config")).ok()?;
+/// include is not followed), resolved against the work tree. The config is read through a
+/// descriptor opened beneath its tree (a `config` that is a link is not read).
+fn hooks_path(b: &Binder, git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
+    let text = b.read(&git_dir.join("config"))?;
     let entries = super::gitconfig::parse(&text);
     let v = entries
         .iter()

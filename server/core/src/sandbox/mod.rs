@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+mod binds;
 mod gitconfig;
 mod helper;
 pub mod jail;
@@ -196,7 +197,12 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
             let jail = match cfg.sandbox.jail {
                 JailChoice::Landlock => None,
                 JailChoice::Auto | JailChoice::Bwrap => {
-                    let allowed = allowed_paths(&cfg.sandbox.allow, home.as_deref(), &mut notes);
+                    let allowed = allowed_paths(
+                        &cfg.sandbox.allow,
+                        home.as_deref(),
+                        &cfg.state_dir,
+                        &mut notes,
+                    );
                     match jail::Jail::probe(
                         &jail_helper(h),
                         home.as_deref(),
@@ -286,11 +292,142 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
     (sandbox, info)
 }
 
+/// Credential locations under HOME (the hard-deny list's folders and files): a path that holds
+/// one of them is never let into a jail whole.
+const HOME_CREDENTIALS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".config/gh",
+    ".config/gcloud",
+    ".docker/config.json",
+    ".kube/config",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+];
+
+/// System files only root may read, refused whether or not this server masks them.
+const SYSTEM_SECRETS: &[&str] = &["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/root"];
+
+/// A path let into a jail, as checked by [`admit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admitted {
+    /// What the path resolves to: what is bound, and what the user is shown.
+    pub resolved: PathBuf,
+    pub dir: bool,
+}
+
+/// Why `path` may never be let into a jail, judged from its name alone (nothing is looked up on
+/// disk, so nothing is learnt of what exists): not absolute, the root, HOME or a folder above
+/// it, the state directory or anything holding it or inside it, a path on the hard-deny list or
+/// holding a credential location, or a system secret.
+pub fn refuses_by_name(path: &Path, home: Option<&Path>, state_dir: &Path) -> Option<String> {
+    let shown = path.display();
+    if !path.is_absolute() {
+        return Some(format!("{shown} is not an absolute path"));
+    }
+    let path = &crate::policy::paths::normalize(path);
+    if path.parent().is_none() || home.is_some_and(|h| h.starts_with(path)) {
+        return Some(format!(
+            "{shown} would let every command see all of HOME: allow the file or folder the command needs"
+        ));
+    }
+    if path.starts_with(state_dir) || state_dir.starts_with(path) {
+        return Some(format!(
+            "{shown} holds or lies in the server's state directory, which commands never reach"
+        ));
+    }
+    let lower = path.to_string_lossy().to_lowercase();
+    let holds_credentials =
+        home.is_some_and(|h| HOME_CREDENTIALS.iter().any(|c| h.join(c).starts_with(path)));
+    if tradewind_policy::lists::names_hard_denied_path(&lower) || holds_credentials {
+        return Some(format!(
+            "{shown} is or holds a credential location on the hard-deny list, which no command may see"
+        ));
+    }
+    if SYSTEM_SECRETS
+        .iter()
+        .any(|s| path.starts_with(s) || Path::new(s).starts_with(path) && path != Path::new("/etc"))
+    {
+        return Some(format!("{shown} holds secrets only root may read"));
+    }
+    None
+}
+
+/// The one check every path that enters a jail from a click or a configuration passes — "allow
+/// for this session", `sandbox.allow`, an MCP server's arguments (and, later, a worktree's
+/// binds): [`refuses_by_name`] for the path as given and for what it resolves to, and only a
+/// regular file or a folder (a socket, a FIFO or a device is refused: a read-only bind of a
+/// socket still connects), a folder holding none near its top (a tmux or ssh-agent socket's
+/// folder). `Err` says why, naming the resolved target when it differs.
+pub fn admit(path: &Path, home: Option<&Path>, state_dir: &Path) -> Result<Admitted, String> {
+    if let Some(why) = refuses_by_name(path, home, state_dir) {
+        return Err(why);
+    }
+    let resolved = std::fs::canonicalize(path)
+        .map_err(|_| format!("{} is hidden from commands or missing", path.display()))?;
+    if resolved != path
+        && let Some(why) = refuses_by_name(&resolved, home, state_dir)
+    {
+        return Err(format!(
+            "{} leads to {}: {why}",
+            path.display(),
+            resolved.display()
+        ));
+    }
+    let meta = std::fs::metadata(&resolved)
+        .map_err(|_| format!("{} is hidden from commands or missing", path.display()))?;
+    if meta.is_dir() {
+        if let Some(sock) = special_inside(&resolved) {
+            return Err(format!(
+                "{} holds {}, a socket, FIFO or device: commands could reach what listens there",
+                resolved.display(),
+                sock.display()
+            ));
+        }
+    } else if !meta.is_file() {
+        return Err(format!(
+            "{} is a socket, FIFO or device, not a file or folder: commands could reach what listens there",
+            resolved.display()
+        ));
+    }
+    Ok(Admitted {
+        resolved,
+        dir: meta.is_dir(),
+    })
+}
+
+/// A socket, FIFO or device in `dir` or up to two levels below (a bounded look).
+fn special_inside(dir: &Path) -> Option<PathBuf> {
+    let mut stack = vec![(dir.to_path_buf(), 0u8)];
+    let mut seen = 0usize;
+    while let Some((d, depth)) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            seen += 1;
+            if seen > 5_000 {
+                return None;
+            }
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() && depth < 2 {
+                stack.push((e.path(), depth + 1));
+            } else if !t.is_dir() && !t.is_file() && !t.is_symlink() {
+                return Some(e.path());
+            }
+        }
+    }
+    None
+}
+
 /// `sandbox.allow` as absolute paths (`~/` is the home folder); an entry that names or holds a
 /// credential location is left out, with a note.
 fn allowed_paths(
     list: &[crate::config::SandboxAllow],
     home: Option<&Path>,
+    state_dir: &Path,
     notes: &mut Vec<String>,
 ) -> Vec<Allowed> {
     let mut out = Vec::new();
@@ -299,24 +436,16 @@ fn allowed_paths(
             (Some(rest), Some(h)) => h.join(rest),
             _ => PathBuf::from(&a.path),
         };
-        let lower = p.to_string_lossy().to_lowercase();
-        if !p.is_absolute() {
-            notes.push(format!(
-                "sandbox.allow: {} is not an absolute path; left out",
-                a.path
-            ));
-        } else if tradewind_policy::lists::names_hard_denied_path(&lower)
-            || home.is_some_and(|h| h.starts_with(&p))
-        {
-            notes.push(format!(
-                "sandbox.allow: {} holds credentials or your whole home folder; left out",
-                a.path
-            ));
-        } else {
-            out.push(Allowed {
-                path: p,
+        match admit(&p, home, state_dir) {
+            Ok(ok) => out.push(Allowed {
+                path: ok.resolved,
                 write: a.write,
-            });
+            }),
+            Err(why) if !p.is_absolute() || std::fs::symlink_metadata(&p).is_ok() => {
+                notes.push(format!("sandbox.allow: {}: {why}; left out", a.path));
+            }
+            // A configured path that is not there (yet) is no mistake: nothing to bind.
+            Err(_) => {}
         }
     }
     out
@@ -557,12 +686,11 @@ impl Sandbox {
         }
     }
 
-    /// Why `path` may not be let into a session's jail (`None`: it may; see
-    /// [`jail::Jail::refuses_to_allow`]).
-    pub fn refuses_to_allow(&self, job: &Job, path: &Path) -> Option<String> {
+    /// What to let into a session's jail for `path`, or why not (see [`jail::Jail::admit`]).
+    pub fn admit(&self, job: &Job, path: &Path) -> Result<PathBuf, String> {
         match &self.kind {
-            Kind::Jail(j) => j.refuses_to_allow(job, path),
-            Kind::Landlock(_) => Some(
+            Kind::Jail(j) => j.admit(job, path),
+            Kind::Landlock(_) => Err(
                 "only the bubblewrap jail lets single paths in; this server runs commands in the Landlock fallback"
                     .into(),
             ),

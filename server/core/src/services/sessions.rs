@@ -410,9 +410,10 @@ impl Core {
 
     /// Let `path`, which the jail hid from one of the session's commands, into the session's
     /// later commands, read-only ("allow for this session" on the command's card). Refused with
-    /// the reason for a path the jail does not hide, the root, HOME or a folder above it, and
-    /// anything holding or inside the state directory; a symbolic link is judged (and kept) as
-    /// what it points to. A subagent's grant is its root session's.
+    /// the reason by the one check every path entering the jail passes (`Sandbox::admit`): the
+    /// hard-deny list, the state directory, HOME or above, a socket, FIFO or device, a masked
+    /// system file, a path the jail does not hide; a symbolic link is judged (and kept) as what
+    /// it points to, which the grant names. A subagent's grant is its root session's.
     pub async fn allow_in_jail(
         &self,
         id: &crate::protocol::SessionId,
@@ -424,14 +425,6 @@ impl Core {
                 "no sandbox runs this server's commands: there is nothing to let in".into(),
             ));
         };
-        if !path.is_absolute() {
-            return Err(ServiceError::Invalid(format!(
-                "{} is not an absolute path",
-                path.display()
-            )));
-        }
-        let real = std::fs::canonicalize(path)
-            .map_err(|e| ServiceError::Invalid(format!("cannot find {}: {e}", path.display())))?;
         let owner = crate::subagents::grant_owner(&self.store, &row).await;
         let grants = self.grant_set(id).await?;
         let paths = self
@@ -439,9 +432,7 @@ impl Core {
             .paths
             .with_workspace(std::path::Path::new(&row.workspace));
         let job = crate::sandbox::Job::for_session(&paths, crate::policy::jail_paths(&grants));
-        if let Some(why) = sandbox.refuses_to_allow(&job, &real) {
-            return Err(ServiceError::Invalid(why));
-        }
+        let real = sandbox.admit(&job, path).map_err(ServiceError::Invalid)?;
         let key = crate::policy::jail_key(&real);
         self.store
             .add_grant(&owner, &key)

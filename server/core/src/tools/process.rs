@@ -366,7 +366,7 @@ fn hidden_paths(
         .collect();
     if !hidden.is_empty() {
         text.push_str(&format!(
-            "note: the sandbox hid {} from this command; the user can allow it for this session from the command's card, then run it again\n",
+            "note: {} may be hidden from this command by the sandbox, or missing; if the command needs it, the user can allow it for this session from the command's card, then run it again\n",
             hidden.join(", ")
         ));
     }

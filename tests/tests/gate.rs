@@ -382,6 +382,8 @@ fn the_kernel_confines_every_command() {
     std::fs::write(home.join(".config/gh/hosts.yml"), "oauth_token: x").unwrap();
     std::fs::write(home.join(".config/tool/settings"), "fine").unwrap();
     std::fs::write(home.join(".gitconfig"), "[user]").unwrap();
+    std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+    std::fs::write(home.join(".cargo/bin/tool"), "tool").unwrap();
     std::fs::write(home.join(".netrc"), "machine x password y").unwrap();
     let state = home.join(".tradewind");
     std::fs::create_dir_all(&state).unwrap();
@@ -419,14 +421,17 @@ fn the_kernel_confines_every_command() {
     refused(&format!("echo x > {h}/new.txt"));
     refused(&format!("echo x > {}/x", elsewhere.display()));
     refused(&format!("echo x >> {h}/.gitconfig"));
-    assert_eq!(ok(&format!("cat {h}/.gitconfig")), "[user]");
+    // HOME is the jail's allow-list (the fifth pass): the user's own config is not on it (git
+    // reads a generated one), a toolchain is.
+    refused(&format!("cat {h}/.gitconfig"));
+    assert_eq!(ok(&format!("cat {h}/.cargo/bin/tool")), "tool");
     // ssh verifies hosts (with the agent's socket for the key): the known hosts are readable.
     assert_eq!(
         ok(&format!("cat {h}/.ssh/known_hosts")),
         "github.com ssh-ed25519 AAAA\n"
     );
     refused(&format!("ls {h}/.ssh"));
-    assert_eq!(ok(&format!("cat {h}/.config/tool/settings")), "fine");
+    refused(&format!("cat {h}/.config/tool/settings"));
     assert_eq!(ok("echo inside > ok.txt && cat ok.txt"), "inside\n");
     assert_eq!(ok("ls /usr/bin/env >/dev/null && echo sys"), "sys\n");
     assert!(!home.join("new.txt").exists() && !elsewhere.join("x").exists());

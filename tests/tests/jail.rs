@@ -913,3 +913,149 @@ async fn nothing_written_in_the_jail_is_set_uid_or_set_gid() {
         assert!(text(&o).contains("hi"), "{kind}: {}", text(&o));
     }
 }
+
+/// The Landlock fallback offers only what it can enforce (the fifth pass found 22 of 35
+/// credentials readable, host sockets reachable and every capability kept as root): HOME is the
+/// jail's allow-list, no Unix socket can be made (a host tmux server's stays out of reach), no
+/// capability is left, builds write the workspace's own cache, git reads the generated global
+/// config. A server on it refuses `full` with the fix and says which guarantees hold.
+#[tokio::test]
+async fn the_landlock_fallback_gives_only_what_it_enforces() {
+    let p = plant();
+    let (sb, kind) = sandbox_for(p.home.path(), &p.ws, &p.state, JailChoice::Landlock);
+    assert_eq!(kind, "landlock");
+    if tradewind::sandbox::under_temp(&p.state) {
+        // A checkout under the system temp dir: the fallback refuses every command (see
+        // the_landlock_fallback_refuses_what_it_cannot_hide).
+        return;
+    }
+    let files: Vec<String> = PLANTED
+        .iter()
+        .map(|r| p.home.path().join(r).display().to_string())
+        .collect();
+    let sock_dir = outside_tmp("fallback-sock");
+    std::fs::create_dir_all(sock_dir.path()).unwrap();
+    let sock = sock_dir.path().join("default");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let script = format!(
+        "import os, socket, sys\n\
+         for f in sys.argv[1:]:\n  try: print(open(f).read())\n  except Exception as e: print('no', f, type(e).__name__)\n\
+         s = None\n\
+         try: s = socket.socket(socket.AF_UNIX); s.connect({sock:?}); print('SOCKET-REACHED')\n\
+         except Exception as e: print('socket', type(e).__name__)\n\
+         st = open('/proc/self/status').read()\n\
+         print([l for l in st.splitlines() if l.startswith(('CapEff', 'CapPrm', 'CapBnd', 'CapAmb'))])\n\
+         print('CARGO_HOME=' + os.environ.get('CARGO_HOME', ''))\n\
+         print('GIT_CONFIG_GLOBAL=' + os.environ.get('GIT_CONFIG_GLOBAL', ''))\n\
+         try: os.listdir(os.environ['HOME']); print('HOME-LISTED')\n\
+         except Exception as e: print('home', type(e).__name__)\n",
+        sock = sock.display().to_string(),
+    );
+    let mut args = vec!["-c", script.as_str()];
+    args.extend(files.iter().map(String::as_str));
+    let j = job(&[&p.ws]);
+    let argv: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    let mut cmd = sb
+        .command(&j, Path::new("/usr/bin/python3"), &argv)
+        .unwrap();
+    cmd.current_dir(&p.ws)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("HOME", p.home.path())
+        .stdin(std::process::Stdio::null());
+    sb.env(&j, &mut cmd);
+    let o = cmd.output().await.unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    for (i, rel) in PLANTED.iter().enumerate() {
+        assert!(
+            !t.contains(&marker(i)),
+            "the fallback let {rel} be read: {t}"
+        );
+    }
+    assert!(!t.contains("SOCKET-REACHED"), "{t}");
+    assert!(t.contains("socket PermissionError"), "{t}");
+    assert!(t.contains("home PermissionError"), "{t}");
+    for cap in ["CapEff", "CapPrm", "CapAmb"] {
+        assert!(
+            t.contains(&format!("'{cap}:\\t0000000000000000'")),
+            "{cap}: {t}"
+        );
+    }
+    if rustix::process::geteuid().is_root() {
+        assert!(t.contains("'CapBnd:\\t0000000000000000'"), "{t}");
+    }
+    let cache = p.home.path().join(".cache/tradewind/jail");
+    assert!(
+        t.contains(&format!("CARGO_HOME={}", cache.display())),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!(
+            "GIT_CONFIG_GLOBAL={}",
+            cache.join("gitconfig").display()
+        )),
+        "{t}"
+    );
+
+    // The server on the fallback: `full` is refused with the fix, the default `full` starts
+    // sessions in `auto`, and GET /api/config says which guarantees hold.
+    let s = TestServer::start_in(
+        Opts {
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            tweak: Some(|c| c.sandbox.jail = JailChoice::Landlock),
+            replay: Some(json!({"scripts": []})),
+            ..Opts::default()
+        },
+        TempDir::adopt(p.ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let (st, body) = s.post("/api/sessions", json!({"mode": "full"})).await;
+    assert_eq!(st, 409, "{body}");
+    assert_eq!(body["error"]["code"], "mode_unsafe_here", "{body}");
+    let msg = body["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("bubblewrap") && msg.contains("apparmor_restrict_unprivileged_userns"),
+        "{msg}"
+    );
+    let (st, created) = s.post("/api/sessions", json!({})).await;
+    assert_eq!(st, 201, "{created}");
+    assert_eq!(created["mode"], "auto", "{created}");
+    let sid = created["id"].as_str().unwrap().to_string();
+    let (st, body) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/sessions/{sid}"),
+            json!({"mode": "full"}),
+        )
+        .await;
+    assert_eq!(st, 409, "{body}");
+    let (_, cfg) = s.get("/api/config").await;
+    let g = |id: &str| {
+        cfg["sandbox"]["guarantees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {cfg}"))
+            .clone()
+    };
+    assert_eq!(cfg["sandbox"]["jail"], "landlock", "{cfg}");
+    for (id, holds) in [
+        ("home_allow_list", true),
+        ("no_capabilities", true),
+        ("no_set_uid", true),
+        ("git_control_files_read_only", false),
+        ("network_deny_all", false),
+        ("full_mode", false),
+    ] {
+        assert_eq!(g(id)["holds"], holds, "{id}: {cfg}");
+    }
+    s.stop().await;
+}

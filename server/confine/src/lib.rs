@@ -28,13 +28,17 @@ pub struct Rules {
     pub rw: Vec<PathBuf>,
     pub ro: Vec<PathBuf>,
     pub network_deny: bool,
+    /// No Unix socket can be made (`socket(AF_UNIX, …)` fails): the Landlock fallback's stand-in
+    /// for a mount namespace, since Landlock does not restrict `connect` to a socket file and a
+    /// read-only view still connects to a tmux server, an SSH agent or a D-Bus.
+    pub unix_sockets_denied: bool,
 }
 
 /// The helper's arguments: the rules, and the program and its arguments after `--`.
 pub type Parsed = (Rules, OsString, Vec<OsString>);
 
-/// `[--rw DIR]… [--ro DIR]… [--network-deny] [--exec] -- PROGRAM ARGS…` (`--exec` is the
-/// caller's to read).
+/// `[--rw DIR]… [--ro DIR]… [--network-deny] [--deny-unix-sockets] [--exec] -- PROGRAM ARGS…`
+/// (`--exec` is the caller's to read).
 pub fn parse(args: Vec<OsString>) -> Result<Parsed, ExitCode> {
     let mut rules = Rules::default();
     let mut it = args.into_iter();
@@ -43,6 +47,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, ExitCode> {
             Some("--rw") => rules.rw.extend(it.next().map(PathBuf::from)),
             Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
             Some("--network-deny") => rules.network_deny = true,
+            Some("--deny-unix-sockets") => rules.unix_sockets_denied = true,
             Some("--exec") => {}
             Some("--") => match it.next() {
                 Some(prog) => return Ok((rules, prog, it.collect())),
@@ -58,14 +63,14 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, ExitCode> {
     Err(ExitCode::from(125))
 }
 
-/// Confine this thread: Landlock, then the system-call filter. Never run a command unconfined
-/// while the server believes it is confined.
+/// Confine this thread: Landlock, every capability dropped, then the system-call filter. Never
+/// run a command unconfined while the server believes it is confined.
 pub fn confine(rules: &Rules) -> Result<(), ExitCode> {
     let why = match restrict(rules) {
         Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced) => {
-            match seccomp::apply() {
+            match drop_capabilities().and_then(|()| seccomp::apply(rules.unix_sockets_denied)) {
                 Ok(()) => return Ok(()),
-                Err(e) => format!("cannot install the system-call filter: {e}"),
+                Err(e) => format!("cannot finish confining the command: {e}"),
             }
         }
         Ok(RulesetStatus::NotEnforced) => "the kernel does not enforce Landlock here".into(),
@@ -73,6 +78,32 @@ pub fn confine(rules: &Rules) -> Result<(), ExitCode> {
     };
     eprintln!("tradewind sandbox-exec: {why}");
     Err(ExitCode::from(125))
+}
+
+/// Drop every capability: from the bounding set (where this process may: a server running as
+/// root, in the Landlock fallback), the ambient set, and the effective, permitted and
+/// inheritable sets. With `no_new_privs` (set by Landlock), nothing the command executes gets
+/// one back — a command of a server running as root keeps uid 0's ownership of files, none of
+/// root's powers. In the jail every capability is gone already (bubblewrap's `--cap-drop ALL`).
+pub fn drop_capabilities() -> Result<(), String> {
+    use rustix::thread::{CapabilitySet, CapabilitySets};
+    for cap in CapabilitySet::all().iter() {
+        match rustix::thread::remove_capability_from_bounding_set(cap) {
+            // Not ours to drop (no CAP_SETPCAP: an ordinary user, or already gone), or a
+            // capability this kernel does not know.
+            Ok(()) | Err(rustix::io::Errno::PERM | rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(format!("cannot drop a capability: {e}")),
+        }
+    }
+    rustix::thread::clear_ambient_capability_set()
+        .map_err(|e| format!("cannot clear the ambient capabilities: {e}"))?;
+    let none = CapabilitySets {
+        effective: CapabilitySet::empty(),
+        permitted: CapabilitySet::empty(),
+        inheritable: CapabilitySet::empty(),
+    };
+    rustix::thread::set_capabilities(None, none)
+        .map_err(|e| format!("cannot drop the capabilities: {e}"))
 }
 
 /// What a shell answers for a command it cannot start: 127 not found, 126 not runnable.

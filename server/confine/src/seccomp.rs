@@ -107,8 +107,8 @@ fn arch() -> Result<TargetArch, String> {
     TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("{e:?}"))
 }
 
-/// The filter, compiled.
-pub fn program() -> Result<BpfProgram, String> {
+/// The filter, compiled (`unix_sockets_denied`: `socket(AF_UNIX, …)` fails too).
+pub fn program(unix_sockets_denied: bool) -> Result<BpfProgram, String> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in DENIED {
         rules.insert(*nr, Vec::new());
@@ -131,6 +131,19 @@ pub fn program() -> Result<BpfProgram, String> {
             rules.insert(nr | X32, Vec::new());
         }
         rules.insert(514 | X32, ioctl);
+    }
+    if unix_sockets_denied {
+        let unix = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Eq,
+            libc::AF_UNIX as u64,
+        )
+        .and_then(|c| SeccompRule::new(vec![c]))
+        .map_err(|e| format!("{e:?}"))?;
+        rules.insert(libc::SYS_socket, vec![unix.clone()]);
+        #[cfg(target_arch = "x86_64")]
+        rules.insert(libc::SYS_socket | X32, vec![unix]);
     }
     for (nr, arg) in mode_calls() {
         rules.insert(nr, privilege_rules(arg)?);
@@ -165,8 +178,8 @@ pub fn openat2_program() -> Result<BpfProgram, String> {
 }
 
 /// Install the filters on the calling thread (its children inherit them).
-pub fn apply() -> Result<(), String> {
-    let prog = program()?;
+pub fn apply(unix_sockets_denied: bool) -> Result<(), String> {
+    let prog = program(unix_sockets_denied)?;
     seccompiler::apply_filter(&prog).map_err(|e| e.to_string())?;
     let prog = openat2_program()?;
     seccompiler::apply_filter(&prog).map_err(|e| e.to_string())
@@ -177,8 +190,10 @@ mod tests {
     /// The filter compiles for this machine (it is applied only in the helper's own process).
     #[test]
     fn the_filter_compiles() {
-        let p = super::program();
-        assert!(p.as_ref().is_ok_and(|p| !p.is_empty()), "{p:?}");
+        for unix in [false, true] {
+            let p = super::program(unix);
+            assert!(p.as_ref().is_ok_and(|p| !p.is_empty()), "{p:?}");
+        }
         let p = super::openat2_program();
         assert!(p.as_ref().is_ok_and(|p| !p.is_empty()), "{p:?}");
     }

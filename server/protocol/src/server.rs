@@ -334,6 +334,25 @@ pub struct SandboxInfo {
     pub network: String,
     /// Why the sandbox is off, or what it cannot protect (a root holding credentials).
     pub notes: Vec<String>,
+    /// What the sandbox guarantees on this server, each said to hold or not (and why not, with
+    /// the fix): the Landlock fallback gives fewer than the jail.
+    #[serde(default)]
+    pub guarantees: Vec<SandboxGuarantee>,
+}
+
+/// One guarantee of the process sandbox, and whether it holds on this server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SandboxGuarantee {
+    /// A stable name: `home_allow_list` (HOME shows only toolchains, caches and what the user
+    /// allowed), `git_control_files_read_only` (a repository's control files, `.envrc` and the
+    /// like are read-only to commands), `server_out_of_reach` (the server's process, signals and
+    /// the host's Unix sockets), `no_capabilities`, `no_set_uid` (nothing written carries
+    /// set-user-ID or set-group-ID out), `network_deny_all` (`network: deny` cuts every
+    /// protocol, not TCP alone), `full_mode` (sessions may run in `full`).
+    pub id: String,
+    pub holds: bool,
+    /// What it means where it holds; where it does not, why, and the fix.
+    pub detail: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

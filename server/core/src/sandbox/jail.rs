@@ -141,7 +141,7 @@ impl Jail {
             }
         }
         allowed.retain(|a| a.path.exists() && !reaches(&a.path, state_dir));
-        let cache_root = home.map(|h| h.join(".cache/tradewind/jail"));
+        let cache_root = home.map(|h| h.join(CACHE_ROOT));
         let gitconfig = match (&cache_root, home) {
             (Some(root), Some(h)) => write_gitconfig(root, h).ok(),
             _ => None,
@@ -341,17 +341,8 @@ impl Jail {
             .unwrap_or_else(|| PathBuf::from("/tmp/home"))
     }
 
-    /// The workspace's writable cache (`~/.cache/tradewind/jail/<hash of the workspace>`),
-    /// created when missing.
     fn workspace_cache(&self, workspace: Option<&Path>) -> Option<PathBuf> {
-        let root = self.cache_root.as_ref()?;
-        let ws = workspace?;
-        let h = crate::util::sha256_hex(ws.as_os_str().as_encoded_bytes());
-        let dir = root.join(&h[..16]);
-        if !dir.is_dir() {
-            std::fs::create_dir_all(&dir).ok()?;
-        }
-        Some(dir)
+        workspace_cache(self.cache_root.as_ref()?, workspace?)
     }
 
     /// bwrap's options for `job` with `roots` read-write (bwrap keeps the caller's working
@@ -520,6 +511,20 @@ impl Jail {
     }
 }
 
+/// Where the workspaces' caches and the generated `.gitconfig` live, under HOME.
+pub(super) const CACHE_ROOT: &str = ".cache/tradewind/jail";
+
+/// The workspace's writable cache (`~/.cache/tradewind/jail/<hash of the workspace>`), created
+/// when missing.
+pub(super) fn workspace_cache(root: &Path, ws: &Path) -> Option<PathBuf> {
+    let h = crate::util::sha256_hex(ws.as_os_str().as_encoded_bytes());
+    let dir = root.join(&h[..16]);
+    if !dir.is_dir() {
+        std::fs::create_dir_all(&dir).ok()?;
+    }
+    Some(dir)
+}
+
 /// How many hidden paths one command's card names, at most.
 pub const MAX_HIDDEN_SHOWN: usize = 4;
 
@@ -653,12 +658,12 @@ fn hooks_path(b: &Binder, git_dir: &Path, work_tree: &Path) -> Option<PathBuf> {
 }
 
 /// Does `p` hold the state directory or lie in it?
-fn reaches(p: &Path, state_dir: &Path) -> bool {
+pub(super) fn reaches(p: &Path, state_dir: &Path) -> bool {
     p.starts_with(state_dir) || state_dir.starts_with(p)
 }
 
 /// Files and folders under `dir` that only their owner may read (a bounded walk).
-fn owner_only(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
+pub(super) fn owner_only(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
     use std::os::unix::fs::PermissionsExt;
     let mut stack = vec![(dir.to_path_buf(), 0u8)];
     let mut seen = 0usize;
@@ -687,7 +692,7 @@ fn owner_only(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
 }
 
 /// The generated `~/.gitconfig`: the user's `user.name` and `user.email`, nothing else.
-fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathBuf> {
+pub(super) fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathBuf> {
     let mut name = None;
     let mut email = None;
     let xdg = std::env::var_os("XDG_CONFIG_HOME")

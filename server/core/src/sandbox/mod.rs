@@ -44,29 +44,6 @@ const SYSTEM_RO: &[&str] = &[
 /// Writable outside the roots: temp and devices.
 const SYSTEM_RW: &[&str] = &["/tmp", "/var/tmp", "/dev"];
 
-/// Caches under `$HOME` that builds write (never `~/.cargo/bin`, shell rc files or other config a
-/// later unsandboxed program would run).
-const HOME_CACHES: &[&str] = &[
-    ".cargo/registry",
-    ".cargo/git",
-    ".npm/_cacache",
-    ".npm/_logs",
-    ".npm/_npx",
-    ".cache/pip",
-    ".cache/go-build",
-    ".cache/uv",
-    ".cache/yarn",
-    ".cache/pnpm",
-    ".cache/ms-playwright",
-    ".cache/node",
-    ".cache/deno",
-    ".cache/bun",
-    ".rustup/tmp",
-    "go/pkg/mod",
-    ".gradle/caches",
-    ".m2/repository",
-];
-
 /// What a sandboxed command may touch (the helper's Landlock rules).
 pub use tradewind_confine::Rules;
 
@@ -122,7 +99,16 @@ impl Job {
 #[derive(Debug, Clone)]
 enum Kind {
     Jail(Box<jail::Jail>),
-    Landlock(Rules),
+    Landlock(Fallback),
+}
+
+/// The Landlock fallback: the helper's rules for every command, and what stands in for the
+/// jail's HOME (the workspaces' caches, the generated `.gitconfig`).
+#[derive(Debug, Clone)]
+struct Fallback {
+    rules: Rules,
+    cache_root: Option<PathBuf>,
+    gitconfig: Option<PathBuf>,
 }
 
 /// The server's sandbox: the helper and how it confines commands.
@@ -220,12 +206,32 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
             match jail {
                 Some(j) => Some(Kind::Jail(Box::new(j))),
                 None => match available().and_then(|()| probe(h)) {
-                    Ok(()) => Some(Kind::Landlock(landlock_rules(
-                        &roots,
-                        home.as_deref(),
-                        &cfg.state_dir,
-                        network_deny,
-                    ))),
+                    Ok(()) => {
+                        let allowed = allowed_paths(
+                            &cfg.sandbox.allow,
+                            home.as_deref(),
+                            &cfg.state_dir,
+                            &mut notes,
+                        );
+                        let cache_root = home.as_deref().map(|h| h.join(jail::CACHE_ROOT));
+                        let gitconfig = match (&cache_root, home.as_deref()) {
+                            (Some(root), Some(h)) => jail::write_gitconfig(root, h).ok(),
+                            _ => None,
+                        };
+                        let mut rules = landlock_rules(
+                            &roots,
+                            home.as_deref(),
+                            &cfg.state_dir,
+                            network_deny,
+                            &allowed,
+                        );
+                        rules.ro.extend(gitconfig.iter().cloned());
+                        Some(Kind::Landlock(Fallback {
+                            rules,
+                            cache_root,
+                            gitconfig,
+                        }))
+                    }
                     Err(e) => {
                         notes.push(format!("{e}; commands run unconfined"));
                         None
@@ -283,13 +289,90 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
         }),
         _ => None,
     };
+    if jail_name == "landlock" {
+        notes.push(format!(
+            "the Landlock fallback cannot keep a repository's control files read-only or hide the host's files by mount, so sessions cannot run in `full` here; {FALLBACK_FIX}"
+        ));
+    }
     let info = crate::protocol::SandboxInfo {
         active: sandbox.is_some(),
         jail: jail_name.into(),
         network: if network_deny { "deny" } else { "allow" }.into(),
         notes,
+        guarantees: guarantees(jail_name, cfg.yolo),
     };
     (sandbox, info)
+}
+
+/// How to get the jail where the fallback runs.
+pub const FALLBACK_FIX: &str = "to get the jail, install bubblewrap (`apt install bubblewrap`) and let unprivileged user namespaces run (Ubuntu 23.10 and later restrict them through AppArmor: `sysctl kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile that allows `userns` for bwrap); in Docker, run with the project's seccomp profile and `systempaths=unconfined` as docker/compose.yaml does";
+
+/// What the sandbox guarantees with `jail` (`bwrap`, `landlock` or `none`), each said to hold
+/// or not, and why not.
+pub fn guarantees(jail: &str, yolo: bool) -> Vec<crate::protocol::SandboxGuarantee> {
+    let (j, f) = (jail == "bwrap", jail == "landlock");
+    let off = "commands run unconfined (no sandbox)";
+    let g = |id: &str, holds: bool, yes: &str, no: &str| crate::protocol::SandboxGuarantee {
+        id: id.into(),
+        holds,
+        detail: if holds { yes } else { no }.into(),
+    };
+    vec![
+        g(
+            "home_allow_list",
+            j || f,
+            "commands see only the toolchains and caches of HOME, and what you allowed",
+            off,
+        ),
+        g(
+            "git_control_files_read_only",
+            j,
+            "a repository's hooks and config, .envrc and the like are read-only to commands",
+            if f {
+                "the Landlock fallback grants a root whole: commands can write .git/hooks and .git/config"
+            } else {
+                off
+            },
+        ),
+        g(
+            "server_out_of_reach",
+            j || f,
+            if j {
+                "commands cannot see or signal the server, and reach no socket of the host"
+            } else {
+                "commands cannot signal the server or make Unix sockets (the host's stay out of reach); they can see its process"
+            },
+            off,
+        ),
+        g(
+            "no_capabilities",
+            j || f,
+            "commands run without any capability, even when the server runs as root",
+            off,
+        ),
+        g(
+            "no_set_uid",
+            j || f,
+            "nothing a command writes can be set-user-ID or set-group-ID",
+            off,
+        ),
+        g(
+            "network_deny_all",
+            j,
+            "with sandbox.network = deny, commands have no network at all",
+            if f {
+                "with sandbox.network = deny, the Landlock fallback cuts TCP only (UDP, e.g. DNS, still goes out)"
+            } else {
+                off
+            },
+        ),
+        g(
+            "full_mode",
+            j || yolo,
+            "sessions may run in full (commands run without asking, in the jail)",
+            &format!("sessions cannot run in full without the jail; {FALLBACK_FIX}"),
+        ),
+    ]
 }
 
 /// Credential locations under HOME (the hard-deny list's folders and files): a path that holds
@@ -452,22 +535,42 @@ fn allowed_paths(
 }
 
 /// The Landlock fallback's rules for a server whose roots are `roots`, with `state_dir` (never
-/// granted).
+/// granted). HOME is the jail's allow-list — the toolchains and caches of
+/// [`tradewind_policy::jail`] read-only, `sandbox.allow` as configured, the public part of
+/// `~/.ssh` — and nothing else of it; builds write the workspace's own cache (see
+/// [`Sandbox::env`]). Where the server runs as root, the system folders are granted without the
+/// files only their owner may read (root still owns them: a command keeps uid 0).
 fn landlock_rules(
     roots: &[PathBuf],
     home: Option<&Path>,
     state_dir: &Path,
     network_deny: bool,
+    allowed: &[Allowed],
 ) -> Rules {
     let mut rw: Vec<PathBuf> = roots.to_vec();
     rw.extend(SYSTEM_RW.iter().map(PathBuf::from));
     if let Some(t) = std::env::var_os("TMPDIR") {
         rw.push(PathBuf::from(t));
     }
-    let mut ro: Vec<PathBuf> = SYSTEM_RO.iter().map(PathBuf::from).collect();
+    let as_root = rustix::process::geteuid().is_root();
+    let mut ro: Vec<PathBuf> = Vec::new();
+    for s in SYSTEM_RO {
+        let p = Path::new(s);
+        if as_root && SCANNED_AS_ROOT.contains(s) {
+            let (mut files, mut dirs) = (Vec::new(), Vec::new());
+            jail::owner_only(p, &mut files, &mut dirs);
+            grant_except(p, &files, &dirs, &mut ro);
+        } else {
+            ro.push(p.to_path_buf());
+        }
+    }
     if let Some(h) = home {
-        rw.extend(HOME_CACHES.iter().map(|c| h.join(c)));
-        home_entries(h, state_dir, &mut ro, 0);
+        for rel in tradewind_policy::jail::HOME_TOOLCHAINS
+            .iter()
+            .chain(tradewind_policy::jail::HOME_CACHES)
+        {
+            ro.push(h.join(rel));
+        }
         // The public part of ~/.ssh: `git push` over SSH verifies the host without any key
         // being readable.
         for f in SSH_PUBLIC {
@@ -477,11 +580,42 @@ fn landlock_rules(
             }
         }
     }
-    ro.retain(|p| !p.starts_with(state_dir));
+    for a in allowed {
+        if a.write { &mut rw } else { &mut ro }.push(a.path.clone());
+    }
+    ro.retain(|p| !jail::reaches(p, state_dir) && p.exists());
     Rules {
         rw,
         ro,
         network_deny,
+        unix_sockets_denied: false,
+    }
+}
+
+/// System folders the fallback grants without their owner-only files when the server is root.
+const SCANNED_AS_ROOT: &[&str] = &["/etc", "/opt", "/srv", "/var/lib", "/var/cache", "/snap"];
+
+/// Grant `dir` read-only, or — where it holds one of `files` or `dirs` — each of its entries
+/// that is not one, looking further down only where one lies.
+fn grant_except(dir: &Path, files: &[PathBuf], dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
+    let holds = |p: &Path| files.iter().chain(dirs).any(|m| m.starts_with(p));
+    if !holds(dir) {
+        out.push(dir.to_path_buf());
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if files.contains(&p) || dirs.contains(&p) {
+            continue;
+        }
+        if e.file_type().is_ok_and(|t| t.is_dir()) && holds(&p) {
+            grant_except(&p, files, dirs, out);
+        } else {
+            out.push(p);
+        }
     }
 }
 
@@ -530,6 +664,7 @@ impl SandboxHandle {
                                 jail: "none".into(),
                                 network: "allow".into(),
                                 notes: vec![format!("the sandbox probe failed: {e}")],
+                                guarantees: guarantees("none", false),
                             },
                         )
                     });
@@ -663,13 +798,22 @@ pub fn available() -> Result<(), String> {
     }
 }
 
+impl Fallback {
+    /// The workspace's writable cache (its first root's), made when missing.
+    fn cache_for(&self, job: &Job) -> Option<PathBuf> {
+        jail::workspace_cache(self.cache_root.as_deref()?, job.roots.first()?)
+    }
+}
+
 impl Sandbox {
     /// The Landlock fallback without its grants of the temp folders (`/tmp`, `/var/tmp`,
     /// `$TMPDIR`): for tests whose scratch may live under one of them (a clone in `/tmp`).
     #[doc(hidden)]
     pub fn without_temp_grants(mut self) -> Sandbox {
-        if let Kind::Landlock(r) = &mut self.kind {
-            r.rw.retain(|p| !under_temp(p) && !p.starts_with("/tmp") && !p.starts_with("/var/tmp"));
+        if let Kind::Landlock(f) = &mut self.kind {
+            f.rules
+                .rw
+                .retain(|p| !under_temp(p) && !p.starts_with("/tmp") && !p.starts_with("/var/tmp"));
             // Without those grants a state dir under temp is out of the commands' reach: the
             // reason to refuse them all is gone.
             self.refuse_all = None;
@@ -718,7 +862,8 @@ impl Sandbox {
         };
         match &self.kind {
             Kind::Jail(j) => Ok(j.command(job, &job.roots, program, args)),
-            Kind::Landlock(base) => {
+            Kind::Landlock(fallback) => {
+                let base = &fallback.rules;
                 if let Some(r) = &self.refuse_all {
                     return Err(r.clone());
                 }
@@ -731,11 +876,13 @@ impl Sandbox {
                 }
                 let mut cmd = tokio::process::Command::new(&self.helper);
                 cmd.arg("sandbox-exec");
+                let cache = fallback.cache_for(job);
                 let rw = job
                     .roots
                     .iter()
                     .chain(&job.writable)
                     .chain(&base.rw)
+                    .chain(&cache)
                     .filter(|_| !job.read_only_roots);
                 for p in rw {
                     cmd.arg("--rw").arg(p);
@@ -747,15 +894,33 @@ impl Sandbox {
                 if job.network_deny {
                     cmd.arg("--network-deny");
                 }
+                // No mount namespace hides the host's sockets (a tmux server's, an SSH agent's,
+                // D-Bus): none can be made, unless this command was approved the SSH agent.
+                if !job.ssh_agent {
+                    cmd.arg("--deny-unix-sockets");
+                }
                 cmd.arg("--").arg(program).args(args);
                 Ok(cmd)
             }
         }
     }
 
-    /// Variables every confined command gets on top of its own (the jail sets them itself).
+    /// Variables every confined command gets on top of its own (the jail sets them itself): in
+    /// the fallback, the builds' caches pointed at the workspace's own (HOME's are read-only) and
+    /// git's global config at the generated one (name and email only).
     pub fn env(&self, job: &Job, cmd: &mut tokio::process::Command) {
-        if matches!(self.kind, Kind::Landlock(_)) {
+        if let Kind::Landlock(fallback) = &self.kind {
+            if let Some(c) = fallback.cache_for(job) {
+                for (var, sub) in tradewind_policy::jail::CACHE_ENV {
+                    cmd.env(var, c.join(sub));
+                }
+                let mut m = OsString::from("-Dmaven.repo.local=");
+                m.push(c.join(tradewind_policy::jail::MAVEN_REPO));
+                cmd.env("MAVEN_OPTS", m);
+            }
+            if let Some(g) = &fallback.gitconfig {
+                cmd.env("GIT_CONFIG_GLOBAL", g);
+            }
             for (k, v) in &job.env {
                 cmd.env(k, v);
             }
@@ -797,34 +962,6 @@ pub fn stop(leader: u32, sig: rustix::process::Signal) -> bool {
 /// Files of `~/.ssh` that hold no secret: the hosts ssh has verified.
 const SSH_PUBLIC: &[&str] = &["known_hosts", "known_hosts2"];
 
-/// Each entry of `$HOME`, read-only, except the hard-denied ones; an entry holding a denied
-/// location (`.config/gh`, `.docker/config.json`) or the state directory is listed one level
-/// down instead.
-fn home_entries(dir: &Path, state_dir: &Path, ro: &mut Vec<PathBuf>, depth: u8) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        let lower = p.to_string_lossy().to_lowercase();
-        if p.starts_with(state_dir) || tradewind_policy::lists::names_hard_denied_path(&lower) {
-            continue;
-        }
-        let below = tradewind_policy::lists::HARD_DENY_FRAGMENTS
-            .iter()
-            .any(|f| {
-                let first = f.split('/').next().unwrap_or(f);
-                lower.ends_with(&format!("/{first}"))
-            })
-            || state_dir.starts_with(&p);
-        if !below {
-            ro.push(p);
-        } else if depth < 2 && p.is_dir() {
-            home_entries(&p, state_dir, ro, depth + 1);
-        }
-    }
-}
-
 #[cfg(test)]
 #[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
@@ -844,9 +981,10 @@ mod tests {
         std::fs::remove_dir_all(&base).unwrap();
     }
 
-    /// Every readable entry of a home, and of its `.ssh` only the known hosts.
+    /// The fallback's HOME is the jail's allow-list: toolchains and caches, and of `.ssh` only
+    /// the known hosts; nothing else of HOME, however harmless its name.
     #[test]
-    fn home_rules_leave_keys_out_and_known_hosts_in() {
+    fn home_rules_are_the_jails_allow_list() {
         let base = std::env::temp_dir().join(format!("tw-sbx-{}", crate::util::new_id()));
         let home = base.join("home");
         std::fs::create_dir_all(home.join(".ssh")).unwrap();
@@ -854,11 +992,20 @@ mod tests {
         std::fs::write(home.join(".ssh/id_ed25519"), "secret").unwrap();
         std::fs::write(home.join(".ssh/known_hosts"), "github.com ssh-ed25519 AAAA").unwrap();
         std::fs::write(home.join(".gitconfig"), "[user]").unwrap();
-        let s = landlock_rules(&[base.join("ws")], Some(&home), &base.join("state"), false);
+        std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+        let s = landlock_rules(
+            &[base.join("ws")],
+            Some(&home),
+            &base.join("state"),
+            false,
+            &[],
+        );
         let ro = &s.ro;
         assert!(ro.contains(&home.join(".ssh/known_hosts")), "{ro:?}");
-        assert!(ro.contains(&home.join(".gitconfig")));
-        assert!(ro.contains(&home.join("src")));
+        assert!(ro.contains(&home.join(".cargo/bin")), "{ro:?}");
+        assert!(!ro.contains(&home.join(".gitconfig")), "{ro:?}");
+        assert!(!ro.contains(&home.join("src")), "{ro:?}");
+        assert!(!ro.iter().any(|p| p == &home), "{ro:?}");
         assert!(
             !ro.iter()
                 .any(|p| p.ends_with("id_ed25519") || p == &home.join(".ssh")),

@@ -84,6 +84,18 @@ impl Core {
             Some(t) => check_title(t)?,
             None => super::DEFAULT_TITLE.to_string(),
         };
+        let mode = match p.mode {
+            Some(m) => {
+                self.check_mode(m).await?;
+                m
+            }
+            // A server whose default is `full` starts its sessions in `auto` where only the
+            // fallback confines commands.
+            None => match self.cfg.default_mode() {
+                Mode::Full if self.check_mode(Mode::Full).await.is_err() => Mode::Auto,
+                m => m,
+            },
+        };
         let row = self
             .store
             .create_session(
@@ -91,7 +103,7 @@ impl Core {
                 &title,
                 &workspace.to_string_lossy(),
                 p.agent.unwrap_or(Agent::Build),
-                p.mode.unwrap_or_else(|| self.cfg.default_mode()),
+                mode,
                 None,
             )
             .await?;
@@ -119,6 +131,9 @@ impl Core {
             // A new provider without a model: that provider's default model.
             None => p.provider.as_ref().map(|_| None),
         };
+        if let Some(m) = p.mode {
+            self.check_mode(m).await?;
+        }
         let patch = SessionPatch {
             provider: p.provider.clone(),
             model,
@@ -140,6 +155,27 @@ impl Core {
             self.follow_mode_down(id, mode).await?;
         }
         Ok(session)
+    }
+
+    /// `full` needs the jail: the Landlock fallback cannot keep a repository's control files
+    /// read-only or hide the host by mount, so it refuses `full` (unless the server was started
+    /// with `--yolo`, which asks for no such care), with the reason and the fix. Only `full`
+    /// waits for the sandbox probe.
+    async fn check_mode(&self, mode: Mode) -> ServiceResult<()> {
+        if mode != Mode::Full || self.cfg.yolo {
+            return Ok(());
+        }
+        let info = self.deps().sandbox.info().await;
+        if info.jail == "landlock" {
+            return Err(ServiceError::Refused {
+                code: "mode_unsafe_here",
+                message: format!(
+                    "full mode needs the jail, and commands here run in the Landlock fallback, which cannot keep a repository's control files read-only or hide the host's files; use auto or ask, or {}",
+                    crate::sandbox::FALLBACK_FIX
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// A session's mode changed: runs in flight follow it at their next tool call, and every

@@ -246,6 +246,145 @@ async fn a_stream_ticket_works_once() {
     s.stop().await;
 }
 
+/// A stream ticket got with `req` (a bearer or a signed-in browser's request to `/api/tickets`).
+async fn ticket_with(req: reqwest::RequestBuilder) -> String {
+    let r = req.json(&json!({})).send().await.unwrap();
+    assert_eq!(r.status(), 201);
+    let v: Value = r.json().await.unwrap();
+    v["ticket"].as_str().unwrap().to_string()
+}
+
+/// Read a stream until it ends (10 s at most), asserting nothing but heartbeats came.
+async fn ends_without_events(mut sse: SseReader) {
+    let drained = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while let Some(ev) = sse.next().await {
+            assert!(
+                ev.data.is_none(),
+                "an event after the revoke: {:?}",
+                ev.data
+            );
+        }
+    })
+    .await;
+    assert!(drained.is_ok(), "the stream is still open after the revoke");
+}
+
+/// A ticket stands for its principal only while that is live: minted before its token is
+/// deleted or its browser signs out, it opens nothing after (401), while one of a live token
+/// still opens its stream.
+#[tokio::test]
+async fn a_stream_ticket_minted_before_a_revocation_is_refused_after_it() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let c = reqwest::Client::new();
+    let stream = |ticket: &str| {
+        c.get(s.url(&format!(
+            "/api/sessions/{sid}/events/stream?ticket={ticket}&heartbeat=1"
+        )))
+        .send()
+    };
+    let (id, tok) = token(&s, None).await;
+    let (_, live) = token(&s, None).await;
+    let of_revoked = ticket_with(c.post(s.url("/api/tickets")).bearer_auth(&tok)).await;
+    let of_live = ticket_with(c.post(s.url("/api/tickets")).bearer_auth(&live)).await;
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/tokens/{id}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 204);
+    let r = stream(&of_revoked).await.unwrap();
+    assert_eq!(r.status(), 401, "a deleted token's ticket");
+    let r = stream(&of_live).await.unwrap();
+    assert_eq!(r.status(), 200, "a live token's ticket");
+    drop(r);
+    // A browser's ticket, after it signed out.
+    let a = sign_in(&s).await;
+    let of_browser = ticket_with(
+        a.on(c.post(s.url("/api/tickets")))
+            .header("origin", &s.base),
+    )
+    .await;
+    let r = a
+        .on(c.post(s.url("/api/logout")))
+        .header("origin", &s.base)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let r = stream(&of_browser).await.unwrap();
+    assert_eq!(r.status(), 401, "a signed-out browser's ticket");
+    s.stop().await;
+}
+
+/// A stream opened with a ticket ends when the ticket's principal is revoked, as one opened
+/// with the credential itself does: a token deleted, a browser's device removed.
+#[tokio::test]
+async fn a_stream_opened_with_a_ticket_ends_with_its_principal() {
+    let s = TestServer::start(Opts::default()).await;
+    // One session for each stream: a stream replays its session's stored events first.
+    let sid = s.create_session("ask").await;
+    let sid2 = s.create_session("ask").await;
+    let c = reqwest::Client::new();
+    let open = |sid: &str, ticket: String| {
+        let url = s.url(&format!(
+            "/api/sessions/{sid}/events/stream?ticket={ticket}&heartbeat=1"
+        ));
+        let c = c.clone();
+        async move {
+            let r = c.get(url).send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            let mut sse = SseReader::new(r);
+            assert!(sse.next().await.is_some(), "the stream is live");
+            sse
+        }
+    };
+    // A token's.
+    let (id, tok) = token(&s, None).await;
+    let sse = open(
+        &sid,
+        ticket_with(c.post(s.url("/api/tickets")).bearer_auth(&tok)).await,
+    )
+    .await;
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/tokens/{id}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 204);
+    s.prompt(&sid, "after the token's revoke").await;
+    ends_without_events(sse).await;
+    // A browser's.
+    let a = sign_in(&s).await;
+    let sse = open(
+        &sid2,
+        ticket_with(
+            a.on(c.post(s.url("/api/tickets")))
+                .header("origin", &s.base),
+        )
+        .await,
+    )
+    .await;
+    let (_, devices) = s.get("/api/devices").await;
+    let device = devices["data"][0]["id"].as_str().unwrap().to_string();
+    let (st, v) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/devices/{device}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 204, "{v}");
+    s.prompt(&sid2, "after the device's revoke").await;
+    ends_without_events(sse).await;
+    s.stop().await;
+}
+
 async fn token(s: &TestServer, scopes: Option<Value>) -> (String, String) {
     let mut body = json!({"name": "ci"});
     if let Some(sc) = scopes {
@@ -417,6 +556,57 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
         json!(["read", "prompt", "admin"]),
         "read is always included"
     );
+    s.stop().await;
+}
+
+/// A token without `admin` cannot get `full` by leaving `mode` out: on a server whose default
+/// mode is `full` (`--yolo`), its new sessions start in `ask`; an explicit `ask` still works and
+/// an explicit `full` is still refused, while an `admin` token's session gets the default.
+#[tokio::test]
+async fn a_token_without_admin_cannot_get_full_by_omission() {
+    let s = TestServer::start(Opts {
+        yolo: true,
+        ..Opts::default()
+    })
+    .await;
+    let (_, cfg) = s.get("/api/config").await;
+    assert_eq!(cfg["default_mode"], "full", "{cfg}");
+    let (_, plain) = token(&s, Some(json!(["prompt"]))).await;
+    let (_, admin) = token(&s, Some(json!(["prompt", "admin"]))).await;
+    let c = reqwest::Client::new();
+    for (who, tok, body, want) in [
+        ("prompt, no mode", &plain, json!({}), Some("ask")),
+        (
+            "prompt, a title only",
+            &plain,
+            json!({"title": "t"}),
+            Some("ask"),
+        ),
+        ("prompt, ask", &plain, json!({"mode": "ask"}), Some("ask")),
+        ("prompt, full", &plain, json!({"mode": "full"}), None),
+        ("admin, no mode", &admin, json!({}), Some("full")),
+    ] {
+        let r = c
+            .post(s.url("/api/sessions"))
+            .bearer_auth(tok)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let st = r.status();
+        let v: Value = r.json().await.unwrap();
+        match want {
+            Some(mode) => {
+                assert_eq!(st, 201, "{who}: {v}");
+                assert_eq!(v["mode"], mode, "{who}: {v}");
+                let (_, stored) = s
+                    .get(&format!("/api/sessions/{}", v["id"].as_str().unwrap()))
+                    .await;
+                assert_eq!(stored["mode"], mode, "{who}: {stored}");
+            }
+            None => assert_eq!(st, 403, "{who}: {v}"),
+        }
+    }
     s.stop().await;
 }
 

@@ -87,7 +87,9 @@ pub struct AuthService {
     /// Signs page tokens and view tokens: derived from the key store at the first sign-in.
     page_key: std::sync::OnceLock<Option<crate::keystore::MacKey>>,
     keys: std::sync::Arc<crate::keystore::KeyStore>,
-    /// Single-use stream tickets: hash of the ticket → who got it, and when it lapses.
+    /// Single-use stream tickets: hash of the ticket → who got it, and when it lapses. A ticket
+    /// stands for its principal only while that is live: revoking the principal drops its
+    /// tickets, and redeeming one checks the principal again.
     tickets: Mutex<HashMap<String, (Principal, Scopes, Instant)>>,
 }
 
@@ -250,13 +252,40 @@ impl AuthService {
         Ok(ticket)
     }
 
-    /// Spend a ticket: who it was given to, if it is live and unused.
-    pub fn redeem_ticket(&self, ticket: &str) -> Option<(Principal, Scopes)> {
+    /// Spend a ticket: who it was given to, if it is unused, within its time, and its principal
+    /// (the sign-in or API token it was minted for) is still live. A ticket never outlives its
+    /// principal: minted before a revocation, it opens nothing after it.
+    pub async fn redeem_ticket(&self, ticket: &str) -> anyhow::Result<Option<(Principal, Scopes)>> {
         if ticket.len() > 128 {
-            return None;
+            return Ok(None);
         }
-        let (p, scopes, until) = self.tickets.lock().remove(&sha256_hex(ticket.as_bytes()))?;
-        (until > Instant::now()).then_some((p, scopes))
+        let found = self.tickets.lock().remove(&sha256_hex(ticket.as_bytes()));
+        let Some((p, scopes, until)) = found else {
+            return Ok(None);
+        };
+        if until <= Instant::now() || !self.is_live(&p).await? {
+            return Ok(None);
+        }
+        Ok(Some((p, scopes)))
+    }
+
+    /// Drop the unspent tickets of a principal being revoked.
+    fn forget_tickets(&self, principal: &Principal) {
+        self.tickets.lock().retain(|_, (p, _, _)| p != principal);
+    }
+
+    /// Is this caller's credential still good: the access token always; an API token until it
+    /// is revoked; a sign-in until it is signed out, revoked, past its lifetime or idle too long.
+    pub async fn is_live(&self, principal: &Principal) -> anyhow::Result<bool> {
+        Ok(match principal {
+            Principal::Bearer { token_id: None } => true,
+            Principal::Bearer { token_id: Some(id) } => self.store.api_token_live(id).await?,
+            Principal::Cookie { login_session_id } => {
+                self.store
+                    .login_session_live(login_session_id, self.settings.idle_ms())
+                    .await?
+            }
+        })
     }
 
     pub fn access_token(&self) -> &str {
@@ -395,9 +424,11 @@ impl AuthService {
         {
             tracing::warn!(error = %e, "cannot delete a signed-out device's push subscriptions");
         }
-        let _ = self.revoked.send(Principal::Cookie {
+        let p = Principal::Cookie {
             login_session_id: id.to_string(),
-        });
+        };
+        self.forget_tickets(&p);
+        let _ = self.revoked.send(p);
         Ok(())
     }
 
@@ -457,9 +488,11 @@ impl AuthService {
         {
             tracing::warn!(error = %e, "cannot delete a revoked token's push subscriptions");
         }
-        let _ = self.revoked.send(Principal::Bearer {
+        let p = Principal::Bearer {
             token_id: Some(id.to_string()),
-        });
+        };
+        self.forget_tickets(&p);
+        let _ = self.revoked.send(p);
         Ok(())
     }
 

@@ -127,6 +127,16 @@ impl Store {
         .await?)
     }
 
+    /// Is the API token with this id live (not revoked)?
+    pub async fn api_token_live(&self, id: &str) -> StoreResult<bool> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT id FROM api_tokens WHERE id = $1 AND revoked_at IS NULL")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(row.is_some())
+    }
+
     pub async fn create_login_session(&self, new: &NewLoginSession<'_>) -> StoreResult<()> {
         let now = now_ms();
         sqlx::query(
@@ -163,6 +173,22 @@ impl Store {
         .fetch_optional(self.pool())
         .await?;
         Ok(row.map(|r| r.0))
+    }
+
+    /// Is the login session with this id live: not revoked, within its absolute lifetime, and
+    /// seen within `idle_ms` (what `find_login_session` asks of a cookie)?
+    pub async fn login_session_live(&self, id: &str, idle_ms: i64) -> StoreResult<bool> {
+        let now = now_ms();
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT id FROM login_sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2 \
+             AND COALESCE(last_seen_at, created_at) > $3",
+        )
+        .bind(id)
+        .bind(now)
+        .bind(now - idle_ms)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.is_some())
     }
 
     /// Record that a login session was just used, and from where.

@@ -64,7 +64,9 @@ pub(super) fn python(args: &[String], a: &mut Acc, depth: u8) {
                     );
                     http_server(module.unwrap_or_default(), rest, a);
                 }
-                Some(m @ ("pip" | "pipx" | "uv" | "ensurepip")) => terminal(m, rest, a, depth),
+                Some(m @ ("pip" | "pipx" | "uv" | "ensurepip" | "pipenv" | "easy_install")) => {
+                    terminal(m, rest, a, depth)
+                }
                 Some(m @ ("jupyter" | "notebook" | "jupyterlab")) => {
                     let name = if m == "jupyter" {
                         "jupyter"

@@ -529,6 +529,44 @@ mod tests {
         assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 
+    /// Installs through every package manager ask as `PackageInstall` (the class the jail's
+    /// approved-install path knows), clients whose server is not a URL word ask as `Network`,
+    /// and so does `deno serve` (it binds every interface).
+    #[test]
+    fn installs_urlless_clients_and_deno_serve_ask() {
+        let cases: &[(&str, Danger)] = &[
+            ("pnpm add x", PackageInstall), ("pnpm install", PackageInstall), ("pnpm i", PackageInstall), ("pnpm -C web install", PackageInstall),
+            ("yarn add x", PackageInstall), ("yarn install", PackageInstall), ("yarn workspace web add x", PackageInstall),
+            ("pipenv install", PackageInstall), ("pipenv install requests", PackageInstall), ("pipenv sync", PackageInstall),
+            ("python3 -m pipenv install x", PackageInstall), ("pixi add numpy", PackageInstall), ("pixi install", PackageInstall),
+            ("pixi global install x", PackageInstall), ("pixi exec cowsay", PackageInstall), ("rye add requests", PackageInstall),
+            ("rye sync", PackageInstall), ("rye install x", PackageInstall), ("easy_install requests", PackageInstall),
+            ("easy_install-3.8 x", PackageInstall), ("python3 -m easy_install x", PackageInstall),
+            ("curl -K file", Network), ("curl --config file", Network), ("curl -K - < cfg", Network), ("wget -i list", Network),
+            ("wget --input-file=list", Network), ("curl $U", Network), ("curl \"$U\"", Network), ("wget $URL", Network), ("curl", Network),
+            ("nc host 80", Network), ("ssh host", Network), ("ssh host ls", Network), ("scp a host:b", Network), ("scp host:a b", Network),
+            ("rsync -a host:x y", Network), ("rsync a host:", Network), ("toybox wget x", Network), ("curlie x", Network), ("lynx -dump x", Network),
+            ("w3m x", Network), ("hurl f.hurl", Network), ("croc send f", Network), ("smbclient //h/s", Network), ("ldapsearch -H h", Network),
+            ("kcat -b h", Network), ("mosquitto_pub -h h -t t -m m", Network), ("iperf3 -c h", Network), ("ab -n 1 h", Network),
+            ("deno serve main.ts", Network), ("deno serve", Network), ("deno serve -A --port 8080 main.ts", Network),
+            ("deno serve --host 0.0.0.0 main.ts", Network),
+        ];
+        let mut bad = Vec::new();
+        for (cmd, want) in cases {
+            for r in [analyze_shell(cmd), analyze_argv(&cmd.split(' ').map(str::to_string).collect::<Vec<_>>())] {
+                if !r.dangers.contains(want) || r.reasons.is_empty() {
+                    bad.push(format!("{cmd:?}: expected {want:?}, got {:?} {:?}", r.dangers, r.reasons));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        for ok in ["deno serve --host 127.0.0.1 main.ts", "deno serve --host=localhost main.ts", "yarn workspace web build", "pipenv run pytest",
+                   "pixi run test", "rye run pytest", "deno task start", "deno run main.ts"] {
+            let r = analyze_shell(ok);
+            assert!(!r.never_loosens(), "{ok:?} should be clean: {:?}", r.reasons);
+        }
+    }
+
     #[test]
     fn safe_commands_are_clean() {
         let clean = [

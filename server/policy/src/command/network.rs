@@ -2,10 +2,10 @@
 //! their own syntax (`psql -h HOST`, `mysql -hHOST`, `mongosh mongodb+srv://…`, `gpg
 //! --recv-keys`), name lookups (`getent hosts NAME`, `resolvectl query NAME`: a name can carry
 //! data out to whoever answers for its domain), and listeners bound to every interface (`vite
-//! --host 0.0.0.0`, `node --inspect=0.0.0.0`, `python -m http.server`), which let anything that
-//! reaches this machine in — into a debugger, that is running code. All ask as `Network`. A
-//! client of a server on this machine (no host, `localhost`, a loopback address, a socket
-//! directory) does not.
+//! --host 0.0.0.0`, `node --inspect=0.0.0.0`, `python -m http.server`, `deno serve`), which let
+//! anything that reaches this machine in — into a debugger, that is running code. All ask as
+//! `Network`. A client of a server on this machine (no host, `localhost`, a loopback address, a
+//! socket directory) does not.
 
 use super::*;
 
@@ -232,6 +232,8 @@ fn listeners(n: &str, f: &str, args: &[String], a: &mut Acc) {
     let loopback_given = args.iter().any(|x| { let v = x.split_once('=').map_or(x.as_str(), |(_, v)| v); local_host(host_part(v)) && !v.is_empty() && !v.starts_with('/') && v != "@" });
     let open = OPEN_BY_DEFAULT.contains(&n)
         || (n == "streamlit" && first_pos(args, &[]) == Some("run"))
+        // `deno serve` binds 0.0.0.0 unless `--host` names another address.
+        || (f == "deno" && pm_verbs(args).first() == Some(&"serve"))
         || (n == "caddy" && first_pos(args, &[]).is_some_and(|s| matches!(s, "run" | "start" | "file-server" | "reverse-proxy")));
     if open && !loopback_given {
         a.flag(Network, format!("{who} {ALL_INTERFACES} by default: anything that can reach this machine can connect to it"));

@@ -105,6 +105,14 @@ pub(super) fn packages(n: &str, f: &str, args: &[String], a: &mut Acc, depth: u8
         };
         a.flag(PackageInstall, format!("{} {what}", q(&format!("{n} {verb}"))));
     }
+    // `yarn workspace NAME COMMAND…` runs a yarn command in that workspace: classified as one.
+    if f == "yarn" && verb == "workspace" && depth < MAX_DEPTH {
+        let k = args.iter().position(|x| x == verb).unwrap_or_default();
+        if let Some(rest) = args.get(k + 2..).filter(|r| !r.is_empty()) {
+            let inner: Vec<String> = std::iter::once(n.to_string()).chain(rest.iter().cloned()).collect();
+            classify(&inner, a, depth + 1);
+        }
+    }
     if n == "corepack" && !verb.is_empty() {
         a.flag(PackageInstall, format!("{} downloads package managers or installs their shims", q(&format!("corepack {verb}"))));
         if !matches!(verb, "enable" | "disable" | "prepare" | "install" | "use" | "up" | "pack" | "hydrate") && depth < MAX_DEPTH {

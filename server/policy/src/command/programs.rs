@@ -5,7 +5,10 @@ use super::*;
 #[rustfmt::skip]
 pub(super) const NET: &[&str] = &["curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "aria2c", "axel", "http", "https", "xh", "mosh", "sshpass", "torsocks", "proxychains", "nmap", "ping", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "ngrok", "cloudflared", "tailscale", "websocat", "wscat", "ssh-copy-id", "ssh-keyscan", "mail", "sendmail", "mutt", "svn", "ollama", "kubectl", "helm", "terraform", "ansible", "ansible-playbook", "twine", "yt-dlp", "youtube-dl", "httpd",
     "nc.openbsd", "nc.traditional", "netcat.openbsd", "netcat.traditional", "pwncat", "cryptcat", "drill", "kdig", "delv", "doggo", "nsupdate", "rclone", "s3cmd", "azcopy",
-    "grpcurl", "autossh", "sshfs", "rsh", "rlogin", "rcp", "nping", "hping3", "arping", "dirmngr-client"];
+    "grpcurl", "autossh", "sshfs", "rsh", "rlogin", "rcp", "nping", "hping3", "arping", "dirmngr-client",
+    // Clients whose server comes from their own syntax, a file or standard input, never a URL word.
+    "curlie", "hurl", "lynx", "w3m", "links", "elinks", "croc", "wormhole", "smbclient", "ldapsearch", "ldapmodify", "ldapadd", "ldapdelete",
+    "ldapwhoami", "kcat", "kafkacat", "mosquitto_pub", "mosquitto_sub", "iperf", "ab", "wrk", "hey", "oha", "siege", "k6"];
 #[rustfmt::skip]
 pub(super) const ADMIN: &[&str] = &["su", "runuser", "chroot", "sudoedit", "visudo", "passwd", "chpasswd", "useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "gpasswd", "setcap", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "reboot", "shutdown", "poweroff", "halt", "init", "telinit", "fdisk", "sfdisk", "parted", "swapon", "swapoff", "losetup", "cryptsetup", "dmsetup", "service", "newgrp", "sg", "pleaseedit", "systemd-nspawn", "schroot"];
 #[rustfmt::skip]
@@ -53,6 +56,8 @@ pub(super) const PKG: &[(&str, &[&str])] = &[ // program (or family: pip3 → pi
     ("pdm", &["add", "install", "update", "sync"]), ("asdf", &["install", "plugin"]), ("mise", &["install", "use", "plugins", "exec", "x"]), ("volta", &["install", "run", "fetch", "pin", "setup"]), ("fnm", &["install"]),
     ("nvm", &["install"]), ("dotnet", &["add", "tool", "restore"]), ("luarocks", &["install"]), ("opam", &["install"]),
     ("cabal", &["install"]), ("stack", &["install"]),
+    ("pipenv", &["install", "sync", "update", "upgrade"]), ("pixi", &["add", "install", "global", "update", "upgrade", "exec"]),
+    ("rye", &["add", "sync", "install", "fetch", "tools", "toolchain"]),
 ];
 #[rustfmt::skip]
 pub(super) const NET_VERBS: &[(&str, &[&str])] = &[
@@ -404,6 +409,7 @@ pub(super) fn terminal(n: &str, args: &[String], a: &mut Acc, depth: u8) {
     hit!(OutsideCwd, n == "popd", "leaves the working directory");
     if matches!(n, "cd" | "pushd" | "chdir") { cd(args, a); }
     hit!(PackageInstall, matches!(n, "uvx" | "emerge" | "cargo-binstall" | "pip-run" | "pkgx" | "dnx"), "fetches and runs or installs packages");
+    hit!(PackageInstall, n == "easy_install" || n.starts_with("easy_install-"), "installs packages");
     if matches!(n, "npx" | "bunx" | "pnpx") { npx(n, args, a, depth); }
     // The classes of their own modules.
     packages(n, f, args, a, depth);

@@ -10,7 +10,7 @@ use super::*;
 pub(super) const WRAPPERS: &[(&str, &[&str])] = &[ // program, its options that take a value
     ("nice", &["-n", "--adjustment"]), ("nohup", &[]), ("time", &["-f", "--format", "-o", "--output"]),
     ("command", &[]), ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"]),
-    ("ionice", &["-c", "-n", "--class", "--classdata"]), ("busybox", &[]), ("exec", &["-a"]),
+    ("ionice", &["-c", "-n", "--class", "--classdata"]), ("busybox", &[]), ("toybox", &[]), ("exec", &["-a"]),
     ("timeout", &["-s", "--signal", "-k", "--kill-after"]), ("doas", &["-u", "-C"]), ("pkexec", &["--user"]),
     ("sudo", SUDO_VALS), ("sudo-rs", SUDO_VALS),
     ("please", &["-a", "--allowenv", "-c", "--check", "-d", "--dir", "-r", "--reason", "-t", "--target", "-u"]),

@@ -123,8 +123,9 @@ pub async fn whoami(
 ///
 /// `EventSource` sends no `Authorization` or `X-Tradewind-Page` header: get a ticket with them
 /// here and open `GET /api/sessions/{id}/events/stream?ticket=…` within 60 seconds. The ticket
-/// works once and stands for its caller (same scopes; the stream ends when that sign-in or
-/// token is revoked).
+/// works once and stands for its caller (same scopes) only while that sign-in or token is live:
+/// once it is revoked (signed out, device removed, token deleted) the ticket opens nothing
+/// (401), and a stream it opened ends.
 #[utoipa::path(post, path = "/api/tickets", tag = "events",
     responses((status = 201, description = "The ticket", body = StreamTicket),
               (status = 401, description = "Not authenticated", body = ErrorBody)))]

@@ -301,7 +301,14 @@ async fn identify(
         .then(|| query_param(uri.query(), "ticket"))
         .flatten();
     if let Some(t) = &ticket {
-        found = Some(state.auth.redeem_ticket(t).ok_or(ApiError::Unauthorized)?);
+        // Spent here even when refused; refused when its principal was revoked since.
+        found = Some(
+            state
+                .auth
+                .redeem_ticket(t)
+                .await?
+                .ok_or(ApiError::Unauthorized)?,
+        );
     }
     let mut first_frame = false;
     if let Some((Principal::Cookie { login_session_id }, _)) = &found

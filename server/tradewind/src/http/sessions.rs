@@ -18,21 +18,29 @@ use crate::protocol::{
 /// Every field is optional. `workspace`: an absolute path to an existing directory outside
 /// Tradewind's state directory (default: the server's workspace). `title`: 1 to 200
 /// characters, no control characters (default `New session`, which the first prompt replaces).
-/// `agent` defaults to `build` and `mode` to `ask`. Returns the new session.
+/// `agent` defaults to `build`; `mode` to the server's default mode (`default_mode` in `GET
+/// /api/config`) for a caller with the `admin` scope, and to `ask` for one without it, whatever
+/// the server's default. Returns the new session.
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = CreateSessionParams,
     responses((status = 201, description = "The new session", body = Session),
               (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 409, description = "`mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback, which cannot make it safe (the message says how to get the jail)", body = ErrorBody),
               (status = 422, description = "A workspace that is not an existing absolute directory, or an invalid title", body = ErrorBody)))]
 pub async fn create_session(
     State(state): State<AppState>,
     Extension(granted): Extension<super::extract::Granted>,
-    ApiJson(p): ApiJson<CreateSessionParams>,
+    ApiJson(mut p): ApiJson<CreateSessionParams>,
 ) -> ApiResult<(StatusCode, axum::Json<Session>)> {
     if p.mode.is_some_and(|m| m != crate::protocol::Mode::Ask) {
         granted.require(
             crate::protocol::TokenScope::Admin,
             "a session in a mode other than `ask`",
         )?;
+    }
+    // Without `admin`, leaving `mode` out must not get what asking for it would be refused:
+    // the server's default may be `full`.
+    if !granted.0.has(crate::protocol::TokenScope::Admin) {
+        p.mode.get_or_insert(crate::protocol::Mode::Ask);
     }
     if p.workspace.as_deref().is_some_and(|w| !w.is_empty()) {
         granted.require(
@@ -139,6 +147,7 @@ pub async fn get_session(
     responses((status = 200, description = "The updated session", body = Session),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "`mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback", body = ErrorBody),
               (status = 422, description = "An invalid title or model, or an unknown provider", body = ErrorBody)))]
 pub async fn patch_session(
     State(state): State<AppState>,

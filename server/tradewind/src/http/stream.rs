@@ -44,9 +44,10 @@ pub struct StreamQuery {
 ///
 /// The stored events after `after` (or the `Last-Event-ID` header) first, then live ones as
 /// they are stored, in `seq` order with no gaps or duplicates; the stream stays open until the
-/// client leaves or the server stops. Each event has `id:` = its seq, `event:` = its type and
-/// `data:` = the `EventFrame` JSON. A client that falls more than 8,192 events behind is cut
-/// off and reconnects with `Last-Event-ID`, losing nothing. Same authentication as every call;
+/// client leaves, the server stops, or the credential that opened it (a ticket's too) is
+/// revoked. Each event has `id:` = its seq, `event:` = its type and `data:` = the `EventFrame`
+/// JSON. A client that falls more than 8,192 events behind is cut off and reconnects with
+/// `Last-Event-ID`, losing nothing. Same authentication as every call;
 /// at most 1,000 live subscribers per session (WebSocket and SSE together).
 #[utoipa::path(get, path = "/api/sessions/{id}/events/stream", tag = "events", operation_id = "stream_events",
     params(
@@ -68,6 +69,11 @@ pub async fn stream_events(
 ) -> ApiResult<Response> {
     // Subscribed before anything is sent: a revocation from here on ends the stream.
     let revoked = state.auth.until_revoked(&principal);
+    // One between the gate's check (or the ticket's redemption) and that subscription would be
+    // missed, and the stream would never end: look at the credential again now.
+    if !state.auth.is_live(&principal).await? {
+        return Err(ApiError::Unauthorized);
+    }
     let after_param = super::extract::seq_param("after", q.after, 0)?;
     let after = match headers.get("last-event-id") {
         Some(v) => v

@@ -381,6 +381,91 @@ async fn stream_cut_mid_tool_call_runs_nothing_and_does_not_poison_history() {
     s.stop().await;
 }
 
+/// Two calls with one id in one reply: the first runs, the second is not run and its result is
+/// an error naming the id; the history sent back answers every call id exactly once (the
+/// second call renamed), so the provider takes it.
+#[tokio::test]
+async fn two_calls_with_one_id_run_once_and_the_history_stays_valid() {
+    let (mock, s) = with_mock(all()).await;
+    mock.push(Reply::Sse {
+        chunks: vec![
+            ev_tool_start(0, "dup_1", "write_file"),
+            ev_tool_args(
+                0,
+                &json!({"path": "one.txt", "content": "one\n"}).to_string(),
+            ),
+            ev_tool_start(1, "dup_1", "write_file"),
+            ev_tool_args(
+                1,
+                &json!({"path": "two.txt", "content": "two\n"}).to_string(),
+            ),
+            ev_finish("tool_calls"),
+            ev_done(),
+        ],
+        delay: Duration::ZERO,
+    });
+    mock.push(text_reply("done"));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "write both").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let ws = s.workspace.path();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("one.txt")).unwrap(),
+        "one\n"
+    );
+    assert!(!ws.join("two.txt").exists(), "the second call never ran");
+    let events = s.events(&sid).await;
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(
+        (&results[0]["call_id"], &results[0]["ok"]),
+        (&json!("dup_1"), &json!(true))
+    );
+    let refused = results[1];
+    assert_eq!(refused["ok"], false);
+    assert_ne!(refused["call_id"], "dup_1", "its own id in the transcript");
+    let text = refused["text"].as_str().unwrap();
+    assert!(
+        text.contains("duplicate_call_id") && text.contains("`dup_1`"),
+        "{text}"
+    );
+    let calls = of_type(&events, "tool_call");
+    let ids: Vec<&Value> = calls.iter().map(|c| &c["call_id"]).collect();
+    assert_eq!(ids, [&results[0]["call_id"], &refused["call_id"]]);
+    // The next request: each call id once, each answered exactly once, right after its reply.
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 2);
+    let msgs = reqs[1]["messages"].as_array().unwrap();
+    let at = msgs
+        .iter()
+        .position(|m| m["role"] == "assistant" && m.get("tool_calls").is_some())
+        .unwrap();
+    let sent: Vec<&str> = msgs[at]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0], "dup_1");
+    assert_eq!(sent[1], refused["call_id"].as_str().unwrap());
+    let answered: Vec<&str> = msgs[at + 1..]
+        .iter()
+        .take_while(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, sent, "every call answered once, in order");
+    let all_answers = msgs.iter().filter(|m| m["role"] == "tool").count();
+    assert_eq!(all_answers, 2, "no result twice: {msgs:?}");
+    assert!(
+        msgs[at + 2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("`dup_1`")
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn plan_agent_and_read_only_are_offered_no_effectful_tools() {
     let (mock, s) = with_mock(all()).await;

@@ -664,6 +664,110 @@ async fn revert_and_redo_the_workspace_and_the_conversation() {
     s.stop().await;
 }
 
+/// Two sessions in one workspace: a revert puts back only the files its own session's runs
+/// changed. The other session's files, and files changed by hand, are listed apart (`kept`) and
+/// left as they are, unless the revert names them in `include`; a redo brings back what the
+/// revert changed.
+#[tokio::test]
+async fn a_revert_puts_back_only_its_own_session_s_files() {
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: false,
+        external: false,
+    })
+    .await;
+    let ws = s.workspace.path().to_path_buf();
+    let a = s.create_session("full").await;
+    let b = s.create_session("full").await;
+    for (sid, id, file) in [(&a, "ca", "a.txt"), (&b, "cb", "b.txt")] {
+        mock.push(tool_reply(
+            id,
+            "write_file",
+            &json!({"path": file, "content": format!("{file} by its session\n")}),
+        ));
+        mock.push(text_reply("Written."));
+        let run = s.prompt(sid, &format!("write {file}")).await;
+        assert_eq!(s.wait_run_finished(sid, &run).await["status"], "completed");
+    }
+    let ids = user_message_ids(&s.events(&a).await);
+    let revert = |body: Value| {
+        let s = &s;
+        let a = a.clone();
+        async move { s.post(&format!("/api/sessions/{a}/revert"), body).await }
+    };
+    let redo = |body: Value| {
+        let s = &s;
+        let a = a.clone();
+        async move { s.post(&format!("/api/sessions/{a}/redo"), body).await }
+    };
+    let b_kept =
+        json!({"path": "b.txt", "action": "deleted", "changed_by": "session", "sessions": [b]});
+    // B's file is another session's change, not A's and not a hand edit.
+    let (st, v) = revert(json!({"message_id": ids[0], "dry_run": true})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["files"], json!([{"path": "a.txt", "action": "deleted"}]));
+    assert_eq!(v["hand_edited"], json!([]));
+    assert_eq!(v["kept"], json!([b_kept]));
+    // A file changed by hand since is listed apart too.
+    std::fs::write(ws.join("hand.txt"), "mine\n").unwrap();
+    let hand_kept =
+        json!({"path": "hand.txt", "action": "deleted", "changed_by": "hand", "sessions": []});
+    let (_, v) = revert(json!({"message_id": ids[0], "dry_run": true})).await;
+    assert_eq!(v["kept"], json!([b_kept, hand_kept]), "{v}");
+    // The revert: A's file goes, B's and the hand-made one stay, without `force`.
+    let (st, v) = revert(json!({"message_id": ids[0]})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["applied"], true);
+    assert_eq!(v["files"], json!([{"path": "a.txt", "action": "deleted"}]));
+    assert!(!ws.join("a.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("b.txt")).unwrap(),
+        "b.txt by its session\n"
+    );
+    assert!(ws.join("hand.txt").exists());
+    let reverted = of_type(&s.events(&a).await, "session_reverted")[0].clone();
+    assert_eq!(reverted["files"], v["files"]);
+    // Redo: A's file is back; nothing else moved.
+    let (st, v) = redo(json!({})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["files"], json!([{"path": "a.txt", "action": "restored"}]));
+    assert_eq!(v["kept"], json!([]), "nothing changed since the revert");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "a.txt by its session\n"
+    );
+    // Ticked: B's file goes too; the hand-made one, not ticked, stays.
+    let (st, v) = revert(json!({"message_id": ids[0], "include": ["b.txt"]})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        v["files"],
+        json!([{"path": "a.txt", "action": "deleted"}, {"path": "b.txt", "action": "deleted"}])
+    );
+    assert_eq!(v["kept"], json!([hand_kept]));
+    assert!(!ws.join("a.txt").exists() && !ws.join("b.txt").exists());
+    assert!(ws.join("hand.txt").exists());
+    // A redo puts back what that revert changed, B's file included.
+    let (st, v) = redo(json!({})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("b.txt")).unwrap(),
+        "b.txt by its session\n"
+    );
+    assert!(ws.join("a.txt").exists());
+    // B's own revert takes back only B's file, and lists A's as another session's.
+    let b_ids = user_message_ids(&s.events(&b).await);
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{b}/revert"),
+            json!({"message_id": b_ids[0], "dry_run": true}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["files"], json!([{"path": "b.txt", "action": "deleted"}]));
+    assert_eq!(v["kept"][0]["path"], "hand.txt", "{v}");
+    s.stop().await;
+}
+
 /// The command line works on the real state directory: `run` stores its session, `run
 /// --session` continues it, `sessions list/show/export/import` read and copy it; with a server
 /// running on the directory they go through its API.

@@ -146,6 +146,12 @@ pub struct RevertParams {
     /// Revert even over files changed by hand since the agent's last step.
     #[serde(default)]
     pub force: bool,
+    /// Files of `kept` (changed by hand or by another session's run, not by this session's) to
+    /// put back too, by path, as the user ticked them. Without it a revert changes only what
+    /// this session's own runs changed; a path `kept` does not list is ignored.
+    #[serde(default)]
+    #[schema(max_items = 10000)]
+    pub include: Vec<String>,
 }
 
 /// `POST /api/sessions/{id}/redo`.
@@ -157,6 +163,11 @@ pub struct RedoParams {
     /// Redo even over files changed by hand since the revert.
     #[serde(default)]
     pub force: bool,
+    /// Files of `kept` (changed since the revert by hand or by another session's run) to put
+    /// back too, as they were just before the revert; as for a revert.
+    #[serde(default)]
+    #[schema(max_items = 10000)]
+    pub include: Vec<String>,
 }
 
 /// A file a revert (or redo) changes.
@@ -168,16 +179,49 @@ pub struct RevertFile {
     pub action: String,
 }
 
+/// Who changed a file a revert or redo leaves as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangedBy {
+    /// No run of any session was going when it changed: by hand (or by a program of the
+    /// user's).
+    Hand,
+    /// A run of another session working in the same workspace (`sessions` names them); also a
+    /// change made while this session's run and another's were going at once, which cannot be
+    /// told apart.
+    Session,
+}
+
+/// A file that differs from how it was, but that this session's runs did not change (or
+/// another session's run changed after them): a revert or redo leaves it as it is unless
+/// `include` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct KeptFile {
+    /// Relative to the workspace.
+    pub path: String,
+    /// What naming it in `include` would do: `restored` or `deleted`.
+    pub action: String,
+    /// Who changed it last.
+    pub changed_by: ChangedBy,
+    /// The other sessions whose runs changed it last (empty when by hand).
+    pub sessions: Vec<SessionId>,
+}
+
 /// What a revert or redo did (or, with `dry_run`, would do).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RevertResult {
     pub applied: bool,
     /// The revert (null for a dry run).
     pub revert_id: Option<RevertId>,
+    /// The files it puts back: those this session's own runs changed (each as it was before
+    /// this session first changed it since), and those `include` named.
     pub files: Vec<RevertFile>,
-    /// Files changed by hand since the agent's last step that this overwrites (a revert with
-    /// any is refused without `force`).
+    /// Files of `files` changed by hand since this session's run changed them, which this
+    /// overwrites (a revert or redo with any is refused without `force`).
     pub hand_edited: Vec<String>,
+    /// Files that differ but that it leaves as they are: changed by hand, or by another
+    /// session's run in the same workspace, and not named in `include`.
+    pub kept: Vec<KeptFile>,
     /// The runs the model no longer sees (a revert), or sees again (a redo).
     pub runs: Vec<RunId>,
 }

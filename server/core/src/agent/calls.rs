@@ -16,8 +16,15 @@ use crate::store::NewApproval;
 use crate::tools::{self, ToolCtx, ToolOutput};
 use crate::util::new_id;
 
-/// Reads that need no approval run up to four at a time; everything else runs in order.
-pub(super) async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
+/// Reads that need no approval run up to four at a time; everything else runs in order. A call
+/// that reused the id of an earlier call of the reply (`duplicates`, renamed since) is not run:
+/// its result is an error naming the id.
+pub(super) async fn run_calls(
+    t: &mut Turn<'_>,
+    calls: &[ToolCallReq],
+    duplicates: &[super::history::DuplicateCall],
+) {
+    let duplicate = |i: usize| duplicates.iter().find(|d| d.index == i);
     let mut i = 0;
     while i < calls.len() {
         if t.run.cancel.is_cancelled() {
@@ -32,9 +39,17 @@ pub(super) async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
             }
             return;
         }
+        if let Some(d) = duplicate(i) {
+            refuse_duplicate(t, &calls[i], &d.original).await;
+            i += 1;
+            continue;
+        }
         let mut batch: Vec<(&ToolCallReq, Planned)> = Vec::new();
         while i + batch.len() < calls.len() && batch.len() < READ_BATCH {
             let c = &calls[i + batch.len()];
+            if duplicate(i + batch.len()).is_some() {
+                break;
+            }
             match plain_read(t, c) {
                 Some(p) => batch.push((c, Some(p))),
                 None => break,
@@ -55,6 +70,26 @@ pub(super) async fn run_calls(t: &mut Turn<'_>, calls: &[ToolCallReq]) {
         }
         i += n;
     }
+}
+
+/// A call that reused the id `original` of an earlier call of its reply: shown, audited and
+/// answered with an error naming the id, never run (the earlier call with that id is the one
+/// that runs).
+async fn refuse_duplicate(t: &Turn<'_>, call: &ToolCallReq, original: &crate::protocol::CallId) {
+    let effect = toolset::effect_of(&call.name);
+    t.emit(EventPayload::ToolCall {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        effect,
+        input: serde_json::from_str(&call.arguments)
+            .unwrap_or_else(|_| Value::String(call.arguments.clone())),
+    });
+    let why = format!(
+        "an earlier call of this reply already has the id `{original}`; this call was not run. Give every call of a reply its own id, and send this one again if it is still needed"
+    );
+    let deny = crate::protocol::PolicyDecision::Deny;
+    audit(t, call, effect, deny, &why, "duplicate_call_id").await;
+    record_result(t, call, &ToolOutput::err("duplicate_call_id", why), true).await;
 }
 
 /// A call already parsed and prepared (so it is not done twice).

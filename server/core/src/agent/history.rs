@@ -105,6 +105,59 @@ fn message_bytes(m: &ChatMessage) -> usize {
 pub const NOT_EXECUTED: &str =
     "error [not_executed]: this call was not executed (the run ended before it could run)";
 
+/// The longest call id every provider takes back (OpenAI refuses longer `tool_call_id`s).
+const MAX_CALL_ID: usize = 40;
+
+/// A tool call of one model reply that reused the id of an earlier call of the same reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateCall {
+    /// Its place in the reply's calls.
+    pub index: usize,
+    /// The id the model gave it (the earlier call's); the call itself now has its own.
+    pub original: crate::protocol::CallId,
+}
+
+/// Give every call of one model reply an id of its own; returns the calls renamed.
+///
+/// A reply with two calls of one id cannot be answered as it stands: OpenAI and Anthropic both
+/// refuse a history in which a call id is answered twice (or, for Anthropic, named twice), and
+/// answering it once leaves the other call without a result, which they refuse too. So the
+/// first call with an id keeps it (and runs), and each later one is renamed `<id>_dup<n>` (a
+/// suffix every provider's id pattern takes, cut to fit `MAX_CALL_ID`, unique in the reply):
+/// the history the model sees has each call, each with its own id and exactly one result, and
+/// the renamed call's result is the error that names the id it reused (it is never run, see
+/// `calls::run_calls`). Renaming rather than dropping the call keeps what the model asked for
+/// in its own history, so it can tell which of its calls did not run. The renamed ids are what
+/// is stored, so a later read of the history is the same; a stored reply from before this rule
+/// is renamed the same way when read (its second result for the shared id then answers no
+/// call and is dropped, and the renamed call is closed as not executed).
+pub fn unique_call_ids(calls: &mut [ToolCallReq]) -> Vec<DuplicateCall> {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut dups = Vec::new();
+    for i in 0..calls.len() {
+        if seen.insert(calls[i].id.to_string()) {
+            continue;
+        }
+        let original = calls[i].id.clone();
+        let taken = |id: &str| calls.iter().any(|c| c.id == id) || seen.contains(id);
+        let mut n = 2usize;
+        let renamed = loop {
+            let suffix = format!("_dup{n}");
+            let head =
+                crate::util::truncate_str(&original, MAX_CALL_ID.saturating_sub(suffix.len()));
+            let id = format!("{head}{suffix}");
+            if !taken(&id) {
+                break id;
+            }
+            n += 1;
+        };
+        seen.insert(renamed.clone());
+        calls[i].id = renamed.into();
+        dups.push(DuplicateCall { index: i, original });
+    }
+    dups
+}
+
 /// A session's history as the model sees it, kept in step with what is stored: the provider
 /// messages themselves (shared with each model call, never rebuilt), the id of the last stored
 /// message (where the next read from the store starts), and the tool calls still waiting for a
@@ -146,8 +199,9 @@ impl History {
 
     /// Append a message as it is stored. Repairs as it goes: a user or assistant message closes
     /// the calls still open before it with `NOT_EXECUTED` (a crash or a cut stream left them
-    /// without a result), and a result for no open call is dropped.
-    pub fn push(&mut self, id: &str, role: MessageRole, p: StoredParts) {
+    /// without a result), a result for no open call is dropped, and a call reusing an id of
+    /// its reply gets one of its own (`unique_call_ids`).
+    pub fn push(&mut self, id: &str, role: MessageRole, mut p: StoredParts) {
         self.last_id = Some(id.to_string());
         self.bytes += MESSAGE_OVERHEAD
             + p.text.len()
@@ -167,6 +221,7 @@ impl History {
             }
             MessageRole::Assistant => {
                 self.close_open();
+                unique_call_ids(&mut p.tool_calls);
                 self.open = p
                     .tool_calls
                     .iter()
@@ -525,6 +580,82 @@ mod tests {
             matches!(&chat[3], ChatMessage::Tool { call_id, text, .. } if call_id == "c2" && text == NOT_EXECUTED)
         );
         assert!(matches!(&chat[4], ChatMessage::User { .. }));
+    }
+
+    fn call(id: &str) -> ToolCallReq {
+        ToolCallReq {
+            id: id.into(),
+            name: "write_file".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn a_reused_call_id_gets_one_of_its_own() {
+        let long = "x".repeat(60);
+        let mut calls = vec![
+            call("c1"),
+            call("c1"),
+            call("c1_dup2"),
+            call("c1"),
+            call(&long),
+            call(&long),
+        ];
+        let dups = unique_call_ids(&mut calls);
+        let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids[..4], ["c1", "c1_dup3", "c1_dup2", "c1_dup4"]);
+        assert_eq!(ids[4], long);
+        assert_eq!(ids[5].len(), MAX_CALL_ID);
+        assert!(ids[5].ends_with("_dup2"));
+        assert_eq!(
+            dups,
+            [
+                DuplicateCall {
+                    index: 1,
+                    original: "c1".into()
+                },
+                DuplicateCall {
+                    index: 3,
+                    original: "c1".into()
+                },
+                DuplicateCall {
+                    index: 5,
+                    original: long.as_str().into()
+                },
+            ]
+        );
+        assert!(unique_call_ids(&mut calls).is_empty(), "idempotent");
+    }
+
+    /// A reply stored before the rule, with two calls of one id and two results for it, is read
+    /// as a valid history: every call id once, each answered once.
+    #[test]
+    fn a_stored_reply_with_a_reused_id_reads_as_a_valid_history() {
+        let mut h = History::default();
+        h.push_row(&row(MessageRole::User, serde_json::json!({"text": "hi"})));
+        h.push_row(&row(MessageRole::Assistant,
+            serde_json::json!({"text": "", "tool_calls": [{"id": "c1", "name": "write_file", "arguments": "{}"}, {"id": "c1", "name": "write_file", "arguments": "{}"}]}),
+        ));
+        for text in ["first", "second"] {
+            h.push_row(&row(
+                MessageRole::Tool,
+                serde_json::json!({"call_id": "c1", "name": "write_file", "text": text}),
+            ));
+        }
+        let chat = h.messages();
+        let ChatMessage::Assistant { tool_calls, .. } = &chat[1] else {
+            panic!("{chat:?}");
+        };
+        let calls: Vec<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(calls, ["c1", "c1_dup2"]);
+        let results: Vec<(&str, &str)> = chat
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Tool { call_id, text, .. } => Some((call_id.as_str(), text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, [("c1", "first"), ("c1_dup2", NOT_EXECUTED)]);
     }
 
     #[test]

@@ -75,7 +75,8 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             attachments: Some(t.deps.attachments.clone()),
         };
         let model_call = tracing::info_span!("model_call", iteration);
-        let calls = match tracing::Instrument::instrument(stream_turn(t, req), model_call).await {
+        let streamed = tracing::Instrument::instrument(stream_turn(t, req), model_call).await;
+        let (calls, duplicates) = match streamed {
             Ok(x) => x,
             Err(ProviderError::ContextLength(m)) if !overflowed => {
                 overflowed = true;
@@ -118,7 +119,7 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             };
         }
-        run_calls(t, &calls).await;
+        run_calls(t, &calls, &duplicates).await;
     }
     let msg = format!("stopped after {max} model calls (agent.maxIterations)");
     t.emit(EventPayload::Error {
@@ -236,12 +237,13 @@ impl Answer {
 }
 
 /// Stream one model response; store it whole once the model has finished (returns its tool
-/// calls). A stream that breaks
-/// before its finish stores nothing and runs no tool.
+/// calls, each with an id of its own, and those that reused an id of the reply: see
+/// `history::unique_call_ids`). A stream that breaks before its finish stores nothing and runs
+/// no tool.
 pub(super) async fn stream_turn(
     t: &mut Turn<'_>,
     req: ChatRequest,
-) -> Result<Vec<ToolCallReq>, ProviderError> {
+) -> Result<(Vec<ToolCallReq>, Vec<history::DuplicateCall>), ProviderError> {
     let cancel = t.run.cancel.clone();
     let called = Instant::now();
     let mut stream = t.open_stream(&req).await;
@@ -314,7 +316,8 @@ pub(super) async fn stream_turn(
             "the stream ended before the model finished".into(),
         ));
     }
-    let calls: Vec<ToolCallReq> = a.calls.into_iter().map(|(_, c)| c).collect();
+    let mut calls: Vec<ToolCallReq> = a.calls.into_iter().map(|(_, c)| c).collect();
+    let duplicates = history::unique_call_ids(&mut calls);
     t.store_message(
         crate::protocol::MessageRole::Assistant,
         StoredParts {
@@ -331,5 +334,5 @@ pub(super) async fn stream_turn(
         text: a.text,
         reasoning: a.reasoning,
     });
-    Ok(calls)
+    Ok((calls, duplicates))
 }

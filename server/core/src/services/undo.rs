@@ -1,22 +1,14 @@
 //! Revert and redo (`/undo`, `/redo`): the workspace's files and the conversation the model
 //! sees go back to before a user message, or forward again.
 
-use std::path::PathBuf;
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 
 use super::{Core, ServiceError, ServiceResult};
-use crate::protocol::{EventPayload, RevertFile, RevertResult};
-use crate::store::RevertRow;
-use crate::undo::Change;
+use crate::protocol::{ChangedBy, EventPayload, KeptFile, RevertFile, RevertResult, SessionId};
+use crate::store::{RevertRow, SnapshotRow};
+use crate::undo::owners::{self, Mark, Put, Reverts, Sorted, Start, Taken};
 use crate::util::{new_id, now_ms};
-
-fn files(plan: &[Change]) -> Vec<RevertFile> {
-    plan.iter()
-        .map(|c| RevertFile {
-            path: c.path.clone(),
-            action: c.action.to_string(),
-        })
-        .collect()
-}
 
 fn git_err(e: String) -> ServiceError {
     refused(
@@ -30,14 +22,6 @@ fn refused(code: &'static str, message: impl Into<String>) -> ServiceError {
         code,
         message: message.into(),
     }
-}
-
-/// Files of `plan` that `hand` (changed by hand) also holds.
-fn clobbered(plan: &[Change], hand: &[String]) -> Vec<String> {
-    plan.iter()
-        .filter(|c| hand.contains(&c.path))
-        .map(|c| c.path.clone())
-        .collect()
 }
 
 fn refuse_clobber(hand: &[String], what: &str) -> ServiceError {
@@ -55,6 +39,72 @@ fn refuse_clobber(hand: &[String], what: &str) -> ServiceError {
             }
         ),
     )
+}
+
+/// The workspace's snapshots as the timeline reads them.
+fn marks(rows: &[SnapshotRow]) -> Vec<Mark> {
+    rows.iter()
+        .map(|r| Mark {
+            session: r.session_id.clone(),
+            run: r.run_id.clone(),
+            taken: Taken::parse(&r.kind),
+            tree: r.tree.clone(),
+            at: r.created_at,
+            run_ended: r.run_finished_at,
+        })
+        .collect()
+}
+
+/// A workspace's snapshots (oldest first), their ids, and what each revert changed.
+struct Recorded {
+    marks: Vec<Mark>,
+    ids: Vec<String>,
+    reverts: Reverts,
+}
+
+/// What a revert or redo puts back, and what it leaves: this session's own changes, plus the
+/// files of `kept` the user named in `include` (each as the sort says it goes back).
+struct Outcome {
+    puts: Vec<Put>,
+    files: Vec<RevertFile>,
+    hand_edited: Vec<String>,
+    kept: Vec<KeptFile>,
+}
+
+fn outcome(sorted: Sorted, include: &[String]) -> Outcome {
+    let include: HashSet<&str> = include.iter().map(String::as_str).collect();
+    let mut puts = sorted.mine;
+    let mut kept = Vec::new();
+    for k in sorted.kept {
+        if include.contains(k.put.path.as_str()) {
+            puts.push(k.put);
+            continue;
+        }
+        kept.push(KeptFile {
+            path: k.put.path.clone(),
+            action: k.put.action().to_string(),
+            changed_by: if k.by.is_empty() {
+                ChangedBy::Hand
+            } else {
+                ChangedBy::Session
+            },
+            sessions: k.by,
+        });
+    }
+    puts.sort_by(|a, b| a.path.cmp(&b.path));
+    let files = puts
+        .iter()
+        .map(|p| RevertFile {
+            path: p.path.clone(),
+            action: p.action().to_string(),
+        })
+        .collect();
+    Outcome {
+        puts,
+        files,
+        hand_edited: sorted.hand_edited,
+        kept,
+    }
 }
 
 impl Core {
@@ -92,25 +142,47 @@ impl Core {
         Ok(())
     }
 
-    /// What changed by hand since the session's newest snapshot, and the workspace now.
-    async fn now_and_hand_edits(
-        &self,
-        session: &crate::protocol::SessionId,
-        ws: &std::path::Path,
-    ) -> ServiceResult<(String, Vec<String>)> {
+    /// The workspace now, once what the last runs left is recorded.
+    async fn snapshot_now(&self, ws: &Path) -> ServiceResult<String> {
         let snaps = &self.deps().snapshots;
-        // What the last run left is recorded first.
         snaps.settled(ws).await;
-        let now = snaps.snapshot(ws).await.map_err(git_err)?;
-        let hand = match self.store.latest_snapshot(session).await? {
-            Some(last) => snaps.changed(ws, &last, &now).await.map_err(git_err)?,
-            None => Vec::new(),
-        };
-        Ok((now, hand))
+        snaps.snapshot(ws).await.map_err(git_err)
+    }
+
+    /// The snapshots of every session working in `workspace`, and what each revert changed.
+    async fn workspace_timeline(&self, workspace: &str) -> ServiceResult<Recorded> {
+        let rows = self.store.workspace_snapshots(workspace).await?;
+        let mut reverts = Reverts::new();
+        for (id, session, files) in self.store.workspace_reverts(workspace).await? {
+            let files: Vec<RevertFile> = serde_json::from_str(&files).unwrap_or_default();
+            let paths: BTreeSet<String> = files.into_iter().map(|f| f.path).collect();
+            reverts.insert(id.into_string(), (session, paths));
+        }
+        Ok(Recorded {
+            marks: marks(&rows),
+            ids: rows.into_iter().map(|r| r.id).collect(),
+            reverts,
+        })
+    }
+
+    /// Sort what changed along the timeline from `start` to `now` for `session`.
+    async fn sort_changes(
+        &self,
+        session: &SessionId,
+        ws: &Path,
+        tl: &owners::Timeline,
+        include: &[String],
+    ) -> ServiceResult<Outcome> {
+        let snaps = &self.deps().snapshots;
+        let sorted = snaps.sort(ws, tl, session).await.map_err(git_err)?;
+        Ok(outcome(sorted, include))
     }
 
     /// Put the workspace back to how it was before the user message `message_id`, and take
-    /// that turn and the later ones back from the model.
+    /// that turn and the later ones back from the model. Only the files this session's own runs
+    /// changed go back (each as it was before this session first changed it since); files
+    /// changed by hand or by another session's run are listed in `kept` and left, unless
+    /// `include` names them.
     pub async fn revert(
         &self,
         session: &crate::protocol::SessionId,
@@ -130,33 +202,56 @@ impl Core {
             .await?
             .ok_or(ServiceError::NotFound("message"))?;
         let ws = PathBuf::from(&row.workspace);
-        let (now, hand) = self.now_and_hand_edits(session, &ws).await?;
+        let now = self.snapshot_now(&ws).await?;
         let runs = self.store.runs_from(session, &run).await?;
+        let all = self.workspace_timeline(&row.workspace).await?;
         // A run is snapshotted before its first call that can change files: the first such
         // snapshot from that message on is how the files were then. None, and no run since
         // was allowed such a call: the agent changed nothing, the files stay. None although
         // a run was (the server stopped while it took the snapshot, before the call ran): the
         // last complete snapshot from before that message.
-        let first = self.store.first_before_snapshot(session, &runs).await?;
-        let before = match first {
-            Some(tree) => Some(tree),
-            None if !self.allowed_changes(session, &runs).await? => Some(now.clone()),
-            None => self.store.last_snapshot_before_run(session, &run).await?,
+        let first = runs.iter().find_map(|r| {
+            all.marks.iter().position(|m| {
+                m.session == *session && m.taken == Some(Taken::Before) && m.run == r.as_str()
+            })
+        });
+        let start = match first {
+            Some(i) => Some(i),
+            None if !self.allowed_changes(session, &runs).await? => None,
+            None => {
+                let last = self.store.last_snapshot_before_run(session, &run).await?;
+                let at = last.and_then(|id| all.ids.iter().position(|i| *i == id));
+                if at.is_none() {
+                    return Err(refused(
+                        "no_snapshot",
+                        "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)",
+                    ));
+                }
+                at
+            }
         };
-        let Some(before) = before else {
-            return Err(refused(
-                "no_snapshot",
-                "there is no snapshot from before that message (it predates undo, snapshots are off, or it was not a build run)",
-            ));
+        let (before, out) = match start {
+            Some(i) => {
+                let tl = owners::timeline(&all.marks, Start::At(i), &now, &all.reverts);
+                let out = self.sort_changes(session, &ws, &tl, &p.include).await?;
+                (tl.trees[0].clone(), out)
+            }
+            None => (
+                now.clone(),
+                Outcome {
+                    puts: Vec::new(),
+                    files: Vec::new(),
+                    hand_edited: Vec::new(),
+                    kept: Vec::new(),
+                },
+            ),
         };
-        let snaps = &self.deps().snapshots;
-        let plan = snaps.plan(&ws, &now, &before).await.map_err(git_err)?;
-        let hand_edited = clobbered(&plan, &hand);
         let mut result = RevertResult {
             applied: false,
             revert_id: None,
-            files: files(&plan),
-            hand_edited,
+            files: out.files,
+            hand_edited: out.hand_edited,
+            kept: out.kept,
             runs,
         };
         if p.dry_run {
@@ -165,7 +260,8 @@ impl Core {
         if !result.hand_edited.is_empty() && !p.force {
             return Err(refuse_clobber(&result.hand_edited, "revert"));
         }
-        let left = snaps.apply(&ws, &before, &plan).await.map_err(git_err)?;
+        let snaps = &self.deps().snapshots;
+        let left = snaps.put_back(&ws, &out.puts).await.map_err(git_err)?;
         let revert = RevertRow {
             id: new_id().into(),
             session_id: session.into(),
@@ -197,7 +293,9 @@ impl Core {
     }
 
     /// Undo the session's latest revert: its files and runs come back. Only while nothing was
-    /// said since the revert.
+    /// said since the revert. The files the revert changed go back as they were just before
+    /// it; what changed since by hand or another session's run is kept unless `include` names
+    /// it.
     pub async fn redo(
         &self,
         session: &crate::protocol::SessionId,
@@ -222,17 +320,29 @@ impl Core {
         }
         let runs = self.store.runs_hidden_by(&revert).await?;
         let ws = PathBuf::from(&row.workspace);
-        let (now, hand) = self.now_and_hand_edits(session, &ws).await?;
-        let snaps = &self.deps().snapshots;
-        let plan = snaps
-            .plan(&ws, &now, &revert.from_tree)
-            .await
-            .map_err(git_err)?;
+        let now = self.snapshot_now(&ws).await?;
+        let all = self.workspace_timeline(&row.workspace).await?;
+        // The revert's own snapshot (what it left) follows the files as they were just before
+        // it: what changed from one to the other is the revert's.
+        let at = all
+            .marks
+            .iter()
+            .position(|m| m.taken == Some(Taken::Revert) && m.run == revert.id.as_str())
+            .ok_or_else(|| {
+                refused(
+                    "no_snapshot",
+                    "the snapshot the revert left is gone; it can no longer be redone",
+                )
+            })?;
+        let start = Start::Before(&revert.from_tree, at);
+        let tl = owners::timeline(&all.marks, start, &now, &all.reverts);
+        let out = self.sort_changes(session, &ws, &tl, &p.include).await?;
         let mut result = RevertResult {
             applied: false,
             revert_id: Some(revert.id.clone()),
-            files: files(&plan),
-            hand_edited: clobbered(&plan, &hand),
+            files: out.files,
+            hand_edited: out.hand_edited,
+            kept: out.kept,
             runs,
         };
         if p.dry_run {
@@ -241,10 +351,8 @@ impl Core {
         if !result.hand_edited.is_empty() && !p.force {
             return Err(refuse_clobber(&result.hand_edited, "redo"));
         }
-        let left = snaps
-            .apply(&ws, &revert.from_tree, &plan)
-            .await
-            .map_err(git_err)?;
+        let snaps = &self.deps().snapshots;
+        let left = snaps.put_back(&ws, &out.puts).await.map_err(git_err)?;
         self.store.undo_revert(&revert, &left).await?;
         drop(self.deps().history.take(session));
         result.applied = true;

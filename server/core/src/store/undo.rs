@@ -17,6 +17,21 @@ pub struct RevertRow {
     pub undone_at: Option<i64>,
 }
 
+/// A snapshot as a workspace's timeline reads it (see `crate::undo::owners`).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SnapshotRow {
+    pub id: String,
+    pub session_id: SessionId,
+    /// The run it was taken around, or (kind `revert` or `redo`) the revert's id.
+    pub run_id: String,
+    /// `before`, `after`, `revert` or `redo`.
+    pub kind: String,
+    pub tree: String,
+    pub created_at: i64,
+    /// When its run ended (none for a revert's, or a run still going).
+    pub run_finished_at: Option<i64>,
+}
+
 impl Store {
     /// Forget snapshots and reverts older than `before` (ms): their runs can no longer be
     /// reverted. Returns how many rows went.
@@ -87,15 +102,33 @@ impl Store {
         Ok(row.map(|r| r.0))
     }
 
-    /// The newest snapshot of a session (what the agent, or the last revert, left).
-    pub async fn latest_snapshot(&self, session: &SessionId) -> StoreResult<Option<String>> {
-        let row: Option<(String,)> = sqlx::query_as(
-            "SELECT tree FROM snapshots WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1",
+    /// Every snapshot of the sessions working in `workspace`, oldest first: the timeline that
+    /// tells whose change each file is.
+    pub async fn workspace_snapshots(&self, workspace: &str) -> StoreResult<Vec<SnapshotRow>> {
+        Ok(sqlx::query_as::<_, SnapshotRow>(
+            "SELECT n.id, n.session_id, n.run_id, n.kind, n.tree, n.created_at, \
+             r.finished_at AS run_finished_at FROM snapshots n \
+             JOIN sessions s ON s.id = n.session_id LEFT JOIN runs r ON r.id = n.run_id \
+             WHERE s.workspace = $1 ORDER BY n.created_at, n.id",
         )
-        .bind(session)
-        .fetch_optional(self.pool())
-        .await?;
-        Ok(row.map(|r| r.0))
+        .bind(workspace)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Every revert of the sessions working in `workspace`: its id, session and files (JSON,
+    /// `[{path, action}]`).
+    pub async fn workspace_reverts(
+        &self,
+        workspace: &str,
+    ) -> StoreResult<Vec<(RevertId, SessionId, String)>> {
+        Ok(sqlx::query_as(
+            "SELECT r.id, r.session_id, r.files FROM reverts r \
+             JOIN sessions s ON s.id = r.session_id WHERE s.workspace = $1",
+        )
+        .bind(workspace)
+        .fetch_all(self.pool())
+        .await?)
     }
 
     /// Record a revert (and, as the session's newest snapshot, what it left).
@@ -193,35 +226,15 @@ impl Store {
             .collect())
     }
 
-    /// The first of `runs` (in their order) snapshotted before it changed files: that
-    /// snapshot.
-    pub async fn first_before_snapshot(
-        &self,
-        session: &SessionId,
-        runs: &[RunId],
-    ) -> StoreResult<Option<String>> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT run_id, tree FROM snapshots WHERE session_id = $1 AND kind = 'before' ORDER BY created_at, id",
-        )
-        .bind(session)
-        .fetch_all(self.pool())
-        .await?;
-        Ok(runs.iter().find_map(|r| {
-            rows.iter()
-                .find(|(run, _)| run == r)
-                .map(|(_, t)| t.clone())
-        }))
-    }
-
     /// The newest snapshot of a run that was queued before `run` (what the workspace was
-    /// known to hold last before it started).
+    /// known to hold last before it started): its id.
     pub async fn last_snapshot_before_run(
         &self,
         session: &SessionId,
         run: &RunId,
     ) -> StoreResult<Option<String>> {
         let row: Option<(String,)> = sqlx::query_as(
-            "SELECT n.tree FROM snapshots n JOIN runs r ON r.id = n.run_id JOIN runs t ON t.id = $2 \
+            "SELECT n.id FROM snapshots n JOIN runs r ON r.id = n.run_id JOIN runs t ON t.id = $2 \
              WHERE n.session_id = $1 AND (r.created_at < t.created_at OR (r.created_at = t.created_at AND r.id < t.id)) \
              ORDER BY n.created_at DESC, n.id DESC LIMIT 1",
         )

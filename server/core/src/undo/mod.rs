@@ -2,13 +2,15 @@
 //! directory (never the user's repository), written in-process: no git, so no repository
 //! configuration, hook or filter can run. A run of the build agent is snapshotted before its
 //! first call that can change files (and again after it, off its critical path); a revert puts
-//! the files back as they were before a message.
+//! back the files its own session's runs changed since a message (`owners` tells whose change
+//! each file is, from every session's snapshots of the workspace).
 //!
 //! One operation at a time per workspace (they share the stat cache); `settled` waits for the
 //! snapshots still being taken in the background.
 
 mod legacy;
 pub mod objects;
+pub mod owners;
 mod scan;
 
 use std::collections::HashMap;
@@ -18,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use objects::{Kind, Manifest, Objects};
+use owners::Put;
 
 /// One file a revert changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,13 +219,53 @@ impl Snapshots {
     /// through a descriptor of the workspace that refuses links and `..`.
     pub async fn apply(&self, ws: &Path, to: &str, changes: &[Change]) -> Result<String, String> {
         let s = self.store(ws);
-        let _op = s.op.lock().await;
         let target = self.manifest(&s, ws, to).await?;
-        let (objects, root, changes) = (s.objects.clone(), ws.to_path_buf(), changes.to_vec());
-        tokio::task::spawn_blocking(move || restore(&root, &objects, &target, &changes))
+        let puts: Vec<Put> = changes
+            .iter()
+            .map(|c| Put {
+                path: c.path.clone(),
+                entry: target.get(&c.path).copied(),
+            })
+            .collect();
+        self.put_back(ws, &puts).await
+    }
+
+    /// Put each file of `puts` as its entry says (or delete it), then record the result
+    /// (returned). The entries come from the store's own manifests, and every write goes
+    /// through a descriptor of the workspace that refuses links and `..`.
+    pub async fn put_back(&self, ws: &Path, puts: &[Put]) -> Result<String, String> {
+        let s = self.store(ws);
+        let _op = s.op.lock().await;
+        let (objects, root, puts) = (s.objects.clone(), ws.to_path_buf(), puts.to_vec());
+        tokio::task::spawn_blocking(move || restore(&root, &objects, &puts))
             .await
             .map_err(blocking_err)??;
         self.snapshot_locked(&s, ws).await
+    }
+
+    /// Sort the files that changed along `tl` by whose change they are, for session `me` (see
+    /// `owners`). Only the start's manifest and those of the stretch at hand are held at once.
+    pub async fn sort(
+        &self,
+        ws: &Path,
+        tl: &owners::Timeline,
+        me: &crate::protocol::SessionId,
+    ) -> Result<owners::Sorted, String> {
+        let s = self.store(ws);
+        let Some(first) = tl.trees.first() else {
+            return Ok(owners::Sorted::default());
+        };
+        let mut prev = self.manifest(&s, ws, first).await?;
+        let mut sorter = owners::Sorter::new(tl, prev.clone());
+        for (k, pair) in tl.trees.windows(2).enumerate() {
+            if pair[0] == pair[1] {
+                continue;
+            }
+            let next = self.manifest(&s, ws, &pair[1]).await?;
+            sorter.stretch(k, &prev, &next);
+            prev = next;
+        }
+        Ok(sorter.finish(me))
     }
 
     /// Keep exactly `live` (snapshots still named by a run or a revert), what they hold, and
@@ -277,24 +320,19 @@ impl Snapshots {
     }
 }
 
-/// Apply `changes` (deletions first, so a file can take the place of a deleted folder).
-fn restore(
-    root: &Path,
-    objects: &Objects,
-    to: &Manifest,
-    changes: &[Change],
-) -> Result<(), String> {
+/// Apply `puts` (deletions first, so a file can take the place of a deleted folder).
+fn restore(root: &Path, objects: &Objects, puts: &[Put]) -> Result<(), String> {
     use crate::tools::beneath;
-    for c in changes.iter().filter(|c| c.action == "deleted") {
+    for c in puts.iter().filter(|c| c.entry.is_none()) {
         let p = checked(root, &c.path)?;
         beneath::remove_file_and_empty_parents(root, &p)
             .map_err(|e| format!("cannot delete {}: {e}", c.path))?;
     }
-    for c in changes.iter().filter(|c| c.action == "restored") {
-        let p = checked(root, &c.path)?;
-        let Some(e) = to.get(&c.path) else {
+    for c in puts {
+        let Some(e) = c.entry else {
             continue;
         };
+        let p = checked(root, &c.path)?;
         let bytes = objects
             .get(&e.hash)
             .map_err(|err| format!("the snapshot's copy of {} is missing: {err}", c.path))?;

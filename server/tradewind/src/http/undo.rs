@@ -11,13 +11,16 @@ use crate::protocol::{RedoParams, RevertParams, RevertResult};
 /// Put the workspace back to before a user message, and take that turn back.
 ///
 /// Every run of the build agent records the workspace's files before and after it (a hidden
-/// git object store under the state directory, never the user's repository; `.gitignore`
-/// holds, dependency and build folders are left out). A revert restores the files as they were
-/// before the run of the user message `message_id`, deletes files created since, and hides that
-/// run and the later ones from the model (the log keeps them; the transcript gets
-/// `session_reverted`). Files changed by hand since the agent's last step that the revert would
-/// overwrite are listed in `hand_edited`; the revert is then refused (409) unless `force` is
-/// set. `dry_run` only reports. The session must be idle.
+/// content-addressed store under the state directory, never the user's repository;
+/// `.gitignore` holds, dependency and build folders are left out). A revert puts back the files
+/// this session's own runs changed since the user message `message_id` (each as it was before
+/// this session first changed it since; a file created since is deleted), and hides that run
+/// and the later ones from the model (the log keeps them; the transcript gets
+/// `session_reverted`). Files changed by hand, or by another session's run in the same
+/// workspace, are listed in `kept` and left as they are unless `include` names them. Files of
+/// this session's that were changed by hand since, which the revert would overwrite, are listed
+/// in `hand_edited`; the revert is then refused (409) unless `force` is set. `dry_run` only
+/// reports. The session must be idle.
 #[utoipa::path(post, path = "/api/sessions/{id}/revert", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     request_body = RevertParams,
@@ -40,7 +43,8 @@ pub async fn revert(
 /// Puts back the files the session's latest revert changed, as they were just before it, and
 /// lets the model see the runs it hid again (`revert_undone` in the log). Only while nothing
 /// was said since the revert; hand edits made since it are protected as for a revert (`force`,
-/// `dry_run`).
+/// `dry_run`), and files changed since by hand or by another session's run are listed in
+/// `kept` and left unless `include` names them.
 #[utoipa::path(post, path = "/api/sessions/{id}/redo", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     request_body = RedoParams,
@@ -48,7 +52,7 @@ pub async fn revert(
               (status = 400, description = "Malformed JSON or an unknown field", body = ErrorBody),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 409, description = "Nothing to redo, the conversation went on, the session is busy, or hand edits would be overwritten", body = ErrorBody),
+              (status = 409, description = "Nothing to redo, the conversation went on, the session is busy, the revert's snapshot is gone, or hand edits would be overwritten", body = ErrorBody),
               (status = 422, description = "A field has the wrong type", body = ErrorBody)))]
 pub async fn redo(
     State(state): State<AppState>,

@@ -257,10 +257,15 @@ async fn files_that_run_code_later_are_read_only_in_roots() {
         std::fs::create_dir_all(ws.join(d)).unwrap();
     }
     std::fs::write(ws.join(".git/config"), "[core]\n\thooksPath = githooks\n").unwrap();
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    std::fs::create_dir_all(ws.join(".vscode")).unwrap();
     for f in [
         ".git/modules/sub/config",
         ".git/worktrees/wt/config.worktree",
         ".envrc",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".vscode/tasks.json",
     ] {
         std::fs::write(ws.join(f), "original\n").unwrap();
     }
@@ -309,19 +314,42 @@ async fn files_that_run_code_later_are_read_only_in_roots() {
     .await;
     assert!(!o.status.success(), "{}", text(&o));
     assert!(!ws.join(".git/hooks/post-checkout").exists());
-    // The rest of the root is writable, .git's objects included.
+    // The rest of the root is writable; the repository's git directory is read-only as a
+    // whole (objects, refs, a new `commondir`), and a `.git` cannot be swapped for another.
+    let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", "echo ok > a.txt"]).await;
+    assert!(o.status.success(), "{}", text(&o));
+    for attempt in [
+        "mkdir -p .git/objects/ab && echo x > .git/objects/ab/cd",
+        "echo ../elsewhere > .git/commondir",
+        "mv .git .git-old",
+        "rm -rf .git",
+    ] {
+        let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", attempt]).await;
+        assert!(!o.status.success(), "{attempt}: {}", text(&o));
+    }
+    assert!(!ws.join(".git/commondir").exists() && ws.join(".git/config").is_file());
+    // An approved git command (its approval names the git directory) writes objects and refs;
+    // hooks and config stay read-only even then.
+    let git_job = Job {
+        writable: vec![ws.join(".git")],
+        ..j.clone()
+    };
     let o = run_in(
         &sb,
-        &j,
+        &git_job,
         ws,
         "/bin/sh",
         &[
             "-c",
-            "echo ok > a.txt && mkdir -p .git/objects/ab && echo x > .git/objects/ab/cd",
+            "mkdir -p .git/objects/ab && echo x > .git/objects/ab/cd",
         ],
     )
     .await;
     assert!(o.status.success(), "{}", text(&o));
+    for attempt in ["touch .git/hooks/pre-commit", "echo x >> .git/config"] {
+        let o = run_in(&sb, &git_job, ws, "/bin/sh", &["-c", attempt]).await;
+        assert!(!o.status.success(), "{attempt}: {}", text(&o));
+    }
     // An approval naming .envrc makes it writable for this one command only.
     let approved = Job {
         writable: vec![ws.join(".envrc")],
@@ -775,11 +803,12 @@ async fn a_link_where_the_jail_binds_opens_nothing() {
     std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
     std::fs::write(ws.join(".git/config"), "[core]\n").unwrap();
     let j = job(&[ws]);
-    // (how it is planted, the link, what to clean up after)
+    // (how it is planted, the link, what to clean up after): by a jailed command where the
+    // jail lets one write there, else out here (an earlier approved git command, say).
     let cases: &[(&str, &str, &str)] = &[
         ("jail", "ln -s ../.. .envrc", ".envrc"),
         (
-            "jail",
+            "host",
             "mkdir -p .git/modules/x && ln -s ../../../../.. .git/modules/x/hooks",
             ".git/modules",
         ),
@@ -796,6 +825,15 @@ async fn a_link_where_the_jail_binds_opens_nothing() {
         let via = match *how {
             "jail" => {
                 let o = run_in(&sb, &j, ws, "/bin/sh", &["-c", what]).await;
+                assert!(o.status.success(), "{what}: {}", text(&o));
+                what.rsplit(' ').next().unwrap().to_string()
+            }
+            "host" => {
+                let o = std::process::Command::new("/bin/sh")
+                    .args(["-c", what])
+                    .current_dir(ws)
+                    .output()
+                    .unwrap();
                 assert!(o.status.success(), "{what}: {}", text(&o));
                 what.rsplit(' ').next().unwrap().to_string()
             }
@@ -1057,5 +1095,233 @@ async fn the_landlock_fallback_gives_only_what_it_enforces() {
     ] {
         assert_eq!(g(id)["holds"], holds, "{id}: {cfg}");
     }
+    s.stop().await;
+}
+
+/// A repository's control files are protected as a whole, and what a jailed command creates
+/// for programs outside to run is held: a nested `git init` whose config names a
+/// `core.fsmonitor` program, a new `.envrc`, and the swaps the fifth pass used (`commondir`, a
+/// `.git` renamed and rebuilt: see `files_that_run_code_later_are_read_only_in_roots`). Through
+/// the shell tool of a `full` session: the new repository is moved aside and, the user not
+/// keeping it, stays aside; the `.envrc` the user keeps is put back. The user's own `git
+/// status` out here afterwards runs nothing of the agent's.
+#[tokio::test]
+async fn what_a_command_creates_for_programs_outside_is_held() {
+    let p = plant();
+    let ws = p.ws.clone();
+    git_in(&ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "a\n").unwrap();
+    let marker = ws.join("PWNED");
+    let evil = ws.join("evil.sh");
+    std::fs::write(&evil, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let nested = format!(
+        "git init -q sub && /usr/bin/python3 -c \"open('sub/.git/config', 'a').write('[core]\\n\\tfsmonitor = {}\\n')\"",
+        evil.display()
+    );
+    let shell = |c: &str| json!({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]});
+    let script = json!({"scripts": [{"turns": [
+        shell(&nested),
+        shell("echo 'echo hello' > .envrc"),
+        {"text": "done"}
+    ]}]});
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "go").await;
+    // Answer each question: the new repository is not kept, everything else is.
+    let mut asked = Vec::new();
+    let mut rounds = 0;
+    let finished = loop {
+        rounds += 1;
+        assert!(rounds < 1500, "{asked:?}\n{:#?}", s.events(&sid).await);
+        let (_, pending) = s.get(&format!("/api/sessions/{sid}/pending")).await;
+        for a in pending["approvals"].as_array().cloned().unwrap_or_default() {
+            let reason = a["reason"].as_str().unwrap_or_default().to_string();
+            let keep_repo = reason.contains("sub/.git");
+            s.post(
+                &format!("/api/approvals/{}", a["approval_id"].as_str().unwrap()),
+                json!({"decision": if keep_repo { "deny" } else { "once" }}),
+            )
+            .await;
+            asked.push(reason);
+        }
+        if let Some(f) = s
+            .events(&sid)
+            .await
+            .into_iter()
+            .find(|e| e["type"] == "run_finished" && e["run"] == run.as_str())
+        {
+            break f;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(finished["status"], "completed", "{finished}");
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.contains("sub/.git") && r.contains("keep")),
+        "{asked:?}"
+    );
+    assert!(asked.iter().any(|r| r.contains(".envrc")), "{asked:?}");
+    // The nested repository stays aside; the kept .envrc is back.
+    assert!(!ws.join("sub/.git").exists());
+    assert!(ws.join("sub/.git.tradewind-held/config").is_file());
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".envrc")).unwrap(),
+        "echo hello\n"
+    );
+    let events = s.events(&sid).await;
+    let results: Vec<String> = of_type(&events, "tool_result")
+        .iter()
+        .map(|r| r["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        results[0].contains("stays aside") && results[0].contains("sub/.git"),
+        "{results:?}"
+    );
+    // The user's own git, unjailed, in the folder and at the root: nothing of the agent's runs.
+    for dir in [ws.join("sub"), ws.clone()] {
+        let o = std::process::Command::new("git")
+            .args(["status", "--short"])
+            .current_dir(&dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(
+        !marker.exists(),
+        "the agent's fsmonitor ran outside the jail"
+    );
+    // Without the hold, the same repository would have run it: the test would see it.
+    std::fs::rename(ws.join("sub/.git.tradewind-held"), ws.join("sub/.git")).unwrap();
+    let o = std::process::Command::new("git")
+        .args(["status", "--short"])
+        .current_dir(ws.join("sub"))
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        marker.exists(),
+        "the planted fsmonitor did not run even unheld: {} {:?} {results:?}",
+        text(&o),
+        std::fs::read_to_string(ws.join("sub/.git/config"))
+    );
+    s.stop().await;
+}
+
+/// Commands that write a repository's state ask once a session, naming it, and then get exactly
+/// its git directory writable — with its hooks and config still read-only and git's
+/// program-running settings pinned: `git add` and `git commit` of a `full` session ask at the
+/// first one ("for this session"), the second commits without asking, and a planted hook does
+/// not run.
+#[tokio::test]
+async fn git_state_writes_ask_once_and_open_only_the_git_directory() {
+    let p = plant();
+    let ws = p.ws.clone();
+    git_in(&ws, &["init", "-q"]);
+    git_in(&ws, &["config", "user.email", "a@b"]);
+    git_in(&ws, &["config", "user.name", "a"]);
+    let marker = ws.join("HOOK-RAN");
+    std::fs::write(
+        ws.join(".git/hooks/pre-commit"),
+        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        ws.join(".git/hooks/pre-commit"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let shell = |c: &str| json!({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]});
+    let script = json!({"scripts": [{"turns": [
+        shell("echo a > a.txt && git add a.txt && git commit -qm one && git config --get core.hooksPath"),
+        shell("echo b > b.txt && git add b.txt && git commit -qm two"),
+        shell("touch .git/hooks/post-commit"),
+        {"text": "done"}
+    ]}]});
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "commit").await;
+    let ask = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert!(
+        ask["reason"]
+            .as_str()
+            .unwrap()
+            .contains("repository's own files"),
+        "{ask}"
+    );
+    s.post(
+        &format!("/api/approvals/{}", ask["approval_id"].as_str().unwrap()),
+        json!({"decision": "session"}),
+    )
+    .await;
+    // The planted-hook write asks on its own (and is denied here).
+    let finished = s.answer_all_until_finished(&sid, &run, "deny").await;
+    assert_eq!(finished["status"], "completed", "{finished}");
+    let events = s.events(&sid).await;
+    let git_asks = of_type(&events, "approval_requested")
+        .iter()
+        .filter(|a| {
+            a["reason"]
+                .as_str()
+                .unwrap()
+                .contains("repository's own files")
+        })
+        .count();
+    assert_eq!(git_asks, 1, "asked again");
+    let results = of_type(&events, "tool_result");
+    let text0 = results[0]["text"].as_str().unwrap();
+    assert_eq!(results[0]["ok"], true, "{text0}");
+    assert!(
+        text0.contains("/dev/null"),
+        "hooks path not pinned: {text0}"
+    );
+    assert_eq!(results[1]["ok"], true, "{}", results[1]);
+    // The hooks folder stayed read-only even for the approved commands and after.
+    assert_eq!(results[2]["ok"], false, "{}", results[2]);
+    assert!(!ws.join(".git/hooks/post-commit").exists());
+    assert!(
+        !marker.exists(),
+        "the repository's hook ran for the agent's commit"
+    );
+    let log = std::process::Command::new("git")
+        .args(["log", "--format=%s"])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout), "two\none\n");
     s.stop().await;
 }

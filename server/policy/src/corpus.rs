@@ -49,7 +49,9 @@ fn decode(line: &str) -> String {
 /// What the gate decides for `shell` running `cmd` in `workspace`, in `full` mode with
 /// `--allow-write --allow-process`, interactive, nothing granted.
 pub fn full_mode_decision(cmd: &str, paths: &PathPolicy, workspace: &Path) -> Decision {
-    let grants = HashSet::new();
+    // A session that let its commands write its repositories' git state, the one-time question
+    // every session meets at its first `git commit` or `git checkout` (see `git_state_write`).
+    let grants: HashSet<String> = [crate::GIT_STATE_KEY.to_string()].into();
     let ctx = Context {
         agent: Agent::Build,
         mode: Mode::Full,
@@ -133,6 +135,59 @@ pub fn judge(workspace: &Path) -> Rates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without that one-time grant, commands that write git state ask, naming it; reads do not.
+    #[test]
+    fn git_state_writes_ask_once_a_session() {
+        let dir = std::env::temp_dir().join(format!("tw-gitstate-{}", ulid::Ulid::generate()));
+        std::fs::create_dir_all(dir.join(".git")).ok();
+        let paths = PathPolicy::new(&dir, &[], &dir.join(".tradewind-state"));
+        let grants = HashSet::new();
+        let ctx = Context {
+            agent: Agent::Build,
+            mode: Mode::Full,
+            interactive: true,
+            ceiling: Ceiling {
+                write: true,
+                process: true,
+                external: false,
+            },
+            read_only: false,
+            yolo: false,
+            grants: &grants,
+        };
+        let judge = |cmd: &str| {
+            let mut a = command::analyze_shell(cmd);
+            let uses = paths.command_paths(&mut a, &paths.workspace);
+            decide(
+                &ctx,
+                &Proposal {
+                    tool: "shell",
+                    effect: Effect::Process,
+                    paths: &uses,
+                    command: Some(&a),
+                    command_text: Some(cmd),
+                    net: None,
+                    mcp: None,
+                },
+            )
+        };
+        for cmd in [
+            "git commit -m x",
+            "git checkout -b topic",
+            "git add -A",
+            "git stash",
+        ] {
+            match judge(cmd) {
+                Decision::Ask(a) => assert_eq!(a.key, crate::GIT_STATE_KEY, "{cmd}"),
+                d => panic!("{cmd}: {d:?}"),
+            }
+        }
+        for cmd in ["git status", "git log -3", "git diff", "git branch"] {
+            assert!(matches!(judge(cmd), Decision::Allow { .. }), "{cmd}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn corpus_rates_hold() {

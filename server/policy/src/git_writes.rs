@@ -25,14 +25,21 @@ pub fn git_writes(cmd: &str, cwd: &Path, paths: &PathPolicy) -> Vec<PathBuf> {
 pub fn git_writes_of(a: &CommandAnalysis, cwd: &Path, paths: &PathPolicy) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for w in &a.git_writes {
-        let p = match w {
-            GitWrite::Path(raw) => absolute(raw, cwd, paths),
-            GitWrite::InGitDir { repo, file } => {
-                absolute(repo, cwd, paths).map(|dir| in_git_dir(&dir, file))
-            }
+        let found = match w {
+            GitWrite::Path(raw) => absolute(raw, cwd, paths).into_iter().collect(),
+            // The repository's state: its git directory, and a worktree's shared one.
+            GitWrite::InGitDir { repo, file } if file.is_empty() => absolute(repo, cwd, paths)
+                .map(|dir| state_dirs(&dir))
+                .unwrap_or_default(),
+            GitWrite::InGitDir { repo, file } => absolute(repo, cwd, paths)
+                .map(|dir| in_git_dir(&dir, file))
+                .into_iter()
+                .collect::<Vec<_>>(),
         };
-        if let Some(p) = p.filter(|p| !out.contains(p)) {
-            out.push(p);
+        for p in found {
+            if !out.contains(&p) {
+                out.push(p);
+            }
         }
     }
     out
@@ -90,6 +97,25 @@ fn in_git_dir(dir: &Path, file: &str) -> PathBuf {
     dir.join(".git").join(file)
 }
 
+/// The git directories holding the state of the repository that contains `dir`: its `.git`
+/// folder, or a worktree's git directory and the common one it shares.
+fn state_dirs(dir: &Path) -> Vec<PathBuf> {
+    // `config.worktree` is the one file `in_git_dir` leaves in a worktree's own directory.
+    let own = normalize(&in_git_dir(dir, "config.worktree"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| dir.join(".git"));
+    let mut v = vec![own];
+    // `in_git_dir` sends shared files to the common directory: ask it for one.
+    let common = normalize(&in_git_dir(dir, "objects"))
+        .parent()
+        .map(Path::to_path_buf);
+    if let Some(c) = common.filter(|c| !v.contains(c)) {
+        v.push(c);
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +149,37 @@ mod tests {
             [git.join("config.worktree")]
         );
         assert!(g("git config --global a.b c", &ws).is_empty());
+        // Commands that write the repository's state name its git directory; reads name nothing.
+        for cmd in [
+            "git commit -m x",
+            "git add .",
+            "git checkout -b topic",
+            "git branch topic",
+            "git branch -d old",
+            "git stash",
+            "git stash pop",
+            "git fetch origin",
+            "git worktree add ../wt",
+            "git tag v1",
+            "git restore --staged a.txt",
+            "git -C web commit -m x",
+        ] {
+            assert_eq!(g(cmd, &ws), [git.clone()], "{cmd}");
+        }
+        for cmd in [
+            "git status",
+            "git log --oneline",
+            "git diff",
+            "git branch",
+            "git branch -a",
+            "git tag -l",
+            "git stash list",
+            "git worktree list",
+            "git restore a.txt",
+            "git show HEAD",
+        ] {
+            assert!(g(cmd, &ws).is_empty(), "{cmd}");
+        }
         assert!(g("git config --get user.name", &ws).is_empty());
         assert!(g("git config user.name", &ws).is_empty());
         assert_eq!(

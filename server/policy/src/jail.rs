@@ -14,7 +14,47 @@ pub const READ_ONLY_IN_ROOTS: &[&str] = &[
     ".git/modules/*/config",
     ".git/worktrees/*/config.worktree",
     ".envrc",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".vscode/tasks.json",
 ];
+
+/// Files other local programs run without asking — relative to a folder, and what runs them:
+/// read-only in the jail, held when a jailed command creates one, and a write to one through
+/// the file tools asks in every mode but `--yolo`.
+pub const PROGRAM_FILES: &[(&str, &str)] = &[
+    (".envrc", "direnv runs it when you enter the folder"),
+    (
+        ".claude/settings.json",
+        "Claude Code runs the hooks it names",
+    ),
+    (
+        ".claude/settings.local.json",
+        "Claude Code runs the hooks it names",
+    ),
+    (
+        ".vscode/tasks.json",
+        "VS Code runs its tasks when the folder opens",
+    ),
+];
+
+/// What runs `path` when it is one of [`PROGRAM_FILES`] (matched on its last components,
+/// case-insensitively).
+pub fn program_file(path: &std::path::Path) -> Option<&'static str> {
+    let comps: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    PROGRAM_FILES.iter().find_map(|(rel, what)| {
+        let want: Vec<&str> = rel.split('/').collect();
+        (comps.len() >= want.len()
+            && comps[comps.len() - want.len()..]
+                .iter()
+                .zip(&want)
+                .all(|(a, b)| a == b))
+        .then_some(*what)
+    })
+}
 
 /// Entries of [`READ_ONLY_IN_ROOTS`] that are folders: where one is missing beside an existing
 /// `.git`, the jail mounts an empty read-only folder there, so a command cannot create it and
@@ -101,6 +141,21 @@ mod tests {
         for f in READ_ONLY_FOLDERS {
             assert!(READ_ONLY_IN_ROOTS.contains(f), "{f}");
         }
+    }
+
+    /// Every program file is read-only in roots, and found by its last components.
+    #[test]
+    fn program_files_are_read_only_and_recognised() {
+        for (rel, _) in PROGRAM_FILES {
+            assert!(READ_ONLY_IN_ROOTS.contains(rel), "{rel}");
+            let p = std::path::Path::new("/w/sub").join(rel);
+            assert!(program_file(&p).is_some());
+            // A write to one through the file tools always asks, naming the program.
+            assert_eq!(crate::always_ask_path(&p), program_file(&p));
+        }
+        assert!(program_file(std::path::Path::new("/w/.ENVRC")).is_some());
+        assert!(program_file(std::path::Path::new("/w/settings.json")).is_none());
+        assert!(program_file(std::path::Path::new("/w/.envrc.example")).is_none());
     }
 
     /// No cache bound into the jail holds a credential file: Maven's is bound as its

@@ -164,7 +164,7 @@ pub fn always_ask_path(p: &std::path::Path) -> Option<&'static str> {
     if comps.iter().any(|c| c == ".tradewind") {
         return Some("Tradewind's project configuration (it can name tools and servers)");
     }
-    None
+    jail::program_file(p)
 }
 
 fn is_gated(effect: Effect) -> bool {
@@ -252,6 +252,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(never_loosens(ctx, p));
         rs.extend(outside_sandbox(ctx, p));
         rs.extend(ssh_agent(ctx, p));
+        rs.extend(git_state_write(ctx, p));
         rs.extend(private_network(ctx, p));
         rs.extend(mcp_tool(ctx, p));
         let mut warnings = warnings;
@@ -762,6 +763,30 @@ fn ssh_agent(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
             p.tool
         ),
         Some(key),
+    ))
+}
+
+/// The key of "commands may write this session's repositories' state".
+pub const GIT_STATE_KEY: &str = "git:state";
+
+/// A command that writes a repository's own files (objects, refs, the index: `git commit`,
+/// `git checkout`, `git stash` …) asks in every mode but `--yolo`, naming it — once: "for this
+/// session" lets the session's later git commands write them too. The jail opens exactly the
+/// git directories the command writes, with their hooks and config still read-only.
+fn git_state_write(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    let c = p.command.filter(|c| c.writes_git_state())?;
+    if ctx.yolo || ctx.grants.contains(GIT_STATE_KEY) {
+        return None;
+    }
+    let _ = c;
+    Some(reason(
+        "git_state",
+        ask_verdict(ctx),
+        format!(
+            "`{}` writes the repository's own files (objects, refs, the index), which commands may not change unasked: a repository's hooks and config run outside the sandbox (they stay read-only even when this is allowed)",
+            p.command_text.unwrap_or(p.tool)
+        ),
+        Some(GIT_STATE_KEY.to_string()),
     ))
 }
 

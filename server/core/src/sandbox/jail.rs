@@ -459,10 +459,14 @@ impl Jail {
         for r in &inner {
             bind_root(a, b, r, job.read_only_roots);
         }
+        if !job.read_only_roots {
+            let seen = match &job.seen {
+                Some(s) => std::borrow::Cow::Borrowed(s.as_ref()),
+                None => std::borrow::Cow::Owned(super::guard::Snapshot::take(roots)),
+            };
+            protect_roots(a, b, roots, job, &seen);
+        }
         for r in roots {
-            if !job.read_only_roots {
-                protect_root(a, b, r);
-            }
             if self.state_dir.starts_with(r) && self.state_dir.is_dir() {
                 a.extend([
                     "--tmpfs".into(),
@@ -485,7 +489,11 @@ impl Jail {
             }
         }
         for p in &job.writable {
-            let _ = b.bind(a, p, p, true, true);
+            // A git directory named writable was bound so above, with its hooks and config
+            // still read-only on top.
+            if !p.ends_with(".git") {
+                let _ = b.bind(a, p, p, true, true);
+            }
         }
         if job.ssh_agent {
             if let Some(sock) = std::env::var_os("SSH_AUTH_SOCK").filter(|s| !s.is_empty()) {
@@ -564,58 +572,148 @@ fn bind_root(a: &mut Vec<OsString>, b: &mut Binder, r: &Path, read_only: bool) {
     }
 }
 
-/// Mount read-only, over a root bound read-write, what runs code later: each entry of
-/// [`list::READ_ONLY_IN_ROOTS`] that exists, an empty folder where one of the folders is missing
-/// beside an existing `.git` folder, and the folder `core.hooksPath` names when it lies in the
-/// root. Repositories directly inside the root (one level down) are covered too. Each entry is
-/// opened beneath the root without following links and bound by descriptor; an entry that is a
-/// link is never bound (its target could be anything on the host), and a special file gets an
-/// empty read-only file over it.
-fn protect_root(a: &mut Vec<OsString>, b: &mut Binder, root: &Path) {
-    for base in repo_bases(root) {
-        let git_dir = base.join(".git");
-        let has_git_dir = matches!(b.open(&git_dir), Some(Found::Open { dir: true, .. }));
-        for pat in list::READ_ONLY_IN_ROOTS {
-            for p in expand(&base, pat) {
-                match b.bind(a, &p, &p, false, false) {
-                    Ok(()) | Err(Found::Link) => {}
-                    Err(Found::Special | Found::Open { .. }) => {
-                        a.extend(["--ro-bind".into(), "/dev/null".into(), p.into_os_string()]);
-                    }
-                    Err(Found::Missing) => {
-                        if has_git_dir
-                            && list::READ_ONLY_FOLDERS.contains(pat)
-                            && !pat.contains('*')
-                        {
-                            a.extend([
-                                "--tmpfs".into(),
-                                p.clone().into_os_string(),
-                                "--remount-ro".into(),
-                                p.into_os_string(),
-                            ]);
-                        }
-                    }
+/// Mount read-only, over the roots bound read-write, what programs outside the jail run later:
+/// every git directory under a root as a whole — a `.git` folder, the folder a `.git` file
+/// names and its `commondir` when they lie in a root — unless the job's approval names it
+/// writable (an approved git command), in which case its hooks, config, info and the other
+/// entries of [`list::READ_ONLY_IN_ROOTS`] stay read-only on top, with an empty read-only
+/// folder where a hooks or info folder is missing; every program file (`.envrc`, Claude
+/// Code's and VS Code's); and the folder `core.hooksPath` names when it lies in a root. Each is
+/// opened beneath its root without following links and bound by descriptor; a link is never
+/// bound (its target could be anything on the host), and a special file gets an empty read-only
+/// file over it. (What a command creates is found when it ends: see [`super::guard`].)
+fn protect_roots(
+    a: &mut Vec<OsString>,
+    b: &mut Binder,
+    roots: &[PathBuf],
+    job: &Job,
+    seen: &super::guard::Snapshot,
+) {
+    let in_roots = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+    let mut git_dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for dot in seen.git_entries() {
+        let Some(base) = dot.parent() else { continue };
+        match b.open(dot) {
+            Some(Found::Open { dir: true, .. }) => {
+                git_dirs.push((dot.to_path_buf(), base.to_path_buf()));
+            }
+            Some(Found::Open { dir: false, .. }) => {
+                // A worktree or submodule: `gitdir: PATH`, relative to the work tree.
+                let target = b.read(dot).and_then(|t| {
+                    t.lines()
+                        .find_map(|l| l.strip_prefix("gitdir:"))
+                        .map(|g| crate::policy::paths::normalize(&base.join(g.trim())))
+                });
+                if let Some(t) = target.filter(|t| in_roots(t)) {
+                    git_dirs.push((t, base.to_path_buf()));
                 }
+                // The `.git` file itself: changing it redirects the repository.
+                let _ = b.bind(a, dot, dot, false, false);
+            }
+            _ => {}
+        }
+    }
+    // Each git directory's `commondir` (the shared one of a worktree) counts too.
+    let mut common = Vec::new();
+    for (g, base) in &git_dirs {
+        if let Some(c) = b.read(&g.join("commondir")) {
+            let c = crate::policy::paths::normalize(&g.join(c.trim()));
+            if in_roots(&c) && !git_dirs.iter().any(|(x, _)| x == &c) {
+                common.push((c, base.clone()));
             }
         }
-        if let Some(hooks) = hooks_path(b, &git_dir, &base).filter(|h| h.starts_with(root)) {
+    }
+    git_dirs.extend(common);
+    let mut opened = false;
+    for (g, base) in &git_dirs {
+        let write = job.writable.iter().any(|w| w == g);
+        if b.bind(a, g, g, write, false).is_err() {
+            continue;
+        }
+        if write {
+            opened = true;
+            protect_inside(a, b, g, base);
+        }
+        if let Some(hooks) = hooks_path(b, g, base).filter(|h| in_roots(h) && !h.starts_with(g)) {
             let _ = b.bind(a, &hooks, &hooks, false, false);
+        }
+    }
+    if opened {
+        pin_git_programs(a);
+    }
+    for f in seen.program_files_found() {
+        match b.bind(a, f, f, false, false) {
+            Err(Found::Special) => {
+                a.extend(["--ro-bind".into(), "/dev/null".into(), f.into()]);
+            }
+            Ok(()) | Err(_) => {}
         }
     }
 }
 
-/// The root and its direct subfolders that hold a `.git` folder (a bounded look).
-fn repo_bases(root: &Path) -> Vec<PathBuf> {
-    let mut v = vec![root.to_path_buf()];
-    if let Ok(rd) = std::fs::read_dir(root) {
-        for e in rd.flatten().take(2000) {
-            let p = e.path();
-            if e.file_type().is_ok_and(|t| t.is_dir()) && p.join(".git").exists() {
-                v.push(p);
+/// Settings that make git run a program, pinned for a command whose approval opened a git
+/// directory (through `GIT_CONFIG_COUNT`, which outranks every config file): no hooks, no
+/// file-system monitor, plain `ssh`, no credential helper, no pager or editor of the repository's.
+const GIT_PINNED: &[(&str, &str)] = &[
+    ("core.hooksPath", "/dev/null"),
+    ("core.fsmonitor", "false"),
+    ("core.sshCommand", "ssh"),
+    ("core.pager", "cat"),
+    ("core.editor", "true"),
+    ("sequence.editor", "true"),
+    ("core.askPass", ""),
+    ("credential.helper", ""),
+    ("diff.external", ""),
+    ("gpg.program", "gpg"),
+    ("protocol.ext.allow", "never"),
+];
+
+fn pin_git_programs(a: &mut Vec<OsString>) {
+    a.extend([
+        "--setenv".into(),
+        "GIT_CONFIG_COUNT".into(),
+        GIT_PINNED.len().to_string().into(),
+    ]);
+    for (i, (k, v)) in GIT_PINNED.iter().enumerate() {
+        a.extend([
+            "--setenv".into(),
+            format!("GIT_CONFIG_KEY_{i}").into(),
+            (*k).into(),
+            "--setenv".into(),
+            format!("GIT_CONFIG_VALUE_{i}").into(),
+            (*v).into(),
+        ]);
+    }
+}
+
+/// Inside a git directory `g` made writable for one approved command: its hooks, config, info
+/// and the other git entries of [`list::READ_ONLY_IN_ROOTS`] stay read-only (an empty read-only
+/// folder where a hooks or info folder is missing).
+fn protect_inside(a: &mut Vec<OsString>, b: &mut Binder, g: &Path, base: &Path) {
+    for pat in list::READ_ONLY_IN_ROOTS {
+        let Some(inside) = pat.strip_prefix(".git/") else {
+            continue;
+        };
+        for p in expand(g, inside) {
+            match b.bind(a, &p, &p, false, false) {
+                Ok(()) | Err(Found::Link) => {}
+                Err(Found::Special | Found::Open { .. }) => {
+                    a.extend(["--ro-bind".into(), "/dev/null".into(), p.into_os_string()]);
+                }
+                Err(Found::Missing) => {
+                    if list::READ_ONLY_FOLDERS.contains(pat) && !pat.contains('*') {
+                        a.extend([
+                            "--tmpfs".into(),
+                            p.clone().into_os_string(),
+                            "--remount-ro".into(),
+                            p.into_os_string(),
+                        ]);
+                    }
+                }
             }
         }
     }
-    v
+    let _ = base;
 }
 
 /// The existing paths `pat` (relative, `*` = one component) names under `base`; a pattern

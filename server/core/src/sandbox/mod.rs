@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 mod binds;
 mod gitconfig;
+pub mod guard;
 mod helper;
 pub mod jail;
 
@@ -74,6 +75,10 @@ pub struct Job {
     /// A unique name the jail's own processes carry on their command line (`TW_JOB=<label>`):
     /// a task of a server that died is found by it, since its jail outlives the group leader.
     pub label: Option<String>,
+    /// What the roots held that programs outside the jail run (git directories, `.envrc` …),
+    /// looked at just before the command: the jail protects it, and the caller compares it
+    /// with a look after the command ([`guard::Snapshot::new_since`]). `None`: the jail looks.
+    pub seen: Option<std::sync::Arc<guard::Snapshot>>,
 }
 
 impl Job {
@@ -368,8 +373,12 @@ pub fn guarantees(jail: &str, yolo: bool) -> Vec<crate::protocol::SandboxGuarant
         ),
         g(
             "full_mode",
-            j || yolo,
-            "sessions may run in full (commands run without asking, in the jail)",
+            !f || yolo,
+            if j {
+                "sessions may run in full (commands run without asking, in the jail)"
+            } else {
+                "sessions may run in full — with commands unconfined, since no sandbox runs here"
+            },
             &format!("sessions cannot run in full without the jail; {FALLBACK_FIX}"),
         ),
     ]

@@ -359,6 +359,49 @@ pub(super) fn git_sub(sub: &str, rest: &[String], global: &[String], a: &mut Acc
         "lfs" if first == "install" => in_git_dir(a, "hooks", "`git lfs install` writes git hooks in `.git/hooks`".into()),
         _ => {}
     }
+    // The repository's state: recorded (the gate asks once a session, see `git_state_write`,
+    // and the jail opens exactly that git directory for the approved command), not a danger.
+    if writes_state(sub, first, rest) {
+        let w = match &git_dir {
+            Some(d) => a.at(&format!("{d}/")).map(GitWrite::Path),
+            None => a.at(&repo).map(|repo| GitWrite::InGitDir { repo, file: String::new() }),
+        };
+        if let Some(w) = w.filter(|w| !a.git_writes.contains(w)) {
+            a.git_writes.push(w);
+        }
+    }
+}
+
+/// Does `git SUB REST…` write the repository's state — objects, refs, the index, the reflog,
+/// stashes, worktrees — rather than only read it? (`status` refreshes the index when it can and
+/// works without; `config` and the hook installers are judged above.)
+#[rustfmt::skip]
+fn writes_state(sub: &str, first: &str, rest: &[String]) -> bool {
+    let flag = |names: &[&str]| rest.iter().any(|x| names.iter().any(|n| x == n || long_is(x, n)));
+    let operand = !first.is_empty();
+    match sub {
+        "add" | "stage" | "am" | "cherry-pick" | "commit" | "fetch" | "pull" | "merge" | "mv" | "rebase" | "reset" | "revert"
+        | "rm" | "switch" | "checkout" | "update-index" | "update-ref" | "gc" | "repack" | "pack-refs" | "read-tree"
+        | "commit-tree" | "write-tree" | "mktree" | "mktag" | "fast-import" | "replace" | "bisect" | "sparse-checkout"
+        | "submodule" | "filter-branch" | "checkout-index" | "unpack-objects" | "index-pack" | "prune-packed"
+        | "multi-pack-index" | "commit-graph" | "rerere" | "backfill" | "replay" | "merge-file" => true,
+        "hash-object" => flag(&["-w"]),
+        "restore" => flag(&["--staged", "-S"]),
+        "apply" => flag(&["--index", "--cached", "-3", "--3way"]),
+        "symbolic-ref" => rest.iter().filter(|x| !x.starts_with('-')).count() >= 2 || flag(&["-d", "--delete"]),
+        "branch" => flag(&["-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy", "-u", "--set-upstream-to",
+            "--unset-upstream", "--edit-description", "-f", "--force"]) || (operand && !flag(&["-l", "--list", "--contains",
+            "--no-contains", "--merged", "--no-merged", "--points-at"])),
+        "tag" => flag(&["-d", "--delete", "-a", "-s", "-u", "-m", "-F", "-f", "--force"])
+            || (operand && !flag(&["-l", "--list", "-v", "--verify", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"])),
+        "stash" => !matches!(first, "list" | "show"),
+        "worktree" => !matches!(first, "list"),
+        "notes" => operand && !matches!(first, "list" | "show" | "get-ref"),
+        "remote" => matches!(first, "add" | "rm" | "remove" | "rename" | "set-url" | "set-head" | "set-branches" | "prune" | "update"),
+        "reflog" => matches!(first, "expire" | "delete"),
+        "maintenance" => first == "run",
+        _ => false,
+    }
 }
 
 /// Programs that install git hooks or point git at hooks of the project.

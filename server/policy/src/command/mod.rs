@@ -179,6 +179,15 @@ impl CommandAnalysis {
 
 impl CommandAnalysis {
     /// True when any danger is present: the gate asks even in "full" mode unless `--yolo`.
+    /// Does the command write a repository's state (objects, refs, the index — `git commit`,
+    /// `git checkout`, `git stash` …)? The jail keeps every git directory read-only otherwise.
+    pub fn writes_git_state(&self) -> bool {
+        self.git_writes.iter().any(|w| match w {
+            GitWrite::InGitDir { file, .. } => file.is_empty(),
+            GitWrite::Path(p) => p.ends_with('/'),
+        })
+    }
+
     pub fn never_loosens(&self) -> bool {
         !self.dangers.is_empty()
     }

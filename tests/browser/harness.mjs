@@ -23,10 +23,13 @@ export function haveServer() {
  * Start `tradewind serve` on a free port with the replay provider.
  * `config`: written to config.json in the state directory before the start.
  * `files`: written into the workspace before the start, by relative path (`.tradewind/config.json`).
+ * `root`: the folder the server's scratch directory (state, workspace) is made in, the temp folder
+ * by default (the Landlock fallback refuses to start with a state directory under a temp folder).
  * Resolves when it prints its URL.
  */
-export async function startServer({ scripts, args = [], files = {}, provider = true, env = {}, config } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "tw-browser-"));
+export async function startServer({ scripts, args = [], files = {}, provider = true, env = {}, config, root = tmpdir() } = {}) {
+  mkdirSync(root, { recursive: true });
+  const dir = mkdtempSync(join(root, "tw-browser-"));
   const home = join(dir, "home");
   const workspace = join(dir, "ws");
   mkdirSync(home, { mode: 0o700 });

@@ -766,7 +766,9 @@ export interface paths {
          * @description Every field is optional. `workspace`: an absolute path to an existing directory outside
          *     Tradewind's state directory (default: the server's workspace). `title`: 1 to 200
          *     characters, no control characters (default `New session`, which the first prompt replaces).
-         *     `agent` defaults to `build` and `mode` to `ask`. Returns the new session.
+         *     `agent` defaults to `build`; `mode` to the server's default mode (`default_mode` in `GET
+         *     /api/config`) for a caller with the `admin` scope, and to `ask` for one without it, whatever
+         *     the server's default. Returns the new session.
          */
         post: operations["create_session"];
         delete?: never;
@@ -967,9 +969,10 @@ export interface paths {
          * Stream a session's events (Server-Sent Events).
          * @description The stored events after `after` (or the `Last-Event-ID` header) first, then live ones as
          *     they are stored, in `seq` order with no gaps or duplicates; the stream stays open until the
-         *     client leaves or the server stops. Each event has `id:` = its seq, `event:` = its type and
-         *     `data:` = the `EventFrame` JSON. A client that falls more than 8,192 events behind is cut
-         *     off and reconnects with `Last-Event-ID`, losing nothing. Same authentication as every call;
+         *     client leaves, the server stops, or the credential that opened it (a ticket's too) is
+         *     revoked. Each event has `id:` = its seq, `event:` = its type and `data:` = the `EventFrame`
+         *     JSON. A client that falls more than 8,192 events behind is cut off and reconnects with
+         *     `Last-Event-ID`, losing nothing. Same authentication as every call;
          *     at most 1,000 live subscribers per session (WebSocket and SSE together).
          */
         get: operations["stream_events"];
@@ -1258,7 +1261,8 @@ export interface paths {
          * @description Puts back the files the session's latest revert changed, as they were just before it, and
          *     lets the model see the runs it hid again (`revert_undone` in the log). Only while nothing
          *     was said since the revert; hand edits made since it are protected as for a revert (`force`,
-         *     `dry_run`).
+         *     `dry_run`), and files changed since by hand or by another session's run are listed in
+         *     `kept` and left unless `include` names them.
          */
         post: operations["redo"];
         delete?: never;
@@ -1279,13 +1283,16 @@ export interface paths {
         /**
          * Put the workspace back to before a user message, and take that turn back.
          * @description Every run of the build agent records the workspace's files before and after it (a hidden
-         *     git object store under the state directory, never the user's repository; `.gitignore`
-         *     holds, dependency and build folders are left out). A revert restores the files as they were
-         *     before the run of the user message `message_id`, deletes files created since, and hides that
-         *     run and the later ones from the model (the log keeps them; the transcript gets
-         *     `session_reverted`). Files changed by hand since the agent's last step that the revert would
-         *     overwrite are listed in `hand_edited`; the revert is then refused (409) unless `force` is
-         *     set. `dry_run` only reports. The session must be idle.
+         *     content-addressed store under the state directory, never the user's repository;
+         *     `.gitignore` holds, dependency and build folders are left out). A revert puts back the files
+         *     this session's own runs changed since the user message `message_id` (each as it was before
+         *     this session first changed it since; a file created since is deleted), and hides that run
+         *     and the later ones from the model (the log keeps them; the transcript gets
+         *     `session_reverted`). Files changed by hand, or by another session's run in the same
+         *     workspace, are listed in `kept` and left as they are unless `include` names them. Files of
+         *     this session's that were changed by hand since, which the revert would overwrite, are listed
+         *     in `hand_edited`; the revert is then refused (409) unless `force` is set. `dry_run` only
+         *     reports. The session must be idle.
          */
         post: operations["revert"];
         delete?: never;
@@ -1507,8 +1514,9 @@ export interface paths {
          * A single-use ticket for one event stream, for clients that cannot send headers.
          * @description `EventSource` sends no `Authorization` or `X-Tradewind-Page` header: get a ticket with them
          *     here and open `GET /api/sessions/{id}/events/stream?ticket=…` within 60 seconds. The ticket
-         *     works once and stands for its caller (same scopes; the stream ends when that sign-in or
-         *     token is revoked).
+         *     works once and stands for its caller (same scopes) only while that sign-in or token is live:
+         *     once it is revoked (signed out, device removed, token deleted) the ticket opens nothing
+         *     (401), and a stream it opened ends.
          */
         post: operations["create_ticket"];
         delete?: never;
@@ -1898,6 +1906,11 @@ export interface components {
             process: boolean;
             write: boolean;
         };
+        /**
+         * @description Who changed a file a revert or redo leaves as it is.
+         * @enum {string}
+         */
+        ChangedBy: "hand" | "session";
         /**
          * @description Sent to every session above a subagent (its parent up to the root): the subagent asks
          *     the user something (`status: pending`), and later that it was answered or expired.
@@ -2416,6 +2429,21 @@ export interface components {
              *     `hidden`).
              */
             path: string;
+        };
+        /**
+         * @description A file that differs from how it was, but that this session's runs did not change (or
+         *     another session's run changed after them): a revert or redo leaves it as it is unless
+         *     `include` names it.
+         */
+        KeptFile: {
+            /** @description What naming it in `include` would do: `restored` or `deleted`. */
+            action: string;
+            /** @description Who changed it last. */
+            changed_by: components["schemas"]["ChangedBy"];
+            /** @description Relative to the workspace. */
+            path: string;
+            /** @description The other sessions whose runs changed it last (empty when by hand). */
+            sessions: components["schemas"]["SessionId"][];
         };
         KeyValueEntry: {
             key: string;
@@ -3231,6 +3259,11 @@ export interface components {
             dry_run?: boolean;
             /** @description Redo even over files changed by hand since the revert. */
             force?: boolean;
+            /**
+             * @description Files of `kept` (changed since the revert by hand or by another session's run) to put
+             *     back too, as they were just before the revert; as for a revert.
+             */
+            include?: string[];
         };
         /** @description A diagram of a pending plan that the browser could not render. */
         RenderError: {
@@ -3265,6 +3298,12 @@ export interface components {
             /** @description Revert even over files changed by hand since the agent's last step. */
             force?: boolean;
             /**
+             * @description Files of `kept` (changed by hand or by another session's run, not by this session's) to
+             *     put back too, by path, as the user ticked them. Without it a revert changes only what
+             *     this session's own runs changed; a path `kept` does not list is ignored.
+             */
+            include?: string[];
+            /**
              * @description The `message_id` of a `user_message` event: the workspace goes back to how it was
              *     before that message, and that turn and the later ones are taken back.
              */
@@ -3273,12 +3312,21 @@ export interface components {
         /** @description What a revert or redo did (or, with `dry_run`, would do). */
         RevertResult: {
             applied: boolean;
+            /**
+             * @description The files it puts back: those this session's own runs changed (each as it was before
+             *     this session first changed it since), and those `include` named.
+             */
             files: components["schemas"]["RevertFile"][];
             /**
-             * @description Files changed by hand since the agent's last step that this overwrites (a revert with
-             *     any is refused without `force`).
+             * @description Files of `files` changed by hand since this session's run changed them, which this
+             *     overwrites (a revert or redo with any is refused without `force`).
              */
             hand_edited: string[];
+            /**
+             * @description Files that differ but that it leaves as they are: changed by hand, or by another
+             *     session's run in the same workspace, and not named in `include`.
+             */
+            kept: components["schemas"]["KeptFile"][];
             revert_id?: components["schemas"]["RevertId"] | null;
             /** @description The runs the model no longer sees (a revert), or sees again (a redo). */
             runs: components["schemas"]["RunId"][];
@@ -3392,6 +3440,21 @@ export interface components {
          * @enum {string}
          */
         RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal" | "task";
+        /** @description One guarantee of the process sandbox, and whether it holds on this server. */
+        SandboxGuarantee: {
+            /** @description What it means where it holds; where it does not, why, and the fix. */
+            detail: string;
+            holds: boolean;
+            /**
+             * @description A stable name: `home_allow_list` (HOME shows only toolchains, caches and what the user
+             *     allowed), `git_control_files_read_only` (a repository's control files, `.envrc` and the
+             *     like are read-only to commands), `server_out_of_reach` (the server's process, signals and
+             *     the host's Unix sockets), `no_capabilities`, `no_set_uid` (nothing written carries
+             *     set-user-ID or set-group-ID out), `network_deny_all` (`network: deny` cuts every
+             *     protocol, not TCP alone), `full_mode` (sessions may run in `full`).
+             */
+            id: string;
+        };
         /**
          * @description The process sandbox: whether commands run in the jail, in the Landlock fallback, or not
          *     confined, and why.
@@ -3399,6 +3462,11 @@ export interface components {
         SandboxInfo: {
             /** @description Every command the agent starts runs confined (files and, with `network: deny`, TCP). */
             active: boolean;
+            /**
+             * @description What the sandbox guarantees on this server, each said to hold or not (and why not, with
+             *     the fix): the Landlock fallback gives fewer than the jail.
+             */
+            guarantees?: components["schemas"]["SandboxGuarantee"][];
             /**
              * @description `bwrap` (the jail: namespaces, an empty HOME, Landlock and seccomp inside), `landlock`
              *     (the fallback: Landlock only, HOME read-only minus a deny list) or `none`.
@@ -7197,6 +7265,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback, which cannot make it safe (the message says how to get the jail) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body exceeds 2 MiB (`payload_too_large`) */
             413: {
                 headers: {
@@ -7570,6 +7647,15 @@ export interface operations {
             };
             /** @description No such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9670,7 +9756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Nothing to redo, the conversation went on, the session is busy, or hand edits would be overwritten */
+            /** @description Nothing to redo, the conversation went on, the session is busy, the revert's snapshot is gone, or hand edits would be overwritten */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -35,6 +35,10 @@ export type PushDevice = Schemas["PushSubscription"];
 export type PushSubscribeParams = Schemas["PushSubscribeParams"];
 export type PushTestResult = Schemas["PushTestResult"];
 export type SessionPermissions = Schemas["SessionPermissions"];
+/** The process sandbox as the server reports it (`GET /api/config`, a session's permissions). */
+export type SandboxInfo = Schemas["SandboxInfo"];
+/** One guarantee of the sandbox (`home_allow_list`, `full_mode`…), and whether it holds here. */
+export type SandboxGuarantee = Schemas["SandboxGuarantee"];
 export type GrantInfo = Schemas["GrantInfo"];
 export type GrantScope = Schemas["GrantScope"];
 export type ToolStatusList = Schemas["ToolStatusList"];
@@ -125,6 +129,9 @@ export type RedoParams = Schemas["RedoParams"];
 /** What a revert or redo did (or, as a dry run, would do). */
 export type RevertResult = Schemas["RevertResult"];
 export type RevertFile = Schemas["RevertFile"];
+/** A file a revert or redo leaves as it is (changed by hand or another session) unless `include` names it. */
+export type KeptFile = Schemas["KeptFile"];
+export type ChangedBy = Schemas["ChangedBy"];
 
 // ---- Images of a prompt ----------------------------------------------------
 

@@ -4,10 +4,11 @@ import type { GrantInfo, SessionPermissions, ToolStatusList } from "../api/types
 import { useAction } from "../state/action";
 import { closePermissions } from "../state/panels";
 import { FormError } from "./FormError";
+import { SandboxGuarantees } from "./SandboxGuarantees";
 import { VisibleText } from "./VisibleText";
 
-/** What this session may do without asking: the server's ceiling, the sandbox, every grant and
- *  rule (revocable) and each tool's status. */
+/** What this session may do without asking: the server's ceiling, the sandbox and what it
+ *  guarantees here, every grant and rule (revocable) and each tool's status. */
 export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string; refreshKey: number }) {
   const [perm, setPerm] = useState<SessionPermissions | null>(null);
   const [tools, setTools] = useState<ToolStatusList | null>(null);
@@ -81,6 +82,7 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
               <span key={i} class="muted"> · <VisibleText text={n} /></span>
             ))}
           </p>
+          <SandboxGuarantees list={perm.sandbox.guarantees ?? []} />
           <h3>Granted</h3>
           {perm.grants.length === 0 ? (
             <p class="muted small">Nothing granted: everything follows the mode and the ceiling.</p>

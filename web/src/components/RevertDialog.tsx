@@ -3,6 +3,7 @@ import type { RevertFile } from "../api/types";
 import { useObservable } from "../state/observable";
 import { closeRevert, confirmRevert, type RevertFlow, revertFlow } from "../state/revert";
 import { FormError } from "./FormError";
+import { RevertKept } from "./RevertKept";
 import { quoted } from "./RevertNote";
 import "../undo.css";
 
@@ -35,8 +36,9 @@ function FileList({ files }: { files: RevertFile[] }) {
 
 /**
  * The question before a revert or redo, a native modal <dialog>: what the dry run says would
- * change, the files changed by hand that would be overwritten set apart at the top, and the
- * buttons. Esc (or Cancel) closes it and changes nothing.
+ * change, the files changed by hand that would be overwritten set apart at the top, the files it
+ * leaves as they are (changed by hand or by another session) listed apart with a checkbox each,
+ * and the buttons. Esc (or Cancel) closes it and changes nothing.
  */
 function Ask({ flow }: { flow: RevertFlow }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -48,6 +50,7 @@ function Ask({ flow }: { flow: RevertFlow }) {
   }, []);
   const p = flow.preview;
   const hand = p?.hand_edited ?? [];
+  const kept = p?.kept ?? [];
   const revert = flow.kind === "revert";
   // Ready: the button that does it takes the focus, unless it would overwrite changes by hand.
   useEffect(() => {
@@ -56,7 +59,7 @@ function Ask({ flow }: { flow: RevertFlow }) {
 
   const title = revert ? "Revert to before this message?" : "Redo: bring the reverted turns back?";
   const what = revert
-    ? `The workspace’s files go back to how they were before ${quoted(flow.target?.text ?? "")}, and that turn and every later one are taken back: the agent no longer sees them (they stay here, dimmed). Redo brings them back until the conversation goes on.`
+    ? `The files this session’s runs changed go back to how they were before ${quoted(flow.target?.text ?? "")}, and that turn and every later one are taken back: the agent no longer sees them (they stay here, dimmed). Redo brings them back until the conversation goes on.`
     : "The files the revert changed go back to how they were just before it, and the turns it took back count again.";
   const verb = revert ? "Revert" : "Redo";
   return (
@@ -92,10 +95,13 @@ function Ask({ flow }: { flow: RevertFlow }) {
       {p && (
         <section class="revert-changes" aria-labelledby="revert-files-title">
           <h3 id="revert-files-title">
-            {p.files.length === 0 ? "No files change" : `Files that change (${p.files.length})`}
+            {p.files.length > 0 ? `Files that change (${p.files.length})` : kept.length > 0 ? "None of this session’s files change" : "No files change"}
           </h3>
           {p.files.length > 0 && <FileList files={p.files} />}
         </section>
+      )}
+      {kept.length > 0 && (
+        <RevertKept kept={kept} ticked={flow.ticked} verb={revert ? "revert" : "redo"} disabled={flow.phase !== "confirm"} />
       )}
       <FormError error={flow.error} />
       <div class="row dialog-actions">

@@ -1,9 +1,11 @@
-// Revert and redo, as the user goes through them: a dry run says what would change (and which
-// files changed by hand would be overwritten), a dialog asks, then the real call. The transcript
-// shows the outcome from the events it brings (`session_reverted`, `revert_undone`), never from
-// the answer, so a reload shows the same.
+// Revert and redo, as the user goes through them: a dry run says what would change (which files
+// changed by hand would be overwritten, and which files changed by hand or by another session it
+// leaves as they are), a dialog asks (those left can be ticked to go back too), then the real
+// call, with the ticked ones as `include`. The transcript shows the outcome from the events it
+// brings (`session_reverted`, `revert_undone`), never from the answer, so a reload shows the same.
 import { ApiError, api, errorText } from "../api/client";
 import type { RevertResult } from "../api/types";
+import { includedPaths, tick } from "./kept";
 import { Observable } from "./observable";
 import type { UndoTarget } from "./transcript";
 
@@ -20,6 +22,8 @@ export interface RevertFlow {
   phase: "checking" | "confirm" | "applying" | "failed";
   preview: RevertResult | null;
   error: string | null;
+  /** The paths of `preview.kept` the user ticked, to be put back too (`include`). */
+  ticked: string[];
 }
 
 /** The revert or redo being asked about (null: none). */
@@ -36,7 +40,7 @@ function update(id: number, change: Partial<RevertFlow>): void {
   if (f) revertFlow.set({ ...f, ...change });
 }
 
-function call(f: RevertFlow, opts: { dry_run?: boolean; force?: boolean }): Promise<RevertResult> {
+function call(f: RevertFlow, opts: { dry_run?: boolean; force?: boolean; include?: string[] }): Promise<RevertResult> {
   if (f.kind === "redo") return api.redo(f.session, opts);
   return api.revert(f.session, { message_id: f.target?.messageId ?? "", ...opts });
 }
@@ -73,7 +77,7 @@ export function revertErrorText(e: unknown, kind: RevertKind): string {
 }
 
 async function begin(session: string, kind: RevertKind, target: UndoTarget | null): Promise<void> {
-  const f: RevertFlow = { id: ++flows, session, kind, target, phase: "checking", preview: null, error: null };
+  const f: RevertFlow = { id: ++flows, session, kind, target, phase: "checking", preview: null, error: null, ticked: [] };
   revertFlow.set(f);
   try {
     const preview = await call(f, { dry_run: true });
@@ -97,21 +101,30 @@ export function closeRevert(): void {
   revertFlow.set(null);
 }
 
+/** Tick (or untick) a file the revert or redo would leave as it is, to put it back too. */
+export function tickKept(path: string, on: boolean): void {
+  const f = revertFlow.get();
+  if (f?.phase === "confirm") update(f.id, { ticked: tick(f.ticked, path, on) });
+}
+
 /**
- * The user confirmed: do it, over the hand edits the dialog showed (`force`). Hand edits made
- * since the check are not overwritten unseen: the dry run is read again and shown.
+ * The user confirmed: do it, over the hand edits the dialog showed (`force`), with the files left
+ * apart that the user ticked (`include`; sent only when some are). Hand edits made since the check
+ * are not overwritten unseen: the dry run is read again (without `include`, so every file left
+ * apart is listed again) and shown, the ticks kept on the files it still lists.
  */
 export async function confirmRevert(): Promise<void> {
   const f = revertFlow.get();
   if (!f || f.phase !== "confirm" || !f.preview) return;
   update(f.id, { phase: "applying", error: null });
+  const include = includedPaths(f.preview.kept, f.ticked);
   try {
-    await call(f, { force: f.preview.hand_edited.length > 0 });
+    await call(f, { force: f.preview.hand_edited.length > 0, ...(include.length > 0 ? { include } : {}) });
     if (current(f.id)) closeRevert();
   } catch (e) {
     if (!current(f.id)) return;
     let preview = f.preview;
     if (handEditConflict(e)) preview = await call(f, { dry_run: true }).catch(() => preview);
-    update(f.id, { phase: "confirm", preview, error: revertErrorText(e, f.kind) });
+    update(f.id, { phase: "confirm", preview, error: revertErrorText(e, f.kind), ticked: includedPaths(preview.kept, f.ticked) });
   }
 }

@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-CD7mWkD5.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

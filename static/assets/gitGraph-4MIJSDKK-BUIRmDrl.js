@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-CD7mWkD5.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-DnLZ5nFw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DnLZ5nFw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

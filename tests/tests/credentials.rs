@@ -780,3 +780,79 @@ async fn secrets_stay_out_of_the_environment_the_database_and_backups() {
     child.start_kill().unwrap();
     child.wait().await.unwrap();
 }
+
+/// No file a command could see holds an all-scope credential: `server.json` no longer carries
+/// the access token; the local commands reach the running server through the state directory's
+/// socket (0600), which serves only the server's own user and gives every request the access
+/// token's authority (credentials the client sent are dropped, not trusted). `tradewind
+/// sessions list` goes through it.
+#[tokio::test]
+async fn local_commands_reach_the_server_through_its_socket_not_a_token_on_disk() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = TempDir::new("local-sock");
+    let ws = TempDir::new("local-sock-ws");
+    let state = home.path().join("state");
+    let token = "local-socket-token-7c1f0a9e4b2d";
+    let ws_s = ws.path().to_str().unwrap().to_string();
+    let (mut server, _) = spawn_binary(
+        &["serve", "--port", "0", "--workspace", &ws_s],
+        &state,
+        token,
+    )
+    .await;
+    let info = std::fs::read_to_string(state.join("server.json")).unwrap();
+    assert!(
+        !info.contains(token) && !info.contains("\"token\""),
+        "{info}"
+    );
+    let sock = state.join("server.sock");
+    let meta = std::fs::symlink_metadata(&sock).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    // Over the socket, with no credential (and with a wrong one, which is dropped): served.
+    for extra in ["", "Authorization: Bearer wrong\r\n"] {
+        use std::io::{Read, Write};
+        let mut c = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+        c.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        write!(
+            c,
+            "GET /api/config HTTP/1.1\r\nHost: evil.example\r\n{extra}Connection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut body = String::new();
+        c.read_to_string(&mut body).unwrap();
+        assert!(
+            body.starts_with("HTTP/1.1 200") && body.contains("\"sandbox\""),
+            "{extra:?}: {body}"
+        );
+    }
+    // Another user cannot use it (as root here: the socket's mode and folder stop `nobody`).
+    if rustix::process::geteuid().is_root() {
+        let o = std::process::Command::new("runuser")
+            .args(["-u", "nobody", "--", "/usr/bin/python3", "-c"])
+            .arg(format!(
+                "import socket\ns = socket.socket(socket.AF_UNIX)\ntry: s.connect({:?}); print('REACHED')\nexcept OSError as e: print('refused', e.errno)",
+                sock.display().to_string()
+            ))
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("refused"), "{out}");
+    }
+    // The command line goes through it.
+    std::fs::write(ws.path().join("note.txt"), "x").unwrap();
+    let out = tokio::process::Command::new(binary())
+        .args(["sessions", "list", "--json"])
+        .env("TRADEWIND_HOME", &state)
+        .env_remove("TRADEWIND_TOKEN")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    server.start_kill().unwrap();
+    server.wait().await.unwrap();
+}

@@ -263,6 +263,82 @@ fn spawn_conn<I>(
     });
 }
 
+/// The state directory's socket (`server.sock`, mode 0600 in the 0700 state directory): how
+/// `tradewind run`, `sessions` and the other local commands reach the running server with no
+/// credential written to disk. A connection is served only when its peer runs as the server's
+/// own user (`SO_PEERCRED`); each of its requests then carries the access token's authority
+/// (whatever credentials it sent are dropped first): the socket's mode, its folder and the peer
+/// check are the credential. The jail never reaches it (the state directory is masked or not
+/// bound, and the Landlock fallback makes no Unix socket).
+pub async fn serve_local(
+    listener: tokio::net::UnixListener,
+    app: Router,
+    token: Arc<str>,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    let builder = Arc::new(builder);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let me = rustix::process::geteuid().as_raw();
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept on the local socket failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        match stream.peer_cred() {
+            Ok(c) if c.uid() == me => {}
+            other => {
+                tracing::warn!(peer = ?other.map(|c| c.uid()), "a local connection from another user was refused");
+                continue;
+            }
+        }
+        let (app, token) = (app.clone(), token.clone());
+        let svc = hyper::service::service_fn(
+            move |mut req: hyper::Request<hyper::body::Incoming>| {
+                let h = req.headers_mut();
+                h.remove(hyper::header::COOKIE);
+                h.remove("x-tradewind-page");
+                if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("Bearer {token}")) {
+                    h.insert(hyper::header::AUTHORIZATION, v);
+                }
+                h.insert(
+                    hyper::header::HOST,
+                    hyper::header::HeaderValue::from_static("localhost"),
+                );
+                h.remove(hyper::header::ORIGIN);
+                req.extensions_mut()
+                    .insert(ConnectInfo::<SocketAddr>(SocketAddr::from((
+                        [127, 0, 0, 1],
+                        0,
+                    ))));
+                let mut router = app.clone();
+                async move { tower::Service::call(&mut router, req.map(axum::body::Body::new)).await }
+            },
+        );
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), svc)
+            .into_owned();
+        let conn = graceful.watcher().watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "local connection ended with an error");
+            }
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The command line on the real state directory: `tradewind run [--session ID]` and
 //! `tradewind sessions list|show|export|import`. When a server already holds the state
-//! directory, they go through its API (its URL and access token are in `server.json`, 0600 in
-//! the 0700 state directory); otherwise they start one in this process on a loopback port for
+//! directory, they go through its API over the state directory's socket (`server.sock`, 0600 in
+//! the 0700 state directory: the server serves its own user there, no token on disk); otherwise they start one in this process on a loopback port for
 //! as long as they need it — headless (an effect that would ask is unavailable) — so a run is
 //! stored like any other and its session can be continued, exported, or opened in the web app.
 
@@ -19,7 +19,10 @@ use crate::protocol::SESSION_EXPORT_FORMAT as EXPORT_FORMAT;
 /// A way to the API: a running server's, or one started here.
 pub struct Api {
     base: String,
-    token: String,
+    /// The server's address as the user knows it (its local URL).
+    shown: String,
+    /// The bearer token of a server started here (`None` through the local socket).
+    token: Option<String>,
     http: reqwest::Client,
     /// Started here (stopped by `close`).
     own: Option<Server>,
@@ -36,23 +39,22 @@ impl Api {
                 &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
             )
             .with_context(|| format!("{} is not what a server writes", path.display()))?;
-            let Some(token) = info.token.filter(|t| !t.is_empty()) else {
+            let socket = cfg.state_dir.join(crate::server::LOCAL_SOCKET);
+            if !socket.exists() {
                 bail!(
-                    "the server running on {} (pid {}) is from an older version that does not share its access token; restart it",
+                    "the server running on {} (pid {}) has no local socket ({}): it is from an older version, or its state directory's path is too long for a socket; restart it",
                     cfg.state_dir.display(),
-                    info.pid
+                    info.pid,
+                    socket.display()
                 );
-            };
-            let mut http = reqwest::Client::builder();
-            let ca = cfg.state_dir.join("tls").join("ca.pem");
-            if info.local_url.starts_with("https://") && ca.exists() {
-                let pem = std::fs::read(&ca)?;
-                http = http.tls_certs_only([reqwest::Certificate::from_pem(&pem)?]);
             }
+            // The socket is the credential: the server serves its own user only.
+            let http = reqwest::Client::builder().unix_socket(socket).build()?;
             return Ok(Api {
-                base: info.local_url,
-                token,
-                http: http.build()?,
+                base: "http://localhost".into(),
+                shown: info.local_url,
+                token: None,
+                http,
                 own: None,
             });
         }
@@ -68,7 +70,8 @@ impl Api {
         let server = crate::server::launch(own).await?;
         Ok(Api {
             base: server.base_url(),
-            token,
+            shown: server.base_url(),
+            token: Some(token),
             http: reqwest::Client::new(),
             own: Some(server),
         })
@@ -80,7 +83,7 @@ impl Api {
     }
 
     pub fn base(&self) -> &str {
-        &self.base
+        &self.shown
     }
 
     pub async fn call(
@@ -92,15 +95,17 @@ impl Api {
         let mut rb = self
             .http
             .request(method, format!("{}{path}", self.base))
-            .bearer_auth(&self.token)
             .timeout(Duration::from_secs(90));
+        if let Some(t) = &self.token {
+            rb = rb.bearer_auth(t);
+        }
         if let Some(b) = body {
             rb = rb.json(b);
         }
         let resp = rb
             .send()
             .await
-            .with_context(|| format!("cannot reach the server at {}", self.base))?;
+            .with_context(|| format!("cannot reach the server at {}", self.shown))?;
         let status = resp.status().as_u16();
         let v = resp.json::<Value>().await.unwrap_or(Value::Null);
         Ok((status, v))

@@ -24,6 +24,8 @@ pub struct Server {
     pub state: AppState,
     shutdown: Option<oneshot::Sender<()>>,
     join: Option<JoinHandle<std::io::Result<()>>>,
+    /// The local socket's accept loop (see [`crate::accept::serve_local`]).
+    local: Option<JoinHandle<()>>,
     mdns: Option<mdns_sd::ServiceDaemon>,
     _state_dir: StateDir,
 }
@@ -38,10 +40,39 @@ pub struct RunningInfo {
     /// The URL other devices use.
     pub url: String,
     pub ca_fingerprint: Option<String>,
-    /// The access token (this file is 0600 in the 0700 state directory): how the command line
-    /// reaches the running server.
-    #[serde(default)]
+    /// No longer written: the command line reaches the running server through the state
+    /// directory's socket ([`LOCAL_SOCKET`]), so no file a command could ever see holds an
+    /// all-scope credential. Read only to tell an older server apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+}
+
+/// The running server's local socket in the state directory (see
+/// [`crate::accept::serve_local`]).
+pub const LOCAL_SOCKET: &str = "server.sock";
+
+/// Bind the state directory's socket (0600), in place of a stale one (the state directory's
+/// lock is held, so no other server uses it). `None`, with a warning, where it cannot be made
+/// (a path longer than a socket address holds).
+fn bind_local(state_dir: &std::path::Path) -> Option<tokio::net::UnixListener> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = state_dir.join(LOCAL_SOCKET);
+    let _ = std::fs::remove_file(&path);
+    match tokio::net::UnixListener::bind(&path) {
+        Ok(l) => {
+            if let Err(e) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            {
+                tracing::warn!(error = %e, "cannot make the local socket private; not serving it");
+                let _ = std::fs::remove_file(&path);
+                return None;
+            }
+            Some(l)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, path = %path.display(), "cannot make the local socket: `tradewind run` cannot reach this server");
+            None
+        }
+    }
 }
 
 impl Server {
@@ -93,6 +124,10 @@ impl Server {
             let _ = d.shutdown();
         }
         let _ = std::fs::remove_file(self.state.cfg.state_dir.join(RUNNING_FILE));
+        if let Some(l) = self.local.take() {
+            l.abort();
+            let _ = std::fs::remove_file(self.state.cfg.state_dir.join(LOCAL_SOCKET));
+        }
         self.state.runs.shutdown();
         if !self
             .state
@@ -223,6 +258,15 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     });
     let (tx, rx) = oneshot::channel::<()>();
     crate::accept::raise_fd_limit();
+    let local = bind_local(&cfg.state_dir).map(|l| {
+        let token: Arc<str> = state.auth.access_token().into();
+        tokio::spawn(crate::accept::serve_local(
+            l,
+            app.clone(),
+            token,
+            std::future::pending(),
+        ))
+    });
     let join = tokio::spawn(crate::accept::serve(listener, app, tls_side, async move {
         let _ = rx.await;
     }));
@@ -244,6 +288,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         state,
         shutdown: Some(tx),
         join: Some(join),
+        local,
         mdns,
         _state_dir: state_dir,
     };
@@ -252,7 +297,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         local_url: server.base_url(),
         url: face.url.clone(),
         ca_fingerprint: face.ca.as_ref().map(|c| c.fingerprint.clone()),
-        token: Some(server.state.auth.access_token().to_string()),
+        token: None,
     };
     write_running_info(&server.state.cfg.state_dir, &info)?;
     Ok(server)

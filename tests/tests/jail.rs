@@ -1325,3 +1325,85 @@ async fn git_state_writes_ask_once_and_open_only_the_git_directory() {
     assert_eq!(String::from_utf8_lossy(&log.stdout), "two\none\n");
     s.stop().await;
 }
+
+/// The fifth pass: `.git/commondir` made the plan agent's read-only `git_diff` read another
+/// directory's config and run a repository filter. The server's own git pins `GIT_DIR` and
+/// `GIT_COMMON_DIR` (a `commondir` in a plain repository redirects nothing), filters the config
+/// it reads, and blanks every filter and diff driver the attributes name.
+#[tokio::test]
+async fn git_diff_runs_no_filter_through_a_redirected_common_dir() {
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "git_diff", "arguments": {}}]},
+        {"text": "ok"}]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    let marker = ws
+        .parent()
+        .unwrap()
+        .join(format!("pwned-{}", ulid::Ulid::generate()));
+    git_in(ws, &["init", "-q"]);
+    std::fs::write(ws.join("f.txt"), "one\n").unwrap();
+    std::fs::write(ws.join(".gitattributes"), "*.txt filter=evil diff=evil\n").unwrap();
+    git_in(ws, &["add", "f.txt", ".gitattributes"]);
+    git_in(ws, &["commit", "-q", "-m", "f"]);
+    // A copy of the git directory with a filter and a text conversion, and the repository's
+    // `commondir` pointing at it.
+    let other = ws.join("other");
+    let o = std::process::Command::new("cp")
+        .args(["-r", ".git", "other"])
+        .current_dir(ws)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    // The driver leaves a mark where it can: a file (out here) and its output (in the jail,
+    // where no file outside /tmp is writable).
+    let cmd = format!(
+        "sh -c 'touch {} 2>/dev/null; echo RAN-A-DRIVER; cat'",
+        marker.display()
+    );
+    for (k, v) in [("filter.evil.clean", &cmd), ("diff.evil.textconv", &cmd)] {
+        let o = std::process::Command::new("git")
+            .args(["config", "--file"])
+            .arg(other.join("config"))
+            .args([k, v])
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+    }
+    std::fs::write(ws.join(".git/commondir"), "../other\n").unwrap();
+    std::fs::write(ws.join("f.txt"), "two\n").unwrap();
+    // Unconfined, plain git runs it (the finding is real on this machine).
+    let o = std::process::Command::new("git")
+        .args(["diff"])
+        .current_dir(ws)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        marker.exists(),
+        "the filter did not run: the test proves nothing"
+    );
+    // (Its text conversion makes both sides read alike: the change disappears from the diff.)
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("+two"));
+    std::fs::remove_file(&marker).unwrap();
+
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "diff").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let r = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert!(
+        !marker.exists(),
+        "git_diff ran the repository's filter: {r}"
+    );
+    assert!(
+        !r["text"].as_str().unwrap().contains("RAN-A-DRIVER"),
+        "git_diff ran a driver in the jail: {r}"
+    );
+    assert!(r["text"].as_str().unwrap().contains("+two"), "{r}");
+    s.stop().await;
+}

@@ -202,7 +202,10 @@ impl Jail {
     ) -> tokio::process::Command {
         use command_fds::CommandFdExt;
         let mut cmd = tokio::process::Command::new(&self.bwrap);
-        let cache = self.workspace_cache(roots.first().map(PathBuf::as_path));
+        // The server's own git (roots read-only) gets no writable cache either.
+        let cache = self
+            .workspace_cache(roots.first().map(PathBuf::as_path))
+            .filter(|_| !job.read_only_roots);
         let (mut a, fds) = self.args(job, roots);
         if let Some(c) = &cache {
             a.push("--bind".into());

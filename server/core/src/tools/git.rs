@@ -64,6 +64,29 @@ pub struct Repo {
     pub top: PathBuf,
     /// The git directory (`top/.git`, or where a `.git` file's `gitdir:` points).
     pub git_dir: PathBuf,
+    /// Where the repository's shared files live: the git directory itself, or — for a
+    /// worktree — what its `commondir` names, when that lies beside it in the same repository
+    /// (a `commondir` pointing anywhere else is not followed). Pinned with `GIT_COMMON_DIR`.
+    pub common_dir: PathBuf,
+}
+
+/// The common directory of `git_dir`: what `git_dir/commondir` names when `git_dir` is a
+/// worktree's (`…/worktrees/NAME`) and the name leads to the folder holding `worktrees`;
+/// otherwise `git_dir` itself. A `commondir` planted in a plain repository redirects nothing.
+fn common_dir_of(git_dir: &Path) -> PathBuf {
+    let own = git_dir.to_path_buf();
+    let Ok(text) = std::fs::read_to_string(git_dir.join("commondir")) else {
+        return own;
+    };
+    let named = crate::policy::paths::normalize(&git_dir.join(text.trim()));
+    let worktree_of = git_dir
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "worktrees"))
+        .and_then(Path::parent);
+    match worktree_of {
+        Some(main) if main == named => named,
+        _ => own,
+    }
 }
 
 /// Find the repository of the workspace: the nearest `.git` at or above it. A `.git` file's
@@ -99,12 +122,25 @@ pub fn find_repo(paths: &PathPolicy) -> Result<(Repo, Vec<crate::policy::PathUse
             dot.display()
         )));
     };
+    let common_dir = common_dir_of(&git_dir);
     let mut uses = Vec::new();
-    for dir in [&top, &git_dir] {
+    let mut seen: Vec<&PathBuf> = Vec::new();
+    for dir in [&top, &git_dir, &common_dir] {
+        if seen.contains(&dir) {
+            continue;
+        }
+        seen.push(dir);
         let r = paths.resolve(&dir.to_string_lossy())?;
         uses.push(super::dir_use(&r));
     }
-    Ok((Repo { top, git_dir }, uses))
+    Ok((
+        Repo {
+            top,
+            git_dir,
+            common_dir,
+        },
+        uses,
+    ))
 }
 
 /// Key material stops the output; other secret-looking values are redacted.
@@ -130,12 +166,23 @@ fn filter_output(text: &str) -> Result<String, ToolOutput> {
 /// exposes (read-only, over the file it replaces).
 pub(crate) fn git_job(repo: &Repo, state_dir: &Path) -> crate::sandbox::Job {
     let mut roots = vec![repo.top.clone()];
-    if !repo.git_dir.starts_with(&repo.top) {
-        roots.push(repo.git_dir.clone());
+    for d in [&repo.git_dir, &repo.common_dir] {
+        if !roots.iter().any(|r| d.starts_with(r)) {
+            roots.push(d.clone());
+        }
     }
     let mut bind_over = Vec::new();
-    for name in ["config", "config.worktree"] {
-        let real = repo.git_dir.join(name);
+    // The git directory's config and a worktree's `config.worktree`, and the common
+    // directory's config (where a worktree's shared settings live): each filtered.
+    let configs = [
+        repo.git_dir.join("config"),
+        repo.git_dir.join("config.worktree"),
+        repo.common_dir.join("config"),
+    ];
+    for real in configs {
+        if bind_over.iter().any(|(_, r)| r == &real) {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(&real) else {
             continue;
         };
@@ -183,6 +230,20 @@ pub(crate) fn git_command(
     .collect();
     argv.push(format!("--git-dir={}", repo.git_dir.display()).into());
     argv.push(format!("--work-tree={}", repo.top.display()).into());
+    // Every filter and diff driver the attributes name is blanked: a driver is a command.
+    for name in attribute_drivers(repo) {
+        for key in [
+            "filter.{}.clean",
+            "filter.{}.smudge",
+            "filter.{}.process",
+            "diff.{}.textconv",
+            "diff.{}.command",
+            "merge.{}.driver",
+        ] {
+            argv.push("-c".into());
+            argv.push(format!("{}=", key.replace("{}", &name)).into());
+        }
+    }
     argv.extend(args.iter().map(Into::into));
     let mut cmd = match sandbox {
         Some(sb) => sb.command(job, Path::new("git"), &argv)?,
@@ -200,6 +261,8 @@ pub(crate) fn git_command(
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_DIR", &repo.git_dir)
+        .env("GIT_COMMON_DIR", &repo.common_dir)
         .env("LC_ALL", "C")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -209,6 +272,53 @@ pub(crate) fn git_command(
         sb.env(job, &mut cmd);
     }
     Ok(cmd)
+}
+
+/// The driver names (`filter=NAME`, `diff=NAME`, `merge=NAME`) the repository's attribute files
+/// give — the work tree's `.gitattributes` files (a bounded walk) and `info/attributes` of the
+/// git and common directories — each once, at most 64.
+fn attribute_drivers(repo: &Repo) -> Vec<String> {
+    let mut files = vec![
+        repo.git_dir.join("info/attributes"),
+        repo.common_dir.join("info/attributes"),
+    ];
+    let walk = ignore::WalkBuilder::new(&repo.top)
+        .hidden(false)
+        .git_ignore(true)
+        .follow_links(false)
+        .max_depth(Some(8))
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    files.extend(
+        walk.flatten()
+            .take(20_000)
+            .filter(|e| e.file_name() == ".gitattributes")
+            .map(|e| e.path().to_path_buf()),
+    );
+    let mut names: Vec<String> = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        for word in text.split_whitespace() {
+            let name = ["filter=", "diff=", "merge="]
+                .iter()
+                .find_map(|p| word.strip_prefix(p));
+            if let Some(n) = name.filter(|n| {
+                !n.is_empty()
+                    && n.len() <= 64
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            }) && !names.iter().any(|x| x == n)
+            {
+                names.push(n.to_string());
+                if names.len() >= 64 {
+                    return names;
+                }
+            }
+        }
+    }
+    names
 }
 
 async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {

@@ -149,37 +149,6 @@ mod tests {
             [git.join("config.worktree")]
         );
         assert!(g("git config --global a.b c", &ws).is_empty());
-        // Commands that write the repository's state name its git directory; reads name nothing.
-        for cmd in [
-            "git commit -m x",
-            "git add .",
-            "git checkout -b topic",
-            "git branch topic",
-            "git branch -d old",
-            "git stash",
-            "git stash pop",
-            "git fetch origin",
-            "git worktree add ../wt",
-            "git tag v1",
-            "git restore --staged a.txt",
-            "git -C web commit -m x",
-        ] {
-            assert_eq!(g(cmd, &ws), [git.clone()], "{cmd}");
-        }
-        for cmd in [
-            "git status",
-            "git log --oneline",
-            "git diff",
-            "git branch",
-            "git branch -a",
-            "git tag -l",
-            "git stash list",
-            "git worktree list",
-            "git restore a.txt",
-            "git show HEAD",
-        ] {
-            assert!(g(cmd, &ws).is_empty(), "{cmd}");
-        }
         assert!(g("git config --get user.name", &ws).is_empty());
         assert!(g("git config user.name", &ws).is_empty());
         assert_eq!(
@@ -246,6 +215,50 @@ mod tests {
             g("git config --worktree a.b c", &wt),
             [main_git.join("worktrees/wt/config.worktree")]
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Commands that write the repository's state name its git directory; reads name nothing.
+    #[test]
+    fn state_writes_name_the_git_directory() {
+        let dir = std::env::temp_dir().join(format!("tw-gitst-{}", ulid::Ulid::generate()));
+        let ws = dir.join("ws");
+        std::fs::create_dir_all(ws.join(".git")).ok();
+        std::fs::create_dir_all(ws.join("web")).ok();
+        let paths = PathPolicy::new(&ws, &[], &dir.join("state"));
+        let ws = paths.workspace.clone();
+        let g = |cmd: &str, cwd: &Path| git_writes(cmd, cwd, &paths);
+        let git = ws.join(".git");
+        for cmd in [
+            "git commit -m x",
+            "git add .",
+            "git checkout -b topic",
+            "git branch topic",
+            "git branch -d old",
+            "git stash",
+            "git stash pop",
+            "git fetch origin",
+            "git worktree add ../wt",
+            "git tag v1",
+            "git restore --staged a.txt",
+            "git -C web commit -m x",
+        ] {
+            assert_eq!(g(cmd, &ws), std::slice::from_ref(&git), "{cmd}");
+        }
+        for cmd in [
+            "git status",
+            "git log --oneline",
+            "git diff",
+            "git branch",
+            "git branch -a",
+            "git tag -l",
+            "git stash list",
+            "git worktree list",
+            "git restore a.txt",
+            "git show HEAD",
+        ] {
+            assert!(g(cmd, &ws).is_empty(), "{cmd}");
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 }

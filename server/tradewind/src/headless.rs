@@ -82,7 +82,8 @@ impl Api {
         self.own.is_none()
     }
 
-    pub fn base(&self) -> &str {
+    /// The server's address as the user knows it (not the socket's `localhost`).
+    pub fn shown(&self) -> &str {
         &self.shown
     }
 
@@ -265,12 +266,12 @@ async fn run_on(
         if api.remote() && args.interactive {
             eprintln!(
                 "tradewind: through the server at {} — approvals it asks for appear in its web app",
-                api.base()
+                api.shown()
             );
         } else if api.remote() {
             eprintln!(
                 "tradewind: through the server at {}, with this command's flags — what would ask is unavailable (--interactive waits for its web app)",
-                api.base()
+                api.shown()
             );
         }
     }

@@ -645,11 +645,8 @@ fn protect_roots(
         pin_git_programs(a);
     }
     for f in seen.program_files_found() {
-        match b.bind(a, f, f, false, false) {
-            Err(Found::Special) => {
-                a.extend(["--ro-bind".into(), "/dev/null".into(), f.into()]);
-            }
-            Ok(()) | Err(_) => {}
+        if let Err(Found::Special) = b.bind(a, f, f, false, false) {
+            a.extend(["--ro-bind".into(), "/dev/null".into(), f.into()]);
         }
     }
 }

@@ -202,7 +202,7 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
                     ) {
                         Ok(j) => Some(j),
                         Err(e) => {
-                            notes.push(format!("{e}: commands run in the Landlock fallback, with HOME read-only minus a deny list instead of an empty one"));
+                            notes.push(format!("{e}: commands run in the Landlock fallback, which gives fewer guarantees (see them listed)"));
                             None
                         }
                     }
@@ -210,38 +210,7 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
             };
             match jail {
                 Some(j) => Some(Kind::Jail(Box::new(j))),
-                None => match available().and_then(|()| probe(h)) {
-                    Ok(()) => {
-                        let allowed = allowed_paths(
-                            &cfg.sandbox.allow,
-                            home.as_deref(),
-                            &cfg.state_dir,
-                            &mut notes,
-                        );
-                        let cache_root = home.as_deref().map(|h| h.join(jail::CACHE_ROOT));
-                        let gitconfig = match (&cache_root, home.as_deref()) {
-                            (Some(root), Some(h)) => jail::write_gitconfig(root, h).ok(),
-                            _ => None,
-                        };
-                        let mut rules = landlock_rules(
-                            &roots,
-                            home.as_deref(),
-                            &cfg.state_dir,
-                            network_deny,
-                            &allowed,
-                        );
-                        rules.ro.extend(gitconfig.iter().cloned());
-                        Some(Kind::Landlock(Fallback {
-                            rules,
-                            cache_root,
-                            gitconfig,
-                        }))
-                    }
-                    Err(e) => {
-                        notes.push(format!("{e}; commands run unconfined"));
-                        None
-                    }
-                },
+                None => fallback_kind(cfg, h, &roots, network_deny, &mut notes),
             }
         }
     };
@@ -307,6 +276,35 @@ pub fn for_config(cfg: &crate::config::Config) -> (Option<Sandbox>, crate::proto
         guarantees: guarantees(jail_name, cfg.yolo),
     };
     (sandbox, info)
+}
+
+/// The Landlock fallback for `cfg` with the helper `h`, when the kernel enforces Landlock (else
+/// `None`, with a note: commands run unconfined).
+fn fallback_kind(
+    cfg: &crate::config::Config,
+    h: &Path,
+    roots: &[PathBuf],
+    network_deny: bool,
+    notes: &mut Vec<String>,
+) -> Option<Kind> {
+    if let Err(e) = available().and_then(|()| probe(h)) {
+        notes.push(format!("{e}; commands run unconfined"));
+        return None;
+    }
+    let home = cfg.home.as_deref();
+    let allowed = allowed_paths(&cfg.sandbox.allow, home, &cfg.state_dir, notes);
+    let cache_root = home.map(|h| h.join(jail::CACHE_ROOT));
+    let gitconfig = match (&cache_root, home) {
+        (Some(root), Some(h)) => jail::write_gitconfig(root, h).ok(),
+        _ => None,
+    };
+    let mut rules = landlock_rules(roots, home, &cfg.state_dir, network_deny, &allowed);
+    rules.ro.extend(gitconfig.iter().cloned());
+    Some(Kind::Landlock(Fallback {
+        rules,
+        cache_root,
+        gitconfig,
+    }))
 }
 
 /// How to get the jail where the fallback runs.

@@ -435,6 +435,26 @@ async fn hold_created(
     all_kept
 }
 
+/// The command's share of the jail; with a sandbox (and without `--yolo`), what programs outside
+/// the jail run, as the roots hold it now: the jail protects it, and what the command creates
+/// is held when it ends.
+async fn job_for(ctx: &ToolCtx<'_>, args: &ProcessArgs, sandboxed: bool) -> crate::sandbox::Job {
+    let mut job = crate::sandbox::Job {
+        writable: args.writable.clone(),
+        ssh_agent: args.ssh_agent,
+        ..ctx.job()
+    };
+    if sandboxed && !ctx.services().cfg.yolo {
+        let roots = job.roots.clone();
+        let seen =
+            tokio::task::spawn_blocking(move || crate::sandbox::guard::Snapshot::take(&roots))
+                .await
+                .unwrap_or_default();
+        job.seen = Some(std::sync::Arc::new(seen));
+    }
+    job
+}
+
 pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     if !args.cwd.is_dir() {
         return ToolOutput::err(
@@ -447,21 +467,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     } else {
         ctx.services().sandbox.get().await
     };
-    let mut job = crate::sandbox::Job {
-        writable: args.writable.clone(),
-        ssh_agent: args.ssh_agent,
-        ..ctx.job()
-    };
-    // What programs outside the jail run, as the roots hold it now: the jail protects it, and
-    // what the command creates is held when it ends.
-    if sandbox.is_some() && !ctx.services().cfg.yolo {
-        let roots = job.roots.clone();
-        let seen =
-            tokio::task::spawn_blocking(move || crate::sandbox::guard::Snapshot::take(&roots))
-                .await
-                .unwrap_or_default();
-        job.seen = Some(std::sync::Arc::new(seen));
-    }
+    let job = job_for(ctx, &args, sandbox.is_some()).await;
     let mut cmd = match command_for(&args, sandbox.as_deref(), &job) {
         Ok(c) => c,
         Err(e) => return ToolOutput::err("sandbox_refused", e),

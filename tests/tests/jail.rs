@@ -1407,3 +1407,67 @@ async fn git_diff_runs_no_filter_through_a_redirected_common_dir() {
     assert!(r["text"].as_str().unwrap().contains("+two"), "{r}");
     s.stop().await;
 }
+
+/// An approved `git push` runs git's program settings pinned: a `core.sshCommand` in the
+/// repository's config (planted where a command could once write it) is not what carries the
+/// push — plain `ssh` is, here to a closed loopback port.
+#[tokio::test]
+async fn an_approved_git_push_runs_no_planted_ssh_command() {
+    let p = plant();
+    let ws = p.ws.clone();
+    git_in(&ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "a\n").unwrap();
+    git_in(&ws, &["add", "a.txt"]);
+    git_in(&ws, &["commit", "-q", "-m", "a"]);
+    git_in(&ws, &["remote", "add", "origin", "ssh://127.0.0.1:1/x.git"]);
+    git_in(&ws, &["config", "ssh.variant", "ssh"]);
+    git_in(
+        &ws,
+        &[
+            "config",
+            "core.sshCommand",
+            "sh -c 'echo RAN-PLANTED-SSH >&2; exit 1' --",
+        ],
+    );
+    // Unconfined, git runs the planted command (the finding is real on this machine).
+    let o = std::process::Command::new("git")
+        .args(["push", "origin", "HEAD"])
+        .current_dir(&ws)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(text(&o).contains("RAN-PLANTED-SSH"), "{}", text(&o));
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "git push origin HEAD"}}]},
+        {"text": "done"}
+    ]}]});
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "push").await;
+    let finished = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(finished["status"], "completed", "{finished}");
+    let events = s.events(&sid).await;
+    let r = &of_type(&events, "tool_result")[0];
+    let out = r["text"].as_str().unwrap();
+    assert!(!out.contains("RAN-PLANTED-SSH"), "{out}");
+    // Plain ssh tried the loopback port and was refused.
+    assert!(
+        out.contains("127.0.0.1") || out.contains("Connection refused") || out.contains("ssh"),
+        "{out}"
+    );
+    s.stop().await;
+}

@@ -380,7 +380,7 @@ fn writes_state(sub: &str, first: &str, rest: &[String]) -> bool {
     let flag = |names: &[&str]| rest.iter().any(|x| names.iter().any(|n| x == n || long_is(x, n)));
     let operand = !first.is_empty();
     match sub {
-        "add" | "stage" | "am" | "cherry-pick" | "commit" | "fetch" | "pull" | "merge" | "mv" | "rebase" | "reset" | "revert"
+        "add" | "stage" | "am" | "cherry-pick" | "commit" | "fetch" | "pull" | "push" | "merge" | "mv" | "rebase" | "reset" | "revert"
         | "rm" | "switch" | "checkout" | "update-index" | "update-ref" | "gc" | "repack" | "pack-refs" | "read-tree"
         | "commit-tree" | "write-tree" | "mktree" | "mktag" | "fast-import" | "replace" | "bisect" | "sparse-checkout"
         | "submodule" | "filter-branch" | "checkout-index" | "unpack-objects" | "index-pack" | "prune-packed"

@@ -15,7 +15,11 @@ use tradewind_tests::*;
 /// A folder outside the system temp folder (the planted HOME must not be hidden by the jail's
 /// private `/tmp` by accident), removed on drop.
 fn outside_tmp(prefix: &str) -> TempDir {
-    let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    // `TW_TEST_TMP`: where the same tests run again as an ordinary user (see
+    // `the_attacks_fail_with_the_server_as_an_ordinary_user`).
+    let base = std::env::var_os("TW_TEST_TMP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
     TempDir::adopt(base.join(format!("{prefix}-{}", ulid::Ulid::generate())))
 }
 
@@ -1323,6 +1327,24 @@ async fn git_state_writes_ask_once_and_open_only_the_git_directory() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&log.stdout), "two\none\n");
+    // A `!command` the user typed names what it does: another session, no question asked.
+    let other = s.create_session("full").await;
+    let run = s
+        .prompt(&other, "!git commit --allow-empty -qm three")
+        .await;
+    let finished = s.wait_run_finished(&other, &run).await;
+    assert_eq!(finished["status"], "completed", "{finished}");
+    let events = s.events(&other).await;
+    assert!(
+        of_type(&events, "approval_requested").is_empty(),
+        "{events:?}"
+    );
+    let log = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%s"])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout), "three\n");
     s.stop().await;
 }
 
@@ -1469,5 +1491,92 @@ async fn an_approved_git_push_runs_no_planted_ssh_command() {
         out.contains("127.0.0.1") || out.contains("Connection refused") || out.contains("ssh"),
         "{out}"
     );
+    s.stop().await;
+}
+
+/// The server as an ordinary user: the attacks above again, run by this test binary as `nobody`
+/// (unprivileged user namespaces, no capabilities to drop, files the user's own) — the planted
+/// links, set-uid bits, the files that run code later, the planted credentials and the
+/// fallback. When the suite itself runs as an ordinary user the tests above are already that.
+#[tokio::test]
+async fn the_attacks_fail_with_the_server_as_an_ordinary_user() {
+    if std::env::var_os("TW_TEST_TMP").is_some() || !rustix::process::geteuid().is_root() {
+        return;
+    }
+    let tmp = outside_tmp("as-user");
+    std::fs::create_dir_all(tmp.path()).unwrap();
+    let nobody = std::process::Command::new("id")
+        .args(["-u", "nobody"])
+        .output()
+        .unwrap();
+    let uid: u32 = String::from_utf8_lossy(&nobody.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    std::os::unix::fs::chown(tmp.path(), Some(uid), Some(uid)).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    for name in [
+        "a_link_where_the_jail_binds_opens_nothing",
+        "nothing_written_in_the_jail_is_set_uid_or_set_gid",
+        "files_that_run_code_later_are_read_only_in_roots",
+        "planted_credentials_are_unreadable_by_cat_python_and_node",
+        "the_landlock_fallback_gives_only_what_it_enforces",
+    ] {
+        let o = tokio::process::Command::new("runuser")
+            .args(["-u", "nobody", "--"])
+            .arg(&exe)
+            .args(["--exact", name, "--test-threads=1"])
+            .env("TW_TEST_TMP", tmp.path())
+            .env("HOME", tmp.path())
+            .output()
+            .await
+            .unwrap();
+        let t = text(&o);
+        assert!(
+            o.status.success() && t.contains("1 passed"),
+            "{name} as nobody: {t}"
+        );
+    }
+}
+
+/// A background task's creations are held too: `git init` in a `bg_run` task leaves no live
+/// repository for outside programs — it is moved aside when the task ends (nobody is there to
+/// ask) and the task's output says where, and how to keep it.
+#[tokio::test]
+async fn what_a_background_task_creates_for_programs_outside_is_held() {
+    let p = plant();
+    let ws = p.ws.clone();
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "bg_run", "arguments": {"command": "git init -q sub", "label": "init"}}]},
+        {"text": "started"}
+    ]}]});
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "init").await;
+    s.answer_all_until_finished(&sid, &run, "once").await;
+    let ended = s
+        .wait_event(&sid, |e| {
+            e["type"] == "task_updated" && e["task"]["status"] == "succeeded"
+        })
+        .await;
+    assert!(!ws.join("sub/.git").exists(), "{ended}");
+    assert!(ws.join("sub/.git.tradewind-held/HEAD").is_file(), "{ended}");
+    let id = ended["task"]["id"].as_str().unwrap();
+    let (_, out) = s.get(&format!("/api/tasks/{id}/output")).await;
+    assert!(out.to_string().contains("moved aside"), "{out}");
     s.stop().await;
 }

@@ -193,7 +193,16 @@ pub async fn serve(
         }
         let place = Arc::new(Mutex::new(Some(place)));
         let Some(tls) = tls.clone() else {
-            spawn_conn(&builder, graceful.watcher(), tcp, app.clone(), addr, place);
+            let io = Conn::Tcp(tcp);
+            spawn_conn(
+                &builder,
+                graceful.watcher(),
+                io,
+                app.clone(),
+                addr,
+                place,
+                None,
+            );
             continue;
         };
         let (builder, watcher, app) = (builder.clone(), graceful.watcher(), app.clone());
@@ -204,7 +213,8 @@ pub async fn serve(
                 return;
             }
             if first[0] != 0x16 {
-                spawn_conn(&builder, watcher, tcp, tls.plain.clone(), addr, place);
+                let io = Conn::Tcp(tcp);
+                spawn_conn(&builder, watcher, io, tls.plain.clone(), addr, place, None);
                 return;
             }
             let handshake = tokio::time::timeout(
@@ -213,7 +223,7 @@ pub async fn serve(
             )
             .await;
             match handshake {
-                Ok(Ok(stream)) => spawn_conn(&builder, watcher, stream, app, addr, place),
+                Ok(Ok(stream)) => spawn_conn(&builder, watcher, stream, app, addr, place, None),
                 Ok(Err(e)) => tracing::debug!(%addr, error = %e, "TLS handshake failed"),
                 Err(_) => tracing::debug!(%addr, "TLS handshake timed out"),
             }
@@ -227,7 +237,80 @@ pub async fn serve(
     Ok(())
 }
 
-/// Serve one connection (plain TCP or TLS) with `router`, watched for graceful shutdown.
+/// A plain connection: TCP, or the state directory's socket. One type for both, so the HTTP
+/// stack is compiled once for them (the binary's size).
+enum Conn {
+    Tcp(tokio::net::TcpStream),
+    Unix(tokio::net::UnixStream),
+}
+
+impl tokio::io::AsyncRead for Conn {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => std::pin::Pin::new(s).poll_read(cx, buf),
+            Conn::Unix(s) => std::pin::Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Conn {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => std::pin::Pin::new(s).poll_write(cx, buf),
+            Conn::Unix(s) => std::pin::Pin::new(s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => std::pin::Pin::new(s).poll_write_vectored(cx, bufs),
+            Conn::Unix(s) => std::pin::Pin::new(s).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Conn::Tcp(s) => s.is_write_vectored(),
+            Conn::Unix(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => std::pin::Pin::new(s).poll_flush(cx),
+            Conn::Unix(s) => std::pin::Pin::new(s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => std::pin::Pin::new(s).poll_shutdown(cx),
+            Conn::Unix(s) => std::pin::Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+/// Serve one connection (plain TCP, TLS, or the local socket) with `router`, watched for
+/// graceful shutdown. `local`: a connection of the state directory's socket, whose requests
+/// get the access token's authority (see [`serve_local`]).
 fn spawn_conn<I>(
     builder: &Arc<Builder<TokioExecutor>>,
     watcher: hyper_util::server::graceful::Watcher,
@@ -235,6 +318,7 @@ fn spawn_conn<I>(
     router: Router,
     addr: SocketAddr,
     place: Arc<Mutex<Option<Slot>>>,
+    local: Option<Arc<str>>,
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -247,6 +331,9 @@ fn spawn_conn<I>(
             } else {
                 p.take();
             }
+        }
+        if let Some(token) = &local {
+            as_local_owner(req.headers_mut(), token);
         }
         req.extensions_mut().insert(ConnectInfo::<SocketAddr>(addr));
         let mut router = router.clone();
@@ -261,6 +348,21 @@ fn spawn_conn<I>(
             tracing::debug!(error = %e, "connection ended with an error");
         }
     });
+}
+
+/// A request of the local socket: whatever credentials it sent are dropped, and it carries the
+/// access token, to this machine's name.
+fn as_local_owner(h: &mut hyper::HeaderMap, token: &str) {
+    h.remove(hyper::header::COOKIE);
+    h.remove("x-tradewind-page");
+    h.remove(hyper::header::ORIGIN);
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("Bearer {token}")) {
+        h.insert(hyper::header::AUTHORIZATION, v);
+    }
+    h.insert(
+        hyper::header::HOST,
+        hyper::header::HeaderValue::from_static("localhost"),
+    );
 }
 
 /// The state directory's socket (`server.sock`, mode 0600 in the 0700 state directory): how
@@ -304,38 +406,16 @@ pub async fn serve_local(
                 continue;
             }
         }
-        let (app, token) = (app.clone(), token.clone());
-        let svc = hyper::service::service_fn(
-            move |mut req: hyper::Request<hyper::body::Incoming>| {
-                let h = req.headers_mut();
-                h.remove(hyper::header::COOKIE);
-                h.remove("x-tradewind-page");
-                if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("Bearer {token}")) {
-                    h.insert(hyper::header::AUTHORIZATION, v);
-                }
-                h.insert(
-                    hyper::header::HOST,
-                    hyper::header::HeaderValue::from_static("localhost"),
-                );
-                h.remove(hyper::header::ORIGIN);
-                req.extensions_mut()
-                    .insert(ConnectInfo::<SocketAddr>(SocketAddr::from((
-                        [127, 0, 0, 1],
-                        0,
-                    ))));
-                let mut router = app.clone();
-                async move { tower::Service::call(&mut router, req.map(axum::body::Body::new)).await }
-            },
+        let local = SocketAddr::from(([127, 0, 0, 1], 0));
+        spawn_conn(
+            &builder,
+            graceful.watcher(),
+            Conn::Unix(stream),
+            app.clone(),
+            local,
+            Arc::default(),
+            Some(token.clone()),
         );
-        let conn = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), svc)
-            .into_owned();
-        let conn = graceful.watcher().watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "local connection ended with an error");
-            }
-        });
     }
 }
 

@@ -257,7 +257,12 @@ async fn run_prepared(
         net: target.as_ref().map(|t| &t.usage),
         mcp: prepared.mcp.as_ref(),
     };
-    if let Err(out) = gate(t, call, input, prepared.effect, checked, HashSet::new()).await {
+    // A `!command` the user typed names what it does: its git-state writes need no question.
+    let mut once = HashSet::new();
+    if t.run.trigger == crate::protocol::RunTrigger::Command {
+        once.insert(crate::policy::GIT_STATE_KEY.to_string());
+    }
+    if let Err(out) = gate(t, call, input, prepared.effect, checked, once).await {
         return out;
     }
     // The audit trail of an effect is on disk before the effect happens, and so is the

@@ -61,10 +61,12 @@ impl Snapshot {
                     s.partial = true;
                     return s;
                 }
-                s.program_files(&dir);
                 let Ok(rd) = std::fs::read_dir(&dir) else {
                     continue;
                 };
+                // Program files are looked up only where the listing names their first
+                // component (no lookups in the many folders without one).
+                let mut program_here = false;
                 for e in rd.flatten() {
                     let name = e.file_name();
                     let Ok(t) = e.file_type() else { continue };
@@ -72,6 +74,9 @@ impl Snapshot {
                         s.git_entry(&e.path(), t);
                         continue;
                     }
+                    program_here |= PROGRAM_FILES
+                        .iter()
+                        .any(|(rel, _)| rel.split('/').next().is_some_and(|first| name == first));
                     if t.is_dir() && !SKIPPED.iter().any(|n| name == *n) {
                         if depth < MAX_DEPTH {
                             stack.push((e.path(), depth + 1));
@@ -79,6 +84,9 @@ impl Snapshot {
                             s.partial = true;
                         }
                     }
+                }
+                if program_here {
+                    s.program_files(&dir);
                 }
             }
         }
@@ -88,6 +96,13 @@ impl Snapshot {
     fn program_files(&mut self, dir: &Path) {
         for (rel, program) in PROGRAM_FILES {
             let p = dir.join(rel);
+            // Only through real folders: a `.claude` that is a link to the user's own folder is
+            // not this root's to hold (and the jail never bound through it).
+            if p.parent().is_some_and(|f| {
+                f != dir && !std::fs::symlink_metadata(f).is_ok_and(|m| m.file_type().is_dir())
+            }) {
+                continue;
+            }
             if let Ok(m) = std::fs::symlink_metadata(&p) {
                 let kind = if m.file_type().is_symlink() {
                     "link"
@@ -275,6 +290,17 @@ mod tests {
         ];
         want.sort();
         assert_eq!(got, want);
+        // A program file reached through a link to a folder elsewhere is not this root's.
+        let elsewhere = base.join("elsewhere/.claude");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("settings.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("old/.claude")).unwrap();
+        let linked = Snapshot::take(&roots);
+        assert!(
+            linked.new_since(&after).is_empty(),
+            "{:?}",
+            linked.new_since(&after)
+        );
         // Held aside, then put back or removed.
         let held = hold(&root.join("a/b/.git")).unwrap();
         assert!(held.is_dir() && !root.join("a/b/.git").exists());

@@ -266,11 +266,25 @@ impl TaskManager {
         };
         self.store.create_task(&row).await?;
         let sandbox = self.sandbox.get().await;
+        // What programs outside the jail run, as the roots hold it now (see the shell tool's
+        // `hold_created`): what the task creates is held when it ends.
+        let seen = match &sandbox {
+            Some(_) => {
+                let roots = job.roots.clone();
+                tokio::task::spawn_blocking(move || crate::sandbox::guard::Snapshot::take(&roots))
+                    .await
+                    .ok()
+                    .map(Arc::new)
+            }
+            _ => None,
+        };
         // Named after the task, so a restart finds its jail even once the leader is gone.
         let job = &crate::sandbox::Job {
             label: Some(id.clone()),
+            seen: seen.clone(),
             ..job.clone()
         };
+        let guarded = seen.map(|s| (job.roots.clone(), s));
         let (child, reader) = match spawn_shell(command, cwd, sandbox.as_deref(), job) {
             Ok(x) => x,
             Err(e) => {
@@ -319,6 +333,7 @@ impl TaskManager {
                 stop,
                 origin,
                 Duration::from_millis(timeout),
+                guarded,
             )
             .await
         });
@@ -338,6 +353,7 @@ impl TaskManager {
         stop: CancellationToken,
         origin: Arc<Mutex<Option<TaskStopper>>>,
         timeout: Duration,
+        guarded: Option<(Vec<PathBuf>, Arc<crate::sandbox::guard::Snapshot>)>,
     ) {
         let id = row.id.clone();
         let mut guard = GroupGuard::new(child.id().unwrap_or(0));
@@ -403,6 +419,11 @@ impl TaskManager {
             }
         }
         guard.disarm();
+        if let Some((roots, before)) = guarded {
+            for line in hold_created(roots, &before).await {
+                log.push(line.as_bytes()).await;
+            }
+        }
         let written = log.close().await;
         let code = exit.and_then(|s| s.code()).map(i64::from);
         self.record_end(&id, code, &origin, written).await;
@@ -754,6 +775,36 @@ impl TaskLog {
 
 /// Start `/bin/sh -c command` in its own process group with the allow-listed environment;
 /// stdout and stderr share one pipe (arrival order is kept by the kernel).
+/// What a background task created for programs outside the jail (a nested git repository, a
+/// `.git` file or `commondir`, a new `.envrc` …): held aside at once (nobody is there to ask
+/// when a task ends), each named in a line for the task's log, with how to keep it.
+async fn hold_created(
+    roots: Vec<PathBuf>,
+    before: &crate::sandbox::guard::Snapshot,
+) -> Vec<String> {
+    use crate::sandbox::guard;
+    let after = tokio::task::spawn_blocking(move || guard::Snapshot::take(&roots))
+        .await
+        .unwrap_or_default();
+    after
+        .new_since(before)
+        .into_iter()
+        .map(|found| match guard::hold(&found.path) {
+            Ok(to) => format!(
+                "\n[tradewind] this task created {} ({}); programs outside the sandbox run what it holds, so it was moved aside to {}: rename it back to keep it\n",
+                found.path.display(),
+                found.what,
+                to.display()
+            ),
+            Err(e) => format!(
+                "\n[tradewind] this task created {} ({}) and it could not be moved aside: {e}\n",
+                found.path.display(),
+                found.what
+            ),
+        })
+        .collect()
+}
+
 fn spawn_shell(
     command: &str,
     cwd: &Path,

@@ -89,6 +89,26 @@ fn plant() -> Planted {
     Planted { home, ws, state }
 }
 
+/// A server on the planted HOME and workspace, every flag on (sessions may run in `full`), the
+/// model a replay `script`.
+async fn full_server(p: &Planted, script: serde_json::Value) -> TestServer {
+    TestServer::start_in(
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(p.ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await
+}
+
 fn sandbox_for(home: &Path, ws: &Path, state: &Path, jail: JailChoice) -> (Sandbox, String) {
     let mut cfg = Config::for_paths(ws.to_path_buf(), state.to_path_buf());
     cfg.sandbox_helper = Some(binary());
@@ -975,8 +995,9 @@ async fn the_landlock_fallback_gives_only_what_it_enforces() {
         .iter()
         .map(|r| p.home.path().join(r).display().to_string())
         .collect();
-    let sock_dir = outside_tmp("fallback-sock");
-    std::fs::create_dir_all(sock_dir.path()).unwrap();
+    // Under the system temp folder: a socket's path must stay short (no Unix socket can be made
+    // in the fallback wherever its listener lives).
+    let sock_dir = TempDir::new("fb-sock");
     let sock = sock_dir.path().join("default");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
     let script = format!(
@@ -1130,21 +1151,7 @@ async fn what_a_command_creates_for_programs_outside_is_held() {
         shell("echo 'echo hello' > .envrc"),
         {"text": "done"}
     ]}]});
-    let s = TestServer::start_in(
-        Opts {
-            replay: Some(script),
-            ceiling: tradewind::config::Ceiling {
-                write: true,
-                process: true,
-                external: true,
-            },
-            home: Some(p.home.path().to_path_buf()),
-            ..Opts::default()
-        },
-        TempDir::adopt(ws.clone()),
-        TempDir::adopt(p.state.clone()),
-    )
-    .await;
+    let s = full_server(&p, script).await;
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "go").await;
     // Answer each question: the new repository is not kept, everything else is.
@@ -1260,21 +1267,7 @@ async fn git_state_writes_ask_once_and_open_only_the_git_directory() {
         shell("touch .git/hooks/post-commit"),
         {"text": "done"}
     ]}]});
-    let s = TestServer::start_in(
-        Opts {
-            replay: Some(script),
-            ceiling: tradewind::config::Ceiling {
-                write: true,
-                process: true,
-                external: true,
-            },
-            home: Some(p.home.path().to_path_buf()),
-            ..Opts::default()
-        },
-        TempDir::adopt(ws.clone()),
-        TempDir::adopt(p.state.clone()),
-    )
-    .await;
+    let s = full_server(&p, script).await;
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "commit").await;
     let ask = s
@@ -1463,21 +1456,7 @@ async fn an_approved_git_push_runs_no_planted_ssh_command() {
         {"tool_calls": [{"name": "shell", "arguments": {"command": "git push origin HEAD"}}]},
         {"text": "done"}
     ]}]});
-    let s = TestServer::start_in(
-        Opts {
-            replay: Some(script),
-            ceiling: tradewind::config::Ceiling {
-                write: true,
-                process: true,
-                external: true,
-            },
-            home: Some(p.home.path().to_path_buf()),
-            ..Opts::default()
-        },
-        TempDir::adopt(ws.clone()),
-        TempDir::adopt(p.state.clone()),
-    )
-    .await;
+    let s = full_server(&p, script).await;
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "push").await;
     let finished = s.answer_all_until_finished(&sid, &run, "once").await;
@@ -1550,21 +1529,7 @@ async fn what_a_background_task_creates_for_programs_outside_is_held() {
         {"tool_calls": [{"name": "bg_run", "arguments": {"command": "git init -q sub", "label": "init"}}]},
         {"text": "started"}
     ]}]});
-    let s = TestServer::start_in(
-        Opts {
-            replay: Some(script),
-            ceiling: tradewind::config::Ceiling {
-                write: true,
-                process: true,
-                external: true,
-            },
-            home: Some(p.home.path().to_path_buf()),
-            ..Opts::default()
-        },
-        TempDir::adopt(ws.clone()),
-        TempDir::adopt(p.state.clone()),
-    )
-    .await;
+    let s = full_server(&p, script).await;
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "init").await;
     s.answer_all_until_finished(&sid, &run, "once").await;

@@ -52,6 +52,16 @@ pub fn full_mode_decision(cmd: &str, paths: &PathPolicy, workspace: &Path) -> De
     // A session that let its commands write its repositories' git state, the one-time question
     // every session meets at its first `git commit` or `git checkout` (see `git_state_write`).
     let grants: HashSet<String> = [crate::GIT_STATE_KEY.to_string()].into();
+    decision_with(cmd, paths, workspace, &grants)
+}
+
+/// The full-mode decision for `cmd` in a session holding `grants`.
+fn decision_with(
+    cmd: &str,
+    paths: &PathPolicy,
+    workspace: &Path,
+    grants: &HashSet<String>,
+) -> Decision {
     let ctx = Context {
         agent: Agent::Build,
         mode: Mode::Full,
@@ -63,7 +73,7 @@ pub fn full_mode_decision(cmd: &str, paths: &PathPolicy, workspace: &Path) -> De
         },
         read_only: false,
         yolo: false,
-        grants: &grants,
+        grants,
     };
     let mut a = command::analyze_shell(cmd);
     let uses = paths.command_paths(&mut a, workspace);
@@ -142,36 +152,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tw-gitstate-{}", ulid::Ulid::generate()));
         std::fs::create_dir_all(dir.join(".git")).ok();
         let paths = PathPolicy::new(&dir, &[], &dir.join(".tradewind-state"));
-        let grants = HashSet::new();
-        let ctx = Context {
-            agent: Agent::Build,
-            mode: Mode::Full,
-            interactive: true,
-            ceiling: Ceiling {
-                write: true,
-                process: true,
-                external: false,
-            },
-            read_only: false,
-            yolo: false,
-            grants: &grants,
-        };
-        let judge = |cmd: &str| {
-            let mut a = command::analyze_shell(cmd);
-            let uses = paths.command_paths(&mut a, &paths.workspace);
-            decide(
-                &ctx,
-                &Proposal {
-                    tool: "shell",
-                    effect: Effect::Process,
-                    paths: &uses,
-                    command: Some(&a),
-                    command_text: Some(cmd),
-                    net: None,
-                    mcp: None,
-                },
-            )
-        };
+        let none = HashSet::new();
+        let judge = |cmd: &str| decision_with(cmd, &paths, &paths.workspace, &none);
         for cmd in [
             "git commit -m x",
             "git checkout -b topic",

@@ -161,6 +161,7 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       await axe(p.page, `a session with a pending plan (${scheme})`);
       await p.page.goto(`${server.base}/s/${ids.approval}`);
       await p.page.locator(".transcript .approval-card").waitFor();
+      await p.page.locator("h1.session-name").waitFor();
       await axe(p.page, `a session with a pending approval (${scheme})`);
       await p.context.close();
     });
@@ -169,6 +170,8 @@ describe("accessibility (axe-core, WCAG 2 AA)", { skip, timeout: 300_000 }, () =
       const p = await open();
       await p.page.goto(`${server.base}/s/${ids.question}`);
       await p.page.locator(".question-panel").waitFor();
+      // The pending question can show before the session's header (its title, the page's h1).
+      await p.page.locator("h1.session-name").waitFor();
       await axe(p.page, `a session with a pending question (${scheme})`);
       await p.page.goto(`${server.base}/s/${ids.plan}`);
       await p.page.getByRole("button", { name: "+ New" }).click();

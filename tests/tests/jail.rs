@@ -554,11 +554,9 @@ fn git_in(dir: &Path, args: &[&str]) {
     );
 }
 
-/// The critical finding: `git_diff` (read effect, plan agent, no approval) ran git unconfined,
-/// and a repository config made it run a command — `core.sshCommand` through a partial clone's
-/// lazy fetch of a missing object. Reproduced with real git first, then through the tool.
-#[tokio::test]
-async fn git_diff_cannot_be_made_to_run_a_command() {
+/// A server whose model calls `git_diff` once, and a marker path beside its workspace (outside
+/// every root) that a command the repository names would create.
+async fn git_diff_server() -> (TestServer, PathBuf) {
     let script = json!({"scripts": [{"turns": [
         {"tool_calls": [{"name": "git_diff", "arguments": {}}]},
         {"text": "ok"}]}]});
@@ -567,11 +565,22 @@ async fn git_diff_cannot_be_made_to_run_a_command() {
         ..Opts::default()
     })
     .await;
-    let ws = s.workspace.path();
-    let marker = ws
+    let marker = s
+        .workspace
+        .path()
         .parent()
         .unwrap()
         .join(format!("pwned-{}", ulid::Ulid::generate()));
+    (s, marker)
+}
+
+/// The critical finding: `git_diff` (read effect, plan agent, no approval) ran git unconfined,
+/// and a repository config made it run a command — `core.sshCommand` through a partial clone's
+/// lazy fetch of a missing object. Reproduced with real git first, then through the tool.
+#[tokio::test]
+async fn git_diff_cannot_be_made_to_run_a_command() {
+    let (s, marker) = git_diff_server().await;
+    let ws = s.workspace.path();
     git_in(ws, &["init", "-q"]);
     std::fs::write(ws.join("f.txt"), "one\n").unwrap();
     git_in(ws, &["add", "f.txt"]);
@@ -1347,19 +1356,8 @@ async fn git_state_writes_ask_once_and_open_only_the_git_directory() {
 /// it reads, and blanks every filter and diff driver the attributes name.
 #[tokio::test]
 async fn git_diff_runs_no_filter_through_a_redirected_common_dir() {
-    let script = json!({"scripts": [{"turns": [
-        {"tool_calls": [{"name": "git_diff", "arguments": {}}]},
-        {"text": "ok"}]}]});
-    let s = TestServer::start(Opts {
-        replay: Some(script),
-        ..Opts::default()
-    })
-    .await;
+    let (s, marker) = git_diff_server().await;
     let ws = s.workspace.path();
-    let marker = ws
-        .parent()
-        .unwrap()
-        .join(format!("pwned-{}", ulid::Ulid::generate()));
     git_in(ws, &["init", "-q"]);
     std::fs::write(ws.join("f.txt"), "one\n").unwrap();
     std::fs::write(ws.join(".gitattributes"), "*.txt filter=evil diff=evil\n").unwrap();

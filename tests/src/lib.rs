@@ -651,10 +651,15 @@ impl Remote {
     }
 
     pub async fn create_session(&self, body: Value) -> String {
-        self.post("/api/sessions", body).await["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        let made = self.post("/api/sessions", body).await;
+        match made["id"].as_str() {
+            Some(id) => id.to_string(),
+            // Say why, with what the server says of its sandbox (a refused mode names it).
+            None => panic!(
+                "no session: {made}; sandbox: {}",
+                self.get("/api/config").await["sandbox"]
+            ),
+        }
     }
 
     pub async fn prompt(&self, sid: &str, text: &str) -> String {

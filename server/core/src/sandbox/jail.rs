@@ -160,8 +160,21 @@ impl Jail {
             state_dir: state_dir.to_path_buf(),
             as_root,
         };
-        jail.try_once()?;
-        Ok(jail)
+        // A jail that fails once may only have met a passing shortage (a namespace limit, a
+        // process table full for a moment, a bind source replaced while bubblewrap started):
+        // three tries, a little apart, before the whole server settles for the fallback.
+        let mut last = String::new();
+        for pause_ms in [0u64, 100, 400] {
+            std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+            match jail.try_once() {
+                Ok(()) => return Ok(jail),
+                Err(e) => {
+                    tracing::warn!("process sandbox: the jail's probe failed: {e}");
+                    last = e;
+                }
+            }
+        }
+        Err(last)
     }
 
     /// Run `sandbox-exec --probe` in the jail: user namespaces, the mounts and Landlock inside.

@@ -38,8 +38,17 @@ const SCANNED: &[&str] = &["/etc", "/opt", "/srv"];
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Sys {
     Bind(PathBuf),
-    Link { target: PathBuf, at: PathBuf },
+    /// A system folder empty at start (`/srv` often): an empty folder in the jail, no mount.
+    Empty(PathBuf),
+    Link {
+        target: PathBuf,
+        at: PathBuf,
+    },
 }
+
+/// Bound last: each bind after a recursive one pays for its submounts (bubblewrap reads the
+/// mount table once per bind), and `/sys` has a dozen.
+const BOUND_LAST: &str = "/sys";
 
 /// A file or folder of the configuration's `sandbox.allow`, or the default allow-list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +109,14 @@ impl Jail {
                         });
                     }
                 }
-                Ok(m) if m.is_dir() => system.push(Sys::Bind(p.to_path_buf())),
+                Ok(m) if m.is_dir() => {
+                    let empty = std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none());
+                    system.push(if empty {
+                        Sys::Empty(p.to_path_buf())
+                    } else {
+                        Sys::Bind(p.to_path_buf())
+                    });
+                }
                 _ => {}
             }
         }
@@ -368,6 +384,9 @@ impl Jail {
         let mut a = self.system_args(job);
         let mut binder = self.binder(job, roots);
         self.home_and_roots(&mut a, &mut binder, job, roots);
+        if self.system.contains(&Sys::Bind(BOUND_LAST.into())) {
+            a.extend(["--ro-bind".into(), BOUND_LAST.into(), BOUND_LAST.into()]);
+        }
         (a, binder.into_fds())
     }
 
@@ -417,7 +436,9 @@ impl Jail {
         }
         for s in &self.system {
             match s {
+                Sys::Bind(p) if p == Path::new(BOUND_LAST) => {}
                 Sys::Bind(p) => push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]),
+                Sys::Empty(p) => push(&["--dir".as_ref(), p.as_os_str()]),
                 Sys::Link { target, at } => {
                     push(&["--symlink".as_ref(), target.as_os_str(), at.as_os_str()]);
                 }

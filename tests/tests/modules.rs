@@ -18,6 +18,8 @@ struct Graph {
     edges: BTreeMap<String, BTreeSet<String>>,
     /// For each edge, the first path that made it.
     via: BTreeMap<(String, String), String>,
+    /// The file each module is written in (an inline module: its parent's).
+    files: BTreeMap<String, PathBuf>,
 }
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
@@ -41,7 +43,7 @@ fn collect_modules(file: &Path, module: &str, out: &mut Vec<(String, PathBuf, sy
     } else {
         file.with_extension("")
     };
-    collect_items(&parsed.items, module, &dir, out);
+    collect_items(&parsed.items, module, &dir, file, out);
     out.push((module.to_string(), file.to_path_buf(), parsed));
 }
 
@@ -49,6 +51,7 @@ fn collect_items(
     items: &[syn::Item],
     module: &str,
     dir: &Path,
+    file: &Path,
     out: &mut Vec<(String, PathBuf, syn::File)>,
 ) {
     for item in items {
@@ -59,10 +62,10 @@ fn collect_items(
         let child = format!("{module}::{}", m.ident);
         if let Some((_, inner)) = &m.content {
             // An inline module: its items are parsed with its parent's file.
-            collect_items(inner, &child, &dir.join(m.ident.to_string()), out);
+            collect_items(inner, &child, &dir.join(m.ident.to_string()), file, out);
             out.push((
                 child,
-                dir.to_path_buf(),
+                file.to_path_buf(),
                 syn::File {
                     shebang: None,
                     attrs: vec![],
@@ -131,6 +134,44 @@ impl Paths<'_> {
     }
 }
 
+/// The `crate::a::b` and `super::a` runs in a token stream, groups included.
+fn token_paths(tokens: proc_macro2::TokenStream, out: &mut Vec<Vec<String>>) {
+    use proc_macro2::TokenTree;
+    let mut run: Vec<String> = Vec::new();
+    // How many `:` have been seen since the last identifier of the run (2 continue it).
+    let mut colons = 0;
+    let flush = |run: &mut Vec<String>, out: &mut Vec<Vec<String>>| {
+        if run.len() > 1 && matches!(run[0].as_str(), "crate" | "super") {
+            out.push(std::mem::take(run));
+        }
+        run.clear();
+    };
+    for t in tokens {
+        match t {
+            TokenTree::Ident(i) => {
+                if run.is_empty() || colons != 2 {
+                    flush(&mut run, out);
+                }
+                run.push(i.to_string());
+                colons = 0;
+            }
+            TokenTree::Punct(p) if p.as_char() == ':' && !run.is_empty() && colons < 2 => {
+                colons += 1;
+            }
+            TokenTree::Group(g) => {
+                flush(&mut run, out);
+                colons = 0;
+                token_paths(g.stream(), out);
+            }
+            TokenTree::Punct(_) | TokenTree::Literal(_) => {
+                flush(&mut run, out);
+                colons = 0;
+            }
+        }
+    }
+    flush(&mut run, out);
+}
+
 fn use_paths(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     match tree {
         syn::UseTree::Path(p) => {
@@ -190,6 +231,13 @@ impl<'ast> Visit<'ast> for Paths<'_> {
         self.found.extend(out);
     }
 
+    /// A macro's body is tokens, not syntax (`tokio::join!(crate::a::f(), …)`, `format!`,
+    /// `matches!`): every `crate::…`/`super::…` run in it counts as a path.
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        token_paths(m.tokens.clone(), &mut self.found);
+        syn::visit::visit_macro(self, m);
+    }
+
     fn visit_path(&mut self, p: &'ast syn::Path) {
         let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() > 1 {
@@ -203,8 +251,9 @@ fn graph_of(root: &Path) -> Graph {
     let mut files = Vec::new();
     collect_modules(root, "crate", &mut files);
     let mut g = Graph::default();
-    for (m, _, _) in &files {
+    for (m, f, _) in &files {
         g.modules.insert(m.clone());
+        g.files.insert(m.clone(), f.clone());
     }
     for (module, _, file) in &files {
         let mut v = Paths {
@@ -330,16 +379,9 @@ fn cycle_through(g: &Graph, comp: &[String], start: &str) -> String {
     String::new()
 }
 
-fn check(krate: &str) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../server")
-        .join(krate)
-        .join("src/lib.rs");
-    let g = graph_of(&root);
-    assert!(
-        g.modules.len() > 1 || krate == "protocol",
-        "{krate}: no modules found"
-    );
+/// The cycles of the crate rooted at `root` (its `lib.rs`, `main.rs` or a binary's file).
+fn check(name: &str, root: &Path) -> Vec<String> {
+    let g = graph_of(root);
     cycles(&g)
         .iter()
         .map(|c| {
@@ -348,10 +390,10 @@ fn check(krate: &str) -> Vec<String> {
                 .via
                 .iter()
                 .filter(|((a, b), _)| inside.contains(a) && inside.contains(b))
-                .map(|((a, b), via)| format!("    {a} → {b} ({via})"))
+                .map(|((a, b), via)| format!("    {a} → {b} ({via}) at {}", at(&g, a, via)))
                 .collect();
             format!(
-                "{krate}: {} modules in a cycle: {}\n  e.g. {}\n  its edges:\n{}",
+                "{name}: {} modules in a cycle: {}\n  e.g. {}\n  its edges:\n{}",
                 c.len(),
                 c.join(", "),
                 cycle_through(&g, c, &c[0]),
@@ -361,13 +403,173 @@ fn check(krate: &str) -> Vec<String> {
         .collect()
 }
 
+/// `file:line` of the first line of `module`'s file that names `via` (or, for a path split
+/// over lines, its last two segments, then its last).
+fn at(g: &Graph, module: &str, via: &str) -> String {
+    let Some(file) = g.files.get(module) else {
+        return "?".into();
+    };
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let segs: Vec<&str> = via.split("::").collect();
+    let tail2 = segs[segs.len().saturating_sub(2)..].join("::");
+    let last = segs.last().copied().unwrap_or_default();
+    let line = [via, tail2.as_str(), last]
+        .iter()
+        .find_map(|needle| text.lines().position(|l| l.contains(needle)))
+        .map_or(0, |i| i + 1);
+    format!("{}:{line}", file.display())
+}
+
+/// The layers `lib.rs`'s opening comment lists (`//! 3. store, attachments`), lowest first.
+fn layers_of(lib_rs: &str) -> Vec<Vec<String>> {
+    let mut layers = Vec::new();
+    for l in lib_rs
+        .lines()
+        .take_while(|l| l.starts_with("//!") || l.is_empty())
+    {
+        let body = l.trim_start_matches("//!").trim();
+        let Some((n, names)) = body.split_once(". ") else {
+            continue;
+        };
+        if n.parse::<usize>().is_ok_and(|n| n == layers.len() + 1) {
+            layers.push(
+                names
+                    .trim_end_matches('.')
+                    .split(',')
+                    .map(|m| m.trim().trim_matches('`').to_string())
+                    .collect(),
+            );
+        }
+    }
+    layers
+}
+
+/// Every path from a module to one of a later layer, with its file and line; and every
+/// top-level module the list leaves out (or names but the crate has not).
+fn upward(g: &Graph, layers: &[Vec<String>]) -> Vec<String> {
+    let layer_of = |top: &str| layers.iter().position(|l| l.iter().any(|m| m == top));
+    let top = |m: &str| m.split("::").nth(1).map(str::to_string);
+    let mut problems = Vec::new();
+    let tops: BTreeSet<String> = g.modules.iter().filter_map(|m| top(m)).collect();
+    for t in &tops {
+        if layer_of(t).is_none() {
+            problems.push(format!(
+                "crate::{t} is in no layer: add it to the list in lib.rs"
+            ));
+        }
+    }
+    for name in layers.iter().flatten() {
+        if !tops.contains(name) {
+            problems.push(format!("the layer list names {name}, which is no module"));
+        }
+    }
+    for ((a, b), via) in &g.via {
+        let (Some(ta), Some(tb)) = (top(a), top(b)) else {
+            continue;
+        };
+        if let (Some(la), Some(lb)) = (layer_of(&ta), layer_of(&tb))
+            && lb > la
+        {
+            problems.push(format!(
+                "{}: {a} (layer {}: {ta}) names {via}, of layer {} ({tb}): an upward import",
+                at(g, a, via),
+                la + 1,
+                lb + 1
+            ));
+        }
+    }
+    problems
+}
+
+/// Every crate of the workspace, each binary its own crate.
+fn crate_roots() -> Vec<(String, PathBuf)> {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut roots = Vec::new();
+    for krate in ["protocol", "policy", "confine", "core", "tradewind"] {
+        roots.push((
+            krate.to_string(),
+            top.join("server").join(krate).join("src/lib.rs"),
+        ));
+    }
+    roots.push((
+        "tradewind (bin)".into(),
+        top.join("server/tradewind/src/main.rs"),
+    ));
+    roots.push((
+        "tradewind-confine (bin)".into(),
+        top.join("server/tradewind/src/bin/tradewind-confine.rs"),
+    ));
+    roots.push(("tests".into(), top.join("tests/src/lib.rs")));
+    roots.push((
+        "bench (bin)".into(),
+        top.join("tests/src/bin/bench/main.rs"),
+    ));
+    roots
+}
+
 #[test]
 fn every_crate_s_modules_are_one_way() {
     let mut problems = Vec::new();
-    for krate in ["protocol", "policy", "core", "tradewind"] {
-        problems.extend(check(krate));
+    let mut seen = 0;
+    for (name, root) in crate_roots() {
+        assert!(root.is_file(), "{}", root.display());
+        seen += graph_of(&root).modules.len();
+        problems.extend(check(&name, &root));
     }
+    assert!(seen > 150, "only {seen} modules found");
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn core_s_layers_point_down() {
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/core/src/lib.rs");
+    let layers = layers_of(&std::fs::read_to_string(&lib).unwrap());
+    assert!(layers.len() >= 8, "the layer list in lib.rs: {layers:?}");
+    let problems = upward(&graph_of(&lib), &layers);
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_checker_reads_macro_bodies_and_finds_an_upward_import() {
+    let dir = std::env::temp_dir().join(format!("tw-layers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("lib.rs"),
+        "//! Layers:\n//!\n//! 1. low\n//! 2. high\nmod low;\nmod high;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("high.rs"), "pub fn h() { crate::low::l(); }\n").unwrap();
+    // The only path up is inside macros' tokens, nested in a group.
+    std::fs::write(
+        dir.join("low.rs"),
+        "pub fn l() {}\nasync fn f() {\n    let _ = tokio::join!(async { crate::high::h() }, async {});\n    println!(\"{}\", matches!(1, 1));\n}\n",
+    )
+    .unwrap();
+    let lib = dir.join("lib.rs");
+    let g = graph_of(&lib);
+    assert_eq!(
+        cycles(&g),
+        [vec!["crate::high".to_string(), "crate::low".into()]]
+    );
+    let layers = layers_of(&std::fs::read_to_string(&lib).unwrap());
+    assert_eq!(layers, [vec!["low".to_string()], vec!["high".to_string()]]);
+    let problems = upward(&g, &layers);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let want = format!(
+        "{}:3: crate::low (layer 1: low) names crate::high::h",
+        dir.join("low.rs").display()
+    );
+    assert!(problems[0].starts_with(&want), "{}", problems[0]);
+    // A module the list leaves out is named.
+    std::fs::write(dir.join("lib.rs"), "//! 1. low\nmod low;\nmod high;\n").unwrap();
+    let problems = upward(&graph_of(&lib), &layers_of("//! 1. low\n"));
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("crate::high is in no layer")),
+        "{problems:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

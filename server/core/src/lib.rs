@@ -2,6 +2,24 @@
 //! WebSocket both call. This crate never names HTTP: the `tradewind` crate depends on it, never
 //! the other way round (the compiler enforces the direction protocol ← policy ← core ← tradewind).
 //!
+//! Inside it, modules stand in layers, lowest first. A module uses its own layer and those
+//! listed before it, never one after (`tests/tests/modules.rs` reads every path of every
+//! module, macro bodies included, against this list, and fails on an upward one with its
+//! file and line):
+//!
+//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath
+//! 2. store, attachments, artifacts, secret_env
+//! 3. provider, auth, memory, push, scheduler, undo
+//! 4. config, events, subagents
+//! 5. sandbox, pending, goals, plan, usage, workspace_config
+//! 6. children, tasks
+//! 7. tools
+//! 8. mcp
+//! 9. agent
+//! 10. runs, policy_check
+//! 11. services
+//! 12. app
+//!
 //! Data flows one way: services → runs → agent → (provider, policy → tools) → events → clients.
 #![forbid(unsafe_code)]
 
@@ -13,6 +31,7 @@ pub mod app;
 pub mod artifacts;
 pub mod attachments;
 pub mod auth;
+pub mod beneath;
 pub mod children;
 pub mod config;
 pub mod events;
@@ -42,5 +61,6 @@ pub mod subagents;
 pub mod tasks;
 pub mod tools;
 pub mod undo;
+pub mod usage;
 pub mod util;
 pub mod workspace_config;

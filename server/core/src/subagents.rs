@@ -89,7 +89,7 @@ pub struct ChildView {
 async fn final_answer(store: &Store, session: &crate::protocol::SessionId) -> Option<String> {
     let parts = store.latest_assistant_parts(session, 20).await.ok()?;
     parts.iter().find_map(|p| {
-        serde_json::from_str::<crate::agent::history::StoredParts>(p)
+        serde_json::from_str::<crate::store::StoredParts>(p)
             .ok()
             .map(|sp| sp.text)
             .filter(|t| !t.trim().is_empty())

@@ -219,10 +219,14 @@ fn prepare(
         return Err(tools::PrepareError::Unknown(name.to_string()));
     }
     if let Some(m) = t.mcp_tool(name) {
-        return Ok(tools::Prepared::mcp(m, input.clone(), allowed));
+        return Ok(crate::mcp::adapter::prepare_tool(m, input.clone(), allowed));
     }
     match t.mcp_hub_call(name, input) {
-        Some(Ok(h)) => Ok(tools::Prepared::mcp_hub(t.deps.mcp.clone(), h, allowed)),
+        Some(Ok(h)) => Ok(crate::mcp::adapter::prepare_hub(
+            t.deps.mcp.clone(),
+            h,
+            allowed,
+        )),
         Some(Err(e)) => Err(tools::PrepareError::Input(e)),
         None => toolset::prepare(name, input, &t.paths).map_err(|e| match e {
             tools::PrepareError::Unknown(n) if n.starts_with("mcp_") => {

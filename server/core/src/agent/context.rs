@@ -95,11 +95,6 @@ pub(crate) fn prompt_chars(fixed: usize, msgs: &[ChatMessage]) -> usize {
     fixed + msgs.iter().map(ChatMessage::chars).sum::<usize>()
 }
 
-/// The start of the UTC day `at` falls in (Unix ms).
-pub(crate) fn day_start(at: i64) -> i64 {
-    at - at.rem_euclid(86_400_000)
-}
-
 impl Turn<'_> {
     /// Tokens of `chars` characters, by this run's measured characters per token.
     pub(crate) fn tokens_of(&self, chars: usize) -> u64 {
@@ -148,7 +143,7 @@ impl Turn<'_> {
     pub(crate) async fn spend_stop(&self) -> Option<RunOutcome> {
         // Two reads at once (a pooled connection each): this is on every model call's path.
         let (caps, own) = tokio::join!(
-            crate::services::usage::effective_caps(&self.deps.store, &self.deps.cfg),
+            crate::usage::effective_caps(&self.deps.store, &self.deps.cfg),
             self.deps.store.spend_cap_of(&self.run.session.id)
         );
         let own = own.unwrap_or(self.run.session.spend_cap_usd);
@@ -159,7 +154,7 @@ impl Turn<'_> {
         let (session, day) = match self
             .deps
             .store
-            .spent(&self.run.session.id, day_start(now_ms()))
+            .spent(&self.run.session.id, crate::usage::day_start(now_ms()))
             .await
         {
             Ok(x) => x,
@@ -573,11 +568,5 @@ mod tests {
         assert!(t.contains("the goal is X") && t.contains("the last request"));
         assert!(t.contains("output pruned") && t.contains("left out"));
         assert!(!t.contains(&"z".repeat(200)));
-    }
-
-    #[test]
-    fn days_start_at_utc_midnight() {
-        assert_eq!(day_start(86_400_000 * 3 + 5), 86_400_000 * 3);
-        assert_eq!(day_start(0), 0);
     }
 }

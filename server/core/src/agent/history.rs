@@ -5,8 +5,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::protocol::{Agent, MessageRole};
 use crate::provider::{ChatMessage, ToolCallReq};
 use crate::store::MessageRow;
@@ -14,35 +12,7 @@ use crate::store::MessageRow;
 /// Total AGENTS.md text included per turn.
 pub const MAX_AGENTS_MD: usize = 32 * 1024;
 
-/// Parts of a stored message (the `messages.parts` JSON).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct StoredParts {
-    #[serde(default)]
-    pub text: String,
-    #[serde(default)]
-    pub reasoning: String,
-    #[serde(default)]
-    pub tool_calls: Vec<ToolCallReq>,
-    #[serde(default)]
-    pub call_id: String,
-    #[serde(default)]
-    pub name: String,
-    /// A `summary` message: how many of the messages before it stay after it…
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kept: Option<usize>,
-    /// …and the most characters each kept tool output keeps.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kept_limit: Option<usize>,
-    /// A user message's images.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub images: Vec<crate::protocol::ImageRef>,
-    /// The signature of `reasoning` (Anthropic's extended thinking).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reasoning_signature: String,
-    /// Encrypted thinking blocks.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub redacted_reasoning: Vec<String>,
-}
+pub use crate::store::StoredParts;
 
 /// How the model sees a compaction's summary (a user message that opens the history).
 pub const SUMMARY_PREFIX: &str = "[Summary of the earlier conversation. Older turns were compacted to fit the context window; the latest turns follow as they were.]\n\n";

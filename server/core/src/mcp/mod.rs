@@ -10,6 +10,7 @@
 //! A tool keeps the connection it was listed on: after a reconnect, a call made against the old
 //! listing fails clearly instead of running against a schema the model never saw.
 
+pub mod adapter;
 mod client;
 mod hub_tools;
 mod result;

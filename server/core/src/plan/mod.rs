@@ -115,7 +115,7 @@ pub async fn publish(
     let mut files = Vec::new();
     let write = |rel: &str, bytes: &[u8]| -> anyhow::Result<ArtifactFile> {
         std::fs::create_dir_all(&dir)?;
-        crate::tools::beneath::atomic_write(&dir, &dir.join(rel), bytes)?;
+        crate::beneath::atomic_write(&dir, &dir.join(rel), bytes)?;
         Ok(ArtifactFile {
             path: rel.to_string(),
             size: bytes.len() as u64,

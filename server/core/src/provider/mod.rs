@@ -27,13 +27,7 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
-/// A tool call as the model made it (arguments as the raw JSON text it sent).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCallReq {
-    pub id: crate::protocol::CallId,
-    pub name: String,
-    pub arguments: String,
-}
+pub use crate::store::ToolCallReq;
 
 /// A block of a model's extended thinking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,26 +2,13 @@
 //! `/compact`.
 
 use super::{Core, OrNotFound, ServiceError, ServiceResult};
-use crate::config::Config;
 use crate::protocol::{
     ContextFill, RunTrigger, SessionUsage, SpendCaps, UsageGroupBy, UsageReport, UsageRow,
 };
-use crate::store::{Store, UsageGroup, UsageTotalsRow};
+use crate::store::{UsageGroup, UsageTotalsRow};
 use crate::util::now_ms;
 
-/// The settings key of caps set through the API (they replace `spend` in config.json).
-pub const SETTING_CAPS: &str = "spend_caps";
-
-/// The server-wide caps in force: those set through the API, else config's.
-pub async fn effective_caps(store: &Store, cfg: &Config) -> SpendCaps {
-    match store.get_setting(SETTING_CAPS).await {
-        Ok(Some(v)) => serde_json::from_str(&v).unwrap_or_default(),
-        _ => SpendCaps {
-            session_usd: cfg.spend.session_usd,
-            day_usd: cfg.spend.day_usd,
-        },
-    }
-}
+use crate::usage::{SETTING_CAPS, day_start, effective_caps};
 
 /// `YYYY-MM-DD` of a day number since 1970-01-01 (proleptic Gregorian, UTC).
 pub fn day_label(days: i64) -> String {
@@ -147,10 +134,7 @@ impl Core {
             (None, Some(c)) => (Some(c), Some("server")),
             (None, None) => (None, None),
         };
-        let (_, day) = self
-            .store
-            .spent(id, crate::agent::context::day_start(now_ms()))
-            .await?;
+        let (_, day) = self.store.spent(id, day_start(now_ms())).await?;
         let context = self.store.last_model_call(id).await?.map(|c| ContextFill {
             model: format!("{}/{}", c.provider, c.model),
             context_tokens: u64::try_from(c.input_tokens + c.output_tokens).unwrap_or(0),

@@ -45,7 +45,7 @@ fn read_checked(root: &Path, path: &Path) -> Result<Vec<u8>, ToolOutput> {
             ),
         ));
     }
-    let mut f = super::beneath::open_read(root, path).map_err(|e| {
+    let mut f = crate::beneath::open_read(root, path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::PermissionDenied {
             ToolOutput::err("symlink_rejected", e)
         } else {
@@ -234,7 +234,7 @@ pub async fn list_files(
 /// Write `bytes` to `path` (below `root`) atomically: the old bytes or the new, never a mix,
 /// never through a link (see `beneath`).
 pub fn atomic_write(root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    super::beneath::atomic_write(root, path, bytes)
+    crate::beneath::atomic_write(root, path, bytes)
 }
 
 /// Remove temp files left by a writer killed mid-write (called at start for the workspace).

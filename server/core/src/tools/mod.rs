@@ -7,7 +7,6 @@
 //!
 //! Adding a tool: a file with the type and its `impl Tool`, and one line in [`TOOLS`].
 
-pub mod beneath;
 pub mod execute;
 pub mod fs;
 pub mod git;
@@ -204,27 +203,9 @@ impl std::fmt::Debug for Prepared {
 }
 
 impl Prepared {
-    /// A call of an MCP server's tool (as offered in this model turn).
-    pub fn mcp(
-        tool: std::sync::Arc<crate::mcp::McpTool>,
-        input: Value,
-        headless_allowed: bool,
-    ) -> Prepared {
-        let usage = tool.usage(headless_allowed);
-        Prepared::external_mcp(usage, Box::new(McpCall { tool, input }))
-    }
-
-    /// A call of `mcp_connect`, `mcp_resource` or `mcp_prompt`.
-    pub fn mcp_hub(
-        hub: std::sync::Arc<crate::mcp::McpHub>,
-        call: crate::mcp::HubCall,
-        headless_allowed: bool,
-    ) -> Prepared {
-        let usage = call.usage(headless_allowed);
-        Prepared::external_mcp(usage, Box::new(McpHubCall { hub, call }))
-    }
-
-    fn external_mcp(usage: crate::policy::McpUse, call: Box<dyn Runnable>) -> Prepared {
+    /// A call of an MCP server (its tool, or `mcp_connect`, `mcp_resource`, `mcp_prompt`):
+    /// what it uses, for the gate, and how it runs, from the adapter in `mcp/`.
+    pub fn external_mcp(usage: crate::policy::McpUse, call: Box<dyn Runnable>) -> Prepared {
         Prepared {
             tool: "mcp",
             effect: Effect::External,
@@ -242,10 +223,11 @@ impl Prepared {
     }
 }
 
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A prepared call with its tool's `run`, type-erased.
-trait Runnable: Send {
+/// A prepared call with its tool's `run`, type-erased: the one seam a tool from outside this
+/// module (an MCP server's, through `mcp/adapter.rs`) is run through.
+pub trait Runnable: Send {
     fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput>;
 }
 
@@ -254,28 +236,6 @@ struct CallOf<T: Tool>(T::Call);
 impl<T: Tool> Runnable for CallOf<T> {
     fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
         Box::pin(T::run(self.0, ctx))
-    }
-}
-
-struct McpHubCall {
-    hub: std::sync::Arc<crate::mcp::McpHub>,
-    call: crate::mcp::HubCall,
-}
-
-impl Runnable for McpHubCall {
-    fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move { self.hub.run(self.call, ctx.cancel).await })
-    }
-}
-
-struct McpCall {
-    tool: std::sync::Arc<crate::mcp::McpTool>,
-    input: Value,
-}
-
-impl Runnable for McpCall {
-    fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move { self.tool.call(&self.input, ctx.cancel).await })
     }
 }
 

@@ -470,10 +470,10 @@ fn finish(page: Page, format: Format, root: &std::path::Path) -> ToolOutput {
 /// The cache file, below the workspace without following links; its folder is kept out of git.
 fn write_cache(root: &std::path::Path, rel: &str, content: &str) -> std::io::Result<()> {
     let ignore = root.join(".tradewind/cache/.gitignore");
-    if super::beneath::open_read(root, &ignore).is_err() {
-        super::beneath::atomic_write(root, &ignore, b"*\n")?;
+    if crate::beneath::open_read(root, &ignore).is_err() {
+        crate::beneath::atomic_write(root, &ignore, b"*\n")?;
     }
-    super::beneath::atomic_write(root, &root.join(rel), content.as_bytes())
+    crate::beneath::atomic_write(root, &root.join(rel), content.as_bytes())
 }
 
 /// The page as the format asks, and its title (HTML only).

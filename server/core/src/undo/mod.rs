@@ -322,7 +322,7 @@ impl Snapshots {
 
 /// Apply `puts` (deletions first, so a file can take the place of a deleted folder).
 fn restore(root: &Path, objects: &Objects, puts: &[Put]) -> Result<(), String> {
-    use crate::tools::beneath;
+    use crate::beneath;
     for c in puts.iter().filter(|c| c.entry.is_none()) {
         let p = checked(root, &c.path)?;
         beneath::remove_file_and_empty_parents(root, &p)

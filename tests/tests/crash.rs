@@ -243,7 +243,7 @@ async fn a_full_disk_stops_the_run_and_the_server_recovers() {
     let runs = s.server.as_ref().unwrap().state.runs.clone();
     let idle = tokio::time::timeout(Duration::from_secs(20), async {
         loop {
-            let n = runs.idle.notified();
+            let n = runs.run_queue().idle().notified();
             tokio::pin!(n);
             n.as_mut().enable();
             if !runs.is_busy(&sid) {

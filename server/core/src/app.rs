@@ -9,7 +9,7 @@ use crate::agent::AgentDeps;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::runs::RunManager;
-use crate::scheduler::AfterRun;
+use crate::scheduler::{AfterRun, OnIdle};
 use crate::services::initial_providers;
 use crate::store::Store;
 
@@ -29,6 +29,7 @@ async fn agent_deps(
     interactive: bool,
 ) -> anyhow::Result<(
     AgentDeps,
+    (crate::scheduler::RunQueue, crate::scheduler::Starts),
     tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
 )> {
     let net = cfg.network.policy();
@@ -54,7 +55,7 @@ async fn agent_deps(
     let plans: Arc<crate::pending::Pending<crate::pending::Plans>> = Arc::default();
     let goal_lock: Arc<tokio::sync::Mutex<()>> = Arc::default();
     let lineages: Arc<crate::subagents::Lineages> = Arc::default();
-    let scheduler = crate::scheduler::SchedulerHandle::default();
+    let queue = crate::scheduler::RunQueue::new(store.clone());
     let deps = AgentDeps {
         cfg: cfg.clone(),
         store: store.clone(),
@@ -92,7 +93,7 @@ async fn agent_deps(
         snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
         attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
         goal_lock: goal_lock.clone(),
-        scheduler: scheduler.clone(),
+        queue: queue.0.clone(),
         lineages: lineages.clone(),
         modes: Arc::default(),
         tools: Arc::new(crate::tools::ToolServices {
@@ -107,7 +108,7 @@ async fn agent_deps(
             net_exempt,
             goal_lock,
             lineages,
-            scheduler,
+            queue: queue.0.clone(),
             interactive,
         }),
         push: if interactive {
@@ -144,7 +145,7 @@ async fn agent_deps(
             deps.mcp.connect_enabled().await;
         }
     }
-    Ok((deps, ended))
+    Ok((deps, queue, ended))
 }
 
 /// The run scheduler with everything under it, and the channel on which ended background tasks
@@ -158,20 +159,26 @@ pub async fn assemble(
     Arc<RunManager>,
     tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
 )> {
-    let (deps, ended) = agent_deps(cfg, store, events, interactive).await?;
+    let (deps, queue, ended) = agent_deps(cfg, store, events, interactive).await?;
     let hooks: Vec<Arc<dyn AfterRun>> = vec![
         Arc::new(crate::plan::implement::Implementation {
             store: store.clone(),
             events: events.clone(),
-            scheduler: deps.scheduler.clone(),
+            queue: queue.0.clone(),
         }),
         Arc::new(crate::goals::Continuation {
             store: store.clone(),
             events: events.clone(),
             lock: deps.goal_lock.clone(),
             blocked_repeats: cfg.goal.blocked_repeats(),
-            scheduler: deps.scheduler.clone(),
+            queue: queue.0.clone(),
         }),
     ];
-    Ok((RunManager::new(Arc::new(deps), hooks), ended))
+    let on_idle: Vec<Arc<dyn OnIdle>> = vec![Arc::new(crate::goals::GoalTurns {
+        store: store.clone(),
+    })];
+    Ok((
+        RunManager::new(Arc::new(deps), queue, hooks, on_idle),
+        ended,
+    ))
 }

@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 
 use crate::events::EventBus;
 use crate::protocol::{EventPayload, GoalStatus, RunStatus, RunTrigger};
-use crate::scheduler::{AfterRun, EndedRun, SchedulerHandle};
+use crate::scheduler::{AfterRun, EndedRun, OnIdle, RunQueue};
 use crate::store::{GoalRow, Store, StoreResult};
 
 pub const DEFAULT_TURNS: i64 = 50;
@@ -57,7 +57,7 @@ pub struct Continuation {
     pub lock: Arc<tokio::sync::Mutex<()>>,
     /// How many consecutive `blocked` reports stop the goal.
     pub blocked_repeats: i64,
-    pub scheduler: SchedulerHandle,
+    pub queue: RunQueue,
 }
 
 impl AfterRun for Continuation {
@@ -84,14 +84,12 @@ impl AfterRun for Continuation {
                     return;
                 }
             };
-            let Some(scheduler) = self.scheduler.get() else {
-                return;
-            };
-            if scheduler.queued(run.session_id) || scheduler.stopping() {
+            if self.queue.queued(run.session_id) || self.queue.stopping() {
                 return;
             }
             let queued = match self.store.get_session(run.session_id).await {
-                Ok(session) => scheduler
+                Ok(session) => self
+                    .queue
                     .enqueue(&session, RunTrigger::Goal, &text)
                     .await
                     .map(drop),
@@ -157,6 +155,41 @@ impl Continuation {
         self.store.save_goal(&mut g).await?;
         announce(&self.events, Some(&g), session, self.blocked_repeats).await;
         Ok((g.status == GoalStatus::Active).then(|| continuation(&g)))
+    }
+}
+
+/// A goal set or resumed while its session was busy: its next turn starts when the session's
+/// queue runs dry, if the goal is still active then. An idle hook of the scheduler's.
+pub struct GoalTurns {
+    pub store: Store,
+}
+
+impl OnIdle for GoalTurns {
+    fn on_idle<'a>(
+        &'a self,
+        session: &'a crate::protocol::SessionId,
+        queue: &'a RunQueue,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let g = match self.store.get_goal(session).await {
+                Ok(Some(g)) if g.status == GoalStatus::Active => g,
+                Ok(_) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot read the session's goal");
+                    return;
+                }
+            };
+            let queued = match self.store.get_session(session).await {
+                Ok(row) => queue
+                    .enqueue(&row, RunTrigger::Goal, &continuation(&g))
+                    .await
+                    .map(drop),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = queued {
+                tracing::warn!(error = %e, "cannot start the goal's next turn");
+            }
+        })
     }
 }
 

@@ -1,14 +1,22 @@
-//! What the services below the run scheduler may ask of it: queue a run on a session (a
-//! subagent's, a goal's next turn, an approved plan's implementation), see whether a session
-//! is busy, and hear when a session's queue runs dry. `runs::RunManager` implements it; the
-//! composition root hands it out once the scheduler exists.
+//! The run queue, below everything that queues runs: a run on a session (a prompt, a
+//! subagent's, a goal's next turn, an approved plan's implementation) is recorded and put in
+//! its session's queue here, whether a session is busy is read here, and a session's queue
+//! running dry is heard here. The scheduler (`runs::RunManager`, above) owns the receiving
+//! end and runs the queues; the hooks it runs after each run ([`AfterRun`]) and when a queue
+//! runs dry ([`OnIdle`]) belong to the features that own them.
 
-use std::sync::{Arc, OnceLock, Weak};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{EventPayload, RunStatus, RunTrigger, StopReason, Usage, WireError};
-use crate::store::{SessionRow, StoreResult};
+use crate::protocol::{
+    EventPayload, ImageRef, RunId, RunLimits, RunStatus, RunTrigger, SessionId, StopReason, Usage,
+    WireError,
+};
+use crate::store::{SessionRow, Store, StoreResult};
 
 /// How a run ended: what its row records and its `run_finished` event says. Every way a run
 /// ends (its own loop, a cancel before it started, its task dying, the server found it
@@ -70,46 +78,208 @@ pub trait AfterRun: Send + Sync {
     fn after_run<'a>(&'a self, run: &'a EndedRun<'a>) -> BoxFuture<'a, ()>;
 }
 
-pub trait Scheduler: Send + Sync {
-    /// Queue `text` on the session as a run with this trigger; its run id.
-    fn enqueue<'a>(
-        &'a self,
-        session: &'a SessionRow,
-        trigger: RunTrigger,
-        text: &'a str,
-    ) -> BoxFuture<'a, StoreResult<crate::protocol::RunId>>;
-    /// A run of the session is active or queued.
-    fn is_busy(&self, session: &crate::protocol::SessionId) -> bool;
+/// What a session's queue running dry starts, owned by the feature it belongs to (a goal's
+/// next turn). Asked for with [`RunQueue::want_idle_turn`]; the scheduler runs these hooks when
+/// the session's last queued input has ended, and goes on with whatever they queued.
+pub trait OnIdle: Send + Sync {
+    fn on_idle<'a>(&'a self, session: &'a SessionId, queue: &'a RunQueue) -> BoxFuture<'a, ()>;
+}
+
+/// An input waiting for its run.
+#[derive(Debug, Clone)]
+pub struct Queued {
+    pub run_id: RunId,
+    pub trigger: RunTrigger,
+    pub text: String,
+    /// Images sent with the prompt.
+    pub images: Vec<ImageRef>,
+    /// The run's own limits on top of the server's (`tradewind run` through a server).
+    pub limits: Option<RunLimits>,
+    /// When it was queued (ms since the epoch).
+    pub queued_at: i64,
+    /// The session as read when the input was queued: used by a run that starts at once, so its
+    /// start reads nothing again. A run that waits reads the session when it starts.
+    pub session: Option<SessionRow>,
+}
+
+/// One session's place in the scheduler.
+#[derive(Default)]
+pub struct SessionState {
+    /// A worker runs the session's queue.
+    pub worker: bool,
+    pub queue: VecDeque<Queued>,
+    pub active: Option<(RunId, CancellationToken)>,
+    /// Something (a goal set or resumed while a run was in progress) waits for the queue to
+    /// run dry: the idle hooks run then.
+    pub idle_wanted: bool,
+}
+
+/// The run queue: what queues runs holds a clone (the services, the tools that start
+/// subagents, the after-run hooks); the scheduler (`runs::RunManager`) owns the receiving end,
+/// on which it hears that a session needs a worker. Built first by the composition root, so
+/// nothing needs the scheduler itself.
+#[derive(Clone)]
+pub struct RunQueue(Arc<Shared>);
+
+struct Shared {
+    store: Store,
+    sessions: Mutex<HashMap<SessionId, SessionState>>,
+    /// A session whose queue has no worker yet.
+    start: tokio::sync::mpsc::UnboundedSender<SessionId>,
     /// Notified each time a session's queue runs dry.
-    fn idle(&self) -> &tokio::sync::Notify;
-    /// Inputs wait in the session's queue.
-    fn queued(&self, session: &crate::protocol::SessionId) -> bool;
-    /// The server is stopping: nothing new should start.
-    fn stopping(&self) -> bool;
+    idle: tokio::sync::Notify,
+    shutdown: CancellationToken,
 }
 
-/// The scheduler, once it exists (it is built after the services it runs, which hold this).
-#[derive(Clone, Default)]
-pub struct SchedulerHandle(Arc<OnceLock<Weak<dyn Scheduler>>>);
+/// The scheduler's end of the queue: sessions that need a worker.
+pub type Starts = tokio::sync::mpsc::UnboundedReceiver<SessionId>;
 
-impl SchedulerHandle {
-    /// Set it (once; later calls are ignored).
-    pub fn set(&self, s: Weak<dyn Scheduler>) {
-        let _ = self.0.set(s);
-    }
-
-    /// The scheduler while the server runs (`None` in a test or after shutdown).
-    pub fn get(&self) -> Option<Arc<dyn Scheduler>> {
-        self.0.get().and_then(Weak::upgrade)
-    }
-}
-
-impl std::fmt::Debug for SchedulerHandle {
+impl std::fmt::Debug for RunQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.get().is_some() {
-            "SchedulerHandle(set)"
-        } else {
-            "SchedulerHandle(unset)"
-        })
+        f.debug_struct("RunQueue")
+            .field("sessions", &self.0.sessions.lock().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunQueue {
+    pub fn new(store: Store) -> (RunQueue, Starts) {
+        let (start, starts) = tokio::sync::mpsc::unbounded_channel();
+        let q = RunQueue(Arc::new(Shared {
+            store,
+            sessions: Mutex::default(),
+            start,
+            idle: tokio::sync::Notify::new(),
+            shutdown: CancellationToken::new(),
+        }));
+        (q, starts)
+    }
+
+    /// Queue `text` on the session as a run with this trigger; its run id.
+    pub async fn enqueue(
+        &self,
+        session: &SessionRow,
+        trigger: RunTrigger,
+        text: &str,
+    ) -> StoreResult<RunId> {
+        self.enqueue_with(session, trigger, text, Vec::new(), None)
+            .await
+    }
+
+    /// Queue a prompt with images and limits (stored with its run in one statement, so a
+    /// restart keeps them).
+    pub async fn enqueue_with(
+        &self,
+        session: &SessionRow,
+        trigger: RunTrigger,
+        text: &str,
+        images: Vec<ImageRef>,
+        limits: Option<RunLimits>,
+    ) -> StoreResult<RunId> {
+        let run_id: RunId = crate::util::new_id().into();
+        let to_json = |e: serde_json::Error| crate::store::StoreError::Other(e.into());
+        let images_json = (!images.is_empty())
+            .then(|| serde_json::to_string(&images))
+            .transpose()
+            .map_err(to_json)?;
+        let limits_json = limits
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(to_json)?;
+        self.0
+            .store
+            .queue_run(&crate::store::NewRun {
+                id: &run_id,
+                session_id: &session.id,
+                trigger,
+                input: text,
+                agent: session.agent,
+                images: images_json,
+                limits: limits_json,
+            })
+            .await?;
+        self.push(
+            &session.id,
+            Queued {
+                run_id: run_id.clone(),
+                trigger,
+                images,
+                limits,
+                text: text.to_string(),
+                queued_at: crate::util::now_ms(),
+                session: Some(session.clone()),
+            },
+        );
+        Ok(run_id)
+    }
+
+    /// Put a recorded run in the session's queue; the scheduler hears of a session that needs
+    /// a worker. Once the server is stopping, nothing starts: the run stays queued in the store
+    /// and starts again at the next start.
+    pub fn push(&self, session_id: &SessionId, mut q: Queued) {
+        if self.stopping() {
+            return;
+        }
+        let start = {
+            let mut map = self.lock();
+            let st = map.entry(session_id.clone()).or_default();
+            if st.worker {
+                q.session = None;
+            }
+            st.queue.push_back(q);
+            !std::mem::replace(&mut st.worker, true)
+        };
+        if start && self.0.start.send(session_id.clone()).is_err() {
+            // The scheduler is gone (the server stopped): the run stays queued in the store.
+            self.lock().remove(session_id);
+        }
+    }
+
+    /// The sessions' states, for the scheduler.
+    pub fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<SessionId, SessionState>> {
+        self.0.sessions.lock()
+    }
+
+    /// A run of the session is active or queued.
+    pub fn is_busy(&self, session: &SessionId) -> bool {
+        self.lock().get(session).is_some_and(|s| s.worker)
+    }
+
+    /// Inputs wait in the session's queue.
+    pub fn queued(&self, session: &SessionId) -> bool {
+        self.lock()
+            .get(session)
+            .is_some_and(|s| !s.queue.is_empty())
+    }
+
+    /// Notified each time a session's queue runs dry.
+    pub fn idle(&self) -> &tokio::sync::Notify {
+        &self.0.idle
+    }
+
+    /// The server is stopping: nothing new should start.
+    pub fn stopping(&self) -> bool {
+        self.0.shutdown.is_cancelled()
+    }
+
+    /// Cancelled when the server stops (every run's token is a child of it).
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.0.shutdown
+    }
+
+    /// Something should start when the session has nothing to do. True when the session is
+    /// idle now and the caller should queue it at once; otherwise the idle hooks run once the
+    /// session's queue runs dry (the flag and the worker's idle check share one lock, so the
+    /// turn is never lost to a run that ends at that moment).
+    pub fn want_idle_turn(&self, session: &SessionId) -> bool {
+        let mut map = self.lock();
+        match map.get_mut(session) {
+            Some(st) if st.worker => {
+                st.idle_wanted = true;
+                false
+            }
+            _ => true,
+        }
     }
 }

@@ -99,7 +99,7 @@ async fn final_answer(store: &Store, session: &crate::protocol::SessionId) -> Op
 /// What a parent sees of `row`, its answer cut at `answer_bytes`.
 pub async fn view(
     store: &Store,
-    rm: &dyn crate::scheduler::Scheduler,
+    rm: &crate::scheduler::RunQueue,
     row: &SessionRow,
     answer_bytes: usize,
 ) -> ChildView {

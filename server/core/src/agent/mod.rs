@@ -84,9 +84,8 @@ pub struct AgentDeps {
     pub attachments: Arc<crate::attachments::Attachments>,
     /// One change of a goal at a time (a report, a finished turn, the user's edit).
     pub goal_lock: Arc<tokio::sync::Mutex<()>>,
-    /// The scheduler these runs belong to (subagents queue their runs on it); set once the
-    /// scheduler exists.
-    pub scheduler: crate::scheduler::SchedulerHandle,
+    /// The run queue these runs belong to (subagents queue their runs on it).
+    pub queue: crate::scheduler::RunQueue,
     /// The sessions above each subagent `task` started (parent first): its runs start without
     /// reading them back.
     pub lineages: Arc<crate::subagents::Lineages>,

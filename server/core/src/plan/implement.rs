@@ -8,13 +8,13 @@ use futures::future::BoxFuture;
 
 use crate::events::EventBus;
 use crate::protocol::{Agent, RunTrigger};
-use crate::scheduler::{AfterRun, EndedRun, SchedulerHandle};
+use crate::scheduler::{AfterRun, EndedRun, RunQueue};
 use crate::store::{PlanStatus, SessionPatch, Store};
 
 pub struct Implementation {
     pub store: Store,
     pub events: Arc<EventBus>,
-    pub scheduler: SchedulerHandle,
+    pub queue: RunQueue,
 }
 
 impl AfterRun for Implementation {
@@ -68,11 +68,8 @@ impl Implementation {
         self.events
             .session_updated(&crate::protocol::Session::from(row.clone()))
             .await;
-        let Some(scheduler) = self.scheduler.get() else {
-            return;
-        };
         let prompt = format!("Implement this approved plan exactly.\n\n{text}");
-        if let Err(e) = scheduler.enqueue(&row, RunTrigger::Plan, &prompt).await {
+        if let Err(e) = self.queue.enqueue(&row, RunTrigger::Plan, &prompt).await {
             tracing::error!(error = %e, "cannot start the implementation run");
         }
     }

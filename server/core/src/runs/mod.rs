@@ -3,19 +3,15 @@
 //! within a second), and recovery at start-up (runs active when the server died become
 //! `interrupted`; queued inputs are kept and started again).
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-
-use parking_lot::Mutex;
 
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{self, AgentDeps, RunSpec};
 use crate::protocol::{RunStatus, RunTrigger, StopReason, Usage, WireError};
-use crate::scheduler::{AfterRun, EndedRun, RunEnd};
+use crate::scheduler::{AfterRun, EndedRun, OnIdle, Queued, RunEnd, RunQueue, Starts};
 use crate::store::StoreResult;
-use crate::util::new_id;
 
 pub mod wake;
 
@@ -24,78 +20,18 @@ pub use crate::slot::Slot;
 /// Runs executing at once across all sessions.
 pub const MAX_CONCURRENT_RUNS: usize = 8;
 
-#[derive(Debug, Clone)]
-struct Queued {
-    run_id: crate::protocol::RunId,
-    trigger: RunTrigger,
-    text: String,
-    /// Images sent with the prompt.
-    images: Vec<crate::protocol::ImageRef>,
-    /// The run's own limits on top of the server's (`tradewind run` through a server).
-    limits: Option<crate::protocol::RunLimits>,
-    /// When it was queued (ms since the epoch).
-    queued_at: i64,
-    /// The session as read when the input was queued: used by a run that starts at once, so its
-    /// start reads nothing again. A run that waits reads the session when it starts.
-    session: Option<crate::store::SessionRow>,
-}
-
-#[derive(Default)]
-struct SessionState {
-    worker: bool,
-    queue: VecDeque<Queued>,
-    active: Option<(crate::protocol::RunId, CancellationToken)>,
-    /// A goal was set or resumed while a run was in progress: its next turn starts when the
-    /// queue runs dry (unless a goal turn was queued meanwhile).
-    goal_wanted: bool,
-}
-
 pub struct RunManager {
     deps: Arc<AgentDeps>,
-    sessions: Mutex<HashMap<crate::protocol::SessionId, SessionState>>,
+    /// The sessions' queues (shared with everything that queues runs).
+    queue: RunQueue,
     global: Arc<Semaphore>,
-    shutdown: CancellationToken,
     /// Every executing run, so a shutdown can wait for each to record how it ended.
     running: tokio_util::task::TaskTracker,
-    /// Notified whenever a session's worker goes idle (wake-ups retry then).
-    pub idle: tokio::sync::Notify,
-    /// Itself, for the scheduler interface (whose calls start workers on an `Arc`).
-    me: std::sync::OnceLock<std::sync::Weak<RunManager>>,
     /// What follows each run's end, in order (an approved plan's implementation, then a
     /// goal's next turn).
     hooks: Vec<Arc<dyn AfterRun>>,
-}
-
-impl crate::scheduler::Scheduler for RunManager {
-    fn enqueue<'a>(
-        &'a self,
-        session: &'a crate::store::SessionRow,
-        trigger: RunTrigger,
-        text: &'a str,
-    ) -> futures::future::BoxFuture<'a, StoreResult<crate::protocol::RunId>> {
-        Box::pin(async move {
-            match self.me.get().and_then(std::sync::Weak::upgrade) {
-                Some(me) => me.enqueue_on(session, trigger, text).await,
-                None => Err(crate::store::StoreError::Other(anyhow::anyhow!(
-                    "the scheduler is stopping"
-                ))),
-            }
-        })
-    }
-    fn is_busy(&self, session: &crate::protocol::SessionId) -> bool {
-        RunManager::is_busy(self, session)
-    }
-    fn idle(&self) -> &tokio::sync::Notify {
-        &self.idle
-    }
-    fn queued(&self, session: &crate::protocol::SessionId) -> bool {
-        self.lock()
-            .get(session)
-            .is_some_and(|s| !s.queue.is_empty())
-    }
-    fn stopping(&self) -> bool {
-        self.shutdown.is_cancelled()
-    }
+    /// What a session's queue running dry starts (a goal's waiting turn).
+    on_idle: Vec<Arc<dyn OnIdle>>,
 }
 
 impl RunManager {
@@ -106,22 +42,43 @@ impl RunManager {
         drop(self.deps.history.take(session_id));
     }
 
-    pub fn new(deps: Arc<AgentDeps>, hooks: Vec<Arc<dyn AfterRun>>) -> Arc<RunManager> {
+    /// The scheduler over `queue`: it starts a worker for each session `starts` names, until
+    /// the server stops.
+    pub fn new(
+        deps: Arc<AgentDeps>,
+        (queue, mut starts): (RunQueue, Starts),
+        hooks: Vec<Arc<dyn AfterRun>>,
+        on_idle: Vec<Arc<dyn OnIdle>>,
+    ) -> Arc<RunManager> {
         let rm = Arc::new(RunManager {
             deps,
-            sessions: Mutex::new(HashMap::new()),
+            queue,
             global: Arc::new(Semaphore::new(MAX_CONCURRENT_RUNS)),
-            shutdown: CancellationToken::new(),
             running: tokio_util::task::TaskTracker::new(),
-            idle: tokio::sync::Notify::new(),
-            me: std::sync::OnceLock::new(),
             hooks,
+            on_idle,
         });
-        let _ = rm.me.set(Arc::downgrade(&rm));
-        let as_scheduler: Arc<dyn crate::scheduler::Scheduler> = rm.clone();
-        let weak = Arc::downgrade(&as_scheduler);
-        rm.deps.scheduler.set(weak);
+        let me = rm.clone();
+        tokio::spawn(async move {
+            let stop = me.queue.shutdown_token().clone();
+            loop {
+                tokio::select! {
+                    sid = starts.recv() => match sid {
+                        Some(sid) => {
+                            tokio::spawn(me.clone().worker(sid));
+                        }
+                        None => return,
+                    },
+                    () = stop.cancelled() => return,
+                }
+            }
+        });
         rm
+    }
+
+    /// The run queue this scheduler runs.
+    pub fn run_queue(&self) -> &RunQueue {
+        &self.queue
     }
 
     /// Cancel what runs or waits in every subagent session below `session_id` (a parent's
@@ -152,90 +109,46 @@ impl RunManager {
 
     fn lock(
         &self,
-    ) -> parking_lot::MutexGuard<'_, HashMap<crate::protocol::SessionId, SessionState>> {
-        self.sessions.lock()
+    ) -> parking_lot::MutexGuard<
+        '_,
+        std::collections::HashMap<crate::protocol::SessionId, crate::scheduler::SessionState>,
+    > {
+        self.queue.lock()
     }
 
     /// Queue an input on a session; starts a worker if the session is free.
     pub async fn enqueue(
-        self: &Arc<Self>,
+        &self,
         session_id: &crate::protocol::SessionId,
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<crate::protocol::RunId> {
         let session = self.deps.store.get_session(session_id).await?;
-        self.enqueue_on(&session, trigger, text).await
+        self.queue.enqueue(&session, trigger, text).await
     }
 
     /// `enqueue` for a session row the caller has just read.
     pub async fn enqueue_on(
-        self: &Arc<Self>,
+        &self,
         session: &crate::store::SessionRow,
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<crate::protocol::RunId> {
-        self.enqueue_with_images(session, trigger, text, Vec::new(), None)
-            .await
+        self.queue.enqueue(session, trigger, text).await
     }
 
     /// Queue a prompt with images (stored with its run, so a restart keeps them).
     pub async fn enqueue_with_images(
-        self: &Arc<Self>,
+        &self,
         session: &crate::store::SessionRow,
         trigger: RunTrigger,
         text: &str,
         images: Vec<crate::protocol::ImageRef>,
         limits: Option<crate::protocol::RunLimits>,
     ) -> StoreResult<crate::protocol::RunId> {
-        let session_id = &session.id;
-        let run_id: crate::protocol::RunId = new_id().into();
-        self.deps
-            .store
-            .create_run(&run_id, session_id, trigger, text, session.agent)
-            .await?;
-        if !images.is_empty() {
-            let json = serde_json::to_string(&images)
-                .map_err(|e| crate::store::StoreError::Other(e.into()))?;
-            self.deps.store.set_run_images(&run_id, &json).await?;
-        }
-        if let Some(l) = &limits {
-            let json =
-                serde_json::to_string(l).map_err(|e| crate::store::StoreError::Other(e.into()))?;
-            self.deps.store.set_run_limits(&run_id, &json).await?;
-        }
-        self.push(
-            session_id,
-            Queued {
-                run_id: run_id.clone(),
-                trigger,
-                images,
-                limits,
-                text: text.to_string(),
-                queued_at: crate::util::now_ms(),
-                session: Some(session.clone()),
-            },
-        );
-        Ok(run_id)
-    }
-
-    fn push(self: &Arc<Self>, session_id: &crate::protocol::SessionId, mut q: Queued) {
-        let start = {
-            let mut map = self.lock();
-            let st = map.entry(session_id.clone()).or_default();
-            if st.worker {
-                q.session = None;
-            }
-            if q.trigger == RunTrigger::Goal {
-                st.goal_wanted = false;
-            }
-            st.queue.push_back(q);
-            !std::mem::replace(&mut st.worker, true)
-        };
-        if start {
-            let me = self.clone();
-            let sid = session_id.clone();
-            tokio::spawn(async move { me.worker(sid).await });
-        }
+        self.queue
+            .enqueue_with(session, trigger, text, images, limits)
+            .await
     }
 
     async fn worker(self: Arc<Self>, session_id: crate::protocol::SessionId) {
@@ -245,24 +158,27 @@ impl RunManager {
                 let st = map.entry(session_id.clone()).or_default();
                 match st.queue.pop_front() {
                     Some(q) => {
-                        let token = self.shutdown.child_token();
+                        let token = self.queue.shutdown_token().child_token();
                         st.active = Some((q.run_id.clone(), token.clone()));
                         Some(Some((q, token)))
                     }
-                    None if std::mem::take(&mut st.goal_wanted) => Some(None),
+                    None if std::mem::take(&mut st.idle_wanted) => Some(None),
                     None => {
                         // Idle: forget the session (its queue's capacity included), so finished
                         // sessions cost nothing here.
                         map.remove(&session_id);
-                        self.idle.notify_waiters();
+                        self.queue.idle().notify_waiters();
                         None
                     }
                 }
             };
             let Some(next) = next else { return };
             let Some((mut q, cancel)) = next else {
-                // The queue ran dry with a goal waiting for its turn: queue it and go on.
-                self.start_goal_turn(&session_id).await;
+                // The queue ran dry with something waiting for that (a goal's turn): its hooks
+                // queue it, and the worker goes on.
+                for hook in &self.on_idle {
+                    hook.on_idle(&session_id, &self.queue).await;
+                }
                 continue;
             };
             let permit = match self.global.clone().try_acquire_owned() {
@@ -349,7 +265,7 @@ impl RunManager {
             images: q.images,
             limits: q.limits,
             cancel,
-            server_stop: self.shutdown.clone(),
+            server_stop: self.queue.shutdown_token().clone(),
             slot,
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
@@ -385,22 +301,6 @@ impl RunManager {
                 tracing::error!(error = %e, run = %run_id, "cannot record the run's end");
                 false
             }
-        }
-    }
-
-    /// Queue a goal turn with its continuation prompt (a failure is logged: the goal waits).
-    async fn enqueue_goal_turn(
-        self: &Arc<Self>,
-        session_id: &crate::protocol::SessionId,
-        text: &str,
-    ) {
-        match self.deps.store.get_session(session_id).await {
-            Ok(session) => {
-                if let Err(e) = self.enqueue_on(&session, RunTrigger::Goal, text).await {
-                    tracing::warn!(error = %e, "cannot start the goal's next turn");
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot start the goal's next turn"),
         }
     }
 
@@ -533,7 +433,7 @@ impl RunManager {
         }
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let notified = self.idle.notified();
+            let notified = self.queue.idle().notified();
             if !self.is_busy(session_id) {
                 return true;
             }
@@ -545,41 +445,12 @@ impl RunManager {
 
     /// True while a run is active or queued on the session.
     pub fn is_busy(&self, session_id: &crate::protocol::SessionId) -> bool {
-        self.lock().get(session_id).is_some_and(|s| s.worker)
-    }
-
-    /// A goal was set or resumed. Returns true when the session is idle and the caller should
-    /// queue the goal's turn now; otherwise the turn starts once the session's queue runs dry
-    /// (the flag and the worker's idle check share one lock, so the turn is never lost to a run
-    /// that ends at that moment).
-    pub fn want_goal_turn(&self, session_id: &crate::protocol::SessionId) -> bool {
-        let mut map = self.lock();
-        match map.get_mut(session_id) {
-            Some(st) if st.worker => {
-                st.goal_wanted = true;
-                false
-            }
-            _ => true,
-        }
-    }
-
-    /// Queue the goal's next turn if the goal is still active.
-    async fn start_goal_turn(self: &Arc<Self>, session_id: &crate::protocol::SessionId) {
-        let g = match self.deps.store.get_goal(session_id).await {
-            Ok(Some(g)) if g.status == crate::protocol::GoalStatus::Active => g,
-            Ok(_) => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the session's goal");
-                return;
-            }
-        };
-        self.enqueue_goal_turn(session_id, &crate::goals::continuation(&g))
-            .await;
+        self.queue.is_busy(session_id)
     }
 
     /// At start-up: active runs of a dead server are `interrupted`; queued ones start again;
     /// pending approvals can no longer be answered.
-    pub async fn recover(self: &Arc<Self>) -> StoreResult<()> {
+    pub async fn recover(&self) -> StoreResult<()> {
         let store = &self.deps.store;
         store.expire_pending_approvals().await?;
         store.expire_pending_prompts().await?;
@@ -606,7 +477,7 @@ impl RunManager {
         }
         for r in store.list_runs_with_status(RunStatus::Queued).await? {
             let trigger = r.trigger;
-            self.push(
+            self.queue.push(
                 &r.session_id,
                 Queued {
                     run_id: r.id,
@@ -638,7 +509,7 @@ impl RunManager {
 
     /// Stop everything (server shutdown).
     pub fn shutdown(&self) {
-        self.shutdown.cancel();
+        self.queue.shutdown_token().cancel();
         self.running.close();
     }
 

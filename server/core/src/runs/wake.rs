@@ -131,7 +131,7 @@ impl Waker {
             if self.runs.is_busy(session) {
                 tokio::select! {
                     _ = tokio::time::sleep(self.rules.busy_retry) => {},
-                    _ = self.runs.idle.notified() => {},
+                    _ = self.runs.run_queue().idle().notified() => {},
                 }
                 continue;
             }

@@ -52,7 +52,7 @@ impl Core {
         session: &crate::protocol::SessionId,
         g: &GoalRow,
     ) -> ServiceResult<()> {
-        if !self.runs.want_goal_turn(session) {
+        if !self.runs.run_queue().want_idle_turn(session) {
             return Ok(());
         }
         let row = self.load_session(session).await?;

@@ -27,46 +27,57 @@ pub struct RunRow {
     pub limits: Option<String>,
 }
 
+/// A run to queue: its prompt, and the images and limits it carries (JSON).
+#[derive(Debug)]
+pub struct NewRun<'a> {
+    pub id: &'a RunId,
+    pub session_id: &'a SessionId,
+    pub trigger: RunTrigger,
+    pub input: &'a str,
+    pub agent: Agent,
+    pub images: Option<String>,
+    pub limits: Option<String>,
+}
+
 const SELECT: &str = "SELECT id, session_id, status, trigger, input, agent, error, usage, created_at, started_at, finished_at, images, limits FROM runs";
 
 impl Store {
-    /// The limits a queued run has (set right after `create_run`).
-    pub async fn set_run_limits(&self, id: &RunId, limits: &str) -> StoreResult<()> {
-        sqlx::query("UPDATE runs SET limits = $1 WHERE id = $2")
-            .bind(limits)
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        Ok(())
-    }
-
-    /// The images a queued prompt carries (set right after `create_run`).
-    pub async fn set_run_images(&self, id: &RunId, images: &str) -> StoreResult<()> {
-        sqlx::query("UPDATE runs SET images = $1 WHERE id = $2")
-            .bind(images)
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        Ok(())
-    }
-
+    /// A run with nothing but its prompt (see [`Store::queue_run`]).
     pub async fn create_run(
         &self,
-        id: &str,
+        id: &RunId,
         session_id: &SessionId,
         trigger: RunTrigger,
         input: &str,
         agent: Agent,
     ) -> StoreResult<()> {
+        self.queue_run(&NewRun {
+            id,
+            session_id,
+            trigger,
+            input,
+            agent,
+            images: None,
+            limits: None,
+        })
+        .await
+    }
+
+    /// Record a queued run, its images and limits with it: one statement, so a run is either
+    /// queued whole or not at all.
+    pub async fn queue_run(&self, r: &NewRun<'_>) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO runs (id, session_id, status, trigger, input, agent, created_at) VALUES ($1, $2, 'queued', $3, $4, $5, $6)",
+            "INSERT INTO runs (id, session_id, status, trigger, input, agent, created_at, images, limits) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
-        .bind(id)
-        .bind(session_id)
-        .bind(trigger.as_str())
-        .bind(input)
-        .bind(agent.as_str())
+        .bind(r.id)
+        .bind(r.session_id)
+        .bind(RunStatus::Queued.as_str())
+        .bind(r.trigger.as_str())
+        .bind(r.input)
+        .bind(r.agent.as_str())
         .bind(now_ms())
+        .bind(r.images.as_deref())
+        .bind(r.limits.as_deref())
         .execute(self.pool())
         .await?;
         Ok(())

@@ -17,7 +17,7 @@ use crate::events::EventBus;
 use crate::pending::{Pending, Plans, Questions, Waiter};
 use crate::protocol::{Agent, Mode};
 use crate::provider::ToolCallReq;
-use crate::scheduler::SchedulerHandle;
+use crate::scheduler::RunQueue;
 use crate::slot::Slot;
 use crate::store::{SessionRow, Store};
 
@@ -41,7 +41,7 @@ pub struct ToolServices {
     /// The sessions above each subagent `task` started (parent first).
     pub lineages: Arc<crate::subagents::Lineages>,
     /// The run scheduler (subagents queue their runs on it).
-    pub scheduler: SchedulerHandle,
+    pub queue: RunQueue,
     /// A person can answer prompts (a server; a headless run never asks).
     pub interactive: bool,
 }

@@ -2,23 +2,23 @@
 //! `send_message` follow and steer it (see `crate::subagents`).
 
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Gated, PrepareError, ToolCtx, ToolOutput};
 use crate::protocol::{Agent, Effect, Mode, RunTrigger};
-use crate::scheduler::Scheduler;
+use crate::scheduler::RunQueue;
 use crate::store::SessionRow;
 use crate::subagents::{
     MAX_DEPTH, MAX_LIVE_CHILDREN, WAIT_DEFAULT_SECS, WAIT_MAX_SECS, rank, view,
 };
 
-/// The scheduler, or the error a tool returns without one.
-fn scheduler(ctx: &ToolCtx<'_>) -> Result<Arc<dyn Scheduler>, ToolOutput> {
-    ctx.services()
-        .scheduler
-        .get()
-        .ok_or_else(|| ToolOutput::err("unavailable", "subagents need the server's scheduler"))
+/// The run queue, or the error a tool returns once the server is stopping.
+fn scheduler<'a>(ctx: &'a ToolCtx<'a>) -> Result<&'a RunQueue, ToolOutput> {
+    let q = &ctx.services().queue;
+    if q.stopping() {
+        return Err(ToolOutput::err("unavailable", "the server is stopping"));
+    }
+    Ok(q)
 }
 
 /// This session's children named by `ids` (all of them when `ids` is empty); an id that is not
@@ -254,7 +254,7 @@ impl super::Tool for TaskStatus {
         let each = super::MAX_MODEL_TEXT / rows.len().max(1);
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
-            out.push(view(&ctx.services().store, rm.as_ref(), r, each).await);
+            out.push(view(&ctx.services().store, rm, r, each).await);
         }
         ToolOutput::json(&serde_json::json!({ "subagents": out }))
     }
@@ -344,7 +344,7 @@ impl super::Tool for TaskWait {
         let each = super::MAX_MODEL_TEXT / rows.len().max(1);
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
-            out.push(view(&ctx.services().store, rm.as_ref(), r, each).await);
+            out.push(view(&ctx.services().store, rm, r, each).await);
         }
         ToolOutput::json(&serde_json::json!({
             "finished": finished,

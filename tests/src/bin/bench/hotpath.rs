@@ -3,6 +3,9 @@
 //!
 //! - warm 1-token turn, undo on: POST …/messages → `run_finished` on the WebSocket, 200 turns
 //!   after 20 warm-up ones, in a git repository of 2,000 files (20 MiB), replay model;
+//! - the write turn: a turn whose model call writes one file of that repository (undo on):
+//!   the first of a session prompted the moment it exists, and turns 4–15 with prompts 300 ms
+//!   apart and back to back (each the moment the previous `run_finished` arrives);
 //! - start to healthy: spawn → first 200 from `/api/health`, on a fresh state dir and on the
 //!   existing one the turns left;
 //! - idle RSS: VmRSS 2 s after a fresh start;
@@ -33,7 +36,7 @@ struct Row {
     met: bool,
 }
 
-/// `TW_HOTPATH=turn,start,stream,many,size` measures only those parts (all by default).
+/// `TW_HOTPATH=turn,write,start,stream,many,size` measures only those parts (all by default).
 fn part(name: &str) -> bool {
     std::env::var("TW_HOTPATH").map_or(true, |v| v.split(',').any(|p| p == name))
 }
@@ -58,6 +61,31 @@ pub async fn hotpath() {
             measured: format!("p50 {p50:.2} ms (p90 {p90:.2})"),
             n: n.to_string(),
             met: p50 <= 4.0,
+        });
+    }
+
+    if part("write") {
+        let w = write_turns(&bin, repo.path()).await;
+        rows.push(Row {
+            figure: "first write turn",
+            target: "≤ 200 ms",
+            measured: format!("p50 {:.1} ms (each {:?})", w.first_p50, w.firsts),
+            n: w.firsts.len().to_string(),
+            met: w.first_p50 <= 200.0,
+        });
+        rows.push(Row {
+            figure: "write turns 4–15, 300 ms apart",
+            target: "≤ 10 ms p50",
+            measured: format!("p50 {:.2} ms (p90 {:.2})", w.paced.0, w.paced.1),
+            n: w.paced.2.to_string(),
+            met: w.paced.0 <= 10.0,
+        });
+        rows.push(Row {
+            figure: "write turns 4–15, back to back",
+            target: "≤ 10 ms p50",
+            measured: format!("p50 {:.2} ms (p90 {:.2})", w.back.0, w.back.1),
+            n: w.back.2.to_string(),
+            met: w.back.0 <= 10.0,
         });
     }
 
@@ -271,6 +299,110 @@ async fn warm_turns(bin: &Path, repo: &Path, home: &Path) -> (f64, f64, usize) {
     let n = times.len();
     let _ = child.kill().await;
     (pct(&mut times.clone(), 0.5), pct(&mut times, 0.9), n)
+}
+
+/// The write turn's figures: the first write turn of a session prompted the moment it exists
+/// (p50 of five sessions), and turns 4–15 of a session with prompts 300 ms apart and back to
+/// back ((p50, p90, n) over five sessions each).
+struct WriteTurns {
+    firsts: Vec<f64>,
+    first_p50: f64,
+    paced: (f64, f64, usize),
+    back: (f64, f64, usize),
+}
+
+/// Prompt, then wait for the run's `run_finished` (completed): the turn's milliseconds.
+async fn timed_turn(api: &Remote, ws: &mut Ws, sid: &str, text: &str) -> f64 {
+    let t0 = Instant::now();
+    let run = api.prompt(sid, text).await;
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(60), ws.next())
+            .await
+            .expect("a frame in time")
+            .expect("an open socket")
+            .expect("a frame");
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = m
+            && t.contains("\"type\":\"run_finished\"")
+            && t.contains(run.as_str())
+        {
+            assert!(t.contains("\"completed\""), "{t}");
+            return t0.elapsed().as_secs_f64() * 1000.0;
+        }
+    }
+}
+
+/// Turns that each write one file of the 2,000-file repository (`write`, undo on, full mode:
+/// no question), alternating two contents so every turn changes it.
+async fn write_turns(bin: &Path, repo: &Path) -> WriteTurns {
+    let home = TempDir::new("bench-hot-write");
+    let replay = home.path().join("replay.json");
+    let script = |tag: &str| {
+        json!({"match": format!("write {tag}"), "turns": [
+            {"tool_calls": [{"name": "write", "arguments": {"path": "src/m00/bench_written.rs", "content": format!("// {tag}\nfn written() {{}}\n")}}]},
+            {"text": "done"}
+        ]})
+    };
+    std::fs::write(
+        &replay,
+        json!({"scripts": [script("a"), script("b")]}).to_string(),
+    )
+    .unwrap();
+    let args = replay_serve_args(repo, &replay);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let start = |state: PathBuf| {
+        let args = args.clone();
+        async move {
+            let (child, base) = spawn_binary_at(bin, &args, &state, TOKEN).await;
+            let ws = ws_connect_url(&format!("{}/api/ws", base.replace("http://", "ws://"))).await;
+            (child, Remote::new(&base), ws)
+        }
+    };
+    // The first write turn: a server just started (its state new, the workspace never
+    // snapshotted), a session, and at once its prompt.
+    let mut firsts = Vec::new();
+    for i in 0..5 {
+        let (mut child, api, mut ws) = start(home.path().join(format!("first{i}"))).await;
+        let sid = api.create_session(json!({"mode": "full"})).await;
+        ws_send(
+            &mut ws,
+            json!({"type": "subscribe", "session": sid, "after": 0}),
+        )
+        .await;
+        firsts.push(timed_turn(&api, &mut ws, &sid, "write a").await);
+        let _ = child.kill().await;
+    }
+    let (mut child, api, mut ws) = start(home.path().join("state")).await;
+    let (mut paced, mut back) = (Vec::new(), Vec::new());
+    for round in 0..10 {
+        let sid = api.create_session(json!({"mode": "full"})).await;
+        ws_send(
+            &mut ws,
+            json!({"type": "subscribe", "session": sid, "after": 0}),
+        )
+        .await;
+        let pace = round % 2 == 0;
+        for turn in 1..=15 {
+            if pace && turn > 1 {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            let tag = if turn % 2 == 0 { "a" } else { "b" };
+            let ms = timed_turn(&api, &mut ws, &sid, &format!("write {tag}")).await;
+            match turn {
+                4.. if pace => paced.push(ms),
+                4.. => back.push(ms),
+                _ => {}
+            }
+        }
+    }
+    let _ = child.kill().await;
+    let stats = |mut v: Vec<f64>| (pct(&mut v.clone(), 0.5), pct(&mut v, 0.9), v.len());
+    let mut sorted = firsts.clone();
+    WriteTurns {
+        first_p50: pct(&mut sorted, 0.5),
+        firsts: firsts.iter().map(|f| (f * 10.0).round() / 10.0).collect(),
+        paced: stats(paced),
+        back: stats(back),
+    }
 }
 
 /// Spawn the server on `home` and poll `/api/health` until its first 200: (ms, the child, its

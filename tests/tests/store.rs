@@ -292,10 +292,10 @@ async fn suite(store: Store) {
         RunStatus::Completed
     );
     // Approvals: answered once.
-    let aid = tradewind::util::new_id();
+    let aid = tradewind::protocol::ApprovalId::from(tradewind::util::new_id());
     store
         .create_approval(&NewApproval {
-            id: aid.clone().into(),
+            id: aid.clone(),
             session_id: sid.clone(),
             run_id: rid.clone(),
             call_id: "c".into(),

@@ -551,7 +551,7 @@ async fn a_subagents_background_task_wakes_nothing() {
         .unwrap()
         .state
         .store
-        .get_task(task["id"].as_str().unwrap())
+        .get_task(&task["id"].as_str().unwrap().into())
         .await
         .unwrap();
     assert!(row.delivered_at.is_some(), "its wake-up is owed to no one");

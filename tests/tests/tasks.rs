@@ -29,7 +29,7 @@ async fn wait_terminal(s: &TestServer, id: &str) -> Value {
             .get(&format!("/api/tasks/{id}/output?offset=0&limit=1"))
             .await;
         if !["queued", "running", "stopping"].contains(&v["status"].as_str().unwrap_or("running")) {
-            let row = tm(s).get_for_any(id).await.unwrap();
+            let row = tm(s).get_for_any(&id.into()).await.unwrap();
             return serde_json::to_value(tradewind::tasks::TaskInfo::from(row)).unwrap();
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -503,7 +503,7 @@ async fn wakeups_coalesce_deliver_once_and_respect_every_no_wake_rule() {
     // The model reads it to the end before any wake-up could be delivered (busy session).
     let tmgr = tm(&s);
     let row = tmgr
-        .get_for(&sid, quick["id"].as_str().unwrap())
+        .get_for(&sid, &quick["id"].as_str().unwrap().into())
         .await
         .unwrap();
     let o = tmgr.output(&row, 0, None).await.unwrap();

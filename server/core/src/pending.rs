@@ -32,6 +32,8 @@ pub trait PromptKind: Send + Sync + 'static {
     type Row: Send;
     /// The person's answer.
     type Answer: Clone + Send + 'static;
+    /// The prompt's typed id (`ApprovalId`, `QuestionId`, `PlanId`).
+    type Id: std::ops::Deref<Target = str> + std::fmt::Display + Sync + Send;
     /// `approval`, `question`, `plan`: used in "… not found".
     const NAME: &'static str;
     /// Said when the row is no longer pending.
@@ -45,20 +47,20 @@ pub trait PromptKind: Send + Sync + 'static {
     fn persist(store: &Store, req: &Self::Request) -> impl Future<Output = StoreResult<()>> + Send;
     fn requested(req: &Self::Request) -> EventPayload;
     /// Move a still-pending row to its expired state; true when this call did it.
-    fn expire(store: &Store, id: &str) -> impl Future<Output = StoreResult<bool>> + Send;
+    fn expire(store: &Store, id: &Self::Id) -> impl Future<Output = StoreResult<bool>> + Send;
     fn expired(req: &Self::Request) -> EventPayload;
 
-    fn load(store: &Store, id: &str) -> impl Future<Output = StoreResult<Self::Row>> + Send;
+    fn load(store: &Store, id: &Self::Id) -> impl Future<Output = StoreResult<Self::Row>> + Send;
     /// `(session_id, run_id)` of a row.
     fn owner(row: &Self::Row) -> (&crate::protocol::SessionId, &crate::protocol::RunId);
     fn validate(row: &Self::Row, answer: &Self::Answer) -> Result<(), String>;
     /// Move the row from `pending` to the answer's state; false when it was not pending.
     fn decide(
         store: &Store,
-        id: &str,
+        id: &Self::Id,
         answer: &Self::Answer,
     ) -> impl Future<Output = StoreResult<bool>> + Send;
-    fn decided(id: &str, answer: &Self::Answer) -> EventPayload;
+    fn decided(id: &Self::Id, answer: &Self::Answer) -> EventPayload;
 }
 
 /// Where a prompt waits: the run that asks, and for how long.
@@ -136,11 +138,11 @@ fn child_pending<K: PromptKind>(
 
 impl<K: PromptKind> Pending<K> {
     /// Register → persist → emit → await the answer, a timeout or cancellation → expire, once.
-    pub async fn ask(&self, w: &Waiter<'_>, id: &str, req: &K::Request) -> Asked<K::Answer> {
+    pub async fn ask(&self, w: &Waiter<'_>, id: &K::Id, req: &K::Request) -> Asked<K::Answer> {
         let (tx, rx) = oneshot::channel();
         self.waiting.lock().insert(id.to_string(), tx);
         if let Err(e) = K::persist(w.store, req).await {
-            self.waiting.lock().remove(id);
+            self.waiting.lock().remove(&**id);
             return Asked::Failed(e);
         }
         w.events.post(w.session, Some(w.run), &K::requested(req));
@@ -183,7 +185,7 @@ impl<K: PromptKind> Pending<K> {
             // The answering service already moved the row out of `pending` and recorded it.
             Some(a) => Asked::Answered(a),
             None => {
-                self.waiting.lock().remove(id);
+                self.waiting.lock().remove(&**id);
                 if K::expire(w.store, id).await.unwrap_or(false) {
                     w.events.post(w.session, Some(w.run), &K::expired(req));
                 }
@@ -202,10 +204,10 @@ impl<K: PromptKind> Pending<K> {
     /// A subagent's prompt is over: the sessions above it, and what to tell them.
     fn unmirror(
         &self,
-        id: &str,
+        id: &K::Id,
         status: crate::protocol::ChildPendingStatus,
     ) -> Option<(Vec<crate::protocol::SessionId>, EventPayload)> {
-        let (above, child) = self.mirrored.lock().remove(id)?;
+        let (above, child) = self.mirrored.lock().remove(&**id)?;
         Some((above, child_pending::<K>(&child, id, String::new(), status)))
     }
 
@@ -214,7 +216,7 @@ impl<K: PromptKind> Pending<K> {
         &self,
         store: &Store,
         events: &EventBus,
-        id: &str,
+        id: &K::Id,
         answer: K::Answer,
     ) -> Result<(), AnswerError> {
         let row = K::load(store, id).await.map_err(|e| match e {
@@ -233,19 +235,19 @@ impl<K: PromptKind> Pending<K> {
             .append(session, Some(run), &K::decided(id, &answer))
             .await
         {
-            tracing::warn!(error = %e, id, "could not record the decision event");
+            tracing::warn!(error = %e, id = %id, "could not record the decision event");
         }
         if let Some((above, p)) = self.unmirror(id, crate::protocol::ChildPendingStatus::Answered) {
             for a in &above {
                 if let Err(e) = events.append(a, None, &p).await {
-                    tracing::warn!(error = %e, id, "could not tell a parent session");
+                    tracing::warn!(error = %e, id = %id, "could not tell a parent session");
                 }
             }
         }
-        let waiter = self.waiting.lock().remove(id);
+        let waiter = self.waiting.lock().remove(&**id);
         if waiter.is_none_or(|tx| tx.send(answer).is_err()) {
             tracing::warn!(
-                id,
+                id = %id,
                 kind = K::NAME,
                 "answered, but no run was waiting for it"
             );
@@ -258,7 +260,7 @@ impl<K: PromptKind> Pending<K> {
     pub async fn settle_at_once(
         &self,
         w: &Waiter<'_>,
-        id: &str,
+        id: &K::Id,
         req: &K::Request,
         answer: K::Answer,
     ) -> Result<K::Answer, StoreError> {
@@ -286,6 +288,7 @@ impl PromptKind for Approvals {
     type Request = ApprovalRequest;
     type Row = ApprovalRow;
     type Answer = ApprovalDecision;
+    type Id = crate::protocol::ApprovalId;
     const NAME: &'static str = "approval";
     const CLOSED: &'static str = "this approval was already answered or has expired";
     const KIND: crate::protocol::PromptKindName = crate::protocol::PromptKindName::Approval;
@@ -300,7 +303,7 @@ impl PromptKind for Approvals {
     fn requested(req: &ApprovalRequest) -> EventPayload {
         req.event.clone()
     }
-    async fn expire(store: &Store, id: &str) -> StoreResult<bool> {
+    async fn expire(store: &Store, id: &Self::Id) -> StoreResult<bool> {
         store.decide_approval(id, ApprovalStatus::Expired).await
     }
     fn expired(req: &ApprovalRequest) -> EventPayload {
@@ -309,7 +312,7 @@ impl PromptKind for Approvals {
             decision: crate::protocol::ApprovalOutcome::Expired,
         }
     }
-    async fn load(store: &Store, id: &str) -> StoreResult<ApprovalRow> {
+    async fn load(store: &Store, id: &Self::Id) -> StoreResult<ApprovalRow> {
         store.get_approval(id).await
     }
     fn owner(row: &ApprovalRow) -> (&crate::protocol::SessionId, &crate::protocol::RunId) {
@@ -332,10 +335,10 @@ impl PromptKind for Approvals {
             ))
         }
     }
-    async fn decide(store: &Store, id: &str, d: &ApprovalDecision) -> StoreResult<bool> {
+    async fn decide(store: &Store, id: &Self::Id, d: &ApprovalDecision) -> StoreResult<bool> {
         store.decide_approval(id, ApprovalStatus::from(*d)).await
     }
-    fn decided(id: &str, d: &ApprovalDecision) -> EventPayload {
+    fn decided(id: &Self::Id, d: &ApprovalDecision) -> EventPayload {
         EventPayload::ApprovalDecided {
             approval_id: id.into(),
             decision: (*d).into(),
@@ -349,10 +352,10 @@ impl PromptKind for Approvals {
 pub type Answers = Vec<Option<Vec<String>>>;
 
 pub struct QuestionRequest {
-    pub id: String,
+    pub id: crate::protocol::QuestionId,
     pub session_id: crate::protocol::SessionId,
     pub run_id: crate::protocol::RunId,
-    pub call_id: String,
+    pub call_id: crate::protocol::CallId,
     pub questions: Vec<Question>,
 }
 
@@ -362,6 +365,7 @@ impl PromptKind for Questions {
     type Request = QuestionRequest;
     type Row = (QuestionRow, Vec<Question>);
     type Answer = Answers;
+    type Id = crate::protocol::QuestionId;
     const NAME: &'static str = "question";
     const CLOSED: &'static str = "this question was already answered or has expired";
     const KIND: crate::protocol::PromptKindName = crate::protocol::PromptKindName::Question;
@@ -380,23 +384,23 @@ impl PromptKind for Questions {
     }
     fn requested(q: &QuestionRequest) -> EventPayload {
         EventPayload::QuestionAsked {
-            question_id: q.id.clone().into(),
-            call_id: q.call_id.clone().into(),
+            question_id: q.id.clone(),
+            call_id: q.call_id.clone(),
             questions: q.questions.clone(),
         }
     }
-    async fn expire(store: &Store, id: &str) -> StoreResult<bool> {
+    async fn expire(store: &Store, id: &Self::Id) -> StoreResult<bool> {
         store
             .answer_question(id, QuestionStatus::Expired, None)
             .await
     }
     fn expired(q: &QuestionRequest) -> EventPayload {
         EventPayload::QuestionAnswered {
-            question_id: q.id.clone().into(),
+            question_id: q.id.clone(),
             answers: vec![None; q.questions.len()],
         }
     }
-    async fn load(store: &Store, id: &str) -> StoreResult<Self::Row> {
+    async fn load(store: &Store, id: &Self::Id) -> StoreResult<Self::Row> {
         let row = store.get_question(id).await?;
         let questions: Vec<Question> = serde_json::from_str(&row.questions).map_err(|e| {
             StoreError::Other(anyhow::anyhow!(
@@ -411,13 +415,13 @@ impl PromptKind for Questions {
     fn validate(row: &Self::Row, answers: &Answers) -> Result<(), String> {
         validate_answers(&row.1, answers)
     }
-    async fn decide(store: &Store, id: &str, answers: &Answers) -> StoreResult<bool> {
+    async fn decide(store: &Store, id: &Self::Id, answers: &Answers) -> StoreResult<bool> {
         let json = serde_json::to_string(answers).map_err(anyhow::Error::from)?;
         store
             .answer_question(id, QuestionStatus::Answered, Some(&json))
             .await
     }
-    fn decided(id: &str, answers: &Answers) -> EventPayload {
+    fn decided(id: &Self::Id, answers: &Answers) -> EventPayload {
         EventPayload::QuestionAnswered {
             question_id: id.into(),
             answers: answers.clone(),
@@ -472,6 +476,7 @@ impl PromptKind for Plans {
     type Request = PlanRequest;
     type Row = PlanRow;
     type Answer = PlanAnswer;
+    type Id = crate::protocol::PlanId;
     const NAME: &'static str = "plan";
     const CLOSED: &'static str = "this plan was already decided";
     const KIND: crate::protocol::PromptKindName = crate::protocol::PromptKindName::Plan;
@@ -489,7 +494,7 @@ impl PromptKind for Plans {
     fn requested(p: &PlanRequest) -> EventPayload {
         p.event.clone()
     }
-    async fn expire(store: &Store, id: &str) -> StoreResult<bool> {
+    async fn expire(store: &Store, id: &Self::Id) -> StoreResult<bool> {
         store
             .transition_plan(id, PlanStatus::Pending, PlanStatus::Skipped, None)
             .await
@@ -497,7 +502,7 @@ impl PromptKind for Plans {
     fn expired(p: &PlanRequest) -> EventPayload {
         Self::decided(&p.row.id, &(PlanDecision::Skipped, None))
     }
-    async fn load(store: &Store, id: &str) -> StoreResult<PlanRow> {
+    async fn load(store: &Store, id: &Self::Id) -> StoreResult<PlanRow> {
         store.get_plan(id).await
     }
     fn owner(row: &PlanRow) -> (&crate::protocol::SessionId, &crate::protocol::RunId) {
@@ -518,7 +523,7 @@ impl PromptKind for Plans {
         }
         Ok(())
     }
-    async fn decide(store: &Store, id: &str, (d, feedback): &PlanAnswer) -> StoreResult<bool> {
+    async fn decide(store: &Store, id: &Self::Id, (d, feedback): &PlanAnswer) -> StoreResult<bool> {
         store
             .transition_plan(
                 id,
@@ -528,7 +533,7 @@ impl PromptKind for Plans {
             )
             .await
     }
-    fn decided(id: &str, (decision, feedback): &PlanAnswer) -> EventPayload {
+    fn decided(id: &Self::Id, (decision, feedback): &PlanAnswer) -> EventPayload {
         EventPayload::PlanDecided {
             plan_id: id.into(),
             decision: *decision,

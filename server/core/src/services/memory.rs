@@ -34,7 +34,11 @@ impl Core {
         })
     }
 
-    pub async fn edit_memory(&self, id: &str, text: &str) -> ServiceResult<Memory> {
+    pub async fn edit_memory(
+        &self,
+        id: &crate::protocol::MemoryId,
+        text: &str,
+    ) -> ServiceResult<Memory> {
         let t = crate::memory::check_text(text).map_err(ServiceError::Invalid)?;
         if !self.store.update_memory(id, &t).await? {
             return Err(ServiceError::NotFound("memory"));
@@ -47,7 +51,7 @@ impl Core {
         Ok(view(m))
     }
 
-    pub async fn forget_memory(&self, id: &str) -> ServiceResult<()> {
+    pub async fn forget_memory(&self, id: &crate::protocol::MemoryId) -> ServiceResult<()> {
         if !self.store.delete_memory(id).await? {
             return Err(ServiceError::NotFound("memory"));
         }

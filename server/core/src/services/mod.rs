@@ -416,7 +416,11 @@ impl Core {
     }
 
     /// Answer an approval once; replays and late answers are a conflict.
-    pub async fn answer_approval(&self, id: &str, decision: ApprovalDecision) -> ServiceResult<()> {
+    pub async fn answer_approval(
+        &self,
+        id: &crate::protocol::ApprovalId,
+        decision: ApprovalDecision,
+    ) -> ServiceResult<()> {
         let approvals = &self.deps().approvals;
         Ok(approvals
             .answer(&self.store, &self.events, id, decision)
@@ -424,7 +428,11 @@ impl Core {
     }
 
     /// Answer an `ask_user_question` (`None` skips a question).
-    pub async fn answer_question(&self, id: &str, answers: Answers) -> ServiceResult<()> {
+    pub async fn answer_question(
+        &self,
+        id: &crate::protocol::QuestionId,
+        answers: Answers,
+    ) -> ServiceResult<()> {
         let questions = &self.deps().questions;
         Ok(questions
             .answer(&self.store, &self.events, id, answers)
@@ -435,7 +443,7 @@ impl Core {
     /// to the model with the decision, so it can fix the diagram.
     pub async fn report_render_errors(
         &self,
-        plan_id: &str,
+        plan_id: &crate::protocol::PlanId,
         errors: &[crate::protocol::RenderError],
     ) -> ServiceResult<()> {
         if errors.is_empty() || errors.len() > 10 {
@@ -467,7 +475,11 @@ impl Core {
     }
 
     /// Approve a plan, send feedback, or skip it.
-    pub async fn decide_plan(&self, id: &str, answer: PlanAnswer) -> ServiceResult<()> {
+    pub async fn decide_plan(
+        &self,
+        id: &crate::protocol::PlanId,
+        answer: PlanAnswer,
+    ) -> ServiceResult<()> {
         let (decision, feedback) = answer;
         let feedback = feedback
             .map(|f| f.trim().to_string())

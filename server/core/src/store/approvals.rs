@@ -89,7 +89,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_approval(&self, id: &str) -> StoreResult<ApprovalRow> {
+    pub async fn get_approval(&self, id: &crate::protocol::ApprovalId) -> StoreResult<ApprovalRow> {
         sqlx::query_as::<_, ApprovalRow>(
             "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix, detail \
              FROM approvals WHERE id = $1",
@@ -102,7 +102,11 @@ impl Store {
     }
 
     /// `pending → status`, once. False when it was already decided (a replayed answer).
-    pub async fn decide_approval(&self, id: &str, status: ApprovalStatus) -> StoreResult<bool> {
+    pub async fn decide_approval(
+        &self,
+        id: &crate::protocol::ApprovalId,
+        status: ApprovalStatus,
+    ) -> StoreResult<bool> {
         let moved = self
             .transition(Transition {
                 table: "approvals",

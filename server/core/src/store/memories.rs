@@ -133,7 +133,10 @@ impl Store {
         Ok(rows)
     }
 
-    pub async fn get_memory(&self, id: &str) -> StoreResult<Option<MemoryRow>> {
+    pub async fn get_memory(
+        &self,
+        id: &crate::protocol::MemoryId,
+    ) -> StoreResult<Option<MemoryRow>> {
         Ok(sqlx::query_as(
             "SELECT id, scope, workspace, key, text, created_at, updated_at FROM memories WHERE id = $1",
         )
@@ -142,7 +145,11 @@ impl Store {
         .await?)
     }
 
-    pub async fn update_memory(&self, id: &str, text: &str) -> StoreResult<bool> {
+    pub async fn update_memory(
+        &self,
+        id: &crate::protocol::MemoryId,
+        text: &str,
+    ) -> StoreResult<bool> {
         Ok(
             sqlx::query("UPDATE memories SET text = $1, updated_at = $2 WHERE id = $3")
                 .bind(text)
@@ -155,7 +162,7 @@ impl Store {
         )
     }
 
-    pub async fn delete_memory(&self, id: &str) -> StoreResult<bool> {
+    pub async fn delete_memory(&self, id: &crate::protocol::MemoryId) -> StoreResult<bool> {
         Ok(sqlx::query("DELETE FROM memories WHERE id = $1")
             .bind(id)
             .execute(self.pool())

@@ -79,7 +79,7 @@ impl Store {
         .await?)
     }
 
-    pub async fn get_artifact(&self, id: &str) -> StoreResult<ArtifactRow> {
+    pub async fn get_artifact(&self, id: &crate::protocol::ArtifactId) -> StoreResult<ArtifactRow> {
         sqlx::query_as::<_, ArtifactRow>(
             "SELECT id, session_id, kind, name, revision, path, meta, created_at FROM artifacts WHERE id = $1",
         )
@@ -124,7 +124,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_plan(&self, id: &str) -> StoreResult<PlanRow> {
+    pub async fn get_plan(&self, id: &crate::protocol::PlanId) -> StoreResult<PlanRow> {
         sqlx::query_as::<_, PlanRow>(
             "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors FROM plans WHERE id = $1",
         )
@@ -146,7 +146,11 @@ impl Store {
     }
 
     /// Record the browser's render errors for a pending plan; false when it is not pending.
-    pub async fn set_plan_render_errors(&self, id: &str, errors_json: &str) -> StoreResult<bool> {
+    pub async fn set_plan_render_errors(
+        &self,
+        id: &crate::protocol::PlanId,
+        errors_json: &str,
+    ) -> StoreResult<bool> {
         let n =
             sqlx::query("UPDATE plans SET render_errors = $1 WHERE id = $2 AND status = 'pending'")
                 .bind(errors_json)
@@ -160,7 +164,7 @@ impl Store {
     /// `from → to` once (compare-and-set); false when the plan was not in `from`.
     pub async fn transition_plan(
         &self,
-        id: &str,
+        id: &crate::protocol::PlanId,
         from: PlanStatus,
         to: PlanStatus,
         feedback: Option<&str>,
@@ -193,10 +197,10 @@ impl Store {
 
     pub async fn create_question(
         &self,
-        id: &str,
+        id: &crate::protocol::QuestionId,
         session_id: &SessionId,
         run_id: &RunId,
-        call_id: &str,
+        call_id: &crate::protocol::CallId,
         questions: &str,
     ) -> StoreResult<()> {
         sqlx::query(
@@ -213,7 +217,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_question(&self, id: &str) -> StoreResult<QuestionRow> {
+    pub async fn get_question(&self, id: &crate::protocol::QuestionId) -> StoreResult<QuestionRow> {
         sqlx::query_as::<_, QuestionRow>(
             "SELECT id, session_id, run_id, call_id, questions, answers, status, created_at, answered_at FROM questions WHERE id = $1",
         )
@@ -237,7 +241,7 @@ impl Store {
     /// `pending → status` with answers, once.
     pub async fn answer_question(
         &self,
-        id: &str,
+        id: &crate::protocol::QuestionId,
         status: QuestionStatus,
         answers: Option<&str>,
     ) -> StoreResult<bool> {

@@ -162,7 +162,7 @@ impl Store {
     pub async fn create_child_session(
         &self,
         parent: &SessionRow,
-        id: &str,
+        id: &crate::protocol::SessionId,
         title: &str,
         agent: Agent,
         mode: Mode,

@@ -77,7 +77,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_task(&self, id: &str) -> StoreResult<TaskRow> {
+    pub async fn get_task(&self, id: &crate::protocol::TaskId) -> StoreResult<TaskRow> {
         sqlx::query_as::<_, TaskRow>(select_tasks!("WHERE id = $1"))
             .bind(id)
             .fetch_optional(self.pool())
@@ -113,7 +113,10 @@ impl Store {
     }
 
     /// A task's process identity as recorded at start: pid, start time, boot id.
-    pub async fn task_process(&self, id: &str) -> StoreResult<Option<(i64, i64, String)>> {
+    pub async fn task_process(
+        &self,
+        id: &crate::protocol::TaskId,
+    ) -> StoreResult<Option<(i64, i64, String)>> {
         let row: Option<(Option<i64>, Option<i64>, Option<String>)> =
             sqlx::query_as("SELECT pid, pid_start, boot_id FROM tasks WHERE id = $1")
                 .bind(id)
@@ -128,7 +131,7 @@ impl Store {
     /// `queued → running`, with the process's identity (pid, its start time, the boot id).
     pub async fn task_started(
         &self,
-        id: &str,
+        id: &crate::protocol::TaskId,
         pid: i64,
         pid_start: Option<i64>,
         boot_id: Option<&str>,
@@ -151,7 +154,11 @@ impl Store {
     }
 
     /// `running → stopping`, recording who stopped it.
-    pub async fn task_stopping(&self, id: &str, by: TaskStopper) -> StoreResult<bool> {
+    pub async fn task_stopping(
+        &self,
+        id: &crate::protocol::TaskId,
+        by: TaskStopper,
+    ) -> StoreResult<bool> {
         let moved = self
             .transition(Transition {
                 table: "tasks",
@@ -171,7 +178,7 @@ impl Store {
     )]
     pub async fn task_finished(
         &self,
-        id: &str,
+        id: &crate::protocol::TaskId,
         from: TaskStatus,
         to: TaskStatus,
         exit_code: Option<i64>,
@@ -200,7 +207,11 @@ impl Store {
         Ok(moved == 1)
     }
 
-    pub async fn task_output_bytes(&self, id: &str, bytes: i64) -> StoreResult<()> {
+    pub async fn task_output_bytes(
+        &self,
+        id: &crate::protocol::TaskId,
+        bytes: i64,
+    ) -> StoreResult<()> {
         sqlx::query("UPDATE tasks SET output_bytes = $1 WHERE id = $2")
             .bind(bytes)
             .bind(id)
@@ -210,7 +221,7 @@ impl Store {
     }
 
     /// The model read the output after the task ended: no wake-up for it.
-    pub async fn task_read_after_end(&self, id: &str) -> StoreResult<()> {
+    pub async fn task_read_after_end(&self, id: &crate::protocol::TaskId) -> StoreResult<()> {
         sqlx::query("UPDATE tasks SET read_at = $1 WHERE id = $2 AND finished_at IS NOT NULL AND read_at IS NULL")
             .bind(now_ms())
             .bind(id)
@@ -245,7 +256,7 @@ impl Store {
     }
 
     /// Claim one task's wake-up delivery; true only for the one claimer that wins.
-    pub async fn claim_delivery(&self, id: &str) -> StoreResult<bool> {
+    pub async fn claim_delivery(&self, id: &crate::protocol::TaskId) -> StoreResult<bool> {
         let n = sqlx::query("UPDATE tasks SET delivered_at = $1 WHERE id = $2 AND delivered_at IS NULL AND read_at IS NULL")
             .bind(now_ms())
             .bind(id)
@@ -264,7 +275,7 @@ impl Store {
         .await?)
     }
 
-    pub async fn mark_task_lost(&self, id: &str) -> StoreResult<bool> {
+    pub async fn mark_task_lost(&self, id: &crate::protocol::TaskId) -> StoreResult<bool> {
         let moved = self
             .transition(Transition {
                 table: "tasks",

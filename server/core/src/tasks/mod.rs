@@ -158,7 +158,7 @@ impl TaskManager {
     pub async fn get_for(
         &self,
         session_id: &crate::protocol::SessionId,
-        id: &str,
+        id: &crate::protocol::TaskId,
     ) -> Result<TaskRow, TaskError> {
         match self.store.get_task(id).await {
             Ok(t) if t.session_id == *session_id => Ok(t),
@@ -168,7 +168,7 @@ impl TaskManager {
     }
 
     /// Any task by id (the UI and tests; the model always goes through `get_for`).
-    pub async fn get_for_any(&self, id: &str) -> Result<TaskRow, TaskError> {
+    pub async fn get_for_any(&self, id: &crate::protocol::TaskId) -> Result<TaskRow, TaskError> {
         self.store.get_task(id).await.map_err(|e| match e {
             StoreError::NotFound => TaskError::NotFound,
             o => o.into(),
@@ -232,7 +232,7 @@ impl TaskManager {
     ) -> Result<TaskRow, TaskError> {
         let timeout = self.check_start(session_id, command, timeout_ms).await?;
         std::fs::create_dir_all(&self.logs).map_err(|e| TaskError::Io(e.to_string()))?;
-        let id = new_id();
+        let id = crate::protocol::TaskId::from(new_id());
         let label = label
             .map(str::trim)
             .filter(|l| !l.is_empty())
@@ -242,7 +242,7 @@ impl TaskManager {
             });
         let log_path = self.logs.join(format!("{id}.log"));
         let row = TaskRow {
-            id: id.clone().into(),
+            id: id.clone(),
             session_id: session_id.into(),
             command: command.to_string(),
             cwd: cwd.to_string_lossy().into_owned(),
@@ -280,7 +280,7 @@ impl TaskManager {
         };
         // Named after the task, so a restart finds its jail even once the leader is gone.
         let job = &crate::sandbox::Job {
-            label: Some(id.clone()),
+            label: Some(id.to_string()),
             seen: seen.clone(),
             ..job.clone()
         };
@@ -313,7 +313,7 @@ impl TaskManager {
         {
             let mut m = self.live.lock();
             m.insert(
-                id.clone(),
+                id.to_string(),
                 Live {
                     stop: stop.clone(),
                     origin: origin.clone(),
@@ -435,12 +435,12 @@ impl TaskManager {
     /// itself wakes its session.
     async fn record_end(
         &self,
-        id: &str,
+        id: &crate::protocol::TaskId,
         code: Option<i64>,
         origin: &Mutex<Option<TaskStopper>>,
         written: usize,
     ) {
-        let id = id.to_string();
+        let id = id.clone();
         let st = &self.store;
         let mut ok = Ok(false);
         for _ in 0..100 {
@@ -501,7 +501,7 @@ impl TaskManager {
         }
         {
             let mut m = self.live.lock();
-            m.remove(&id);
+            m.remove(&*id);
         }
         if let Ok(r) = st.get_task(&id).await {
             self.emit(&r).await;
@@ -517,7 +517,7 @@ impl TaskManager {
     pub async fn stop(
         &self,
         session_id: Option<&crate::protocol::SessionId>,
-        id: &str,
+        id: &crate::protocol::TaskId,
         by: TaskStopper,
     ) -> Result<TaskRow, TaskError> {
         // Ownership check: another session gets "not found".
@@ -528,7 +528,7 @@ impl TaskManager {
         let live = self
             .live
             .lock()
-            .get(id)
+            .get(&**id)
             .map(|l| (l.stop.clone(), l.origin.clone()));
         if let Some((token, origin)) = live {
             {
@@ -636,7 +636,8 @@ impl TaskManager {
 
     /// Server shutdown: every live task's group is stopped; they end `cancelled` (shutdown).
     pub async fn shutdown(&self) {
-        let ids: Vec<String> = self.live.lock().keys().cloned().collect();
+        let ids: Vec<crate::protocol::TaskId> =
+            self.live.lock().keys().map(|k| k.as_str().into()).collect();
         let stops = ids
             .iter()
             .map(|id| self.stop(None, id, TaskStopper::Shutdown));
@@ -669,7 +670,7 @@ impl TaskManager {
     /// A task of a server that died may still run: stop its process tree, but only when the
     /// recorded pid is provably the same process (same boot, same start time) — a reused pid is
     /// never hit.
-    async fn kill_orphan(&self, id: &str) {
+    async fn kill_orphan(&self, id: &crate::protocol::TaskId) {
         let Ok(Some((pid, start, boot))) = self.store.task_process(id).await else {
             return;
         };
@@ -689,7 +690,7 @@ impl TaskManager {
             None => crate::sandbox::kill_group(pid),
         }
         tracing::warn!(
-            task = id,
+            task = %id,
             pid,
             "stopped the processes of a task whose server died"
         );

@@ -142,16 +142,16 @@ impl super::Tool for MemoryDelete {
     const PLAN_AGENT: bool = false;
     const DESCRIPTION: &'static str = "Delete a kept note that is no longer true, by id.";
     type Args = DeleteArgs;
-    type Call = String;
+    type Call = crate::protocol::MemoryId;
 
     fn prepare(
         a: DeleteArgs,
         _: &crate::policy::paths::PathPolicy,
-    ) -> Result<Gated<String>, PrepareError> {
-        Ok(Gated::plain(a.id.trim().to_string()))
+    ) -> Result<Gated<crate::protocol::MemoryId>, PrepareError> {
+        Ok(Gated::plain(a.id.trim().into()))
     }
 
-    async fn run(id: String, ctx: &ToolCtx<'_>) -> ToolOutput {
+    async fn run(id: crate::protocol::MemoryId, ctx: &ToolCtx<'_>) -> ToolOutput {
         let store = &ctx.services().store;
         let (visible, user) = match store.get_memory(&id).await {
             Ok(Some(m)) => (

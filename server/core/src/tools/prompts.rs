@@ -79,12 +79,12 @@ impl super::Tool for AskUserQuestion {
                 "nobody can answer questions in this run; ask your question in plain text in your answer instead",
             );
         }
-        let id = new_id();
+        let id = crate::protocol::QuestionId::from(new_id());
         let req = QuestionRequest {
             id: id.clone(),
             session_id: t.session().id.clone(),
             run_id: t.run_id().into(),
-            call_id: ctx.call_id.to_string(),
+            call_id: ctx.call_id.into(),
             questions,
         };
         let answers = match services.questions.ask(&t.waiter(), &id, &req).await {
@@ -155,9 +155,9 @@ impl super::Tool for ExitPlan {
             Ok(x) => x,
             Err(e) => return ToolOutput::err("internal", format!("cannot publish the plan: {e}")),
         };
-        let plan_id = new_id();
+        let plan_id = crate::protocol::PlanId::from(new_id());
         let row = PlanRow {
-            id: plan_id.clone().into(),
+            id: plan_id.clone(),
             session_id: t.session().id.clone(),
             run_id: t.run_id().into(),
             call_id: ctx.call_id.into(),
@@ -172,7 +172,7 @@ impl super::Tool for ExitPlan {
             render_errors: None,
         };
         let event = EventPayload::PlanProposed {
-            plan_id: plan_id.clone().into(),
+            plan_id: plan_id.clone(),
             artifact_id: artifact.id.clone(),
             call_id: ctx.call_id.into(),
             revision: rev.clone(),

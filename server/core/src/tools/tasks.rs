@@ -180,7 +180,7 @@ impl super::Tool for BgOutput {
 
     async fn run(a: BgOutputArgs, ctx: &ToolCtx<'_>) -> ToolOutput {
         let tasks = &ctx.services().tasks;
-        let row = match tasks.get_for(&owner(ctx), &a.id).await {
+        let row = match tasks.get_for(&owner(ctx), &a.id.as_str().into()).await {
             Ok(row) => row,
             Err(e) => return task_err(e),
         };
@@ -206,13 +206,16 @@ impl super::Tool for BgStop {
     const DESCRIPTION: &'static str = "Stop a background task (SIGTERM to its process group, SIGKILL after 3 s). It ends cancelled.";
     const HOST: bool = true;
     type Args = BgStopArgs;
-    type Call = String;
+    type Call = crate::protocol::TaskId;
 
-    fn prepare(a: BgStopArgs, _: &PathPolicy) -> Result<Gated<String>, PrepareError> {
-        Ok(Gated::plain(a.id))
+    fn prepare(
+        a: BgStopArgs,
+        _: &PathPolicy,
+    ) -> Result<Gated<crate::protocol::TaskId>, PrepareError> {
+        Ok(Gated::plain(a.id.into()))
     }
 
-    async fn run(id: String, ctx: &ToolCtx<'_>) -> ToolOutput {
+    async fn run(id: crate::protocol::TaskId, ctx: &ToolCtx<'_>) -> ToolOutput {
         let tasks = &ctx.services().tasks;
         match tasks.stop(Some(&owner(ctx)), &id, TaskStopper::Model).await {
             Ok(row) => ToolOutput::json(&TaskInfo::from(row)),

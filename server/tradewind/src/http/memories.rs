@@ -39,7 +39,7 @@ pub async fn list_memories(
               (status = 422, description = "A blank or too long text", body = ErrorBody)))]
 pub async fn patch_memory(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::MemoryId>,
     ApiJson(p): ApiJson<PatchMemoryParams>,
 ) -> ApiResult<axum::Json<Memory>> {
     Ok(axum::Json(state.edit_memory(&id, &p.text).await?))
@@ -55,7 +55,7 @@ pub async fn patch_memory(
               (status = 404, description = "No such memory", body = ErrorBody)))]
 pub async fn delete_memory(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::MemoryId>,
 ) -> ApiResult<StatusCode> {
     state.forget_memory(&id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -34,11 +34,13 @@ pub struct QuestionAnswered {
               (status = 422, description = "Not one entry per question, or a label that is not one of the question's options", body = ErrorBody)))]
 pub async fn answer_question(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::QuestionId>,
     ApiJson(p): ApiJson<AnswerParams>,
 ) -> ApiResult<axum::Json<QuestionAnswered>> {
     state.answer_question(&id, p.answers).await?;
-    Ok(axum::Json(QuestionAnswered { question_id: id }))
+    Ok(axum::Json(QuestionAnswered {
+        question_id: id.into_string(),
+    }))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -63,13 +65,13 @@ pub struct PlanDecisionResponse {
               (status = 422, description = "`unavailable`, `feedback` without text, or feedback over 20000 characters", body = ErrorBody)))]
 pub async fn decide_plan(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::PlanId>,
     ApiJson(p): ApiJson<PlanDecisionParams>,
 ) -> ApiResult<axum::Json<PlanDecisionResponse>> {
     let decision = PlanDecision::from(p.decision);
     state.decide_plan(&id, (decision, p.feedback)).await?;
     Ok(axum::Json(PlanDecisionResponse {
-        plan_id: id,
+        plan_id: id.into_string(),
         decision,
     }))
 }
@@ -90,7 +92,7 @@ pub async fn decide_plan(
               (status = 422, description = "No errors, more than 10, or an empty or too long `diagram_id` or `message`", body = ErrorBody)))]
 pub async fn plan_render_errors(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::PlanId>,
     ApiJson(p): ApiJson<crate::protocol::RenderErrorsParams>,
 ) -> ApiResult<axum::http::StatusCode> {
     state.report_render_errors(&id, &p.errors).await?;
@@ -144,7 +146,7 @@ fn artifact_dir(state: &AppState, rel: &str) -> std::path::PathBuf {
               (status = 404, description = "No such artifact, or no such file in it", body = ErrorBody)))]
 pub async fn artifact_file(
     State(state): State<AppState>,
-    Path((id, path)): Path<(String, String)>,
+    Path((id, path)): Path<(crate::protocol::ArtifactId, String)>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<FileQuery>,
 ) -> ApiResult<Response> {
     let row = state
@@ -207,7 +209,7 @@ pub struct DownloadQuery {
               (status = 422, description = "`format` is not `zip` or `tar`", body = ErrorBody)))]
 pub async fn download_artifact(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::ArtifactId>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<DownloadQuery>,
 ) -> ApiResult<Response> {
     let row = state

@@ -239,12 +239,12 @@ pub struct ApprovalResponse {
               (status = 422, description = "A decision this approval does not offer", body = ErrorBody)))]
 pub async fn answer_approval(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::ApprovalId>,
     ApiJson(p): ApiJson<ApprovalParams>,
 ) -> ApiResult<axum::Json<ApprovalResponse>> {
     state.answer_approval(&id, p.decision).await?;
     Ok(axum::Json(ApprovalResponse {
-        approval_id: id,
+        approval_id: id.into_string(),
         decision: p.decision,
     }))
 }

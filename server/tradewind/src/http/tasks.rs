@@ -74,7 +74,7 @@ pub struct OutputQuery {
               (status = 404, description = "No such task", body = ErrorBody)))]
 pub async fn task_output(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::TaskId>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<OutputQuery>,
 ) -> ApiResult<axum::Json<TaskOutput>> {
     if q.offset
@@ -120,7 +120,7 @@ pub async fn task_output(
               (status = 404, description = "No such task", body = ErrorBody)))]
 pub async fn stop_task(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<crate::protocol::TaskId>,
 ) -> ApiResult<axum::Json<TaskInfo>> {
     let row = state
         .runs

@@ -331,6 +331,15 @@ async fn timed_turn(api: &Remote, ws: &mut Ws, sid: &str, text: &str) -> f64 {
     }
 }
 
+/// The turn wrote its file (a refused or failed call would leave it as it was).
+fn written(repo: &Path, tag: &str) {
+    let text = std::fs::read_to_string(repo.join("src/m00/bench_written.rs")).unwrap_or_default();
+    assert!(
+        text.starts_with(&format!("// {tag}\n")),
+        "the turn wrote nothing: {text:?}"
+    );
+}
+
 /// Turns that each write one file of the 2,000-file repository (`write`, undo on, full mode:
 /// no question), alternating two contents so every turn changes it.
 async fn write_turns(bin: &Path, repo: &Path) -> WriteTurns {
@@ -338,7 +347,7 @@ async fn write_turns(bin: &Path, repo: &Path) -> WriteTurns {
     let replay = home.path().join("replay.json");
     let script = |tag: &str| {
         json!({"match": format!("write {tag}"), "turns": [
-            {"tool_calls": [{"name": "write", "arguments": {"path": "src/m00/bench_written.rs", "content": format!("// {tag}\nfn written() {{}}\n")}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "src/m00/bench_written.rs", "content": format!("// {tag}\nfn written() {{}}\n")}}]},
             {"text": "done"}
         ]})
     };
@@ -369,6 +378,7 @@ async fn write_turns(bin: &Path, repo: &Path) -> WriteTurns {
         )
         .await;
         firsts.push(timed_turn(&api, &mut ws, &sid, "write a").await);
+        written(repo, "a");
         let _ = child.kill().await;
     }
     let (mut child, api, mut ws) = start(home.path().join("state")).await;
@@ -387,6 +397,7 @@ async fn write_turns(bin: &Path, repo: &Path) -> WriteTurns {
             }
             let tag = if turn % 2 == 0 { "a" } else { "b" };
             let ms = timed_turn(&api, &mut ws, &sid, &format!("write {tag}")).await;
+            written(repo, tag);
             match turn {
                 4.. if pace => paced.push(ms),
                 4.. => back.push(ms),

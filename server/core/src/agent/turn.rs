@@ -212,7 +212,7 @@ impl crate::tools::ToolHost for Turn<'_> {
     fn session(&self) -> &SessionRow {
         &self.run.session
     }
-    fn run_id(&self) -> &str {
+    fn run_id(&self) -> &crate::protocol::RunId {
         &self.run.run_id
     }
     fn agent(&self) -> Agent {

@@ -51,7 +51,7 @@ pub trait ToolHost: Send + Sync {
     fn services(&self) -> &ToolServices;
     /// The session, as it was when the run started.
     fn session(&self) -> &SessionRow;
-    fn run_id(&self) -> &str;
+    fn run_id(&self) -> &crate::protocol::RunId;
     fn agent(&self) -> Agent;
     fn mode(&self) -> Mode;
     /// Whether someone can answer this run's questions and plans now.

@@ -107,7 +107,7 @@ pub struct ToolCtx<'a> {
     pub paths: &'a PathPolicy,
     pub cancel: &'a CancellationToken,
     /// The model's id of this call.
-    pub call_id: &'a str,
+    pub call_id: &'a crate::protocol::CallId,
     /// Where the call connects first ([`Gated::url`]), resolved and allowed by the gate: connect
     /// to these addresses only.
     pub net: Option<&'a crate::net::Target>,

@@ -114,6 +114,9 @@ pub struct SessionState {
     pub idle_wanted: bool,
 }
 
+/// Every session with a run queued or active, by id.
+pub type Sessions = HashMap<SessionId, SessionState>;
+
 /// The run queue: what queues runs holds a clone (the services, the tools that start
 /// subagents, the after-run hooks); the scheduler (`runs::RunManager`) owns the receiving end,
 /// on which it hears that a session needs a worker. Built first by the composition root, so
@@ -123,7 +126,7 @@ pub struct RunQueue(Arc<Shared>);
 
 struct Shared {
     store: Store,
-    sessions: Mutex<HashMap<SessionId, SessionState>>,
+    sessions: Mutex<Sessions>,
     /// A session whose queue has no worker yet.
     start: tokio::sync::mpsc::UnboundedSender<SessionId>,
     /// Notified each time a session's queue runs dry.
@@ -237,7 +240,7 @@ impl RunQueue {
     }
 
     /// The sessions' states, for the scheduler.
-    pub fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<SessionId, SessionState>> {
+    pub fn lock(&self) -> parking_lot::MutexGuard<'_, Sessions> {
         self.0.sessions.lock()
     }
 

@@ -107,12 +107,7 @@ impl RunManager {
         &self.deps
     }
 
-    fn lock(
-        &self,
-    ) -> parking_lot::MutexGuard<
-        '_,
-        std::collections::HashMap<crate::protocol::SessionId, crate::scheduler::SessionState>,
-    > {
+    fn lock(&self) -> parking_lot::MutexGuard<'_, crate::scheduler::Sessions> {
         self.queue.lock()
     }
 

@@ -301,18 +301,14 @@ async fn timed_turn(api: &Remote, ws: &mut Ws, sid: &str, text: &str) -> f64 {
     let t0 = Instant::now();
     let run = api.prompt(sid, text).await;
     loop {
-        let m = tokio::time::timeout(Duration::from_secs(60), ws.next())
+        let v = ws_next(ws, Duration::from_secs(60))
             .await
-            .expect("a frame in time")
-            .expect("an open socket")
-            .expect("a frame");
-        if let tokio_tungstenite::tungstenite::Message::Text(t) = m {
-            // A turn that asks would wait for nobody: the bench is wrong, not slow.
-            assert!(!t.contains("\"type\":\"approval_requested\""), "{t}");
-            if t.contains("\"type\":\"run_finished\"") && t.contains(run.as_str()) {
-                assert!(t.contains("\"completed\""), "{t}");
-                return t0.elapsed().as_secs_f64() * 1000.0;
-            }
+            .expect("a frame in time");
+        // A turn that asks would wait for nobody: the bench is wrong, not slow.
+        assert_ne!(v["type"], "approval_requested", "{v}");
+        if v["type"] == "run_finished" && v["run_id"] == run.as_str() {
+            assert_eq!(v["status"], "completed", "{v}");
+            return t0.elapsed().as_secs_f64() * 1000.0;
         }
     }
 }

@@ -364,14 +364,29 @@ impl TestServer {
         run: &str,
         decision: &str,
     ) -> Value {
+        self.answer_until_finished(session, run, |_| decision.to_string())
+            .await
+            .0
+    }
+
+    /// Answer every approval the run asks with `decide(approval)` until it finishes: its
+    /// `run_finished` event and the approvals it asked, in order.
+    pub async fn answer_until_finished(
+        &self,
+        session: &str,
+        run: &str,
+        decide: impl Fn(&Value) -> String,
+    ) -> (Value, Vec<Value>) {
+        let mut asked = Vec::new();
         for _ in 0..1500 {
             let (_, p) = self.get(&format!("/api/sessions/{session}/pending")).await;
             for a in p["approvals"].as_array().cloned().unwrap_or_default() {
                 self.post(
                     &format!("/api/approvals/{}", a["approval_id"].as_str().unwrap()),
-                    json!({"decision": decision}),
+                    json!({"decision": decide(&a)}),
                 )
                 .await;
+                asked.push(a);
             }
             if let Some(f) = self
                 .events(session)
@@ -379,7 +394,7 @@ impl TestServer {
                 .into_iter()
                 .find(|e| e["type"] == "run_finished" && e["run"] == run)
             {
-                return f;
+                return (f, asked);
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

@@ -1164,32 +1164,16 @@ async fn what_a_command_creates_for_programs_outside_is_held() {
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "go").await;
     // Answer each question: the new repository is not kept, everything else is.
-    let mut asked = Vec::new();
-    let mut rounds = 0;
-    let finished = loop {
-        rounds += 1;
-        assert!(rounds < 1500, "{asked:?}\n{:#?}", s.events(&sid).await);
-        let (_, pending) = s.get(&format!("/api/sessions/{sid}/pending")).await;
-        for a in pending["approvals"].as_array().cloned().unwrap_or_default() {
-            let reason = a["reason"].as_str().unwrap_or_default().to_string();
-            let keep_repo = reason.contains("sub/.git");
-            s.post(
-                &format!("/api/approvals/{}", a["approval_id"].as_str().unwrap()),
-                json!({"decision": if keep_repo { "deny" } else { "once" }}),
-            )
-            .await;
-            asked.push(reason);
-        }
-        if let Some(f) = s
-            .events(&sid)
-            .await
-            .into_iter()
-            .find(|e| e["type"] == "run_finished" && e["run"] == run.as_str())
-        {
-            break f;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    };
+    let (finished, asked) = s
+        .answer_until_finished(&sid, &run, |a| {
+            let keep_repo = a["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("sub/.git");
+            if keep_repo { "deny" } else { "once" }.to_string()
+        })
+        .await;
+    let asked: Vec<&str> = asked.iter().filter_map(|a| a["reason"].as_str()).collect();
     assert_eq!(finished["status"], "completed", "{finished}");
     assert!(
         asked

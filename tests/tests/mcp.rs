@@ -745,3 +745,97 @@ async fn changed_tools_ask_again_and_are_withdrawn_until_a_reconnect() {
         "{last}"
     );
 }
+
+/// What a jailed MCP server creates that programs outside the jail run (direnv's `.envrc`, a git
+/// directory) is held: at the server's start at once, after each call with the user asked. A
+/// second creation of a file not kept is asked about again.
+#[tokio::test]
+async fn what_a_server_creates_for_programs_outside_the_jail_is_held() {
+    let planting = tradewind::config::McpServerDef {
+        command: Some("node".into()),
+        args: vec![mcp_test_file("planting.mjs").to_string_lossy().into_owned()],
+        ..Default::default()
+    };
+    let (mock, s) = with_mcp(servers([("planting", planting)])).await;
+    let ws = std::fs::canonicalize(s.workspace.path()).unwrap();
+    let (st, info) = s.post("/api/mcp/servers/planting/connect", json!({})).await;
+    assert_eq!(st, 200, "{info}");
+    let (_, sandbox) = s.get("/api/config").await;
+    assert_eq!(
+        sandbox["sandbox"]["active"], true,
+        "the test needs the sandbox: {sandbox}"
+    );
+    // Planted at its start: held at once, and said.
+    assert!(!ws.join("started/.envrc").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("started/.envrc.tradewind-held")).unwrap(),
+        "echo planted at start\n"
+    );
+    assert!(
+        info["held"].to_string().contains("started/.envrc"),
+        "{info}"
+    );
+
+    let sid = s.create_session("full").await;
+    let plant = |id: &str, path: &str, text: &str| {
+        tool_reply(
+            id,
+            "mcp_planting_plant",
+            &json!({"path": path, "text": text}),
+        )
+    };
+    mock.push(plant("p1", ".envrc", "echo one\n"));
+    mock.push(plant("p2", "kept/.envrc", "echo kept\n"));
+    mock.push(plant("p3", ".envrc", "echo two\n"));
+    mock.push(plant("p4", "nested/.git/HEAD", "ref: refs/heads/main\n"));
+    mock.push(text_reply("done"));
+    let run = s.prompt(&sid, "plant").await;
+    let (fin, asked) = s
+        .answer_until_finished(&sid, &run, |a| {
+            let reason = a["reason"].as_str().unwrap_or_default();
+            let keep_question = reason.contains("keep it?");
+            if keep_question && !reason.contains("kept/.envrc") {
+                "deny"
+            } else {
+                "once"
+            }
+            .to_string()
+        })
+        .await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let keeps: Vec<&str> = asked
+        .iter()
+        .filter_map(|a| a["reason"].as_str())
+        .filter(|r| r.contains("keep it?"))
+        .collect();
+    assert_eq!(keeps.len(), 4, "{keeps:#?}");
+    assert!(
+        keeps[0].starts_with("The MCP server `planting` created") && keeps[0].contains(".envrc"),
+        "{keeps:#?}"
+    );
+    assert!(keeps[3].contains("nested/.git"), "{keeps:#?}");
+    // Not kept: aside (the second creation too); kept: in place.
+    assert!(!ws.join(".envrc").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".envrc.tradewind-held")).unwrap(),
+        "echo two\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("kept/.envrc")).unwrap(),
+        "echo kept\n"
+    );
+    assert!(!ws.join("nested/.git").exists());
+    assert!(ws.join("nested/.git.tradewind-held/HEAD").is_file());
+    let texts: Vec<String> = results(&s.events(&sid).await)
+        .iter()
+        .map(|r| r["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        texts[0].contains("wrote .envrc") && texts[0].contains("stays aside"),
+        "{texts:#?}"
+    );
+    assert!(
+        texts[1].contains("was held until the user agreed"),
+        "{texts:#?}"
+    );
+}

@@ -399,6 +399,11 @@ pub struct McpServerInfo {
     /// Tools the server listed that are not offered to the model, each as `name: why` (an
     /// input schema no provider accepts).
     pub skipped_tools: Vec<String>,
+    /// What the server created at its start that programs outside the sandbox run without
+    /// asking (a `.envrc`, a git directory, Claude Code or VS Code settings): moved aside, one
+    /// line each naming where it went and how to keep it.
+    #[serde(default)]
+    pub held: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -2460,6 +2460,12 @@ export interface components {
         McpServerInfo: {
             /** @description Why it failed. */
             error?: string | null;
+            /**
+             * @description What the server created at its start that programs outside the sandbox run without
+             *     asking (a `.envrc`, a git directory, Claude Code or VS Code settings): moved aside, one
+             *     line each naming where it went and how to keep it.
+             */
+            held?: string[];
             name: string;
             /** @description The server's own name and version, once connected. */
             server_info?: string | null;

@@ -1,5 +1,7 @@
 //! MCP calls as the tools' prepared calls: the one place the tool layer meets MCP (the tools
-//! never name it; this module implements their [`Runnable`] seam).
+//! never name it; this module implements their [`Runnable`] seam). After each call, what a
+//! jailed server created that programs outside the jail run is held, the user asked about each
+//! (as after a shell command).
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -26,7 +28,16 @@ struct HubToolCall {
 
 impl Runnable for HubToolCall {
     fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move { self.hub.run(self.call, ctx.cancel).await })
+        Box::pin(async move {
+            let server = self.call.server().to_string();
+            // A connect holds what the server's start created itself (nobody asked).
+            let connect = matches!(self.call, HubCall::Connect(_));
+            let mut out = self.hub.run(self.call, ctx.cancel).await;
+            if !connect && let Some(conn) = self.hub.connection(&server) {
+                conn.hold_created(ctx, &server, &mut out).await;
+            }
+            out
+        })
     }
 }
 
@@ -37,6 +48,13 @@ struct ToolCall {
 
 impl Runnable for ToolCall {
     fn run<'a>(self: Box<Self>, ctx: &'a ToolCtx<'a>) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move { self.tool.call(&self.input, ctx.cancel).await })
+        Box::pin(async move {
+            let mut out = self.tool.call(&self.input, ctx.cancel).await;
+            self.tool
+                .conn
+                .hold_created(ctx, &self.tool.server, &mut out)
+                .await;
+            out
+        })
     }
 }

@@ -137,6 +137,19 @@ pub(super) struct Connection {
     pub(super) pid: Option<u32>,
     /// Set when a call found the connection gone (the server exited or crashed).
     pub(super) lost: Mutex<Option<String>>,
+    /// A jailed stdio server's roots, watched for what programs outside the jail run.
+    pub(super) guarded: Option<Guarded>,
+    /// What the server created at its start that programs outside the jail run, held aside
+    /// (one line each).
+    pub(super) held: Mutex<Vec<String>>,
+}
+
+/// A jailed server's roots and the last look at what programs outside the jail run there (git
+/// directories, `.envrc`, Claude Code and VS Code settings): the jail keeps what exists
+/// read-only; what the server creates is found at its start and after each request, and held.
+pub(super) struct Guarded {
+    pub(super) roots: Vec<PathBuf>,
+    pub(super) seen: tokio::sync::Mutex<crate::sandbox::guard::Snapshot>,
 }
 
 impl Connection {
@@ -145,6 +158,56 @@ impl Connection {
             client,
             pid,
             lost: Mutex::new(None),
+            guarded: None,
+            held: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// After the server's start (handshake and tool listing): hold what it created, nobody
+    /// being there to ask; kept in [`Connection::held`] and returned.
+    pub(super) async fn hold_since_start(&self, server: &str) -> Vec<String> {
+        use crate::sandbox::guard;
+        let Some(g) = &self.guarded else {
+            return Vec::new();
+        };
+        let mut seen = g.seen.lock().await;
+        let after = guard::look(&g.roots).await;
+        let lines = guard::hold_unasked(
+            &format!("the MCP server `{server}` at its start"),
+            after.new_since(&seen),
+        );
+        *seen = if lines.is_empty() {
+            after
+        } else {
+            guard::look(&g.roots).await
+        };
+        for l in &lines {
+            tracing::warn!(server, "{l}");
+        }
+        self.held.lock().clone_from(&lines);
+        lines
+    }
+
+    /// After a request: hold what the server created since the last look, asking the user
+    /// about each; the outcomes are added to `out` for the model. Concurrent requests look one
+    /// at a time (each sees what the one before kept).
+    pub(super) async fn hold_created(
+        &self,
+        ctx: &crate::tools::ToolCtx<'_>,
+        server: &str,
+        out: &mut ToolOutput,
+    ) {
+        let Some(g) = &self.guarded else { return };
+        let mut seen = g.seen.lock().await;
+        let mut text = String::new();
+        let who = format!("the MCP server `{server}`");
+        let looked = crate::tools::held::hold_created(ctx, &who, &g.roots, &seen, &mut text).await;
+        *seen = looked.seen;
+        if !text.is_empty() {
+            if !out.text.is_empty() && !out.text.ends_with('\n') {
+                out.text.push('\n');
+            }
+            out.text.push_str(&text);
         }
     }
 

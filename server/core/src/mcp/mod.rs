@@ -311,6 +311,11 @@ impl McpHub {
         }
     }
 
+    /// A server's live connection.
+    fn connection(&self, name: &str) -> Option<Arc<Connection>> {
+        self.slots.read().get(name).and_then(|s| s.conn.clone())
+    }
+
     /// Close a server's connection (its tools are no longer offered).
     pub fn disconnect(&self, name: &str) -> Result<McpServerInfo, McpError> {
         let mut slots = self.slots.write();
@@ -343,12 +348,16 @@ impl McpHub {
             return match self.connect(name).await {
                 Ok(info) => {
                     let names: Vec<&str> = info.tools.iter().map(|t| t.name.as_str()).collect();
-                    ToolOutput::ok(format!(
+                    let mut text = format!(
                         "Connected `{name}` ({}): {} tool(s), offered from your next step: {}",
                         info.server_info.as_deref().unwrap_or("unnamed server"),
                         names.len(),
                         names.join(", ")
-                    ))
+                    );
+                    for line in &info.held {
+                        text.push_str(&format!("\nnote: {line}"));
+                    }
+                    ToolOutput::ok(text)
                 }
                 Err(e) => ToolOutput::err("mcp_connect_failed", e),
             };
@@ -405,6 +414,7 @@ impl McpHub {
             .list_all_tools()
             .await
             .map_err(|e| OpenFailure::from(format!("cannot list its tools: {e}")))?;
+        conn.hold_since_start(name).await;
         let timeout = def
             .timeout
             .map_or(CALL_TIMEOUT, Duration::from_secs)
@@ -456,13 +466,20 @@ impl McpHub {
         let home = self.home.clone();
         let named = client::path_args(def, home.as_deref(), &self.state_dir)?;
         let sandbox = self.sandbox.get().await;
-        let job = crate::sandbox::Job {
+        let mut job = crate::sandbox::Job {
             roots: std::iter::once(self.workspace.clone())
                 .chain(named)
                 .collect(),
             read: installation(&program, def),
             ..crate::sandbox::Job::default()
         };
+        // What programs outside the jail run, as the roots hold it before the server starts:
+        // the jail keeps it read-only, and what the server creates is held (`Guarded`).
+        let before = match sandbox {
+            Some(_) if !self.sandbox.yolo() => Some(crate::sandbox::guard::look(&job.roots).await),
+            _ => None,
+        };
+        job.seen = before.clone().map(Arc::new);
         let mut cmd = match sandbox.as_deref() {
             Some(s) => s.command(&job, &program, &args)?,
             None => {
@@ -501,7 +518,14 @@ impl McpHub {
             tokio::spawn(drain_stderr(err, tail.clone()));
         }
         match Watch::default().serve(proc).await {
-            Ok(client) => Ok(Connection::new(client, pid)),
+            Ok(client) => {
+                let mut conn = Connection::new(client, pid);
+                conn.guarded = before.map(|seen| Guarded {
+                    roots: job.roots,
+                    seen: tokio::sync::Mutex::new(seen),
+                });
+                Ok(conn)
+            }
             Err(e) => {
                 if let Some(p) = pid {
                     crate::sandbox::kill_tree_and_group(p);
@@ -528,6 +552,11 @@ fn info_of(name: &str, s: &Slot) -> McpServerInfo {
         error: s.error.clone(),
         server_info: s.info.clone(),
         skipped_tools: s.skipped.clone(),
+        held: s
+            .conn
+            .as_ref()
+            .map(|c| c.held.lock().clone())
+            .unwrap_or_default(),
         tools: s
             .tools
             .iter()

@@ -209,6 +209,14 @@ fn small_text(p: &Path) -> Option<String> {
     Some(text)
 }
 
+/// [`Snapshot::take`] off the async threads.
+pub async fn look(roots: &[PathBuf]) -> Snapshot {
+    let roots = roots.to_vec();
+    tokio::task::spawn_blocking(move || Snapshot::take(&roots))
+        .await
+        .unwrap_or_default()
+}
+
 /// The suffix a held entry carries while the user decides.
 pub const HELD_SUFFIX: &str = ".tradewind-held";
 
@@ -228,6 +236,28 @@ pub fn hold(path: &Path) -> std::io::Result<PathBuf> {
     }
     std::fs::rename(path, &to)?;
     Ok(to)
+}
+
+/// Hold each of `found` at once, nobody being there to ask (a background task's end, an MCP
+/// server's start): one line each naming where it went and how to keep it, `who` ("this task")
+/// having created it.
+pub fn hold_unasked(who: &str, found: Vec<Found>) -> Vec<String> {
+    found
+        .into_iter()
+        .map(|found| match hold(&found.path) {
+            Ok(to) => format!(
+                "{who} created {} ({}); programs outside the sandbox run what it holds, so it was moved aside to {}: rename it back to keep it",
+                found.path.display(),
+                found.what,
+                to.display()
+            ),
+            Err(e) => format!(
+                "{who} created {} ({}) and it could not be moved aside: {e}",
+                found.path.display(),
+                found.what
+            ),
+        })
+        .collect()
 }
 
 /// The user kept it: put it back, unless something took its place meanwhile.

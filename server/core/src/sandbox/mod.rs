@@ -641,6 +641,13 @@ struct Probed {
     info: crate::protocol::SandboxInfo,
 }
 
+impl SandboxHandle {
+    /// `--yolo`: nothing is held or asked.
+    pub fn yolo(&self) -> bool {
+        self.cfg.yolo
+    }
+}
+
 impl std::fmt::Debug for SandboxHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SandboxHandle")

@@ -269,13 +269,7 @@ impl TaskManager {
         // What programs outside the jail run, as the roots hold it now (see the shell tool's
         // `hold_created`): what the task creates is held when it ends.
         let seen = match &sandbox {
-            Some(_) => {
-                let roots = job.roots.clone();
-                tokio::task::spawn_blocking(move || crate::sandbox::guard::Snapshot::take(&roots))
-                    .await
-                    .ok()
-                    .map(Arc::new)
-            }
+            Some(_) => Some(Arc::new(crate::sandbox::guard::look(&job.roots).await)),
             _ => None,
         };
         // Named after the task, so a restart finds its jail even once the leader is gone.
@@ -783,26 +777,10 @@ async fn hold_created(
     roots: Vec<PathBuf>,
     before: &crate::sandbox::guard::Snapshot,
 ) -> Vec<String> {
-    use crate::sandbox::guard;
-    let after = tokio::task::spawn_blocking(move || guard::Snapshot::take(&roots))
-        .await
-        .unwrap_or_default();
-    after
-        .new_since(before)
+    let after = crate::sandbox::guard::look(&roots).await;
+    crate::sandbox::guard::hold_unasked("this task", after.new_since(before))
         .into_iter()
-        .map(|found| match guard::hold(&found.path) {
-            Ok(to) => format!(
-                "\n[tradewind] this task created {} ({}); programs outside the sandbox run what it holds, so it was moved aside to {}: rename it back to keep it\n",
-                found.path.display(),
-                found.what,
-                to.display()
-            ),
-            Err(e) => format!(
-                "\n[tradewind] this task created {} ({}) and it could not be moved aside: {e}\n",
-                found.path.display(),
-                found.what
-            ),
-        })
+        .map(|line| format!("\n[tradewind] {line}\n"))
         .collect()
 }
 

@@ -11,6 +11,7 @@ pub mod execute;
 pub mod fs;
 pub mod git;
 pub mod goals;
+pub mod held;
 pub mod host;
 pub mod memory;
 pub mod output;

@@ -373,68 +373,6 @@ fn hidden_paths(
     hidden
 }
 
-/// After a jailed command: what it created that programs outside the jail run without asking —
-/// a new git directory, a `.git` file or `commondir` that redirects a repository, a new `.envrc`
-/// or Claude Code / VS Code settings file — is held (moved aside in place) before anything
-/// outside can read it, and the user is asked, naming each, whether to keep it. Kept: put back.
-/// Not kept (or nobody can answer): it stays aside, renamed (`….tradewind-held`), so nothing is
-/// lost and nothing runs it. Each outcome goes into `text` for the model. `false` when anything
-/// was held and not kept.
-async fn hold_created(
-    ctx: &ToolCtx<'_>,
-    roots: &[PathBuf],
-    before: &crate::sandbox::guard::Snapshot,
-    text: &mut String,
-) -> bool {
-    use crate::sandbox::guard;
-    let r = roots.to_vec();
-    let after = tokio::task::spawn_blocking(move || guard::Snapshot::take(&r))
-        .await
-        .unwrap_or_default();
-    let mut all_kept = true;
-    for found in after.new_since(before) {
-        let shown = found.path.display().to_string();
-        if let Err(e) = guard::hold(&found.path) {
-            // Gone again already, or not movable: say so; nothing runs it from its place
-            // unless it is still there.
-            if std::fs::symlink_metadata(&found.path).is_ok() {
-                text.push_str(&format!(
-                    "warning: this command created {shown} ({}) and it could not be moved aside: {e}\n",
-                    found.what
-                ));
-                all_kept = false;
-            }
-            continue;
-        }
-        let reason = format!(
-            "The command created {shown}: {}. Programs outside the sandbox run what it holds without asking (git runs a repository's hooks and config on every `git status`). It was moved aside; keep it?",
-            found.what
-        );
-        let key = format!("keep:{shown}");
-        match ctx.host.confirm(ctx, &reason, &key).await {
-            Ok(()) => match guard::release(&found.path) {
-                Ok(()) => text.push_str(&format!(
-                    "note: {shown} ({}) was held until the user agreed to keep it\n",
-                    found.what
-                )),
-                Err(e) => {
-                    text.push_str(&format!("note: {shown} stays held: {e}\n"));
-                    all_kept = false;
-                }
-            },
-            Err(_) => {
-                text.push_str(&format!(
-                    "refused: this command created {shown} ({}); the user did not keep it, and it stays aside as {}\n",
-                    found.what,
-                    guard::held_path(&found.path).display()
-                ));
-                all_kept = false;
-            }
-        }
-    }
-    all_kept
-}
-
 /// The command's share of the jail; with a sandbox (and without `--yolo`), what programs outside
 /// the jail run, as the roots hold it now: the jail protects it, and what the command creates
 /// is held when it ends.
@@ -445,12 +383,9 @@ async fn job_for(ctx: &ToolCtx<'_>, args: &ProcessArgs, sandboxed: bool) -> crat
         ..ctx.job()
     };
     if sandboxed && !ctx.services().cfg.yolo {
-        let roots = job.roots.clone();
-        let seen =
-            tokio::task::spawn_blocking(move || crate::sandbox::guard::Snapshot::take(&roots))
-                .await
-                .unwrap_or_default();
-        job.seen = Some(std::sync::Arc::new(seen));
+        job.seen = Some(std::sync::Arc::new(
+            crate::sandbox::guard::look(&job.roots).await,
+        ));
     }
     job
 }
@@ -547,7 +482,9 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     }
     let mut ok = stop.is_none() && exit_code == Some(0);
     if let Some(before) = &job.seen
-        && !hold_created(ctx, &job.roots, before, &mut text).await
+        && !super::held::hold_created(ctx, "this command", &job.roots, before, &mut text)
+            .await
+            .all_kept
     {
         ok = false;
     }

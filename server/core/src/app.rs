@@ -90,7 +90,7 @@ async fn agent_deps(
         files: Arc::default(),
         net_exempt: net_exempt.to_vec(),
         websearch: websearch.clone(),
-        snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir)),
+        snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir, store.clone())),
         attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
         goal_lock: goal_lock.clone(),
         queue: queue.0.clone(),

@@ -274,7 +274,9 @@ async fn run_prepared(
     if prepared.effect != Effect::Read {
         t.durable().await;
         if changes_files(prepared.effect, &call.name) {
-            t.protect_files().await;
+            // A file tool writes exactly its paths; anything else may change any file.
+            let written = (prepared.effect == Effect::Write).then_some(prepared.paths.as_slice());
+            t.protect_files(written).await;
         }
     }
     let ctx = ToolCtx {

@@ -184,61 +184,43 @@ pub(super) fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
         && spec.trigger != RunTrigger::Compact
 }
 
-/// Record the workspace's files before or after a run; a failure only costs undo.
-pub(super) async fn take_snapshot(deps: &AgentDeps, spec: &RunSpec, kind: &str) {
-    record_snapshot(
-        &deps.snapshots,
-        &deps.store,
-        &spec.session.workspace,
-        &spec.session.id,
-        &spec.run_id,
-        kind,
-    )
-    .await;
-}
-
-pub(super) async fn record_snapshot(
+/// Resolve the open marks of the run's workspace now (one walk), before something other than a
+/// file tool may change its files; a failure only costs undo.
+pub(super) async fn resolve_snapshots(
     snapshots: &crate::undo::Snapshots,
-    store: &Store,
     workspace: &str,
-    session: &crate::protocol::SessionId,
-    run: &crate::protocol::RunId,
-    kind: &str,
+    background: bool,
 ) {
     let ws = std::path::Path::new(workspace);
-    let snap = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshots.snapshot(ws)).await;
-    match snap.unwrap_or_else(|_| {
+    let done = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshots.resolve(ws, background)).await;
+    if let Err(e) = done.unwrap_or_else(|_| {
         Err(format!(
             "took longer than {} s (a very large workspace? set \"undo\": false, or ignore big folders in .gitignore)",
             SNAPSHOT_TIMEOUT.as_secs()
         ))
     }) {
-        Ok(tree) => {
-            if let Err(e) = store.record_snapshot(session, run, kind, &tree).await {
-                tracing::warn!(error = %e, "cannot record a snapshot");
-            }
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot snapshot the workspace; undo will not cover this run")
-        }
+        tracing::warn!(error = %e, "cannot snapshot the workspace; undo will not cover this run");
     }
 }
 
-/// The snapshot of what a run left, taken in the background (`Snapshots::settled` waits for
-/// it: a revert, and the next run's first change).
+/// Mark a snapshot of the run's workspace now (see `crate::undo::marks`).
+pub(super) fn mark_snapshot(
+    snapshots: &crate::undo::Snapshots,
+    spec: &RunSpec,
+    taken: crate::undo::owners::Taken,
+) {
+    let label = crate::undo::marks::Label::new(&spec.session.id, &spec.run_id, taken);
+    if let Err(e) = snapshots.mark(std::path::Path::new(&spec.session.workspace), label) {
+        tracing::warn!(error = %e, "cannot snapshot the workspace; undo will not cover this run");
+    }
+}
+
+/// The snapshot of what a run left: marked now (before its end is sent, so a change the next
+/// run makes is kept out of it), resolved by a walk in the background.
 pub(super) fn snapshot_after(deps: &AgentDeps, spec: &RunSpec) {
-    let ws = std::path::Path::new(&spec.session.workspace);
-    let pending = deps.snapshots.pending(ws);
-    let (snapshots, store) = (deps.snapshots.clone(), deps.store.clone());
-    let (workspace, session, run) = (
-        spec.session.workspace.clone(),
-        spec.session.id.clone(),
-        spec.run_id.clone(),
-    );
-    tokio::spawn(async move {
-        record_snapshot(&snapshots, &store, &workspace, &session, &run, "after").await;
-        drop(pending);
-    });
+    mark_snapshot(&deps.snapshots, spec, crate::undo::owners::Taken::After);
+    let (snapshots, workspace) = (deps.snapshots.clone(), spec.session.workspace.clone());
+    tokio::spawn(async move { resolve_snapshots(&snapshots, &workspace, true).await });
 }
 
 /// Store the run's end. A full disk: keep trying in the background, so the run (and its

@@ -181,19 +181,30 @@ impl Turn<'_> {
     }
 
     /// Before a call that can change the workspace's files runs: the snapshot that undoes this
-    /// run is stored (taken once per run, by its first such call; later calls find it done).
-    pub(crate) async fn protect_files(&self) {
+    /// run is marked (once per run, by its first such call). A file tool's call (`written`: the
+    /// files it writes, and only those) keeps each file's content first; any other call resolves
+    /// the open marks with a walk before it runs (it may change anything).
+    pub(crate) async fn protect_files(&self, written: Option<&[crate::policy::PathUse]>) {
         if !self.undo {
             return;
         }
+        let snapshots = &self.deps.snapshots;
         self.before
             .get_or_init(|| async {
-                let ws = std::path::Path::new(&self.run.session.workspace);
-                // The previous run's closing snapshot first, so snapshots are recorded in order.
-                self.deps.snapshots.settled(ws).await;
-                take_snapshot(self.deps, self.run, "before").await;
+                mark_snapshot(snapshots, self.run, crate::undo::owners::Taken::Before);
             })
             .await;
+        let ws = std::path::Path::new(&self.run.session.workspace);
+        match written {
+            Some(paths) => {
+                for p in paths {
+                    if let Err(e) = snapshots.before_write(ws, &p.path).await {
+                        tracing::warn!(error = %e, "undo will not cover this change");
+                    }
+                }
+            }
+            None => resolve_snapshots(snapshots, &self.run.session.workspace, false).await,
+        }
     }
 
     /// Whether the session's grants, as last read by the gate, hold `key`.

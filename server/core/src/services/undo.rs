@@ -144,9 +144,8 @@ impl Core {
 
     /// The workspace now, once what the last runs left is recorded.
     async fn snapshot_now(&self, ws: &Path) -> ServiceResult<String> {
-        let snaps = &self.deps().snapshots;
-        snaps.settled(ws).await;
-        snaps.snapshot(ws).await.map_err(git_err)
+        // The walk resolves what the last runs left first.
+        self.deps().snapshots.snapshot(ws).await.map_err(git_err)
     }
 
     /// The snapshots of every session working in `workspace`, and what each revert changed.

@@ -68,13 +68,15 @@ impl Store {
         .await?)
     }
 
-    /// Record a run's snapshot: `before` it changes anything, `after` it ended.
+    /// Record a run's snapshot: `before` it changes anything, `after` it ended; `at` (ms) is the
+    /// moment it shows (it may be recorded later, see `crate::undo::marks`).
     pub async fn record_snapshot(
         &self,
         session: &SessionId,
         run: &RunId,
         kind: &str,
         tree: &str,
+        at: i64,
     ) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO snapshots (id, session_id, run_id, kind, tree, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -84,7 +86,7 @@ impl Store {
         .bind(run)
         .bind(kind)
         .bind(tree)
-        .bind(now_ms())
+        .bind(at)
         .execute(self.pool())
         .await?;
         Ok(())

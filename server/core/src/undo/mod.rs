@@ -1,14 +1,16 @@
 //! Undo: snapshots of a workspace's files, in a store of the server's own under the state
 //! directory (never the user's repository), written in-process: no git, so no repository
 //! configuration, hook or filter can run. A run of the build agent is snapshotted before its
-//! first call that can change files (and again after it, off its critical path); a revert puts
-//! back the files its own session's runs changed since a message (`owners` tells whose change
-//! each file is, from every session's snapshots of the workspace).
+//! first call that can change files and after it ends; both are *marked* at their moment and
+//! resolved by the next walk (see `marks`), so a turn that only writes files through the file
+//! tools never waits for a walk: each file's content is stored before a tool first changes it.
+//! A revert puts back the files its own session's runs changed since a message (`owners` tells
+//! whose change each file is, from every session's snapshots of the workspace).
 //!
-//! One operation at a time per workspace (they share the stat cache); `settled` waits for the
-//! snapshots still being taken in the background.
+//! One walk at a time per workspace (they share the stat cache).
 
 mod legacy;
+pub mod marks;
 pub mod objects;
 pub mod owners;
 mod scan;
@@ -16,9 +18,9 @@ mod scan;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use marks::{Label, Marks};
 use objects::{Kind, Manifest, Objects};
 use owners::Put;
 
@@ -30,16 +32,14 @@ pub struct Change {
     pub action: &'static str,
 }
 
-/// One workspace's store and its stat cache.
+/// One workspace's store, its stat cache and its open marks.
 #[derive(Debug)]
 struct WsStore {
     objects: Objects,
-    /// Held by every operation, across its awaits.
+    /// Held by every walk and every operation on the files, across its awaits.
     op: tokio::sync::Mutex<()>,
     index: Arc<parking_lot::Mutex<scan::Index>>,
-    /// Snapshots queued or being taken in the background.
-    pending: AtomicUsize,
-    idle: tokio::sync::Notify,
+    marks: parking_lot::Mutex<Marks>,
 }
 
 /// The snapshot stores of every workspace.
@@ -48,30 +48,37 @@ pub struct Snapshots {
     state_dir: PathBuf,
     root: PathBuf,
     stores: parking_lot::Mutex<HashMap<PathBuf, Arc<WsStore>>>,
-}
-
-/// A background snapshot of a workspace: `settled` waits while one is alive.
-#[derive(Debug)]
-pub struct Pending(Arc<WsStore>);
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        if self.0.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.idle.notify_waiters();
-        }
-    }
+    /// Where resolved marks are recorded.
+    store: crate::store::Store,
 }
 
 fn blocking_err(e: tokio::task::JoinError) -> String {
     format!("the snapshot task failed: {e}")
 }
 
+/// Run `f` on a thread of its own at the lowest CPU priority (Linux keeps a nice value per
+/// thread): a walk nobody waits for yields the cores to the runs in flight.
+async fn at_low_priority<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("tw-undo-walk".into())
+        .spawn(move || {
+            let _ = rustix::process::setpriority_process(None, 19);
+            let _ = tx.send(f());
+        })
+        .map_err(|e| format!("cannot start the snapshot: {e}"))?;
+    rx.await.map_err(|_| "the snapshot task failed".to_string())
+}
+
 impl Snapshots {
-    pub fn new(state_dir: &Path) -> Snapshots {
+    pub fn new(state_dir: &Path, store: crate::store::Store) -> Snapshots {
         Snapshots {
             state_dir: state_dir.to_path_buf(),
             root: state_dir.join("undo"),
             stores: parking_lot::Mutex::default(),
+            store,
         }
     }
 
@@ -85,34 +92,15 @@ impl Snapshots {
             .lock()
             .entry(ws.to_path_buf())
             .or_insert_with(|| {
+                let dir = self.dir_of(ws);
                 Arc::new(WsStore {
-                    objects: Objects::new(self.dir_of(ws)),
+                    marks: parking_lot::Mutex::new(Marks::load(&dir)),
+                    objects: Objects::new(dir),
                     op: tokio::sync::Mutex::new(()),
                     index: Arc::default(),
-                    pending: AtomicUsize::new(0),
-                    idle: tokio::sync::Notify::new(),
                 })
             })
             .clone()
-    }
-
-    /// Count a background snapshot of `ws` until the returned guard is dropped.
-    pub fn pending(&self, ws: &Path) -> Pending {
-        let s = self.store(ws);
-        s.pending.fetch_add(1, Ordering::AcqRel);
-        Pending(s)
-    }
-
-    /// Wait until no background snapshot of `ws` is queued or running.
-    pub async fn settled(&self, ws: &Path) {
-        let s = self.store(ws);
-        loop {
-            let notified = s.idle.notified();
-            if s.pending.load(Ordering::Acquire) == 0 {
-                return;
-            }
-            notified.await;
-        }
     }
 
     fn skip(&self, ws: &Path) -> scan::Skip {
@@ -124,9 +112,8 @@ impl Snapshots {
         }
     }
 
-    /// Record the workspace's files now; returns the snapshot's id. A home directory or the
-    /// root is refused: a snapshot would copy everything under it.
-    pub async fn snapshot(&self, ws: &Path) -> Result<String, String> {
+    /// A home directory or the root is refused: a snapshot would copy everything under it.
+    fn refused(ws: &Path) -> Result<(), String> {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         if ws == Path::new("/") || home.as_deref() == Some(ws) {
             return Err(format!(
@@ -134,31 +121,153 @@ impl Snapshots {
                 ws.display()
             ));
         }
+        Ok(())
+    }
+
+    /// Mark a snapshot of `ws` as of now (`label`), resolved by the next walk.
+    pub fn mark(&self, ws: &Path, label: Label) -> Result<(), String> {
+        Self::refused(ws)?;
+        self.store(ws)
+            .marks
+            .lock()
+            .mark(label)
+            .map_err(|e| format!("cannot note the snapshot: {e}"))
+    }
+
+    /// Before a file tool writes `path`: its content now is stored for every open mark that
+    /// lacks it. A path outside the workspace is not the snapshots' to cover.
+    pub async fn before_write(&self, ws: &Path, path: &Path) -> Result<(), String> {
+        let s = self.store(ws);
+        let rel = match path.strip_prefix(ws) {
+            Ok(r) => r.to_path_buf(),
+            Err(_) => match std::fs::canonicalize(ws)
+                .map(|w| path.strip_prefix(w).map(Path::to_path_buf))
+            {
+                Ok(Ok(r)) => r,
+                _ => return Ok(()),
+            },
+        };
+        let Some(rel) = rel.to_str().map(str::to_string) else {
+            return Ok(());
+        };
+        if !s.marks.lock().wants(&rel) {
+            return Ok(());
+        }
+        let (objects, path) = (s.objects.clone(), path.to_path_buf());
+        let pre = tokio::task::spawn_blocking(move || {
+            crate::state_dir::ensure_dir(&objects.dir).map_err(|e| e.to_string())?;
+            let pre = scan::pre_image(&path, &objects)
+                .map_err(|e| format!("cannot keep {}'s content: {e}", path.display()))?;
+            pause_for_tests(&objects);
+            Ok::<_, String>(pre)
+        })
+        .await
+        .map_err(blocking_err)??;
+        s.marks
+            .lock()
+            .patch(&rel, pre)
+            .map_err(|e| format!("cannot note {rel}'s content: {e}"))
+    }
+
+    /// Whether a mark of `ws` waits for a walk.
+    pub fn has_open(&self, ws: &Path) -> bool {
+        self.store(ws).marks.lock().any_open()
+    }
+
+    /// Resolve the open marks of `ws` (one walk), unless none is open. `background`: nothing
+    /// waits for it (what a run left), so the walk runs at the lowest CPU priority and yields
+    /// to the runs in flight.
+    pub async fn resolve(&self, ws: &Path, background: bool) -> Result<(), String> {
+        let s = self.store(ws);
+        if !s.marks.lock().any_open() {
+            return Ok(());
+        }
+        let _op = s.op.lock().await;
+        if !s.marks.lock().any_open() {
+            return Ok(());
+        }
+        self.walk_locked(&s, ws, background).await.map(drop)
+    }
+
+    /// Record the workspace's files now (resolving the open marks with the same walk); returns
+    /// the snapshot's id.
+    pub async fn snapshot(&self, ws: &Path) -> Result<String, String> {
+        Self::refused(ws)?;
         let s = self.store(ws);
         let _op = s.op.lock().await;
         self.snapshot_locked(&s, ws).await
     }
 
     async fn snapshot_locked(&self, s: &Arc<WsStore>, ws: &Path) -> Result<String, String> {
-        let (objects, index, ws, skip) = (
+        self.walk_locked(s, ws, false).await
+    }
+
+    /// One walk: the workspace now, and every mark opened before it began, recorded in order.
+    async fn walk_locked(
+        &self,
+        s: &Arc<WsStore>,
+        ws: &Path,
+        background: bool,
+    ) -> Result<String, String> {
+        let horizon = s.marks.lock().horizon();
+        let (objects, index, root, skip) = (
             s.objects.clone(),
             s.index.clone(),
             ws.to_path_buf(),
             self.skip(ws),
         );
-        tokio::task::spawn_blocking(move || {
+        let walk = move || {
             crate::state_dir::ensure_dir(&objects.dir).map_err(|e| e.to_string())?;
             let mut index = index.lock();
-            let m = scan::scan(&ws, &objects, &mut index, &skip)?;
+            let m = scan::scan(&root, &objects, &mut index, &skip)?;
             pause_for_tests(&objects);
             let id = objects
                 .put_manifest(&m)
                 .map_err(|e| format!("cannot store the snapshot: {e}"))?;
             index.save(&objects);
-            Ok(id)
-        })
-        .await
-        .map_err(blocking_err)?
+            Ok::<_, String>((id, m))
+        };
+        let walked = if background {
+            at_low_priority(walk).await?
+        } else {
+            tokio::task::spawn_blocking(walk)
+                .await
+                .map_err(blocking_err)?
+        };
+        let taken = s.marks.lock().take(horizon);
+        let (id, now) = match walked {
+            Ok(w) => w,
+            Err(e) => {
+                // Those marks cannot be resolved: undo does not cover their runs.
+                s.marks.lock().resolved(&taken);
+                return Err(e);
+            }
+        };
+        if !taken.is_empty() {
+            let objects = s.objects.clone();
+            let resolved = taken.clone();
+            let trees = tokio::task::spawn_blocking(move || {
+                resolved
+                    .iter()
+                    .map(|m| objects.put_manifest(&m.resolve(&now)))
+                    .collect::<std::io::Result<Vec<String>>>()
+            })
+            .await
+            .map_err(blocking_err)?
+            .map_err(|e| format!("cannot store the snapshot: {e}"))?;
+            for (m, tree) in taken.iter().zip(trees) {
+                let l = &m.label;
+                if let Err(e) = self
+                    .store
+                    .record_snapshot(&l.session, &l.run, &l.kind, &tree, l.at)
+                    .await
+                {
+                    tracing::warn!(error = %e, "cannot record a snapshot");
+                }
+            }
+            s.marks.lock().resolved(&taken);
+        }
+        Ok(id)
     }
 
     /// A snapshot's manifest, copying an earlier release's tree into the store first.
@@ -236,6 +345,10 @@ impl Snapshots {
     pub async fn put_back(&self, ws: &Path, puts: &[Put]) -> Result<String, String> {
         let s = self.store(ws);
         let _op = s.op.lock().await;
+        // The marks open now are of the workspace before these files change.
+        if s.marks.lock().any_open() {
+            self.snapshot_locked(&s, ws).await?;
+        }
         let (objects, root, puts) = (s.objects.clone(), ws.to_path_buf(), puts.to_vec());
         tokio::task::spawn_blocking(move || restore(&root, &objects, &puts))
             .await
@@ -288,8 +401,9 @@ impl Snapshots {
             .checked_sub(keep_newer)
             .unwrap_or(std::time::UNIX_EPOCH);
         let (objects, index, live) = (s.objects.clone(), s.index.clone(), live.to_vec());
+        let blobs = s.marks.lock().blobs();
         tokio::task::spawn_blocking(move || {
-            let size = objects.gc(&live, cutoff);
+            let size = objects.gc(&live, &blobs, cutoff);
             let mut index = index.lock();
             index.load(&objects);
             index.retain_stored(&objects);
@@ -359,8 +473,9 @@ fn checked(root: &Path, rel: &str) -> Result<PathBuf, String> {
 }
 
 /// Debug builds only: with `TW_TEST_SNAPSHOT_PAUSE=<file>` set, a snapshot whose files are
-/// stored waits before writing its manifest until that file is removed (a test kills the server
-/// there, mid-snapshot). It creates `<file>.reached` when it gets there.
+/// stored waits before writing its manifest, and a file's content kept before a tool writes it
+/// waits before it is noted, until that file is removed (a test kills the server there,
+/// mid-snapshot). It creates `<file>.reached` when it gets there.
 #[cfg(debug_assertions)]
 fn pause_for_tests(objects: &Objects) {
     let Some(flag) = std::env::var_os("TW_TEST_SNAPSHOT_PAUSE").map(PathBuf::from) else {
@@ -386,6 +501,15 @@ fn pause_for_tests(_objects: &Objects) {}
 mod tests {
     use super::*;
 
+    /// Snapshots with a store of their own under `state`.
+    async fn snapshots(state: &Path) -> Snapshots {
+        std::fs::create_dir_all(state).unwrap();
+        let store = crate::store::Store::open_sqlite(&state.join("t.db"))
+            .await
+            .unwrap();
+        Snapshots::new(state, store)
+    }
+
     fn base(name: &str) -> PathBuf {
         let b = std::env::temp_dir().join(format!("tw-undo-{name}-{}", crate::util::new_id()));
         std::fs::create_dir_all(&b).unwrap();
@@ -409,7 +533,7 @@ mod tests {
         )
         .unwrap();
         std::os::unix::fs::symlink("keep.txt", ws.join("link")).unwrap();
-        let s = Snapshots::new(&base.join("state"));
+        let s = snapshots(&base.join("state")).await;
         let before = s.snapshot(&ws).await.unwrap();
         assert_eq!(
             s.snapshot(&ws).await.unwrap(),
@@ -470,14 +594,14 @@ mod tests {
         let base = base("racy");
         let ws = base.join("ws");
         std::fs::create_dir_all(&ws).unwrap();
-        let s = Snapshots::new(&base.join("state"));
+        let s = snapshots(&base.join("state")).await;
         std::fs::write(ws.join("a.txt"), "aaaa").unwrap();
         let one = s.snapshot(&ws).await.unwrap();
         std::fs::write(ws.join("a.txt"), "bbbb").unwrap();
         let two = s.snapshot(&ws).await.unwrap();
         assert_ne!(one, two);
         // A new server (an empty cache, the saved index) sees the same.
-        let again = Snapshots::new(&base.join("state"));
+        let again = snapshots(&base.join("state")).await;
         assert_eq!(again.snapshot(&ws).await.unwrap(), two);
         std::fs::remove_dir_all(&base).unwrap();
     }
@@ -491,7 +615,7 @@ mod tests {
         std::fs::create_dir_all(ws.join("sub")).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(ws.join("sub/f.txt"), "mine\n").unwrap();
-        let s = Snapshots::new(&base.join("state"));
+        let s = snapshots(&base.join("state")).await;
         let before = s.snapshot(&ws).await.unwrap();
         std::fs::write(ws.join("sub/f.txt"), "changed\n").unwrap();
         let now = s.snapshot(&ws).await.unwrap();
@@ -513,13 +637,95 @@ mod tests {
         std::fs::remove_dir_all(&base).unwrap();
     }
 
+    /// Back-to-back runs that only write files never walk the workspace: each run's `before`
+    /// and `after` are marked, the files' contents kept before each write, and one later walk
+    /// records them all, each as the workspace was at its moment. A server stopped with marks
+    /// open finds them in the journal.
+    #[tokio::test]
+    async fn marked_snapshots_are_the_workspace_at_their_moment() {
+        use owners::Taken;
+        let base = base("marks");
+        let (ws, state) = (base.join("ws"), base.join("state"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("a.txt"), "one").unwrap();
+        std::fs::write(ws.join("b.txt"), "b").unwrap();
+        let s = snapshots(&state).await;
+        let sid: crate::protocol::SessionId = "S".into();
+        let ws_text = ws.to_string_lossy().into_owned();
+        s.store
+            .create_session(
+                &sid,
+                "t",
+                &ws_text,
+                crate::protocol::Agent::Build,
+                crate::protocol::Mode::Auto,
+                None,
+            )
+            .await
+            .unwrap();
+        let start = s.snapshot(&ws).await.unwrap();
+        let (r1, r2): (crate::protocol::RunId, crate::protocol::RunId) = ("R1".into(), "R2".into());
+        let write = |rel: &str, text: &str| std::fs::write(ws.join(rel), text).unwrap();
+        // Run 1 writes a.txt; run 2, right after, writes a.txt again and creates new.txt.
+        s.mark(&ws, Label::new(&sid, &r1, Taken::Before)).unwrap();
+        s.before_write(&ws, &ws.join("a.txt")).await.unwrap();
+        write("a.txt", "two");
+        s.mark(&ws, Label::new(&sid, &r1, Taken::After)).unwrap();
+        s.mark(&ws, Label::new(&sid, &r2, Taken::Before)).unwrap();
+        s.before_write(&ws, &ws.join("a.txt")).await.unwrap();
+        write("a.txt", "three");
+        s.before_write(&ws, &ws.join("new.txt")).await.unwrap();
+        write("new.txt", "new");
+        // Written again in the same run: the first content kept stands.
+        s.before_write(&ws, &ws.join("a.txt")).await.unwrap();
+        write("a.txt", "four");
+        s.mark(&ws, Label::new(&sid, &r2, Taken::After)).unwrap();
+        assert!(s.has_open(&ws));
+        // A server stopped now finds the marks again.
+        let again = snapshots(&state).await;
+        assert!(again.has_open(&ws));
+        drop(again);
+        let now = s.snapshot(&ws).await.unwrap();
+        assert!(!s.has_open(&ws));
+        type Seen = (String, Option<String>, Option<String>, Option<String>);
+        async fn tree(s: &Snapshots, ws: &Path, run: &crate::protocol::RunId, kind: &str) -> Seen {
+            let id = s.store.run_snapshot(run, kind).await.unwrap().unwrap();
+            let st = s.store(ws);
+            let m = s.manifest(&st, ws, &id).await.unwrap();
+            let text = |rel: &str| {
+                m.get(rel)
+                    .map(|e| String::from_utf8(st.objects.get(&e.hash).unwrap()).unwrap())
+            };
+            let seen = (text("a.txt"), text("new.txt"), text("b.txt"));
+            (id, seen.0, seen.1, seen.2)
+        }
+        let b1 = tree(&s, &ws, &r1, "before").await;
+        assert_eq!(b1.0, start);
+        let a1 = tree(&s, &ws, &r1, "after").await;
+        assert_eq!((a1.1.as_deref(), a1.2.as_deref()), (Some("two"), None));
+        let b2 = tree(&s, &ws, &r2, "before").await;
+        assert_eq!(b2.0, a1.0, "nothing changed between the runs");
+        let a2 = tree(&s, &ws, &r2, "after").await;
+        assert_eq!(a2.0, now);
+        assert_eq!(
+            (a2.1.as_deref(), a2.2.as_deref(), a2.3.as_deref()),
+            (Some("four"), Some("new"), Some("b"))
+        );
+        // A revert of both runs puts back exactly the start.
+        let plan = s.plan(&ws, &now, &b1.0).await.unwrap();
+        assert_eq!(s.apply(&ws, &b1.0, &plan).await.unwrap(), start);
+        assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one");
+        assert!(!ws.join("new.txt").exists());
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
     /// GC keeps the snapshots still named (and what they hold) and drops the rest.
     #[tokio::test]
     async fn gc_keeps_what_is_named_and_drops_the_rest() {
         let base = base("gc");
         let ws = base.join("ws");
         std::fs::create_dir_all(&ws).unwrap();
-        let s = Snapshots::new(&base.join("state"));
+        let s = snapshots(&base.join("state")).await;
         std::fs::write(ws.join("a.txt"), "one\n").unwrap();
         let keep = s.snapshot(&ws).await.unwrap();
         std::fs::write(ws.join("a.txt"), "two, never needed again\n").unwrap();
@@ -590,7 +796,7 @@ mod tests {
         let old = git(&["write-tree"]);
         assert!(legacy::is_legacy_id(&old));
         std::fs::write(ws.join("d/a.txt"), "new\n").unwrap();
-        let s = Snapshots::new(&state);
+        let s = snapshots(&state).await;
         let now = s.snapshot(&ws).await.unwrap();
         let plan = s.plan(&ws, &now, &old).await.unwrap();
         assert_eq!(

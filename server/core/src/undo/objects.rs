@@ -201,6 +201,16 @@ impl Objects {
         Ok((hash, n))
     }
 
+    /// Make a stored blob young again (a collection keeps what was written since its cutoff).
+    pub fn touch(&self, hash: &[u8; 32]) {
+        if let Ok(f) = std::fs::File::options()
+            .append(true)
+            .open(self.blob_path(hash))
+        {
+            let _ = f.set_modified(std::time::SystemTime::now());
+        }
+    }
+
     /// A blob's bytes.
     pub fn get(&self, hash: &[u8; 32]) -> std::io::Result<Vec<u8>> {
         std::fs::read(self.blob_path(hash))
@@ -239,14 +249,14 @@ impl Objects {
     /// snapshot taken but not recorded yet), and the blobs they name; remove every other
     /// manifest, blob and temporary file last changed before `cutoff`. Returns the store's size
     /// afterwards. Runs while no snapshot of the workspace is being taken.
-    pub fn gc(&self, live: &[String], cutoff: std::time::SystemTime) -> u64 {
+    pub fn gc(&self, live: &[String], blobs: &[[u8; 32]], cutoff: std::time::SystemTime) -> u64 {
         let young = |p: &Path| {
             std::fs::symlink_metadata(p)
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| t >= cutoff)
         };
         let live: std::collections::HashSet<&str> = live.iter().map(String::as_str).collect();
-        let mut keep_blobs = std::collections::HashSet::new();
+        let mut keep_blobs: std::collections::HashSet<String> = blobs.iter().map(hex).collect();
         let mut size = 0u64;
         for e in std::fs::read_dir(self.dir.join("trees"))
             .into_iter()

@@ -278,6 +278,24 @@ pub fn scan(
     Ok(manifest)
 }
 
+/// A file's content now, stored (`None`: there is no file there): kept before a tool changes
+/// it. A blob stored earlier is made young again, so a collection running meanwhile keeps it.
+pub fn pre_image(path: &Path, objects: &Objects) -> std::io::Result<Option<Entry>> {
+    let meta = match path.symlink_metadata() {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    let entry = store_file(path, &meta, objects)?;
+    if let Some(e) = &entry {
+        objects.touch(&e.hash);
+    }
+    Ok(entry)
+}
+
 /// Store one file's content (a link's target for a symbolic link).
 fn store_file(
     path: &Path,

@@ -2026,7 +2026,12 @@ async fn undo() {
         )
         .unwrap();
     }
-    let snaps = tradewind::undo::Snapshots::new(&base.path().join("state"));
+    let state = base.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let store = tradewind::store::Store::open_sqlite(&state.join("t.db"))
+        .await
+        .unwrap();
+    let snaps = tradewind::undo::Snapshots::new(&state, store);
     let t = Instant::now();
     let before = snaps.snapshot(&ws).await.unwrap();
     let first = t.elapsed();

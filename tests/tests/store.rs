@@ -646,6 +646,7 @@ async fn suite(store: Store) {
         (last.model.as_str(), last.context_window),
         ("local", 128_000)
     );
+    statuses_are_bound(&store, &sid).await;
     // Deleting a session removes what it owns.
     store.delete_session(&sid).await.unwrap();
     assert!(
@@ -913,4 +914,109 @@ async fn a_new_sqlite_file_holds_what_one_migration_at_a_time_makes() {
     // Reopened, nothing is applied twice and the file is sound.
     let again = Store::open_sqlite(&d.path().join("new.db")).await.unwrap();
     assert_eq!(again.integrity_check().await.unwrap(), "ok");
+}
+
+/// The statuses the store writes and filters on are bound from their enums (no literal in the
+/// SQL): each query finds what it should, on SQLite and on PostgreSQL.
+async fn statuses_are_bound(store: &Store, sid: &tradewind::protocol::SessionId) {
+    use tradewind::protocol::{QuestionId, RunId, TaskStatus};
+    use tradewind::store::{NewRun, TaskRow};
+    // A queued run: the session runs, and its input can still change.
+    let run: RunId = tradewind::util::new_id().into();
+    store
+        .queue_run(&NewRun {
+            id: &run,
+            session_id: sid,
+            trigger: RunTrigger::Prompt,
+            input: "before",
+            agent: Agent::Build,
+            images: None,
+            limits: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store.get_session(sid).await.unwrap().status,
+        SessionStatus::Running
+    );
+    store
+        .update_run_input(run.as_str(), "after", RunTrigger::Prompt)
+        .await
+        .unwrap();
+    assert_eq!(store.get_run(&run).await.unwrap().input, "after");
+    // A pending question makes it wait, and is listed until answered.
+    let qid: QuestionId = tradewind::util::new_id().into();
+    store
+        .create_question(&qid, sid, &run, &"c1".into(), "[]")
+        .await
+        .unwrap();
+    assert_eq!(
+        store.get_session(sid).await.unwrap().status,
+        SessionStatus::Waiting
+    );
+    let listed = store.list_sessions(None, 1000, true).await.unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|r| r.id == *sid && r.status == SessionStatus::Waiting)
+    );
+    assert_eq!(store.pending_questions(sid).await.unwrap().len(), 1);
+    assert!(
+        store
+            .answer_question(&qid, tradewind::store::QuestionStatus::Answered, Some("{}"))
+            .await
+            .unwrap()
+    );
+    assert!(store.pending_questions(sid).await.unwrap().is_empty());
+    // A task: live until it ends, then it owes a wake-up.
+    let task = TaskRow {
+        id: tradewind::util::new_id().into(),
+        session_id: sid.clone(),
+        command: "true".into(),
+        cwd: "/w".into(),
+        label: "t".into(),
+        status: TaskStatus::Queued,
+        exit_code: None,
+        error: None,
+        stopped_by: tradewind::store::Stopper(None),
+        pid: None,
+        owner_pid: 1,
+        owner_start: 1,
+        log_path: "/dev/null".into(),
+        output_bytes: 0,
+        timeout_ms: 1000,
+        created_at: 1,
+        started_at: None,
+        finished_at: None,
+        read_at: None,
+        claimed_at: None,
+        delivered_at: None,
+    };
+    store.create_task(&task).await.unwrap();
+    assert_eq!(
+        store.get_task(&task.id).await.unwrap().status,
+        TaskStatus::Queued
+    );
+    assert_eq!(store.count_live_tasks(sid).await.unwrap(), 1);
+    assert!(
+        store
+            .unfinished_tasks()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.id == task.id)
+    );
+    assert!(store.mark_task_lost(&task.id).await.unwrap());
+    assert_eq!(store.count_live_tasks(sid).await.unwrap(), 0);
+    let end = tradewind::store::RunEndRow {
+        run_id: run.clone(),
+        status: RunStatus::Completed,
+        error: None,
+        usage: "{}".into(),
+    };
+    assert!(store.finish_run(&end).await.unwrap());
+    assert_eq!(
+        store.get_session(sid).await.unwrap().status,
+        SessionStatus::Idle
+    );
 }

@@ -69,7 +69,7 @@ impl Store {
     pub async fn create_approval(&self, a: &NewApproval) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO approvals (id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, prefix, detail) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $14, $11, $12, $13)",
         )
         .bind(&a.id)
         .bind(&a.session_id)
@@ -84,6 +84,7 @@ impl Store {
         .bind(now_ms())
         .bind(a.prefix.as_ref().and_then(|p| serde_json::to_string(p).ok()))
         .bind(serde_json::to_string(&a.detail).ok())
+        .bind(ApprovalStatus::Pending.as_str())
         .execute(self.pool())
         .await?;
         Ok(())
@@ -122,9 +123,10 @@ impl Store {
     pub async fn pending_approvals(&self, session_id: &SessionId) -> StoreResult<Vec<ApprovalRow>> {
         Ok(sqlx::query_as::<_, ApprovalRow>(
             "SELECT id, session_id, run_id, call_id, tool, effect, scope, grant_key, input, reason, status, created_at, decided_at, prefix, detail \
-             FROM approvals WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
+             FROM approvals WHERE session_id = $1 AND status = $2 ORDER BY created_at, id",
         )
         .bind(session_id)
+        .bind(ApprovalStatus::Pending.as_str())
         .fetch_all(self.pool())
         .await?)
     }

@@ -5,7 +5,7 @@
 use sqlx::{AnyConnection, Executor};
 
 use super::{NewMessage, Store, StoreError, StoreResult};
-use crate::protocol::{RunId, SessionId};
+use crate::protocol::{RunId, RunStatus, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -48,14 +48,15 @@ const EVENTS_POSTGRES: &str = "INSERT INTO events (session_id, seq, run_id, type
 /// the event and reads the run finds it ended (and no extra write delays the event).
 const RUNS_POSTGRES: &str = "UPDATE runs SET status = j.value ->> 1, error = j.value ->> 2, usage = j.value ->> 3, finished_at = $1 \
      FROM jsonb_array_elements($2::jsonb) AS j(value) \
-     WHERE runs.id = j.value ->> 0 AND runs.status IN ('queued', 'running')";
+     WHERE runs.id = j.value ->> 0 AND runs.status IN ($3, $4)";
 const MESSAGES_POSTGRES: &str = "INSERT INTO messages (id, session_id, run_id, role, parts, created_at) \
      SELECT j.value ->> 0, $1, j.value ->> 1, j.value ->> 2, j.value ->> 3, $2 \
      FROM jsonb_array_elements($3::jsonb) AS j(value)";
 
 /// SQLite, on the event log's own connection: the whole group commit as one multi-statement
 /// query, so it costs one trip to SQLite's thread instead of five. `$1` events, `$2` now,
-/// `$3` session, `$4` events JSON, `$5` messages JSON, `$6` ended runs JSON (see `RUNS_POSTGRES`).
+/// `$3` session, `$4` events JSON, `$5` messages JSON, `$6` ended runs JSON (see `RUNS_POSTGRES`),
+/// `$7`, `$8` the statuses of a run not ended (queued, running).
 /// The `RETURNING` row is the session's new `last_seq`; no row means no such session (and nothing
 /// was inserted: both inserts join it).
 const BATCH_SQLITE: &str = "BEGIN IMMEDIATE; \
@@ -68,7 +69,7 @@ const BATCH_SQLITE: &str = "BEGIN IMMEDIATE; \
      FROM sessions AS s, json_each($5) AS j WHERE s.id = $3; \
      UPDATE runs SET status = json_extract(j.value, '$[1]'), error = json_extract(j.value, '$[2]'), \
      usage = json_extract(j.value, '$[3]'), finished_at = $2 \
-     FROM json_each($6) AS j WHERE runs.id = json_extract(j.value, '$[0]') AND runs.status IN ('queued', 'running'); \
+     FROM json_each($6) AS j WHERE runs.id = json_extract(j.value, '$[0]') AND runs.status IN ($7, $8); \
      COMMIT";
 
 impl Store {
@@ -218,6 +219,8 @@ async fn sqlite_batch(
         .bind(ev)
         .bind(msgs)
         .bind(runs)
+        .bind(RunStatus::Queued.as_str())
+        .bind(RunStatus::Running.as_str())
         .fetch_all(&mut *conn)
         .await;
     let last = match res {
@@ -327,6 +330,8 @@ async fn postgres_batch(
             sqlx::query(RUNS_POSTGRES)
                 .bind(now)
                 .bind(ended_runs_json(events)?)
+                .bind(RunStatus::Queued.as_str())
+                .bind(RunStatus::Running.as_str())
                 .execute(&mut *conn)
                 .await?;
         }

@@ -108,7 +108,7 @@ impl Store {
     pub async fn create_plan(&self, p: &PlanRow) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO plans (id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10, $9)",
         )
         .bind(&p.id)
         .bind(&p.session_id)
@@ -119,6 +119,7 @@ impl Store {
         .bind(&p.title)
         .bind(&p.hash)
         .bind(p.created_at)
+        .bind(PlanStatus::Pending.as_str())
         .execute(self.pool())
         .await?;
         Ok(())
@@ -138,9 +139,10 @@ impl Store {
     pub async fn pending_plans(&self, session_id: &SessionId) -> StoreResult<Vec<PlanRow>> {
         Ok(sqlx::query_as::<_, PlanRow>(
             "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors \
-             FROM plans WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
+             FROM plans WHERE session_id = $1 AND status = $2 ORDER BY created_at, id",
         )
         .bind(session_id)
+        .bind(PlanStatus::Pending.as_str())
         .fetch_all(self.pool())
         .await?)
     }
@@ -151,13 +153,13 @@ impl Store {
         id: &crate::protocol::PlanId,
         errors_json: &str,
     ) -> StoreResult<bool> {
-        let n =
-            sqlx::query("UPDATE plans SET render_errors = $1 WHERE id = $2 AND status = 'pending'")
-                .bind(errors_json)
-                .bind(id)
-                .execute(self.pool())
-                .await?
-                .rows_affected();
+        let n = sqlx::query("UPDATE plans SET render_errors = $1 WHERE id = $2 AND status = $3")
+            .bind(errors_json)
+            .bind(id)
+            .bind(PlanStatus::Pending.as_str())
+            .execute(self.pool())
+            .await?
+            .rows_affected();
         Ok(n == 1)
     }
 
@@ -188,9 +190,10 @@ impl Store {
     pub async fn approved_plans_of_run(&self, run_id: &RunId) -> StoreResult<Vec<PlanRow>> {
         Ok(sqlx::query_as::<_, PlanRow>(
             "SELECT id, session_id, run_id, call_id, artifact_id, revision, title, hash, status, feedback, created_at, decided_at, render_errors \
-             FROM plans WHERE run_id = $1 AND status = 'approved' ORDER BY created_at DESC",
+             FROM plans WHERE run_id = $1 AND status = $2 ORDER BY created_at DESC",
         )
         .bind(run_id)
+        .bind(PlanStatus::Approved.as_str())
         .fetch_all(self.pool())
         .await?)
     }
@@ -204,7 +207,7 @@ impl Store {
         questions: &str,
     ) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO questions (id, session_id, run_id, call_id, questions, status, created_at) VALUES ($1, $2, $3, $4, $5, 'pending', $6)",
+            "INSERT INTO questions (id, session_id, run_id, call_id, questions, status, created_at) VALUES ($1, $2, $3, $4, $5, $7, $6)",
         )
         .bind(id)
         .bind(session_id)
@@ -212,6 +215,7 @@ impl Store {
         .bind(call_id)
         .bind(questions)
         .bind(now_ms())
+        .bind(QuestionStatus::Pending.as_str())
         .execute(self.pool())
         .await?;
         Ok(())
@@ -231,9 +235,10 @@ impl Store {
     pub async fn pending_questions(&self, session_id: &SessionId) -> StoreResult<Vec<QuestionRow>> {
         Ok(sqlx::query_as::<_, QuestionRow>(
             "SELECT id, session_id, run_id, call_id, questions, answers, status, created_at, answered_at \
-             FROM questions WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id",
+             FROM questions WHERE session_id = $1 AND status = $2 ORDER BY created_at, id",
         )
         .bind(session_id)
+        .bind(QuestionStatus::Pending.as_str())
         .fetch_all(self.pool())
         .await?)
     }

@@ -116,10 +116,11 @@ impl Store {
         input: &str,
         trigger: RunTrigger,
     ) -> StoreResult<()> {
-        sqlx::query("UPDATE runs SET input = $1, trigger = $2 WHERE id = $3 AND status = 'queued'")
+        sqlx::query("UPDATE runs SET input = $1, trigger = $2 WHERE id = $3 AND status = $4")
             .bind(input)
             .bind(trigger.as_str())
             .bind(id)
+            .bind(RunStatus::Queued.as_str())
             .execute(self.pool())
             .await?;
         Ok(())

@@ -76,28 +76,47 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for SessionRow {
 }
 
 /// `SELECT … FROM sessions s` with the derived status, as a literal (sqlx takes `&'static str`).
+/// The statuses it reads and gives are its first parameters, `$1`–`$8` (bound by
+/// [`with_statuses`]); the tail's own begin at `$9`.
 macro_rules! select_sessions {
     ($tail:literal) => {
         concat!(
             "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
             "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, s.provider, s.model, ",
-            "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') ",
-            "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = 'pending') ",
-            "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = 'pending') ",
+            "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = $1) ",
+            "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = $2) ",
+            "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = $3) ",
             // A subagent (two levels at most) that asks makes its root wait too.
             "  OR EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = s.id AND ( ",
-            "    EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = c.id AND a.status = 'pending') ",
-            "    OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = c.id AND q.status = 'pending') ",
+            "    EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = c.id AND a.status = $1) ",
+            "    OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = c.id AND q.status = $2) ",
             "    OR EXISTS (SELECT 1 FROM sessions g WHERE g.parent_id = c.id AND ( ",
-            "      EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = g.id AND a.status = 'pending') ",
-            "      OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = g.id AND q.status = 'pending'))))) THEN 'waiting' ",
-            "WHEN EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status IN ('queued', 'running')) THEN 'running' ",
-            "ELSE 'idle' END AS status, ",
+            "      EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = g.id AND a.status = $1) ",
+            "      OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = g.id AND q.status = $2))))) THEN $6 ",
+            "WHEN EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status IN ($4, $5)) THEN $7 ",
+            "ELSE $8 END AS status, ",
             "CAST(CASE WHEN EXISTS (SELECT 1 FROM goals gl WHERE gl.session_id = s.id) THEN 1 ELSE 0 END AS BIGINT) AS has_goal ",
             "FROM sessions s ",
             $tail
         )
     };
+}
+
+type SessionsQuery<'q> =
+    sqlx::query::QueryAs<'q, sqlx::Any, SessionRow, <sqlx::Any as sqlx::Database>::Arguments>;
+
+/// Bind the statuses [`select_sessions`] reads and gives (`$1`–`$8`).
+fn with_statuses(q: SessionsQuery<'_>) -> SessionsQuery<'_> {
+    use crate::protocol::RunStatus;
+    use crate::store::{ApprovalStatus, PlanStatus, QuestionStatus};
+    q.bind(ApprovalStatus::Pending.as_str())
+        .bind(QuestionStatus::Pending.as_str())
+        .bind(PlanStatus::Pending.as_str())
+        .bind(RunStatus::Queued.as_str())
+        .bind(RunStatus::Running.as_str())
+        .bind(SessionStatus::Waiting.as_str())
+        .bind(SessionStatus::Running.as_str())
+        .bind(SessionStatus::Idle.as_str())
 }
 
 #[derive(Debug, Clone, Default)]
@@ -211,12 +230,14 @@ impl Store {
 
     /// The subagent sessions a session started, oldest first.
     pub async fn child_sessions(&self, parent: &SessionId) -> StoreResult<Vec<SessionRow>> {
-        Ok(sqlx::query_as::<_, SessionRow>(select_sessions!(
-            "WHERE s.parent_id = $1 ORDER BY s.created_at, s.id"
-        ))
-        .bind(parent)
-        .fetch_all(self.pool())
-        .await?)
+        Ok(
+            with_statuses(sqlx::query_as::<_, SessionRow>(select_sessions!(
+                "WHERE s.parent_id = $9 ORDER BY s.created_at, s.id"
+            )))
+            .bind(parent)
+            .fetch_all(self.pool())
+            .await?,
+        )
     }
 
     /// The ids of a session's own subagents (no derived status: cheap).
@@ -269,12 +290,14 @@ impl Store {
     }
 
     pub async fn get_session(&self, id: &SessionId) -> StoreResult<SessionRow> {
-        sqlx::query_as::<_, SessionRow>(select_sessions!("WHERE s.id = $1"))
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(|e| StoreError::from(e).in_row("session", id))?
-            .ok_or(StoreError::NotFound)
+        with_statuses(sqlx::query_as::<_, SessionRow>(select_sessions!(
+            "WHERE s.id = $9"
+        )))
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(|e| StoreError::from(e).in_row("session", id))?
+        .ok_or(StoreError::NotFound)
     }
 
     /// Most recent activity first; `before` is the cursor `(updated_at, id)` of the last row seen.
@@ -285,10 +308,10 @@ impl Store {
         include_archived: bool,
     ) -> StoreResult<Vec<SessionRow>> {
         let (ts, id) = before.unwrap_or((i64::MAX, String::new()));
-        let rows = sqlx::query_as::<_, SessionRow>(select_sessions!(
-            "WHERE s.parent_id IS NULL AND (s.updated_at < $1 OR (s.updated_at = $2 AND s.id < $3)) AND (s.archived = 0 OR $4 = 1) \
-             ORDER BY s.updated_at DESC, s.id DESC LIMIT $5"
-        ))
+        let rows = with_statuses(sqlx::query_as::<_, SessionRow>(select_sessions!(
+            "WHERE s.parent_id IS NULL AND (s.updated_at < $9 OR (s.updated_at = $10 AND s.id < $11)) AND (s.archived = 0 OR $12 = 1) \
+             ORDER BY s.updated_at DESC, s.id DESC LIMIT $13"
+        )))
         .bind(ts)
         .bind(ts)
         .bind(if id.is_empty() { "\u{10FFFF}".to_string() } else { id })

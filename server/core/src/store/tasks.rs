@@ -54,13 +54,20 @@ macro_rules! select_tasks {
     };
 }
 
-pub const LIVE_TASK_STATES: &str = "('queued', 'running', 'stopping')";
+/// The states of a task not ended yet, as stored.
+const LIVE: [TaskStatus; 3] = [
+    TaskStatus::Queued,
+    TaskStatus::Running,
+    TaskStatus::Stopping,
+];
+/// Ended by itself (a timeout counts): such a task owes its session a wake-up.
+const ENDED_ALONE: [TaskStatus; 2] = [TaskStatus::Succeeded, TaskStatus::Failed];
 
 impl Store {
     pub async fn create_task(&self, t: &TaskRow) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO tasks (id, session_id, command, cwd, label, status, owner_pid, owner_start, log_path, output_bytes, timeout_ms, created_at) \
-             VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, 0, $9, $10)",
+             VALUES ($1, $2, $3, $4, $5, $11, $6, $7, $8, 0, $9, $10)",
         )
         .bind(&t.id)
         .bind(&t.session_id)
@@ -72,6 +79,7 @@ impl Store {
         .bind(&t.log_path)
         .bind(t.timeout_ms)
         .bind(t.created_at)
+        .bind(TaskStatus::Queued.as_str())
         .execute(self.pool())
         .await?;
         Ok(())
@@ -105,10 +113,15 @@ impl Store {
     }
 
     pub async fn count_live_tasks(&self, session_id: &SessionId) -> StoreResult<i64> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM tasks WHERE session_id = $1 AND status IN ('queued', 'running', 'stopping')")
-            .bind(session_id)
-            .fetch_one(self.pool())
-            .await?;
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM tasks WHERE session_id = $1 AND status IN ($2, $3, $4)",
+        )
+        .bind(session_id)
+        .bind(LIVE[0].as_str())
+        .bind(LIVE[1].as_str())
+        .bind(LIVE[2].as_str())
+        .fetch_one(self.pool())
+        .await?;
         Ok(n)
     }
 
@@ -233,10 +246,13 @@ impl Store {
     /// Tasks of a session that ended by themselves and still owe a wake-up.
     pub async fn undelivered_tasks(&self, session_id: &SessionId) -> StoreResult<Vec<TaskRow>> {
         Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
-            "WHERE session_id = $1 AND status IN ('succeeded', 'failed') AND (stopped_by IS NULL OR stopped_by = 'timeout') \
+            "WHERE session_id = $1 AND status IN ($2, $3) AND (stopped_by IS NULL OR stopped_by = $4) \
              AND delivered_at IS NULL AND read_at IS NULL ORDER BY finished_at, id"
         ))
         .bind(session_id)
+        .bind(ENDED_ALONE[0].as_str())
+        .bind(ENDED_ALONE[1].as_str())
+        .bind(TaskStopper::Timeout.as_str())
         .fetch_all(self.pool())
         .await?)
     }
@@ -246,10 +262,13 @@ impl Store {
     pub async fn sessions_owed_wakeups(&self) -> StoreResult<Vec<SessionId>> {
         let rows: Vec<(SessionId,)> = sqlx::query_as(
             "SELECT DISTINCT t.session_id FROM tasks t JOIN sessions s ON s.id = t.session_id \
-             WHERE s.archived = 0 AND t.status IN ('succeeded', 'failed') \
-             AND (t.stopped_by IS NULL OR t.stopped_by = 'timeout') \
+             WHERE s.archived = 0 AND t.status IN ($1, $2) \
+             AND (t.stopped_by IS NULL OR t.stopped_by = $3) \
              AND t.delivered_at IS NULL AND t.read_at IS NULL",
         )
+        .bind(ENDED_ALONE[0].as_str())
+        .bind(ENDED_ALONE[1].as_str())
+        .bind(TaskStopper::Timeout.as_str())
         .fetch_all(self.pool())
         .await?;
         Ok(rows.into_iter().map(|r| r.0).collect())
@@ -268,11 +287,14 @@ impl Store {
 
     /// Unfinished tasks (any owner) — checked at start-up for dead owners.
     pub async fn unfinished_tasks(&self) -> StoreResult<Vec<TaskRow>> {
-        Ok(sqlx::query_as::<_, TaskRow>(select_tasks!(
-            "WHERE status IN ('queued', 'running', 'stopping')"
-        ))
-        .fetch_all(self.pool())
-        .await?)
+        Ok(
+            sqlx::query_as::<_, TaskRow>(select_tasks!("WHERE status IN ($1, $2, $3)"))
+                .bind(LIVE[0].as_str())
+                .bind(LIVE[1].as_str())
+                .bind(LIVE[2].as_str())
+                .fetch_all(self.pool())
+                .await?,
+        )
     }
 
     pub async fn mark_task_lost(&self, id: &crate::protocol::TaskId) -> StoreResult<bool> {

@@ -18,7 +18,7 @@ async fn an_unreadable_row_is_left_out_of_its_list() {
     s.wait_run_finished(&sid, &first).await;
     let second = s.prompt(&sid, "two").await;
     s.wait_run_finished(&sid, &second).await;
-    let store = s.server.as_ref().unwrap().state.core.deps().store.clone();
+    let store = s.server.as_ref().unwrap().state.core.store.clone();
     let (_, page) = s.get(&format!("/api/sessions/{sid}/messages")).await;
     let before = page["data"].as_array().unwrap().len();
     assert!(before >= 4, "{page}");

@@ -20,7 +20,7 @@ fn proc_all() -> Ceiling {
 }
 
 fn tm(s: &TestServer) -> Arc<TaskManager> {
-    s.server.as_ref().unwrap().state.runs.deps().tasks.clone()
+    s.server.as_ref().unwrap().state.core.tasks().clone()
 }
 
 async fn wait_terminal(s: &TestServer, id: &str) -> Value {
@@ -446,9 +446,10 @@ async fn wakeups_coalesce_deliver_once_and_respect_every_no_wake_rule() {
         .await;
     assert_eq!(fin["status"], "completed");
     // A second deliverer finds nothing to claim: exactly once.
-    let runs = s.server.as_ref().unwrap().state.runs.clone();
+    let state = &s.server.as_ref().unwrap().state;
     let extra = tradewind::runs::wake::Waker::new(
-        runs.clone(),
+        state.runs.clone(),
+        (state.core.store.clone(), state.core.events.clone()),
         tradewind::runs::wake::WakeRules {
             coalesce: Duration::from_millis(10),
             ..Default::default()

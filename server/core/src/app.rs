@@ -1,11 +1,12 @@
-//! The composition root: the services are built here, once, each given only the handles it
-//! uses, and wired to each other — the tools' services, the agent loop's dependencies, the
-//! scheduler with its after-run hooks (an approved plan's implementation, then a goal's next
-//! turn), and the scheduler handed back to what queues runs through it.
+//! The composition root: every service is built here, once, and each consumer is handed only
+//! what it uses — the tools their `ToolServices` (shared, never copied), the loop its `LoopEnv`,
+//! the scheduler a run queue with its after-run and on-idle hooks (an approved plan's
+//! implementation, then a goal's next turn), the HTTP layer its `services::Core`. Nothing reaches
+//! back for a bag of everything.
 
 use std::sync::Arc;
 
-use crate::agent::AgentDeps;
+use crate::agent::LoopEnv;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::runs::RunManager;
@@ -21,19 +22,18 @@ pub async fn open_store(cfg: &Config) -> anyhow::Result<Store> {
     }
 }
 
-/// Everything the agent loop needs, and the channel on which ended background tasks arrive.
-async fn agent_deps(
+/// What the loop uses, the run queue, and the channel on which ended background tasks arrive.
+async fn loop_env(
     cfg: &Arc<Config>,
     store: &Store,
     events: &Arc<EventBus>,
     interactive: bool,
 ) -> anyhow::Result<(
-    AgentDeps,
+    LoopEnv,
     (crate::scheduler::RunQueue, crate::scheduler::Starts),
     tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
 )> {
-    let net = cfg.network.policy();
-    let providers = initial_providers(cfg, store, net).await?;
+    let providers = initial_providers(cfg, store, cfg.network.policy()).await?;
     let sandbox = crate::sandbox::SandboxHandle::new(cfg.clone());
     let (tasks, ended) = crate::tasks::TaskManager::new(
         store.clone(),
@@ -51,66 +51,8 @@ async fn agent_deps(
     let websearch = Arc::new(parking_lot::RwLock::new(
         crate::tools::websearch::stored_settings(store, &cfg.websearch).await,
     ));
-    let questions: Arc<crate::pending::Pending<crate::pending::Questions>> = Arc::default();
-    let plans: Arc<crate::pending::Pending<crate::pending::Plans>> = Arc::default();
-    let goal_lock: Arc<tokio::sync::Mutex<()>> = Arc::default();
-    let lineages: Arc<crate::subagents::Lineages> = Arc::default();
-    let queue = crate::scheduler::RunQueue::new(store.clone());
-    let deps = AgentDeps {
-        cfg: cfg.clone(),
-        store: store.clone(),
-        events: events.clone(),
-        provider: Arc::new(providers),
-        approvals: Arc::default(),
-        questions: questions.clone(),
-        plans: plans.clone(),
-        paths: crate::policy::paths::PathPolicy::new(
-            &cfg.workspace,
-            &cfg.extra_roots,
-            &cfg.state_dir,
-        ),
-        tasks: tasks.clone(),
-        history: Arc::default(),
-        net,
+    let prompts = Arc::new(crate::pending::Prompts {
         interactive,
-        offered: parking_lot::Mutex::default(),
-        mcp: Arc::new(
-            crate::mcp::McpHub::new(
-                &cfg.mcp,
-                cfg.read_only,
-                &cfg.workspace,
-                &cfg.state_dir,
-                cfg.home.as_deref(),
-                sandbox.clone(),
-            )
-            .reserve_names(crate::agent::toolset::names()),
-        ),
-        sandbox: sandbox.clone(),
-        grants_epoch: std::sync::atomic::AtomicU64::new(0),
-        files: Arc::default(),
-        net_exempt: net_exempt.to_vec(),
-        websearch: websearch.clone(),
-        snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir, store.clone())),
-        attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
-        goal_lock: goal_lock.clone(),
-        queue: queue.0.clone(),
-        lineages: lineages.clone(),
-        modes: Arc::default(),
-        tools: Arc::new(crate::tools::ToolServices {
-            cfg: cfg.clone(),
-            store: store.clone(),
-            events: events.clone(),
-            tasks: tasks.clone(),
-            sandbox: sandbox.clone(),
-            questions: questions.clone(),
-            plans: plans.clone(),
-            websearch,
-            net_exempt,
-            goal_lock,
-            lineages,
-            queue: queue.0.clone(),
-            interactive,
-        }),
         push: if interactive {
             match crate::push::Push::open(&cfg.state_dir, store.clone()) {
                 Ok(p) => Some(Arc::new(p)),
@@ -122,7 +64,44 @@ async fn agent_deps(
         } else {
             None
         },
-    };
+        ..Default::default()
+    });
+    let live: Arc<crate::subagents::Live> = Arc::default();
+    let queue = crate::scheduler::RunQueue::new(store.clone());
+    let tools = Arc::new(crate::tools::ToolServices {
+        cfg: cfg.clone(),
+        store: store.clone(),
+        events: events.clone(),
+        tasks,
+        sandbox: sandbox.clone(),
+        prompts: prompts.clone(),
+        websearch,
+        net_exempt,
+        goal_lock: Arc::default(),
+        live: live.clone(),
+        queue: queue.0.clone(),
+    });
+    let mcp = Arc::new(
+        crate::mcp::McpHub::new(
+            &cfg.mcp,
+            cfg.read_only,
+            &cfg.workspace,
+            &cfg.state_dir,
+            cfg.home.as_deref(),
+            sandbox,
+        )
+        .reserve_names(crate::agent::toolset::names()),
+    );
+    let deps = LoopEnv::new(
+        cfg.clone(),
+        store.clone(),
+        events.clone(),
+        Arc::new(providers),
+        prompts,
+        mcp,
+        live,
+        tools,
+    );
     if let Some(wc) = crate::workspace_config::read(&cfg.workspace) {
         let key = crate::workspace_config::setting_key(&cfg.workspace);
         let approved = store.get_setting(&key).await.ok().flatten();
@@ -157,9 +136,10 @@ pub async fn assemble(
     interactive: bool,
 ) -> anyhow::Result<(
     Arc<RunManager>,
+    Arc<LoopEnv>,
     tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
 )> {
-    let (deps, queue, ended) = agent_deps(cfg, store, events, interactive).await?;
+    let (deps, queue, ended) = loop_env(cfg, store, events, interactive).await?;
     let hooks: Vec<Arc<dyn AfterRun>> = vec![
         Arc::new(crate::plan::implement::Implementation {
             store: store.clone(),
@@ -169,7 +149,7 @@ pub async fn assemble(
         Arc::new(crate::goals::Continuation {
             store: store.clone(),
             events: events.clone(),
-            lock: deps.goal_lock.clone(),
+            lock: deps.tools.goal_lock.clone(),
             blocked_repeats: cfg.goal.blocked_repeats(),
             queue: queue.0.clone(),
         }),
@@ -177,8 +157,10 @@ pub async fn assemble(
     let on_idle: Vec<Arc<dyn OnIdle>> = vec![Arc::new(crate::goals::GoalTurns {
         store: store.clone(),
     })];
+    let env = Arc::new(deps);
     Ok((
-        RunManager::new(Arc::new(deps), queue, hooks, on_idle),
+        RunManager::new(env.clone(), queue, hooks, on_idle),
+        env,
         ended,
     ))
 }

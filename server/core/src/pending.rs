@@ -103,6 +103,18 @@ pub enum AnswerError {
     Store(StoreError),
 }
 
+/// Where the prompts to the user wait — approvals, questions, plans — and who can answer.
+#[derive(Default)]
+pub struct Prompts {
+    pub approvals: Pending<Approvals>,
+    pub questions: Pending<Questions>,
+    pub plans: Pending<Plans>,
+    /// A person can answer them (a server; a headless run never asks).
+    pub interactive: bool,
+    /// Tells closed apps (Web Push) that the user is needed.
+    pub push: Option<Arc<crate::push::Push>>,
+}
+
 pub struct Pending<K: PromptKind> {
     waiting: Mutex<HashMap<String, oneshot::Sender<K::Answer>>>,
     /// Prompts of subagents shown to the sessions above them: id → (those sessions, child).

@@ -37,6 +37,20 @@ pub async fn lineage(store: &Store, session: &SessionRow) -> Vec<SessionId> {
 /// What `task` remembered of each child it started: the sessions above it (parent first).
 pub type Lineages = parking_lot::Mutex<std::collections::HashMap<SessionId, Vec<SessionId>>>;
 
+/// What the server knows of its sessions while it runs (never stored): the lineages of the
+/// subagents started, the modes changed, the grants' epoch.
+#[derive(Debug, Default)]
+pub struct Live {
+    /// The sessions above each subagent `task` started (parent first): its runs start without
+    /// reading them back.
+    pub lineages: Lineages,
+    /// Modes changed while the server runs: a run in flight, and every subagent below the
+    /// session, follows a lowered mode at its next tool call.
+    pub modes: parking_lot::RwLock<std::collections::HashMap<SessionId, crate::protocol::Mode>>,
+    /// Bumped by every revoke, so runs in flight re-read their grants.
+    pub grants_epoch: std::sync::atomic::AtomicU64,
+}
+
 /// `lineage`, from what `task` remembered when it started the session (else the store).
 pub async fn lineage_of(known: &Lineages, store: &Store, session: &SessionRow) -> Vec<SessionId> {
     if session.parent_id.is_none() {

@@ -139,7 +139,7 @@ impl Server {
                 "some runs did not record their end within 5 s; they will read interrupted at the next start"
             );
         }
-        self.state.runs.deps().tasks.shutdown().await;
+        self.state.core.tasks().shutdown().await;
         // Long-lived responses (SSE streams, long polls) end so the server can stop.
         self.state.connections.closing.cancel();
         if let Some(tx) = self.shutdown.take() {
@@ -180,6 +180,32 @@ fn spawn_upkeep(tasks: Arc<crate::tasks::TaskManager>, core: Core, keep_days: u6
 }
 
 /// Lock the state dir, open storage, refuse unsafe binds, bind, and serve in the background.
+/// The wake-ups: tasks that end wake their session; what was owed before a restart is
+/// delivered now (one query, however many sessions).
+async fn start_wakeups(
+    runs: &Arc<tradewind_core::runs::RunManager>,
+    (store, events): (
+        &tradewind_core::store::Store,
+        &Arc<tradewind_core::events::EventBus>,
+    ),
+    ended: tokio::sync::mpsc::UnboundedReceiver<crate::protocol::SessionId>,
+) {
+    let waker = crate::runs::wake::Waker::new(
+        runs.clone(),
+        (store.clone(), events.clone()),
+        crate::runs::wake::WakeRules::default(),
+    );
+    waker.spawn(ended);
+    match store.sessions_owed_wakeups().await {
+        Ok(sessions) => {
+            for s in sessions {
+                waker.poke(&s);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot read the wake-ups owed"),
+    }
+}
+
 pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
     tradewind_core::sandbox::check_state_dir(&cfg)?;
     let state_dir = StateDir::open_locked(&cfg.state_dir)?;
@@ -219,8 +245,9 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         url: device_base_url(&cfg, addr, tls.is_some()),
     });
     let cfg = Arc::new(cfg);
-    let (runs, ended) = tradewind_core::app::assemble(&cfg, &store, &events, !cfg.headless).await?;
-    let tasks = runs.deps().tasks.clone();
+    let (runs, env, ended) =
+        tradewind_core::app::assemble(&cfg, &store, &events, !cfg.headless).await?;
+    let tasks = env.tools.tasks.clone();
     runs.recover().await?;
     let lost = tasks.recover().await.map_err(|e| anyhow::anyhow!(e))?;
     if lost > 0 {
@@ -229,20 +256,8 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
             "background tasks of a server that died were marked lost (their processes were stopped)"
         );
     }
-    let waker =
-        crate::runs::wake::Waker::new(runs.clone(), crate::runs::wake::WakeRules::default());
-    waker.spawn(ended);
-    // Deliver what was owed before a restart (one query, however many sessions), and clean
-    // old tasks hourly.
-    match store.sessions_owed_wakeups().await {
-        Ok(sessions) => {
-            for s in sessions {
-                waker.poke(&s);
-            }
-        }
-        Err(e) => tracing::warn!(error = %e, "cannot read the wake-ups owed"),
-    }
-    let core = Core::new(runs);
+    start_wakeups(&runs, (&store, &events), ended).await;
+    let core = Core::new(runs, env);
     spawn_upkeep(tasks.clone(), core.clone(), cfg.undo_keep_days);
     let state = AppState {
         core,
@@ -271,7 +286,7 @@ pub async fn launch(cfg: Config) -> anyhow::Result<Server> {
         let _ = rx.await;
     }));
     // Serving: now the sandbox is probed (a command that comes first waits for it).
-    state.deps().sandbox.probe_soon();
+    state.core.sandbox().probe_soon();
     let mdns = if state.cfg.mdns {
         match announce(&face, addr.port()) {
             Ok(d) => Some(d),

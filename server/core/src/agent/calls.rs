@@ -245,7 +245,7 @@ async fn run_prepared(
     prepared: tools::Prepared,
 ) -> ToolOutput {
     let target = match &prepared.url {
-        Some(url) => match crate::net::resolve(url, &t.deps.net_exempt).await {
+        Some(url) => match crate::net::resolve(url, &t.deps.tools.net_exempt).await {
             Ok(target) => Some(target),
             Err(e) => {
                 let deny = crate::protocol::PolicyDecision::Deny;
@@ -332,6 +332,7 @@ async fn audit(
 async fn session_grants(t: &Turn<'_>) -> HashSet<String> {
     let epoch = t
         .deps
+        .live
         .grants_epoch
         .load(std::sync::atomic::Ordering::Acquire);
     let cached = t.grants.lock().clone().filter(|(e, _)| *e == epoch);
@@ -537,6 +538,7 @@ async fn ask_user(
     };
     match t
         .deps
+        .prompts
         .approvals
         .ask(&t.waiter(), &id, &ApprovalRequest { row, event })
         .await

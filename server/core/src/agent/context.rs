@@ -29,20 +29,23 @@ pub(crate) struct ModelMeta {
 
 impl ModelMeta {
     /// The session's own provider and model, else the defaults.
-    pub fn of(deps: &super::AgentDeps, session: &crate::store::SessionRow) -> ModelMeta {
-        let r = deps
-            .provider
-            .resolve(session.provider.as_deref(), session.model.as_deref());
+    /// The session's model as the registry resolves it, described by the models config.
+    pub fn of(
+        registry: &crate::provider::registry::Registry,
+        models: &crate::models::Catalog,
+        session: &crate::store::SessionRow,
+    ) -> ModelMeta {
+        let r = registry.resolve(session.provider.as_deref(), session.model.as_deref());
         let kind = r.entry.config.kind.clone();
         let base = r.entry.config.base_url.as_deref();
         // `models."<id>/<model>"` first (two OpenAI-compatible servers differ), then the kind.
         let by_id = format!("{}/{}", r.entry.id, r.model);
-        let provider = if !r.entry.id.is_empty() && deps.cfg.models.has_override(&by_id) {
+        let provider = if !r.entry.id.is_empty() && models.has_override(&by_id) {
             r.entry.id.clone()
         } else {
             kind
         };
-        let info = deps.cfg.models.info(&provider, &r.model, base);
+        let info = models.info(&provider, &r.model, base);
         ModelMeta {
             provider,
             model: r.model,

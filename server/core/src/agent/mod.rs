@@ -24,11 +24,10 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::events::DeltaKind;
 use crate::events::EventBus;
-use crate::pending::{Approvals, Pending, Plans, Questions};
 use crate::policy::paths::PathPolicy;
 use crate::policy::{self};
 use crate::protocol::{Agent, Effect, EventPayload, Mode, RunStatus, RunTrigger, Usage, WireError};
-use crate::provider::{self, ChatRequest, NetPolicy, ProviderError, ProviderEvent, ToolCallReq};
+use crate::provider::{self, ChatRequest, ProviderError, ProviderEvent, ToolCallReq};
 use crate::store::{NewMessage, SessionRow, Store};
 use crate::tools::{self};
 use crate::util::new_id;
@@ -46,56 +45,61 @@ use turn::*;
 /// Independent reads run in batches of up to this many.
 pub const READ_BATCH: usize = 4;
 
-/// What the loop needs; shared by the server and headless runs.
-pub struct AgentDeps {
+/// What a turn uses, built once by the composition root (`app.rs`) and shared by every run:
+/// the server's and headless runs' alike.
+pub struct LoopEnv {
     pub cfg: Arc<Config>,
     pub store: Store,
     pub events: Arc<EventBus>,
     /// The providers configured side by side (Settings changes them at run time).
     pub provider: Arc<crate::provider::registry::Registry>,
-    pub approvals: Arc<Pending<Approvals>>,
-    pub questions: Arc<Pending<Questions>>,
-    pub plans: Arc<Pending<Plans>>,
+    /// Where the run's approvals, questions and plans wait for the user.
+    pub prompts: Arc<crate::pending::Prompts>,
     pub paths: PathPolicy,
-    pub tasks: Arc<crate::tasks::TaskManager>,
     /// Parsed session histories kept between runs.
     pub history: Arc<history::HistoryCache>,
-    pub net: NetPolicy,
-    /// A UI can answer approvals (server) — headless runs never ask.
-    pub interactive: bool,
-    /// The tool lists offered so far, per agent and flag set (built once each).
-    pub offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
-    /// The process sandbox every command runs in, once probed.
-    pub sandbox: crate::sandbox::SandboxHandle,
     /// The MCP servers and their connections.
     pub mcp: Arc<crate::mcp::McpHub>,
-    /// Bumped by every revoke, so runs in flight re-read their grants.
-    pub grants_epoch: std::sync::atomic::AtomicU64,
-    /// Each workspace's file list, for `@` mentions.
-    pub files: Arc<crate::files::FileLists>,
-    /// Origins the user configured (provider, search endpoint, `webfetch.allowHosts`): network
-    /// tools may reach them even on a private address.
-    pub net_exempt: Vec<String>,
-    /// The web search provider (changed at run time through Settings).
-    pub websearch: Arc<parking_lot::RwLock<crate::config::WebSearchSettings>>,
     /// Workspace snapshots around runs (undo).
     pub snapshots: Arc<crate::undo::Snapshots>,
     /// Images sent with prompts.
     pub attachments: Arc<crate::attachments::Attachments>,
-    /// One change of a goal at a time (a report, a finished turn, the user's edit).
-    pub goal_lock: Arc<tokio::sync::Mutex<()>>,
-    /// The run queue these runs belong to (subagents queue their runs on it).
-    pub queue: crate::scheduler::RunQueue,
-    /// The sessions above each subagent `task` started (parent first): its runs start without
-    /// reading them back.
-    pub lineages: Arc<crate::subagents::Lineages>,
-    /// Modes changed while the server runs (session id → mode): a run in flight, and every
-    /// subagent below the session, follows a lowered mode at its next tool call.
-    pub modes: Arc<parking_lot::RwLock<std::collections::HashMap<String, Mode>>>,
-    /// What tools may use of the services.
+    /// Lineages, changed modes, the grants' epoch.
+    pub live: Arc<crate::subagents::Live>,
+    /// What tools may use of the services (handed to every call through the run's `ToolHost`).
     pub tools: Arc<crate::tools::ToolServices>,
-    /// Web Push to closed apps (`None`: headless, or the key could not be read).
-    pub push: Option<Arc<crate::push::Push>>,
+    /// The tool lists offered so far, per agent and flag set (built once each).
+    offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
+}
+
+impl LoopEnv {
+    #[expect(clippy::too_many_arguments, reason = "the composition root's one call")]
+    pub fn new(
+        cfg: Arc<Config>,
+        store: Store,
+        events: Arc<EventBus>,
+        provider: Arc<crate::provider::registry::Registry>,
+        prompts: Arc<crate::pending::Prompts>,
+        mcp: Arc<crate::mcp::McpHub>,
+        live: Arc<crate::subagents::Live>,
+        tools: Arc<crate::tools::ToolServices>,
+    ) -> LoopEnv {
+        LoopEnv {
+            paths: PathPolicy::new(&cfg.workspace, &cfg.extra_roots, &cfg.state_dir),
+            snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir, store.clone())),
+            attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
+            history: Arc::default(),
+            offered: parking_lot::Mutex::default(),
+            cfg,
+            store,
+            events,
+            provider,
+            prompts,
+            mcp,
+            live,
+            tools,
+        }
+    }
 }
 
 /// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.

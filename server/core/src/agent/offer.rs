@@ -7,21 +7,27 @@ use super::*;
 /// combination is built once per server and shared by every run and model call.
 pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
     let c = &t.deps.cfg;
-    let key: OfferKey = (t.agent, t.deps.interactive, c.ceiling, c.read_only, c.yolo);
+    let key: OfferKey = (
+        t.agent,
+        t.deps.prompts.interactive,
+        c.ceiling,
+        c.read_only,
+        c.yolo,
+    );
     let mut built = t.deps.offered.lock();
     if let Some((_, specs)) = built.iter().find(|(k, _)| *k == key) {
         return specs.clone();
     }
     let specs: Arc<[provider::ToolSpec]> = toolset::TOOLS
         .iter()
-        .filter(|d| !d.interactive_only() || t.deps.interactive)
+        .filter(|d| !d.interactive_only() || t.deps.prompts.interactive)
         .filter(|d| d.only_agent().is_none_or(|a| a == t.agent))
         .filter(|d| t.agent != Agent::Plan || d.plan_agent())
         .filter(|d| {
             policy::offered(
                 d.effect(),
                 t.agent,
-                t.deps.interactive,
+                t.deps.prompts.interactive,
                 c.ceiling,
                 c.read_only,
                 c.yolo,
@@ -44,11 +50,11 @@ pub(super) fn with_mcp(
     let may = policy::offered(
         Effect::External,
         t.agent,
-        t.deps.interactive,
+        t.deps.prompts.interactive,
         c.ceiling,
         c.read_only,
         c.yolo,
-    ) && (t.deps.interactive || c.yolo || hub.allowed);
+    ) && (t.deps.prompts.interactive || c.yolo || hub.allowed);
     let mcp = if may { hub.tools() } else { Vec::new() };
     let with_hub = may && hub.has_servers();
     let specs = if !with_hub && !t.goal_tools && t.depth() == 0 {

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Execute one run to its end. Never panics on model or user input.
-pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
+pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     let started = Instant::now();
     let agent = spec.session.agent;
     let mode = spec.session.mode;
@@ -12,9 +12,10 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
         .paths
         .with_workspace(std::path::Path::new(&spec.session.workspace));
     let (history, complete) = load_history(deps, spec).await;
-    let mut model = context::ModelMeta::of(deps, &spec.session);
+    let mut model = context::ModelMeta::of(&deps.provider, &deps.cfg.models, &spec.session);
     model.learn_window().await;
-    let lineage = crate::subagents::lineage_of(&deps.lineages, &deps.store, &spec.session).await;
+    let lineage =
+        crate::subagents::lineage_of(&deps.live.lineages, &deps.store, &spec.session).await;
     // A subagent works in its root's workspace, whose own run took the snapshot (its undo
     // covers what the subagent changed).
     let snapshot = lineage.is_empty() && snapshots_taken(deps, spec);
@@ -28,7 +29,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
         run: spec,
         agent,
         mode,
-        interactive: deps.interactive && spec.limits.is_none_or(|l| l.interactive),
+        interactive: deps.prompts.interactive && spec.limits.is_none_or(|l| l.interactive),
         paths,
         usage: Usage::default(),
         history: parking_lot::Mutex::new(history),
@@ -131,7 +132,7 @@ pub async fn run(deps: &AgentDeps, spec: &RunSpec) -> Finished {
 /// The session's history as the model sees it: the cached one plus whatever was stored since
 /// (everything after a restart or a revert, without the runs a revert took back). `false`: it
 /// could not be read whole (used for this run, not kept).
-pub(super) async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::History, bool) {
+pub(super) async fn load_history(deps: &LoopEnv, spec: &RunSpec) -> (history::History, bool) {
     if spec.session.last_seq == 0 && spec.session.forked_from_session.is_none() {
         // A new session (a subagent's first run, most often): nothing to read.
         return (history::History::default(), true);
@@ -177,7 +178,7 @@ pub(super) async fn load_history(deps: &AgentDeps, spec: &RunSpec) -> (history::
 pub(super) const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Whether a run's files are snapshotted (undo): the build agent's runs that can change them.
-pub(super) fn snapshots_taken(deps: &AgentDeps, spec: &RunSpec) -> bool {
+pub(super) fn snapshots_taken(deps: &LoopEnv, spec: &RunSpec) -> bool {
     !deps.cfg.read_only
         && deps.cfg.undo
         && spec.session.agent == Agent::Build
@@ -217,7 +218,7 @@ pub(super) fn mark_snapshot(
 
 /// The snapshot of what a run left: marked now (before its end is sent, so a change the next
 /// run makes is kept out of it), resolved by a walk in the background.
-pub(super) fn snapshot_after(deps: &AgentDeps, spec: &RunSpec) {
+pub(super) fn snapshot_after(deps: &LoopEnv, spec: &RunSpec) {
     mark_snapshot(&deps.snapshots, spec, crate::undo::owners::Taken::After);
     let (snapshots, workspace) = (deps.snapshots.clone(), spec.session.workspace.clone());
     tokio::spawn(async move { resolve_snapshots(&snapshots, &workspace, true).await });
@@ -225,7 +226,7 @@ pub(super) fn snapshot_after(deps: &AgentDeps, spec: &RunSpec) {
 
 /// Store the run's end. A full disk: keep trying in the background, so the run (and its
 /// session) end as soon as space returns instead of reading `running` until the next restart.
-pub(super) async fn record_end(deps: &AgentDeps, spec: &RunSpec, end: &crate::scheduler::RunEnd) {
+pub(super) async fn record_end(deps: &LoopEnv, spec: &RunSpec, end: &crate::scheduler::RunEnd) {
     let (session, run) = (&spec.session.id, &spec.run_id);
     if let Err(e) = deps.events.end_run(session, run, end, true).await {
         tracing::error!(error = %e, "cannot store the run's end; retrying in the background");

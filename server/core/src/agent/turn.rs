@@ -7,7 +7,7 @@ pub(crate) struct Turn<'a> {
     /// The session's grants, cached for this run.
     /// The session's grants, read once per run and again after any revoke (`grants_epoch`).
     pub(super) grants: parking_lot::Mutex<Option<(u64, HashSet<String>)>>,
-    pub(crate) deps: &'a AgentDeps,
+    pub(crate) deps: &'a LoopEnv,
     pub(crate) run: &'a RunSpec,
     pub(crate) agent: Agent,
     pub(crate) mode: Mode,
@@ -91,7 +91,7 @@ impl Turn<'_> {
             cancel: &self.run.cancel,
             slot: Some(&self.run.slot),
             ancestors: &self.lineage,
-            push: self.deps.push.as_ref(),
+            push: self.deps.prompts.push.as_ref(),
         }
     }
 
@@ -169,14 +169,20 @@ impl Turn<'_> {
         }
         let mut req = req.clone();
         req.model = Some(Arc::from(self.model.model.as_str()));
-        provider::open_with_retry(&provider, &req, &self.deps.net, &self.run.cancel, |r| {
-            self.emit(EventPayload::ProviderRetry {
-                attempt: r.attempt,
-                max_attempts: r.max_attempts,
-                delay_ms: r.delay.as_millis() as u64,
-                reason: r.reason.clone(),
-            });
-        })
+        provider::open_with_retry(
+            &provider,
+            &req,
+            &self.deps.cfg.network.policy(),
+            &self.run.cancel,
+            |r| {
+                self.emit(EventPayload::ProviderRetry {
+                    attempt: r.attempt,
+                    max_attempts: r.max_attempts,
+                    delay_ms: r.delay.as_millis() as u64,
+                    reason: r.reason.clone(),
+                });
+            },
+        )
         .await
     }
 
@@ -235,7 +241,7 @@ impl crate::tools::ToolHost for Turn<'_> {
     /// The run's mode, lowered by any change since it started — of its own session or of one
     /// above it (a child's mode follows its parent's down).
     fn mode(&self) -> Mode {
-        let board = self.deps.modes.read();
+        let board = self.deps.live.modes.read();
         if board.is_empty() {
             return self.mode;
         }

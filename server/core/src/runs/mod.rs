@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{self, AgentDeps, RunSpec};
+use crate::agent::{self, LoopEnv, RunSpec};
 use crate::protocol::{RunStatus, RunTrigger, StopReason, Usage, WireError};
 use crate::scheduler::{AfterRun, EndedRun, OnIdle, Queued, RunEnd, RunQueue, Starts};
 use crate::store::StoreResult;
@@ -21,7 +21,7 @@ pub use crate::slot::Slot;
 pub const MAX_CONCURRENT_RUNS: usize = 8;
 
 pub struct RunManager {
-    deps: Arc<AgentDeps>,
+    deps: Arc<LoopEnv>,
     /// The sessions' queues (shared with everything that queues runs).
     queue: RunQueue,
     global: Arc<Semaphore>,
@@ -38,14 +38,14 @@ impl RunManager {
     /// Drop what is kept in memory for a deleted session.
     pub fn forget_session(&self, session_id: &crate::protocol::SessionId) {
         self.deps.events.forget(session_id);
-        self.deps.lineages.lock().remove(session_id);
+        self.deps.live.lineages.lock().remove(session_id);
         drop(self.deps.history.take(session_id));
     }
 
     /// The scheduler over `queue`: it starts a worker for each session `starts` names, until
     /// the server stops.
     pub fn new(
-        deps: Arc<AgentDeps>,
+        deps: Arc<LoopEnv>,
         (queue, mut starts): (RunQueue, Starts),
         hooks: Vec<Arc<dyn AfterRun>>,
         on_idle: Vec<Arc<dyn OnIdle>>,
@@ -101,10 +101,6 @@ impl RunManager {
                 t.cancel();
             }
         }
-    }
-
-    pub fn deps(&self) -> &Arc<AgentDeps> {
-        &self.deps
     }
 
     fn lock(&self) -> parking_lot::MutexGuard<'_, crate::scheduler::Sessions> {

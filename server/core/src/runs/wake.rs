@@ -57,15 +57,23 @@ pub fn wait_before_wake(history: &VecDeque<Instant>, now: Instant, r: &WakeRules
 
 pub struct Waker {
     runs: Arc<RunManager>,
+    store: crate::store::Store,
+    events: Arc<crate::events::EventBus>,
     rules: WakeRules,
     history: Mutex<HashMap<String, VecDeque<Instant>>>,
     active: Mutex<HashSet<crate::protocol::SessionId>>,
 }
 
 impl Waker {
-    pub fn new(runs: Arc<RunManager>, rules: WakeRules) -> Arc<Waker> {
+    pub fn new(
+        runs: Arc<RunManager>,
+        (store, events): (crate::store::Store, Arc<crate::events::EventBus>),
+        rules: WakeRules,
+    ) -> Arc<Waker> {
         Arc::new(Waker {
             runs,
+            store,
+            events,
             rules,
             history: Mutex::new(HashMap::new()),
             active: Mutex::new(HashSet::new()),
@@ -102,7 +110,7 @@ impl Waker {
     }
 
     async fn deliver_loop(&self, session: &crate::protocol::SessionId) {
-        let store = &self.runs.deps().store;
+        let store = &self.store;
         tokio::time::sleep(self.rules.coalesce).await;
         loop {
             let Ok(s) = store.get_session(session).await else {
@@ -165,8 +173,6 @@ impl Waker {
             text.push_str("Read their output with bg_output {\"id\": …, \"offset\": 0}.");
             let ids: Vec<crate::protocol::TaskId> = claimed.iter().map(|t| t.id.clone()).collect();
             let _ = self
-                .runs
-                .deps()
                 .events
                 .append(
                     session,

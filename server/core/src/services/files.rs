@@ -21,9 +21,8 @@ impl Core {
             )));
         }
         let row = self.load_session(session).await?;
-        let paths = self.deps().paths.with_workspace(Path::new(&row.workspace));
-        self.deps()
-            .files
+        let paths = self.env.paths.with_workspace(Path::new(&row.workspace));
+        self.files
             .find(paths, q, limit)
             .await
             .map_err(|e| ServiceError::Store(crate::store::StoreError::Other(anyhow::anyhow!(e))))

@@ -104,7 +104,7 @@ impl Core {
             apply_budget(&mut g, b)?;
         }
         {
-            let _held = self.deps().goal_lock.lock().await;
+            let _held = self.env.tools.goal_lock.lock().await;
             if let Some(old) = self.store.get_goal(session).await?
                 && matches!(old.status, GoalStatus::Active | GoalStatus::Paused)
             {
@@ -140,7 +140,7 @@ impl Core {
         self.load_session(session).await?;
         let objective = p.objective.as_deref().map(check_objective).transpose()?;
         let (g, resumed) = {
-            let _held = self.deps().goal_lock.lock().await;
+            let _held = self.env.tools.goal_lock.lock().await;
             let mut g = self
                 .store
                 .get_goal(session)
@@ -188,7 +188,7 @@ impl Core {
     pub async fn delete_goal(&self, session: &crate::protocol::SessionId) -> ServiceResult<()> {
         self.load_session(session).await?;
         let gone = {
-            let _held = self.deps().goal_lock.lock().await;
+            let _held = self.env.tools.goal_lock.lock().await;
             self.store.delete_goal(session).await?
         };
         if !gone {

@@ -17,17 +17,17 @@ impl From<McpError> for ServiceError {
 impl Core {
     /// Every configured MCP server, its state and tools.
     pub fn mcp_servers(&self) -> McpServerList {
-        self.deps().mcp.list()
+        self.env.mcp.list()
     }
 
     /// Connect (or reconnect) a server: its tools are offered from the next model call.
     pub async fn mcp_connect(&self, name: &str) -> ServiceResult<McpServerInfo> {
-        Ok(self.deps().mcp.connect(name).await?)
+        Ok(self.env.mcp.connect(name).await?)
     }
 
     /// Close a server's connection: its tools are no longer offered.
     pub fn mcp_disconnect(&self, name: &str) -> ServiceResult<McpServerInfo> {
-        Ok(self.deps().mcp.disconnect(name)?)
+        Ok(self.env.mcp.disconnect(name)?)
     }
 }
 
@@ -41,7 +41,7 @@ impl Core {
             .store
             .get_setting(&crate::workspace_config::setting_key(ws))
             .await?;
-        let user = self.deps().mcp.user_server_names();
+        let user = self.env.mcp.user_server_names();
         Ok(match read {
             None => WorkspaceConfigView {
                 path: path.display().to_string(),
@@ -85,7 +85,7 @@ impl Core {
         self.store
             .put_setting(&crate::workspace_config::setting_key(ws), hash)
             .await?;
-        self.deps().mcp.add_workspace_servers(&c.servers);
+        self.env.mcp.add_workspace_servers(&c.servers);
         self.workspace_config().await
     }
 }

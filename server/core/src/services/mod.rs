@@ -19,7 +19,7 @@ mod websearch;
 
 use std::sync::Arc;
 
-use crate::agent::AgentDeps;
+use crate::agent::LoopEnv;
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::pending::{AnswerError, Answers, PlanAnswer};
@@ -95,6 +95,10 @@ pub struct Core {
     pub store: Store,
     pub events: Arc<EventBus>,
     pub runs: Arc<RunManager>,
+    /// What the runs use: the services reach the same handles.
+    env: Arc<LoopEnv>,
+    /// Each workspace's file list, for `@` mentions.
+    files: Arc<crate::files::FileLists>,
 }
 
 /// The title a session gets when it is created without one.
@@ -150,18 +154,35 @@ fn prompt_trigger(text: &str) -> ServiceResult<RunTrigger> {
 }
 
 impl Core {
-    pub fn new(runs: Arc<RunManager>) -> Core {
-        let deps = runs.deps();
+    pub fn new(runs: Arc<RunManager>, env: Arc<LoopEnv>) -> Core {
         Core {
-            cfg: deps.cfg.clone(),
-            store: deps.store.clone(),
-            events: deps.events.clone(),
+            cfg: env.cfg.clone(),
+            store: env.store.clone(),
+            events: env.events.clone(),
             runs,
+            env,
+            files: Arc::default(),
         }
     }
 
-    pub fn deps(&self) -> &Arc<AgentDeps> {
-        self.runs.deps()
+    /// The process sandbox commands run in.
+    pub fn sandbox(&self) -> &crate::sandbox::SandboxHandle {
+        &self.env.tools.sandbox
+    }
+
+    /// Background tasks.
+    pub fn tasks(&self) -> &Arc<crate::tasks::TaskManager> {
+        &self.env.tools.tasks
+    }
+
+    /// Images sent with prompts.
+    pub fn attachments(&self) -> &crate::attachments::Attachments {
+        &self.env.attachments
+    }
+
+    /// Web Push to closed apps (`None`: headless, or its key could not be read).
+    pub fn push(&self) -> Option<&Arc<crate::push::Push>> {
+        self.env.prompts.push.as_ref()
     }
 
     pub async fn load_session(&self, id: &crate::protocol::SessionId) -> ServiceResult<SessionRow> {
@@ -237,7 +258,8 @@ impl Core {
                 "images go with a prompt, not with a !command".into(),
             ));
         }
-        let meta = crate::agent::context::ModelMeta::of(self.deps(), session);
+        let meta =
+            crate::agent::context::ModelMeta::of(&self.env.provider, &self.cfg.models, session);
         if !meta.info.vision {
             let name = meta.name();
             return Err(ServiceError::Invalid(format!(
@@ -255,7 +277,7 @@ impl Core {
             })?;
             checked.push((img.media_type, bytes, img.name.clone()));
         }
-        let store = self.deps().attachments.clone();
+        let store = self.env.attachments.clone();
         tokio::task::spawn_blocking(move || {
             checked
                 .iter()
@@ -421,7 +443,7 @@ impl Core {
         id: &crate::protocol::ApprovalId,
         decision: ApprovalDecision,
     ) -> ServiceResult<()> {
-        let approvals = &self.deps().approvals;
+        let approvals = &self.env.prompts.approvals;
         Ok(approvals
             .answer(&self.store, &self.events, id, decision)
             .await?)
@@ -433,7 +455,7 @@ impl Core {
         id: &crate::protocol::QuestionId,
         answers: Answers,
     ) -> ServiceResult<()> {
-        let questions = &self.deps().questions;
+        let questions = &self.env.prompts.questions;
         Ok(questions
             .answer(&self.store, &self.events, id, answers)
             .await?)
@@ -484,7 +506,7 @@ impl Core {
         let feedback = feedback
             .map(|f| f.trim().to_string())
             .filter(|f| !f.is_empty());
-        let plans = &self.deps().plans;
+        let plans = &self.env.prompts.plans;
         Ok(plans
             .answer(&self.store, &self.events, id, (decision, feedback))
             .await?)

@@ -256,7 +256,7 @@ fn view(e: &Entry, default: Option<&str>) -> ProviderView {
 
 impl Core {
     pub fn providers(&self) -> &Arc<Registry> {
-        &self.deps().provider
+        &self.env.provider
     }
 
     /// What runs now for a session without its own choice, and where it came from.
@@ -328,7 +328,7 @@ impl Core {
             config.clone(),
             &keys,
             ProviderSource::Settings,
-            self.deps().net,
+            self.env.cfg.network.policy(),
         )
         .map_err(ServiceError::Invalid)?;
         if let Some(k) = &p.api_key {

@@ -72,7 +72,7 @@ impl Core {
         };
         // The Landlock fallback cannot hide the state directory inside a root (the jail masks it).
         if self.cfg.state_dir.starts_with(&workspace)
-            && self.deps().sandbox.info().await.jail == "landlock"
+            && self.env.tools.sandbox.info().await.jail == "landlock"
         {
             return Err(ServiceError::Invalid(format!(
                 "the workspace {} holds Tradewind's state directory {}, which the sandbox's Landlock fallback (no bubblewrap here) cannot hide from commands; restart the server with --state-dir outside it",
@@ -165,7 +165,7 @@ impl Core {
         if mode != Mode::Full || self.cfg.yolo {
             return Ok(());
         }
-        let info = self.deps().sandbox.info().await;
+        let info = self.env.tools.sandbox.info().await;
         if info.jail == "landlock" {
             return Err(ServiceError::Refused {
                 code: "mode_unsafe_here",
@@ -181,7 +181,7 @@ impl Core {
     /// A session's mode changed: runs in flight follow it at their next tool call, and every
     /// subagent below it with a wider mode is lowered to it.
     async fn follow_mode_down(&self, id: &str, mode: Mode) -> ServiceResult<()> {
-        self.deps().modes.write().insert(id.to_string(), mode);
+        self.env.live.modes.write().insert(id.into(), mode);
         let mut below = vec![crate::protocol::SessionId::from(id)];
         // Subagents nest at most `MAX_DEPTH` deep; the bound guards against a corrupt loop.
         for _ in 0..=crate::subagents::MAX_DEPTH {
@@ -196,10 +196,11 @@ impl Core {
                         let row = self.store.update_session(&child.id, &patch).await?;
                         self.events.session_updated(&Session::from(row)).await;
                     }
-                    self.deps()
+                    self.env
+                        .live
                         .modes
                         .write()
-                        .insert(child.id.to_string(), mode.min(child.mode));
+                        .insert(child.id.clone(), mode.min(child.mode));
                     next.push(child.id);
                 }
             }
@@ -322,7 +323,7 @@ impl Core {
         &self,
         p: &crate::protocol::PolicyCheckParams,
     ) -> ServiceResult<crate::protocol::PolicyCheckReport> {
-        let deps = self.deps();
+        let deps = &self.env;
         let (paths, agent, mode, grants) = match &p.session {
             Some(id) => {
                 let row = self.load_session(id).await?;
@@ -340,7 +341,9 @@ impl Core {
             ),
         };
         let ctx = self.gate_context(agent, mode, &grants);
-        match crate::policy_check::check(&ctx, &p.tool, &p.input, &paths, &deps.net_exempt).await {
+        match crate::policy_check::check(&ctx, &p.tool, &p.input, &paths, &deps.tools.net_exempt)
+            .await
+        {
             Ok(report) => Ok(report),
             Err(crate::tools::PrepareError::Unknown(_)) => Err(ServiceError::NotFound("tool")),
             // The gate refuses a call whose arguments do not fit the tool (or name a path it
@@ -439,7 +442,7 @@ impl Core {
             read_only: c.read_only,
             yolo: c.yolo,
             extra_roots: c.extra_roots_shown(),
-            sandbox: self.deps().sandbox.info().await,
+            sandbox: self.env.tools.sandbox.info().await,
             grants,
         })
     }
@@ -456,7 +459,7 @@ impl Core {
         path: &std::path::Path,
     ) -> ServiceResult<crate::protocol::GrantInfo> {
         let row = self.load_session(id).await?;
-        let Some(sandbox) = self.deps().sandbox.get().await else {
+        let Some(sandbox) = self.env.tools.sandbox.get().await else {
             return Err(ServiceError::Conflict(
                 "no sandbox runs this server's commands: there is nothing to let in".into(),
             ));
@@ -464,7 +467,7 @@ impl Core {
         let owner = crate::subagents::grant_owner(&self.store, &row).await;
         let grants = self.grant_set(id).await?;
         let paths = self
-            .deps()
+            .env
             .paths
             .with_workspace(std::path::Path::new(&row.workspace));
         let job = crate::sandbox::Job::for_session(&paths, crate::policy::jail_paths(&grants));
@@ -474,7 +477,8 @@ impl Core {
             .add_grant(&owner, &key)
             .await
             .map_err(ServiceError::Store)?;
-        self.deps()
+        self.env
+            .live
             .grants_epoch
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(grant_info(key, false, crate::util::now_ms()))
@@ -499,7 +503,8 @@ impl Core {
         if !removed {
             return Err(ServiceError::NotFound("grant"));
         }
-        self.deps()
+        self.env
+            .live
             .grants_epoch
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(())
@@ -512,7 +517,7 @@ impl Core {
         id: &crate::protocol::SessionId,
     ) -> ServiceResult<crate::protocol::ToolStatusList> {
         let row = self.load_session(id).await?;
-        let deps = self.deps();
+        let deps = &self.env;
         let grants = self.grant_set(id).await?;
         let c = &self.cfg;
         let ctx = self.gate_context(row.agent, row.mode, &grants);
@@ -532,7 +537,7 @@ impl Core {
                         "disabled",
                         "the plan agent keeps nothing beyond its plan".to_string(),
                     )
-                } else if d.interactive_only() && !deps.interactive {
+                } else if d.interactive_only() && !deps.prompts.interactive {
                     (
                         "disabled",
                         "it needs someone to answer in the web app".to_string(),
@@ -540,7 +545,7 @@ impl Core {
                 } else if !crate::policy::offered(
                     d.effect(),
                     row.agent,
-                    deps.interactive,
+                    deps.prompts.interactive,
                     c.ceiling,
                     c.read_only,
                     c.yolo,
@@ -611,7 +616,7 @@ impl Core {
         crate::policy::Context {
             agent,
             mode,
-            interactive: self.deps().interactive,
+            interactive: self.env.prompts.interactive,
             ceiling: self.cfg.ceiling,
             read_only: self.cfg.read_only,
             yolo: self.cfg.yolo,

@@ -145,7 +145,7 @@ impl Core {
     /// The workspace now, once what the last runs left is recorded.
     async fn snapshot_now(&self, ws: &Path) -> ServiceResult<String> {
         // The walk resolves what the last runs left first.
-        self.deps().snapshots.snapshot(ws).await.map_err(git_err)
+        self.env.snapshots.snapshot(ws).await.map_err(git_err)
     }
 
     /// The snapshots of every session working in `workspace`, and what each revert changed.
@@ -172,7 +172,7 @@ impl Core {
         tl: &owners::Timeline,
         include: &[String],
     ) -> ServiceResult<Outcome> {
-        let snaps = &self.deps().snapshots;
+        let snaps = &self.env.snapshots;
         let sorted = snaps.sort(ws, tl, session).await.map_err(git_err)?;
         Ok(outcome(sorted, include))
     }
@@ -259,7 +259,7 @@ impl Core {
         if !result.hand_edited.is_empty() && !p.force {
             return Err(refuse_clobber(&result.hand_edited, "revert"));
         }
-        let snaps = &self.deps().snapshots;
+        let snaps = &self.env.snapshots;
         let left = snaps.put_back(&ws, &out.puts).await.map_err(git_err)?;
         let revert = RevertRow {
             id: new_id().into(),
@@ -273,7 +273,7 @@ impl Core {
         };
         self.store.record_revert(&revert, &left).await?;
         // The model's history is read again without the runs taken back.
-        drop(self.deps().history.take(session));
+        drop(self.env.history.take(session));
         result.applied = true;
         result.revert_id = Some(revert.id.clone());
         self.events
@@ -350,10 +350,10 @@ impl Core {
         if !result.hand_edited.is_empty() && !p.force {
             return Err(refuse_clobber(&result.hand_edited, "redo"));
         }
-        let snaps = &self.deps().snapshots;
+        let snaps = &self.env.snapshots;
         let left = snaps.put_back(&ws, &out.puts).await.map_err(git_err)?;
         self.store.undo_revert(&revert, &left).await?;
-        drop(self.deps().history.take(session));
+        drop(self.env.history.take(session));
         result.applied = true;
         self.events
             .append(
@@ -403,7 +403,7 @@ impl Core {
         for ws in self.store.session_workspaces().await? {
             live.entry(ws).or_default();
         }
-        let snaps = &self.deps().snapshots;
+        let snaps = &self.env.snapshots;
         let mut done = std::collections::HashSet::new();
         for dir in snaps.stores() {
             let owner = live

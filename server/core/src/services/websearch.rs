@@ -10,7 +10,7 @@ const MAX_KEY_BYTES: usize = 4096;
 impl Core {
     /// The provider `websearch` uses now, and where the choice came from.
     pub async fn websearch_settings(&self) -> ServiceResult<WebSearchSettingsView> {
-        let s = self.deps().websearch.read().clone();
+        let s = self.env.tools.websearch.read().clone();
         let source = if self.store.get_setting(SETTING_WEBSEARCH).await?.is_some() {
             SettingsSource::Settings
         } else if self.cfg.websearch.provider.is_some() || self.cfg.websearch.searxng_url.is_some()
@@ -59,7 +59,7 @@ impl Core {
         }
         self.store.put_setting(SETTING_WEBSEARCH, &json).await?;
         {
-            let mut s = self.deps().websearch.write();
+            let mut s = self.env.tools.websearch.write();
             s.provider = Some(p.provider.as_str().to_string());
             s.searxng_url = searxng_url;
         }

@@ -14,7 +14,7 @@ use super::ToolCtx;
 use super::output::ToolOutput;
 use crate::config::{Config, WebSearchSettings};
 use crate::events::EventBus;
-use crate::pending::{Pending, Plans, Questions, Waiter};
+use crate::pending::Waiter;
 use crate::protocol::{Agent, Mode};
 use crate::provider::ToolCallReq;
 use crate::scheduler::RunQueue;
@@ -30,20 +30,18 @@ pub struct ToolServices {
     pub tasks: Arc<crate::tasks::TaskManager>,
     /// The process sandbox commands run in, once probed.
     pub sandbox: crate::sandbox::SandboxHandle,
-    pub questions: Arc<Pending<Questions>>,
-    pub plans: Arc<Pending<Plans>>,
+    /// Where questions and plans wait for the user, and whether anyone can answer.
+    pub prompts: Arc<crate::pending::Prompts>,
     /// The web search provider (changed at run time through Settings).
     pub websearch: Arc<parking_lot::RwLock<WebSearchSettings>>,
     /// Origins the user configured: network tools may reach them on a private address.
     pub net_exempt: Arc<[String]>,
     /// One change of a goal at a time (a report, a finished turn, the user's edit).
     pub goal_lock: Arc<tokio::sync::Mutex<()>>,
-    /// The sessions above each subagent `task` started (parent first).
-    pub lineages: Arc<crate::subagents::Lineages>,
+    /// The sessions above each subagent `task` started (parent first), modes changed.
+    pub live: Arc<crate::subagents::Live>,
     /// The run scheduler (subagents queue their runs on it).
     pub queue: RunQueue,
-    /// A person can answer prompts (a server; a headless run never asks).
-    pub interactive: bool,
 }
 
 /// The run a tool call belongs to.

@@ -87,7 +87,7 @@ impl super::Tool for AskUserQuestion {
             call_id: ctx.call_id.into(),
             questions,
         };
-        let answers = match services.questions.ask(&t.waiter(), &id, &req).await {
+        let answers = match services.prompts.questions.ask(&t.waiter(), &id, &req).await {
             Asked::Answered(a) => a,
             Asked::Expired => {
                 return ToolOutput::err(
@@ -178,7 +178,7 @@ impl super::Tool for ExitPlan {
             revision: rev.clone(),
         };
         let req = PlanRequest { row, event };
-        let plans = &services.plans;
+        let plans = &services.prompts.plans;
         let asked = if !t.interactive() || cfg.read_only {
             let unavailable = (PlanDecision::Unavailable, None);
             match plans

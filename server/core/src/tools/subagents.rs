@@ -200,7 +200,7 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
     let above: Vec<crate::protocol::SessionId> = std::iter::once(parent.id.clone())
         .chain(lineage.iter().cloned())
         .collect();
-    services.lineages.lock().insert(id.clone(), above);
+    services.live.lineages.lock().insert(id.clone(), above);
     rm.enqueue(&row, RunTrigger::Task, &call.prompt)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;

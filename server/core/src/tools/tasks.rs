@@ -96,7 +96,7 @@ impl super::Tool for BgRun {
                 }
                 let note = if child {
                     "Started. Nothing will wake you or your parent when it ends: read its output with bg_output (offset 0, then next_offset) before you answer."
-                } else if deps.interactive {
+                } else if deps.prompts.interactive {
                     "Started. Keep working: you will be woken when it ends by itself. Read its output any time with bg_output (offset 0, then next_offset)."
                 } else {
                     "Started. Nothing will wake you in this headless run: read its output with bg_output (offset 0, then next_offset). Live tasks are stopped when the run ends."

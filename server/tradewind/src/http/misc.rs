@@ -42,7 +42,7 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
         yolo: c.yolo,
         default_mode: c.default_mode(),
         extra_roots: c.extra_roots_shown(),
-        sandbox: state.deps().sandbox.info().await,
+        sandbox: state.core.sandbox().info().await,
         tls: crate::protocol::TlsInfo {
             mode: state.face.tls_mode.to_string(),
             ca_fingerprint: state.face.ca.as_ref().map(|c| c.fingerprint.clone()),

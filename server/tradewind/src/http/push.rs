@@ -17,9 +17,8 @@ use crate::protocol::{
 fn push_of(state: &AppState) -> ApiResult<Arc<crate::push::Push>> {
     state
         .core
-        .deps()
-        .push
-        .clone()
+        .push()
+        .cloned()
         .ok_or_else(|| ApiError::Unavailable("Web Push is off: the server has no push key".into()))
 }
 
@@ -57,7 +56,7 @@ pub async fn push_info(
     Extension(principal): Extension<Principal>,
 ) -> ApiResult<axum::Json<PushInfo>> {
     let push = push_of(&state)?;
-    let rows = state.core.deps().store.live_push_subscriptions().await?;
+    let rows = state.core.store.live_push_subscriptions().await?;
     Ok(axum::Json(PushInfo {
         public_key: push
             .public_key()
@@ -109,12 +108,7 @@ pub async fn subscribe(
         last_sent_at: None,
         last_error: None,
     };
-    let stored = state
-        .core
-        .deps()
-        .store
-        .upsert_push_subscription(&row)
-        .await?;
+    let stored = state.core.store.upsert_push_subscription(&row).await?;
     Ok((StatusCode::CREATED, axum::Json(view(stored, &principal))))
 }
 
@@ -130,13 +124,7 @@ pub async fn unsubscribe(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    if state
-        .core
-        .deps()
-        .store
-        .delete_push_subscription(&id)
-        .await?
-    {
+    if state.core.store.delete_push_subscription(&id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found("push subscription"))

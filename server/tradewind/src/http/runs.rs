@@ -267,8 +267,8 @@ pub async fn attachment(
     use axum::http::{HeaderValue, header};
     use axum::response::IntoResponse as _;
     let path = state
-        .deps()
-        .attachments
+        .core
+        .attachments()
         .path(&id)
         .ok_or_else(|| ApiError::not_found("image"))?;
     let bytes = tokio::fs::read(path)

@@ -98,7 +98,7 @@ pub async fn task_output(
         o => o.into(),
     })?;
     // The user reading it is not the model reading it: keep the wake-up.
-    let tasks = &state.runs.deps().tasks;
+    let tasks = state.core.tasks();
     let mut out = tasks
         .output_for_user(&row, q.offset.unwrap_or(0), limit)
         .await
@@ -123,9 +123,8 @@ pub async fn stop_task(
     Path(id): Path<crate::protocol::TaskId>,
 ) -> ApiResult<axum::Json<TaskInfo>> {
     let row = state
-        .runs
-        .deps()
-        .tasks
+        .core
+        .tasks()
         .stop(None, &id, crate::protocol::TaskStopper::User)
         .await
         .map_err(task_error)?;

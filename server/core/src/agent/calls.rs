@@ -99,11 +99,13 @@ type Planned = Option<(Value, tools::Prepared)>;
 /// to run alongside other such reads.
 fn plain_read(t: &Turn<'_>, c: &ToolCallReq) -> Option<(Value, tools::Prepared)> {
     let d = toolset::descriptor(&c.name)?;
-    if d.effect() != Effect::Read || d.host() {
+    // A tool this run is not offered goes the whole way, to be refused there.
+    let opt_in = toolset::OPT_IN.iter().any(|o| o.name() == d.name());
+    if d.effect() != Effect::Read || d.host() || t.hides_tool(d) || opt_in {
         return None;
     }
     let input: Value = serde_json::from_str(&c.arguments).ok()?;
-    let p = toolset::prepare(&c.name, &input, &t.paths).ok()?;
+    let p = d.prepare(&input, &t.paths).ok()?;
     p.paths.iter().all(|u| u.inside).then_some((input, p))
 }
 
@@ -157,7 +159,12 @@ async fn handle_call_inner(
     planned: Planned,
     in_history: bool,
 ) -> ToolOutput {
-    let effect = toolset::effect_of(&call.name);
+    // The tool is looked up once, here (a planned call carries it).
+    let found = match &planned {
+        Some((_, p)) => p.descriptor,
+        None => toolset::descriptor(&call.name),
+    };
+    let effect = found.map_or(Effect::External, |d| d.effect());
     let (input, planned) = match planned {
         Some((input, p)) => (input, Some(p)),
         None => match serde_json::from_str(if call.arguments.trim().is_empty() {
@@ -191,7 +198,7 @@ async fn handle_call_inner(
     });
     let prepared = match planned {
         Some(p) => Ok(p),
-        None => prepare(t, &call.name, &input),
+        None => prepare(t, &call.name, found, &input),
     };
     let out = match prepared {
         Err(e) => {
@@ -212,11 +219,16 @@ async fn handle_call_inner(
 fn prepare(
     t: &Turn<'_>,
     name: &str,
+    found: Option<&'static dyn tools::DynTool>,
     input: &Value,
 ) -> Result<tools::Prepared, tools::PrepareError> {
     let allowed = t.deps.mcp.allowed;
-    if (!t.goal_tools && toolset::OPT_IN.iter().any(|d| d.name() == name)) || t.hides(name) {
-        return Err(tools::PrepareError::Unknown(name.to_string()));
+    if let Some(d) = found {
+        let opt_in = toolset::OPT_IN.iter().any(|o| o.name() == d.name());
+        if (!t.goal_tools && opt_in) || t.hides_tool(d) {
+            return Err(tools::PrepareError::Unknown(name.to_string()));
+        }
+        return d.prepare(input, &t.paths);
     }
     if let Some(m) = t.mcp_tool(name) {
         return Ok(crate::mcp::adapter::prepare_tool(m, input.clone(), allowed));
@@ -228,12 +240,10 @@ fn prepare(
             allowed,
         )),
         Some(Err(e)) => Err(tools::PrepareError::Input(e)),
-        None => toolset::prepare(name, input, &t.paths).map_err(|e| match e {
-            tools::PrepareError::Unknown(n) if n.starts_with("mcp_") => {
-                tools::PrepareError::McpNotOffered(n)
-            }
-            e => e,
-        }),
+        None if name.starts_with("mcp_") => {
+            Err(tools::PrepareError::McpNotOffered(name.to_string()))
+        }
+        None => Err(tools::PrepareError::Unknown(name.to_string())),
     }
 }
 
@@ -273,7 +283,7 @@ async fn run_prepared(
     // snapshot that undoes what it changes.
     if prepared.effect != Effect::Read {
         t.durable().await;
-        if changes_files(prepared.effect, &call.name) {
+        if changes_files(prepared.effect, prepared.descriptor) {
             // A file tool writes exactly its paths; anything else may change any file.
             let written = (prepared.effect == Effect::Write).then_some(prepared.paths.as_slice());
             t.protect_files(written).await;
@@ -295,9 +305,9 @@ async fn run_prepared(
 /// Whether an allowed call can change the workspace's files (directly, through a process or an
 /// outside tool, or through a subagent it starts or instructs): the run's undo snapshot must be
 /// stored before it runs.
-pub(crate) fn changes_files(effect: Effect, tool: &str) -> bool {
+pub(crate) fn changes_files(effect: Effect, tool: Option<&dyn tools::DynTool>) -> bool {
     matches!(effect, Effect::Write | Effect::Process | Effect::External)
-        || toolset::descriptor(tool).is_some_and(|d| d.starts_subagent())
+        || tool.is_some_and(|d| d.starts_subagent())
 }
 
 /// What the gate checks of a call besides its tool and effect.

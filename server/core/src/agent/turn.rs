@@ -103,12 +103,15 @@ impl Turn<'_> {
     /// A built-in tool this run is not offered: `exit_plan` in a subagent (it answers in
     /// text), the subagent tools at the deepest level.
     pub(crate) fn hides(&self, name: &str) -> bool {
+        toolset::descriptor(name).is_some_and(|d| self.hides_tool(d))
+    }
+
+    /// [`Turn::hides`], of a tool already looked up.
+    pub(crate) fn hides_tool(&self, d: &dyn crate::tools::DynTool) -> bool {
         let depth = self.depth();
-        toolset::descriptor(name).is_some_and(|d| {
-            (depth > 0 && !d.in_subagents())
-                || (depth >= crate::subagents::MAX_DEPTH && d.subagents())
-                || (self.agent == Agent::Plan && !d.plan_agent())
-        })
+        (depth > 0 && !d.in_subagents())
+            || (depth >= crate::subagents::MAX_DEPTH && d.subagents())
+            || (self.agent == Agent::Plan && !d.plan_agent())
     }
 
     /// How deep below a session the user started this one is (0: started by the user).

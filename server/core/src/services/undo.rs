@@ -123,7 +123,8 @@ impl Core {
                 let effect = serde_json::from_value::<crate::protocol::Effect>(v["effect"].clone());
                 v["decision"] == "allow"
                     && effect.is_ok_and(|e| {
-                        crate::agent::changes_files(e, v["tool"].as_str().unwrap_or(""))
+                        let tool = v["tool"].as_str().unwrap_or("");
+                        crate::agent::changes_files(e, crate::agent::toolset::descriptor(tool))
                     })
             }))
     }

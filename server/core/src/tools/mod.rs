@@ -182,6 +182,8 @@ impl PrepareError {
 /// A validated call of any tool, ready for the gate.
 pub struct Prepared {
     pub tool: &'static str,
+    /// The built-in tool it is a call of, as looked up once by name (`None`: an MCP call).
+    pub descriptor: Option<&'static dyn DynTool>,
     pub effect: Effect,
     pub paths: Vec<PathUse>,
     pub command: Option<(String, CommandAnalysis)>,
@@ -209,6 +211,7 @@ impl Prepared {
     pub fn external_mcp(usage: crate::policy::McpUse, call: Box<dyn Runnable>) -> Prepared {
         Prepared {
             tool: "mcp",
+            descriptor: None,
             effect: Effect::External,
             paths: Vec::new(),
             command: None,
@@ -255,7 +258,7 @@ pub trait DynTool: Send + Sync {
     /// The name, description and argument schema the model sees.
     fn spec(&self) -> ToolSpec;
     /// Parse the input with the same definition the schema came from, then prepare.
-    fn prepare(&self, input: &Value, paths: &PathPolicy) -> Result<Prepared, PrepareError>;
+    fn prepare(&'static self, input: &Value, paths: &PathPolicy) -> Result<Prepared, PrepareError>;
 }
 
 impl<T: Tool> DynTool for T {
@@ -296,12 +299,13 @@ impl<T: Tool> DynTool for T {
             parameters: args_schema::<T::Args>(),
         }
     }
-    fn prepare(&self, input: &Value, paths: &PathPolicy) -> Result<Prepared, PrepareError> {
+    fn prepare(&'static self, input: &Value, paths: &PathPolicy) -> Result<Prepared, PrepareError> {
         let args: T::Args = <T::Args as serde::Deserialize>::deserialize(input)
             .map_err(|e| PrepareError::Input(e.to_string()))?;
         let g = T::prepare(args, paths)?;
         Ok(Prepared {
             tool: T::NAME,
+            descriptor: Some(self),
             effect: T::EFFECT,
             paths: g.paths,
             command: g.command,

@@ -39,6 +39,12 @@ pub enum GrantKey {
         tool: String,
         version: String,
     },
+    /// One exact command line (by its SHA-256) run outside the process sandbox: allowed for
+    /// the call answered only, never stored.
+    OutsideSandbox(String),
+    /// One exact command line (by its SHA-256) given the user's SSH agent: allowed for the call
+    /// answered only, never stored.
+    SshAgent(String),
 }
 
 impl std::fmt::Display for GrantKey {
@@ -66,11 +72,19 @@ impl std::fmt::Display for GrantKey {
                 tool,
                 version,
             } => write!(f, "mcp:{server}/{tool}#{version}"),
+            GrantKey::OutsideSandbox(h) => write!(f, "outside:{h}"),
+            GrantKey::SshAgent(h) => write!(f, "ssh-agent:{h}"),
         }
     }
 }
 
 impl GrantKey {
+    /// Allows the one call answered: no answer stores it (running outside the sandbox, lending
+    /// the SSH agent).
+    pub fn once_only(&self) -> bool {
+        matches!(self, GrantKey::OutsideSandbox(_) | GrantKey::SshAgent(_))
+    }
+
     /// A stored key read back; `None` for text no version of the server writes.
     pub fn parse(key: &str) -> Option<GrantKey> {
         let (kind, rest) = key.split_once(':')?;
@@ -98,6 +112,8 @@ impl GrantKey {
                 GrantKey::Prefix(v)
             }
             "net" => GrantKey::Net(rest.to_string()),
+            "outside" => GrantKey::OutsideSandbox(rest.to_string()),
+            "ssh-agent" => GrantKey::SshAgent(rest.to_string()),
             "jail" if rest.starts_with('/') => GrantKey::Jail(PathBuf::from(rest)),
             "mcp" => {
                 let (server, rest) = rest.split_once('/')?;
@@ -156,10 +172,12 @@ pub(crate) fn dir_granted(grants: &HashSet<String>, effect: Effect, path: &Path)
 }
 
 pub fn command_key(command: &str) -> String {
-    GrantKey::Command(hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
-        command.as_bytes(),
-    )))
-    .to_string()
+    GrantKey::Command(command_hash(command)).to_string()
+}
+
+/// An exact command line's SHA-256, as keys name it.
+pub fn command_hash(command: &str) -> String {
+    hex::encode(<sha2::Sha256 as sha2::Digest>::digest(command.as_bytes()))
 }
 
 /// The grant key of a prefix rule: the argv prefix as JSON.

@@ -661,9 +661,6 @@ fn never_loosens(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     ))
 }
 
-/// Keys under this prefix allow one call only: no answer stores them.
-pub const ONCE_ONLY: &str = "once:";
-
 /// 5c. A network call to an address that is not public (loopback, private, link-local, CGNAT,
 /// multicast, cloud metadata) asks — even in `full` mode with `--allow-external` — naming the
 /// address: it could reach services on this machine or its network (SSRF). `--yolo` allows it.
@@ -724,7 +721,7 @@ fn mcp_tool(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
 /// session.
 fn outside_sandbox(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     let why = p.command?.outside_sandbox.as_deref()?;
-    let key = format!("{ONCE_ONLY}{}", command_key(p.command_text.unwrap_or("")));
+    let key = GrantKey::OutsideSandbox(command_hash(p.command_text.unwrap_or(""))).to_string();
     if ctx.grants.contains(&key) {
         return None; // answered for this call
     }
@@ -748,10 +745,7 @@ fn ssh_agent(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
     if !c.ssh_agent {
         return None;
     }
-    let key = format!(
-        "{ONCE_ONLY}ssh:{}",
-        command_key(p.command_text.unwrap_or(""))
-    );
+    let key = GrantKey::SshAgent(command_hash(p.command_text.unwrap_or(""))).to_string();
     if ctx.grants.contains(&key) {
         return None; // answered for this call
     }

@@ -818,9 +818,16 @@ fn the_ssh_agent_is_lent_per_command() {
     match decide(&ctx, &p) {
         Decision::Ask(ask) => {
             assert!(ask.reason.contains("SSH keys"), "{}", ask.reason);
-            let keys: Vec<&String> = ask.keys.iter().filter(|k| k.contains("ssh:")).collect();
+            let keys: Vec<&String> = ask
+                .keys
+                .iter()
+                .filter(|k| k.starts_with("ssh-agent:"))
+                .collect();
             assert!(
-                !keys.is_empty() && keys.iter().all(|k| k.starts_with(ONCE_ONLY)),
+                !keys.is_empty()
+                    && keys
+                        .iter()
+                        .all(|k| GrantKey::parse(k).is_some_and(|g| g.once_only())),
                 "{:?}",
                 ask.keys
             );

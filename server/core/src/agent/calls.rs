@@ -337,44 +337,8 @@ async fn audit(
     });
 }
 
-/// The session's grants, read once per run (only this run adds to them meanwhile) and again
-/// after a revoke anywhere.
-async fn session_grants(t: &Turn<'_>) -> HashSet<String> {
-    let epoch = t
-        .deps
-        .live
-        .grants_epoch
-        .load(std::sync::atomic::Ordering::Acquire);
-    let cached = t.grants.lock().clone().filter(|(e, _)| *e == epoch);
-    if let Some((_, g)) = cached {
-        return g;
-    }
-    let g: HashSet<String> = t
-        .deps
-        .store
-        .list_grants(t.grant_session())
-        .await
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
-    *t.grants.lock() = Some((epoch, g.clone()));
-    g
-}
-
 /// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
 /// `once`: grants that hold for this call only (already answered).
-/// Whether an answer `d` keeps `key` as a grant of the session (the rest hold for this call
-/// only): "for this session" keeps every key but the once-only ones, "this directory" only the
-/// directory grants.
-fn kept_as_grant(d: ApprovalDecision, key: &str) -> bool {
-    !key.starts_with(policy::ONCE_ONLY)
-        && (d == ApprovalDecision::Session
-            || matches!(
-                policy::GrantKey::parse(key),
-                Some(policy::GrantKey::Dir { .. })
-            ))
-}
-
 pub(crate) async fn gate(
     t: &Turn<'_>,
     call: &ToolCallReq,
@@ -390,7 +354,7 @@ pub(crate) async fn gate(
         mcp,
     } = checked;
     for _ in 0..8 {
-        let mut grants = session_grants(t).await;
+        let mut grants = t.grants.stored(t.deps, t.grant_session()).await;
         grants.extend(once.iter().cloned());
         let cfg = &t.deps.cfg;
         // The run's own limits narrow the server's (`tradewind run` through a server).
@@ -440,57 +404,17 @@ pub(crate) async fn gate(
             }
             Decision::Ask(ask) => {
                 audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
-                match ask_user(t, call, input, effect, ask).await {
-                    ApprovalDecision::Once => {
-                        once.extend(ask.keys.iter().cloned());
-                    }
-                    d @ (ApprovalDecision::Session | ApprovalDecision::Directory) => {
-                        {
-                            let mut c = t.grants.lock();
-                            *c = None;
-                        }
-                        // "This directory" keeps the directories; the call's other reasons
-                        // (mode, categories) are allowed for this call only.
-                        let (stored, this_call): (Vec<&String>, Vec<&String>) =
-                            ask.keys.iter().partition(|k| kept_as_grant(d, k));
-                        once.extend(this_call.into_iter().cloned());
-                        for key in stored {
-                            if let Err(e) = t.deps.store.add_grant(t.grant_session(), key).await {
-                                tracing::error!(error = %e, "cannot store grant");
-                                once.insert(key.clone());
-                            }
-                        }
-                    }
-                    d @ (ApprovalDecision::Prefix | ApprovalDecision::PrefixWorkspace) => {
-                        let Some(rule) = &ask.prefix else {
-                            once.extend(ask.keys.iter().cloned());
-                            continue;
-                        };
-                        let key = policy::prefix_key(rule);
-                        let stored = if d == ApprovalDecision::Prefix {
-                            t.deps.store.add_grant(t.grant_session(), &key).await
-                        } else {
-                            t.deps
-                                .store
-                                .add_workspace_grant(&t.run.session.workspace, &key)
-                                .await
-                        };
-                        {
-                            let mut c = t.grants.lock();
-                            *c = None;
-                        }
-                        if let Err(e) = stored {
-                            tracing::error!(error = %e, "cannot store rule");
-                        }
-                        // This call is allowed whatever happened to the rule.
-                        once.extend(ask.keys.iter().cloned());
-                    }
+                let d = ask_user(t, call, input, effect, ask).await;
+                let place = (t.grant_session(), t.run.session.workspace.as_str());
+                t.grants.record(t.deps, place, d, ask, &mut once).await;
+                match d {
                     ApprovalDecision::Deny => {
                         return Err(ToolOutput::err(
                             "permission_denied",
                             "the user denied this call; do not retry it, ask or try another way",
                         ));
                     }
+                    _ => {}
                 }
             }
         }
@@ -571,7 +495,11 @@ pub(crate) async fn confirm(
     reason: &str,
     key: &str,
 ) -> Result<(), ToolOutput> {
-    if session_grants(t).await.contains(key) {
+    if t.grants
+        .stored(t.deps, t.grant_session())
+        .await
+        .contains(key)
+    {
         return Ok(());
     }
     let effect = ctx.effect;
@@ -607,20 +535,20 @@ pub(crate) async fn confirm(
         key,
     )
     .await;
-    match ask_user(t, ctx.call, ctx.input, effect, &ask).await {
-        ApprovalDecision::Deny => Err(ToolOutput::err(
-            "permission_denied",
-            "the user denied this call; do not retry it, ask or try another way",
-        )),
-        ApprovalDecision::Session | ApprovalDecision::Directory => {
-            *t.grants.lock() = None;
-            if let Err(e) = t.deps.store.add_grant(t.grant_session(), key).await {
-                tracing::error!(error = %e, "cannot store grant");
-            }
-            Ok(())
+    let d = match ask_user(t, ctx.call, ctx.input, effect, &ask).await {
+        ApprovalDecision::Deny => {
+            return Err(ToolOutput::err(
+                "permission_denied",
+                "the user denied this call; do not retry it, ask or try another way",
+            ));
         }
-        ApprovalDecision::Once | ApprovalDecision::Prefix | ApprovalDecision::PrefixWorkspace => {
-            Ok(())
-        }
-    }
+        // Its one key is the tool's own: "this directory" keeps it like "for this session".
+        ApprovalDecision::Directory => ApprovalDecision::Session,
+        d => d,
+    };
+    let place = (t.grant_session(), t.run.session.workspace.as_str());
+    t.grants
+        .record(t.deps, place, d, &ask, &mut HashSet::new())
+        .await;
+    Ok(())
 }

@@ -6,6 +6,7 @@
 pub(crate) mod calls;
 pub mod coalesce;
 pub mod context;
+mod grants;
 pub mod history;
 pub mod mentions;
 mod offer;

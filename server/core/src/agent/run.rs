@@ -24,7 +24,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     let goal_active =
         spec.session.last_seq > 0 && crate::goals::active(&deps.store, &spec.session.id).await;
     let mut t = Turn {
-        grants: parking_lot::Mutex::new(None),
+        grants: grants::Grants::default(),
         deps,
         run: spec,
         agent,

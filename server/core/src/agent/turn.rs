@@ -6,7 +6,7 @@ use super::*;
 pub(crate) struct Turn<'a> {
     /// The session's grants, cached for this run.
     /// The session's grants, read once per run and again after any revoke (`grants_epoch`).
-    pub(super) grants: parking_lot::Mutex<Option<(u64, HashSet<String>)>>,
+    pub(super) grants: super::grants::Grants,
     pub(crate) deps: &'a LoopEnv,
     pub(crate) run: &'a RunSpec,
     pub(crate) agent: Agent,
@@ -218,10 +218,7 @@ impl Turn<'_> {
 
     /// Whether the session's grants, as last read by the gate, hold `key`.
     pub(crate) fn grants_contain(&self, key: &str) -> bool {
-        self.grants
-            .lock()
-            .as_ref()
-            .is_some_and(|(_, g)| g.contains(key))
+        self.grants.contains(key)
     }
 }
 
@@ -266,11 +263,7 @@ impl crate::tools::ToolHost for Turn<'_> {
         Turn::grants_contain(self, key)
     }
     fn jail_paths(&self) -> Vec<std::path::PathBuf> {
-        self.grants
-            .lock()
-            .as_ref()
-            .map(|(_, g)| crate::policy::jail_paths(g))
-            .unwrap_or_default()
+        self.grants.jail_paths()
     }
     fn gate_net<'a>(
         &'a self,

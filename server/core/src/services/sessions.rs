@@ -408,6 +408,9 @@ fn describe_grant(key: &str) -> (&'static str, String) {
             "mcp",
             format!("the MCP tool {server}/{tool} (version {version})"),
         ),
+        // Never stored (they allow the one call answered); shown if an old row has one.
+        Some(GrantKey::OutsideSandbox(_)) => ("once", "one command outside the sandbox".into()),
+        Some(GrantKey::SshAgent(_)) => ("once", "one command with your SSH keys".into()),
         None => match key.strip_prefix("write:") {
             Some(p) => ("write", format!("changes to {p}")),
             None => ("other", key.to_string()),

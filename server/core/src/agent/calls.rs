@@ -405,17 +405,14 @@ pub(crate) async fn gate(
             Decision::Ask(ask) => {
                 audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
                 let d = ask_user(t, call, input, effect, ask).await;
+                if d == ApprovalDecision::Deny {
+                    return Err(ToolOutput::err(
+                        "permission_denied",
+                        "the user denied this call; do not retry it, ask or try another way",
+                    ));
+                }
                 let place = (t.grant_session(), t.run.session.workspace.as_str());
                 t.grants.record(t.deps, place, d, ask, &mut once).await;
-                match d {
-                    ApprovalDecision::Deny => {
-                        return Err(ToolOutput::err(
-                            "permission_denied",
-                            "the user denied this call; do not retry it, ask or try another way",
-                        ));
-                    }
-                    _ => {}
-                }
             }
         }
     }

@@ -222,7 +222,8 @@ impl Marks {
         taken
     }
 
-    /// `marks` are recorded: the journal forgets them (and starts over once none is open).
+    /// `marks` are recorded: the journal forgets them. It is written anew with the marks still
+    /// open (a busy workspace always has one), so it never grows past them; none open, it goes.
     pub fn resolved(&mut self, marks: &[Mark]) {
         if marks.is_empty() {
             return;
@@ -231,9 +232,35 @@ impl Marks {
             let _ = std::fs::remove_file(&self.journal);
             return;
         }
-        let _ = self.append(&Line::Resolved {
-            marks: marks.iter().map(|m| m.seq).collect(),
-        });
+        if self.rewrite().is_err() {
+            // The old journal stands; its marks are told resolved instead.
+            let _ = self.append(&Line::Resolved {
+                marks: marks.iter().map(|m| m.seq).collect(),
+            });
+        }
+    }
+
+    /// The journal of the open marks alone, replacing the old one at once.
+    fn rewrite(&self) -> std::io::Result<()> {
+        let mut text = String::new();
+        for m in &self.open {
+            let mark = Line::Mark {
+                seq: m.seq,
+                label: m.label.clone(),
+            };
+            text.push_str(&serde_json::to_string(&mark).map_err(std::io::Error::other)?);
+            text.push('\n');
+            for (path, pre) in &m.patches {
+                let patch = Line::Patch {
+                    path: path.clone(),
+                    entry: pre.map(|e| format_entry(&e)),
+                    marks: vec![m.seq],
+                };
+                text.push_str(&serde_json::to_string(&patch).map_err(std::io::Error::other)?);
+                text.push('\n');
+            }
+        }
+        crate::util::write_replace(&self.journal, text.as_bytes())
     }
 
     /// The blobs the open marks' pre-images name (a collection keeps them).
@@ -318,6 +345,21 @@ mod tests {
         marks.resolved(&taken);
         assert!(!dir.join("marks").exists());
         assert!(!Marks::load(&dir).any_open());
+
+        // Resolved while a later mark is open: the journal keeps that one alone.
+        marks.mark(label(Taken::Before)).unwrap();
+        marks.patch("a", Some(entry(4))).unwrap();
+        let horizon = marks.horizon();
+        marks.mark(label(Taken::After)).unwrap();
+        marks.patch("b", None).unwrap();
+        let taken = marks.take(horizon);
+        assert_eq!(taken.len(), 1);
+        marks.resolved(&taken);
+        let again = Marks::load(&dir);
+        assert_eq!(again.open.len(), 1);
+        assert_eq!(again.open[0].label.kind, "after");
+        assert_eq!(again.open[0].patches, marks.open[0].patches);
+        assert_eq!(again.horizon(), marks.horizon());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

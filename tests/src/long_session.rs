@@ -84,6 +84,7 @@ fn config(cfg: &mut tradewind::config::Config) {
                 cached_input: None,
             }),
             vision: None,
+            tool_calls: None,
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);

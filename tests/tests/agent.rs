@@ -1304,3 +1304,98 @@ async fn mentioned_files_are_attached_as_reads_the_gate_allowed() {
     assert_eq!(second.matches("pub fn answer()").count(), 1, "{second}");
     s.stop().await;
 }
+
+/// A model that writes its tool calls as text (what small local models do): each family's
+/// format becomes an ordinary call through the same gate — one asks and runs, one is denied —
+/// `<think>` shows as reasoning, the call syntax never as the answer; a broken block is returned
+/// to the model as a failed call; JSON quoted in a reply runs nothing.
+#[tokio::test]
+async fn calls_written_as_text_go_through_the_gate() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    std::fs::write(s.workspace.path().join("a.txt"), "alpha\n").unwrap();
+    let sid = s.create_session("ask").await;
+    // Hermes/Qwen, with thinking first: a write that asks (approved once).
+    mock.push(text_reply(
+        "<think>write it first</think>I'll write it.\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"b.txt\", \"content\": \"beta\\n\"}}\n</tool_call>",
+    ));
+    // Mistral: a read that needs nothing; then Llama 3's python tag, a command the user denies.
+    mock.push(text_reply(
+        "[TOOL_CALLS][{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}]",
+    ));
+    mock.push(text_reply(
+        "<|python_tag|>{\"name\": \"shell\", \"parameters\": {\"command\": \"touch c.txt\"}}<|eom_id|>",
+    ));
+    // A broken block: returned as a failed call, never run.
+    mock.push(text_reply(
+        "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": </tool_call>",
+    ));
+    mock.push(text_reply(
+        "Done. The config looks like {\"name\": \"shell\", \"arguments\": {\"command\": \"touch d.txt\"}}.",
+    ));
+    let run = s.prompt(&sid, "go").await;
+    let (fin, asked) = s
+        .answer_until_finished(&sid, &run, |a| {
+            if a["tool"] == "shell" { "deny" } else { "once" }.to_string()
+        })
+        .await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let tools: Vec<&str> = asked.iter().filter_map(|a| a["tool"].as_str()).collect();
+    assert_eq!(tools, ["write_file", "shell"], "{asked:#?}");
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.path().join("b.txt")).unwrap(),
+        "beta\n"
+    );
+    assert!(!s.workspace.path().join("c.txt").exists());
+    assert!(!s.workspace.path().join("d.txt").exists());
+    let events = s.events(&sid).await;
+    let calls: Vec<&str> = of_type(&events, "tool_call")
+        .iter()
+        .filter_map(|c| c["tool"].as_str())
+        .collect();
+    assert_eq!(calls, ["write_file", "read_file", "shell", "write_file"]);
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results[1]["ok"], true);
+    assert!(results[1]["text"].as_str().unwrap().contains("alpha"));
+    assert_eq!(results[2]["ok"], false, "denied");
+    assert_eq!(results[3]["ok"], false, "{}", results[3]);
+    assert!(
+        results[3]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON"),
+        "{}",
+        results[3]
+    );
+    let answers: Vec<&Value> = of_type(&events, "message_complete");
+    assert_eq!(answers[0]["text"], "I'll write it.");
+    assert_eq!(answers[0]["reasoning"], "write it first");
+    for a in &answers {
+        let text = a["text"].as_str().unwrap();
+        assert!(
+            !text.contains("<tool_call>")
+                && !text.contains("TOOL_CALLS")
+                && !text.contains("python_tag"),
+            "{text}"
+        );
+    }
+    // The streamed deltas never carried the call syntax either.
+    let streamed: String = of_type(&events, "message_delta")
+        .iter()
+        .filter_map(|d| d["text"].as_str())
+        .collect();
+    assert!(
+        !streamed.contains("<tool_call>") && !streamed.contains("<think>"),
+        "{streamed}"
+    );
+    // The next request carried the calls and their results, as the provider expects.
+    let reqs = mock.requests.lock().unwrap().clone();
+    let msgs = reqs[1]["messages"].as_array().unwrap();
+    let call = msgs
+        .iter()
+        .find_map(|m| m["tool_calls"].as_array().and_then(|c| c.first()))
+        .unwrap();
+    assert_eq!(call["function"]["name"], "write_file");
+    let tool_msg = msgs.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool_msg["tool_call_id"], call["id"]);
+    s.stop().await;
+}

@@ -29,6 +29,7 @@ fn priced(cfg: &mut Config) {
                 cached_input: Some(0.5),
             }),
             vision: None,
+            tool_calls: None,
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);
@@ -43,6 +44,7 @@ fn small_window(cfg: &mut Config) {
             context_window: Some(8_000),
             price: None,
             vision: None,
+            tool_calls: None,
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);

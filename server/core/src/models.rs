@@ -27,6 +27,8 @@ pub struct ModelOverride {
     pub price: Option<Price>,
     /// Whether it takes images (the built-in list of vision models decides when not given).
     pub vision: Option<bool>,
+    /// How its tool calls are read: `native`, `text` (it writes them as text) or `auto`.
+    pub tool_calls: Option<crate::provider::textcalls::ToolCallsMode>,
 }
 
 /// Where a model's context window came from.
@@ -51,6 +53,8 @@ pub struct ModelInfo {
     pub price: Option<Price>,
     /// It takes images in prompts.
     pub vision: bool,
+    /// How its tool calls are read.
+    pub tool_calls: crate::provider::textcalls::ToolCallsMode,
 }
 
 /// The window assumed for a model nobody describes.
@@ -155,6 +159,7 @@ impl Catalog {
             window_source,
             price,
             vision,
+            tool_calls: over.and_then(|o| o.tool_calls).unwrap_or_default(),
         }
     }
 }
@@ -259,10 +264,15 @@ mod tests {
                 context_window: Some(8_192),
                 price: None,
                 vision: None,
+                tool_calls: Some(crate::provider::textcalls::ToolCallsMode::Text),
             },
         );
         let c = Catalog::new(o);
         let i = c.info("openai", "llama3.1:8b", Some("http://127.0.0.1:11434/v1"));
+        assert_eq!(
+            i.tool_calls,
+            crate::provider::textcalls::ToolCallsMode::Text
+        );
         assert_eq!(i.context_window, 8_192);
         assert_eq!(i.window_source, WindowSource::Config);
         assert_eq!(i.price.unwrap().input, 0.0, "a local model is free");

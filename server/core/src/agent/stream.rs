@@ -178,6 +178,8 @@ struct Answer {
     reported: Option<Usage>,
     signature: String,
     redacted: Vec<String>,
+    /// Keeps call syntax written as text, and `<think>`, out of the streamed text.
+    filter: provider::textcalls::Filter,
 }
 
 impl Answer {
@@ -205,7 +207,22 @@ impl Answer {
             ProviderEvent::TextDelta(d) => {
                 crate::probe::chunk(d.len());
                 self.text.push_str(&d);
-                if let Some(chunk) = tc.push(&d) {
+                let streamed = match self.filter.push(&d) {
+                    provider::textcalls::Filtered::Pass => tc.push(&d),
+                    provider::textcalls::Filtered::Split { text, reasoning } => {
+                        if !reasoning.is_empty()
+                            && let Some(chunk) = rc.push(&reasoning)
+                        {
+                            t.delta(DeltaKind::Reasoning, message_id, &chunk);
+                        }
+                        if text.is_empty() {
+                            None
+                        } else {
+                            tc.push(&text)
+                        }
+                    }
+                };
+                if let Some(chunk) = streamed {
                     t.delta(DeltaKind::Text, message_id, &chunk);
                 }
             }
@@ -249,6 +266,13 @@ pub(super) async fn stream_turn(
     let mut stream = t.open_stream(&req).await;
     // What a cancelled stream cost, if the provider never says (usage comes at the end).
     let prompt_chars = req.chars();
+    let mode = t.model.info.tool_calls;
+    // A bare JSON call counts only when it names an offered tool (`toolCalls: text`).
+    let offered: Vec<String> = if mode == provider::textcalls::ToolCallsMode::Text {
+        req.tools.iter().map(|s| s.name.clone()).collect()
+    } else {
+        Vec::new()
+    };
     // The history is shared with the request: let go of it, so storing this answer extends the
     // history in place instead of copying it.
     drop(req);
@@ -307,6 +331,17 @@ pub(super) async fn stream_turn(
         }
         a.take(t, ev?, &message_id, &mut tc, &mut rc);
     }
+    let (text, reasoning) = a.filter.finish();
+    if !reasoning.is_empty()
+        && let Some(chunk) = rc.push(&reasoning)
+    {
+        t.delta(DeltaKind::Reasoning, &message_id, &chunk);
+    }
+    if !text.is_empty()
+        && let Some(chunk) = tc.push(&text)
+    {
+        t.delta(DeltaKind::Text, &message_id, &chunk);
+    }
     t.flush_deltas(&message_id, &mut tc, &mut rc);
     if let Some(u) = a.reported {
         t.account(u, "turn", prompt_chars).await;
@@ -317,6 +352,7 @@ pub(super) async fn stream_turn(
         ));
     }
     let mut calls: Vec<ToolCallReq> = a.calls.into_iter().map(|(_, c)| c).collect();
+    written_calls(&mut a.text, &mut a.reasoning, &mut calls, mode, &offered);
     let duplicates = history::unique_call_ids(&mut calls);
     t.store_message(
         crate::protocol::MessageRole::Assistant,
@@ -335,4 +371,37 @@ pub(super) async fn stream_turn(
         reasoning: a.reasoning,
     });
     Ok((calls, duplicates))
+}
+
+/// The calls a reply wrote as text, when it sent none natively (see `provider::textcalls`):
+/// taken out of `text` into `calls`, each with an id of its own; `<think>` goes to `reasoning`.
+fn written_calls(
+    text: &mut String,
+    reasoning: &mut String,
+    calls: &mut Vec<ToolCallReq>,
+    mode: provider::textcalls::ToolCallsMode,
+    offered: &[String],
+) {
+    use provider::textcalls::{ToolCallsMode, extract};
+    let mode = if calls.is_empty() {
+        mode
+    } else {
+        ToolCallsMode::Native
+    };
+    let e = extract(text, mode, &|n| offered.iter().any(|o| o == n));
+    if !e.reasoning.is_empty() {
+        if !reasoning.is_empty() {
+            reasoning.push('\n');
+        }
+        reasoning.push_str(&e.reasoning);
+    }
+    if e.calls.is_empty() && e.reasoning.is_empty() {
+        return;
+    }
+    *text = e.text;
+    calls.extend(e.calls.into_iter().map(|c| ToolCallReq {
+        id: format!("text_{}", new_id()).into(),
+        name: c.name,
+        arguments: c.arguments,
+    }));
 }

@@ -8,6 +8,7 @@ pub mod openai;
 pub mod registry;
 pub mod replay;
 pub mod sse;
+pub mod textcalls;
 
 use std::pin::Pin;
 use std::sync::Arc;

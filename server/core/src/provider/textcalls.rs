@@ -1,0 +1,698 @@
+//! Tool calls a model wrote as text instead of sending them natively — what many small local
+//! models do: Hermes/Qwen `<tool_call>{…}</tool_call>`, Qwen3-Coder's
+//! `<tool_call><function=NAME><parameter=KEY>…`, Mistral's `[TOOL_CALLS][…]` (and
+//! `[TOOL_CALLS]NAME[ARGS]{…}`), Llama 3's `<|python_tag|>{…}`, DeepSeek's
+//! `<｜tool▁call▁begin｜>…` tokens, gpt-oss harmony's `to=functions.NAME … <|message|>{…}`, and —
+//! only when the model is asked to write its calls as text — a JSON object naming a known tool
+//! that is the whole reply or its last fenced block (JSON quoted in prose never runs).
+//! `<think>…</think>` is reasoning, never the answer.
+//!
+//! Each call found becomes an ordinary call (the same preparation, gate and events as a native
+//! one); a block that cannot be read becomes a call whose arguments are its raw text, which the
+//! gate's preparation refuses with the reason (never run, never lost). The text around the calls
+//! stays text. [`Filter`] keeps the call syntax out of the streamed deltas.
+
+use serde_json::{Map, Value};
+
+/// How a model's tool calls are read (`models."<provider>/<model>".toolCalls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallsMode {
+    /// Native calls only: nothing in the text runs.
+    Native,
+    /// The model writes its calls as text: every format, a bare JSON object included.
+    Text,
+    /// Native calls; when a reply has none, the tagged formats (never a bare JSON object).
+    #[default]
+    Auto,
+}
+
+/// A call read from the text: the tool's name and its arguments as JSON text (raw text when
+/// the block could not be read: the preparation refuses it with the reason).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextCall {
+    pub name: String,
+    pub arguments: String,
+}
+
+/// A reply's text with its calls taken out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extracted {
+    pub text: String,
+    pub reasoning: String,
+    pub calls: Vec<TextCall>,
+}
+
+/// The name a block gets when not even its tool's name can be read.
+pub const UNREADABLE: &str = "unreadable_tool_call";
+
+const THINK: (&str, &str) = ("<think>", "</think>");
+/// Where a written call begins, in any of the formats.
+const OPENERS: &[&str] = &[
+    "<tool_call>",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "<function=",
+    "to=functions.",
+];
+
+/// Split `<think>…</think>` (a reply may open with it, or open inside it when the server put
+/// `<think>` in the prompt) from the text.
+fn split_think(text: &str) -> (String, String) {
+    let (open, close) = THINK;
+    let mut reasoning = String::new();
+    let mut rest = text;
+    // A reply that closes a think it never opened (the template opened it).
+    if let Some(end) = rest.find(close)
+        && !rest[..end].contains(open)
+    {
+        reasoning.push_str(rest[..end].trim());
+        rest = &rest[end + close.len()..];
+    }
+    let mut out = String::new();
+    while let Some(start) = rest.find(open) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + open.len()..];
+        match after.find(close) {
+            Some(end) => {
+                if !reasoning.is_empty() {
+                    reasoning.push('\n');
+                }
+                reasoning.push_str(after[..end].trim());
+                rest = &after[end + close.len()..];
+            }
+            None => {
+                // Never closed: all of it was thinking.
+                if !reasoning.is_empty() {
+                    reasoning.push('\n');
+                }
+                reasoning.push_str(after.trim());
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, reasoning)
+}
+
+/// Read the calls a reply wrote as text. `known`: whether a tool of that name is offered (a
+/// bare JSON object counts only when it names one).
+pub fn extract(text: &str, mode: ToolCallsMode, known: &dyn Fn(&str) -> bool) -> Extracted {
+    let (text, reasoning) = split_think(text);
+    let mut out = Extracted {
+        reasoning,
+        ..Extracted::default()
+    };
+    if mode == ToolCallsMode::Native {
+        out.text = text;
+        return out;
+    }
+    let mut rest = text.as_str();
+    let mut kept = String::new();
+    while let Some((at, opener)) = first_opener(rest) {
+        kept.push_str(&rest[..at]);
+        let block = &rest[at..];
+        let used = match opener {
+            "<tool_call>" | "<function=" => tool_call_tags(block, &mut out.calls),
+            "[TOOL_CALLS]" => mistral(block, &mut out.calls),
+            "<|python_tag|>" => python_tag(block, &mut out.calls),
+            "to=functions." => harmony(block, &mut out.calls),
+            _ => deepseek(block, &mut out.calls),
+        };
+        rest = &block[used.max(1).min(block.len())..];
+    }
+    kept.push_str(rest);
+    if out.calls.is_empty()
+        && mode == ToolCallsMode::Text
+        && let Some((before, call)) = bare_json(&kept, known)
+    {
+        out.calls.push(call);
+        kept = before;
+    }
+    out.text = kept.trim().to_string();
+    out
+}
+
+fn first_opener(s: &str) -> Option<(usize, &'static str)> {
+    OPENERS
+        .iter()
+        .filter_map(|o| s.find(o).map(|i| (i, *o)))
+        .min_by_key(|(i, _)| *i)
+}
+
+/// A call object: `{"name": …, "arguments"|"parameters": {…}}` (arguments may be a JSON string).
+fn call_of(v: &Value) -> Option<TextCall> {
+    let o = v.as_object()?;
+    let name = o.get("name")?.as_str()?.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let args = o
+        .get("arguments")
+        .or_else(|| o.get("parameters"))
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
+    let arguments = match args {
+        Value::String(s) => s,
+        v => v.to_string(),
+    };
+    Some(TextCall {
+        name: name.to_string(),
+        arguments,
+    })
+}
+
+/// A block that could not be read: returned to the model as a failed call (its raw text).
+fn unreadable(raw: &str, name: Option<&str>) -> TextCall {
+    TextCall {
+        name: name.unwrap_or(UNREADABLE).to_string(),
+        arguments: raw.trim().to_string(),
+    }
+}
+
+/// The first JSON value at the start of `s` (after spaces), and the bytes it took.
+fn json_prefix(s: &str) -> Option<(Value, usize)> {
+    let lead = s.len() - s.trim_start().len();
+    let mut it = serde_json::Deserializer::from_str(&s[lead..]).into_iter::<Value>();
+    let v = it.next()?.ok()?;
+    Some((v, lead + it.byte_offset()))
+}
+
+/// `<tool_call>{json}</tool_call>` or `<tool_call><function=NAME><parameter=K>V</parameter>…`
+/// (and a bare `<function=…>` block).
+fn tool_call_tags(block: &str, calls: &mut Vec<TextCall>) -> usize {
+    let (inner, used) = match block.strip_prefix("<tool_call>") {
+        Some(after) => match after.find("</tool_call>") {
+            Some(end) => (
+                &after[..end],
+                "<tool_call>".len() + end + "</tool_call>".len(),
+            ),
+            None => (after, block.len()),
+        },
+        None => match block.find("</function>") {
+            Some(end) => (
+                &block[..end + "</function>".len()],
+                end + "</function>".len(),
+            ),
+            None => (block, block.len()),
+        },
+    };
+    let body = inner.trim();
+    if body.starts_with("<function=") {
+        calls.push(xml_function(body));
+    } else {
+        match serde_json::from_str::<Value>(body) {
+            Ok(v) => calls.push(call_of(&v).unwrap_or_else(|| unreadable(body, None))),
+            Err(_) => calls.push(unreadable(body, name_in(body))),
+        }
+    }
+    used
+}
+
+/// Qwen3-Coder: `<function=NAME><parameter=KEY>VALUE</parameter>…</function>`; each value is
+/// JSON when it reads as JSON (a number, an object), else text.
+fn xml_function(body: &str) -> TextCall {
+    let Some(after) = body.strip_prefix("<function=") else {
+        return unreadable(body, None);
+    };
+    let Some(gt) = after.find('>') else {
+        return unreadable(body, None);
+    };
+    let name = after[..gt].trim();
+    let mut args = Map::new();
+    let mut rest = &after[gt + 1..];
+    while let Some(p) = rest.find("<parameter=") {
+        let a = &rest[p + "<parameter=".len()..];
+        let Some(gt) = a.find('>') else {
+            return unreadable(body, Some(name));
+        };
+        let key = a[..gt].trim().to_string();
+        let v = &a[gt + 1..];
+        let Some(end) = v.find("</parameter>") else {
+            return unreadable(body, Some(name));
+        };
+        let raw = v[..end].trim_matches('\n');
+        let value = serde_json::from_str::<Value>(raw)
+            .ok()
+            .filter(|v| !v.is_string())
+            .unwrap_or_else(|| Value::String(raw.to_string()));
+        args.insert(key, value);
+        rest = &v[end + "</parameter>".len()..];
+    }
+    TextCall {
+        name: name.to_string(),
+        arguments: Value::Object(args).to_string(),
+    }
+}
+
+/// Mistral: `[TOOL_CALLS][{"name":…,"arguments":{…}}, …]`, or `[TOOL_CALLS]NAME[ARGS]{…}`.
+fn mistral(block: &str, calls: &mut Vec<TextCall>) -> usize {
+    let after = &block["[TOOL_CALLS]".len()..];
+    let head = "[TOOL_CALLS]".len();
+    if after.trim_start().starts_with('[') {
+        return match json_prefix(after) {
+            Some((Value::Array(items), n)) => {
+                for v in &items {
+                    calls.push(call_of(v).unwrap_or_else(|| unreadable(&v.to_string(), None)));
+                }
+                head + n
+            }
+            _ => {
+                calls.push(unreadable(after, None));
+                block.len()
+            }
+        };
+    }
+    match after.find("[ARGS]") {
+        Some(i) => {
+            let name = after[..i].trim();
+            let args = &after[i + "[ARGS]".len()..];
+            match json_prefix(args) {
+                Some((v, n)) => {
+                    calls.push(TextCall {
+                        name: name.to_string(),
+                        arguments: v.to_string(),
+                    });
+                    head + i + "[ARGS]".len() + n
+                }
+                None => {
+                    calls.push(unreadable(args, Some(name)));
+                    block.len()
+                }
+            }
+        }
+        None => {
+            calls.push(unreadable(after, None));
+            block.len()
+        }
+    }
+}
+
+/// Llama 3: `<|python_tag|>{"name":…,"parameters":{…}}` (several joined by `;`), up to
+/// `<|eom_id|>`/`<|eot_id|>` or the end.
+fn python_tag(block: &str, calls: &mut Vec<TextCall>) -> usize {
+    let after = &block["<|python_tag|>".len()..];
+    let end = ["<|eom_id|>", "<|eot_id|>"]
+        .iter()
+        .filter_map(|m| after.find(m).map(|i| (i, m.len())))
+        .min();
+    let (body, used) = match end {
+        Some((i, n)) => (&after[..i], "<|python_tag|>".len() + i + n),
+        None => (after, block.len()),
+    };
+    let mut rest = body.trim();
+    while !rest.is_empty() {
+        match json_prefix(rest) {
+            Some((v, n)) => {
+                calls.push(call_of(&v).unwrap_or_else(|| unreadable(&v.to_string(), None)));
+                rest = rest[n..].trim_start().trim_start_matches(';').trim_start();
+            }
+            None => {
+                calls.push(unreadable(rest, name_in(rest)));
+                break;
+            }
+        }
+    }
+    used
+}
+
+/// DeepSeek: `<｜tool▁call▁begin｜>[function<｜tool▁sep｜>]NAME[\n```json\n]{…}[```]<｜tool▁call▁end｜>`,
+/// inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`.
+fn deepseek(block: &str, calls: &mut Vec<TextCall>) -> usize {
+    const BEGIN: &str = "<｜tool▁call▁begin｜>";
+    const END: &str = "<｜tool▁call▁end｜>";
+    const SEP: &str = "<｜tool▁sep｜>";
+    const ALL_END: &str = "<｜tool▁calls▁end｜>";
+    let used = match block.find(ALL_END) {
+        Some(i) => i + ALL_END.len(),
+        None => block.len(),
+    };
+    let mut rest = &block[..used];
+    while let Some(b) = rest.find(BEGIN) {
+        let a = &rest[b + BEGIN.len()..];
+        let (one, next) = match a.find(END) {
+            Some(e) => (&a[..e], &a[e + END.len()..]),
+            None => (a, ""),
+        };
+        rest = next;
+        let Some(s) = one.find(SEP) else {
+            calls.push(unreadable(one, None));
+            continue;
+        };
+        let (left, right) = (one[..s].trim(), one[s + SEP.len()..].trim());
+        // V3: `function<sep>NAME\n```json\n{…}\n````; V3.1: `NAME<sep>{…}`.
+        let (name, args) = if left == "function" {
+            match right.split_once('\n') {
+                Some((n, a)) => (n.trim(), a),
+                None => (right, ""),
+            }
+        } else {
+            (left, right)
+        };
+        let args = args
+            .trim()
+            .trim_start_matches("```json")
+            .trim_start_matches("```")
+            .trim_end_matches("```")
+            .trim();
+        match serde_json::from_str::<Value>(if args.is_empty() { "{}" } else { args }) {
+            Ok(v) => calls.push(TextCall {
+                name: name.to_string(),
+                arguments: v.to_string(),
+            }),
+            Err(_) => calls.push(unreadable(args, Some(name))),
+        }
+    }
+    used
+}
+
+/// gpt-oss harmony: `to=functions.NAME [<|channel|>commentary] [<|constrain|>json]<|message|>{…}`
+/// up to `<|call|>` (or the end).
+fn harmony(block: &str, calls: &mut Vec<TextCall>) -> usize {
+    let after = &block["to=functions.".len()..];
+    let name_end = after
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(after.len());
+    let name = &after[..name_end];
+    let Some(m) = after.find("<|message|>") else {
+        calls.push(unreadable(after, Some(name)));
+        return block.len();
+    };
+    let body = &after[m + "<|message|>".len()..];
+    let (args, used) = match body.find("<|call|>") {
+        Some(c) => (
+            &body[..c],
+            "to=functions.".len() + m + "<|message|>".len() + c + 8,
+        ),
+        None => (body, block.len()),
+    };
+    match serde_json::from_str::<Value>(args.trim()) {
+        Ok(v) => calls.push(TextCall {
+            name: name.to_string(),
+            arguments: v.to_string(),
+        }),
+        Err(_) => calls.push(unreadable(args, Some(name))),
+    }
+    used
+}
+
+/// The `"name": "…"` a broken block still shows, so its error names the tool.
+fn name_in(s: &str) -> Option<&str> {
+    let i = s.find("\"name\"")?;
+    let rest = s[i + 6..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    rest.find('"').map(|e| &rest[..e])
+}
+
+/// `toolCalls: text`: the whole reply, or its last fenced block, is one JSON call object (or an
+/// array of them) naming a known tool. Returns the text without it.
+fn bare_json(text: &str, known: &dyn Fn(&str) -> bool) -> Option<(String, TextCall)> {
+    let trimmed = text.trim();
+    let call = |v: &Value| call_of(v).filter(|c| known(&c.name));
+    if let Ok(v) = serde_json::from_str::<Value>(trimmed)
+        && let Some(c) = call(&v)
+    {
+        return Some((String::new(), c));
+    }
+    // The last fenced block, and only when nothing but space follows it.
+    let close = trimmed.rfind("```")?;
+    if close + 3 != trimmed.len() {
+        return None;
+    }
+    let open = trimmed[..close].rfind("```")?;
+    let fenced = &trimmed[open + 3..close];
+    let body = fenced
+        .strip_prefix("json")
+        .unwrap_or(fenced)
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .trim();
+    let v: Value = serde_json::from_str(body).ok()?;
+    let c = call(&v)?;
+    Some((trimmed[..open].trim_end().to_string(), c))
+}
+
+/// Keeps call syntax and `<think>` out of the streamed text: text goes out until something
+/// that may open a call or a think block; what follows a call's opener is held (it arrives with
+/// the complete message, which the app shows in place of the deltas); thinking goes out as
+/// reasoning.
+#[derive(Debug, Default)]
+pub struct Filter {
+    pending: String,
+    held: bool,
+    thinking: bool,
+}
+
+/// What a chunk comes to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Filtered {
+    /// All of it is text, as it came (nothing held before it, nothing in it that may open a call
+    /// or a think block): the common case, which copies nothing.
+    Pass,
+    /// Text and reasoning to stream (either may be empty).
+    Split { text: String, reasoning: String },
+}
+
+impl Filter {
+    /// Take a chunk.
+    pub fn push(&mut self, chunk: &str) -> Filtered {
+        if self.held {
+            return Filtered::Split {
+                text: String::new(),
+                reasoning: String::new(),
+            };
+        }
+        // Every opener begins with `<`, `[`, a full-width bar (its first byte 0xEF) or `to=`.
+        if !self.thinking
+            && self.pending.is_empty()
+            && !chunk.bytes().any(|b| matches!(b, b'<' | b'[' | 0xEF))
+            && !chunk.contains("to=")
+            && !chunk.ends_with('t')
+            && !chunk.ends_with("to")
+        {
+            return Filtered::Pass;
+        }
+        let (text, reasoning) = self.split(chunk);
+        Filtered::Split { text, reasoning }
+    }
+
+    /// The stream ended: what was held back in case it opened something (text, reasoning).
+    pub fn finish(&mut self) -> (String, String) {
+        let rest = std::mem::take(&mut self.pending);
+        if self.held {
+            (String::new(), String::new())
+        } else if self.thinking {
+            (String::new(), rest)
+        } else {
+            (rest, String::new())
+        }
+    }
+
+    fn split(&mut self, chunk: &str) -> (String, String) {
+        self.pending.push_str(chunk);
+        let (mut text, mut reasoning) = (String::new(), String::new());
+        loop {
+            if self.thinking {
+                match self.pending.find(THINK.1) {
+                    Some(i) => {
+                        reasoning.push_str(&self.pending[..i]);
+                        self.pending.drain(..i + THINK.1.len());
+                        self.thinking = false;
+                    }
+                    None => {
+                        let keep = partial_suffix(&self.pending, &[THINK.1]);
+                        let cut = self.pending.len() - keep;
+                        reasoning.push_str(&self.pending[..cut]);
+                        self.pending.drain(..cut);
+                        break;
+                    }
+                }
+                continue;
+            }
+            let think = self.pending.find(THINK.0);
+            let call = first_opener(&self.pending).map(|(i, _)| i);
+            match (think, call) {
+                (Some(t), c) if c.is_none_or(|c| t < c) => {
+                    text.push_str(&self.pending[..t]);
+                    self.pending.drain(..t + THINK.0.len());
+                    self.thinking = true;
+                }
+                (_, Some(c)) => {
+                    text.push_str(&self.pending[..c]);
+                    self.pending.clear();
+                    self.held = true;
+                    break;
+                }
+                _ => {
+                    let mut all = OPENERS.to_vec();
+                    all.push(THINK.0);
+                    let keep = partial_suffix(&self.pending, &all);
+                    let cut = self.pending.len() - keep;
+                    text.push_str(&self.pending[..cut]);
+                    self.pending.drain(..cut);
+                    break;
+                }
+            }
+        }
+        (text, reasoning)
+    }
+}
+
+/// How many bytes at the end of `s` could begin one of `markers` (held back until the next
+/// chunk tells).
+fn partial_suffix(s: &str, markers: &[&str]) -> usize {
+    let mut best = 0;
+    for m in markers {
+        for n in (1..m.len().min(s.len() + 1)).rev() {
+            if n > best
+                && s.is_char_boundary(s.len() - n)
+                && m.is_char_boundary(n)
+                && m.starts_with(&s[s.len() - n..])
+            {
+                best = n;
+                break;
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn any(_: &str) -> bool {
+        true
+    }
+
+    fn calls(text: &str, mode: ToolCallsMode) -> Vec<(String, Value)> {
+        extract(text, mode, &|n| n == "read_file" || n == "shell")
+            .calls
+            .into_iter()
+            .map(|c| {
+                let v = serde_json::from_str(&c.arguments).unwrap_or(Value::String(c.arguments));
+                (c.name, v)
+            })
+            .collect()
+    }
+
+    fn one(name: &str, args: Value) -> Vec<(String, Value)> {
+        vec![(name.to_string(), args)]
+    }
+
+    #[test]
+    fn every_family_s_format_is_read() {
+        let auto = ToolCallsMode::Auto;
+        let want = one("read_file", serde_json::json!({"path": "a.rs"}));
+        for text in [
+            "Let me look.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>",
+            "<tool_call>\n<function=read_file>\n<parameter=path>\na.rs\n</parameter>\n</function>\n</tool_call>",
+            "[TOOL_CALLS][{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}]",
+            "[TOOL_CALLS]read_file[ARGS]{\"path\": \"a.rs\"}",
+            "<|python_tag|>{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.rs\"}}<|eom_id|>",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"a.rs\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \"a.rs\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"a.rs\"}<|call|>",
+        ] {
+            assert_eq!(calls(text, auto), want, "{text}");
+        }
+        // Two calls in one reply, the text around them kept.
+        let e = extract(
+            "First <tool_call>{\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}</tool_call> then <tool_call>{\"name\":\"shell\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}</tool_call> done",
+            auto,
+            &any,
+        );
+        assert_eq!(e.calls.len(), 2);
+        assert_eq!(e.calls[1].arguments, "{\"command\":\"ls\"}");
+        assert_eq!(e.text, "First  then  done");
+    }
+
+    #[test]
+    fn think_is_reasoning_and_a_broken_block_is_returned_not_run() {
+        let e = extract(
+            "<think>the file first</think>\n<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": }</tool_call>",
+            ToolCallsMode::Auto,
+            &any,
+        );
+        assert_eq!(e.reasoning, "the file first");
+        assert_eq!(e.calls.len(), 1);
+        assert_eq!(e.calls[0].name, "read_file");
+        assert!(serde_json::from_str::<Value>(&e.calls[0].arguments).is_err());
+        // A think the server's template opened.
+        let e = extract("weighing it</think>The answer.", ToolCallsMode::Auto, &any);
+        assert_eq!(
+            (e.reasoning.as_str(), e.text.as_str()),
+            ("weighing it", "The answer.")
+        );
+    }
+
+    #[test]
+    fn bare_json_runs_only_when_asked_for_and_only_as_the_whole_reply_or_last_block() {
+        let whole = "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}";
+        let fenced = "I will read it.\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n```";
+        let quoted = "The config holds {\"name\": \"read_file\", \"arguments\": {}} as an example.";
+        let mid = "```json\n{\"name\": \"read_file\", \"arguments\": {}}\n```\nand then more prose";
+        let unknown = "{\"name\": \"rm_everything\", \"arguments\": {}}";
+        assert_eq!(calls(whole, ToolCallsMode::Text).len(), 1);
+        let e = extract(fenced, ToolCallsMode::Text, &|n| n == "read_file");
+        assert_eq!((e.calls.len(), e.text.as_str()), (1, "I will read it."));
+        for (text, mode) in [
+            (whole, ToolCallsMode::Auto),
+            (whole, ToolCallsMode::Native),
+            (fenced, ToolCallsMode::Auto),
+            (quoted, ToolCallsMode::Text),
+            (mid, ToolCallsMode::Text),
+            (unknown, ToolCallsMode::Text),
+        ] {
+            assert!(calls(text, mode).is_empty(), "{mode:?}: {text}");
+        }
+        // Native: nothing written runs, the tags included.
+        let tagged = "<tool_call>{\"name\": \"shell\", \"arguments\": {}}</tool_call>";
+        assert!(calls(tagged, ToolCallsMode::Native).is_empty());
+    }
+
+    #[test]
+    fn the_filter_streams_text_and_thinking_and_holds_the_calls() {
+        fn take(f: &mut Filter, chunk: &str, text: &mut String, reasoning: &mut String) {
+            match f.push(chunk) {
+                Filtered::Pass => text.push_str(chunk),
+                Filtered::Split {
+                    text: t,
+                    reasoning: r,
+                } => {
+                    text.push_str(&t);
+                    reasoning.push_str(&r);
+                }
+            }
+        }
+        let run = |chunks: &[&str]| {
+            let mut f = Filter::default();
+            let (mut text, mut reasoning) = (String::new(), String::new());
+            for c in chunks {
+                take(&mut f, c, &mut text, &mut reasoning);
+            }
+            let (t, r) = f.finish();
+            (text + &t, reasoning + &r)
+        };
+        let (text, reasoning) = run(&[
+            "<thi",
+            "nk>plan",
+            "ning</th",
+            "ink>Hello ",
+            "wor",
+            "ld <tool",
+            "_call>{\"na",
+            "me\"}",
+        ]);
+        assert_eq!(text, "Hello world ");
+        assert_eq!(reasoning, "planning");
+        // A `<` that opens nothing goes out; plain text passes untouched.
+        let (text, _) = run(&["a < b and c <t", "ag> done", " plain words", " a cat"]);
+        assert_eq!(text, "a < b and c <tag> done plain words a cat");
+        assert_eq!(Filter::default().push("plain words"), Filtered::Pass);
+        // Harmony's opener split across chunks is still held.
+        let (text, _) = run(&["ok t", "o=func", "tions.shell <|message|>{}"]);
+        assert_eq!(text, "ok ");
+    }
+}

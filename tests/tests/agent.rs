@@ -1399,3 +1399,67 @@ async fn calls_written_as_text_go_through_the_gate() {
     assert_eq!(tool_msg["tool_call_id"], call["id"]);
     s.stop().await;
 }
+
+/// `toolCalls: text`: the server is sent no `tools`; the system prompt describes them, and the
+/// earlier calls and their results are written as text (a chat template without tool support
+/// takes the conversation); a bare JSON call that is the whole reply runs.
+#[tokio::test]
+async fn a_model_that_writes_calls_as_text_is_told_its_tools_in_the_prompt() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        network: Some(fast_net()),
+        tweak: Some(|cfg| {
+            let mut m = std::collections::BTreeMap::new();
+            m.insert(
+                "openai/test-model".to_string(),
+                tradewind::models::ModelOverride {
+                    tool_calls: Some(tradewind::provider::textcalls::ToolCallsMode::Text),
+                    ..Default::default()
+                },
+            );
+            cfg.models = tradewind::models::Catalog::new(m);
+        }),
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(s.workspace.path().join("a.txt"), "alpha\n").unwrap();
+    mock.push(text_reply(
+        "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}",
+    ));
+    mock.push(text_reply("It says alpha."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "what is in a.txt?").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let result = of_type(&events, "tool_result")[0];
+    assert_eq!(result["tool"], "read_file");
+    assert!(
+        result["text"].as_str().unwrap().contains("alpha"),
+        "{result}"
+    );
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert!(reqs[0].get("tools").is_none(), "{}", reqs[0]);
+    let system = reqs[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("<tools>") && system.contains("\"read_file\""));
+    let msgs = reqs[1]["messages"].as_array().unwrap();
+    assert!(
+        msgs.iter()
+            .all(|m| m.get("tool_calls").is_none() && m["role"] != "tool")
+    );
+    let asked = msgs.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert!(
+        asked["content"].as_str().unwrap().contains("<tool_call>"),
+        "{asked}"
+    );
+    let answer = msgs.last().unwrap();
+    assert_eq!(answer["role"], "user");
+    let answer = answer["content"].as_str().unwrap();
+    assert!(
+        answer.starts_with("<tool_response>") && answer.contains("alpha"),
+        "{answer}"
+    );
+    s.stop().await;
+}

@@ -440,6 +440,7 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
             reasoning_effort: None,
             model: None,
             attachments: None,
+            calls_as_text: false,
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),

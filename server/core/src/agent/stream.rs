@@ -73,6 +73,7 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             reasoning_effort: t.run.session.reasoning_effort.0,
             model: None,
             attachments: Some(t.deps.attachments.clone()),
+            calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let streamed = tracing::Instrument::instrument(stream_turn(t, req), model_call).await;

@@ -75,6 +75,10 @@ pub struct ChatRequest {
     pub model: Option<Arc<str>>,
     /// Where the images the messages name are read from.
     pub attachments: Option<Arc<crate::attachments::Attachments>>,
+    /// The model writes its calls as text (`toolCalls: text`): the tools are described in the
+    /// system prompt, and earlier calls and results are written as text too, for a server that
+    /// takes no `tools` (see `textcalls`).
+    pub calls_as_text: bool,
 }
 
 impl ChatRequest {

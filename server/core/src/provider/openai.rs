@@ -48,6 +48,9 @@ impl OpenAi {
     }
 
     fn body(&self, req: &ChatRequest) -> Value {
+        if req.calls_as_text {
+            return self.text_body(req);
+        }
         let mut messages = vec![json!({"role": "system", "content": &*req.system})];
         for m in req.messages.iter() {
             messages.push(match m {
@@ -94,6 +97,69 @@ impl OpenAi {
                 .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
                 .collect();
         }
+        if let Some(e) = req.reasoning_effort {
+            body["reasoning_effort"] = json!(e.as_str());
+        }
+        body
+    }
+}
+
+impl OpenAi {
+    /// `toolCalls: text`: no `tools`; the system prompt describes them and how to call one
+    /// (Hermes/Qwen's `<tool_call>` form, which the text parsers read back), earlier calls are
+    /// written into the assistant's text and their results sent as one user message per turn
+    /// (`<tool_response>`), so a chat template without tool support takes the conversation.
+    fn text_body(&self, req: &ChatRequest) -> Value {
+        let mut system = req.system.to_string();
+        if !req.tools.is_empty() {
+            system.push_str(&super::textcalls::tools_prompt(&req.tools));
+        }
+        let mut messages: Vec<Value> = vec![json!({"role": "system", "content": system})];
+        for m in req.messages.iter() {
+            match m {
+                ChatMessage::User { text, .. } => {
+                    messages.push(json!({"role": "user", "content": text}));
+                }
+                ChatMessage::Assistant {
+                    text, tool_calls, ..
+                } => {
+                    let mut content = text.clone();
+                    for c in tool_calls {
+                        if !content.is_empty() {
+                            content.push('\n');
+                        }
+                        content.push_str(&super::textcalls::written_call(&c.name, &c.arguments));
+                    }
+                    messages.push(json!({"role": "assistant", "content": content}));
+                }
+                ChatMessage::Tool { text, .. } => {
+                    let response = format!("<tool_response>\n{text}\n</tool_response>");
+                    // Results of one turn's calls go as one user message (templates that want
+                    // user and assistant to alternate take it).
+                    match messages.last_mut() {
+                        Some(last)
+                            if last["role"] == "user"
+                                && last["content"]
+                                    .as_str()
+                                    .is_some_and(|c| c.ends_with("</tool_response>")) =>
+                        {
+                            let joined = format!(
+                                "{}\n{response}",
+                                last["content"].as_str().unwrap_or_default()
+                            );
+                            last["content"] = Value::String(joined);
+                        }
+                        _ => messages.push(json!({"role": "user", "content": response})),
+                    }
+                }
+            }
+        }
+        let mut body = json!({
+            "model": req.model.as_deref().unwrap_or(&self.model),
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
         if let Some(e) = req.reasoning_effort {
             body["reasoning_effort"] = json!(e.as_str());
         }

@@ -43,6 +43,31 @@ pub struct Extracted {
     pub calls: Vec<TextCall>,
 }
 
+/// The system prompt's part that describes the tools to a model that writes its calls as text
+/// (Hermes/Qwen's form, which small open models are trained on and [`extract`] reads).
+pub fn tools_prompt(tools: &[super::ToolSpec]) -> String {
+    let mut s = String::from(
+        "\n\n# Tools\n\nYou may call one or more of these functions. Their signatures, one JSON object per line, within <tools></tools>:\n<tools>\n",
+    );
+    for t in tools {
+        let f = serde_json::json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}});
+        s.push_str(&f.to_string());
+        s.push('\n');
+    }
+    s.push_str("</tools>\n\nTo call one, write a JSON object with its name and arguments within <tool_call></tool_call> tags, and nothing after the last call:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\nThe results come back within <tool_response></tool_response>. To answer, write plain text.");
+    s
+}
+
+/// An earlier call, written back the way the model is told to write one.
+pub fn written_call(name: &str, arguments: &str) -> String {
+    let args = serde_json::from_str::<Value>(arguments)
+        .unwrap_or_else(|_| Value::String(arguments.to_string()));
+    format!(
+        "<tool_call>\n{}\n</tool_call>",
+        serde_json::json!({"name": name, "arguments": args})
+    )
+}
+
 /// The name a block gets when not even its tool's name can be read.
 pub const UNREADABLE: &str = "unreadable_tool_call";
 

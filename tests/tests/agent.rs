@@ -1463,3 +1463,37 @@ async fn a_model_that_writes_calls_as_text_is_told_its_tools_in_the_prompt() {
     );
     s.stop().await;
 }
+
+/// A server that streams no usage (llama-cpp-python's does not) still counts: the turn's usage
+/// is estimated from the text's length, never zero, and marked so; a reported one is not.
+#[tokio::test]
+async fn usage_a_server_never_reports_is_estimated_and_marked() {
+    let (mock, s) = with_mock(Ceiling::default()).await;
+    mock.push(Reply::Sse {
+        chunks: vec![
+            ev_text("A reply from a server that counts nothing."),
+            ev_finish("stop"),
+            ev_done(),
+        ],
+        delay: Duration::ZERO,
+    });
+    mock.push(text_reply("counted"));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "hello").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed");
+    let u = &fin["usage"];
+    assert_eq!(u["estimated"], true, "{u}");
+    assert!(u["input_tokens"].as_u64().unwrap() > 0, "{u}");
+    assert!(u["output_tokens"].as_u64().unwrap() > 0, "{u}");
+    let marks = of_type(&s.events(&sid).await, "model_usage")
+        .into_iter()
+        .cloned()
+        .collect::<Vec<_>>();
+    assert_eq!(marks[0]["usage"]["estimated"], true);
+    assert!(marks[0]["context_tokens"].as_u64().unwrap() > 0);
+    let run = s.prompt(&sid, "again").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert!(fin["usage"].get("estimated").is_none(), "{}", fin["usage"]);
+    s.stop().await;
+}

@@ -603,6 +603,7 @@ async fn suite(store: Store) {
         cached_input_tokens: 400,
         reasoning_tokens: 0,
         cost_usd: Some(0.003),
+        estimated: false,
     };
     for (i, cost) in [Some(0.003), None].into_iter().enumerate() {
         let id = format!("call{i}");

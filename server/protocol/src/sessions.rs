@@ -371,6 +371,10 @@ pub struct Usage {
     /// model that was used (a local model, an unknown name: set `models.<provider>/<model>.price`).
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// Counted from the text's length: the server reported no usage (local servers often
+    /// stream none). Absent when every count is the provider's own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl Usage {
@@ -392,6 +396,7 @@ impl Usage {
         self.output_tokens += o.output_tokens;
         self.cached_input_tokens += o.cached_input_tokens;
         self.reasoning_tokens += o.reasoning_tokens;
+        self.estimated |= o.estimated;
     }
 }
 

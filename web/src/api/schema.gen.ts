@@ -3943,6 +3943,11 @@ export interface components {
              */
             cost_usd?: number | null;
             /**
+             * @description Counted from the text's length: the server reported no usage (local servers often
+             *     stream none). Absent when every count is the provider's own.
+             */
+            estimated?: boolean;
+            /**
              * Format: int64
              * @description Every prompt token, cached ones included.
              */

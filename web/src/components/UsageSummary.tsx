@@ -35,8 +35,10 @@ function costTitle(u: SessionUsage): string {
 }
 
 /** How full the model's context window is: a bar and a percentage, read as a meter. */
-export function ContextMeter({ used, window }: { used: number; window: number }) {
+export function ContextMeter({ used, window, estimated = false }: { used: number; window: number; estimated?: boolean }) {
   const pct = window > 0 ? Math.round((used / window) * 100) : 0;
+  const about = estimated ? "about " : "";
+  const why = estimated ? " (estimated from the text: the model's server reports no usage)" : "";
   const level = pct >= 90 ? " full" : pct >= 75 ? " high" : "";
   return (
     <span
@@ -46,13 +48,14 @@ export function ContextMeter({ used, window }: { used: number; window: number })
       aria-valuemin={0}
       aria-valuemax={100}
       aria-valuenow={Math.min(pct, 100)}
-      aria-valuetext={`${tokens(used)} of ${tokens(window)} tokens`}
-      title={`Context: ${tokens(used)} of ${tokens(window)} tokens`}
+      aria-valuetext={`${about}${tokens(used)} of ${tokens(window)} tokens`}
+      title={`Context: ${about}${tokens(used)} of ${tokens(window)} tokens${why}`}
     >
       <span class="context-bar" aria-hidden="true">
         <span class="context-fill" style={{ width: `${Math.min(pct, 100)}%` }} />
       </span>
       <span class="context-pct" aria-hidden="true">
+        {estimated ? "≈" : ""}
         {pct} %
       </span>
     </span>
@@ -76,7 +79,7 @@ export function UsageSummary({ sessionId, marks, context }: { sessionId: string;
           {costText(usage)}
         </span>
       )}
-      {fill && fill.window > 0 && <ContextMeter used={fill.tokens} window={fill.window} />}
+      {fill && fill.window > 0 && <ContextMeter used={fill.tokens} window={fill.window} estimated={context?.estimated === true} />}
     </span>
   );
 }

@@ -231,6 +231,8 @@ export interface RevertItem extends ItemBase {
 export interface ContextState {
   tokens: number;
   window: number;
+  /** Counted from the text's length: the model's server reports no usage. */
+  estimated?: boolean;
 }
 
 export type Item =

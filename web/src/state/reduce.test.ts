@@ -268,6 +268,17 @@ describe("each event kind", () => {
     expect(s.usageMarks).toBe(2);
   });
 
+  it("model_usage counted from the text's length marks the context fill estimated", () => {
+    const e = ev(2, "model_usage", {
+      context_tokens: 40,
+      context_window: 1000,
+      model: "m",
+      purpose: "turn",
+      usage: { ...usage, estimated: true },
+    });
+    expect(applyAll([started(1), e]).context).toEqual({ tokens: 40, window: 1000, estimated: true });
+  });
+
   it("context_compacted adds a note and sets the context fill", () => {
     const s = applyAll([
       started(1),

@@ -624,7 +624,10 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
     }
     case "model_usage": {
       // A summary call's prompt is not the conversation: its fill comes with context_compacted.
-      if (ev.purpose !== "compaction") s.context = { tokens: ev.context_tokens, window: ev.context_window };
+      if (ev.purpose !== "compaction") {
+        s.context = { tokens: ev.context_tokens, window: ev.context_window };
+        if (ev.usage?.estimated === true) s.context.estimated = true;
+      }
       s.usageMarks++;
       break;
     }

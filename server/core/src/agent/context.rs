@@ -114,7 +114,7 @@ impl Turn<'_> {
     pub(crate) async fn account(&mut self, mut u: Usage, purpose: &str, prompt_chars: usize) {
         u.cost_usd = crate::models::cost(&u, self.model.info.price);
         self.usage.add(&u);
-        if purpose == "turn" && u.input_tokens > 0 && prompt_chars > 0 {
+        if purpose == "turn" && !u.estimated && u.input_tokens > 0 && prompt_chars > 0 {
             // The provider's own count of a real turn calibrates later estimates.
             self.chars_per_token = (prompt_chars as f64 / u.input_tokens as f64).clamp(1.0, 8.0);
         }

@@ -344,9 +344,15 @@ pub(super) async fn stream_turn(
         t.delta(DeltaKind::Text, &message_id, &chunk);
     }
     t.flush_deltas(&message_id, &mut tc, &mut rc);
-    if let Some(u) = a.reported {
-        t.account(u, "turn", prompt_chars).await;
-    }
+    // A server that streams no usage (llama-cpp-python's does not) is counted from the text's
+    // length, marked estimated: compaction and the context meter work with it too.
+    let u = a.reported.unwrap_or(Usage {
+        input_tokens: provider::estimate_tokens(prompt_chars),
+        output_tokens: provider::estimate_tokens(a.streamed()),
+        estimated: true,
+        ..Usage::default()
+    });
+    t.account(u, "turn", prompt_chars).await;
     if !a.finished {
         return Err(ProviderError::Truncated(
             "the stream ended before the model finished".into(),

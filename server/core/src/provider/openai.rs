@@ -388,6 +388,7 @@ impl Parser {
                     .and_then(|d| d.reasoning_tokens)
                     .unwrap_or(0),
                 cost_usd: None,
+                estimated: false,
             }));
         }
         let Some(choice) = chunk.choices.into_iter().flatten().next() else {

@@ -51,6 +51,7 @@ impl UsageTotalsRow {
             cached_input_tokens: n(self.cached_input_tokens),
             reasoning_tokens: n(self.reasoning_tokens),
             cost_usd: Some(self.cost_usd),
+            estimated: false,
         }
     }
 }

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DnLZ5nFw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

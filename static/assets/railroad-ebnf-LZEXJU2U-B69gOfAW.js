@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-DnLZ5nFw.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -19,6 +19,20 @@ pub struct Price {
     pub cached_input: Option<f64>,
 }
 
+/// How a model's tool calls are read (`models."<provider>/<model>".toolCalls`; see
+/// `provider::textcalls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallsMode {
+    /// Native calls only: nothing in the text runs.
+    Native,
+    /// The model writes its calls as text: every format, a bare JSON object included.
+    Text,
+    /// Native calls; when a reply has none, the tagged formats (never a bare JSON object).
+    #[default]
+    Auto,
+}
+
 /// One entry of `models` in config.json.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -28,7 +42,7 @@ pub struct ModelOverride {
     /// Whether it takes images (the built-in list of vision models decides when not given).
     pub vision: Option<bool>,
     /// How its tool calls are read: `native`, `text` (it writes them as text) or `auto`.
-    pub tool_calls: Option<crate::provider::textcalls::ToolCallsMode>,
+    pub tool_calls: Option<ToolCallsMode>,
 }
 
 /// Where a model's context window came from.
@@ -54,7 +68,7 @@ pub struct ModelInfo {
     /// It takes images in prompts.
     pub vision: bool,
     /// How its tool calls are read.
-    pub tool_calls: crate::provider::textcalls::ToolCallsMode,
+    pub tool_calls: ToolCallsMode,
 }
 
 /// The window assumed for a model nobody describes.
@@ -264,15 +278,12 @@ mod tests {
                 context_window: Some(8_192),
                 price: None,
                 vision: None,
-                tool_calls: Some(crate::provider::textcalls::ToolCallsMode::Text),
+                tool_calls: Some(ToolCallsMode::Text),
             },
         );
         let c = Catalog::new(o);
         let i = c.info("openai", "llama3.1:8b", Some("http://127.0.0.1:11434/v1"));
-        assert_eq!(
-            i.tool_calls,
-            crate::provider::textcalls::ToolCallsMode::Text
-        );
+        assert_eq!(i.tool_calls, ToolCallsMode::Text);
         assert_eq!(i.context_window, 8_192);
         assert_eq!(i.window_source, WindowSource::Config);
         assert_eq!(i.price.unwrap().input, 0.0, "a local model is free");

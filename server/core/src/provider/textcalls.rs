@@ -14,18 +14,7 @@
 
 use serde_json::{Map, Value};
 
-/// How a model's tool calls are read (`models."<provider>/<model>".toolCalls`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolCallsMode {
-    /// Native calls only: nothing in the text runs.
-    Native,
-    /// The model writes its calls as text: every format, a bare JSON object included.
-    Text,
-    /// Native calls; when a reply has none, the tagged formats (never a bare JSON object).
-    #[default]
-    Auto,
-}
+pub use crate::models::ToolCallsMode;
 
 /// A call read from the text: the tool's name and its arguments as JSON text (raw text when
 /// the block could not be read: the preparation refuses it with the reason).

@@ -396,7 +396,7 @@ pub fn system_prompt(
 ) -> String {
     let role = match agent {
         Agent::Build => {
-            "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work (bg_run for long ones: you are woken when they end). When the task is done, answer briefly with what you changed."
+            "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work (bg_run for long ones: you are woken when they end). Use the tools economically: do not read a file again that you have just read (its text and sha256 are above), change part of a file with edit_file rather than rewriting it whole, and make independent reads in one reply (they run together). When the task is done, answer briefly with what you changed."
         }
         Agent::Plan => {
             "You are Tradewind's plan agent. You are read-only: explore the code with the read tools, then deliver a concrete implementation plan with exit_plan. Do not try to change files or run commands."

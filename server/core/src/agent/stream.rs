@@ -278,7 +278,10 @@ pub(super) async fn stream_turn(
     // history in place instead of copying it.
     drop(req);
     let message_id = new_id();
-    let mut a = Answer::default();
+    let mut a = Answer {
+        filter: provider::textcalls::Filter::new(mode),
+        ..Answer::default()
+    };
     let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
     let s = match &mut stream {
         Ok(s) => s,

@@ -456,6 +456,9 @@ pub struct Filter {
     pending: String,
     held: bool,
     thinking: bool,
+    /// `toolCalls: native`: no call is read from the text, so none is held back (a `<think>`
+    /// block still goes out as reasoning).
+    native: bool,
 }
 
 /// What a chunk comes to.
@@ -469,6 +472,14 @@ pub enum Filtered {
 }
 
 impl Filter {
+    /// A filter for a model whose calls are read as `mode` says.
+    pub fn new(mode: ToolCallsMode) -> Filter {
+        Filter {
+            native: mode == ToolCallsMode::Native,
+            ..Filter::default()
+        }
+    }
+
     /// Take a chunk.
     pub fn push(&mut self, chunk: &str) -> Filtered {
         if self.held {
@@ -525,7 +536,11 @@ impl Filter {
                 continue;
             }
             let think = self.pending.find(THINK.0);
-            let call = first_opener(&self.pending).map(|(i, _)| i);
+            let call = if self.native {
+                None
+            } else {
+                first_opener(&self.pending).map(|(i, _)| i)
+            };
             match (think, call) {
                 (Some(t), c) if c.is_none_or(|c| t < c) => {
                     text.push_str(&self.pending[..t]);
@@ -539,7 +554,11 @@ impl Filter {
                     break;
                 }
                 _ => {
-                    let mut all = OPENERS.to_vec();
+                    let mut all = if self.native {
+                        Vec::new()
+                    } else {
+                        OPENERS.to_vec()
+                    };
                     all.push(THINK.0);
                     let keep = partial_suffix(&self.pending, &all);
                     let cut = self.pending.len() - keep;
@@ -705,6 +724,12 @@ mod tests {
         let (text, _) = run(&["a < b and c <t", "ag> done", " plain words", " a cat"]);
         assert_eq!(text, "a < b and c <tag> done plain words a cat");
         assert_eq!(Filter::default().push("plain words"), Filtered::Pass);
+        // Native calls only: a written call's syntax streams as text.
+        let mut f = Filter::new(ToolCallsMode::Native);
+        let mut native = String::new();
+        let mut r = String::new();
+        take(&mut f, "see <tool_call>{}</tool_call>", &mut native, &mut r);
+        assert_eq!(native, "see <tool_call>{}</tool_call>");
         // Harmony's opener split across chunks is still held.
         let (text, _) = run(&["ok t", "o=func", "tions.shell <|message|>{}"]);
         assert_eq!(text, "ok ");

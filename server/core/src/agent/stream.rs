@@ -208,23 +208,15 @@ impl Answer {
             ProviderEvent::TextDelta(d) => {
                 crate::probe::chunk(d.len());
                 self.text.push_str(&d);
-                let streamed = match self.filter.push(&d) {
-                    provider::textcalls::Filtered::Pass => tc.push(&d),
-                    provider::textcalls::Filtered::Split { text, reasoning } => {
-                        if !reasoning.is_empty()
-                            && let Some(chunk) = rc.push(&reasoning)
-                        {
-                            t.delta(DeltaKind::Reasoning, message_id, &chunk);
-                        }
-                        if text.is_empty() {
-                            None
-                        } else {
-                            tc.push(&text)
+                match self.filter.push(&d) {
+                    provider::textcalls::Filtered::Pass => {
+                        if let Some(chunk) = tc.push(&d) {
+                            t.delta(DeltaKind::Text, message_id, &chunk);
                         }
                     }
-                };
-                if let Some(chunk) = streamed {
-                    t.delta(DeltaKind::Text, message_id, &chunk);
+                    provider::textcalls::Filtered::Split { text, reasoning } => {
+                        stream_split(t, message_id, (tc, rc), &text, &reasoning);
+                    }
                 }
             }
             ProviderEvent::ReasoningDelta(d) => {
@@ -336,16 +328,7 @@ pub(super) async fn stream_turn(
         a.take(t, ev?, &message_id, &mut tc, &mut rc);
     }
     let (text, reasoning) = a.filter.finish();
-    if !reasoning.is_empty()
-        && let Some(chunk) = rc.push(&reasoning)
-    {
-        t.delta(DeltaKind::Reasoning, &message_id, &chunk);
-    }
-    if !text.is_empty()
-        && let Some(chunk) = tc.push(&text)
-    {
-        t.delta(DeltaKind::Text, &message_id, &chunk);
-    }
+    stream_split(t, &message_id, (&mut tc, &mut rc), &text, &reasoning);
     t.flush_deltas(&message_id, &mut tc, &mut rc);
     // A server that streams no usage (llama-cpp-python's does not) is counted from the text's
     // length, marked estimated: compaction and the context meter work with it too.
@@ -414,4 +397,24 @@ fn written_calls(
         name: c.name,
         arguments: c.arguments,
     }));
+}
+
+/// Stream what the text filter let out of a chunk: its reasoning, then its text.
+fn stream_split(
+    t: &Turn<'_>,
+    message_id: &str,
+    (tc, rc): (&mut Coalescer, &mut Coalescer),
+    text: &str,
+    reasoning: &str,
+) {
+    for (part, c, kind) in [
+        (reasoning, rc, DeltaKind::Reasoning),
+        (text, tc, DeltaKind::Text),
+    ] {
+        if !part.is_empty()
+            && let Some(chunk) = c.push(part)
+        {
+            t.delta(kind, message_id, &chunk);
+        }
+    }
 }

@@ -164,12 +164,10 @@ impl Connection {
     }
 
     /// After the server's start (handshake and tool listing): hold what it created, nobody
-    /// being there to ask; kept in [`Connection::held`] and returned.
-    pub(super) async fn hold_since_start(&self, server: &str) -> Vec<String> {
+    /// being there to ask; listed in [`Connection::held`].
+    pub(super) async fn hold_since_start(&self, server: &str) {
         use crate::sandbox::guard;
-        let Some(g) = &self.guarded else {
-            return Vec::new();
-        };
+        let Some(g) = &self.guarded else { return };
         let mut seen = g.seen.lock().await;
         let after = guard::look(&g.roots).await;
         let lines = guard::hold_unasked(
@@ -184,8 +182,7 @@ impl Connection {
         for l in &lines {
             tracing::warn!(server, "{l}");
         }
-        self.held.lock().clone_from(&lines);
-        lines
+        *self.held.lock() = lines;
     }
 
     /// After a request: hold what the server created since the last look, asking the user

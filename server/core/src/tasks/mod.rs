@@ -110,7 +110,7 @@ pub struct TaskManager {
     logs: PathBuf,
     owner_pid: u32,
     owner_start: i64,
-    live: Mutex<HashMap<String, Live>>,
+    live: Mutex<HashMap<crate::protocol::TaskId, Live>>,
     /// Notified when a task ends by itself (wake-ups).
     ended: tokio::sync::mpsc::UnboundedSender<crate::protocol::SessionId>,
     sandbox: crate::sandbox::SandboxHandle,
@@ -307,7 +307,7 @@ impl TaskManager {
         {
             let mut m = self.live.lock();
             m.insert(
-                id.to_string(),
+                id.clone(),
                 Live {
                     stop: stop.clone(),
                     origin: origin.clone(),
@@ -495,7 +495,7 @@ impl TaskManager {
         }
         {
             let mut m = self.live.lock();
-            m.remove(&*id);
+            m.remove(&id);
         }
         if let Ok(r) = st.get_task(&id).await {
             self.emit(&r).await;
@@ -522,7 +522,7 @@ impl TaskManager {
         let live = self
             .live
             .lock()
-            .get(&**id)
+            .get(id)
             .map(|l| (l.stop.clone(), l.origin.clone()));
         if let Some((token, origin)) = live {
             {
@@ -630,8 +630,7 @@ impl TaskManager {
 
     /// Server shutdown: every live task's group is stopped; they end `cancelled` (shutdown).
     pub async fn shutdown(&self) {
-        let ids: Vec<crate::protocol::TaskId> =
-            self.live.lock().keys().map(|k| k.as_str().into()).collect();
+        let ids: Vec<crate::protocol::TaskId> = self.live.lock().keys().cloned().collect();
         let stops = ids
             .iter()
             .map(|id| self.stop(None, id, TaskStopper::Shutdown));

@@ -36,13 +36,7 @@ impl Label {
         Label {
             session: session.clone(),
             run: run.clone(),
-            kind: match taken {
-                Taken::Before => "before",
-                Taken::After => "after",
-                Taken::Revert => "revert",
-                Taken::Redo => "redo",
-            }
-            .into(),
+            kind: taken.as_str().into(),
             at: crate::util::now_ms(),
         }
     }

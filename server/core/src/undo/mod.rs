@@ -195,11 +195,7 @@ impl Snapshots {
         Self::refused(ws)?;
         let s = self.store(ws);
         let _op = s.op.lock().await;
-        self.snapshot_locked(&s, ws).await
-    }
-
-    async fn snapshot_locked(&self, s: &Arc<WsStore>, ws: &Path) -> Result<String, String> {
-        self.walk_locked(s, ws, false).await
+        self.walk_locked(&s, ws, false).await
     }
 
     /// One walk: the workspace now, and every mark opened before it began, recorded in order.
@@ -347,13 +343,13 @@ impl Snapshots {
         let _op = s.op.lock().await;
         // The marks open now are of the workspace before these files change.
         if s.marks.lock().any_open() {
-            self.snapshot_locked(&s, ws).await?;
+            self.walk_locked(&s, ws, false).await?;
         }
         let (objects, root, puts) = (s.objects.clone(), ws.to_path_buf(), puts.to_vec());
         tokio::task::spawn_blocking(move || restore(&root, &objects, &puts))
             .await
             .map_err(blocking_err)??;
-        self.snapshot_locked(&s, ws).await
+        self.walk_locked(&s, ws, false).await
     }
 
     /// Sort the files that changed along `tl` by whose change they are, for session `me` (see

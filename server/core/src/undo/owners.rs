@@ -31,6 +31,16 @@ pub enum Taken {
 }
 
 impl Taken {
+    /// Its stored `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Taken::Before => "before",
+            Taken::After => "after",
+            Taken::Revert => "revert",
+            Taken::Redo => "redo",
+        }
+    }
+
     /// A stored snapshot's `kind` (an unknown one: none).
     pub fn parse(kind: &str) -> Option<Taken> {
         match kind {

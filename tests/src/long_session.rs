@@ -85,6 +85,7 @@ fn config(cfg: &mut tradewind::config::Config) {
             }),
             vision: None,
             tool_calls: None,
+            ..Default::default()
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);

@@ -30,6 +30,7 @@ fn priced(cfg: &mut Config) {
             }),
             vision: None,
             tool_calls: None,
+            ..Default::default()
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);
@@ -45,6 +46,7 @@ fn small_window(cfg: &mut Config) {
             price: None,
             vision: None,
             tool_calls: None,
+            ..Default::default()
         },
     );
     cfg.models = tradewind::models::Catalog::new(m);

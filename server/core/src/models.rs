@@ -33,6 +33,40 @@ pub enum ToolCallsMode {
     Auto,
 }
 
+impl ToolCallsMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCallsMode::Native => "native",
+            ToolCallsMode::Text => "text",
+            ToolCallsMode::Auto => "auto",
+        }
+    }
+}
+
+/// Whether a model that writes its calls as text gets its output constrained to an answer or
+/// calls (`models."<provider>/<model>".constrained`; see `provider::constrain`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Constrained {
+    /// On when the server is recognised as llama.cpp, vLLM or Ollama; off for any other host.
+    #[default]
+    Auto,
+    /// On: a server not recognised gets llama.cpp's GBNF `grammar`.
+    On,
+    Off,
+}
+
+/// How much of the tools' descriptions the prompt carries (`promptStyle`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptStyle {
+    /// Every description whole.
+    #[default]
+    Full,
+    /// One line per tool and per parameter, no examples: for small models.
+    Compact,
+}
+
 /// One entry of `models` in config.json.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -43,6 +77,10 @@ pub struct ModelOverride {
     pub vision: Option<bool>,
     /// How its tool calls are read: `native`, `text` (it writes them as text) or `auto`.
     pub tool_calls: Option<ToolCallsMode>,
+    /// Output constrained to an answer or calls (calls written as text only).
+    pub constrained: Option<Constrained>,
+    /// `full` or `compact` tool descriptions.
+    pub prompt_style: Option<PromptStyle>,
 }
 
 /// Where a model's context window came from.
@@ -69,6 +107,8 @@ pub struct ModelInfo {
     pub vision: bool,
     /// How its tool calls are read.
     pub tool_calls: ToolCallsMode,
+    pub constrained: Constrained,
+    pub prompt_style: PromptStyle,
 }
 
 /// The window assumed for a model nobody describes.
@@ -174,6 +214,8 @@ impl Catalog {
             price,
             vision,
             tool_calls: over.and_then(|o| o.tool_calls).unwrap_or_default(),
+            constrained: over.and_then(|o| o.constrained).unwrap_or_default(),
+            prompt_style: over.and_then(|o| o.prompt_style).unwrap_or_default(),
         }
     }
 }
@@ -279,6 +321,8 @@ mod tests {
                 price: None,
                 vision: None,
                 tool_calls: Some(ToolCallsMode::Text),
+                constrained: None,
+                prompt_style: None,
             },
         );
         let c = Catalog::new(o);

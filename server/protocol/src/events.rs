@@ -47,8 +47,16 @@ pub enum EventPayload {
         call_id: CallId,
         tool: String,
         effect: Effect,
+        /// The arguments; their text when they could not be read as JSON (see `input_raw`).
         #[schema(value_type = Object)]
         input: serde_json::Value,
+        /// The arguments exactly as the model sent them, when they could not be read as a JSON
+        /// object (or the call itself could not be read from the reply's text).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_raw: Option<String>,
+        /// Why they could not be read (the call was not run; the model was told this).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_error: Option<String>,
     },
     /// Audit: what the gate decided for a call, and why.
     PolicyDecision {

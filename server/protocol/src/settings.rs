@@ -79,6 +79,29 @@ pub struct ProviderView {
     pub source: ProviderSource,
     /// Sessions without their own provider use this one.
     pub default: bool,
+    /// What the server behind an OpenAI-compatible provider is, and how its default model's
+    /// calls are read (asked of the server when listed; absent for other kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_server: Option<ModelServerView>,
+}
+
+/// What a model server is and does for a model (`GET /api/providers`, `GET /api/models`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct ModelServerView {
+    /// `llama_cpp`, `vllm`, `ollama`, `lm_studio`, or `other` (not recognised).
+    pub server: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether the server takes `tools` for the model (absent: it does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<bool>,
+    /// How the model's calls are read: `native`, `text` (written as text, the tools described
+    /// in the system prompt) or `auto` (native, and the tagged formats in text).
+    pub tool_calls: String,
+    /// The output constraint its requests carry: `gbnf`, `json_schema` or `off`.
+    pub constrained: String,
+    /// The context window Tradewind assumes for it.
+    pub context_window: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

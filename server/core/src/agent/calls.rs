@@ -83,6 +83,8 @@ async fn refuse_duplicate(t: &Turn<'_>, call: &ToolCallReq, original: &crate::pr
         effect,
         input: serde_json::from_str(&call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.clone())),
+        input_raw: None,
+        input_error: None,
     });
     let why = format!(
         "an earlier call of this reply already has the id `{original}`; this call was not run. Give every call of a reply its own id, and send this one again if it is still needed"
@@ -153,6 +155,31 @@ pub(crate) async fn handle_nested(
     out
 }
 
+/// A call's arguments as JSON, or why they cannot be read (its code and the reason the model
+/// is told): not JSON, or a call written as text whose block could not be read at all.
+fn unreadable_input(call: &ToolCallReq) -> Result<Value, (&'static str, String)> {
+    if call.name == crate::provider::textcalls::UNREADABLE {
+        return Err((
+            "unreadable_call",
+            format!(
+                "this call could not be read, so nothing ran: write each call in the form the system prompt gives, its arguments one JSON object. What was written: {}",
+                crate::util::truncate_str(&call.arguments, 2_000)
+            ),
+        ));
+    }
+    let text = if call.arguments.trim().is_empty() {
+        "{}"
+    } else {
+        &call.arguments
+    };
+    serde_json::from_str(text).map_err(|e| {
+        (
+            "invalid_json",
+            format!("the arguments are not valid JSON ({e}); send a JSON object"),
+        )
+    })
+}
+
 async fn handle_call_inner(
     t: &Turn<'_>,
     call: &ToolCallReq,
@@ -167,24 +194,21 @@ async fn handle_call_inner(
     let effect = found.map_or(Effect::External, |d| d.effect());
     let (input, planned) = match planned {
         Some((input, p)) => (input, Some(p)),
-        None => match serde_json::from_str(if call.arguments.trim().is_empty() {
-            "{}"
-        } else {
-            &call.arguments
-        }) {
+        None => match unreadable_input(call) {
             Ok(v) => (v, None),
-            Err(e) => {
+            Err((code, why)) => {
                 t.emit(EventPayload::ToolCall {
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     effect,
                     input: Value::String(call.arguments.clone()),
+                    input_raw: Some(call.arguments.clone()),
+                    input_error: Some(why.clone()),
                 });
-                let why = format!("the arguments are not valid JSON ({e}); send a JSON object");
                 // Every refusal leaves an audit line, whatever stage refused.
                 let deny = crate::protocol::PolicyDecision::Deny;
-                audit(t, call, effect, deny, &why, "invalid_json").await;
-                let out = ToolOutput::err("invalid_json", why);
+                audit(t, call, effect, deny, &why, code).await;
+                let out = ToolOutput::err(code, why);
                 record_result(t, call, &out, in_history).await;
                 return out;
             }
@@ -195,6 +219,8 @@ async fn handle_call_inner(
         tool: call.name.clone(),
         effect,
         input: input.clone(),
+        input_raw: None,
+        input_error: None,
     });
     let prepared = match planned {
         Some(p) => Ok(p),

@@ -25,6 +25,10 @@ pub(crate) struct ModelMeta {
     pub info: ModelInfo,
     /// The client the run's calls go through.
     pub provider_client: Arc<dyn provider::Provider>,
+    /// What the server says of the model (once `learn` asked; see `provider::server`).
+    pub facts: provider::server::ServerFacts,
+    /// Output constrained to an answer or calls (once `learn` decided).
+    pub constraint: Option<provider::constrain::Constraint>,
 }
 
 impl ModelMeta {
@@ -36,6 +40,14 @@ impl ModelMeta {
         session: &crate::store::SessionRow,
     ) -> ModelMeta {
         let r = registry.resolve(session.provider.as_deref(), session.model.as_deref());
+        ModelMeta::resolved(r, models)
+    }
+
+    /// A provider entry's model, described by the models config.
+    pub fn resolved(
+        r: crate::provider::registry::Resolved,
+        models: &crate::models::Catalog,
+    ) -> ModelMeta {
         let kind = r.entry.config.kind.clone();
         let base = r.entry.config.base_url.as_deref();
         // `models."<id>/<model>"` first (two OpenAI-compatible servers differ), then the kind.
@@ -51,23 +63,50 @@ impl ModelMeta {
             model: r.model,
             info,
             provider_client: r.entry.provider.clone(),
+            facts: provider::server::ServerFacts::default(),
+            constraint: None,
         }
     }
 
-    /// Ask the provider's model list for the window when config.json does not set one (the
-    /// list wins over the built-in table).
-    pub async fn learn_window(&mut self) {
-        if self.info.window_source == crate::models::WindowSource::Config {
-            return;
-        }
-        if let Some(w) = self.provider_client.context_window(&self.model).await {
+    /// Ask the server what it is and says of the model (once per provider and model): the
+    /// window, when config.json does not set one (the server's word, then its model list, win
+    /// over the built-in table), `toolCalls: auto` (text on a server that says the model takes
+    /// no tools) and `constrained`.
+    pub async fn learn(&mut self) {
+        let client = self.provider_client.clone();
+        let (facts, listed) = tokio::join!(
+            client.server_facts(&self.model),
+            client.context_window(&self.model)
+        );
+        if self.info.window_source != crate::models::WindowSource::Config
+            && let Some(w) = facts.context.or(listed)
+        {
             self.info.context_window = w;
             self.info.window_source = crate::models::WindowSource::Provider;
         }
+        if self.info.tool_calls == crate::models::ToolCallsMode::Auto && facts.tools == Some(false)
+        {
+            self.info.tool_calls = crate::models::ToolCallsMode::Text;
+        }
+        self.constraint =
+            provider::constrain::decide(self.info.constrained, self.info.tool_calls, &facts);
+        self.facts = facts;
     }
 
     pub fn name(&self) -> String {
         format!("{}/{}", self.provider, self.model)
+    }
+
+    /// What the server is and does for the model, as listed (once `learn` asked).
+    pub fn server_view(&self) -> crate::protocol::ModelServerView {
+        crate::protocol::ModelServerView {
+            server: self.facts.kind.as_str().to_string(),
+            version: self.facts.version.clone(),
+            tools: self.facts.tools,
+            tool_calls: self.info.tool_calls.as_str().to_string(),
+            constrained: self.constraint.map_or("off", |c| c.as_str()).to_string(),
+            context_window: self.info.context_window,
+        }
     }
 }
 
@@ -441,6 +480,8 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
             model: None,
             attachments: None,
             calls_as_text: false,
+            constraint: None,
+            num_ctx: Some(t.model.info.context_window),
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),

@@ -41,6 +41,14 @@ pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
 
 /// The tools of this model call: the built-in ones, then those of the MCP servers connected now
 /// (when the agent may call them at all), remembered for the calls that follow.
+/// The tools as the model's `promptStyle` describes them (`compact`: first sentences only).
+pub(super) fn styled(t: &Turn<'_>, tools: Arc<[provider::ToolSpec]>) -> Arc<[provider::ToolSpec]> {
+    match t.model.info.prompt_style {
+        crate::models::PromptStyle::Compact => provider::compact_specs(&tools),
+        crate::models::PromptStyle::Full => tools,
+    }
+}
+
 pub(super) fn with_mcp(
     t: &Turn<'_>,
     built_in: &Arc<[provider::ToolSpec]>,

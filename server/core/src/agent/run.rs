@@ -13,7 +13,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         .with_workspace(std::path::Path::new(&spec.session.workspace));
     let (history, complete) = load_history(deps, spec).await;
     let mut model = context::ModelMeta::of(&deps.provider, &deps.cfg.models, &spec.session);
-    model.learn_window().await;
+    model.learn().await;
     let lineage =
         crate::subagents::lineage_of(&deps.live.lineages, &deps.store, &spec.session).await;
     // A subagent works in its root's workspace, whose own run took the snapshot (its undo

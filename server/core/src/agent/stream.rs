@@ -29,11 +29,13 @@ pub(super) async fn system_and_spend(
 
 pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
-    let tools = offered_tools(t);
+    let tools = offer::styled(t, offered_tools(t));
     let (system, first_stop) = system_and_spend(t, &tools).await;
     let mut first_stop = Some(first_stop);
     // A prompt the provider refuses as too long is compacted and retried once per run.
     let mut overflowed = false;
+    // The last reply could not be read (under a constraint it is asked for once more).
+    let mut retried = false;
     let mut iteration = 0;
     while iteration < max {
         iteration += 1;
@@ -59,6 +61,9 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         }
         let offered = with_mcp(t, &tools);
         let fixed = context::fixed_chars(&system, &offered);
+        if iteration == 1 {
+            warn_small_window(t, fixed);
+        }
         if let Err(e) = context::maybe_compact(t, fixed).await
             && let Some(end) = compaction_failed(t, &e)
         {
@@ -74,6 +79,8 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             model: None,
             attachments: Some(t.deps.attachments.clone()),
             calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,
+            constraint: t.model.constraint,
+            num_ctx: Some(t.model.info.context_window),
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let streamed = tracing::Instrument::instrument(stream_turn(t, req), model_call).await;
@@ -120,6 +127,14 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             };
         }
+        // Constrained, an unreadable reply is asked for once more (its failed calls tell the
+        // model why); a second one in a row ends the run.
+        let unreadable = calls.iter().any(|c| is_unreadable(&c.name, &c.arguments));
+        if t.model.constraint.is_some() && unreadable && retried {
+            run_calls(t, &calls, &duplicates).await;
+            return unreadable_twice(t);
+        }
+        retried = unreadable;
         run_calls(t, &calls, &duplicates).await;
     }
     let msg = format!("stopped after {max} model calls (agent.maxIterations)");
@@ -131,6 +146,41 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     RunOutcome {
         status: RunStatus::Failed,
         error: Some(werr("iteration_limit", msg)),
+        usage: t.usage,
+    }
+}
+
+/// The system prompt and tools alone fill the model's window: said once, at a run's first call
+/// (a local server would cut the prompt silently).
+fn warn_small_window(t: &Turn<'_>, fixed: usize) {
+    if t.tokens_of(fixed) < t.model.info.context_window {
+        return;
+    }
+    t.emit(EventPayload::Error {
+        code: "window_too_small".into(),
+        message: format!(
+            "The system prompt and tools alone take about {} tokens, more than {}'s context window ({} tokens): the server may cut the prompt. Give the model a larger window (contextWindow in config.json, or the server's own setting), or use promptStyle \"compact\".",
+            t.tokens_of(fixed),
+            t.model.name(),
+            t.model.info.context_window
+        ),
+        fatal: false,
+    });
+}
+
+use provider::textcalls::is_unreadable;
+
+/// A constrained reply that could not be read after its one retry ends the run.
+fn unreadable_twice(t: &Turn<'_>) -> RunOutcome {
+    let msg = "the model's reply could not be read as an answer or calls, twice in a row (constrained output is on; see the failed calls in the transcript)".to_string();
+    t.emit(EventPayload::Error {
+        code: "unreadable_reply".into(),
+        message: msg.clone(),
+        fatal: true,
+    });
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr("unreadable_reply", msg)),
         usage: t.usage,
     }
 }
@@ -270,8 +320,14 @@ pub(super) async fn stream_turn(
     // history in place instead of copying it.
     drop(req);
     let message_id = new_id();
+    // A reply constrained to a JSON object is read whole (its answer shown, never the JSON).
+    let json_reply = t.model.constraint.is_some();
     let mut a = Answer {
-        filter: provider::textcalls::Filter::new(mode),
+        filter: if json_reply {
+            provider::textcalls::Filter::holding()
+        } else {
+            provider::textcalls::Filter::new(mode)
+        },
         ..Answer::default()
     };
     let (mut tc, mut rc) = (Coalescer::default(), Coalescer::default());
@@ -345,7 +401,11 @@ pub(super) async fn stream_turn(
         ));
     }
     let mut calls: Vec<ToolCallReq> = a.calls.into_iter().map(|(_, c)| c).collect();
-    written_calls(&mut a.text, &mut a.reasoning, &mut calls, mode, &offered);
+    if json_reply && calls.is_empty() {
+        json_calls(&mut a.text, &mut calls);
+    } else {
+        written_calls(&mut a.text, &mut a.reasoning, &mut calls, mode, &offered);
+    }
     let duplicates = history::unique_call_ids(&mut calls);
     t.store_message(
         crate::protocol::MessageRole::Assistant,
@@ -393,6 +453,28 @@ fn written_calls(
     }
     *text = e.text;
     calls.extend(e.calls.into_iter().map(|c| ToolCallReq {
+        id: format!("text_{}", new_id()).into(),
+        name: c.name,
+        arguments: c.arguments,
+    }));
+}
+
+/// A reply constrained to `{"answer": …}` or `{"calls": […]}`: its answer becomes the text, its
+/// calls ordinary calls; one that cannot be read is a failed call carrying the reply (never run,
+/// never lost) and the reason.
+fn json_calls(text: &mut String, calls: &mut Vec<ToolCallReq>) {
+    use provider::textcalls::unreadable;
+    let read = match provider::constrain::read_json(text) {
+        Ok((answer, found)) => {
+            *text = answer;
+            found
+        }
+        Err(why) => {
+            let c = unreadable(&format!("{why}: {}", std::mem::take(text)), None);
+            vec![c]
+        }
+    };
+    calls.extend(read.into_iter().map(|c| ToolCallReq {
         id: format!("text_{}", new_id()).into(),
         name: c.name,
         arguments: c.arguments,

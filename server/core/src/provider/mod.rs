@@ -4,9 +4,12 @@
 //! streamed yet, so a retry never duplicates text or tool calls.
 
 pub mod anthropic;
+pub mod constrain;
+pub mod ollama;
 pub mod openai;
 pub mod registry;
 pub mod replay;
+pub mod server;
 pub mod sse;
 pub mod textcalls;
 
@@ -29,6 +32,48 @@ pub struct ToolSpec {
 }
 
 pub use crate::store::ToolCallReq;
+
+/// `promptStyle: compact`: each tool's description cut to its first sentence, and each
+/// parameter's, with no examples — for small models, whose windows are small too.
+pub fn compact_specs(tools: &[ToolSpec]) -> Arc<[ToolSpec]> {
+    fn first_sentence(s: &str) -> String {
+        let line = s
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
+        match line.find(". ") {
+            Some(i) => line[..=i].to_string(),
+            None => line.to_string(),
+        }
+    }
+    fn shrink(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(o) => {
+                o.remove("examples");
+                o.remove("example");
+                if let Some(serde_json::Value::String(d)) = o.get_mut("description") {
+                    *d = first_sentence(d);
+                }
+                o.values_mut().for_each(shrink);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(shrink),
+            _ => {}
+        }
+    }
+    tools
+        .iter()
+        .map(|t| {
+            let mut parameters = t.parameters.clone();
+            shrink(&mut parameters);
+            ToolSpec {
+                name: t.name.clone(),
+                description: first_sentence(&t.description),
+                parameters,
+            }
+        })
+        .collect()
+}
 
 /// A block of a model's extended thinking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,6 +124,10 @@ pub struct ChatRequest {
     /// system prompt, and earlier calls and results are written as text too, for a server that
     /// takes no `tools` (see `textcalls`).
     pub calls_as_text: bool,
+    /// Output constrained to an answer or calls (calls written as text only).
+    pub constraint: Option<constrain::Constraint>,
+    /// The window the run assumes, for a server that must be told it (Ollama's `num_ctx`).
+    pub num_ctx: Option<u64>,
 }
 
 impl ChatRequest {
@@ -331,6 +380,14 @@ pub trait Provider: Send + Sync {
     /// once per provider; `None` when it says nothing or cannot be reached).
     fn context_window(&self, _model: &str) -> futures::future::BoxFuture<'static, Option<u64>> {
         Box::pin(async { None })
+    }
+    /// What the server behind the provider says of `model` (asked once per model; see
+    /// `server`). A provider that is no local server says nothing.
+    fn server_facts(
+        &self,
+        _model: &str,
+    ) -> futures::future::BoxFuture<'static, server::ServerFacts> {
+        Box::pin(async { server::ServerFacts::default() })
     }
 }
 

@@ -27,6 +27,10 @@ pub struct OpenAi {
     net: NetPolicy,
     /// Context windows the model list gives, fetched once.
     windows: Arc<tokio::sync::OnceCell<HashMap<String, u64>>>,
+    /// What the server says of each model asked about (see `server`), asked once each.
+    facts: Arc<tokio::sync::Mutex<HashMap<String, super::server::ServerFacts>>>,
+    /// The server's kind once known: Ollama's requests go to its own chat endpoint.
+    kind: Arc<std::sync::OnceLock<super::server::ServerKind>>,
 }
 
 impl OpenAi {
@@ -44,6 +48,8 @@ impl OpenAi {
             model,
             net,
             windows: Arc::default(),
+            facts: Arc::default(),
+            kind: Arc::default(),
         })
     }
 
@@ -112,7 +118,10 @@ impl OpenAi {
     fn text_body(&self, req: &ChatRequest) -> Value {
         let mut system = req.system.to_string();
         if !req.tools.is_empty() {
-            system.push_str(&super::textcalls::tools_prompt(&req.tools));
+            system.push_str(&match req.constraint {
+                Some(_) => super::constrain::json_prompt(&req.tools),
+                None => super::textcalls::tools_prompt(&req.tools),
+            });
         }
         let mut messages: Vec<Value> = vec![json!({"role": "system", "content": system})];
         for m in req.messages.iter() {
@@ -162,6 +171,9 @@ impl OpenAi {
         });
         if let Some(e) = req.reasoning_effort {
             body["reasoning_effort"] = json!(e.as_str());
+        }
+        if let Some(c) = req.constraint {
+            c.apply(&mut body, &req.tools);
         }
         body
     }
@@ -505,6 +517,21 @@ pub(crate) const EOF_EVENT: &str = "\u{0}eof";
 pub(crate) fn event_stream<P>(
     body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
     idle: Duration,
+    parse: P,
+) -> EventStream
+where
+    P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
+        + Send
+        + 'static,
+{
+    framed_stream(body, SseDecoder::new(), idle, parse)
+}
+
+/// [`event_stream`] with a decoder of its own (Ollama's newline-delimited JSON).
+pub(crate) fn framed_stream<P>(
+    body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    dec: SseDecoder,
+    idle: Duration,
     mut parse: P,
 ) -> EventStream
 where
@@ -522,7 +549,7 @@ where
     }
     let st = St {
         body,
-        dec: SseDecoder::new(),
+        dec,
         out: VecDeque::new(),
         finished: false,
         ended: false,
@@ -625,6 +652,26 @@ impl Provider for OpenAi {
             Ok(c) => c,
             Err(e) => return super::no_client(e),
         };
+        let net = self.net;
+        if self.kind.get() == Some(&super::server::ServerKind::Ollama) {
+            // Its own endpoint: the only one that takes the window (`options.num_ctx`).
+            let body = super::ollama::chat_body(self.body(&req), req.num_ctx);
+            let mut rb = client
+                .post(format!("{}/api/chat", super::server::root_of(&self.base)))
+                .json(&body);
+            if let Some(k) = &self.key {
+                rb = rb.bearer_auth(k);
+            }
+            return Box::pin(async move {
+                let resp = send(rb, net.first_byte).await?;
+                Ok(framed_stream(
+                    resp.bytes_stream().boxed(),
+                    SseDecoder::lines(),
+                    net.idle,
+                    super::ollama::stream_parser(),
+                ))
+            });
+        }
         let mut rb = client
             .post(format!("{}/chat/completions", self.base))
             .header("accept", "text/event-stream")
@@ -632,7 +679,6 @@ impl Provider for OpenAi {
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }
-        let net = self.net;
         Box::pin(async move {
             let resp = send(rb, net.first_byte).await?;
             Ok(event_stream(
@@ -676,6 +722,25 @@ impl Provider for OpenAi {
                 .await
                 .get(&model)
                 .copied()
+        })
+    }
+
+    fn server_facts(&self, model: &str) -> BoxFuture<'static, super::server::ServerFacts> {
+        let Ok(client) = self.client.get() else {
+            return Box::pin(async { super::server::ServerFacts::default() });
+        };
+        let (facts, kind) = (self.facts.clone(), self.kind.clone());
+        let (base, key, model) = (self.base.clone(), self.key.clone(), model.to_string());
+        Box::pin(async move {
+            // Held while asking: runs starting together ask once.
+            let mut known = facts.lock().await;
+            if let Some(f) = known.get(&model) {
+                return f.clone();
+            }
+            let f = super::server::probe(&client, &base, key.as_deref(), &model).await;
+            let _ = kind.set(f.kind);
+            known.insert(model, f.clone());
+            f
         })
     }
 }

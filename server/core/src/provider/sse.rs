@@ -17,6 +17,8 @@ pub struct SseDecoder {
     scanned: usize,
     event: Option<String>,
     data: Vec<String>,
+    /// Newline-delimited JSON (Ollama's chat stream): each non-empty line is an event.
+    lines: bool,
 }
 
 /// A single line may not exceed this (a misbehaving server cannot grow memory without bound).
@@ -25,6 +27,14 @@ pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 impl SseDecoder {
     pub fn new() -> SseDecoder {
         SseDecoder::default()
+    }
+
+    /// A decoder of newline-delimited JSON: each non-empty line is one event's data.
+    pub fn lines() -> SseDecoder {
+        SseDecoder {
+            lines: true,
+            ..SseDecoder::default()
+        }
     }
 
     /// Feed bytes; returns the events completed by them.
@@ -72,6 +82,15 @@ impl SseDecoder {
     }
 
     fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
+        if self.lines {
+            if !line.trim().is_empty() {
+                out.push(SseEvent {
+                    event: None,
+                    data: line.to_string(),
+                });
+            }
+            return;
+        }
         if line.is_empty() {
             if let Some(e) = self.dispatch() {
                 out.push(e);

@@ -178,8 +178,20 @@ fn call_of(v: &Value) -> Option<TextCall> {
     })
 }
 
+/// Whether a call read from text could not be read (its tool's name, or its arguments as a
+/// JSON object): returned to the model as a failed call.
+pub fn is_unreadable(name: &str, arguments: &str) -> bool {
+    name == UNREADABLE
+        || !serde_json::from_str::<Value>(if arguments.trim().is_empty() {
+            "{}"
+        } else {
+            arguments
+        })
+        .is_ok_and(|v| v.is_object())
+}
+
 /// A block that could not be read: returned to the model as a failed call (its raw text).
-fn unreadable(raw: &str, name: Option<&str>) -> TextCall {
+pub fn unreadable(raw: &str, name: Option<&str>) -> TextCall {
     TextCall {
         name: name.unwrap_or(UNREADABLE).to_string(),
         arguments: raw.trim().to_string(),
@@ -476,6 +488,15 @@ impl Filter {
     pub fn new(mode: ToolCallsMode) -> Filter {
         Filter {
             native: mode == ToolCallsMode::Native,
+            ..Filter::default()
+        }
+    }
+
+    /// A filter that streams nothing: a reply constrained to a JSON object is shown when it is
+    /// whole (its answer's text, never the JSON).
+    pub fn holding() -> Filter {
+        Filter {
+            held: true,
             ..Filter::default()
         }
     }

@@ -251,6 +251,7 @@ fn view(e: &Entry, default: Option<&str>) -> ProviderView {
         api_key_env: e.key_env.clone(),
         source: e.source,
         default: default == Some(e.id.as_str()),
+        model_server: None,
     }
 }
 
@@ -300,6 +301,35 @@ impl Core {
                 .collect(),
             default,
         }
+    }
+
+    /// Every provider, and which is the default, each OpenAI-compatible one with what its
+    /// server is and does for its default model (asked of the servers at once, each once,
+    /// within a few seconds; see `provider::server`).
+    pub async fn provider_list_probed(&self) -> ProviderList {
+        let mut list = self.provider_list();
+        let (entries, _) = self.providers().list();
+        let asked = entries.iter().zip(list.data.iter()).map(|(e, v)| {
+            let models = &self.cfg.models;
+            async move {
+                let model = v.model.clone()?;
+                if e.config.kind != "openai" {
+                    return None;
+                }
+                let r = crate::provider::registry::Resolved {
+                    entry: e.clone(),
+                    model,
+                };
+                let mut m = crate::agent::context::ModelMeta::resolved(r, models);
+                m.learn().await;
+                Some(m.server_view())
+            }
+        });
+        let views = futures::future::join_all(asked).await;
+        for (v, s) in list.data.iter_mut().zip(views) {
+            v.model_server = s;
+        }
+        list
     }
 
     /// Add or replace the provider `id` (validated and built before anything is stored).

@@ -60,8 +60,10 @@ pub struct Task;
 #[serde(deny_unknown_fields)]
 pub struct TaskArgs {
     /// A short title (3–8 words).
+    #[schemars(length(min = 1, max = 120))]
     pub description: String,
     /// The whole task: the subagent sees nothing else.
+    #[schemars(length(min = 1))]
     pub prompt: String,
     /// `build` (default; `plan` parents only start `plan`) or `plan` (read-only, answers in text).
     pub agent: Option<ChildAgent>,

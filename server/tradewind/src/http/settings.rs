@@ -107,12 +107,17 @@ pub async fn put_websearch(
 /// `PUT /api/settings/provider` set (id `default`), those in config.json's `providers` list, and
 /// those added with `PUT /api/providers/{id}`. Each reports its kind, base URL, default model,
 /// whether a key is available (never the key), the environment variable it reads the key from,
-/// its `source`, and whether it is the `default` sessions without their own use.
+/// its `source`, and whether it is the `default` sessions without their own use. An
+/// OpenAI-compatible provider also reports `model_server`: the server behind it (llama.cpp,
+/// vLLM, Ollama, LM Studio, or not recognised, asked once through `/props`, `/version`,
+/// `/api/version`, `/api/v0/models`), whether it takes tools for the default model, how that
+/// model's calls are read (`toolCalls`), the output constraint its requests carry
+/// (`constrained`) and the window assumed.
 #[utoipa::path(get, path = "/api/providers", tag = "settings",
     responses((status = 200, description = "The providers", body = ProviderList),
               (status = 401, description = "Not authenticated", body = ErrorBody)))]
 pub async fn list_providers(State(state): State<AppState>) -> axum::Json<ProviderList> {
-    axum::Json(state.provider_list())
+    axum::Json(state.provider_list_probed().await)
 }
 
 /// Add a provider, or replace one, by id.

@@ -1344,6 +1344,8 @@ async fn events() {
                     tool: "read_file".into(),
                     effect: tradewind::protocol::Effect::Read,
                     input: json!({"path": "f0.txt"}),
+                    input_raw: None,
+                    input_error: None,
                 },
                 tradewind::protocol::EventPayload::PolicyDecision {
                     call_id: call.clone().into(),

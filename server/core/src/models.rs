@@ -81,6 +81,9 @@ pub struct ModelOverride {
     pub constrained: Option<Constrained>,
     /// `full` or `compact` tool descriptions.
     pub prompt_style: Option<PromptStyle>,
+    /// The most tokens one reply may take (`max_tokens`; Ollama's `num_predict`): a small
+    /// local model can otherwise ramble until its window is full.
+    pub max_output_tokens: Option<u64>,
 }
 
 /// Where a model's context window came from.
@@ -109,6 +112,7 @@ pub struct ModelInfo {
     pub tool_calls: ToolCallsMode,
     pub constrained: Constrained,
     pub prompt_style: PromptStyle,
+    pub max_output_tokens: Option<u64>,
 }
 
 /// The window assumed for a model nobody describes.
@@ -216,6 +220,7 @@ impl Catalog {
             tool_calls: over.and_then(|o| o.tool_calls).unwrap_or_default(),
             constrained: over.and_then(|o| o.constrained).unwrap_or_default(),
             prompt_style: over.and_then(|o| o.prompt_style).unwrap_or_default(),
+            max_output_tokens: over.and_then(|o| o.max_output_tokens).filter(|n| *n > 0),
         }
     }
 }
@@ -323,6 +328,7 @@ mod tests {
                 tool_calls: Some(ToolCallsMode::Text),
                 constrained: None,
                 prompt_style: None,
+                max_output_tokens: None,
             },
         );
         let c = Catalog::new(o);

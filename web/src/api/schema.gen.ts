@@ -480,7 +480,12 @@ export interface paths {
          *     `PUT /api/settings/provider` set (id `default`), those in config.json's `providers` list, and
          *     those added with `PUT /api/providers/{id}`. Each reports its kind, base URL, default model,
          *     whether a key is available (never the key), the environment variable it reads the key from,
-         *     its `source`, and whether it is the `default` sessions without their own use.
+         *     its `source`, and whether it is the `default` sessions without their own use. An
+         *     OpenAI-compatible provider also reports `model_server`: the server behind it (llama.cpp,
+         *     vLLM, Ollama, LM Studio, or not recognised, asked once through `/props`, `/version`,
+         *     `/api/version`, `/api/v0/models`), whether it takes tools for the default model, how that
+         *     model's calls are read (`toolCalls`), the output constraint its requests carry
+         *     (`constrained`) and the window assumed.
          */
         get: operations["list_providers"];
         put?: never;
@@ -2621,6 +2626,26 @@ export interface components {
         ModelList: {
             data: components["schemas"]["ModelInfo"][];
         };
+        /** @description What a model server is and does for a model (`GET /api/providers`, `GET /api/models`). */
+        ModelServerView: {
+            /** @description The output constraint its requests carry: `gbnf`, `json_schema` or `off`. */
+            constrained: string;
+            /**
+             * Format: int64
+             * @description The context window Tradewind assumes for it.
+             */
+            context_window: number;
+            /** @description `llama_cpp`, `vllm`, `ollama`, `lm_studio`, or `other` (not recognised). */
+            server: string;
+            /**
+             * @description How the model's calls are read: `native`, `text` (written as text, the tools described
+             *     in the system prompt) or `auto` (native, and the tagged formats in text).
+             */
+            tool_calls: string;
+            /** @description Whether the server takes `tools` for the model (absent: it does not say). */
+            tools?: boolean | null;
+            version?: string | null;
+        };
         /** @description A model call ended: what it used and cost, and how full the model's context window is. */
         ModelUsageEvent: components["schemas"]["EventEnvelope"] & {
             /**
@@ -3114,6 +3139,7 @@ export interface components {
             kind: string;
             /** @description Its default model. */
             model?: string | null;
+            model_server?: components["schemas"]["ModelServerView"] | null;
             source: components["schemas"]["ProviderSource"];
         };
         PushFailure: {
@@ -3866,7 +3892,15 @@ export interface components {
         ToolCallEvent: components["schemas"]["EventEnvelope"] & {
             call_id: components["schemas"]["CallId"];
             effect: components["schemas"]["Effect"];
+            /** @description The arguments; their text when they could not be read as JSON (see `input_raw`). */
             input: components["schemas"]["ToolInput"];
+            /** @description Why they could not be read (the call was not run; the model was told this). */
+            input_error?: string | null;
+            /**
+             * @description The arguments exactly as the model sent them, when they could not be read as a JSON
+             *     object (or the call itself could not be read from the reply's text).
+             */
+            input_raw?: string | null;
             tool: string;
             /** @enum {string} */
             type: "tool_call";

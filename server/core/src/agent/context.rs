@@ -482,6 +482,7 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
             calls_as_text: false,
             constraint: None,
             num_ctx: Some(t.model.info.context_window),
+            max_tokens: None,
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),

@@ -81,6 +81,7 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,
             constraint: t.model.constraint,
             num_ctx: Some(t.model.info.context_window),
+            max_tokens: t.model.info.max_output_tokens,
         };
         let model_call = tracing::info_span!("model_call", iteration);
         let streamed = tracing::Instrument::instrument(stream_turn(t, req), model_call).await;

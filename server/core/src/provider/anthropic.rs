@@ -150,7 +150,7 @@ impl Anthropic {
             .collect();
         let mut body = json!({
             "model": model,
-            "max_tokens": MAX_TOKENS + budget.unwrap_or(0),
+            "max_tokens": req.max_tokens.map_or(MAX_TOKENS, |n| u32::try_from(n).unwrap_or(u32::MAX)).saturating_add(budget.unwrap_or(0)),
             "system": [{"type": "text", "text": &*req.system, "cache_control": {"type": "ephemeral"}}],
             "messages": messages,
             "stream": true,

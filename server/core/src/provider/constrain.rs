@@ -127,6 +127,23 @@ pub fn json_prompt(tools: &[ToolSpec]) -> String {
     s
 }
 
+/// An earlier reply as the JSON object a constrained model writes: its calls (arguments as
+/// written, as a string when they were not JSON), else its answer.
+pub fn written_reply(text: &str, calls: &[super::ToolCallReq]) -> String {
+    if calls.is_empty() {
+        return json!({"answer": text}).to_string();
+    }
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|c| {
+            let args = serde_json::from_str::<Value>(&c.arguments)
+                .unwrap_or_else(|_| Value::String(c.arguments.clone()));
+            json!({"name": c.name, "arguments": args})
+        })
+        .collect();
+    json!({"calls": calls}).to_string()
+}
+
 /// A reply under a JSON constraint: its answer's text and its calls, or why it cannot be read.
 pub fn read_json(text: &str) -> Result<(String, Vec<TextCall>), String> {
     let v: Value = serde_json::from_str(text.trim())

@@ -128,6 +128,8 @@ pub struct ChatRequest {
     pub constraint: Option<constrain::Constraint>,
     /// The window the run assumes, for a server that must be told it (Ollama's `num_ctx`).
     pub num_ctx: Option<u64>,
+    /// The most tokens the reply may take (`models.…maxOutputTokens`).
+    pub max_tokens: Option<u64>,
 }
 
 impl ChatRequest {

@@ -12,7 +12,7 @@ use super::{FinishReason, ProviderError, ProviderEvent};
 use crate::protocol::Usage;
 
 /// The `/api/chat` body of a chat-completions body.
-pub fn chat_body(openai: Value, num_ctx: Option<u64>) -> Value {
+pub fn chat_body(openai: Value, num_ctx: Option<u64>, num_predict: Option<u64>) -> Value {
     let Value::Object(mut o) = openai else {
         return openai;
     };
@@ -40,6 +40,9 @@ pub fn chat_body(openai: Value, num_ctx: Option<u64>) -> Value {
     let mut options = Map::new();
     if let Some(n) = num_ctx {
         options.insert("num_ctx".into(), json!(n));
+    }
+    if let Some(n) = num_predict {
+        options.insert("num_predict".into(), json!(n));
     }
     if !options.is_empty() {
         body.insert("options".into(), Value::Object(options));
@@ -110,7 +113,7 @@ pub(crate) fn stream_parser()
     let mut calls = 0usize;
     let mut finished = false;
     move |event, data, out| {
-        if event == Some(super::openai::EOF_EVENT) {
+        if event == Some(super::sse::EOF_EVENT) {
             return Ok(finished);
         }
         let v: Value = serde_json::from_str(data)
@@ -184,8 +187,9 @@ mod tests {
                 {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}]},
                 {"role": "tool", "tool_call_id": "c1", "content": "alpha"}],
             "tools": [{"type": "function", "function": {"name": "read_file"}}]});
-        let b = chat_body(openai, Some(32_768));
+        let b = chat_body(openai, Some(32_768), Some(512));
         assert_eq!(b["options"]["num_ctx"], 32_768);
+        assert_eq!(b["options"]["num_predict"], 512);
         assert!(b.get("stream_options").is_none());
         let m = b["messages"].as_array().unwrap();
         assert_eq!(m[1]["content"], "look");
@@ -234,6 +238,6 @@ mod tests {
         assert_eq!(evs[5], ProviderEvent::Finish(FinishReason::ToolCalls));
         let mut p = stream_parser();
         assert!(p(None, r#"{"error": "model 'x' not found"}"#, &mut out).is_err());
-        assert!(!p(Some(super::super::openai::EOF_EVENT), "", &mut out).unwrap());
+        assert!(!p(Some(super::super::sse::EOF_EVENT), "", &mut out).unwrap());
     }
 }

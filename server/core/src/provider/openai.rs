@@ -106,6 +106,9 @@ impl OpenAi {
         if let Some(e) = req.reasoning_effort {
             body["reasoning_effort"] = json!(e.as_str());
         }
+        if let Some(n) = req.max_tokens {
+            body["max_tokens"] = json!(n);
+        }
         body
     }
 }
@@ -132,13 +135,24 @@ impl OpenAi {
                 ChatMessage::Assistant {
                     text, tool_calls, ..
                 } => {
-                    let mut content = text.clone();
-                    for c in tool_calls {
-                        if !content.is_empty() {
-                            content.push('\n');
+                    // Written back in the form the model is told to write (a constrained model
+                    // sees its earlier replies as the JSON objects it was held to).
+                    let content = match req.constraint {
+                        Some(_) => super::constrain::written_reply(text, tool_calls),
+                        None => {
+                            let mut content = text.clone();
+                            for c in tool_calls {
+                                if !content.is_empty() {
+                                    content.push('\n');
+                                }
+                                content.push_str(&super::textcalls::written_call(
+                                    &c.name,
+                                    &c.arguments,
+                                ));
+                            }
+                            content
                         }
-                        content.push_str(&super::textcalls::written_call(&c.name, &c.arguments));
-                    }
+                    };
                     messages.push(json!({"role": "assistant", "content": content}));
                 }
                 ChatMessage::Tool { text, .. } => {
@@ -171,6 +185,9 @@ impl OpenAi {
         });
         if let Some(e) = req.reasoning_effort {
             body["reasoning_effort"] = json!(e.as_str());
+        }
+        if let Some(n) = req.max_tokens {
+            body["max_tokens"] = json!(n);
         }
         if let Some(c) = req.constraint {
             c.apply(&mut body, &req.tools);
@@ -500,7 +517,7 @@ pub(crate) fn stream_parser()
         if parser.done {
             let Some(fr) = parser.finish else {
                 return Err(ProviderError::Truncated(
-                    "[DONE] without a finish reason".into(),
+                    "[DONE] without a finish reason: the server cut the reply short (llama-cpp-python's server does when another request arrives; start it with --interrupt_requests False)".into(),
                 ));
             };
             out.push_back(ProviderEvent::Finish(fr));
@@ -511,7 +528,7 @@ pub(crate) fn stream_parser()
 }
 
 /// Passed to the parser as the event name once the body has ended.
-pub(crate) const EOF_EVENT: &str = "\u{0}eof";
+pub(crate) use super::sse::EOF_EVENT;
 
 /// Turn an SSE response body into provider events with an idle timeout between chunks.
 pub(crate) fn event_stream<P>(
@@ -655,7 +672,7 @@ impl Provider for OpenAi {
         let net = self.net;
         if self.kind.get() == Some(&super::server::ServerKind::Ollama) {
             // Its own endpoint: the only one that takes the window (`options.num_ctx`).
-            let body = super::ollama::chat_body(self.body(&req), req.num_ctx);
+            let body = super::ollama::chat_body(self.body(&req), req.num_ctx, req.max_tokens);
             let mut rb = client
                 .post(format!("{}/api/chat", super::server::root_of(&self.base)))
                 .json(&body);

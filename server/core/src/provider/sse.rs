@@ -21,6 +21,9 @@ pub struct SseDecoder {
     lines: bool,
 }
 
+/// Passed to a stream's parser as the event name once the body has ended.
+pub(crate) const EOF_EVENT: &str = "\u{0}eof";
+
 /// A single line may not exceed this (a misbehaving server cannot grow memory without bound).
 pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 

@@ -471,6 +471,13 @@ pub struct Filter {
     /// `toolCalls: native`: no call is read from the text, so none is held back (a `<think>`
     /// block still goes out as reasoning).
     native: bool,
+    /// `toolCalls: text`: a fenced block may be a call (when it is the reply's last).
+    text_mode: bool,
+    /// A fenced block being read (from its opening fence).
+    fenced: Option<String>,
+    /// A closed fenced block that reads as a call, and the space after it: held until more
+    /// text shows it is not the reply's last block (then it goes out as text).
+    candidate: Option<String>,
 }
 
 /// What a chunk comes to.
@@ -488,6 +495,7 @@ impl Filter {
     pub fn new(mode: ToolCallsMode) -> Filter {
         Filter {
             native: mode == ToolCallsMode::Native,
+            text_mode: mode == ToolCallsMode::Text,
             ..Filter::default()
         }
     }
@@ -512,7 +520,11 @@ impl Filter {
         // Every opener begins with `<`, `[`, a full-width bar (its first byte 0xEF) or `to=`.
         if !self.thinking
             && self.pending.is_empty()
-            && !chunk.bytes().any(|b| matches!(b, b'<' | b'[' | 0xEF))
+            && self.fenced.is_none()
+            && self.candidate.is_none()
+            && !chunk
+                .bytes()
+                .any(|b| matches!(b, b'<' | b'[' | 0xEF) || (b == b'`' && self.text_mode))
             && !chunk.contains("to=")
             && !chunk.ends_with('t')
             && !chunk.ends_with("to")
@@ -525,7 +537,13 @@ impl Filter {
 
     /// The stream ended: what was held back in case it opened something (text, reasoning).
     pub fn finish(&mut self) -> (String, String) {
-        let rest = std::mem::take(&mut self.pending);
+        let mut rest = std::mem::take(&mut self.pending);
+        // An unclosed fence was text; a closed one that reads as a call is left to the reply's
+        // extraction (the complete message shows whatever it does not take).
+        if let Some(f) = self.fenced.take() {
+            rest.insert_str(0, &f);
+        }
+        self.candidate = None;
         if self.held {
             (String::new(), String::new())
         } else if self.thinking {
@@ -539,6 +557,11 @@ impl Filter {
         self.pending.push_str(chunk);
         let (mut text, mut reasoning) = (String::new(), String::new());
         loop {
+            match self.fence_step(&mut text) {
+                Some(true) => continue,
+                Some(false) => break,
+                None => {}
+            }
             if self.thinking {
                 match self.pending.find(THINK.1) {
                     Some(i) => {
@@ -562,6 +585,15 @@ impl Filter {
             } else {
                 first_opener(&self.pending).map(|(i, _)| i)
             };
+            if let Some(f) = self.pending.find(FENCE).filter(|_| self.text_mode)
+                && think.is_none_or(|t| f < t)
+                && call.is_none_or(|c| f < c)
+            {
+                text.push_str(&self.pending[..f]);
+                self.pending.drain(..f + FENCE.len());
+                self.fenced = Some(FENCE.to_string());
+                continue;
+            }
             match (think, call) {
                 (Some(t), c) if c.is_none_or(|c| t < c) => {
                     text.push_str(&self.pending[..t]);
@@ -581,6 +613,9 @@ impl Filter {
                         OPENERS.to_vec()
                     };
                     all.push(THINK.0);
+                    if self.text_mode {
+                        all.push(FENCE);
+                    }
                     let keep = partial_suffix(&self.pending, &all);
                     let cut = self.pending.len() - keep;
                     text.push_str(&self.pending[..cut]);
@@ -591,6 +626,57 @@ impl Filter {
         }
         (text, reasoning)
     }
+}
+
+impl Filter {
+    /// Inside a fenced block, or just after one that reads as a call: `Some(true)` when the
+    /// split goes on, `Some(false)` when everything pending is held, `None` when neither.
+    fn fence_step(&mut self, text: &mut String) -> Option<bool> {
+        if let Some(buf) = self.fenced.as_mut() {
+            let Some(i) = self.pending.find(FENCE) else {
+                let keep = partial_suffix(&self.pending, &[FENCE]);
+                let cut = self.pending.len() - keep;
+                buf.push_str(&self.pending[..cut]);
+                self.pending.drain(..cut);
+                return Some(false);
+            };
+            buf.push_str(&self.pending[..i + FENCE.len()]);
+            self.pending.drain(..i + FENCE.len());
+            let block = self.fenced.take().unwrap_or_default();
+            if fenced_call(&block) {
+                self.candidate = Some(block);
+            } else {
+                text.push_str(&block);
+            }
+            return Some(true);
+        }
+        let c = self.candidate.as_mut()?;
+        let space = self.pending.len() - self.pending.trim_start().len();
+        c.push_str(&self.pending[..space]);
+        self.pending.drain(..space);
+        if self.pending.is_empty() {
+            return Some(false);
+        }
+        // More text: it was not the reply's last block.
+        text.push_str(&self.candidate.take().unwrap_or_default());
+        Some(true)
+    }
+}
+
+const FENCE: &str = "```";
+
+/// Whether a whole fenced block (fences included) holds one call object.
+fn fenced_call(block: &str) -> bool {
+    let inner = block
+        .strip_prefix(FENCE)
+        .and_then(|b| b.strip_suffix(FENCE))
+        .unwrap_or_default();
+    let body = inner.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    serde_json::from_str::<Value>(body.trim())
+        .ok()
+        .as_ref()
+        .and_then(call_of)
+        .is_some()
 }
 
 /// How many bytes at the end of `s` could begin one of `markers` (held back until the next
@@ -754,5 +840,40 @@ mod tests {
         // Harmony's opener split across chunks is still held.
         let (text, _) = run(&["ok t", "o=func", "tions.shell <|message|>{}"]);
         assert_eq!(text, "ok ");
+    }
+
+    #[test]
+    fn a_fenced_call_is_held_only_while_it_may_be_the_last_block() {
+        fn streamed(chunks: &[&str]) -> String {
+            let mut f = Filter::new(ToolCallsMode::Text);
+            let mut out = String::new();
+            for c in chunks {
+                match f.push(c) {
+                    Filtered::Pass => out.push_str(c),
+                    Filtered::Split { text, .. } => out.push_str(&text),
+                }
+            }
+            out.push_str(&f.finish().0);
+            out
+        }
+        let call = [
+            "Let me see.\n``",
+            "`json\n{\"name\": \"list_files\", ",
+            "\"arguments\": {}}\n``",
+            "`\n",
+        ];
+        assert_eq!(streamed(&call), "Let me see.\n");
+        let code = ["Like this:\n```rust\nfn main() {}\n", "```\nDone."];
+        assert_eq!(streamed(&code), code.concat());
+        let quoted = [
+            "Example: ```{\"name\": \"x\", \"arguments\": {}}```",
+            " and more.",
+        ];
+        assert_eq!(streamed(&quoted), quoted.concat());
+        let unclosed = ["```json\n{\"name\""];
+        assert_eq!(streamed(&unclosed), unclosed.concat());
+        // Only a model asked to write its calls as text holds a fence.
+        let mut f = Filter::new(ToolCallsMode::Auto);
+        assert_eq!(f.push("```json\n{}"), Filtered::Pass);
     }
 }

@@ -240,8 +240,8 @@ impl Fake {
 }
 
 /// A chat-completion stream whose content is `text` (in 6-character chunks), as llama.cpp's
-/// server streams it; `finish` is its finish reason.
-fn sse_text(text: &str, finish: &str) -> String {
+/// server streams it; `finish` is its finish reason; a usage chunk when `usage`.
+fn sse_text(text: &str, finish: &str, usage: bool) -> String {
     let mut out = String::new();
     let chars: Vec<char> = text.chars().collect();
     for piece in chars.chunks(6) {
@@ -251,15 +251,16 @@ fn sse_text(text: &str, finish: &str) -> String {
             json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": null}]})
         ));
     }
-    out.push_str(&format!(
-        "data: {}\n\ndata: [DONE]\n\n",
-        json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": {"prompt_tokens": 900, "completion_tokens": 20}})
-    ));
+    let mut last = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]});
+    if usage {
+        last["usage"] = json!({"prompt_tokens": 900, "completion_tokens": 20});
+    }
+    out.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
     out
 }
 
 /// A llama.cpp server as its documentation gives it: `/props` (a template without tool
-/// support, a 4,096-token context), `/v1/models`, and a chat endpoint that refuses a request
+/// support, a 32,768-token context), `/v1/models`, and a chat endpoint that refuses a request
 /// with `tools` (the model takes none) or without a GBNF `grammar` its parser accepts.
 async fn llama_cpp(fake: Fake) -> String {
     let app = axum::Router::new()
@@ -267,7 +268,7 @@ async fn llama_cpp(fake: Fake) -> String {
             "/props",
             get(|| async {
                 axum::Json(json!({
-                    "default_generation_settings": {"n_ctx": 4096},
+                    "default_generation_settings": {"n_ctx": 32768},
                     "total_slots": 1,
                     "model_path": "/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
                     "chat_template": "{% for message in messages %}…{% endfor %}",
@@ -280,6 +281,14 @@ async fn llama_cpp(fake: Fake) -> String {
         .route(
             "/v1/models",
             get(|| async { axum::Json(json!({"data": [{"id": "test-model"}]})) }),
+        )
+        // Its tokenizer: a token per four characters here.
+        .route(
+            "/tokenize",
+            post(|body: axum::Json<Value>| async move {
+                let n = body["content"].as_str().unwrap_or("").chars().count() / 4;
+                axum::Json(json!({"tokens": vec![1; n]}))
+            }),
         )
         .route(
             "/v1/chat/completions",
@@ -339,8 +348,13 @@ async fn a_llama_cpp_without_tool_support_gets_calls_as_text_under_a_valid_gramm
     fake.reply(sse_text(
         "{\"calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"hello.txt\", \"content\": \"hello\\n\"}}]}",
         "stop",
+        false,
     ));
-    fake.reply(sse_text("{\"answer\": \"Wrote hello.txt.\"}", "stop"));
+    fake.reply(sse_text(
+        "{\"answer\": \"Wrote hello.txt.\"}",
+        "stop",
+        false,
+    ));
     let s = TestServer::start(Opts {
         openai: Some(url),
         ceiling: Ceiling {
@@ -354,7 +368,7 @@ async fn a_llama_cpp_without_tool_support_gets_calls_as_text_under_a_valid_gramm
     let (_, list) = s.get("/api/providers").await;
     assert_eq!(
         list["data"][0]["model_server"],
-        json!({"server": "llama_cpp", "version": "b6500-0123abcd", "tools": false, "tool_calls": "text", "constrained": "gbnf", "context_window": 4096}),
+        json!({"server": "llama_cpp", "version": "b6500-0123abcd", "tools": false, "tool_calls": "text", "constrained": "gbnf", "context_window": 32768}),
         "{list}"
     );
     let sid = s.create_session("ask").await;
@@ -374,6 +388,15 @@ async fn a_llama_cpp_without_tool_support_gets_calls_as_text_under_a_valid_gramm
     let events = s.events(&sid).await;
     let answers = of_type(&events, "message_complete");
     assert_eq!(answers.last().unwrap()["text"], "Wrote hello.txt.");
+    // It streams no usage: its tokenizer counted the prompt and the reply, marked estimated.
+    let usage = &of_type(&events, "model_usage")[1]["usage"];
+    assert_eq!(usage["estimated"], true, "{usage}");
+    assert_eq!(
+        usage["output_tokens"],
+        "{\"answer\": \"Wrote hello.txt.\"}".len() as u64 / 4,
+        "{usage}"
+    );
+    assert!(usage["input_tokens"].as_u64().unwrap() > 500, "{usage}");
     let streamed: String = of_type(&events, "message_delta")
         .iter()
         .filter_map(|d| d["text"].as_str())
@@ -398,10 +421,10 @@ async fn a_constrained_reply_that_cannot_be_read_is_retried_exactly_once() {
     let fake = Fake::default();
     let url = llama_cpp(fake.clone()).await;
     let cut = "{\"calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"con";
-    fake.reply(sse_text(cut, "length"));
-    fake.reply(sse_text(cut, "length"));
-    fake.reply(sse_text(cut, "length"));
-    fake.reply(sse_text("{\"answer\": \"Sorry.\"}", "stop"));
+    fake.reply(sse_text(cut, "length", true));
+    fake.reply(sse_text(cut, "length", true));
+    fake.reply(sse_text(cut, "length", true));
+    fake.reply(sse_text("{\"answer\": \"Sorry.\"}", "stop", true));
     let s = TestServer::start(Opts {
         openai: Some(url),
         ..Opts::default()

@@ -317,6 +317,8 @@ pub(super) async fn stream_turn(
     } else {
         Vec::new()
     };
+    // What a server that streams no usage is asked to count (shared parts, not copies).
+    let counted = (req.system.clone(), req.tools.clone());
     // The history is shared with the request: let go of it, so storing this answer extends the
     // history in place instead of copying it.
     drop(req);
@@ -387,14 +389,13 @@ pub(super) async fn stream_turn(
     let (text, reasoning) = a.filter.finish();
     stream_split(t, &message_id, (&mut tc, &mut rc), &text, &reasoning);
     t.flush_deltas(&message_id, &mut tc, &mut rc);
-    // A server that streams no usage (llama-cpp-python's does not) is counted from the text's
-    // length, marked estimated: compaction and the context meter work with it too.
-    let u = a.reported.unwrap_or(Usage {
-        input_tokens: provider::estimate_tokens(prompt_chars),
-        output_tokens: provider::estimate_tokens(a.streamed()),
-        estimated: true,
-        ..Usage::default()
-    });
+    // A server that streams no usage (llama-cpp-python's does not) is counted by its own
+    // tokenizer where it has one, else from the text's length, marked estimated: compaction and
+    // the context meter work with it too.
+    let u = match a.reported {
+        Some(u) => u,
+        None => unreported_usage(t, counted, &a, prompt_chars).await,
+    };
     t.account(u, "turn", prompt_chars).await;
     if !a.finished {
         return Err(ProviderError::Truncated(
@@ -425,6 +426,61 @@ pub(super) async fn stream_turn(
         reasoning: a.reasoning,
     });
     Ok((calls, duplicates))
+}
+
+/// The usage of a reply the server reported none for: the server's tokenizer's count of the
+/// prompt and the reply where it has one, else ~4 characters a token; estimated either way.
+async fn unreported_usage(
+    t: &Turn<'_>,
+    (system, tools): (Arc<str>, Arc<[provider::ToolSpec]>),
+    a: &Answer,
+    prompt_chars: usize,
+) -> Usage {
+    let mut prompt = String::with_capacity(prompt_chars);
+    prompt.push_str(&system);
+    for s in tools.iter() {
+        prompt.push_str(&s.name);
+        prompt.push_str(&s.description);
+        prompt.push_str(&s.parameters.to_string());
+    }
+    for m in t.history.lock().messages().iter() {
+        match m {
+            provider::ChatMessage::User { text, .. } | provider::ChatMessage::Tool { text, .. } => {
+                prompt.push_str(text);
+            }
+            provider::ChatMessage::Assistant {
+                text, tool_calls, ..
+            } => {
+                prompt.push_str(text);
+                for c in tool_calls {
+                    prompt.push_str(&c.arguments);
+                }
+            }
+        }
+    }
+    let mut reply = a.text.clone();
+    reply.push_str(&a.reasoning);
+    for (_, c) in &a.calls {
+        reply.push_str(&c.arguments);
+    }
+    let counted = t
+        .model
+        .provider_client
+        .count_tokens(&t.model.model, vec![prompt, reply])
+        .await;
+    let (input, output) = match counted.as_deref() {
+        Some(&[i, o]) => (i, o.max(1)),
+        _ => (
+            provider::estimate_tokens(prompt_chars),
+            provider::estimate_tokens(a.streamed()),
+        ),
+    };
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        estimated: true,
+        ..Usage::default()
+    }
 }
 
 /// The calls a reply wrote as text, when it sent none natively (see `provider::textcalls`):

@@ -383,6 +383,15 @@ pub trait Provider: Send + Sync {
     fn context_window(&self, _model: &str) -> futures::future::BoxFuture<'static, Option<u64>> {
         Box::pin(async { None })
     }
+    /// Tokens of each text as the server's own tokenizer counts them (`None`: it has none),
+    /// for a server that streams no usage.
+    fn count_tokens(
+        &self,
+        _model: &str,
+        _texts: Vec<String>,
+    ) -> futures::future::BoxFuture<'static, Option<Vec<u64>>> {
+        Box::pin(async { None })
+    }
     /// What the server behind the provider says of `model` (asked once per model; see
     /// `server`). A provider that is no local server says nothing.
     fn server_facts(

@@ -31,6 +31,8 @@ pub struct OpenAi {
     facts: Arc<tokio::sync::Mutex<HashMap<String, super::server::ServerFacts>>>,
     /// The server's kind once known: Ollama's requests go to its own chat endpoint.
     kind: Arc<std::sync::OnceLock<super::server::ServerKind>>,
+    /// The server answered no tokenizer request: it is not asked again.
+    no_tokenizer: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl OpenAi {
@@ -50,6 +52,7 @@ impl OpenAi {
             windows: Arc::default(),
             facts: Arc::default(),
             kind: Arc::default(),
+            no_tokenizer: Arc::default(),
         })
     }
 
@@ -739,6 +742,42 @@ impl Provider for OpenAi {
                 .await
                 .get(&model)
                 .copied()
+        })
+    }
+
+    fn count_tokens(
+        &self,
+        model: &str,
+        texts: Vec<String>,
+    ) -> BoxFuture<'static, Option<Vec<u64>>> {
+        use std::sync::atomic::Ordering;
+        let Ok(client) = self.client.get() else {
+            return Box::pin(async { None });
+        };
+        if self.no_tokenizer.load(Ordering::Relaxed) {
+            return Box::pin(async { None });
+        }
+        let kind = self.kind.get().copied().unwrap_or_default();
+        let (root, key, model) = (
+            super::server::root_of(&self.base).to_string(),
+            self.key.clone(),
+            model.to_string(),
+        );
+        let none = self.no_tokenizer.clone();
+        Box::pin(async move {
+            let mut counts = Vec::with_capacity(texts.len());
+            for text in texts {
+                let asked =
+                    super::server::tokens(&client, &root, key.as_deref(), kind, &model, text).await;
+                match asked {
+                    Some(n) => counts.push(n),
+                    None => {
+                        none.store(true, Ordering::Relaxed);
+                        return None;
+                    }
+                }
+            }
+            Some(counts)
         })
     }
 

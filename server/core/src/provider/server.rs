@@ -168,6 +168,51 @@ pub async fn probe(
     ServerFacts::default()
 }
 
+/// Tokens of `text` by the server's own tokenizer: llama.cpp's `/tokenize`, vLLM's
+/// `/tokenize`, llama-cpp-python's `/extras/tokenize/count` (a server not recognised is asked
+/// there, then at `/tokenize`). `None`: it has none (or did not answer in time).
+pub async fn tokens(
+    client: &reqwest::Client,
+    root: &str,
+    key: Option<&str>,
+    kind: ServerKind,
+    model: &str,
+    text: String,
+) -> Option<u64> {
+    let asks: Vec<(String, Value)> = match kind {
+        ServerKind::LlamaCpp => vec![(format!("{root}/tokenize"), json!({"content": text}))],
+        ServerKind::Vllm => vec![(
+            format!("{root}/tokenize"),
+            json!({"model": model, "prompt": text}),
+        )],
+        ServerKind::Other => vec![
+            (
+                format!("{root}/extras/tokenize/count"),
+                json!({"input": text}),
+            ),
+            (format!("{root}/tokenize"), json!({"content": text})),
+        ],
+        ServerKind::Ollama | ServerKind::LmStudio => return None,
+    };
+    for (url, body) in asks {
+        let mut rb = client.post(url).json(&body);
+        if let Some(k) = key {
+            rb = rb.bearer_auth(k);
+        }
+        if let Some(v) = fetch(rb).await {
+            let n = v.get("count").and_then(Value::as_u64).or_else(|| {
+                v.get("tokens")
+                    .and_then(Value::as_array)
+                    .map(|t| t.len() as u64)
+            });
+            if n.is_some() {
+                return n;
+            }
+        }
+    }
+    None
+}
+
 /// llama.cpp's `/props`: the loaded model's window, its template's tool support (a server
 /// started without `--jinja`, or a template that cannot take tools, says false or nothing —
 /// either way, no tools), and whether it takes images.

@@ -388,6 +388,12 @@ async fn a_llama_cpp_without_tool_support_gets_calls_as_text_under_a_valid_gramm
     let events = s.events(&sid).await;
     let answers = of_type(&events, "message_complete");
     assert_eq!(answers.last().unwrap()["text"], "Wrote hello.txt.");
+    let (_, models) = s.get("/api/models").await;
+    assert_eq!(
+        models["data"],
+        json!([{"id": "test-model", "context_window": 32768, "tools": false, "vision": false}]),
+        "a model that takes no tools is marked"
+    );
     // It streams no usage: its tokenizer counted the prompt and the reply, marked estimated.
     let usage = &of_type(&events, "model_usage")[1]["usage"];
     assert_eq!(usage["estimated"], true, "{usage}");
@@ -471,6 +477,13 @@ async fn ollama(fake: Fake) -> String {
         .route(
             "/api/version",
             get(|| async { axum::Json(json!({"version": "0.12.6"})) }),
+        )
+        .route(
+            "/api/tags",
+            get(|| async {
+                axum::Json(json!({"models": [{"name": "test-model", "model": "test-model", "size": 4_683_087_332_u64,
+                    "details": {"family": "qwen2", "parameter_size": "7.6B", "quantization_level": "Q4_K_M"}}]}))
+            }),
         )
         .route(
             "/api/show",
@@ -567,6 +580,13 @@ async fn ollama_requests_carry_the_window_on_its_own_chat_endpoint() {
     let usage = of_type(&events, "model_usage");
     assert_eq!(usage[0]["usage"]["input_tokens"], 1200);
     assert_eq!(usage[0]["context_window"], 32768);
+    // The model list says what the server says of each model.
+    let (st, models) = s.get("/api/models").await;
+    assert_eq!(st, 200, "{models}");
+    assert_eq!(
+        models["data"],
+        json!([{"id": "test-model", "context_window": 32768, "tools": true, "vision": false, "size_bytes": 4_683_087_332_u64}])
+    );
     s.stop().await;
 }
 

@@ -222,6 +222,19 @@ pub struct ModelList {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ModelInfo {
     pub id: String,
+    /// The context window its server gives it (Ollama's `/api/show`, llama.cpp's `/props`,
+    /// LM Studio's and vLLM's model lists).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// Whether it takes tools; `false`: its calls are read from its text (choosing it warns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<bool>,
+    /// Whether it takes images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision: Option<bool>,
+    /// Its size on disk, in bytes (Ollama, LM Studio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
 }
 
 /// `POST /api/policy/check`: what the gate would decide for a tool call. Nothing is executed.

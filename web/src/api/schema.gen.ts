@@ -383,7 +383,10 @@ export interface paths {
         /**
          * Models a provider reports (also a connection test).
          * @description Asks the provider (`provider`, an id from `GET /api/providers`; absent: the default one)
-         *     for its model list on every call and returns the model ids as it reports them. 404 when no
+         *     for its model list on every call and returns the model ids as it reports them, each with what
+         *     a local server says of it: `context_window`, `tools` (false: it takes none, so its calls are
+         *     read from its text), `vision`, `size_bytes` (Ollama's `/api/tags` and `/api/show`, llama.cpp's
+         *     `/props`, LM Studio's `/api/v0/models`, vLLM's `max_model_len`). 404 when no
          *     provider has that id. When the provider cannot be reached, refuses the key, or answers with
          *     an error, the call fails with 502 and the provider's error message.
          */
@@ -1447,7 +1450,8 @@ export interface paths {
          * Find OpenAI-compatible model servers on this machine's loopback (setup).
          * @description Asks `http://127.0.0.1:<port>/v1/models` on the default ports of Ollama (11434), llama.cpp
          *     (8080), LM Studio (1234) and vLLM (8000), each with an 800 ms timeout and no redirects, and
-         *     returns the servers that answered with a model list: name, base URL and up to 200 model ids.
+         *     returns the servers that answered with a model list: name, base URL, up to 200 model ids, and
+         *     the same models with what the server says of each (`details`: window, tools, images, size).
          *     The server asks because the browser cannot: its CSP allows only this origin.
          */
         get: operations["probe"];
@@ -2621,7 +2625,22 @@ export interface components {
          */
         Mode: "ask" | "auto" | "full";
         ModelInfo: {
+            /**
+             * Format: int64
+             * @description The context window its server gives it (Ollama's `/api/show`, llama.cpp's `/props`,
+             *     LM Studio's and vLLM's model lists).
+             */
+            context_window?: number | null;
             id: string;
+            /**
+             * Format: int64
+             * @description Its size on disk, in bytes (Ollama, LM Studio).
+             */
+            size_bytes?: number | null;
+            /** @description Whether it takes tools; `false`: its calls are read from its text (choosing it warns). */
+            tools?: boolean | null;
+            /** @description Whether it takes images. */
+            vision?: boolean | null;
         };
         ModelList: {
             data: components["schemas"]["ModelInfo"][];
@@ -3001,6 +3020,11 @@ export interface components {
         };
         ProbedServer: {
             base_url: string;
+            /**
+             * @description The same models with what the server says of each (window, tools, images, size), as
+             *     `GET /api/models` gives them.
+             */
+            details: components["schemas"]["ModelInfo"][];
             models: string[];
             name: string;
         };

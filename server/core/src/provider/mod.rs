@@ -378,6 +378,23 @@ pub trait Provider: Send + Sync {
     ) -> futures::future::BoxFuture<'static, Result<Vec<String>, ProviderError>>;
     /// The configured model name.
     fn model(&self) -> String;
+    /// Models the endpoint reports, with what its server says of each (sizes, windows, tools,
+    /// images); a provider that is no local server gives the ids alone.
+    fn describe_models(
+        &self,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<server::ListedModel>, ProviderError>> {
+        let ids = self.list_models();
+        Box::pin(async move {
+            Ok(ids
+                .await?
+                .into_iter()
+                .map(|id| server::ListedModel {
+                    id,
+                    facts: server::ServerFacts::default(),
+                })
+                .collect())
+        })
+    }
     /// The context window the provider's model list gives `model`, where it gives one (asked
     /// once per provider; `None` when it says nothing or cannot be reached).
     fn context_window(&self, _model: &str) -> futures::future::BoxFuture<'static, Option<u64>> {

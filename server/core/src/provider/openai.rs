@@ -282,6 +282,26 @@ async fn model_windows(rb: reqwest::RequestBuilder, first_byte: Duration) -> Has
         .unwrap_or_default()
 }
 
+/// `GET …/models` → each id and the window it gives, if any.
+async fn listed_models(
+    rb: reqwest::RequestBuilder,
+    first_byte: Duration,
+) -> Result<Vec<(String, Option<u64>)>, ProviderError> {
+    let resp = send(rb, first_byte).await?;
+    let v: Value = resp
+        .json()
+        .await
+        .map_err(|e| ProviderError::Protocol(e.to_string()))?;
+    Ok(v.get("data")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| Some((m.get("id")?.as_str()?.to_string(), listed_window(m))))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
 /// `GET …/models` → the `data[].id` list (OpenAI and Anthropic share this shape).
 pub(crate) async fn model_ids(
     rb: reqwest::RequestBuilder,
@@ -724,6 +744,24 @@ impl Provider for OpenAi {
 
     fn model(&self) -> String {
         self.model.clone()
+    }
+
+    fn describe_models(
+        &self,
+    ) -> BoxFuture<'static, Result<Vec<super::server::ListedModel>, ProviderError>> {
+        let client = match self.client.get() {
+            Ok(c) => c,
+            Err(e) => return super::no_client(e),
+        };
+        let mut rb = client.get(format!("{}/models", self.base));
+        if let Some(k) = &self.key {
+            rb = rb.bearer_auth(k);
+        }
+        let (base, key, net) = (self.base.clone(), self.key.clone(), self.net);
+        Box::pin(async move {
+            let listed = listed_models(rb, net.first_byte).await?;
+            Ok(super::server::describe(&client, &base, key.as_deref(), listed).await)
+        })
     }
 
     fn context_window(&self, model: &str) -> BoxFuture<'static, Option<u64>> {

@@ -168,6 +168,115 @@ pub async fn probe(
     ServerFacts::default()
 }
 
+/// A model a server lists, with what it says of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedModel {
+    pub id: String,
+    pub facts: ServerFacts,
+}
+
+impl ListedModel {
+    /// As the API shows it (`GET /api/models`, `GET /api/setup/probe`).
+    pub fn into_info(self) -> crate::protocol::ModelInfo {
+        crate::protocol::ModelInfo {
+            id: self.id,
+            context_window: self.facts.context,
+            tools: self.facts.tools,
+            vision: self.facts.vision,
+            size_bytes: self.facts.size,
+        }
+    }
+}
+
+/// The most models whose details are asked one by one (Ollama's `/api/show`).
+const MAX_DETAILED: usize = 50;
+
+/// The models a server lists (`listed`: the ids of `/v1/models` and the windows it gives),
+/// with their sizes and capabilities where the server says: Ollama's `/api/tags` and
+/// `/api/show`, llama.cpp's `/props`, LM Studio's `/api/v0/models`; vLLM's and others' windows
+/// from the list itself.
+pub async fn describe(
+    client: &reqwest::Client,
+    base: &str,
+    key: Option<&str>,
+    listed: Vec<(String, Option<u64>)>,
+) -> Vec<ListedModel> {
+    let first = listed.first().map(|(id, _)| id.clone()).unwrap_or_default();
+    let facts = probe(client, base, key, &first).await;
+    let root = root_of(base);
+    let plain = |listed: Vec<(String, Option<u64>)>, kind| {
+        listed
+            .into_iter()
+            .map(|(id, context)| ListedModel {
+                id,
+                facts: ServerFacts {
+                    kind,
+                    context,
+                    ..ServerFacts::default()
+                },
+            })
+            .collect()
+    };
+    let with_key = |rb: reqwest::RequestBuilder| match key {
+        Some(k) => rb.bearer_auth(k),
+        None => rb,
+    };
+    match facts.kind {
+        ServerKind::Ollama => {
+            let tags = fetch(with_key(client.get(format!("{root}/api/tags")))).await;
+            let names: Vec<(String, Option<u64>)> = tags
+                .as_ref()
+                .and_then(|t| t["models"].as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|m| Some((m["name"].as_str()?.to_string(), m["size"].as_u64())))
+                        .collect()
+                })
+                .unwrap_or_else(|| listed.iter().map(|(id, _)| (id.clone(), None)).collect());
+            let shown = names.into_iter().take(MAX_DETAILED).map(|(name, size)| {
+                let rb = with_key(
+                    client
+                        .post(format!("{root}/api/show"))
+                        .json(&json!({"model": name})),
+                );
+                async move {
+                    let mut f = fetch(rb)
+                        .await
+                        .as_ref()
+                        .map(ollama_show)
+                        .unwrap_or_default();
+                    f.kind = ServerKind::Ollama;
+                    f.size = f.size.or(size);
+                    ListedModel { id: name, facts: f }
+                }
+            });
+            futures::future::join_all(shown).await
+        }
+        ServerKind::LlamaCpp => listed
+            .into_iter()
+            .map(|(id, _)| ListedModel {
+                id,
+                facts: facts.clone(),
+            })
+            .collect(),
+        ServerKind::LmStudio => {
+            let list = fetch(with_key(client.get(format!("{root}/api/v0/models")))).await;
+            listed
+                .into_iter()
+                .map(|(id, context)| {
+                    let mut f = list
+                        .as_ref()
+                        .map(|l| lmstudio_model(l, &id))
+                        .unwrap_or_default();
+                    f.context = f.context.or(context);
+                    ListedModel { id, facts: f }
+                })
+                .collect()
+        }
+        kind @ (ServerKind::Vllm | ServerKind::Other) => plain(listed, kind),
+    }
+}
+
 /// Tokens of `text` by the server's own tokenizer: llama.cpp's `/tokenize`, vLLM's
 /// `/tokenize`, llama-cpp-python's `/extras/tokenize/count` (a server not recognised is asked
 /// there, then at `/tokenize`). `None`: it has none (or did not answer in time).

@@ -255,6 +255,8 @@ fn view(e: &Entry, default: Option<&str>) -> ProviderView {
     }
 }
 
+use crate::provider::server::ListedModel;
+
 impl Core {
     pub fn providers(&self) -> &Arc<Registry> {
         &self.env.provider
@@ -444,8 +446,12 @@ impl Core {
         Ok(self.provider_list())
     }
 
-    /// The models a provider reports (the default one without `id`); also a connection test.
-    pub async fn list_models(&self, id: Option<&str>) -> ServiceResult<Vec<String>> {
+    /// The models a provider reports (the default one without `id`), with what a local server
+    /// says of each (window, tools, images, size); also a connection test.
+    pub async fn list_models(
+        &self,
+        id: Option<&str>,
+    ) -> ServiceResult<Vec<crate::protocol::ModelInfo>> {
         let entry = match id {
             Some(id) => self
                 .providers()
@@ -453,10 +459,11 @@ impl Core {
                 .ok_or(ServiceError::NotFound("provider"))?,
             None => self.providers().resolve(None, None).entry,
         };
-        entry
+        let listed = entry
             .provider
-            .list_models()
+            .describe_models()
             .await
-            .map_err(|e| ServiceError::Upstream(e.to_string()))
+            .map_err(|e| ServiceError::Upstream(e.to_string()))?;
+        Ok(listed.into_iter().map(ListedModel::into_info).collect())
     }
 }

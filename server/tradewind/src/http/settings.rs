@@ -9,7 +9,7 @@ use super::extract::ApiJson;
 use super::extract::ApiQuery;
 use crate::error::{ApiResult, ErrorBody};
 use crate::protocol::{
-    ModelInfo, ModelList, ModelsQuery, ProviderList, ProviderSettingsParams, ProviderSettingsView,
+    ModelList, ModelsQuery, ProviderList, ProviderSettingsParams, ProviderSettingsView,
     ProviderView, WebSearchSettingsParams, WebSearchSettingsView,
 };
 
@@ -49,7 +49,10 @@ pub async fn put_provider(
 /// Models a provider reports (also a connection test).
 ///
 /// Asks the provider (`provider`, an id from `GET /api/providers`; absent: the default one)
-/// for its model list on every call and returns the model ids as it reports them. 404 when no
+/// for its model list on every call and returns the model ids as it reports them, each with what
+/// a local server says of it: `context_window`, `tools` (false: it takes none, so its calls are
+/// read from its text), `vision`, `size_bytes` (Ollama's `/api/tags` and `/api/show`, llama.cpp's
+/// `/props`, LM Studio's `/api/v0/models`, vLLM's `max_model_len`). 404 when no
 /// provider has that id. When the provider cannot be reached, refuses the key, or answers with
 /// an error, the call fails with 502 and the provider's error message.
 #[utoipa::path(get, path = "/api/models", tag = "settings", params(ModelsQuery),
@@ -61,10 +64,8 @@ pub async fn list_models(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<ModelsQuery>,
 ) -> ApiResult<axum::Json<ModelList>> {
-    let ids = state.list_models(q.provider.as_deref()).await?;
-    Ok(axum::Json(ModelList {
-        data: ids.into_iter().map(|id| ModelInfo { id }).collect(),
-    }))
+    let data = state.list_models(q.provider.as_deref()).await?;
+    Ok(axum::Json(ModelList { data }))
 }
 
 /// The web search provider `websearch` uses now.

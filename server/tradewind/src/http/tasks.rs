@@ -136,6 +136,9 @@ pub struct ProbedServer {
     pub name: String,
     pub base_url: String,
     pub models: Vec<String>,
+    /// The same models with what the server says of each (window, tools, images, size), as
+    /// `GET /api/models` gives them.
+    pub details: Vec<crate::protocol::ModelInfo>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -147,7 +150,8 @@ pub struct ProbeResult {
 ///
 /// Asks `http://127.0.0.1:<port>/v1/models` on the default ports of Ollama (11434), llama.cpp
 /// (8080), LM Studio (1234) and vLLM (8000), each with an 800 ms timeout and no redirects, and
-/// returns the servers that answered with a model list: name, base URL and up to 200 model ids.
+/// returns the servers that answered with a model list: name, base URL, up to 200 model ids, and
+/// the same models with what the server says of each (`details`: window, tools, images, size).
 /// The server asks because the browser cannot: its CSP allows only this origin.
 #[utoipa::path(get, path = "/api/setup/probe", tag = "settings",
     responses((status = 200, description = "The servers found (possibly none)", body = ProbeResult),
@@ -173,17 +177,24 @@ pub async fn probe(State(_state): State<AppState>) -> ApiResult<axum::Json<Probe
                 return None;
             }
             let v: serde_json::Value = r.json().await.ok()?;
-            let models = v
+            let models: Vec<String> = v
                 .get("data")?
                 .as_array()?
                 .iter()
                 .filter_map(|m| m.get("id")?.as_str().map(str::to_string))
                 .take(200)
                 .collect();
+            let listed = models.iter().map(|m| (m.clone(), None)).collect();
+            let details = tradewind_core::provider::server::describe(&client, &base, None, listed)
+                .await
+                .into_iter()
+                .map(tradewind_core::provider::server::ListedModel::into_info)
+                .collect();
             Some(ProbedServer {
                 name: name.to_string(),
                 base_url: base,
                 models,
+                details,
             })
         }
     });

@@ -478,6 +478,11 @@ pub struct Filter {
     /// A closed fenced block that reads as a call, and the space after it: held until more
     /// text shows it is not the reply's last block (then it goes out as text).
     candidate: Option<String>,
+    /// `toolCalls: text`: text other than space has gone out (a reply that opens with `{` may
+    /// be a bare JSON call, held until it ends).
+    emitted: bool,
+    /// A reply that opened with `{`, held whole.
+    bare: Option<String>,
 }
 
 /// What a chunk comes to.
@@ -519,6 +524,7 @@ impl Filter {
         }
         // Every opener begins with `<`, `[`, a full-width bar (its first byte 0xEF) or `to=`.
         if !self.thinking
+            && (!self.text_mode || self.emitted)
             && self.pending.is_empty()
             && self.fenced.is_none()
             && self.candidate.is_none()
@@ -532,7 +538,30 @@ impl Filter {
             return Filtered::Pass;
         }
         let (text, reasoning) = self.split(chunk);
+        let text = self.bare_gate(text);
         Filtered::Split { text, reasoning }
+    }
+
+    /// `toolCalls: text`: a reply whose text opens with `{` may be one bare JSON call; it is
+    /// held whole (the complete message shows whatever the extraction does not take).
+    fn bare_gate(&mut self, text: String) -> String {
+        if !self.text_mode || self.emitted {
+            return text;
+        }
+        if let Some(b) = self.bare.as_mut() {
+            b.push_str(&text);
+            return String::new();
+        }
+        let lead = text.trim_start();
+        if lead.is_empty() {
+            return text;
+        }
+        if lead.starts_with('{') {
+            self.bare = Some(text);
+            return String::new();
+        }
+        self.emitted = true;
+        text
     }
 
     /// The stream ended: what was held back in case it opened something (text, reasoning).
@@ -544,6 +573,17 @@ impl Filter {
             rest.insert_str(0, &f);
         }
         self.candidate = None;
+        if let Some(mut b) = self.bare.take() {
+            if !self.thinking && !self.held {
+                b.push_str(&rest);
+            }
+            let whole_call = serde_json::from_str::<Value>(b.trim())
+                .ok()
+                .as_ref()
+                .and_then(call_of)
+                .is_some();
+            return (if whole_call { String::new() } else { b }, String::new());
+        }
         if self.held {
             (String::new(), String::new())
         } else if self.thinking {
@@ -875,5 +915,30 @@ mod tests {
         // Only a model asked to write its calls as text holds a fence.
         let mut f = Filter::new(ToolCallsMode::Auto);
         assert_eq!(f.push("```json\n{}"), Filtered::Pass);
+    }
+
+    #[test]
+    fn a_reply_that_opens_with_json_is_held_whole_when_calls_are_text() {
+        let mut f = Filter::new(ToolCallsMode::Text);
+        let mut out = String::new();
+        for c in [
+            "<think>hm</think>",
+            "  {\"name\": \"read_file\", ",
+            "\"arguments\": {}}",
+        ] {
+            if let Filtered::Split { text, .. } = f.push(c) {
+                out.push_str(&text);
+            }
+        }
+        assert_eq!(out.trim(), "");
+        assert_eq!(f.finish().0, "", "a call: left to the extraction");
+        let mut f = Filter::new(ToolCallsMode::Text);
+        assert!(
+            matches!(f.push("{ not json"), Filtered::Split { ref text, .. } if text.is_empty())
+        );
+        assert_eq!(f.finish().0, "{ not json", "not a call: it was text");
+        let mut f = Filter::new(ToolCallsMode::Text);
+        assert!(matches!(f.push("Sure"), Filtered::Split { ref text, .. } if text == "Sure"));
+        assert_eq!(f.push(", {x}"), Filtered::Pass, "after text, the fast path");
     }
 }

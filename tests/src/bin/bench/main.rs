@@ -447,6 +447,149 @@ async fn timed_run(s: &TestServer, ws: &mut Ws, sid: &str, text: &str) -> (f64, 
     }
 }
 
+/// Forty turns whose calls a model writes as text, eight families' formats in turn (the
+/// replay provider streams each in 16-character deltas through the text filter): how many run
+/// through the gate, how many are shown as raw text, and what reading them costs a run against
+/// the same forty calls sent natively.
+async fn textcalls() {
+    let formats = [
+        |p: &str| {
+            format!(
+                "<tool_call>\n{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{p}\"}}}}\n</tool_call>"
+            )
+        },
+        |p: &str| {
+            format!(
+                "<tool_call>\n<function=read_file>\n<parameter=path>\n{p}\n</parameter>\n</function>\n</tool_call>"
+            )
+        },
+        |p: &str| {
+            format!(
+                "[TOOL_CALLS][{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{p}\"}}}}]"
+            )
+        },
+        |p: &str| {
+            format!(
+                "<|python_tag|>{{\"name\": \"read_file\", \"parameters\": {{\"path\": \"{p}\"}}}}<|eom_id|>"
+            )
+        },
+        |p: &str| {
+            format!(
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{{\"path\": \"{p}\"}}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+            )
+        },
+        |p: &str| {
+            format!(
+                "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{{\"path\": \"{p}\"}}<|call|>"
+            )
+        },
+        |p: &str| {
+            format!(
+                "Reading it.\n```json\n{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{p}\"}}}}\n```"
+            )
+        },
+        |p: &str| {
+            format!(
+                "<think>which file next</think>{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{p}\"}}}}"
+            )
+        },
+    ];
+    let written: Vec<Value> = (0..40)
+        .map(|i| json!({"text": formats[i % formats.len()](&format!("f{}.txt", i % 5))}))
+        .chain(std::iter::once(json!({"text": "All read."})))
+        .collect();
+    let native: Vec<Value> = (0..40)
+        .map(|i| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": format!("f{}.txt", i % 5)}}]}))
+        .chain(std::iter::once(json!({"text": "All read."})))
+        .collect();
+    let script = json!({"scripts": [
+        {"match": "written", "turns": written},
+        {"match": "native", "turns": native},
+    ]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        tweak: Some(|c| {
+            let mut m = std::collections::BTreeMap::new();
+            m.insert(
+                "replay/replay".to_string(),
+                tradewind::models::ModelOverride {
+                    tool_calls: Some(tradewind::provider::textcalls::ToolCallsMode::Text),
+                    ..Default::default()
+                },
+            );
+            c.models = tradewind::models::Catalog::new(m);
+            c.agent.max_iterations = 100;
+        }),
+        ..Opts::default()
+    })
+    .await;
+    for i in 0..5 {
+        std::fs::write(
+            s.workspace.path().join(format!("f{i}.txt")),
+            "hello\n".repeat(50),
+        )
+        .unwrap();
+    }
+    let mut times = [Vec::new(), Vec::new()];
+    let mut counts = (0, 0, 0);
+    for round in 0..6 {
+        for (k, prompt) in ["written calls", "native calls"].iter().enumerate() {
+            let sid = s.create_session("ask").await;
+            let mut ws = ws_connect(&s).await;
+            ws_send(
+                &mut ws,
+                json!({"type": "subscribe", "session": sid, "after": 0}),
+            )
+            .await;
+            let (ms, fin) = timed_run(&s, &mut ws, &sid, prompt).await;
+            assert_eq!(fin["status"], "completed", "{fin}");
+            if round > 0 {
+                times[k].push(ms);
+            }
+            if k == 0 && round == 0 {
+                let events = s.events(&sid).await;
+                let ran = of_type(&events, "tool_result")
+                    .iter()
+                    .filter(|r| r["ok"] == true && r["tool"] == "read_file")
+                    .count();
+                let gated = of_type(&events, "policy_decision").len();
+                let syntax = [
+                    "<tool_call>",
+                    "<function=",
+                    "TOOL_CALLS",
+                    "python_tag",
+                    "tool▁call",
+                    "to=functions",
+                    "<think>",
+                    "\"arguments\"",
+                    "\"path\"",
+                ];
+                let shown = of_type(&events, "message_complete")
+                    .iter()
+                    .chain(of_type(&events, "message_delta").iter())
+                    .filter(|m| {
+                        syntax
+                            .iter()
+                            .any(|x| m["text"].as_str().unwrap_or("").contains(x))
+                    })
+                    .inspect(|m| eprintln!("shown: {}", m["text"]))
+                    .count();
+                counts = (ran, gated, shown);
+            }
+        }
+    }
+    let (ran, gated, shown) = counts;
+    println!(
+        "textcalls_40_turns: {ran}/40 written calls ran through the gate ({gated} gate decisions), {shown} messages or deltas showed call syntax as text"
+    );
+    println!(
+        "textcalls_40_turn_run_ms written p50 {:.1} vs native p50 {:.1} (41 model calls + 40 read_file each, replay provider, n=5 each)",
+        pct(&mut times[0].clone(), 0.5),
+        pct(&mut times[1].clone(), 0.5)
+    );
+    s.stop().await;
+}
+
 async fn turn() {
     let calls: Vec<Value> = (0..20)
         .map(|i| json!({"name": "read_file", "arguments": {"path": format!("f{}.txt", i % 5)}}))
@@ -2087,6 +2230,9 @@ async fn main() {
     }
     if want("turn") {
         turn().await;
+    }
+    if want("textcalls") {
+        textcalls().await;
     }
     if want("stream") {
         stream().await;

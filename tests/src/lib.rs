@@ -163,6 +163,7 @@ impl TestServer {
                 base_url: None,
                 model: None,
                 replay: Some(f),
+                api_mode: Default::default(),
             });
         }
         if let Some(url) = &opts.openai {
@@ -171,6 +172,7 @@ impl TestServer {
                 base_url: Some(url.clone()),
                 model: Some("test-model".into()),
                 replay: None,
+                api_mode: Default::default(),
             });
         }
         cfg.tls = opts.tls.clone();

@@ -215,6 +215,8 @@ impl Mock {
             .route("/v1/chat/completions", post(chat))
             // The Anthropic Messages endpoint shares the script: the test writes its SSE dialect.
             .route("/v1/messages", post(chat))
+            // So does the Responses API.
+            .route("/v1/responses", post(chat))
             .route(
                 "/v1/models",
                 get(|| async {

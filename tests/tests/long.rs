@@ -940,6 +940,7 @@ async fn sessions_pick_their_own_provider_and_model() {
             model: Some("big-1".into()),
             api_key_env: None,
             key: Some("sk-cloud-test".into()),
+            api_mode: Default::default(),
         }],
         ..Opts::default()
     };

@@ -57,6 +57,26 @@ pub struct ProviderSettingsParams {
     /// `ANTHROPIC_API_KEY`).
     #[schema(pattern = "^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
     pub api_key_env: Option<String>,
+    /// `chat` (default) or `responses` (OpenAI's Responses API); `openai` providers only.
+    #[serde(default)]
+    pub api_mode: Option<ApiMode>,
+}
+
+/// Which API of an `openai` provider its calls use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiMode {
+    /// Chat Completions (`/chat/completions`): every OpenAI-compatible server.
+    #[default]
+    Chat,
+    /// The Responses API (`/responses`): OpenAI's newer models and Codex.
+    Responses,
+}
+
+impl ApiMode {
+    pub fn is_chat(&self) -> bool {
+        *self == ApiMode::Chat
+    }
 }
 
 /// One configured provider (`GET /api/providers`).
@@ -79,6 +99,9 @@ pub struct ProviderView {
     pub source: ProviderSource,
     /// Sessions without their own provider use this one.
     pub default: bool,
+    /// `chat` or `responses` (`openai` providers).
+    #[serde(default, skip_serializing_if = "ApiMode::is_chat")]
+    pub api_mode: ApiMode,
     /// What the server behind an OpenAI-compatible provider is, and how its default model's
     /// calls are read (asked of the server when listed; absent for other kinds).
     #[serde(default, skip_serializing_if = "Option::is_none")]

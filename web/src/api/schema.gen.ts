@@ -1784,6 +1784,11 @@ export interface components {
             /** @description One entry per question: the chosen option labels, or null to skip that question. */
             answers: (string[] | null)[];
         };
+        /**
+         * @description Which API of an `openai` provider its calls use.
+         * @enum {string}
+         */
+        ApiMode: "chat" | "responses";
         ApiToken: {
             /** Format: int64 */
             created_at: number;
@@ -3103,6 +3108,7 @@ export interface components {
              *     `ANTHROPIC_API_KEY`).
              */
             api_key_env?: string | null;
+            api_mode?: components["schemas"]["ApiMode"] | null;
             /**
              * @description The server's base URL, starting `http://` or `https://`, e.g.
              *     `http://127.0.0.1:11434/v1` (422 when the rest is not a valid URL); blank or null: the
@@ -3151,6 +3157,8 @@ export interface components {
              *     kind's usual environment variable); the key itself is never returned.
              */
             api_key_set: boolean;
+            /** @description `chat` or `responses` (`openai` providers). */
+            api_mode?: components["schemas"]["ApiMode"];
             base_url?: string | null;
             /** @description Sessions without their own provider use this one. */
             default: boolean;

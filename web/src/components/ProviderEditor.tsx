@@ -18,7 +18,8 @@ const ENV_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 type Field = "id" | "model" | "api_key_env";
 
 /**
- * Add a provider (`existing` null: with its id) or change one: kind, base URL, model, a key
+ * Add a provider (`existing` null: with its id) or change one: kind, its API (an OpenAI-compatible
+ * one speaks Chat Completions or the Responses API), base URL, model, a key
  * (write-only: left empty, the stored one is kept) and the environment variable to read the key
  * from instead. Checked here first (each field says what is wrong), then by the server, which
  * stores nothing when it refuses. The first field has the focus when it opens.
@@ -43,6 +44,7 @@ export function ProviderEditor({
   const [model, setModel] = useState(existing?.model ?? "");
   const [apiKey, setApiKey] = useState("");
   const [keyEnv, setKeyEnv] = useState(existing?.api_key_env ?? "");
+  const [apiMode, setApiMode] = useState<"chat" | "responses">(existing?.api_mode === "responses" ? "responses" : "chat");
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const k = KINDS.find((x) => x.value === kind) ?? KINDS[0];
 
@@ -68,6 +70,7 @@ export function ProviderEditor({
         model: model.trim(),
         ...(apiKey ? { api_key: apiKey } : {}),
         api_key_env: keyEnv.trim() || null,
+        api_mode: kind === "openai" ? apiMode : null,
       });
       setApiKey("");
       onSaved(saved);
@@ -165,6 +168,19 @@ export function ProviderEditor({
           ))}
         </select>
       </label>
+      {kind === "openai" && (
+        <label class="field">
+          <span>API</span>
+          <select
+            name="api_mode"
+            value={apiMode}
+            onChange={(e) => setApiMode((e.target as HTMLSelectElement).value as "chat" | "responses")}
+          >
+            <option value="chat">Chat Completions (any OpenAI-compatible server)</option>
+            <option value="responses">Responses (OpenAI's newer models, Codex)</option>
+          </select>
+        </label>
+      )}
       <label class="field">
         <span>Base URL (empty: the kind's own)</span>
         <input

@@ -234,6 +234,10 @@ pub struct CommonArgs {
     /// Replay script (with --provider replay).
     #[arg(long)]
     pub replay: Option<PathBuf>,
+    /// The API an openai provider's calls use: `chat` (Chat Completions, default) or
+    /// `responses` (OpenAI's Responses API).
+    #[arg(long, env = "TRADEWIND_API_MODE", value_parser = ["chat", "responses"])]
+    pub api_mode: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -236,6 +236,8 @@ pub struct FileProvider {
     pub kind: Option<String>,
     pub base_url: Option<String>,
     pub model: Option<String>,
+    /// `chat` (default) or `responses`.
+    pub api_mode: Option<crate::protocol::ApiMode>,
 }
 
 /// One of `providers` in config.json: several side by side, each with its own key.
@@ -253,6 +255,9 @@ pub struct ProviderEntrySettings {
     pub api_key_env: Option<String>,
     /// The key itself (config.json is in the 0700 state directory).
     pub key: Option<String>,
+    /// `chat` (default) or `responses` (`openai` only).
+    #[serde(default)]
+    pub api_mode: crate::protocol::ApiMode,
 }
 
 /// `goal` in config.json.
@@ -358,6 +363,7 @@ pub struct ProviderSettings {
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub replay: Option<PathBuf>,
+    pub api_mode: crate::protocol::ApiMode,
 }
 
 /// The resolved configuration a server or a headless run works with.
@@ -536,6 +542,11 @@ impl Config {
             base_url: common.base_url.clone().or(file.provider.base_url.clone()),
             model: common.model.clone().or(file.provider.model.clone()),
             replay: common.replay.as_ref().map(|p| absolutize(&cwd, p)),
+            api_mode: match common.api_mode.as_deref() {
+                Some("responses") => crate::protocol::ApiMode::Responses,
+                Some(_) => crate::protocol::ApiMode::Chat,
+                None => file.provider.api_mode.unwrap_or_default(),
+            },
         });
         let tls_base = state_dir.clone();
         Ok(Config {

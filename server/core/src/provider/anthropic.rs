@@ -104,7 +104,11 @@ impl Anthropic {
                 } => {
                     // Signed thinking goes back unchanged, first (only while thinking is on:
                     // without it the API refuses thinking blocks).
-                    for th in thinking.iter().filter(|_| budget.is_some()) {
+                    // (Another API's kept reasoning items are not Anthropic's to read.)
+                    for th in thinking.iter().filter(|th| {
+                        budget.is_some()
+                            && !matches!(th, Thinking::Redacted(d) if d.starts_with(super::responses::REASONING_MARK))
+                    }) {
                         push(
                             "assistant",
                             match th {

@@ -9,6 +9,7 @@ pub mod ollama;
 pub mod openai;
 pub mod registry;
 pub mod replay;
+pub mod responses;
 pub mod server;
 pub mod sse;
 pub mod textcalls;
@@ -548,6 +549,9 @@ pub struct ProviderConfig {
     pub model: Option<String>,
     /// Replay script path (kind `replay`).
     pub replay: Option<String>,
+    /// `openai` only: Chat Completions (default) or the Responses API.
+    #[serde(default, skip_serializing_if = "crate::protocol::ApiMode::is_chat")]
+    pub api_mode: crate::protocol::ApiMode,
 }
 
 /// Build a provider from settings; the API key comes from the environment or the stored key.
@@ -567,6 +571,9 @@ pub fn build(
                 .model
                 .clone()
                 .ok_or("--model is required for the openai provider")?;
+            if cfg.api_mode == crate::protocol::ApiMode::Responses {
+                return Ok(Arc::new(responses::Responses::new(&base, key, model, net)?));
+            }
             Ok(Arc::new(openai::OpenAi::new(&base, key, model, net)?))
         }
         "anthropic" => {

@@ -186,6 +186,7 @@ mod tests {
                 base_url: Some("http://127.0.0.1:9/v1".into()),
                 model: Some(model.into()),
                 replay: None,
+                api_mode: Default::default(),
             },
             key_env: None,
             key_set: false,

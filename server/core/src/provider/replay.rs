@@ -16,7 +16,7 @@
 //! deltas), and `error` (`{"status": 503, "message": "…"}`) to fail that call.
 //!
 //! A turn may instead be `recorded`: the body a provider streams, as its documentation gives
-//! it (`{"format": "openai" | "anthropic", "sse": "data: …\n\n…"}` or `"file": "turn.sse"`,
+//! it (`{"format": "openai" | "anthropic" | "responses", "sse": "data: …\n\n…"}` or `"file": "turn.sse"`,
 //! relative to the replay file), played event by event through the live client's own stream
 //! parser, so what a real model sends — split arguments, parallel calls, thinking blocks,
 //! usage chunks — is what the agent gets. `delay_ms` then waits between events.
@@ -82,6 +82,8 @@ pub enum WireFormat {
     Openai,
     /// Anthropic's messages.
     Anthropic,
+    /// OpenAI's Responses API.
+    Responses,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -193,6 +195,9 @@ fn recorded(r: &Recorded, delay: Duration) -> EventStream {
         }
         WireFormat::Anthropic => {
             super::openai::event_stream(body, idle, super::anthropic::stream_parser())
+        }
+        WireFormat::Responses => {
+            super::openai::event_stream(body, idle, super::responses::stream_parser())
         }
     };
     events

@@ -126,6 +126,7 @@ pub async fn initial_providers(
                 base_url: p.base_url.clone(),
                 model: p.model.clone(),
                 replay: p.replay.as_ref().map(|r| r.to_string_lossy().into_owned()),
+                api_mode: p.api_mode,
             },
             ProviderSource::Flags,
         )),
@@ -158,6 +159,7 @@ pub async fn initial_providers(
             base_url: p.base_url.clone(),
             model: p.model.clone(),
             replay: None,
+            api_mode: p.api_mode,
         };
         let keys = KeySources {
             stored: stored_key(store, &p.id).await?,
@@ -223,11 +225,18 @@ fn validate(p: &ProviderSettingsParams) -> ServiceResult<ProviderConfig> {
             "api_key_env must be an environment variable name (letters, digits and _, not starting with a digit, at most 128)".into(),
         ));
     }
+    let api_mode = p.api_mode.unwrap_or_default();
+    if api_mode == crate::protocol::ApiMode::Responses && p.kind != "openai" {
+        return Err(ServiceError::Invalid(
+            "api_mode `responses` is for openai providers".into(),
+        ));
+    }
     Ok(ProviderConfig {
         kind: p.kind.clone(),
         base_url,
         model,
         replay: None,
+        api_mode,
     })
 }
 
@@ -252,6 +261,7 @@ fn view(e: &Entry, default: Option<&str>) -> ProviderView {
         source: e.source,
         default: default == Some(e.id.as_str()),
         model_server: None,
+        api_mode: e.config.api_mode,
     }
 }
 

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -266,6 +266,11 @@ fn sse_text(text: &str, finish: &str, usage: bool) -> String {
 /// support, a 32,768-token context), `/v1/models`, and a chat endpoint that refuses a request
 /// with `tools` (the model takes none) or without a GBNF `grammar` its parser accepts.
 async fn llama_cpp(fake: Fake) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    llama_cpp_on(fake, listener).await
+}
+
+async fn llama_cpp_on(fake: Fake, listener: tokio::net::TcpListener) -> String {
     let app = axum::Router::new()
         .route(
             "/props",
@@ -327,13 +332,17 @@ async fn llama_cpp(fake: Fake) -> String {
             }),
         )
         .with_state(fake);
-    serve(app).await
+    serve_on(app, listener).await
 }
 
 use axum::response::IntoResponse;
 
 async fn serve(app: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve_on(app, listener).await
+}
+
+async fn serve_on(app: axum::Router, listener: tokio::net::TcpListener) -> String {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -419,6 +428,30 @@ async fn a_llama_cpp_without_tool_support_gets_calls_as_text_under_a_valid_gramm
     let system = bodies[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("\"calls\"") && system.contains("write_file"));
     assert_eq!(bodies[0]["stream"], true);
+    s.stop().await;
+}
+
+/// A local server started after Tradewind is recognised once it answers: one that cannot be
+/// reached is asked again, not remembered as "not recognised".
+#[tokio::test]
+async fn a_local_server_started_later_is_recognised_once_it_answers() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let s = TestServer::start(Opts {
+        openai: Some(format!("http://{addr}/v1")),
+        ..Opts::default()
+    })
+    .await;
+    let (_, list) = s.get("/api/providers").await;
+    assert_eq!(list["data"][0]["model_server"]["server"], "other", "{list}");
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    llama_cpp_on(Fake::default(), listener).await;
+    let (_, list) = s.get("/api/providers").await;
+    assert_eq!(
+        list["data"][0]["model_server"]["server"], "llama_cpp",
+        "{list}"
+    );
     s.stop().await;
 }
 

@@ -832,8 +832,11 @@ impl Provider for OpenAi {
                 return f.clone();
             }
             let f = super::server::probe(&client, &base, key.as_deref(), &model).await;
-            let _ = kind.set(f.kind);
-            known.insert(model, f.clone());
+            // A server not reachable yet (started after Tradewind) is asked again next time.
+            if !f.unreached {
+                let _ = kind.set(f.kind);
+                known.insert(model, f.clone());
+            }
             f
         })
     }

@@ -59,6 +59,9 @@ pub struct ServerFacts {
     /// Its size on disk, in bytes (Ollama, LM Studio).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+    /// The server could not be reached at all (down, or not started yet): worth asking again.
+    #[serde(skip)]
+    pub unreached: bool,
 }
 
 /// Each probe's limit: a local server answers in milliseconds, and a run waits for this once.
@@ -100,17 +103,22 @@ pub fn probed(base: &str) -> bool {
 
 /// GET or POST a JSON document within the probe's time; `None` for anything but a 200 JSON.
 async fn fetch(rb: reqwest::RequestBuilder) -> Option<Value> {
-    let r = tokio::time::timeout(PROBE_TIMEOUT, rb.timeout(PROBE_TIMEOUT).send())
-        .await
-        .ok()?
-        .ok()?;
+    answer(rb).await.ok().flatten()
+}
+
+/// A JSON document, `Ok(None)` for an answer that is not one, `Err` when nothing answered.
+async fn answer(rb: reqwest::RequestBuilder) -> Result<Option<Value>, ()> {
+    let r = match tokio::time::timeout(PROBE_TIMEOUT, rb.timeout(PROBE_TIMEOUT).send()).await {
+        Ok(Ok(r)) => r,
+        _ => return Err(()),
+    };
     if !r.status().is_success() {
-        return None;
+        return Ok(None);
     }
-    tokio::time::timeout(PROBE_TIMEOUT, r.json::<Value>())
+    Ok(tokio::time::timeout(PROBE_TIMEOUT, r.json::<Value>())
         .await
-        .ok()?
         .ok()
+        .and_then(Result::ok))
 }
 
 /// Ask the server behind `base` what it is and what it says of `model`.
@@ -132,10 +140,25 @@ pub async fn probe(
         }
     };
     let (ollama, props, version, lmstudio) = tokio::join!(
-        fetch(get(format!("{root}/api/version"))),
-        fetch(get(format!("{root}/props"))),
-        fetch(get(format!("{root}/version"))),
-        fetch(get(format!("{root}/api/v0/models"))),
+        answer(get(format!("{root}/api/version"))),
+        answer(get(format!("{root}/props"))),
+        answer(get(format!("{root}/version"))),
+        answer(get(format!("{root}/api/v0/models"))),
+    );
+    if [&ollama, &props, &version, &lmstudio]
+        .iter()
+        .all(|a| a.is_err())
+    {
+        return ServerFacts {
+            unreached: true,
+            ..ServerFacts::default()
+        };
+    }
+    let (ollama, props, version, lmstudio) = (
+        ollama.ok().flatten(),
+        props.ok().flatten(),
+        version.ok().flatten(),
+        lmstudio.ok().flatten(),
     );
     if let Some(v) = ollama.filter(|v| v.get("version").is_some_and(Value::is_string)) {
         let mut rb = client
@@ -347,6 +370,7 @@ pub fn llama_props(p: &Value) -> ServerFacts {
             .filter(|n| *n > 0),
         vision: p.pointer("/modalities/vision").and_then(Value::as_bool),
         size: None,
+        unreached: false,
     }
 }
 
@@ -374,6 +398,7 @@ pub fn ollama_show(s: &Value) -> ServerFacts {
         context,
         vision: said.then(|| caps.contains(&"vision")),
         size: s.get("size").and_then(Value::as_u64),
+        unreached: false,
     }
 }
 

@@ -47,6 +47,18 @@ async function startFakeOpenAi() {
       if (req.url.startsWith("/locked/")) {
         res.writeHead(401, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: "this key is not allowed here", type: "invalid_request_error" } }));
+      } else if (req.method === "GET" && req.url === "/api/v0/models") {
+        // LM Studio's own model list: tiny-b's capabilities name no tool use.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            object: "list",
+            data: [
+              { id: "tiny-a", object: "model", type: "llm", max_context_length: 8192, capabilities: ["tool_use"] },
+              { id: "tiny-b", object: "model", type: "llm", max_context_length: 4096, capabilities: [] },
+            ],
+          }),
+        );
       } else if (req.method === "GET" && req.url === "/v1/models") {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ object: "list", data: [{ id: "tiny-a" }, { id: "tiny-b" }] }));
@@ -193,7 +205,18 @@ describe("model providers side by side and a model per session", { skip, timeout
       let listed = await get(page, server, "/api/providers");
       assert.deepEqual(
         listed.data.find((x) => x.id === "local"),
-        { id: "local", kind: "openai", base_url: fake.url, model: "tiny-a", api_key_set: false, api_key_env: "TW_TINY_KEY", source: "settings", default: false },
+        {
+          id: "local",
+          kind: "openai",
+          base_url: fake.url,
+          model: "tiny-a",
+          api_key_set: false,
+          api_key_env: "TW_TINY_KEY",
+          source: "settings",
+          default: false,
+          // What the server behind it is (LM Studio, by its own model list) and does for tiny-a.
+          model_server: { server: "lm_studio", tools: true, tool_calls: "auto", constrained: "off", context_window: 8192 },
+        },
       );
 
       // Test: its models, asked of the fake server.
@@ -294,8 +317,13 @@ describe("model providers side by side and a model per session", { skip, timeout
       assert.equal(await list.evaluate((el) => el === document.activeElement), true, "the list has the focus");
       assert.equal(await modelButton(page).getAttribute("aria-expanded"), "true");
       const local = list.getByRole("group", { name: "local", exact: true });
-      await local.getByRole("option", { name: "tiny-b", exact: true }).waitFor();
-      assert.deepEqual(await local.getByRole("option").allInnerTexts(), ["tiny-a", "tiny-b", "Other model for local…"]);
+      await local.locator('[role="option"][data-model="tiny-b"]').waitFor();
+      // Each model with what its server (LM Studio's list here) says of it.
+      assert.deepEqual(await local.getByRole("option").allInnerTexts(), [
+        "tiny-a 8k context",
+        "tiny-b 4k context · no tools",
+        "Other model for local…",
+      ]);
       // The provider that cannot list its models says why, and still takes a name by hand.
       const locked = list.getByRole("group", { name: "locked", exact: true });
       await shows(locked.locator('[role="option"][aria-disabled="true"]'), "Could not list its models", "the locked provider's error");
@@ -308,8 +336,11 @@ describe("model providers side by side and a model per session", { skip, timeout
       await list.press("End");
       for (let i = 0; i < 4; i++) await list.press("ArrowUp");
       const activeText = await list.evaluate((el) => document.getElementById(el.getAttribute("aria-activedescendant"))?.textContent);
-      assert.equal(activeText, "tiny-b", "ArrowUp reached tiny-b");
+      assert.equal(activeText, "tiny-b 4k context · no tools", "ArrowUp reached tiny-b");
       const patched = page.waitForResponse((r) => r.url().endsWith(`/api/sessions/${id}`) && r.request().method() === "PATCH");
+      // A model that takes no tools warns first; picked again, it is used.
+      await list.press("Enter");
+      await shows(page.locator(".model-pop").getByRole("alert"), "tiny-b takes no tools", "the no-tools warning");
       await list.press("Enter");
       assert.deepEqual((await patched).request().postDataJSON(), { provider: "local", model: "tiny-b" });
       await list.waitFor({ state: "detached" });
@@ -331,7 +362,7 @@ describe("model providers side by side and a model per session", { skip, timeout
       // A name typed by hand, for the provider that could not list its models.
       await modelButton(page).click();
       await list.waitFor();
-      assert.equal(await local.getByRole("option", { name: "tiny-b", exact: true }).getAttribute("aria-selected"), "true");
+      assert.equal(await local.locator('[role="option"][data-model="tiny-b"]').getAttribute("aria-selected"), "true");
       await locked.getByRole("option", { name: "Other model for locked…" }).click();
       const field = page.getByLabel("Model name for locked");
       await field.waitFor();
@@ -414,7 +445,7 @@ describe("model providers side by side and a model per session", { skip, timeout
       await list.waitFor();
       await focusOn(page, /^div:/, "the picker's list has the focus");
       assert.equal(await list.evaluate((el) => el === document.activeElement), true, "the list has the focus");
-      await list.getByRole("group", { name: "local", exact: true }).getByRole("option", { name: "tiny-b", exact: true }).waitFor();
+      await list.getByRole("group", { name: "local", exact: true }).locator('[role="option"][data-model="tiny-b"]').waitFor();
       const def = list.getByRole("group", { name: "default", exact: true });
       assert.equal(await def.getByRole("option", { name: "whatever", exact: true }).getAttribute("aria-selected"), "true");
       const fits = await page.evaluate(() => {

@@ -77,6 +77,7 @@ export type FileMatches = Schemas["FileMatches"];
 export type ProviderSettings = Schemas["ProviderSettingsView"];
 export type ProviderSettingsUpdate = Schemas["ProviderSettingsParams"];
 export type ModelList = Schemas["ModelList"];
+export type ModelInfo = Schemas["ModelInfo"];
 /** One configured model provider (`GET /api/providers`); its key is never sent back. */
 export type ProviderView = Schemas["ProviderView"];
 export type ProviderList = Schemas["ProviderList"];

@@ -57,7 +57,7 @@ export function ModelMenu({ session }: { session: Session }) {
       setListings(Object.fromEntries(l.data.map((p) => [p.id, { status: "loading" } as Listing])));
       for (const p of l.data) {
         api.models(p.id).then(
-          (r) => live && setListings((m) => ({ ...m, [p.id]: { status: "ok", models: r.data.map((x) => x.id) } })),
+          (r) => live && setListings((m) => ({ ...m, [p.id]: { status: "ok", models: r.data } })),
           (e) => live && setListings((m) => ({ ...m, [p.id]: { status: "error", message: errorText(e) } })),
         );
       }

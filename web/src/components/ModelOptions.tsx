@@ -1,9 +1,20 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { ProviderList, Session } from "../api/types";
+import type { ModelInfo, ProviderList, Session } from "../api/types";
 import { defaultProvider, effectiveModel, modelLabel } from "../state/providers";
 
-/** What a provider answered when asked for its models. */
-export type Listing = { status: "loading" } | { status: "ok"; models: string[] } | { status: "error"; message: string };
+/** What a provider answered when asked for its models (with what its server says of each). */
+export type Listing = { status: "loading" } | { status: "ok"; models: ModelInfo[] } | { status: "error"; message: string };
+
+/** What a listed model's row says of it: its window, its size, "no tools". */
+export function modelFacts(m: ModelInfo | undefined): string {
+  if (!m) return "";
+  const parts: string[] = [];
+  if (m.context_window) parts.push(`${Math.round(m.context_window / 1024)}k context`);
+  if (m.size_bytes) parts.push(`${(m.size_bytes / 1e9).toFixed(1)} GB`);
+  if (m.vision) parts.push("images");
+  if (m.tools === false) parts.push("no tools");
+  return parts.join(" · ");
+}
 
 /** One row of the picker. `note` rows (loading, a failure) are disabled options: read, not picked. */
 export type ModelOption =
@@ -31,7 +42,7 @@ function keyOf(o: ModelOption): string {
  * and "Other model…".
  */
 function groupRows(provider: string, listing: Listing | undefined, known: (string | null | undefined)[]): ModelOption[] {
-  const models = listing?.status === "ok" ? [...listing.models] : [];
+  const models = listing?.status === "ok" ? listing.models.map((m) => m.id) : [];
   for (const m of known) if (m && !models.includes(m)) models.push(m);
   const rows: ModelOption[] = models.map((model) => ({ kind: "model", provider, model }));
   if (!listing || listing.status === "loading") rows.push({ kind: "note", provider, text: "Loading its models…", failed: false });
@@ -77,6 +88,12 @@ export function ModelOptions({
       : null;
   const [activeKey, setActiveKey] = useState<string>(selectedKey ?? "default");
   const [custom, setCustom] = useState<string | null>(null);
+  /** A model that takes no tools, picked once: the warning shows, a second pick uses it. */
+  const [warned, setWarned] = useState<string | null>(null);
+  const infoOf = (provider: string, model: string): ModelInfo | undefined => {
+    const l = listings[provider];
+    return l?.status === "ok" ? l.models.find((m) => m.id === model) : undefined;
+  };
   const [name, setName] = useState("");
   const keys = rows.map(keyOf);
   const active = Math.max(0, keys.indexOf(activeKey));
@@ -93,6 +110,10 @@ export function ModelOptions({
 
   const pick = (o: ModelOption) => {
     if (busy) return;
+    if (o.kind === "model" && infoOf(o.provider, o.model)?.tools === false && warned !== keyOf(o)) {
+      setWarned(keyOf(o));
+      return;
+    }
     if (o.kind === "default" || o.kind === "model") onPick(o);
     else if (o.kind === "custom") {
       setName(current.provider === o.provider && current.model ? current.model : "");
@@ -133,12 +154,20 @@ export function ModelOptions({
             Use default <span class="model-opt-hint">{fallback ? modelLabel({ provider: fallback.id, model: fallback.model ?? null }) : "none configured"}</span>
           </div>
         );
-      case "model":
+      case "model": {
+        const facts = modelFacts(infoOf(o.provider, o.model));
         return (
-          <li key={key} {...common} data-model={o.model}>
+          <li
+            key={key}
+            {...common}
+            data-model={o.model}
+            data-no-tools={infoOf(o.provider, o.model)?.tools === false || undefined}
+          >
             {o.model}
+            {facts && <span class="model-opt-hint"> {facts}</span>}
           </li>
         );
+      }
       case "note":
         return (
           <li key={key} {...common} aria-disabled="true">
@@ -177,6 +206,12 @@ export function ModelOptions({
           </ul>
         ))}
       </div>
+      {warned && (
+        <p class="model-warning small" role="alert">
+          {warned.replace(/^model:[^/]*\//, "")} takes no tools: its calls will be read from its text (held to a grammar where the
+          server can), which small models get wrong more often. Pick it again to use it.
+        </p>
+      )}
       {custom && (
         <form
           class="model-custom"

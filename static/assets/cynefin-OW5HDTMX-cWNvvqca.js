@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

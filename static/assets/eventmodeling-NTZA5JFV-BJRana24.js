@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

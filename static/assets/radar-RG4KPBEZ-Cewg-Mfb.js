@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

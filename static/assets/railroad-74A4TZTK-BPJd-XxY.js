@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

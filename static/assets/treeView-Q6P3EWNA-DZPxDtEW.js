@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

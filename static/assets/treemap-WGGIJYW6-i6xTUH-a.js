@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-C474dzTB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -2,11 +2,10 @@
 
 use std::collections::VecDeque;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::openai::{EOF_EVENT, event_stream, model_ids, send};
+use super::openai::{EOF_EVENT, model_ids};
 use super::{
     ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError,
     ProviderEvent, Thinking,
@@ -326,15 +325,7 @@ impl Provider for Anthropic {
                 .post(format!("{}/v1/messages", self.base))
                 .json(&self.body(&req)),
         );
-        let net = self.net;
-        Box::pin(async move {
-            let resp = send(rb, net.first_byte).await?;
-            Ok(event_stream(
-                resp.bytes_stream().boxed(),
-                net.idle,
-                stream_parser(),
-            ))
-        })
+        super::openai::open_sse(rb, self.net, stream_parser())
     }
 
     fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {

@@ -307,19 +307,11 @@ pub(crate) async fn model_ids(
     rb: reqwest::RequestBuilder,
     first_byte: Duration,
 ) -> Result<Vec<String>, ProviderError> {
-    let resp = send(rb, first_byte).await?;
-    let v: Value = resp
-        .json()
-        .await
-        .map_err(|e| ProviderError::Protocol(e.to_string()))?;
-    Ok(v.get("data")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default())
+    Ok(listed_models(rb, first_byte)
+        .await?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect())
 }
 
 #[derive(Default)]
@@ -550,8 +542,24 @@ pub(crate) fn stream_parser()
     }
 }
 
-/// Passed to the parser as the event name once the body has ended.
 pub(crate) use super::sse::EOF_EVENT;
+
+/// Send a streaming request and read its SSE body with `parse` (every SSE provider's call).
+pub(crate) fn open_sse<P>(
+    rb: reqwest::RequestBuilder,
+    net: NetPolicy,
+    parse: P,
+) -> BoxFuture<'static, Result<EventStream, ProviderError>>
+where
+    P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
+        + Send
+        + 'static,
+{
+    Box::pin(async move {
+        let resp = send(rb, net.first_byte).await?;
+        Ok(event_stream(resp.bytes_stream().boxed(), net.idle, parse))
+    })
+}
 
 /// Turn an SSE response body into provider events with an idle timeout between chunks.
 pub(crate) fn event_stream<P>(
@@ -719,14 +727,7 @@ impl Provider for OpenAi {
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }
-        Box::pin(async move {
-            let resp = send(rb, net.first_byte).await?;
-            Ok(event_stream(
-                resp.bytes_stream().boxed(),
-                net.idle,
-                stream_parser(),
-            ))
-        })
+        open_sse(rb, net, stream_parser())
     }
 
     fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {

@@ -9,11 +9,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::openai::{event_stream, model_ids, send};
 use super::sse::EOF_EVENT;
 use super::{
     ChatMessage, ChatRequest, EventStream, FinishReason, NetPolicy, Provider, ProviderError,
@@ -295,27 +293,11 @@ impl Provider for Responses {
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }
-        let net = self.net;
-        Box::pin(async move {
-            let resp = send(rb, net.first_byte).await?;
-            Ok(event_stream(
-                resp.bytes_stream().boxed(),
-                net.idle,
-                stream_parser(),
-            ))
-        })
+        super::openai::open_sse(rb, self.net, stream_parser())
     }
 
     fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
-        let client = match self.client.get() {
-            Ok(c) => c,
-            Err(e) => return super::no_client(e),
-        };
-        let mut rb = client.get(format!("{}/models", self.base));
-        if let Some(k) = &self.key {
-            rb = rb.bearer_auth(k);
-        }
-        Box::pin(model_ids(rb, self.net.first_byte))
+        self.chat.list_models()
     }
 
     fn model(&self) -> String {

@@ -423,6 +423,10 @@ async fn a_llama_cpp_without_tool_support_gets_calls_as_text_under_a_valid_gramm
         !streamed.contains("{\""),
         "JSON streamed as text: {streamed}"
     );
+    assert_eq!(
+        streamed, "Wrote hello.txt.",
+        "the answer's text streams as it comes"
+    );
     // The tools are described in the system prompt, in the answer-or-calls form.
     let bodies = fake.bodies.lock().unwrap().clone();
     let system = bodies[0]["messages"][0]["content"].as_str().unwrap();

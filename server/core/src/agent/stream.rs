@@ -327,7 +327,7 @@ pub(super) async fn stream_turn(
     let json_reply = t.model.constraint.is_some();
     let mut a = Answer {
         filter: if json_reply {
-            provider::textcalls::Filter::holding()
+            provider::textcalls::Filter::json_answer()
         } else {
             provider::textcalls::Filter::new(mode)
         },

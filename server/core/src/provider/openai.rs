@@ -793,7 +793,8 @@ impl Provider for OpenAi {
         let Ok(client) = self.client.get() else {
             return Box::pin(async { None });
         };
-        if self.no_tokenizer.load(Ordering::Relaxed) {
+        // A cloud API has no tokenizer endpoint: it is never sent the prompt to count.
+        if self.no_tokenizer.load(Ordering::Relaxed) || !super::server::probed(&self.base) {
             return Box::pin(async { None });
         }
         let kind = self.kind.get().copied().unwrap_or_default();

@@ -483,6 +483,9 @@ pub struct Filter {
     emitted: bool,
     /// A reply that opened with `{`, held whole.
     bare: Option<String>,
+    /// A reply constrained to `{"answer": …}` or `{"calls": […]}`: only the answer's text
+    /// streams, decoded.
+    answer: Option<AnswerStream>,
 }
 
 /// What a chunk comes to.
@@ -505,17 +508,23 @@ impl Filter {
         }
     }
 
-    /// A filter that streams nothing: a reply constrained to a JSON object is shown when it is
-    /// whole (its answer's text, never the JSON).
-    pub fn holding() -> Filter {
+    /// A filter for a reply constrained to a JSON object: the text of `{"answer": "…"}` streams
+    /// as it comes (its escapes decoded), calls never do; the complete message is read whole.
+    pub fn json_answer() -> Filter {
         Filter {
-            held: true,
+            answer: Some(AnswerStream::default()),
             ..Filter::default()
         }
     }
 
     /// Take a chunk.
     pub fn push(&mut self, chunk: &str) -> Filtered {
+        if let Some(a) = self.answer.as_mut() {
+            return Filtered::Split {
+                text: a.push(chunk),
+                reasoning: String::new(),
+            };
+        }
         if self.held {
             return Filtered::Split {
                 text: String::new(),
@@ -566,6 +575,9 @@ impl Filter {
 
     /// The stream ended: what was held back in case it opened something (text, reasoning).
     pub fn finish(&mut self) -> (String, String) {
+        if self.answer.is_some() {
+            return (String::new(), String::new());
+        }
         let mut rest = std::mem::take(&mut self.pending);
         // An unclosed fence was text; a closed one that reads as a call is left to the reply's
         // extraction (the complete message shows whatever it does not take).
@@ -704,6 +716,116 @@ impl Filter {
 }
 
 const FENCE: &str = "```";
+
+/// The text of a streamed `{"answer": "…"}`, decoded as it arrives.
+#[derive(Debug, Default)]
+pub struct AnswerStream {
+    /// The reply's opening, until it shows whether it is an answer.
+    head: String,
+    state: AnswerState,
+    /// An escape being read (after its backslash).
+    escape: String,
+    /// A high surrogate waiting for its low half.
+    high: Option<u32>,
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+enum AnswerState {
+    #[default]
+    Opening,
+    Text,
+    /// The string ended, or the reply is calls: nothing more streams.
+    Done,
+}
+
+/// `{"answer": "` token by token (space allowed between them).
+const ANSWER_OPENING: [&str; 4] = ["{", "\"answer\"", ":", "\""];
+
+impl AnswerStream {
+    pub fn push(&mut self, chunk: &str) -> String {
+        match self.state {
+            AnswerState::Done => String::new(),
+            AnswerState::Text => self.decode(chunk),
+            AnswerState::Opening => {
+                self.head.push_str(chunk);
+                let mut rest = self.head.as_str();
+                for token in ANSWER_OPENING {
+                    rest = rest.trim_start();
+                    if rest.len() < token.len() {
+                        if !token.starts_with(rest) {
+                            self.state = AnswerState::Done;
+                        }
+                        return String::new();
+                    }
+                    let Some(after) = rest.strip_prefix(token) else {
+                        self.state = AnswerState::Done;
+                        return String::new();
+                    };
+                    rest = after;
+                }
+                let rest = rest.to_string();
+                self.head.clear();
+                self.state = AnswerState::Text;
+                self.decode(&rest)
+            }
+        }
+    }
+
+    /// A JSON string's characters up to its closing quote.
+    fn decode(&mut self, s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            if self.state == AnswerState::Done {
+                break;
+            }
+            if self.escape.is_empty() {
+                match c {
+                    '\\' => self.escape.push(c),
+                    '"' => self.state = AnswerState::Done,
+                    c => out.push(c),
+                }
+                continue;
+            }
+            self.escape.push(c);
+            let e = self.escape.as_str();
+            let decoded = match e {
+                "\\n" => Some('\n'),
+                "\\t" => Some('\t'),
+                "\\r" => Some('\r'),
+                "\\b" => Some('\u{8}'),
+                "\\f" => Some('\u{c}'),
+                "\\/" => Some('/'),
+                "\\\\" => Some('\\'),
+                "\\\"" => Some('"'),
+                e if e.starts_with("\\u") && e.len() == 6 => {
+                    let code = u32::from_str_radix(&e[2..], 16).unwrap_or(0xFFFD);
+                    let ch = match (self.high.take(), code) {
+                        (None, 0xD800..=0xDBFF) => {
+                            self.high = Some(code);
+                            None
+                        }
+                        (Some(h), 0xDC00..=0xDFFF) => {
+                            char::from_u32(0x10000 + ((h - 0xD800) << 10) + (code - 0xDC00))
+                        }
+                        (_, code) => Some(char::from_u32(code).unwrap_or('\u{FFFD}')),
+                    };
+                    self.escape.clear();
+                    if let Some(ch) = ch {
+                        out.push(ch);
+                    }
+                    continue;
+                }
+                e if e.starts_with("\\u") => continue,
+                _ => Some('\u{FFFD}'),
+            };
+            self.escape.clear();
+            if let Some(ch) = decoded {
+                out.push(ch);
+            }
+        }
+        out
+    }
+}
 
 /// Whether a whole fenced block (fences included) holds one call object.
 fn fenced_call(block: &str) -> bool {
@@ -940,5 +1062,33 @@ mod tests {
         let mut f = Filter::new(ToolCallsMode::Text);
         assert!(matches!(f.push("Sure"), Filtered::Split { ref text, .. } if text == "Sure"));
         assert_eq!(f.push(", {x}"), Filtered::Pass, "after text, the fast path");
+    }
+
+    #[test]
+    fn a_json_answer_streams_its_text_and_calls_stream_nothing() {
+        fn streamed(chunks: &[&str]) -> String {
+            let mut f = Filter::json_answer();
+            let mut out = String::new();
+            for c in chunks {
+                if let Filtered::Split { text, .. } = f.push(c) {
+                    out.push_str(&text);
+                }
+            }
+            out
+        }
+        assert_eq!(
+            streamed(&[
+                " {\"ans",
+                "wer\": \"Line one\\nsaid \\\"hi\\",
+                "\" \\u00e9\\ud83d",
+                "\\ude00\"}"
+            ]),
+            "Line one\nsaid \"hi\" é😀"
+        );
+        assert_eq!(
+            streamed(&["{\"calls\": [{\"name\": \"x\", \"arguments\": {}}]}"]),
+            ""
+        );
+        assert_eq!(streamed(&["{", " \"answer\" : \"ok\"} trailing"]), "ok");
     }
 }

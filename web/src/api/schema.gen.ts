@@ -488,7 +488,8 @@ export interface paths {
          *     vLLM, Ollama, LM Studio, or not recognised, asked once through `/props`, `/version`,
          *     `/api/version`, `/api/v0/models`), whether it takes tools for the default model, how that
          *     model's calls are read (`toolCalls`), the output constraint its requests carry
-         *     (`constrained`) and the window assumed.
+         *     (`constrained`) and the window assumed; a server that does not answer within 1.5 s is listed
+         *     without it.
          */
         get: operations["list_providers"];
         put?: never;

@@ -323,7 +323,8 @@ pub(super) async fn stream_turn(
     // history in place instead of copying it.
     drop(req);
     let message_id = new_id();
-    // A reply constrained to a JSON object is read whole (its answer shown, never the JSON).
+    // A reply constrained to a JSON object: its answer's text streams, its calls never do, and
+    // it is read whole at the end (never shown as JSON).
     let json_reply = t.model.constraint.is_some();
     let mut a = Answer {
         filter: if json_reply {

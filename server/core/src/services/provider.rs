@@ -267,6 +267,9 @@ fn view(e: &Entry, default: Option<&str>) -> ProviderView {
 
 use crate::provider::server::ListedModel;
 
+/// How long `GET /api/providers` waits for a model server to say what it is.
+const LISTING_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
 impl Core {
     pub fn providers(&self) -> &Arc<Registry> {
         &self.env.provider
@@ -316,8 +319,8 @@ impl Core {
     }
 
     /// Every provider, and which is the default, each OpenAI-compatible one with what its
-    /// server is and does for its default model (asked of the servers at once, each once,
-    /// within a few seconds; see `provider::server`).
+    /// server is and does for its default model (asked of the servers at once, each once; one
+    /// that does not answer within 1.5 s is listed without it; see `provider::server`).
     pub async fn provider_list_probed(&self) -> ProviderList {
         let mut list = self.provider_list();
         let (entries, _) = self.providers().list();
@@ -333,7 +336,9 @@ impl Core {
                     model,
                 };
                 let mut m = crate::agent::context::ModelMeta::resolved(r, models);
-                m.learn().await;
+                // A server that does not answer soon (a machine that is down) is left out of
+                // this listing rather than holding it up.
+                tokio::time::timeout(LISTING_WAIT, m.learn()).await.ok()?;
                 Some(m.server_view())
             }
         });

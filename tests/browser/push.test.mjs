@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { createDecipheriv, createECDH, createHmac, createPublicKey, randomBytes, verify } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, startServer } from "./harness.mjs";
+import { apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, sleep, startServer } from "./harness.mjs";
 import { axe, get, shows } from "./checks.mjs";
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
@@ -216,7 +216,13 @@ describe("Web Push", { skip, timeout: 300_000 }, () => {
     assert.throws(() => decrypt(req.body, fakeBrowser()));
     delivered = { json, notice, sid };
 
-    const after = (await get(page, server, "/api/push")).data;
+    // The server records the delivery once the push service has answered, which is after the
+    // request reached it: read the subscriptions until the record is there (bounded).
+    let after = (await get(page, server, "/api/push")).data;
+    for (let i = 0; i < 200 && !(after[0]?.last_sent_at > 0); i++) {
+      await sleep(25);
+      after = (await get(page, server, "/api/push")).data;
+    }
     assert.equal(after.length, 1);
     assert.ok(after[0].last_sent_at > 0, "the delivery is recorded");
     assert.equal(after[0].last_error ?? null, null);

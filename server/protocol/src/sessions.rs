@@ -172,7 +172,8 @@ pub struct PostMessageParams {
     pub images: Vec<ImageInput>,
     /// Limits for this run on top of the server's start flags (what `tradewind run` sends
     /// through a running server: its own flags). Without them the run has the server's.
-    #[serde(default)]
+    /// (An object: a list in its place is refused, as the schema says.)
+    #[serde(default, deserialize_with = "whole::opt_object")]
     pub limits: Option<RunLimits>,
 }
 

@@ -483,3 +483,21 @@ pub enum ChildPendingStatus {
     /// Not answered in time, or its run stopped.
     Expired,
 }
+
+#[cfg(test)]
+mod limits_tests {
+    use super::PostMessageParams;
+
+    #[test]
+    fn limits_are_an_object_or_nothing() {
+        let ok: Result<PostMessageParams, _> =
+            serde_json::from_str(r#"{"text": "x", "limits": {"write": true}}"#);
+        assert!(ok.is_ok_and(|p| p.limits.is_some_and(|l| l.write)));
+        assert!(
+            serde_json::from_str::<PostMessageParams>(r#"{"text": "x", "limits": null}"#).is_ok()
+        );
+        assert!(
+            serde_json::from_str::<PostMessageParams>(r#"{"text": "x", "limits": []}"#).is_err()
+        );
+    }
+}

@@ -437,6 +437,16 @@ async fn unreported_usage(
     a: &Answer,
     prompt_chars: usize,
 ) -> Usage {
+    let estimated = Usage {
+        input_tokens: provider::estimate_tokens(prompt_chars),
+        output_tokens: provider::estimate_tokens(a.streamed()),
+        estimated: true,
+        ..Usage::default()
+    };
+    let client = &t.model.provider_client;
+    if !client.counts_tokens() {
+        return estimated;
+    }
     let mut prompt = String::with_capacity(prompt_chars);
     prompt.push_str(&system);
     for s in tools.iter() {
@@ -464,23 +474,17 @@ async fn unreported_usage(
     for (_, c) in &a.calls {
         reply.push_str(&c.arguments);
     }
-    let counted = t
-        .model
-        .provider_client
+    match client
         .count_tokens(&t.model.model, vec![prompt, reply])
-        .await;
-    let (input, output) = match counted.as_deref() {
-        Some(&[i, o]) => (i, o.max(1)),
-        _ => (
-            provider::estimate_tokens(prompt_chars),
-            provider::estimate_tokens(a.streamed()),
-        ),
-    };
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        estimated: true,
-        ..Usage::default()
+        .await
+        .as_deref()
+    {
+        Some(&[input, output]) => Usage {
+            input_tokens: input,
+            output_tokens: output.max(1),
+            ..estimated
+        },
+        _ => estimated,
     }
 }
 

@@ -401,6 +401,10 @@ pub trait Provider: Send + Sync {
     fn context_window(&self, _model: &str) -> futures::future::BoxFuture<'static, Option<u64>> {
         Box::pin(async { None })
     }
+    /// Whether [`Provider::count_tokens`] may count (so the texts are not built for nothing).
+    fn counts_tokens(&self) -> bool {
+        false
+    }
     /// Tokens of each text as the server's own tokenizer counts them (`None`: it has none),
     /// for a server that streams no usage.
     fn count_tokens(

@@ -555,9 +555,29 @@ where
         + Send
         + 'static,
 {
+    open_framed(rb, net, SseDecoder::new(), parse)
+}
+
+/// [`open_sse`] with a decoder of its own (Ollama's newline-delimited JSON).
+fn open_framed<P>(
+    rb: reqwest::RequestBuilder,
+    net: NetPolicy,
+    dec: SseDecoder,
+    parse: P,
+) -> BoxFuture<'static, Result<EventStream, ProviderError>>
+where
+    P: FnMut(Option<&str>, &str, &mut VecDeque<ProviderEvent>) -> Result<bool, ProviderError>
+        + Send
+        + 'static,
+{
     Box::pin(async move {
         let resp = send(rb, net.first_byte).await?;
-        Ok(event_stream(resp.bytes_stream().boxed(), net.idle, parse))
+        Ok(framed_stream(
+            resp.bytes_stream().boxed(),
+            dec,
+            net.idle,
+            parse,
+        ))
     })
 }
 
@@ -710,15 +730,7 @@ impl Provider for OpenAi {
             if let Some(k) = &self.key {
                 rb = rb.bearer_auth(k);
             }
-            return Box::pin(async move {
-                let resp = send(rb, net.first_byte).await?;
-                Ok(framed_stream(
-                    resp.bytes_stream().boxed(),
-                    SseDecoder::lines(),
-                    net.idle,
-                    super::ollama::stream_parser(),
-                ))
-            });
+            return open_framed(rb, net, SseDecoder::lines(), super::ollama::stream_parser());
         }
         let mut rb = client
             .post(format!("{}/chat/completions", self.base))
@@ -784,6 +796,12 @@ impl Provider for OpenAi {
         })
     }
 
+    fn counts_tokens(&self) -> bool {
+        // A cloud API has no tokenizer endpoint: it is never sent the prompt to count.
+        !self.no_tokenizer.load(std::sync::atomic::Ordering::Relaxed)
+            && super::server::probed(&self.base)
+    }
+
     fn count_tokens(
         &self,
         model: &str,
@@ -793,8 +811,7 @@ impl Provider for OpenAi {
         let Ok(client) = self.client.get() else {
             return Box::pin(async { None });
         };
-        // A cloud API has no tokenizer endpoint: it is never sent the prompt to count.
-        if self.no_tokenizer.load(Ordering::Relaxed) || !super::server::probed(&self.base) {
+        if !self.counts_tokens() {
             return Box::pin(async { None });
         }
         let kind = self.kind.get().copied().unwrap_or_default();

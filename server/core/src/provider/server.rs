@@ -11,12 +11,10 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The software behind a base URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ServerKind {
     LlamaCpp,
     Vllm,
@@ -40,27 +38,21 @@ impl ServerKind {
 }
 
 /// What a server says of one model (`None`: it does not say).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerFacts {
     pub kind: ServerKind,
     /// The server's version, where it gives one (vLLM and Ollama).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// Whether the server takes `tools` for this model (llama.cpp's chat template caps,
     /// Ollama's and LM Studio's capabilities).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<bool>,
     /// The model's context window as the server gives it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<u64>,
     /// Whether it takes images.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub vision: Option<bool>,
     /// Its size on disk, in bytes (Ollama, LM Studio).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// The server could not be reached at all (down, or not started yet): worth asking again.
-    #[serde(skip)]
     pub unreached: bool,
 }
 
@@ -227,19 +219,6 @@ pub async fn describe(
     let first = listed.first().map(|(id, _)| id.clone()).unwrap_or_default();
     let facts = probe(client, base, key, &first).await;
     let root = root_of(base);
-    let plain = |listed: Vec<(String, Option<u64>)>, kind| {
-        listed
-            .into_iter()
-            .map(|(id, context)| ListedModel {
-                id,
-                facts: ServerFacts {
-                    kind,
-                    context,
-                    ..ServerFacts::default()
-                },
-            })
-            .collect()
-    };
     let with_key = |rb: reqwest::RequestBuilder| match key {
         Some(k) => rb.bearer_auth(k),
         None => rb,
@@ -296,7 +275,17 @@ pub async fn describe(
                 })
                 .collect()
         }
-        kind @ (ServerKind::Vllm | ServerKind::Other) => plain(listed, kind),
+        kind @ (ServerKind::Vllm | ServerKind::Other) => listed
+            .into_iter()
+            .map(|(id, context)| ListedModel {
+                id,
+                facts: ServerFacts {
+                    kind,
+                    context,
+                    ..ServerFacts::default()
+                },
+            })
+            .collect(),
     }
 }
 

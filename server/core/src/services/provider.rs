@@ -247,6 +247,16 @@ fn valid_env_name(v: &str) -> bool {
         && !v.as_bytes()[0].is_ascii_digit()
 }
 
+fn list_view(entries: &[Arc<Entry>], default: Option<String>) -> ProviderList {
+    ProviderList {
+        data: entries
+            .iter()
+            .map(|e| view(e, default.as_deref()))
+            .collect(),
+        default,
+    }
+}
+
 fn view(e: &Entry, default: Option<&str>) -> ProviderView {
     ProviderView {
         id: e.id.clone(),
@@ -309,21 +319,16 @@ impl Core {
     /// Every provider, and which is the default.
     pub fn provider_list(&self) -> ProviderList {
         let (entries, default) = self.providers().list();
-        ProviderList {
-            data: entries
-                .iter()
-                .map(|e| view(e, default.as_deref()))
-                .collect(),
-            default,
-        }
+        list_view(&entries, default)
     }
 
     /// Every provider, and which is the default, each OpenAI-compatible one with what its
     /// server is and does for its default model (asked of the servers at once, each once; one
     /// that does not answer within 1.5 s is listed without it; see `provider::server`).
     pub async fn provider_list_probed(&self) -> ProviderList {
-        let mut list = self.provider_list();
-        let (entries, _) = self.providers().list();
+        // One snapshot of the providers: the views and the servers asked are the same ones.
+        let (entries, default) = self.providers().list();
+        let mut list = list_view(&entries, default);
         let asked = entries.iter().zip(list.data.iter()).map(|(e, v)| {
             let models = &self.cfg.models;
             async move {

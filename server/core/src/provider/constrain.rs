@@ -190,11 +190,12 @@ pub fn gbnf(schema: &Value) -> String {
     out
 }
 
-/// JSON's primitives in GBNF (one space at most where JSON allows space).
+/// JSON's primitives in GBNF (one space at most where JSON allows space). Whole numbers have
+/// at most nine digits, so every one the grammar admits fits the tools' 32-bit fields.
 const PRIMITIVES: &str = r#"string ::= "\"" char* "\""
 char ::= [^"\\\x00-\x1F\x7F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
 integer ::= "-"? natural
-natural ::= "0" | [1-9] [0-9]*
+natural ::= "0" | [1-9] [0-9]{0,8}
 number ::= integer ("." [0-9]+)? ([eE] [-+]? [0-9]+)?
 boolean ::= "true" | "false"
 null ::= "null"

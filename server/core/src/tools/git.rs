@@ -96,7 +96,7 @@ pub fn find_repo(paths: &PathPolicy) -> Result<(Repo, Vec<crate::policy::PathUse
     let top = ws
         .ancestors()
         .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-        .ok_or_else(|| PrepareError::Input("the workspace is not inside a git repository".into()))?
+        .ok_or(PrepareError::NoRepository)?
         .to_path_buf();
     let dot = top.join(".git");
     let meta = std::fs::symlink_metadata(&dot).map_err(|e| PrepareError::Input(e.to_string()))?;

@@ -165,6 +165,10 @@ pub enum PrepareError {
     McpNotOffered(String),
     #[error("invalid input: {0}")]
     Input(String),
+    /// The input is well formed but the workspace cannot serve it (a git tool outside a
+    /// repository): the model should not retry the same call, nor is its input at fault.
+    #[error("the workspace is not inside a git repository")]
+    NoRepository,
     #[error("{0}")]
     Path(#[from] PathError),
 }
@@ -174,6 +178,7 @@ impl PrepareError {
         match self {
             PrepareError::Unknown(_) | PrepareError::McpNotOffered(_) => "unknown_tool",
             PrepareError::Input(_) => "invalid_input",
+            PrepareError::NoRepository => "not_a_repository",
             PrepareError::Path(p) => p.code(),
         }
     }

@@ -4,7 +4,9 @@
 // Waits are on DOM states and API answers, never on timers.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { apiCall, assertClean, haveServer, launchBrowser, newPage, shot, signInWithToken, startServer } from "./harness.mjs";
+import { readFileSync } from "node:fs";
+import { apiCall, assertClean, createSessionViaUi, haveServer, launchBrowser, newPage, sendPrompt, shot, signInWithToken, startServer } from "./harness.mjs";
+import { axe } from "./checks.mjs";
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
 
@@ -102,6 +104,64 @@ describe("settings: web search", { skip, timeout: 120_000 }, () => {
     assert.equal(await radio("SearXNG").isChecked(), true);
     assert.equal(await urlField.inputValue(), "http://127.0.0.1:8080");
     assertClean(p);
+    await p.context.close();
+  });
+});
+
+// A search the model's provider ran on its side (a recorded Responses API stream: a
+// `web_search_call` with its pages, then an answer with a `url_citation`): the transcript shows
+// the query and, opened, the pages as links; the answer lists the page it cites under Sources,
+// opening in a new tab without the opener. axe finds nothing on it, in both themes (a page
+// that bypasses the CSP, so it can be injected; the first page keeps it).
+describe("transcript: the provider's own web search", { skip, timeout: 120_000 }, () => {
+  let server;
+  let browser;
+  let state;
+
+  before(async () => {
+    const sse = readFileSync(new URL("../recorded/responses-web-search.sse", import.meta.url), "utf8");
+    server = await startServer({ scripts: [{ turns: [{ recorded: { format: "responses", sse } }] }] });
+    browser = await launchBrowser();
+    const p = await newPage(browser, server);
+    state = await signInWithToken(p.page, server);
+    await p.context.close();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test("the search, its pages and the answer's sources", async () => {
+    const p = await newPage(browser, server, { storageState: state });
+    p.page.setDefaultTimeout(10_000);
+    const { page } = p;
+    await page.goto(server.base + "/");
+    await createSessionViaUi(page, { title: "Search" });
+    await sendPrompt(page, "what is new in tokio?");
+    const note = page.locator(".web-search");
+    await note.getByText("“tokio 1.54 release notes”").waitFor();
+    await note.getByText("2 pages", { exact: false }).waitFor();
+    await note.locator("summary").click();
+    const pages = note.locator(".source-list a");
+    await pages.nth(1).waitFor();
+    assert.equal(await pages.nth(0).getAttribute("href"), "https://github.com/tokio-rs/tokio/releases");
+    const sources = page.locator(".msg-assistant .citations");
+    const cited = sources.getByRole("link", { name: /Releases · tokio-rs\/tokio/ });
+    await cited.waitFor();
+    assert.equal(await cited.getAttribute("target"), "_blank");
+    assert.equal(await cited.getAttribute("rel"), "noopener noreferrer");
+    assert.match(await cited.getAttribute("href"), /^https:\/\/github\.com\/tokio-rs\/tokio\/releases/);
+    await page.locator(".run-end").first().waitFor();
+    await shot(page, "native-web-search");
+    assertClean(p);
+    // axe is injected as a script: a page of its own lets it past the app's CSP.
+    const checked = await newPage(browser, server, { storageState: state, bypassCSP: true });
+    await checked.page.goto(page.url());
+    await checked.page.locator(".web-search summary").click();
+    await checked.page.locator(".web-search .source-list a").nth(1).waitFor();
+    await axe(checked.page, "a provider's web search and an answer's sources");
+    await checked.context.close();
     await p.context.close();
   });
 });

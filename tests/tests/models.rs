@@ -932,3 +932,315 @@ async fn the_responses_api_streams_calls_and_sends_reasoning_back() {
     );
     s.stop().await;
 }
+
+/// The `websearch` settings that choose the provider's own search.
+fn native_search() -> Option<tradewind::config::WebSearchSettings> {
+    Some(tradewind::config::WebSearchSettings {
+        provider: Some("native".into()),
+        ..Default::default()
+    })
+}
+
+/// The tools a request carried, by type (`function` ones by name).
+fn tool_kinds(req: &Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| match t["type"].as_str() {
+            // The Responses API's and Anthropic's shape, then the chat completions one.
+            Some("function") | None => t["name"]
+                .as_str()
+                .or(t["function"]["name"].as_str())
+                .unwrap_or("")
+                .to_string(),
+            Some(kind) => kind.to_string(),
+        })
+        .collect()
+}
+
+/// `websearch.provider: "native"` with the Responses API: the provider's `web_search` tool
+/// replaces `websearch`; in an `ask` session it is asked for once, before the first request
+/// that would carry it (nothing is sent before the answer), and the answer holds for the
+/// session; the search, its pages and the answer's citations are in the transcript, and the
+/// search goes back with the next request. Declined, the session has no web search and is not
+/// asked again; a run that cannot reach `external` is never asked and never sends it.
+#[tokio::test]
+async fn native_web_search_through_the_responses_api_is_asked_once_per_session() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        websearch: native_search(),
+        tweak: Some(|c| {
+            if let Some(p) = c.provider.as_mut() {
+                p.api_mode = tradewind::protocol::ApiMode::Responses;
+            }
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let (_, ws) = s.get("/api/settings/websearch").await;
+    assert_eq!(ws["provider"], "native", "{ws}");
+    // Allowed for the session.
+    mock.push(responses_reply("responses-web-search.sse"));
+    mock.push(responses_reply("responses-final-answer.sse"));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "what is new in tokio?").await;
+    let asked = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert_eq!(asked["tool"], "web_search", "{asked}");
+    assert_eq!(asked["effect"], "external");
+    assert!(
+        asked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("search the web through openai for this session"),
+        "{asked}"
+    );
+    assert_eq!(mock.request_count(), 0, "nothing is sent before the answer");
+    let id = asked["approval_id"].as_str().unwrap();
+    let (st, _) = s
+        .post(&format!("/api/approvals/{id}"), json!({"decision": "once"}))
+        .await;
+    assert_eq!(st, 200);
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let search = of_type(&events, "web_search");
+    assert_eq!(search.len(), 1, "{events:#?}");
+    assert_eq!(search[0]["query"], "tokio 1.54 release notes");
+    assert_eq!(search[0]["status"], "completed");
+    assert_eq!(search[0]["provider"], "openai");
+    assert_eq!(
+        search[0]["results"][0]["url"],
+        "https://github.com/tokio-rs/tokio/releases"
+    );
+    let answer = of_type(&events, "message_complete")[0];
+    assert!(
+        answer["text"].as_str().unwrap().starts_with("Tokio 1.54"),
+        "{answer}"
+    );
+    assert_eq!(answer["citations"].as_array().unwrap().len(), 1, "{answer}");
+    assert_eq!(answer["citations"][0]["title"], "Releases · tokio-rs/tokio");
+    // The same session again: not asked, the tool sent, the search sent back in its place.
+    let run = s.prompt(&sid, "and the one before?").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    assert_eq!(of_type(&events, "approval_requested").len(), 1);
+    let reqs = mock.requests.lock().unwrap().clone();
+    for r in &reqs[..2] {
+        let kinds = tool_kinds(r);
+        assert!(kinds.contains(&"web_search".to_string()), "{kinds:?}");
+        assert!(!kinds.contains(&"websearch".to_string()), "{kinds:?}");
+        assert!(kinds.contains(&"read_file".to_string()), "{kinds:?}");
+    }
+    assert_eq!(
+        reqs[0]["include"],
+        json!([
+            "reasoning.encrypted_content",
+            "web_search_call.action.sources"
+        ])
+    );
+    let input = reqs[1]["input"].as_array().unwrap();
+    let kinds: Vec<&str> = input
+        .iter()
+        .map(|i| i["type"].as_str().or(i["role"].as_str()).unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["user", "web_search_call", "message", "user"]);
+    assert_eq!(input[1]["action"]["query"], "tokio 1.54 release notes");
+    let (_, grants) = s.get(&format!("/api/sessions/{sid}/permissions")).await;
+    assert!(
+        grants["grants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["kind"] == "web_search" && g["key"] == "native-search:openai"),
+        "{grants}"
+    );
+
+    // Declined: no web search in that session, and not asked again.
+    mock.push(responses_reply("responses-final-answer.sse"));
+    mock.push(responses_reply("responses-final-answer.sse"));
+    let declined = s.create_session("ask").await;
+    let run = s.prompt(&declined, "what is new in tokio?").await;
+    let asked = s
+        .wait_event(&declined, |e| e["type"] == "approval_requested")
+        .await;
+    let id = asked["approval_id"].as_str().unwrap();
+    s.post(&format!("/api/approvals/{id}"), json!({"decision": "deny"}))
+        .await;
+    s.wait_run_finished(&declined, &run).await;
+    let run = s.prompt(&declined, "search anyway").await;
+    s.wait_run_finished(&declined, &run).await;
+    let events = s.events(&declined).await;
+    assert_eq!(of_type(&events, "approval_requested").len(), 1);
+    let reqs = mock.requests.lock().unwrap().clone();
+    for r in &reqs[2..4] {
+        let kinds = tool_kinds(r);
+        assert!(!kinds.contains(&"web_search".to_string()), "{kinds:?}");
+        assert!(!kinds.contains(&"websearch".to_string()), "{kinds:?}");
+        assert_eq!(r["include"], json!(["reasoning.encrypted_content"]));
+    }
+
+    // A run that cannot reach `external` (headless, without --allow-external): never asked,
+    // never sent.
+    mock.push(responses_reply("responses-final-answer.sse"));
+    let headless = s.create_session("full").await;
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{headless}/messages"),
+            json!({"text": "what is new in tokio?", "limits": {"write": true, "process": true, "external": false, "read_only": false, "yolo": false, "interactive": false}}),
+        )
+        .await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    let fin = s.wait_run_finished(&headless, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&headless).await;
+    assert!(of_type(&events, "approval_requested").is_empty());
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert!(!tool_kinds(&reqs[4]).contains(&"web_search".to_string()));
+    s.stop().await;
+}
+
+/// Anthropic's server-side search, in a `full` session started with `--allow-external`: sent
+/// without asking (`web_search_20250305`, at most 5 searches a reply); its query, pages and
+/// the answer's cited passages are in the transcript; the next request sends its
+/// `server_tool_use` and `web_search_tool_result` blocks back as they came (the encrypted
+/// content the API needs for citations included).
+#[tokio::test]
+async fn native_web_search_through_anthropic_runs_without_asking_where_external_does() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    mock.push(responses_reply("anthropic-web-search.sse"));
+    mock.push(responses_reply("anthropic-final-answer.sse"));
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        websearch: native_search(),
+        ceiling: Ceiling {
+            write: true,
+            process: true,
+            external: true,
+        },
+        tweak: Some(|c| {
+            if let Some(p) = c.provider.as_mut() {
+                p.kind = "anthropic".into();
+                p.base_url = p.base_url.as_ref().map(|u| u.trim_end_matches("/v1").into());
+            }
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "what is the latest tokio?").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    assert!(of_type(&events, "approval_requested").is_empty());
+    let allowed = of_type(&events, "policy_decision");
+    assert!(
+        allowed
+            .iter()
+            .any(|d| d["tool"] == "web_search" && d["decision"] == "allow"),
+        "{allowed:?}"
+    );
+    let search = of_type(&events, "web_search");
+    assert_eq!(search.len(), 1, "{events:#?}");
+    assert_eq!(search[0]["query"], "tokio latest release");
+    assert_eq!(search[0]["provider"], "anthropic");
+    assert_eq!(search[0]["results"].as_array().unwrap().len(), 2);
+    assert_eq!(search[0]["results"][1]["title"], "tokio - Rust");
+    let answer = of_type(&events, "message_complete")[0];
+    assert!(
+        answer["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("the latest Tokio is 1.54.1, a fix for the blocking-task budget."),
+        "{answer}"
+    );
+    let cited = &answer["citations"][0];
+    assert_eq!(cited["url"], "https://github.com/tokio-rs/tokio/releases");
+    assert!(
+        cited["cited_text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tokio v1.54.1"),
+        "{cited}"
+    );
+    let run = s.prompt(&sid, "thanks").await;
+    s.wait_run_finished(&sid, &run).await;
+    let reqs = mock.requests.lock().unwrap().clone();
+    let tool = reqs[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "web_search")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        tool,
+        json!({"type": "web_search_20250305", "name": "web_search", "max_uses": 5})
+    );
+    assert!(!tool_kinds(&reqs[0]).contains(&"websearch".to_string()));
+    let assistant = &reqs[1]["messages"][1];
+    assert_eq!(assistant["role"], "assistant", "{assistant}");
+    let blocks: Vec<&str> = assistant["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(blocks, ["server_tool_use", "web_search_tool_result", "text"]);
+    assert_eq!(
+        assistant["content"][0]["input"],
+        json!({"query": "tokio latest release"})
+    );
+    assert!(
+        assistant["content"][1]["content"][0]["encrypted_content"]
+            .as_str()
+            .unwrap()
+            .starts_with("EqgfCioI")
+    );
+    s.stop().await;
+}
+
+/// `native` with a provider that has no search of its own (the chat completions API): no
+/// `websearch` tool, nothing sent in its place, and the run says why.
+#[tokio::test]
+async fn native_web_search_with_a_chat_completions_provider_says_there_is_none() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    mock.push(responses_reply("think-block-answer.sse"));
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        websearch: native_search(),
+        ceiling: Ceiling {
+            write: true,
+            process: true,
+            external: true,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "what is new in tokio?").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let notes = of_type(&events, "error");
+    assert!(
+        notes
+            .iter()
+            .any(|e| e["code"] == "no_native_search" && e.get("fatal").is_none()),
+        "{notes:?}"
+    );
+    let reqs = mock.requests.lock().unwrap().clone();
+    let kinds = tool_kinds(&reqs[0]);
+    assert!(kinds.contains(&"webfetch".to_string()), "{kinds:?}");
+    assert!(!kinds.contains(&"websearch".to_string()), "{kinds:?}");
+    assert!(!kinds.contains(&"web_search".to_string()), "{kinds:?}");
+    s.stop().await;
+}

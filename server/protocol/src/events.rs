@@ -41,6 +41,27 @@ pub enum EventPayload {
         message_id: MessageId,
         text: String,
         reasoning: String,
+        /// The pages the answer cites (the provider's own web search, `websearch.provider:
+        /// "native"`), in the order it cited them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<Citation>,
+    },
+    /// The model's provider searched the web itself (`websearch.provider: "native"`): one
+    /// search, once it is done.
+    WebSearch {
+        /// The provider's id of the search.
+        search_id: String,
+        /// The configured provider that searched.
+        provider: String,
+        /// What it searched for (empty when the provider did not say).
+        query: String,
+        /// `completed` or `failed`.
+        status: String,
+        /// The pages it found (their order is the provider's).
+        results: Vec<WebSource>,
+        /// Why it failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// The model proposed a tool call.
     ToolCall {
@@ -238,6 +259,7 @@ impl EventPayload {
             EventPayload::RunStarted { .. } => "run_started",
             EventPayload::MessageDelta { .. } => "message_delta",
             EventPayload::ReasoningDelta { .. } => "reasoning_delta",
+            EventPayload::WebSearch { .. } => "web_search",
             EventPayload::MessageComplete { .. } => "message_complete",
             EventPayload::ToolCall { .. } => "tool_call",
             EventPayload::PolicyDecision { .. } => "policy_decision",
@@ -289,6 +311,25 @@ pub struct EventPage {
     pub has_more: bool,
 }
 
+/// A page a provider's own web search found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WebSource {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// A page an answer cites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Citation {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The passage of the page it cites, where the provider says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_text: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +344,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 26);
+        assert_eq!(EventType::all().count(), 27);
     }
 }

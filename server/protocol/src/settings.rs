@@ -173,6 +173,10 @@ pub enum SearchProvider {
     Brave,
     /// SerpApi (`SERPAPI_API_KEY`).
     Serpapi,
+    /// The model's provider searches on its side (OpenAI's Responses API, Anthropic): no
+    /// `websearch` tool is offered; the provider's own search tool is sent instead, in a
+    /// session where `external` runs without asking or once the user allowed it.
+    Native,
 }
 
 impl SearchProvider {
@@ -219,6 +223,10 @@ pub struct WebSearchSettingsView {
     pub source: SettingsSource,
     /// Every provider, for a chooser.
     pub providers: Vec<SearchProviderInfo>,
+    /// `websearch.nativeToolType` from config.json: the tool type `native` sends instead of
+    /// the provider's default (`web_search` for OpenAI, `web_search_20250305` for Anthropic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_tool_type: Option<String>,
 }
 
 /// `PUT /api/settings/websearch`.
@@ -360,7 +368,8 @@ pub struct GrantInfo {
     /// The stored key (pass it back to revoke).
     pub key: String,
     /// `effect`, `directory`, `file`, `command`, `prefix`, `network`, `mcp`, `jail` (a path let
-    /// into the session's jail), `write` or `other`.
+    /// into the session's jail), `write`, `web_search` (the provider's own search allowed, or
+    /// declined, for the session) or `other`.
     pub kind: String,
     /// What it allows, in words.
     pub label: String,

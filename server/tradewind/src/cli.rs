@@ -151,6 +151,18 @@ pub fn print_human_value(v: &serde_json::Value) {
             );
         }
         "error" => eprintln!("  error: {}", s("message")),
+        "web_search" => eprintln!(
+            "\n→ searched the web ({}): {} — {} pages",
+            s("provider"),
+            s("query"),
+            v["results"].as_array().map_or(0, Vec::len)
+        ),
+        "message_complete" => {
+            let urls = crate::headless::cited_urls(v);
+            if !urls.is_empty() {
+                eprintln!("\n  sources: {}", urls.join(" "));
+            }
+        }
         "provider_retry" => {
             let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
             eprintln!(

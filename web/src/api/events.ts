@@ -31,6 +31,7 @@ const EVENT_TYPES: Record<EventType, true> = {
   wakeup: true,
   session_updated: true,
   child_pending: true,
+  web_search: true,
 };
 
 /** A sequenced event frame (not an ack or error reply): a seq, the session's id and a type. */

@@ -1954,6 +1954,13 @@ export interface components {
          * @enum {string}
          */
         ChildPendingStatus: "pending" | "answered" | "expired";
+        /** @description A page an answer cites. */
+        Citation: {
+            /** @description The passage of the page it cites, where the provider says. */
+            cited_text?: string | null;
+            title?: string | null;
+            url: string;
+        };
         /**
          * @description Why a conversation was compacted.
          * @enum {string}
@@ -2177,7 +2184,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup";
+        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup" | "web_search";
         /** @description One piece of evidence: a path, a test run, a log line… */
         Evidence: {
             /** @description 1 to 2,000 characters. */
@@ -2368,7 +2375,8 @@ export interface components {
             key: string;
             /**
              * @description `effect`, `directory`, `file`, `command`, `prefix`, `network`, `mcp`, `jail` (a path let
-             *     into the session's jail), `write` or `other`.
+             *     into the session's jail), `write`, `web_search` (the provider's own search allowed, or
+             *     declined, for the session) or `other`.
              */
             kind: string;
             /** @description What it allows, in words. */
@@ -2466,7 +2474,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -2557,6 +2565,11 @@ export interface components {
         };
         /** @description The whole assistant message once it is complete. */
         MessageCompleteEvent: components["schemas"]["EventEnvelope"] & {
+            /**
+             * @description The pages the answer cites (the provider's own web search, `websearch.provider:
+             *     "native"`), in the order it cited them.
+             */
+            citations?: components["schemas"]["Citation"][];
             message_id: components["schemas"]["MessageId"];
             reasoning: string;
             text: string;
@@ -3567,7 +3580,7 @@ export interface components {
          * @description A web search provider (`websearch` sends the query there).
          * @enum {string}
          */
-        SearchProvider: "searxng" | "duckduckgo-instant" | "duckduckgo-html" | "tavily" | "brave" | "serpapi";
+        SearchProvider: "searxng" | "duckduckgo-instant" | "duckduckgo-html" | "tavily" | "brave" | "serpapi" | "native";
         /** @description One provider the Settings page offers. */
         SearchProviderInfo: {
             id: components["schemas"]["SearchProvider"];
@@ -4130,6 +4143,32 @@ export interface components {
              */
             type: "wakeup";
         };
+        /**
+         * @description The model's provider searched the web itself (`websearch.provider: "native"`): one
+         *     search, once it is done.
+         */
+        WebSearchEvent: components["schemas"]["EventEnvelope"] & {
+            /** @description Why it failed. */
+            error?: string | null;
+            /** @description The configured provider that searched. */
+            provider: string;
+            /** @description What it searched for (empty when the provider did not say). */
+            query: string;
+            /** @description The pages it found (their order is the provider's). */
+            results: components["schemas"]["WebSource"][];
+            /** @description The provider's id of the search. */
+            search_id: string;
+            /** @description `completed` or `failed`. */
+            status: string;
+            /** @enum {string} */
+            type: "web_search";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "web_search";
+        };
         /** @description `PUT /api/settings/websearch`. */
         WebSearchSettingsParams: {
             /** @description Set a new key; an empty string removes it; absent keeps the stored one. */
@@ -4149,12 +4188,22 @@ export interface components {
             endpoint?: string | null;
             /** @description The variable the key is read from when none is stored (keyless providers: absent). */
             key_env?: string | null;
+            /**
+             * @description `websearch.nativeToolType` from config.json: the tool type `native` sends instead of
+             *     the provider's default (`web_search` for OpenAI, `web_search_20250305` for Anthropic).
+             */
+            native_tool_type?: string | null;
             provider: components["schemas"]["SearchProvider"];
             /** @description Every provider, for a chooser. */
             providers: components["schemas"]["SearchProviderInfo"][];
             /** @description The SearXNG instance (used by `searxng`). */
             searxng_url: string;
             source: components["schemas"]["SettingsSource"];
+        };
+        /** @description A page a provider's own web search found. */
+        WebSource: {
+            title?: string | null;
+            url: string;
         };
         WhoAmI: {
             /** @description `cookie` (browser login), `bearer` (access token or API token). */

@@ -160,6 +160,8 @@ export type PatchGoalParams = Schemas["PatchGoalParams"];
 // ---- Display parts -------------------------------------------------------
 
 export type Part = Schemas["Part"];
+export type Citation = Schemas["Citation"];
+export type WebSource = Schemas["WebSource"];
 export type DiffPart = Extract<Part, { type: "diff" }>;
 export type TerminalPart = Extract<Part, { type: "terminal" }>;
 export type TodosPart = Extract<Part, { type: "todos" }>;

@@ -3,6 +3,7 @@ import { CopyButton } from "./CopyButton";
 import { Markdown } from "./Markdown";
 import { Reasoning } from "./Reasoning";
 import { Timestamp } from "./Timestamp";
+import { Citations } from "./WebSearchNote";
 
 export function AssistantMessage({ item }: { item: AssistantItem }) {
   return (
@@ -10,6 +11,7 @@ export function AssistantMessage({ item }: { item: AssistantItem }) {
       {item.reasoning && <Reasoning text={item.reasoning} streaming={!item.complete && !item.text} />}
       {item.text && <Markdown source={item.text} final={item.complete} />}
       {!item.complete && !item.text && !item.reasoning && <span class="typing" aria-label="Thinking" />}
+      {item.citations.length > 0 && <Citations citations={item.citations} />}
       {(item.complete || item.text) && (
         <div class="msg-meta">
           <Timestamp at={item.at} />

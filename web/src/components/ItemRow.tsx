@@ -13,6 +13,7 @@ import { UserMessage } from "./UserMessage";
 import { RetryNote } from "./RetryNote";
 import { RevertNote } from "./RevertNote";
 import { WakeupNote } from "./WakeupNote";
+import { WebSearchNote } from "./WebSearchNote";
 
 /** One transcript item drawn by its kind (`TranscriptRow` decides when it is drawn again). */
 export function ItemRow({ item }: { item: Item }) {
@@ -52,6 +53,8 @@ export function ItemRow({ item }: { item: Item }) {
       );
     case "wakeup":
       return <WakeupNote item={item} />;
+    case "web_search":
+      return <WebSearchNote item={item} />;
     case "compaction":
       return <CompactionNote item={item} />;
     case "revert":

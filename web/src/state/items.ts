@@ -6,6 +6,7 @@ import type {
   ApprovalOutcome,
   ApprovalRequestedEvent,
   ChildPendingStatus,
+  Citation,
   CompactTrigger,
   Effect,
   Goal,
@@ -21,6 +22,7 @@ import type {
   RunStartedEvent,
   Session,
   Task,
+  WebSource,
 } from "../api/types";
 
 export interface ItemBase {
@@ -67,6 +69,8 @@ export interface AssistantItem extends ItemBase {
   complete: boolean;
   /** When its first part arrived (ms since the epoch). */
   at: number;
+  /** The pages the answer cites (the provider's own web search). */
+  citations: Citation[];
 }
 
 export interface ToolResult {
@@ -161,6 +165,17 @@ export interface PlanItem extends ItemBase {
   plan: PlanState;
 }
 
+/** A web search the model's provider ran on its side (`websearch.provider: "native"`). */
+export interface WebSearchItem extends ItemBase {
+  kind: "web_search";
+  searchId: string;
+  provider: string;
+  query: string;
+  status: string;
+  results: WebSource[];
+  error: string | null;
+}
+
 export interface WakeupItem extends ItemBase {
   kind: "wakeup";
   text: string;
@@ -248,6 +263,7 @@ export type Item =
   | QuestionItem
   | PlanItem
   | WakeupItem
+  | WebSearchItem
   | RevertItem;
 
 /** What a `goal_updated` event said, and its seq (what tells it apart from an older REST read). */

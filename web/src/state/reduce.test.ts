@@ -81,6 +81,34 @@ const goal = (usedTurns: number): Goal => ({
 });
 
 describe("each event kind", () => {
+  it("a provider's own web search is an item in its place, and the answer keeps its citations", () => {
+    const s = applyAll([
+      started(1),
+      prompt(2, "what is new in tokio?"),
+      ev(3, "web_search", {
+        search_id: "ws_1",
+        provider: "openai",
+        query: "tokio release",
+        status: "completed",
+        results: [{ url: "https://github.com/tokio-rs/tokio/releases", title: "Releases" }],
+      }),
+      delta(4, "Tokio 1.54"),
+      ev(5, "message_complete", {
+        message_id: "A1",
+        text: "Tokio 1.54 is out.",
+        reasoning: "",
+        citations: [{ url: "https://github.com/tokio-rs/tokio/releases", title: "Releases", cited_text: "v1.54" }],
+      }),
+      finished(6),
+    ]);
+    expect(kinds(s)).toEqual(["run_start", "user", "web_search", "assistant", "run_end"]);
+    const search = only(s, "web_search");
+    expect(search.query).toBe("tokio release");
+    expect(search.results).toHaveLength(1);
+    expect(search.error).toBeNull();
+    expect(only(s, "assistant").citations[0].cited_text).toBe("v1.54");
+  });
+
   it("user_message adds the prompt, editable unless internal or a !command", () => {
     const s = applyAll([started(1), prompt(2, "hello"), prompt(3, "!ls")]);
     const users = s.items.filter((it) => it.kind === "user");

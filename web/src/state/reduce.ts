@@ -42,6 +42,7 @@ import type {
   ToolItem,
   UserItem,
   WakeupItem,
+  WebSearchItem,
 } from "./items";
 import { RevertBook, revertItem } from "./reverts";
 
@@ -66,6 +67,7 @@ const IN_RUN: ReadonlySet<EventType> = new Set<EventType>([
   "provider_retry",
   "model_usage",
   "context_compacted",
+  "web_search",
 ]);
 
 /** The event types a search hit can point at: each is indexed by seq to the item showing it. */
@@ -344,6 +346,7 @@ function assistant(s: TranscriptState, ev: EventEnvelope, messageId: string): As
       reasoning: "",
       complete: false,
       at: ev.at,
+      citations: [],
     });
     s.messages.set(messageId, m);
   }
@@ -475,6 +478,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       m.text = ev.text;
       // The deltas held are the reasoning when the complete message carries none.
       if (ev.reasoning) m.reasoning = ev.reasoning;
+      m.citations = ev.citations ?? [];
       m.complete = true;
       touch(s, m);
       shownBy(m.key);
@@ -579,6 +583,22 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
     }
     case "task_updated": {
       s.tasks.set(ev.task.id, ev.task);
+      break;
+    }
+    case "web_search": {
+      add<WebSearchItem>(s, {
+        kind: "web_search",
+        key: `ws:${ev.seq}`,
+        seq: ev.seq,
+        run,
+        v: 0,
+        searchId: ev.search_id,
+        provider: ev.provider,
+        query: ev.query,
+        status: ev.status,
+        results: ev.results,
+        error: ev.error ?? null,
+      });
       break;
     }
     case "wakeup": {

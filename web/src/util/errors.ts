@@ -23,6 +23,10 @@ const ADVICE: Record<string, ErrorAdvice> = {
   interrupted: { sentence: "The server stopped while this run was going on.", fix: null },
   internal: { sentence: "Something went wrong inside Tradewind.", fix: null },
   spend_cap: { sentence: "This session reached its spend cap, so the run stopped before the next model call.", fix: null },
+  no_native_search: {
+    sentence: "Web search is set to the model provider's own, which this model's provider does not have: this run has no web search.",
+    fix: "settings",
+  },
   nothing_to_compact: {
     sentence: "Nothing to compact yet: the conversation is no longer than the latest turn, which is always kept.",
     fix: null,

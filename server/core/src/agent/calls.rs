@@ -345,7 +345,7 @@ pub(crate) struct Gate<'a> {
     pub mcp: Option<&'a policy::McpUse>,
 }
 
-async fn audit(
+pub(super) async fn audit(
     t: &Turn<'_>,
     call: &ToolCallReq,
     effect: Effect,
@@ -361,6 +361,30 @@ async fn audit(
         reason: reason.into(),
         key: key.into(),
     });
+}
+
+/// What the gate judges this run's calls by: its agent and mode, the server's switches narrowed
+/// by the run's own limits (`tradewind run` through a server), and `grants`.
+pub(crate) fn gate_context<'a>(t: &Turn<'_>, grants: &'a HashSet<String>) -> Context<'a> {
+    let cfg = &t.deps.cfg;
+    let limits = t.run.limits;
+    let ceiling = match limits {
+        None => cfg.ceiling,
+        Some(l) => crate::config::Ceiling {
+            write: cfg.ceiling.write && l.write,
+            process: cfg.ceiling.process && l.process,
+            external: cfg.ceiling.external && l.external,
+        },
+    };
+    Context {
+        agent: t.agent,
+        mode: crate::tools::ToolHost::mode(t),
+        interactive: t.interactive,
+        ceiling,
+        read_only: cfg.read_only || limits.is_some_and(|l| l.read_only),
+        yolo: cfg.yolo && limits.is_none_or(|l| l.yolo),
+        grants,
+    }
 }
 
 /// Ask the gate until it allows or denies; each `ask` waits for the user (or times out → deny).
@@ -382,26 +406,7 @@ pub(crate) async fn gate(
     for _ in 0..8 {
         let mut grants = t.grants.stored(t.deps, t.grant_session()).await;
         grants.extend(once.iter().cloned());
-        let cfg = &t.deps.cfg;
-        // The run's own limits narrow the server's (`tradewind run` through a server).
-        let limits = t.run.limits;
-        let ceiling = match limits {
-            None => cfg.ceiling,
-            Some(l) => crate::config::Ceiling {
-                write: cfg.ceiling.write && l.write,
-                process: cfg.ceiling.process && l.process,
-                external: cfg.ceiling.external && l.external,
-            },
-        };
-        let ctx = Context {
-            agent: t.agent,
-            mode: crate::tools::ToolHost::mode(t),
-            interactive: t.interactive,
-            ceiling,
-            read_only: cfg.read_only || limits.is_some_and(|l| l.read_only),
-            yolo: cfg.yolo && limits.is_none_or(|l| l.yolo),
-            grants: &grants,
-        };
+        let ctx = gate_context(t, &grants);
         let proposal = Proposal {
             tool: &call.name,
             effect,
@@ -448,7 +453,7 @@ pub(crate) async fn gate(
     ))
 }
 
-async fn ask_user(
+pub(super) async fn ask_user(
     t: &Turn<'_>,
     call: &ToolCallReq,
     input: &Value,

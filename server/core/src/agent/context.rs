@@ -483,6 +483,7 @@ async fn summarise(t: &mut Turn<'_>, transcript: &str) -> Result<(String, Usage)
             constraint: None,
             num_ctx: Some(t.model.info.context_window),
             max_tokens: None,
+            native_search: None,
         };
         match collect(t, req).await {
             Ok(done) => return Ok(done),

@@ -9,6 +9,7 @@ pub mod context;
 mod grants;
 pub mod history;
 pub mod mentions;
+mod native;
 mod offer;
 mod run;
 mod stream;

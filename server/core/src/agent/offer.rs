@@ -39,6 +39,19 @@ pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
     specs
 }
 
+/// The tools without `websearch` when the model's provider searches on its side
+/// (`websearch.provider: "native"`, a Settings choice that may change between runs).
+pub(super) fn searchable(
+    t: &Turn<'_>,
+    tools: Arc<[provider::ToolSpec]>,
+) -> Arc<[provider::ToolSpec]> {
+    if !super::native::chosen(t) {
+        return tools;
+    }
+    let name = <crate::tools::websearch::WebSearch as crate::tools::Tool>::NAME;
+    tools.iter().filter(|s| s.name != name).cloned().collect()
+}
+
 /// The tools of this model call: the built-in ones, then those of the MCP servers connected now
 /// (when the agent may call them at all), remembered for the calls that follow.
 /// The tools as the model's `promptStyle` describes them (`compact`: first sentences only).

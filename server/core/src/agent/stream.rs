@@ -29,8 +29,10 @@ pub(super) async fn system_and_spend(
 
 pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
-    let tools = offer::styled(t, offered_tools(t));
+    let tools = offer::styled(t, offer::searchable(t, offered_tools(t)));
     let (system, first_stop) = system_and_spend(t, &tools).await;
+    // The provider's own web search, when chosen and allowed (asked once per session).
+    let native_search = native::search_tool(t).await;
     let mut first_stop = Some(first_stop);
     // A prompt the provider refuses as too long is compacted and retried once per run.
     let mut overflowed = false;
@@ -71,21 +73,10 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         }
         let messages = t.history.lock().messages();
         let prompt_tokens = t.tokens_of(context::prompt_chars(fixed, &messages));
-        let req = ChatRequest {
-            system: system.clone(),
-            messages,
-            tools: offered,
-            reasoning_effort: t.run.session.reasoning_effort.0,
-            model: None,
-            attachments: Some(t.deps.attachments.clone()),
-            calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,
-            constraint: t.model.constraint,
-            num_ctx: Some(t.model.info.context_window),
-            max_tokens: t.model.info.max_output_tokens,
-        };
+        let req = request(t, (&system, offered), messages, native_search.clone());
         let model_call = tracing::info_span!("model_call", iteration);
         let streamed = tracing::Instrument::instrument(stream_turn(t, req), model_call).await;
-        let (calls, duplicates) = match streamed {
+        let (calls, duplicates, paused) = match streamed {
             Ok(x) => x,
             Err(ProviderError::ContextLength(m)) if !overflowed => {
                 overflowed = true;
@@ -121,6 +112,10 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
             }
             Err(e) => return fail(t, &e),
         };
+        if calls.is_empty() && paused {
+            // The provider paused a long turn (its own searches): sent back, the model goes on.
+            continue;
+        }
         if calls.is_empty() {
             return RunOutcome {
                 status: RunStatus::Completed,
@@ -148,6 +143,29 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         status: RunStatus::Failed,
         error: Some(werr("iteration_limit", msg)),
         usage: t.usage,
+    }
+}
+
+/// One model call's request: the run's system prompt, these tools and messages, and what the
+/// model's settings ask of its server.
+fn request(
+    t: &Turn<'_>,
+    (system, offered): (&Arc<str>, Arc<[provider::ToolSpec]>),
+    messages: Arc<Vec<provider::ChatMessage>>,
+    native_search: Option<Arc<str>>,
+) -> ChatRequest {
+    ChatRequest {
+        system: system.clone(),
+        messages,
+        tools: offered,
+        reasoning_effort: t.run.session.reasoning_effort.0,
+        model: None,
+        attachments: Some(t.deps.attachments.clone()),
+        calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,
+        constraint: t.model.constraint,
+        num_ctx: Some(t.model.info.context_window),
+        max_tokens: t.model.info.max_output_tokens,
+        native_search,
     }
 }
 
@@ -230,6 +248,10 @@ struct Answer {
     reported: Option<Usage>,
     signature: String,
     redacted: Vec<String>,
+    /// The pages the answer cites (a provider's own web search).
+    citations: Vec<crate::protocol::Citation>,
+    /// The provider paused the turn (it goes on when sent back).
+    paused: bool,
     /// Keeps call syntax written as text, and `<think>`, out of the streamed text.
     filter: provider::textcalls::Filter,
 }
@@ -292,7 +314,27 @@ impl Answer {
                 }
             }
             ProviderEvent::Usage(u) => self.reported = Some(u),
-            ProviderEvent::Finish(_) => self.finished = true,
+            ProviderEvent::WebSearch(w) => {
+                // The search is done and paid for whatever becomes of the answer: shown now.
+                t.flush_deltas(message_id, tc, rc);
+                t.emit(EventPayload::WebSearch {
+                    search_id: w.id,
+                    provider: t.model.provider.clone(),
+                    query: w.query,
+                    status: if w.error.is_some() { "failed" } else { "completed" }.into(),
+                    results: w.results,
+                    error: w.error,
+                });
+            }
+            ProviderEvent::Citation(c) => {
+                if !self.citations.contains(&c) {
+                    self.citations.push(c);
+                }
+            }
+            ProviderEvent::Finish(r) => {
+                self.finished = true;
+                self.paused = r == provider::FinishReason::Paused;
+            }
         }
     }
 }
@@ -304,7 +346,7 @@ impl Answer {
 pub(super) async fn stream_turn(
     t: &mut Turn<'_>,
     req: ChatRequest,
-) -> Result<(Vec<ToolCallReq>, Vec<history::DuplicateCall>), ProviderError> {
+) -> Result<(Vec<ToolCallReq>, Vec<history::DuplicateCall>, bool), ProviderError> {
     let cancel = t.run.cancel.clone();
     let called = Instant::now();
     let mut stream = t.open_stream(&req).await;
@@ -425,8 +467,9 @@ pub(super) async fn stream_turn(
         message_id: message_id.into(),
         text: a.text,
         reasoning: a.reasoning,
+        citations: a.citations,
     });
-    Ok((calls, duplicates))
+    Ok((calls, duplicates, a.paused))
 }
 
 /// The usage of a reply the server reported none for: the server's tokenizer's count of the

@@ -163,6 +163,9 @@ pub struct WebSearchSettings {
     pub api_key_env: Option<String>,
     /// The provider's API URL instead of its public one (a proxy, a compatible service).
     pub endpoint: Option<String>,
+    /// `native`: the tool type sent to the model's provider instead of its default
+    /// (`web_search` for OpenAI's Responses API, `web_search_20250305` for Anthropic).
+    pub native_tool_type: Option<String>,
 }
 
 /// Origins network tools may reach on a private address without asking: the ones the user

@@ -21,6 +21,11 @@ pub struct Anthropic {
 }
 
 const VERSION: &str = "2023-06-01";
+/// A search the API ran on its side, kept among a reply's thinking blocks so it goes back as
+/// it came (its `server_tool_use` and `web_search_tool_result` blocks, as a JSON array).
+pub const SEARCH_MARK: &str = "anthropic-search:";
+/// Searches the model may run in one reply (the API's `max_uses`).
+const MAX_SEARCHES: u32 = 5;
 /// Tokens an answer may take (besides a thinking budget).
 const MAX_TOKENS: u32 = 8192;
 
@@ -104,9 +109,11 @@ impl Anthropic {
                     // Signed thinking goes back unchanged, first (only while thinking is on:
                     // without it the API refuses thinking blocks).
                     // (Another API's kept reasoning items are not Anthropic's to read.)
+                    let kept = |th: &&Thinking, mark: &str| matches!(th, Thinking::Redacted(d) if d.starts_with(mark));
                     for th in thinking.iter().filter(|th| {
                         budget.is_some()
-                            && !matches!(th, Thinking::Redacted(d) if d.starts_with(super::responses::REASONING_MARK))
+                            && !kept(th, super::responses::REASONING_MARK)
+                            && !kept(th, SEARCH_MARK)
                     }) {
                         push(
                             "assistant",
@@ -119,6 +126,15 @@ impl Anthropic {
                                 }
                             },
                         );
+                    }
+                    // The searches it ran, as they came.
+                    for th in thinking {
+                        if let Thinking::Redacted(d) = th
+                            && let Some(blocks) = d.strip_prefix(SEARCH_MARK)
+                            && let Ok(Value::Array(blocks)) = serde_json::from_str(blocks)
+                        {
+                            blocks.into_iter().for_each(|b| push("assistant", b));
+                        }
                     }
                     if !text.is_empty() {
                         push("assistant", json!({"type": "text", "text": text}));
@@ -161,12 +177,16 @@ impl Anthropic {
         if let Some(b) = budget {
             body["thinking"] = json!({"type": "enabled", "budget_tokens": b});
         }
-        if !req.tools.is_empty() {
-            body["tools"] = req
-                .tools
-                .iter()
-                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-                .collect();
+        let mut tools: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+        if let Some(kind) = &req.native_search {
+            tools.push(json!({"type": &**kind, "name": "web_search", "max_uses": MAX_SEARCHES}));
+        }
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools);
         }
         body
     }
@@ -186,9 +206,89 @@ struct Parser {
     output_tokens: u64,
     cached_input_tokens: u64,
     stop: Option<FinishReason>,
+    /// The API's own tool calls (its searches) by block index: the block, its input's text.
+    server_calls: std::collections::HashMap<usize, (Value, String)>,
+}
+
+/// A `web_search_tool_result` block and the `server_tool_use` it answers, as one search.
+fn search_done(call: &Value, result: &Value) -> super::WebSearchDone {
+    let content = &result["content"];
+    let results = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["type"] == "web_search_result")
+        .filter_map(|r| {
+            Some(crate::protocol::WebSource {
+                url: r["url"].as_str()?.to_string(),
+                title: r["title"].as_str().map(String::from),
+            })
+        })
+        .collect();
+    super::WebSearchDone {
+        id: call["id"].as_str().unwrap_or_default().to_string(),
+        query: call["input"]["query"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        results,
+        error: (content["type"] == "web_search_tool_result_error").then(|| {
+            format!(
+                "the provider's search failed: {}",
+                content["error_code"].as_str().unwrap_or("unknown error")
+            )
+        }),
+    }
 }
 
 impl Parser {
+    /// A content block begins: a thinking block sent encrypted, a call of the model's, or a
+    /// search the API ran (its call, then its result, which closes it).
+    fn block_start(&mut self, index: usize, block: Value, out: &mut VecDeque<ProviderEvent>) {
+        if block.get("type").and_then(Value::as_str) == Some("redacted_thinking")
+            && let Some(d) = block.get("data").and_then(Value::as_str)
+        {
+            out.push_back(ProviderEvent::RedactedReasoning(d.to_string()));
+        }
+        if block["type"] == "server_tool_use" {
+            self.server_calls.insert(index, (block.clone(), String::new()));
+        }
+        if block["type"] == "web_search_tool_result" {
+            let called = self
+                .server_calls
+                .values_mut()
+                .find(|(c, _)| c["id"] == block["tool_use_id"]);
+            if let Some((call, input)) = called {
+                // Its input streamed (or came whole in its start).
+                if let Ok(i) = serde_json::from_str::<Value>(input) {
+                    call["input"] = i;
+                } else if !call["input"].is_object() {
+                    call["input"] = json!({});
+                }
+                out.push_back(ProviderEvent::WebSearch(search_done(call, &block)));
+                let kept = json!([call, block]);
+                out.push_back(ProviderEvent::RedactedReasoning(format!(
+                    "{SEARCH_MARK}{kept}"
+                )));
+            }
+        }
+        if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+            out.push_back(ProviderEvent::ToolCallStart {
+                index,
+                id: block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                name: block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            });
+        }
+    }
+
     fn event(
         &mut self,
         event: Option<&str>,
@@ -221,26 +321,7 @@ impl Parser {
             "content_block_start" => {
                 let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let block = v.get("content_block").cloned().unwrap_or(Value::Null);
-                if block.get("type").and_then(Value::as_str) == Some("redacted_thinking")
-                    && let Some(d) = block.get("data").and_then(Value::as_str)
-                {
-                    out.push_back(ProviderEvent::RedactedReasoning(d.to_string()));
-                }
-                if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    out.push_back(ProviderEvent::ToolCallStart {
-                        index,
-                        id: block
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        name: block
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    });
-                }
+                self.block_start(index, block, out);
             }
             "content_block_delta" => {
                 let index = v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
@@ -261,6 +342,24 @@ impl Parser {
                             out.push_back(ProviderEvent::ReasoningSignature(s.to_string()));
                         }
                     }
+                    Some("input_json_delta") if self.server_calls.contains_key(&index) => {
+                        if let (Some(t), Some((_, input))) = (
+                            d["partial_json"].as_str(),
+                            self.server_calls.get_mut(&index),
+                        ) {
+                            input.push_str(t);
+                        }
+                    }
+                    Some("citations_delta") => {
+                        let c = &d["citation"];
+                        if let Some(url) = c["url"].as_str() {
+                            out.push_back(ProviderEvent::Citation(crate::protocol::Citation {
+                                url: url.to_string(),
+                                title: c["title"].as_str().map(String::from),
+                                cited_text: c["cited_text"].as_str().map(String::from),
+                            }));
+                        }
+                    }
                     Some("input_json_delta") => {
                         if let Some(t) = d.get("partial_json").and_then(Value::as_str) {
                             out.push_back(ProviderEvent::ToolCallDelta {
@@ -279,6 +378,7 @@ impl Parser {
                         "tool_use" => FinishReason::ToolCalls,
                         "max_tokens" => FinishReason::Length,
                         "refusal" => FinishReason::ContentFilter,
+                        "pause_turn" => FinishReason::Paused,
                         _ => FinishReason::Other,
                     });
                 }
@@ -341,9 +441,14 @@ impl Provider for Anthropic {
     fn model(&self) -> String {
         self.model.clone()
     }
+
+    fn native_search(&self) -> Option<&'static str> {
+        Some("web_search_20250305")
+    }
 }
 
 #[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 
@@ -387,6 +492,43 @@ mod tests {
             cached_input_tokens: 100,
             ..Usage::default()
         })));
+    }
+
+    #[test]
+    fn a_failed_search_and_a_paused_turn_are_read() {
+        let mut p = Parser::default();
+        let mut out = VecDeque::new();
+        let evs = [
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":10,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"x\"}"}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"pause_turn"},"usage":{"output_tokens":4}}"#,
+            r#"{"type":"message_stop"}"#,
+        ];
+        for e in evs {
+            p.event(None, e, &mut out).unwrap();
+        }
+        let v: Vec<_> = out.into_iter().collect();
+        let Some(ProviderEvent::WebSearch(w)) = v.first() else {
+            panic!("{v:?}")
+        };
+        assert_eq!(w.query, "x");
+        assert!(w.results.is_empty());
+        assert!(w.error.as_deref().unwrap().contains("max_uses_exceeded"));
+        // No tool call of the model's own: the search's input is not a call's arguments.
+        assert!(
+            !v.iter()
+                .any(|e| matches!(e, ProviderEvent::ToolCallDelta { .. }))
+        );
+        // Kept whole, to be sent back (its input read from the stream).
+        let Some(ProviderEvent::RedactedReasoning(kept)) = v.get(1) else {
+            panic!("{v:?}")
+        };
+        let blocks: Value = serde_json::from_str(kept.strip_prefix(SEARCH_MARK).unwrap()).unwrap();
+        assert_eq!(blocks[0]["input"], json!({"query": "x"}));
+        assert_eq!(blocks[1]["type"], "web_search_tool_result");
+        assert_eq!(v.last(), Some(&ProviderEvent::Finish(FinishReason::Paused)));
     }
 
     #[test]

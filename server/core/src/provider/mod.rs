@@ -131,6 +131,9 @@ pub struct ChatRequest {
     pub num_ctx: Option<u64>,
     /// The most tokens the reply may take (`models.…maxOutputTokens`).
     pub max_tokens: Option<u64>,
+    /// The provider's own web search tool to send, by its type (`websearch.provider:
+    /// "native"`, allowed for the session): `None` sends none.
+    pub native_search: Option<Arc<str>>,
 }
 
 impl ChatRequest {
@@ -194,6 +197,9 @@ pub enum FinishReason {
     ToolCalls,
     Length,
     ContentFilter,
+    /// The provider paused a long turn (Anthropic's `pause_turn`, its own searches running
+    /// long): sent back as it is, the model goes on.
+    Paused,
     Other,
 }
 
@@ -217,8 +223,22 @@ pub enum ProviderEvent {
         arguments: String,
     },
     Usage(Usage),
+    /// The provider searched the web on its side (native web search): one search, done.
+    WebSearch(WebSearchDone),
+    /// The answer cites a page.
+    Citation(crate::protocol::Citation),
     /// The model finished; the stream is complete. Anything before this is provisional.
     Finish(FinishReason),
+}
+
+/// One search a provider ran on its side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebSearchDone {
+    pub id: String,
+    pub query: String,
+    pub results: Vec<crate::protocol::WebSource>,
+    /// Why it failed (`None`: it completed).
+    pub error: Option<String>,
 }
 
 /// A wait before another attempt to open the stream, reported when the wait begins.
@@ -400,6 +420,11 @@ pub trait Provider: Send + Sync {
     /// once per provider; `None` when it says nothing or cannot be reached).
     fn context_window(&self, _model: &str) -> futures::future::BoxFuture<'static, Option<u64>> {
         Box::pin(async { None })
+    }
+    /// The type of the provider's own web search tool (`web_search` for the Responses API,
+    /// `web_search_20250305` for Anthropic); `None`: it has none Tradewind can send.
+    fn native_search(&self) -> Option<&'static str> {
+        None
     }
     /// Whether [`Provider::count_tokens`] may count (so the texts are not built for nothing).
     fn counts_tokens(&self) -> bool {

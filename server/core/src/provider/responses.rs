@@ -19,8 +19,9 @@ use super::{
 };
 use crate::protocol::Usage;
 
-/// A kept reasoning item is marked so, among a reply's thinking blocks (another provider's
-/// encrypted thinking never goes to this API, nor this one's to another).
+/// A kept reasoning item (or a kept `web_search_call`) is marked so, among a reply's thinking
+/// blocks (another provider's encrypted thinking never goes to this API, nor this one's to
+/// another).
 pub const REASONING_MARK: &str = "openai-responses:";
 
 pub struct Responses {
@@ -107,12 +108,21 @@ impl Responses {
             "store": false,
             "include": ["reasoning.encrypted_content"],
         });
-        if !req.tools.is_empty() {
-            body["tools"] = req
-                .tools
-                .iter()
-                .map(|t| json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters, "strict": false}))
-                .collect();
+        let mut tools: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters, "strict": false}))
+            .collect();
+        if let Some(kind) = &req.native_search {
+            // The provider's own search; the pages it read come with each search.
+            tools.push(json!({"type": &**kind}));
+            body["include"] = json!([
+                "reasoning.encrypted_content",
+                "web_search_call.action.sources"
+            ]);
+        }
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools);
         }
         if let Some(e) = req.reasoning_effort {
             body["reasoning"] = json!({"effort": e.as_str(), "summary": "auto"});
@@ -129,7 +139,57 @@ impl Responses {
 struct Parser {
     /// Output index → whether a function call was started there.
     calls: HashMap<u64, bool>,
+    /// Messages whose citations came as `annotation.added` events (not read again when done).
+    annotated: std::collections::HashSet<String>,
     finished: bool,
+}
+
+/// A `web_search_call` item, done: its query and the pages it read (`action.sources`, or the
+/// one page an `open_page` action opened).
+fn web_search(item: &Value) -> super::WebSearchDone {
+    let action = &item["action"];
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let mut results: Vec<crate::protocol::WebSource> = action["sources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|src| {
+            Some(crate::protocol::WebSource {
+                url: src["url"].as_str()?.to_string(),
+                title: src["title"].as_str().map(String::from),
+            })
+        })
+        .collect();
+    if results.is_empty()
+        && let Some(url) = action["url"].as_str()
+    {
+        results.push(crate::protocol::WebSource {
+            url: url.to_string(),
+            title: None,
+        });
+    }
+    let query = match action["query"].as_str() {
+        Some(q) => q.to_string(),
+        None => action["pattern"].as_str().map(String::from).unwrap_or_default(),
+    };
+    super::WebSearchDone {
+        id: s(&item["id"]),
+        query,
+        results,
+        error: (item["status"] == "failed").then(|| "the provider's search failed".to_string()),
+    }
+}
+
+/// A `url_citation` annotation as a citation (other annotations are not pages).
+fn citation(a: &Value) -> Option<crate::protocol::Citation> {
+    if a["type"] != "url_citation" {
+        return None;
+    }
+    Some(crate::protocol::Citation {
+        url: a["url"].as_str()?.to_string(),
+        title: a["title"].as_str().map(String::from),
+        cited_text: None,
+    })
 }
 
 /// The usage of a `response` object.
@@ -162,6 +222,41 @@ fn stream_error(code: &str, message: &str) -> ProviderError {
 }
 
 impl Parser {
+    /// An output item is done: a search (shown, and kept to go back in its place), a message's
+    /// citations (unless they came as they were added), an encrypted reasoning item (kept).
+    fn item_done(&self, item: &Value, out: &mut VecDeque<ProviderEvent>) {
+        if item["type"] == "web_search_call" {
+            out.push_back(ProviderEvent::WebSearch(web_search(item)));
+            // Kept like a reasoning item, and sent back in its place.
+            let kept = json!({"type": "web_search_call", "id": item["id"], "status": item["status"], "action": item["action"]});
+            out.push_back(ProviderEvent::RedactedReasoning(format!(
+                "{REASONING_MARK}{kept}"
+            )));
+        }
+        if item["type"] == "message"
+            && !self
+                .annotated
+                .contains(item["id"].as_str().unwrap_or_default())
+        {
+            let annotations = item["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|c| c["annotations"].as_array().into_iter().flatten());
+            for a in annotations {
+                if let Some(c) = citation(a) {
+                    out.push_back(ProviderEvent::Citation(c));
+                }
+            }
+        }
+        if item["type"] == "reasoning" && item.get("encrypted_content").is_some() {
+            let kept = json!({"type": "reasoning", "id": item["id"], "encrypted_content": item["encrypted_content"], "summary": item.get("summary").cloned().unwrap_or(json!([]))});
+            out.push_back(ProviderEvent::RedactedReasoning(format!(
+                "{REASONING_MARK}{kept}"
+            )));
+        }
+    }
+
     fn event(
         &mut self,
         event: Option<&str>,
@@ -217,15 +312,13 @@ impl Parser {
                     arguments: text("delta"),
                 });
             }
-            "response.output_item.done" => {
-                let item = &v["item"];
-                if item["type"] == "reasoning" && item.get("encrypted_content").is_some() {
-                    let kept = json!({"type": "reasoning", "id": item["id"], "encrypted_content": item["encrypted_content"], "summary": item.get("summary").cloned().unwrap_or(json!([]))});
-                    out.push_back(ProviderEvent::RedactedReasoning(format!(
-                        "{REASONING_MARK}{kept}"
-                    )));
+            "response.output_text.annotation.added" => {
+                if let Some(c) = citation(&v["annotation"]) {
+                    self.annotated.insert(text("item_id"));
+                    out.push_back(ProviderEvent::Citation(c));
                 }
             }
+            "response.output_item.done" => self.item_done(&v["item"], out),
             "response.completed" | "response.incomplete" => {
                 let r = &v["response"];
                 if let Some(u) = usage_of(r) {
@@ -311,6 +404,10 @@ impl Provider for Responses {
     fn server_facts(&self, model: &str) -> BoxFuture<'static, super::server::ServerFacts> {
         self.chat.server_facts(model)
     }
+
+    fn native_search(&self) -> Option<&'static str> {
+        Some("web_search")
+    }
 }
 
 #[cfg(test)]
@@ -372,6 +469,41 @@ mod tests {
     }
 
     #[test]
+    fn a_search_and_its_citations_are_read_once() {
+        let ann = json!({"type": "url_citation", "start_index": 0, "end_index": 5, "url": "https://a.example/x", "title": "A"});
+        let msg = |annotations: Value| json!({"type": "message", "id": "msg_1", "content": [{"type": "output_text", "text": "Alpha", "annotations": annotations}]});
+        let evs = run(&[
+            ("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 0, "item": {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "alpha", "sources": [{"type": "url", "url": "https://a.example/x"}]}}})),
+            ("response.output_text.annotation.added", json!({"type": "response.output_text.annotation.added", "item_id": "msg_1", "output_index": 1, "annotation": ann})),
+            ("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 1, "item": msg(json!([ann]))})),
+            // A message whose citations came only with it.
+            ("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 2, "item": {"type": "message", "id": "msg_2", "content": [{"type": "output_text", "text": "B", "annotations": [{"type": "url_citation", "url": "https://b.example/", "title": "B"}, {"type": "file_citation", "file_id": "f"}]}]}})),
+            ("response.completed", json!({"type": "response.completed", "response": {"status": "completed"}})),
+        ])
+        .unwrap();
+        let ProviderEvent::WebSearch(w) = &evs[0] else {
+            panic!("{evs:?}")
+        };
+        assert_eq!(w.query, "alpha");
+        assert_eq!(w.results[0].url, "https://a.example/x");
+        assert!(w.error.is_none());
+        // Kept to go back in its place.
+        assert!(matches!(&evs[1], ProviderEvent::RedactedReasoning(k) if k.starts_with(REASONING_MARK) && k.contains("web_search_call")));
+        let cited: Vec<&str> = evs
+            .iter()
+            .filter_map(|e| match e {
+                ProviderEvent::Citation(c) => Some(c.url.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(cited, ["https://a.example/x", "https://b.example/"]);
+        assert!(matches!(
+            evs.last(),
+            Some(ProviderEvent::Finish(FinishReason::Stop))
+        ));
+    }
+
+    #[test]
     fn the_request_sends_the_reasoning_items_back_with_the_calls() {
         let r = Responses::new(
             "http://127.0.0.1:9/v1",
@@ -416,6 +548,7 @@ mod tests {
             constraint: None,
             num_ctx: None,
             max_tokens: None,
+            native_search: None,
         };
         let b = r.body(&req);
         let input = b["input"].as_array().unwrap();

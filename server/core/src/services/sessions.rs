@@ -411,10 +411,20 @@ fn describe_grant(key: &str) -> (&'static str, String) {
         // Never stored (they allow the one call answered); shown if an old row has one.
         Some(GrantKey::OutsideSandbox(_)) => ("once", "one command outside the sandbox".into()),
         Some(GrantKey::SshAgent(_)) => ("once", "one command with your SSH keys".into()),
-        None => match key.strip_prefix("write:") {
-            Some(p) => ("write", format!("changes to {p}")),
-            None => ("other", key.to_string()),
-        },
+        None => {
+            if let Some(p) = key.strip_prefix("write:") {
+                ("write", format!("changes to {p}"))
+            } else if let Some(p) = key.strip_prefix("native-search:") {
+                ("web_search", format!("web search through {p}"))
+            } else if let Some(p) = key.strip_prefix("native-search-declined:") {
+                (
+                    "web_search",
+                    format!("no web search through {p} (declined; revoke to be asked again)"),
+                )
+            } else {
+                ("other", key.to_string())
+            }
+        }
     }
 }
 

@@ -163,7 +163,7 @@ pub fn provider_of(s: &WebSearchSettings) -> Result<SearchProvider, String> {
         None | Some("") => Ok(SearchProvider::Searxng),
         Some(p) => p.parse().map_err(|_| {
             format!(
-                "websearch.provider `{p}` is not one of: searxng, duckduckgo-instant, duckduckgo-html, tavily, brave, serpapi"
+                "websearch.provider `{p}` is not one of: searxng, duckduckgo-instant, duckduckgo-html, tavily, brave, serpapi, native"
             )
         }),
     }
@@ -193,6 +193,8 @@ fn public_endpoint(p: SearchProvider) -> &'static str {
         SearchProvider::Tavily => "https://api.tavily.com/search",
         SearchProvider::Brave => "https://api.search.brave.com/res/v1/web/search",
         SearchProvider::Serpapi => "https://serpapi.com/search.json",
+        // Never searched from here (no `websearch` tool is offered): refused below.
+        SearchProvider::Native => "",
     }
 }
 
@@ -243,6 +245,9 @@ pub async fn search(
     query: &str,
 ) -> Result<Vec<SearchResult>, String> {
     let p = provider_of(s)?;
+    if p == SearchProvider::Native {
+        return Err("web search is the model provider's own (websearch.provider \"native\"): it is not done through this tool".into());
+    }
     let url = endpoint(p, s)?;
     let key = match key_env(p, s) {
         None => None,
@@ -272,7 +277,7 @@ pub async fn search(
                 ("no_redirect", "1"),
             ],
             SearchProvider::DuckduckgoHtml => &[("q", query)],
-            SearchProvider::Tavily => &[],
+            SearchProvider::Tavily | SearchProvider::Native => &[],
             SearchProvider::Brave => &[("q", query), ("count", &n)],
             SearchProvider::Serpapi => &[
                 ("engine", "google"),
@@ -444,7 +449,7 @@ pub fn parse(p: SearchProvider, body: &[u8]) -> Result<Vec<SearchResult>, String
             }
             out
         }
-        SearchProvider::DuckduckgoHtml => Vec::new(),
+        SearchProvider::DuckduckgoHtml | SearchProvider::Native => Vec::new(),
     };
     Ok(results
         .into_iter()
@@ -569,6 +574,7 @@ pub fn providers(s: &WebSearchSettings) -> Vec<SearchProviderInfo> {
                 SearchProvider::Tavily => "Tavily",
                 SearchProvider::Brave => "Brave Search",
                 SearchProvider::Serpapi => "SerpApi",
+                SearchProvider::Native => "The model's provider (native)",
             }
             .into(),
             key_env: key_env(p, s),
@@ -579,6 +585,7 @@ pub fn providers(s: &WebSearchSettings) -> Vec<SearchProviderInfo> {
                 SearchProvider::Tavily => "Needs a key (free tier without a card).",
                 SearchProvider::Brave => "Needs a key (a card; about 1,000 queries a month on the free credit).",
                 SearchProvider::Serpapi => "Needs a key; see SerpApi's pricing.",
+                SearchProvider::Native => "No key here: the model's provider searches on its side and bills it. Only with OpenAI's Responses API (apiMode \"responses\") or Anthropic; with any other provider the model has no web search. Asked once per session unless external calls run without asking.",
             }
             .into(),
         })
@@ -609,6 +616,10 @@ pub fn view(
         key_env: env,
         source,
         providers: providers(s),
+        native_tool_type: s
+            .native_tool_type
+            .clone()
+            .filter(|t| !t.trim().is_empty()),
     }
 }
 

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

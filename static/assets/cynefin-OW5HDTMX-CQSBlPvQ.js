@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

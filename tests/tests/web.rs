@@ -350,7 +350,7 @@ async fn websearch_uses_the_chosen_provider() {
     assert_eq!(v["provider"], "searxng");
     assert_eq!(v["source"], "default");
     assert_eq!(v["endpoint"], endpoint);
-    assert_eq!(v["providers"].as_array().unwrap().len(), 6);
+    assert_eq!(v["providers"].as_array().unwrap().len(), 7);
     let (st, v) = s
         .send(
             reqwest::Method::PUT,

@@ -528,6 +528,30 @@ describe("first-start setup", { skip, timeout: 300_000 }, () => {
     await p.context.close();
   });
 
+  test("the manual setup form chooses the API an OpenAI provider speaks", async (t) => {
+    // A server of its own: the test above may have configured the shared one.
+    const own = await startServer({ provider: false });
+    t.after(() => own.stop());
+    const p = await newPage(browser, own);
+    await signInWithToken(p.page, own);
+    const prov = await apiCall(p.page, own, "GET", "/api/settings/provider");
+    assert.equal(prov.json.api_mode, "chat");
+    const form = p.page.locator(".setup form.settings-form");
+    await form.locator('select[name="kind"]').selectOption("openai");
+    await form.locator('select[name="api_mode"]').selectOption("responses");
+    await form.locator('input[name="base_url"]').fill("http://127.0.0.1:9/v1");
+    await form.locator('input[name="model"]').fill("gpt-5");
+    await form.getByRole("button", { name: "Save" }).click();
+    await p.page.locator(".setup").waitFor({ state: "detached", timeout: 10_000 });
+    const saved = await apiCall(p.page, own, "GET", "/api/settings/provider");
+    assert.equal(saved.json.api_mode, "responses");
+    assert.equal(saved.json.model, "gpt-5");
+    const list = await apiCall(p.page, own, "GET", "/api/providers");
+    assert.equal(list.json.data.find((e) => e.id === "default")?.api_mode, "responses");
+    assertCleanLocal(p);
+    await p.context.close();
+  });
+
   function assertCleanLocal(p) {
     assert.deepEqual(p.log.foreign, [], "requests to other origins");
     assert.deepEqual(p.log.errors, [], "page errors");

@@ -32,6 +32,9 @@ pub struct ProviderSettingsView {
     pub api_key_set: bool,
     /// Where the running configuration came from.
     pub source: ProviderSource,
+    /// The API an `openai` provider speaks (`chat` or `responses`).
+    #[serde(default)]
+    pub api_mode: ApiMode,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]

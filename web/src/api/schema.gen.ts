@@ -3137,6 +3137,8 @@ export interface components {
         ProviderSettingsView: {
             /** @description Whether an API key is stored (it is never returned). */
             api_key_set: boolean;
+            /** @description The API an `openai` provider speaks (`chat` or `responses`). */
+            api_mode?: components["schemas"]["ApiMode"];
             base_url?: string | null;
             /** @description `openai`, `anthropic`, `replay`, or empty when none is configured. */
             kind: string;

@@ -3,6 +3,7 @@ import { useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ProviderKind, ProviderView } from "../api/types";
 import { useAction } from "../state/action";
+import { ApiModeField } from "./ApiModeField";
 import { FormError } from "./FormError";
 
 const KINDS: { value: ProviderKind; label: string; url: string; keyEnv: string }[] = [
@@ -168,19 +169,7 @@ export function ProviderEditor({
           ))}
         </select>
       </label>
-      {kind === "openai" && (
-        <label class="field">
-          <span>API</span>
-          <select
-            name="api_mode"
-            value={apiMode}
-            onChange={(e) => setApiMode((e.target as HTMLSelectElement).value as "chat" | "responses")}
-          >
-            <option value="chat">Chat Completions (any OpenAI-compatible server)</option>
-            <option value="responses">Responses (OpenAI's newer models, Codex)</option>
-          </select>
-        </label>
-      )}
+      {kind === "openai" && <ApiModeField value={apiMode} onChange={setApiMode} />}
       <label class="field">
         <span>Base URL (empty: the kind's own)</span>
         <input

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { ProviderSettings, ProviderSettingsUpdate } from "../api/types";
 import { useAction } from "../state/action";
+import { ApiModeField } from "./ApiModeField";
 import { FormError } from "./FormError";
 
 const KINDS = ["openai", "anthropic", "replay"];
@@ -13,6 +14,7 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
   const [baseUrl, setBaseUrl] = useState(initial?.base_url ?? "");
   const [model, setModel] = useState(initial?.model ?? "");
   const [apiKey, setApiKey] = useState("");
+  const [apiMode, setApiMode] = useState<"chat" | "responses">(initial?.api_mode === "responses" ? "responses" : "chat");
   const [status, setStatus] = useState<{ kind: "ok" | "error" | "info"; text: string } | null>(null);
   const [test, setTest] = useState<{ ok: boolean; text: string; models?: string[] } | null>(null);
 
@@ -24,6 +26,7 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
         setKind(p.kind || "openai");
         setBaseUrl(p.base_url ?? "");
         setModel(p.model ?? "");
+        setApiMode(p.api_mode === "responses" ? "responses" : "chat");
       },
       (e) => setStatus({ kind: "error", text: `Could not load the provider settings: ${errorText(e)}` }),
     );
@@ -46,6 +49,7 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
       kind,
       base_url: baseUrl.trim(),
       model: model.trim(),
+      api_mode: kind === "openai" ? apiMode : null,
       ...(apiKey ? { api_key: apiKey } : {}),
     });
     setLoaded(p);
@@ -94,6 +98,7 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
             ))}
           </select>
         </label>
+        {kind === "openai" && <ApiModeField value={apiMode} onChange={setApiMode} />}
         <label class="field">
           <span>Base URL</span>
           <input

@@ -294,6 +294,7 @@ impl Core {
                 model: e.config.model.clone(),
                 api_key_set: e.key_set,
                 source: e.source,
+                api_mode: e.config.api_mode,
             },
             None => ProviderSettingsView {
                 kind: String::new(),
@@ -301,6 +302,7 @@ impl Core {
                 model: None,
                 api_key_set: false,
                 source: ProviderSource::None,
+                api_mode: Default::default(),
             },
         })
     }

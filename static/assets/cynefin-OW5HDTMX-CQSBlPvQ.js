@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

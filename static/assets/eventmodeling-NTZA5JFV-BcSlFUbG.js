@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

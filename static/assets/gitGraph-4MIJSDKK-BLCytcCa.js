@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

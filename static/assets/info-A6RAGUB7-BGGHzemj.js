@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

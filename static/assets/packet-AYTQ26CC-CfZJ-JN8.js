@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

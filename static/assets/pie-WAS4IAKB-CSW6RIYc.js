@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

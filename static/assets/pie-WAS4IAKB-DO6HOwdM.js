@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-bDnuHat_.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

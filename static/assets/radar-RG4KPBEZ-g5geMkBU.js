@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

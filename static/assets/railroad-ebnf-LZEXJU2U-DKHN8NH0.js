@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-bDnuHat_.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

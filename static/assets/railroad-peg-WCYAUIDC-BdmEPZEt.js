@@ -1,1 +1,0 @@
-export{u as createRailroadPegServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

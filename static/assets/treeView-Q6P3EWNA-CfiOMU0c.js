@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-CLCyC5ZB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1128,7 +1128,10 @@ async fn native_web_search_through_anthropic_runs_without_asking_where_external_
         tweak: Some(|c| {
             if let Some(p) = c.provider.as_mut() {
                 p.kind = "anthropic".into();
-                p.base_url = p.base_url.as_ref().map(|u| u.trim_end_matches("/v1").into());
+                p.base_url = p
+                    .base_url
+                    .as_ref()
+                    .map(|u| u.trim_end_matches("/v1").into());
             }
         }),
         ..Opts::default()
@@ -1193,7 +1196,10 @@ async fn native_web_search_through_anthropic_runs_without_asking_where_external_
         .iter()
         .map(|b| b["type"].as_str().unwrap())
         .collect();
-    assert_eq!(blocks, ["server_tool_use", "web_search_tool_result", "text"]);
+    assert_eq!(
+        blocks,
+        ["server_tool_use", "web_search_tool_result", "text"]
+    );
     assert_eq!(
         assistant["content"][0]["input"],
         json!({"query": "tokio latest release"})

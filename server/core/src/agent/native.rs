@@ -100,7 +100,9 @@ pub(super) async fn search_tool(t: &Turn<'_>) -> Option<Arc<str>> {
 /// Ask the user once for the session; the answer is kept either way.
 async fn ask(t: &Turn<'_>, call: &ToolCallReq, provider: &str) -> bool {
     let key = allowed_key(provider);
-    let reason = format!("let the model search the web through {provider} for this session (the provider runs the searches; queries may carry what the conversation holds)");
+    let reason = format!(
+        "let the model search the web through {provider} for this session (the provider runs the searches; queries may carry what the conversation holds)"
+    );
     let ask = crate::policy::Ask {
         scope: crate::protocol::ApprovalScope::Effect,
         key: key.clone(),

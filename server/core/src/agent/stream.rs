@@ -321,7 +321,12 @@ impl Answer {
                     search_id: w.id,
                     provider: t.model.provider.clone(),
                     query: w.query,
-                    status: if w.error.is_some() { "failed" } else { "completed" }.into(),
+                    status: if w.error.is_some() {
+                        "failed"
+                    } else {
+                        "completed"
+                    }
+                    .into(),
                     results: w.results,
                     error: w.error,
                 });

@@ -251,7 +251,8 @@ impl Parser {
             out.push_back(ProviderEvent::RedactedReasoning(d.to_string()));
         }
         if block["type"] == "server_tool_use" {
-            self.server_calls.insert(index, (block.clone(), String::new()));
+            self.server_calls
+                .insert(index, (block.clone(), String::new()));
         }
         if block["type"] == "web_search_tool_result" {
             let called = self

@@ -117,22 +117,29 @@ impl OpenAi {
 }
 
 impl OpenAi {
-    /// `toolCalls: text`: no `tools`; the system prompt describes them and how to call one
-    /// (Hermes/Qwen's `<tool_call>` form, which the text parsers read back), earlier calls are
-    /// written into the assistant's text and their results sent as one user message per turn
-    /// (`<tool_response>`), so a chat template without tool support takes the conversation.
+    /// `toolCalls: text`: no `tools`; the system prompt describes them and how to call one, in
+    /// the form the model's family is trained on (`textcalls::Family`: Hermes/Qwen's
+    /// `<tool_call>`, Qwen3-Coder's XML, Mistral's `[TOOL_CALLS]`, Llama 3's `<|python_tag|>`;
+    /// the parsers read every form back); earlier calls are written into the assistant's text
+    /// the same way and their results sent as one user message per turn, so a chat template
+    /// without tool support takes the conversation.
     fn text_body(&self, req: &ChatRequest) -> Value {
+        let model = req.model.as_deref().unwrap_or(&self.model);
+        let family = super::textcalls::Family::of(model);
         let mut system = req.system.to_string();
         if !req.tools.is_empty() {
             system.push_str(&match req.constraint {
                 Some(_) => super::constrain::json_prompt(&req.tools),
-                None => super::textcalls::tools_prompt(&req.tools),
+                None => super::textcalls::tools_prompt(&req.tools, family),
             });
         }
         let mut messages: Vec<Value> = vec![json!({"role": "system", "content": system})];
+        // The last message holds call results (the next result joins it).
+        let mut results_open = false;
         for m in req.messages.iter() {
             match m {
                 ChatMessage::User { text, .. } => {
+                    results_open = false;
                     messages.push(json!({"role": "user", "content": text}));
                 }
                 ChatMessage::Assistant {
@@ -151,24 +158,24 @@ impl OpenAi {
                                 content.push_str(&super::textcalls::written_call(
                                     &c.name,
                                     &c.arguments,
+                                    family,
                                 ));
                             }
                             content
                         }
                     };
+                    results_open = false;
                     messages.push(json!({"role": "assistant", "content": content}));
                 }
                 ChatMessage::Tool { text, .. } => {
-                    let response = format!("<tool_response>\n{text}\n</tool_response>");
+                    let response = match req.constraint {
+                        Some(_) => format!("<tool_response>\n{text}\n</tool_response>"),
+                        None => super::textcalls::written_result(text, family),
+                    };
                     // Results of one turn's calls go as one user message (templates that want
                     // user and assistant to alternate take it).
                     match messages.last_mut() {
-                        Some(last)
-                            if last["role"] == "user"
-                                && last["content"]
-                                    .as_str()
-                                    .is_some_and(|c| c.ends_with("</tool_response>")) =>
-                        {
+                        Some(last) if last["role"] == "user" && results_open => {
                             let joined = format!(
                                 "{}\n{response}",
                                 last["content"].as_str().unwrap_or_default()
@@ -177,11 +184,12 @@ impl OpenAi {
                         }
                         _ => messages.push(json!({"role": "user", "content": response})),
                     }
+                    results_open = true;
                 }
             }
         }
         let mut body = json!({
-            "model": req.model.as_deref().unwrap_or(&self.model),
+            "model": model,
             "messages": messages,
             "stream": true,
             "stream_options": {"include_usage": true},

@@ -170,7 +170,10 @@ fn web_search(item: &Value) -> super::WebSearchDone {
     }
     let query = match action["query"].as_str() {
         Some(q) => q.to_string(),
-        None => action["pattern"].as_str().map(String::from).unwrap_or_default(),
+        None => action["pattern"]
+            .as_str()
+            .map(String::from)
+            .unwrap_or_default(),
     };
     super::WebSearchDone {
         id: s(&item["id"]),
@@ -488,7 +491,9 @@ mod tests {
         assert_eq!(w.results[0].url, "https://a.example/x");
         assert!(w.error.is_none());
         // Kept to go back in its place.
-        assert!(matches!(&evs[1], ProviderEvent::RedactedReasoning(k) if k.starts_with(REASONING_MARK) && k.contains("web_search_call")));
+        assert!(
+            matches!(&evs[1], ProviderEvent::RedactedReasoning(k) if k.starts_with(REASONING_MARK) && k.contains("web_search_call"))
+        );
         let cited: Vec<&str> = evs
             .iter()
             .filter_map(|e| match e {

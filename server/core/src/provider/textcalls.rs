@@ -32,29 +32,123 @@ pub struct Extracted {
     pub calls: Vec<TextCall>,
 }
 
-/// The system prompt's part that describes the tools to a model that writes its calls as text
-/// (Hermes/Qwen's form, which small open models are trained on and [`extract`] reads).
-pub fn tools_prompt(tools: &[super::ToolSpec]) -> String {
-    let mut s = String::from(
-        "\n\n# Tools\n\nYou may call one or more of these functions. Their signatures, one JSON object per line, within <tools></tools>:\n<tools>\n",
-    );
-    for t in tools {
-        let f = serde_json::json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}});
-        s.push_str(&f.to_string());
-        s.push('\n');
+/// The call format a model family is trained on, from the model's name: the tools are
+/// described, and earlier calls and results written back, the way it expects (every format is
+/// read back by [`extract`]). Anything not recognised gets Hermes/Qwen's `<tool_call>` form,
+/// which most small open models are trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (Hermes, Qwen 2.5/3, most others).
+    Hermes,
+    /// Qwen3-Coder: `<tool_call><function=NAME><parameter=KEY>value</parameter>…`.
+    QwenCoder,
+    /// Mistral's `[TOOL_CALLS][{"name": …, "arguments": {…}}]`.
+    Mistral,
+    /// Llama 3.x: `<|python_tag|>{"name": …, "parameters": {…}}`.
+    Llama3,
+}
+
+impl Family {
+    pub fn of(model: &str) -> Family {
+        let m = model.to_ascii_lowercase();
+        let has = |ps: &[&str]| ps.iter().any(|p| m.contains(p));
+        if has(&["qwen3-coder", "qwen3_coder", "qwen3coder"]) {
+            Family::QwenCoder
+        } else if has(&[
+            "mistral",
+            "mixtral",
+            "devstral",
+            "codestral",
+            "magistral",
+            "ministral",
+        ]) {
+            Family::Mistral
+        } else if has(&["llama-3", "llama3", "llama-4", "llama4"]) {
+            Family::Llama3
+        } else {
+            Family::Hermes
+        }
     }
-    s.push_str("</tools>\n\nTo call one, write a JSON object with its name and arguments within <tool_call></tool_call> tags, and nothing after the last call:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\nThe results come back within <tool_response></tool_response>. To answer, write plain text.");
-    s
+}
+
+/// The system prompt's part that describes the tools to a model that writes its calls as
+/// text, in its family's form.
+pub fn tools_prompt(tools: &[super::ToolSpec], family: Family) -> String {
+    let specs: Vec<Value> = tools
+        .iter()
+        .map(|t| serde_json::json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+        .collect();
+    let lines = || {
+        specs
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match family {
+        Family::Hermes => format!(
+            "\n\n# Tools\n\nYou may call one or more of these functions. Their signatures, one JSON object per line, within <tools></tools>:\n<tools>\n{}\n</tools>\n\nTo call one, write a JSON object with its name and arguments within <tool_call></tool_call> tags, and nothing after the last call:\n<tool_call>\n{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>\nThe results come back within <tool_response></tool_response>. To answer, write plain text.",
+            lines()
+        ),
+        Family::QwenCoder => format!(
+            "\n\n# Tools\n\nYou have access to the following functions:\n\n<tools>\n{}\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with NO suffix:\n\n<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>\n</function>\n</tool_call>\n\nRequired parameters MUST be specified; a value that is not a string is written as JSON. You may make several calls, each in its own <tool_call></tool_call>. The results come back within <tool_response></tool_response>. To answer, write plain text.",
+            lines()
+        ),
+        Family::Mistral => format!(
+            "\n\n[AVAILABLE_TOOLS]{}[/AVAILABLE_TOOLS]\n\nTo call tools, reply with [TOOL_CALLS] followed by a JSON list of calls and nothing after it: [TOOL_CALLS][{{\"name\": <function-name>, \"arguments\": <args-json-object>}}]. The results come back within [TOOL_RESULTS][/TOOL_RESULTS]. To answer, write plain text.",
+            Value::Array(specs.clone())
+        ),
+        Family::Llama3 => format!(
+            "\n\n# Tools\n\nGiven the following functions, respond with a JSON for a function call with its proper arguments when a call is what the request needs.\n\n{}\n\nTo call one, write <|python_tag|> followed by {{\"name\": function name, \"parameters\": dictionary of argument name and its value}} and nothing after it; several calls are separated by ;. Do not use variables. The results come back as the next message. To answer, write plain text.",
+            lines()
+        ),
+    }
 }
 
 /// An earlier call, written back the way the model is told to write one.
-pub fn written_call(name: &str, arguments: &str) -> String {
+pub fn written_call(name: &str, arguments: &str, family: Family) -> String {
     let args = serde_json::from_str::<Value>(arguments)
         .unwrap_or_else(|_| Value::String(arguments.to_string()));
-    format!(
-        "<tool_call>\n{}\n</tool_call>",
-        serde_json::json!({"name": name, "arguments": args})
-    )
+    match family {
+        Family::Hermes => format!(
+            "<tool_call>\n{}\n</tool_call>",
+            serde_json::json!({"name": name, "arguments": args})
+        ),
+        Family::QwenCoder => {
+            let mut s = format!("<tool_call>\n<function={name}>\n");
+            if let Value::Object(o) = &args {
+                for (k, v) in o {
+                    let v = match v {
+                        Value::String(t) => t.clone(),
+                        other => other.to_string(),
+                    };
+                    s.push_str(&format!("<parameter={k}>\n{v}\n</parameter>\n"));
+                }
+            }
+            s.push_str("</function>\n</tool_call>");
+            s
+        }
+        Family::Mistral => format!(
+            "[TOOL_CALLS]{}",
+            serde_json::json!([{"name": name, "arguments": args}])
+        ),
+        Family::Llama3 => format!(
+            "<|python_tag|>{}",
+            serde_json::json!({"name": name, "parameters": args})
+        ),
+    }
+}
+
+/// A call's result, written as the model's family reads one.
+pub fn written_result(text: &str, family: Family) -> String {
+    match family {
+        Family::Hermes | Family::QwenCoder => format!("<tool_response>\n{text}\n</tool_response>"),
+        Family::Mistral => format!(
+            "[TOOL_RESULTS]{}[/TOOL_RESULTS]",
+            serde_json::json!({"content": text})
+        ),
+        Family::Llama3 => text.to_string(),
+    }
 }
 
 /// The name a block gets when not even its tool's name can be read.
@@ -881,6 +975,34 @@ mod tests {
 
     fn one(name: &str, args: Value) -> Vec<(String, Value)> {
         vec![(name.to_string(), args)]
+    }
+
+    #[test]
+    fn each_family_reads_back_the_calls_it_is_shown() {
+        let args = r#"{"path":"src/a b.rs","offset":3,"all":true}"#;
+        for (model, family) in [
+            ("qwen2.5-coder:7b", Family::Hermes),
+            ("Qwen3-Coder-30B-A3B-Instruct", Family::QwenCoder),
+            ("devstral-small-2505", Family::Mistral),
+            ("Meta-Llama-3.1-8B-Instruct", Family::Llama3),
+        ] {
+            assert_eq!(Family::of(model), family, "{model}");
+            let written = written_call("read_file", args, family);
+            let prompt = tools_prompt(&[], family);
+            assert!(!prompt.is_empty());
+            let got = extract(
+                &format!("Reading it.\n{written}"),
+                ToolCallsMode::Text,
+                &|n: &str| n == "read_file",
+            );
+            assert_eq!(got.calls.len(), 1, "{family:?}: {written}");
+            assert_eq!(got.calls[0].name, "read_file");
+            let back: Option<Value> = serde_json::from_str(&got.calls[0].arguments).ok();
+            let want: Option<Value> = serde_json::from_str(args).ok();
+            assert!(want.is_some());
+            assert_eq!(back, want, "{family:?}: {written}");
+            assert_eq!(got.text.trim(), "Reading it.", "{family:?}");
+        }
     }
 
     #[test]

@@ -616,10 +616,7 @@ pub fn view(
         key_env: env,
         source,
         providers: providers(s),
-        native_tool_type: s
-            .native_tool_type
-            .clone()
-            .filter(|t| !t.trim().is_empty()),
+        native_tool_type: s.native_tool_type.clone().filter(|t| !t.trim().is_empty()),
     }
 }
 

@@ -7,7 +7,7 @@
 //! module, macro bodies included, against this list, and fails on an upward one with its
 //! file and line):
 //!
-//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath
+//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions
 //! 2. store, attachments, artifacts, secret_env
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
@@ -38,6 +38,7 @@ pub mod events;
 pub mod files;
 pub mod goals;
 pub mod http_client;
+pub mod instructions;
 pub mod keystore;
 pub mod mcp;
 pub mod memory;

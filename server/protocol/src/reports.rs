@@ -94,6 +94,10 @@ pub struct PromptCommand {
     pub template: String,
     /// Whether the template uses `$ARGUMENTS`.
     pub takes_arguments: bool,
+    /// Tradewind's own (`/init`), not a file of the workspace: a workspace file of the same
+    /// name is left out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub builtin: bool,
 }
 
 /// `GET /api/sessions/{id}/commands`.

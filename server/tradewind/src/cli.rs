@@ -127,6 +127,18 @@ pub async fn passwd(args: PasswdArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The pages a `message_complete` frame cites, each once, in order.
+pub fn cited_urls(frame: &serde_json::Value) -> Vec<&str> {
+    let mut urls: Vec<&str> = Vec::new();
+    let cited = frame["citations"].as_array().into_iter().flatten();
+    for u in cited.filter_map(|c| c["url"].as_str()) {
+        if !urls.contains(&u) {
+            urls.push(u);
+        }
+    }
+    urls
+}
+
 /// One event frame for a person: the answer as it streams, tool calls and results on stderr.
 pub fn print_human_value(v: &serde_json::Value) {
     let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
@@ -158,7 +170,7 @@ pub fn print_human_value(v: &serde_json::Value) {
             v["results"].as_array().map_or(0, Vec::len)
         ),
         "message_complete" => {
-            let urls = crate::headless::cited_urls(v);
+            let urls = cited_urls(v);
             if !urls.is_empty() {
                 eprintln!("\n  sources: {}", urls.join(" "));
             }

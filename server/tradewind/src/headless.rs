@@ -458,18 +458,6 @@ pub async fn export(api: &Api, id: &crate::protocol::SessionId) -> anyhow::Resul
     }))
 }
 
-/// The pages a `message_complete` frame cites, each once, in order.
-pub fn cited_urls(frame: &Value) -> Vec<&str> {
-    let mut urls: Vec<&str> = Vec::new();
-    let cited = frame["citations"].as_array().into_iter().flatten();
-    for u in cited.filter_map(|c| c["url"].as_str()) {
-        if !urls.contains(&u) {
-            urls.push(u);
-        }
-    }
-    urls
-}
-
 /// A readable transcript: prompts, answers, tool calls with the first lines of their results.
 pub fn markdown(doc: &Value) -> String {
     let mut md = format!(
@@ -484,7 +472,7 @@ pub fn markdown(doc: &Value) -> String {
             "user_message" => md.push_str(&format!("\n## User\n\n{}\n", text(e, "text"))),
             "message_complete" if !text(e, "text").is_empty() => {
                 md.push_str(&format!("\n## Assistant\n\n{}\n", text(e, "text")));
-                let urls = cited_urls(e);
+                let urls = crate::cli::cited_urls(e);
                 if !urls.is_empty() {
                     md.push_str("\nSources:\n");
                     for u in urls {

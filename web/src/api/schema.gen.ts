@@ -3049,6 +3049,11 @@ export interface components {
         };
         /** @description A prompt template of the workspace (`.tradewind/commands/<name>.md`), run as `/name args`. */
         PromptCommand: {
+            /**
+             * @description Tradewind's own (`/init`), not a file of the workspace: a workspace file of the same
+             *     name is left out.
+             */
+            builtin?: boolean;
             /** @description `description:` of the front matter, else the first line of text. */
             description: string;
             name: string;

@@ -1,6 +1,6 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
 // `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a
-// dialog, panel or picker; the workspace's own (`.tradewind/commands/<name>.md`, read with
+// dialog, panel or picker; the server's own prompts (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";

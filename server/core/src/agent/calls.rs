@@ -325,7 +325,44 @@ async fn run_prepared(
         input,
         effect: prepared.effect,
     };
-    prepared.run(&ctx).await
+    // The paths beneath the workspace it reaches (what instructions may apply to).
+    let ws = &t.paths.workspace;
+    let reached: Vec<std::path::PathBuf> = prepared
+        .paths
+        .iter()
+        .filter(|u| u.inside && u.path.starts_with(ws) && u.path != *ws)
+        .map(|u| u.path.clone())
+        .collect();
+    let mut out = prepared.run(&ctx).await;
+    if out.ok && !reached.is_empty() {
+        out.text.push_str(&nested_instructions(t, &reached));
+    }
+    out
+}
+
+/// The instruction files (AGENTS.md …) of subdirectories a call reached, each the first time
+/// in the session: they go with the call's result, so the model reads them where they apply.
+fn nested_instructions(t: &Turn<'_>, reached: &[std::path::PathBuf]) -> String {
+    let mut out = String::new();
+    for path in reached {
+        for dir in crate::instructions::nested_dirs(&t.paths.workspace, path) {
+            if !t.instructions_seen.lock().insert(dir.clone()) {
+                continue;
+            }
+            let Some(file) = crate::instructions::in_dir(&dir) else {
+                continue;
+            };
+            // Added in an earlier run of the session: the history holds it.
+            let mark = crate::instructions::added_mark(&dir);
+            if t.history.lock().results_contain(&mark) {
+                continue;
+            }
+            if let Some(note) = crate::instructions::added_note(&file, &t.paths) {
+                out.push_str(&note);
+            }
+        }
+    }
+    out
 }
 
 /// Whether an allowed call can change the workspace's files (directly, through a process or an

@@ -9,9 +9,6 @@ use crate::protocol::{Agent, MessageRole};
 use crate::provider::{ChatMessage, ToolCallReq};
 use crate::store::MessageRow;
 
-/// Total AGENTS.md text included per turn.
-pub const MAX_AGENTS_MD: usize = 32 * 1024;
-
 pub use crate::store::StoredParts;
 
 /// How the model sees a compaction's summary (a user message that opens the history).
@@ -277,6 +274,13 @@ impl History {
         }
     }
 
+    /// Whether a tool result held so far contains `needle` (the history is left as it is).
+    pub fn results_contain(&self, needle: &str) -> bool {
+        self.chat
+            .iter()
+            .any(|m| matches!(m, ChatMessage::Tool { text, .. } if text.contains(needle)))
+    }
+
     /// The messages for a model call. A model call comes after every call of the previous
     /// answer has its result, so calls still open here can never get one: they are closed for good.
     pub fn messages(&mut self) -> Arc<Vec<ChatMessage>> {
@@ -332,37 +336,6 @@ impl HistoryCache {
             m.remove(&oldest);
         }
     }
-}
-
-/// AGENTS.md from the workspace and its ancestors (outermost first), bounded.
-pub fn agents_md(workspace: &Path) -> String {
-    let mut files = Vec::new();
-    let mut dir = Some(workspace);
-    while let Some(d) = dir {
-        let f = d.join("AGENTS.md");
-        if let Ok(meta) = std::fs::symlink_metadata(&f)
-            && meta.is_file()
-        {
-            files.push(f);
-        }
-        dir = d.parent();
-    }
-    files.reverse();
-    let mut out = String::new();
-    for f in files {
-        if let Ok(text) = std::fs::read_to_string(&f) {
-            let room = MAX_AGENTS_MD.saturating_sub(out.len());
-            if room == 0 {
-                break;
-            }
-            out.push_str(&format!(
-                "\n## {}\n{}\n",
-                f.display(),
-                crate::util::truncate_str(&text, room)
-            ));
-        }
-    }
-    out
 }
 
 /// How a plan is delivered: what the plan agent must do to finish (the review only starts with

@@ -42,6 +42,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         lineage,
         undo: snapshot,
         before: tokio::sync::OnceCell::new(),
+        instructions_seen: parking_lot::Mutex::default(),
     };
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
@@ -306,7 +307,7 @@ pub(super) async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,
-        &history::agents_md(&t.paths.workspace),
+        &crate::instructions::prompt_section(&t.paths),
     );
     let fixed = context::fixed_chars(&system, &tools);
     match context::compact(t, fixed, crate::protocol::CompactTrigger::Manual).await {

@@ -22,7 +22,10 @@ pub(super) async fn system_and_spend(
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,
-        &format!("{}{memories}", history::agents_md(&t.paths.workspace)),
+        &format!(
+            "{}{memories}",
+            crate::instructions::prompt_section(&t.paths)
+        ),
     );
     (system.into(), stop)
 }

@@ -17,6 +17,7 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &tools::search::SearchText,
     &tools::git::GitStatus,
     &tools::git::GitDiff,
+    &tools::context::ContextExplain,
     &tools::fs::WriteFile,
     &tools::fs::EditFile,
     &tools::process::RunProcess,

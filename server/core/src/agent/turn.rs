@@ -40,6 +40,8 @@ pub(crate) struct Turn<'a> {
     pub(super) undo: bool,
     /// Set once the snapshot from before the run's first change is stored.
     pub(super) before: tokio::sync::OnceCell<()>,
+    /// Subdirectories whose instruction files this run has looked for (and added once).
+    pub(super) instructions_seen: parking_lot::Mutex<HashSet<std::path::PathBuf>>,
 }
 
 #[derive(Default)]

@@ -35,8 +35,44 @@ fn split_front_matter(text: &str) -> (Option<String>, &str) {
     (description, body)
 }
 
-/// The commands of a workspace, by name. Only regular files (no links) directly in the folder.
+/// `/init`: the agent studies the repository and proposes an AGENTS.md, written through the
+/// gate like any write.
+const INIT: &str = "Study this repository and write an AGENTS.md at the workspace root for the agents that will work here after you. First look, without changing anything: the build files, the README, the CI configuration, the source layout, the tests, and any AGENTS.md, AGENTS.override.md or CLAUDE.md already here (context_explain lists the ones that apply). Then write AGENTS.md with write_file (if one exists, improve it rather than starting over) covering: what the project is, in two sentences; the exact commands to build, lint, run one test and run the whole suite; which directory holds what; the conventions the code follows that a newcomer would miss; anything surprising (generated files not to edit, services or variables a run needs). Keep it under 200 lines, concrete and true to what you found, with no generic advice. Where a package of a monorepo builds or tests differently, say so there: propose an AGENTS.md in that package too.";
+
+/// The built-in commands, before the workspace's own.
+fn builtins() -> Vec<PromptCommand> {
+    vec![PromptCommand {
+        name: "init".into(),
+        description:
+            "Study the repository and propose an AGENTS.md for it (written through the gate)".into(),
+        template: INIT.into(),
+        takes_arguments: false,
+        builtin: true,
+    }]
+}
+
+/// The commands of a workspace, by name: the built-in ones first (a workspace file of the same
+/// name is left out), then regular files (no links) directly in its `.tradewind/commands/`.
 pub fn read_commands(workspace: &Path) -> PromptCommands {
+    let mut all = builtins();
+    let mut own = workspace_commands(workspace);
+    own.data.retain(|c| {
+        let taken = all.iter().any(|b| b.name == c.name);
+        if taken {
+            own.skipped
+                .push(format!("{}.md: the built-in /{} wins", c.name, c.name));
+        }
+        !taken
+    });
+    own.skipped.sort();
+    all.append(&mut own.data);
+    PromptCommands {
+        data: all,
+        skipped: own.skipped,
+    }
+}
+
+fn workspace_commands(workspace: &Path) -> PromptCommands {
     let dir = workspace.join(".tradewind").join("commands");
     let mut data = Vec::new();
     let mut skipped = Vec::new();
@@ -81,6 +117,7 @@ pub fn read_commands(workspace: &Path) -> PromptCommands {
             description,
             template: body.to_string(),
             takes_arguments: body.contains("$ARGUMENTS"),
+            builtin: false,
         });
     }
     data.sort_by(|a, b| a.name.cmp(&b.name));
@@ -124,15 +161,20 @@ mod tests {
         std::fs::write(dir.join("tests.md"), "# Run the tests\nRun them all.").unwrap();
         std::fs::write(dir.join("Bad Name.md"), "x").unwrap();
         std::fs::write(dir.join("notes.txt"), "ignored").unwrap();
+        std::fs::write(dir.join("init.md"), "my own init").unwrap();
         std::os::unix::fs::symlink("/etc/hostname", dir.join("link.md")).unwrap();
         let c = read_commands(&ws);
         let names: Vec<&str> = c.data.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["review", "tests"]);
-        assert_eq!(c.data[0].description, "Review the diff");
-        assert_eq!(c.data[0].template, "Review $ARGUMENTS carefully.\n");
-        assert!(c.data[0].takes_arguments);
-        assert_eq!(c.data[1].description, "Run the tests");
-        assert_eq!(c.skipped.len(), 2, "{:?}", c.skipped);
+        assert_eq!(names, ["init", "review", "tests"]);
+        assert!(c.data[0].builtin);
+        assert!(c.data[0].template.contains("AGENTS.md"));
+        assert_eq!(c.data[1].description, "Review the diff");
+        assert_eq!(c.data[1].template, "Review $ARGUMENTS carefully.\n");
+        assert!(c.data[1].takes_arguments);
+        assert!(!c.data[1].builtin);
+        assert_eq!(c.data[2].description, "Run the tests");
+        assert_eq!(c.skipped.len(), 3, "{:?}", c.skipped);
+        assert!(c.skipped.iter().any(|s| s.contains("built-in /init wins")));
         std::fs::remove_dir_all(&ws).unwrap();
     }
 }

@@ -7,6 +7,7 @@
 //!
 //! Adding a tool: a file with the type and its `impl Tool`, and one line in [`TOOLS`].
 
+pub mod context;
 pub mod execute;
 pub mod fs;
 pub mod git;

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-5GA2lbVk.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -7,7 +7,7 @@
 //! module, macro bodies included, against this list, and fails on an upward one with its
 //! file and line):
 //!
-//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions
+//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills
 //! 2. store, attachments, artifacts, secret_env
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
@@ -55,6 +55,7 @@ pub mod sandbox;
 pub mod scheduler;
 pub mod secret_env;
 pub mod services;
+pub mod skills;
 pub mod slot;
 pub mod state_dir;
 pub mod store;

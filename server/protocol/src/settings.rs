@@ -518,3 +518,41 @@ pub struct WorkspaceMcpServer {
 pub struct WorkspaceConfigApproval {
     pub hash: String,
 }
+
+/// One Agent Skill (`GET /api/skills`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SkillInfo {
+    pub name: String,
+    pub description: String,
+    /// `workspace` (its `.tradewind/skills`, `.agents/skills`, `.claude/skills`) or `user`
+    /// (the state directory's `skills/`).
+    pub source: String,
+    /// Its folder.
+    pub dir: String,
+    /// `allowed-tools` as written: shown, never a grant.
+    pub allowed_tools: Vec<String>,
+    /// The body's first 400 characters.
+    pub preview: String,
+}
+
+/// `GET /api/skills`: the skills the server's workspace's sessions see.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SkillList {
+    pub data: Vec<SkillInfo>,
+    /// Folders left out, each with why (invalid front matter, a duplicate name, too large).
+    pub skipped: Vec<String>,
+    /// The hash of the workspace's skill folders (absent: it has none): trust it with
+    /// `POST /api/skills/trust`.
+    pub workspace_hash: Option<String>,
+    /// The workspace's skills are ignored until trusted (their files changed since, or never
+    /// trusted).
+    pub untrusted: bool,
+}
+
+/// `POST /api/skills/trust`: trust the workspace's skills as `GET /api/skills` showed them.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillTrust {
+    #[schema(max_length = 128)]
+    pub hash: String,
+}

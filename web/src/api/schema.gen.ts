@@ -1464,6 +1464,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Agent Skills the server's workspace's sessions see.
+         * @description The workspace's own (`.tradewind/skills`, `.agents/skills`, `.claude/skills`) count only
+         *     once trusted as they are (`untrusted` says they are held back; `workspace_hash` is what to
+         *     trust); the user's own (`skills/` in the state directory) always. `skipped` names each folder
+         *     left out and why.
+         */
+        get: operations["list_skills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trust the workspace's skills as `GET /api/skills` showed them.
+         * @description `hash` is the `workspace_hash` it gave: skills changed since are refused (409) and must be
+         *     reviewed again; any later change holds them back until trusted again. Needs the `admin`
+         *     scope.
+         */
+        post: operations["trust_skills"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/{id}/output": {
         parameters: {
             query?: never;
@@ -3806,6 +3851,42 @@ export interface components {
          * @enum {string}
          */
         SettingsSource: "default" | "config" | "settings";
+        /** @description One Agent Skill (`GET /api/skills`). */
+        SkillInfo: {
+            /** @description `allowed-tools` as written: shown, never a grant. */
+            allowed_tools: string[];
+            description: string;
+            /** @description Its folder. */
+            dir: string;
+            name: string;
+            /** @description The body's first 400 characters. */
+            preview: string;
+            /**
+             * @description `workspace` (its `.tradewind/skills`, `.agents/skills`, `.claude/skills`) or `user`
+             *     (the state directory's `skills/`).
+             */
+            source: string;
+        };
+        /** @description `GET /api/skills`: the skills the server's workspace's sessions see. */
+        SkillList: {
+            data: components["schemas"]["SkillInfo"][];
+            /** @description Folders left out, each with why (invalid front matter, a duplicate name, too large). */
+            skipped: string[];
+            /**
+             * @description The workspace's skills are ignored until trusted (their files changed since, or never
+             *     trusted).
+             */
+            untrusted: boolean;
+            /**
+             * @description The hash of the workspace's skill folders (absent: it has none): trust it with
+             *     `POST /api/skills/trust`.
+             */
+            workspace_hash?: string | null;
+        };
+        /** @description `POST /api/skills/trust`: trust the workspace's skills as `GET /api/skills` showed them. */
+        SkillTrust: {
+            hash: string;
+        };
         /**
          * @description Server-wide spend caps in USD (`GET`/`PUT /api/usage/caps`); null: no cap.
          * @example {
@@ -10645,6 +10726,185 @@ export interface operations {
             };
             /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_skills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skills */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trust_skills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillTrust"];
+            };
+        };
+        responses: {
+            /** @description Trusted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The workspace has no skills */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The skills changed since they were shown */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,9 +10,10 @@ pub(super) async fn system_and_spend(
     tools: &[provider::ToolSpec],
 ) -> (Arc<str>, Option<RunOutcome>) {
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
-    let (memories, stop) = tokio::join!(
+    let (memories, stop, skills) = tokio::join!(
         crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text),
-        t.spend_stop()
+        t.spend_stop(),
+        skills_section(t, &names)
     );
     if t.depth() > 0 {
         crate::probe::moment(crate::probe::MarkKind::Step("memories read"));
@@ -23,11 +24,34 @@ pub(super) async fn system_and_spend(
         &t.paths.extra_roots,
         &names,
         &format!(
-            "{}{memories}",
+            "{}{memories}{skills}",
             crate::instructions::prompt_section(&t.paths)
         ),
     );
     (system.into(), stop)
+}
+
+/// The session's skills, by name and description, within 2 % of the model's context window
+/// (none when the skill tools are not offered).
+async fn skills_section(t: &Turn<'_>, tools: &[&str]) -> String {
+    if !tools.contains(&"skill_load") {
+        return String::new();
+    }
+    let ws = t.paths.workspace.clone();
+    let state = t.paths.state_dir.clone();
+    let trusted = t
+        .deps
+        .store
+        .get_setting(&crate::skills::trust_key(&ws))
+        .await
+        .ok()
+        .flatten();
+    let budget = usize::try_from(t.model.info.context_window.saturating_mul(4) / 50).unwrap_or(0);
+    tokio::task::spawn_blocking(move || {
+        crate::skills::catalogue(&ws, &state, trusted.as_deref()).prompt_section(budget)
+    })
+    .await
+    .unwrap_or_default()
 }
 
 pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {

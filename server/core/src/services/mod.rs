@@ -12,6 +12,7 @@ mod memory;
 mod provider;
 mod search;
 mod sessions;
+mod skills;
 mod undo;
 pub mod usage;
 pub mod views;

@@ -105,7 +105,7 @@ pub async fn read_file(
 }
 
 /// read_file's work: the checked bytes, their SHA-256, and the requested lines, bounded.
-fn read_text(
+pub(crate) fn read_text(
     root: &Path,
     path: &Path,
     display: &str,

@@ -20,6 +20,7 @@ pub mod process;
 pub mod prompts;
 pub mod schema;
 pub mod search;
+pub mod skills;
 pub mod subagents;
 pub mod tasks;
 pub mod todo;

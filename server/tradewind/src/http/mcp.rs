@@ -4,7 +4,10 @@ use axum::extract::{Path, State};
 
 use super::AppState;
 use crate::error::{ApiResult, ErrorBody};
-use crate::protocol::{McpServerInfo, McpServerList, WorkspaceConfigApproval, WorkspaceConfigView};
+use crate::protocol::{
+    McpServerInfo, McpServerList, SkillList, SkillTrust, WorkspaceConfigApproval,
+    WorkspaceConfigView,
+};
 
 /// Every MCP server config.json names, with its state and tools.
 ///
@@ -86,4 +89,36 @@ pub async fn approve_workspace_config(
     super::extract::ApiJson(p): super::extract::ApiJson<WorkspaceConfigApproval>,
 ) -> ApiResult<axum::Json<WorkspaceConfigView>> {
     Ok(axum::Json(state.approve_workspace_config(&p.hash).await?))
+}
+
+/// The Agent Skills the server's workspace's sessions see.
+///
+/// The workspace's own (`.tradewind/skills`, `.agents/skills`, `.claude/skills`) count only
+/// once trusted as they are (`untrusted` says they are held back; `workspace_hash` is what to
+/// trust); the user's own (`skills/` in the state directory) always. `skipped` names each folder
+/// left out and why.
+#[utoipa::path(get, path = "/api/skills", tag = "mcp",
+    responses((status = 200, description = "The skills", body = SkillList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_skills(State(state): State<AppState>) -> ApiResult<axum::Json<SkillList>> {
+    Ok(axum::Json(state.skills().await?))
+}
+
+/// Trust the workspace's skills as `GET /api/skills` showed them.
+///
+/// `hash` is the `workspace_hash` it gave: skills changed since are refused (409) and must be
+/// reviewed again; any later change holds them back until trusted again. Needs the `admin`
+/// scope.
+#[utoipa::path(post, path = "/api/skills/trust", tag = "mcp", request_body = SkillTrust,
+    responses((status = 200, description = "Trusted", body = SkillList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "The workspace has no skills", body = ErrorBody),
+              (status = 409, description = "The skills changed since they were shown", body = ErrorBody),
+              (status = 422, description = "Invalid body", body = ErrorBody)))]
+pub async fn trust_skills(
+    State(state): State<AppState>,
+    super::extract::ApiJson(p): super::extract::ApiJson<SkillTrust>,
+) -> ApiResult<axum::Json<SkillList>> {
+    Ok(axum::Json(state.trust_skills(&p.hash).await?))
 }

@@ -1,0 +1,62 @@
+//! The Agent Skills of the server's workspace: listed, and trusted as shown.
+
+use super::{Core, ServiceError, ServiceResult};
+use crate::protocol::{SkillInfo, SkillList};
+use crate::skills::{self, Source};
+
+impl Core {
+    /// The skills a session of the server's workspace sees, and those left out.
+    pub async fn skills(&self) -> ServiceResult<SkillList> {
+        let ws = self.cfg.workspace.clone();
+        let state = self.cfg.state_dir.clone();
+        let trusted = self.store.get_setting(&skills::trust_key(&ws)).await?;
+        let c =
+            tokio::task::spawn_blocking(move || skills::catalogue(&ws, &state, trusted.as_deref()))
+                .await
+                .unwrap_or_default();
+        Ok(SkillList {
+            data: c
+                .skills
+                .iter()
+                .map(|s| SkillInfo {
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    source: match s.source {
+                        Source::Workspace => "workspace",
+                        Source::User => "user",
+                    }
+                    .into(),
+                    dir: s.dir.display().to_string(),
+                    allowed_tools: s.allowed_tools.clone(),
+                    preview: crate::util::truncate_str(&s.body, 400).to_string(),
+                })
+                .collect(),
+            skipped: c.skipped,
+            workspace_hash: c.workspace_hash,
+            untrusted: c.untrusted,
+        })
+    }
+
+    /// Trust the workspace's skills as they were shown (`hash`); a change since is refused.
+    pub async fn trust_skills(&self, hash: &str) -> ServiceResult<SkillList> {
+        let ws = self.cfg.workspace.clone();
+        let now = {
+            let ws = ws.clone();
+            tokio::task::spawn_blocking(move || skills::workspace_hash(&ws))
+                .await
+                .unwrap_or_default()
+        };
+        let Some(now) = now else {
+            return Err(ServiceError::NotFound("workspace skills"));
+        };
+        if now != hash {
+            return Err(ServiceError::Conflict(
+                "the skills changed since they were shown: review them again".into(),
+            ));
+        }
+        self.store
+            .put_setting(&skills::trust_key(&ws), hash)
+            .await?;
+        self.skills().await
+    }
+}

@@ -1,0 +1,162 @@
+//! Agent Skills end to end: the workspace's skills held back until trusted as shown (a change
+//! holds them back again), the user's own always; a scripted model loads a skill and reads its
+//! reference; a link to a key in its folder and a `..` path are refused; the system prompt
+//! lists names and descriptions only.
+
+use serde_json::{Value, json};
+use tradewind_tests::openai_mock::{Mock, text_reply, tool_reply};
+use tradewind_tests::*;
+
+fn put(dir: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+}
+
+fn results(events: &[Value]) -> Vec<Value> {
+    of_type(events, "tool_result")
+        .into_iter()
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn a_trusted_skill_is_loaded_and_its_files_read_beneath_it() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    let pdf = ws.join(".claude/skills/pdf");
+    put(
+        &pdf,
+        "---\nname: pdf\ndescription: Fill in PDF forms with the bundled script.\nallowed-tools: Read, Bash(python:*)\n---\n# PDF forms\nRun scripts/fill.py FORM DATA.\nSECRET-BODY-MARK\n",
+    );
+    std::fs::create_dir_all(pdf.join("references")).unwrap();
+    std::fs::write(
+        pdf.join("references/guide.md"),
+        "Guide: fields are named f1..f9.\n",
+    )
+    .unwrap();
+    // A key outside the workspace, linked from the skill's folder.
+    let outside = TempDir::new("tw-skill-outside");
+    std::fs::write(
+        outside.path().join("id_rsa"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nkey\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path().join("id_rsa"), pdf.join("references/key.md"))
+        .unwrap();
+    put(
+        &s.state.path().join("skills/notes"),
+        "---\nname: notes\ndescription: Keep a notes file.\n---\nWrite notes to NOTES.md.\n",
+    );
+
+    // Untrusted: the workspace's skill is held back, the user's is listed.
+    let (st, list) = s.get("/api/skills").await;
+    assert_eq!(st, 200);
+    assert_eq!(list["untrusted"], true, "{list}");
+    let names: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["notes"]);
+    let (st, _) = s.post("/api/skills/trust", json!({"hash": "0000"})).await;
+    assert_eq!(st, 409);
+    let hash = list["workspace_hash"].as_str().unwrap().to_string();
+    let (st, list) = s.post("/api/skills/trust", json!({"hash": hash})).await;
+    assert_eq!(st, 200, "{list}");
+    assert_eq!(list["untrusted"], false);
+    let pdf_info = &list["data"][0];
+    assert_eq!(pdf_info["name"], "pdf");
+    assert_eq!(pdf_info["source"], "workspace");
+    assert_eq!(pdf_info["allowed_tools"], json!(["Read", "Bash(python:*)"]));
+
+    mock.push(tool_reply("l1", "skill_load", &json!({"name": "pdf"})));
+    mock.push(tool_reply(
+        "r1",
+        "skill_resource",
+        &json!({"name": "pdf", "path": "references/guide.md"}),
+    ));
+    mock.push(tool_reply(
+        "r2",
+        "skill_resource",
+        &json!({"name": "pdf", "path": "references/key.md"}),
+    ));
+    mock.push(tool_reply(
+        "r3",
+        "skill_resource",
+        &json!({"name": "pdf", "path": "../../../AGENTS.md"}),
+    ));
+    mock.push(tool_reply(
+        "r4",
+        "skill_resource",
+        &json!({"name": "notes", "path": "SKILL.md"}),
+    ));
+    mock.push(tool_reply("s1", "skill_search", &json!({"query": "notes"})));
+    mock.push(text_reply("Done."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "fill the form").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let reqs = mock.requests.lock().unwrap().clone();
+    let system = reqs[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("- pdf: Fill in PDF forms with the bundled script."),
+        "{system}"
+    );
+    assert!(system.contains("- notes: Keep a notes file."), "{system}");
+    assert!(
+        !system.contains("SECRET-BODY-MARK"),
+        "only names and descriptions"
+    );
+    let r = results(&s.events(&sid).await);
+    let text = |i: usize| r[i]["text"].as_str().unwrap().to_string();
+    assert_eq!(r[0]["ok"], true);
+    assert!(
+        text(0).contains("SECRET-BODY-MARK") && text(0).contains("references/guide.md"),
+        "{}",
+        text(0)
+    );
+    assert!(
+        text(0).contains("allowed-tools: Read, Bash(python:*)"),
+        "{}",
+        text(0)
+    );
+    assert!(text(1).contains("Guide: fields are named"), "{}", text(1));
+    assert_eq!(r[2]["ok"], false, "a link is never followed: {}", r[2]);
+    assert!(!text(2).contains("PRIVATE KEY"));
+    assert_eq!(r[3]["ok"], false, "{}", r[3]);
+    assert!(text(3).contains("without `..`"), "{}", text(3));
+    // The user's own skill, in the state directory the file tools never read.
+    assert!(text(4).contains("Write notes to NOTES.md."), "{}", text(4));
+    assert!(
+        text(5).starts_with("- notes: Keep a notes file."),
+        "{}",
+        text(5)
+    );
+
+    // A changed skill is held back until trusted again.
+    std::fs::write(
+        pdf.join("SKILL.md"),
+        "---\nname: pdf\ndescription: changed\n---\nx\n",
+    )
+    .unwrap();
+    let (_, list) = s.get("/api/skills").await;
+    assert_eq!(list["untrusted"], true);
+    assert!(
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["name"] != "pdf")
+    );
+    s.stop().await;
+}

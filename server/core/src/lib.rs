@@ -12,7 +12,7 @@
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
 //! 5. sandbox, pending, goals, plan, usage, workspace_config
-//! 6. children, tasks
+//! 6. children, tasks, hooks
 //! 7. tools
 //! 8. mcp
 //! 9. agent
@@ -37,6 +37,7 @@ pub mod config;
 pub mod events;
 pub mod files;
 pub mod goals;
+pub mod hooks;
 pub mod http_client;
 pub mod instructions;
 pub mod keystore;

@@ -46,6 +46,27 @@ pub enum EventPayload {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         citations: Vec<Citation>,
     },
+    /// A hook ran (`hooks.json`): what it ran for and what it said.
+    HookRan {
+        /// `PreToolUse`, `PostToolUse` or `UserPromptSubmit`.
+        event: String,
+        /// The hook's command, as configured.
+        command: String,
+        /// The call it ran for (tool hooks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<CallId>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// `passed`, `denied`, `asked`, `failed` (another exit code, a timeout, it could not
+        /// start) or `not_granted` (its file's hooks were not allowed to run).
+        outcome: String,
+        /// Its reason (a denial's, a question's, a failure's) or the context it added.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        duration_ms: u64,
+    },
     /// The model's provider searched the web itself (`websearch.provider: "native"`): one
     /// search, once it is done.
     WebSearch {
@@ -260,6 +281,7 @@ impl EventPayload {
             EventPayload::MessageDelta { .. } => "message_delta",
             EventPayload::ReasoningDelta { .. } => "reasoning_delta",
             EventPayload::WebSearch { .. } => "web_search",
+            EventPayload::HookRan { .. } => "hook_ran",
             EventPayload::MessageComplete { .. } => "message_complete",
             EventPayload::ToolCall { .. } => "tool_call",
             EventPayload::PolicyDecision { .. } => "policy_decision",
@@ -344,6 +366,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 27);
+        assert_eq!(EventType::all().count(), 28);
     }
 }

@@ -32,6 +32,7 @@ const EVENT_TYPES: Record<EventType, true> = {
   session_updated: true,
   child_pending: true,
   web_search: true,
+  hook_ran: true,
 };
 
 /** A sequenced event frame (not an ack or error reply): a seq, the session's id and a type. */

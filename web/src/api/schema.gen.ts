@@ -2229,7 +2229,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup" | "web_search";
+        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup" | "web_search";
         /** @description One piece of evidence: a path, a test run, a log line… */
         Evidence: {
             /** @description 1 to 2,000 characters. */
@@ -2442,6 +2442,34 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description A hook ran (`hooks.json`): what it ran for and what it said. */
+        HookRanEvent: components["schemas"]["EventEnvelope"] & {
+            call_id?: components["schemas"]["CallId"] | null;
+            /** @description The hook's command, as configured. */
+            command: string;
+            /** Format: int64 */
+            duration_ms: number;
+            /** @description `PreToolUse`, `PostToolUse` or `UserPromptSubmit`. */
+            event: string;
+            /** Format: int32 */
+            exit_code?: number | null;
+            /**
+             * @description `passed`, `denied`, `asked`, `failed` (another exit code, a timeout, it could not
+             *     start) or `not_granted` (its file's hooks were not allowed to run).
+             */
+            outcome: string;
+            /** @description Its reason (a denial's, a question's, a failure's) or the context it added. */
+            reason?: string | null;
+            tool?: string | null;
+            /** @enum {string} */
+            type: "hook_ran";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hook_ran";
+        };
         /** @description One image of a prompt. */
         ImageInput: {
             /**
@@ -2519,7 +2547,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;

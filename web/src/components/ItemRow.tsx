@@ -14,6 +14,7 @@ import { RetryNote } from "./RetryNote";
 import { RevertNote } from "./RevertNote";
 import { WakeupNote } from "./WakeupNote";
 import { WebSearchNote } from "./WebSearchNote";
+import { HookNote } from "./HookNote";
 
 /** One transcript item drawn by its kind (`TranscriptRow` decides when it is drawn again). */
 export function ItemRow({ item }: { item: Item }) {
@@ -53,6 +54,8 @@ export function ItemRow({ item }: { item: Item }) {
       );
     case "wakeup":
       return <WakeupNote item={item} />;
+    case "hook":
+      return <HookNote item={item} />;
     case "web_search":
       return <WebSearchNote item={item} />;
     case "compaction":

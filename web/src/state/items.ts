@@ -176,6 +176,17 @@ export interface WebSearchItem extends ItemBase {
   error: string | null;
 }
 
+/** A hook ran (`hooks.json`): for a call, or for the user's prompt. */
+export interface HookItem extends ItemBase {
+  kind: "hook";
+  event: string;
+  command: string;
+  tool: string | null;
+  outcome: string;
+  reason: string | null;
+  durationMs: number;
+}
+
 export interface WakeupItem extends ItemBase {
   kind: "wakeup";
   text: string;
@@ -264,6 +275,7 @@ export type Item =
   | PlanItem
   | WakeupItem
   | WebSearchItem
+  | HookItem
   | RevertItem;
 
 /** What a `goal_updated` event said, and its seq (what tells it apart from an older REST read). */

@@ -43,6 +43,7 @@ import type {
   UserItem,
   WakeupItem,
   WebSearchItem,
+  HookItem,
 } from "./items";
 import { RevertBook, revertItem } from "./reverts";
 
@@ -68,6 +69,7 @@ const IN_RUN: ReadonlySet<EventType> = new Set<EventType>([
   "model_usage",
   "context_compacted",
   "web_search",
+  "hook_ran",
 ]);
 
 /** The event types a search hit can point at: each is indexed by seq to the item showing it. */
@@ -598,6 +600,22 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
         status: ev.status,
         results: ev.results,
         error: ev.error ?? null,
+      });
+      break;
+    }
+    case "hook_ran": {
+      add<HookItem>(s, {
+        kind: "hook",
+        key: `h:${ev.seq}`,
+        seq: ev.seq,
+        run,
+        v: 0,
+        event: ev.event,
+        command: ev.command,
+        tool: ev.tool ?? null,
+        outcome: ev.outcome,
+        reason: ev.reason ?? null,
+        durationMs: ev.duration_ms,
       });
       break;
     }

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::toolset;
 use super::{READ_BATCH, Turn, history::StoredParts};
+use super::{hooks, toolset};
 use crate::pending::{ApprovalRequest, Asked};
 use crate::policy::{self, Context, Decision, Proposal};
 use crate::protocol::{ApprovalDecision, Effect, EventPayload};
@@ -302,6 +302,11 @@ async fn run_prepared(
     if t.run.trigger == crate::protocol::RunTrigger::Command {
         once.insert(crate::policy::GIT_STATE_KEY.to_string());
     }
+    // The call's hooks first: a denial ends it, a question asks before the gate decides.
+    let before = hooks::before_call(t, call, input).await;
+    if let Err(out) = hook_verdict(t, call, input, prepared.effect, &before).await {
+        return out;
+    }
     if let Err(out) = gate(t, call, input, prepared.effect, checked, once).await {
         return out;
     }
@@ -337,7 +342,65 @@ async fn run_prepared(
     if out.ok && !reached.is_empty() {
         out.text.push_str(&nested_instructions(t, &reached));
     }
+    for c in &before.context {
+        out.text.push_str(&format!("\n\n[Hook context: {c}]"));
+    }
+    let after = hooks::after_call(t, call, input, &out).await;
+    out.text.push_str(&after);
     out
+}
+
+/// What the call's `PreToolUse` hooks said, applied: a denial refuses it (the model reads
+/// why); a question asks the user (where none can be asked, refuses it). They never allow.
+async fn hook_verdict(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    input: &Value,
+    effect: Effect,
+    before: &hooks::Before,
+) -> Result<(), ToolOutput> {
+    let deny = crate::protocol::PolicyDecision::Deny;
+    if let Some(why) = &before.deny {
+        let why = format!("a hook refused this call: {why}");
+        audit(t, call, effect, deny, &why, "hook").await;
+        return Err(ToolOutput::err("permission_denied", why));
+    }
+    if before.ask.is_empty() {
+        return Ok(());
+    }
+    let reason = before.ask.join("; ");
+    if !t.interactive || t.never_ask.lock().is_some() {
+        let why = format!("{reason} — and no one can be asked here");
+        audit(t, call, effect, deny, &why, "hook").await;
+        return Err(ToolOutput::err("permission_denied", why));
+    }
+    let ask = crate::policy::Ask {
+        scope: crate::protocol::ApprovalScope::Effect,
+        key: "hook".into(),
+        // Nothing is kept: a hook's question holds for this call only.
+        keys: Vec::new(),
+        reason: reason.clone(),
+        reasons: before.ask.clone(),
+        directory: None,
+        warnings: Vec::new(),
+        prefix: None,
+    };
+    audit(
+        t,
+        call,
+        effect,
+        crate::protocol::PolicyDecision::Ask,
+        &reason,
+        "hook",
+    )
+    .await;
+    match ask_user(t, call, input, effect, &ask).await {
+        ApprovalDecision::Deny => Err(ToolOutput::err(
+            "permission_denied",
+            "the user denied this call; do not retry it, ask or try another way",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The instruction files (AGENTS.md …) of subdirectories a call reached, each the first time

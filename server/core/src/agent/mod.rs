@@ -8,6 +8,7 @@ pub mod coalesce;
 pub mod context;
 mod grants;
 pub mod history;
+mod hooks;
 pub mod mentions;
 mod native;
 mod offer;

@@ -43,7 +43,10 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         undo: snapshot,
         before: tokio::sync::OnceCell::new(),
         instructions_seen: parking_lot::Mutex::default(),
+        hooks: None,
+        hooks_granted: parking_lot::Mutex::default(),
     };
+    t.hooks = hooks::load(&t);
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
         agent,
@@ -56,31 +59,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     let outcome = match spec.trigger {
         RunTrigger::Command => user_command(&mut t).await,
         RunTrigger::Compact => compact_command(&mut t).await,
-        _ => {
-            let message_id = new_id();
-            t.emit(EventPayload::UserMessage {
-                message_id: message_id.into(),
-                text: spec.text.clone(),
-                origin: Some(spec.trigger),
-                images: spec.images.clone(),
-            });
-            // The files the user's own prompt points at (`@path`), read before the first
-            // model call: the model sees them with the prompt.
-            let attached = if spec.trigger == RunTrigger::Prompt && spec.text.contains('@') {
-                mentions::attach(&t, &spec.text).await
-            } else {
-                String::new()
-            };
-            t.store_message(
-                crate::protocol::MessageRole::User,
-                StoredParts {
-                    text: format!("{}{attached}", spec.text),
-                    images: spec.images.clone(),
-                    ..Default::default()
-                },
-            );
-            loop_turns(&mut t).await
-        }
+        _ => prompted(&mut t, spec).await,
     };
     let (outcome, reason) =
         if spec.server_stop.is_cancelled() && outcome.status != RunStatus::Completed {
@@ -343,5 +322,61 @@ pub(super) async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
                 usage: t.usage,
             }
         }
+    }
+}
+
+/// A prompt a `UserPromptSubmit` hook blocked: the run ends before any model call.
+fn blocked_by_hook(t: &Turn<'_>, why: &str) -> RunOutcome {
+    let msg = format!("a hook blocked this prompt: {why}");
+    t.emit(EventPayload::Error {
+        code: "blocked_by_hook".into(),
+        message: msg.clone(),
+        fatal: true,
+    });
+    RunOutcome {
+        status: RunStatus::Failed,
+        error: Some(werr("blocked_by_hook", msg)),
+        usage: t.usage,
+    }
+}
+
+/// A run that answers a message (the user's prompt, a plan's, a wake-up): the message recorded
+/// (its `@` mentions and its hooks' context with it), then the model's turns.
+async fn prompted(t: &mut Turn<'_>, spec: &RunSpec) -> RunOutcome {
+    let message_id = new_id();
+    t.emit(EventPayload::UserMessage {
+        message_id: message_id.into(),
+        text: spec.text.clone(),
+        origin: Some(spec.trigger),
+        images: spec.images.clone(),
+    });
+    // The files the user's own prompt points at (`@path`), read before the first
+    // model call: the model sees them with the prompt.
+    let attached = if spec.trigger == RunTrigger::Prompt && spec.text.contains('@') {
+        mentions::attach(t, &spec.text).await
+    } else {
+        String::new()
+    };
+    // The user's own prompt passes its hooks: blocked, or with their context.
+    let hooked = if spec.trigger == RunTrigger::Prompt {
+        hooks::on_prompt(t, &spec.text).await
+    } else {
+        Ok(String::new())
+    };
+    t.store_message(
+        crate::protocol::MessageRole::User,
+        StoredParts {
+            text: format!(
+                "{}{attached}{}",
+                spec.text,
+                hooked.as_deref().unwrap_or_default()
+            ),
+            images: spec.images.clone(),
+            ..Default::default()
+        },
+    );
+    match hooked {
+        Ok(_) => loop_turns(t).await,
+        Err(why) => blocked_by_hook(t, &why),
     }
 }

@@ -458,14 +458,32 @@ impl AuthService {
     /// Resolves when `principal` is revoked — signed out, its device revoked, its token revoked —
     /// or when revocations were missed (a lagging listener ends to be safe). The one revocation
     /// path: every live WebSocket, event stream and long-poll of a caller ends on it. Subscribed
-    /// when called, so a revocation after this call is never missed.
+    /// when called, so a revocation after this call is never missed; and one between the
+    /// request's authentication and this call is caught too: once subscribed, the credential
+    /// is looked up again, and one no longer live resolves it at once.
     pub fn until_revoked(
         &self,
         principal: &Principal,
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let mut rx = self.revoked.subscribe();
         let p = principal.clone();
+        let store = self.store.clone();
+        let idle_ms = self.settings.idle_ms();
         async move {
+            let live = match &p {
+                Principal::Bearer { token_id: Some(id) } => {
+                    store.api_token_live(id).await.unwrap_or(false)
+                }
+                // The access token is revoked only by a restart.
+                Principal::Bearer { token_id: None } => true,
+                Principal::Cookie { login_session_id } => store
+                    .login_session_live(login_session_id, idle_ms)
+                    .await
+                    .unwrap_or(false),
+            };
+            if !live {
+                return;
+            }
             loop {
                 match rx.recv().await {
                     Ok(r) if r == p => return,

@@ -1,0 +1,171 @@
+//! Hooks (`hooks.json` in the state directory, Claude Code's shape) in real runs: the file's
+//! hooks run once the user allowed them for the session; a `PreToolUse` hook denies `rm` with a
+//! reason the model reads; a `PostToolUse` formatter fixes the file written and tells the model;
+//! a hook that times out turns its call into a question (answered here; headless: a denial);
+//! every hook leaves a `hook_ran` event.
+
+use serde_json::{Value, json};
+use tradewind_tests::openai_mock::{Mock, text_reply, tool_reply};
+use tradewind_tests::*;
+
+/// Answer the session's pending approval of `tool` (waiting for it to be asked) with
+/// `decision`; returns what was asked.
+async fn answer(s: &TestServer, sid: &str, tool: &str, decision: &str) -> Value {
+    s.wait_event(sid, |e| {
+        e["type"] == "approval_requested" && e["tool"] == tool
+    })
+    .await;
+    let (_, p) = s.get(&format!("/api/sessions/{sid}/pending")).await;
+    let a = p["approvals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["tool"] == tool)
+        .cloned()
+        .unwrap_or_else(|| panic!("no pending {tool} approval: {p}"));
+    let id = a["approval_id"].as_str().unwrap();
+    let (st, v) = s
+        .post(
+            &format!("/api/approvals/{id}"),
+            json!({"decision": decision}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    a
+}
+
+#[tokio::test]
+async fn hooks_deny_format_and_turn_a_failure_into_a_question() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        approval_timeout_secs: Some(60),
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(
+        s.state.path().join("hooks.json"),
+        json!({"hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "if grep -q 'rm -rf'; then echo 'no rm here: use git clean' >&2; exit 2; fi"}]},
+                {"matcher": "read_file", "hooks": [{"type": "command", "command": "sleep 5", "timeout": 1}]}
+            ],
+            "PostToolUse": [
+                {"matcher": "Write", "hooks": [{"type": "command", "command": "cd \"$CLAUDE_PROJECT_DIR\" && sed -i 's/ *$//' a.txt && printf '{\"additionalContext\": \"a.txt was formatted\"}'"}]}
+            ]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    mock.push(tool_reply(
+        "c1",
+        "shell",
+        &json!({"command": "rm -rf build"}),
+    ));
+    mock.push(tool_reply(
+        "c2",
+        "write_file",
+        &json!({"path": "a.txt", "content": "hi   \n"}),
+    ));
+    mock.push(tool_reply("c3", "read_file", &json!({"path": "a.txt"})));
+    mock.push(text_reply("Done."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "tidy up").await;
+    // The file's hooks are asked for once, for the session.
+    let a = answer(&s, &sid, "hooks", "session").await;
+    assert!(a["reason"].as_str().unwrap().contains("hooks.json"), "{a}");
+    // The write asks as every write does in `ask`; the hook's question about the read.
+    answer(&s, &sid, "write_file", "once").await;
+    let q = answer(&s, &sid, "read_file", "once").await;
+    assert!(
+        q["reason"]
+            .as_str()
+            .unwrap()
+            .contains("did not finish within 1 s"),
+        "{q}"
+    );
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let results: Vec<&Value> = of_type(&events, "tool_result");
+    assert_eq!(results[0]["ok"], false);
+    assert!(
+        results[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("no rm here: use git clean"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("[Hook context: a.txt was formatted]"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.path().join("a.txt")).unwrap(),
+        "hi\n"
+    );
+    assert_eq!(results[2]["ok"], true, "{}", results[2]);
+    let ran: Vec<(String, String)> = of_type(&events, "hook_ran")
+        .iter()
+        .map(|h| {
+            (
+                h["event"].as_str().unwrap().into(),
+                h["outcome"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("PreToolUse".to_string(), "denied".to_string()),
+            ("PostToolUse".into(), "passed".into()),
+            ("PreToolUse".into(), "failed".into()),
+        ]
+    );
+    // The model read the denial's reason.
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert!(reqs[1].to_string().contains("no rm here"));
+
+    // Headless (no one to ask): the same failing hook denies its call; the hooks stay allowed
+    // for the session, not asked again.
+    mock.push(tool_reply("c4", "read_file", &json!({"path": "a.txt"})));
+    mock.push(text_reply("Stopped."));
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{sid}/messages"),
+            json!({"text": "read it", "limits": {"write": false, "process": false, "external": false, "read_only": false, "yolo": false, "interactive": false}}),
+        )
+        .await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let last = of_type(&events, "tool_result")
+        .last()
+        .cloned()
+        .unwrap()
+        .clone();
+    assert_eq!(last["ok"], false, "{last}");
+    assert!(
+        last["text"]
+            .as_str()
+            .unwrap()
+            .contains("no one can be asked"),
+        "{last}"
+    );
+    assert_eq!(
+        of_type(&events, "approval_requested")
+            .iter()
+            .filter(|a| a["tool"] == "hooks")
+            .count(),
+        1
+    );
+    s.stop().await;
+}

@@ -169,3 +169,74 @@ async fn hooks_deny_format_and_turn_a_failure_into_a_question() {
     );
     s.stop().await;
 }
+
+/// A `Stop` hook that always objects asks for one more turn each time, with its reason, at most
+/// `hooks.maxStopTurns` in a row; then the session stops and says why. Where processes run
+/// without asking (`full`, `--allow-process`), the hooks run without a question.
+#[tokio::test]
+async fn a_stop_hook_asks_for_more_turns_up_to_its_limit() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    for _ in 0..4 {
+        mock.push(text_reply("Done."));
+    }
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: tradewind::config::Ceiling {
+            write: true,
+            process: true,
+            external: false,
+        },
+        tweak: Some(|c| c.hooks.max_stop_turns = 2),
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(
+        s.state.path().join("hooks.json"),
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo 'run the tests first' >&2; exit 2"}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let (_, listed) = s.get("/api/hooks").await;
+    assert_eq!(listed["data"][0]["event"], "Stop", "{listed}");
+    assert_eq!(listed["data"][0]["timeout_secs"], 10);
+    assert_eq!(listed["hash"].as_str().unwrap().len(), 64);
+    let sid = s.create_session("full").await;
+    s.prompt(&sid, "finish the feature").await;
+    let limit = s
+        .wait_event(&sid, |e| {
+            e["type"] == "error" && e["code"] == "stop_hook_limit"
+        })
+        .await;
+    assert!(
+        limit["message"].as_str().unwrap().contains("2 times"),
+        "{limit}"
+    );
+    let events = s.events(&sid).await;
+    let triggers: Vec<&str> = of_type(&events, "run_started")
+        .iter()
+        .map(|r| r["trigger"].as_str().unwrap())
+        .collect();
+    assert_eq!(triggers, ["prompt", "hook", "hook"]);
+    let asked: Vec<&Value> = of_type(&events, "user_message")
+        .into_iter()
+        .filter(|m| m["origin"] == "hook")
+        .collect();
+    assert_eq!(asked.len(), 2);
+    assert!(
+        asked[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("run the tests first"),
+        "{}",
+        asked[0]
+    );
+    assert!(of_type(&events, "approval_requested").is_empty());
+    let ran = of_type(&events, "hook_ran");
+    assert_eq!(ran.len(), 3);
+    assert!(
+        ran.iter()
+            .all(|h| h["event"] == "Stop" && h["outcome"] == "denied")
+    );
+    s.stop().await;
+}

@@ -153,6 +153,13 @@ pub async fn assemble(
             blocked_repeats: cfg.goal.blocked_repeats(),
             queue: queue.0.clone(),
         }),
+        Arc::new(crate::hooks::StopTurns {
+            store: store.clone(),
+            events: events.clone(),
+            queue: queue.0.clone(),
+            max: cfg.hooks.max_stop_turns,
+            streak: parking_lot::Mutex::default(),
+        }),
     ];
     let on_idle: Vec<Arc<dyn OnIdle>> = vec![Arc::new(crate::goals::GoalTurns {
         store: store.clone(),

@@ -30,6 +30,8 @@ pub enum Event {
     PreToolUse,
     PostToolUse,
     UserPromptSubmit,
+    /// The run answered: a hook may ask for one more turn (exit 2 or `"block"`).
+    Stop,
 }
 
 impl Event {
@@ -38,6 +40,7 @@ impl Event {
             Event::PreToolUse => "PreToolUse",
             Event::PostToolUse => "PostToolUse",
             Event::UserPromptSubmit => "UserPromptSubmit",
+            Event::Stop => "Stop",
         }
     }
 
@@ -46,6 +49,7 @@ impl Event {
             Event::PreToolUse,
             Event::PostToolUse,
             Event::UserPromptSubmit,
+            Event::Stop,
         ]
         .into_iter()
         .find(|e| e.as_str() == s)
@@ -344,6 +348,76 @@ pub async fn run(
                 duration: started.elapsed(),
             }
         }
+    }
+}
+
+/// What follows a run a `Stop` hook asked to go on: one more turn with its reason, at most
+/// `max` in a row (a run of any other trigger starts the count again).
+pub struct StopTurns {
+    pub store: crate::store::Store,
+    pub events: std::sync::Arc<crate::events::EventBus>,
+    pub queue: crate::scheduler::RunQueue,
+    pub max: u32,
+    /// Hook turns in a row, by session.
+    pub streak: parking_lot::Mutex<std::collections::HashMap<crate::protocol::SessionId, u32>>,
+}
+
+impl crate::scheduler::AfterRun for StopTurns {
+    fn after_run<'a>(
+        &'a self,
+        run: &'a crate::scheduler::EndedRun<'a>,
+    ) -> futures::future::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            use crate::protocol::RunTrigger;
+            let streak = {
+                let mut all = self.streak.lock();
+                if run.trigger != RunTrigger::Hook {
+                    all.remove(run.session_id);
+                }
+                let Some(reason) = run.continue_with else {
+                    return;
+                };
+                let n = all.entry(run.session_id.clone()).or_insert(0);
+                if *n >= self.max.clamp(1, 20) {
+                    all.remove(run.session_id);
+                    None
+                } else {
+                    *n += 1;
+                    Some(reason.to_string())
+                }
+            };
+            let Some(reason) = streak else {
+                self.events.post(
+                    run.session_id,
+                    Some(run.run_id),
+                    &crate::protocol::EventPayload::Error {
+                        code: "stop_hook_limit".into(),
+                        message: format!(
+                            "Stop hooks asked for more turns {} times in a row (hooks.maxStopTurns): the session stops here",
+                            self.max.clamp(1, 20)
+                        ),
+                        fatal: false,
+                    },
+                );
+                return;
+            };
+            // Another feature's turn (a plan's, a goal's) or the user's input comes first.
+            if self.queue.queued(run.session_id) || self.queue.stopping() {
+                return;
+            }
+            let text = format!("A Stop hook asks you to go on before you finish: {reason}");
+            let queued = match self.store.get_session(run.session_id).await {
+                Ok(session) => self
+                    .queue
+                    .enqueue(&session, RunTrigger::Hook, &text)
+                    .await
+                    .map(drop),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = queued {
+                tracing::warn!(error = %e, "cannot start the turn a Stop hook asked for");
+            }
+        })
     }
 }
 

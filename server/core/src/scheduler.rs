@@ -69,6 +69,8 @@ pub struct EndedRun<'a> {
     pub end: &'a RunEnd,
     /// The session's goal was active when the run began (only then is it one of its turns).
     pub goal_active: bool,
+    /// A `Stop` hook asked for one more turn, for this reason.
+    pub continue_with: Option<&'a str>,
 }
 
 /// What follows a run's end, owned by the feature it belongs to (an approved plan's

@@ -48,7 +48,7 @@ pub enum EventPayload {
     },
     /// A hook ran (`hooks.json`): what it ran for and what it said.
     HookRan {
-        /// `PreToolUse`, `PostToolUse` or `UserPromptSubmit`.
+        /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`.
         event: String,
         /// The hook's command, as configured.
         command: String,

@@ -460,6 +460,8 @@ pub enum RunTrigger {
     Goal,
     /// A subagent's input from its parent session (`task` or `send_message`).
     Task,
+    /// A `Stop` hook asked for one more turn (`hooks.maxStopTurns` in a row at most).
+    Hook,
 }
 
 /// What kind of prompt waits for the user.

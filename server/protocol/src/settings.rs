@@ -556,3 +556,26 @@ pub struct SkillTrust {
     #[schema(max_length = 128)]
     pub hash: String,
 }
+
+/// One hook of `hooks.json` (`GET /api/hooks`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HookInfo {
+    /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`.
+    pub event: String,
+    /// The tools it runs for (a regular expression over the whole name; absent: all).
+    pub matcher: Option<String>,
+    pub command: String,
+    pub timeout_secs: u64,
+}
+
+/// `GET /api/hooks`: the user's hooks file as the server reads it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HookList {
+    /// The file (absent: there is none).
+    pub file: Option<String>,
+    /// Its SHA-256: a session's grant to run its hooks covers this content only.
+    pub hash: Option<String>,
+    pub data: Vec<HookInfo>,
+    /// What of it was left out, and why.
+    pub skipped: Vec<String>,
+}

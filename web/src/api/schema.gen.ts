@@ -210,6 +210,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's hooks (`hooks.json` in the state directory) as the server reads them.
+         * @description Each hook with its event, matcher, command and timeout; `hash` is what a session's grant to
+         *     run them covers (a change asks again); `skipped` names what was left out and why.
+         */
+        get: operations["list_hooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/login": {
         parameters: {
             query?: never;
@@ -2442,6 +2463,26 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description One hook of `hooks.json` (`GET /api/hooks`). */
+        HookInfo: {
+            command: string;
+            /** @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`. */
+            event: string;
+            /** @description The tools it runs for (a regular expression over the whole name; absent: all). */
+            matcher?: string | null;
+            /** Format: int64 */
+            timeout_secs: number;
+        };
+        /** @description `GET /api/hooks`: the user's hooks file as the server reads it. */
+        HookList: {
+            data: components["schemas"]["HookInfo"][];
+            /** @description The file (absent: there is none). */
+            file?: string | null;
+            /** @description Its SHA-256: a session's grant to run its hooks covers this content only. */
+            hash?: string | null;
+            /** @description What of it was left out, and why. */
+            skipped: string[];
+        };
         /** @description A hook ran (`hooks.json`): what it ran for and what it said. */
         HookRanEvent: components["schemas"]["EventEnvelope"] & {
             call_id?: components["schemas"]["CallId"] | null;
@@ -2449,7 +2490,7 @@ export interface components {
             command: string;
             /** Format: int64 */
             duration_ms: number;
-            /** @description `PreToolUse`, `PostToolUse` or `UserPromptSubmit`. */
+            /** @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`. */
             event: string;
             /** Format: int32 */
             exit_code?: number | null;
@@ -3597,7 +3638,7 @@ export interface components {
          * @description What started a run.
          * @enum {string}
          */
-        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal" | "task";
+        RunTrigger: "prompt" | "command" | "plan" | "wakeup" | "resume" | "compact" | "goal" | "task" | "hook";
         /** @description One guarantee of the process sandbox, and whether it holds on this server. */
         SandboxGuarantee: {
             /** @description What it means where it holds; where it does not, why, and the fix. */
@@ -5101,6 +5142,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_hooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */

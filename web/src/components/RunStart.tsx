@@ -6,6 +6,7 @@ const TRIGGER: Record<string, string> = {
   wakeup: "Woken up: background tasks finished",
   resume: "Resuming the run that stopped",
   compact: "Compacting the conversation",
+  hook: "A Stop hook asked for another turn",
 };
 
 /** A run boundary: visible only when the run was not started by a plain prompt. */

@@ -294,3 +294,29 @@ pub(super) async fn on_prompt(t: &Turn<'_>, prompt: &str) -> Result<String, Stri
     }
     Ok(context)
 }
+
+/// The `Stop` hooks of a run that answered: a reason when one asks for another turn (exit 2
+/// or `"block"`); the run's end does not wait on anything else they say.
+pub(super) async fn on_stop(t: &Turn<'_>) -> Option<String> {
+    let f = t.hooks.clone()?;
+    let hooks = matching(&f, Event::Stop, None);
+    if hooks.is_empty() {
+        return None;
+    }
+    if !granted(t, &f).await {
+        not_granted(t, &hooks, Event::Stop, None);
+        return None;
+    }
+    let event = serde_json::json!({
+        "session_id": t.run.session.id,
+        "cwd": t.paths.workspace,
+        "hook_event_name": "Stop",
+        "stop_hook_active": t.run.trigger == crate::protocol::RunTrigger::Hook,
+    });
+    for h in hooks {
+        if let Verdict::Deny(r) = run_one(t, h, Event::Stop, &event, None).await {
+            return Some(r);
+        }
+    }
+    None
+}

@@ -130,6 +130,8 @@ pub struct RunSpec {
 pub struct Finished {
     pub end: crate::scheduler::RunEnd,
     pub goal_active: bool,
+    /// A `Stop` hook asked for one more turn, for this reason.
+    pub continue_with: Option<String>,
 }
 
 #[derive(Debug, Clone)]

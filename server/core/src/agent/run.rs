@@ -86,6 +86,16 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         } else {
             (outcome, None)
         };
+    // A run that answered passes its `Stop` hooks: one may ask for another turn.
+    let continue_with = if outcome.status == RunStatus::Completed
+        && reason.is_none()
+        && !matches!(spec.trigger, RunTrigger::Command | RunTrigger::Compact)
+        && t.depth() == 0
+    {
+        hooks::on_stop(&t).await
+    } else {
+        None
+    };
     let protected = t.before.initialized();
     let history = t.history.into_inner();
     if complete {
@@ -106,7 +116,11 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         duration_ms: started.elapsed().as_millis() as u64,
     };
     record_end(deps, spec, &end).await;
-    Finished { end, goal_active }
+    Finished {
+        end,
+        goal_active,
+        continue_with,
+    }
 }
 
 /// The session's history as the model sees it: the cached one plus whatever was stored since

@@ -47,6 +47,7 @@ pub struct FileConfig {
     pub models: BTreeMap<String, crate::models::ModelOverride>,
     pub spend: SpendSettings,
     pub goal: GoalSettings,
+    pub hooks: HooksSettings,
     /// `false` turns off the workspace snapshots undo needs.
     pub undo: Option<bool>,
     /// Days a run can still be reverted (its snapshots are kept); default 30.
@@ -284,6 +285,20 @@ impl GoalSettings {
     }
 }
 
+/// `hooks` in config.json.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HooksSettings {
+    /// Turns in a row `Stop` hooks may ask for (default 3, at most 20).
+    pub max_stop_turns: u32,
+}
+
+impl Default for HooksSettings {
+    fn default() -> Self {
+        HooksSettings { max_stop_turns: 3 }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TaskSettings {
@@ -403,6 +418,8 @@ pub struct Config {
     pub spend: SpendSettings,
     /// `goal` in config.json.
     pub goal: GoalSettings,
+    /// `hooks` in config.json (the hooks themselves are in `hooks.json`).
+    pub hooks: HooksSettings,
     /// Snapshot the workspace around each build run so it can be reverted (`undo` in
     /// config.json, default true).
     pub undo: bool,
@@ -585,6 +602,7 @@ impl Config {
             models: crate::models::Catalog::new(file.models),
             spend: file.spend,
             goal: file.goal,
+            hooks: file.hooks,
             undo: file.undo.unwrap_or(true),
             undo_keep_days: file.undo_keep_days.unwrap_or(30),
             headless: false,
@@ -706,6 +724,7 @@ impl Config {
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),
             goal: GoalSettings::default(),
+            hooks: HooksSettings::default(),
             undo: true,
             undo_keep_days: 30,
             headless: false,

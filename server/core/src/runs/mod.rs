@@ -268,6 +268,7 @@ impl RunManager {
             trigger: q.trigger,
             end: &done.end,
             goal_active: done.goal_active,
+            continue_with: done.continue_with.as_deref(),
         };
         for hook in &self.hooks {
             hook.after_run(&ended).await;

@@ -60,3 +60,38 @@ impl Core {
         self.skills().await
     }
 }
+
+impl Core {
+    /// The user's hooks file as read now.
+    pub async fn hooks(&self) -> crate::protocol::HookList {
+        let state = self.cfg.state_dir.clone();
+        let f = tokio::task::spawn_blocking(move || crate::hooks::user_file(&state))
+            .await
+            .unwrap_or_default();
+        let Some(f) = f else {
+            return crate::protocol::HookList {
+                file: None,
+                hash: None,
+                data: Vec::new(),
+                skipped: Vec::new(),
+            };
+        };
+        crate::protocol::HookList {
+            file: Some(f.path.display().to_string()),
+            hash: Some(f.hash.clone()),
+            data: f
+                .hooks
+                .iter()
+                .flat_map(|(event, hooks)| {
+                    hooks.iter().map(|h| crate::protocol::HookInfo {
+                        event: event.as_str().into(),
+                        matcher: h.matcher.clone(),
+                        command: h.command.clone(),
+                        timeout_secs: h.timeout.as_secs(),
+                    })
+                })
+                .collect(),
+            skipped: f.skipped,
+        }
+    }
+}

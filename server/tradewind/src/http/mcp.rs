@@ -122,3 +122,14 @@ pub async fn trust_skills(
 ) -> ApiResult<axum::Json<SkillList>> {
     Ok(axum::Json(state.trust_skills(&p.hash).await?))
 }
+
+/// The user's hooks (`hooks.json` in the state directory) as the server reads them.
+///
+/// Each hook with its event, matcher, command and timeout; `hash` is what a session's grant to
+/// run them covers (a change asks again); `skipped` names what was left out and why.
+#[utoipa::path(get, path = "/api/hooks", tag = "mcp",
+    responses((status = 200, description = "The hooks", body = crate::protocol::HookList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_hooks(State(state): State<AppState>) -> axum::Json<crate::protocol::HookList> {
+    axum::Json(state.hooks().await)
+}

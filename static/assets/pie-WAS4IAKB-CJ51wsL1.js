@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-CbN_Zizv.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -143,6 +143,17 @@ async fn a_trusted_skill_is_loaded_and_its_files_read_beneath_it() {
         text(5)
     );
 
+    // Each skill is a command too (`/pdf args`), after the built-in and workspace ones.
+    let (_, cmds) = s.get(&format!("/api/sessions/{sid}/commands")).await;
+    let pdf_cmd = cmds["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "pdf")
+        .cloned()
+        .unwrap();
+    assert_eq!(pdf_cmd["skill"], true);
+    assert!(pdf_cmd["template"].as_str().unwrap().contains("skill_load"));
     // A changed skill is held back until trusted again.
     std::fs::write(
         pdf.join("SKILL.md"),

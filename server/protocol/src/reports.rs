@@ -98,6 +98,10 @@ pub struct PromptCommand {
     /// name is left out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub builtin: bool,
+    /// An Agent Skill's: `/name args` has the agent load it and follow it with the args (a
+    /// built-in or workspace command of the same name wins).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skill: bool,
 }
 
 /// `GET /api/sessions/{id}/commands`.

@@ -5,9 +5,9 @@
 #![forbid(unsafe_code)]
 
 pub use tradewind_core::{
-    agent, artifacts, attachments, auth, config, events, http_client, keystore, models, plan,
-    policy, probe, protocol, provider, push, runs, sandbox, services, state_dir, store, tasks,
-    tools, undo, util,
+    agent, artifacts, attachments, auth, config, events, hooks, http_client, keystore, models,
+    plan, policy, probe, protocol, provider, push, runs, sandbox, services, skills, state_dir,
+    store, tasks, tools, undo, util,
 };
 
 pub mod accept;

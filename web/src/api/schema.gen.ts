@@ -3171,6 +3171,11 @@ export interface components {
             /** @description `description:` of the front matter, else the first line of text. */
             description: string;
             name: string;
+            /**
+             * @description An Agent Skill's: `/name args` has the agent load it and follow it with the args (a
+             *     built-in or workspace command of the same name wins).
+             */
+            skill?: boolean;
             /** @description Whether the template uses `$ARGUMENTS`. */
             takes_arguments: boolean;
             /** @description The prompt, front matter removed; `$ARGUMENTS` stands for what follows the command. */

@@ -104,7 +104,7 @@ export function SlashList({
           onClick={() => onPick(e)}
         >
           {/* The spaces keep the words apart in the option's accessible name. */}
-          <span class="slash-name">/{e.label}</span> {e.template && !e.template.builtin && <span class="slash-kind">workspace</span>}{" "}
+          <span class="slash-name">/{e.label}</span> {e.template && !e.template.builtin && <span class="slash-kind">{e.template.skill ? "skill" : "workspace"}</span>}{" "}
           {e.description && <span class="slash-desc">{e.description}</span>}
         </li>
       ))}

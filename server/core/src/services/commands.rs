@@ -48,6 +48,7 @@ fn builtins() -> Vec<PromptCommand> {
         template: INIT.into(),
         takes_arguments: false,
         builtin: true,
+        skill: false,
     }]
 }
 
@@ -69,6 +70,26 @@ pub fn read_commands(workspace: &Path) -> PromptCommands {
     PromptCommands {
         data: all,
         skipped: own.skipped,
+    }
+}
+
+/// Each skill as a command `/name args`, unless a command of that name exists.
+fn add_skills(c: &mut PromptCommands, skills: &crate::skills::Catalogue) {
+    for s in &skills.skills {
+        if c.data.iter().any(|d| d.name == s.name) || c.data.len() >= MAX_COMMANDS * 2 {
+            continue;
+        }
+        c.data.push(PromptCommand {
+            name: s.name.clone(),
+            description: s.description.clone(),
+            template: format!(
+                "Use the skill `{}`: load it with skill_load first, then follow it.\n\n$ARGUMENTS",
+                s.name
+            ),
+            takes_arguments: true,
+            builtin: false,
+            skill: true,
+        });
     }
 }
 
@@ -118,6 +139,7 @@ fn workspace_commands(workspace: &Path) -> PromptCommands {
             template: body.to_string(),
             takes_arguments: body.contains("$ARGUMENTS"),
             builtin: false,
+            skill: false,
         });
     }
     data.sort_by(|a, b| a.name.cmp(&b.name));
@@ -134,12 +156,22 @@ impl Core {
     ) -> ServiceResult<PromptCommands> {
         let row = self.load_session(session).await?;
         let ws = std::path::PathBuf::from(row.workspace);
-        Ok(tokio::task::spawn_blocking(move || read_commands(&ws))
-            .await
-            .unwrap_or_else(|_| PromptCommands {
-                data: Vec::new(),
-                skipped: Vec::new(),
-            }))
+        let state = self.cfg.state_dir.clone();
+        let trusted = self
+            .store
+            .get_setting(&crate::skills::trust_key(&ws))
+            .await?;
+        Ok(tokio::task::spawn_blocking(move || {
+            let mut c = read_commands(&ws);
+            let skills = crate::skills::catalogue(&ws, &state, trusted.as_deref());
+            add_skills(&mut c, &skills);
+            c
+        })
+        .await
+        .unwrap_or_else(|_| PromptCommands {
+            data: Vec::new(),
+            skipped: Vec::new(),
+        }))
     }
 }
 

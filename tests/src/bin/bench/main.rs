@@ -1,7 +1,7 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files, webfetch, mcp, context, fts, undo, rss, hotpath (the hot path's targets in one
-//! table);
+//! sse, files, webfetch, mcp, context, fts, undo, rss, extend (skills and hooks), hotpath (the
+//! hot path's targets in one table);
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -24,6 +24,96 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let i = ((v.len() as f64 - 1.0) * p).round() as usize;
     v[i]
+}
+
+/// What skills and hooks cost: a catalogue of 500 skills read and offered (the system
+/// prompt's list for a 128k window), as a run does once before its first model call; and a
+/// `PreToolUse` hook whose command is `/bin/true`, run in the jail, against `/bin/true` run in
+/// the jail directly, in the same run (the hook's own cost is the difference).
+async fn extend() {
+    let ws = TempDir::new("bench-extend-ws");
+    let state = TempDir::new("bench-extend-state");
+    for i in 0..500 {
+        let dir = ws.path().join(format!(".agents/skills/skill-{i:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: skill-{i:03}\ndescription: Does task number {i} of the team's playbook, with its scripts.\n---\n# Skill {i}\nSteps.\n"),
+        )
+        .unwrap();
+    }
+    let hash = tradewind::skills::workspace_hash(ws.path());
+    let mut v = Vec::new();
+    let mut listed = 0;
+    for _ in 0..30 {
+        let t0 = Instant::now();
+        let c = tradewind::skills::catalogue(ws.path(), state.path(), hash.as_deref());
+        let section = c.prompt_section(128_000 * 4 / 50);
+        v.push(t0.elapsed().as_secs_f64() * 1e3);
+        listed = section.lines().filter(|l| l.starts_with("- ")).count();
+        assert_eq!(c.skills.len(), 500);
+    }
+    println!(
+        "skills_500_offer_ms p50 {:.2} (read, trusted by hash, listed: {listed} of 500 fit 2 % of a 128k window; target <= 5; n=30)",
+        pct(&mut v, 0.5)
+    );
+    let mut cfg =
+        tradewind::config::Config::for_paths(ws.path().to_path_buf(), state.path().to_path_buf());
+    let helper = if release_binary().exists() {
+        release_binary()
+    } else {
+        binary()
+    };
+    cfg.sandbox_helper = Some(helper);
+    cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
+    let (sb, info) = tradewind::sandbox::for_config(&cfg);
+    let Some(sb) = sb.filter(|s| s.jailed()) else {
+        println!("hook_true_p50_ms unavailable here ({:?})", info.notes);
+        return;
+    };
+    let job = tradewind::sandbox::Job {
+        roots: vec![ws.path().to_path_buf()],
+        ..Default::default()
+    };
+    std::fs::write(
+        state.path().join("hooks.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "shell", "hooks": [{"type": "command", "command": "/bin/true"}]}]}}"#,
+    )
+    .unwrap();
+    let file = tradewind::hooks::user_file(state.path()).unwrap();
+    let hook = &file.hooks[&tradewind::hooks::Event::PreToolUse][0];
+    let input = json!({"hook_event_name": "PreToolUse", "tool_name": "shell", "tool_input": {"command": "ls"}});
+    let mut jailed = Vec::new();
+    let mut hooked = Vec::new();
+    for _ in 0..50 {
+        let t0 = Instant::now();
+        let mut cmd = sb
+            .command(&job, std::path::Path::new("/bin/true"), &[])
+            .unwrap();
+        cmd.current_dir(ws.path());
+        assert!(cmd.status().await.unwrap().success());
+        jailed.push(t0.elapsed().as_secs_f64() * 1e3);
+        let t0 = Instant::now();
+        let ran = tradewind::hooks::run(
+            hook,
+            tradewind::hooks::Event::PreToolUse,
+            &input,
+            ws.path(),
+            Some((&sb, &job)),
+        )
+        .await;
+        hooked.push(t0.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(
+            ran.verdict,
+            tradewind::hooks::Verdict::Pass { context: None }
+        );
+    }
+    let jailed = pct(&mut jailed, 0.5);
+    let hooked = pct(&mut hooked, 0.5);
+    println!(
+        "hook_true_p50_ms jailed /bin/true {jailed:.2}, a PreToolUse hook running it {hooked:.2} (+{:.2} over the jail alone; target +5) (50 runs each, interleaved)",
+        hooked - jailed
+    );
 }
 
 /// What the jail costs a command: `/bin/true` started unconfined and in the jail (bubblewrap,
@@ -2218,6 +2308,9 @@ async fn main() {
     }
     if want("jail") {
         jail().await;
+    }
+    if want("extend") {
+        extend().await;
     }
     if want("search") {
         search();

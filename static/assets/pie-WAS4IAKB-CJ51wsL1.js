@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CbN_Zizv.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CbN_Zizv.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -105,8 +105,9 @@ impl LoopEnv {
     }
 }
 
-/// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo.
-pub type OfferKey = (Agent, bool, crate::config::Ceiling, bool, bool);
+/// What the offered tool list depends on: agent, interactive, ceiling, read-only, yolo, the
+/// provider's own web search chosen, the session has skills.
+pub type OfferKey = (Agent, bool, crate::config::Ceiling, bool, bool, bool, bool);
 
 pub struct RunSpec {
     pub run_id: crate::protocol::RunId,

@@ -3,21 +3,30 @@
 
 use super::*;
 
-/// The tools a run may see: a function of the agent and the server's start-up flags only, so each
-/// combination is built once per server and shared by every run and model call.
-pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
+/// Built-in tools offered only when the session has skills (they would only cost the prompt).
+const SKILL_TOOLS: [&str; 3] = ["skill_load", "skill_resource", "skill_search"];
+
+/// The tools a run may see: a function of the agent, the server's start-up flags, whether the
+/// model's provider searches on its side (`websearch.provider: "native"`: no `websearch`) and
+/// whether the session has skills — so each combination is built once per server and shared
+/// by every run and model call.
+pub(super) fn offered_tools(t: &Turn<'_>, has_skills: bool) -> Arc<[provider::ToolSpec]> {
     let c = &t.deps.cfg;
+    let native = super::native::chosen(t);
     let key: OfferKey = (
         t.agent,
         t.deps.prompts.interactive,
         c.ceiling,
         c.read_only,
         c.yolo,
+        native,
+        has_skills,
     );
     let mut built = t.deps.offered.lock();
     if let Some((_, specs)) = built.iter().find(|(k, _)| *k == key) {
         return specs.clone();
     }
+    let websearch = <crate::tools::websearch::WebSearch as crate::tools::Tool>::NAME;
     let specs: Arc<[provider::ToolSpec]> = toolset::TOOLS
         .iter()
         .filter(|d| !d.interactive_only() || t.deps.prompts.interactive)
@@ -33,23 +42,12 @@ pub(super) fn offered_tools(t: &Turn<'_>) -> Arc<[provider::ToolSpec]> {
                 c.yolo,
             )
         })
+        .filter(|d| !(native && d.name() == websearch))
+        .filter(|d| has_skills || !SKILL_TOOLS.contains(&d.name()))
         .map(|d| d.spec())
         .collect();
     built.push((key, specs.clone()));
     specs
-}
-
-/// The tools without `websearch` when the model's provider searches on its side
-/// (`websearch.provider: "native"`, a Settings choice that may change between runs).
-pub(super) fn searchable(
-    t: &Turn<'_>,
-    tools: Arc<[provider::ToolSpec]>,
-) -> Arc<[provider::ToolSpec]> {
-    if !super::native::chosen(t) {
-        return tools;
-    }
-    let name = <crate::tools::websearch::WebSearch as crate::tools::Tool>::NAME;
-    tools.iter().filter(|s| s.name != name).cloned().collect()
 }
 
 /// The tools of this model call: the built-in ones, then those of the MCP servers connected now

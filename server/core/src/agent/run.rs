@@ -293,14 +293,15 @@ pub(super) async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
 
 /// `/compact`: summarise the older turns now; no answer.
 pub(super) async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
-    let tools = with_mcp(t, &offered_tools(t));
+    let skills = skills_section(t).await;
+    let tools = with_mcp(t, &offered_tools(t, !skills.is_empty()));
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
     let system = history::system_prompt(
         t.agent,
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,
-        &crate::instructions::prompt_section(&t.paths),
+        &format!("{}{skills}", crate::instructions::prompt_section(&t.paths)),
     );
     let fixed = context::fixed_chars(&system, &tools);
     match context::compact(t, fixed, crate::protocol::CompactTrigger::Manual).await {

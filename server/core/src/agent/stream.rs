@@ -8,12 +8,12 @@ use super::*;
 pub(super) async fn system_and_spend(
     t: &Turn<'_>,
     tools: &[provider::ToolSpec],
+    skills: &str,
 ) -> (Arc<str>, Option<RunOutcome>) {
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
-    let (memories, stop, skills) = tokio::join!(
+    let (memories, stop) = tokio::join!(
         crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text),
         t.spend_stop(),
-        skills_section(t, &names)
     );
     if t.depth() > 0 {
         crate::probe::moment(crate::probe::MarkKind::Step("memories read"));
@@ -32,11 +32,8 @@ pub(super) async fn system_and_spend(
 }
 
 /// The session's skills, by name and description, within 2 % of the model's context window
-/// (none when the skill tools are not offered).
-async fn skills_section(t: &Turn<'_>, tools: &[&str]) -> String {
-    if !tools.contains(&"skill_load") {
-        return String::new();
-    }
+/// (empty: it has none, and the skill tools are not offered).
+pub(super) async fn skills_section(t: &Turn<'_>) -> String {
     let ws = t.paths.workspace.clone();
     let state = t.paths.state_dir.clone();
     let trusted = t
@@ -56,8 +53,9 @@ async fn skills_section(t: &Turn<'_>, tools: &[&str]) -> String {
 
 pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
     let max = t.deps.cfg.agent.max_iterations.max(1);
-    let tools = offer::styled(t, offer::searchable(t, offered_tools(t)));
-    let (system, first_stop) = system_and_spend(t, &tools).await;
+    let skills = skills_section(t).await;
+    let tools = offer::styled(t, offered_tools(t, !skills.is_empty()));
+    let (system, first_stop) = system_and_spend(t, &tools, &skills).await;
     // The provider's own web search, when chosen and allowed (asked once per session).
     let native_search = native::search_tool(t).await;
     let mut first_stop = Some(first_stop);

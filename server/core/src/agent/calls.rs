@@ -644,16 +644,7 @@ pub(crate) async fn confirm(
         .await;
         return Err(ToolOutput::err("permission_denied", why));
     }
-    let ask = policy::Ask {
-        scope: crate::protocol::ApprovalScope::Effect,
-        key: key.to_string(),
-        keys: vec![key.to_string()],
-        reason: reason.to_string(),
-        reasons: vec![reason.to_string()],
-        directory: None,
-        warnings: Vec::new(),
-        prefix: None,
-    };
+    let ask = one_key_ask(key, reason);
     audit(
         t,
         ctx.call,
@@ -679,4 +670,55 @@ pub(crate) async fn confirm(
         .record(t.deps, place, d, &ask, &mut HashSet::new())
         .await;
     Ok(())
+}
+
+/// A question about one thing the session may do (`key`, kept as its grant when allowed).
+pub(crate) fn one_key_ask(key: &str, reason: &str) -> policy::Ask {
+    policy::Ask {
+        scope: crate::protocol::ApprovalScope::Effect,
+        key: key.to_string(),
+        keys: vec![key.to_string()],
+        reason: reason.to_string(),
+        reasons: vec![reason.to_string()],
+        directory: None,
+        warnings: Vec::new(),
+        prefix: None,
+    }
+}
+
+/// Ask the user about something the run itself does (not a call of the model's: the
+/// provider's own search, a hooks file), named by a `call` of its own; any allowing answer is
+/// kept for the session as `key`. Returns whether it was allowed.
+pub(crate) async fn ask_for_session(
+    t: &Turn<'_>,
+    call: &ToolCallReq,
+    effect: Effect,
+    key: &str,
+    reason: &str,
+) -> bool {
+    let ask = one_key_ask(key, reason);
+    audit(
+        t,
+        call,
+        effect,
+        crate::protocol::PolicyDecision::Ask,
+        reason,
+        key,
+    )
+    .await;
+    let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    if ask_user(t, call, &input, effect, &ask).await == ApprovalDecision::Deny {
+        return false;
+    }
+    let place = (t.grant_session(), t.run.session.workspace.as_str());
+    t.grants
+        .record(
+            t.deps,
+            place,
+            ApprovalDecision::Session,
+            &ask,
+            &mut HashSet::new(),
+        )
+        .await;
+    true
 }

@@ -7,12 +7,9 @@
 //! or add context. Every hook that runs leaves a `hook_ran` event; none can allow what the gate
 //! would not.
 
-use std::collections::HashSet;
-
 use super::*;
 use crate::hooks::{Event, Hook, HookFile, Verdict};
 use crate::policy::{Decision, Proposal};
-use crate::protocol::ApprovalDecision;
 
 /// What the tool hooks said of one call before it runs.
 #[derive(Default)]
@@ -87,40 +84,13 @@ async fn ask_to_run(t: &Turn<'_>, f: &HookFile, key: &str) -> bool {
         &f.hash[..12.min(f.hash.len())],
         commands.join("; ")
     );
-    let ask = crate::policy::Ask {
-        scope: crate::protocol::ApprovalScope::Effect,
-        key: key.to_string(),
-        keys: vec![key.to_string()],
-        reason: reason.clone(),
-        reasons: vec![reason.clone()],
-        directory: None,
-        warnings: Vec::new(),
-        prefix: None,
-    };
     let call = ToolCallReq {
         id: format!("hooks_{}", new_id()).into(),
         name: "hooks".into(),
         arguments: serde_json::json!({"file": f.path, "sha256": f.hash, "commands": commands})
             .to_string(),
     };
-    let input: serde_json::Value =
-        serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null);
-    let label = crate::protocol::PolicyDecision::Ask;
-    calls::audit(t, &call, Effect::Process, label, &reason, key).await;
-    if calls::ask_user(t, &call, &input, Effect::Process, &ask).await == ApprovalDecision::Deny {
-        return false;
-    }
-    let place = (t.grant_session(), t.run.session.workspace.as_str());
-    t.grants
-        .record(
-            t.deps,
-            place,
-            ApprovalDecision::Session,
-            &ask,
-            &mut HashSet::new(),
-        )
-        .await;
-    true
+    calls::ask_for_session(t, &call, Effect::Process, key, &reason).await
 }
 
 /// Run one hook in the session's jail and record it.

@@ -6,11 +6,9 @@
 //! would carry it; declined, the session has no web search (the answer is kept with the
 //! session's grants either way, so it is not asked again).
 
-use std::collections::HashSet;
-
 use super::*;
 use crate::policy::{Decision, Proposal};
-use crate::protocol::{ApprovalDecision, SearchProvider};
+use crate::protocol::SearchProvider;
 
 /// The tool's name in the transcript and in approvals.
 const TOOL: &str = "web_search";
@@ -99,52 +97,26 @@ pub(super) async fn search_tool(t: &Turn<'_>) -> Option<Arc<str>> {
 
 /// Ask the user once for the session; the answer is kept either way.
 async fn ask(t: &Turn<'_>, call: &ToolCallReq, provider: &str) -> bool {
-    let key = allowed_key(provider);
     let reason = format!(
         "let the model search the web through {provider} for this session (the provider runs the searches; queries may carry what the conversation holds)"
     );
-    let ask = crate::policy::Ask {
-        scope: crate::protocol::ApprovalScope::Effect,
-        key: key.clone(),
-        keys: vec![key.clone()],
-        reason: reason.clone(),
-        reasons: vec![reason.clone()],
-        directory: None,
-        warnings: Vec::new(),
-        prefix: None,
-    };
-    let ask_label = crate::protocol::PolicyDecision::Ask;
-    calls::audit(t, call, Effect::External, ask_label, &reason, &key).await;
-    let input: serde_json::Value =
-        serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null);
-    let d = calls::ask_user(t, call, &input, Effect::External, &ask).await;
-    let place = (t.grant_session(), t.run.session.workspace.as_str());
-    if d == ApprovalDecision::Deny {
-        // Declined: the session has no web search (not asked again).
-        if let Err(e) = t
-            .deps
-            .store
-            .add_grant(t.grant_session(), &declined_key(provider))
-            .await
-        {
-            tracing::error!(error = %e, "cannot store the declined web search");
-        }
-        // The session's other runs (its subagents) read the grants again.
-        t.deps
-            .live
-            .grants_epoch
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        return false;
+    let key = allowed_key(provider);
+    if calls::ask_for_session(t, call, Effect::External, &key, &reason).await {
+        return true;
     }
-    // Its one key is the session's: any allowing answer keeps it for the session.
-    t.grants
-        .record(
-            t.deps,
-            place,
-            ApprovalDecision::Session,
-            &ask,
-            &mut HashSet::new(),
-        )
-        .await;
-    true
+    // Declined: the session has no web search (not asked again).
+    if let Err(e) = t
+        .deps
+        .store
+        .add_grant(t.grant_session(), &declined_key(provider))
+        .await
+    {
+        tracing::error!(error = %e, "cannot store the declined web search");
+    }
+    // The session's other runs (its subagents) read the grants again.
+    t.deps
+        .live
+        .grants_epoch
+        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    false
 }

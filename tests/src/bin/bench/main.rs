@@ -26,6 +26,39 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[i]
 }
 
+/// The jail (bubblewrap) for a workspace, with the command job of its one root and the helper
+/// it runs — the release binary, as a user's server runs it (the debug one is 5× larger).
+fn jailed_in(
+    ws: &TempDir,
+    state: &TempDir,
+) -> Result<
+    (
+        tradewind::sandbox::Sandbox,
+        tradewind::sandbox::Job,
+        std::path::PathBuf,
+    ),
+    String,
+> {
+    let mut cfg =
+        tradewind::config::Config::for_paths(ws.path().to_path_buf(), state.path().to_path_buf());
+    let helper = if release_binary().exists() {
+        release_binary()
+    } else {
+        binary()
+    };
+    cfg.sandbox_helper = Some(helper.clone());
+    cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
+    let (sb, info) = tradewind::sandbox::for_config(&cfg);
+    let sb = sb
+        .filter(|s| s.jailed())
+        .ok_or_else(|| format!("{:?}", info.notes))?;
+    let job = tradewind::sandbox::Job {
+        roots: vec![ws.path().to_path_buf()],
+        ..Default::default()
+    };
+    Ok((sb, job, helper))
+}
+
 /// What skills and hooks cost: a catalogue of 500 skills read and offered (the system
 /// prompt's list for a 128k window), as a run does once before its first model call; and a
 /// `PreToolUse` hook whose command is `/bin/true`, run in the jail, against `/bin/true` run in
@@ -57,23 +90,12 @@ async fn extend() {
         "skills_500_offer_ms p50 {:.2} (read, trusted by hash, listed: {listed} of 500 fit 2 % of a 128k window; target <= 5; n=30)",
         pct(&mut v, 0.5)
     );
-    let mut cfg =
-        tradewind::config::Config::for_paths(ws.path().to_path_buf(), state.path().to_path_buf());
-    let helper = if release_binary().exists() {
-        release_binary()
-    } else {
-        binary()
-    };
-    cfg.sandbox_helper = Some(helper);
-    cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
-    let (sb, info) = tradewind::sandbox::for_config(&cfg);
-    let Some(sb) = sb.filter(|s| s.jailed()) else {
-        println!("hook_true_p50_ms unavailable here ({:?})", info.notes);
-        return;
-    };
-    let job = tradewind::sandbox::Job {
-        roots: vec![ws.path().to_path_buf()],
-        ..Default::default()
+    let (sb, job, _) = match jailed_in(&ws, &state) {
+        Ok(j) => j,
+        Err(notes) => {
+            println!("hook_true_p50_ms unavailable here ({notes})");
+            return;
+        }
     };
     std::fs::write(
         state.path().join("hooks.json"),
@@ -121,24 +143,12 @@ async fn extend() {
 async fn jail() {
     let ws = TempDir::new("bench-jail-ws");
     let state = TempDir::new("bench-jail-state");
-    let mut cfg =
-        tradewind::config::Config::for_paths(ws.path().to_path_buf(), state.path().to_path_buf());
-    // The release binary is the helper a user's server runs (the debug one is 5× larger).
-    let helper = if release_binary().exists() {
-        release_binary()
-    } else {
-        binary()
-    };
-    cfg.sandbox_helper = Some(helper.clone());
-    cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
-    let (sb, info) = tradewind::sandbox::for_config(&cfg);
-    let Some(sb) = sb.filter(|s| s.jailed()) else {
-        println!("jail_true_p50_ms unavailable here ({:?})", info.notes);
-        return;
-    };
-    let job = tradewind::sandbox::Job {
-        roots: vec![ws.path().to_path_buf()],
-        ..Default::default()
+    let (sb, job, helper) = match jailed_in(&ws, &state) {
+        Ok(j) => j,
+        Err(notes) => {
+            println!("jail_true_p50_ms unavailable here ({notes})");
+            return;
+        }
     };
     let time = |jailed: bool| {
         let (sb, job, ws) = (&sb, &job, ws.path().to_path_buf());

@@ -454,6 +454,7 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
             json!({"workspace": "/tmp", "hash": "x"}),
         ),
         (M::POST, "/api/skills/trust".into(), json!({"hash": "x"})),
+        (M::POST, "/api/hooks/trust".into(), json!({"hash": "x"})),
         (M::POST, "/api/mcp/servers/x/connect".into(), json!({})),
         (
             M::PUT,

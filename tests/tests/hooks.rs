@@ -200,7 +200,9 @@ async fn a_stop_hook_asks_for_more_turns_up_to_its_limit() {
     let (_, listed) = s.get("/api/hooks").await;
     assert_eq!(listed["data"][0]["event"], "Stop", "{listed}");
     assert_eq!(listed["data"][0]["timeout_secs"], 10);
-    assert_eq!(listed["hash"].as_str().unwrap().len(), 64);
+    assert_eq!(listed["files"][0]["source"], "user");
+    assert_eq!(listed["files"][0]["hash"].as_str().unwrap().len(), 64);
+    assert!(listed["workspace_hash"].is_null());
     let sid = s.create_session("full").await;
     s.prompt(&sid, "finish the feature").await;
     let limit = s
@@ -238,5 +240,85 @@ async fn a_stop_hook_asks_for_more_turns_up_to_its_limit() {
         ran.iter()
             .all(|h| h["event"] == "Stop" && h["outcome"] == "denied")
     );
+    s.stop().await;
+}
+
+/// A repository's hooks (`.claude/settings.json`, Claude Code's place for them) are ignored
+/// until the user trusts them as they are; trusted, they run; changed, they are held back again.
+#[tokio::test]
+async fn a_workspace_s_hooks_run_only_once_trusted_as_they_are() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: tradewind::config::Ceiling {
+            write: true,
+            process: true,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let ws = s.workspace.path();
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    let settings = json!({"permissions": {"allow": []}, "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "echo 'reads are off today' >&2; exit 2"}]}]}});
+    std::fs::write(ws.join(".claude/settings.json"), settings.to_string()).unwrap();
+    std::fs::write(ws.join("a.txt"), "alpha\n").unwrap();
+    let (_, listed) = s.get("/api/hooks").await;
+    assert_eq!(listed["untrusted"], true, "{listed}");
+    assert!(listed["data"].as_array().unwrap().is_empty());
+    assert_eq!(listed["files"][0]["source"], "workspace");
+    let read = json!({"path": "a.txt"});
+    mock.push(tool_reply("r1", "read_file", &read));
+    mock.push(text_reply("Read."));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "read it").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    assert!(
+        of_type(&events, "hook_ran").is_empty(),
+        "untrusted hooks never run"
+    );
+    assert_eq!(of_type(&events, "tool_result")[0]["ok"], true);
+
+    let (st, _) = s.post("/api/hooks/trust", json!({"hash": "nope"})).await;
+    assert_eq!(st, 409);
+    let hash = listed["workspace_hash"].as_str().unwrap();
+    let (st, trusted) = s.post("/api/hooks/trust", json!({"hash": hash})).await;
+    assert_eq!(st, 200, "{trusted}");
+    assert_eq!(trusted["untrusted"], false);
+    assert_eq!(trusted["data"][0]["matcher"], "Read");
+    mock.push(tool_reply("r2", "read_file", &read));
+    mock.push(text_reply("Refused."));
+    let run = s.prompt(&sid, "read it again").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let last = of_type(&events, "tool_result")
+        .last()
+        .cloned()
+        .unwrap()
+        .clone();
+    assert_eq!(last["ok"], false, "{last}");
+    assert!(
+        last["text"]
+            .as_str()
+            .unwrap()
+            .contains("reads are off today")
+    );
+
+    // Changed: held back until trusted again.
+    std::fs::write(
+        ws.join(".claude/settings.json"),
+        settings.to_string().replace("today", "now"),
+    )
+    .unwrap();
+    let (_, listed) = s.get("/api/hooks").await;
+    assert_eq!(listed["untrusted"], true);
+    mock.push(tool_reply("r3", "read_file", &read));
+    mock.push(text_reply("Read."));
+    let run = s.prompt(&sid, "and again").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    assert_eq!(of_type(&events, "tool_result").last().unwrap()["ok"], true);
     s.stop().await;
 }

@@ -110,7 +110,61 @@ pub fn user_file(state_dir: &Path) -> Option<HookFile> {
     read_file(&state_dir.join("hooks.json"))
 }
 
-/// A hooks file read (`None`: no file).
+/// The workspace's hooks files, as the repository holds them: `.tradewind/hooks.json` and the
+/// `hooks` of `.claude/settings.json`. Regular files only.
+pub const WORKSPACE_FILES: [&str; 2] = [".tradewind/hooks.json", ".claude/settings.json"];
+
+/// The setting that holds a workspace's trusted hooks hash.
+pub fn trust_key(workspace: &Path) -> String {
+    format!("workspace_hooks:{}", workspace.display())
+}
+
+/// The workspace's hooks files (untrusted: the caller decides).
+pub fn workspace_files(workspace: &Path) -> Vec<HookFile> {
+    WORKSPACE_FILES
+        .iter()
+        .map(|f| workspace.join(f))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+        .filter_map(|p| read_file(&p))
+        // `.claude/settings.json` without hooks is not a hooks file.
+        .filter(|f| !f.hooks.is_empty() || !f.skipped.is_empty() && f.path.ends_with("hooks.json"))
+        .collect()
+}
+
+/// What the user trusts of a workspace's hooks: every file's path and hash (`None`: it has no
+/// hooks).
+pub fn workspace_hash(files: &[HookFile]) -> Option<String> {
+    if files.is_empty() {
+        return None;
+    }
+    let mut h = sha2::Sha256::new();
+    for f in files {
+        h.update(f.path.to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update(f.hash.as_bytes());
+    }
+    Some(hex::encode(h.finalize()))
+}
+
+/// Whether a workspace holds a hooks file at all (two looks: nothing else is read without).
+pub fn workspace_has_files(workspace: &Path) -> bool {
+    WORKSPACE_FILES
+        .iter()
+        .any(|f| std::fs::symlink_metadata(workspace.join(f)).is_ok_and(|m| m.is_file()))
+}
+
+/// The hooks files a session runs: the user's, then the workspace's when `trusted` is the hash
+/// of what they hold now.
+pub fn files(workspace: &Path, state_dir: &Path, trusted: Option<&str>) -> Vec<HookFile> {
+    let mut out: Vec<HookFile> = user_file(state_dir).into_iter().collect();
+    let ws = workspace_files(workspace);
+    if trusted.is_some() && workspace_hash(&ws).as_deref() == trusted {
+        out.extend(ws);
+    }
+    out
+}
+
+/// A hooks file read (`None`: no file). A `.claude/settings.json` is read for its `hooks` only.
 pub fn read_file(path: &Path) -> Option<HookFile> {
     let bytes = std::fs::read(path).ok()?;
     let mut f = HookFile {
@@ -118,6 +172,7 @@ pub fn read_file(path: &Path) -> Option<HookFile> {
         hash: hex::encode(sha2::Sha256::digest(&bytes)),
         ..HookFile::default()
     };
+    let settings = path.ends_with(".claude/settings.json");
     let v: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -126,7 +181,9 @@ pub fn read_file(path: &Path) -> Option<HookFile> {
         }
     };
     let Some(events) = v.get("hooks").and_then(Value::as_object) else {
-        f.skipped.push("no \"hooks\" object".into());
+        if !settings {
+            f.skipped.push("no \"hooks\" object".into());
+        }
         return Some(f);
     };
     for (name, groups) in events {

@@ -557,9 +557,11 @@ pub struct SkillTrust {
     pub hash: String,
 }
 
-/// One hook of `hooks.json` (`GET /api/hooks`).
+/// One hook (`GET /api/hooks`).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct HookInfo {
+    /// The file it is configured in.
+    pub file: String,
     /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`.
     pub event: String,
     /// The tools it runs for (a regular expression over the whole name; absent: all).
@@ -568,14 +570,28 @@ pub struct HookInfo {
     pub timeout_secs: u64,
 }
 
-/// `GET /api/hooks`: the user's hooks file as the server reads it.
+/// A hooks file as the server reads it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct HookList {
-    /// The file (absent: there is none).
-    pub file: Option<String>,
+pub struct HookFileInfo {
+    pub path: String,
     /// Its SHA-256: a session's grant to run its hooks covers this content only.
-    pub hash: Option<String>,
-    pub data: Vec<HookInfo>,
+    pub hash: String,
+    /// `user` (the state directory's `hooks.json`) or `workspace` (`.tradewind/hooks.json`,
+    /// `.claude/settings.json`).
+    pub source: String,
     /// What of it was left out, and why.
     pub skipped: Vec<String>,
+}
+
+/// `GET /api/hooks`: the hooks the server's workspace's sessions run.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HookList {
+    /// The hooks of every file that counts (the workspace's only once trusted).
+    pub data: Vec<HookInfo>,
+    /// Every hooks file found, the untrusted workspace's included.
+    pub files: Vec<HookFileInfo>,
+    /// What to trust of the workspace's hooks (`POST /api/hooks/trust`); absent: it has none.
+    pub workspace_hash: Option<String>,
+    /// The workspace's hooks are ignored until trusted as they are now.
+    pub untrusted: bool,
 }

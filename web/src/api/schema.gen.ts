@@ -218,13 +218,37 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The user's hooks (`hooks.json` in the state directory) as the server reads them.
-         * @description Each hook with its event, matcher, command and timeout; `hash` is what a session's grant to
-         *     run them covers (a change asks again); `skipped` names what was left out and why.
+         * The hooks the server's workspace's sessions run.
+         * @description The user's (`hooks.json` in the state directory) and the workspace's
+         *     (`.tradewind/hooks.json`, the `hooks` of `.claude/settings.json`), which count only once
+         *     trusted as they are (`untrusted` says they are held back; `workspace_hash` is what to trust).
+         *     Each file's `hash` is what a session's grant to run its hooks covers.
          */
         get: operations["list_hooks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hooks/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trust the workspace's hooks as `GET /api/hooks` showed them.
+         * @description `hash` is the `workspace_hash` it gave: hooks changed since are refused (409); any later
+         *     change holds them back until trusted again. Each session still allows a file's hooks to run
+         *     (the gate's own question). Needs the `admin` scope.
+         */
+        post: operations["trust_hooks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2463,25 +2487,41 @@ export interface components {
             status: string;
             version: string;
         };
-        /** @description One hook of `hooks.json` (`GET /api/hooks`). */
+        /** @description A hooks file as the server reads it. */
+        HookFileInfo: {
+            /** @description Its SHA-256: a session's grant to run its hooks covers this content only. */
+            hash: string;
+            path: string;
+            /** @description What of it was left out, and why. */
+            skipped: string[];
+            /**
+             * @description `user` (the state directory's `hooks.json`) or `workspace` (`.tradewind/hooks.json`,
+             *     `.claude/settings.json`).
+             */
+            source: string;
+        };
+        /** @description One hook (`GET /api/hooks`). */
         HookInfo: {
             command: string;
             /** @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`. */
             event: string;
+            /** @description The file it is configured in. */
+            file: string;
             /** @description The tools it runs for (a regular expression over the whole name; absent: all). */
             matcher?: string | null;
             /** Format: int64 */
             timeout_secs: number;
         };
-        /** @description `GET /api/hooks`: the user's hooks file as the server reads it. */
+        /** @description `GET /api/hooks`: the hooks the server's workspace's sessions run. */
         HookList: {
+            /** @description The hooks of every file that counts (the workspace's only once trusted). */
             data: components["schemas"]["HookInfo"][];
-            /** @description The file (absent: there is none). */
-            file?: string | null;
-            /** @description Its SHA-256: a session's grant to run its hooks covers this content only. */
-            hash?: string | null;
-            /** @description What of it was left out, and why. */
-            skipped: string[];
+            /** @description Every hooks file found, the untrusted workspace's included. */
+            files: components["schemas"]["HookFileInfo"][];
+            /** @description The workspace's hooks are ignored until trusted as they are now. */
+            untrusted: boolean;
+            /** @description What to trust of the workspace's hooks (`POST /api/hooks/trust`); absent: it has none. */
+            workspace_hash?: string | null;
         };
         /** @description A hook ran (`hooks.json`): what it ran for and what it said. */
         HookRanEvent: components["schemas"]["EventEnvelope"] & {
@@ -5216,6 +5256,129 @@ export interface operations {
             };
             /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trust_hooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillTrust"];
+            };
+        };
+        responses: {
+            /** @description Trusted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookList"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The workspace has no hooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The hooks changed since they were shown */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

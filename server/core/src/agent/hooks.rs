@@ -1,5 +1,6 @@
-//! The run's hooks (`crate::hooks`): what each answer means here. A file's hooks run only once
-//! the gate let them — their own `process` decision, asked once per session and file hash
+//! The run's hooks (`crate::hooks`): the user's `hooks.json`, and the workspace's
+//! (`.tradewind/hooks.json`, the `hooks` of `.claude/settings.json`) once the user trusted them as
+//! they are. What each answer means here. A file's hooks run only once the gate let them — their own `process` decision, asked once per session and file hash
 //! (`hooks:<sha256>`), or allowed where processes run without asking. A `PreToolUse` hook may
 //! deny its call (the model reads why) or have the user asked; one that fails, times out or may
 //! not run turns its call into a question (headless: a denial). A `PostToolUse` hook's
@@ -22,11 +23,36 @@ pub(super) struct Before {
     pub(super) context: Vec<String>,
 }
 
-/// The user's hooks file, read once per run.
-pub(super) fn load(t: &Turn<'_>) -> Option<Arc<HookFile>> {
-    crate::hooks::user_file(&t.paths.state_dir)
+/// The hooks files of this run, read when it began: the user's, then the workspace's when
+/// trusted as they are now.
+pub(super) async fn load(t: &Turn<'_>) -> Vec<Arc<HookFile>> {
+    let ws = t.paths.workspace.clone();
+    let state = t.paths.state_dir.clone();
+    // A workspace without hooks files costs two looks, not a trip to the store.
+    let trusted = if crate::hooks::workspace_has_files(&ws) {
+        t.deps
+            .store
+            .get_setting(&crate::hooks::trust_key(&ws))
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
+    if trusted.is_none() {
+        return crate::hooks::user_file(&state)
+            .filter(|f| !f.hooks.is_empty())
+            .map(Arc::new)
+            .into_iter()
+            .collect();
+    }
+    tokio::task::spawn_blocking(move || crate::hooks::files(&ws, &state, trusted.as_deref()))
+        .await
+        .unwrap_or_default()
+        .into_iter()
         .filter(|f| !f.hooks.is_empty())
         .map(Arc::new)
+        .collect()
 }
 
 fn grant_key(f: &HookFile) -> String {
@@ -35,8 +61,8 @@ fn grant_key(f: &HookFile) -> String {
 
 /// Whether the file's hooks may run in this session (asked once per file hash).
 async fn granted(t: &Turn<'_>, f: &HookFile) -> bool {
-    if let Some(known) = *t.hooks_granted.lock() {
-        return known;
+    if let Some(known) = t.hooks_granted.lock().get(&f.hash) {
+        return *known;
     }
     let key = grant_key(f);
     let grants = t.grants.stored(t.deps, t.grant_session()).await;
@@ -65,7 +91,7 @@ async fn granted(t: &Turn<'_>, f: &HookFile) -> bool {
             Decision::Ask(_) => ask_to_run(t, f, &key).await,
         }
     };
-    *t.hooks_granted.lock() = Some(ok);
+    t.hooks_granted.lock().insert(f.hash.clone(), ok);
     ok
 }
 
@@ -124,6 +150,44 @@ async fn run_one(
     ran.verdict
 }
 
+/// What one hook (or one that may not run) said.
+enum Said {
+    Ran(Verdict),
+    NotGranted,
+}
+
+/// Run the hooks of `event` (those matching the call's tool, for a tool event) of every file,
+/// in order; a file's hooks that may not run are recorded as such. Stops at the first denial.
+async fn run_event(
+    t: &Turn<'_>,
+    event: Event,
+    call: Option<&ToolCallReq>,
+    input: &serde_json::Value,
+) -> Vec<Said> {
+    let mut said = Vec::new();
+    let files = t.hooks.clone();
+    for f in &files {
+        let hooks = matching(f, event, call.map(|c| c.name.as_str()));
+        if hooks.is_empty() {
+            continue;
+        }
+        if !granted(t, f).await {
+            not_granted(t, &hooks, event, call);
+            said.push(Said::NotGranted);
+            continue;
+        }
+        for h in hooks {
+            let v = run_one(t, h, event, input, call).await;
+            let stop = matches!(v, Verdict::Deny(_));
+            said.push(Said::Ran(v));
+            if stop {
+                return said;
+            }
+        }
+    }
+    said
+}
+
 /// The hooks of `event` that match `tool` (every one for a prompt's).
 fn matching<'f>(f: &'f HookFile, event: Event, tool: Option<&str>) -> Vec<&'f Hook> {
     f.hooks
@@ -150,6 +214,19 @@ fn not_granted(t: &Turn<'_>, hooks: &[&Hook], event: Event, call: Option<&ToolCa
     }
 }
 
+/// The JSON a hook reads on stdin: the event's own fields and what every event carries.
+fn input_of(t: &Turn<'_>, event: Event, own: serde_json::Value) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "session_id": t.run.session.id,
+        "cwd": t.paths.workspace,
+        "hook_event_name": event.as_str(),
+    });
+    if let (Some(o), serde_json::Value::Object(more)) = (v.as_object_mut(), own) {
+        o.extend(more);
+    }
+    v
+}
+
 /// The `PreToolUse` hooks of a call, before the gate decides.
 pub(super) async fn before_call(
     t: &Turn<'_>,
@@ -157,35 +234,22 @@ pub(super) async fn before_call(
     input: &serde_json::Value,
 ) -> Before {
     let mut out = Before::default();
-    let Some(f) = t.hooks.clone() else {
-        return out;
-    };
-    let hooks = matching(&f, Event::PreToolUse, Some(&call.name));
-    if hooks.is_empty() {
+    if t.hooks.is_empty() {
         return out;
     }
-    if !granted(t, &f).await {
-        not_granted(t, &hooks, Event::PreToolUse, Some(call));
-        out.ask
-            .push("a PreToolUse hook for it may not run in this session".into());
-        return out;
-    }
-    let event = serde_json::json!({
-        "session_id": t.run.session.id,
-        "cwd": t.paths.workspace,
-        "hook_event_name": "PreToolUse",
-        "tool_name": call.name,
-        "tool_input": input,
-    });
-    for h in hooks {
-        match run_one(t, h, Event::PreToolUse, &event, Some(call)).await {
-            Verdict::Pass { context } => out.context.extend(context),
-            Verdict::Deny(r) => {
-                out.deny = Some(r);
-                return out;
+    let own = serde_json::json!({"tool_name": call.name, "tool_input": input});
+    let event = input_of(t, Event::PreToolUse, own);
+    for said in run_event(t, Event::PreToolUse, Some(call), &event).await {
+        match said {
+            Said::NotGranted => out
+                .ask
+                .push("a PreToolUse hook for it may not run in this session".into()),
+            Said::Ran(Verdict::Pass { context }) => out.context.extend(context),
+            Said::Ran(Verdict::Deny(r)) => out.deny = Some(r),
+            Said::Ran(Verdict::Ask(r)) => out.ask.push(r),
+            Said::Ran(Verdict::Failed(r)) => {
+                out.ask.push(format!("a PreToolUse hook failed: {r}"));
             }
-            Verdict::Ask(r) => out.ask.push(r),
-            Verdict::Failed(r) => out.ask.push(format!("a PreToolUse hook failed: {r}")),
         }
     }
     out
@@ -198,68 +262,49 @@ pub(super) async fn after_call(
     input: &serde_json::Value,
     result: &crate::tools::ToolOutput,
 ) -> String {
-    let Some(f) = t.hooks.clone() else {
-        return String::new();
-    };
-    let hooks = matching(&f, Event::PostToolUse, Some(&call.name));
-    if hooks.is_empty() {
+    if t.hooks.is_empty() {
         return String::new();
     }
-    if !granted(t, &f).await {
-        not_granted(t, &hooks, Event::PostToolUse, Some(call));
-        return String::new();
-    }
-    let event = serde_json::json!({
-        "session_id": t.run.session.id,
-        "cwd": t.paths.workspace,
-        "hook_event_name": "PostToolUse",
+    let own = serde_json::json!({
         "tool_name": call.name,
         "tool_input": input,
         "tool_response": {"ok": result.ok, "text": crate::util::truncate_str(&result.text, 16 * 1024)},
     });
-    let mut said = String::new();
-    for h in hooks {
-        match run_one(t, h, Event::PostToolUse, &event, Some(call)).await {
-            Verdict::Deny(r) | Verdict::Ask(r) => {
-                said.push_str(&format!("\n\n[A hook after this call objected: {r}]"));
+    let event = input_of(t, Event::PostToolUse, own);
+    let mut text = String::new();
+    for said in run_event(t, Event::PostToolUse, Some(call), &event).await {
+        match said {
+            Said::Ran(Verdict::Deny(r) | Verdict::Ask(r)) => {
+                text.push_str(&format!("\n\n[A hook after this call objected: {r}]"));
             }
-            Verdict::Pass { context: Some(c) } => {
-                said.push_str(&format!("\n\n[Hook context: {c}]"));
+            Said::Ran(Verdict::Pass { context: Some(c) }) => {
+                text.push_str(&format!("\n\n[Hook context: {c}]"));
             }
-            Verdict::Pass { context: None } | Verdict::Failed(_) => {}
+            _ => {}
         }
     }
-    said
+    text
 }
 
 /// The `UserPromptSubmit` hooks of the user's prompt: `Err` blocks it (with the reason);
 /// `Ok` gives the context they added.
 pub(super) async fn on_prompt(t: &Turn<'_>, prompt: &str) -> Result<String, String> {
-    let Some(f) = t.hooks.clone() else {
-        return Ok(String::new());
-    };
-    let hooks = matching(&f, Event::UserPromptSubmit, None);
-    if hooks.is_empty() {
+    if t.hooks.is_empty() {
         return Ok(String::new());
     }
-    if !granted(t, &f).await {
-        not_granted(t, &hooks, Event::UserPromptSubmit, None);
-        return Ok(String::new());
-    }
-    let event = serde_json::json!({
-        "session_id": t.run.session.id,
-        "cwd": t.paths.workspace,
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt,
-    });
+    let event = input_of(
+        t,
+        Event::UserPromptSubmit,
+        serde_json::json!({"prompt": prompt}),
+    );
     let mut context = String::new();
-    for h in hooks {
-        match run_one(t, h, Event::UserPromptSubmit, &event, None).await {
-            Verdict::Deny(r) => return Err(r),
-            Verdict::Pass { context: Some(c) } => {
+    for said in run_event(t, Event::UserPromptSubmit, None, &event).await {
+        match said {
+            Said::Ran(Verdict::Deny(r)) => return Err(r),
+            Said::Ran(Verdict::Pass { context: Some(c) }) => {
                 context.push_str(&format!("\n[Context from a hook: {c}]"));
             }
-            Verdict::Pass { context: None } | Verdict::Ask(_) | Verdict::Failed(_) => {}
+            _ => {}
         }
     }
     Ok(context)
@@ -268,25 +313,18 @@ pub(super) async fn on_prompt(t: &Turn<'_>, prompt: &str) -> Result<String, Stri
 /// The `Stop` hooks of a run that answered: a reason when one asks for another turn (exit 2
 /// or `"block"`); the run's end does not wait on anything else they say.
 pub(super) async fn on_stop(t: &Turn<'_>) -> Option<String> {
-    let f = t.hooks.clone()?;
-    let hooks = matching(&f, Event::Stop, None);
-    if hooks.is_empty() {
+    if t.hooks.is_empty() {
         return None;
     }
-    if !granted(t, &f).await {
-        not_granted(t, &hooks, Event::Stop, None);
-        return None;
-    }
-    let event = serde_json::json!({
-        "session_id": t.run.session.id,
-        "cwd": t.paths.workspace,
-        "hook_event_name": "Stop",
+    let own = serde_json::json!({
         "stop_hook_active": t.run.trigger == crate::protocol::RunTrigger::Hook,
     });
-    for h in hooks {
-        if let Verdict::Deny(r) = run_one(t, h, Event::Stop, &event, None).await {
-            return Some(r);
-        }
-    }
-    None
+    let event = input_of(t, Event::Stop, own);
+    run_event(t, Event::Stop, None, &event)
+        .await
+        .into_iter()
+        .find_map(|s| match s {
+            Said::Ran(Verdict::Deny(r)) => Some(r),
+            _ => None,
+        })
 }

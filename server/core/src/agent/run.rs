@@ -43,10 +43,10 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         undo: snapshot,
         before: tokio::sync::OnceCell::new(),
         instructions_seen: parking_lot::Mutex::default(),
-        hooks: None,
+        hooks: Vec::new(),
         hooks_granted: parking_lot::Mutex::default(),
     };
-    t.hooks = hooks::load(&t);
+    t.hooks = hooks::load(&t).await;
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
         agent,

@@ -42,10 +42,10 @@ pub(crate) struct Turn<'a> {
     pub(super) before: tokio::sync::OnceCell<()>,
     /// Subdirectories whose instruction files this run has looked for (and added once).
     pub(super) instructions_seen: parking_lot::Mutex<HashSet<std::path::PathBuf>>,
-    /// The user's hooks, read when the run began.
-    pub(super) hooks: Option<Arc<crate::hooks::HookFile>>,
-    /// Whether they may run in this session, once asked (`None`: not yet).
-    pub(super) hooks_granted: parking_lot::Mutex<Option<bool>>,
+    /// The hooks files, read when the run began (the user's, the workspace's once trusted).
+    pub(super) hooks: Vec<Arc<crate::hooks::HookFile>>,
+    /// Whether each file (by hash) may run its hooks in this session, once decided.
+    pub(super) hooks_granted: parking_lot::Mutex<std::collections::HashMap<String, bool>>,
 }
 
 #[derive(Default)]

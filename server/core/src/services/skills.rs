@@ -62,36 +62,79 @@ impl Core {
 }
 
 impl Core {
-    /// The user's hooks file as read now.
-    pub async fn hooks(&self) -> crate::protocol::HookList {
+    /// The hooks the server's workspace's sessions run, and every hooks file found.
+    pub async fn hooks(&self) -> ServiceResult<crate::protocol::HookList> {
+        let ws = self.cfg.workspace.clone();
         let state = self.cfg.state_dir.clone();
-        let f = tokio::task::spawn_blocking(move || crate::hooks::user_file(&state))
-            .await
-            .unwrap_or_default();
-        let Some(f) = f else {
-            return crate::protocol::HookList {
-                file: None,
-                hash: None,
-                data: Vec::new(),
-                skipped: Vec::new(),
-            };
-        };
-        crate::protocol::HookList {
-            file: Some(f.path.display().to_string()),
-            hash: Some(f.hash.clone()),
-            data: f
-                .hooks
+        let trusted = self
+            .store
+            .get_setting(&crate::hooks::trust_key(&ws))
+            .await?;
+        let (user, workspace, counted) = tokio::task::spawn_blocking(move || {
+            (
+                crate::hooks::user_file(&state),
+                crate::hooks::workspace_files(&ws),
+                crate::hooks::files(&ws, &state, trusted.as_deref()),
+            )
+        })
+        .await
+        .unwrap_or_default();
+        let workspace_hash = crate::hooks::workspace_hash(&workspace);
+        let untrusted = workspace_hash.is_some()
+            && !counted
                 .iter()
-                .flat_map(|(event, hooks)| {
-                    hooks.iter().map(|h| crate::protocol::HookInfo {
-                        event: event.as_str().into(),
-                        matcher: h.matcher.clone(),
-                        command: h.command.clone(),
-                        timeout_secs: h.timeout.as_secs(),
+                .any(|c| workspace.iter().any(|w| w.path == c.path));
+        let info = |f: &crate::hooks::HookFile, source: &str| crate::protocol::HookFileInfo {
+            path: f.path.display().to_string(),
+            hash: f.hash.clone(),
+            source: source.into(),
+            skipped: f.skipped.clone(),
+        };
+        let mut files: Vec<_> = user.iter().map(|f| info(f, "user")).collect();
+        files.extend(workspace.iter().map(|f| info(f, "workspace")));
+        Ok(crate::protocol::HookList {
+            data: counted
+                .iter()
+                .flat_map(|f| {
+                    f.hooks.iter().flat_map(move |(event, hooks)| {
+                        hooks.iter().map(move |h| crate::protocol::HookInfo {
+                            file: f.path.display().to_string(),
+                            event: event.as_str().into(),
+                            matcher: h.matcher.clone(),
+                            command: h.command.clone(),
+                            timeout_secs: h.timeout.as_secs(),
+                        })
                     })
                 })
                 .collect(),
-            skipped: f.skipped,
+            files,
+            workspace_hash,
+            untrusted,
+        })
+    }
+
+    /// Trust the workspace's hooks as they were shown (`hash`); a change since is refused.
+    pub async fn trust_hooks(&self, hash: &str) -> ServiceResult<crate::protocol::HookList> {
+        let ws = self.cfg.workspace.clone();
+        let now = {
+            let ws = ws.clone();
+            tokio::task::spawn_blocking(move || {
+                crate::hooks::workspace_hash(&crate::hooks::workspace_files(&ws))
+            })
+            .await
+            .unwrap_or_default()
+        };
+        let Some(now) = now else {
+            return Err(ServiceError::NotFound("workspace hooks"));
+        };
+        if now != hash {
+            return Err(ServiceError::Conflict(
+                "the hooks changed since they were shown: review them again".into(),
+            ));
         }
+        self.store
+            .put_setting(&crate::hooks::trust_key(&ws), hash)
+            .await?;
+        self.hooks().await
     }
 }

@@ -148,7 +148,7 @@ pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
             | ["api", "providers", ..]
             | ["api", "mcp", "servers", _, "connect"]
             | ["api", "workspace", "config", "approve"]
-            | ["api", "skills", "trust"]
+            | ["api", "skills" | "hooks", "trust"]
             | ["api", "tokens", ..]
             | ["api", "devices", ..]
             | ["api", "usage", "caps"]

@@ -123,13 +123,36 @@ pub async fn trust_skills(
     Ok(axum::Json(state.trust_skills(&p.hash).await?))
 }
 
-/// The user's hooks (`hooks.json` in the state directory) as the server reads them.
+/// The hooks the server's workspace's sessions run.
 ///
-/// Each hook with its event, matcher, command and timeout; `hash` is what a session's grant to
-/// run them covers (a change asks again); `skipped` names what was left out and why.
+/// The user's (`hooks.json` in the state directory) and the workspace's
+/// (`.tradewind/hooks.json`, the `hooks` of `.claude/settings.json`), which count only once
+/// trusted as they are (`untrusted` says they are held back; `workspace_hash` is what to trust).
+/// Each file's `hash` is what a session's grant to run its hooks covers.
 #[utoipa::path(get, path = "/api/hooks", tag = "mcp",
     responses((status = 200, description = "The hooks", body = crate::protocol::HookList),
               (status = 401, description = "Not authenticated", body = ErrorBody)))]
-pub async fn list_hooks(State(state): State<AppState>) -> axum::Json<crate::protocol::HookList> {
-    axum::Json(state.hooks().await)
+pub async fn list_hooks(
+    State(state): State<AppState>,
+) -> ApiResult<axum::Json<crate::protocol::HookList>> {
+    Ok(axum::Json(state.hooks().await?))
+}
+
+/// Trust the workspace's hooks as `GET /api/hooks` showed them.
+///
+/// `hash` is the `workspace_hash` it gave: hooks changed since are refused (409); any later
+/// change holds them back until trusted again. Each session still allows a file's hooks to run
+/// (the gate's own question). Needs the `admin` scope.
+#[utoipa::path(post, path = "/api/hooks/trust", tag = "mcp", request_body = SkillTrust,
+    responses((status = 200, description = "Trusted", body = crate::protocol::HookList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "The workspace has no hooks", body = ErrorBody),
+              (status = 409, description = "The hooks changed since they were shown", body = ErrorBody),
+              (status = 422, description = "Invalid body", body = ErrorBody)))]
+pub async fn trust_hooks(
+    State(state): State<AppState>,
+    super::extract::ApiJson(p): super::extract::ApiJson<SkillTrust>,
+) -> ApiResult<axum::Json<crate::protocol::HookList>> {
+    Ok(axum::Json(state.trust_hooks(&p.hash).await?))
 }

@@ -455,6 +455,11 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
         ),
         (M::POST, "/api/skills/trust".into(), json!({"hash": "x"})),
         (M::POST, "/api/hooks/trust".into(), json!({"hash": "x"})),
+        (
+            M::DELETE,
+            "/api/trust?kind=skills&workspace=/tmp".into(),
+            json!(null),
+        ),
         (M::POST, "/api/mcp/servers/x/connect".into(), json!({})),
         (
             M::PUT,

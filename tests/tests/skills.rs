@@ -169,5 +169,38 @@ async fn a_trusted_skill_is_loaded_and_its_files_read_beneath_it() {
             .iter()
             .all(|d| d["name"] != "pdf")
     );
+    // The trust list shows what was trusted and that it no longer holds; revoked, it is gone.
+    let (_, trust) = s.get("/api/trust").await;
+    let entry = trust["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["kind"] == "skills")
+        .cloned()
+        .unwrap();
+    assert_eq!(entry["workspace"], ws.display().to_string());
+    assert_eq!(entry["hash"], hash);
+    assert_eq!(entry["current"], false);
+    let q = format!("/api/trust?kind=skills&workspace={}", ws.display());
+    let (st, v) = s.send(reqwest::Method::DELETE, &q, json!(null)).await;
+    assert_eq!(st, 204, "{v}");
+    let (st, _) = s.send(reqwest::Method::DELETE, &q, json!(null)).await;
+    assert_eq!(st, 404);
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            "/api/trust?kind=plugins&workspace=/x",
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 422);
+    let (_, trust) = s.get("/api/trust").await;
+    assert!(
+        trust["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["kind"] != "skills")
+    );
     s.stop().await;
 }

@@ -595,3 +595,33 @@ pub struct HookList {
     /// The workspace's hooks are ignored until trusted as they are now.
     pub untrusted: bool,
 }
+
+/// One workspace's files the user trusted (`GET /api/trust`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TrustInfo {
+    /// `config` (its `.tradewind/config.json`), `skills` or `hooks`.
+    pub kind: String,
+    pub workspace: String,
+    /// The hash trusted.
+    pub hash: String,
+    /// Whether the files still hold what was trusted (false: changed since; they are held back
+    /// until trusted again).
+    pub current: bool,
+}
+
+/// `GET /api/trust`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TrustList {
+    pub data: Vec<TrustInfo>,
+}
+
+/// `DELETE /api/trust`: which trust to take back.
+#[derive(Debug, Clone, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TrustRevoke {
+    /// `config`, `skills` or `hooks`.
+    pub kind: String,
+    /// The workspace, as listed.
+    pub workspace: String,
+}

@@ -1701,6 +1701,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every workspace whose files the user trusted.
+         * @description Each workspace's `.tradewind/config.json` (`config`), skills and hooks approved, with the
+         *     hash approved and whether the files still hold it (`current`: false means they changed and
+         *     are held back until trusted again).
+         */
+        get: operations["list_trust"];
+        put?: never;
+        post?: never;
+        /**
+         * Take back a workspace's trust of one kind.
+         * @description Its files of that kind are held back from now on, until trusted again. Needs the `admin`
+         *     scope.
+         */
+        delete: operations["revoke_trust"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -4195,6 +4222,23 @@ export interface components {
             label: string;
             /** @description A short note beside the label. */
             meta?: string | null;
+        };
+        /** @description One workspace's files the user trusted (`GET /api/trust`). */
+        TrustInfo: {
+            /**
+             * @description Whether the files still hold what was trusted (false: changed since; they are held back
+             *     until trusted again).
+             */
+            current: boolean;
+            /** @description The hash trusted. */
+            hash: string;
+            /** @description `config` (its `.tradewind/config.json`), `skills` or `hooks`. */
+            kind: string;
+            workspace: string;
+        };
+        /** @description `GET /api/trust`. */
+        TrustList: {
+            data: components["schemas"]["TrustInfo"][];
         };
         /** @description An event of a type not documented in this version (added by a newer server): the envelope, its `type`, and whatever fields it has. Ignore it or show it generically. */
         UnknownEvent: components["schemas"]["EventEnvelope"] & ({
@@ -11756,6 +11800,157 @@ export interface operations {
             };
             /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_trust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What is trusted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_trust: {
+        parameters: {
+            query: {
+                /** @description `config`, `skills` or `hooks`. */
+                kind: string;
+                /** @description The workspace, as listed. */
+                workspace: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Nothing of that kind is trusted for that workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unknown kind */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

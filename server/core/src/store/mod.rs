@@ -465,6 +465,29 @@ impl Store {
         Ok(n)
     }
 
+    /// The settings whose key starts with `prefix`, by key.
+    pub async fn settings_with_prefix(&self, prefix: &str) -> StoreResult<Vec<(String, String)>> {
+        let escaped = prefix
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        Ok(sqlx::query_as(
+            "SELECT key, value FROM settings WHERE key LIKE $1 ESCAPE '\\' ORDER BY key",
+        )
+        .bind(format!("{escaped}%"))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Remove a setting; whether there was one.
+    pub async fn delete_setting(&self, key: &str) -> StoreResult<bool> {
+        let done = sqlx::query("DELETE FROM settings WHERE key = $1")
+            .bind(key)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
     pub async fn put_setting(&self, key: &str, value: &str) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO settings (key, value) VALUES ($1, $2) \

@@ -156,3 +156,35 @@ pub async fn trust_hooks(
 ) -> ApiResult<axum::Json<crate::protocol::HookList>> {
     Ok(axum::Json(state.trust_hooks(&p.hash).await?))
 }
+
+/// Every workspace whose files the user trusted.
+///
+/// Each workspace's `.tradewind/config.json` (`config`), skills and hooks approved, with the
+/// hash approved and whether the files still hold it (`current`: false means they changed and
+/// are held back until trusted again).
+#[utoipa::path(get, path = "/api/trust", tag = "mcp",
+    responses((status = 200, description = "What is trusted", body = crate::protocol::TrustList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_trust(
+    State(state): State<AppState>,
+) -> ApiResult<axum::Json<crate::protocol::TrustList>> {
+    Ok(axum::Json(state.trust_list().await?))
+}
+
+/// Take back a workspace's trust of one kind.
+///
+/// Its files of that kind are held back from now on, until trusted again. Needs the `admin`
+/// scope.
+#[utoipa::path(delete, path = "/api/trust", tag = "mcp", params(crate::protocol::TrustRevoke),
+    responses((status = 204, description = "Revoked"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "Nothing of that kind is trusted for that workspace", body = ErrorBody),
+              (status = 422, description = "An unknown kind", body = ErrorBody)))]
+pub async fn revoke_trust(
+    State(state): State<AppState>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<crate::protocol::TrustRevoke>,
+) -> ApiResult<axum::http::StatusCode> {
+    state.revoke_trust(&q.kind, &q.workspace).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}

@@ -181,6 +181,18 @@ async fn a_trusted_skill_is_loaded_and_its_files_read_beneath_it() {
     assert_eq!(entry["workspace"], ws.display().to_string());
     assert_eq!(entry["hash"], hash);
     assert_eq!(entry["current"], false);
+    // The command line lists the same.
+    let out = std::process::Command::new(binary())
+        .args(["trust", "list", "--state-dir"])
+        .arg(s.state.path())
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listed}");
+    assert!(
+        listed.contains(&format!("skills\tchanged\t{hash}\t{}", ws.display())),
+        "{listed}"
+    );
     let q = format!("/api/trust?kind=skills&workspace={}", ws.display());
     let (st, v) = s.send(reqwest::Method::DELETE, &q, json!(null)).await;
     assert_eq!(st, 204, "{v}");

@@ -441,3 +441,55 @@ pub async fn check(args: PasswdArgs) -> anyhow::Result<bool> {
     println!("sessions: {}, events: {}", r.sessions, r.events);
     Ok(r.ok())
 }
+
+/// `tradewind trust list`
+pub async fn trust_list(args: crate::config::PasswdArgs) -> anyhow::Result<()> {
+    let store = maintenance_store(args.state_dir.as_deref()).await?;
+    let list = tradewind_core::services::skills::trust_list(&store).await;
+    store.close().await;
+    let list = list.map_err(|e| anyhow::anyhow!("{e}"))?;
+    if list.data.is_empty() {
+        println!("nothing is trusted");
+    }
+    for t in list.data {
+        println!(
+            "{}\t{}\t{}\t{}",
+            t.kind,
+            if t.current { "current" } else { "changed" },
+            t.hash,
+            t.workspace
+        );
+    }
+    Ok(())
+}
+
+/// `tradewind trust revoke PATH [--kind K]`
+pub async fn trust_revoke(args: crate::config::TrustRevokeArgs) -> anyhow::Result<()> {
+    let store = maintenance_store(args.common.state_dir.as_deref()).await?;
+    let ws = args.path.to_string_lossy().into_owned();
+    let kinds: Vec<&str> = match &args.kind {
+        Some(k) => vec![k.as_str()],
+        None => vec!["config", "skills", "hooks"],
+    };
+    let mut revoked = Vec::new();
+    let mut failed = None;
+    for k in &kinds {
+        match tradewind_core::services::skills::revoke_trust(&store, k, &ws).await {
+            Ok(()) => revoked.push(*k),
+            Err(tradewind_core::services::ServiceError::NotFound(_)) => {}
+            Err(e) => failed = Some(e.to_string()),
+        }
+    }
+    store.close().await;
+    if let Some(e) = failed {
+        anyhow::bail!("{e}");
+    }
+    if revoked.is_empty() {
+        anyhow::bail!(
+            "nothing of {ws} is trusted (looked at: {})",
+            kinds.join(", ")
+        );
+    }
+    println!("no longer trusted: {} of {ws}", revoked.join(", "));
+    Ok(())
+}

@@ -77,6 +77,12 @@ async fn serve_main() -> std::process::ExitCode {
                 Err(e) => Err(e),
             }
         }
+        Command::Trust(tradewind::config::TrustCommand::List(args)) => {
+            tradewind::cli::trust_list(args).await
+        }
+        Command::Trust(tradewind::config::TrustCommand::Revoke(args)) => {
+            tradewind::cli::trust_revoke(args).await
+        }
         Command::SandboxExec { args } => return tradewind_core::sandbox::exec(args).await,
         Command::Policy(tradewind::config::PolicyCommand::Check(args)) => {
             return tradewind::cli::policy_check(args).await;

@@ -49,6 +49,10 @@ pub enum Command {
     /// MCP servers from config.json.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Workspaces whose `.tradewind/config.json`, skills or hooks you trusted: list them, or
+    /// take one back.
+    #[command(subcommand)]
+    Trust(TrustCommand),
     /// The sessions of this state directory: list, show, export, import (through the running
     /// server when there is one).
     #[command(subcommand)]
@@ -60,6 +64,25 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<std::ffi::OsString>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TrustCommand {
+    /// What is trusted: kind, `current` or `changed`, hash, workspace (tab-separated).
+    List(PasswdArgs),
+    /// Take back what is trusted of a workspace (every kind, or only `--kind`).
+    Revoke(TrustRevokeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TrustRevokeArgs {
+    #[command(flatten)]
+    pub common: PasswdArgs,
+    /// The workspace, as `trust list` shows it.
+    pub path: PathBuf,
+    /// `config`, `skills` or `hooks` (default: all three).
+    #[arg(long)]
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

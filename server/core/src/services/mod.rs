@@ -12,7 +12,7 @@ mod memory;
 mod provider;
 mod search;
 mod sessions;
-mod skills;
+pub mod skills;
 mod undo;
 pub mod usage;
 pub mod views;

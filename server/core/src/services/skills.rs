@@ -156,52 +156,64 @@ fn current_hash(kind: &str, ws: &std::path::Path) -> Option<String> {
     }
 }
 
-impl Core {
-    /// Every workspace whose config, skills or hooks the user trusted, with the hash trusted.
-    pub async fn trust_list(&self) -> ServiceResult<crate::protocol::TrustList> {
-        let mut rows = Vec::new();
-        for (kind, prefix) in TRUSTED {
-            for (key, hash) in self.store.settings_with_prefix(prefix).await? {
-                if let Some(ws) = key.strip_prefix(prefix) {
-                    rows.push((kind.to_string(), ws.to_string(), hash));
-                }
+/// Every workspace whose config, skills or hooks the user trusted, with the hash trusted and
+/// whether its files still hold it.
+pub async fn trust_list(store: &crate::store::Store) -> ServiceResult<crate::protocol::TrustList> {
+    let mut rows = Vec::new();
+    for (kind, prefix) in TRUSTED {
+        for (key, hash) in store.settings_with_prefix(prefix).await? {
+            if let Some(ws) = key.strip_prefix(prefix) {
+                rows.push((kind.to_string(), ws.to_string(), hash));
             }
         }
-        let data = tokio::task::spawn_blocking(move || {
-            rows.into_iter()
-                .map(|(kind, workspace, hash)| crate::protocol::TrustInfo {
-                    current: current_hash(&kind, std::path::Path::new(&workspace)).as_deref()
-                        == Some(hash.as_str()),
-                    kind,
-                    workspace,
-                    hash,
-                })
-                .collect()
-        })
-        .await
-        .unwrap_or_default();
-        Ok(crate::protocol::TrustList { data })
+    }
+    let data = tokio::task::spawn_blocking(move || {
+        rows.into_iter()
+            .map(|(kind, workspace, hash)| crate::protocol::TrustInfo {
+                current: current_hash(&kind, std::path::Path::new(&workspace)).as_deref()
+                    == Some(hash.as_str()),
+                kind,
+                workspace,
+                hash,
+            })
+            .collect()
+    })
+    .await
+    .unwrap_or_default();
+    Ok(crate::protocol::TrustList { data })
+}
+
+/// Take back the trust of a workspace's files of `kind`: they are held back from now on (a
+/// workspace's MCP servers already listed stay until the next start).
+pub async fn revoke_trust(
+    store: &crate::store::Store,
+    kind: &str,
+    workspace: &str,
+) -> ServiceResult<()> {
+    let prefix = TRUSTED
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, p)| *p)
+        .ok_or_else(|| {
+            ServiceError::Invalid(format!(
+                "kind `{kind}` is not one of: config, skills, hooks"
+            ))
+        })?;
+    if !store
+        .delete_setting(&format!("{prefix}{workspace}"))
+        .await?
+    {
+        return Err(ServiceError::NotFound("trust"));
+    }
+    Ok(())
+}
+
+impl Core {
+    pub async fn trust_list(&self) -> ServiceResult<crate::protocol::TrustList> {
+        trust_list(&self.store).await
     }
 
-    /// Take back the trust of a workspace's files of `kind`: they are held back from now on
-    /// (a workspace's MCP servers already listed stay until the next start).
     pub async fn revoke_trust(&self, kind: &str, workspace: &str) -> ServiceResult<()> {
-        let prefix = TRUSTED
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, p)| *p)
-            .ok_or_else(|| {
-                ServiceError::Invalid(format!(
-                    "kind `{kind}` is not one of: config, skills, hooks"
-                ))
-            })?;
-        if !self
-            .store
-            .delete_setting(&format!("{prefix}{workspace}"))
-            .await?
-        {
-            return Err(ServiceError::NotFound("trust"));
-        }
-        Ok(())
+        revoke_trust(&self.store, kind, workspace).await
     }
 }

@@ -128,6 +128,16 @@ async fn hooks_deny_format_and_turn_a_failure_into_a_question() {
             ("PreToolUse".into(), "failed".into()),
         ]
     );
+    // The permissions view shows the allowance.
+    let (_, perms) = s.get(&format!("/api/sessions/{sid}/permissions")).await;
+    assert!(
+        perms["grants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["kind"] == "hooks"),
+        "{perms}"
+    );
     // The model read the denial's reason.
     let reqs = mock.requests.lock().unwrap().clone();
     assert!(reqs[1].to_string().contains("no rm here"));

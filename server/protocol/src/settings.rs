@@ -372,7 +372,7 @@ pub struct GrantInfo {
     pub key: String,
     /// `effect`, `directory`, `file`, `command`, `prefix`, `network`, `mcp`, `jail` (a path let
     /// into the session's jail), `write`, `web_search` (the provider's own search allowed, or
-    /// declined, for the session) or `other`.
+    /// declined, for the session), `hooks` (a hooks file's hooks may run) or `other`.
     pub kind: String,
     /// What it allows, in words.
     pub label: String,

@@ -2493,7 +2493,7 @@ export interface components {
             /**
              * @description `effect`, `directory`, `file`, `command`, `prefix`, `network`, `mcp`, `jail` (a path let
              *     into the session's jail), `write`, `web_search` (the provider's own search allowed, or
-             *     declined, for the session) or `other`.
+             *     declined, for the session), `hooks` (a hooks file's hooks may run) or `other`.
              */
             kind: string;
             /** @description What it allows, in words. */

@@ -414,6 +414,12 @@ fn describe_grant(key: &str) -> (&'static str, String) {
         None => {
             if let Some(p) = key.strip_prefix("write:") {
                 ("write", format!("changes to {p}"))
+            } else if let Some(h) = key.strip_prefix("hooks:") {
+                let short: String = h.chars().take(12).collect();
+                (
+                    "hooks",
+                    format!("running the hooks of one hooks file (sha256 {short}…)"),
+                )
             } else if let Some(p) = key.strip_prefix("native-search:") {
                 ("web_search", format!("web search through {p}"))
             } else if let Some(p) = key.strip_prefix("native-search-declined:") {

@@ -2,7 +2,7 @@
 
 Drives two sessions of a live server (replay provider, tests/api/all_events.replay.json) through
 REST only — a question, approvals, a background task that wakes the session, a provider that stays
-unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent — answering what the runs ask with the
+unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent, a hook, the provider's own web search — answering what the runs ask with the
 generated calls, following the log by long-poll (`list_events` with `wait`). Then reads both
 logs with the generated `list_events` and checks that every frame parsed into the class of its
 type (none fell back to `UnknownEvent`) and that every documented type (`EventType`) was seen.
@@ -166,7 +166,20 @@ def main() -> int:
         client, Follower(c.id), lambda seen: {"child_pending", "run_finished"} <= seen, deadline
     )
 
-    seen = check(client, a.id) | check(client, b.id) | check(client, c.id)
+    # A call whose hook runs (tests/api/all_events.hooks.json; the hooks file allowed for the
+    # session when asked: hook_ran), then the provider's own web search (a recorded Responses
+    # API stream: web_search, and the answer's citations).
+    d = create_session.sync(client=client, body=models.CreateSessionParams(title="extend"))
+    assert isinstance(d, models.Session), d
+    post_message.sync(d.id, client=client, body=models.PostMessageParams(text="search the web"))
+    drive(
+        client,
+        Follower(d.id),
+        lambda seen: {"hook_ran", "web_search", "run_finished"} <= seen,
+        deadline,
+    )
+
+    seen = check(client, a.id) | check(client, b.id) | check(client, c.id) | check(client, d.id)
     documented = {t.value for t in models.EventType}
     missing = documented - seen
     if missing:

@@ -205,7 +205,7 @@ async fn a_trusted_skill_is_loaded_and_its_files_read_beneath_it() {
             json!(null),
         )
         .await;
-    assert_eq!(st, 422);
+    assert_eq!(st, 400, "an unknown kind is not a query this route takes");
     let (_, trust) = s.get("/api/trust").await;
     assert!(
         trust["data"]

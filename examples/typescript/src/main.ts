@@ -30,6 +30,8 @@ const KNOWN: Record<EventType, true> = {
   revert_undone: true,
   goal_updated: true,
   child_pending: true,
+  web_search: true,
+  hook_ran: true,
   run_finished: true,
   question_asked: true,
   question_answered: true,

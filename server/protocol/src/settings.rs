@@ -599,8 +599,7 @@ pub struct HookList {
 /// One workspace's files the user trusted (`GET /api/trust`).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TrustInfo {
-    /// `config` (its `.tradewind/config.json`), `skills` or `hooks`.
-    pub kind: String,
+    pub kind: TrustKind,
     pub workspace: String,
     /// The hash trusted.
     pub hash: String,
@@ -615,13 +614,33 @@ pub struct TrustList {
     pub data: Vec<TrustInfo>,
 }
 
+/// What of a workspace can be trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustKind {
+    /// Its `.tradewind/config.json`.
+    Config,
+    Skills,
+    Hooks,
+}
+
+impl TrustKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrustKind::Config => "config",
+            TrustKind::Skills => "skills",
+            TrustKind::Hooks => "hooks",
+        }
+    }
+}
+
 /// `DELETE /api/trust`: which trust to take back.
 #[derive(Debug, Clone, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct TrustRevoke {
-    /// `config`, `skills` or `hooks`.
-    pub kind: String,
+    pub kind: TrustKind,
     /// The workspace, as listed.
+    #[param(min_length = 1, max_length = 4096)]
     pub workspace: String,
 }

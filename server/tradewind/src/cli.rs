@@ -454,7 +454,7 @@ pub async fn trust_list(args: crate::config::PasswdArgs) -> anyhow::Result<()> {
     for t in list.data {
         println!(
             "{}\t{}\t{}\t{}",
-            t.kind,
+            t.kind.as_str(),
             if t.current { "current" } else { "changed" },
             t.hash,
             t.workspace
@@ -467,15 +467,23 @@ pub async fn trust_list(args: crate::config::PasswdArgs) -> anyhow::Result<()> {
 pub async fn trust_revoke(args: crate::config::TrustRevokeArgs) -> anyhow::Result<()> {
     let store = maintenance_store(args.common.state_dir.as_deref()).await?;
     let ws = args.path.to_string_lossy().into_owned();
-    let kinds: Vec<&str> = match &args.kind {
-        Some(k) => vec![k.as_str()],
-        None => vec!["config", "skills", "hooks"],
+    use tradewind_core::protocol::TrustKind;
+    let all = [TrustKind::Config, TrustKind::Skills, TrustKind::Hooks];
+    let kinds: Vec<TrustKind> = match args.kind.as_deref() {
+        None => all.to_vec(),
+        Some(k) => match all.iter().find(|a| a.as_str() == k) {
+            Some(kind) => vec![*kind],
+            None => {
+                store.close().await;
+                anyhow::bail!("--kind `{k}` is not one of: config, skills, hooks");
+            }
+        },
     };
     let mut revoked = Vec::new();
     let mut failed = None;
     for k in &kinds {
-        match tradewind_core::services::skills::revoke_trust(&store, k, &ws).await {
-            Ok(()) => revoked.push(*k),
+        match tradewind_core::services::skills::revoke_trust(&store, *k, &ws).await {
+            Ok(()) => revoked.push(k.as_str()),
             Err(tradewind_core::services::ServiceError::NotFound(_)) => {}
             Err(e) => failed = Some(e.to_string()),
         }
@@ -485,9 +493,10 @@ pub async fn trust_revoke(args: crate::config::TrustRevokeArgs) -> anyhow::Resul
         anyhow::bail!("{e}");
     }
     if revoked.is_empty() {
+        let looked: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         anyhow::bail!(
             "nothing of {ws} is trusted (looked at: {})",
-            kinds.join(", ")
+            looked.join(", ")
         );
     }
     println!("no longer trusted: {} of {ws}", revoked.join(", "));

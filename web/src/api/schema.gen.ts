@@ -4232,10 +4232,14 @@ export interface components {
             current: boolean;
             /** @description The hash trusted. */
             hash: string;
-            /** @description `config` (its `.tradewind/config.json`), `skills` or `hooks`. */
-            kind: string;
+            kind: components["schemas"]["TrustKind"];
             workspace: string;
         };
+        /**
+         * @description What of a workspace can be trusted.
+         * @enum {string}
+         */
+        TrustKind: "config" | "skills" | "hooks";
         /** @description `GET /api/trust`. */
         TrustList: {
             data: components["schemas"]["TrustInfo"][];
@@ -11877,8 +11881,7 @@ export interface operations {
     revoke_trust: {
         parameters: {
             query: {
-                /** @description `config`, `skills` or `hooks`. */
-                kind: string;
+                kind: components["schemas"]["TrustKind"];
                 /** @description The workspace, as listed. */
                 workspace: string;
             };
@@ -11931,7 +11934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An unknown kind */
+            /** @description An unknown kind, or no workspace */
             422: {
                 headers: {
                     [name: string]: unknown;

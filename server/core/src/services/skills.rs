@@ -140,19 +140,19 @@ impl Core {
 }
 
 /// What the user can trust of a workspace: the setting prefix of each kind.
-const TRUSTED: [(&str, &str); 3] = [
-    ("config", "workspace_config:"),
-    ("skills", "workspace_skills:"),
-    ("hooks", "workspace_hooks:"),
+const TRUSTED: [(crate::protocol::TrustKind, &str); 3] = [
+    (crate::protocol::TrustKind::Config, "workspace_config:"),
+    (crate::protocol::TrustKind::Skills, "workspace_skills:"),
+    (crate::protocol::TrustKind::Hooks, "workspace_hooks:"),
 ];
 
 /// The hash a workspace's files of `kind` hold now.
-fn current_hash(kind: &str, ws: &std::path::Path) -> Option<String> {
+fn current_hash(kind: crate::protocol::TrustKind, ws: &std::path::Path) -> Option<String> {
+    use crate::protocol::TrustKind;
     match kind {
-        "config" => crate::workspace_config::read(ws).and_then(|c| c.hash),
-        "skills" => skills::workspace_hash(ws),
-        "hooks" => crate::hooks::workspace_hash(&crate::hooks::workspace_files(ws)),
-        _ => None,
+        TrustKind::Config => crate::workspace_config::read(ws).and_then(|c| c.hash),
+        TrustKind::Skills => skills::workspace_hash(ws),
+        TrustKind::Hooks => crate::hooks::workspace_hash(&crate::hooks::workspace_files(ws)),
     }
 }
 
@@ -163,14 +163,14 @@ pub async fn trust_list(store: &crate::store::Store) -> ServiceResult<crate::pro
     for (kind, prefix) in TRUSTED {
         for (key, hash) in store.settings_with_prefix(prefix).await? {
             if let Some(ws) = key.strip_prefix(prefix) {
-                rows.push((kind.to_string(), ws.to_string(), hash));
+                rows.push((kind, ws.to_string(), hash));
             }
         }
     }
     let data = tokio::task::spawn_blocking(move || {
         rows.into_iter()
             .map(|(kind, workspace, hash)| crate::protocol::TrustInfo {
-                current: current_hash(&kind, std::path::Path::new(&workspace)).as_deref()
+                current: current_hash(kind, std::path::Path::new(&workspace)).as_deref()
                     == Some(hash.as_str()),
                 kind,
                 workspace,
@@ -187,21 +187,17 @@ pub async fn trust_list(store: &crate::store::Store) -> ServiceResult<crate::pro
 /// workspace's MCP servers already listed stay until the next start).
 pub async fn revoke_trust(
     store: &crate::store::Store,
-    kind: &str,
+    kind: crate::protocol::TrustKind,
     workspace: &str,
 ) -> ServiceResult<()> {
     let prefix = TRUSTED
         .iter()
         .find(|(k, _)| *k == kind)
-        .map(|(_, p)| *p)
-        .ok_or_else(|| {
-            ServiceError::Invalid(format!(
-                "kind `{kind}` is not one of: config, skills, hooks"
-            ))
-        })?;
-    if !store
-        .delete_setting(&format!("{prefix}{workspace}"))
-        .await?
+        .map_or("", |(_, p)| *p);
+    if workspace.is_empty()
+        || !store
+            .delete_setting(&format!("{prefix}{workspace}"))
+            .await?
     {
         return Err(ServiceError::NotFound("trust"));
     }
@@ -213,7 +209,11 @@ impl Core {
         trust_list(&self.store).await
     }
 
-    pub async fn revoke_trust(&self, kind: &str, workspace: &str) -> ServiceResult<()> {
+    pub async fn revoke_trust(
+        &self,
+        kind: crate::protocol::TrustKind,
+        workspace: &str,
+    ) -> ServiceResult<()> {
         revoke_trust(&self.store, kind, workspace).await
     }
 }

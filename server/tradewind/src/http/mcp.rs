@@ -180,11 +180,11 @@ pub async fn list_trust(
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
               (status = 404, description = "Nothing of that kind is trusted for that workspace", body = ErrorBody),
-              (status = 422, description = "An unknown kind", body = ErrorBody)))]
+              (status = 422, description = "An unknown kind, or no workspace", body = ErrorBody)))]
 pub async fn revoke_trust(
     State(state): State<AppState>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<crate::protocol::TrustRevoke>,
 ) -> ApiResult<axum::http::StatusCode> {
-    state.revoke_trust(&q.kind, &q.workspace).await?;
+    state.revoke_trust(q.kind, &q.workspace).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }

@@ -332,3 +332,58 @@ async fn a_workspace_s_hooks_run_only_once_trusted_as_they_are() {
     assert_eq!(of_type(&events, "tool_result").last().unwrap()["ok"], true);
     s.stop().await;
 }
+
+/// `SessionStart` hooks run before a session's first prompt (what they print is context the
+/// model reads with it), never again; `PreCompact` hooks run before a compaction.
+#[tokio::test]
+async fn session_start_and_pre_compact_hooks_run_where_they_belong() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    mock.push(text_reply("Hello."));
+    mock.push(text_reply("Again."));
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: tradewind::config::Ceiling {
+            write: true,
+            process: true,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(
+        s.state.path().join("hooks.json"),
+        json!({"hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": "echo 'The build uses make.'"}]}],
+            "PreCompact": [{"hooks": [{"type": "command", "command": "true"}]}]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let sid = s.create_session("full").await;
+    for p in ["hello", "again"] {
+        let run = s.prompt(&sid, p).await;
+        s.wait_run_finished(&sid, &run).await;
+    }
+    let reqs = mock.requests.lock().unwrap().clone();
+    assert!(
+        reqs[0]
+            .to_string()
+            .contains("[Context from a hook: The build uses make.]"),
+        "{}",
+        reqs[0]
+    );
+    let (st, v) = s
+        .post(&format!("/api/sessions/{sid}/compact"), json!({}))
+        .await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let ran: Vec<&str> = of_type(&events, "hook_ran")
+        .iter()
+        .map(|h| h["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, ["SessionStart", "PreCompact"], "once each");
+    s.stop().await;
+}

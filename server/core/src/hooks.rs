@@ -32,6 +32,10 @@ pub enum Event {
     UserPromptSubmit,
     /// The run answered: a hook may ask for one more turn (exit 2 or `"block"`).
     Stop,
+    /// A session's first prompt: what a hook prints is context for the model.
+    SessionStart,
+    /// Before older turns are summarised (nothing it says stops it).
+    PreCompact,
 }
 
 impl Event {
@@ -41,6 +45,8 @@ impl Event {
             Event::PostToolUse => "PostToolUse",
             Event::UserPromptSubmit => "UserPromptSubmit",
             Event::Stop => "Stop",
+            Event::SessionStart => "SessionStart",
+            Event::PreCompact => "PreCompact",
         }
     }
 
@@ -50,6 +56,8 @@ impl Event {
             Event::PostToolUse,
             Event::UserPromptSubmit,
             Event::Stop,
+            Event::SessionStart,
+            Event::PreCompact,
         ]
         .into_iter()
         .find(|e| e.as_str() == s)
@@ -289,9 +297,11 @@ pub fn verdict(code: Option<i32>, stdout: &str, stderr: &str, event: Event) -> V
     }
     let out = stdout.trim();
     let Ok(v) = serde_json::from_str::<Value>(out) else {
-        // Plain output is context only where Claude Code makes it so: a prompt's hooks.
+        // Plain output is context only where Claude Code makes it so: a prompt's and a
+        // session's start.
+        let speaks = matches!(event, Event::UserPromptSubmit | Event::SessionStart);
         return Verdict::Pass {
-            context: (event == Event::UserPromptSubmit && !out.is_empty()).then(|| out.to_string()),
+            context: (speaks && !out.is_empty()).then(|| out.to_string()),
         };
     };
     let specific = &v["hookSpecificOutput"];

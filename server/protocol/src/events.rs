@@ -48,7 +48,8 @@ pub enum EventPayload {
     },
     /// A hook ran (`hooks.json`): what it ran for and what it said.
     HookRan {
-        /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`.
+        /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, `SessionStart` or
+        /// `PreCompact`.
         event: String,
         /// The hook's command, as configured.
         command: String,

@@ -562,7 +562,7 @@ pub struct SkillTrust {
 pub struct HookInfo {
     /// The file it is configured in.
     pub file: String,
-    /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`.
+    /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, `SessionStart` or `PreCompact`.
     pub event: String,
     /// The tools it runs for (a regular expression over the whole name; absent: all).
     pub matcher: Option<String>,

@@ -2530,7 +2530,7 @@ export interface components {
         /** @description One hook (`GET /api/hooks`). */
         HookInfo: {
             command: string;
-            /** @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`. */
+            /** @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, `SessionStart` or `PreCompact`. */
             event: string;
             /** @description The file it is configured in. */
             file: string;
@@ -2557,7 +2557,10 @@ export interface components {
             command: string;
             /** Format: int64 */
             duration_ms: number;
-            /** @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit` or `Stop`. */
+            /**
+             * @description `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, `SessionStart` or
+             *     `PreCompact`.
+             */
             event: string;
             /** Format: int32 */
             exit_code?: number | null;

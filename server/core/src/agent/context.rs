@@ -304,6 +304,7 @@ pub(crate) async fn compact(
     fixed: usize,
     trigger: CompactTrigger,
 ) -> Result<bool, ProviderError> {
+    super::hooks::before_compact(t, trigger).await;
     let msgs = t.history.lock().messages();
     let before = t.tokens_of(prompt_chars(fixed, &msgs));
     // The kept turns get their share of the window, less when the system prompt and tools leave

@@ -286,18 +286,30 @@ pub(super) async fn after_call(
     text
 }
 
-/// The `UserPromptSubmit` hooks of the user's prompt: `Err` blocks it (with the reason);
-/// `Ok` gives the context they added.
+/// The hooks of the user's prompt — the session's `SessionStart` ones first when it is the
+/// session's first — `Err` blocks it (with the reason); `Ok` gives the context they added.
 pub(super) async fn on_prompt(t: &Turn<'_>, prompt: &str) -> Result<String, String> {
     if t.hooks.is_empty() {
         return Ok(String::new());
+    }
+    let mut context = String::new();
+    if t.history.lock().is_empty() {
+        let event = input_of(
+            t,
+            Event::SessionStart,
+            serde_json::json!({"source": "startup"}),
+        );
+        for said in run_event(t, Event::SessionStart, None, &event).await {
+            if let Said::Ran(Verdict::Pass { context: Some(c) }) = said {
+                context.push_str(&format!("\n[Context from a hook: {c}]"));
+            }
+        }
     }
     let event = input_of(
         t,
         Event::UserPromptSubmit,
         serde_json::json!({"prompt": prompt}),
     );
-    let mut context = String::new();
     for said in run_event(t, Event::UserPromptSubmit, None, &event).await {
         match said {
             Said::Ran(Verdict::Deny(r)) => return Err(r),
@@ -327,4 +339,18 @@ pub(super) async fn on_stop(t: &Turn<'_>) -> Option<String> {
             Said::Ran(Verdict::Deny(r)) => Some(r),
             _ => None,
         })
+}
+
+/// The `PreCompact` hooks, before older turns are summarised: recorded, never in the way.
+pub(super) async fn before_compact(t: &Turn<'_>, trigger: crate::protocol::CompactTrigger) {
+    if t.hooks.is_empty() {
+        return;
+    }
+    let trigger = serde_json::to_value(trigger).unwrap_or(serde_json::Value::Null);
+    let event = input_of(
+        t,
+        Event::PreCompact,
+        serde_json::json!({"trigger": trigger, "custom_instructions": ""}),
+    );
+    run_event(t, Event::PreCompact, None, &event).await;
 }

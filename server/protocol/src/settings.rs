@@ -639,6 +639,7 @@ impl TrustKind {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct TrustRevoke {
+    /// `config` (the workspace's `.tradewind/config.json`), `skills` or `hooks`.
     pub kind: TrustKind,
     /// The workspace, as listed.
     #[param(min_length = 1, max_length = 4096)]

@@ -11884,6 +11884,7 @@ export interface operations {
     revoke_trust: {
         parameters: {
             query: {
+                /** @description `config` (the workspace's `.tradewind/config.json`), `skills` or `hooks`. */
                 kind: components["schemas"]["TrustKind"];
                 /** @description The workspace, as listed. */
                 workspace: string;

@@ -185,6 +185,12 @@ fn unquote(s: &str) -> String {
 
 /// One skill folder read.
 fn read_skill(dir: &Path, source: Source) -> Result<Skill, String> {
+    parse_skill(dir, source, &skill_bytes(dir)?)
+}
+
+/// A folder's `SKILL.md`, as bytes: a regular file (no link followed) of at most
+/// [`MAX_SKILL_BYTES`].
+fn skill_bytes(dir: &Path) -> Result<Vec<u8>, String> {
     let file = dir.join("SKILL.md");
     let meta = std::fs::symlink_metadata(&file).map_err(|_| "no SKILL.md".to_string())?;
     if !meta.is_file() {
@@ -193,8 +199,12 @@ fn read_skill(dir: &Path, source: Source) -> Result<Skill, String> {
     if meta.len() > MAX_SKILL_BYTES {
         return Err(format!("SKILL.md is larger than {MAX_SKILL_BYTES} bytes"));
     }
-    let text = std::fs::read_to_string(&file).map_err(|_| "SKILL.md is not UTF-8 text")?;
-    let (fields, body) = front_matter(&text)?;
+    std::fs::read(&file).map_err(|e| format!("SKILL.md cannot be read: {e}"))
+}
+
+fn parse_skill(dir: &Path, source: Source, bytes: &[u8]) -> Result<Skill, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "SKILL.md is not UTF-8 text")?;
+    let (fields, body) = front_matter(text)?;
     let one = |k: &str| {
         fields
             .iter()
@@ -250,54 +260,72 @@ fn folders(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// The hash of a workspace's skill folders: every `SKILL.md`'s path and bytes (what the user
-/// trusts; any change asks again). `None` when it has no skill folder.
-pub fn workspace_hash(workspace: &Path) -> Option<String> {
+/// A workspace's skill folders as read once: each folder with its `SKILL.md` (or why not).
+type Read = Vec<(PathBuf, Result<Vec<u8>, String>)>;
+
+fn read_workspace(workspace: &Path) -> Read {
+    WORKSPACE_DIRS
+        .iter()
+        .flat_map(|d| folders(&workspace.join(d)))
+        .map(|dir| {
+            let bytes = skill_bytes(&dir);
+            (dir, bytes)
+        })
+        .collect()
+}
+
+/// The hash of what was read: every `SKILL.md`'s path and bytes (what the user trusts; any
+/// change asks again). `None` when there is none.
+fn hash_of(read: &Read) -> Option<String> {
     let mut h = sha2::Sha256::new();
     let mut any = false;
-    for d in WORKSPACE_DIRS {
-        for dir in folders(&workspace.join(d)) {
-            let file = dir.join("SKILL.md");
-            if let Ok(bytes) = std::fs::read(&file) {
-                any = true;
-                h.update(file.to_string_lossy().as_bytes());
-                h.update([0]);
-                h.update(sha2::Sha256::digest(&bytes));
-            }
+    for (dir, bytes) in read {
+        if let Ok(bytes) = bytes {
+            any = true;
+            h.update(dir.join("SKILL.md").to_string_lossy().as_bytes());
+            h.update([0]);
+            h.update(sha2::Sha256::digest(bytes));
         }
     }
     any.then(|| hex::encode(h.finalize()))
 }
 
+/// The hash of a workspace's skill folders (see [`hash_of`]).
+pub fn workspace_hash(workspace: &Path) -> Option<String> {
+    hash_of(&read_workspace(workspace))
+}
+
 /// The catalogue of a session: the workspace's skills (when `trusted` is the hash of what is
-/// there now), then the user's.
+/// there now), then the user's. Each `SKILL.md` is read once.
 pub fn catalogue(workspace: &Path, state_dir: &Path, trusted: Option<&str>) -> Catalogue {
+    let ws = read_workspace(workspace);
     let mut c = Catalogue {
-        workspace_hash: workspace_hash(workspace),
+        workspace_hash: hash_of(&ws),
         ..Catalogue::default()
     };
     c.untrusted = c.workspace_hash.is_some() && c.workspace_hash.as_deref() != trusted;
-    let mut roots: Vec<(PathBuf, Source)> = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    let mut take = |c: &mut Catalogue, dir: &Path, found: Result<Skill, String>| match found {
+        Ok(s) if !names.insert(s.name.clone()) => c.skipped.push(format!(
+            "{}: a skill named {} was found first",
+            dir.display(),
+            s.name
+        )),
+        Ok(s) => c.skills.push(s),
+        Err(why) => c.skipped.push(format!("{}: {why}", dir.display())),
+    };
     if !c.untrusted {
-        roots.extend(
-            WORKSPACE_DIRS
-                .iter()
-                .map(|d| (workspace.join(d), Source::Workspace)),
-        );
-    }
-    roots.push((state_dir.join("skills"), Source::User));
-    for (root, source) in roots {
-        for dir in folders(&root) {
-            match read_skill(&dir, source) {
-                Ok(s) if c.get(&s.name).is_some() => c.skipped.push(format!(
-                    "{}: a skill named {} was found first",
-                    dir.display(),
-                    s.name
-                )),
-                Ok(s) => c.skills.push(s),
-                Err(why) => c.skipped.push(format!("{}: {why}", dir.display())),
-            }
+        for (dir, bytes) in &ws {
+            let found = bytes
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|b| parse_skill(dir, Source::Workspace, b));
+            take(&mut c, dir, found);
         }
+    }
+    for dir in folders(&state_dir.join("skills")) {
+        let found = read_skill(&dir, Source::User);
+        take(&mut c, &dir, found);
     }
     c
 }

@@ -90,7 +90,9 @@ export function SlashList({
   onPick: (e: SlashEntry) => void;
 }) {
   return (
-    <ul class="mention-list slash-list" id={id} role="listbox" aria-label="Commands">
+    // A long list scrolls, and a scrolling region must be reachable from the keyboard (the
+    // textarea keeps the keys that pick; Tab reaches the list to scroll it).
+    <ul class="mention-list slash-list" id={id} role="listbox" aria-label="Commands" tabIndex={0}>
       {entries.map((e, i) => (
         <li
           key={e.label}

@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-CedzD0gU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

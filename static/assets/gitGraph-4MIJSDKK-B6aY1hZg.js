@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-CedzD0gU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

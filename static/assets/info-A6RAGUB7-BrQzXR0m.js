@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-CedzD0gU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-CedzD0gU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -8,6 +8,14 @@ use serde_json::{Value, json};
 use tradewind_tests::openai_mock::{Mock, text_reply, tool_reply};
 use tradewind_tests::*;
 
+/// Writes and processes run without asking (`--allow-write --allow-process`): a hooks file's
+/// hooks run without the session's question.
+const PROCESSES: tradewind::config::Ceiling = tradewind::config::Ceiling {
+    write: true,
+    process: true,
+    external: false,
+};
+
 /// Answer the session's pending approval of `tool` (waiting for it to be asked) with
 /// `decision`; returns what was asked.
 async fn answer(s: &TestServer, sid: &str, tool: &str, decision: &str) -> Value {
@@ -192,11 +200,7 @@ async fn a_stop_hook_asks_for_more_turns_up_to_its_limit() {
     }
     let s = TestServer::start(Opts {
         openai: Some(url),
-        ceiling: tradewind::config::Ceiling {
-            write: true,
-            process: true,
-            external: false,
-        },
+        ceiling: PROCESSES,
         tweak: Some(|c| c.hooks.max_stop_turns = 2),
         ..Opts::default()
     })
@@ -261,11 +265,7 @@ async fn a_workspace_s_hooks_run_only_once_trusted_as_they_are() {
     let url = mock.serve().await;
     let s = TestServer::start(Opts {
         openai: Some(url),
-        ceiling: tradewind::config::Ceiling {
-            write: true,
-            process: true,
-            external: false,
-        },
+        ceiling: PROCESSES,
         ..Opts::default()
     })
     .await;
@@ -343,11 +343,7 @@ async fn session_start_and_pre_compact_hooks_run_where_they_belong() {
     mock.push(text_reply("Again."));
     let s = TestServer::start(Opts {
         openai: Some(url),
-        ceiling: tradewind::config::Ceiling {
-            write: true,
-            process: true,
-            external: false,
-        },
+        ceiling: PROCESSES,
         ..Opts::default()
     })
     .await;

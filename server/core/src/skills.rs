@@ -24,6 +24,11 @@ const MAX_PER_DIR: usize = 1000;
 pub fn trust_key(workspace: &Path) -> String {
     format!("workspace_skills:{}", workspace.display())
 }
+/// The setting that holds the names of the skills the user turned off in a workspace (a JSON
+/// array).
+pub fn disabled_key(workspace: &Path) -> String {
+    format!("skills_disabled:{}", workspace.display())
+}
 
 /// Where a skill comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -50,6 +55,8 @@ pub struct Skill {
 #[derive(Debug, Clone, Default)]
 pub struct Catalogue {
     pub skills: Vec<Skill>,
+    /// The ones the user turned off in this workspace (listed, never offered).
+    pub disabled: Vec<Skill>,
     /// `<folder>: <why>` for each one left out.
     pub skipped: Vec<String>,
     /// The workspace's skill folders' hash (`None`: it has none).
@@ -295,9 +302,32 @@ pub fn workspace_hash(workspace: &Path) -> Option<String> {
     hash_of(&read_workspace(workspace))
 }
 
+/// What a catalogue is read with: the trusted hash of the workspace's skills and the names the
+/// user turned off there.
+#[derive(Debug, Clone, Default)]
+pub struct Choices {
+    pub trusted: Option<String>,
+    pub disabled: std::collections::HashSet<String>,
+}
+
+impl Choices {
+    /// Read from the two settings' values ([`trust_key`], [`disabled_key`]).
+    pub fn from_settings(trusted: Option<String>, disabled: Option<&str>) -> Choices {
+        Choices {
+            trusted,
+            disabled: disabled
+                .and_then(|d| serde_json::from_str::<Vec<String>>(d).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+        }
+    }
+}
+
 /// The catalogue of a session: the workspace's skills (when `trusted` is the hash of what is
-/// there now), then the user's. Each `SKILL.md` is read once.
-pub fn catalogue(workspace: &Path, state_dir: &Path, trusted: Option<&str>) -> Catalogue {
+/// there now), then the user's; the ones turned off apart. Each `SKILL.md` is read once.
+pub fn catalogue(workspace: &Path, state_dir: &Path, choices: &Choices) -> Catalogue {
+    let trusted = choices.trusted.as_deref();
     let ws = read_workspace(workspace);
     let mut c = Catalogue {
         workspace_hash: hash_of(&ws),
@@ -311,6 +341,7 @@ pub fn catalogue(workspace: &Path, state_dir: &Path, trusted: Option<&str>) -> C
             dir.display(),
             s.name
         )),
+        Ok(s) if choices.disabled.contains(&s.name) => c.disabled.push(s),
         Ok(s) => c.skills.push(s),
         Err(why) => c.skipped.push(format!("{}: {why}", dir.display())),
     };
@@ -362,7 +393,7 @@ mod tests {
             "---\nname: notes\ndescription: \"Keep notes\"\nallowed-tools: Read, Grep\n---\nbody",
         );
         // Untrusted: the user's skills only.
-        let c = catalogue(&ws, &state, None);
+        let c = catalogue(&ws, &state, &Choices::default());
         assert!(c.untrusted);
         assert_eq!(
             c.skills.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
@@ -370,7 +401,7 @@ mod tests {
         );
         // Trusted: the workspace's first, in folder order (.tradewind, .agents, .claude).
         let hash = c.workspace_hash.unwrap();
-        let c = catalogue(&ws, &state, Some(&hash));
+        let c = catalogue(&ws, &state, &Choices::from_settings(Some(hash.clone()), None));
         assert!(!c.untrusted);
         let names: Vec<&str> = c.skills.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["pdf", "notes"], "{:?}", c.skipped);
@@ -389,9 +420,9 @@ mod tests {
             "---\nname: pdf\ndescription: changed\n---\n",
         )
         .unwrap();
-        assert!(catalogue(&ws, &state, Some(&hash)).untrusted);
+        assert!(catalogue(&ws, &state, &Choices::from_settings(Some(hash.clone()), None)).untrusted);
         // Search ranks a name match first; the prompt stays within its budget.
-        let c = catalogue(&ws, &state, workspace_hash(&ws).as_deref());
+        let c = catalogue(&ws, &state, &Choices::from_settings(workspace_hash(&ws), None));
         assert_eq!(c.search("notes pdf")[0].name, "notes");
         let short = c.prompt_section(0);
         assert!(

@@ -533,6 +533,15 @@ pub struct SkillInfo {
     pub allowed_tools: Vec<String>,
     /// The body's first 400 characters.
     pub preview: String,
+    /// Off: listed, never offered to the model nor a slash command (`PUT /api/skills/{name}`).
+    pub enabled: bool,
+}
+
+/// `PUT /api/skills/{name}`: turn a skill on or off in the server's workspace.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillSwitch {
+    pub enabled: bool,
 }
 
 /// `GET /api/skills`: the skills the server's workspace's sessions see.

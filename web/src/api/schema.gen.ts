@@ -1554,6 +1554,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Turn a skill on or off in the server's workspace.
+         * @description Off, it is still listed (`enabled: false`) but never offered to the model nor a slash
+         *     command. Needs the `admin` scope.
+         */
+        put: operations["switch_skill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/{id}/output": {
         parameters: {
             query?: never;
@@ -4002,6 +4023,8 @@ export interface components {
             description: string;
             /** @description Its folder. */
             dir: string;
+            /** @description Off: listed, never offered to the model nor a slash command (`PUT /api/skills/{name}`). */
+            enabled: boolean;
             name: string;
             /** @description The body's first 400 characters. */
             preview: string;
@@ -4026,6 +4049,10 @@ export interface components {
              *     `POST /api/skills/trust`.
              */
             workspace_hash?: string | null;
+        };
+        /** @description `PUT /api/skills/{name}`: turn a skill on or off in the server's workspace. */
+        SkillSwitch: {
+            enabled: boolean;
         };
         /** @description `POST /api/skills/trust`: trust the workspace's skills as `GET /api/skills` showed them. */
         SkillTrust: {
@@ -11204,6 +11231,123 @@ export interface operations {
             };
             /** @description The skills changed since they were shown */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    switch_skill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The skill's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillSwitch"];
+            };
+        };
+        responses: {
+            /** @description Switched */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No skill of that name */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,21 +34,12 @@ pub(super) async fn system_and_spend(
 /// The session's skills, by name and description, within 2 % of the model's context window
 /// (empty: it has none, and the skill tools are not offered).
 pub(super) async fn skills_section(t: &Turn<'_>) -> String {
-    let ws = t.paths.workspace.clone();
-    let state = t.paths.state_dir.clone();
-    let trusted = t
-        .deps
-        .store
-        .get_setting(&crate::skills::trust_key(&ws))
-        .await
-        .ok()
-        .flatten();
     let budget = usize::try_from(t.model.info.context_window.saturating_mul(4) / 50).unwrap_or(0);
-    tokio::task::spawn_blocking(move || {
-        crate::skills::catalogue(&ws, &state, trusted.as_deref()).prompt_section(budget)
-    })
-    .await
-    .unwrap_or_default()
+    t.deps
+        .store
+        .skill_catalogue(&t.paths.workspace, &t.paths.state_dir)
+        .await
+        .prompt_section(budget)
 }
 
 pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {

@@ -156,14 +156,9 @@ impl Core {
     ) -> ServiceResult<PromptCommands> {
         let row = self.load_session(session).await?;
         let ws = std::path::PathBuf::from(row.workspace);
-        let state = self.cfg.state_dir.clone();
-        let trusted = self
-            .store
-            .get_setting(&crate::skills::trust_key(&ws))
-            .await?;
+        let skills = self.store.skill_catalogue(&ws, &self.cfg.state_dir).await;
         Ok(tokio::task::spawn_blocking(move || {
             let mut c = read_commands(&ws);
-            let skills = crate::skills::catalogue(&ws, &state, trusted.as_deref());
             add_skills(&mut c, &skills);
             c
         })

@@ -7,34 +7,59 @@ use crate::skills::{self, Source};
 impl Core {
     /// The skills a session of the server's workspace sees, and those left out.
     pub async fn skills(&self) -> ServiceResult<SkillList> {
-        let ws = self.cfg.workspace.clone();
-        let state = self.cfg.state_dir.clone();
-        let trusted = self.store.get_setting(&skills::trust_key(&ws)).await?;
-        let c =
-            tokio::task::spawn_blocking(move || skills::catalogue(&ws, &state, trusted.as_deref()))
-                .await
-                .unwrap_or_default();
+        let c = self
+            .store
+            .skill_catalogue(&self.cfg.workspace, &self.cfg.state_dir)
+            .await;
+        let info = |s: &skills::Skill, enabled: bool| SkillInfo {
+            name: s.name.clone(),
+            description: s.description.clone(),
+            source: match s.source {
+                Source::Workspace => "workspace",
+                Source::User => "user",
+            }
+            .into(),
+            dir: s.dir.display().to_string(),
+            allowed_tools: s.allowed_tools.clone(),
+            preview: crate::util::truncate_str(&s.body, 400).to_string(),
+            enabled,
+        };
+        let mut data: Vec<SkillInfo> = c.skills.iter().map(|s| info(s, true)).collect();
+        data.extend(c.disabled.iter().map(|s| info(s, false)));
+        data.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(SkillList {
-            data: c
-                .skills
-                .iter()
-                .map(|s| SkillInfo {
-                    name: s.name.clone(),
-                    description: s.description.clone(),
-                    source: match s.source {
-                        Source::Workspace => "workspace",
-                        Source::User => "user",
-                    }
-                    .into(),
-                    dir: s.dir.display().to_string(),
-                    allowed_tools: s.allowed_tools.clone(),
-                    preview: crate::util::truncate_str(&s.body, 400).to_string(),
-                })
-                .collect(),
+            data,
             skipped: c.skipped,
             workspace_hash: c.workspace_hash,
             untrusted: c.untrusted,
         })
+    }
+
+    /// Turn a skill on or off in the server's workspace (off: listed, never offered nor a
+    /// command). An unknown name is refused.
+    pub async fn set_skill_enabled(&self, name: &str, enabled: bool) -> ServiceResult<SkillList> {
+        let ws = &self.cfg.workspace;
+        let c = self.store.skill_catalogue(ws, &self.cfg.state_dir).await;
+        if !c.skills.iter().chain(&c.disabled).any(|s| s.name == name) {
+            return Err(ServiceError::NotFound("skill"));
+        }
+        let mut off = self.store.skill_choices(ws).await?.disabled;
+        if enabled {
+            off.remove(name);
+        } else {
+            off.insert(name.to_string());
+        }
+        let mut off: Vec<String> = off.into_iter().collect();
+        off.sort();
+        let key = skills::disabled_key(ws);
+        if off.is_empty() {
+            self.store.delete_setting(&key).await?;
+        } else {
+            self.store
+                .put_setting(&key, &serde_json::to_string(&off).unwrap_or_default())
+                .await?;
+        }
+        self.skills().await
     }
 
     /// Trust the workspace's skills as they were shown (`hash`); a change since is refused.

@@ -465,6 +465,34 @@ impl Store {
         Ok(n)
     }
 
+    /// What a workspace's skill catalogue is read with (its trusted hash, the skills turned off).
+    pub async fn skill_choices(
+        &self,
+        workspace: &std::path::Path,
+    ) -> StoreResult<crate::skills::Choices> {
+        let trusted = self.get_setting(&crate::skills::trust_key(workspace)).await?;
+        let disabled = self
+            .get_setting(&crate::skills::disabled_key(workspace))
+            .await?;
+        Ok(crate::skills::Choices::from_settings(
+            trusted,
+            disabled.as_deref(),
+        ))
+    }
+
+    /// A workspace's skill catalogue as a session sees it now (read off the runtime's threads).
+    pub async fn skill_catalogue(
+        &self,
+        workspace: &std::path::Path,
+        state_dir: &std::path::Path,
+    ) -> crate::skills::Catalogue {
+        let choices = self.skill_choices(workspace).await.unwrap_or_default();
+        let (ws, state) = (workspace.to_path_buf(), state_dir.to_path_buf());
+        tokio::task::spawn_blocking(move || crate::skills::catalogue(&ws, &state, &choices))
+            .await
+            .unwrap_or_default()
+    }
+
     /// The settings whose key starts with `prefix`, by key.
     pub async fn settings_with_prefix(&self, prefix: &str) -> StoreResult<Vec<(String, String)>> {
         let escaped = prefix

@@ -13,18 +13,10 @@ use crate::skills::{Catalogue, Source};
 
 /// The catalogue this session sees now (its workspace's skills once trusted, and the user's).
 pub async fn catalogue_of(ctx: &ToolCtx<'_>) -> Catalogue {
-    let ws = ctx.paths.workspace.clone();
-    let state = ctx.paths.state_dir.clone();
-    let trusted = ctx
-        .services()
+    ctx.services()
         .store
-        .get_setting(&crate::skills::trust_key(&ws))
+        .skill_catalogue(&ctx.paths.workspace, &ctx.paths.state_dir)
         .await
-        .ok()
-        .flatten();
-    tokio::task::spawn_blocking(move || crate::skills::catalogue(&ws, &state, trusted.as_deref()))
-        .await
-        .unwrap_or_default()
 }
 
 fn unknown(c: &Catalogue, name: &str) -> ToolOutput {

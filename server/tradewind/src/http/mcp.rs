@@ -123,6 +123,25 @@ pub async fn trust_skills(
     Ok(axum::Json(state.trust_skills(&p.hash).await?))
 }
 
+/// Turn a skill on or off in the server's workspace.
+///
+/// Off, it is still listed (`enabled: false`) but never offered to the model nor a slash
+/// command. Needs the `admin` scope.
+#[utoipa::path(put, path = "/api/skills/{name}", tag = "mcp", request_body = crate::protocol::SkillSwitch,
+    params(("name" = String, Path, description = "The skill's name")),
+    responses((status = 200, description = "Switched", body = SkillList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "No skill of that name", body = ErrorBody),
+              (status = 422, description = "Invalid body", body = ErrorBody)))]
+pub async fn switch_skill(
+    State(state): State<AppState>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+    super::extract::ApiJson(p): super::extract::ApiJson<crate::protocol::SkillSwitch>,
+) -> ApiResult<axum::Json<SkillList>> {
+    Ok(axum::Json(state.set_skill_enabled(&name, p.enabled).await?))
+}
+
 /// The hooks the server's workspace's sessions run.
 ///
 /// The user's (`hooks.json` in the state directory) and the workspace's

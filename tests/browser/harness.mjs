@@ -23,11 +23,12 @@ export function haveServer() {
  * Start `tradewind serve` on a free port with the replay provider.
  * `config`: written to config.json in the state directory before the start.
  * `files`: written into the workspace before the start, by relative path (`.tradewind/config.json`).
+ * `homeFiles`: written into the state directory before the start, by relative path (`hooks.json`).
  * `root`: the folder the server's scratch directory (state, workspace) is made in, the temp folder
  * by default (the Landlock fallback refuses to start with a state directory under a temp folder).
  * Resolves when it prints its URL.
  */
-export async function startServer({ scripts, args = [], files = {}, provider = true, env = {}, config, root = tmpdir() } = {}) {
+export async function startServer({ scripts, args = [], files = {}, homeFiles = {}, provider = true, env = {}, config, root = tmpdir() } = {}) {
   mkdirSync(root, { recursive: true });
   const dir = mkdtempSync(join(root, "tw-browser-"));
   const home = join(dir, "home");
@@ -35,9 +36,11 @@ export async function startServer({ scripts, args = [], files = {}, provider = t
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(workspace);
   if (config !== undefined) writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(workspace, name)), { recursive: true });
-    writeFileSync(join(workspace, name), content);
+  for (const [base, written] of [[workspace, files], [home, homeFiles]]) {
+    for (const [name, content] of Object.entries(written)) {
+      mkdirSync(dirname(join(base, name)), { recursive: true });
+      writeFileSync(join(base, name), content);
+    }
   }
   const replay = join(dir, "replay.json");
   writeFileSync(replay, JSON.stringify({ scripts }, null, 2));

@@ -455,6 +455,13 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
         ),
         (M::POST, "/api/skills/trust".into(), json!({"hash": "x"})),
         (M::POST, "/api/hooks/trust".into(), json!({"hash": "x"})),
+        (M::POST, "/api/agents/trust".into(), json!({"hash": "x"})),
+        (M::PUT, "/api/skills/x".into(), json!({"enabled": false})),
+        (
+            M::PATCH,
+            format!("/api/sessions/{sid}"),
+            json!({"agent": "code-reviewer"}),
+        ),
         (
             M::DELETE,
             "/api/trust?kind=skills&workspace=/tmp".into(),

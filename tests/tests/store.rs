@@ -96,7 +96,7 @@ async fn push_subscriptions(store: &Store) {
 async fn suite(store: Store) {
     let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
     let s = store
-        .create_session(&sid, "t", "/w", Agent::Build, Mode::Ask, None)
+        .create_session(&sid, "t", "/w", Agent::Build.into(), Mode::Ask, None)
         .await
         .unwrap();
     assert_eq!(
@@ -267,7 +267,7 @@ async fn suite(store: Store) {
     // Runs: compare-and-set transitions.
     let rid: tradewind::protocol::RunId = tradewind::util::new_id().into();
     store
-        .create_run(&rid, &sid, RunTrigger::Prompt, "hi", Agent::Build)
+        .create_run(&rid, &sid, RunTrigger::Prompt, "hi", Agent::Build.into())
         .await
         .unwrap();
     assert_eq!(
@@ -682,7 +682,7 @@ async fn sqlite_event_log_is_checkpointed_off_the_commit_path() {
     let store = Store::open_sqlite(&db).await.unwrap();
     let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
     store
-        .create_session(&sid, "t", "/w", Agent::Build, Mode::Ask, None)
+        .create_session(&sid, "t", "/w", Agent::Build.into(), Mode::Ask, None)
         .await
         .unwrap();
     let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -930,7 +930,7 @@ async fn statuses_are_bound(store: &Store, sid: &tradewind::protocol::SessionId)
             session_id: sid,
             trigger: RunTrigger::Prompt,
             input: "before",
-            agent: Agent::Build,
+            agent: Agent::Build.into(),
             images: None,
             limits: None,
         })

@@ -7,7 +7,7 @@
 //! module, macro bodies included, against this list, and fails on an upward one with its
 //! file and line):
 //!
-//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills
+//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills, agents
 //! 2. store, attachments, artifacts, secret_env
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
@@ -27,6 +27,7 @@ pub use tradewind_policy as policy;
 pub use tradewind_protocol as protocol;
 
 pub mod agent;
+pub mod agents;
 pub mod app;
 pub mod artifacts;
 pub mod attachments;

@@ -199,7 +199,7 @@ impl RunQueue {
                 session_id: &session.id,
                 trigger,
                 input: text,
-                agent: session.agent,
+                agent: session.agent.clone(),
                 images: images_json,
                 limits: limits_json,
             })

@@ -132,7 +132,7 @@ type Fields = Vec<(String, Vec<String>)>;
 
 /// The front matter's fields (a YAML subset: `key: value`, quoted or not, and `- item` lists)
 /// and the body after it.
-fn front_matter(text: &str) -> Result<(Fields, &str), String> {
+pub(crate) fn front_matter(text: &str) -> Result<(Fields, &str), String> {
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::{Agent, Mode, RunStatus, SessionId, SessionStatus};
+use crate::protocol::{Mode, RunStatus, SessionId, SessionStatus};
 use crate::store::{SessionRow, Store};
 
 /// Subagents nest at most this deep below the session the user started.
@@ -85,7 +85,7 @@ pub fn rank(m: Mode) -> u8 {
 pub struct ChildView {
     pub id: String,
     pub description: String,
-    pub agent: Agent,
+    pub agent: crate::protocol::AgentName,
     pub mode: Mode,
     /// `queued`, `running`, `waiting_for_user` (an approval or question is shown to the user),
     /// or how its latest run ended: `completed`, `failed`, `cancelled`, `interrupted`.
@@ -154,7 +154,7 @@ pub async fn view(
     ChildView {
         id: row.id.to_string(),
         description: row.title.clone(),
-        agent: row.agent,
+        agent: row.agent.clone(),
         mode: row.mode,
         status,
         answer,

@@ -28,7 +28,7 @@ pub enum EventPayload {
     },
     RunStarted {
         run_id: RunId,
-        agent: Agent,
+        agent: AgentName,
         mode: Mode,
         trigger: RunTrigger,
     },

@@ -131,6 +131,97 @@ pub enum Agent {
     Plan,
 }
 
+/// The name of the agent that drives a session, a run or a subagent: `build` and `plan` are
+/// the built-ins; any other is a custom agent (`.tradewind/agents/<name>.md`,
+/// `.claude/agents/`, the state directory's `agents/`). `^[a-z][a-z0-9-]{0,63}$`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(transparent)]
+pub struct AgentName(String);
+
+impl AgentName {
+    pub const PATTERN: &'static str = "^[a-z][a-z0-9-]{0,63}$";
+
+    /// A valid name, or why not.
+    pub fn new(name: impl Into<String>) -> Result<AgentName, UnknownValue> {
+        let name = name.into();
+        let ok = (1..=64).contains(&name.len())
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if ok {
+            Ok(AgentName(name))
+        } else {
+            Err(UnknownValue {
+                what: "agent name (a-z, then a-z 0-9 -, at most 64)",
+                value: name,
+            })
+        }
+    }
+
+    pub fn build() -> AgentName {
+        AgentName(Agent::Build.as_str().into())
+    }
+
+    pub fn plan() -> AgentName {
+        AgentName(Agent::Plan.as_str().into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The built-in agent of this name (`None`: a custom one).
+    pub fn builtin(&self) -> Option<Agent> {
+        self.0.parse().ok()
+    }
+
+    pub fn is_plan(&self) -> bool {
+        self.builtin() == Some(Agent::Plan)
+    }
+}
+
+impl From<Agent> for AgentName {
+    fn from(a: Agent) -> AgentName {
+        AgentName(a.as_str().into())
+    }
+}
+
+impl TryFrom<String> for AgentName {
+    type Error = UnknownValue;
+    fn try_from(s: String) -> Result<AgentName, UnknownValue> {
+        AgentName::new(s)
+    }
+}
+
+impl std::fmt::Display for AgentName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for AgentName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<AgentName, D::Error> {
+        AgentName::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl utoipa::PartialSchema for AgentName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(AgentName::PATTERN))
+            .max_length(Some(64))
+            .description(Some(
+                "The agent: `build` (reads, writes and runs within the policy) and `plan` (a read-only planner that ends with `exit_plan`) are built in; any other name is a custom agent the session can see (`GET /api/agents`).",
+            ))
+            .examples(["build", "plan", "code-reviewer"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AgentName {}
+
 /// Permission mode of a session: `ask` (only reads run without asking), `auto` (writes too),
 /// `full` (processes and the network too; the categories that never loosen still ask). Ordered
 /// from the narrowest: `ask < auto < full`.

@@ -245,7 +245,7 @@ pub struct ExportedSession {
     /// Used when it is still a directory this server may use; else the server's workspace.
     #[serde(default)]
     pub workspace: Option<String>,
-    pub agent: Agent,
+    pub agent: AgentName,
     pub mode: Mode,
 }
 

@@ -13,7 +13,7 @@ pub struct RunInfo {
     pub session_id: SessionId,
     pub status: RunStatus,
     pub trigger: RunTrigger,
-    pub agent: Agent,
+    pub agent: AgentName,
     /// Why the run failed or was interrupted; null otherwise.
     pub error: Option<WireError>,
     /// Tokens used; null until the run ends.

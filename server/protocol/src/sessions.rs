@@ -12,7 +12,7 @@ pub struct Session {
     pub id: SessionId,
     pub title: String,
     pub workspace: String,
-    pub agent: Agent,
+    pub agent: AgentName,
     pub mode: Mode,
     pub archived: bool,
     pub status: SessionStatus,
@@ -100,7 +100,7 @@ pub struct CreateSessionParams {
         pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
     )]
     pub title: Option<String>,
-    pub agent: Option<Agent>,
+    pub agent: Option<AgentName>,
     pub mode: Option<Mode>,
 }
 
@@ -115,7 +115,7 @@ pub struct PatchSessionParams {
         pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
     )]
     pub title: Option<String>,
-    pub agent: Option<Agent>,
+    pub agent: Option<AgentName>,
     pub mode: Option<Mode>,
     pub archived: Option<bool>,
     /// This session's spend cap in USD (0 to 1,000,000); null goes back to the server's.

@@ -286,7 +286,7 @@ pub struct PolicyCheckParams {
     /// Without `session`: the mode to judge in.
     pub mode: Option<Mode>,
     /// Without `session`: the agent to judge for.
-    pub agent: Option<Agent>,
+    pub agent: Option<AgentName>,
 }
 
 /// One reason the gate found.
@@ -386,7 +386,7 @@ pub struct GrantInfo {
 pub struct SessionPermissions {
     pub session: SessionId,
     pub mode: Mode,
-    pub agent: Agent,
+    pub agent: AgentName,
     pub workspace: String,
     /// The server's startup flags: the ceiling of what runs without asking.
     pub ceiling: CeilingInfo,
@@ -605,6 +605,46 @@ pub struct HookList {
     pub untrusted: bool,
 }
 
+/// One agent a session can run as (`GET /api/agents`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AgentInfo {
+    pub name: crate::AgentName,
+    pub description: String,
+    /// `builtin`, `workspace` (`.tradewind/agents`, `.claude/agents`) or `user` (the state
+    /// directory's `agents/`).
+    pub source: String,
+    /// Its file (absent for a built-in).
+    pub file: Option<String>,
+    /// The built-in it narrows: `build`, or `plan`.
+    pub base: Agent,
+    /// Its tools, as our names (absent: every tool of its base). `shell` narrowed to some
+    /// commands is listed in `commands`.
+    pub tools: Option<Vec<String>>,
+    /// The commands `shell` may run (`git *`: starting with `git`); empty: any.
+    pub commands: Vec<String>,
+    /// Its mode ceiling (never above the session's); absent: the session's.
+    pub mode: Option<Mode>,
+    /// The model as written (`<provider>/<model>`, an alias); absent: the session's.
+    pub model: Option<String>,
+    pub reasoning: Option<ReasoningEffort>,
+    /// What of its front matter was left out, and why (an unknown tool name).
+    pub skipped: Vec<String>,
+}
+
+/// `GET /api/agents`: the agents a session of the server's workspace can choose.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AgentList {
+    /// `build` and `plan` first, then the custom ones.
+    pub data: Vec<AgentInfo>,
+    /// Files left out, each with why (invalid front matter, a duplicate or reserved name, too
+    /// large).
+    pub skipped: Vec<String>,
+    /// What to trust of the workspace's agents (`POST /api/agents/trust`); absent: it has none.
+    pub workspace_hash: Option<String>,
+    /// The workspace's agents are ignored until trusted as they are now.
+    pub untrusted: bool,
+}
+
 /// One workspace's files the user trusted (`GET /api/trust`).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TrustInfo {
@@ -631,6 +671,7 @@ pub enum TrustKind {
     Config,
     Skills,
     Hooks,
+    Agents,
 }
 
 impl TrustKind {
@@ -639,6 +680,7 @@ impl TrustKind {
             TrustKind::Config => "config",
             TrustKind::Skills => "skills",
             TrustKind::Hooks => "hooks",
+            TrustKind::Agents => "agents",
         }
     }
 }

@@ -322,9 +322,32 @@ pub async fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::Ex
             external: a.allow_external || file.allow_external,
         }
     };
+    // A custom agent is judged as the built-in it narrows, in its mode ceiling (its files are
+    // read whether trusted or not: nothing runs here).
+    let (agent, mode) = match a.agent.builtin() {
+        Some(b) => (b, a.mode),
+        None => {
+            let c = tradewind_core::agents::catalogue(
+                &workspace,
+                &state_dir,
+                tradewind_core::agents::workspace_hash(&workspace).as_deref(),
+                &tradewind_core::agent::profiles::known_tool,
+            );
+            match c.get(a.agent.as_str()) {
+                Some(p) => (p.base, p.mode_in(a.mode)),
+                None => {
+                    return usage(&format!(
+                        "no agent named `{}`; agents: {}",
+                        a.agent,
+                        c.names().join(", ")
+                    ));
+                }
+            }
+        }
+    };
     let ctx = crate::policy::Context {
-        agent: a.agent,
-        mode: a.mode,
+        agent,
+        mode,
         interactive: !a.headless,
         ceiling,
         read_only,
@@ -468,14 +491,19 @@ pub async fn trust_revoke(args: crate::config::TrustRevokeArgs) -> anyhow::Resul
     let store = maintenance_store(args.common.state_dir.as_deref()).await?;
     let ws = args.path.to_string_lossy().into_owned();
     use tradewind_core::protocol::TrustKind;
-    let all = [TrustKind::Config, TrustKind::Skills, TrustKind::Hooks];
+    let all = [
+        TrustKind::Config,
+        TrustKind::Skills,
+        TrustKind::Hooks,
+        TrustKind::Agents,
+    ];
     let kinds: Vec<TrustKind> = match args.kind.as_deref() {
         None => all.to_vec(),
         Some(k) => match all.iter().find(|a| a.as_str() == k) {
             Some(kind) => vec![*kind],
             None => {
                 store.close().await;
-                anyhow::bail!("--kind `{k}` is not one of: config, skills, hooks");
+                anyhow::bail!("--kind `{k}` is not one of: config, skills, hooks, agents");
             }
         },
     };

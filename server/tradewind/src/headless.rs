@@ -213,7 +213,7 @@ async fn run_on(
             if st == 404 {
                 bail!("no session {id} (tradewind sessions list shows them)");
             }
-            if let Some(agent) = args.agent
+            if let Some(agent) = &args.agent
                 && v["agent"] != agent.as_str()
             {
                 api.ok(
@@ -231,7 +231,7 @@ async fn run_on(
                 Method::POST,
                 "/api/sessions",
                 Some(&json!({
-                    "agent": args.agent.unwrap_or(crate::protocol::Agent::Build),
+                    "agent": args.agent.clone().unwrap_or_else(crate::protocol::AgentName::build),
                     "workspace": cfg.workspace.to_string_lossy(),
                 })),
             )

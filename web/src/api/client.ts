@@ -346,6 +346,17 @@ export const api = {
   /** 422 when the text is blank or longer than 2,000 characters; 404 when it is gone. */
   patchMemory: (id: string, text: string) => ok(client.PATCH("/api/memories/{id}", { ...byId(id), body: { text } })),
   deleteMemory: (id: string) => ok(client.DELETE("/api/memories/{id}", byId(id))),
+  /** The Agent Skills of the server's workspace (its own only once trusted) and the user's; what was left out. */
+  skills: () => ok(client.GET("/api/skills")),
+  /** Turn a skill on or off in the server's workspace (off: listed, never offered nor a command). */
+  switchSkill: (name: string, enabled: boolean) =>
+    ok(client.PUT("/api/skills/{name}", { params: { path: { name } }, body: { enabled } })),
+  /** Trust the workspace's skills as they were shown (`hash`): 409 when they changed since. */
+  trustSkills: (hash: string) => ok(client.POST("/api/skills/trust", { body: { hash } })),
+  /** The hooks the server's workspace's sessions run, and every hooks file found. */
+  hooks: () => ok(client.GET("/api/hooks")),
+  /** Trust the workspace's hooks as they were shown (`hash`): 409 when they changed since. */
+  trustHooks: (hash: string) => ok(client.POST("/api/hooks/trust", { body: { hash } })),
   workspaceConfig: () => ok(client.GET("/api/workspace/config")),
   /** Approve the file as it was shown (`hash`): 409 when it changed since. */
   approveWorkspaceConfig: (hash: string) => ok(client.POST("/api/workspace/config/approve", { body: { hash } })),

@@ -4,6 +4,50 @@
  */
 
 export interface paths {
+    "/api/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agents a session of the server's workspace can run as.
+         * @description `build` and `plan`, then the custom agents: the workspace's (`.tradewind/agents/<name>.md`,
+         *     `.claude/agents/`), which count only once trusted as they are (`untrusted` says they are
+         *     held back; `workspace_hash` is what to trust), and the user's (`agents/` in the state
+         *     directory). `skipped` names each file left out and why.
+         */
+        get: operations["list_agents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trust the workspace's agents as `GET /api/agents` showed them.
+         * @description `hash` is the `workspace_hash` it gave: agents changed since are refused (409); any later
+         *     change holds them back until trusted again. Needs the `admin` scope.
+         */
+        post: operations["trust_agents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/approvals/{id}": {
         parameters: {
             query?: never;
@@ -820,7 +864,8 @@ export interface paths {
          * @description Every field is optional. `workspace`: an absolute path to an existing directory outside
          *     Tradewind's state directory (default: the server's workspace). `title`: 1 to 200
          *     characters, no control characters (default `New session`, which the first prompt replaces).
-         *     `agent` defaults to `build`; `mode` to the server's default mode (`default_mode` in `GET
+         *     `agent` defaults to `build`; another name must be `plan` or a custom agent the workspace
+         *     has (`GET /api/agents`; an unknown one answers 422 naming those there are); `mode` to the server's default mode (`default_mode` in `GET
          *     /api/config`) for a caller with the `admin` scope, and to `ask` for one without it, whatever
          *     the server's default. Returns the new session.
          */
@@ -1909,6 +1954,54 @@ export interface components {
          * @enum {string}
          */
         Agent: "build" | "plan";
+        /** @description One agent a session can run as (`GET /api/agents`). */
+        AgentInfo: {
+            /** @description The built-in it narrows: `build`, or `plan`. */
+            base: components["schemas"]["Agent"];
+            /** @description The commands `shell` may run (`git *`: starting with `git`); empty: any. */
+            commands: string[];
+            description: string;
+            /** @description Its file (absent for a built-in). */
+            file?: string | null;
+            mode?: components["schemas"]["Mode"] | null;
+            /** @description The model as written (`<provider>/<model>`, an alias); absent: the session's. */
+            model?: string | null;
+            name: components["schemas"]["AgentName"];
+            reasoning?: components["schemas"]["ReasoningEffort"] | null;
+            /** @description What of its front matter was left out, and why (an unknown tool name). */
+            skipped: string[];
+            /**
+             * @description `builtin`, `workspace` (`.tradewind/agents`, `.claude/agents`) or `user` (the state
+             *     directory's `agents/`).
+             */
+            source: string;
+            /**
+             * @description Its tools, as our names (absent: every tool of its base). `shell` narrowed to some
+             *     commands is listed in `commands`.
+             */
+            tools?: string[] | null;
+        };
+        /** @description `GET /api/agents`: the agents a session of the server's workspace can choose. */
+        AgentList: {
+            /** @description `build` and `plan` first, then the custom ones. */
+            data: components["schemas"]["AgentInfo"][];
+            /**
+             * @description Files left out, each with why (invalid front matter, a duplicate or reserved name, too
+             *     large).
+             */
+            skipped: string[];
+            /** @description The workspace's agents are ignored until trusted as they are now. */
+            untrusted: boolean;
+            /** @description What to trust of the workspace's agents (`POST /api/agents/trust`); absent: it has none. */
+            workspace_hash?: string | null;
+        };
+        /**
+         * @description The agent: `build` (reads, writes and runs within the policy) and `plan` (a read-only planner that ends with `exit_plan`) are built in; any other name is a custom agent the session can see (`GET /api/agents`).
+         * @example build
+         * @example plan
+         * @example code-reviewer
+         */
+        AgentName: string;
         /**
          * @example {
          *       "answers": [
@@ -2158,7 +2251,7 @@ export interface components {
          *     }
          */
         CreateSessionParams: {
-            agent?: components["schemas"]["Agent"] | null;
+            agent?: components["schemas"]["AgentName"] | null;
             mode?: components["schemas"]["Mode"] | null;
             /** @description 1 to 200 characters, not blank, no control characters (default: from the first prompt). */
             title?: string | null;
@@ -2339,7 +2432,7 @@ export interface components {
          *     ignored on import).
          */
         ExportedSession: {
-            agent: components["schemas"]["Agent"];
+            agent: components["schemas"]["AgentName"];
             mode: components["schemas"]["Mode"];
             title: string;
             /** @description Used when it is still a directory this server may use; else the server's workspace. */
@@ -2993,7 +3086,7 @@ export interface components {
          *     }
          */
         PatchSessionParams: {
-            agent?: components["schemas"]["Agent"] | null;
+            agent?: components["schemas"]["AgentName"] | null;
             archived?: boolean | null;
             mode?: components["schemas"]["Mode"] | null;
             /**
@@ -3149,7 +3242,7 @@ export interface components {
         };
         /** @description `POST /api/policy/check`: what the gate would decide for a tool call. Nothing is executed. */
         PolicyCheckParams: {
-            agent?: components["schemas"]["Agent"] | null;
+            agent?: components["schemas"]["AgentName"] | null;
             /** @description The tool's arguments, as the model would send them. */
             input: components["schemas"]["ToolInput"];
             mode?: components["schemas"]["Mode"] | null;
@@ -3682,7 +3775,7 @@ export interface components {
          *     }
          */
         RunInfo: {
-            agent: components["schemas"]["Agent"];
+            agent: components["schemas"]["AgentName"];
             /** Format: int64 */
             created_at: number;
             error?: components["schemas"]["WireError"] | null;
@@ -3715,7 +3808,7 @@ export interface components {
         };
         /** @description A `run_started` event. */
         RunStartedEvent: components["schemas"]["EventEnvelope"] & {
-            agent: components["schemas"]["Agent"];
+            agent: components["schemas"]["AgentName"];
             mode: components["schemas"]["Mode"];
             run_id: components["schemas"]["RunId"];
             trigger: components["schemas"]["RunTrigger"];
@@ -3863,7 +3956,7 @@ export interface components {
          *     }
          */
         Session: {
-            agent: components["schemas"]["Agent"];
+            agent: components["schemas"]["AgentName"];
             archived: boolean;
             /** Format: int64 */
             created_at: number;
@@ -3925,7 +4018,7 @@ export interface components {
         };
         /** @description `GET /api/sessions/{id}/permissions`: what the session may do without asking, and why. */
         SessionPermissions: {
-            agent: components["schemas"]["Agent"];
+            agent: components["schemas"]["AgentName"];
             /** @description The server's startup flags: the ceiling of what runs without asking. */
             ceiling: components["schemas"]["CeilingInfo"];
             extra_roots: string[];
@@ -4269,7 +4362,7 @@ export interface components {
          * @description What of a workspace can be trusted.
          * @enum {string}
          */
-        TrustKind: "config" | "skills" | "hooks";
+        TrustKind: "config" | "skills" | "hooks" | "agents";
         /** @description `GET /api/trust`. */
         TrustList: {
             data: components["schemas"]["TrustInfo"][];
@@ -4620,6 +4713,185 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trust_agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillTrust"];
+            };
+        };
+        responses: {
+            /** @description Trusted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The workspace has no agents */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The agents changed since they were shown */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     answer_approval: {
         parameters: {
             query?: never;
@@ -7878,7 +8150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A workspace that is not an existing absolute directory, or an invalid title */
+            /** @description A workspace that is not an existing absolute directory, an invalid title, or an unknown agent */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8267,7 +8539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An invalid title or model, or an unknown provider */
+            /** @description An invalid title or model, an unknown provider, or an unknown agent (the message names the agents there are) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -7,7 +7,10 @@ import type { components } from "./schema.gen";
 
 type Schemas = components["schemas"];
 
-export type Agent = Schemas["Agent"];
+/** An agent's name: `build`, `plan`, or a custom agent the workspace or the user has. */
+export type Agent = Schemas["AgentName"];
+/** The built-in a custom agent narrows. */
+export type BaseAgent = Schemas["Agent"];
 export type Mode = Schemas["Mode"];
 export type Effect = Schemas["Effect"];
 export type SessionStatus = Schemas["SessionStatus"];
@@ -105,6 +108,16 @@ export type WorkspaceConfigApproval = Schemas["WorkspaceConfigApproval"];
 /** A note the agent keeps with `memory_write`. */
 export type Memory = Schemas["Memory"];
 export type MemoryList = Schemas["MemoryList"];
+
+// ---- Agent Skills and hooks (the workspace's count once trusted) -------------
+
+/** One Agent Skill: where it is from, what it says of itself, whether it is turned on. */
+export type SkillInfo = Schemas["SkillInfo"];
+export type SkillList = Schemas["SkillList"];
+/** One configured hook: its event, the tools it runs for, its command. */
+export type HookInfo = Schemas["HookInfo"];
+export type HookFileInfo = Schemas["HookFileInfo"];
+export type HookList = Schemas["HookList"];
 
 // ---- Usage, cost, spend caps and compaction --------------------------------
 

@@ -1,13 +1,16 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { serverConfig } from "../state/app";
 import { askNotificationPermission } from "../state/attention";
 import { useObservable } from "../state/observable";
+import { SETTINGS_PANELS, settingsPanelRequest } from "../state/panels";
 import { themeChoice, type ThemeChoice } from "../state/theme";
 import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
+import { HooksPanel } from "./HooksPanel";
 import { McpPanel } from "./McpPanel";
 import { MemoryPanel } from "./MemoryPanel";
 import { ProvidersPanel } from "./ProvidersPanel";
 import { PushPanel } from "./PushPanel";
+import { SkillsPanel } from "./SkillsPanel";
 import { TokensPanel } from "./TokensPanel";
 import { UsagePanel } from "./UsagePanel";
 import { WebSearchForm } from "./WebSearchForm";
@@ -16,6 +19,17 @@ export function Settings() {
   const cfg = useObservable(serverConfig);
   const theme = useObservable(themeChoice);
   const [notif, setNotif] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
+  const request = useObservable(settingsPanelRequest);
+
+  // A panel asked for (`/skills`): its title comes into view with the focus, once.
+  useEffect(() => {
+    if (!request) return;
+    const title = document.getElementById(SETTINGS_PANELS[request.panel]);
+    if (!title) return;
+    title.scrollIntoView({ block: "start" });
+    title.focus({ preventScroll: true });
+    settingsPanelRequest.set(null);
+  }, [request]);
 
   return (
     <div class="settings">
@@ -24,6 +38,8 @@ export function Settings() {
       <UsagePanel />
       <WebSearchForm />
       <McpPanel />
+      <SkillsPanel />
+      <HooksPanel />
       <MemoryPanel />
 
       <section class="card">

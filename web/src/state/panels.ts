@@ -1,5 +1,7 @@
-// Side panels of the session view (artifacts, permissions, the goal) that other components can open.
+// Panels that other components can open: the session view's side panels (artifacts,
+// permissions, the goal) and a panel of the Settings page (`/skills`).
 import { Observable } from "./observable";
+import { navigate } from "./router";
 
 export interface ArtifactsPanelState {
   /** Select this artifact when the panel opens. */
@@ -39,4 +41,21 @@ let goalRequests = 0;
 
 export function openGoalPanel(sessionId: string, focus = true): void {
   goalPanelRequest.set({ session: sessionId, focus, n: ++goalRequests });
+}
+
+/** The panels of the Settings page a command can bring into view, by the id of their heading. */
+export const SETTINGS_PANELS = { skills: "skills-h" } as const;
+export type SettingsPanel = keyof typeof SETTINGS_PANELS;
+
+/**
+ * A panel of the Settings page is asked for: Settings brings its heading into view and gives it
+ * the focus, then clears the request. `n` tells requests apart.
+ */
+export const settingsPanelRequest = new Observable<{ panel: SettingsPanel; n: number } | null>(null);
+let settingsRequests = 0;
+
+/** Go to Settings, at `panel`. */
+export function openSettingsPanel(panel: SettingsPanel): void {
+  settingsPanelRequest.set({ panel, n: ++settingsRequests });
+  navigate("/settings");
 }

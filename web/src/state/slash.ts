@@ -1,11 +1,11 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
-// `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`) act on the session or open a
-// dialog, panel or picker; the server's own prompts (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
+// `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`, `/skills`) act on the session or
+// open a dialog, panel or picker; the server's own prompts (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
 import type { Agent, Mode, PromptCommand, Session } from "../api/types";
-import { openGoalPanel } from "./panels";
+import { openGoalPanel, openSettingsPanel } from "./panels";
 import { effectiveModel, modelLabel, openModelPicker, refreshProviders } from "./providers";
 import { startRedo, startRevert } from "./revert";
 import { navigate, sessionPath } from "./router";
@@ -14,7 +14,7 @@ import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" }
+  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" | "skills" }
   | { action: "agent"; agent: Agent }
   | { action: "mode"; mode: Mode };
 
@@ -49,6 +49,11 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
   { label: "undo", description: "Revert the files to before your last message and take that turn back", builtin: { action: "undo" } },
   { label: "redo", description: "Undo the last revert: the files and the turns come back", builtin: { action: "redo" } },
   { label: "search", description: "Search every session for the words that follow", builtin: { action: "search" } },
+  {
+    label: "skills",
+    description: "Open Settings → Skills: the Agent Skills the agent sees, turn them on or off, trust this workspace's",
+    builtin: { action: "skills" },
+  },
 ];
 const BUILTINS: (SlashEntry & { builtin: Builtin })[] = BUILTIN_LIST.map((b) => ({
   ...b,
@@ -94,7 +99,7 @@ export interface SlashOutcome {
   send: string | null;
 }
 
-const AGENT_DONE: Record<Agent, string> = {
+const AGENT_DONE: Record<string, string> = {
   plan: "Switched to the plan agent (read-only).",
   build: "Switched to the build agent.",
 };
@@ -113,7 +118,7 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
       return null;
     case "agent":
       upsertSession(await api.patchSession(session.id, { agent: b.agent }));
-      return AGENT_DONE[b.agent];
+      return AGENT_DONE[b.agent] ?? `Switched to the ${b.agent} agent.`;
     case "mode":
       upsertSession(await api.patchSession(session.id, { mode: b.mode }));
       return `Permissions set to ${b.mode}.`;
@@ -140,6 +145,10 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
       return setModel(session, args);
     case "goal":
       return setGoal(session, args);
+    case "skills":
+      // The panel takes the focus: nothing to say here.
+      openSettingsPanel("skills");
+      return null;
   }
 }
 

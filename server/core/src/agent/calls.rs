@@ -254,7 +254,11 @@ fn prepare(
         if (!t.goal_tools && opt_in) || t.hides_tool(d) {
             return Err(tools::PrepareError::Unknown(name.to_string()));
         }
-        return d.prepare(input, &t.paths);
+        let prepared = d.prepare(input, &t.paths)?;
+        return agent_allows(t, prepared);
+    }
+    if t.agent_tools().is_some_and(|a| !a.allows(name)) {
+        return Err(tools::PrepareError::Unknown(name.to_string()));
     }
     if let Some(m) = t.mcp_tool(name) {
         return Ok(crate::mcp::adapter::prepare_tool(m, input.clone(), allowed));
@@ -271,6 +275,26 @@ fn prepare(
         }
         None => Err(tools::PrepareError::Unknown(name.to_string())),
     }
+}
+
+/// A custom agent narrowed to some commands (`Bash(git:*)`): a command of another program is
+/// refused before the gate (a narrowing, never a grant: the gate still decides the rest).
+fn agent_allows(
+    t: &Turn<'_>,
+    prepared: tools::Prepared,
+) -> Result<tools::Prepared, tools::PrepareError> {
+    let (Some(tools), Some((_, analysis))) = (t.agent_tools(), prepared.command.as_ref()) else {
+        return Ok(prepared);
+    };
+    let argvs: Vec<Vec<String>> = analysis.commands.iter().map(|c| c.argv.clone()).collect();
+    if analysis.has_control_chars || !tools.allows_command(&argvs) {
+        let rules: Vec<String> = tools.shell.iter().map(|r| r.shown()).collect();
+        return Err(tools::PrepareError::NotForAgent(format!(
+            "this agent runs only these commands: {}",
+            rules.join(", ")
+        )));
+    }
+    Ok(prepared)
 }
 
 /// Resolve where the call connects (if it does), pass it through the gate, run it.

@@ -362,16 +362,31 @@ in plain letters and digits; no HTML, no styling, no click handlers. One idea pe
 /// tools this run offers, how the permission gate answers, and the project's AGENTS.md.
 pub fn system_prompt(
     agent: Agent,
+    custom: Option<&crate::agents::Profile>,
     workspace: &Path,
     extra_roots: &[std::path::PathBuf],
     tools: &[&str],
     extra: &str,
 ) -> String {
-    let role = match agent {
-        Agent::Build => {
+    let own;
+    let role = match (custom, agent) {
+        (Some(p), _) => {
+            own = format!(
+                "You are `{}`, a custom agent working in the user's workspace through Tradewind's tools{}.\n\n{}",
+                p.name,
+                if agent == Agent::Plan {
+                    " (read-only: deliver a plan with exit_plan)"
+                } else {
+                    ""
+                },
+                p.prompt
+            );
+            own.as_str()
+        }
+        (None, Agent::Build) => {
             "You are Tradewind's build agent, a coding agent working in the user's workspace. Read before you change; make focused edits with edit_file (it needs the sha256 that read_file returns) or write_file; run commands when they help verify your work (bg_run for long ones: you are woken when they end). Use the tools economically: do not read a file again that you have just read (its text and sha256 are above), change part of a file with edit_file rather than rewriting it whole, and make independent reads in one reply (they run together). When the task is done, answer briefly with what you changed."
         }
-        Agent::Plan => {
+        (None, Agent::Plan) => {
             "You are Tradewind's plan agent. You are read-only: explore the code with the read tools, then deliver a concrete implementation plan with exit_plan. Do not try to change files or run commands."
         }
     };
@@ -423,12 +438,12 @@ mod tests {
     fn prompts_name_how_to_finish_the_tools_and_the_roots() {
         let ws = Path::new("/w");
         let roots = [std::path::PathBuf::from("/extra")];
-        let plan = system_prompt(Agent::Plan, ws, &roots, &["read_file", "exit_plan"], "");
+        let plan = system_prompt(Agent::Plan, None, ws, &roots, &["read_file", "exit_plan"], "");
         assert!(plan.contains("calling `exit_plan`"), "{plan}");
         assert!(plan.contains("never as a prose answer"));
         assert!(plan.contains("# Diagram style"));
         assert!(plan.contains("Tools this run: read_file, exit_plan."));
-        let build = system_prompt(Agent::Build, ws, &roots, &["shell"], "Use tabs.");
+        let build = system_prompt(Agent::Build, None, ws, &roots, &["shell"], "Use tabs.");
         assert!(!build.contains("exit_plan"));
         assert!(build.contains("Other directories you may touch: /extra."));
         assert!(build.contains("error [permission_denied]"));

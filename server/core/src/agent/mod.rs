@@ -12,6 +12,7 @@ mod hooks;
 pub mod mentions;
 mod native;
 mod offer;
+pub mod profiles;
 mod run;
 mod stream;
 pub mod toolset;

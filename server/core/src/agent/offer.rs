@@ -76,7 +76,12 @@ pub(super) fn with_mcp(
     ) && (t.deps.prompts.interactive || c.yolo || hub.allowed);
     let mcp = if may { hub.tools() } else { Vec::new() };
     let with_hub = may && hub.has_servers();
-    let specs = if !with_hub && !t.goal_tools && t.depth() == 0 {
+    let mcp: Vec<_> = match t.agent_tools() {
+        Some(a) => mcp.into_iter().filter(|m| a.allows(&m.name)).collect(),
+        None => mcp,
+    };
+    let with_hub = with_hub && t.agent_tools().is_none();
+    let specs = if !with_hub && !t.goal_tools && t.depth() == 0 && t.agent_tools().is_none() {
         built_in.clone()
     } else {
         let goal = toolset::OPT_IN.iter().filter(|_| t.goal_tools);

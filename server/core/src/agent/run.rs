@@ -6,13 +6,25 @@ use super::*;
 /// Execute one run to its end. Never panics on model or user input.
 pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     let started = Instant::now();
-    let agent = spec.session.agent;
-    let mode = spec.session.mode;
-    let paths = deps
-        .paths
-        .with_workspace(std::path::Path::new(&spec.session.workspace));
+    let ws = std::path::Path::new(&spec.session.workspace);
+    // A custom agent is looked up now (its file may have changed since the last run); one
+    // that is gone ends the run before anything is asked of the model.
+    let profile =
+        profiles::resolve(&deps.store, ws, &deps.cfg.state_dir, &spec.session.agent).await;
+    let (agent, mode) = match &profile {
+        Ok(None) => (
+            spec.session.agent.builtin().unwrap_or(Agent::Plan),
+            spec.session.mode,
+        ),
+        Ok(Some(p)) => (p.base, p.mode_in(spec.session.mode)),
+        Err(_) => (Agent::Plan, crate::protocol::Mode::Ask),
+    };
+    let paths = deps.paths.with_workspace(ws);
     let (history, complete) = load_history(deps, spec).await;
-    let mut model = context::ModelMeta::of(&deps.provider, &deps.cfg.models, &spec.session);
+    let mut model = match &profile {
+        Ok(Some(p)) => profile_model(deps, spec, p),
+        _ => context::ModelMeta::of(&deps.provider, &deps.cfg.models, &spec.session),
+    };
     model.learn().await;
     let lineage =
         crate::subagents::lineage_of(&deps.live.lineages, &deps.store, &spec.session).await;
@@ -45,20 +57,26 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         instructions_seen: parking_lot::Mutex::default(),
         hooks: Vec::new(),
         hooks_granted: parking_lot::Mutex::default(),
+        profile: profile.as_ref().ok().cloned().flatten(),
     };
     t.hooks = hooks::load(&t).await;
     t.emit(EventPayload::RunStarted {
         run_id: spec.run_id.clone(),
-        agent,
+        agent: spec.session.agent.clone(),
         mode,
         trigger: spec.trigger,
     });
     if t.depth() > 0 {
         crate::probe::moment(crate::probe::MarkKind::Step("run begun"));
     }
-    let outcome = match spec.trigger {
-        RunTrigger::Command => user_command(&mut t).await,
-        RunTrigger::Compact => compact_command(&mut t).await,
+    let outcome = match (&profile, spec.trigger) {
+        (Err(e), _) => RunOutcome {
+            status: RunStatus::Failed,
+            error: Some(werr("unknown_agent", e.to_string())),
+            usage: Usage::default(),
+        },
+        (_, RunTrigger::Command) => user_command(&mut t).await,
+        (_, RunTrigger::Compact) => compact_command(&mut t).await,
         _ => prompted(&mut t, spec).await,
     };
     let (outcome, reason) =
@@ -175,8 +193,32 @@ pub(super) const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
 pub(super) fn snapshots_taken(deps: &LoopEnv, spec: &RunSpec) -> bool {
     !deps.cfg.read_only
         && deps.cfg.undo
-        && spec.session.agent == Agent::Build
+        && !spec.session.agent.is_plan()
         && spec.trigger != RunTrigger::Compact
+}
+
+/// The model a custom agent's run calls: its `model` (`<provider>/<model>`, an alias
+/// `modelAliases` maps to one, or a model of the session's provider), else the session's. A
+/// Claude alias config does not map (`sonnet`, `opus`, `haiku`) means the session's.
+fn profile_model(
+    deps: &LoopEnv,
+    spec: &RunSpec,
+    p: &crate::agents::Profile,
+) -> context::ModelMeta {
+    let session = &spec.session;
+    let wanted = p
+        .model
+        .as_deref()
+        .map(|m| deps.cfg.model_aliases.get(m).map_or(m, String::as_str))
+        .filter(|m| !matches!(*m, "sonnet" | "opus" | "haiku"));
+    let Some(wanted) = wanted else {
+        return context::ModelMeta::of(&deps.provider, &deps.cfg.models, session);
+    };
+    let (provider, model) = match wanted.split_once('/') {
+        Some((prov, m)) if deps.provider.get(prov).is_some() => (Some(prov), m),
+        _ => (session.provider.as_deref(), wanted),
+    };
+    context::ModelMeta::resolved(deps.provider.resolve(provider, Some(model)), &deps.cfg.models)
 }
 
 /// Resolve the open marks of the run's workspace now (one walk), before something other than a
@@ -298,6 +340,7 @@ pub(super) async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
     let system = history::system_prompt(
         t.agent,
+        t.profile.as_deref(),
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,

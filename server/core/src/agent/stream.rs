@@ -20,6 +20,7 @@ pub(super) async fn system_and_spend(
     }
     let system = history::system_prompt(
         t.agent,
+        t.profile.as_deref(),
         &t.paths.workspace,
         &t.paths.extra_roots,
         &names,
@@ -174,7 +175,11 @@ fn request(
         system: system.clone(),
         messages,
         tools: offered,
-        reasoning_effort: t.run.session.reasoning_effort.0,
+        reasoning_effort: t
+            .profile
+            .as_ref()
+            .and_then(|p| p.reasoning)
+            .or(t.run.session.reasoning_effort.0),
         model: None,
         attachments: Some(t.deps.attachments.clone()),
         calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,

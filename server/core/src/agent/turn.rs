@@ -46,6 +46,8 @@ pub(crate) struct Turn<'a> {
     pub(super) hooks: Vec<Arc<crate::hooks::HookFile>>,
     /// Whether each file (by hash) may run its hooks in this session, once decided.
     pub(super) hooks_granted: parking_lot::Mutex<std::collections::HashMap<String, bool>>,
+    /// The session's custom agent (`None`: `build` or `plan` as they are).
+    pub(crate) profile: Option<Arc<crate::agents::Profile>>,
 }
 
 #[derive(Default)]
@@ -118,6 +120,12 @@ impl Turn<'_> {
         (depth > 0 && !d.in_subagents())
             || (depth >= crate::subagents::MAX_DEPTH && d.subagents())
             || (self.agent == Agent::Plan && !d.plan_agent())
+            || self.agent_tools().is_some_and(|a| !a.allows(d.name()))
+    }
+
+    /// The custom agent's tool allow-list, if it has one.
+    pub(crate) fn agent_tools(&self) -> Option<&crate::agents::Tools> {
+        self.profile.as_ref().and_then(|p| p.tools.as_ref())
     }
 
     /// How deep below a session the user started this one is (0: started by the user).
@@ -240,6 +248,21 @@ impl crate::tools::ToolHost for Turn<'_> {
     }
     fn agent(&self) -> Agent {
         self.agent
+    }
+    fn agent_profile<'a>(
+        &'a self,
+        name: &'a crate::protocol::AgentName,
+    ) -> futures::future::BoxFuture<'a, Result<Option<Arc<crate::agents::Profile>>, String>> {
+        Box::pin(async move {
+            super::profiles::resolve(
+                &self.deps.store,
+                &self.paths.workspace,
+                &self.deps.cfg.state_dir,
+                name,
+            )
+            .await
+            .map_err(|e| e.to_string())
+        })
     }
     fn interactive(&self) -> bool {
         self.interactive

@@ -49,7 +49,7 @@ pub enum Command {
     /// MCP servers from config.json.
     #[command(subcommand)]
     Mcp(McpCommand),
-    /// Workspaces whose `.tradewind/config.json`, skills or hooks you trusted: list them, or
+    /// Workspaces whose `.tradewind/config.json`, skills, agents or hooks you trusted: list them, or
     /// take one back.
     #[command(subcommand)]
     Trust(TrustCommand),
@@ -80,7 +80,7 @@ pub struct TrustRevokeArgs {
     pub common: PasswdArgs,
     /// The workspace, as `trust list` shows it.
     pub path: PathBuf,
-    /// `config`, `skills` or `hooks` (default: all three).
+    /// `config`, `skills`, `hooks` or `agents` (default: all four).
     #[arg(long)]
     pub kind: Option<String>,
 }
@@ -176,9 +176,10 @@ pub struct PolicyCheckArgs {
     /// Permission mode to judge in.
     #[arg(long, default_value = "ask", value_parser = parse_mode)]
     pub mode: crate::protocol::Mode,
-    /// Agent: build or plan.
+    /// Agent: build, plan, or a custom agent of the workspace or of the user (judged as the
+    /// built-in it narrows, in its mode ceiling).
     #[arg(long, default_value = "build", value_parser = parse_agent)]
-    pub agent: crate::protocol::Agent,
+    pub agent: crate::protocol::AgentName,
     #[arg(long)]
     pub allow_write: bool,
     #[arg(long)]
@@ -319,10 +320,11 @@ pub struct RunArgs {
     /// Print one JSON event per line.
     #[arg(long)]
     pub json: bool,
-    /// Agent: build (default for a new session) or plan (read-only; its plan becomes the final
-    /// answer).
+    /// Agent: build (default for a new session), plan (read-only; its plan becomes the final
+    /// answer), or a custom agent's name (`.tradewind/agents/<name>.md`, `.claude/agents/`, the
+    /// state directory's `agents/`).
     #[arg(long, value_parser = parse_agent)]
-    pub agent: Option<crate::protocol::Agent>,
+    pub agent: Option<crate::protocol::AgentName>,
     /// Continue this session (`tradewind sessions list`) instead of starting a new one.
     #[arg(long)]
     pub session: Option<String>,

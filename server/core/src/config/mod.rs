@@ -48,6 +48,8 @@ pub struct FileConfig {
     pub spend: SpendSettings,
     pub goal: GoalSettings,
     pub hooks: HooksSettings,
+    /// A custom agent's `model` alias (`sonnet`, `opus`, `haiku`, …) → `<provider>/<model>`.
+    pub model_aliases: BTreeMap<String, String>,
     /// `false` turns off the workspace snapshots undo needs.
     pub undo: Option<bool>,
     /// Days a run can still be reverted (its snapshots are kept); default 30.
@@ -420,6 +422,9 @@ pub struct Config {
     pub goal: GoalSettings,
     /// `hooks` in config.json (the hooks themselves are in `hooks.json`).
     pub hooks: HooksSettings,
+    /// `modelAliases` in config.json: a custom agent's `model` alias → `<provider>/<model>`
+    /// (an alias not named here means the session's own model).
+    pub model_aliases: BTreeMap<String, String>,
     /// Snapshot the workspace around each build run so it can be reverted (`undo` in
     /// config.json, default true).
     pub undo: bool,
@@ -603,6 +608,7 @@ impl Config {
             spend: file.spend,
             goal: file.goal,
             hooks: file.hooks,
+            model_aliases: file.model_aliases,
             undo: file.undo.unwrap_or(true),
             undo_keep_days: file.undo_keep_days.unwrap_or(30),
             headless: false,
@@ -725,6 +731,7 @@ impl Config {
             spend: SpendSettings::default(),
             goal: GoalSettings::default(),
             hooks: HooksSettings::default(),
+            model_aliases: BTreeMap::new(),
             undo: true,
             undo_keep_days: 30,
             headless: false,
@@ -766,7 +773,8 @@ fn parse_mode(s: &str) -> Result<crate::protocol::Mode, String> {
         .map_err(|_| format!("`{s}` is not a mode: ask, auto or full"))
 }
 
-fn parse_agent(s: &str) -> Result<crate::protocol::Agent, String> {
-    s.parse()
-        .map_err(|_| format!("`{s}` is not an agent: build or plan"))
+fn parse_agent(s: &str) -> Result<crate::protocol::AgentName, String> {
+    crate::protocol::AgentName::new(s).map_err(|_| {
+        format!("`{s}` is not an agent name: build, plan, or a custom agent's (a-z, then a-z 0-9 -)")
+    })
 }

@@ -545,7 +545,7 @@ mod tests {
                 &"S".into(),
                 "t",
                 "/tmp",
-                crate::protocol::Agent::Build,
+                crate::protocol::AgentName::build(),
                 crate::protocol::Mode::Ask,
                 None,
             )

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use crate::events::EventBus;
-use crate::protocol::{Agent, RunTrigger};
+use crate::protocol::{RunTrigger};
 use crate::scheduler::{AfterRun, EndedRun, RunQueue};
 use crate::store::{PlanStatus, SessionPatch, Store};
 
@@ -55,7 +55,7 @@ impl Implementation {
             Err(_) => String::new(),
         };
         let patch = SessionPatch {
-            agent: Some(Agent::Build),
+            agent: Some(crate::protocol::AgentName::build()),
             ..Default::default()
         };
         let row = match store.update_session(session_id, &patch).await {

@@ -74,7 +74,7 @@ impl Core {
                 "the session is archived; unarchive it first".into(),
             ));
         }
-        if row.agent == Agent::Plan {
+        if self.agent_base(&row).await == Agent::Plan {
             return Err(ServiceError::Refused {
                 code: "plan_agent",
                 message: "the plan agent only plans: switch the session to the build agent to work towards a goal".into(),

@@ -4,6 +4,7 @@
 //! validates its input, changes state, and records the events; the HTTP layer only extracts and
 //! maps `ServiceError` to a status.
 
+mod agents;
 mod commands;
 pub mod files;
 mod goals;

@@ -102,7 +102,7 @@ impl Core {
                 &crate::util::new_id().into(),
                 &title,
                 &workspace.to_string_lossy(),
-                p.agent.unwrap_or(Agent::Build),
+                self.checked_agent(&workspace, p.agent.as_ref()).await?,
                 mode,
                 None,
             )
@@ -134,11 +134,16 @@ impl Core {
         if let Some(m) = p.mode {
             self.check_mode(m).await?;
         }
+        if let Some(a) = &p.agent {
+            let row = self.load_session(id).await?;
+            self.checked_agent(std::path::Path::new(&row.workspace), Some(a))
+                .await?;
+        }
         let patch = SessionPatch {
             provider: p.provider.clone(),
             model,
             title: p.title.as_deref().map(check_title).transpose()?,
-            agent: p.agent,
+            agent: p.agent.clone(),
             mode: p.mode,
             archived: p.archived,
             spend_cap_usd: p.spend_cap_usd,
@@ -317,6 +322,49 @@ impl Core {
 }
 
 impl Core {
+    /// A session's agent as its runs take it: the built-in it stands on, its mode under the
+    /// agent's ceiling, and the custom agent's profile (`None`: `build` or `plan`). A custom
+    /// agent that cannot be found counts as `plan` in `ask`: a view never shows more than a run
+    /// would do (the run itself ends with `unknown_agent`).
+    pub(crate) async fn agent_of(
+        &self,
+        workspace: &str,
+        name: &crate::protocol::AgentName,
+        mode: crate::protocol::Mode,
+    ) -> (
+        Agent,
+        crate::protocol::Mode,
+        Option<std::sync::Arc<crate::agents::Profile>>,
+    ) {
+        let ws = std::path::Path::new(workspace);
+        match crate::agent::profiles::resolve(&self.store, ws, &self.cfg.state_dir, name).await {
+            Ok(None) => (name.builtin().unwrap_or(Agent::Plan), mode, None),
+            Ok(Some(p)) => (p.base, p.mode_in(mode), Some(p)),
+            Err(_) => (Agent::Plan, crate::protocol::Mode::Ask, None),
+        }
+    }
+
+    /// The built-in a session's agent stands on.
+    pub(crate) async fn agent_base(&self, row: &crate::store::SessionRow) -> Agent {
+        self.agent_of(&row.workspace, &row.agent, row.mode).await.0
+    }
+
+    /// The agent a session of `workspace` is to run as (`build` when none is named): a name it
+    /// cannot see is refused, naming those it can.
+    pub(crate) async fn checked_agent(
+        &self,
+        workspace: &std::path::Path,
+        name: Option<&crate::protocol::AgentName>,
+    ) -> ServiceResult<crate::protocol::AgentName> {
+        let Some(name) = name else {
+            return Ok(crate::protocol::AgentName::build());
+        };
+        crate::agent::profiles::resolve(&self.store, workspace, &self.cfg.state_dir, name)
+            .await
+            .map_err(|e| ServiceError::Invalid(e.to_string()))?;
+        Ok(name.clone())
+    }
+
     /// The gate's dry run for a tool call, as in a session (its workspace, mode, agent and
     /// grants) or, without one, as in a new session of the server's workspace.
     pub async fn policy_check(
@@ -331,14 +379,23 @@ impl Core {
                 let paths = deps
                     .paths
                     .with_workspace(std::path::Path::new(&row.workspace));
-                (paths, row.agent, row.mode, grants)
+                let (agent, mode, _) = self.agent_of(&row.workspace, &row.agent, row.mode).await;
+                (paths, agent, mode, grants)
             }
-            None => (
-                deps.paths.clone(),
-                p.agent.unwrap_or(crate::protocol::Agent::Build),
-                p.mode.unwrap_or(crate::protocol::Mode::Ask),
-                std::collections::HashSet::new(),
-            ),
+            None => {
+                let name = self
+                    .checked_agent(&self.cfg.workspace, p.agent.as_ref())
+                    .await?;
+                let ws = self.cfg.workspace.to_string_lossy();
+                let mode = p.mode.unwrap_or(crate::protocol::Mode::Ask);
+                let (agent, mode, _) = self.agent_of(&ws, &name, mode).await;
+                (
+                    deps.paths.clone(),
+                    agent,
+                    mode,
+                    std::collections::HashSet::new(),
+                )
+            }
         };
         let ctx = self.gate_context(agent, mode, &grants);
         match crate::policy_check::check(&ctx, &p.tool, &p.input, &paths, &deps.tools.net_exempt)
@@ -539,11 +596,18 @@ impl Core {
         let deps = &self.env;
         let grants = self.grant_set(id).await?;
         let c = &self.cfg;
-        let ctx = self.gate_context(row.agent, row.mode, &grants);
+        let (agent, mode, profile) = self.agent_of(&row.workspace, &row.agent, row.mode).await;
+        let ctx = self.gate_context(agent, mode, &grants);
+        let narrowed = profile.as_ref().and_then(|p| p.tools.as_ref());
         let data = crate::agent::toolset::TOOLS
             .iter()
             .map(|d| {
-                let (status, reason) = if d.only_agent().is_some_and(|a| a != row.agent) {
+                let (status, reason) = if narrowed.is_some_and(|t| !t.allows(d.name())) {
+                    (
+                        "disabled",
+                        format!("the {} agent's tools leave it out", row.agent),
+                    )
+                } else if d.only_agent().is_some_and(|a| a != agent) {
                     (
                         "disabled",
                         format!(
@@ -551,7 +615,7 @@ impl Core {
                             d.only_agent().map_or("", |a| a.as_str())
                         ),
                     )
-                } else if row.agent == Agent::Plan && !d.plan_agent() {
+                } else if agent == Agent::Plan && !d.plan_agent() {
                     (
                         "disabled",
                         "the plan agent keeps nothing beyond its plan".to_string(),
@@ -563,7 +627,7 @@ impl Core {
                     )
                 } else if !crate::policy::offered(
                     d.effect(),
-                    row.agent,
+                    agent,
                     deps.prompts.interactive,
                     c.ceiling,
                     c.read_only,
@@ -571,7 +635,7 @@ impl Core {
                 ) {
                     let why = if c.read_only {
                         "the server runs with --read-only".to_string()
-                    } else if row.agent == crate::protocol::Agent::Plan {
+                    } else if agent == crate::protocol::Agent::Plan {
                         "the plan agent is read-only".to_string()
                     } else {
                         format!(

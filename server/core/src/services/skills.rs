@@ -165,10 +165,11 @@ impl Core {
 }
 
 /// What the user can trust of a workspace: the setting prefix of each kind.
-const TRUSTED: [(crate::protocol::TrustKind, &str); 3] = [
+const TRUSTED: [(crate::protocol::TrustKind, &str); 4] = [
     (crate::protocol::TrustKind::Config, "workspace_config:"),
     (crate::protocol::TrustKind::Skills, "workspace_skills:"),
     (crate::protocol::TrustKind::Hooks, "workspace_hooks:"),
+    (crate::protocol::TrustKind::Agents, "workspace_agents:"),
 ];
 
 /// The hash a workspace's files of `kind` hold now.
@@ -178,6 +179,7 @@ fn current_hash(kind: crate::protocol::TrustKind, ws: &std::path::Path) -> Optio
         TrustKind::Config => crate::workspace_config::read(ws).and_then(|c| c.hash),
         TrustKind::Skills => skills::workspace_hash(ws),
         TrustKind::Hooks => crate::hooks::workspace_hash(&crate::hooks::workspace_files(ws)),
+        TrustKind::Agents => crate::agents::workspace_hash(ws),
     }
 }
 

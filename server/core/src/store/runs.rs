@@ -2,7 +2,7 @@
 
 use super::cas::{Rows, Set, Transition};
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{Agent, RunId, RunStatus, RunTrigger, SessionId};
+use crate::protocol::{AgentName, RunId, RunStatus, RunTrigger, SessionId};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -15,7 +15,7 @@ pub struct RunRow {
     pub trigger: RunTrigger,
     pub input: String,
     #[sqlx(try_from = "String")]
-    pub agent: Agent,
+    pub agent: AgentName,
     pub error: Option<String>,
     pub usage: Option<String>,
     pub created_at: i64,
@@ -34,7 +34,7 @@ pub struct NewRun<'a> {
     pub session_id: &'a SessionId,
     pub trigger: RunTrigger,
     pub input: &'a str,
-    pub agent: Agent,
+    pub agent: AgentName,
     pub images: Option<String>,
     pub limits: Option<String>,
 }
@@ -49,7 +49,7 @@ impl Store {
         session_id: &SessionId,
         trigger: RunTrigger,
         input: &str,
-        agent: Agent,
+        agent: AgentName,
     ) -> StoreResult<()> {
         self.queue_run(&NewRun {
             id,

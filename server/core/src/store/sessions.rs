@@ -1,7 +1,7 @@
 //! Sessions: a workspace, an agent, a permission mode, and a sequenced event log.
 
 use super::{Store, StoreError, StoreResult};
-use crate::protocol::{Agent, Mode, RunId, SessionId, SessionStatus};
+use crate::protocol::{AgentName, Mode, RunId, SessionId, SessionStatus};
 use crate::util::now_ms;
 
 #[derive(Debug, Clone)]
@@ -9,7 +9,7 @@ pub struct SessionRow {
     pub id: SessionId,
     pub title: String,
     pub workspace: String,
-    pub agent: Agent,
+    pub agent: AgentName,
     pub mode: Mode,
     pub archived: bool,
     pub parent_id: Option<SessionId>,
@@ -50,7 +50,7 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for SessionRow {
             id: row.try_get("id")?,
             title: row.try_get("title")?,
             workspace: row.try_get("workspace")?,
-            agent: column("agent", Agent::try_from(row.try_get::<String, _>("agent")?))?,
+            agent: column("agent", AgentName::try_from(row.try_get::<String, _>("agent")?))?,
             mode: column("mode", Mode::try_from(row.try_get::<String, _>("mode")?))?,
             archived: flag("archived")?,
             parent_id: row.try_get("parent_id")?,
@@ -122,7 +122,7 @@ fn with_statuses(q: SessionsQuery<'_>) -> SessionsQuery<'_> {
 #[derive(Debug, Clone, Default)]
 pub struct SessionPatch {
     pub title: Option<String>,
-    pub agent: Option<Agent>,
+    pub agent: Option<AgentName>,
     pub mode: Option<Mode>,
     pub archived: Option<bool>,
     /// `Some(None)` clears the session's own cap.
@@ -154,7 +154,7 @@ impl Store {
         id: &crate::protocol::SessionId,
         title: &str,
         workspace: &str,
-        agent: Agent,
+        agent: AgentName,
         mode: Mode,
         parent_id: Option<&str>,
     ) -> StoreResult<SessionRow> {
@@ -183,7 +183,7 @@ impl Store {
         parent: &SessionRow,
         id: &crate::protocol::SessionId,
         title: &str,
-        agent: Agent,
+        agent: AgentName,
         mode: Mode,
     ) -> StoreResult<SessionRow> {
         let now = now_ms();
@@ -329,7 +329,7 @@ impl Store {
     ) -> StoreResult<SessionRow> {
         let cur = self.get_session(id).await?;
         let title = patch.title.clone().unwrap_or(cur.title);
-        let agent = patch.agent.unwrap_or(cur.agent);
+        let agent = patch.agent.clone().unwrap_or(cur.agent.clone());
         let mode = patch.mode.unwrap_or(cur.mode);
         let archived = patch.archived.unwrap_or(cur.archived);
         let cap = patch.spend_cap_usd.unwrap_or(cur.spend_cap_usd);
@@ -468,7 +468,7 @@ pub struct ImportSpec<'a> {
     pub id: &'a SessionId,
     pub title: &'a str,
     pub workspace: &'a str,
-    pub agent: Agent,
+    pub agent: AgentName,
     pub mode: Mode,
     /// (run id, type, data JSON, created_at)
     pub events: &'a [(Option<RunId>, String, String, i64)],

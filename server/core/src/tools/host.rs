@@ -89,4 +89,10 @@ pub trait ToolHost: Send + Sync {
         call: &'a ToolCallReq,
         advice: &'static str,
     ) -> BoxFuture<'a, ToolOutput>;
+    /// The agent of this name as this session's workspace sees it: `None` for a built-in, a
+    /// custom agent's profile, or why not (naming the agents there are).
+    fn agent_profile<'a>(
+        &'a self,
+        name: &'a crate::protocol::AgentName,
+    ) -> BoxFuture<'a, Result<Option<Arc<crate::agents::Profile>>, String>>;
 }

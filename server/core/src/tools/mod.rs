@@ -173,6 +173,9 @@ pub enum PrepareError {
     NoRepository,
     #[error("{0}")]
     Path(#[from] PathError),
+    /// The session's custom agent does not have this tool, or not for this command.
+    #[error("{0}")]
+    NotForAgent(String),
 }
 
 impl PrepareError {
@@ -181,6 +184,7 @@ impl PrepareError {
             PrepareError::Unknown(_) | PrepareError::McpNotOffered(_) => "unknown_tool",
             PrepareError::Input(_) => "invalid_input",
             PrepareError::NoRepository => "not_a_repository",
+            PrepareError::NotForAgent(_) => "not_for_agent",
             PrepareError::Path(p) => p.code(),
         }
     }

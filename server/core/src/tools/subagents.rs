@@ -65,18 +65,12 @@ pub struct TaskArgs {
     /// The whole task: the subagent sees nothing else.
     #[schemars(length(min = 1))]
     pub prompt: String,
-    /// `build` (default; `plan` parents only start `plan`) or `plan` (read-only, answers in text).
-    pub agent: Option<ChildAgent>,
+    /// `build` (default; `plan` parents only start `plan`), `plan` (read-only, answers in
+    /// text), or a custom agent's name.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9-]{0,63}$"))]
+    pub agent: Option<String>,
     /// At most yours (default: yours).
     pub mode: Option<ChildMode>,
-}
-
-/// The agents a subagent may be (the model's schema names them).
-#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ChildAgent {
-    Build,
-    Plan,
 }
 
 /// The modes a subagent may run in.
@@ -91,7 +85,7 @@ pub enum ChildMode {
 pub struct TaskCall {
     description: String,
     prompt: String,
-    agent: Option<Agent>,
+    agent: Option<crate::protocol::AgentName>,
     mode: Option<Mode>,
 }
 
@@ -123,10 +117,11 @@ impl super::Tool for Task {
         Ok(Gated::plain(TaskCall {
             description,
             prompt: a.prompt,
-            agent: a.agent.map(|a| match a {
-                ChildAgent::Build => Agent::Build,
-                ChildAgent::Plan => Agent::Plan,
-            }),
+            agent: a
+                .agent
+                .map(crate::protocol::AgentName::new)
+                .transpose()
+                .map_err(|e| PrepareError::Input(e.to_string()))?,
             mode: a.mode.map(|m| match m {
                 ChildMode::Ask => Mode::Ask,
                 ChildMode::Auto => Mode::Auto,
@@ -153,15 +148,22 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
             format!("subagents nest at most {MAX_DEPTH} deep: do this task yourself"),
         ));
     }
-    let agent = match (call.agent, host.agent()) {
-        (Some(Agent::Build), Agent::Plan) => {
-            return Err(ToolOutput::err(
-                "invalid_input",
-                "the plan agent starts only `plan` subagents (read-only)",
-            ));
+    let agent = match call.agent {
+        Some(name) => {
+            let base = match host.agent_profile(&name).await {
+                Ok(None) => name.builtin().unwrap_or(Agent::Plan),
+                Ok(Some(p)) => p.base,
+                Err(why) => return Err(ToolOutput::err("unknown_agent", why)),
+            };
+            if base != Agent::Plan && host.agent() == Agent::Plan {
+                return Err(ToolOutput::err(
+                    "invalid_input",
+                    "the plan agent starts only read-only subagents (`plan`, or a custom agent with `base: plan`)",
+                ));
+            }
+            name
         }
-        (Some(a), _) => a,
-        (None, a) => a,
+        None => host.session().agent.clone(),
     };
     let mode = match call.mode {
         Some(m) if rank(m) > rank(host.mode()) => {
@@ -194,7 +196,7 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
     }
     let id = crate::protocol::SessionId::from(crate::util::new_id());
     let row = store
-        .create_child_session(parent, &id, &call.description, agent, mode)
+        .create_child_session(parent, &id, &call.description, agent.clone(), mode)
         .await
         .map_err(|e| ToolOutput::err("internal", e))?;
     crate::probe::moment(crate::probe::MarkKind::Step("child row"));

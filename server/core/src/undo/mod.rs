@@ -653,7 +653,7 @@ mod tests {
                 &sid,
                 "t",
                 &ws_text,
-                crate::protocol::Agent::Build,
+                crate::protocol::AgentName::build(),
                 crate::protocol::Mode::Auto,
                 None,
             )

@@ -142,6 +142,39 @@ pub async fn switch_skill(
     Ok(axum::Json(state.set_skill_enabled(&name, p.enabled).await?))
 }
 
+/// The agents a session of the server's workspace can run as.
+///
+/// `build` and `plan`, then the custom agents: the workspace's (`.tradewind/agents/<name>.md`,
+/// `.claude/agents/`), which count only once trusted as they are (`untrusted` says they are
+/// held back; `workspace_hash` is what to trust), and the user's (`agents/` in the state
+/// directory). `skipped` names each file left out and why.
+#[utoipa::path(get, path = "/api/agents", tag = "mcp",
+    responses((status = 200, description = "The agents", body = crate::protocol::AgentList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_agents(
+    State(state): State<AppState>,
+) -> ApiResult<axum::Json<crate::protocol::AgentList>> {
+    Ok(axum::Json(state.agents().await?))
+}
+
+/// Trust the workspace's agents as `GET /api/agents` showed them.
+///
+/// `hash` is the `workspace_hash` it gave: agents changed since are refused (409); any later
+/// change holds them back until trusted again. Needs the `admin` scope.
+#[utoipa::path(post, path = "/api/agents/trust", tag = "mcp", request_body = SkillTrust,
+    responses((status = 200, description = "Trusted", body = crate::protocol::AgentList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "The workspace has no agents", body = ErrorBody),
+              (status = 409, description = "The agents changed since they were shown", body = ErrorBody),
+              (status = 422, description = "Invalid body", body = ErrorBody)))]
+pub async fn trust_agents(
+    State(state): State<AppState>,
+    super::extract::ApiJson(p): super::extract::ApiJson<SkillTrust>,
+) -> ApiResult<axum::Json<crate::protocol::AgentList>> {
+    Ok(axum::Json(state.trust_agents(&p.hash).await?))
+}
+
 /// The hooks the server's workspace's sessions run.
 ///
 /// The user's (`hooks.json` in the state directory) and the workspace's

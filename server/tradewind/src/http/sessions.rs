@@ -18,14 +18,15 @@ use crate::protocol::{
 /// Every field is optional. `workspace`: an absolute path to an existing directory outside
 /// Tradewind's state directory (default: the server's workspace). `title`: 1 to 200
 /// characters, no control characters (default `New session`, which the first prompt replaces).
-/// `agent` defaults to `build`; `mode` to the server's default mode (`default_mode` in `GET
+/// `agent` defaults to `build`; another name must be `plan` or a custom agent the workspace
+/// has (`GET /api/agents`; an unknown one answers 422 naming those there are); `mode` to the server's default mode (`default_mode` in `GET
 /// /api/config`) for a caller with the `admin` scope, and to `ask` for one without it, whatever
 /// the server's default. Returns the new session.
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = CreateSessionParams,
     responses((status = 201, description = "The new session", body = Session),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 409, description = "`mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback, which cannot make it safe (the message says how to get the jail)", body = ErrorBody),
-              (status = 422, description = "A workspace that is not an existing absolute directory, or an invalid title", body = ErrorBody)))]
+              (status = 422, description = "A workspace that is not an existing absolute directory, an invalid title, or an unknown agent", body = ErrorBody)))]
 pub async fn create_session(
     State(state): State<AppState>,
     Extension(granted): Extension<super::extract::Granted>,
@@ -148,21 +149,22 @@ pub async fn get_session(
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
               (status = 409, description = "`mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback", body = ErrorBody),
-              (status = 422, description = "An invalid title or model, or an unknown provider", body = ErrorBody)))]
+              (status = 422, description = "An invalid title or model, an unknown provider, or an unknown agent (the message names the agents there are)", body = ErrorBody)))]
 pub async fn patch_session(
     State(state): State<AppState>,
     Extension(granted): Extension<super::extract::Granted>,
     Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<PatchSessionParams>,
 ) -> ApiResult<axum::Json<Session>> {
-    // Lowering to `ask` or going back to the plan agent narrows what the agent may do.
+    // Lowering to `ask` or going back to the plan agent narrows what the agent may do; any
+    // other agent (`build`, a custom one) needs `admin`.
     if p.mode.is_some_and(|m| m != crate::protocol::Mode::Ask) {
         granted.require(
             crate::protocol::TokenScope::Admin,
             "changing a session's mode",
         )?;
     }
-    if p.agent.is_some_and(|a| a != crate::protocol::Agent::Plan) {
+    if p.agent.as_ref().is_some_and(|a| !a.is_plan()) {
         granted.require(
             crate::protocol::TokenScope::Admin,
             "changing a session's agent",

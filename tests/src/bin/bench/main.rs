@@ -80,7 +80,8 @@ async fn extend() {
     let mut listed = 0;
     for _ in 0..30 {
         let t0 = Instant::now();
-        let c = tradewind::skills::catalogue(ws.path(), state.path(), hash.as_deref());
+        let choices = tradewind::skills::Choices::from_settings(hash.clone(), None);
+        let c = tradewind::skills::catalogue(ws.path(), state.path(), &choices);
         let section = c.prompt_section(128_000 * 4 / 50);
         v.push(t0.elapsed().as_secs_f64() * 1e3);
         listed = section.lines().filter(|l| l.starts_with("- ")).count();
@@ -1543,7 +1544,7 @@ async fn events() {
             &"S1".into(),
             "bench",
             &ws,
-            tradewind::protocol::Agent::Build,
+            tradewind::protocol::AgentName::build(),
             tradewind::protocol::Mode::Ask,
             None,
         )
@@ -2206,7 +2207,7 @@ async fn fts() {
     for s in 0..1000 {
         let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
         store
-            .create_session(&sid, &format!("s{s}"), "/w", Agent::Build, Mode::Ask, None)
+            .create_session(&sid, &format!("s{s}"), "/w", Agent::Build.into(), Mode::Ask, None)
             .await
             .unwrap();
         let events: Vec<NewEvent> = (0..200)

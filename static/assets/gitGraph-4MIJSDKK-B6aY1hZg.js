@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-CedzD0gU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-D0iG2mK7.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

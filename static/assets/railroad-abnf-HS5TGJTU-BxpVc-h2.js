@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CedzD0gU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -383,3 +383,49 @@ async fn session_start_and_pre_compact_hooks_run_where_they_belong() {
     assert_eq!(ran, ["SessionStart", "PreCompact"], "once each");
     s.stop().await;
 }
+
+/// A user hook's command runs its script from the state directory's `hooks/` folder, which its
+/// jail shows read-only; the rest of the state directory stays hidden from it.
+#[tokio::test]
+async fn a_user_hook_sees_only_the_hooks_folder_of_the_state_dir() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: PROCESSES,
+        ..Opts::default()
+    })
+    .await;
+    let state = s.state.path();
+    std::fs::create_dir_all(state.join("hooks")).unwrap();
+    std::fs::write(
+        state.join("hooks/context.sh"),
+        format!(
+            "seen=$(ls {st} | tr '\\n' ' '); touch {st}/hooks/w 2>/dev/null && seen=\"$seen WROTE\"; printf '{{\"additionalContext\": \"HOOK-DIR-OK %s\"}}' \"$seen\"\n",
+            st = state.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        state.join("hooks.json"),
+        json!({"hooks": {"PostToolUse": [{"matcher": "read_file", "hooks": [
+            {"type": "command", "command": format!("sh {}/hooks/context.sh", state.display())}
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(s.workspace.path().join("a.txt"), "a\n").unwrap();
+    mock.push(tool_reply("c1", "read_file", &json!({"path": "a.txt"})));
+    mock.push(text_reply("Done."));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "read").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let events = s.events(&sid).await;
+    let text = of_type(&events, "tool_result")[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("[Hook context: HOOK-DIR-OK hooks ]"), "{text}");
+    assert!(!state.join("hooks/w").exists());
+}

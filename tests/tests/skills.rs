@@ -216,3 +216,96 @@ async fn a_trusted_skill_is_loaded_and_its_files_read_beneath_it() {
     );
     s.stop().await;
 }
+
+/// A user skill's script runs in the jail from the neutral path `skill_load` names, its folder
+/// read-only there, while the rest of the state directory stays hidden; a skill turned off is
+/// neither listed to the model nor loadable.
+#[tokio::test]
+async fn a_user_skill_s_script_runs_in_the_jail_and_the_state_dir_stays_hidden() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: tradewind::policy::Ceiling {
+            write: true,
+            process: true,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let (_, cfg) = s.get("/api/config").await;
+    assert_eq!(cfg["sandbox"]["jail"], "bwrap", "{}", cfg["sandbox"]);
+    let skill = s.state.path().join("skills/greet");
+    put(
+        &skill,
+        "---\nname: greet\ndescription: Greet with the bundled script.\n---\nRun scripts/hello.sh.\n",
+    );
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    std::fs::write(skill.join("scripts/hello.sh"), "echo HELLO-FROM-SKILL\n").unwrap();
+    put(
+        &s.state.path().join("skills/off"),
+        "---\nname: off\ndescription: Turned off.\n---\nOFF-BODY\n",
+    );
+    let state = s.state.path().display().to_string();
+    let (st, list) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/skills/off",
+            json!({"enabled": false}),
+        )
+        .await;
+    assert_eq!(st, 200, "{list}");
+    let off = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "off")
+        .cloned()
+        .unwrap();
+    assert_eq!(off["enabled"], false);
+    let (st, _) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/skills/nosuch",
+            json!({"enabled": false}),
+        )
+        .await;
+    assert_eq!(st, 404);
+
+    mock.push(tool_reply("l0", "skill_load", &json!({"name": "off"})));
+    mock.push(tool_reply("l1", "skill_load", &json!({"name": "greet"})));
+    mock.push(tool_reply(
+        "c1",
+        "shell",
+        &json!({"command": format!(
+            "sh /run/tradewind/skills/greet/scripts/hello.sh; touch /run/tradewind/skills/greet/x 2>/dev/null && echo WROTE; ls {state} 2>&1; cat {state}/tradewind.db 2>&1 | head -c 20"
+        )}),
+    ));
+    mock.push(text_reply("Done."));
+    let (st, v) = s.post("/api/sessions", json!({"mode": "full"})).await;
+    assert_eq!(st, 201, "{v}");
+    let sid = v["id"].as_str().unwrap().to_string();
+    let run = s.prompt(&sid, "greet").await;
+    let fin = s.answer_all_until_finished(&sid, &run, "once").await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let reqs = mock.requests.lock().unwrap().clone();
+    let system = reqs[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("- greet:"), "{system}");
+    assert!(!system.contains("- off:"), "a skill turned off is not listed");
+    let r = results(&s.events(&sid).await);
+    let text = |i: usize| r[i]["text"].as_str().unwrap().to_string();
+    assert_eq!(r[0]["ok"], false, "{}", r[0]);
+    assert!(!text(0).contains("OFF-BODY"));
+    assert!(
+        text(1).contains("/run/tradewind/skills/greet"),
+        "{}",
+        text(1)
+    );
+    let out = text(2);
+    assert!(out.contains("HELLO-FROM-SKILL"), "{out}");
+    assert!(!out.contains("WROTE"), "the skill's folder is read-only: {out}");
+    assert!(!out.contains("skills"), "the state dir is hidden: {out}");
+    assert!(!out.contains("SQLite"), "{out}");
+    assert!(!skill.join("x").exists());
+}

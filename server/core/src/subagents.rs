@@ -49,6 +49,11 @@ pub struct Live {
     pub modes: parking_lot::RwLock<std::collections::HashMap<SessionId, crate::protocol::Mode>>,
     /// Bumped by every revoke, so runs in flight re-read their grants.
     pub grants_epoch: std::sync::atomic::AtomicU64,
+    /// The skills each session loaded (`skill_load`), by name with their folders: the jail of
+    /// the session's commands shows each one read-only under [`crate::sandbox::SKILLS_IN_JAIL`].
+    pub skills: parking_lot::RwLock<
+        std::collections::HashMap<SessionId, std::collections::BTreeMap<String, std::path::PathBuf>>,
+    >,
 }
 
 /// `lineage`, from what `task` remembered when it started the session (else the store).

@@ -357,6 +357,10 @@ export const api = {
   hooks: () => ok(client.GET("/api/hooks")),
   /** Trust the workspace's hooks as they were shown (`hash`): 409 when they changed since. */
   trustHooks: (hash: string) => ok(client.POST("/api/hooks/trust", { body: { hash } })),
+  /** The agents a session of the server's workspace can run as: `build`, `plan`, then the custom ones. */
+  agents: () => ok(client.GET("/api/agents")),
+  /** Trust the workspace's agents as they were shown (`hash`): 409 when they changed since. */
+  trustAgents: (hash: string) => ok(client.POST("/api/agents/trust", { body: { hash } })),
   workspaceConfig: () => ok(client.GET("/api/workspace/config")),
   /** Approve the file as it was shown (`hash`): 409 when it changed since. */
   approveWorkspaceConfig: (hash: string) => ok(client.POST("/api/workspace/config/approve", { body: { hash } })),

@@ -119,6 +119,12 @@ export type HookInfo = Schemas["HookInfo"];
 export type HookFileInfo = Schemas["HookFileInfo"];
 export type HookList = Schemas["HookList"];
 
+// ---- Custom agents (the workspace's count once trusted) ----------------------
+
+/** One agent a session can run as: a built-in, or a custom one narrowing `build` or `plan`. */
+export type AgentInfo = Schemas["AgentInfo"];
+export type AgentList = Schemas["AgentList"];
+
 // ---- Usage, cost, spend caps and compaction --------------------------------
 
 /** Tokens and cost of a model call, a run or a session (`cost_usd` null: no known price). */

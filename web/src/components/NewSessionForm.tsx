@@ -1,12 +1,15 @@
-import { useState } from "preact/hooks";
+import { useEffect, useId, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { Agent, Mode } from "../api/types";
 import { useAction } from "../state/action";
+import { agents, refreshAgents } from "../state/agents";
 import { serverConfig } from "../state/app";
 import { useObservable } from "../state/observable";
 import { navigate, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
+import { agentChoices, agentLabel } from "../util/agents";
 import { FormError } from "./FormError";
+import "../agents.css";
 
 const LAST_WS = "tradewind.lastWorkspace";
 
@@ -16,6 +19,16 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
   const [agent, setAgent] = useState<Agent>("build");
   const [mode, setMode] = useState<Mode>("ask");
   const cfg = useObservable(serverConfig);
+  const list = useObservable(agents);
+  const hintId = useId();
+
+  // The agents are read each time the form opens: a file added or trusted since is offered (a
+  // failed read leaves the list read last, or the built-ins).
+  useEffect(() => {
+    refreshAgents().catch(() => undefined);
+  }, []);
+  const choices = agentChoices(list, agent);
+  const chosen = choices.find((a) => a.name === agent);
 
   const create = useAction(async () => {
     const s = await api.createSession({
@@ -54,9 +67,17 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
       <div class="field-row">
         <label class="field">
           <span>Agent</span>
-          <select name="agent" value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value as Agent)}>
-            <option value="build">build</option>
-            <option value="plan">plan (read-only)</option>
+          <select
+            name="agent"
+            value={agent}
+            aria-describedby={chosen?.description ? hintId : undefined}
+            onChange={(e) => setAgent((e.target as HTMLSelectElement).value as Agent)}
+          >
+            {choices.map((a) => (
+              <option key={a.name} value={a.name} title={a.description}>
+                {agentLabel(a)}
+              </option>
+            ))}
           </select>
         </label>
         <label class="field">
@@ -68,6 +89,11 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
           </select>
         </label>
       </div>
+      {chosen?.description && (
+        <p class="small muted agent-hint" id={hintId} data-agent-hint={chosen.name}>
+          {chosen.description}
+        </p>
+      )}
       <FormError error={create.error} small />
       <button type="submit" class="btn primary" disabled={create.busy}>
         {create.busy ? "Creating…" : "Create session"}

@@ -8,6 +8,7 @@ import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, toggle
 import { useObservable } from "../state/observable";
 import { removeSession, upsertSession } from "../state/sessions";
 import type { ContextState } from "../state/transcript";
+import { AgentMenu } from "./AgentMenu";
 import { FormError } from "./FormError";
 import { ModelMenu } from "./ModelMenu";
 import { ReasoningMenu } from "./ReasoningMenu";
@@ -82,7 +83,7 @@ export function SessionHeader({
         )}
         <div class="session-sub">
           <span class="ws-path" title={s.workspace}>{s.workspace}</span>
-          <span class="chip">agent: {s.agent}</span>
+          <AgentMenu session={s} />
           <ModelMenu session={s} />
           <ReasoningMenu session={s} />
           <UsageSummary sessionId={s.id} marks={usageMarks} context={context} />

@@ -4,6 +4,7 @@ import { askNotificationPermission } from "../state/attention";
 import { useObservable } from "../state/observable";
 import { SETTINGS_PANELS, settingsPanelRequest } from "../state/panels";
 import { themeChoice, type ThemeChoice } from "../state/theme";
+import { AgentsPanel } from "./AgentsPanel";
 import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
 import { HooksPanel } from "./HooksPanel";
 import { McpPanel } from "./McpPanel";
@@ -21,7 +22,7 @@ export function Settings() {
   const [notif, setNotif] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
   const request = useObservable(settingsPanelRequest);
 
-  // A panel asked for (`/skills`): its title comes into view with the focus, once.
+  // A panel asked for (`/skills`, `/agents`): its title comes into view with the focus, once.
   useEffect(() => {
     if (!request) return;
     const title = document.getElementById(SETTINGS_PANELS[request.panel]);
@@ -40,6 +41,7 @@ export function Settings() {
       <McpPanel />
       <SkillsPanel />
       <HooksPanel />
+      <AgentsPanel />
       <MemoryPanel />
 
       <section class="card">

@@ -3,9 +3,9 @@ import { api, errorText } from "../api/client";
 import type { SkillInfo, SkillList } from "../api/types";
 import { useAction } from "../state/action";
 import { useTrust } from "../state/trust";
-import { splitSkipped } from "../util/extensions";
 import { FormError } from "./FormError";
 import { SkillItem } from "./SkillItem";
+import { SkippedList } from "./SkippedList";
 import { TrustBanner } from "./TrustBanner";
 import "../extensions.css";
 
@@ -32,30 +32,6 @@ function SkillsHelp() {
       </p>
       <pre class="extension-example">{EXAMPLE}</pre>
     </>
-  );
-}
-
-/** The folders left out, each with why. */
-function Skipped({ lines }: { lines: string[] }) {
-  return (
-    <div class="extension-skipped" data-skills-skipped>
-      <h3>Left out</h3>
-      <ul class="small">
-        {lines.map((line) => {
-          const { path, why } = splitSkipped(line);
-          return (
-            <li key={line}>
-              {path && (
-                <>
-                  <code>{path}</code>:{" "}
-                </>
-              )}
-              {why}
-            </li>
-          );
-        })}
-      </ul>
-    </div>
   );
 }
 
@@ -173,7 +149,7 @@ export function SkillsPanel() {
           </details>
         </>
       )}
-      {list && list.skipped.length > 0 && <Skipped lines={list.skipped} />}
+      {list && list.skipped.length > 0 && <SkippedList lines={list.skipped} data-skills-skipped />}
       <FormError error={loadError} />
     </section>
   );

@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { PromptCommand } from "../api/types";
+import { agents, refreshAgents } from "../state/agents";
+import { useObservable } from "../state/observable";
 import { type SlashEntry, slashEntries, slashQuery } from "../state/slash";
 import "../slash.css";
 
 /**
  * The `/` command picker of the composer: open while the prompt is `/` and a command name, it
  * lists the built-in commands and the workspace's templates (read again each time it opens) with
- * their descriptions. Like the `@` picker, the textarea keeps the focus and passes its keys here
+ * their descriptions; after `/agent ` the agents (read again each time that is typed). Like the `@` picker, the textarea keeps the focus and passes its keys here
  * first (`onKey` returns true when the picker used the key): arrows move, Enter picks, Tab
  * completes the name, Esc closes.
  */
@@ -24,6 +26,8 @@ export function useSlashCommands(sessionId: string, text: string, choose: (entry
   const times = showing ? opened.current.times : 0;
   const [dismissed, setDismissed] = useState(0);
   const reading = useRef<Promise<PromptCommand[]> | null>(null);
+  const agentList = useObservable(agents);
+  const namingAgent = query?.startsWith("agent ") ?? false;
 
   const read = (): Promise<PromptCommand[]> => {
     // An older server has no commands endpoint: the built-in commands only.
@@ -45,7 +49,12 @@ export function useSlashCommands(sessionId: string, text: string, choose: (entry
     };
   }, [sessionId, times]);
 
-  const entries = query === null ? [] : slashEntries(query, list);
+  // `/agent ` typed: the agents are read again (a file added or trusted since is offered).
+  useEffect(() => {
+    if (namingAgent) refreshAgents().catch(() => undefined);
+  }, [namingAgent, times]);
+
+  const entries = query === null ? [] : slashEntries(query, list, agentList?.data);
   const open = showing && dismissed !== times && entries.length > 0;
   const active = chosen.query === query ? Math.min(chosen.index, entries.length - 1) : 0;
   const current = entries[active];

@@ -1,9 +1,9 @@
 import type { ComponentChildren } from "preact";
 
 /**
- * The workspace's skills or hooks are held back until trusted: says so, where they are, and the
- * button that trusts them as shown (`hash`, what the list answered). `children`: what the last
- * attempt answered, under the button.
+ * The workspace's skills, hooks or agents are held back until trusted: says so, where they are,
+ * and the button that trusts them as shown (`hash`, what the list answered). `children`: what the
+ * last attempt answered, under the button.
  */
 export function TrustBanner({
   what,
@@ -13,7 +13,7 @@ export function TrustBanner({
   onTrust,
   children,
 }: {
-  /** "skills" or "hooks". */
+  /** "skills", "hooks" or "agents". */
   what: string;
   /** Where in the workspace they are, to be read before trusting them. */
   where: ComponentChildren;

@@ -1,10 +1,12 @@
-// Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/mode …`,
-// `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`, `/skills`) act on the session or
-// open a dialog, panel or picker; the server's own prompts (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
+// Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/agent …`,
+// `/mode …`, `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`, `/skills`, `/agents`)
+// act on the session or open a dialog, panel or picker; the server's own prompts (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
 import type { Agent, Mode, PromptCommand, Session } from "../api/types";
+import { type AgentChoice, splitAgentArgs } from "../util/agents";
+import { refreshAgents } from "./agents";
 import { openGoalPanel, openSettingsPanel } from "./panels";
 import { effectiveModel, modelLabel, openModelPicker, refreshProviders } from "./providers";
 import { startRedo, startRevert } from "./revert";
@@ -14,8 +16,9 @@ import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" | "skills" }
-  | { action: "agent"; agent: Agent }
+  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" }
+  /** Switch to `agent`; null: to the one named after the command (`/agent NAME`). */
+  | { action: "agent"; agent: Agent | null }
   | { action: "mode"; mode: Mode };
 
 export interface SlashEntry {
@@ -32,6 +35,11 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
   { label: "compact", description: "Summarise the older turns to free the context window", builtin: { action: "compact" } },
   { label: "plan", description: "Switch to the plan agent: read-only, it explores and proposes a plan", builtin: { action: "agent", agent: "plan" } },
   { label: "build", description: "Switch to the build agent: it edits files and runs commands", builtin: { action: "agent", agent: "build" } },
+  {
+    label: "agent",
+    description: "Switch to any agent: /agent NAME (build, plan or a custom agent); text after the name is sent to it",
+    builtin: { action: "agent", agent: null },
+  },
   { label: "mode ask", description: "Permissions: edits, commands and network ask first", builtin: { action: "mode", mode: "ask" } },
   { label: "mode auto", description: "Permissions: edits in the workspace run; commands and network ask", builtin: { action: "mode", mode: "auto" } },
   { label: "mode full", description: "Permissions: everything the server allows runs without asking", builtin: { action: "mode", mode: "full" } },
@@ -54,11 +62,16 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
     description: "Open Settings → Skills: the Agent Skills the agent sees, turn them on or off, trust this workspace's",
     builtin: { action: "skills" },
   },
+  {
+    label: "agents",
+    description: "Open Settings → Agents: the agents a session can run as, trust this workspace's",
+    builtin: { action: "agents" },
+  },
 ];
 const BUILTINS: (SlashEntry & { builtin: Builtin })[] = BUILTIN_LIST.map((b) => ({
   ...b,
   template: null,
-  takesArguments: b.builtin.action === "search",
+  takesArguments: b.builtin.action === "search" || (b.builtin.action === "agent" && b.builtin.agent === null),
 }));
 
 /** Names a workspace template cannot take: the built-in command wins. */
@@ -73,12 +86,18 @@ export function slashQuery(text: string): string | null {
   return m ? m[1] : null;
 }
 
-/** The picker's entries for `query`: those starting with it first, then those containing it. */
-export function slashEntries(query: string, templates: PromptCommand[]): SlashEntry[] {
+/**
+ * The picker's entries for `query`: those starting with it first, then those containing it. Once
+ * `agent ` is typed, each of `agents` is an entry (`agent code-reviewer`) with its description.
+ */
+export function slashEntries(query: string, templates: PromptCommand[], agents: readonly AgentChoice[] = []): SlashEntry[] {
   const own: SlashEntry[] = templates
     .filter((t) => !BUILTIN_NAMES.has(t.name))
     .map((t) => ({ label: t.name, description: t.description, template: t, takesArguments: t.takes_arguments }));
-  const all: SlashEntry[] = [...BUILTINS, ...own];
+  const named: SlashEntry[] = query.startsWith("agent ")
+    ? agents.map((a) => ({ label: `agent ${a.name}`, description: a.description, template: null, takesArguments: false }))
+    : [];
+  const all: SlashEntry[] = [...BUILTINS, ...named, ...own];
   const q = query.toLowerCase();
   const starts = all.filter((e) => e.label.startsWith(q));
   const within = q.includes(" ") ? [] : all.filter((e) => !e.label.startsWith(q) && e.label.includes(q));
@@ -117,8 +136,7 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
       await api.compact(session.id);
       return null;
     case "agent":
-      upsertSession(await api.patchSession(session.id, { agent: b.agent }));
-      return AGENT_DONE[b.agent] ?? `Switched to the ${b.agent} agent.`;
+      return switchAgent(session, b.agent ?? args);
     case "mode":
       upsertSession(await api.patchSession(session.id, { mode: b.mode }));
       return `Permissions set to ${b.mode}.`;
@@ -146,10 +164,31 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
     case "goal":
       return setGoal(session, args);
     case "skills":
+    case "agents":
       // The panel takes the focus: nothing to say here.
-      openSettingsPanel("skills");
+      openSettingsPanel(b.action);
       return null;
   }
+}
+
+/** Switch the session to `agent`: the server refuses one it cannot see (422, naming those there are). */
+async function switchAgent(session: Session, agent: Agent): Promise<string> {
+  upsertSession(await api.patchSession(session.id, { agent }));
+  return AGENT_DONE[agent] ?? `Switched to the ${agent} agent.`;
+}
+
+/**
+ * `/agent NAME [text]`: switch to that agent, then send the text; alone, say which agents there
+ * are (those of the server's workspace) and which one the session runs as.
+ */
+async function agentCommand(session: Session, args: string): Promise<SlashOutcome> {
+  const { name, rest } = splitAgentArgs(args);
+  if (!name) {
+    const list = await refreshAgents();
+    const names = list.data.map((a) => a.name).join(", ");
+    return { done: `Agents: ${names}. This session runs as ${session.agent}; /agent NAME switches.`, send: null };
+  }
+  return { done: await switchAgent(session, name), send: rest || null };
 }
 
 /**
@@ -204,6 +243,7 @@ export async function resolveSlash(
   const args = (m[2] ?? "").trim();
   if (name === "model") return { done: await setModel(session, args), send: null };
   if (name === "goal") return { done: await setGoal(session, args), send: null };
+  if (name === "agent") return agentCommand(session, args);
   if (name === "mode") {
     const b = BUILTINS.find((x) => x.label === `mode ${args.toLowerCase()}`);
     if (!b) throw new Error("Use /mode ask, /mode auto or /mode full.");

@@ -1,6 +1,6 @@
-// Trusting a workspace's skills or hooks as a page showed them: the page sends the hash it was
-// given, and files changed since are refused (409). The list is then read again, so what is
-// shown is what the next attempt trusts; the refusal says so in plain words.
+// Trusting a workspace's skills, hooks or agents as a page showed them: the page sends the hash
+// it was given, and files changed since are refused (409). The list is then read again, so what
+// is shown is what the next attempt trusts; the refusal says so in plain words.
 import { ApiError, errorText } from "../api/client";
 import { type Action, useAction } from "./action";
 

@@ -122,13 +122,23 @@ async fn ask_to_run(t: &Turn<'_>, f: &HookFile, key: &str) -> bool {
 /// Run one hook in the session's jail and record it.
 async fn run_one(
     t: &Turn<'_>,
+    file: &crate::hooks::HookFile,
     hook: &Hook,
     event: Event,
     input: &serde_json::Value,
     call: Option<&ToolCallReq>,
 ) -> Verdict {
     let sandbox = t.deps.tools.sandbox.get().await;
-    let job = crate::sandbox::Job::for_session(&t.paths, t.grants.jail_paths());
+    let mut job = crate::sandbox::Job::for_session(&t.paths, t.grants.jail_paths());
+    // A user hook sees the state directory's `hooks/` folder (its scripts), read-only; the
+    // rest of the state directory stays hidden.
+    let state = &t.deps.cfg.state_dir;
+    if file.path.parent() == Some(state.as_path()) {
+        let dir = state.join("hooks");
+        if dir.is_dir() {
+            job.bind_over.push((dir.clone(), dir));
+        }
+    }
     let confine = sandbox.as_deref().map(|sb| (sb, &job));
     let ran = crate::hooks::run(hook, event, input, &t.paths.workspace, confine).await;
     let (outcome, reason) = match &ran.verdict {
@@ -177,7 +187,7 @@ async fn run_event(
             continue;
         }
         for h in hooks {
-            let v = run_one(t, h, event, input, call).await;
+            let v = run_one(t, f, h, event, input, call).await;
             let stop = matches!(v, Verdict::Deny(_));
             said.push(Said::Ran(v));
             if stop {

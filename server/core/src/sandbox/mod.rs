@@ -81,7 +81,27 @@ pub struct Job {
     pub seen: Option<std::sync::Arc<guard::Snapshot>>,
 }
 
+/// Where a loaded skill's folder shows in the jail (read-only): `<this>/<name>`. A neutral path
+/// outside the state directory and the workspace, so a command that runs a skill's script names
+/// nothing the gate holds back.
+pub const SKILLS_IN_JAIL: &str = "/run/tradewind/skills";
+
 impl Job {
+    /// Show each of these skill folders read-only at `SKILLS_IN_JAIL/<name>` (only these: the
+    /// rest of the state directory stays hidden, and nothing of them is writable).
+    pub fn with_skills<'a>(
+        mut self,
+        skills: impl IntoIterator<Item = (&'a String, &'a PathBuf)>,
+    ) -> Job {
+        for (name, dir) in skills {
+            if crate::skills::valid_name(name) {
+                self.bind_over
+                    .push((dir.clone(), Path::new(SKILLS_IN_JAIL).join(name)));
+            }
+        }
+        self
+    }
+
     /// A command in the roots of a session's path policy.
     pub fn in_roots(paths: &crate::policy::paths::PathPolicy) -> Job {
         let mut roots = vec![paths.workspace.clone()];

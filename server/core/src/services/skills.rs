@@ -26,7 +26,6 @@ impl Core {
         };
         let mut data: Vec<SkillInfo> = c.skills.iter().map(|s| info(s, true)).collect();
         data.extend(c.disabled.iter().map(|s| info(s, false)));
-        data.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(SkillList {
             data,
             skipped: c.skipped,

@@ -132,7 +132,12 @@ impl ToolCtx<'_> {
     /// What a command of this call may touch in the jail: the session's roots, and the paths
     /// its grants let in.
     pub fn job(&self) -> crate::sandbox::Job {
-        crate::sandbox::Job::for_session(self.paths, self.host.jail_paths())
+        let job = crate::sandbox::Job::for_session(self.paths, self.host.jail_paths());
+        let skills = self.services().live.skills.read();
+        match skills.get(&self.host.session().id) {
+            Some(loaded) => job.with_skills(loaded),
+            None => job,
+        }
     }
 
     /// The services tools use.

@@ -72,15 +72,7 @@ impl super::Tool for SkillLoad {
                 text.push_str(&format!("- {f}\n"));
             }
         }
-        match s.source {
-            Source::Workspace => text.push_str(&format!(
-                "\nIts folder: {} (run its scripts from there with shell).\n",
-                s.dir.display()
-            )),
-            Source::User => text.push_str(
-                "\nIt is one of the user's own skills, kept in the server's state directory: read its files with skill_resource; its scripts cannot be run from a command here.\n",
-            ),
-        }
+        text.push_str(&where_to_run(ctx, s).await);
         if !s.allowed_tools.is_empty() {
             text.push_str(&format!(
                 "\nallowed-tools: {} (for reference: every call still goes through the usual permissions)\n",
@@ -88,6 +80,46 @@ impl super::Tool for SkillLoad {
             ));
         }
         ToolOutput::ok(text)
+    }
+}
+
+/// Where the skill's scripts run from: in the jail, its folder shown read-only at a neutral path
+/// for this session's commands from now on (remembered for the session while the server
+/// runs); without the jail, a workspace skill's own folder, or nowhere for one the gate holds
+/// back (the state directory's, the workspace's `.tradewind/`).
+async fn where_to_run(ctx: &ToolCtx<'_>, s: &crate::skills::Skill) -> String {
+    let jailed = ctx
+        .services()
+        .sandbox
+        .get()
+        .await
+        .is_some_and(|sb| sb.jailed());
+    if jailed {
+        let at = Path::new(crate::sandbox::SKILLS_IN_JAIL).join(&s.name);
+        ctx.services()
+            .live
+            .skills
+            .write()
+            .entry(ctx.host.session().id.clone())
+            .or_default()
+            .insert(s.name.clone(), s.dir.clone());
+        return format!(
+            "\nIts folder, read-only, is {} in the commands you run: run its scripts from there with shell (e.g. `python3 {}/scripts/NAME.py`), never from its own place.\n",
+            at.display(),
+            at.display()
+        );
+    }
+    let held_back = s.source == Source::User
+        || s.dir
+            .components()
+            .any(|c| c.as_os_str() == std::ffi::OsStr::new(".tradewind"));
+    if held_back {
+        "\nIts scripts cannot run here (commands run without the jail that would show its folder): read its files with skill_resource and do their work with your own tools.\n".to_string()
+    } else {
+        format!(
+            "\nIts folder: {} (run its scripts from there with shell).\n",
+            s.dir.display()
+        )
     }
 }
 

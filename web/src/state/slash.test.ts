@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { BUILTIN_AGENTS } from "../util/agents";
+import { slashEntries, slashQuery } from "./slash";
+
+const labels = (query: string, agents = BUILTIN_AGENTS) => slashEntries(query, [], agents).map((e) => e.label);
+
+describe("the slash picker's agent commands", () => {
+  it("offers /agent and /agents for /agent", () => {
+    expect(labels("agent")).toEqual(["agent", "agents"]);
+    const agent = slashEntries("agent", [])[0];
+    expect(agent.takesArguments).toBe(true);
+    expect(slashEntries("agents", [])[0].takesArguments).toBe(false);
+  });
+
+  it("offers each agent once `/agent ` is typed, with its description", () => {
+    const custom = [...BUILTIN_AGENTS, { name: "code-reviewer", description: "Reviews", base: "plan" as const, source: "workspace" }];
+    expect(slashQuery("/agent ")).toBe("agent ");
+    expect(labels("agent ", custom)).toEqual(["agent build", "agent plan", "agent code-reviewer"]);
+    expect(labels("agent co", custom)).toEqual(["agent code-reviewer"]);
+    const e = slashEntries("agent code", [], custom)[0];
+    expect([e.description, e.takesArguments, e.template]).toEqual(["Reviews", false, null]);
+  });
+
+  it("lists no agent before the space", () => {
+    expect(labels("ag").filter((l) => l.includes(" "))).toEqual([]);
+  });
+});

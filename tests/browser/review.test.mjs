@@ -324,7 +324,7 @@ describe("plans, questions, artifacts, tasks", { skip, timeout: 900_000 }, () =>
     assert.equal(started.agent, "build");
     await waitEvent(p.page, id, (e) => e.type === "session_updated" && e.data?.agent === "build");
     await p.page.locator(".run-start").getByText("Implementing the approved plan").waitFor({ timeout: 15_000 });
-    await p.page.locator(".session-sub .chip").getByText("agent: build").waitFor({ timeout: 15_000 });
+    await p.page.locator('.session-sub select[name="agent"][data-agent="build"]').waitFor({ timeout: 15_000 });
     assert.equal((await apiCall(p.page, server, "GET", `/api/sessions/${id}`)).json.agent, "build");
     await shot(p.page, "25b-plan-build-run");
     assertClean(p);

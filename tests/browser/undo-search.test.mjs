@@ -400,7 +400,7 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       // A plan-agent message has no snapshot: no Revert to here on it.
       await box.fill("/plan");
       await box.press("Enter");
-      await page.locator(".session-sub .chip").getByText("agent: plan").waitFor();
+      await page.locator('.session-sub select[name="agent"][data-agent="plan"]').waitFor();
       await turn(page, "just look around", "Looked around: nothing to change.");
       await userRow(page, "just look around").locator(".msg-meta").waitFor();
       assert.equal(await userRow(page, "just look around").getByRole("button", { name: "Revert to here" }).count(), 0);

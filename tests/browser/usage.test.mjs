@@ -348,10 +348,10 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
       // /plan and /build switch the agent.
       await box.fill("/plan");
       await box.press("Enter");
-      await page.locator(".session-sub .chip").getByText("agent: plan").waitFor();
+      await page.locator('.session-sub select[name="agent"][data-agent="plan"]').waitFor();
       await box.fill("/build");
       await box.press("Enter");
-      await page.locator(".session-sub .chip").getByText("agent: build").waitFor();
+      await page.locator('.session-sub select[name="agent"][data-agent="build"]').waitFor();
 
       // Not a command: the text goes to the agent as typed.
       await box.fill("/etc/hosts is missing");

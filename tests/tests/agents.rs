@@ -27,7 +27,10 @@ fn offered(req: &Value) -> Vec<String> {
 }
 
 fn results(events: &[Value]) -> Vec<Value> {
-    of_type(events, "tool_result").into_iter().cloned().collect()
+    of_type(events, "tool_result")
+        .into_iter()
+        .cloned()
+        .collect()
 }
 
 #[tokio::test]
@@ -67,7 +70,10 @@ async fn a_claude_agent_gets_exactly_its_mapped_tools_once_trusted() {
         .await;
     assert_eq!(st, 422, "{v}");
     let msg = v["error"]["message"].as_str().unwrap();
-    assert!(msg.contains("code-reviewer") && msg.contains("build, plan"), "{msg}");
+    assert!(
+        msg.contains("code-reviewer") && msg.contains("build, plan"),
+        "{msg}"
+    );
     // A name outside the pattern is refused by the schema.
     let (st, _) = s
         .post("/api/sessions", json!({"agent": "Code Reviewer"}))
@@ -199,10 +205,17 @@ async fn bash_rules_narrow_shell_and_the_mode_is_a_ceiling() {
         "shell",
         &json!({"command": "git --version && rm -f x"}),
     ));
-    mock.push(tool_reply("c3", "shell", &json!({"command": "git --version"})));
+    mock.push(tool_reply(
+        "c3",
+        "shell",
+        &json!({"command": "git --version"}),
+    ));
     mock.push(text_reply("done"));
     let (st, v) = s
-        .post("/api/sessions", json!({"mode": "full", "agent": "git-helper"}))
+        .post(
+            "/api/sessions",
+            json!({"mode": "full", "agent": "git-helper"}),
+        )
         .await;
     assert_eq!(st, 201, "{v}");
     let sid = v["id"].as_str().unwrap().to_string();
@@ -216,9 +229,16 @@ async fn bash_rules_narrow_shell_and_the_mode_is_a_ceiling() {
     for refused in &r[..2] {
         assert_eq!(refused["ok"], false, "{refused}");
         let out = refused["text"].to_string();
-        assert!(out.contains("not_for_agent") && out.contains("git *"), "{out}");
+        assert!(
+            out.contains("not_for_agent") && out.contains("git *"),
+            "{out}"
+        );
     }
-    assert_eq!(asked.len(), 1, "only the git command reaches the gate: {asked:?}");
+    assert_eq!(
+        asked.len(),
+        1,
+        "only the git command reaches the gate: {asked:?}"
+    );
     assert!(
         asked[0]["command"]
             .as_str()

@@ -426,6 +426,9 @@ async fn a_user_hook_sees_only_the_hooks_folder_of_the_state_dir() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(text.contains("[Hook context: HOOK-DIR-OK hooks ]"), "{text}");
+    assert!(
+        text.contains("[Hook context: HOOK-DIR-OK hooks ]"),
+        "{text}"
+    );
     assert!(!state.join("hooks/w").exists());
 }

@@ -292,7 +292,10 @@ async fn a_user_skill_s_script_runs_in_the_jail_and_the_state_dir_stays_hidden()
     let reqs = mock.requests.lock().unwrap().clone();
     let system = reqs[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("- greet:"), "{system}");
-    assert!(!system.contains("- off:"), "a skill turned off is not listed");
+    assert!(
+        !system.contains("- off:"),
+        "a skill turned off is not listed"
+    );
     let r = results(&s.events(&sid).await);
     let text = |i: usize| r[i]["text"].as_str().unwrap().to_string();
     assert_eq!(r[0]["ok"], false, "{}", r[0]);
@@ -304,7 +307,10 @@ async fn a_user_skill_s_script_runs_in_the_jail_and_the_state_dir_stays_hidden()
     );
     let out = text(2);
     assert!(out.contains("HELLO-FROM-SKILL"), "{out}");
-    assert!(!out.contains("WROTE"), "the skill's folder is read-only: {out}");
+    assert!(
+        !out.contains("WROTE"),
+        "the skill's folder is read-only: {out}"
+    );
     assert!(!out.contains("skills"), "the state dir is hidden: {out}");
     assert!(!out.contains("SQLite"), "{out}");
     assert!(!skill.join("x").exists());

@@ -176,7 +176,10 @@ fn tools_of(values: &[String], known: &dyn Fn(&str) -> bool) -> (Tools, Vec<Stri
         .filter(|t| !t.is_empty());
     for w in words {
         if let Some(inner) = w.strip_prefix("Bash(").and_then(|r| r.strip_suffix(')')) {
-            let (cmd, exact) = match inner.strip_suffix(":*").or_else(|| inner.strip_suffix(" *")) {
+            let (cmd, exact) = match inner
+                .strip_suffix(":*")
+                .or_else(|| inner.strip_suffix(" *"))
+            {
                 Some(c) => (c, false),
                 None => (inner, true),
             };
@@ -250,9 +253,8 @@ pub fn parse(
         .unwrap_or_default()
         .to_string();
     let raw = one("name").unwrap_or(stem);
-    let name = AgentName::new(raw.clone()).map_err(|_| {
-        format!("name `{raw}` is not a-z then a-z 0-9 - (at most 64)")
-    })?;
+    let name = AgentName::new(raw.clone())
+        .map_err(|_| format!("name `{raw}` is not a-z then a-z 0-9 - (at most 64)"))?;
     if name.builtin().is_some() {
         return Err(format!("`{name}` is a built-in agent's name"));
     }
@@ -264,7 +266,10 @@ pub fn parse(
         t
     });
     let mode = one("mode")
-        .map(|m| m.parse::<Mode>().map_err(|_| format!("mode `{m}` is not ask, auto or full")))
+        .map(|m| {
+            m.parse::<Mode>()
+                .map_err(|_| format!("mode `{m}` is not ask, auto or full"))
+        })
         .transpose()?;
     let reasoning = one("reasoning")
         .or_else(|| one("reasoning_effort"))
@@ -374,7 +379,10 @@ pub fn catalogue(
         })
         .collect();
     let mut names = std::collections::HashSet::new();
-    let ws = ws.iter().filter(|_| !c.untrusted).map(|r| (r, Source::Workspace));
+    let ws = ws
+        .iter()
+        .filter(|_| !c.untrusted)
+        .map(|r| (r, Source::Workspace));
     let all: Vec<_> = ws.chain(user.iter().map(|r| (r, Source::User))).collect();
     for ((file, bytes), source) in all {
         match bytes

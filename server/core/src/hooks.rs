@@ -72,6 +72,9 @@ pub struct Hook {
     /// The matcher as written (`None`: every tool).
     pub matcher: Option<String>,
     matcher_re: Option<grep_regex::RegexMatcher>,
+    /// `Bash(git push:*)` / `shell(git push)`: `shell` calls one of whose commands starts with
+    /// these words.
+    argv_prefix: Option<Vec<String>>,
 }
 
 /// A hooks file as read: its hooks by event, its hash (what a grant covers), what was left out.
@@ -103,13 +106,26 @@ fn claude_names(tool: &str) -> &'static [&'static str] {
 impl Hook {
     /// Whether it runs for this tool: its matcher (a regular expression over the whole name)
     /// matches our name or one of its Claude Code names; no matcher, `""` or `*` match all.
-    pub fn matches(&self, tool: &str) -> bool {
+    /// With an argv prefix, only `shell` calls one of whose commands (`commands`, the call's
+    /// simple commands' words) starts with it.
+    pub fn matches(&self, tool: &str, commands: &dyn Fn() -> Vec<Vec<String>>) -> bool {
+        if let Some(prefix) = &self.argv_prefix {
+            return tool == "shell"
+                && commands().iter().any(|argv| {
+                    argv.len() >= prefix.len() && prefix.iter().zip(argv).all(|(p, a)| p == a)
+                });
+        }
         let Some(re) = &self.matcher_re else {
             return true;
         };
         std::iter::once(tool)
             .chain(claude_names(tool).iter().copied())
             .any(|n| re.is_match(n.as_bytes()).unwrap_or(false))
+    }
+
+    /// Whether it runs only for some commands (its call's commands are worth parsing).
+    pub fn has_argv_prefix(&self) -> bool {
+        self.argv_prefix.is_some()
     }
 }
 
@@ -207,6 +223,18 @@ pub fn read_file(path: &Path) -> Option<HookFile> {
     Some(f)
 }
 
+/// `Bash(git push:*)`, `Bash(git push)` or `shell(git push)`: the words a `shell` command must
+/// start with.
+fn argv_prefix(matcher: &str) -> Option<Vec<String>> {
+    let inner = ["Bash(", "shell("]
+        .iter()
+        .find_map(|p| matcher.strip_prefix(p))?
+        .strip_suffix(')')?;
+    let inner = inner.strip_suffix(":*").unwrap_or(inner);
+    let words: Vec<String> = inner.split_whitespace().map(String::from).collect();
+    (!words.is_empty()).then_some(words)
+}
+
 fn read_group(f: &mut HookFile, event: Event, g: &Value) {
     let matcher = g
         .get("matcher")
@@ -214,8 +242,10 @@ fn read_group(f: &mut HookFile, event: Event, g: &Value) {
         .map(str::trim)
         .filter(|m| !m.is_empty() && *m != "*")
         .map(String::from);
+    let argv_prefix = matcher.as_deref().and_then(argv_prefix);
     let matcher_re = match &matcher {
         None => None,
+        Some(_) if argv_prefix.is_some() => None,
         Some(m) => match grep_regex::RegexMatcher::new(&format!("^(?:{m})$")) {
             Ok(re) => Some(re),
             Err(e) => {
@@ -244,6 +274,7 @@ fn read_group(f: &mut HookFile, event: Event, g: &Value) {
                     timeout: Duration::from_secs(secs),
                     matcher: matcher.clone(),
                     matcher_re: matcher_re.clone(),
+                    argv_prefix: argv_prefix.clone(),
                 });
             }
             _ => f.skipped.push(format!(
@@ -503,7 +534,8 @@ mod tests {
             r#"{"hooks": {
                 "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard", "timeout": 600}]},
                                {"matcher": "edit_file|Write", "hooks": [{"type": "command", "command": "fmt"}]},
-                               {"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}],
+                               {"matcher": "(", "hooks": [{"type": "command", "command": "x"}]},
+                               {"matcher": "Bash(git push:*)", "hooks": [{"type": "command", "command": "p"}]}],
                 "PostToolUse": [{"hooks": [{"type": "command", "command": "log"}]}],
                 "Notification": [{"hooks": [{"type": "command", "command": "n"}]}]
             }}"#,
@@ -511,13 +543,21 @@ mod tests {
         .unwrap();
         let f = read_file(&p).unwrap();
         let pre = &f.hooks[&Event::PreToolUse];
-        assert_eq!(pre.len(), 2);
-        assert!(pre[0].matches("shell") && pre[0].matches("run_process"));
-        assert!(!pre[0].matches("read_file"));
+        assert_eq!(pre.len(), 3);
+        let none = || Vec::new();
+        assert!(pre[0].matches("shell", &none) && pre[0].matches("run_process", &none));
+        assert!(!pre[0].matches("read_file", &none));
         assert_eq!(pre[0].timeout, Duration::from_secs(MAX_TIMEOUT));
-        assert!(pre[1].matches("edit_file") && pre[1].matches("write_file"));
-        assert!(!pre[1].matches("edit_file_x"), "the whole name");
-        assert!(f.hooks[&Event::PostToolUse][0].matches("anything"));
+        assert!(pre[1].matches("edit_file", &none) && pre[1].matches("write_file", &none));
+        assert!(!pre[1].matches("edit_file_x", &none), "the whole name");
+        assert!(f.hooks[&Event::PostToolUse][0].matches("anything", &none));
+        // An argv prefix: `shell` calls one of whose commands starts with `git push`.
+        let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let push = || vec![argv("git status"), argv("git push origin main")];
+        let status = || vec![argv("git status")];
+        assert!(pre[2].matches("shell", &push));
+        assert!(!pre[2].matches("shell", &status));
+        assert!(!pre[2].matches("run_process", &push));
         assert_eq!(f.skipped.len(), 2, "{:?}", f.skipped);
         std::fs::remove_dir_all(&dir).unwrap();
 

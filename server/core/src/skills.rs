@@ -401,7 +401,11 @@ mod tests {
         );
         // Trusted: the workspace's first, in folder order (.tradewind, .agents, .claude).
         let hash = c.workspace_hash.unwrap();
-        let c = catalogue(&ws, &state, &Choices::from_settings(Some(hash.clone()), None));
+        let c = catalogue(
+            &ws,
+            &state,
+            &Choices::from_settings(Some(hash.clone()), None),
+        );
         assert!(!c.untrusted);
         let names: Vec<&str> = c.skills.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["pdf", "notes"], "{:?}", c.skipped);
@@ -420,9 +424,13 @@ mod tests {
             "---\nname: pdf\ndescription: changed\n---\n",
         )
         .unwrap();
-        assert!(catalogue(&ws, &state, &Choices::from_settings(Some(hash.clone()), None)).untrusted);
+        assert!(catalogue(&ws, &state, &Choices::from_settings(Some(hash), None)).untrusted);
         // Search ranks a name match first; the prompt stays within its budget.
-        let c = catalogue(&ws, &state, &Choices::from_settings(workspace_hash(&ws), None));
+        let c = catalogue(
+            &ws,
+            &state,
+            &Choices::from_settings(workspace_hash(&ws), None),
+        );
         assert_eq!(c.search("notes pdf")[0].name, "notes");
         let short = c.prompt_section(0);
         assert!(

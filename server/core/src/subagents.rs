@@ -52,7 +52,10 @@ pub struct Live {
     /// The skills each session loaded (`skill_load`), by name with their folders: the jail of
     /// the session's commands shows each one read-only under [`crate::sandbox::SKILLS_IN_JAIL`].
     pub skills: parking_lot::RwLock<
-        std::collections::HashMap<SessionId, std::collections::BTreeMap<String, std::path::PathBuf>>,
+        std::collections::HashMap<
+            SessionId,
+            std::collections::BTreeMap<String, std::path::PathBuf>,
+        >,
     >,
 }
 

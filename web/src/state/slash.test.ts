@@ -1,4 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+
+// slash.ts reaches the router, which reads the page's address when loaded: a bare one here.
+vi.hoisted(() => {
+  Object.assign(globalThis, { location: { pathname: "/", search: "" }, window: { addEventListener: () => undefined } });
+});
 import { BUILTIN_AGENTS } from "../util/agents";
 import { slashEntries, slashQuery } from "./slash";
 

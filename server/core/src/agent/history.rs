@@ -438,7 +438,14 @@ mod tests {
     fn prompts_name_how_to_finish_the_tools_and_the_roots() {
         let ws = Path::new("/w");
         let roots = [std::path::PathBuf::from("/extra")];
-        let plan = system_prompt(Agent::Plan, None, ws, &roots, &["read_file", "exit_plan"], "");
+        let plan = system_prompt(
+            Agent::Plan,
+            None,
+            ws,
+            &roots,
+            &["read_file", "exit_plan"],
+            "",
+        );
         assert!(plan.contains("calling `exit_plan`"), "{plan}");
         assert!(plan.contains("never as a prose answer"));
         assert!(plan.contains("# Diagram style"));

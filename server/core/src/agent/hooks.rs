@@ -177,7 +177,7 @@ async fn run_event(
     let mut said = Vec::new();
     let files = t.hooks.clone();
     for f in &files {
-        let hooks = matching(f, event, call.map(|c| c.name.as_str()));
+        let hooks = matching(f, event, call);
         if hooks.is_empty() {
             continue;
         }
@@ -199,12 +199,25 @@ async fn run_event(
 }
 
 /// The hooks of `event` that match `tool` (every one for a prompt's).
-fn matching<'f>(f: &'f HookFile, event: Event, tool: Option<&str>) -> Vec<&'f Hook> {
+fn matching<'f>(f: &'f HookFile, event: Event, call: Option<&ToolCallReq>) -> Vec<&'f Hook> {
+    // A `shell` call's commands, parsed only for a hook that names an argv prefix.
+    let commands = || {
+        call.and_then(|c| serde_json::from_str::<serde_json::Value>(&c.arguments).ok())
+            .and_then(|v| v.get("command").and_then(|c| c.as_str()).map(String::from))
+            .map(|cmd| {
+                crate::policy::command::analyze_shell(&cmd)
+                    .commands
+                    .into_iter()
+                    .map(|c| c.argv)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
     f.hooks
         .get(&event)
         .into_iter()
         .flatten()
-        .filter(|h| tool.is_none_or(|n| h.matches(n)))
+        .filter(|h| call.is_none_or(|c| h.matches(&c.name, &commands)))
         .collect()
 }
 

@@ -7,18 +7,7 @@ use super::*;
 pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     let started = Instant::now();
     let ws = std::path::Path::new(&spec.session.workspace);
-    // A custom agent is looked up now (its file may have changed since the last run); one
-    // that is gone ends the run before anything is asked of the model.
-    let profile =
-        profiles::resolve(&deps.store, ws, &deps.cfg.state_dir, &spec.session.agent).await;
-    let (agent, mode) = match &profile {
-        Ok(None) => (
-            spec.session.agent.builtin().unwrap_or(Agent::Plan),
-            spec.session.mode,
-        ),
-        Ok(Some(p)) => (p.base, p.mode_in(spec.session.mode)),
-        Err(_) => (Agent::Plan, crate::protocol::Mode::Ask),
-    };
+    let (profile, agent, mode) = agent_of(deps, spec).await;
     let paths = deps.paths.with_workspace(ws);
     let (history, complete) = load_history(deps, spec).await;
     let mut model = match &profile {
@@ -197,14 +186,32 @@ pub(super) fn snapshots_taken(deps: &LoopEnv, spec: &RunSpec) -> bool {
         && spec.trigger != RunTrigger::Compact
 }
 
+/// The run's agent: a custom agent is looked up now (its file may have changed since the last
+/// run); one that is gone ends the run before anything is asked of the model (meanwhile it
+/// counts as `plan` in `ask`, the narrowest).
+async fn agent_of(
+    deps: &LoopEnv,
+    spec: &RunSpec,
+) -> (
+    Result<Option<Arc<crate::agents::Profile>>, profiles::UnknownAgent>,
+    Agent,
+    crate::protocol::Mode,
+) {
+    let ws = std::path::Path::new(&spec.session.workspace);
+    let session = &spec.session;
+    let profile = profiles::resolve(&deps.store, ws, &deps.cfg.state_dir, &session.agent).await;
+    let (agent, mode) = match &profile {
+        Ok(None) => (session.agent.builtin().unwrap_or(Agent::Plan), session.mode),
+        Ok(Some(p)) => (p.base, p.mode_in(session.mode)),
+        Err(_) => (Agent::Plan, crate::protocol::Mode::Ask),
+    };
+    (profile, agent, mode)
+}
+
 /// The model a custom agent's run calls: its `model` (`<provider>/<model>`, an alias
 /// `modelAliases` maps to one, or a model of the session's provider), else the session's. A
 /// Claude alias config does not map (`sonnet`, `opus`, `haiku`) means the session's.
-fn profile_model(
-    deps: &LoopEnv,
-    spec: &RunSpec,
-    p: &crate::agents::Profile,
-) -> context::ModelMeta {
+fn profile_model(deps: &LoopEnv, spec: &RunSpec, p: &crate::agents::Profile) -> context::ModelMeta {
     let session = &spec.session;
     let wanted = p
         .model
@@ -218,7 +225,10 @@ fn profile_model(
         Some((prov, m)) if deps.provider.get(prov).is_some() => (Some(prov), m),
         _ => (session.provider.as_deref(), wanted),
     };
-    context::ModelMeta::resolved(deps.provider.resolve(provider, Some(model)), &deps.cfg.models)
+    context::ModelMeta::resolved(
+        deps.provider.resolve(provider, Some(model)),
+        &deps.cfg.models,
+    )
 }
 
 /// Resolve the open marks of the run's workspace now (one walk), before something other than a

@@ -175,11 +175,11 @@ fn request(
         system: system.clone(),
         messages,
         tools: offered,
-        reasoning_effort: t
-            .profile
-            .as_ref()
-            .and_then(|p| p.reasoning)
-            .or(t.run.session.reasoning_effort.0),
+        reasoning_effort: t.profile.as_ref().and_then(|p| p.reasoning).or(t
+            .run
+            .session
+            .reasoning_effort
+            .0),
         model: None,
         attachments: Some(t.deps.attachments.clone()),
         calls_as_text: t.model.info.tool_calls == provider::textcalls::ToolCallsMode::Text,

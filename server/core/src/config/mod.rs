@@ -775,6 +775,8 @@ fn parse_mode(s: &str) -> Result<crate::protocol::Mode, String> {
 
 fn parse_agent(s: &str) -> Result<crate::protocol::AgentName, String> {
     crate::protocol::AgentName::new(s).map_err(|_| {
-        format!("`{s}` is not an agent name: build, plan, or a custom agent's (a-z, then a-z 0-9 -)")
+        format!(
+            "`{s}` is not an agent name: build, plan, or a custom agent's (a-z, then a-z 0-9 -)"
+        )
     })
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use crate::events::EventBus;
-use crate::protocol::{RunTrigger};
+use crate::protocol::RunTrigger;
 use crate::scheduler::{AfterRun, EndedRun, RunQueue};
 use crate::store::{PlanStatus, SessionPatch, Store};
 

@@ -91,5 +91,4 @@ impl Core {
             .await?;
         self.agents().await
     }
-
 }

@@ -470,7 +470,9 @@ impl Store {
         &self,
         workspace: &std::path::Path,
     ) -> StoreResult<crate::skills::Choices> {
-        let trusted = self.get_setting(&crate::skills::trust_key(workspace)).await?;
+        let trusted = self
+            .get_setting(&crate::skills::trust_key(workspace))
+            .await?;
         let disabled = self
             .get_setting(&crate::skills::disabled_key(workspace))
             .await?;

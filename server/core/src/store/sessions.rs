@@ -50,7 +50,10 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for SessionRow {
             id: row.try_get("id")?,
             title: row.try_get("title")?,
             workspace: row.try_get("workspace")?,
-            agent: column("agent", AgentName::try_from(row.try_get::<String, _>("agent")?))?,
+            agent: column(
+                "agent",
+                AgentName::try_from(row.try_get::<String, _>("agent")?),
+            )?,
             mode: column("mode", Mode::try_from(row.try_get::<String, _>("mode")?))?,
             archived: flag("archived")?,
             parent_id: row.try_get("parent_id")?,

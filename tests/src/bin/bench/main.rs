@@ -2207,7 +2207,14 @@ async fn fts() {
     for s in 0..1000 {
         let sid: tradewind::protocol::SessionId = tradewind::util::new_id().into();
         store
-            .create_session(&sid, &format!("s{s}"), "/w", Agent::Build.into(), Mode::Ask, None)
+            .create_session(
+                &sid,
+                &format!("s{s}"),
+                "/w",
+                Agent::Build.into(),
+                Mode::Ask,
+                None,
+            )
             .await
             .unwrap();
         let events: Vec<NewEvent> = (0..200)

@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-D0iG2mK7.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

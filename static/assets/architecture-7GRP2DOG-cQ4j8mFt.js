@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-CUhqAAj3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-CUhqAAj3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

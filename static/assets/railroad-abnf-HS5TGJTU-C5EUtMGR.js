@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CUhqAAj3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-D0iG2mK7.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-CUhqAAj3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

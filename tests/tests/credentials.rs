@@ -457,6 +457,7 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
         (M::POST, "/api/hooks/trust".into(), json!({"hash": "x"})),
         (M::POST, "/api/agents/trust".into(), json!({"hash": "x"})),
         (M::PUT, "/api/skills/x".into(), json!({"enabled": false})),
+        (M::PUT, "/api/plugins/x".into(), json!({"enabled": true})),
         (
             M::PATCH,
             format!("/api/sessions/{sid}"),

@@ -49,6 +49,8 @@ const CLAUDE_NAMES: &[(&str, &str)] = &[
 pub enum Source {
     Workspace,
     User,
+    /// An enabled plugin's.
+    Plugin,
 }
 
 impl Source {
@@ -56,6 +58,7 @@ impl Source {
         match self {
             Source::Workspace => "workspace",
             Source::User => "user",
+            Source::Plugin => "plugin",
         }
     }
 }
@@ -363,6 +366,7 @@ pub fn catalogue(
     workspace: &Path,
     state_dir: &Path,
     trusted: Option<&str>,
+    plugin_dirs: &[PathBuf],
     known: &dyn Fn(&str) -> bool,
 ) -> Catalogue {
     let ws = read_workspace(workspace);
@@ -371,19 +375,26 @@ pub fn catalogue(
         ..Catalogue::default()
     };
     c.untrusted = c.workspace_hash.is_some() && c.workspace_hash.as_deref() != trusted;
-    let user: Read = files(&state_dir.join("agents"))
-        .into_iter()
-        .map(|f| {
-            let bytes = read_file(&f);
-            (f, bytes)
-        })
-        .collect();
+    let read_all = |dir: &Path| -> Read {
+        files(dir)
+            .into_iter()
+            .map(|f| {
+                let bytes = read_file(&f);
+                (f, bytes)
+            })
+            .collect()
+    };
+    let user = read_all(&state_dir.join("agents"));
+    let plugins: Read = plugin_dirs.iter().flat_map(|d| read_all(d)).collect();
     let mut names = std::collections::HashSet::new();
     let ws = ws
         .iter()
         .filter(|_| !c.untrusted)
         .map(|r| (r, Source::Workspace));
-    let all: Vec<_> = ws.chain(user.iter().map(|r| (r, Source::User))).collect();
+    let all: Vec<_> = ws
+        .chain(user.iter().map(|r| (r, Source::User)))
+        .chain(plugins.iter().map(|r| (r, Source::Plugin)))
+        .collect();
     for ((file, bytes), source) in all {
         match bytes
             .as_ref()
@@ -492,11 +503,11 @@ mod tests {
         )
         .unwrap();
         std::fs::write(state.join("agents/rev.md"), "---\ndescription: user\n---\n").unwrap();
-        let c = catalogue(&ws, &state, None, &known);
+        let c = catalogue(&ws, &state, None, &[], &known);
         assert!(c.untrusted);
         assert_eq!(c.get("rev").unwrap().description, "user");
         let hash = workspace_hash(&ws).unwrap();
-        let c = catalogue(&ws, &state, Some(&hash), &known);
+        let c = catalogue(&ws, &state, Some(&hash), &[], &known);
         assert_eq!(c.get("rev").unwrap().description, "ws");
         assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
         assert_eq!(c.names(), ["build", "plan", "rev"]);

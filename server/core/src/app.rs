@@ -114,6 +114,16 @@ async fn loop_env(
             );
         }
     }
+    // The enabled plugins' MCP servers (none read when no plugin was ever enabled).
+    for p in store.enabled_plugins(&cfg.state_dir).await {
+        let (defs, bad) = crate::services::plugins::mcp_defs(&p);
+        for b in bad {
+            tracing::warn!(plugin = %p.name, "{b}");
+        }
+        for taken in deps.mcp.add_plugin_servers(&p.name, &p.root, &defs) {
+            tracing::warn!(plugin = %p.name, server = %taken, "an MCP server of this name exists: the plugin's is left out");
+        }
+    }
     // A headless run without --allow-external could not call the tools: nothing starts.
     if deps.mcp.allowed && (interactive || cfg.ceiling.external || cfg.yolo) {
         // A headless run needs the tools before it starts; a server shows them as they come.

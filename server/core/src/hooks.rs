@@ -84,6 +84,9 @@ pub struct HookFile {
     pub hash: String,
     pub hooks: BTreeMap<Event, Vec<Hook>>,
     pub skipped: Vec<String>,
+    /// An enabled plugin's file: the plugin's root, which its hooks' jail shows read-only
+    /// (`${CLAUDE_PLUGIN_ROOT}` in a command is replaced by it).
+    pub plugin_root: Option<PathBuf>,
 }
 
 /// The Claude Code names of a tool, so matchers written for Claude Code work.
@@ -186,6 +189,22 @@ pub fn files(workspace: &Path, state_dir: &Path, trusted: Option<&str>) -> Vec<H
         out.extend(ws);
     }
     out
+}
+
+/// An enabled plugin's hooks file, its commands' `${CLAUDE_PLUGIN_ROOT}` replaced by its root.
+pub fn plugin_file(path: &Path, root: &Path) -> Option<HookFile> {
+    let mut f = read_file(path)?;
+    let r = root.to_string_lossy();
+    for hooks in f.hooks.values_mut() {
+        for h in hooks {
+            h.command = h
+                .command
+                .replace("${CLAUDE_PLUGIN_ROOT}", &r)
+                .replace("${TRADEWIND_PLUGIN_ROOT}", &r);
+        }
+    }
+    f.plugin_root = Some(root.to_path_buf());
+    Some(f)
 }
 
 /// A hooks file read (`None`: no file). A `.claude/settings.json` is read for its `hooks` only.

@@ -7,7 +7,7 @@
 //! module, macro bodies included, against this list, and fails on an upward one with its
 //! file and line):
 //!
-//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills, agents
+//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills, agents, plugins
 //! 2. store, attachments, artifacts, secret_env
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
@@ -48,6 +48,7 @@ pub mod models;
 pub mod net;
 pub mod pending;
 pub mod plan;
+pub mod plugins;
 pub mod policy_check;
 pub mod probe;
 pub mod provider;

@@ -36,6 +36,8 @@ pub fn disabled_key(workspace: &Path) -> String {
 pub enum Source {
     Workspace,
     User,
+    /// An enabled plugin's.
+    Plugin,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -308,6 +310,8 @@ pub fn workspace_hash(workspace: &Path) -> Option<String> {
 pub struct Choices {
     pub trusted: Option<String>,
     pub disabled: std::collections::HashSet<String>,
+    /// The enabled plugins' `skills/` folders, read after the user's.
+    pub plugin_dirs: Vec<PathBuf>,
 }
 
 impl Choices {
@@ -320,6 +324,7 @@ impl Choices {
                 .unwrap_or_default()
                 .into_iter()
                 .collect(),
+            plugin_dirs: Vec::new(),
         }
     }
 }
@@ -357,6 +362,12 @@ pub fn catalogue(workspace: &Path, state_dir: &Path, choices: &Choices) -> Catal
     for dir in folders(&state_dir.join("skills")) {
         let found = read_skill(&dir, Source::User);
         take(&mut c, &dir, found);
+    }
+    for root in &choices.plugin_dirs {
+        for dir in folders(root) {
+            let found = read_skill(&dir, Source::Plugin);
+            take(&mut c, &dir, found);
+        }
     }
     c
 }

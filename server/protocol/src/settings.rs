@@ -524,8 +524,8 @@ pub struct WorkspaceConfigApproval {
 pub struct SkillInfo {
     pub name: String,
     pub description: String,
-    /// `workspace` (its `.tradewind/skills`, `.agents/skills`, `.claude/skills`) or `user`
-    /// (the state directory's `skills/`).
+    /// `workspace` (its `.tradewind/skills`, `.agents/skills`, `.claude/skills`), `user` (the
+    /// state directory's `skills/`) or `plugin` (an enabled plugin's).
     pub source: String,
     /// Its folder.
     pub dir: String,
@@ -585,8 +585,8 @@ pub struct HookFileInfo {
     pub path: String,
     /// Its SHA-256: a session's grant to run its hooks covers this content only.
     pub hash: String,
-    /// `user` (the state directory's `hooks.json`) or `workspace` (`.tradewind/hooks.json`,
-    /// `.claude/settings.json`).
+    /// `user` (the state directory's `hooks.json`), `workspace` (`.tradewind/hooks.json`,
+    /// `.claude/settings.json`) or `plugin` (an enabled plugin's `hooks/hooks.json`).
     pub source: String,
     /// What of it was left out, and why.
     pub skipped: Vec<String>,
@@ -643,6 +643,43 @@ pub struct AgentList {
     pub workspace_hash: Option<String>,
     /// The workspace's agents are ignored until trusted as they are now.
     pub untrusted: bool,
+}
+
+/// One installed plugin (`GET /api/plugins`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PluginInfo {
+    pub name: String,
+    pub version: Option<String>,
+    pub description: String,
+    /// Off until the user enables it (`PUT /api/plugins/{name}`, `tradewind plugin enable`):
+    /// nothing of it takes effect before.
+    pub enabled: bool,
+    /// Its folder (in the state directory's `plugins/`).
+    pub root: String,
+    /// What it bundles: its skills', agents' and commands' folders, hooks file.
+    pub skills: bool,
+    pub agents: bool,
+    pub commands: bool,
+    pub hooks: bool,
+    /// Its MCP servers' names.
+    pub mcp_servers: Vec<String>,
+    /// `server/tool`: the MCP tool of its own it names to serve `websearch`.
+    pub websearch: Option<String>,
+    /// What of it cannot be used, and why.
+    pub problems: Vec<String>,
+}
+
+/// `GET /api/plugins`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PluginList {
+    pub data: Vec<PluginInfo>,
+}
+
+/// `PUT /api/plugins/{name}`: turn an installed plugin on or off.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSwitch {
+    pub enabled: bool,
 }
 
 /// One workspace's files the user trusted (`GET /api/trust`).

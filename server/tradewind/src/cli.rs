@@ -331,6 +331,7 @@ pub async fn policy_check(a: crate::config::PolicyCheckArgs) -> std::process::Ex
                 &workspace,
                 &state_dir,
                 tradewind_core::agents::workspace_hash(&workspace).as_deref(),
+                &[],
                 &tradewind_core::agent::profiles::known_tool,
             );
             match c.get(a.agent.as_str()) {
@@ -528,5 +529,174 @@ pub async fn trust_revoke(args: crate::config::TrustRevokeArgs) -> anyhow::Resul
         );
     }
     println!("no longer trusted: {} of {ws}", revoked.join(", "));
+    Ok(())
+}
+
+/// `tradewind plugin …`
+pub async fn plugin(cmd: crate::config::PluginCommand) -> anyhow::Result<()> {
+    use crate::config::PluginCommand as P;
+    match cmd {
+        P::List(a) => plugin_list(a).await,
+        P::Install(a) => plugin_install(a).await,
+        P::Enable(a) => plugin_switch(a, true).await,
+        P::Disable(a) => plugin_switch(a, false).await,
+        P::Remove(a) => plugin_remove(a).await,
+    }
+}
+
+async fn plugin_list(a: PasswdArgs) -> anyhow::Result<()> {
+    let state_dir = crate::config::default_state_dir(a.state_dir.as_deref())?;
+    let on = match maintenance_store(Some(&state_dir)).await {
+        Ok(store) => {
+            let s = store.plugins_setting().await;
+            store.close().await;
+            tradewind_core::plugins::names(s.as_deref())
+        }
+        Err(_) => Vec::new(),
+    };
+    let all = tradewind_core::plugins::installed(&state_dir);
+    if all.is_empty() {
+        println!("no plugin is installed (tradewind plugin install SPEC --yes)");
+    }
+    for p in all {
+        let mut parts = Vec::new();
+        for (has, what) in [
+            (p.skills.is_some(), "skills"),
+            (p.agents.is_some(), "agents"),
+            (p.commands.is_some(), "commands"),
+            (p.hooks.is_some(), "hooks"),
+            (!p.mcp_servers.is_empty(), "mcp"),
+        ] {
+            if has {
+                parts.push(what);
+            }
+        }
+        println!(
+            "{}\t{}\t{}\t{}",
+            p.name,
+            if on.contains(&p.name) { "on" } else { "off" },
+            p.version.as_deref().unwrap_or("-"),
+            parts.join(",")
+        );
+    }
+    Ok(())
+}
+
+/// Install into a staging folder of `plugins/` with npm (`--ignore-scripts`: no code of the
+/// package runs; `--offline` for a file), then move it in under its name, disabled.
+async fn plugin_install(a: crate::config::PluginInstallArgs) -> anyhow::Result<()> {
+    use tradewind_core::plugins;
+    let spec =
+        plugins::parse_spec(&a.spec, &std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))?;
+    if !a.yes {
+        bail!(
+            "installing runs npm for {}: say --yes to go ahead (the plugin is added disabled)",
+            spec.npm_arg()
+        );
+    }
+    let state_dir = crate::config::default_state_dir(a.common.state_dir.as_deref())?;
+    let dir = plugins::dir(&state_dir);
+    std::fs::create_dir_all(&dir)?;
+    let staging = dir.join(format!(".staging-{}", tradewind_core::util::new_id()));
+    std::fs::create_dir(&staging)?;
+    let done = install_into(&staging, &spec).await;
+    let named = done.and_then(|package| {
+        let p = plugins::read(&staging).ok_or_else(|| {
+            anyhow::anyhow!("{package} has no tradewind-plugin.json nor .claude-plugin/plugin.json: not a plugin")
+        })?;
+        let name = plugins::install_name(&p, &package)
+            .ok_or_else(|| anyhow::anyhow!("{package}: no usable plugin name"))?;
+        let to = dir.join(&name);
+        if to.exists() {
+            bail!("a plugin named {name} is installed: remove it first (tradewind plugin remove {name})");
+        }
+        std::fs::rename(&staging, &to)?;
+        Ok(name)
+    });
+    if staging.exists() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    let name = named?;
+    println!(
+        "installed {name} (disabled): turn it on with `tradewind plugin enable {name}` or in Settings → Plugins"
+    );
+    Ok(())
+}
+
+/// `npm install` of one spec into `staging`; the package's name.
+async fn install_into(
+    staging: &std::path::Path,
+    spec: &tradewind_core::plugins::Spec,
+) -> anyhow::Result<String> {
+    std::fs::write(
+        staging.join("package.json"),
+        r#"{"name": "tradewind-plugin-staging", "private": true}"#,
+    )?;
+    let mut cmd = tokio::process::Command::new("npm");
+    cmd.current_dir(staging).args([
+        "install",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--no-package-lock",
+        "--save",
+    ]);
+    if matches!(spec, tradewind_core::plugins::Spec::File(_)) {
+        cmd.arg("--offline");
+    }
+    cmd.arg(spec.npm_arg());
+    let out = tokio::time::timeout(std::time::Duration::from_secs(300), cmd.output())
+        .await
+        .map_err(|_| anyhow::anyhow!("npm did not finish within 300 s"))?
+        .context("cannot run npm (is Node.js installed?)")?;
+    if !out.status.success() {
+        bail!(
+            "npm install failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let pkg: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(staging.join("package.json"))?)?;
+    pkg.get("dependencies")
+        .and_then(|d| d.as_object())
+        .and_then(|d| d.keys().next().cloned())
+        .ok_or_else(|| anyhow::anyhow!("npm installed nothing"))
+}
+
+async fn plugin_switch(a: crate::config::PluginNameArgs, enabled: bool) -> anyhow::Result<()> {
+    let state_dir = crate::config::default_state_dir(a.common.state_dir.as_deref())?;
+    let store = maintenance_store(Some(&state_dir)).await?;
+    let done =
+        tradewind_core::services::plugins::switch(&store, &state_dir, &a.name, enabled).await;
+    store.close().await;
+    done.map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!(
+        "{} {}{}",
+        a.name,
+        if enabled { "enabled" } else { "disabled" },
+        if enabled {
+            " (a running server counts its MCP servers from its next start, or enable it in Settings → Plugins)"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
+async fn plugin_remove(a: crate::config::PluginNameArgs) -> anyhow::Result<()> {
+    let state_dir = crate::config::default_state_dir(a.common.state_dir.as_deref())?;
+    if !tradewind_core::plugins::valid_name(&a.name) {
+        bail!("`{}` is not a plugin name", a.name);
+    }
+    let folder = tradewind_core::plugins::dir(&state_dir).join(&a.name);
+    if !folder.is_dir() {
+        bail!("no plugin named {} is installed", a.name);
+    }
+    if let Ok(store) = maintenance_store(Some(&state_dir)).await {
+        let _ = tradewind_core::services::plugins::switch(&store, &state_dir, &a.name, false).await;
+        store.close().await;
+    }
+    std::fs::remove_dir_all(&folder)?;
+    println!("removed {}", a.name);
     Ok(())
 }

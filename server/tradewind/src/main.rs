@@ -77,6 +77,7 @@ async fn serve_main() -> std::process::ExitCode {
                 Err(e) => Err(e),
             }
         }
+        Command::Plugin(cmd) => tradewind::cli::plugin(cmd).await,
         Command::Trust(tradewind::config::TrustCommand::List(args)) => {
             tradewind::cli::trust_list(args).await
         }

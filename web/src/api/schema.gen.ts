@@ -534,6 +534,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plugins installed in the state directory's `plugins/`, each on or off.
+         * @description A plugin bundles skills, agents, prompt commands, hooks and MCP servers; nothing of it takes
+         *     effect until enabled. Install one with `tradewind plugin install SPEC --yes`.
+         */
+        get: operations["list_plugins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plugins/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Turn an installed plugin on or off.
+         * @description On: its skills, agents, commands and hooks count from the next run, its MCP servers are
+         *     added (and connected where MCP is allowed). Off: all of it is taken away. Needs the
+         *     `admin` scope.
+         */
+        put: operations["switch_plugin"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/policy/check": {
         parameters: {
             query?: never;
@@ -2636,8 +2679,8 @@ export interface components {
             /** @description What of it was left out, and why. */
             skipped: string[];
             /**
-             * @description `user` (the state directory's `hooks.json`) or `workspace` (`.tradewind/hooks.json`,
-             *     `.claude/settings.json`).
+             * @description `user` (the state directory's `hooks.json`), `workspace` (`.tradewind/hooks.json`,
+             *     `.claude/settings.json`) or `plugin` (an enabled plugin's `hooks/hooks.json`).
              */
             source: string;
         };
@@ -3239,6 +3282,38 @@ export interface components {
             /** Format: int64 */
             revision: number;
             title?: string | null;
+        };
+        /** @description One installed plugin (`GET /api/plugins`). */
+        PluginInfo: {
+            agents: boolean;
+            commands: boolean;
+            description: string;
+            /**
+             * @description Off until the user enables it (`PUT /api/plugins/{name}`, `tradewind plugin enable`):
+             *     nothing of it takes effect before.
+             */
+            enabled: boolean;
+            hooks: boolean;
+            /** @description Its MCP servers' names. */
+            mcp_servers: string[];
+            name: string;
+            /** @description What of it cannot be used, and why. */
+            problems: string[];
+            /** @description Its folder (in the state directory's `plugins/`). */
+            root: string;
+            /** @description What it bundles: its skills', agents' and commands' folders, hooks file. */
+            skills: boolean;
+            version?: string | null;
+            /** @description `server/tool`: the MCP tool of its own it names to serve `websearch`. */
+            websearch?: string | null;
+        };
+        /** @description `GET /api/plugins`. */
+        PluginList: {
+            data: components["schemas"]["PluginInfo"][];
+        };
+        /** @description `PUT /api/plugins/{name}`: turn an installed plugin on or off. */
+        PluginSwitch: {
+            enabled: boolean;
         };
         /** @description `POST /api/policy/check`: what the gate would decide for a tool call. Nothing is executed. */
         PolicyCheckParams: {
@@ -4122,8 +4197,8 @@ export interface components {
             /** @description The body's first 400 characters. */
             preview: string;
             /**
-             * @description `workspace` (its `.tradewind/skills`, `.agents/skills`, `.claude/skills`) or `user`
-             *     (the state directory's `skills/`).
+             * @description `workspace` (its `.tradewind/skills`, `.agents/skills`, `.claude/skills`), `user` (the
+             *     state directory's `skills/`) or `plugin` (an enabled plugin's).
              */
             source: string;
         };
@@ -6731,6 +6806,179 @@ export interface operations {
                 };
             };
             /** @description No errors, more than 10, or an empty or too long `diagram_id` or `message` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_plugins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plugins */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    switch_plugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The plugin's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PluginSwitch"];
+            };
+        };
+        responses: {
+            /** @description Switched */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginList"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the admin scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No plugin of that name is installed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid body */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -39,20 +39,29 @@ pub(super) async fn load(t: &Turn<'_>) -> Vec<Arc<HookFile>> {
     } else {
         None
     };
-    if trusted.is_none() {
+    let plugins = t.deps.store.plugins_setting().await;
+    if trusted.is_none() && plugins.is_none() {
         return crate::hooks::user_file(&state)
             .filter(|f| !f.hooks.is_empty())
             .map(Arc::new)
             .into_iter()
             .collect();
     }
-    tokio::task::spawn_blocking(move || crate::hooks::files(&ws, &state, trusted.as_deref()))
-        .await
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|f| !f.hooks.is_empty())
-        .map(Arc::new)
-        .collect()
+    tokio::task::spawn_blocking(move || {
+        let mut files = crate::hooks::files(&ws, &state, trusted.as_deref());
+        files.extend(
+            crate::plugins::enabled(&state, plugins.as_deref())
+                .iter()
+                .filter_map(|p| crate::hooks::plugin_file(p.hooks.as_ref()?, &p.root)),
+        );
+        files
+    })
+    .await
+    .unwrap_or_default()
+    .into_iter()
+    .filter(|f| !f.hooks.is_empty())
+    .map(Arc::new)
+    .collect()
 }
 
 fn grant_key(f: &HookFile) -> String {
@@ -138,6 +147,12 @@ async fn run_one(
         if dir.is_dir() {
             job.bind_over.push((dir.clone(), dir));
         }
+    }
+    // A plugin's hook sees its plugin's folder, read-only.
+    if let Some(root) = &file.plugin_root {
+        job.bind_over.push((root.clone(), root.clone()));
+        job.env
+            .push(("CLAUDE_PLUGIN_ROOT".into(), root.display().to_string()));
     }
     let confine = sandbox.as_deref().map(|sb| (sb, &job));
     let ran = crate::hooks::run(hook, event, input, &t.paths.workspace, confine).await;

@@ -21,9 +21,14 @@ pub async fn catalogue(store: &Store, workspace: &Path, state_dir: &Path) -> Cat
         .await
         .ok()
         .flatten();
+    let plugins = store.plugins_setting().await;
     let (ws, state) = (workspace.to_path_buf(), state_dir.to_path_buf());
     tokio::task::spawn_blocking(move || {
-        crate::agents::catalogue(&ws, &state, trusted.as_deref(), &known_tool)
+        let dirs: Vec<_> = crate::plugins::enabled(&state, plugins.as_deref())
+            .into_iter()
+            .filter_map(|p| p.agents)
+            .collect();
+        crate::agents::catalogue(&ws, &state, trusted.as_deref(), &dirs, &known_tool)
     })
     .await
     .unwrap_or_default()

@@ -53,6 +53,11 @@ pub enum Command {
     /// take one back.
     #[command(subcommand)]
     Trust(TrustCommand),
+    /// Plugins (the state directory's `plugins/`): install, list, enable, disable, remove. A
+    /// plugin bundles skills, agents, commands, hooks and MCP servers; it takes effect only once
+    /// enabled.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// The sessions of this state directory: list, show, export, import (through the running
     /// server when there is one).
     #[command(subcommand)]
@@ -64,6 +69,40 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<std::ffi::OsString>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Every installed plugin: name, on/off, version, what it bundles (tab-separated).
+    List(PasswdArgs),
+    /// Install a plugin, disabled: `npm:<package>[@version]`, a package name, or
+    /// `file:<path to a .tgz>` (offline). npm runs with `--ignore-scripts`: nothing of the
+    /// package runs.
+    Install(PluginInstallArgs),
+    /// Turn an installed plugin on (a running server counts its skills, agents, commands and
+    /// hooks from its next run; its MCP servers from its next start).
+    Enable(PluginNameArgs),
+    /// Turn it off.
+    Disable(PluginNameArgs),
+    /// Delete an installed plugin (turned off first).
+    Remove(PluginNameArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PluginInstallArgs {
+    #[command(flatten)]
+    pub common: PasswdArgs,
+    pub spec: String,
+    /// Install without asking (the command line's own consent).
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PluginNameArgs {
+    #[command(flatten)]
+    pub common: PasswdArgs,
+    pub name: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -151,6 +151,10 @@ pub struct McpServerDef {
     pub enabled: Option<bool>,
     /// Seconds a tool call may take (default 60, at most 600).
     pub timeout: Option<u64>,
+    /// An enabled plugin's server: the plugin's root, which its jail shows read-only (and its
+    /// arguments may name); never read from config.json.
+    #[serde(skip)]
+    pub plugin_root: Option<PathBuf>,
 }
 
 /// `websearch` in config.json (Settings can change provider and SearXNG URL at run time).

@@ -532,6 +532,10 @@ pub(super) fn path_args(
             _ => continue,
         };
         let p = crate::policy::paths::normalize(&p);
+        // A plugin's own files: its folder is shown read-only as it is.
+        if def.plugin_root.as_ref().is_some_and(|r| p.starts_with(r)) {
+            continue;
+        }
         if p == Path::new("/") {
             return Err(format!(
                 "the argument {arg:?} gives the server the whole file system; name a project folder instead"

@@ -53,9 +53,11 @@ struct Slot {
     skipped: Vec<String>,
     /// The live connection (its tools hold it too).
     conn: Option<Arc<Connection>>,
-    /// `user` (config.json in the state directory) or `workspace` (an approved
-    /// `.tradewind/config.json`).
+    /// `user` (config.json in the state directory), `workspace` (an approved
+    /// `.tradewind/config.json`) or `plugin` (an enabled plugin's).
     source: &'static str,
+    /// The plugin it comes from.
+    plugin: Option<String>,
 }
 
 /// Why opening a connection failed; `auth`: the server asked for credentials.
@@ -130,6 +132,7 @@ impl McpHub {
                     skipped: Vec::new(),
                     conn: None,
                     source: "user",
+                    plugin: None,
                 };
                 (name.clone(), slot)
             })
@@ -171,8 +174,67 @@ impl McpHub {
                 skipped: Vec::new(),
                 conn: None,
                 source: "workspace",
+                plugin: None,
             });
         }
+    }
+
+    /// Add an enabled plugin's servers (a name already taken keeps its definition; the plugin
+    /// is told).
+    pub fn add_plugin_servers(
+        &self,
+        plugin: &str,
+        root: &Path,
+        servers: &BTreeMap<String, McpServerDef>,
+    ) -> Vec<String> {
+        let mut slots = self.slots.write();
+        let mut taken = Vec::new();
+        for (name, def) in servers {
+            if slots.contains_key(name) {
+                taken.push(name.clone());
+                continue;
+            }
+            let def = McpServerDef {
+                plugin_root: Some(root.to_path_buf()),
+                ..def.clone()
+            };
+            slots.insert(
+                name.clone(),
+                Slot {
+                    state: if def.enabled == Some(false) {
+                        McpState::Disabled
+                    } else {
+                        McpState::Disconnected
+                    },
+                    def,
+                    error: None,
+                    info: None,
+                    tools: Vec::new(),
+                    skipped: Vec::new(),
+                    conn: None,
+                    source: "plugin",
+                    plugin: Some(plugin.to_string()),
+                },
+            );
+        }
+        taken
+    }
+
+    /// Take a disabled plugin's servers away (their connections close).
+    pub fn remove_plugin_servers(&self, plugin: &str) {
+        self.slots
+            .write()
+            .retain(|_, s| s.plugin.as_deref() != Some(plugin));
+    }
+
+    /// The servers of a plugin (to connect once it is enabled).
+    pub fn plugin_server_names(&self, plugin: &str) -> Vec<String> {
+        self.slots
+            .read()
+            .iter()
+            .filter(|(_, s)| s.plugin.as_deref() == Some(plugin))
+            .map(|(n, _)| n.clone())
+            .collect()
     }
 
     /// The names of the servers the user's own config defines.
@@ -473,6 +535,12 @@ impl McpHub {
             read: installation(&program, def),
             ..crate::sandbox::Job::default()
         };
+        // A plugin's server sees its plugin's folder, read-only (only it of the state dir).
+        if let Some(root) = &def.plugin_root {
+            job.bind_over.push((root.clone(), root.clone()));
+            job.env
+                .push(("CLAUDE_PLUGIN_ROOT".into(), root.display().to_string()));
+        }
         // What programs outside the jail run, as the roots hold it before the server starts:
         // the jail keeps it read-only, and what the server creates is held (`Guarded`).
         let before = match sandbox {

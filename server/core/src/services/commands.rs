@@ -94,7 +94,29 @@ fn add_skills(c: &mut PromptCommands, skills: &crate::skills::Catalogue) {
 }
 
 fn workspace_commands(workspace: &Path) -> PromptCommands {
-    let dir = workspace.join(".tradewind").join("commands");
+    commands_in(&workspace.join(".tradewind").join("commands"))
+}
+
+/// Each enabled plugin's commands (`commands/*.md`), after the workspace's: a name taken
+/// before is left out.
+fn add_plugin_commands(c: &mut PromptCommands, plugins: &[crate::plugins::Plugin]) {
+    for p in plugins {
+        let Some(dir) = &p.commands else { continue };
+        for cmd in commands_in(dir).data {
+            if c.data.iter().any(|d| d.name == cmd.name) {
+                c.skipped.push(format!(
+                    "{}: /{} of plugin {} is taken",
+                    cmd.name, cmd.name, p.name
+                ));
+            } else if c.data.len() < MAX_COMMANDS * 2 {
+                c.data.push(cmd);
+            }
+        }
+    }
+}
+
+/// The prompt templates of one folder (`<name>.md`, front matter `description`).
+fn commands_in(dir: &Path) -> PromptCommands {
     let mut data = Vec::new();
     let mut skipped = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -157,8 +179,10 @@ impl Core {
         let row = self.load_session(session).await?;
         let ws = std::path::PathBuf::from(row.workspace);
         let skills = self.store.skill_catalogue(&ws, &self.cfg.state_dir).await;
+        let plugins = self.store.enabled_plugins(&self.cfg.state_dir).await;
         Ok(tokio::task::spawn_blocking(move || {
             let mut c = read_commands(&ws);
+            add_plugin_commands(&mut c, &plugins);
             add_skills(&mut c, &skills);
             c
         })

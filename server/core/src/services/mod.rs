@@ -10,6 +10,7 @@ pub mod files;
 mod goals;
 mod mcp;
 mod memory;
+pub mod plugins;
 mod provider;
 mod search;
 mod sessions;

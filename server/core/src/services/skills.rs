@@ -17,6 +17,7 @@ impl Core {
             source: match s.source {
                 Source::Workspace => "workspace",
                 Source::User => "user",
+                Source::Plugin => "plugin",
             }
             .into(),
             dir: s.dir.display().to_string(),
@@ -94,15 +95,22 @@ impl Core {
             .store
             .get_setting(&crate::hooks::trust_key(&ws))
             .await?;
-        let (user, workspace, counted) = tokio::task::spawn_blocking(move || {
+        let plugins = self.store.plugins_setting().await;
+        let (user, workspace, mut counted, plugin) = tokio::task::spawn_blocking(move || {
+            let plugin: Vec<_> = crate::plugins::enabled(&state, plugins.as_deref())
+                .iter()
+                .filter_map(|p| crate::hooks::plugin_file(p.hooks.as_ref()?, &p.root))
+                .collect();
             (
                 crate::hooks::user_file(&state),
                 crate::hooks::workspace_files(&ws),
                 crate::hooks::files(&ws, &state, trusted.as_deref()),
+                plugin,
             )
         })
         .await
         .unwrap_or_default();
+        counted.extend(plugin.iter().cloned());
         let workspace_hash = crate::hooks::workspace_hash(&workspace);
         let untrusted = workspace_hash.is_some()
             && !counted
@@ -116,6 +124,7 @@ impl Core {
         };
         let mut files: Vec<_> = user.iter().map(|f| info(f, "user")).collect();
         files.extend(workspace.iter().map(|f| info(f, "workspace")));
+        files.extend(plugin.iter().map(|f| info(f, "plugin")));
         Ok(crate::protocol::HookList {
             data: counted
                 .iter()

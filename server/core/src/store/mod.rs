@@ -488,9 +488,39 @@ impl Store {
         workspace: &std::path::Path,
         state_dir: &std::path::Path,
     ) -> crate::skills::Catalogue {
-        let choices = self.skill_choices(workspace).await.unwrap_or_default();
+        let mut choices = self.skill_choices(workspace).await.unwrap_or_default();
+        let plugins = self.plugins_setting().await;
         let (ws, state) = (workspace.to_path_buf(), state_dir.to_path_buf());
-        tokio::task::spawn_blocking(move || crate::skills::catalogue(&ws, &state, &choices))
+        tokio::task::spawn_blocking(move || {
+            choices.plugin_dirs = crate::plugins::enabled(&state, plugins.as_deref())
+                .into_iter()
+                .filter_map(|p| p.skills)
+                .collect();
+            crate::skills::catalogue(&ws, &state, &choices)
+        })
+        .await
+        .unwrap_or_default()
+    }
+
+    /// The enabled plugins' names as stored (a JSON array; `None`: none ever enabled).
+    pub async fn plugins_setting(&self) -> Option<String> {
+        self.get_setting(crate::plugins::ENABLED_KEY)
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// The plugins enabled now, read from their folders.
+    pub async fn enabled_plugins(
+        &self,
+        state_dir: &std::path::Path,
+    ) -> Vec<crate::plugins::Plugin> {
+        let setting = self.plugins_setting().await;
+        if setting.is_none() {
+            return Vec::new();
+        }
+        let state = state_dir.to_path_buf();
+        tokio::task::spawn_blocking(move || crate::plugins::enabled(&state, setting.as_deref()))
             .await
             .unwrap_or_default()
     }

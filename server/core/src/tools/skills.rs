@@ -109,7 +109,7 @@ async fn where_to_run(ctx: &ToolCtx<'_>, s: &crate::skills::Skill) -> String {
             at.display()
         );
     }
-    let held_back = s.source == Source::User
+    let held_back = s.source != Source::Workspace
         || s.dir
             .components()
             .any(|c| c.as_os_str() == std::ffi::OsStr::new(".tradewind"));

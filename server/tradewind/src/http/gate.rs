@@ -149,6 +149,7 @@ pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
             | ["api", "mcp", "servers", _, "connect"]
             | ["api", "workspace", "config", "approve"]
             | ["api", "skills", _]
+            | ["api", "plugins", ..]
             | ["api", "hooks" | "agents", "trust"]
             | ["api", "trust"]
             | ["api", "tokens", ..]

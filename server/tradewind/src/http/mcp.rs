@@ -175,6 +175,41 @@ pub async fn trust_agents(
     Ok(axum::Json(state.trust_agents(&p.hash).await?))
 }
 
+/// The plugins installed in the state directory's `plugins/`, each on or off.
+///
+/// A plugin bundles skills, agents, prompt commands, hooks and MCP servers; nothing of it takes
+/// effect until enabled. Install one with `tradewind plugin install SPEC --yes`.
+#[utoipa::path(get, path = "/api/plugins", tag = "mcp",
+    responses((status = 200, description = "The plugins", body = crate::protocol::PluginList),
+              (status = 401, description = "Not authenticated", body = ErrorBody)))]
+pub async fn list_plugins(
+    State(state): State<AppState>,
+) -> ApiResult<axum::Json<crate::protocol::PluginList>> {
+    Ok(axum::Json(state.plugins().await?))
+}
+
+/// Turn an installed plugin on or off.
+///
+/// On: its skills, agents, commands and hooks count from the next run, its MCP servers are
+/// added (and connected where MCP is allowed). Off: all of it is taken away. Needs the
+/// `admin` scope.
+#[utoipa::path(put, path = "/api/plugins/{name}", tag = "mcp", request_body = crate::protocol::PluginSwitch,
+    params(("name" = String, Path, description = "The plugin's name")),
+    responses((status = 200, description = "Switched", body = crate::protocol::PluginList),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "The token lacks the admin scope", body = ErrorBody),
+              (status = 404, description = "No plugin of that name is installed", body = ErrorBody),
+              (status = 422, description = "Invalid body", body = ErrorBody)))]
+pub async fn switch_plugin(
+    State(state): State<AppState>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+    super::extract::ApiJson(p): super::extract::ApiJson<crate::protocol::PluginSwitch>,
+) -> ApiResult<axum::Json<crate::protocol::PluginList>> {
+    Ok(axum::Json(
+        state.set_plugin_enabled(&name, p.enabled).await?,
+    ))
+}
+
 /// The hooks the server's workspace's sessions run.
 ///
 /// The user's (`hooks.json` in the state directory) and the workspace's

@@ -108,7 +108,7 @@ impl std::ops::Deref for AppState {
         settings::make_default_provider,
         settings::get_websearch, settings::put_websearch,
         mcp::list_servers, mcp::connect_server, mcp::disconnect_server,
-        mcp::workspace_config, mcp::approve_workspace_config, mcp::list_skills, mcp::trust_skills, mcp::switch_skill, mcp::list_hooks, mcp::trust_hooks, mcp::list_agents, mcp::trust_agents, mcp::list_trust, mcp::revoke_trust,
+        mcp::workspace_config, mcp::approve_workspace_config, mcp::list_skills, mcp::trust_skills, mcp::switch_skill, mcp::list_hooks, mcp::trust_hooks, mcp::list_agents, mcp::trust_agents, mcp::list_plugins, mcp::switch_plugin, mcp::list_trust, mcp::revoke_trust,
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
         usage::search, usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
@@ -238,6 +238,11 @@ fn settings_routes() -> Router<AppState> {
         .route("/api/skills", get(mcp::list_skills))
         .route("/api/skills/trust", post(mcp::trust_skills))
         .route("/api/skills/{name}", axum::routing::put(mcp::switch_skill))
+        .route("/api/plugins", get(mcp::list_plugins))
+        .route(
+            "/api/plugins/{name}",
+            axum::routing::put(mcp::switch_plugin),
+        )
         .route("/api/agents", get(mcp::list_agents))
         .route("/api/agents/trust", post(mcp::trust_agents))
         .route("/api/hooks", get(mcp::list_hooks))

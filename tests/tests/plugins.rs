@@ -242,3 +242,94 @@ async fn a_plugin_from_a_tarball_counts_only_once_enabled() {
     let (_, plugins) = s.get("/api/plugins").await;
     assert!(plugins["data"].as_array().unwrap().is_empty());
 }
+
+/// The `plugin_install` tool: a bad spec is refused before anything is asked or run; each
+/// install asks — in `full` too, and again after an answer "for the session" — and runs npm in
+/// the jail; the plugin arrives disabled.
+#[tokio::test]
+async fn the_plugin_install_tool_asks_every_time() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: tradewind::policy::Ceiling {
+            write: true,
+            process: true,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    let work = TempDir::new("tw-plugin-pack");
+    let tgz = packed_plugin(work.path());
+    std::fs::copy(&tgz, s.workspace.path().join("greeter.tgz")).unwrap();
+    mock.push(tool_reply(
+        "p0",
+        "plugin_install",
+        &json!({"spec": "npm:x; rm -rf ~"}),
+    ));
+    mock.push(tool_reply(
+        "p1",
+        "plugin_install",
+        &json!({"spec": "file:greeter.tgz"}),
+    ));
+    mock.push(tool_reply(
+        "p2",
+        "plugin_install",
+        &json!({"spec": "file:greeter.tgz"}),
+    ));
+    mock.push(text_reply("Done."));
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "install the greeter plugin").await;
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    let (fin, asked) = s
+        .answer_until_finished(&sid, &run, |_| {
+            if n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                "session".into()
+            } else {
+                "deny".into()
+            }
+        })
+        .await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    assert_eq!(
+        asked.len(),
+        2,
+        "each install asks, in full and after a session answer: {asked:?}"
+    );
+    for a in &asked {
+        assert_eq!(a["tool"], "plugin_install");
+        assert!(
+            a["reason"].as_str().unwrap().contains("each install asks"),
+            "{a}"
+        );
+    }
+    let events = s.events(&sid).await;
+    let r = of_type(&events, "tool_result");
+    assert_eq!(r[0]["ok"], false);
+    assert!(
+        r[0]["text"].as_str().unwrap().contains("invalid_input"),
+        "{}",
+        r[0]
+    );
+    assert_eq!(r[1]["ok"], true, "{}", r[1]);
+    assert!(
+        r[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Installed the plugin greeter, disabled"),
+        "{}",
+        r[1]
+    );
+    assert_eq!(r[2]["ok"], false, "{}", r[2]);
+    let (_, plugins) = s.get("/api/plugins").await;
+    assert_eq!(plugins["data"][0]["name"], "greeter");
+    assert_eq!(plugins["data"][0]["enabled"], false);
+    // Nothing staged is left behind.
+    let left: Vec<_> = std::fs::read_dir(s.state.path().join("plugins"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["greeter"]);
+}

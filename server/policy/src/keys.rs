@@ -45,6 +45,9 @@ pub enum GrantKey {
     /// One exact command line (by its SHA-256) given the user's SSH agent: allowed for the call
     /// answered only, never stored.
     SshAgent(String),
+    /// One plugin install (the spec's SHA-256): allowed for the call answered only, never
+    /// stored — each install asks.
+    PluginInstall(String),
 }
 
 impl std::fmt::Display for GrantKey {
@@ -74,6 +77,7 @@ impl std::fmt::Display for GrantKey {
             } => write!(f, "mcp:{server}/{tool}#{version}"),
             GrantKey::OutsideSandbox(h) => write!(f, "outside:{h}"),
             GrantKey::SshAgent(h) => write!(f, "ssh-agent:{h}"),
+            GrantKey::PluginInstall(h) => write!(f, "plugin-install:{h}"),
         }
     }
 }
@@ -82,7 +86,10 @@ impl GrantKey {
     /// Allows the one call answered: no answer stores it (running outside the sandbox, lending
     /// the SSH agent).
     pub fn once_only(&self) -> bool {
-        matches!(self, GrantKey::OutsideSandbox(_) | GrantKey::SshAgent(_))
+        matches!(
+            self,
+            GrantKey::OutsideSandbox(_) | GrantKey::SshAgent(_) | GrantKey::PluginInstall(_)
+        )
     }
 
     /// A stored key read back; `None` for text no version of the server writes.
@@ -114,6 +121,7 @@ impl GrantKey {
             "net" => GrantKey::Net(rest.to_string()),
             "outside" => GrantKey::OutsideSandbox(rest.to_string()),
             "ssh-agent" => GrantKey::SshAgent(rest.to_string()),
+            "plugin-install" => GrantKey::PluginInstall(rest.to_string()),
             "jail" if rest.starts_with('/') => GrantKey::Jail(PathBuf::from(rest)),
             "mcp" => {
                 let (server, rest) = rest.split_once('/')?;

@@ -252,6 +252,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(never_loosens(ctx, p));
         rs.extend(outside_sandbox(ctx, p));
         rs.extend(ssh_agent(ctx, p));
+        rs.extend(plugin_install(ctx, p));
         rs.extend(git_state_write(ctx, p));
         rs.extend(private_network(ctx, p));
         rs.extend(mcp_tool(ctx, p));
@@ -734,6 +735,31 @@ fn outside_sandbox(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
         "outside_sandbox",
         ask_verdict(ctx),
         message,
+        Some(key),
+    ))
+}
+
+/// The tool that installs plugins (a package fetched and put where the server loads it from):
+/// it asks every time, in `full` too, and no answer is kept for the session; only `--yolo`
+/// skips the question.
+pub const PLUGIN_INSTALL_TOOL: &str = "plugin_install";
+
+fn plugin_install(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    if p.tool != PLUGIN_INSTALL_TOOL || ctx.yolo {
+        return None;
+    }
+    let key = GrantKey::PluginInstall(command_hash(p.command_text.unwrap_or(""))).to_string();
+    if ctx.grants.contains(&key) {
+        return None; // answered for this call
+    }
+    Some(reason(
+        "package_install",
+        ask_verdict(ctx),
+        format!(
+            "`{}` installs a plugin ({}): each install asks, and the plugin stays off until you enable it",
+            p.tool,
+            command::visible(p.command_text.unwrap_or(""))
+        ),
         Some(key),
     ))
 }

@@ -582,8 +582,8 @@ async fn plugin_list(a: PasswdArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Install into a staging folder of `plugins/` with npm (`--ignore-scripts`: no code of the
-/// package runs; `--offline` for a file), then move it in under its name, disabled.
+/// Install with npm (`--ignore-scripts`: no code of the package runs; `--offline` for a file)
+/// into a staging folder, moved in under its name, disabled. The user typed it: no jail.
 async fn plugin_install(a: crate::config::PluginInstallArgs) -> anyhow::Result<()> {
     use tradewind_core::plugins;
     let spec =
@@ -595,72 +595,13 @@ async fn plugin_install(a: crate::config::PluginInstallArgs) -> anyhow::Result<(
         );
     }
     let state_dir = crate::config::default_state_dir(a.common.state_dir.as_deref())?;
-    let dir = plugins::dir(&state_dir);
-    std::fs::create_dir_all(&dir)?;
-    let staging = dir.join(format!(".staging-{}", tradewind_core::util::new_id()));
-    std::fs::create_dir(&staging)?;
-    let done = install_into(&staging, &spec).await;
-    let named = done.and_then(|package| {
-        let p = plugins::read(&staging).ok_or_else(|| {
-            anyhow::anyhow!("{package} has no tradewind-plugin.json nor .claude-plugin/plugin.json: not a plugin")
-        })?;
-        let name = plugins::install_name(&p, &package)
-            .ok_or_else(|| anyhow::anyhow!("{package}: no usable plugin name"))?;
-        let to = dir.join(&name);
-        if to.exists() {
-            bail!("a plugin named {name} is installed: remove it first (tradewind plugin remove {name})");
-        }
-        std::fs::rename(&staging, &to)?;
-        Ok(name)
-    });
-    if staging.exists() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    let name = named?;
+    let name = tradewind_core::tools::plugins::install(&state_dir, &spec, None)
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
     println!(
         "installed {name} (disabled): turn it on with `tradewind plugin enable {name}` or in Settings → Plugins"
     );
     Ok(())
-}
-
-/// `npm install` of one spec into `staging`; the package's name.
-async fn install_into(
-    staging: &std::path::Path,
-    spec: &tradewind_core::plugins::Spec,
-) -> anyhow::Result<String> {
-    std::fs::write(
-        staging.join("package.json"),
-        r#"{"name": "tradewind-plugin-staging", "private": true}"#,
-    )?;
-    let mut cmd = tokio::process::Command::new("npm");
-    cmd.current_dir(staging).args([
-        "install",
-        "--ignore-scripts",
-        "--no-audit",
-        "--no-fund",
-        "--no-package-lock",
-        "--save",
-    ]);
-    if matches!(spec, tradewind_core::plugins::Spec::File(_)) {
-        cmd.arg("--offline");
-    }
-    cmd.arg(spec.npm_arg());
-    let out = tokio::time::timeout(std::time::Duration::from_secs(300), cmd.output())
-        .await
-        .map_err(|_| anyhow::anyhow!("npm did not finish within 300 s"))?
-        .context("cannot run npm (is Node.js installed?)")?;
-    if !out.status.success() {
-        bail!(
-            "npm install failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    let pkg: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(staging.join("package.json"))?)?;
-    pkg.get("dependencies")
-        .and_then(|d| d.as_object())
-        .and_then(|d| d.keys().next().cloned())
-        .ok_or_else(|| anyhow::anyhow!("npm installed nothing"))
 }
 
 async fn plugin_switch(a: crate::config::PluginNameArgs, enabled: bool) -> anyhow::Result<()> {

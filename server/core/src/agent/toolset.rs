@@ -34,6 +34,7 @@ pub static TOOLS: &[&dyn DynTool] = &[
     &tools::skills::SkillLoad,
     &tools::skills::SkillResource,
     &tools::skills::SkillSearch,
+    &tools::plugins::PluginInstall,
     &tools::execute::Execute,
     &tools::memory::MemoryWrite,
     &tools::memory::MemorySearch,

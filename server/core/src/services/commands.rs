@@ -119,7 +119,7 @@ fn add_plugin_commands(c: &mut PromptCommands, plugins: &[crate::plugins::Plugin
 fn commands_in(dir: &Path) -> PromptCommands {
     let mut data = Vec::new();
     let mut skipped = Vec::new();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return PromptCommands { data, skipped };
     };
     for e in entries.flatten() {

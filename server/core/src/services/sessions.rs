@@ -468,6 +468,7 @@ fn describe_grant(key: &str) -> (&'static str, String) {
         // Never stored (they allow the one call answered); shown if an old row has one.
         Some(GrantKey::OutsideSandbox(_)) => ("once", "one command outside the sandbox".into()),
         Some(GrantKey::SshAgent(_)) => ("once", "one command with your SSH keys".into()),
+        Some(GrantKey::PluginInstall(_)) => ("once", "one plugin install".into()),
         None => {
             if let Some(p) = key.strip_prefix("write:") {
                 ("write", format!("changes to {p}"))

@@ -16,6 +16,7 @@ pub mod held;
 pub mod host;
 pub mod memory;
 pub mod output;
+pub mod plugins;
 pub mod process;
 pub mod prompts;
 pub mod schema;

@@ -158,7 +158,7 @@ async fn start(call: TaskCall, ctx: &ToolCtx<'_>) -> Result<ToolOutput, ToolOutp
             if base != Agent::Plan && host.agent() == Agent::Plan {
                 return Err(ToolOutput::err(
                     "invalid_input",
-                    "the plan agent starts only read-only subagents (`plan`, or a custom agent with `base: plan`)",
+                    "the plan agent starts only `plan` subagents (read-only), or custom agents with `base: plan`",
                 ));
             }
             name

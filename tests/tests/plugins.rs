@@ -333,3 +333,75 @@ async fn the_plugin_install_tool_asks_every_time() {
         .collect();
     assert_eq!(left, ["greeter"]);
 }
+
+/// `--disable-plugin`: the built-in `memory` and `todo` offer no tool (a call of one is an
+/// unknown tool), and an installed plugin enabled in the settings stays off.
+#[tokio::test]
+async fn disable_plugin_turns_off_built_in_and_installed_plugins() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        tweak: Some(|c| {
+            c.disabled_plugins = vec!["memory".into(), "todo".into(), "greeter".into()];
+        }),
+        ..Opts::default()
+    })
+    .await;
+    let work = TempDir::new("tw-plugin-pack");
+    let tgz = packed_plugin(work.path());
+    let (ok, out) = cli(
+        s.state.path(),
+        &[
+            "plugin",
+            "install",
+            &format!("file:{}", tgz.display()),
+            "--yes",
+        ],
+    );
+    assert!(ok, "{out}");
+    let (st, _) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/plugins/greeter",
+            json!({"enabled": true}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    // Enabled in the settings, kept off by the flag: its skill does not count.
+    let (_, skills) = s.get("/api/skills").await;
+    assert!(!names(&skills).contains(&"hello".to_string()), "{skills}");
+    mock.push(tool_reply(
+        "t1",
+        "todo_write",
+        &json!({"items": [{"text": "x", "status": "pending"}]}),
+    ));
+    mock.push(text_reply("Done."));
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "plan").await;
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    let reqs = mock.requests.lock().unwrap().clone();
+    let offered: Vec<&str> = reqs[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    for gone in [
+        "memory_write",
+        "memory_search",
+        "memory_delete",
+        "todo_write",
+    ] {
+        assert!(!offered.contains(&gone), "{gone} offered: {offered:?}");
+    }
+    assert!(offered.contains(&"task"), "subagents stay on: {offered:?}");
+    let events = s.events(&sid).await;
+    let r = of_type(&events, "tool_result");
+    assert!(
+        r[0]["text"].as_str().unwrap().contains("unknown_tool"),
+        "{}",
+        r[0]
+    );
+}

@@ -20,6 +20,7 @@ pub async fn open_store(cfg: &Config) -> anyhow::Result<Store> {
         Some(url) => Store::connect(url).await,
         None => Store::open_sqlite(&cfg.state_dir.join("tradewind.db")).await,
     }
+    .map(|s| s.with_disabled_plugins(&cfg.disabled_plugins))
 }
 
 /// What the loop uses, the run queue, and the channel on which ended background tasks arrive.

@@ -44,6 +44,7 @@ pub(super) fn offered_tools(t: &Turn<'_>, has_skills: bool) -> Arc<[provider::To
         })
         .filter(|d| !(native && d.name() == websearch))
         .filter(|d| has_skills || !SKILL_TOOLS.contains(&d.name()))
+        .filter(|d| !toolset::turned_off(c, d.name()))
         .map(|d| d.spec())
         .collect();
     built.push((key, specs.clone()));

@@ -11,8 +11,16 @@ pub(super) async fn system_and_spend(
     skills: &str,
 ) -> (Arc<str>, Option<RunOutcome>) {
     let names: Vec<&str> = tools.iter().map(|s| s.name.as_str()).collect();
+    let memory_off = t.deps.cfg.disabled_plugins.iter().any(|p| p == "memory");
     let (memories, stop) = tokio::join!(
-        crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text),
+        async {
+            if memory_off {
+                String::new()
+            } else {
+                crate::memory::prompt_section(&t.deps.store, &t.run.session.workspace, &t.run.text)
+                    .await
+            }
+        },
         t.spend_stop(),
     );
     if t.depth() > 0 {

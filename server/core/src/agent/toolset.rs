@@ -49,6 +49,27 @@ pub static TOOLS: &[&dyn DynTool] = &[
 /// by name like the others, never in the default list.
 pub static OPT_IN: &[&dyn DynTool] = &[&tools::goals::GetGoal, &tools::goals::UpdateGoal];
 
+/// The built-in plugins (`--disable-plugin NAME` turns one off) and their tools.
+pub const BUILTIN_PLUGINS: &[(&str, &[&str])] = &[
+    (
+        "memory",
+        &["memory_write", "memory_search", "memory_delete"],
+    ),
+    (
+        "subagents",
+        &["task", "task_status", "task_wait", "send_message"],
+    ),
+    ("todo", &["todo_write"]),
+];
+
+/// Whether `--disable-plugin` turned off the built-in plugin this tool belongs to.
+pub fn turned_off(cfg: &crate::config::Config, tool: &str) -> bool {
+    !cfg.disabled_plugins.is_empty()
+        && BUILTIN_PLUGINS
+            .iter()
+            .any(|(p, tools)| tools.contains(&tool) && cfg.disabled_plugins.iter().any(|d| d == p))
+}
+
 /// Every tool's name (the opt-in ones included).
 pub fn names() -> Vec<String> {
     TOOLS

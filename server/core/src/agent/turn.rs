@@ -121,6 +121,7 @@ impl Turn<'_> {
             || (depth >= crate::subagents::MAX_DEPTH && d.subagents())
             || (self.agent == Agent::Plan && !d.plan_agent())
             || self.agent_tools().is_some_and(|a| !a.allows(d.name()))
+            || toolset::turned_off(&self.deps.cfg, d.name())
     }
 
     /// The custom agent's tool allow-list, if it has one.

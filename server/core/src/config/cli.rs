@@ -285,6 +285,11 @@ pub struct CommonArgs {
     /// Extra directory the file tools may touch (repeatable).
     #[arg(long = "add-dir")]
     pub add_dir: Vec<PathBuf>,
+    /// Keep a plugin off (repeatable): an installed one, or a built-in one — `memory`,
+    /// `subagents`, `todo` — whose tools are then not offered (with `--read-only`: a strictly
+    /// write-free agent).
+    #[arg(long = "disable-plugin", value_name = "NAME")]
+    pub disable_plugin: Vec<String>,
     /// Model provider.
     #[arg(long, env = "TRADEWIND_PROVIDER", value_parser = ["openai", "anthropic", "replay"])]
     pub provider: Option<String>,

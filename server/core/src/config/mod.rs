@@ -404,6 +404,9 @@ pub struct Config {
     pub default_mode_setting: Option<crate::protocol::Mode>,
     pub extra_roots: Vec<PathBuf>,
     pub allowed_hosts: Vec<String>,
+    /// `--disable-plugin`: installed plugins kept off, and the built-in ones (`memory`,
+    /// `subagents`, `todo`) whose tools are not offered.
+    pub disabled_plugins: Vec<String>,
     /// Fixed access token (TRADEWIND_TOKEN), else a random one per start.
     pub access_token: Option<String>,
     pub database_url: Option<String>,
@@ -588,6 +591,7 @@ impl Config {
             read_only,
             yolo: common.yolo && !read_only,
             extra_roots,
+            disabled_plugins: common.disable_plugin.clone(),
             allowed_hosts: file.allowed_hosts,
             access_token: crate::secret_env::var("TRADEWIND_TOKEN").filter(|t| !t.is_empty()),
             database_url: crate::secret_env::var("DATABASE_URL").filter(|u| !u.is_empty()),
@@ -718,6 +722,7 @@ impl Config {
             yolo: false,
             default_mode_setting: None,
             extra_roots: Vec::new(),
+            disabled_plugins: Vec::new(),
             allowed_hosts: Vec::new(),
             access_token: None,
             database_url: None,

@@ -125,6 +125,8 @@ pub struct Store {
     url: Option<Arc<str>>,
     /// Seals secrets at rest (`put_secret`); the server's key store.
     keys: Option<Arc<crate::keystore::KeyStore>>,
+    /// `--disable-plugin`: plugins that stay off whatever the settings say.
+    disabled_plugins: Arc<[String]>,
 }
 
 /// The event log's SQLite connection, taken out of the pool (`None` once the store is closed;
@@ -353,12 +355,19 @@ impl Store {
             writer,
             url: (backend == Backend::Sqlite).then(|| Arc::from(url)),
             keys: None,
+            disabled_plugins: Arc::from([]),
         })
     }
 
     /// This store with the key store that seals its secrets.
     pub fn with_keys(mut self, keys: Arc<crate::keystore::KeyStore>) -> Store {
         self.keys = Some(keys);
+        self
+    }
+
+    /// This store with the plugins `--disable-plugin` keeps off.
+    pub fn with_disabled_plugins(mut self, names: &[String]) -> Store {
+        self.disabled_plugins = Arc::from(names);
         self
     }
 
@@ -504,10 +513,19 @@ impl Store {
 
     /// The enabled plugins' names as stored (a JSON array; `None`: none ever enabled).
     pub async fn plugins_setting(&self) -> Option<String> {
-        self.get_setting(crate::plugins::ENABLED_KEY)
+        let s = self
+            .get_setting(crate::plugins::ENABLED_KEY)
             .await
             .ok()
-            .flatten()
+            .flatten()?;
+        if self.disabled_plugins.is_empty() {
+            return Some(s);
+        }
+        let on: Vec<String> = crate::plugins::names(Some(&s))
+            .into_iter()
+            .filter(|n| !self.disabled_plugins.contains(n))
+            .collect();
+        serde_json::to_string(&on).ok()
     }
 
     /// The plugins enabled now, read from their folders.

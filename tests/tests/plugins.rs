@@ -23,7 +23,8 @@ fn packed_plugin(dir: &std::path::Path) -> std::path::PathBuf {
     put(
         &pkg.join("tradewind-plugin.json"),
         r#"{"name": "greeter", "version": "1.0.0", "description": "Greets.",
-            "mcpServers": {"greeter": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/server.mjs"]}}}"#,
+            "mcpServers": {"greeter": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/server.mjs"]}},
+            "websearch": {"server": "greeter", "tool": "search"}}"#,
     );
     put(
         &pkg.join("skills/hello/SKILL.md"),
@@ -51,8 +52,16 @@ fn packed_plugin(dir: &std::path::Path) -> std::path::PathBuf {
         r#"import { serve } from "./stdio-server.mjs";
 serve({
   name: "greeter",
-  tools: [{ name: "greet", description: "Greet someone", inputSchema: { type: "object", properties: { who: { type: "string" } } } }],
-  call: (_, args) => ({ content: [{ type: "text", text: `GREETED ${args.who}` }] }),
+  tools: [
+    { name: "greet", description: "Greet someone", inputSchema: { type: "object", properties: { who: { type: "string" } } } },
+    { name: "search", description: "Search", inputSchema: { type: "object", properties: { query: { type: "string" } } } },
+  ],
+  call: (name, args) =>
+    name === "greet"
+      ? { content: [{ type: "text", text: `GREETED ${args.who}` }] }
+      : args.query === "fail"
+        ? { isError: true, content: [{ type: "text", text: "PLUGIN-SEARCH-DOWN" }] }
+        : { content: [{ type: "text", text: JSON.stringify([{ title: "T", url: "https://example.org/", snippet: `FOUND ${args.query}` }]) }] },
 });
 "#,
     );
@@ -108,6 +117,12 @@ async fn a_plugin_from_a_tarball_counts_only_once_enabled() {
             process: true,
             external: true,
         },
+        // The built-in provider a failed plugin search falls back to: a closed loopback port.
+        websearch: Some(tradewind::config::WebSearchSettings {
+            provider: Some("searxng".into()),
+            searxng_url: Some("http://127.0.0.1:9/".into()),
+            ..Default::default()
+        }),
         ..Opts::default()
     })
     .await;
@@ -188,6 +203,8 @@ async fn a_plugin_from_a_tarball_counts_only_once_enabled() {
         "mcp_greeter_greet",
         &json!({"who": "you"}),
     ));
+    mock.push(tool_reply("w1", "websearch", &json!({"query": "rust"})));
+    mock.push(tool_reply("w2", "websearch", &json!({"query": "fail"})));
     mock.push(text_reply("Done."));
     let run = s.prompt(&sid, "greet me").await;
     let fin = s.answer_all_until_finished(&sid, &run, "once").await;
@@ -204,6 +221,20 @@ async fn a_plugin_from_a_tarball_counts_only_once_enabled() {
         "{}",
         r[1]
     );
+    // `websearch` served by the plugin's tool, gated as websearch (no MCP question); its
+    // failure falls back to the built-in provider and says so.
+    let w1 = r[2]["text"].as_str().unwrap();
+    assert!(w1.contains("[searched by the plugin greeter]") && w1.contains("FOUND rust"), "{w1}");
+    let w2 = r[3]["text"].as_str().unwrap();
+    assert!(
+        w2.contains("PLUGIN-SEARCH-DOWN") && w2.contains("searched with the built-in provider instead"),
+        "{w2}"
+    );
+    let asked: Vec<&str> = of_type(&events, "approval_requested")
+        .iter()
+        .map(|a| a["tool"].as_str().unwrap())
+        .collect();
+    assert!(!asked.contains(&"websearch"), "{asked:?}");
     // The plugin's Stop hook ran (asked for once, for the session, then passed).
     assert!(
         of_type(&events, "hook_ran")

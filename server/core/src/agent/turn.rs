@@ -250,6 +250,52 @@ impl crate::tools::ToolHost for Turn<'_> {
     fn agent(&self) -> Agent {
         self.agent
     }
+    fn plugin_search<'a>(
+        &'a self,
+        query: &'a str,
+        cancel: &'a tokio_util::sync::CancellationToken,
+    ) -> futures::future::BoxFuture<'a, Option<Result<(String, tools::ToolOutput), String>>> {
+        Box::pin(async move {
+            let deps = self.deps;
+            let plugins = deps.store.enabled_plugins(&deps.cfg.state_dir).await;
+            let (plugin, (server, tool)) = plugins
+                .iter()
+                .find_map(|p| p.websearch.as_ref().map(|w| (p, w)))?;
+            let find = || {
+                deps.mcp
+                    .tools()
+                    .into_iter()
+                    .find(|t| t.server == *server && t.remote == *tool)
+            };
+            let found = match find() {
+                Some(t) => Some(t),
+                None => match deps.mcp.connect(server).await {
+                    Ok(_) => find(),
+                    Err(e) => {
+                        return Some(Err(format!(
+                            "the plugin {}'s search server `{server}` cannot connect: {e}",
+                            plugin.name
+                        )));
+                    }
+                },
+            };
+            let Some(t) = found else {
+                return Some(Err(format!(
+                    "the plugin {}'s server `{server}` offers no tool `{tool}`",
+                    plugin.name
+                )));
+            };
+            let out = t.call(&serde_json::json!({ "query": query }), cancel).await;
+            Some(if out.ok {
+                Ok((plugin.name.clone(), out))
+            } else {
+                Err(format!(
+                    "the plugin {}'s search failed: {}",
+                    plugin.name, out.text
+                ))
+            })
+        })
+    }
     fn agent_profile<'a>(
         &'a self,
         name: &'a crate::protocol::AgentName,

@@ -95,4 +95,11 @@ pub trait ToolHost: Send + Sync {
         &'a self,
         name: &'a crate::protocol::AgentName,
     ) -> BoxFuture<'a, Result<Option<Arc<crate::agents::Profile>>, String>>;
+    /// An enabled plugin's search (its MCP tool that serves `websearch`), called with the
+    /// query: `None` when no plugin provides one; `Err` names the plugin and why it failed.
+    fn plugin_search<'a>(
+        &'a self,
+        query: &'a str,
+        cancel: &'a tokio_util::sync::CancellationToken,
+    ) -> BoxFuture<'a, Option<Result<(String, ToolOutput), String>>>;
 }

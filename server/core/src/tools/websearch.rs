@@ -78,34 +78,55 @@ impl super::Tool for WebSearch {
     }
 
     async fn run(query: String, ctx: &ToolCtx<'_>) -> ToolOutput {
-        let deps = ctx.services();
-        let settings = deps.websearch.read().clone();
-        let key = stored_key(&deps.store).await;
-        let client = match CLIENT.get() {
-            Ok(c) => c,
-            Err(e) => return ToolOutput::err("search_failed", e),
-        };
-        let search = search(&client, &settings, key, &query);
-        let res = tokio::select! {
-            _ = ctx.cancel.cancelled() => return ToolOutput::err("cancelled", "the run was cancelled"),
-            r = tokio::time::timeout(TIMEOUT, search) => r,
-        };
-        match res {
-            Err(_) => ToolOutput::err(
-                "timeout",
-                format!(
-                    "the search provider did not answer within {}s",
-                    TIMEOUT.as_secs()
-                ),
-            ),
-            Ok(Err(e)) => ToolOutput::err("search_failed", e),
-            Ok(Ok(results)) => {
-                let mut out = ToolOutput::json(&results);
-                if results.is_empty() {
-                    out.text.push_str("\nNo results.");
-                }
-                out
+        // An enabled plugin's search first; on its failure the built-in provider, said so.
+        let fell_back = match ctx.host.plugin_search(&query, ctx.cancel).await {
+            None => None,
+            Some(Ok((plugin, mut out))) => {
+                out.text = format!("[searched by the plugin {plugin}]\n{}", out.text);
+                return out;
             }
+            Some(Err(why)) => Some(why),
+        };
+        let mut out = builtin(&query, ctx).await;
+        if let Some(why) = fell_back {
+            out.text = format!(
+                "[{why}; searched with the built-in provider instead]\n{}",
+                out.text
+            );
+        }
+        out
+    }
+}
+
+/// A search with the provider Settings or config.json chose.
+async fn builtin(query: &str, ctx: &ToolCtx<'_>) -> ToolOutput {
+    let deps = ctx.services();
+    let settings = deps.websearch.read().clone();
+    let key = stored_key(&deps.store).await;
+    let client = match CLIENT.get() {
+        Ok(c) => c,
+        Err(e) => return ToolOutput::err("search_failed", e),
+    };
+    let search = search(&client, &settings, key, query);
+    let res = tokio::select! {
+        _ = ctx.cancel.cancelled() => return ToolOutput::err("cancelled", "the run was cancelled"),
+        r = tokio::time::timeout(TIMEOUT, search) => r,
+    };
+    match res {
+        Err(_) => ToolOutput::err(
+            "timeout",
+            format!(
+                "the search provider did not answer within {}s",
+                TIMEOUT.as_secs()
+            ),
+        ),
+        Ok(Err(e)) => ToolOutput::err("search_failed", e),
+        Ok(Ok(results)) => {
+            let mut out = ToolOutput::json(&results);
+            if results.is_empty() {
+                out.text.push_str("\nNo results.");
+            }
+            out
         }
     }
 }

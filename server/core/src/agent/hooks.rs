@@ -28,18 +28,20 @@ pub(super) struct Before {
 pub(super) async fn load(t: &Turn<'_>) -> Vec<Arc<HookFile>> {
     let ws = t.paths.workspace.clone();
     let state = t.paths.state_dir.clone();
-    // A workspace without hooks files costs two looks, not a trip to the store.
-    let trusted = if crate::hooks::workspace_has_files(&ws) {
-        t.deps
-            .store
-            .get_setting(&crate::hooks::trust_key(&ws))
-            .await
-            .ok()
-            .flatten()
-    } else {
-        None
-    };
-    let plugins = t.deps.store.plugins_setting().await;
+    // One trip to the store: the workspace's trusted hooks (when it has hooks files) and the
+    // enabled plugins.
+    let trust_key = crate::hooks::trust_key(&ws);
+    let has_files = crate::hooks::workspace_has_files(&ws);
+    let [trusted, plugins] = t
+        .deps
+        .store
+        .get_settings([
+            if has_files { trust_key.as_str() } else { "" },
+            crate::plugins::ENABLED_KEY,
+        ])
+        .await
+        .unwrap_or_default();
+    let plugins = t.deps.store.keep_enabled(plugins);
     if trusted.is_none() && plugins.is_none() {
         return crate::hooks::user_file(&state)
             .filter(|f| !f.hooks.is_empty())

@@ -479,16 +479,39 @@ impl Store {
         &self,
         workspace: &std::path::Path,
     ) -> StoreResult<crate::skills::Choices> {
-        let trusted = self
-            .get_setting(&crate::skills::trust_key(workspace))
-            .await?;
-        let disabled = self
-            .get_setting(&crate::skills::disabled_key(workspace))
+        let [trusted, disabled] = self
+            .get_settings([
+                &crate::skills::trust_key(workspace),
+                &crate::skills::disabled_key(workspace),
+            ])
             .await?;
         Ok(crate::skills::Choices::from_settings(
             trusted,
             disabled.as_deref(),
         ))
+    }
+
+    /// Several settings in one query, in the order asked (`None`: not set).
+    pub async fn get_settings<const N: usize>(
+        &self,
+        keys: [&str; N],
+    ) -> StoreResult<[Option<String>; N]> {
+        // Only numbered placeholders are spliced in; every key is bound.
+        let marks: Vec<String> = (1..=N).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT key, value FROM settings WHERE key IN ({})",
+            marks.join(", ")
+        );
+        let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql));
+        for k in keys {
+            q = q.bind(k);
+        }
+        let rows = q.fetch_all(&self.pool).await?;
+        Ok(keys.map(|k| {
+            rows.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        }))
     }
 
     /// A workspace's skill catalogue as a session sees it now (read off the runtime's threads).
@@ -497,8 +520,16 @@ impl Store {
         workspace: &std::path::Path,
         state_dir: &std::path::Path,
     ) -> crate::skills::Catalogue {
-        let mut choices = self.skill_choices(workspace).await.unwrap_or_default();
-        let plugins = self.plugins_setting().await;
+        let [trusted, disabled, plugins] = self
+            .get_settings([
+                &crate::skills::trust_key(workspace),
+                &crate::skills::disabled_key(workspace),
+                crate::plugins::ENABLED_KEY,
+            ])
+            .await
+            .unwrap_or_default();
+        let mut choices = crate::skills::Choices::from_settings(trusted, disabled.as_deref());
+        let plugins = self.keep_enabled(plugins);
         let (ws, state) = (workspace.to_path_buf(), state_dir.to_path_buf());
         tokio::task::spawn_blocking(move || {
             choices.plugin_dirs = crate::plugins::enabled(&state, plugins.as_deref())
@@ -517,7 +548,13 @@ impl Store {
             .get_setting(crate::plugins::ENABLED_KEY)
             .await
             .ok()
-            .flatten()?;
+            .flatten();
+        self.keep_enabled(s)
+    }
+
+    /// The enabled plugins' setting without those `--disable-plugin` keeps off.
+    pub fn keep_enabled(&self, setting: Option<String>) -> Option<String> {
+        let s = setting?;
         if self.disabled_plugins.is_empty() {
             return Some(s);
         }

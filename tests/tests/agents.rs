@@ -311,3 +311,44 @@ async fn a_task_starts_a_custom_agent_as_a_subagent() {
     let events = s.events(&cid).await;
     assert_eq!(of_type(&events, "run_started")[0]["agent"], "scout");
 }
+
+/// The WebSocket's `set_agent`: a custom agent the workspace has is set (acked with it), an
+/// unknown one refused naming those there are.
+#[tokio::test]
+async fn the_websocket_sets_a_session_s_agent() {
+    let s = TestServer::start(Opts::default()).await;
+    put(
+        &s.state.path().join("agents/scout.md"),
+        "---\ndescription: Finds files.\nbase: plan\n---\nFind.\n",
+    );
+    let sid = s.create_session("ask").await;
+    let mut ws = ws_connect(&s).await;
+    ws_send(
+        &mut ws,
+        json!({"type": "set_agent", "id": "a1", "session": sid, "agent": "scout"}),
+    )
+    .await;
+    let v = ws_next(&mut ws, std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    assert_eq!((v["type"].as_str(), v["id"].as_str()), (Some("ack"), Some("a1")), "{v}");
+    assert_eq!(v["result"]["agent"], "scout");
+    let (_, session) = s.get(&format!("/api/sessions/{sid}")).await;
+    assert_eq!(session["agent"], "scout");
+    ws_send(
+        &mut ws,
+        json!({"type": "set_agent", "id": "a2", "session": sid, "agent": "nobody"}),
+    )
+    .await;
+    let v = ws_next(&mut ws, std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    assert_eq!(v["id"], "a2", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("build, plan, scout"),
+        "{v}"
+    );
+}

@@ -520,6 +520,7 @@ async fn a_token_without_admin_cannot_widen_the_policy() {
     for cmd in [
         json!({"type": "approval", "id": "a", "approval": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "decision": "once"}),
         json!({"type": "set_mode", "id": "m", "session": sid, "mode": "full"}),
+        json!({"type": "set_agent", "id": "g", "session": sid, "agent": "build"}),
     ] {
         ws.send(Message::Text(cmd.to_string().into()))
             .await

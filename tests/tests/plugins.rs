@@ -224,10 +224,14 @@ async fn a_plugin_from_a_tarball_counts_only_once_enabled() {
     // `websearch` served by the plugin's tool, gated as websearch (no MCP question); its
     // failure falls back to the built-in provider and says so.
     let w1 = r[2]["text"].as_str().unwrap();
-    assert!(w1.contains("[searched by the plugin greeter]") && w1.contains("FOUND rust"), "{w1}");
+    assert!(
+        w1.contains("[searched by the plugin greeter]") && w1.contains("FOUND rust"),
+        "{w1}"
+    );
     let w2 = r[3]["text"].as_str().unwrap();
     assert!(
-        w2.contains("PLUGIN-SEARCH-DOWN") && w2.contains("searched with the built-in provider instead"),
+        w2.contains("PLUGIN-SEARCH-DOWN")
+            && w2.contains("searched with the built-in provider instead"),
         "{w2}"
     );
     let asked: Vec<&str> = of_type(&events, "approval_requested")

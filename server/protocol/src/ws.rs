@@ -56,6 +56,15 @@ pub enum WsClientFrame {
         session: SessionId,
         mode: Mode,
     },
+    /// `PATCH /api/sessions/{id}` with an agent (`build`, `plan` or a custom one the session's
+    /// workspace has; an unknown one is refused naming those there are). Any but `plan` needs
+    /// the `admin` scope. The ack's result is `{agent}`.
+    SetAgent {
+        #[serde(default)]
+        id: Option<String>,
+        session: SessionId,
+        agent: crate::AgentName,
+    },
     /// Answered by an ack with an empty result.
     Ping {
         #[serde(default)]

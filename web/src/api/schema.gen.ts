@@ -4750,6 +4750,12 @@ export interface components {
             /** @enum {string} */
             type: "set_mode";
         } | {
+            agent: components["schemas"]["AgentName"];
+            id?: string | null;
+            session: components["schemas"]["SessionId"];
+            /** @enum {string} */
+            type: "set_agent";
+        } | {
             id?: string | null;
             /** @enum {string} */
             type: "ping";

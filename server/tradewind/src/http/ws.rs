@@ -264,6 +264,10 @@ async fn command(
         WsClientFrame::Approval { id, .. } | WsClientFrame::SetMode { id, .. } => {
             Some((TokenScope::Admin, id.clone()))
         }
+        // Back to the plan agent narrows what the agent may do; any other widens it.
+        WsClientFrame::SetAgent { id, agent, .. } if !agent.is_plan() => {
+            Some((TokenScope::Admin, id.clone()))
+        }
         _ => None,
     };
     if let Some((scope, id)) = need
@@ -345,6 +349,14 @@ async fn command(
         WsClientFrame::SetMode { id, session, mode } => {
             let r = state.set_mode(&session, mode).await;
             reply(tx, id, r.map(|_| serde_json::json!({ "mode": mode })));
+        }
+        WsClientFrame::SetAgent { id, session, agent } => {
+            let patch = crate::protocol::PatchSessionParams {
+                agent: Some(agent.clone()),
+                ..Default::default()
+            };
+            let r = state.update_session(&session, &patch).await;
+            reply(tx, id, r.map(|_| serde_json::json!({ "agent": agent })));
         }
         WsClientFrame::Ping { id } => {
             reply::<ApiError>(tx, id, Ok(serde_json::json!({ "pong": true })));

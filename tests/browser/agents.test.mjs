@@ -60,6 +60,17 @@ async function boot(browser, viewport) {
   return { server, p };
 }
 
+/**
+ * Waits until the list `select` (a CSS selector) offers `value`. An option's value is a property
+ * (Preact sets it so), not always an attribute: `option[value=…]` would not find it.
+ */
+async function offers(page, select, value) {
+  await page.waitForFunction(
+    ([sel, v]) => [...(document.querySelector(sel)?.options ?? [])].some((o) => o.value === v),
+    [select, value],
+  );
+}
+
 /** Whether the element with this id has the focus, once the page settles on it. */
 async function focused(page, id, what) {
   await page.waitForFunction((i) => document.activeElement?.id === i, id).catch(async () => {
@@ -149,12 +160,12 @@ describe("custom agents", { skip, timeout: 300_000 }, () => {
       await page.getByRole("button", { name: "+ New" }).click();
       const form = page.locator("form.new-session");
       const pick = form.locator('select[name="agent"]');
-      await pick.locator('option[value="code-reviewer"]').waitFor({ state: "attached" });
+      await offers(page, 'form.new-session select[name="agent"]', "code-reviewer");
       assert.deepEqual(await pick.locator("option").evaluateAll((os) => os.map((o) => o.value)), ["build", "plan", "code-reviewer", "docs-writer"]);
       await pick.selectOption("code-reviewer");
       await shows(form.locator('[data-agent-hint="code-reviewer"]'), "Review the changes for bugs before a commit", "the chosen agent's hint");
-      await pick.selectOption("build");
-      await page.getByRole("button", { name: "+ New" }).click();
+      await shot(page, "agents-new-session");
+      await page.getByRole("button", { name: "Close" }).click();
       await form.waitFor({ state: "detached" });
 
       // A session made with code-reviewer: its header and the server say so.
@@ -164,6 +175,7 @@ describe("custom agents", { skip, timeout: 300_000 }, () => {
       assert.equal(await header.inputValue(), "code-reviewer");
       assert.equal((await get(page, server, `/api/sessions/${id}`)).agent, "code-reviewer");
       await axe(page, "a custom agent's session header");
+      await shot(page, "agents-header-desktop");
 
       // Switched from the header.
       await header.selectOption("docs-writer");
@@ -192,6 +204,7 @@ describe("custom agents", { skip, timeout: 300_000 }, () => {
       assert.equal((await get(page, server, `/api/sessions/${id}`)).agent, "code-reviewer");
       await page.setViewportSize(PHONE);
       await axe(page, "a custom agent's session header, phone width");
+      await shot(page, "agents-header-phone");
       await page.setViewportSize(DESKTOP);
 
       // /agents opens the panel with the focus on its title.
@@ -228,7 +241,7 @@ describe("custom agents", { skip, timeout: 300_000 }, () => {
 
       await page.goto(`${server.base}/s/${buildSession}`);
       const header = page.locator('.session-sub select[name="agent"]');
-      await header.locator('option[value="docs-writer"]').waitFor({ state: "attached" });
+      await offers(page, '.session-sub select[name="agent"]', "docs-writer");
       rmSync(join(server.dir, "home", "agents", "docs-writer.md"));
       await header.selectOption("docs-writer");
       await shows(page.locator(".agent-menu [role=alert]"), "Not changed: no agent named `docs-writer` here; agents: build, plan", "the refusal");
@@ -243,7 +256,7 @@ describe("custom agents", { skip, timeout: 300_000 }, () => {
       assert.equal(trusted.status, 200, JSON.stringify(trusted.json));
       await page.goto(`${server.base}/s/${docsSession}`);
       await page.locator('.session-sub select[name="agent"][data-agent="docs-writer"]').waitFor();
-      await header.locator('option[value="code-reviewer"]').waitFor({ state: "attached" });
+      await offers(page, '.session-sub select[name="agent"]', "code-reviewer");
       assert.deepEqual(await header.locator("option").evaluateAll((os) => os.map((o) => o.value)), ["build", "plan", "code-reviewer", "docs-writer"]);
       assert.equal(await header.inputValue(), "docs-writer");
       assertClean(p);

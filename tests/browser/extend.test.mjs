@@ -3,9 +3,10 @@
 // banner while the user's `notes` is listed (a folder without a description is left out, with
 // why); Trust with the skills changed since they were shown is refused in plain words and shows
 // them again, a second Trust lists `review` (its tools "listed, never a grant", its instructions
-// unfolded from the keyboard); `notes` turned off stays off after a reload and in GET
-// /api/skills, and comes back on from the keyboard; `/skills` in the composer opens the panel
-// with the focus on its title. Hooks: the user's PostToolUse hook is listed with its matcher,
+// unfolded from the keyboard) before `notes`, in the server's lookup order (the workspace's, the
+// user's, the plugins', then those turned off) which the panel keeps; `notes` turned off stays
+// off after a reload and in GET /api/skills, and comes back on from the keyboard; `/skills` in
+// the composer opens the panel with the focus on its title. Hooks: the user's PostToolUse hook is listed with its matcher,
 // command and time limit, the workspace's file is listed as held back with what it leaves out;
 // Trust lists its hooks under their events. axe finds nothing on either panel, at desktop and
 // phone width, light and dark. Each test starts its own server; waits are on DOM states and API
@@ -141,7 +142,10 @@ describe("Settings → Skills and Hooks", { skip, timeout: 300_000 }, () => {
       assert.match(await review.locator(".extension-where code").innerText(), /\.tradewind\/skills\/review$/);
       const trusted = await get(page, server, "/api/skills");
       assert.equal(trusted.untrusted, false);
-      assert.deepEqual(trusted.data.map((s) => [s.name, s.source, s.enabled]), [["notes", "user", true], ["review", "workspace", true]]);
+      // The server's lookup order, which the panel keeps: the workspace's first (it wins over a
+      // same-named one of the user's), then the user's, then the plugins', then those turned off.
+      assert.deepEqual(trusted.data.map((s) => [s.name, s.source, s.enabled]), [["review", "workspace", true], ["notes", "user", true]]);
+      assert.deepEqual(await panel.locator("li[data-skill]").evaluateAll((els) => els.map((e) => e.dataset.skill)), ["review", "notes"]);
 
       // The instructions, folded: opened from the keyboard.
       const preview = review.locator(".skill-preview");
@@ -163,7 +167,8 @@ describe("Settings → Skills and Hooks", { skip, timeout: 300_000 }, () => {
       assert.equal(await notesSwitch.isChecked(), false, "off after a reload");
       assert.equal(await panel.getByRole("switch", { name: "Enabled: skill review" }).isChecked(), true);
       const off = await get(page, server, "/api/skills");
-      assert.deepEqual(off.data.map((s) => [s.name, s.enabled]), [["notes", false], ["review", true]]);
+      assert.deepEqual(off.data.map((s) => [s.name, s.enabled]), [["review", true], ["notes", false]]);
+      assert.deepEqual(await panel.locator("li[data-skill]").evaluateAll((els) => els.map((e) => e.dataset.skill)), ["review", "notes"]);
 
       // On again from the keyboard.
       await notesSwitch.focus();

@@ -138,12 +138,18 @@ const INIT = () => {
   };
 };
 
-/** A new page whose every request, dialog, console error and CSP violation is recorded. */
-export async function newPage(browser, server, { storageState, viewport, colorScheme, bypassCSP } = {}) {
+/**
+ * A new page whose every request, dialog, console error and CSP violation is recorded.
+ * `serviceWorkers`: "allow" or "block"; blocked by default under TW_STATIC_OVERRIDE, where the
+ * app's service worker would fetch the next page through navigation preload, which no route
+ * sees: a reload or a second page would get the server's own build instead of the override.
+ */
+export async function newPage(browser, server, { storageState, viewport, colorScheme, bypassCSP, serviceWorkers } = {}) {
   const context = await browser.newContext({
     storageState,
     // Only for injecting test tooling (axe-core) into the page; never for the app's own checks.
     bypassCSP: bypassCSP ?? false,
+    serviceWorkers: serviceWorkers ?? (process.env.TW_STATIC_OVERRIDE ? "block" : "allow"),
     viewport: viewport ?? { width: 1280, height: 860 },
     colorScheme: colorScheme ?? "light",
     deviceScaleFactor: 1,
@@ -183,14 +189,15 @@ export async function newPage(browser, server, { storageState, viewport, colorSc
  * with `vite build --outDir DIR`) instead of the server's: how a test is shown to fail before a fix.
  */
 async function serveStaticFrom(context, server, dir) {
-  const types = { ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html" };
+  const types = { ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html", ".webmanifest": "application/manifest+json" };
   await context.route(
     (u) => u.origin === server.base && !u.pathname.startsWith("/api/"),
     async (route) => {
       const url = new URL(route.request().url());
       if (url.searchParams.has("token")) return signInLink(route);
       const path = url.pathname;
-      const file = path.startsWith("/assets/") || path === "/favicon.svg" ? join(dir, path) : join(dir, "index.html");
+      const own = path.startsWith("/assets/") || ["/favicon.svg", "/sw.js", "/manifest.webmanifest"].includes(path);
+      const file = own ? join(dir, path) : join(dir, "index.html");
       if (!existsSync(file)) return route.fulfill({ status: 404, body: "not found" });
       const upstream = await route.fetch({ url: server.base + "/" }).catch(() => null);
       const headers = { "content-type": types[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream" };

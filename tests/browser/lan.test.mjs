@@ -46,7 +46,7 @@ describe("LAN access over HTTPS", { skip, timeout: 300_000 }, () => {
 
   test("secure-context features work on a LAN-style name; Settings shows the CA and devices", async () => {
     const lan = { ...server, base: origin };
-    const { context, page, log } = await newPage(browser, lan);
+    const { context, page, log } = await newPage(browser, lan, { serviceWorkers: "allow" });
     const code = new URL(server.url).searchParams.get("token");
     await page.goto(`${origin}/?token=${code}`);
     await page.locator(".topbar").waitFor({ timeout: 15_000 });

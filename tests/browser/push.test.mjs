@@ -169,7 +169,7 @@ describe("Web Push", { skip, timeout: 300_000 }, () => {
   });
 
   test("an approval reaches the push service encrypted for the browser, with a VAPID token", { timeout: 60_000 }, async () => {
-    const p = await newPage(browser, server, { storageState: state });
+    const p = await newPage(browser, server, { storageState: state, serviceWorkers: "allow" });
     const { page } = p;
     page.setDefaultTimeout(10_000);
     await page.goto(`${server.base}/`);
@@ -232,7 +232,7 @@ describe("Web Push", { skip, timeout: 300_000 }, () => {
 
   test("the service worker shows the notice when the app is closed, not while its window is focused", { timeout: 60_000 }, async () => {
     assert.ok(delivered, "the previous test received a notice");
-    const p = await newPage(browser, server, { storageState: state });
+    const p = await newPage(browser, server, { storageState: state, serviceWorkers: "allow" });
     const { page, context } = p;
     page.setDefaultTimeout(10_000);
     await context.grantPermissions(["notifications"], { origin: server.base });
@@ -328,7 +328,7 @@ describe("Web Push", { skip, timeout: 300_000 }, () => {
   });
 
   test("Settings lists the subscriptions, sends a test, removes them, and says why this browser cannot subscribe", { timeout: 90_000 }, async () => {
-    const p = await newPage(browser, server, { storageState: state, bypassCSP: true });
+    const p = await newPage(browser, server, { storageState: state, bypassCSP: true, serviceWorkers: "allow" });
     const { page, context } = p;
     page.setDefaultTimeout(10_000);
     await context.grantPermissions(["notifications"], { origin: server.base });

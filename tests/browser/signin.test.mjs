@@ -32,7 +32,7 @@ describe("sign-in links with the service worker installed", { skip, timeout: 300
   });
 
   test("sign in, sign out, a new link signs in again", async () => {
-    const { context, page, log } = await newPage(browser, server);
+    const { context, page, log } = await newPage(browser, server, { serviceWorkers: "allow" });
     const linkRequests = [];
     page.on("request", (r) => {
       if (new URL(r.url()).searchParams.has("token")) linkRequests.push(r.url());

@@ -150,7 +150,7 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       const state = await signInWithToken(first.page, server);
       await first.context.close();
       // bypassCSP only to inject axe.
-      p = await newPage(browser, server, { storageState: state, bypassCSP: true });
+      p = await newPage(browser, server, { storageState: state, bypassCSP: true, serviceWorkers: "allow" });
       await p.context.addInitScript(NOTIFICATIONS);
       const { page } = p;
       page.setDefaultTimeout(10_000);

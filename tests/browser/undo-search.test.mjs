@@ -360,7 +360,7 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       const picker = page.getByRole("listbox", { name: "Commands" });
       await box.fill("/");
       await picker.locator('[data-command="undo"]').waitFor();
-      assert.deepEqual((await picker.locator(".slash-name").allInnerTexts()).slice(-4), ["/undo", "/redo", "/search", "/skills"]);
+      assert.deepEqual((await picker.locator(".slash-name").allInnerTexts()).slice(-6), ["/undo", "/redo", "/search", "/skills", "/agents", "/plugins"]);
 
       await box.fill("/undo");
       await box.press("Enter");

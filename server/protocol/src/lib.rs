@@ -215,7 +215,7 @@ impl utoipa::PartialSchema for AgentName {
             .description(Some(
                 "The agent: `build` (reads, writes and runs within the policy) and `plan` (a read-only planner that ends with `exit_plan`) are built in; any other name is a custom agent the session can see (`GET /api/agents`).",
             ))
-            .examples(["build", "plan", "code-reviewer"])
+            .examples(["build", "plan"])
             .into()
     }
 }

@@ -2042,7 +2042,6 @@ export interface components {
          * @description The agent: `build` (reads, writes and runs within the policy) and `plan` (a read-only planner that ends with `exit_plan`) are built in; any other name is a custom agent the session can see (`GET /api/agents`).
          * @example build
          * @example plan
-         * @example code-reviewer
          */
         AgentName: string;
         /**
@@ -7098,7 +7097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body does not fit `PolicyCheckParams` */
+            /** @description The body does not fit `PolicyCheckParams`, or `agent` names no agent the server's workspace has */
             422: {
                 headers: {
                     [name: string]: unknown;

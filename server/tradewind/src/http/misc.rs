@@ -75,7 +75,7 @@ pub async fn openapi_doc() -> impl IntoResponse {
     responses((status = 200, description = "The gate's decision and its reasons", body = crate::protocol::PolicyCheckReport),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No session with the given `session` id, or no such tool", body = ErrorBody),
-              (status = 422, description = "The body does not fit `PolicyCheckParams`", body = ErrorBody)))]
+              (status = 422, description = "The body does not fit `PolicyCheckParams`, or `agent` names no agent the server's workspace has", body = ErrorBody)))]
 pub async fn policy_check(
     axum::extract::State(state): axum::extract::State<super::AppState>,
     super::extract::ApiJson(p): super::extract::ApiJson<crate::protocol::PolicyCheckParams>,

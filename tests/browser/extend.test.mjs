@@ -142,8 +142,8 @@ describe("Settings → Skills and Hooks", { skip, timeout: 300_000 }, () => {
       assert.match(await review.locator(".extension-where code").innerText(), /\.tradewind\/skills\/review$/);
       const trusted = await get(page, server, "/api/skills");
       assert.equal(trusted.untrusted, false);
-      // The server's lookup order, which the panel keeps: the workspace's first (it wins over a
-      // same-named one of the user's), then the user's, then the plugins', then those turned off.
+      // The server's lookup order, which the panel keeps: the workspace's first (a same-named one
+      // of the user's is left out), then the user's, then the plugins', then those turned off.
       assert.deepEqual(trusted.data.map((s) => [s.name, s.source, s.enabled]), [["review", "workspace", true], ["notes", "user", true]]);
       assert.deepEqual(await panel.locator("li[data-skill]").evaluateAll((els) => els.map((e) => e.dataset.skill)), ["review", "notes"]);
 

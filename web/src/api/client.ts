@@ -361,6 +361,11 @@ export const api = {
   agents: () => ok(client.GET("/api/agents")),
   /** Trust the workspace's agents as they were shown (`hash`): 409 when they changed since. */
   trustAgents: (hash: string) => ok(client.POST("/api/agents/trust", { body: { hash } })),
+  /** The plugins installed in the state directory's `plugins/`, each on or off. */
+  plugins: () => ok(client.GET("/api/plugins")),
+  /** Turn a plugin on (its parts count from the next run, its MCP servers are added) or off (admin; 404: not installed). */
+  switchPlugin: (name: string, enabled: boolean) =>
+    ok(client.PUT("/api/plugins/{name}", { params: { path: { name } }, body: { enabled } })),
   workspaceConfig: () => ok(client.GET("/api/workspace/config")),
   /** Approve the file as it was shown (`hash`): 409 when it changed since. */
   approveWorkspaceConfig: (hash: string) => ok(client.POST("/api/workspace/config/approve", { body: { hash } })),

@@ -125,6 +125,12 @@ export type HookList = Schemas["HookList"];
 export type AgentInfo = Schemas["AgentInfo"];
 export type AgentList = Schemas["AgentList"];
 
+// ---- Plugins (installed off; once on, their parts count) --------------------
+
+/** One installed plugin: what it bundles, its folder, whether it is on, what of it cannot be used. */
+export type PluginInfo = Schemas["PluginInfo"];
+export type PluginList = Schemas["PluginList"];
+
 // ---- Usage, cost, spend caps and compaction --------------------------------
 
 /** Tokens and cost of a model call, a run or a session (`cost_usd` null: no known price). */

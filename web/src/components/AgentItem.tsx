@@ -8,6 +8,7 @@ const SOURCE: Record<string, { text: string; title: string }> = {
   builtin: { text: "built in", title: "One of the server's own agents" },
   workspace: { text: "workspace", title: "In this workspace's .tradewind/agents or .claude/agents" },
   user: { text: "user", title: "In agents/ of the state directory: every workspace sees it" },
+  plugin: { text: "plugin", title: "Bundled with an enabled plugin (Settings → Plugins): every workspace sees it" },
 };
 
 /** What the built-in an agent narrows lets it do, in a few words. */

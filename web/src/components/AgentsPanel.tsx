@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { AgentList } from "../api/types";
-import { refreshAgents, setAgents } from "../state/agents";
+import { agents, refreshAgents, setAgents } from "../state/agents";
 import { useTrust } from "../state/trust";
 import { AgentItem } from "./AgentItem";
 import { FormError } from "./FormError";
@@ -42,9 +42,9 @@ function AgentsHelp() {
 
 /**
  * Settings → Agents: the agents a session of the server's workspace can run as — `build` and
- * `plan`, then the custom ones (the workspace's once trusted, the user's always), each with its
- * source, description, base, tools, commands, mode ceiling, model, reasoning effort and file;
- * trust the workspace's as they are; the files left out and why.
+ * `plan`, then the custom ones (the workspace's once trusted, the user's always, the enabled
+ * plugins'), each with its source, description, base, tools, commands, mode ceiling, model,
+ * reasoning effort and file; trust the workspace's as they are; the files left out and why.
  */
 export function AgentsPanel() {
   const [list, setList] = useState<AgentList | null>(null);
@@ -64,6 +64,16 @@ export function AgentsPanel() {
   useEffect(() => {
     void load();
   }, []);
+  // The list the pickers share, read again elsewhere (a plugin switched on or off): shown here too.
+  useEffect(
+    () =>
+      agents.subscribe((l) => {
+        if (!l) return;
+        setList(l);
+        setLoadError(null);
+      }),
+    [],
+  );
 
   const trust = useTrust(
     api.trustAgents,

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { HookFileInfo, HookList } from "../api/types";
+import { useReloadOnPluginSwitch } from "../state/plugins";
 import { useTrust } from "../state/trust";
 import { groupHooks } from "../util/extensions";
 import { FormError } from "./FormError";
@@ -91,6 +92,8 @@ export function HooksPanel() {
   useEffect(() => {
     void load();
   }, []);
+  // A plugin switched on brings its hooks file, one switched off takes it away.
+  useReloadOnPluginSwitch(load);
 
   const trust = useTrust(
     api.trustHooks,

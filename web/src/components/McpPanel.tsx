@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { McpServerInfo, McpServerList } from "../api/types";
+import { useReloadOnPluginSwitch } from "../state/plugins";
 import { type McpAction, McpServerItem } from "./McpServerItem";
 import { WorkspaceConfigNotice } from "./WorkspaceConfigNotice";
 import "../mcp.css";
@@ -57,6 +58,8 @@ export function McpPanel() {
   useEffect(() => {
     void load();
   }, []);
+  // A plugin switched on adds its servers, one switched off takes them away.
+  useReloadOnPluginSwitch(load);
 
   // A server that connects without this page (at start with --allow-mcp) is followed until it
   // is connected or failed; this page's own requests answer with the outcome instead.

@@ -104,6 +104,11 @@ export function McpServerItem({
             workspace
           </span>
         )}
+        {s.source === "plugin" && (
+          <span class="chip mcp-source" data-source="plugin" title="From an enabled plugin (Settings → Plugins)">
+            plugin
+          </span>
+        )}
         <span class={`badge mcp-state mcp-state-${state}`} data-testid="mcp-state">
           <span aria-hidden="true">{badge.mark} </span>
           {badge.text}

@@ -9,6 +9,7 @@ import { ConnectionFacts, DevicesPanel } from "./DevicesPanel";
 import { HooksPanel } from "./HooksPanel";
 import { McpPanel } from "./McpPanel";
 import { MemoryPanel } from "./MemoryPanel";
+import { PluginsPanel } from "./PluginsPanel";
 import { ProvidersPanel } from "./ProvidersPanel";
 import { PushPanel } from "./PushPanel";
 import { SkillsPanel } from "./SkillsPanel";
@@ -22,7 +23,7 @@ export function Settings() {
   const [notif, setNotif] = useState(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
   const request = useObservable(settingsPanelRequest);
 
-  // A panel asked for (`/skills`, `/agents`): its title comes into view with the focus, once.
+  // A panel asked for (`/skills`, `/agents`, `/plugins`): its title comes into view with the focus, once.
   useEffect(() => {
     if (!request) return;
     const title = document.getElementById(SETTINGS_PANELS[request.panel]);
@@ -42,6 +43,7 @@ export function Settings() {
       <SkillsPanel />
       <HooksPanel />
       <AgentsPanel />
+      <PluginsPanel />
       <MemoryPanel />
 
       <section class="card">

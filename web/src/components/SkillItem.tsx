@@ -7,6 +7,7 @@ import { VisibleText } from "./VisibleText";
 const SOURCE: Record<string, { text: string; title: string }> = {
   workspace: { text: "workspace", title: "In this workspace's .tradewind/skills, .agents/skills or .claude/skills" },
   user: { text: "user", title: "In skills/ of the state directory: every workspace sees it" },
+  plugin: { text: "plugin", title: "Bundled with an enabled plugin (Settings → Plugins): every workspace sees it" },
 };
 
 /**

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { SkillInfo, SkillList } from "../api/types";
 import { useAction } from "../state/action";
+import { useReloadOnPluginSwitch } from "../state/plugins";
 import { useTrust } from "../state/trust";
 import { FormError } from "./FormError";
 import { SkillItem } from "./SkillItem";
@@ -37,9 +38,12 @@ function SkillsHelp() {
 
 /**
  * Settings → Skills: the Agent Skills a session of the server's workspace sees (the workspace's
- * own once trusted, the user's always), each with its source, description, the tools it lists,
- * its folder and the start of its instructions; turn one on or off for the workspace; trust the
- * workspace's as they are; the folders left out and why.
+ * own once trusted, the user's always, the enabled plugins'), each with its source, description,
+ * the tools it lists, its folder and the start of its instructions; turn one on or off for the
+ * workspace; trust the workspace's as they are; the folders left out and why. The list keeps the
+ * server's order, the one a name is looked up in (the workspace's, the user's, the plugins', then
+ * those turned off): of two skills of one name, the one listed is the first in that order, the
+ * other is under "Left out".
  */
 export function SkillsPanel() {
   const [list, setList] = useState<SkillList | null>(null);
@@ -61,6 +65,8 @@ export function SkillsPanel() {
   useEffect(() => {
     void load();
   }, []);
+  // A plugin switched on brings its skills, one switched off takes them away.
+  useReloadOnPluginSwitch(load);
 
   const trust = useTrust(
     api.trustSkills,

@@ -9,9 +9,10 @@ import "../slash.css";
 /**
  * The `/` command picker of the composer: open while the prompt is `/` and a command name, it
  * lists the built-in commands and the workspace's templates (read again each time it opens) with
- * their descriptions; after `/agent ` the agents (read again each time that is typed). Like the `@` picker, the textarea keeps the focus and passes its keys here
- * first (`onKey` returns true when the picker used the key): arrows move, Enter picks, Tab
- * completes the name, Esc closes.
+ * their descriptions, and after `/agent ` the agents (read again each time that is typed). Like
+ * the `@` picker, the textarea keeps the focus and passes its keys here first (`onKey` returns
+ * true when the picker used the key): arrows move, Enter picks, Tab completes the name, Esc
+ * closes.
  */
 export function useSlashCommands(sessionId: string, text: string, choose: (entry: SlashEntry, run: boolean) => void) {
   const query = slashQuery(text);

@@ -1,5 +1,5 @@
 // Panels that other components can open: the session view's side panels (artifacts,
-// permissions, the goal) and a panel of the Settings page (`/skills`, `/agents`).
+// permissions, the goal) and a panel of the Settings page (`/skills`, `/agents`, `/plugins`).
 import { Observable } from "./observable";
 import { navigate } from "./router";
 
@@ -44,7 +44,7 @@ export function openGoalPanel(sessionId: string, focus = true): void {
 }
 
 /** The panels of the Settings page a command can bring into view, by the id of their heading. */
-export const SETTINGS_PANELS = { skills: "skills-h", agents: "agents-h" } as const;
+export const SETTINGS_PANELS = { skills: "skills-h", agents: "agents-h", plugins: "plugins-h" } as const;
 export type SettingsPanel = keyof typeof SETTINGS_PANELS;
 
 /**

@@ -30,3 +30,14 @@ describe("the slash picker's agent commands", () => {
     expect(labels("ag").filter((l) => l.includes(" "))).toEqual([]);
   });
 });
+
+describe("the slash picker's Settings commands", () => {
+  it("offers /skills, /agents and /plugins, none taking arguments", () => {
+    expect(labels("pl")).toEqual(["plan", "plugins"]);
+    for (const name of ["skills", "agents", "plugins"]) {
+      const e = slashEntries(name, [])[0];
+      expect([e.label, e.takesArguments, e.template]).toEqual([name, false, null]);
+    }
+    expect(slashEntries("plugins", [])[0].description).toMatch(/^Open Settings → Plugins/);
+  });
+});

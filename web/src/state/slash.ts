@@ -1,6 +1,7 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/agent …`,
-// `/mode …`, `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`, `/skills`, `/agents`)
-// act on the session or open a dialog, panel or picker; the server's own prompts (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
+// `/mode …`, `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`, `/skills`, `/agents`,
+// `/plugins`) act on the session or open a dialog, panel or picker; the server's own prompts
+// (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
@@ -16,7 +17,7 @@ import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" }
+  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" | "plugins" }
   /** Switch to `agent`; null: to the one named after the command (`/agent NAME`). */
   | { action: "agent"; agent: Agent | null }
   | { action: "mode"; mode: Mode };
@@ -66,6 +67,11 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
     label: "agents",
     description: "Open Settings → Agents: the agents a session can run as, trust this workspace's",
     builtin: { action: "agents" },
+  },
+  {
+    label: "plugins",
+    description: "Open Settings → Plugins: the installed plugins and what they bundle, turn them on or off",
+    builtin: { action: "plugins" },
   },
 ];
 const BUILTINS: (SlashEntry & { builtin: Builtin })[] = BUILTIN_LIST.map((b) => ({
@@ -136,6 +142,7 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
       await api.compact(session.id);
       return null;
     case "agent":
+      // `/agent NAME` is read by agentCommand, which also sends what follows the name.
       return switchAgent(session, b.agent ?? args);
     case "mode":
       upsertSession(await api.patchSession(session.id, { mode: b.mode }));
@@ -165,6 +172,7 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
       return setGoal(session, args);
     case "skills":
     case "agents":
+    case "plugins":
       // The panel takes the focus: nothing to say here.
       openSettingsPanel(b.action);
       return null;

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-CUhqAAj3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

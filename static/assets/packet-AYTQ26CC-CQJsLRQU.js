@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-CUhqAAj3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

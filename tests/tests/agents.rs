@@ -331,7 +331,11 @@ async fn the_websocket_sets_a_session_s_agent() {
     let v = ws_next(&mut ws, std::time::Duration::from_secs(10))
         .await
         .unwrap();
-    assert_eq!((v["type"].as_str(), v["id"].as_str()), (Some("ack"), Some("a1")), "{v}");
+    assert_eq!(
+        (v["type"].as_str(), v["id"].as_str()),
+        (Some("ack"), Some("a1")),
+        "{v}"
+    );
     assert_eq!(v["result"]["agent"], "scout");
     let (_, session) = s.get(&format!("/api/sessions/{sid}")).await;
     assert_eq!(session["agent"], "scout");

@@ -12,8 +12,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use sha2::Digest;
-
 use crate::protocol::{Agent, AgentName, Mode, ReasoningEffort};
 
 /// The workspace folders agents are read from, in the order a name is looked up.
@@ -342,17 +340,10 @@ fn read_workspace(workspace: &Path) -> Read {
 }
 
 fn hash_of(read: &Read) -> Option<String> {
-    let mut h = sha2::Sha256::new();
-    let mut any = false;
-    for (file, bytes) in read {
-        if let Ok(bytes) = bytes {
-            any = true;
-            h.update(file.to_string_lossy().as_bytes());
-            h.update([0]);
-            h.update(sha2::Sha256::digest(bytes));
-        }
-    }
-    any.then(|| hex::encode(h.finalize()))
+    crate::skills::files_hash(
+        read.iter()
+            .filter_map(|(f, b)| Some((f.clone(), b.as_deref().ok()?))),
+    )
 }
 
 /// The hash of a workspace's agent files: what the user trusts.

@@ -192,6 +192,12 @@ pub fn read(folder: &Path) -> Option<Plugin> {
     Some(p)
 }
 
+/// Whether any plugin is installed (one look at the folder: the common case, none, costs no
+/// trip to the store).
+pub fn any_installed(state_dir: &Path) -> bool {
+    std::fs::read_dir(dir(state_dir)).is_ok_and(|mut d| d.next().is_some())
+}
+
 /// Every plugin installed in the state directory, by name.
 pub fn installed(state_dir: &Path) -> Vec<Plugin> {
     let Ok(entries) = std::fs::read_dir(dir(state_dir)) else {

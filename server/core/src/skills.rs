@@ -286,15 +286,22 @@ fn read_workspace(workspace: &Path) -> Read {
 /// The hash of what was read: every `SKILL.md`'s path and bytes (what the user trusts; any
 /// change asks again). `None` when there is none.
 fn hash_of(read: &Read) -> Option<String> {
+    files_hash(
+        read.iter()
+            .filter_map(|(dir, b)| Some((dir.join("SKILL.md"), b.as_deref().ok()?))),
+    )
+}
+
+/// The hash of files as read, each by its path and content: what a user trusts of a
+/// workspace's files. `None` when there is none.
+pub(crate) fn files_hash<'a>(files: impl Iterator<Item = (PathBuf, &'a [u8])>) -> Option<String> {
     let mut h = sha2::Sha256::new();
     let mut any = false;
-    for (dir, bytes) in read {
-        if let Ok(bytes) = bytes {
-            any = true;
-            h.update(dir.join("SKILL.md").to_string_lossy().as_bytes());
-            h.update([0]);
-            h.update(sha2::Sha256::digest(bytes));
-        }
+    for (path, bytes) in files {
+        any = true;
+        h.update(path.to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update(sha2::Sha256::digest(bytes));
     }
     any.then(|| hex::encode(h.finalize()))
 }

@@ -28,19 +28,22 @@ pub(super) struct Before {
 pub(super) async fn load(t: &Turn<'_>) -> Vec<Arc<HookFile>> {
     let ws = t.paths.workspace.clone();
     let state = t.paths.state_dir.clone();
-    // One trip to the store: the workspace's trusted hooks (when it has hooks files) and the
-    // enabled plugins.
+    // At most one trip to the store: the workspace's trusted hooks (when it has hooks files)
+    // and the enabled plugins (when any is installed); none without either.
     let trust_key = crate::hooks::trust_key(&ws);
     let has_files = crate::hooks::workspace_has_files(&ws);
-    let [trusted, plugins] = t
-        .deps
-        .store
-        .get_settings([
-            if has_files { trust_key.as_str() } else { "" },
-            crate::plugins::ENABLED_KEY,
-        ])
-        .await
-        .unwrap_or_default();
+    let [trusted, plugins] = if has_files || crate::plugins::any_installed(&state) {
+        t.deps
+            .store
+            .get_settings([
+                if has_files { trust_key.as_str() } else { "" },
+                crate::plugins::ENABLED_KEY,
+            ])
+            .await
+            .unwrap_or_default()
+    } else {
+        [None, None]
+    };
     let plugins = t.deps.store.keep_enabled(plugins);
     if trusted.is_none() && plugins.is_none() {
         return crate::hooks::user_file(&state)

@@ -1,7 +1,7 @@
 //! The agents a session can run as: the built-ins and the custom ones of the server's
 //! workspace (once trusted) and of the user; listed, and trusted as shown.
 
-use super::{Core, ServiceError, ServiceResult};
+use super::{Core, ServiceResult};
 use crate::agents::Profile;
 use crate::protocol::{Agent, AgentInfo, AgentList};
 
@@ -72,23 +72,11 @@ impl Core {
     /// Trust the workspace's agents as they were shown (`hash`); a change since is refused.
     pub async fn trust_agents(&self, hash: &str) -> ServiceResult<AgentList> {
         let ws = self.cfg.workspace.clone();
-        let now = {
-            let ws = ws.clone();
-            tokio::task::spawn_blocking(move || crate::agents::workspace_hash(&ws))
-                .await
-                .unwrap_or_default()
-        };
-        let Some(now) = now else {
-            return Err(ServiceError::NotFound("workspace agents"));
-        };
-        if now != hash {
-            return Err(ServiceError::Conflict(
-                "the agents changed since they were shown: review them again".into(),
-            ));
-        }
-        self.store
-            .put_setting(&crate::agents::trust_key(&ws), hash)
-            .await?;
+        let key = crate::agents::trust_key(&ws);
+        super::skills::trust_as_shown(&self.store, &key, hash, "agents", move || {
+            crate::agents::workspace_hash(&ws)
+        })
+        .await?;
         self.agents().await
     }
 }

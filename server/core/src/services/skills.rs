@@ -65,23 +65,11 @@ impl Core {
     /// Trust the workspace's skills as they were shown (`hash`); a change since is refused.
     pub async fn trust_skills(&self, hash: &str) -> ServiceResult<SkillList> {
         let ws = self.cfg.workspace.clone();
-        let now = {
-            let ws = ws.clone();
-            tokio::task::spawn_blocking(move || skills::workspace_hash(&ws))
-                .await
-                .unwrap_or_default()
-        };
-        let Some(now) = now else {
-            return Err(ServiceError::NotFound("workspace skills"));
-        };
-        if now != hash {
-            return Err(ServiceError::Conflict(
-                "the skills changed since they were shown: review them again".into(),
-            ));
-        }
-        self.store
-            .put_setting(&skills::trust_key(&ws), hash)
-            .await?;
+        let key = skills::trust_key(&ws);
+        trust_as_shown(&self.store, &key, hash, "skills", move || {
+            skills::workspace_hash(&ws)
+        })
+        .await?;
         self.skills().await
     }
 }
@@ -149,27 +137,39 @@ impl Core {
     /// Trust the workspace's hooks as they were shown (`hash`); a change since is refused.
     pub async fn trust_hooks(&self, hash: &str) -> ServiceResult<crate::protocol::HookList> {
         let ws = self.cfg.workspace.clone();
-        let now = {
-            let ws = ws.clone();
-            tokio::task::spawn_blocking(move || {
-                crate::hooks::workspace_hash(&crate::hooks::workspace_files(&ws))
-            })
-            .await
-            .unwrap_or_default()
-        };
-        let Some(now) = now else {
-            return Err(ServiceError::NotFound("workspace hooks"));
-        };
-        if now != hash {
-            return Err(ServiceError::Conflict(
-                "the hooks changed since they were shown: review them again".into(),
-            ));
-        }
-        self.store
-            .put_setting(&crate::hooks::trust_key(&ws), hash)
-            .await?;
+        let key = crate::hooks::trust_key(&ws);
+        trust_as_shown(&self.store, &key, hash, "hooks", move || {
+            crate::hooks::workspace_hash(&crate::hooks::workspace_files(&ws))
+        })
+        .await?;
         self.hooks().await
     }
+}
+
+/// Keep `hash` as what the user trusts of a workspace's files of one kind (`what`), if it is
+/// what they hold now (`now` reads it): a change since they were shown is refused (409), no
+/// files at all is a 404.
+pub(super) async fn trust_as_shown(
+    store: &crate::store::Store,
+    key: &str,
+    hash: &str,
+    what: &'static str,
+    now: impl FnOnce() -> Option<String> + Send + 'static,
+) -> ServiceResult<()> {
+    let Some(now) = tokio::task::spawn_blocking(now).await.unwrap_or_default() else {
+        return Err(ServiceError::NotFound(match what {
+            "skills" => "workspace skills",
+            "hooks" => "workspace hooks",
+            _ => "workspace agents",
+        }));
+    };
+    if now != hash {
+        return Err(ServiceError::Conflict(format!(
+            "the {what} changed since they were shown: review them again"
+        )));
+    }
+    store.put_setting(key, hash).await?;
+    Ok(())
 }
 
 /// What the user can trust of a workspace: the setting prefix of each kind.

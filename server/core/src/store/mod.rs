@@ -520,11 +520,16 @@ impl Store {
         workspace: &std::path::Path,
         state_dir: &std::path::Path,
     ) -> crate::skills::Catalogue {
+        let plugins_key = if crate::plugins::any_installed(state_dir) {
+            crate::plugins::ENABLED_KEY
+        } else {
+            ""
+        };
         let [trusted, disabled, plugins] = self
             .get_settings([
                 &crate::skills::trust_key(workspace),
                 &crate::skills::disabled_key(workspace),
-                crate::plugins::ENABLED_KEY,
+                plugins_key,
             ])
             .await
             .unwrap_or_default();

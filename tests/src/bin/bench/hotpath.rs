@@ -178,13 +178,14 @@ pub async fn hotpath() {
         });
     }
 
+    // This round's budget (the brief: 48 MiB at its end).
     let size = std::fs::metadata(&bin).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0;
     rows.push(Row {
         figure: "release binary",
-        target: "≤ 40 MiB",
-        measured: format!("{size:.1} MiB"),
+        target: "≤ 48 MiB",
+        measured: format!("{size:.2} MiB"),
         n: "1".into(),
-        met: size <= 40.0,
+        met: size <= 48.0,
     });
 
     println!(

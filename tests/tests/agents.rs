@@ -356,3 +356,55 @@ async fn the_websocket_sets_a_session_s_agent() {
         "{v}"
     );
 }
+
+/// A custom agent's `model`: an alias `modelAliases` maps runs on that provider and model; a
+/// Claude alias config does not map means the session's own.
+#[tokio::test]
+async fn an_agent_s_model_alias_picks_the_provider_config_maps_it_to() {
+    let local = Mock::default();
+    let local_url = local.serve().await;
+    let cloud = Mock::default();
+    let cloud_url = cloud.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(local_url),
+        providers: vec![tradewind::config::ProviderEntrySettings {
+            id: "cloud".into(),
+            kind: "openai".into(),
+            base_url: Some(cloud_url),
+            model: Some("big-1".into()),
+            api_key_env: None,
+            key: Some("sk-cloud-test".into()),
+            api_mode: Default::default(),
+        }],
+        tweak: Some(|c| {
+            c.model_aliases.insert("opus".into(), "cloud/big-2".into());
+        }),
+        ..Opts::default()
+    })
+    .await;
+    put(
+        &s.state.path().join("agents/deep.md"),
+        "---\ndescription: Thinks hard.\nmodel: opus\n---\nThink.\n",
+    );
+    put(
+        &s.state.path().join("agents/quick.md"),
+        "---\ndescription: Quick.\nmodel: haiku\n---\nBe quick.\n",
+    );
+    cloud.push(text_reply("from the cloud"));
+    local.push(text_reply("from the session's own"));
+    for (agent, mock, model) in [("deep", &cloud, Some("big-2")), ("quick", &local, None)] {
+        let (st, v) = s
+            .post("/api/sessions", json!({"mode": "ask", "agent": agent}))
+            .await;
+        assert_eq!(st, 201, "{v}");
+        let sid = v["id"].as_str().unwrap().to_string();
+        let run = s.prompt(&sid, "hi").await;
+        let fin = s.wait_run_finished(&sid, &run).await;
+        assert_eq!(fin["status"], "completed", "{agent}: {fin}");
+        let reqs = mock.requests.lock().unwrap().clone();
+        assert_eq!(reqs.len(), 1, "{agent} asked its own provider once");
+        if let Some(m) = model {
+            assert_eq!(reqs[0]["model"], m, "{agent}");
+        }
+    }
+}

@@ -359,8 +359,9 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       const box = page.locator(".composer textarea");
       const picker = page.getByRole("listbox", { name: "Commands" });
       await box.fill("/");
-      await picker.locator('[data-command="undo"]').waitFor();
-      assert.deepEqual((await picker.locator(".slash-name").allInnerTexts()).slice(-6), ["/undo", "/redo", "/search", "/skills", "/agents", "/plugins"]);
+      // The server's own /init arrives with the session's templates: wait for it, so the list is whole.
+      await picker.locator('[data-command="init"]').waitFor();
+      assert.deepEqual((await picker.locator(".slash-name").allInnerTexts()).slice(-7), ["/undo", "/redo", "/search", "/skills", "/agents", "/plugins", "/init"]);
 
       await box.fill("/undo");
       await box.press("Enter");

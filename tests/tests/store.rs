@@ -310,6 +310,7 @@ async fn suite(store: Store) {
                 reasons: vec!["r".into()],
                 warnings: vec!["mentions ~/.ssh".into()],
                 directory: None,
+                session_keeps: vec!["every command (process)".into()],
             },
         })
         .await
@@ -325,6 +326,7 @@ async fn suite(store: Store) {
     )
     .unwrap();
     assert_eq!(detail.warnings, ["mentions ~/.ssh"]);
+    assert_eq!(detail.session_keeps, ["every command (process)"]);
     assert_eq!(
         store.get_session(&sid).await.unwrap().status,
         SessionStatus::Waiting

@@ -299,7 +299,7 @@ pub struct Approvals;
 impl PromptKind for Approvals {
     type Request = ApprovalRequest;
     type Row = ApprovalRow;
-    type Answer = ApprovalDecision;
+    type Answer = ApprovalAnswer;
     type Id = crate::protocol::ApprovalId;
     const NAME: &'static str = "approval";
     const CLOSED: &'static str = "this approval was already answered or has expired";
@@ -322,6 +322,7 @@ impl PromptKind for Approvals {
         EventPayload::ApprovalDecided {
             approval_id: req.row.id.clone(),
             decision: crate::protocol::ApprovalOutcome::Expired,
+            reason: None,
         }
     }
     async fn load(store: &Store, id: &Self::Id) -> StoreResult<ApprovalRow> {
@@ -330,8 +331,9 @@ impl PromptKind for Approvals {
     fn owner(row: &ApprovalRow) -> (&crate::protocol::SessionId, &crate::protocol::RunId) {
         (&row.session_id, &row.run_id)
     }
-    fn validate(row: &ApprovalRow, d: &ApprovalDecision) -> Result<(), String> {
+    fn validate(row: &ApprovalRow, a: &ApprovalAnswer) -> Result<(), String> {
         use ApprovalDecision::{Deny, Directory, Once, Prefix, PrefixWorkspace, Session};
+        let d = &a.decision;
         let valid = match (row.scope, d) {
             (_, Prefix | PrefixWorkspace) => row.prefix.is_some(),
             (ApprovalScope::Directory, d) => matches!(d, Once | Directory | Deny),
@@ -347,14 +349,39 @@ impl PromptKind for Approvals {
             ))
         }
     }
-    async fn decide(store: &Store, id: &Self::Id, d: &ApprovalDecision) -> StoreResult<bool> {
-        store.decide_approval(id, ApprovalStatus::from(*d)).await
+    async fn decide(store: &Store, id: &Self::Id, a: &ApprovalAnswer) -> StoreResult<bool> {
+        store
+            .decide_approval(id, ApprovalStatus::from(a.decision))
+            .await
     }
-    fn decided(id: &Self::Id, d: &ApprovalDecision) -> EventPayload {
+    fn decided(id: &Self::Id, a: &ApprovalAnswer) -> EventPayload {
         EventPayload::ApprovalDecided {
             approval_id: id.into(),
-            decision: (*d).into(),
+            decision: a.decision.into(),
+            reason: a.reason.clone(),
         }
+    }
+}
+
+/// A person's answer to an approval: the decision, and with a denial what the agent is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalAnswer {
+    pub decision: ApprovalDecision,
+    pub reason: Option<String>,
+}
+
+impl From<ApprovalDecision> for ApprovalAnswer {
+    fn from(decision: ApprovalDecision) -> Self {
+        ApprovalAnswer {
+            decision,
+            reason: None,
+        }
+    }
+}
+
+impl ApprovalAnswer {
+    pub fn denied(&self) -> bool {
+        self.decision == ApprovalDecision::Deny
     }
 }
 

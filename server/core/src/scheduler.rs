@@ -102,6 +102,9 @@ pub struct Queued {
     /// The session as read when the input was queued: used by a run that starts at once, so its
     /// start reads nothing again. A run that waits reads the session when it starts.
     pub session: Option<SessionRow>,
+    /// Sent with `delivery: steer`: the active run takes it at its next tool boundary
+    /// ([`RunQueue::take_steers`]); one it does not reach starts as any queued input.
+    pub steer: bool,
 }
 
 /// One session's place in the scheduler.
@@ -167,7 +170,7 @@ impl RunQueue {
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<RunId> {
-        self.enqueue_with(session, trigger, text, Vec::new(), None)
+        self.enqueue_with(session, trigger, text, Vec::new(), None, false)
             .await
     }
 
@@ -180,6 +183,7 @@ impl RunQueue {
         text: &str,
         images: Vec<ImageRef>,
         limits: Option<RunLimits>,
+        steer: bool,
     ) -> StoreResult<RunId> {
         let run_id: RunId = crate::util::new_id().into();
         let to_json = |e: serde_json::Error| crate::store::StoreError::Other(e.into());
@@ -214,9 +218,27 @@ impl RunQueue {
                 text: text.to_string(),
                 queued_at: crate::util::now_ms(),
                 session: Some(session.clone()),
+                steer,
             },
         );
         Ok(run_id)
+    }
+
+    /// The steered inputs (`delivery: steer`) waiting on the session, taken out of its queue in
+    /// order: the active run delivers them at a tool boundary. The rest of the queue stays.
+    pub fn take_steers(&self, session: &SessionId) -> Vec<Queued> {
+        let mut map = self.lock();
+        let Some(st) = map.get_mut(session) else {
+            return Vec::new();
+        };
+        if !st.queue.iter().any(|q| q.steer) {
+            return Vec::new();
+        }
+        let (steers, rest): (VecDeque<Queued>, VecDeque<Queued>) = std::mem::take(&mut st.queue)
+            .into_iter()
+            .partition(|q| q.steer);
+        st.queue = rest;
+        steers.into()
     }
 
     /// Put a recorded run in the session's queue; the scheduler hears of a session that needs

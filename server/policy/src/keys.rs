@@ -92,6 +92,37 @@ impl GrantKey {
         )
     }
 
+    /// What the grant allows, in the words an approval's "for this session" button shows.
+    pub fn describe(&self) -> String {
+        let shown = |p: &Path| p.to_string_lossy().into_owned();
+        match self {
+            GrantKey::Effect(e) => match e {
+                Effect::Read => "every read (read)".into(),
+                Effect::Write => "every file edit (write)".into(),
+                Effect::Process => "every command (process)".into(),
+                Effect::External => "every network and outside tool (external)".into(),
+                Effect::Internal => "every change to Tradewind's own state (internal)".into(),
+            },
+            GrantKey::Dir {
+                access: Access::Write,
+                path,
+            } => format!("reading and writing under {}", shown(path)),
+            GrantKey::Dir {
+                access: Access::Read,
+                path,
+            } => format!("reading under {}", shown(path)),
+            GrantKey::File(p) => format!("the file {}", shown(p)),
+            GrantKey::Command(_) => "this exact command".into(),
+            GrantKey::Prefix(argv) => format!("commands starting with `{}`", argv.join(" ")),
+            GrantKey::Net(origin) => format!("connections to {origin}"),
+            GrantKey::Jail(p) => format!("{} in the sandbox, read-only", shown(p)),
+            GrantKey::Mcp { server, tool, .. } => format!("the MCP tool {server}/{tool}"),
+            GrantKey::OutsideSandbox(_) | GrantKey::SshAgent(_) | GrantKey::PluginInstall(_) => {
+                "this call only".into()
+            }
+        }
+    }
+
     /// A stored key read back; `None` for text no version of the server writes.
     pub fn parse(key: &str) -> Option<GrantKey> {
         let (kind, rest) = key.split_once(':')?;

@@ -25,6 +25,10 @@ pub enum EventPayload {
         /// Images sent with the prompt.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         images: Vec<crate::ImageRef>,
+        /// Sent while the run worked (`delivery: steer`) and taken at a tool boundary: the id
+        /// of the queued run it was sent as (that run ends `completed`, reason `steered`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        steered_from: Option<RunId>,
     },
     RunStarted {
         run_id: RunId,
@@ -133,10 +137,17 @@ pub enum EventPayload {
         prefix: Option<Vec<String>>,
         /// Deny-list mentions, control characters, dangerous categories.
         warnings: Vec<String>,
+        /// What `session` ("for this session") keeps, in words ("every command (process)",
+        /// "the MCP tool docs/search"); empty when it allows this call only.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        session_keeps: Vec<String>,
     },
     ApprovalDecided {
         approval_id: ApprovalId,
         decision: ApprovalOutcome,
+        /// A denial's reason, as the agent was told it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// A tool finished: the text the model sees and parts for the UI.
     ToolResult {

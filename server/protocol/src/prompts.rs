@@ -226,9 +226,35 @@ impl From<ApprovalDecision> for ApprovalOutcome {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(examples(json!({"decision": "once"})))]
+#[schema(examples(json!({"decision": "once"}), json!({"decision": "deny", "reason": "Use the staging database, not production"})))]
 pub struct ApprovalParams {
     pub decision: ApprovalDecision,
+    /// With `deny` only: what the agent is told with the denial ("Deny, and tell the agent…"),
+    /// at most 2,000 characters; blank is the same as none.
+    #[serde(default)]
+    #[schema(max_length = 2000)]
+    pub reason: Option<String>,
+}
+
+/// The most characters of a denial's reason.
+pub const DENY_REASON_MAX: usize = 2000;
+
+/// A denial's reason as the run gets it: trimmed, `None` when blank; an error when it goes with
+/// an allowing answer or is too long.
+pub fn deny_reason(
+    decision: ApprovalDecision,
+    reason: Option<&str>,
+) -> Result<Option<String>, String> {
+    let Some(r) = reason.map(str::trim).filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    if decision != ApprovalDecision::Deny {
+        return Err("`reason` goes with `deny` only".into());
+    }
+    if r.chars().count() > DENY_REASON_MAX {
+        return Err(format!("`reason` is at most {DENY_REASON_MAX} characters"));
+    }
+    Ok(Some(r.to_string()))
 }
 
 /// A multiple-choice question of `ask_user_question`.
@@ -325,6 +351,9 @@ pub struct PendingApproval {
     /// stores, when offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<Vec<String>>,
+    /// What `session` ("for this session") keeps, in words (as in `approval_requested`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_keeps: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -127,6 +127,10 @@ pub struct QueueItem {
     pub text: String,
     /// Milliseconds since the epoch.
     pub queued_at: i64,
+    /// `steer`: the active run takes it at its next tool boundary; `queue`: it waits for the
+    /// run to end.
+    #[serde(default)]
+    pub delivery: crate::Delivery,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -175,6 +175,24 @@ pub struct PostMessageParams {
     /// (An object: a list in its place is refused, as the schema says.)
     #[serde(default, deserialize_with = "whole::opt_object")]
     pub limits: Option<RunLimits>,
+    /// When a run is working on the session: `queue` (the default) waits for it to end;
+    /// `steer` gives the message to that run at its next tool boundary (after the calls it is
+    /// making), so it changes course mid-turn. A steered message that the run does not reach
+    /// (it answers without another tool call, or stops) runs next, as a queued one would.
+    /// `!command`s are always queued.
+    #[serde(default)]
+    pub delivery: Delivery,
+}
+
+/// How a message sent while a run works reaches it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// After the active run, as its own run.
+    #[default]
+    Queue,
+    /// Into the active run at its next tool boundary.
+    Steer,
 }
 
 /// What one run may do at most, on top of the server's own ceiling: an effect is allowed only

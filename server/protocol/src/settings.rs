@@ -338,6 +338,9 @@ pub enum StopReason {
     Shutdown,
     /// Found unfinished at the next start: the server had crashed (status `interrupted`).
     Crash,
+    /// A steered message (`delivery: steer`): the active run took it at a tool boundary, so
+    /// this queued run never started (status `completed`; the message is in that run).
+    Steered,
 }
 
 /// What made an artifact.

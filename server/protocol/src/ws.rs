@@ -35,6 +35,10 @@ pub enum WsClientFrame {
         id: Option<String>,
         session: SessionId,
         text: String,
+        /// `queue` (the default): after the active run; `steer`: into the active run at its
+        /// next tool boundary.
+        #[serde(default)]
+        delivery: crate::Delivery,
     },
     /// `POST /api/runs/{id}/cancel`.
     Cancel {
@@ -48,6 +52,9 @@ pub enum WsClientFrame {
         id: Option<String>,
         approval: ApprovalId,
         decision: ApprovalDecision,
+        /// With `deny`: what the agent is told with the denial.
+        #[serde(default)]
+        reason: Option<String>,
     },
     /// `PATCH /api/sessions/{id}` with a mode.
     SetMode {

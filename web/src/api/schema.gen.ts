@@ -1269,6 +1269,10 @@ export interface paths {
          * Send a prompt; a new run is queued on the session.
          * @description Answers 202 with the new run's id at once. The run starts after the session's earlier runs
          *     (at most 8 runs execute at once server-wide) and reports its progress as session events.
+         *     With `delivery: "steer"` and a run working on the session, the message goes to that run at
+         *     its next tool boundary instead (its `user_message` event names this run id as
+         *     `steered_from`, and this run ends `completed` with reason `steered`); a run that answers
+         *     without another tool call leaves it to start next, as a queued message.
          *     A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
          *     must not be blank and is at most 200000 characters. The first prompt of a session still
          *     titled `New session` also gives it a title. `images` (pasted or dropped into the composer:
@@ -2080,6 +2084,8 @@ export interface components {
         ApprovalDecidedEvent: components["schemas"]["EventEnvelope"] & {
             approval_id: components["schemas"]["ApprovalId"];
             decision: components["schemas"]["ApprovalOutcome"];
+            /** @description A denial's reason, as the agent was told it. */
+            reason?: string | null;
             /** @enum {string} */
             type: "approval_decided";
         } & {
@@ -2103,9 +2109,18 @@ export interface components {
          * @example {
          *       "decision": "once"
          *     }
+         * @example {
+         *       "decision": "deny",
+         *       "reason": "Use the staging database, not production"
+         *     }
          */
         ApprovalParams: {
             decision: components["schemas"]["ApprovalDecision"];
+            /**
+             * @description With `deny` only: what the agent is told with the denial ("Deny, and tell the agent…"),
+             *     at most 2,000 characters; blank is the same as none.
+             */
+            reason?: string | null;
         };
         /** @description The run waits for the user to allow or deny a call. */
         ApprovalRequestedEvent: components["schemas"]["EventEnvelope"] & {
@@ -2128,6 +2143,11 @@ export interface components {
              */
             reasons?: string[];
             scope: components["schemas"]["ApprovalScope"];
+            /**
+             * @description What `session` ("for this session") keeps, in words ("every command (process)",
+             *     "the MCP tool docs/search"); empty when it allows this call only.
+             */
+            session_keeps?: string[];
             tool: string;
             /** @enum {string} */
             type: "approval_requested";
@@ -2321,6 +2341,11 @@ export interface components {
             /** @description Shown once; only its hash is stored. */
             token: string;
         };
+        /**
+         * @description How a message sent while a run works reaches it.
+         * @enum {string}
+         */
+        Delivery: "queue" | "steer";
         /** @description A signed-in browser (one login session). */
         Device: {
             /**
@@ -3174,6 +3199,8 @@ export interface components {
             scope: components["schemas"]["ApprovalScope"];
             /** @description The session that asks: this one, or one of its subagents. */
             session: components["schemas"]["SessionId"];
+            /** @description What `session` ("for this session") keeps, in words (as in `approval_requested`). */
+            session_keeps?: string[];
             tool: string;
             /** @description Deny-list mentions, control characters, dangerous categories. */
             warnings?: string[];
@@ -3386,6 +3413,14 @@ export interface components {
          *     }
          */
         PostMessageParams: {
+            /**
+             * @description When a run is working on the session: `queue` (the default) waits for it to end;
+             *     `steer` gives the message to that run at its next tool boundary (after the calls it is
+             *     making), so it changes course mid-turn. A steered message that the run does not reach
+             *     (it answers without another tool call, or stops) runs next, as a queued one would.
+             *     `!command`s are always queued.
+             */
+            delivery?: components["schemas"]["Delivery"];
             /**
              * @description Images sent with the prompt (pasted or dropped into the composer): at most 8, each at
              *     most 5 MiB. Only for models that take images (422 otherwise), and not with a `!command`.
@@ -3679,6 +3714,11 @@ export interface components {
         };
         /** @description An input waiting behind a session's active run. */
         QueueItem: {
+            /**
+             * @description `steer`: the active run takes it at its next tool boundary; `queue`: it waits for the
+             *     run to end.
+             */
+            delivery?: components["schemas"]["Delivery"];
             /** @description The id of the run it will become. */
             id: components["schemas"]["RunId"];
             /**
@@ -4248,7 +4288,7 @@ export interface components {
          * @description Why a run stopped early.
          * @enum {string}
          */
-        StopReason: "user" | "shutdown" | "crash";
+        StopReason: "user" | "shutdown" | "crash" | "steered";
         /**
          * @description A single-use ticket for one Server-Sent Events connection (`?ticket=`), for clients that
          *     cannot send headers (`EventSource`).
@@ -4567,6 +4607,7 @@ export interface components {
             images?: components["schemas"]["ImageRef"][];
             message_id: components["schemas"]["MessageId"];
             origin?: components["schemas"]["RunTrigger"] | null;
+            steered_from?: components["schemas"]["RunId"] | null;
             text: string;
             /** @enum {string} */
             type: "user_message";
@@ -4726,6 +4767,11 @@ export interface components {
             /** @enum {string} */
             type: "unsubscribe_sessions";
         } | {
+            /**
+             * @description `queue` (the default): after the active run; `steer`: into the active run at its
+             *     next tool boundary.
+             */
+            delivery?: components["schemas"]["Delivery"];
             id?: string | null;
             session: components["schemas"]["SessionId"];
             text: string;
@@ -4740,6 +4786,8 @@ export interface components {
             approval: components["schemas"]["ApprovalId"];
             decision: components["schemas"]["ApprovalDecision"];
             id?: string | null;
+            /** @description With `deny`: what the agent is told with the denial. */
+            reason?: string | null;
             /** @enum {string} */
             type: "approval";
         } | {
@@ -5060,7 +5108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A decision this approval does not offer */
+            /** @description A decision this approval does not offer, or a `reason` with an allowing decision or longer than 2000 characters */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{READ_BATCH, Turn, history::StoredParts};
 use super::{hooks, toolset};
-use crate::pending::{ApprovalRequest, Asked};
+use crate::pending::{ApprovalAnswer, ApprovalRequest, Asked};
 use crate::policy::{self, Context, Decision, Proposal};
 use crate::protocol::{ApprovalDecision, Effect, EventPayload};
 use crate::provider::ToolCallReq;
@@ -418,13 +418,11 @@ async fn hook_verdict(
         "hook",
     )
     .await;
-    match ask_user(t, call, input, effect, &ask).await {
-        ApprovalDecision::Deny => Err(ToolOutput::err(
-            "permission_denied",
-            "the user denied this call; do not retry it, ask or try another way",
-        )),
-        _ => Ok(()),
+    let answer = ask_user(t, call, input, effect, &ask).await;
+    if answer.denied() {
+        return Err(denied(&answer));
     }
+    Ok(())
 }
 
 /// The instruction files (AGENTS.md …) of subdirectories a call reached, each the first time
@@ -559,13 +557,11 @@ pub(crate) async fn gate(
             }
             Decision::Ask(ask) => {
                 audit(t, call, effect, decision.label(), &ask.reason, &ask.key).await;
-                let d = ask_user(t, call, input, effect, ask).await;
-                if d == ApprovalDecision::Deny {
-                    return Err(ToolOutput::err(
-                        "permission_denied",
-                        "the user denied this call; do not retry it, ask or try another way",
-                    ));
+                let answer = ask_user(t, call, input, effect, ask).await;
+                if answer.denied() {
+                    return Err(denied(&answer));
                 }
+                let d = answer.decision;
                 let place = (t.grant_session(), t.run.session.workspace.as_str());
                 t.grants.record(t.deps, place, d, ask, &mut once).await;
             }
@@ -577,13 +573,30 @@ pub(crate) async fn gate(
     ))
 }
 
+/// What the model reads when the user denied its call: with the user's reason, when given.
+pub(super) fn denied(answer: &ApprovalAnswer) -> ToolOutput {
+    match &answer.reason {
+        Some(why) => ToolOutput::err(
+            "permission_denied",
+            format!(
+                "the user denied this call and said: \"{why}\" — do not retry it; follow what they said"
+            ),
+        ),
+        None => ToolOutput::err(
+            "permission_denied",
+            "the user denied this call; do not retry it, ask or try another way",
+        ),
+    }
+}
+
 pub(super) async fn ask_user(
     t: &Turn<'_>,
     call: &ToolCallReq,
     input: &Value,
     effect: Effect,
     ask: &policy::Ask,
-) -> ApprovalDecision {
+) -> ApprovalAnswer {
+    let session_keeps = super::grants::session_keeps(ask);
     let id: crate::protocol::ApprovalId = new_id().into();
     let row = NewApproval {
         id: id.clone(),
@@ -604,6 +617,7 @@ pub(super) async fn ask_user(
                 .directory
                 .as_ref()
                 .map(|d| d.to_string_lossy().into_owned()),
+            session_keeps: session_keeps.clone(),
         },
     };
     let event = EventPayload::ApprovalRequested {
@@ -621,6 +635,7 @@ pub(super) async fn ask_user(
             .as_ref()
             .map(|d| d.to_string_lossy().into_owned()),
         warnings: ask.warnings.clone(),
+        session_keeps,
     };
     match t
         .deps
@@ -629,11 +644,11 @@ pub(super) async fn ask_user(
         .ask(&t.waiter(), &id, &ApprovalRequest { row, event })
         .await
     {
-        Asked::Answered(d) => d,
-        Asked::Expired => ApprovalDecision::Deny,
+        Asked::Answered(a) => a,
+        Asked::Expired => ApprovalDecision::Deny.into(),
         Asked::Failed(e) => {
             tracing::error!(error = %e, "cannot store approval");
-            ApprovalDecision::Deny
+            ApprovalDecision::Deny.into()
         }
     }
 }
@@ -678,13 +693,9 @@ pub(crate) async fn confirm(
         key,
     )
     .await;
-    let d = match ask_user(t, ctx.call, ctx.input, effect, &ask).await {
-        ApprovalDecision::Deny => {
-            return Err(ToolOutput::err(
-                "permission_denied",
-                "the user denied this call; do not retry it, ask or try another way",
-            ));
-        }
+    let answer = ask_user(t, ctx.call, ctx.input, effect, &ask).await;
+    let d = match answer.decision {
+        ApprovalDecision::Deny => return Err(denied(&answer)),
         // Its one key is the tool's own: "this directory" keeps it like "for this session".
         ApprovalDecision::Directory => ApprovalDecision::Session,
         d => d,
@@ -731,7 +742,7 @@ pub(crate) async fn ask_for_session(
     )
     .await;
     let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-    if ask_user(t, call, &input, effect, &ask).await == ApprovalDecision::Deny {
+    if ask_user(t, call, &input, effect, &ask).await.denied() {
         return false;
     }
     let place = (t.grant_session(), t.run.session.workspace.as_str());

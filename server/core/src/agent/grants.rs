@@ -102,6 +102,24 @@ impl Grants {
 /// Whether an answer `d` keeps `key` as a grant of the session (the rest hold for this call
 /// only): "for this session" keeps every key but the once-only ones, "this directory" only the
 /// directory grants.
+/// What answering `ask` "for this session" keeps, in words (empty: it allows the call only). A
+/// tool's own key (a memory every workspace sees, a hooks file) is named by the ask's reason.
+pub(crate) fn session_keeps(ask: &policy::Ask) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for key in ask
+        .keys
+        .iter()
+        .filter(|k| kept_as_grant(ApprovalDecision::Session, k))
+    {
+        let words = GrantKey::parse(key)
+            .map_or_else(|| format!("this request: {}", ask.reason), |g| g.describe());
+        if !out.contains(&words) {
+            out.push(words);
+        }
+    }
+    out
+}
+
 fn kept_as_grant(d: ApprovalDecision, key: &str) -> bool {
     match GrantKey::parse(key) {
         Some(g) if g.once_only() => false,

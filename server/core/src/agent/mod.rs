@@ -125,6 +125,9 @@ pub struct RunSpec {
     pub server_stop: CancellationToken,
     /// The run's place in the global cap (given back while it only waits).
     pub slot: Arc<crate::slot::Slot>,
+    /// The session's queue: messages steered into this run (`delivery: steer`) are taken
+    /// from it at each tool boundary.
+    pub queue: crate::scheduler::RunQueue,
 }
 
 /// How a run ended, and whether the session's goal was active when it started (only then is

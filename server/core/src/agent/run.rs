@@ -317,6 +317,7 @@ pub(super) async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
         text: t.run.text.clone(),
         origin: Some(RunTrigger::Command),
         images: Vec::new(),
+        steered_from: None,
     });
     let call = ToolCallReq {
         id: format!("cmd_{}", new_id()).into(),
@@ -411,23 +412,47 @@ fn blocked_by_hook(t: &Turn<'_>, why: &str) -> RunOutcome {
 /// A run that answers a message (the user's prompt, a plan's, a wake-up): the message recorded
 /// (its `@` mentions and its hooks' context with it), then the model's turns.
 async fn prompted(t: &mut Turn<'_>, spec: &RunSpec) -> RunOutcome {
-    let message_id = new_id();
+    let said = Said {
+        text: &spec.text,
+        images: &spec.images,
+        trigger: spec.trigger,
+        steered_from: None,
+    };
+    match user_message(t, &said).await {
+        Ok(()) => loop_turns(t).await,
+        Err(why) => blocked_by_hook(t, &why),
+    }
+}
+
+/// A message of the user's (or a plan's, a wake-up's) as a run receives it.
+struct Said<'a> {
+    text: &'a str,
+    images: &'a [crate::protocol::ImageRef],
+    trigger: RunTrigger,
+    /// Steered into the run: the queued run it was sent as.
+    steered_from: Option<crate::protocol::RunId>,
+}
+
+/// Record a message: its event, its `@` mentions and its hooks' context with it. `Err`: a
+/// `UserPromptSubmit` hook blocked it (it is shown, but the model never sees it).
+async fn user_message(t: &mut Turn<'_>, m: &Said<'_>) -> Result<(), String> {
     t.emit(EventPayload::UserMessage {
-        message_id: message_id.into(),
-        text: spec.text.clone(),
-        origin: Some(spec.trigger),
-        images: spec.images.clone(),
+        message_id: new_id().into(),
+        text: m.text.to_string(),
+        origin: Some(m.trigger),
+        images: m.images.to_vec(),
+        steered_from: m.steered_from.clone(),
     });
-    // The files the user's own prompt points at (`@path`), read before the first
-    // model call: the model sees them with the prompt.
-    let attached = if spec.trigger == RunTrigger::Prompt && spec.text.contains('@') {
-        mentions::attach(t, &spec.text).await
+    // The files the user's own prompt points at (`@path`), read before the next model call:
+    // the model sees them with the prompt.
+    let attached = if m.trigger == RunTrigger::Prompt && m.text.contains('@') {
+        mentions::attach(t, m.text).await
     } else {
         String::new()
     };
     // The user's own prompt passes its hooks: blocked, or with their context.
-    let hooked = if spec.trigger == RunTrigger::Prompt {
-        hooks::on_prompt(t, &spec.text).await
+    let hooked = if m.trigger == RunTrigger::Prompt {
+        hooks::on_prompt(t, m.text).await
     } else {
         Ok(String::new())
     };
@@ -436,15 +461,68 @@ async fn prompted(t: &mut Turn<'_>, spec: &RunSpec) -> RunOutcome {
         StoredParts {
             text: format!(
                 "{}{attached}{}",
-                spec.text,
+                m.text,
                 hooked.as_deref().unwrap_or_default()
             ),
-            images: spec.images.clone(),
+            images: m.images.to_vec(),
             ..Default::default()
         },
     );
-    match hooked {
-        Ok(_) => loop_turns(t).await,
-        Err(why) => blocked_by_hook(t, &why),
+    hooked.map(|_| ())
+}
+
+/// At a tool boundary: the messages the user steered into this run (`delivery: steer`), each
+/// recorded as the user's next message, so the next model call reads them after the calls'
+/// results. Each one's queued run is claimed first (a message removed from the queue meanwhile
+/// is not delivered) and ends `completed`, reason `steered`.
+pub(super) async fn deliver_steers(t: &mut Turn<'_>) {
+    if t.run.cancel.is_cancelled() {
+        return;
+    }
+    let steers = t.run.queue.take_steers(&t.run.session.id);
+    for q in steers {
+        match t.deps.store.start_run(&q.run_id).await {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(e) => {
+                // Not claimed: put back, it runs after this run as a queued message.
+                tracing::warn!(error = %e, "cannot take a steered message; it stays queued");
+                t.run.queue.push(&t.run.session.id, q);
+                continue;
+            }
+        }
+        let said = Said {
+            text: &q.text,
+            images: &q.images,
+            trigger: q.trigger,
+            steered_from: Some(q.run_id.clone()),
+        };
+        let (status, error) = match user_message(t, &said).await {
+            Ok(()) => (RunStatus::Completed, None),
+            Err(why) => {
+                let msg = format!("a hook blocked this message: {why}");
+                t.emit(EventPayload::Error {
+                    code: "blocked_by_hook".into(),
+                    message: msg.clone(),
+                    fatal: false,
+                });
+                (RunStatus::Failed, Some(werr("blocked_by_hook", msg)))
+            }
+        };
+        let end = crate::scheduler::RunEnd {
+            status,
+            reason: Some(crate::protocol::StopReason::Steered),
+            usage: crate::protocol::Usage::default(),
+            error,
+            duration_ms: 0,
+        };
+        if let Err(e) = t
+            .deps
+            .events
+            .end_run(&t.run.session.id, &q.run_id, &end, true)
+            .await
+        {
+            tracing::error!(error = %e, run = %q.run_id, "cannot record a steered message's end");
+        }
     }
 }

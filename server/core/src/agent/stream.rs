@@ -157,6 +157,8 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
         }
         retried = unreadable;
         run_calls(t, &calls, &duplicates).await;
+        // The tool boundary: what the user sent meanwhile with `delivery: steer`.
+        deliver_steers(t).await;
     }
     let msg = format!("stopped after {max} model calls (agent.maxIterations)");
     t.emit(EventPayload::Error {

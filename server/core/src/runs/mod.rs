@@ -136,9 +136,10 @@ impl RunManager {
         text: &str,
         images: Vec<crate::protocol::ImageRef>,
         limits: Option<crate::protocol::RunLimits>,
+        steer: bool,
     ) -> StoreResult<crate::protocol::RunId> {
         self.queue
-            .enqueue_with(session, trigger, text, images, limits)
+            .enqueue_with(session, trigger, text, images, limits, steer)
             .await
     }
 
@@ -258,6 +259,7 @@ impl RunManager {
             cancel,
             server_stop: self.queue.shutdown_token().clone(),
             slot,
+            queue: self.queue.clone(),
         };
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
@@ -342,14 +344,15 @@ impl RunManager {
 
     /// The inputs waiting behind the session's active run, in order: `(run id, trigger, text,
     /// queued at)`.
-    pub fn queue(
-        &self,
-        session_id: &crate::protocol::SessionId,
-    ) -> Vec<(crate::protocol::RunId, RunTrigger, String, i64)> {
+    pub fn queue(&self, session_id: &crate::protocol::SessionId) -> Vec<Queued> {
         self.lock().get(session_id).map_or_else(Vec::new, |st| {
             st.queue
                 .iter()
-                .map(|q| (q.run_id.clone(), q.trigger, q.text.clone(), q.queued_at))
+                .map(|q| Queued {
+                    session: None,
+                    images: Vec::new(),
+                    ..q.clone()
+                })
                 .collect()
         })
     }
@@ -493,6 +496,8 @@ impl RunManager {
                     }),
                     queued_at: r.created_at,
                     session: None,
+                    // A steer not delivered before the server stopped runs as its own turn.
+                    steer: false,
                 },
             );
         }

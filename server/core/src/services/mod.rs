@@ -198,7 +198,14 @@ impl Core {
         session_id: &crate::protocol::SessionId,
         text: &str,
     ) -> ServiceResult<crate::protocol::RunId> {
-        self.post_prompt(session_id, text, &[], None).await
+        self.post_prompt(
+            session_id,
+            text,
+            &[],
+            None,
+            crate::protocol::Delivery::Queue,
+        )
+        .await
     }
 
     /// A prompt with images (pasted or dropped into the composer): each checked and stored
@@ -209,6 +216,7 @@ impl Core {
         text: &str,
         images: &[crate::protocol::ImageInput],
         limits: Option<crate::protocol::RunLimits>,
+        delivery: crate::protocol::Delivery,
     ) -> ServiceResult<crate::protocol::RunId> {
         let session = self.load_session(session_id).await?;
         if session.archived {
@@ -218,9 +226,11 @@ impl Core {
         }
         let trigger = prompt_trigger(text)?;
         let refs = self.store_images(&session, trigger, images).await?;
+        // A `!command` is its own turn: steering is for words to the model.
+        let steer = delivery == crate::protocol::Delivery::Steer && trigger == RunTrigger::Prompt;
         let run_id = self
             .runs
-            .enqueue_with_images(&session, trigger, text, refs, limits)
+            .enqueue_with_images(&session, trigger, text, refs, limits, steer)
             .await?;
         if session.title == DEFAULT_TITLE
             && trigger == RunTrigger::Prompt
@@ -333,13 +343,21 @@ impl Core {
                 "the session is busy; resume when its run ends".into(),
             ));
         }
-        let latest = self
+        // Later runs that ended before this one did (a message steered into it, an input
+        // removed from the queue) never ran after it: they do not count.
+        let ended_within = |r: &crate::store::RunRow| {
+            r.finished_at
+                .zip(run.finished_at)
+                .is_some_and(|(theirs, ours)| theirs <= ours)
+        };
+        let later = self
             .store
-            .list_session_runs(&session.id, 1)
+            .list_session_runs(&session.id, 100)
             .await?
             .into_iter()
-            .next();
-        if latest.is_some_and(|l| l.id != run.id) {
+            .take_while(|r| r.id != run.id)
+            .any(|r| !ended_within(&r));
+        if later {
             return Err(ServiceError::Conflict(
                 "a later run exists; only the latest run can be resumed".into(),
             ));
@@ -378,15 +396,18 @@ impl Core {
             .queue(session_id)
             .into_iter()
             .enumerate()
-            .map(
-                |(i, (id, trigger, text, queued_at))| crate::protocol::QueueItem {
-                    id,
-                    position: i as u32 + 1,
-                    trigger,
-                    text,
-                    queued_at,
+            .map(|(i, q)| crate::protocol::QueueItem {
+                id: q.run_id,
+                position: i as u32 + 1,
+                trigger: q.trigger,
+                text: q.text,
+                queued_at: q.queued_at,
+                delivery: if q.steer {
+                    crate::protocol::Delivery::Steer
+                } else {
+                    crate::protocol::Delivery::Queue
                 },
-            )
+            })
             .collect())
     }
 
@@ -417,7 +438,12 @@ impl Core {
         run_id: &crate::protocol::RunId,
     ) -> ServiceResult<()> {
         self.load_session(session_id).await?;
-        if self.runs.queue(session_id).iter().any(|q| q.0 == *run_id) {
+        if self
+            .runs
+            .queue(session_id)
+            .iter()
+            .any(|q| q.run_id == *run_id)
+        {
             self.runs.cancel(run_id).await.or_not_found("run")?;
             Ok(())
         } else {
@@ -445,10 +471,14 @@ impl Core {
         &self,
         id: &crate::protocol::ApprovalId,
         decision: ApprovalDecision,
+        reason: Option<&str>,
     ) -> ServiceResult<()> {
+        let reason =
+            crate::protocol::deny_reason(decision, reason).map_err(ServiceError::Invalid)?;
         let approvals = &self.env.prompts.approvals;
+        let answer = crate::pending::ApprovalAnswer { decision, reason };
         Ok(approvals
-            .answer(&self.store, &self.events, id, decision)
+            .answer(&self.store, &self.events, id, answer)
             .await?)
     }
 

@@ -72,6 +72,7 @@ fn approval(session: &crate::protocol::SessionId, a: ApprovalRow) -> StoreResult
         reasons: detail.reasons,
         warnings: detail.warnings,
         directory: detail.directory,
+        session_keeps: detail.session_keeps,
         prefix: decode_opt("approval", &a.id, "prefix", a.prefix.as_deref())?,
         effect: a.effect,
         scope: a.scope,

@@ -38,6 +38,8 @@ pub struct ApprovalDetail {
     pub warnings: Vec<String>,
     #[serde(default)]
     pub directory: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_keeps: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -18,6 +18,10 @@ use crate::services::OrNotFound;
 ///
 /// Answers 202 with the new run's id at once. The run starts after the session's earlier runs
 /// (at most 8 runs execute at once server-wide) and reports its progress as session events.
+/// With `delivery: "steer"` and a run working on the session, the message goes to that run at
+/// its next tool boundary instead (its `user_message` event names this run id as
+/// `steered_from`, and this run ends `completed` with reason `steered`); a run that answers
+/// without another tool call leaves it to start next, as a queued message.
 /// A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
 /// must not be blank and is at most 200000 characters. The first prompt of a session still
 /// titled `New session` also gives it a title. `images` (pasted or dropped into the composer:
@@ -39,7 +43,9 @@ pub async fn post_message(
     Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<PostMessageParams>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
-    let run_id = state.post_prompt(&id, &p.text, &p.images, p.limits).await?;
+    let run_id = state
+        .post_prompt(&id, &p.text, &p.images, p.limits, p.delivery)
+        .await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(PostMessageResponse { run_id }),
@@ -236,13 +242,15 @@ pub struct ApprovalResponse {
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such approval", body = ErrorBody),
               (status = 409, description = "The approval was already answered or has expired", body = ErrorBody),
-              (status = 422, description = "A decision this approval does not offer", body = ErrorBody)))]
+              (status = 422, description = "A decision this approval does not offer, or a `reason` with an allowing decision or longer than 2000 characters", body = ErrorBody)))]
 pub async fn answer_approval(
     State(state): State<AppState>,
     Path(id): Path<crate::protocol::ApprovalId>,
     ApiJson(p): ApiJson<ApprovalParams>,
 ) -> ApiResult<axum::Json<ApprovalResponse>> {
-    state.answer_approval(&id, p.decision).await?;
+    state
+        .answer_approval(&id, p.decision, p.reason.as_deref())
+        .await?;
     Ok(axum::Json(ApprovalResponse {
         approval_id: id.into_string(),
         decision: p.decision,

@@ -322,8 +322,15 @@ async fn command(
                 h.abort();
             }
         }
-        WsClientFrame::Prompt { id, session, text } => {
-            let r = state.post_message(&session, &text).await;
+        WsClientFrame::Prompt {
+            id,
+            session,
+            text,
+            delivery,
+        } => {
+            let r = state
+                .post_prompt(&session, &text, &[], None, delivery)
+                .await;
             reply(
                 tx,
                 id,
@@ -338,8 +345,11 @@ async fn command(
             id,
             approval,
             decision,
+            reason,
         } => {
-            let r = state.answer_approval(&approval, decision).await;
+            let r = state
+                .answer_approval(&approval, decision, reason.as_deref())
+                .await;
             reply(
                 tx,
                 id,

@@ -30,6 +30,10 @@ fn script() -> Value {
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "impl.txt", "content": "implemented\n"}}]},
             {"text": "Implemented."}
         ]},
+        {"match": "plan it for auto", "turns": [
+            {"tool_calls": [{"name": "exit_plan", "arguments": {"plan": "# Write impl.txt", "title": "Auto"}}]},
+            {"text": "Approved; the build agent takes it from here."}
+        ]},
         {"match": "just skip", "turns": [
             {"tool_calls": [{"name": "exit_plan", "arguments": {"plan": "# Small plan"}}]},
             {"text": "Staying in plan mode."}
@@ -660,5 +664,59 @@ async fn recorded_model_turns_drive_a_plan_review_and_its_implementation() {
         })
         .collect();
     assert_eq!(last, [(3058, 2560, 27), (2872, 2560, 141)]);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn approving_a_plan_can_choose_the_mode_of_its_implementation() {
+    let s = plan_server().await;
+    let (_, v) = s
+        .post("/api/sessions", json!({"agent": "plan", "mode": "ask"}))
+        .await;
+    let sid = v["id"].as_str().unwrap().to_string();
+    let run = s.prompt(&sid, "plan it for auto").await;
+    let p = s.wait_event(&sid, |e| e["type"] == "plan_proposed").await;
+    let url = format!("/api/plans/{}/decision", p["plan_id"].as_str().unwrap());
+    // A mode goes with an approval only; the refused answer changes nothing.
+    let (st, v) = s
+        .post(
+            &url,
+            json!({"decision": "feedback", "feedback": "more", "mode": "auto"}),
+        )
+        .await;
+    assert_eq!(st, 422, "{v}");
+    let (_, sess) = s.get(&format!("/api/sessions/{sid}")).await;
+    assert_eq!(sess["mode"], "ask");
+    let (st, v) = s
+        .post(&url, json!({"decision": "approved", "mode": "auto"}))
+        .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    // The implementation runs as build in auto: its write_file needs no approval.
+    let started = s
+        .wait_event(&sid, |e| {
+            e["type"] == "run_started" && e["run_id"] != json!(run)
+        })
+        .await;
+    assert_eq!(started["agent"], "build");
+    assert_eq!(started["mode"], "auto");
+    let implementation = started["run_id"].as_str().unwrap().to_string();
+    let fin = s.wait_run_finished(&sid, &implementation).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.path().join("impl.txt")).unwrap(),
+        "implemented\n"
+    );
+    let events = s.events(&sid).await;
+    assert!(!events.iter().any(|e| e["type"] == "approval_requested"));
+    let (_, sess) = s.get(&format!("/api/sessions/{sid}")).await;
+    assert_eq!(sess["mode"], "auto");
+    // Decided: a second answer with a mode is a conflict and leaves the mode alone.
+    let (st, _) = s
+        .post(&url, json!({"decision": "approved", "mode": "ask"}))
+        .await;
+    assert_eq!(st, 409);
+    let (_, sess) = s.get(&format!("/api/sessions/{sid}")).await;
+    assert_eq!(sess["mode"], "auto");
     s.stop().await;
 }

@@ -417,9 +417,14 @@ impl From<PlanAnswer> for PlanDecision {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(examples(json!({"decision": "feedback", "feedback": "Keep the old API working too."})))]
+#[schema(examples(json!({"decision": "feedback", "feedback": "Keep the old API working too."}), json!({"decision": "approved", "mode": "auto"})))]
 pub struct PlanDecisionParams {
     /// `approved`, `feedback` (with `feedback` text) or `skipped`.
     pub decision: PlanAnswer,
     pub feedback: Option<String>,
+    /// With `approved` only: the session's permission mode for the implementation ("approve
+    /// and auto-accept edits" is `auto`), set before the implementation turn starts. Without
+    /// it the session keeps its mode.
+    #[serde(default)]
+    pub mode: Option<crate::Mode>,
 }

@@ -3260,11 +3260,16 @@ export interface components {
          *       "decision": "feedback",
          *       "feedback": "Keep the old API working too."
          *     }
+         * @example {
+         *       "decision": "approved",
+         *       "mode": "auto"
+         *     }
          */
         PlanDecisionParams: {
             /** @description `approved`, `feedback` (with `feedback` text) or `skipped`. */
             decision: components["schemas"]["PlanAnswer"];
             feedback?: string | null;
+            mode?: components["schemas"]["Mode"] | null;
         };
         PlanDecisionResponse: {
             decision: components["schemas"]["PlanDecision"];
@@ -6734,7 +6739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `unavailable`, `feedback` without text, or feedback over 20000 characters */
+            /** @description `unavailable`, `feedback` without text, feedback over 20000 characters, a `mode` without `approved`, or a mode above the server's ceiling */
             422: {
                 headers: {
                     [name: string]: unknown;

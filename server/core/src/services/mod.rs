@@ -530,6 +530,40 @@ impl Core {
     }
 
     /// Approve a plan, send feedback, or skip it.
+    /// Decide a plan; an approval may also set the session's mode for the implementation. The
+    /// mode is set first (the implementation turn starts from the session as it then is), and
+    /// put back if the answer is refused (the plan was decided meanwhile).
+    pub async fn decide_plan_in_mode(
+        &self,
+        id: &crate::protocol::PlanId,
+        answer: PlanAnswer,
+        mode: Option<crate::protocol::Mode>,
+    ) -> ServiceResult<()> {
+        let Some(mode) = mode else {
+            return self.decide_plan(id, answer).await;
+        };
+        if answer.0 != crate::protocol::PlanDecision::Approved {
+            return Err(ServiceError::Invalid(
+                "`mode` goes with `approved` only".into(),
+            ));
+        }
+        let plan = self.store.get_plan(id).await.or_not_found("plan")?;
+        if plan.status != crate::store::PlanStatus::Pending {
+            return Err(ServiceError::Conflict(
+                "this plan was already decided".into(),
+            ));
+        }
+        let before = self.load_session(&plan.session_id).await?.mode;
+        self.set_mode(&plan.session_id, mode).await?;
+        let decided = self.decide_plan(id, answer).await;
+        if decided.is_err()
+            && let Err(e) = self.set_mode(&plan.session_id, before).await
+        {
+            tracing::warn!(error = %e, "cannot put the session's mode back");
+        }
+        decided
+    }
+
     pub async fn decide_plan(
         &self,
         id: &crate::protocol::PlanId,

@@ -62,14 +62,16 @@ pub struct PlanDecisionResponse {
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such plan", body = ErrorBody),
               (status = 409, description = "The plan was already decided (or expired as skipped)", body = ErrorBody),
-              (status = 422, description = "`unavailable`, `feedback` without text, or feedback over 20000 characters", body = ErrorBody)))]
+              (status = 422, description = "`unavailable`, `feedback` without text, feedback over 20000 characters, a `mode` without `approved`, or a mode above the server's ceiling", body = ErrorBody)))]
 pub async fn decide_plan(
     State(state): State<AppState>,
     Path(id): Path<crate::protocol::PlanId>,
     ApiJson(p): ApiJson<PlanDecisionParams>,
 ) -> ApiResult<axum::Json<PlanDecisionResponse>> {
     let decision = PlanDecision::from(p.decision);
-    state.decide_plan(&id, (decision, p.feedback)).await?;
+    state
+        .decide_plan_in_mode(&id, (decision, p.feedback), p.mode)
+        .await?;
     Ok(axum::Json(PlanDecisionResponse {
         plan_id: id.into_string(),
         decision,

@@ -204,7 +204,7 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await waitRunEnd(p.page);
     await p.page.locator(".msg-assistant").getByText("Listed twice.").waitFor();
     assert.equal(await p.page.locator(".transcript .approval-card").count(), 0, "the second `ls` ran under the rule");
-    await p.page.locator(".approval-done").getByText("Allowed commands like this (session)").waitFor();
+    await p.page.locator(".approval-done").getByText("Allowed ls … in this session").waitFor();
     await p.page.getByRole("button", { name: "Permissions" }).click();
     const panel = p.page.locator(".permissions-panel");
     const grant = panel.locator('.grant[data-kind="prefix"]');
@@ -305,7 +305,7 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await createSessionViaUi(p.page, { title: "Deny a write", mode: "ask" });
     await sendPrompt(p.page, "write the forbidden file");
     const card = await approvalCard(p.page);
-    await card.getByRole("button", { name: "Deny" }).click();
+    await card.getByRole("button", { name: "Deny", exact: true }).click();
     await p.page.locator(".approval-done.denied").waitFor({ timeout: 15_000 });
     await waitRunEnd(p.page);
     assert.equal(existsSync(join(server.workspace, "denied.txt")), false);

@@ -445,7 +445,7 @@ describe("images in the composer, and goals", { skip, timeout: 600_000 }, () => 
 
       // The paused goal's turn ends (the write denied); no further turn starts.
       // By keyboard: on a phone the log is a strip between the bars, and it moves as they come.
-      await card.getByRole("button", { name: "Deny" }).focus();
+      await card.getByRole("button", { name: "Deny", exact: true }).focus();
       await page.keyboard.press("Enter");
       await page.locator(".transcript .approval-done.denied").waitFor();
       // The run's "working" line (always last in the log, whatever rows are windowed) goes when it ends.

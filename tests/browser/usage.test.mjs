@@ -156,7 +156,8 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
     try {
       const { page } = p;
       const id = await createSessionViaUi(page, { title: "Compact" });
-      await sendPrompt(page, "hello");
+      // Longer than the summary: a summary that would not shrink the conversation is refused.
+      await sendPrompt(page, `hello — ${"please greet me warmly, and say who you are. ".repeat(6)}`);
       await page.locator('.transcript .run-end[data-status="completed"]').waitFor({ timeout: 15_000 });
 
       const box = page.locator(".composer textarea");

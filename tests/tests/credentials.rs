@@ -872,3 +872,65 @@ async fn local_commands_reach_the_server_through_its_socket_not_a_token_on_disk(
     server.start_kill().unwrap();
     server.wait().await.unwrap();
 }
+
+/// A `!command` is the user's own only from a caller with `admin`: it runs in an `ask` session
+/// on a server started without --allow-process, with no approval; a hard-denied path is still
+/// refused; the same command from a `prompt`-only token asks, as a model's call would.
+#[tokio::test]
+async fn a_bang_command_is_the_users_own_only_with_admin() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "!echo hello-from-me").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let run = s.prompt(&sid, "!cat ~/.ssh/id_rsa").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "approval_requested"),
+        "the user's own commands ask nothing"
+    );
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["ok"], true, "{}", results[0]);
+    assert!(
+        results[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hello-from-me")
+    );
+    assert_eq!(results[1]["ok"], false, "hard-denied: {}", results[1]);
+    let decisions: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "policy_decision")
+        .map(|e| &e["decision"])
+        .collect();
+    assert_eq!(decisions, [&json!("allow"), &json!("deny")]);
+
+    let (_, tok) = token(&s, None).await;
+    let r = reqwest::Client::new()
+        .post(s.url(&format!("/api/sessions/{sid}/messages")))
+        .bearer_auth(&tok)
+        .json(&json!({"text": "!echo from-a-token"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let run = r.json::<Value>().await.unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let asked = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    assert_eq!(asked["tool"], "shell");
+    let id = asked["approval_id"].as_str().unwrap();
+    let (st, _) = s
+        .post(&format!("/api/approvals/{id}"), json!({"decision": "deny"}))
+        .await;
+    assert_eq!(st, 200);
+    s.wait_run_finished(&sid, &run).await;
+    s.stop().await;
+}

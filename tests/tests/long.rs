@@ -1461,3 +1461,51 @@ async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
     assert_eq!(v["error"]["code"], "no_snapshot", "{v}");
     s.stop().await;
 }
+
+/// `/compact` whose summary is no shorter than what it would replace changes nothing and says
+/// so, rather than reporting a success that grew the context.
+#[tokio::test]
+async fn a_summary_longer_than_the_turns_it_replaces_is_thrown_away() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    let s = TestServer::start(opts(&url, priced)).await;
+    let sid = s.create_session("ask").await;
+    mock.push(text_reply_counted("ok one"));
+    let run = s.prompt(&sid, "hi").await;
+    s.wait_run_finished(&sid, &run).await;
+    mock.push(text_reply_counted("ok two"));
+    let run = s.prompt(&sid, "and again").await;
+    s.wait_run_finished(&sid, &run).await;
+    mock.push(text_reply_counted(&format!(
+        "## Goal\n{}",
+        "a long summary ".repeat(50)
+    )));
+    let (st, v) = s
+        .post(&format!("/api/sessions/{sid}/compact"), json!({}))
+        .await;
+    assert_eq!(st, 202, "{v}");
+    let run = v["run_id"].as_str().unwrap().to_string();
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    assert!(of_type(&events, "context_compacted").is_empty());
+    let errors = of_type(&events, "error");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["code"], "compaction_grew");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the conversation is unchanged")
+    );
+    // The next turn still sends the whole conversation, not the summary.
+    mock.push(text_reply_counted("ok three"));
+    let run = s.prompt(&sid, "third").await;
+    s.wait_run_finished(&sid, &run).await;
+    let last = mock.requests.lock().unwrap().last().cloned().unwrap();
+    let sent = sent_text(&last);
+    assert!(
+        sent.contains("and again") && !sent.contains("a long summary"),
+        "{sent}"
+    );
+    s.stop().await;
+}

@@ -27,6 +27,7 @@ pub async fn check(
     };
     let command = prepared.command.as_ref();
     let proposal = Proposal {
+        origin: crate::policy::Origin::Model,
         tool: prepared.tool,
         effect: prepared.effect,
         paths: &prepared.paths,

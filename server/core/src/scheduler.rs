@@ -105,6 +105,19 @@ pub struct Queued {
     /// Sent with `delivery: steer`: the active run takes it at its next tool boundary
     /// ([`RunQueue::take_steers`]); one it does not reach starts as any queued input.
     pub steer: bool,
+    /// Sent by a caller with the `admin` scope: a `!command` is the user's own (the gate's
+    /// `Origin::User`). Kept in memory only: after a restart a queued `!command` asks as a
+    /// model's call would.
+    pub by_admin: bool,
+}
+
+/// What goes with a queued input beyond its text.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    pub images: Vec<ImageRef>,
+    pub limits: Option<RunLimits>,
+    pub steer: bool,
+    pub by_admin: bool,
 }
 
 /// One session's place in the scheduler.
@@ -170,7 +183,7 @@ impl RunQueue {
         trigger: RunTrigger,
         text: &str,
     ) -> StoreResult<RunId> {
-        self.enqueue_with(session, trigger, text, Vec::new(), None, false)
+        self.enqueue_with(session, trigger, text, Extras::default())
             .await
     }
 
@@ -181,10 +194,14 @@ impl RunQueue {
         session: &SessionRow,
         trigger: RunTrigger,
         text: &str,
-        images: Vec<ImageRef>,
-        limits: Option<RunLimits>,
-        steer: bool,
+        extras: Extras,
     ) -> StoreResult<RunId> {
+        let Extras {
+            images,
+            limits,
+            steer,
+            by_admin,
+        } = extras;
         let run_id: RunId = crate::util::new_id().into();
         let to_json = |e: serde_json::Error| crate::store::StoreError::Other(e.into());
         let images_json = (!images.is_empty())
@@ -219,6 +236,7 @@ impl RunQueue {
                 queued_at: crate::util::now_ms(),
                 session: Some(session.clone()),
                 steer,
+                by_admin,
             },
         );
         Ok(run_id)

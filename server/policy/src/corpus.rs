@@ -80,6 +80,7 @@ fn decision_with(
     decide(
         &ctx,
         &Proposal {
+            origin: crate::Origin::Model,
             tool: "shell",
             effect: Effect::Process,
             paths: &uses,

@@ -62,10 +62,25 @@ pub struct PathUse {
     pub directory: PathBuf,
 }
 
+/// Who proposed a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The model (every tool call), or a `!command` from a caller without the `admin` scope.
+    Model,
+    /// The user's own `!command`, sent with the `admin` scope (the browser, an admin token, the
+    /// local command line): what asks only because a model might have proposed it — the mode,
+    /// the start flags' ceiling, the categories that never loosen for a model, paths outside the
+    /// workspace — is allowed. `--read-only`, hard-denied paths, running outside the sandbox,
+    /// the SSH agent, installs, git's own state and private networks still decide as for the
+    /// model, and the command still runs in the jail.
+    User,
+}
+
 /// What the call wants to do.
 #[derive(Debug, Clone, Copy)]
 pub struct Proposal<'a> {
     pub tool: &'a str,
+    pub origin: Origin,
     pub effect: Effect,
     pub paths: &'a [PathUse],
     /// For shell/run_process: the classification of the command.
@@ -266,9 +281,26 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
                 command::visible(q)
             ));
         }
+        if p.origin == Origin::User {
+            users_own(&mut rs);
+        }
         return finish(ctx, p, rs, warnings);
     }
     finish(ctx, p, rs, Vec::new())
+}
+
+/// The reasons that hold only for a model's proposal, allowed for the user's own command.
+const MODEL_ONLY: [&str; 3] = ["effect", "never_loosens", "outside_workspace"];
+
+fn users_own(rs: &mut [Reason]) {
+    for r in rs
+        .iter_mut()
+        .filter(|r| MODEL_ONLY.contains(&r.code) && r.verdict != protocol::PolicyDecision::Allow)
+    {
+        r.verdict = protocol::PolicyDecision::Allow;
+        r.message = format!("your own command ({})", r.message);
+        r.code = "users_own";
+    }
 }
 
 fn reason(
@@ -340,7 +372,7 @@ fn finish(
     } else {
         let r = rs
             .iter()
-            .find(|r| r.code == "granted" || r.code == "rule")
+            .find(|r| matches!(r.code, "granted" | "rule" | "users_own"))
             .cloned()
             .unwrap_or_else(|| allowed(ctx, p));
         if !rs.iter().any(|x| x.code == r.code) {

@@ -101,6 +101,7 @@ fn truth_table_matrix() {
                                 grants: &grants,
                             };
                             let p = Proposal {
+                                origin: crate::Origin::Model,
                                 tool: "t",
                                 effect: e,
                                 paths: &[],
@@ -145,6 +146,7 @@ fn session_grant_covers_effect_but_not_plan_or_read_only() {
         grants: &grants,
     };
     let p = Proposal {
+        origin: crate::Origin::Model,
         tool: "shell",
         effect: Effect::Process,
         paths: &[],
@@ -173,6 +175,7 @@ fn outside_path_asks_for_directory_first_then_effect() {
         external: true,
     };
     let p = Proposal {
+        origin: crate::Origin::Model,
         tool: "write_file",
         effect: Effect::Write,
         paths: &outside,
@@ -276,6 +279,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
     ] {
         let a = analysis(cmd);
         let p = Proposal {
+            origin: crate::Origin::Model,
             tool: "shell",
             effect: Effect::Process,
             paths: &[],
@@ -311,6 +315,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
     }
     let a = analysis("cargo test");
     let p = Proposal {
+        origin: crate::Origin::Model,
         tool: "shell",
         effect: Effect::Process,
         paths: &[],
@@ -335,6 +340,7 @@ fn never_loosening_commands_ask_in_full_mode_unless_yolo() {
 fn yolo_never_lifts_read_only_or_plan() {
     let empty = HashSet::new();
     let p = Proposal {
+        origin: crate::Origin::Model,
         tool: "shell",
         effect: Effect::Process,
         paths: &[],
@@ -378,6 +384,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
             directory: PathBuf::from("/home/u"),
         }];
         let p = Proposal {
+            origin: crate::Origin::Model,
             tool: "write_file",
             effect: Effect::Write,
             paths: &uses,
@@ -415,6 +422,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         );
         // Reading them is fine.
         let r = Proposal {
+            origin: crate::Origin::Model,
             tool: "read_file",
             effect: Effect::Read,
             ..p
@@ -428,6 +436,7 @@ fn writes_to_startup_autostart_and_git_files_always_ask() {
         directory: PathBuf::from("/home/u/proj/src"),
     }];
     let p = Proposal {
+        origin: crate::Origin::Model,
         tool: "write_file",
         effect: Effect::Write,
         paths: &uses,
@@ -470,6 +479,7 @@ fn commands_naming_hard_denied_paths_are_denied_not_asked() {
     let decide_cmd = |cmd: &str, mode, yolo| {
         let a = analysis(cmd);
         let p = Proposal {
+            origin: crate::Origin::Model,
             tool: "shell",
             effect: Effect::Process,
             paths: &[],
@@ -533,6 +543,7 @@ fn prefix_rules_match_parsed_argv() {
         decide(
             &ctx,
             &Proposal {
+                origin: crate::Origin::Model,
                 tool: "shell",
                 effect: Effect::Process,
                 paths: &[],
@@ -624,6 +635,7 @@ fn private_network_never_loosens_with_the_effect() {
         decide(
             &ctx,
             &Proposal {
+                origin: crate::Origin::Model,
                 tool: "webfetch",
                 effect: Effect::External,
                 paths: &[],
@@ -718,6 +730,7 @@ fn mcp_tools_always_ask_and_grants_cover_one_version() {
             decide(
                 &ctx,
                 &Proposal {
+                    origin: crate::Origin::Model,
                     tool: "mcp_gh_create_issue",
                     effect: Effect::External,
                     paths: &[],
@@ -798,6 +811,7 @@ fn the_ssh_agent_is_lent_per_command() {
     .into_iter()
     .collect();
     let p = Proposal {
+        origin: crate::Origin::Model,
         tool: "shell",
         effect: Effect::Process,
         paths: &[],
@@ -843,4 +857,76 @@ fn the_ssh_agent_is_lent_per_command() {
         D::Deny,
         "nobody can lend it headless"
     );
+}
+
+/// A `!command` the user typed (with `admin`) skips what asks only because a model might have
+/// proposed it — the mode, the start flags, the categories that never loosen — and nothing else:
+/// hard-denied paths, `--read-only` and the plan agent still refuse it.
+#[test]
+fn the_users_own_command_skips_only_what_asks_for_a_model() {
+    let none = Ceiling {
+        write: false,
+        process: false,
+        external: false,
+    };
+    let empty = HashSet::new();
+    let ctx = |interactive, read_only, agent| Context {
+        agent,
+        mode: Mode::Ask,
+        interactive,
+        ceiling: none,
+        read_only,
+        yolo: false,
+        grants: &empty,
+    };
+    let decide_as = |origin, cmd: &str, c: &Context<'_>| {
+        let a = analysis(cmd);
+        let p = Proposal {
+            origin,
+            tool: "shell",
+            effect: Effect::Process,
+            paths: &[],
+            command: Some(&a),
+            command_text: Some(cmd),
+            net: None,
+            mcp: None,
+        };
+        decide(c, &p)
+    };
+    for cmd in [
+        "ls -la",
+        "rm -rf build",
+        "git status; curl http://x",
+        "sudo ls",
+    ] {
+        for interactive in [true, false] {
+            let c = ctx(interactive, false, Agent::Build);
+            let d = decide_as(Origin::User, cmd, &c);
+            assert_eq!(
+                d.label(),
+                D::Allow,
+                "{cmd}, interactive {interactive}: {d:?}"
+            );
+            assert_ne!(
+                decide_as(Origin::Model, cmd, &c).label(),
+                D::Allow,
+                "{cmd}: the model's call is not allowed"
+            );
+        }
+    }
+    match decide_as(Origin::User, "ls", &ctx(true, false, Agent::Build)) {
+        Decision::Allow { reason, .. } => assert!(reason.contains("your own command"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    for cmd in [
+        "cat ~/.ssh/id_rsa",
+        "sqlite3 ~/.tradewind/tradewind.db .dump",
+    ] {
+        let d = decide_as(Origin::User, cmd, &ctx(true, false, Agent::Build));
+        assert_eq!(d.label(), D::Deny, "{cmd}: hard-denied whoever typed it");
+    }
+    let d = decide_as(Origin::User, "ls", &ctx(true, true, Agent::Build));
+    assert_eq!(d.label(), D::Deny, "--read-only");
+    let d = decide_as(Origin::User, "ls", &ctx(true, false, Agent::Plan));
+    assert_eq!(d.label(), D::Deny, "the plan agent");
 }

@@ -10,6 +10,7 @@ import type { paths } from "./schema.gen";
 import type {
   ApprovalDecision,
   CreateSessionParams,
+  Delivery,
   ErrorDetail,
   GrantScope,
   ImageInput,
@@ -223,9 +224,18 @@ export const api = {
     ok(client.PATCH("/api/sessions/{id}", { ...byId(id), body: p })),
   deleteSession: (id: string) => ok(client.DELETE("/api/sessions/{id}", byId(id))),
 
-  /** `images`: sent with the prompt (422 with the server's reason when the model takes none). */
-  sendMessage: (id: string, text: string, images: ImageInput[] = []) =>
-    ok(client.POST("/api/sessions/{id}/messages", { ...byId(id), body: images.length > 0 ? { text, images } : { text } })),
+  /**
+   * `images`: sent with the prompt (422 with the server's reason when the model takes none).
+   * `delivery` (while a run works): `steer` hands it to that run at its next tool call, `queue`
+   * (the server's default) waits for the run to end.
+   */
+  sendMessage: (id: string, text: string, images: ImageInput[] = [], delivery?: Delivery) =>
+    ok(
+      client.POST("/api/sessions/{id}/messages", {
+        ...byId(id),
+        body: { text, ...(images.length > 0 ? { images } : {}), ...(delivery ? { delivery } : {}) },
+      }),
+    ),
   events: (id: string, after: number, limit = 1000) =>
     ok(client.GET("/api/sessions/{id}/events", { params: { path: { id }, query: { after, limit } } })),
   /** The last `limit` events before `before`, oldest first (`next_cursor`: the `before` of the page before). */
@@ -256,8 +266,9 @@ export const api = {
   reportRenderErrors: (planId: string, errors: RenderError[]) =>
     ok(client.POST("/api/plans/{id}/render-errors", { ...byId(planId), body: { errors } })),
 
-  decideApproval: (id: string, decision: ApprovalDecision) =>
-    ok(client.POST("/api/approvals/{id}", { ...byId(id), body: { decision } })),
+  /** `reason` (with `deny` only): what the agent is told with the denial. */
+  decideApproval: (id: string, decision: ApprovalDecision, reason?: string) =>
+    ok(client.POST("/api/approvals/{id}", { ...byId(id), body: reason !== undefined ? { decision, reason } : { decision } })),
   /** What waits for the user in the session and in its subagents (each item names its `session`). */
   pending: (id: string) => ok(client.GET("/api/sessions/{id}/pending", byId(id))),
   /** The subagent sessions the session's `task` calls started, oldest first. */

@@ -1273,7 +1273,11 @@ export interface paths {
          *     its next tool boundary instead (its `user_message` event names this run id as
          *     `steered_from`, and this run ends `completed` with reason `steered`); a run that answers
          *     without another tool call leaves it to start next, as a queued message.
-         *     A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
+         *     A `text` starting with `!` runs the rest as a shell command through the same gate, as the
+         *     user's own: from a caller with the `admin` scope what asks only because a model might have
+         *     proposed it (the mode, the start flags, categories and paths a model is asked about) is
+         *     allowed, while `--read-only`, hard-denied paths and the other checks still apply and it runs
+         *     in the sandbox; from a caller without `admin` it asks as a model's call would. `text`
          *     must not be blank and is at most 200000 characters. The first prompt of a session still
          *     titled `New session` also gives it a title. `images` (pasted or dropped into the composer:
          *     at most 8, PNG, JPEG, GIF or WebP, each at most 5 MiB, base64) go to models that take images,

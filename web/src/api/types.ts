@@ -62,6 +62,8 @@ export type CancelParams = Schemas["CancelParams"];
 // ---- Steering: queue, fork, resume ----------------------------------------
 
 export type QueueItem = Schemas["QueueItem"];
+/** How a message sent while a run works reaches it: after the run (`queue`) or into it at its next tool call (`steer`). */
+export type Delivery = Schemas["Delivery"];
 export type QueueList = Schemas["QueueList"];
 export type PatchQueueItem = Schemas["PatchQueueItem"];
 export type ForkParams = Schemas["ForkParams"];

@@ -1,20 +1,14 @@
+import type { ComponentChildren } from "preact";
+import { useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { ApprovalDecision, ApprovalRequestedEvent } from "../api/types";
 import { useAction } from "../state/action";
+import { DenyReason } from "./DenyReason";
 import { FormError } from "./FormError";
 import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
-
-const DECIDED: Record<string, string> = {
-  once: "Allowed once",
-  session: "Allowed for this session",
-  directory: "Allowed for this directory",
-  prefix: "Allowed commands like this (session)",
-  prefix_workspace: "Allowed commands like this (workspace)",
-  deny: "Denied",
-  expired: "Expired",
-};
+import "../steer.css";
 
 /**
  * What the card shows: an `approval_requested` event, or a subagent's pending approval as
@@ -22,32 +16,94 @@ const DECIDED: Record<string, string> = {
  * prefix).
  */
 export type ApprovalAsk = Pick<ApprovalRequestedEvent, "tool" | "effect" | "reason" | "input" | "scope"> &
-  Partial<Pick<ApprovalRequestedEvent, "reasons" | "warnings" | "directory" | "prefix">>;
+  Partial<Pick<ApprovalRequestedEvent, "reasons" | "warnings" | "directory" | "prefix" | "session_keeps">>;
 
 /** An approval as the card needs it (`ApprovalState` is one). */
 export interface ApprovalView {
   id: string;
   event: ApprovalAsk;
   decision: string | null;
+  /** What the user told the agent with a denial. */
+  reason?: string | null;
   expired: boolean;
+}
+
+/** The prefix an approval offers to allow (`git status …`), as typed. */
+function prefixOf(e: ApprovalAsk): string | null {
+  return e.prefix && e.prefix.length > 0 ? e.prefix.join(" ") : null;
+}
+
+/** What "for this session" keeps, in the server's words ("every command (process)"); empty: this call only. */
+function keepsOf(e: ApprovalAsk): string {
+  return (e.session_keeps ?? []).join(", ");
+}
+
+/** What a decided approval allowed (or that it was denied, and what the agent was told), in words. */
+function decidedWords(a: ApprovalView): ComponentChildren {
+  const e = a.event;
+  const prefix = prefixOf(e);
+  switch (a.decision) {
+    case null:
+      return "No longer needed";
+    case "once":
+      return "Allowed once";
+    case "session":
+      return keepsOf(e) ? `Allowed ${keepsOf(e)} for this session` : "Allowed for this session";
+    case "directory":
+      return e.directory ? (
+        <>
+          Allowed this directory: <code><VisibleText text={e.directory} /></code>
+        </>
+      ) : (
+        "Allowed this directory"
+      );
+    case "prefix":
+    case "prefix_workspace": {
+      const where = a.decision === "prefix" ? "in this session" : "in this workspace";
+      return prefix ? (
+        <>
+          Allowed <code><VisibleText text={prefix} /> …</code> {where}
+        </>
+      ) : (
+        `Allowed commands like this ${where}`
+      );
+    }
+    case "deny":
+      return a.reason ? (
+        <>
+          Denied: <span class="approval-done-reason"><VisibleText text={a.reason} /></span>
+        </>
+      ) : (
+        "Denied"
+      );
+    case "expired":
+      return "Expired";
+    default:
+      return a.decision;
+  }
 }
 
 /** The card goes with the event that follows the decision (`approval_decided`, or a subagent's `child_pending`). */
 export function ApprovalCard({ approval, inline = false }: { approval: ApprovalView; inline?: boolean }) {
   // The card goes with the event that records the decision: busy until then.
-  const decision = useAction((d: ApprovalDecision) => api.decideApproval(approval.id, d), { stayBusy: true });
+  const decision = useAction((d: ApprovalDecision, reason?: string) => api.decideApproval(approval.id, d, reason), { stayBusy: true });
+  /** "Deny, and tell the agent…" is open. */
+  const [telling, setTelling] = useState(false);
+  const tellButton = useRef<HTMLButtonElement>(null);
   const busy = decision.busy;
   const decide = decision.run;
   const e = approval.event;
   const pending = approval.decision === null && !approval.expired;
+  const prefix = prefixOf(e);
+  const keeps = keepsOf(e);
 
   if (!pending && inline) {
+    const denied = approval.decision === "deny";
     return (
-      <div class={`approval-done ${approval.decision === "deny" ? "denied" : ""}`} data-approval-id={approval.id}>
-        <span class="approval-done-icon" aria-hidden="true">{approval.decision === "deny" ? "✕" : approval.decision === "expired" || !approval.decision ? "–" : "✓"}</span>
+      <div class={`approval-done ${denied ? "denied" : ""}`} data-approval-id={approval.id}>
+        <span class="approval-done-icon" aria-hidden="true">{denied ? "✕" : approval.decision === "expired" || !approval.decision ? "–" : "✓"}</span>
         <span>
-          {approval.decision ? (DECIDED[approval.decision] ?? approval.decision) : "No longer needed"}:{" "}
-          <b>{e.tool}</b> ({e.effect})
+          {decidedWords(approval)} — <b>{e.tool}</b> ({e.effect})
         </span>
       </div>
     );
@@ -89,34 +145,24 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
         </p>
       )}
       <ToolInput tool={e.tool} input={e.input} preview />
+      {/* The narrowest grant first, and the default (primary); the broad one names all it keeps. */}
       <div class="approval-actions">
-        <button type="button" class="btn primary" disabled={busy} onClick={() => void decide("once")}>
-          Allow once
-        </button>
-        {e.scope === "directory" ? (
-          <button type="button" class="btn" disabled={busy} onClick={() => void decide("directory")}>
-            Allow this directory
-          </button>
-        ) : (
-          <button type="button" class="btn" disabled={busy} onClick={() => void decide("session")}>
-            Allow for this session
-          </button>
-        )}
-        {e.prefix && e.prefix.length > 0 && (
+        {prefix && (
           <>
             <button
               type="button"
-              class="btn"
+              class="btn primary"
               disabled={busy}
               title="Allow every command that starts with these words, in this session"
               onClick={() => void decide("prefix")}
             >
-              Allow <code><VisibleText text={e.prefix.join(" ")} /> …</code> in this session
+              Allow <code><VisibleText text={prefix} /> …</code> in this session
             </button>
             <button
               type="button"
               class="btn"
               disabled={busy}
+              aria-label={`Allow ${prefix} … in this workspace`}
               title="Allow every command that starts with these words, in every session of this workspace"
               onClick={() => void decide("prefix_workspace")}
             >
@@ -124,11 +170,51 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
             </button>
           </>
         )}
+        <button type="button" class={prefix ? "btn" : "btn primary"} disabled={busy} onClick={() => void decide("once")}>
+          Allow once
+        </button>
+        {e.scope === "directory" ? (
+          <button type="button" class="btn" disabled={busy} onClick={() => void decide("directory")}>
+            Allow this directory
+            {e.directory && (
+              <>
+                : <code class="approval-dir-name"><VisibleText text={e.directory} /></code>
+              </>
+            )}
+          </button>
+        ) : (
+          keeps && (
+            <button type="button" class="btn" disabled={busy} onClick={() => void decide("session")}>
+              Allow {keeps} for this session
+            </button>
+          )
+        )}
         <button type="button" class="btn danger" disabled={busy} onClick={() => void decide("deny")}>
           Deny
         </button>
+        <button
+          ref={tellButton}
+          type="button"
+          class="btn ghost"
+          disabled={busy}
+          aria-expanded={telling}
+          onClick={() => setTelling(true)}
+        >
+          Deny, and tell the agent…
+        </button>
         {busy && <span class="muted small">Sending…</span>}
       </div>
+      {telling && (
+        <DenyReason
+          id={approval.id}
+          busy={busy}
+          onSend={(reason) => void decide("deny", reason)}
+          onCancel={() => {
+            setTelling(false);
+            tellButton.current?.focus();
+          }}
+        />
+      )}
       <FormError error={decision.error} small />
     </section>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import { useClearNetworkError } from "../state/reconnect";
-import type { Session } from "../api/types";
+import type { Delivery, Session } from "../api/types";
 import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
@@ -16,12 +16,23 @@ import { ImageDrafts, useImageDrafts } from "./ImageDrafts";
 import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
 import { SlashList, useSlashCommands } from "./SlashPicker";
+import "../steer.css";
+
+/** Which button sent: Send (into the working run, or as a denial's reason), or Send after (queued). */
+type How = "send" | "after";
+
+/** The session's oldest approval that waits: what Send denies, with the text as the reason. */
+export interface WaitingApproval {
+  id: string;
+  tool: string;
+}
 
 export function Composer({
   sessionId,
   session,
   activeRun,
   cardWaiting,
+  waitingApproval,
   undoTarget,
 }: {
   sessionId: string;
@@ -29,6 +40,8 @@ export function Composer({
   activeRun: RunState | null;
   /** The run waits on an approval, a question or a plan: Esc is that card's, not a stop. */
   cardWaiting: boolean;
+  /** An approval of this session waits: Send denies it and tells the agent the text. */
+  waitingApproval: WaitingApproval | null;
   /** The message `/undo` reverts to. */
   undoTarget: () => UndoTarget | null;
 }) {
@@ -91,7 +104,7 @@ export function Composer({
     }
   };
 
-  const post = useAction(async (t: string, attached: typeof images.list) => {
+  const post = useAction(async (t: string, attached: typeof images.list, how: How) => {
     stop.setError(null);
     setNote(null);
     // Cleared at once (a fast run may ask something before the response is back); a failed send
@@ -104,9 +117,16 @@ export function Composer({
       const out = t.startsWith("/") && session ? await resolveSlash(session, t, slash.templates, { undoTarget }) : { done: null, send: t };
       if (out.done) setNote(out.done);
       if (out.send !== null) {
+        // Typed words answer a waiting approval: denied, and the agent is told them instead.
+        const deny = how === "send" && isPlain(t) ? waitingApproval : null;
+        if (deny) {
+          await api.decideApproval(deny.id, "deny", out.send);
+          setNote(`Denied the ${deny.tool} call and told the agent your message.`);
+          return;
+        }
         // A command that sends nothing (/model, /goal …) leaves the images for the next prompt.
         withImages = attached.length > 0;
-        await api.sendMessage(sessionId, out.send, imageInputs(attached));
+        await api.sendMessage(sessionId, out.send, imageInputs(attached), delivery(t, how));
         images.drop(attached);
         void refreshQueue(sessionId);
       }
@@ -123,7 +143,16 @@ export function Composer({
   });
   const sending = post.busy;
 
-  const send = (t: string = text) => {
+  /**
+   * How a message goes while a run works: Send steers it into the run (at its next tool call),
+   * Send after queues it; a `!command` always waits. No run: the server's default (it starts one).
+   */
+  const delivery = (t: string, how: How): Delivery | undefined => {
+    if (!activeRun && !waitingApproval) return undefined;
+    return how === "send" && !t.startsWith("!") ? "steer" : "queue";
+  };
+
+  const send = (t: string = text, how: How = "send") => {
     if (sending) return;
     const attached = images.list;
     if (!t.trim()) {
@@ -134,7 +163,11 @@ export function Composer({
       say("A !command cannot carry images: remove them, or send them with a prompt.");
       return;
     }
-    void post.run(t, attached);
+    if (attached.length > 0 && how === "send" && waitingApproval && isPlain(t)) {
+      say("A denial cannot carry images: use Send after to send them once the run ends, or remove them.");
+      return;
+    }
+    void post.run(t, attached, how);
   };
 
   const stop = useAction(async (runId: string, dropQueue: boolean, byEsc: boolean) => {
@@ -193,6 +226,19 @@ export function Composer({
   };
 
   const isCommand = text.startsWith("!");
+  /** What Send does now, said above the prompt (and read with it). */
+  const modeId = `composer-mode-${sessionId}`;
+  const mode =
+    isCommand && (activeRun || waitingApproval) ? (
+      "A !command waits for the run to end."
+    ) : waitingApproval ? (
+      <>
+        Send will deny the waiting <b>{waitingApproval.tool}</b> call and tell the agent your message. Send after sends it once the run
+        ends.
+      </>
+    ) : activeRun ? (
+      "Send goes to the agent at its next step. Send after waits for the run to end."
+    ) : null;
   const listOpen = slash.open ? slashId : mentions.open ? listId : null;
   const activeOption = slash.open ? slash.active : mentions.active;
   return (
@@ -224,6 +270,11 @@ export function Composer({
       <p class="composer-note muted small" role="status">
         {note}
       </p>
+      {mode && (
+        <p class={`composer-mode small${waitingApproval && !isCommand ? " is-deny" : ""}`} id={modeId}>
+          {mode}
+        </p>
+      )}
       <ImageDrafts images={images.list} onRemove={images.remove} onEmptied={() => area.current?.focus()} />
       <div class={`composer-box${isCommand ? " is-command" : ""}`}>
         {slash.open && <SlashList id={slashId} entries={slash.entries} active={slash.active} onPick={(e) => choose(e, true)} />}
@@ -245,9 +296,12 @@ export function Composer({
           placeholder={
             session?.archived
               ? "This session is archived"
-              : "Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands, !cmd runs a command)"
+              : waitingApproval
+                ? "Tell the agent what to do instead… (Enter denies the waiting call with it)"
+                : "Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands, !cmd runs a command)"
           }
           aria-label="Prompt"
+          aria-describedby={mode ? modeId : undefined}
           aria-autocomplete="list"
           aria-controls={listOpen ?? undefined}
           aria-activedescendant={listOpen ? `${listOpen}-${activeOption}` : undefined}
@@ -303,8 +357,19 @@ export function Composer({
             {cancelling ? "Cancelling…" : "Cancel run"}
           </button>
         )}
+        {(activeRun || waitingApproval) && (
+          <button
+            type="button"
+            class="btn"
+            disabled={sending || !text.trim()}
+            title="Send it as a new message once the current run ends"
+            onClick={() => send(text, "after")}
+          >
+            {post.running?.[2] === "after" ? "Sending…" : "Send after"}
+          </button>
+        )}
         <button type="submit" class="btn primary" disabled={sending || (!text.trim() && images.list.length === 0)}>
-          {sending ? "Sending…" : activeRun ? "Queue" : "Send"}
+          {post.running?.[2] === "send" ? "Sending…" : "Send"}
         </button>
       </div>
       {asking && (
@@ -320,4 +385,9 @@ export function Composer({
       )}
     </form>
   );
+}
+
+/** Words of the user's own (not a /command, not a !command): what a denial can carry as its reason. */
+function isPlain(t: string): boolean {
+  return !t.startsWith("/") && !t.startsWith("!");
 }

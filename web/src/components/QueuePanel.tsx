@@ -6,10 +6,13 @@ import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
 import { FormError } from "./FormError";
 import { VisibleText } from "./VisibleText";
+import "../steer.css";
 
 /**
  * The messages waiting behind the active run, in order, each editable and removable until it
- * starts (the server answers 409 then: the list is simply read again).
+ * starts (the server answers 409 then: the list is simply read again). A steered one (`delivery:
+ * steer`) waits for the run's next tool call instead; once the run takes it, its queued run ends
+ * (`run_finished`, reason `steered`) and the list, read again, no longer has it.
  */
 export function QueuePanel({ sessionId, runMarks }: { sessionId: string; runMarks: number | null }) {
   const items = useObservable(queueOf(sessionId));
@@ -17,10 +20,11 @@ export function QueuePanel({ sessionId, runMarks }: { sessionId: string; runMark
     if (runMarks !== null) void refreshQueue(sessionId);
   }, [sessionId, runMarks]);
   if (items.length === 0) return null;
+  const afterRun = items.some((it) => it.delivery !== "steer");
   return (
     <section class="queue-panel" aria-labelledby={`queue-title-${sessionId}`}>
       <h2 class="queue-title" id={`queue-title-${sessionId}`}>
-        Queued ({items.length}) <span class="muted small">— sent when the current run ends</span>
+        Queued ({items.length}) {afterRun && <span class="muted small">— sent when the current run ends</span>}
       </h2>
       <ol class="queue-list">
         {items.map((it) => (
@@ -85,6 +89,7 @@ function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
         </form>
       ) : (
         <>
+          {item.delivery === "steer" && <span class="queue-steer">steering — delivered at the next tool call</span>}
           <span class="queue-text">
             <VisibleText text={item.text} />
           </span>

@@ -13,7 +13,7 @@ import type { Transcript, TranscriptSnapshot } from "../state/transcript";
 import type { Task } from "../api/types";
 import { closeArtifacts } from "../state/panels";
 import { ArtifactsPanel } from "./ArtifactsPanel";
-import { Composer } from "./Composer";
+import { Composer, type WaitingApproval } from "./Composer";
 import { ForkBanner } from "./ForkBanner";
 import { GoalPanel } from "./GoalPanel";
 import { PendingBar } from "./PendingBar";
@@ -126,6 +126,11 @@ export function SessionView({ id }: { id: string }) {
 
   const waiting =
     snap.pendingApprovals.length + snap.pendingQuestions.length + snap.pendingPlans.length + childPromptCount(childPrompts);
+  const oldestApproval = oldest(snap.pendingApprovals);
+  const waitingApproval = useMemo<WaitingApproval | null>(
+    () => (oldestApproval ? { id: oldestApproval.id, tool: oldestApproval.event.tool } : null),
+    [oldestApproval?.id],
+  );
   useEffect(() => {
     attentionCount.set(waiting);
     return () => attentionCount.set(0);
@@ -161,11 +166,19 @@ export function SessionView({ id }: { id: string }) {
         session={session}
         activeRun={snap.activeRun}
         cardWaiting={waiting > 0}
+        waitingApproval={waitingApproval}
         undoTarget={() => t.undoTarget()}
       />
       <RevertDialog sessionId={id} />
     </section>
   );
+}
+
+/** The session's own approval that has waited longest (its subagents' are answered on their cards). */
+function oldest<T extends { seq: number }>(pending: readonly T[]): T | null {
+  let first: T | null = null;
+  for (const a of pending) if (!first || a.seq < first.seq) first = a;
+  return first;
 }
 
 function pickNewest(...candidates: (Session | null)[]): Session | null {

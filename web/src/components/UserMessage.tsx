@@ -10,6 +10,7 @@ import { FormError } from "./FormError";
 import { Markdown } from "./Markdown";
 import { MessageImages } from "./MessageImages";
 import { Timestamp } from "./Timestamp";
+import "../steer.css";
 
 export function UserMessage({ item }: { item: UserItem }) {
   // The wake-up's prompt repeats the wake-up note just above it: shown once, there.
@@ -34,6 +35,11 @@ function TypedMessage({ item }: { item: UserItem }) {
         </div>
       )}
       <div class="msg-meta">
+        {item.steeredFrom && (
+          <span class="chip msg-steered" title="Sent while the agent worked: it read this after the tool calls it was making">
+            sent mid-turn
+          </span>
+        )}
         <Timestamp at={item.at} />
         <CopyButton text={() => item.text} label="Copy message" />
         {item.editable && !editing && (

@@ -54,6 +54,11 @@ export interface UserItem extends ItemBase {
   goalTurn: number | null;
   /** Images sent with it. */
   images: ImageRef[];
+  /**
+   * Sent while the run worked and taken at its next tool call (`delivery: steer`): the id of the
+   * queued run it was sent as (null: it started its own run, or came first in it).
+   */
+  steeredFrom: string | null;
   /** Typed by the user as a prompt (not a `!command`, not internal, not a subagent's task): it can be edited and resent. */
   editable: boolean;
   /** The agent of its run (null: its `run_started` is not held). Only build runs can be reverted. */
@@ -100,6 +105,8 @@ export interface ApprovalState {
   run: string | null;
   event: ApprovalRequestedEvent;
   decision: ApprovalOutcome | null;
+  /** What the user told the agent with a denial (null: nothing, or not a denial). */
+  reason: string | null;
   /** The run ended before a decision was recorded. */
   expired: boolean;
 }

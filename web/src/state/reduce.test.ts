@@ -189,6 +189,49 @@ describe("each event kind", () => {
     expect(a.decision).toBe("once");
   });
 
+  it("approval_decided keeps a denial's reason", () => {
+    let s = applyAll([
+      started(1),
+      toolCall(2),
+      ev(3, "approval_requested", {
+        approval_id: "P1",
+        call_id: "C1",
+        effect: "process",
+        input: { command: "psql prod" },
+        reason: "runs a process",
+        scope: "effect",
+        tool: "shell",
+        warnings: [],
+        session_keeps: ["every command (process)"],
+      }),
+    ]);
+    const a = only(s, "approval").approval;
+    expect(a.reason).toBeNull();
+    s = reduce(s, ev(4, "approval_decided", { approval_id: "P1", decision: "deny", reason: "Use staging" }));
+    expect([a.decision, a.reason]).toEqual(["deny", "Use staging"]);
+  });
+
+  it("a message steered into a run is recorded in that run, and its queued run ends without a trace", () => {
+    const s = applyAll([
+      started(1),
+      prompt(2, "fix the tests"),
+      toolCall(3),
+      toolResult(4),
+      ev(5, "user_message", { message_id: "M5", text: "look at the README", steered_from: "R2" }),
+      ev(6, "run_finished", { run_id: "R2", status: "completed", reason: "steered", duration_ms: 0, usage }, "R2"),
+    ]);
+    const said = s.items.filter((it) => it.kind === "user");
+    expect(said.map((u) => [u.text, u.run, u.steeredFrom])).toEqual([
+      ["fix the tests", "R1", null],
+      ["look at the README", "R1", "R2"],
+    ]);
+    // R1 still works; Retry would send its own prompt; R2 never ran, so it shows no end.
+    expect(s.activeRunId).toBe("R1");
+    expect(s.runs.get("R1")?.prompt).toBe("fix the tests");
+    expect(kinds(s)).not.toContain("run_end");
+    expect(s.runMarks).toBe(2);
+  });
+
   it("question_asked and question_answered", () => {
     let s = applyAll([
       started(1),

@@ -418,7 +418,8 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       const rs = run ? s.runs.get(run) : undefined;
       const origin = ev.origin ?? rs?.started?.trigger;
       const internal = origin === "plan" || origin === "wakeup" || origin === "resume" || origin === "goal" ? origin : null;
-      if (rs && !internal) rs.prompt = ev.text;
+      // A message steered into the run is not what started it: Retry sends the run's own prompt.
+      if (rs && !internal && !ev.steered_from) rs.prompt = ev.text;
       // A goal turn is the one after those its goal has counted (the count arrives after each).
       let goalTurn: number | null = null;
       if (internal === "goal" && s.goalTurns !== null) {
@@ -437,6 +438,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
         internal,
         goalTurn,
         images: ev.images ?? [],
+        steeredFrom: ev.steered_from ?? null,
         // A subagent's task was written by its parent agent, not typed: nothing to edit and resend.
         editable: !internal && origin !== "command" && origin !== "task" && !ev.text.startsWith("!"),
         agent: rs?.started?.agent ?? null,
@@ -505,7 +507,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       break;
     }
     case "approval_requested": {
-      const a: ApprovalState = { id: ev.approval_id, seq: ev.seq, run, event: ev, decision: null, expired: false };
+      const a: ApprovalState = { id: ev.approval_id, seq: ev.seq, run, event: ev, decision: null, reason: null, expired: false };
       s.approvals.set(a.id, a);
       const t = s.tools.get(ev.call_id);
       if (t) {
@@ -520,6 +522,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       const a = s.approvals.get(ev.approval_id);
       if (a) {
         a.decision = ev.decision;
+        a.reason = ev.reason ?? null;
         const item = s.approvalItems.get(a.id);
         if (item) touch(s, item);
       }

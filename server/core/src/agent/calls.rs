@@ -530,6 +530,7 @@ pub(crate) async fn gate(
         grants.extend(once.iter().cloned());
         let ctx = gate_context(t, &grants);
         let proposal = Proposal {
+            origin: t.call_origin(),
             tool: &call.name,
             effect,
             paths,

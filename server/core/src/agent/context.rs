@@ -241,7 +241,7 @@ pub(crate) async fn maybe_compact(t: &mut Turn<'_>, fixed: usize) -> Result<bool
     if prune(t, fixed) {
         return Ok(true);
     }
-    compact(t, fixed, CompactTrigger::Auto).await
+    Ok(compact(t, fixed, CompactTrigger::Auto).await? == Compaction::Done)
 }
 
 /// After pruning, the prompt must be this far under the threshold, or a summary is made (a
@@ -297,13 +297,24 @@ fn prune(t: &mut Turn<'_>, fixed: usize) -> bool {
     true
 }
 
-/// Summarise the older turns and keep the latest ones. `Ok(false)`: nothing was older than
-/// what is kept.
+/// How a compaction ended (when the model could be asked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compaction {
+    /// The older turns are a summary now.
+    Done,
+    /// Nothing to summarise: the conversation is no longer than the turns always kept.
+    Nothing,
+    /// The summary came out no shorter than the turns it would replace: it is thrown away and
+    /// the conversation stays as it was (an `error` event, `compaction_grew`, says so).
+    NotShorter,
+}
+
+/// Summarise the older turns and keep the latest ones.
 pub(crate) async fn compact(
     t: &mut Turn<'_>,
     fixed: usize,
     trigger: CompactTrigger,
-) -> Result<bool, ProviderError> {
+) -> Result<Compaction, ProviderError> {
     super::hooks::before_compact(t, trigger).await;
     let msgs = t.history.lock().messages();
     let before = t.tokens_of(prompt_chars(fixed, &msgs));
@@ -325,7 +336,7 @@ pub(crate) async fn compact(
     let only_a_summary = boundary == 1
         && matches!(&msgs[0], ChatMessage::User { text, .. } if text.starts_with(SUMMARY_PREFIX));
     if boundary == 0 || only_a_summary {
-        return Ok(false);
+        return Ok(Compaction::Nothing);
     }
     let kept_limit = (kept_chars > keep_chars).then_some(KEPT_TOOL_CHARS);
     let budget = ((window * SUMMARY_INPUT_SHARE * t.chars_per_token) as usize)
@@ -340,6 +351,19 @@ pub(crate) async fn compact(
             "\n\nFiles written or edited in the summarised turns (from the tool log): {}",
             files.join(", ")
         );
+    }
+    let replaced: usize = msgs[..boundary].iter().map(ChatMessage::chars).sum();
+    if summary.chars().count() >= replaced {
+        let message = format!(
+            "The summary ({} characters) was no shorter than the {boundary} messages it would replace ({replaced} characters): it was thrown away and the conversation is unchanged.",
+            summary.chars().count()
+        );
+        t.emit(EventPayload::Error {
+            code: "compaction_grew".into(),
+            message,
+            fatal: false,
+        });
+        return Ok(Compaction::NotShorter);
     }
     let kept = msgs.len() - boundary;
     drop(msgs);
@@ -364,7 +388,7 @@ pub(crate) async fn compact(
         usage,
         pruned_outputs: 0,
     });
-    Ok(true)
+    Ok(Compaction::Done)
 }
 
 /// Where the kept part starts: the earliest user or assistant message from which the rest fits

@@ -88,6 +88,7 @@ async fn granted(t: &Turn<'_>, f: &HookFile) -> bool {
             crate::policy::decide(
                 &ctx,
                 &Proposal {
+                    origin: crate::policy::Origin::Model,
                     tool: "hooks",
                     effect: Effect::Process,
                     paths: &[],

@@ -119,6 +119,8 @@ pub struct RunSpec {
     pub images: Vec<crate::protocol::ImageRef>,
     /// The run's own limits on top of the server's start flags.
     pub limits: Option<crate::protocol::RunLimits>,
+    /// Sent by a caller with the `admin` scope: a `!command` is the user's own.
+    pub by_admin: bool,
     pub cancel: CancellationToken,
     /// Cancelled when the server stops (the parent of `cancel`): a run it stops ends
     /// `interrupted` with reason `shutdown`, not `cancelled`.

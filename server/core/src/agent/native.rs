@@ -73,6 +73,7 @@ pub(super) async fn search_tool(t: &Turn<'_>) -> Option<Arc<str>> {
         crate::policy::decide(
             &ctx,
             &Proposal {
+                origin: crate::policy::Origin::Model,
                 tool: TOOL,
                 effect: Effect::External,
                 paths: &[],

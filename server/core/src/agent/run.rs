@@ -360,7 +360,8 @@ pub(super) async fn compact_command(t: &mut Turn<'_>) -> RunOutcome {
     let fixed = context::fixed_chars(&system, &tools);
     match context::compact(t, fixed, crate::protocol::CompactTrigger::Manual).await {
         Ok(done) => {
-            if !done {
+            // A summary that did not shrink anything has said why itself (`compaction_grew`).
+            if done == context::Compaction::Nothing {
                 t.emit(EventPayload::Error {
                     code: "nothing_to_compact".into(),
                     message: "Nothing to compact yet: the conversation is no longer than the latest turns that are always kept.".into(),

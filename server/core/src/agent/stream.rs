@@ -109,11 +109,11 @@ pub(super) async fn loop_turns(t: &mut Turn<'_>) -> RunOutcome {
                 t.window_cap = Some(t.window().min(prompt_tokens).max(1));
                 tracing::warn!(reason = %m, prompt_tokens, "the provider refused the prompt as too long; compacting");
                 match context::compact(t, fixed, crate::protocol::CompactTrigger::Overflow).await {
-                    Ok(true) => {
+                    Ok(context::Compaction::Done) => {
                         iteration -= 1;
                         continue;
                     }
-                    Ok(false) => {
+                    Ok(context::Compaction::Nothing | context::Compaction::NotShorter) => {
                         let e = ProviderError::ContextLength(m);
                         return fail(t, &e);
                     }

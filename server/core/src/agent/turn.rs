@@ -103,6 +103,16 @@ impl Turn<'_> {
         }
     }
 
+    /// Who proposes this run's calls: the user, for the one call of a `!command` run sent with
+    /// the `admin` scope; the model otherwise (a `!command` from a caller without `admin` too).
+    pub(crate) fn call_origin(&self) -> crate::policy::Origin {
+        if self.run.trigger == crate::protocol::RunTrigger::Command && self.run.by_admin {
+            crate::policy::Origin::User
+        } else {
+            crate::policy::Origin::Model
+        }
+    }
+
     /// The session whose grants this run uses: a subagent has its root session's, never more.
     pub(crate) fn grant_session(&self) -> &crate::protocol::SessionId {
         self.lineage.last().unwrap_or(&self.run.session.id)

@@ -128,18 +128,17 @@ impl RunManager {
         self.queue.enqueue(session, trigger, text).await
     }
 
-    /// Queue a prompt with images (stored with its run, so a restart keeps them).
+    /// Queue a prompt with images (stored with its run, so a restart keeps them), limits and
+    /// how it was sent.
     pub async fn enqueue_with_images(
         &self,
         session: &crate::store::SessionRow,
         trigger: RunTrigger,
         text: &str,
-        images: Vec<crate::protocol::ImageRef>,
-        limits: Option<crate::protocol::RunLimits>,
-        steer: bool,
+        extras: crate::scheduler::Extras,
     ) -> StoreResult<crate::protocol::RunId> {
         self.queue
-            .enqueue_with(session, trigger, text, images, limits, steer)
+            .enqueue_with(session, trigger, text, extras)
             .await
     }
 
@@ -256,6 +255,7 @@ impl RunManager {
             text: q.text,
             images: q.images,
             limits: q.limits,
+            by_admin: q.by_admin,
             cancel,
             server_stop: self.queue.shutdown_token().clone(),
             slot,
@@ -498,6 +498,7 @@ impl RunManager {
                     session: None,
                     // A steer not delivered before the server stopped runs as its own turn.
                     steer: false,
+                    by_admin: false,
                 },
             );
         }

@@ -23,6 +23,17 @@ mod websearch;
 use std::sync::Arc;
 
 use crate::agent::LoopEnv;
+
+/// How a prompt was sent, beyond its text and images.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sent {
+    /// The run's own limits on top of the server's start flags.
+    pub limits: Option<crate::protocol::RunLimits>,
+    pub delivery: crate::protocol::Delivery,
+    /// The caller has the `admin` scope: a `!command` is the user's own (it passes the gate as
+    /// `Origin::User`). Without it, it asks as a model's call would.
+    pub by_admin: bool,
+}
 use crate::config::Config;
 use crate::events::EventBus;
 use crate::pending::{AnswerError, Answers, PlanAnswer};
@@ -198,14 +209,9 @@ impl Core {
         session_id: &crate::protocol::SessionId,
         text: &str,
     ) -> ServiceResult<crate::protocol::RunId> {
-        self.post_prompt(
-            session_id,
-            text,
-            &[],
-            None,
-            crate::protocol::Delivery::Queue,
-        )
-        .await
+        // Not known to come from an `admin` caller: a `!command` asks as a model's call.
+        self.post_prompt(session_id, text, &[], Sent::default())
+            .await
     }
 
     /// A prompt with images (pasted or dropped into the composer): each checked and stored
@@ -215,9 +221,13 @@ impl Core {
         session_id: &crate::protocol::SessionId,
         text: &str,
         images: &[crate::protocol::ImageInput],
-        limits: Option<crate::protocol::RunLimits>,
-        delivery: crate::protocol::Delivery,
+        sent: Sent,
     ) -> ServiceResult<crate::protocol::RunId> {
+        let Sent {
+            limits,
+            delivery,
+            by_admin,
+        } = sent;
         let session = self.load_session(session_id).await?;
         if session.archived {
             return Err(ServiceError::Conflict(
@@ -228,9 +238,15 @@ impl Core {
         let refs = self.store_images(&session, trigger, images).await?;
         // A `!command` is its own turn: steering is for words to the model.
         let steer = delivery == crate::protocol::Delivery::Steer && trigger == RunTrigger::Prompt;
+        let extras = crate::scheduler::Extras {
+            images: refs,
+            limits,
+            steer,
+            by_admin,
+        };
         let run_id = self
             .runs
-            .enqueue_with_images(&session, trigger, text, refs, limits, steer)
+            .enqueue_with_images(&session, trigger, text, extras)
             .await?;
         if session.title == DEFAULT_TITLE
             && trigger == RunTrigger::Prompt

@@ -647,6 +647,7 @@ impl Core {
                     ("disabled", why)
                 } else {
                     let p = crate::policy::Proposal {
+                        origin: crate::policy::Origin::Model,
                         tool: d.name(),
                         effect: d.effect(),
                         paths: &[],

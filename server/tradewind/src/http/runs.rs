@@ -1,6 +1,7 @@
 //! Starting, reading and cancelling runs; answering approvals. The WebSocket commands call the
 //! same functions.
 
+use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Serialize;
@@ -22,7 +23,11 @@ use crate::services::OrNotFound;
 /// its next tool boundary instead (its `user_message` event names this run id as
 /// `steered_from`, and this run ends `completed` with reason `steered`); a run that answers
 /// without another tool call leaves it to start next, as a queued message.
-/// A `text` starting with `!` runs the rest as a shell command through the same gate. `text`
+/// A `text` starting with `!` runs the rest as a shell command through the same gate, as the
+/// user's own: from a caller with the `admin` scope what asks only because a model might have
+/// proposed it (the mode, the start flags, categories and paths a model is asked about) is
+/// allowed, while `--read-only`, hard-denied paths and the other checks still apply and it runs
+/// in the sandbox; from a caller without `admin` it asks as a model's call would. `text`
 /// must not be blank and is at most 200000 characters. The first prompt of a session still
 /// titled `New session` also gives it a title. `images` (pasted or dropped into the composer:
 /// at most 8, PNG, JPEG, GIF or WebP, each at most 5 MiB, base64) go to models that take images,
@@ -40,12 +45,16 @@ use crate::services::OrNotFound;
               (status = 422, description = "`text` is blank or longer than 200000 characters, an image is invalid, or the model does not take images", body = ErrorBody)))]
 pub async fn post_message(
     State(state): State<AppState>,
+    Extension(granted): Extension<super::extract::Granted>,
     Path(id): Path<crate::protocol::SessionId>,
     ApiJson(p): ApiJson<PostMessageParams>,
 ) -> ApiResult<(StatusCode, axum::Json<PostMessageResponse>)> {
-    let run_id = state
-        .post_prompt(&id, &p.text, &p.images, p.limits, p.delivery)
-        .await?;
+    let sent = crate::services::Sent {
+        limits: p.limits,
+        delivery: p.delivery,
+        by_admin: granted.0.has(crate::protocol::TokenScope::Admin),
+    };
+    let run_id = state.post_prompt(&id, &p.text, &p.images, sent).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(PostMessageResponse { run_id }),

@@ -328,14 +328,13 @@ async fn command(
             text,
             delivery,
         } => {
-            let r = state
-                .post_prompt(&session, &text, &[], None, delivery)
-                .await;
-            reply(
-                tx,
-                id,
-                r.map(|run_id| serde_json::json!({ "run_id": run_id })),
-            );
+            let sent = crate::services::Sent {
+                limits: None,
+                delivery,
+                by_admin: granted.0.has(TokenScope::Admin),
+            };
+            let r = state.post_prompt(&session, &text, &[], sent).await;
+            reply(tx, id, r.map(|run| serde_json::json!({ "run_id": run })));
         }
         WsClientFrame::Cancel { id, run } => {
             let r = state.cancel_run(&run, false).await;

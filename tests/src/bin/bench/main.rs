@@ -443,6 +443,7 @@ fn gate() {
     for i in 0..n {
         let p = if i % 2 == 0 {
             Proposal {
+                origin: tradewind::policy::Origin::Model,
                 tool: "write_file",
                 effect: Effect::Write,
                 paths: &uses,
@@ -453,6 +454,7 @@ fn gate() {
             }
         } else {
             Proposal {
+                origin: tradewind::policy::Origin::Model,
                 tool: "shell",
                 effect: Effect::Process,
                 paths: &[],
@@ -494,6 +496,7 @@ fn gate() {
         std::hint::black_box(decide(
             &ctx,
             &Proposal {
+                origin: tradewind::policy::Origin::Model,
                 tool: "shell",
                 effect: Effect::Process,
                 paths: &[],

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

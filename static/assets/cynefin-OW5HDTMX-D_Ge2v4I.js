@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

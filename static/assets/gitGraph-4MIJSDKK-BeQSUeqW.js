@@ -1,0 +1,1 @@
+export{E as createGitGraphServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DxizvzsU.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

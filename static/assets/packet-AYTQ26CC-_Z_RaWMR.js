@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

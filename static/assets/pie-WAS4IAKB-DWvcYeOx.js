@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

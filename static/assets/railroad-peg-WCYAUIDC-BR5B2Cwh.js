@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,4 +1,4 @@
--- Tradewind's SQLite schema after 20 migrations (the last 20), digest 970a0e77432b63a65db85587.
+-- Tradewind's SQLite schema after 21 migrations (the last 21), digest 5ac9071116aa65575a4ae909.
 -- Made by the test `the_sqlite_schema_snapshot_is_what_the_migrations_make` (TRADEWIND_BLESS=1); never edited by hand.
 CREATE TABLE sessions (
     id          TEXT PRIMARY KEY,
@@ -210,7 +210,7 @@ CREATE TABLE reverts (
     files       TEXT NOT NULL,
     created_at  INTEGER NOT NULL,
     undone_at   INTEGER
-);
+, scope TEXT NOT NULL DEFAULT 'both');
 CREATE INDEX reverts_by_session ON reverts (session_id, created_at);
 CREATE TABLE goals (
     id                TEXT PRIMARY KEY,

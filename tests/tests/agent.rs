@@ -1504,3 +1504,73 @@ async fn usage_a_server_never_reports_is_estimated_and_marked() {
     assert!(fin["usage"].get("estimated").is_none(), "{}", fin["usage"]);
     s.stop().await;
 }
+
+/// A running command's output reaches the transcript as it comes (`tool_output`), before the
+/// command ends; a chatty one is bounded at 256 KiB live, and its result still holds the end.
+#[tokio::test]
+async fn a_running_command_streams_its_output_before_it_ends() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("ask").await;
+    let run = s
+        .prompt(
+            &sid,
+            "!echo first-line; while [ ! -f go ]; do sleep 0.05; done; echo second-line >&2",
+        )
+        .await;
+    // Seen while the command still waits for `go`: nothing has ended yet.
+    let first = s
+        .wait_event(&sid, |e| {
+            e["type"] == "tool_output"
+                && e["text"].as_str().is_some_and(|t| t.contains("first-line"))
+        })
+        .await;
+    assert_eq!(first["stream"], "stdout");
+    let call = first["call_id"].as_str().unwrap().to_string();
+    std::fs::write(s.workspace.path().join("go"), "").unwrap();
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let events = s.events(&sid).await;
+    let at = |pred: &dyn Fn(&Value) -> bool| events.iter().position(pred).unwrap();
+    let out = at(&|e| e["type"] == "tool_output" && e["stream"] == "stdout");
+    let err = at(&|e| {
+        e["type"] == "tool_output"
+            && e["stream"] == "stderr"
+            && e["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("second-line"))
+    });
+    let result = at(&|e| e["type"] == "tool_result");
+    assert!(
+        out < err && err < result,
+        "live output comes before the result"
+    );
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["type"] == "tool_output")
+            .all(|e| e["call_id"] == json!(call))
+    );
+
+    // 400 KiB of output: at most 256 KiB live, then a line says where the rest is.
+    let run = s
+        .prompt(
+            &sid,
+            "!head -c 409600 /dev/zero | tr '\\0' 'x'; echo; echo the-end",
+        )
+        .await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let run_events: Vec<&Value> = events.iter().filter(|e| e["run"] == json!(run)).collect();
+    let live: String = run_events
+        .iter()
+        .filter(|e| e["type"] == "tool_output")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(live.len() <= 256 * 1024 + 200, "{}", live.len());
+    assert!(live.ends_with("the whole output comes with the result]\n"));
+    let result = run_events
+        .iter()
+        .find(|e| e["type"] == "tool_result")
+        .unwrap();
+    assert!(result["text"].as_str().unwrap().contains("the-end"));
+    s.stop().await;
+}

@@ -384,3 +384,77 @@ async fn files_are_found_by_fuzzy_query_without_ignored_or_denied_ones() {
     );
     s.stop().await;
 }
+
+/// `GET /api/fs/dirs`: folder names under the home folder only (no files, hidden ones when
+/// asked, links that stay under the home folder), a parent up to the home folder, the home
+/// folder's warning, and the recent workspaces with theirs.
+#[tokio::test]
+async fn the_folder_picker_lists_folders_under_home_only() {
+    let home = TempDir::new("tw-home");
+    let h = home.path().canonicalize().unwrap();
+    for d in ["projects/alpha", "projects/Beta", "projects/.cache", ".ssh"] {
+        std::fs::create_dir_all(h.join(d)).unwrap();
+    }
+    std::fs::write(h.join("projects/notes.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(h.join("projects/alpha"), h.join("projects/link")).unwrap();
+    std::os::unix::fs::symlink("/usr", h.join("projects/system")).unwrap();
+    let s = TestServer::start(Opts {
+        home: Some(h.clone()),
+        ..Opts::default()
+    })
+    .await;
+    let (st, v) = s.get("/api/fs/dirs").await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["path"], json!(h.to_string_lossy()));
+    assert!(v["parent"].is_null(), "nothing above the home folder");
+    assert!(v["warning"].as_str().unwrap().contains("home folder"));
+    let names = |v: &Value| -> Vec<String> {
+        v["dirs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&v), ["projects"], "no hidden folder by default");
+    let (_, v) = s.get("/api/fs/dirs?hidden=true").await;
+    assert_eq!(names(&v), ["projects"], ".ssh is never listed");
+    let projects = h.join("projects");
+    let q = |p: &std::path::Path, extra: &str| {
+        format!(
+            "/api/fs/dirs?path={}{extra}",
+            url::form_urlencoded::byte_serialize(p.to_string_lossy().as_bytes())
+                .collect::<String>()
+        )
+    };
+    let (st, v) = s.get(&q(&projects, "")).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        names(&v),
+        ["alpha", "Beta", "link"],
+        "no file, no link out of home"
+    );
+    assert_eq!(v["parent"], json!(h.to_string_lossy()));
+    assert!(v["warning"].is_null());
+    let (_, v) = s.get(&q(&projects, "&hidden=true")).await;
+    assert_eq!(names(&v), [".cache", "alpha", "Beta", "link"]);
+    for (path, status) in [
+        (std::path::PathBuf::from("/etc"), 422),
+        (h.join(".ssh"), 422),
+        (h.join("nowhere"), 404),
+        (h.join("projects/notes.txt"), 422),
+    ] {
+        let (st, v) = s.get(&q(&path, "")).await;
+        assert_eq!(st, status, "{}: {v}", path.display());
+    }
+    let (st, _) = s.get("/api/fs/dirs?path=relative/dir").await;
+    assert_eq!(st, 422);
+    // The recent workspaces: the test's own, with no warning.
+    let _ = s.create_session("ask").await;
+    let (_, v) = s.get("/api/fs/dirs").await;
+    assert_eq!(
+        v["recent"],
+        json!([{"path": s.workspace.path().to_string_lossy(), "warning": null}])
+    );
+    s.stop().await;
+}

@@ -1509,3 +1509,64 @@ async fn a_summary_longer_than_the_turns_it_replaces_is_thrown_away() {
     );
     s.stop().await;
 }
+
+/// A revert's `scope`: `conversation` takes the turn back and leaves the files; `files` puts
+/// the files back and leaves the conversation (the model still reads it); `/redo` brings back
+/// what each took.
+#[tokio::test]
+async fn a_revert_can_take_back_the_conversation_or_the_files_alone() {
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: false,
+        external: false,
+    })
+    .await;
+    let ws = s.workspace.path().to_path_buf();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    let sid = s.create_session("full").await;
+    mock.push(tool_reply(
+        "c1",
+        "write_file",
+        &json!({"path": "a.txt", "content": "two\n"}),
+    ));
+    mock.push(text_reply("Changed a."));
+    let run1 = s.prompt(&sid, "FIRST change a").await;
+    s.wait_run_finished(&sid, &run1).await;
+    let ids = user_message_ids(&s.events(&sid).await);
+    let post = |path: &'static str, body: Value| {
+        let s = &s;
+        let sid = sid.clone();
+        async move { s.post(&format!("/api/sessions/{sid}/{path}"), body).await }
+    };
+
+    // The conversation only: the file stays changed, the turn is taken back.
+    let (st, v) = post(
+        "revert",
+        json!({"message_id": ids[0], "scope": "conversation"}),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["files"], json!([]));
+    assert_eq!(v["runs"], json!([run1]));
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
+    let (st, _) = post("redo", json!({})).await;
+    assert_eq!(st, 200);
+
+    // The files only: the file goes back, the conversation stays for the model.
+    let (st, v) = post("revert", json!({"message_id": ids[0], "scope": "files"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["files"], json!([{"path": "a.txt", "action": "restored"}]));
+    assert_eq!(v["runs"], json!([]));
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+    mock.push(text_reply("I changed a.txt."));
+    let run2 = s.prompt(&sid, "NEXT what did you change").await;
+    s.wait_run_finished(&sid, &run2).await;
+    let last = mock.requests.lock().unwrap().last().cloned().unwrap();
+    assert!(
+        sent_text(&last).contains("FIRST change a"),
+        "the conversation was kept"
+    );
+    let (st, v) = post("revert", json!({"message_id": ids[0], "scope": "sideways"})).await;
+    assert_eq!(st, 422, "{v}");
+    s.stop().await;
+}

@@ -1250,3 +1250,134 @@ async fn native_web_search_with_a_chat_completions_provider_says_there_is_none()
     assert!(!kinds.contains(&"web_search".to_string()), "{kinds:?}");
     s.stop().await;
 }
+
+/// A model server for provider tests: its model list, and the `Authorization` header of each
+/// request for it.
+fn listing(seen: Arc<Mutex<Vec<Option<String>>>>, body: Value) -> axum::Router {
+    axum::Router::new().route(
+        "/v1/models",
+        get(move |headers: axum::http::HeaderMap| {
+            let seen = seen.clone();
+            let body = body.clone();
+            async move {
+                seen.lock().unwrap().push(
+                    headers
+                        .get("authorization")
+                        .map(|v| v.to_str().unwrap_or("").to_string()),
+                );
+                axum::Json(body)
+            }
+        }),
+    )
+}
+
+/// `POST /api/providers/test` tests the form, not the saved provider: it lists the models of
+/// the URL typed, sends a saved key only to the URL it was saved with (no key, not even the
+/// server's environment's, anywhere else), a typed key where it is typed; it stores nothing,
+/// follows no redirect, reads at most 1 MiB; `test` is no provider id.
+#[tokio::test]
+async fn a_provider_form_is_tested_before_saving_and_a_saved_key_goes_only_to_its_url() {
+    let models = json!({"data": [{"id": "m1"}, {"id": "m2"}]});
+    let (seen_a, seen_b) = (Arc::default(), Arc::default());
+    let a = serve(listing(Arc::clone(&seen_a), models.clone())).await;
+    let b = serve(listing(Arc::clone(&seen_b), models.clone())).await;
+    let filler: Vec<Value> = (0..20_000)
+        .map(|i| json!({"id": format!("model-with-a-long-name-{i:08}"), "owned_by": "x"}))
+        .collect();
+    let big = serve(listing(Arc::default(), json!({ "data": filler }))).await;
+    let moved = serve(axum::Router::new().route(
+        "/v1/models",
+        get({
+            let a = a.clone();
+            move || async move { axum::response::Redirect::temporary(&format!("{a}/models")) }
+        }),
+    ))
+    .await;
+    let s = TestServer::start(Opts::default()).await;
+    let (st, v) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/providers/p1",
+            json!({"kind": "openai", "base_url": a, "model": "m1", "api_key": "sk-saved"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
+    let test = |body: Value| s.post("/api/providers/test", body);
+
+    // The saved provider's URL: its key.
+    let (st, v) =
+        test(json!({"id": "p1", "kind": "openai", "base_url": format!("{a}/"), "model": "m2"}))
+            .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["key"], "saved");
+    assert_eq!(v["model_listed"], true);
+    let ids: Vec<&str> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["m1", "m2"]);
+    assert_eq!(
+        seen_a.lock().unwrap().last().unwrap().as_deref(),
+        Some("Bearer sk-saved")
+    );
+
+    // Another URL in the same form: no key at all.
+    let (st, v) = test(json!({"id": "p1", "kind": "openai", "base_url": b, "model": "nope"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["key"], "none");
+    assert_eq!(v["model_listed"], false);
+    assert_eq!(
+        seen_b.lock().unwrap().last().unwrap(),
+        &None,
+        "the saved key stays with its URL"
+    );
+    // A key typed in the form goes where the form says, this once.
+    let (st, v) = test(json!({"kind": "openai", "base_url": b, "api_key": "sk-typed"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["key"], "typed");
+    assert!(v["model_listed"].is_null());
+    assert_eq!(
+        seen_b.lock().unwrap().last().unwrap().as_deref(),
+        Some("Bearer sk-typed")
+    );
+
+    // More than 1 MiB, or a redirect: refused (the redirect is not followed).
+    let before = seen_a.lock().unwrap().len();
+    for url in [&big, &moved] {
+        let (st, v) = test(json!({"kind": "openai", "base_url": url})).await;
+        assert_eq!(st, 502, "{url}: {v}");
+    }
+    assert_eq!(
+        seen_a.lock().unwrap().len(),
+        before,
+        "the redirect led nowhere"
+    );
+
+    // Nothing was stored; unknown ids and bad forms are refused; `test` is not an id.
+    let (_, list) = s.get("/api/providers").await;
+    let stored: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !stored.contains(&"test") && stored.contains(&"p1"),
+        "{list}"
+    );
+    let (st, _) = test(json!({"id": "ghost", "kind": "openai", "base_url": a})).await;
+    assert_eq!(st, 404);
+    let (st, _) = test(json!({"kind": "gopher", "base_url": a})).await;
+    assert_eq!(st, 422);
+    let (st, v) = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/providers/test",
+            json!({"kind": "openai", "base_url": a, "model": "m1"}),
+        )
+        .await;
+    assert_eq!(st, 422, "{v}");
+    s.stop().await;
+}

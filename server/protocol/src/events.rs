@@ -149,6 +149,15 @@ pub enum EventPayload {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// What a running command (`shell`, `run_process`, a `!command`) wrote so far, as it
+    /// comes: coalesced (about every 100 ms, or 4 KiB), at most 256 KiB per call and stream
+    /// together (then a line says the rest comes with the result). Its `tool_result` holds the
+    /// whole output, bounded as always.
+    ToolOutput {
+        call_id: CallId,
+        stream: OutputStream,
+        text: String,
+    },
     /// A tool finished: the text the model sees and parts for the UI.
     ToolResult {
         call_id: CallId,
@@ -299,6 +308,7 @@ impl EventPayload {
             EventPayload::PolicyDecision { .. } => "policy_decision",
             EventPayload::ApprovalRequested { .. } => "approval_requested",
             EventPayload::ApprovalDecided { .. } => "approval_decided",
+            EventPayload::ToolOutput { .. } => "tool_output",
             EventPayload::ToolResult { .. } => "tool_result",
             EventPayload::Error { .. } => "error",
             EventPayload::ProviderRetry { .. } => "provider_retry",
@@ -362,6 +372,14 @@ pub struct Citation {
     /// The passage of the page it cites, where the provider says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cited_text: Option<String>,
+}
+
+/// Which of a command's outputs a `tool_output` event carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
 }
 
 #[cfg(test)]

@@ -82,6 +82,51 @@ pub struct FileMatch {
     pub indices: Vec<u32>,
 }
 
+/// One folder a workspace picker offers.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DirEntry {
+    pub name: String,
+    /// Absolute.
+    pub path: String,
+}
+
+/// A workspace the user's sessions used, most recent first.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RecentWorkspace {
+    pub path: String,
+    /// Said before a session is started there (a system folder, the home folder itself).
+    pub warning: Option<String>,
+}
+
+/// `GET /api/fs/dirs?path=&hidden=`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DirsQuery {
+    /// An absolute folder under the home folder; absent: the home folder.
+    pub path: Option<String>,
+    /// List hidden folders (names starting with `.`) too.
+    #[serde(default)]
+    pub hidden: bool,
+}
+
+/// `GET /api/fs/dirs`: the folders of one folder under the home folder, for a workspace picker.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DirListing {
+    /// The folder listed (absolute, symlinks resolved).
+    pub path: String,
+    /// Its parent, while that is still under the home folder (null at the home folder).
+    pub parent: Option<String>,
+    /// Its folders by name: no files, no hidden folder unless asked, never the server's state
+    /// directory or a credential location.
+    pub dirs: Vec<DirEntry>,
+    /// More than 1,000 folders: the first 1,000 by name are listed.
+    pub truncated: bool,
+    /// Said before a session is started in `path` (the home folder itself).
+    pub warning: Option<String>,
+    /// The last 10 distinct workspaces of the sessions, most recent first.
+    pub recent: Vec<RecentWorkspace>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct FileMatches {
     /// Best first.

@@ -160,6 +160,24 @@ pub struct RevertParams {
     #[serde(default)]
     #[schema(max_items = 10000)]
     pub include: Vec<String>,
+    /// What is taken back: `both` (the default: files and conversation), `conversation` (the
+    /// turns only; the files stay as they are) or `files` (the files only; the conversation and
+    /// what the model read stay). `/redo` brings back what the revert took.
+    #[serde(default)]
+    pub scope: RevertScope,
+}
+
+/// What a revert takes back.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, strum::AsRefStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RevertScope {
+    #[default]
+    Both,
+    Conversation,
+    Files,
 }
 
 /// `POST /api/sessions/{id}/redo`.

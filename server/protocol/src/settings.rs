@@ -65,6 +65,52 @@ pub struct ProviderSettingsParams {
     pub api_mode: Option<ApiMode>,
 }
 
+/// A provider to test before (or without) saving it: what the Add/Edit provider form says.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"kind": "openai", "base_url": "http://127.0.0.1:11434/v1"})))]
+pub struct ProviderTestParams {
+    /// The saved provider the form edits, if any: its stored key is used only when `base_url`
+    /// and `kind` are still the ones it was saved with (a changed URL needs the key typed).
+    pub id: Option<String>,
+    /// `openai` (any OpenAI-compatible server) or `anthropic`.
+    #[schema(value_type = ProviderKind)]
+    pub kind: String,
+    /// As in `PUT /api/providers/{id}`; blank or null: the provider's default.
+    #[schema(
+        pattern = "^(https?://[\\s\\S]*|[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)$"
+    )]
+    pub base_url: Option<String>,
+    /// A key typed in the form (at most 4096 bytes): sent to `base_url` for this test only,
+    /// never stored.
+    pub api_key: Option<String>,
+    /// The model the form names: the answer says whether the server lists it.
+    pub model: Option<String>,
+    #[serde(default)]
+    pub api_mode: Option<ApiMode>,
+}
+
+/// Which key a provider test sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TestKey {
+    /// The one typed in the form.
+    Typed,
+    /// The saved provider's, to the URL it was saved with.
+    Saved,
+    /// None.
+    None,
+}
+
+/// What a provider test found: the models the server lists (as `GET /api/models` gives them).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProviderTestResult {
+    pub data: Vec<ModelInfo>,
+    pub key: TestKey,
+    /// With `model`: whether the server lists it (null without `model`).
+    pub model_listed: Option<bool>,
+}
+
 /// Which API of an `openai` provider its calls use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

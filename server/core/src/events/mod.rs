@@ -113,6 +113,8 @@ pub fn render_frame(row: &EventRow) -> String {
 pub enum DeltaKind {
     Text,
     Reasoning,
+    /// A running command's output (`tool_output`; the delta's id is the call's).
+    Output(crate::protocol::OutputStream),
 }
 
 enum Item {

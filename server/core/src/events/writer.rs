@@ -32,6 +32,11 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
                     message_id: message_id.into(),
                     text,
                 },
+                DeltaKind::Output(stream) => EventPayload::ToolOutput {
+                    call_id: message_id.into(),
+                    stream,
+                    text,
+                },
             };
             if let Ok(data) = serde_json::to_string(&payload) {
                 b.events.push(NewEvent {

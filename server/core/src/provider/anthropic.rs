@@ -436,7 +436,7 @@ impl Provider for Anthropic {
         };
         let rb = self.request(client.get(format!("{}/v1/models", self.base)));
         let net = self.net;
-        Box::pin(model_ids(rb, net.first_byte))
+        Box::pin(model_ids(rb, net))
     }
 
     fn model(&self) -> String {

@@ -461,6 +461,8 @@ pub struct NetPolicy {
     pub base_backoff: Duration,
     /// Longest wait honoured for a Retry-After.
     pub max_retry_after: Duration,
+    /// The most bytes of a model list read (`GET …/models`).
+    pub list_bytes: usize,
 }
 
 impl Default for NetPolicy {
@@ -472,6 +474,7 @@ impl Default for NetPolicy {
             max_retries: 3,
             base_backoff: Duration::from_millis(500),
             max_retry_after: Duration::from_secs(30),
+            list_bytes: 16 * 1024 * 1024,
         }
     }
 }

@@ -293,13 +293,10 @@ async fn model_windows(rb: reqwest::RequestBuilder, first_byte: Duration) -> Has
 /// `GET …/models` → each id and the window it gives, if any.
 async fn listed_models(
     rb: reqwest::RequestBuilder,
-    first_byte: Duration,
+    net: NetPolicy,
 ) -> Result<Vec<(String, Option<u64>)>, ProviderError> {
-    let resp = send(rb, first_byte).await?;
-    let v: Value = resp
-        .json()
-        .await
-        .map_err(|e| ProviderError::Protocol(e.to_string()))?;
+    let resp = send(rb, net.first_byte).await?;
+    let v = json_within(resp, net.list_bytes).await?;
     Ok(v.get("data")
         .and_then(Value::as_array)
         .map(|a| {
@@ -310,12 +307,35 @@ async fn listed_models(
         .unwrap_or_default())
 }
 
+/// A response body as JSON, read to at most `max` bytes (a larger one is refused, not cut).
+pub(crate) async fn json_within(
+    mut resp: reqwest::Response,
+    max: usize,
+) -> Result<Value, ProviderError> {
+    let too_big = || ProviderError::Protocol(format!("the answer is larger than {max} bytes"));
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(too_big());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| ProviderError::Protocol(e.to_string()))?
+    {
+        if body.len() + chunk.len() > max {
+            return Err(too_big());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).map_err(|e| ProviderError::Protocol(e.to_string()))
+}
+
 /// `GET …/models` → the `data[].id` list (OpenAI and Anthropic share this shape).
 pub(crate) async fn model_ids(
     rb: reqwest::RequestBuilder,
-    first_byte: Duration,
+    net: NetPolicy,
 ) -> Result<Vec<String>, ProviderError> {
-    Ok(listed_models(rb, first_byte)
+    Ok(listed_models(rb, net)
         .await?
         .into_iter()
         .map(|(id, _)| id)
@@ -760,7 +780,7 @@ impl Provider for OpenAi {
             rb = rb.bearer_auth(k);
         }
         let net = self.net;
-        Box::pin(model_ids(rb, net.first_byte))
+        Box::pin(model_ids(rb, net))
     }
 
     fn model(&self) -> String {
@@ -780,7 +800,7 @@ impl Provider for OpenAi {
         }
         let (base, key, net) = (self.base.clone(), self.key.clone(), self.net);
         Box::pin(async move {
-            let listed = listed_models(rb, net.first_byte).await?;
+            let listed = listed_models(rb, net).await?;
             Ok(super::server::describe(&client, &base, key.as_deref(), listed).await)
         })
     }

@@ -6,6 +6,7 @@
 
 mod agents;
 mod commands;
+mod dirs;
 pub mod files;
 mod goals;
 mod mcp;

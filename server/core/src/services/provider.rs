@@ -30,6 +30,23 @@ pub const DEFAULT_ID: &str = "default";
 /// Longest API key accepted.
 const MAX_KEY_BYTES: usize = 4096;
 
+/// `POST /api/providers/test` owns this path segment: no provider is saved under this id.
+pub const TEST_ID: &str = "test";
+/// A provider test waits this long at most, in all…
+const TEST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+/// …and reads at most this much of the model list.
+const TEST_LIST_BYTES: usize = 1024 * 1024;
+
+/// A base URL as a saved provider and a form compare it: blank is the default, a trailing `/`
+/// does not count.
+fn same_url(a: Option<&str>, b: Option<&str>) -> bool {
+    let norm = |u: Option<&str>| {
+        u.map(|u| u.trim().trim_end_matches('/').to_string())
+            .filter(|u| !u.is_empty())
+    };
+    norm(a) == norm(b)
+}
+
 fn key_setting(id: &str) -> String {
     if id == DEFAULT_ID {
         SETTING_API_KEY.to_string()
@@ -75,13 +92,18 @@ impl KeySources<'_> {
     }
 }
 
-fn usual_key_set(kind: &str) -> bool {
+/// The kind's usual environment variable's key, if set.
+fn usual_key(kind: &str) -> Option<String> {
     let var = match kind {
         "openai" => "OPENAI_API_KEY",
         "anthropic" => "ANTHROPIC_API_KEY",
-        _ => return false,
+        _ => return None,
     };
-    crate::secret_env::var(var).is_some_and(|k| !k.is_empty())
+    crate::secret_env::var(var).filter(|k| !k.is_empty())
+}
+
+fn usual_key_set(kind: &str) -> bool {
+    usual_key(kind).is_some()
 }
 
 fn build_entry(
@@ -356,12 +378,97 @@ impl Core {
         list
     }
 
+    /// Test what a provider form says before saving it: build a provider from it (nothing is
+    /// stored) and ask it for its models, within 5 s and 1 MiB, following no redirect. A key
+    /// typed in the form goes to the form's URL; a saved provider's key (`id`) only to the URL
+    /// and kind it was saved with; otherwise no key at all (never the server's environment's).
+    pub async fn test_provider(
+        &self,
+        t: &crate::protocol::ProviderTestParams,
+    ) -> ServiceResult<crate::protocol::ProviderTestResult> {
+        use crate::protocol::TestKey;
+        let form = ProviderSettingsParams {
+            kind: t.kind.clone(),
+            base_url: t.base_url.clone(),
+            // A model is not needed to list models: any name builds the provider.
+            model: Some(
+                t.model
+                    .clone()
+                    .filter(|m| !m.trim().is_empty())
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            api_key: t.api_key.clone(),
+            api_key_env: None,
+            api_mode: t.api_mode,
+        };
+        let config = validate(&form)?;
+        let saved = match t.id.as_deref() {
+            Some(id) => Some(
+                self.providers()
+                    .get(id)
+                    .ok_or(ServiceError::NotFound("provider"))?,
+            ),
+            None => None,
+        };
+        let typed = t.api_key.clone().filter(|k| !k.is_empty());
+        let (key, used) = match (typed, saved) {
+            (Some(k), _) => (k, TestKey::Typed),
+            (None, Some(e))
+                if e.config.kind == config.kind
+                    && same_url(e.config.base_url.as_deref(), config.base_url.as_deref()) =>
+            {
+                let stored = stored_key(&self.store, &e.id).await?;
+                let keys = KeySources {
+                    stored,
+                    env: e.key_env.as_deref(),
+                    literal: None,
+                };
+                match keys.key().or_else(|| usual_key(&config.kind)) {
+                    Some(k) => (k, TestKey::Saved),
+                    None => (String::new(), TestKey::None),
+                }
+            }
+            // An empty key: none is sent, and the environment's is not looked up either.
+            _ => (String::new(), TestKey::None),
+        };
+        let net = NetPolicy {
+            connect: TEST_WAIT,
+            first_byte: TEST_WAIT,
+            max_retries: 0,
+            list_bytes: TEST_LIST_BYTES,
+            ..self.env.cfg.network.policy()
+        };
+        let provider = provider::build(&config, Some(key), net).map_err(ServiceError::Invalid)?;
+        let listed = tokio::time::timeout(TEST_WAIT, provider.describe_models())
+            .await
+            .map_err(|_| ServiceError::Upstream("no answer within 5 s".into()))?
+            .map_err(|e| ServiceError::Upstream(e.to_string()))?;
+        let data: Vec<crate::protocol::ModelInfo> =
+            listed.into_iter().map(ListedModel::into_info).collect();
+        let model_listed = t
+            .model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(|m| data.iter().any(|x| x.id == m));
+        Ok(crate::protocol::ProviderTestResult {
+            data,
+            key: used,
+            model_listed,
+        })
+    }
+
     /// Add or replace the provider `id` (validated and built before anything is stored).
     pub async fn put_provider(
         &self,
         id: &str,
         p: &ProviderSettingsParams,
     ) -> ServiceResult<ProviderView> {
+        if id == TEST_ID {
+            return Err(ServiceError::Invalid(
+                "`test` is not a provider id: POST /api/providers/test tests a provider".into(),
+            ));
+        }
         if !valid_id(id) {
             return Err(ServiceError::Invalid(
                 "a provider id is 1 to 32 of a-z 0-9 _ - (starting with a letter or digit)".into(),

@@ -5,7 +5,9 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{Core, ServiceError, ServiceResult};
-use crate::protocol::{ChangedBy, EventPayload, KeptFile, RevertFile, RevertResult, SessionId};
+use crate::protocol::{
+    ChangedBy, EventPayload, KeptFile, RevertFile, RevertResult, RevertScope, SessionId,
+};
 use crate::store::{RevertRow, SnapshotRow};
 use crate::undo::owners::{self, Mark, Put, Reverts, Sorted, Start, Taken};
 use crate::util::{new_id, now_ms};
@@ -203,21 +205,29 @@ impl Core {
             .ok_or(ServiceError::NotFound("message"))?;
         let ws = PathBuf::from(&row.workspace);
         let now = self.snapshot_now(&ws).await?;
-        let runs = self.store.runs_from(session, &run).await?;
+        let scope = p.scope;
+        let from = self.store.runs_from(session, &run).await?;
+        // What the conversation loses: nothing when only the files go back.
+        let runs = match scope {
+            RevertScope::Files => Vec::new(),
+            _ => from.clone(),
+        };
         let all = self.workspace_timeline(&row.workspace).await?;
         // A run is snapshotted before its first call that can change files: the first such
         // snapshot from that message on is how the files were then. None, and no run since
         // was allowed such a call: the agent changed nothing, the files stay. None although
         // a run was (the server stopped while it took the snapshot, before the call ran): the
         // last complete snapshot from before that message.
-        let first = runs.iter().find_map(|r| {
+        let first = from.iter().find_map(|r| {
             all.marks.iter().position(|m| {
                 m.session == *session && m.taken == Some(Taken::Before) && m.run == r.as_str()
             })
         });
         let start = match first {
+            // The conversation only: the files stay as they are.
+            _ if scope == RevertScope::Conversation => None,
             Some(i) => Some(i),
-            None if !self.allowed_changes(session, &runs).await? => None,
+            None if !self.allowed_changes(session, &from).await? => None,
             None => {
                 let last = self.store.last_snapshot_before_run(session, &run).await?;
                 let at = last.and_then(|id| all.ids.iter().position(|i| *i == id));
@@ -271,10 +281,13 @@ impl Core {
             files: serde_json::to_string(&result.files).unwrap_or_else(|_| "[]".into()),
             created_at: now_ms(),
             undone_at: None,
+            scope: scope.as_ref().to_string(),
         };
         self.store.record_revert(&revert, &left).await?;
         // The model's history is read again without the runs taken back.
-        drop(self.env.history.take(session));
+        if scope != RevertScope::Files {
+            drop(self.env.history.take(session));
+        }
         result.applied = true;
         result.revert_id = Some(revert.id.clone());
         self.events

@@ -152,6 +152,17 @@ impl TryFrom<Option<String>> for EffortColumn {
 }
 
 impl Store {
+    /// The last `n` distinct workspaces of the top-level sessions, most recently active first.
+    pub async fn recent_workspaces(&self, n: i64) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT workspace, MAX(updated_at) AS t FROM sessions WHERE parent_id IS NULL GROUP BY workspace ORDER BY t DESC LIMIT $1",
+        )
+        .bind(n)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|(w, _)| w).collect())
+    }
+
     pub async fn create_session(
         &self,
         id: &crate::protocol::SessionId,

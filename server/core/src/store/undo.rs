@@ -15,6 +15,8 @@ pub struct RevertRow {
     pub files: String,
     pub created_at: i64,
     pub undone_at: Option<i64>,
+    /// `both`, `files` or `conversation`: what it took back.
+    pub scope: String,
 }
 
 /// A snapshot as a workspace's timeline reads it (see `crate::undo::owners`).
@@ -137,7 +139,7 @@ impl Store {
     pub async fn record_revert(&self, r: &RevertRow, left: &str) -> StoreResult<()> {
         let mut tx = self.begin_write().await?;
         sqlx::query(
-            "INSERT INTO reverts (id, session_id, run_id, from_tree, to_tree, files, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO reverts (id, session_id, run_id, from_tree, to_tree, files, created_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(&r.id)
         .bind(&r.session_id)
@@ -146,6 +148,7 @@ impl Store {
         .bind(&r.to_tree)
         .bind(&r.files)
         .bind(r.created_at)
+        .bind(&r.scope)
         .execute(&mut *tx)
         .await?;
         sqlx::query(
@@ -165,7 +168,7 @@ impl Store {
     /// The session's newest revert still in force.
     pub async fn active_revert(&self, session: &SessionId) -> StoreResult<Option<RevertRow>> {
         Ok(sqlx::query_as::<_, RevertRow>(
-            "SELECT id, session_id, run_id, from_tree, to_tree, files, created_at, undone_at FROM reverts \
+            "SELECT id, session_id, run_id, from_tree, to_tree, files, created_at, undone_at, scope FROM reverts \
              WHERE session_id = $1 AND undone_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1",
         )
         .bind(session)
@@ -201,7 +204,7 @@ impl Store {
         let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT r.id FROM runs r JOIN reverts v ON v.session_id = r.session_id \
              JOIN runs t ON t.id = v.run_id \
-             WHERE v.session_id = $1 AND v.undone_at IS NULL \
+             WHERE v.session_id = $1 AND v.undone_at IS NULL AND v.scope <> 'files' \
                AND r.created_at >= t.created_at AND r.created_at < v.created_at",
         )
         .bind(session)
@@ -262,6 +265,9 @@ impl Store {
 
     /// The runs one revert hides: from its run up to the revert.
     pub async fn runs_hidden_by(&self, r: &RevertRow) -> StoreResult<Vec<RunId>> {
+        if r.scope == "files" {
+            return Ok(Vec::new());
+        }
         let rows: Vec<(RunId,)> = sqlx::query_as(
             "SELECT x.id FROM runs x JOIN runs t ON t.id = $2 \
              WHERE x.session_id = $1 AND x.created_at >= t.created_at AND x.created_at < $3 ORDER BY x.created_at, x.id",

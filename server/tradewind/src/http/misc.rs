@@ -88,3 +88,27 @@ pub async fn policy_check(
         Err(e) => Err(e.into()),
     }
 }
+
+/// The folders of one folder, for choosing a workspace.
+///
+/// Lists the folders (never files) of `path` — an absolute folder under the server's home
+/// folder; absent: the home folder — by name, at most 1,000: no hidden folder unless `hidden`,
+/// never the server's state directory or a credential location (`.ssh`, `.aws` …), a symlink
+/// only when it leads to a folder under the home folder. `parent` is the folder above while
+/// it is still under the home folder. `warning` says why not to work in `path` itself (the home
+/// folder), and `recent` lists the last 10 distinct workspaces of the sessions, each with its
+/// warning (a system folder such as `/etc`, the home folder). 404 when the folder does not
+/// exist; 422 when it is not absolute, not a folder, outside the home folder, or refused.
+#[utoipa::path(get, path = "/api/fs/dirs", tag = "server", params(crate::protocol::DirsQuery),
+    responses((status = 200, description = "The folders", body = crate::protocol::DirListing),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such folder", body = ErrorBody),
+              (status = 422, description = "Not an absolute folder under the home folder, or one never listed", body = ErrorBody)))]
+pub async fn list_dirs(
+    State(state): State<AppState>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<crate::protocol::DirsQuery>,
+) -> crate::error::ApiResult<axum::Json<crate::protocol::DirListing>> {
+    Ok(axum::Json(
+        state.list_dirs(q.path.as_deref(), q.hidden).await?,
+    ))
+}

@@ -90,7 +90,7 @@ impl std::ops::Deref for AppState {
 #[openapi(
     info(title = "Tradewind API", description = "Self-hosted coding-agent server. Every UI action is one of these calls. Authenticate with `Authorization: Bearer <token>` (the access token printed at start, TRADEWIND_TOKEN, or an API token, which carries scopes: read, prompt, admin) or the browser session cookie together with its page token in `X-Tradewind-Page` (the cookie alone loads only the app's static files)."),
     paths(
-        misc::health, misc::server_config, misc::policy_check,
+        misc::health, misc::server_config, misc::policy_check, misc::list_dirs,
         auth_routes::login, auth_routes::logout, auth_routes::whoami, auth_routes::create_ticket,
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
         devices::list_devices, devices::revoke_device, devices::device_link,
@@ -104,7 +104,7 @@ impl std::ops::Deref for AppState {
         goals::set_goal, goals::get_goal, goals::patch_goal, goals::delete_goal,
         memories::list_memories, memories::patch_memory, memories::delete_memory,
         settings::get_provider, settings::put_provider, settings::list_models,
-        settings::list_providers, settings::put_provider_by_id, settings::delete_provider,
+        settings::list_providers, settings::put_provider_by_id, settings::delete_provider, settings::test_provider,
         settings::make_default_provider,
         settings::get_websearch, settings::put_websearch,
         mcp::list_servers, mcp::connect_server, mcp::disconnect_server,
@@ -217,6 +217,12 @@ fn settings_routes() -> Router<AppState> {
         .route("/api/models", get(settings::list_models))
         .route("/api/providers", get(settings::list_providers))
         .route(
+            "/api/providers/test",
+            post(settings::test_provider)
+                .put(settings::put_provider_test)
+                .delete(settings::delete_provider_test),
+        )
+        .route(
             "/api/providers/{id}",
             axum::routing::put(settings::put_provider_by_id).delete(settings::delete_provider),
         )
@@ -288,6 +294,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/api/health", get(misc::health))
         .route("/api/config", get(misc::server_config))
+        .route("/api/fs/dirs", get(misc::list_dirs))
         .route("/api/policy/check", post(misc::policy_check))
         .route("/api/openapi.json", get(misc::openapi_doc))
         .route("/api/login", post(auth_routes::login))

@@ -133,13 +133,50 @@ pub async fn list_providers(State(state): State<AppState>) -> axum::Json<Provide
     params(("id" = String, Path, description = "Provider id")),
     responses((status = 200, description = "The provider as stored", body = ProviderView),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 422, description = "An invalid id or settings; nothing was stored", body = ErrorBody)))]
+              (status = 422, description = "An invalid id (`test` included: it is the test's path) or settings; nothing was stored", body = ErrorBody)))]
 pub async fn put_provider_by_id(
     State(state): State<AppState>,
     Path(id): Path<String>,
     ApiJson(p): ApiJson<ProviderSettingsParams>,
 ) -> ApiResult<axum::Json<ProviderView>> {
     Ok(axum::Json(state.put_provider(&id, &p).await?))
+}
+
+/// Test a provider before saving it: the models its server lists.
+///
+/// Builds a provider from what the Add/Edit provider form says (`kind`, `base_url`,
+/// `api_key`, `model`, `api_mode`; nothing is stored) and asks its server for the model list,
+/// as `GET /api/models` does for a saved one — within 5 s in all, reading at most 1 MiB,
+/// following no redirect. Which key is sent (`key` in the answer): the one typed (`api_key`,
+/// for this test only); else, with `id`, the saved provider's key, but only to the base URL
+/// and kind it was saved with (a changed URL needs the key typed again); else none — never
+/// the server's environment's. With `model`, `model_listed` says whether the server lists it.
+/// Needs `admin`. 404 for an unknown `id`; 422 for invalid settings; 502 when the server
+/// cannot be reached, refuses, answers with an error or more than 1 MiB, or takes over 5 s.
+#[utoipa::path(post, path = "/api/providers/test", tag = "settings", request_body = crate::protocol::ProviderTestParams,
+    responses((status = 200, description = "The server answered: its models", body = crate::protocol::ProviderTestResult),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No provider has this `id`", body = ErrorBody),
+              (status = 422, description = "Invalid settings", body = ErrorBody),
+              (status = 502, description = "The server failed, could not be reached in 5 s, or answered more than 1 MiB", body = ErrorBody)))]
+pub async fn test_provider(
+    State(state): State<AppState>,
+    ApiJson(p): ApiJson<crate::protocol::ProviderTestParams>,
+) -> ApiResult<axum::Json<crate::protocol::ProviderTestResult>> {
+    Ok(axum::Json(state.test_provider(&p).await?))
+}
+
+/// `PUT` and `DELETE` on the test's own path answer as `/api/providers/{id}` does for the id
+/// `test` (refused: no provider is saved under it), not with 405.
+pub async fn put_provider_test(
+    state: State<AppState>,
+    p: ApiJson<ProviderSettingsParams>,
+) -> ApiResult<axum::Json<ProviderView>> {
+    put_provider_by_id(state, Path("test".into()), p).await
+}
+
+pub async fn delete_provider_test(state: State<AppState>) -> ApiResult<StatusCode> {
+    delete_provider(state, Path("test".into())).await
 }
 
 /// Remove a provider added through Settings.

@@ -20,7 +20,9 @@ use crate::protocol::{RedoParams, RevertParams, RevertResult};
 /// workspace, are listed in `kept` and left as they are unless `include` names them. Files of
 /// this session's that were changed by hand since, which the revert would overwrite, are listed
 /// in `hand_edited`; the revert is then refused (409) unless `force` is set. `dry_run` only
-/// reports. The session must be idle.
+/// reports. The session must be idle. `scope` narrows it: `conversation` takes the turns back
+/// and leaves every file as it is; `files` puts the files back and leaves the conversation (its
+/// `runs` list is then empty); `both` (the default) does both.
 #[utoipa::path(post, path = "/api/sessions/{id}/revert", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     request_body = RevertParams,

@@ -116,7 +116,7 @@ fn list(wanted: &Path, home: &Path, state_dir: &Path, hidden: bool) -> ServiceRe
             })
         })
         .collect();
-    dirs.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+    dirs.sort_by_key(|d| d.name.to_lowercase());
     let truncated = dirs.len() > MAX_DIRS;
     dirs.truncate(MAX_DIRS);
     let parent = dir
@@ -134,6 +134,7 @@ fn list(wanted: &Path, home: &Path, state_dir: &Path, hidden: bool) -> ServiceRe
 }
 
 #[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

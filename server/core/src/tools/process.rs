@@ -554,6 +554,14 @@ impl<'a> LiveOutput<'a> {
         if self.stopped {
             return;
         }
+        // What the other stream wrote before goes first: the card keeps the order of writes.
+        let other = match stream {
+            OutputStream::Stdout => OutputStream::Stderr,
+            OutputStream::Stderr => OutputStream::Stdout,
+        };
+        if !self.pending[Self::slot(other)].1.is_empty() {
+            self.send(other);
+        }
         let (carry, text) = &mut self.pending[Self::slot(stream)];
         carry.extend_from_slice(bytes);
         let keep = match std::str::from_utf8(carry) {
@@ -581,27 +589,30 @@ impl<'a> LiveOutput<'a> {
     fn flush(&mut self) {
         self.since = None;
         for stream in [OutputStream::Stdout, OutputStream::Stderr] {
-            let text = std::mem::take(&mut self.pending[Self::slot(stream)].1);
-            if text.is_empty() || self.stopped {
-                continue;
-            }
-            let room = LIVE_MAX.saturating_sub(self.sent);
-            let mut shown = crate::util::truncate_str(&text, room).to_string();
-            if shown.len() < text.len() {
-                self.stopped = true;
-                shown.push_str(
-                    "\n[live output stops here: the whole output comes with the result]\n",
-                );
-            }
-            self.sent += shown.len();
-            let host = self.ctx.host;
-            self.ctx.services().events.post_delta(
-                &host.session().id,
-                Some(host.run_id()),
-                crate::events::DeltaKind::Output(stream),
-                self.ctx.call_id,
-                &shown,
-            );
+            self.send(stream);
         }
+    }
+
+    /// Post what waits of one stream.
+    fn send(&mut self, stream: OutputStream) {
+        let text = std::mem::take(&mut self.pending[Self::slot(stream)].1);
+        if text.is_empty() || self.stopped {
+            return;
+        }
+        let room = LIVE_MAX.saturating_sub(self.sent);
+        let mut shown = crate::util::truncate_str(&text, room).to_string();
+        if shown.len() < text.len() {
+            self.stopped = true;
+            shown.push_str("\n[live output stops here: the whole output comes with the result]\n");
+        }
+        self.sent += shown.len();
+        let host = self.ctx.host;
+        self.ctx.services().events.post_delta(
+            &host.session().id,
+            Some(host.run_id()),
+            crate::events::DeltaKind::Output(stream),
+            self.ctx.call_id,
+            &shown,
+        );
     }
 }

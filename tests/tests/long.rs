@@ -531,6 +531,21 @@ async fn a_sessions_reasoning_effort_reaches_the_model() {
     s.stop().await;
 }
 
+/// A scripted model on a server that allows writes, a workspace with `a.txt` ("one"), and a
+/// `full` session in it.
+async fn writing_session() -> (Mock, TestServer, std::path::PathBuf, String) {
+    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
+        write: true,
+        process: false,
+        external: false,
+    })
+    .await;
+    let ws = s.workspace.path().to_path_buf();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    let sid = s.create_session("full").await;
+    (mock, s, ws, sid)
+}
+
 fn user_message_ids(events: &[Value]) -> Vec<String> {
     of_type(events, "user_message")
         .iter()
@@ -542,15 +557,7 @@ fn user_message_ids(events: &[Value]) -> Vec<String> {
 /// from the model; redo brings them back; hand edits are never overwritten silently.
 #[tokio::test]
 async fn revert_and_redo_the_workspace_and_the_conversation() {
-    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
-        write: true,
-        process: false,
-        external: false,
-    })
-    .await;
-    let ws = s.workspace.path().to_path_buf();
-    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
-    let sid = s.create_session("full").await;
+    let (mock, s, ws, sid) = writing_session().await;
     mock.push(tool_reply(
         "c1",
         "write_file",
@@ -1411,15 +1418,7 @@ async fn anthropic_thinking_follows_the_reasoning_effort_and_goes_back_signed() 
 /// retention of zero days forgets every snapshot, so the revert is refused clearly.
 #[tokio::test]
 async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
-    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
-        write: true,
-        process: false,
-        external: false,
-    })
-    .await;
-    let ws = s.workspace.path().to_path_buf();
-    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
-    let sid = s.create_session("full").await;
+    let (mock, s, ws, sid) = writing_session().await;
     for (n, content) in ["two\n", "three\n"].iter().enumerate() {
         mock.push(tool_reply(
             &format!("c{n}"),
@@ -1515,15 +1514,7 @@ async fn a_summary_longer_than_the_turns_it_replaces_is_thrown_away() {
 /// what each took.
 #[tokio::test]
 async fn a_revert_can_take_back_the_conversation_or_the_files_alone() {
-    let (mock, s) = with_scripted_model(tradewind::config::Ceiling {
-        write: true,
-        process: false,
-        external: false,
-    })
-    .await;
-    let ws = s.workspace.path().to_path_buf();
-    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
-    let sid = s.create_session("full").await;
+    let (mock, s, ws, sid) = writing_session().await;
     mock.push(tool_reply(
         "c1",
         "write_file",

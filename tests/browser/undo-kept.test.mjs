@@ -1,6 +1,6 @@
 // A revert leaves what it did not do: two sessions in one workspace, each in auto mode, with the
 // replay provider. Session A's agent writes a.txt, then session B's agent writes b.txt, then the
-// user edits hand.txt (there from the start) by hand. A's "Revert to here" dialog lists a.txt as
+// user edits hand.txt (there from the start) by hand. A's "Rewind to here" dialog lists a.txt as
 // the file that changes, and b.txt ("changed by session “Writer B”") and hand.txt ("changed by
 // hand") apart, each with what putting it back would do and a checkbox, unticked. Reverting as it
 // is deletes a.txt and leaves b.txt and hand.txt; after a redo, b.txt ticked from the keyboard is
@@ -84,8 +84,8 @@ describe("revert: files changed by hand or by another session are listed apart a
 
       await page.goto(`${server.base}/s/${a}`);
       const userRow = page.locator(".transcript .t-row").filter({ has: page.locator(".msg-user", { hasText: A_PROMPT }) });
-      const revertHere = userRow.getByRole("button", { name: "Revert to here" });
-      const dialog = page.getByRole("dialog", { name: "Revert to before this message?" });
+      const revertHere = userRow.getByRole("button", { name: "Rewind to here" });
+      const dialog = page.getByRole("dialog", { name: "Rewind to before this message?" });
       const changes = dialog.locator(".revert-changes");
       const kept = dialog.getByRole("region", { name: /^Changed elsewhere, left as they are/ });
       const rowText = (loc) => loc.allInnerTexts().then((t) => t.map((s) => s.replace(/\s+/g, " ").trim()).sort());
@@ -112,22 +112,22 @@ describe("revert: files changed by hand or by another session are listed apart a
       assert.equal(await tickB.isChecked(), false, "b.txt is unticked at first");
       assert.equal(await tickHand.isChecked(), false, "hand.txt is unticked at first");
       assert.equal(await tickB.getAttribute("aria-describedby").then((id) => page.locator(`[id="${id}"]`).innerText()).then((t) => t.replace(/\s+/g, " ").trim()), "if ticked: deleted · changed by session “Writer B”", "the checkbox is described by what it does and who changed the file");
-      await page.waitForFunction(() => document.activeElement?.textContent === "Revert").catch(() => assert.fail("the Revert button does not have the focus"));
+      await page.waitForFunction(() => document.activeElement?.textContent === "Rewind").catch(() => assert.fail("the Rewind button does not have the focus"));
       await axe(page, "the revert dialog with files left apart");
       await shot(page, "revert-kept");
 
       // Reverted as it is: only A's file goes; B's and the hand edit stay.
-      await dialog.getByRole("button", { name: "Revert", exact: true }).click();
+      await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
       await dialog.waitFor({ state: "detached" });
       const note = page.locator(".transcript .revert-note");
-      await shows(note, `Reverted 1 file to before “${A_PROMPT}”`, "the revert note");
+      await shows(note, `Rewound 1 file and the conversation to before “${A_PROMPT}”`, "the revert note");
       assert.equal(existsSync(file("a.txt")), false, "a.txt, A's, is gone");
       assert.equal(read("b.txt"), "bravo\n", "b.txt, B's, is intact");
       assert.equal(read("hand.txt"), "edited by hand\n", "the hand edit is intact");
 
       // Redo: a.txt is back; nothing changed elsewhere since the revert, so nothing is listed apart.
       await note.getByRole("button", { name: "Redo" }).click();
-      const redo = page.getByRole("dialog", { name: "Redo: bring the reverted turns back?" });
+      const redo = page.getByRole("dialog", { name: "Redo: bring back what the rewind took?" });
       await shows(redo.locator(".revert-changes h3"), "Files that change (1)", "what the redo changes");
       assert.equal(await redo.locator(".revert-kept").count(), 0, "nothing apart on the redo");
       await redo.getByRole("button", { name: "Redo", exact: true }).click();
@@ -142,9 +142,9 @@ describe("revert: files changed by hand or by another session are listed apart a
       await page.keyboard.press("Space");
       assert.equal(await tickB.isChecked(), true, "Space ticks b.txt");
       assert.equal(await tickHand.isChecked(), false);
-      await dialog.getByRole("button", { name: "Revert", exact: true }).click();
+      await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
       await dialog.waitFor({ state: "detached" });
-      await shows(page.locator('.transcript .revert-note[data-state="active"]'), `Reverted 2 files to before “${A_PROMPT}”`, "the note of the revert with b.txt");
+      await shows(page.locator('.transcript .revert-note[data-state="active"]'), `Rewound 2 files and the conversation to before “${A_PROMPT}”`, "the note of the revert with b.txt");
       assert.equal(existsSync(file("a.txt")), false, "a.txt is gone again");
       assert.equal(existsSync(file("b.txt")), false, "b.txt, ticked, is gone: it did not exist before A's message");
       assert.equal(read("hand.txt"), "edited by hand\n", "the hand edit, not ticked, stays");

@@ -2,7 +2,7 @@
 // with the replay provider, whose build agent writes notes.txt (there from the start) in a first
 // turn and rewrites it, adding extra.txt, in a second. Search finds a prompt and an answer across
 // sessions as you type, marks the matched words and opens a hit at its event, reading back pages
-// the transcript had not loaded; Revert to here asks first (the files that change listed), puts
+// the transcript had not loaded; Rewind to here asks first (the files that change listed), puts
 // the files on disk back, dims the turns it took back and labels them, the note it leaves offers
 // Redo, and a reload shows the same; files changed by hand are named in the dialog before they are
 // overwritten; /undo and /redo work from the composer and say in plain words why not when they
@@ -238,23 +238,23 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
     }
   });
 
-  test("Revert to here asks first, puts the files back, dims the turns taken back; Redo brings them back; a reload shows the same", { timeout: 120_000 }, async () => {
+  test("Rewind to here asks first, puts the files back, dims the turns taken back; Redo brings them back; a reload shows the same", { timeout: 120_000 }, async () => {
     const { server, p } = await boot();
     try {
       const { page } = p;
       await twoTurns(page, server, "Undo me");
       const calls = undoCalls(page);
 
-      await userRow(page, FIRST).getByRole("button", { name: "Revert to here" }).click();
-      const dialog = page.getByRole("dialog", { name: "Revert to before this message?" });
+      await userRow(page, FIRST).getByRole("button", { name: "Rewind to here" }).click();
+      const dialog = page.getByRole("dialog", { name: "Rewind to before this message?" });
       await dialog.waitFor();
       await shows(dialog.locator("#revert-dialog-desc"), `before “${FIRST}”`, "what the revert does");
       const files = dialog.locator(".revert-changes");
       await shows(files.locator("h3"), "Files that change (2)", "the files the dry run lists");
       assert.deepEqual((await files.locator("li").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim()).sort(), ["extra.txt deleted", "notes.txt restored"]);
       assert.equal(await dialog.locator(".revert-warning").count(), 0, "no hand edits to warn about");
-      const go = dialog.getByRole("button", { name: "Revert", exact: true });
-      await page.waitForFunction(() => document.activeElement?.textContent === "Revert").catch(() => assert.fail("the Revert button does not have the focus"));
+      const go = dialog.getByRole("button", { name: "Rewind", exact: true });
+      await page.waitForFunction(() => document.activeElement?.textContent === "Rewind").catch(() => assert.fail("the Rewind button does not have the focus"));
       assert.equal(read(server, "notes.txt"), "two\n", "the dry run changes nothing");
       await axe(page, "the revert dialog");
       await shot(page, "revert-dialog");
@@ -262,7 +262,7 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       await dialog.waitFor({ state: "detached" });
 
       const note = page.locator(".transcript .revert-note");
-      await shows(note, `Reverted 2 files to before “${FIRST}”`, "the revert note");
+      await shows(note, `Rewound 2 files and the conversation to before “${FIRST}”`, "the revert note");
       assert.equal(read(server, "notes.txt"), "original\n", "notes.txt is back as it was before the first message");
       assert.equal(existsSync(join(server.workspace, "extra.txt")), false, "extra.txt, created since, is gone");
       assert.deepEqual(calls, [{ call: "revert", dry_run: true }, { call: "revert", force: false }], "a dry run, then the revert");
@@ -273,19 +273,19 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       await shows(userRow(page, FIRST).locator(".taken-back-label"), "Taken back", "the first turn's label");
       await shows(userRow(page, SECOND).locator(".taken-back-label"), "Taken back", "the second turn's label");
       assert.equal(await dimmed.filter({ hasText: "Changed notes to two and added extra." }).count(), 1, "the answers are dimmed too");
-      assert.equal(await userRow(page, FIRST).getByRole("button", { name: "Revert to here" }).count(), 0, "no revert of a turn taken back");
+      assert.equal(await userRow(page, FIRST).getByRole("button", { name: "Rewind to here" }).count(), 0, "no revert of a turn taken back");
       await axe(page, "the turns taken back and the revert note");
       await shot(page, "reverted");
 
       // From the events: a reload shows the same.
       await page.reload();
-      await shows(page.locator(".transcript .revert-note"), `Reverted 2 files to before “${FIRST}”`, "the note after a reload");
+      await shows(page.locator(".transcript .revert-note"), `Rewound 2 files and the conversation to before “${FIRST}”`, "the note after a reload");
       await labels.nth(1).waitFor();
       assert.equal(await labels.count(), 2);
 
       // Redo: the same question, then the files and the turns are back.
       await note.getByRole("button", { name: "Redo" }).click();
-      const redo = page.getByRole("dialog", { name: "Redo: bring the reverted turns back?" });
+      const redo = page.getByRole("dialog", { name: "Redo: bring back what the rewind took?" });
       await redo.waitFor();
       await shows(redo.locator(".revert-changes h3"), "Files that change (2)", "what the redo changes");
       await axe(page, "the redo dialog");
@@ -313,14 +313,14 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       const calls = undoCalls(page);
       writeFileSync(join(server.workspace, "notes.txt"), "my own edit\n");
 
-      const revert = userRow(page, SECOND).getByRole("button", { name: "Revert to here" });
+      const revert = userRow(page, SECOND).getByRole("button", { name: "Rewind to here" });
       await revert.click();
-      const dialog = page.getByRole("dialog", { name: "Revert to before this message?" });
+      const dialog = page.getByRole("dialog", { name: "Rewind to before this message?" });
       const warning = dialog.locator(".revert-warning");
       await shows(warning.locator("h3"), "Changed by hand since the agent’s last step", "the hand-edit warning");
-      await shows(warning, "Reverting overwrites your own changes to this file:", "what the warning says");
+      await shows(warning, "Rewinding overwrites your own changes to this file:", "what the warning says");
       assert.deepEqual(await warning.locator("li").allInnerTexts(), ["notes.txt"]);
-      const go = dialog.getByRole("button", { name: "Revert and overwrite my changes" });
+      const go = dialog.getByRole("button", { name: "Rewind and overwrite my changes" });
       await go.waitFor();
       assert.equal(await dialog.getByRole("button", { name: "Cancel" }).evaluate((el) => el === document.activeElement), true, "Cancel keeps the focus");
       await axe(page, "the revert dialog with a hand-edit warning");
@@ -335,7 +335,7 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       await revert.click();
       await go.click();
       await dialog.waitFor({ state: "detached" });
-      await shows(page.locator(".transcript .revert-note"), `Reverted 2 files to before “${SECOND}”`, "the revert note");
+      await shows(page.locator(".transcript .revert-note"), `Rewound 2 files and the conversation to before “${SECOND}”`, "the revert note");
       assert.equal(read(server, "notes.txt"), "one\n");
       assert.equal(existsSync(join(server.workspace, "extra.txt")), false);
       assert.deepEqual(
@@ -365,18 +365,18 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
 
       await box.fill("/undo");
       await box.press("Enter");
-      const dialog = page.getByRole("dialog", { name: "Revert to before this message?" });
+      const dialog = page.getByRole("dialog", { name: "Rewind to before this message?" });
       await shows(dialog.locator("#revert-dialog-desc"), `before “${SECOND}”`, "/undo reverts the last message");
-      await dialog.getByRole("button", { name: "Revert", exact: true }).click();
+      await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
       await dialog.waitFor({ state: "detached" });
-      await shows(page.locator(".transcript .revert-note"), `Reverted 2 files to before “${SECOND}”`, "the revert note");
+      await shows(page.locator(".transcript .revert-note"), `Rewound 2 files and the conversation to before “${SECOND}”`, "the revert note");
       assert.equal(read(server, "notes.txt"), "one\n");
       assert.equal(await userRow(page, FIRST).locator(".taken-back-label").count(), 0);
       await userRow(page, SECOND).locator(".taken-back-label").waitFor();
 
       await box.fill("/redo");
       await box.press("Enter");
-      const redo = page.getByRole("dialog", { name: "Redo: bring the reverted turns back?" });
+      const redo = page.getByRole("dialog", { name: "Redo: bring back what the rewind took?" });
       await redo.getByRole("button", { name: "Redo", exact: true }).click();
       await redo.waitFor({ state: "detached" });
       await shows(page.locator(".transcript .revert-note"), "Redone", "the note after /redo");
@@ -385,7 +385,7 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       // Undo again, then go on: the note no longer offers Redo, and /redo says why in plain words.
       await box.fill("/undo");
       await box.press("Enter");
-      await dialog.getByRole("button", { name: "Revert", exact: true }).click();
+      await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
       await dialog.waitFor({ state: "detached" });
       const active = page.locator('.transcript .revert-note[data-state="active"]');
       await active.getByRole("button", { name: "Redo" }).waitFor();
@@ -398,13 +398,13 @@ describe("search, revert and redo, reasoning effort", { skip, timeout: 600_000 }
       await redo.getByRole("button", { name: "Close" }).click();
       await redo.waitFor({ state: "detached" });
 
-      // A plan-agent message has no snapshot: no Revert to here on it.
+      // A plan-agent message has no snapshot: no Rewind to here on it.
       await box.fill("/plan");
       await box.press("Enter");
       await page.locator('.session-sub select[name="agent"][data-agent="plan"]').waitFor();
       await turn(page, "just look around", "Looked around: nothing to change.");
       await userRow(page, "just look around").locator(".msg-meta").waitFor();
-      assert.equal(await userRow(page, "just look around").getByRole("button", { name: "Revert to here" }).count(), 0);
+      assert.equal(await userRow(page, "just look around").getByRole("button", { name: "Rewind to here" }).count(), 0);
       assert.equal((await get(page, server, `/api/sessions/${id}`)).agent, "plan");
       assertClean(p);
     } finally {

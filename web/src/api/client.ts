@@ -14,10 +14,12 @@ import type {
   ErrorDetail,
   GrantScope,
   ImageInput,
+  Mode,
   PatchGoalParams,
   PatchSessionParams,
   PlanDecision,
   ProviderSettingsUpdate,
+  ProviderTestParams,
   PushSubscribeParams,
   QuestionAnswers,
   RedoParams,
@@ -283,8 +285,14 @@ export const api = {
   tools: (sessionId: string) => ok(client.GET("/api/tools", { params: { query: { session: sessionId } } })),
   answerQuestion: (id: string, answers: QuestionAnswers) =>
     ok(client.POST("/api/questions/{id}", { ...byId(id), body: { answers } })),
-  decidePlan: (id: string, decision: Exclude<PlanDecision, "unavailable">, feedback?: string) =>
-    ok(client.POST("/api/plans/{id}/decision", { ...byId(id), body: feedback !== undefined ? { decision, feedback } : { decision } })),
+  /** `mode` (with `approved` only): the session's mode for the implementation (left out: kept). */
+  decidePlan: (id: string, decision: Exclude<PlanDecision, "unavailable">, feedback?: string, mode?: Mode) =>
+    ok(
+      client.POST("/api/plans/{id}/decision", {
+        ...byId(id),
+        body: { decision, ...(feedback !== undefined ? { feedback } : {}), ...(mode ? { mode } : {}) },
+      }),
+    ),
 
   artifacts: (sessionId: string) => ok(client.GET("/api/sessions/{id}/artifacts", byId(sessionId))),
   /** A file of an artifact as text (the server always answers text/plain with ?inline=1). */
@@ -340,6 +348,11 @@ export const api = {
   /** 409 `provider_is_default` / `provider_from_config` when it cannot be removed. */
   deleteProvider: (id: string) => ok(client.DELETE("/api/providers/{id}", byId(id))),
   makeDefaultProvider: (id: string) => ok(client.POST("/api/providers/{id}/default", byId(id))),
+  /** The models the server a provider form describes lists, nothing saved; 502 when it cannot be asked. */
+  testProvider: (p: ProviderTestParams) => ok(client.POST("/api/providers/test", { body: p })),
+  /** The folders of `path` (absent: the home folder) and the recent workspaces, for a workspace picker. */
+  dirs: (path?: string, hidden = false) =>
+    ok(client.GET("/api/fs/dirs", { params: { query: { ...(path ? { path } : {}), ...(hidden ? { hidden } : {}) } } })),
 
   getWebSearch: () => ok(client.GET("/api/settings/websearch")),
   putWebSearch: (p: WebSearchSettingsUpdate) =>

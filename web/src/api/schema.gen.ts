@@ -232,6 +232,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fs/dirs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The folders of one folder, for choosing a workspace.
+         * @description Lists the folders (never files) of `path` — an absolute folder under the server's home
+         *     folder; absent: the home folder — by name, at most 1,000: no hidden folder unless `hidden`,
+         *     never the server's state directory or a credential location (`.ssh`, `.aws` …), a symlink
+         *     only when it leads to a folder under the home folder. `parent` is the folder above while
+         *     it is still under the home folder. `warning` says why not to work in `path` itself (the home
+         *     folder), and `recent` lists the last 10 distinct workspaces of the sessions, each with its
+         *     warning (a system folder such as `/etc`, the home folder). 404 when the folder does not
+         *     exist; 422 when it is not absolute, not a folder, outside the home folder, or refused.
+         */
+        get: operations["list_dirs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -626,6 +653,34 @@ export interface paths {
         get: operations["list_providers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a provider before saving it: the models its server lists.
+         * @description Builds a provider from what the Add/Edit provider form says (`kind`, `base_url`,
+         *     `api_key`, `model`, `api_mode`; nothing is stored) and asks its server for the model list,
+         *     as `GET /api/models` does for a saved one — within 5 s in all, reading at most 1 MiB,
+         *     following no redirect. Which key is sent (`key` in the answer): the one typed (`api_key`,
+         *     for this test only); else, with `id`, the saved provider's key, but only to the base URL
+         *     and kind it was saved with (a changed URL needs the key typed again); else none — never
+         *     the server's environment's. With `model`, `model_listed` says whether the server lists it.
+         *     Needs `admin`. 404 for an unknown `id`; 422 for invalid settings; 502 when the server
+         *     cannot be reached, refuses, answers with an error or more than 1 MiB, or takes over 5 s.
+         */
+        post: operations["test_provider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1442,7 +1497,9 @@ export interface paths {
          *     workspace, are listed in `kept` and left as they are unless `include` names them. Files of
          *     this session's that were changed by hand since, which the revert would overwrite, are listed
          *     in `hand_edited`; the revert is then refused (409) unless `force` is set. `dry_run` only
-         *     reports. The session must be idle.
+         *     reports. The session must be idle. `scope` narrows it: `conversation` takes the turns back
+         *     and leaves every file as it is; `files` puts the files back and leaves the conversation (its
+         *     `runs` list is then empty); `both` (the default) does both.
          */
         post: operations["revert"];
         delete?: never;
@@ -2389,6 +2446,30 @@ export interface components {
         DeviceList: {
             data: components["schemas"]["Device"][];
         };
+        /** @description One folder a workspace picker offers. */
+        DirEntry: {
+            name: string;
+            /** @description Absolute. */
+            path: string;
+        };
+        /** @description `GET /api/fs/dirs`: the folders of one folder under the home folder, for a workspace picker. */
+        DirListing: {
+            /**
+             * @description Its folders by name: no files, no hidden folder unless asked, never the server's state
+             *     directory or a credential location.
+             */
+            dirs: components["schemas"]["DirEntry"][];
+            /** @description Its parent, while that is still under the home folder (null at the home folder). */
+            parent?: string | null;
+            /** @description The folder listed (absolute, symlinks resolved). */
+            path: string;
+            /** @description The last 10 distinct workspaces of the sessions, most recent first. */
+            recent: components["schemas"]["RecentWorkspace"][];
+            /** @description More than 1,000 folders: the first 1,000 by name are listed. */
+            truncated: boolean;
+            /** @description Said before a session is started in `path` (the home folder itself). */
+            warning?: string | null;
+        };
         DroppedDiagram: {
             id: string;
             reason: string;
@@ -2486,7 +2567,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_result" | "user_message" | "wakeup" | "web_search";
+        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_output" | "tool_result" | "user_message" | "wakeup" | "web_search";
         /** @description One piece of evidence: a path, a test run, a log line… */
         Evidence: {
             /** @description 1 to 2,000 characters. */
@@ -2843,7 +2924,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolOutputEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -3076,6 +3157,11 @@ export interface components {
              */
             type: "model_usage";
         };
+        /**
+         * @description Which of a command's outputs a `tool_output` event carries.
+         * @enum {string}
+         */
+        OutputStream: "stdout" | "stderr";
         /** @description A display part of a tool result, for the UI only (the model sees the text). */
         Part: {
             lang: string;
@@ -3579,6 +3665,39 @@ export interface components {
          */
         ProviderSource: "flags" | "settings" | "config" | "none";
         /**
+         * @description A provider to test before (or without) saving it: what the Add/Edit provider form says.
+         * @example {
+         *       "base_url": "http://127.0.0.1:11434/v1",
+         *       "kind": "openai"
+         *     }
+         */
+        ProviderTestParams: {
+            /**
+             * @description A key typed in the form (at most 4096 bytes): sent to `base_url` for this test only,
+             *     never stored.
+             */
+            api_key?: string | null;
+            api_mode?: components["schemas"]["ApiMode"] | null;
+            /** @description As in `PUT /api/providers/{id}`; blank or null: the provider's default. */
+            base_url?: string | null;
+            /**
+             * @description The saved provider the form edits, if any: its stored key is used only when `base_url`
+             *     and `kind` are still the ones it was saved with (a changed URL needs the key typed).
+             */
+            id?: string | null;
+            /** @description `openai` (any OpenAI-compatible server) or `anthropic`. */
+            kind: components["schemas"]["ProviderKind"];
+            /** @description The model the form names: the answer says whether the server lists it. */
+            model?: string | null;
+        };
+        /** @description What a provider test found: the models the server lists (as `GET /api/models` gives them). */
+        ProviderTestResult: {
+            data: components["schemas"]["ModelInfo"][];
+            key: components["schemas"]["TestKey"];
+            /** @description With `model`: whether the server lists it (null without `model`). */
+            model_listed?: boolean | null;
+        };
+        /**
          * @description One configured provider (`GET /api/providers`).
          * @example {
          *       "api_key_env": null,
@@ -3765,6 +3884,12 @@ export interface components {
          * @enum {string}
          */
         ReasoningEffort: "low" | "medium" | "high";
+        /** @description A workspace the user's sessions used, most recent first. */
+        RecentWorkspace: {
+            path: string;
+            /** @description Said before a session is started there (a system folder, the home folder itself). */
+            warning?: string | null;
+        };
         /** @description `POST /api/sessions/{id}/redo`. */
         RedoParams: {
             dry_run?: boolean;
@@ -3819,6 +3944,12 @@ export interface components {
              *     before that message, and that turn and the later ones are taken back.
              */
             message_id: components["schemas"]["MessageId"];
+            /**
+             * @description What is taken back: `both` (the default: files and conversation), `conversation` (the
+             *     turns only; the files stay as they are) or `files` (the files only; the conversation and
+             *     what the model read stay). `/redo` brings back what the revert took.
+             */
+            scope?: components["schemas"]["RevertScope"];
         };
         /** @description What a revert or redo did (or, with `dry_run`, would do). */
         RevertResult: {
@@ -3842,6 +3973,11 @@ export interface components {
             /** @description The runs the model no longer sees (a revert), or sees again (a redo). */
             runs: components["schemas"]["RunId"][];
         };
+        /**
+         * @description What a revert takes back.
+         * @enum {string}
+         */
+        RevertScope: "both" | "conversation" | "files";
         /** @description A revert was undone (redo): its files and runs are back. */
         RevertUndoneEvent: components["schemas"]["EventEnvelope"] & {
             files: components["schemas"]["RevertFile"][];
@@ -4375,6 +4511,11 @@ export interface components {
              */
             type: "task_updated";
         };
+        /**
+         * @description Which key a provider test sent.
+         * @enum {string}
+         */
+        TestKey: "typed" | "saved" | "none";
         /** @description How the server speaks HTTPS. */
         TlsInfo: {
             /** @description `auto`: SHA-256 of the local CA certificate, `AB:CD:…`, to compare on a phone. */
@@ -4435,6 +4576,25 @@ export interface components {
         /** @description A tool's arguments as the model sent them (or as a dry run gives them): a JSON object whose fields depend on the tool, e.g. `{"command": "cargo test"}` for `shell` or `{"path": "src/main.rs"}` for `read_file`. */
         ToolInput: {
             [key: string]: unknown;
+        };
+        /**
+         * @description What a running command (`shell`, `run_process`, a `!command`) wrote so far, as it
+         *     comes: coalesced (about every 100 ms, or 4 KiB), at most 256 KiB per call and stream
+         *     together (then a line says the rest comes with the result). Its `tool_result` holds the
+         *     whole output, bounded as always.
+         */
+        ToolOutputEvent: components["schemas"]["EventEnvelope"] & {
+            call_id: components["schemas"]["CallId"];
+            stream: components["schemas"]["OutputStream"];
+            text: string;
+            /** @enum {string} */
+            type: "tool_output";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_output";
         };
         /** @description A tool finished: the text the model sees and parts for the UI. */
         ToolResultEvent: components["schemas"]["EventEnvelope"] & {
@@ -5640,6 +5800,94 @@ export interface operations {
             };
             /** @description The server's disk is full; nothing was saved (`disk_full`) */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_dirs: {
+        parameters: {
+            query?: {
+                /** @description An absolute folder under the home folder; absent: the home folder. */
+                path?: string;
+                /** @description List hidden folders (names starting with `.`) too. */
+                hidden?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirListing"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such folder */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not an absolute folder under the home folder, or one never listed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7248,6 +7496,129 @@ export interface operations {
             };
         };
     };
+    test_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderTestParams"];
+            };
+        };
+        responses: {
+            /** @description The server answered: its models */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTestResult"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No provider has this `id` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid settings */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server failed, could not be reached in 5 s, or answered more than 1 MiB */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     put_provider_by_id: {
         parameters: {
             query?: never;
@@ -7318,7 +7689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An invalid id or settings; nothing was stored */
+            /** @description An invalid id (`test` included: it is the test's path) or settings; nothing was stored */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -88,6 +88,11 @@ export type ProviderView = Schemas["ProviderView"];
 export type ProviderList = Schemas["ProviderList"];
 export type ProviderKind = Schemas["ProviderKind"];
 export type ProviderSource = Schemas["ProviderSource"];
+/** `POST /api/providers/test`: what the provider form says, tested without saving. */
+export type ProviderTestParams = Schemas["ProviderTestParams"];
+export type ProviderTestResult = Schemas["ProviderTestResult"];
+/** Which key a provider test sent: the one typed, the saved provider's, or none. */
+export type TestKey = Schemas["TestKey"];
 export type ProbeResult = Schemas["ProbeResult"];
 export type ProbedServer = Schemas["ProbedServer"];
 export type WebSearchSettings = Schemas["WebSearchSettingsView"];
@@ -104,6 +109,10 @@ export type McpState = Schemas["McpState"];
 export type WorkspaceConfigView = Schemas["WorkspaceConfigView"];
 export type WorkspaceMcpServer = Schemas["WorkspaceMcpServer"];
 export type WorkspaceConfigApproval = Schemas["WorkspaceConfigApproval"];
+/** `GET /api/fs/dirs`: one folder's folders under the home folder, and the recent workspaces. */
+export type DirListing = Schemas["DirListing"];
+export type DirEntry = Schemas["DirEntry"];
+export type RecentWorkspace = Schemas["RecentWorkspace"];
 
 // ---- Memories ----------------------------------------------------------------
 
@@ -153,6 +162,8 @@ export type PromptCommands = Schemas["PromptCommands"];
 export type SearchHit = Schemas["SearchHit"];
 export type SearchResults = Schemas["SearchResults"];
 export type RevertParams = Schemas["RevertParams"];
+/** What a revert takes back: the conversation, the files, or both (the default). */
+export type RevertScope = Schemas["RevertScope"];
 export type RedoParams = Schemas["RedoParams"];
 /** What a revert or redo did (or, as a dry run, would do). */
 export type RevertResult = Schemas["RevertResult"];
@@ -225,6 +236,8 @@ export type ArtifactList = Schemas["ArtifactList"];
 export type Task = Schemas["TaskInfo"];
 export type TaskList = Schemas["TaskList"];
 export type TaskOutput = Schemas["TaskOutput"];
+/** Which of a running command's outputs a `tool_output` event carries. */
+export type OutputStream = Schemas["OutputStream"];
 
 // ---- Events ---------------------------------------------------------------
 

@@ -34,6 +34,8 @@ export function ModelMenu({ session }: { session: Session }) {
   const trigger = useRef<HTMLButtonElement>(null);
   const pop = useRef<HTMLDivElement>(null);
   const listId = useId();
+  /** What the request that opened it asked to run once a model is picked. */
+  const afterPick = useRef<(() => void) | null>(null);
   const current = effectiveModel(session, list);
   const label = modelLabel(current);
 
@@ -43,12 +45,16 @@ export function ModelMenu({ session }: { session: Session }) {
   useEffect(() => {
     if (!request || request.session !== session.id) return;
     modelPickerRequest.set(null);
+    afterPick.current = request.then ?? null;
     setOpen(true);
   }, [request]);
 
   // Each opening reads the providers and asks every one for its models again.
   useEffect(() => {
-    if (!open) return;
+    if (!open) {
+      afterPick.current = null;
+      return;
+    }
     let live = true;
     setError(null);
     choose.setError(null);
@@ -99,7 +105,9 @@ export function ModelMenu({ session }: { session: Session }) {
     async (o: Extract<ModelOption, { kind: "default" | "model" }>) => {
       const p = o.kind === "default" ? { provider: null, model: null } : { provider: o.provider, model: o.model };
       upsertSession(await api.patchSession(session.id, p));
+      const then = afterPick.current;
       close();
+      then?.();
     },
     { message: (e) => `Not changed: ${errorText(e)}` },
   );

@@ -1,6 +1,6 @@
-import { useEffect, useId, useState } from "preact/hooks";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { Agent, Mode } from "../api/types";
+import type { Agent, DirListing, Mode } from "../api/types";
 import { useAction } from "../state/action";
 import { agents, refreshAgents } from "../state/agents";
 import { serverConfig } from "../state/app";
@@ -9,18 +9,55 @@ import { navigate, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
 import { agentChoices, agentLabel } from "../util/agents";
 import { FormError } from "./FormError";
+import { WorkspaceField } from "./WorkspaceField";
 import "../agents.css";
 
-const LAST_WS = "tradewind.lastWorkspace";
+const MODES: Mode[] = ["ask", "auto", "full"];
 
+/**
+ * "+ New": a session's workspace (pre-filled with the last one used, selected so typing replaces
+ * it, and warned about when it is a system folder or the home folder), title, agent and mode (the
+ * server's default shown chosen until another is picked).
+ */
 export function NewSessionForm({ onDone }: { onDone: () => void }) {
-  const [workspace, setWorkspace] = useState(() => localStorage.getItem(LAST_WS) ?? "");
+  const [workspace, setWorkspace] = useState("");
   const [title, setTitle] = useState("");
   const [agent, setAgent] = useState<Agent>("build");
-  const [mode, setMode] = useState<Mode>("ask");
+  // null: not picked, the server applies its default mode (shown chosen).
+  const [mode, setMode] = useState<Mode | null>(null);
+  const [home, setHome] = useState<DirListing | null>(null);
   const cfg = useObservable(serverConfig);
   const list = useObservable(agents);
   const hintId = useId();
+  const wsInput = useRef<HTMLInputElement | null>(null);
+  // The user has typed or picked a folder: the last one used no longer replaces it.
+  const touched = useRef(false);
+  const [prefilled, setPrefilled] = useState(false);
+  const shownMode = mode ?? cfg?.default_mode ?? "ask";
+
+  useLayoutEffect(() => wsInput.current?.focus(), []);
+
+  // The recent workspaces and the home folder, read each time the form opens; the last used one
+  // fills the field unless something was typed meanwhile (a failed read leaves it to type).
+  useEffect(() => {
+    api.dirs().then(
+      (l) => {
+        setHome(l);
+        const last = l.recent[0]?.path;
+        if (last && !touched.current) {
+          setWorkspace(last);
+          setPrefilled(true);
+        }
+      },
+      () => undefined,
+    );
+  }, []);
+
+  // Selected once filled, so that typing replaces it.
+  useLayoutEffect(() => {
+    const el = wsInput.current;
+    if (prefilled && el && document.activeElement === el) el.select();
+  }, [prefilled]);
 
   // The agents are read each time the form opens: a file added or trusted since is offered (a
   // failed read leaves the list read last, or the built-ins).
@@ -35,9 +72,8 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
       workspace: workspace.trim() || undefined,
       title: title.trim() || undefined,
       agent,
-      mode,
+      ...(mode ? { mode } : {}),
     });
-    if (workspace.trim()) localStorage.setItem(LAST_WS, workspace.trim());
     upsertSession(s);
     onDone();
     navigate(sessionPath(s.id));
@@ -49,17 +85,16 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
 
   return (
     <form class="new-session" onSubmit={submit} aria-label="New session">
-      <label class="field">
-        <span>Workspace folder</span>
-        <input
-          name="workspace"
-          value={workspace}
-          placeholder={cfg?.workspace ?? "server default"}
-          spellcheck={false}
-          autocomplete="off"
-          onInput={(e) => setWorkspace((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <WorkspaceField
+        value={workspace}
+        onChange={(w) => {
+          touched.current = true;
+          setWorkspace(w);
+        }}
+        placeholder={cfg?.workspace ?? "server default"}
+        home={home}
+        inputRef={wsInput}
+      />
       <label class="field">
         <span>Title (optional)</span>
         <input name="title" value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
@@ -82,10 +117,12 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
         </label>
         <label class="field">
           <span>Permissions</span>
-          <select name="mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as Mode)}>
-            <option value="ask">ask</option>
-            <option value="auto">auto</option>
-            <option value="full">full</option>
+          <select name="mode" value={shownMode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as Mode)}>
+            {MODES.map((m) => (
+              <option key={m} value={m}>
+                {m === cfg?.default_mode ? `${m} (server default)` : m}
+              </option>
+            ))}
           </select>
         </label>
       </div>

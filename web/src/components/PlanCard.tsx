@@ -1,10 +1,12 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { PlanDiagram } from "../api/types";
+import type { Mode, PlanDiagram } from "../api/types";
 import { lineDiff } from "../render/linediff";
 import { renderMarkdown } from "../render/markdown";
 import { useAction } from "../state/action";
+import { serverConfig } from "../state/app";
+import { useObservable } from "../state/observable";
 import { openArtifacts } from "../state/panels";
 import type { PlanState } from "../state/transcript";
 import { Diagram } from "./Diagram";
@@ -164,9 +166,14 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const [feedback, setFeedback] = useState("");
   const [giving, setGiving] = useState(false);
   const [comparing, setComparing] = useState(false);
-  // The card's buttons go with the plan_decided event: busy until then.
+  const cfg = useObservable(serverConfig);
+  // Full mode is worth offering only where the start flags let more than edits run unasked.
+  const offerFull = !!cfg && !cfg.read_only && (cfg.ceiling.process || cfg.ceiling.external || cfg.yolo);
+  // The card's buttons go with the plan_decided event: busy until then. An approval may set the
+  // session's mode for the implementation (`mode`; left out, the mode stays).
   const decision = useAction(
-    (d: "approved" | "feedback" | "skipped") => api.decidePlan(plan.id, d, d === "feedback" ? feedback.trim() : undefined),
+    (d: "approved" | "feedback" | "skipped", mode?: Mode) =>
+      api.decidePlan(plan.id, d, d === "feedback" ? feedback.trim() : undefined, mode),
     { stayBusy: true },
   );
   const busy = decision.busy;
@@ -351,9 +358,35 @@ export function PlanCard({ plan }: { plan: PlanState }) {
             </div>
           ) : (
             <div class="row">
-              <button type="button" class="btn primary" disabled={busy} onClick={() => void decide("approved")}>
+              <button
+                type="button"
+                class="btn primary"
+                disabled={busy}
+                title="The session keeps its permissions"
+                onClick={() => void decide("approved")}
+              >
                 Approve
               </button>
+              <button
+                type="button"
+                class="btn"
+                disabled={busy}
+                title="The session switches to auto: edits in the workspace run without asking"
+                onClick={() => void decide("approved", "auto")}
+              >
+                Approve and auto-accept edits
+              </button>
+              {offerFull && (
+                <button
+                  type="button"
+                  class="btn"
+                  disabled={busy}
+                  title="The session switches to full: everything the server allows runs without asking"
+                  onClick={() => void decide("approved", "full")}
+                >
+                  Approve in full mode
+                </button>
+              )}
               <button type="button" class="btn" disabled={busy} onClick={() => setGiving(true)}>
                 Add feedback
               </button>

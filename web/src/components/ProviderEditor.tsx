@@ -5,6 +5,7 @@ import type { ProviderKind, ProviderView } from "../api/types";
 import { useAction } from "../state/action";
 import { ApiModeField } from "./ApiModeField";
 import { FormError } from "./FormError";
+import { ProviderTest } from "./ProviderTest";
 
 const KINDS: { value: ProviderKind; label: string; url: string; keyEnv: string }[] = [
   { value: "openai", label: "OpenAI-compatible", url: "http://127.0.0.1:11434/v1", keyEnv: "OPENAI_API_KEY" },
@@ -218,6 +219,19 @@ export function ProviderEditor({
         />,
         <>Read on the server when no key is saved here; empty: {k.keyEnv}.</>,
       )}
+      <ProviderTest
+        form={() => ({
+          ...(existing ? { id: existing.id } : {}),
+          kind,
+          base_url: baseUrl.trim() || null,
+          model: model.trim() || null,
+          api_mode: kind === "openai" ? apiMode : null,
+          ...(apiKey ? { api_key: apiKey } : {}),
+        })}
+        current={model}
+        noKey={existing?.api_key_set ? "type the key again for a changed address" : null}
+        onPick={setModel}
+      />
       <div class="row">
         <button type="submit" class="btn primary" disabled={busy}>
           {busy ? "Saving…" : existing ? "Save" : "Add provider"}

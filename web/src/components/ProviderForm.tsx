@@ -1,9 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
-import type { ProviderSettings, ProviderSettingsUpdate } from "../api/types";
+import type { ProviderSettings, ProviderSettingsUpdate, ProviderTestParams } from "../api/types";
 import { useAction } from "../state/action";
 import { ApiModeField } from "./ApiModeField";
 import { FormError } from "./FormError";
+import { ProviderTest } from "./ProviderTest";
 
 const KINDS = ["openai", "anthropic", "replay"];
 
@@ -16,16 +17,16 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
   const [apiKey, setApiKey] = useState("");
   const [apiMode, setApiMode] = useState<"chat" | "responses">(initial?.api_mode === "responses" ? "responses" : "chat");
   const [status, setStatus] = useState<{ kind: "ok" | "error" | "info"; text: string } | null>(null);
-  const [test, setTest] = useState<{ ok: boolean; text: string; models?: string[] } | null>(null);
 
   useEffect(() => {
     api.getProvider().then(
       (p) => {
         setLoaded(p);
-        if (initial) return;
-        setKind(p.kind || "openai");
-        setBaseUrl(p.base_url ?? "");
-        setModel(p.model ?? "");
+        if (initial || !p.kind) return;
+        // What was typed before the answer came is kept.
+        setKind(p.kind);
+        setBaseUrl((typed) => typed || (p.base_url ?? ""));
+        setModel((typed) => typed || (p.model ?? ""));
         setApiMode(p.api_mode === "responses" ? "responses" : "chat");
       },
       (e) => setStatus({ kind: "error", text: `Could not load the provider settings: ${errorText(e)}` }),
@@ -64,16 +65,17 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
     void put.run();
   };
 
-  const testConnection = async () => {
-    setTest({ ok: true, text: "Testing…" });
-    try {
-      const r = await api.models();
-      const ids = r.data.map((m) => m.id);
-      setTest({ ok: true, text: `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"} available.`, models: ids });
-    } catch (err) {
-      setTest({ ok: false, text: `Connection failed: ${errorText(err)}` });
-    }
-  };
+  /** What the form says, as a test takes it (the replay provider cannot be tested here). */
+  const testForm = (): ProviderTestParams | null =>
+    kind === "openai" || kind === "anthropic"
+      ? {
+          kind,
+          base_url: baseUrl.trim() || null,
+          model: model.trim() || null,
+          api_mode: kind === "openai" ? apiMode : null,
+          ...(apiKey ? { api_key: apiKey } : {}),
+        }
+      : null;
 
   return (
     <section class="card">
@@ -115,17 +117,9 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
           <input
             name="model"
             value={model}
-            list="model-options"
             spellcheck={false}
             onInput={(e) => setModel((e.target as HTMLInputElement).value)}
           />
-          {test?.models && (
-            <datalist id="model-options">
-              {test.models.map((m) => (
-                <option key={m} value={m} />
-              ))}
-            </datalist>
-          )}
         </label>
         <label class="field">
           <span>API key {loaded?.api_key_set ? "(set — leave empty to keep it)" : "(not set)"}</span>
@@ -142,21 +136,19 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
           <button type="submit" class="btn primary" disabled={busy}>
             {busy ? "Saving…" : "Save"}
           </button>
-          <button type="button" class="btn" onClick={() => void testConnection()}>
-            Test connection
-          </button>
         </div>
+        <ProviderTest
+          form={testForm}
+          current={model}
+          noKey={loaded?.api_key_set ? "type the key to test with it" : null}
+          onPick={setModel}
+        />
         {status && (
           <p class={status.kind === "error" ? "error" : "ok"} role="status">
             {status.text}
           </p>
         )}
         <FormError error={put.error} role="status" />
-        {test && (
-          <p class={test.ok ? "ok" : "error"} role="status">
-            {test.text}
-          </p>
-        )}
       </form>
     </section>
   );

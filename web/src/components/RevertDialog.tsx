@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
-import type { RevertFile } from "../api/types";
+import type { RevertFile, RevertScope } from "../api/types";
 import { useObservable } from "../state/observable";
-import { closeRevert, confirmRevert, type RevertFlow, revertFlow } from "../state/revert";
+import { chooseScope, closeRevert, confirmRevert, type RevertFlow, revertFlow } from "../state/revert";
 import { FormError } from "./FormError";
 import { RevertKept } from "./RevertKept";
 import { quoted } from "./RevertNote";
@@ -34,8 +34,41 @@ function FileList({ files }: { files: RevertFile[] }) {
   );
 }
 
+const SCOPES: { scope: RevertScope; label: string }[] = [
+  { scope: "both", label: "Conversation and files" },
+  { scope: "conversation", label: "Conversation only" },
+  { scope: "files", label: "Files only" },
+];
+
+/** What a rewind does, for each choice of what goes back. */
+function rewindText(scope: RevertScope, before: string): string {
+  switch (scope) {
+    case "both":
+      return `The files this session’s runs changed go back to how they were before ${before}, and that turn and every later one are taken back: the agent no longer sees them (they stay here, dimmed). Redo brings them back until the conversation goes on.`;
+    case "conversation":
+      return `The conversation goes back to before ${before}: that turn and every later one are taken back, the agent no longer sees them (they stay here, dimmed). Every file stays as it is. Redo brings the turns back until the conversation goes on.`;
+    case "files":
+      return `The files this session’s runs changed go back to how they were before ${before}. The conversation stays as it is: the agent still sees every turn. Redo puts the files back until the conversation goes on.`;
+  }
+}
+
+/** The choice of what a rewind takes back; choosing reads the dry run again. */
+function ScopeChoice({ flow }: { flow: RevertFlow }) {
+  return (
+    <fieldset class="revert-scope" disabled={flow.phase === "applying"}>
+      <legend>What goes back</legend>
+      {SCOPES.map((o) => (
+        <label key={o.scope} class="revert-scope-option">
+          <input type="radio" name="revert-scope" value={o.scope} checked={flow.scope === o.scope} onChange={() => chooseScope(o.scope)} />
+          {o.label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /**
- * The question before a revert or redo, a native modal <dialog>: what the dry run says would
+ * The question before a rewind or redo, a native modal <dialog>: what the dry run says would
  * change, the files changed by hand that would be overwritten set apart at the top, the files it
  * leaves as they are (changed by hand or by another session) listed apart with a checkbox each,
  * and the buttons. Esc (or Cancel) closes it and changes nothing.
@@ -52,16 +85,22 @@ function Ask({ flow }: { flow: RevertFlow }) {
   const hand = p?.hand_edited ?? [];
   const kept = p?.kept ?? [];
   const revert = flow.kind === "revert";
-  // Ready: the button that does it takes the focus, unless it would overwrite changes by hand.
+  // The conversation alone: no file changes, none is listed.
+  const files = !revert || flow.scope !== "conversation";
+  // Ready the first time: the button that does it takes the focus, unless it would overwrite
+  // changes by hand (a later dry run, for another choice, leaves the focus on that choice).
+  const focused = useRef(false);
   useEffect(() => {
-    if (flow.phase === "confirm" && hand.length === 0 && !flow.error) go.current?.focus();
+    if (flow.phase !== "confirm" || focused.current) return;
+    focused.current = true;
+    if (hand.length === 0 && !flow.error) go.current?.focus();
   }, [flow.phase]);
 
-  const title = revert ? "Revert to before this message?" : "Redo: bring the reverted turns back?";
+  const title = revert ? "Rewind to before this message?" : "Redo: bring back what the rewind took?";
   const what = revert
-    ? `The files this session’s runs changed go back to how they were before ${quoted(flow.target?.text ?? "")}, and that turn and every later one are taken back: the agent no longer sees them (they stay here, dimmed). Redo brings them back until the conversation goes on.`
-    : "The files the revert changed go back to how they were just before it, and the turns it took back count again.";
-  const verb = revert ? "Revert" : "Redo";
+    ? rewindText(flow.scope, quoted(flow.target?.text ?? ""))
+    : "What the rewind took back comes back: the files it changed go back to how they were just before it, and the turns it took back count again.";
+  const verb = revert ? "Rewind" : "Redo";
   return (
     <dialog
       ref={ref}
@@ -72,6 +111,7 @@ function Ask({ flow }: { flow: RevertFlow }) {
     >
       <h2 id="revert-dialog-title">{title}</h2>
       <p id="revert-dialog-desc">{what}</p>
+      {revert && <ScopeChoice flow={flow} />}
       {flow.phase === "checking" && (
         <p class="muted" role="status">
           Checking what would change…
@@ -81,7 +121,7 @@ function Ask({ flow }: { flow: RevertFlow }) {
         <section class="revert-warning" aria-labelledby="revert-hand-title">
           <h3 id="revert-hand-title">Changed by hand since the agent’s last step</h3>
           <p>
-            {revert ? "Reverting" : "Redoing"} overwrites your own changes to {hand.length === 1 ? "this file" : `these ${hand.length} files`}:
+            {revert ? "Rewinding" : "Redoing"} overwrites your own changes to {hand.length === 1 ? "this file" : `these ${hand.length} files`}:
           </p>
           <ul class="revert-files">
             {hand.map((path) => (
@@ -92,7 +132,8 @@ function Ask({ flow }: { flow: RevertFlow }) {
           </ul>
         </section>
       )}
-      {p && (
+      {p && !files && <p class="muted revert-files-stay">Every file stays as it is.</p>}
+      {p && files && (
         <section class="revert-changes" aria-labelledby="revert-files-title">
           <h3 id="revert-files-title">
             {p.files.length > 0 ? `Files that change (${p.files.length})` : kept.length > 0 ? "None of this session’s files change" : "No files change"}
@@ -100,8 +141,8 @@ function Ask({ flow }: { flow: RevertFlow }) {
           {p.files.length > 0 && <FileList files={p.files} />}
         </section>
       )}
-      {kept.length > 0 && (
-        <RevertKept kept={kept} ticked={flow.ticked} verb={revert ? "revert" : "redo"} disabled={flow.phase !== "confirm"} />
+      {files && kept.length > 0 && (
+        <RevertKept kept={kept} ticked={flow.ticked} verb={revert ? "rewind" : "redo"} disabled={flow.phase !== "confirm"} />
       )}
       <FormError error={flow.error} />
       <div class="row dialog-actions">
@@ -115,7 +156,7 @@ function Ask({ flow }: { flow: RevertFlow }) {
           >
             {flow.phase === "applying"
               ? revert
-                ? "Reverting…"
+                ? "Rewinding…"
                 : "Redoing…"
               : hand.length > 0
                 ? `${verb} and overwrite my changes`

@@ -12,18 +12,37 @@ function filesWord(n: number): string {
   return `${n} file${n === 1 ? "" : "s"}`;
 }
 
+/** What a redo brought back. */
+function redoneWhat(item: RevertItem): string {
+  const files = item.redoFiles.length > 0 ? filesWord(item.redoFiles.length) : "";
+  const turns = item.runs.length > 0 ? "the turns" : "";
+  if (files && turns) return `${files} and ${turns} are`;
+  if (files) return `${files} ${item.redoFiles.length === 1 ? "is" : "are"}`;
+  return turns ? `${turns} are` : "nothing to bring";
+}
+
+/** What a rewind did, from what its event lists: files put back, turns taken back, or both. */
+function rewoundLine(item: RevertItem): string {
+  const n = item.files.length;
+  const before = `to before ${quoted(item.prompt)}`;
+  if (n > 0 && item.runs.length > 0) return `Rewound ${filesWord(n)} and the conversation ${before}`;
+  if (n > 0) return `Rewound ${filesWord(n)} ${before}; the conversation stays`;
+  if (item.runs.length > 0) return `Rewound the conversation ${before}; no files changed`;
+  return `Rewound ${before}; nothing changed`;
+}
+
 /**
- * Where a revert happened: what it did, the files folded away, and Redo while it can still be
+ * Where a rewind happened: what it did, the files folded away, and Redo while it can still be
  * undone. After a redo it says so; the turns it took back are then shown as before.
  */
 export function RevertNote({ item }: { item: RevertItem }) {
   const n = item.files.length;
-  const line = n > 0 ? `Reverted ${filesWord(n)} to before ${quoted(item.prompt)}` : `Reverted to before ${quoted(item.prompt)} (no files changed)`;
+  const line = rewoundLine(item);
   return (
     <div class="system-note revert-note" role="note" data-revert-id={item.revertId} data-state={item.undone ? "undone" : "active"}>
       <span class="system-note-label">
         {line}
-        {item.undone && ` · Redone: ${item.redoFiles.length > 0 ? `${filesWord(item.redoFiles.length)} and ` : ""}the turns are back`}
+        {item.undone && ` · Redone: ${redoneWhat(item)} back`}
       </span>
       {item.redoable && (
         <>

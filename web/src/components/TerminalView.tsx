@@ -3,7 +3,7 @@ import { api } from "../api/client";
 import type { TerminalPart } from "../api/types";
 import { useAction } from "../state/action";
 import { route } from "../state/router";
-import { duration } from "../util/format";
+import { duration, outputLabel } from "../util/format";
 import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
 import { CopyButton } from "./CopyButton";
@@ -17,22 +17,32 @@ function joinOutput(stdout: string | null | undefined, stderr: string | null | u
   return out.endsWith("\n") ? out + err : `${out}\n${err}`;
 }
 
+/**
+ * A command's result: its output, each stream's block labelled by its stream, and how it ended.
+ * Colours follow the exit status, not the stream: what a passing command wrote to stderr
+ * (progress, warnings) is not shown as an error; a failing command's stderr is.
+ */
 export function TerminalView({ part }: { part: TerminalPart }) {
   const code = part.exit_code;
   const ok = code === 0;
   return (
-    <figure class="terminal" data-exit-code={code ?? ""}>
+    <figure class={`terminal ${ok ? "terminal-ok" : "terminal-fail"}`} data-exit-code={code ?? ""}>
       <figcaption class="terminal-head">
         <span class="prompt" aria-hidden="true">$</span>
         <code class="terminal-cmd">
           <VisibleText text={part.command} newlines />
         </code>
       </figcaption>
-      {part.stdout && <AnsiText text={part.stdout} class="stdout" label="Output" />}
+      {part.stdout && (
+        <div class="stream-block stdout-block">
+          {part.stderr && <span class="stream-label">stdout</span>}
+          <AnsiText text={part.stdout} class="stdout" label={outputLabel("Standard output", part.command)} />
+        </div>
+      )}
       {part.stderr && (
-        <div class="stderr-block">
+        <div class="stream-block stderr-block">
           <span class="stream-label">stderr</span>
-          <AnsiText text={part.stderr} class="stderr" label="Error output" />
+          <AnsiText text={part.stderr} class="stderr" label={outputLabel("Standard error", part.command)} />
         </div>
       )}
       {!part.stdout && !part.stderr && <p class="muted small pad">(no output)</p>}

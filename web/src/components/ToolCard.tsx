@@ -5,6 +5,7 @@ import { inputSummary } from "../util/format";
 import { DiffView } from "./DiffView";
 import { TerminalView } from "./TerminalView";
 import { InlineCode } from "./InlineCode";
+import { LiveTerminal } from "./LiveTerminal";
 import { ResultParts, displayParts } from "./ResultParts";
 import { SubagentToolResult } from "./SubagentToolResult";
 import { ToolInput } from "./ToolInput";
@@ -12,11 +13,25 @@ import { VisibleText } from "./VisibleText";
 
 function statusOf(t: ToolItem): { label: string; cls: string } {
   if (t.result) return t.result.ok ? { label: "done", cls: "ok" } : { label: "failed", cls: "fail" };
-  if (t.decision === "deny") return { label: "denied", cls: "fail" };
+  if (t.decision === "deny" || t.approval === "deny") return { label: "denied", cls: "fail" };
+  if (t.approval === "expired") return { label: "not approved in time", cls: "fail" };
   // The run ended first: nothing waits or runs any more.
   if (t.runEnded) return { label: "not finished", cls: "fail" };
-  if (t.decision === "ask" || t.approvalId) return { label: "waiting for approval", cls: "wait" };
+  // Asked and not answered yet; once allowed, it runs.
+  if ((t.decision === "ask" || t.approvalId) && t.approval === null) return { label: "waiting for approval", cls: "wait" };
   return { label: "running", cls: "run" };
+}
+
+/** How many lines of a failed call's error its closed card shows. */
+const PEEK_LINES = 3;
+const PEEK_CHARS = 300;
+
+/** The first lines of an error, for a closed card (the whole text is in its body). */
+function errorPeek(text: string): string {
+  const lines = text.trim().split("\n");
+  let peek = lines.slice(0, PEEK_LINES).join("\n");
+  if (peek.length > PEEK_CHARS) peek = peek.slice(0, PEEK_CHARS);
+  return peek.length < text.trim().length ? `${peek.trimEnd()}…` : peek;
 }
 
 /** The call id the server gives the reads an `@path` in a prompt attaches. */
@@ -40,6 +55,8 @@ export function ToolCard({ item }: { item: ToolItem }) {
   const shown = displayParts(parts);
   const summary = inputSummary(item.tool, item.input);
   const id = `tool-${item.callId}`;
+  // A failed call says why on its closed card; a command's output below says it already.
+  const peek = !open && item.result && !item.result.ok && terms.length === 0 ? errorPeek(item.result.text) : "";
   return (
     <div class={`tool-card tool-${st.cls}`} data-tool={item.tool} data-call-id={item.callId}>
       <button
@@ -50,7 +67,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         onClick={() => setOpen(!open)}
       >
         <span class="tool-caret" aria-hidden="true">{open ? "▾" : "▸"}</span>
-        <span class="tool-name">{item.tool}</span>
+        <span class="tool-name">{item.tool || "command"}</span>
         {item.callId.startsWith(MENTION) && (
           <span class="tool-origin muted small" title="Read for the prompt's @ mention">
             @ mention
@@ -62,6 +79,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         </span>
         <span class={`tool-status status-${st.cls}`}>{st.label}</span>
       </button>
+      {peek && <p class="tool-error-peek">{peek}</p>}
       {open && (
         <div class="tool-body" id={id}>
           <ToolInput tool={item.tool} input={item.input} />
@@ -87,6 +105,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
       {terms.map((t, i) => (
         <TerminalView key={`t${i}`} part={t} />
       ))}
+      {!item.result && item.output && <LiveTerminal command={summary} output={item.output} running={st.cls === "run"} />}
       <ResultParts parts={shown} />
       <SubagentToolResult item={item} />
     </div>

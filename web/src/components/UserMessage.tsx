@@ -22,7 +22,7 @@ export function UserMessage({ item }: { item: UserItem }) {
 function TypedMessage({ item }: { item: UserItem }) {
   const [editing, setEditing] = useState(false);
   const isCommand = item.text.startsWith("!");
-  // Only a build run records the files before it; a turn already taken back is not reverted again.
+  // Only a build run records the files before it; a turn already taken back is not rewound again.
   const revertable = item.agent !== "plan" && !item.takenBack && item.messageId !== "";
   return (
     <div class={`msg msg-user${isCommand ? " msg-command" : ""}`} data-seq={item.seq}>
@@ -51,10 +51,10 @@ function TypedMessage({ item }: { item: UserItem }) {
           <button
             type="button"
             class="btn small ghost msg-revert"
-            title="Put the files back to how they were before this message, and take this turn and the later ones back"
+            title="Take the conversation, the files or both back to how they were before this message"
             onClick={() => startRevert(item.sessionId, { messageId: item.messageId, text: item.text })}
           >
-            Revert to here
+            Rewind to here
           </button>
         )}
       </div>

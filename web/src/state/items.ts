@@ -24,6 +24,7 @@ import type {
   Task,
   WebSource,
 } from "../api/types";
+import type { LiveOutput } from "./output";
 
 export interface ItemBase {
   key: string;
@@ -76,6 +77,8 @@ export interface AssistantItem extends ItemBase {
   at: number;
   /** The pages the answer cites (the provider's own web search). */
   citations: Citation[];
+  /** The prompt Regenerate sends again: set on the last finished answer only, when it can be. */
+  regenerate?: UserItem;
 }
 
 export interface ToolResult {
@@ -94,6 +97,13 @@ export interface ToolItem extends ItemBase {
   decision: PolicyDecision | null;
   decisionReason: string | null;
   approvalId: string | null;
+  /** The user's answer to its approval (null: none was asked, or it waits for one). */
+  approval: ApprovalOutcome | null;
+  /**
+   * What the command wrote while it ran (`tool_output`), until its result brings the whole
+   * output (null: nothing came, or the result did).
+   */
+  output: LiveOutput | null;
   result: ToolResult | null;
   /** Its run finished before a result came: it waits for nothing any more. */
   runEnded: boolean;

@@ -59,10 +59,14 @@ export function defaultProvider(list: ProviderList | null): ProviderView | null 
   return list?.data.find((p) => p.id === list.default) ?? null;
 }
 
-/** A request to open the model picker of a session's header (`/model` alone); `n` makes each new. */
-export const modelPickerRequest = new Observable<{ session: string; n: number } | null>(null);
+/**
+ * A request to open the model picker of a session's header (`/model` alone, "Regenerate with
+ * another model…"); `n` makes each new; `then` runs once a model is picked (not if the picker
+ * closes without one).
+ */
+export const modelPickerRequest = new Observable<{ session: string; n: number; then?: () => void } | null>(null);
 let requests = 0;
 
-export function openModelPicker(sessionId: string): void {
-  modelPickerRequest.set({ session: sessionId, n: ++requests });
+export function openModelPicker(sessionId: string, then?: () => void): void {
+  modelPickerRequest.set({ session: sessionId, n: ++requests, then });
 }

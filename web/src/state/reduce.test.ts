@@ -162,6 +162,35 @@ describe("each event kind", () => {
     expect(t.v).toBe(3);
   });
 
+  it("tool_output builds the running command's output, stdout and stderr in the order they came; its result replaces it", () => {
+    const out = (seq: number, stream: "stdout" | "stderr", text: string, callId = "C1") => ev(seq, "tool_output", { call_id: callId, stream, text });
+    let s = applyAll([started(1), toolCall(2)]);
+    takeChanges(s);
+    s = applyAll([out(3, "stdout", "first\n"), out(4, "stderr", "warn\n"), out(5, "stdout", "second\n")], s);
+    const t = only(s, "tool");
+    expect(t.output?.chunks.map((c) => [c.stream, c.text])).toEqual([
+      ["stdout", "first\n"],
+      ["stderr", "warn\n"],
+      ["stdout", "second\n"],
+    ]);
+    expect(t.v).toBe(4);
+    // Text only, to a tool item already shown: only that item changed, nothing was added.
+    const changes = takeChanges(s);
+    expect([changes.added, new Set(changes.touched)]).toEqual([false, new Set([t])]);
+    s = applyAll([toolResult(6), out(7, "stdout", "late\n")], s);
+    expect(t.output).toBeNull();
+    expect(t.result?.ok).toBe(true);
+  });
+
+  it("tool_output whose call is in a page not read yet makes the card; its result names the tool", () => {
+    const s = applyAll([ev(5, "tool_output", { call_id: "C9", stream: "stdout", text: "building\n" })]);
+    const t = only(s, "tool");
+    expect([t.tool, t.output?.size]).toEqual(["", 9]);
+    expect(s.activeRunId).toBe("R1");
+    applyAll([toolResult(6, "C9", "shell")], s);
+    expect(t.tool).toBe("shell");
+  });
+
   it("a subagent tool's result moves the subagent marks", () => {
     const s = applyAll([started(1), toolCall(2, "C1", "task"), toolResult(3, "C1", "task", "{}")]);
     expect(s.subagentMarks).toBe(1);
@@ -187,6 +216,8 @@ describe("each event kind", () => {
     expect(a.decision).toBeNull();
     s = reduce(s, ev(4, "approval_decided", { approval_id: "P1", decision: "once" }));
     expect(a.decision).toBe("once");
+    // Its call's card stops waiting: allowed, it runs.
+    expect(s.tools.get("C1")?.approval).toBe("once");
   });
 
   it("approval_decided keeps a denial's reason", () => {
@@ -379,6 +410,30 @@ describe("each event kind", () => {
     s = reduce(s, ev(8, "revert_undone", { revert_id: "V1", runs: ["R2"], files: [{ path: "a.txt", action: "restored" }] }, null));
     expect([revert.undone, revert.redoable]).toEqual([true, false]);
     expect(second?.takenBack).toBeUndefined();
+  });
+
+  it("a rewind of the files only leaves the turns an earlier rewind took back dimmed", () => {
+    let s = applyAll([started(1), prompt(2, "first"), finished(3), started(4, "R2"), prompt(5, "second", "R2"), finished(6, "R2")]);
+    s = reduce(s, ev(7, "session_reverted", { revert_id: "V1", message_id: "M5", runs: ["R2"], files: [] }, null));
+    s = reduce(s, ev(8, "session_reverted", { revert_id: "V2", message_id: "M2", runs: [], files: [{ path: "a.txt", action: "restored" }] }, null));
+    const second = s.items.find((it) => it.kind === "user" && it.text === "second");
+    const first = s.items.find((it) => it.kind === "user" && it.text === "first");
+    expect([first?.takenBack, second?.takenBack]).toEqual([undefined, "lead"]);
+  });
+
+  it("Regenerate is on the last finished answer only, and on none while a run goes on", () => {
+    const answer = (seq: number, id: string, run: string) => ev(seq, "message_complete", { message_id: id, text: `answer ${id}`, reasoning: "" }, run);
+    const regenerating = (st: TranscriptState) =>
+      st.items.flatMap((it) => (it.kind === "assistant" && it.regenerate ? [[it.messageId, it.regenerate.text]] : []));
+    let s = reduceBatch(emptyState(SESSION), [started(1), prompt(2, "first"), answer(3, "A1", "R1"), finished(4)]).state;
+    expect(regenerating(s)).toEqual([["A1", "first"]]);
+    s = reduceBatch(s, [started(5, "R2"), prompt(6, "second", "R2"), answer(7, "A2", "R2")]).state;
+    expect(regenerating(s)).toEqual([]);
+    s = reduceBatch(s, [finished(8, "R2")]).state;
+    expect(regenerating(s)).toEqual([["A2", "second"]]);
+    // Taken back: the answer before it offers it.
+    s = reduceBatch(s, [ev(9, "session_reverted", { revert_id: "V1", message_id: "M6", runs: ["R2"], files: [] }, null)]).state;
+    expect(regenerating(s)).toEqual([["A1", "first"]]);
   });
 
   it("goal_updated sets the goal; a goal prompt then counts its turn", () => {

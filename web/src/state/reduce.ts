@@ -45,6 +45,8 @@ import type {
   WebSearchItem,
   HookItem,
 } from "./items";
+import { appendOutput, emptyOutput } from "./output";
+import { regenerateTarget } from "./regenerate";
 import { RevertBook, revertItem } from "./reverts";
 
 /** Task states that may still change (a task in one of them is live). */
@@ -61,6 +63,7 @@ const IN_RUN: ReadonlySet<EventType> = new Set<EventType>([
   "message_complete",
   "tool_call",
   "policy_decision",
+  "tool_output",
   "tool_result",
   "approval_requested",
   "question_asked",
@@ -129,6 +132,8 @@ export interface TranscriptState {
   subagentMarks: number;
   /** The goal turns used as the latest `goal_updated` held counts them (null: none held). */
   goalTurns: number | null;
+  /** The answer that offers Regenerate (null: none does). */
+  regenerateOn: AssistantItem | null;
   changes: Changes;
 }
 
@@ -170,6 +175,7 @@ export function emptyState(sessionId: string): TranscriptState {
     childMarks: 0,
     subagentMarks: 0,
     goalTurns: null,
+    regenerateOn: null,
     changes: noChanges(),
   };
   return s;
@@ -230,6 +236,7 @@ export function reduceBatch(s: TranscriptState, frames: readonly EventFrame[], a
     s = reduce(s, f);
     applied.push(f);
   }
+  if (applied.length > 0) markRegenerate(s);
   return { state: s, applied, later, gap };
 }
 
@@ -242,6 +249,7 @@ export function reduceBatch(s: TranscriptState, frames: readonly EventFrame[], a
 export function rebuild(prev: TranscriptState, held: readonly EventFrame[]): TranscriptState {
   let s = emptyState(prev.sessionId);
   for (const ev of held) s = reduce(s, ev);
+  markRegenerate(s);
   for (const [id, t] of prev.tasks) s.tasks.set(id, t);
   s.runMarks = prev.runMarks;
   s.usageMarks = prev.usageMarks;
@@ -277,6 +285,22 @@ function touch(s: TranscriptState, item: Item): void {
   item.v++;
   s.changes.itemsChanged = true;
   s.changes.touched.push(item);
+}
+
+/** Regenerate moves to the answer that now offers it (once per batch of events). */
+function markRegenerate(s: TranscriptState): void {
+  const t = regenerateTarget(s.items, s.runs, s.activeRunId);
+  const prev = s.regenerateOn;
+  if (prev === (t?.answer ?? null) && prev?.regenerate === t?.prompt) return;
+  if (prev) {
+    prev.regenerate = undefined;
+    touch(s, prev);
+  }
+  if (t) {
+    t.answer.regenerate = t.prompt;
+    touch(s, t.answer);
+  }
+  s.regenerateOn = t?.answer ?? null;
 }
 
 function add<T extends Item>(s: TranscriptState, item: T): T {
@@ -355,7 +379,11 @@ function assistant(s: TranscriptState, ev: EventEnvelope, messageId: string): As
   return m;
 }
 
-function tool(s: TranscriptState, ev: EventOf<"tool_call" | "tool_result">): ToolItem {
+/**
+ * The call's item, made by the first of its events held. A call first seen by its output (its
+ * `tool_call` is in a page not read yet) has no tool name until its result brings one.
+ */
+function tool(s: TranscriptState, ev: EventOf<"tool_call" | "tool_output" | "tool_result">): ToolItem {
   let t = s.tools.get(ev.call_id);
   if (!t) {
     t = add<ToolItem>(s, {
@@ -365,12 +393,14 @@ function tool(s: TranscriptState, ev: EventOf<"tool_call" | "tool_result">): Too
       run: ev.run ?? null,
       v: 0,
       callId: ev.call_id,
-      tool: ev.tool,
+      tool: ev.type === "tool_output" ? "" : ev.tool,
       effect: ev.type === "tool_call" ? ev.effect : null,
       input: ev.type === "tool_call" ? ev.input : null,
       decision: null,
       decisionReason: null,
       approvalId: null,
+      approval: null,
+      output: null,
       result: null,
       runEnded: false,
     });
@@ -525,12 +555,30 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
         a.reason = ev.reason ?? null;
         const item = s.approvalItems.get(a.id);
         if (item) touch(s, item);
+        // Its call's card stops waiting: it runs (or is denied) from now on.
+        const t = s.tools.get(a.event.call_id);
+        if (t) {
+          t.approval = ev.decision;
+          touch(s, t);
+        }
       }
+      break;
+    }
+    case "tool_output": {
+      const t = tool(s, ev);
+      // The result holds the whole output: what came live is no longer shown.
+      if (t.result) break;
+      t.output ??= emptyOutput();
+      appendOutput(t.output, ev.stream, ev.text);
+      touch(s, t);
       break;
     }
     case "tool_result": {
       const t = tool(s, ev);
+      // Made by its output (its call not held): the result names the tool.
+      if (!t.tool) t.tool = ev.tool;
       t.result = { ok: ev.ok, text: ev.text, parts: ev.parts };
+      t.output = null;
       if (SUBAGENT_TOOLS.has(t.tool)) s.subagentMarks++;
       touch(s, t);
       shownBy(t.key);

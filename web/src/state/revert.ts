@@ -1,13 +1,15 @@
-// Revert and redo, as the user goes through them: a dry run says what would change (which files
-// changed by hand would be overwritten, and which files changed by hand or by another session it
-// leaves as they are), a dialog asks (those left can be ticked to go back too), then the real
-// call, with the ticked ones as `include`. The transcript shows the outcome from the events it
+// Rewind (a revert) and redo, as the user goes through them: a dry run says what would change
+// (which files changed by hand would be overwritten, and which files changed by hand or by another
+// session it leaves as they are), a dialog asks (what goes back can be chosen there: the
+// conversation and the files, or only one of them; those files left can be ticked to go back too),
+// then the real call, with the ticked ones as `include`. The transcript shows the outcome from the events it
 // brings (`session_reverted`, `revert_undone`), never from the answer, so a reload shows the same.
-import { ApiError, api, errorText } from "../api/client";
-import type { RevertResult } from "../api/types";
+import { ApiError, api, attachmentUrl, errorText } from "../api/client";
+import type { ImageInput, ImageRef, RevertResult, RevertScope } from "../api/types";
+import { toBase64 } from "../util/images";
 import { includedPaths, tick } from "./kept";
 import { Observable } from "./observable";
-import type { UndoTarget } from "./transcript";
+import type { UndoTarget, UserItem } from "./transcript";
 
 export type RevertKind = "revert" | "redo";
 
@@ -18,6 +20,8 @@ export interface RevertFlow {
   kind: RevertKind;
   /** The message reverted to (a revert), null for a redo. */
   target: UndoTarget | null;
+  /** What a revert takes back (a redo brings back what its revert took, whatever this says). */
+  scope: RevertScope;
   /** `checking`: the dry run is on its way; `failed`: it failed (`error` says why). */
   phase: "checking" | "confirm" | "applying" | "failed";
   preview: RevertResult | null;
@@ -42,7 +46,9 @@ function update(id: number, change: Partial<RevertFlow>): void {
 
 function call(f: RevertFlow, opts: { dry_run?: boolean; force?: boolean; include?: string[] }): Promise<RevertResult> {
   if (f.kind === "redo") return api.redo(f.session, opts);
-  return api.revert(f.session, { message_id: f.target?.messageId ?? "", ...opts });
+  // `both` is the server's default: left out, the call is the one `/undo` always made.
+  const scope = f.scope === "both" ? {} : { scope: f.scope };
+  return api.revert(f.session, { message_id: f.target?.messageId ?? "", ...scope, ...opts });
 }
 
 /** The server refused because files changed by hand would be overwritten. */
@@ -61,7 +67,7 @@ export function revertErrorText(e: unknown, kind: RevertKind): string {
       case "session_busy":
         return `The agent is still working. Try to ${verb} again once the run has ended, or cancel the run first.`;
       case "no_snapshot":
-        return "This message cannot be reverted: there is no record of the files from before it. Messages to the plan agent, and those sent before undo was turned on, have none.";
+        return "The files cannot be put back to before this message: there is no record of them from before it. Messages to the plan agent, and those sent before undo was turned on, have none. Conversation only still takes the turns back.";
       case "hand_edits":
         return "Files were changed by hand since the check. Look at the list again before you go on.";
       case "nothing_to_redo":
@@ -76,25 +82,43 @@ export function revertErrorText(e: unknown, kind: RevertKind): string {
   return errorText(e);
 }
 
-async function begin(session: string, kind: RevertKind, target: UndoTarget | null): Promise<void> {
-  const f: RevertFlow = { id: ++flows, session, kind, target, phase: "checking", preview: null, error: null, ticked: [] };
-  revertFlow.set(f);
+/** The dry run of `f` (as it is now); its answer is dropped if the flow or its scope changed meanwhile. */
+async function check(f: RevertFlow): Promise<void> {
+  const still = () => current(f.id)?.scope === f.scope;
   try {
     const preview = await call(f, { dry_run: true });
-    update(f.id, { phase: "confirm", preview });
+    if (still()) update(f.id, { phase: "confirm", preview });
   } catch (e) {
-    update(f.id, { phase: "failed", error: revertErrorText(e, kind) });
+    if (still()) update(f.id, { phase: "failed", error: revertErrorText(e, f.kind) });
   }
 }
 
-/** Revert to before the user message `target`: first a dry run, then the dialog asks. */
+function begin(session: string, kind: RevertKind, target: UndoTarget | null): void {
+  const f: RevertFlow = { id: ++flows, session, kind, target, scope: "both", phase: "checking", preview: null, error: null, ticked: [] };
+  revertFlow.set(f);
+  void check(f);
+}
+
+/**
+ * Rewind to before the user message `target` (the conversation and the files, until the dialog's
+ * choice says otherwise): first a dry run, then the dialog asks.
+ */
 export function startRevert(session: string, target: UndoTarget): void {
-  void begin(session, "revert", target);
+  begin(session, "revert", target);
+}
+
+/** The dialog's choice of what a rewind takes back: the dry run is read again for it. */
+export function chooseScope(scope: RevertScope): void {
+  const f = revertFlow.get();
+  if (!f || f.kind !== "revert" || f.scope === scope || f.phase === "applying") return;
+  const next: RevertFlow = { ...f, scope, phase: "checking", preview: null, error: null, ticked: [] };
+  revertFlow.set(next);
+  void check(next);
 }
 
 /** Undo the session's latest revert: the same dry run and question. */
 export function startRedo(session: string): void {
-  void begin(session, "redo", null);
+  begin(session, "redo", null);
 }
 
 export function closeRevert(): void {
@@ -127,4 +151,28 @@ export async function confirmRevert(): Promise<void> {
     if (handEditConflict(e)) preview = await call(f, { dry_run: true }).catch(() => preview);
     update(f.id, { phase: "confirm", preview, error: revertErrorText(e, f.kind), ticked: includedPaths(preview.kept, f.ticked) });
   }
+}
+
+// Regenerate: the last finished answer taken back and asked for again. The conversation (only:
+// every file stays as it is) is rewound to before the prompt that answer followed, and the same
+// prompt, with its images, is sent again; the old answer stays in the transcript, dimmed, and the
+// new one streams after it.
+
+/** An image the prompt carried, read back as the API takes it. */
+async function imageInput(img: ImageRef): Promise<ImageInput> {
+  const r = await fetch(attachmentUrl(img.id), { credentials: "same-origin" });
+  if (!r.ok) throw new Error(`An image of the message could not be read again (HTTP ${r.status}).`);
+  const data = toBase64(new Uint8Array(await r.arrayBuffer()));
+  return { media_type: img.media_type, data, ...(img.name ? { name: img.name } : {}) };
+}
+
+/**
+ * Rewind the conversation to before `prompt` and send it again. Its images are read first, so a
+ * failure there changes nothing; a send refused after the rewind leaves it rewound (the note's
+ * Redo brings the answer back).
+ */
+export async function regenerate(session: string, prompt: UserItem): Promise<void> {
+  const images = await Promise.all(prompt.images.map(imageInput));
+  await api.revert(session, { message_id: prompt.messageId, scope: "conversation" });
+  await api.sendMessage(session, prompt.text, images);
 }

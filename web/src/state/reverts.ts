@@ -1,7 +1,7 @@
 // Which turns of a transcript are taken back, read from its events alone (so a reload shows the
-// same): each `session_reverted` lists every run hidden from the model while it is the newest
-// revert in force; `revert_undone` ends one, and the newest revert still in force says what stays
-// hidden. A revert can be redone while it is the newest in force and no run has started since.
+// same): each `session_reverted` lists the runs it hid from the model (none for a rewind of the
+// files only); `revert_undone` ends one, and the runs of every revert still in force stay hidden.
+// A revert can be redone while it is the newest in force and no run has started since.
 import type { EventOf } from "../api/types";
 import type { Item, RevertItem } from "./items";
 
@@ -78,7 +78,7 @@ export class RevertBook {
         this.touch(r);
       }
     }
-    const next = new Set(newest?.runs ?? []);
+    const next = new Set(this.list.filter((r) => !r.undone).flatMap((r) => r.runs));
     for (const run of this.hidden) if (!next.has(run)) this.mark(run, false);
     for (const run of next) if (!this.hidden.has(run)) this.mark(run, true);
     this.hidden = next;

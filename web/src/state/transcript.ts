@@ -16,10 +16,10 @@ export type * from "./items";
 export { LIVE_TASK, SUBAGENT_TOOLS } from "./reduce";
 
 /**
- * Live text (the server sends deltas about every 50 ms) shows at most every 150 ms: each update
- * parses the reply's last blocks, lays them out and paints them, several ms on a slow machine,
- * and six or seven updates a second still read as text being typed (a few words each at a
- * model's pace). An update also waits at least UPDATE_COST_FACTOR times what the last one cost
+ * Live text (the server sends deltas about every 50 ms, a running command's output about every
+ * 100 ms) shows at most every 150 ms: each update parses the reply's last blocks, lays them out
+ * and paints them, several ms on a slow machine, and six or seven updates a second still read as
+ * text being typed (a few words each at a model's pace). An update also waits at least UPDATE_COST_FACTOR times what the last one cost
  * the main thread (more as the reply grows, more on a slow or busy device): the updates keep to
  * about 1/30 of the page's time. Any other event is shown on the next frame, with the text that
  * came before it.
@@ -27,7 +27,7 @@ export { LIVE_TASK, SUBAGENT_TOOLS } from "./reduce";
 export const DELTA_EVERY_MS = 150;
 const DELTA_EVERY_MAX_MS = 500;
 const UPDATE_COST_FACTOR = 30;
-const isDelta = (e: EventFrame) => e.type === "message_delta" || e.type === "reasoning_delta";
+const isDelta = (e: EventFrame) => e.type === "message_delta" || e.type === "reasoning_delta" || e.type === "tool_output";
 
 /** A user message `/undo` reverts to. */
 export interface UndoTarget {
@@ -219,9 +219,10 @@ export class Transcript {
     if (gap && this.onGap) this.onGap(this.lastSeq);
     if (applied.length === 0) return;
     const onlyText = applied.every(isDelta);
-    // Text added to replies already shown, and nothing else: their rows redraw alone, without a
-    // new snapshot for the whole view (its header, composer and list) to render again.
-    if (onlyText && !added && touched.every((it) => it.kind === "assistant" && this.itemWatchers.has(it.key))) {
+    // Text added to replies or commands' output already shown, and nothing else: their rows
+    // redraw alone, without a new snapshot for the whole view (its header, composer and list) to
+    // render again.
+    if (onlyText && !added && touched.every((it) => (it.kind === "assistant" || it.kind === "tool") && this.itemWatchers.has(it.key))) {
       for (const it of new Set(touched)) this.itemWatchers.get(it.key)?.forEach((fn) => fn());
     } else {
       this.announce();

@@ -130,3 +130,16 @@ export function inputSummary(tool: string, input: unknown): string {
     .map(([k, x]) => `${k}: ${String(x)}`)
     .join(", ");
 }
+
+/** The most characters of a command an output box's name quotes. */
+const LABEL_COMMAND_CHARS = 60;
+
+/**
+ * The name of a command's output box: which output, of which command (a page shows many commands'
+ * boxes; each is a landmark that needs a name of its own).
+ */
+export function outputLabel(what: string, command: string): string {
+  const cmd = command.replace(/\s+/g, " ").trim();
+  if (!cmd) return what;
+  return `${what} of ${cmd.length > LABEL_COMMAND_CHARS ? `${cmd.slice(0, LABEL_COMMAND_CHARS)}…` : cmd}`;
+}

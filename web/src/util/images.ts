@@ -41,7 +41,8 @@ export function sniffImageType(b: Uint8Array): ImageType | null {
   return null;
 }
 
-function toBase64(b: Uint8Array): string {
+/** Bytes as the API takes an image: base64, standard alphabet, padded. */
+export function toBase64(b: Uint8Array): string {
   let s = "";
   // In slices: one String.fromCharCode call per byte of a 5 MiB file would overflow the stack.
   for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));

@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

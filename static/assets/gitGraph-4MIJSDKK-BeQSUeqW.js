@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

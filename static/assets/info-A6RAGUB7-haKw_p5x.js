@@ -1,0 +1,1 @@
+export{w as createInfoServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

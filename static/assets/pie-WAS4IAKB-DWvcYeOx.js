@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

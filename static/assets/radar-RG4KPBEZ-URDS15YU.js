@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

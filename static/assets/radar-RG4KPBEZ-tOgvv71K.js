@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

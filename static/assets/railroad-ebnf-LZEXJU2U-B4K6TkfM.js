@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-DUrBko4r.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -2,7 +2,7 @@
 
 Drives two sessions of a live server (replay provider, tests/api/all_events.replay.json) through
 REST only — a question, approvals, a background task that wakes the session, a provider that stays
-unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent, a hook, the provider's own web search — answering what the runs ask with the
+unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent, a hook, the provider's own web search, a user's `!command` whose output streams — answering what the runs ask with the
 generated calls, following the log by long-poll (`list_events` with `wait`). Then reads both
 logs with the generated `list_events` and checks that every frame parsed into the class of its
 type (none fell back to `UnknownEvent`) and that every documented type (`EventType`) was seen.
@@ -150,6 +150,12 @@ def main() -> int:
     assert isinstance(goal, models.Goal), goal
     delete_goal.sync_detailed(a.id, client=client)
     drive(client, fa, lambda seen: "goal_updated" in seen, deadline)
+    # The user's own command (the token has `admin`): its output streams (tool_output).
+    cmd = post_message.sync(
+        a.id, client=client, body=models.PostMessageParams(text="!echo streamed")
+    )
+    assert isinstance(cmd, models.PostMessageResponse), cmd
+    drive(client, fa, lambda seen: "tool_output" in seen, deadline)
 
     b = create_session.sync(
         client=client, body=models.CreateSessionParams(title="plan", agent=models.Agent.PLAN)

@@ -21,6 +21,7 @@ const KNOWN: Record<EventType, true> = {
   policy_decision: true,
   approval_requested: true,
   approval_decided: true,
+  tool_output: true,
   tool_result: true,
   error: true,
   provider_retry: true,

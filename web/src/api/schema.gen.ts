@@ -7689,7 +7689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An invalid id (`test` included: it is the test's path) or settings; nothing was stored */
+            /** @description An invalid id or settings; nothing was stored */
             422: {
                 headers: {
                     [name: string]: unknown;

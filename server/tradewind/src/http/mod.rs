@@ -216,12 +216,7 @@ fn settings_routes() -> Router<AppState> {
         )
         .route("/api/models", get(settings::list_models))
         .route("/api/providers", get(settings::list_providers))
-        .route(
-            "/api/providers/test",
-            post(settings::test_provider)
-                .put(settings::put_provider_test)
-                .delete(settings::delete_provider_test),
-        )
+        .route("/api/providers/test", post(settings::test_provider))
         .route(
             "/api/providers/{id}",
             axum::routing::put(settings::put_provider_by_id).delete(settings::delete_provider),

@@ -133,7 +133,7 @@ pub async fn list_providers(State(state): State<AppState>) -> axum::Json<Provide
     params(("id" = String, Path, description = "Provider id")),
     responses((status = 200, description = "The provider as stored", body = ProviderView),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 422, description = "An invalid id (`test` included: it is the test's path) or settings; nothing was stored", body = ErrorBody)))]
+              (status = 422, description = "An invalid id or settings; nothing was stored", body = ErrorBody)))]
 pub async fn put_provider_by_id(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -164,19 +164,6 @@ pub async fn test_provider(
     ApiJson(p): ApiJson<crate::protocol::ProviderTestParams>,
 ) -> ApiResult<axum::Json<crate::protocol::ProviderTestResult>> {
     Ok(axum::Json(state.test_provider(&p).await?))
-}
-
-/// `PUT` and `DELETE` on the test's own path answer as `/api/providers/{id}` does for the id
-/// `test` (refused: no provider is saved under it), not with 405.
-pub async fn put_provider_test(
-    state: State<AppState>,
-    p: ApiJson<ProviderSettingsParams>,
-) -> ApiResult<axum::Json<ProviderView>> {
-    put_provider_by_id(state, Path("test".into()), p).await
-}
-
-pub async fn delete_provider_test(state: State<AppState>) -> ApiResult<StatusCode> {
-    delete_provider(state, Path("test".into())).await
 }
 
 /// Remove a provider added through Settings.

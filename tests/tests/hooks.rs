@@ -432,3 +432,47 @@ async fn a_user_hook_sees_only_the_hooks_folder_of_the_state_dir() {
     );
     assert!(!state.join("hooks/w").exists());
 }
+
+/// A prompt a `UserPromptSubmit` hook blocks ends its run before any model call, and stays out
+/// of the conversation: the next prompt's model call does not carry it.
+#[tokio::test]
+async fn a_blocked_prompt_never_reaches_the_model() {
+    let mock = Mock::default();
+    let url = mock.serve().await;
+    mock.push(text_reply("Hello."));
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        ceiling: PROCESSES,
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(
+        s.state.path().join("hooks.json"),
+        json!({"hooks": {
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "if grep -q forbidden; then echo 'no forbidden words' >&2; exit 2; fi"}]}]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "say the forbidden word").await;
+    let end = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(end["status"], "failed", "{end}");
+    assert_eq!(end["error"]["code"], "blocked_by_hook");
+    assert_eq!(mock.request_count(), 0, "no model call");
+    let run = s.prompt(&sid, "hello").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let sent = mock
+        .requests
+        .lock()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap()
+        .to_string();
+    assert!(
+        sent.contains("hello") && !sent.contains("forbidden"),
+        "{sent}"
+    );
+    s.stop().await;
+}

@@ -457,19 +457,17 @@ async fn user_message(t: &mut Turn<'_>, m: &Said<'_>) -> Result<(), String> {
     } else {
         Ok(String::new())
     };
+    // A blocked message stays out of the conversation: no later model call reads it.
+    let context = hooked?;
     t.store_message(
         crate::protocol::MessageRole::User,
         StoredParts {
-            text: format!(
-                "{}{attached}{}",
-                m.text,
-                hooked.as_deref().unwrap_or_default()
-            ),
+            text: format!("{}{attached}{context}", m.text),
             images: m.images.to_vec(),
             ..Default::default()
         },
     );
-    hooked.map(|_| ())
+    Ok(())
 }
 
 /// At a tool boundary: the messages the user steered into this run (`delivery: steer`), each

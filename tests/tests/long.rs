@@ -1429,6 +1429,16 @@ async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
         let run = s.prompt(&sid, &format!("change {n}")).await;
         assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
     }
+    // The runs' snapshots are resolved in the background after their ends; a revert (a dry
+    // run here) waits for them, so the collection below sees them recorded.
+    let ids = user_message_ids(&s.events(&sid).await);
+    let (st, v) = s
+        .post(
+            &format!("/api/sessions/{sid}/revert"),
+            json!({"message_id": ids[1], "dry_run": true}),
+        )
+        .await;
+    assert_eq!(st, 200, "{v}");
     let core = s.server.as_ref().unwrap().state.core.clone();
     let r = core
         .gc_snapshots(30, std::time::Duration::ZERO)
@@ -1436,7 +1446,6 @@ async fn snapshot_gc_keeps_what_undo_needs_and_forgets_past_retention() {
         .unwrap();
     assert_eq!((r.expired, r.stores, r.removed), (0, 1, 0), "{r:?}");
     assert!(r.bytes > 0);
-    let ids = user_message_ids(&s.events(&sid).await);
     let (st, v) = s
         .post(
             &format!("/api/sessions/{sid}/revert"),

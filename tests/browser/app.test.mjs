@@ -226,7 +226,7 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     const p = await open();
     await p.page.goto(server.base + "/");
     const id = await createSessionViaUi(p.page, { title: "To rename" });
-    await p.page.getByRole("button", { name: "Rename" }).click();
+    await p.page.getByRole("button", { name: "Rename", exact: true }).click();
     await p.page.getByLabel("Session title").fill("Renamed session");
     await p.page.getByRole("button", { name: "Save" }).click();
     await p.page.locator(".session-name-text").getByText("Renamed session").waitFor();
@@ -238,8 +238,9 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await p.page.getByRole("button", { name: /Archived \(/ }).waitFor();
     await p.page.getByRole("button", { name: "Unarchive" }).click();
     await p.page.getByRole("button", { name: "Archive", exact: true }).waitFor();
-    p.log.acceptDialogs = 1;
-    await p.page.getByRole("button", { name: "Delete" }).click();
+    // Asked first, in the app's own dialog.
+    await p.page.locator(".session-actions").getByRole("button", { name: "Delete", exact: true }).click();
+    await p.page.getByRole("alertdialog", { name: "Delete the session “Renamed session”?" }).getByRole("button", { name: "Delete", exact: true }).click();
     await p.page.waitForURL(server.base + "/");
     assert.equal(await p.page.locator(`.sessions [data-session-id="${id}"]`).count(), 0);
     assert.equal((await apiCall(p.page, server, "GET", `/api/sessions/${id}`)).status, 404);

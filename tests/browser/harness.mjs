@@ -21,7 +21,8 @@ export function haveServer() {
 
 /**
  * Start `tradewind serve` on a free port with the replay provider.
- * `config`: written to config.json in the state directory before the start.
+ * `config`: written to config.json in the state directory before the start (with `titles.enabled`
+ *   false unless it says otherwise).
  * `files`: written into the workspace before the start, by relative path (`.tradewind/config.json`).
  * `homeFiles`: written into the state directory before the start, by relative path (`hooks.json`).
  * `root`: the folder the server's scratch directory (state, workspace) is made in, the temp folder
@@ -35,7 +36,8 @@ export async function startServer({ scripts, args = [], files = {}, homeFiles = 
   const workspace = join(dir, "ws");
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(workspace);
-  if (config !== undefined) writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
+  // No model-written titles (an extra model call a scripted model would answer) unless asked.
+  writeFileSync(join(home, "config.json"), JSON.stringify({ titles: { enabled: false }, ...(config ?? {}) }, null, 2));
   for (const [base, written] of [[workspace, files], [home, homeFiles]]) {
     for (const [name, content] of Object.entries(written)) {
       mkdirSync(dirname(join(base, name)), { recursive: true });

@@ -1,7 +1,8 @@
 // Settings → MCP servers against the real server and a real MCP server (server-everything over
 // stdio, installed in tests/mcp): a configured server is listed as not connected; Connect shows
 // it connected with its tools (read-only hints as chips) while the button says "Connecting…" and
-// keeps the focus; Disconnect takes it back; a server whose command fails shows its stderr in
+// keeps the focus; once connected only Disconnect is offered (the focus moves to it), and it takes
+// it back; a server whose command fails shows its stderr in
 // plain words. axe finds nothing on the panel at phone width, in both themes. A --read-only server
 // says MCP is off and offers no working button; with no server configured the panel shows how to
 // add one. Waits are on DOM states and API answers, never on timers.
@@ -111,9 +112,11 @@ describe("settings: MCP servers", { skip, timeout: 180_000 }, () => {
     assert.match(await ev.getByTestId("mcp-state").innerText(), /connected$/);
     assert.doesNotMatch(await ev.getByTestId("mcp-state").innerText(), /not connected/);
     await ev.locator(".mcp-info").getByText("everything", { exact: false }).waitFor();
-    const reconnect = button("everything", "Reconnect");
-    assert.equal(await reconnect.evaluate((el) => el === document.activeElement), true, "the focus stays on the button");
-    assert.equal(await button("everything", "Disconnect").getAttribute("aria-disabled"), "false");
+    // Connected: only Disconnect applies, and the focus moves to it.
+    assert.equal(await button("everything", "Connect").getAttribute("aria-disabled"), "true");
+    const disconnect = button("everything", "Disconnect");
+    assert.equal(await disconnect.getAttribute("aria-disabled"), "false");
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Disconnect everything");
 
     // The tools, folded: opened from the keyboard.
     const summary = ev.locator(".mcp-tools summary");
@@ -132,7 +135,7 @@ describe("settings: MCP servers", { skip, timeout: 180_000 }, () => {
     await shot(page, "mcp-connected");
 
     // Disconnect, from the keyboard: the tools go, Connect comes back.
-    await button("everything", "Disconnect").focus();
+    await disconnect.focus();
     await page.keyboard.press("Enter");
     await ev.and(page.locator('[data-state="disconnected"]')).waitFor();
     await ev.locator(".mcp-tools").waitFor({ state: "detached" });

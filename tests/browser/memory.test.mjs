@@ -52,7 +52,7 @@ describe("Settings → Memory", { skip, timeout: 300_000 }, () => {
       await first.context.close();
       // bypassCSP only to inject axe.
       p = await newPage(browser, server, { storageState: state, viewport: PHONE, bypassCSP: true });
-      const { page, log } = p;
+      const { page } = p;
       page.setDefaultTimeout(8000);
 
       const panel = page.locator("section.memories");
@@ -128,12 +128,14 @@ describe("Settings → Memory", { skip, timeout: 300_000 }, () => {
       assert.ok(afterEdit.updated_at >= build.updated_at);
       await shot(page, "memory-edited-phone");
 
-      // Delete asks first: dismissed, nothing happens; accepted, the note is gone.
+      // Delete asks first, in the app's dialog: cancelled, nothing happens; confirmed, the note is gone.
+      const ask = (key) => page.getByRole("alertdialog", { name: `Delete the memory “${key}”?` });
       await row("build").getByRole("button", { name: "Delete memory build" }).click();
-      assert.match(log.dialogs.at(-1), /^confirm: Delete the memory "build"\?/);
+      await ask("build").getByRole("button", { name: "Cancel" }).click();
+      await ask("build").waitFor({ state: "detached" });
       assert.equal((await get(page, server, "/api/memories")).data.length, 2);
-      log.acceptDialogs = 1;
       await row("build").getByRole("button", { name: "Delete memory build" }).click();
+      await ask("build").getByRole("button", { name: "Delete", exact: true }).click();
       await row("build").waitFor({ state: "detached" });
       await shows(panel.getByRole("status"), "Deleted.", "the deleted note");
       assert.equal(await panel.locator("h2").evaluate((el) => el === document.activeElement), true, "the title has the focus after Delete");
@@ -142,8 +144,8 @@ describe("Settings → Memory", { skip, timeout: 300_000 }, () => {
       // The other one, then the empty state.
       await search.fill("");
       await row("style").waitFor();
-      log.acceptDialogs = 1;
       await row("style").getByRole("button", { name: "Delete memory style" }).click();
+      await ask("style").getByRole("button", { name: "Delete", exact: true }).click();
       await shows(panel.locator("[data-memories-empty]"), EMPTY, "the empty state after the last delete");
       assert.equal(await rows.count(), 0);
       assert.deepEqual((await get(page, server, "/api/memories")).data, []);

@@ -6,7 +6,8 @@
 // provider with the server's words, edits and removes it. The session header's model picker lists
 // each provider's models (a provider that cannot list them says so in its group), is driven by
 // the keyboard, and the run that follows goes to the chosen model. `/model` sets the model (on the
-// current provider, or PROVIDER/NAME) and alone opens the picker, whose "Use default" resets it;
+// current provider, or PROVIDER/NAME; one the provider does not list is refused) and alone opens
+// the picker, whose "Use default" resets it;
 // a change made elsewhere reaches the header by `session_updated`. axe finds nothing on the list
 // and the picker, at phone width too, in both themes. Each test starts its own servers; waits are
 // on DOM states and API answers, never on timers.
@@ -233,13 +234,14 @@ describe("model providers side by side and a model per session", { skip, timeout
       await focusOn(page, /^h3:local$/, "the focus on the new default's name");
       await shot(page, "models-settings-default");
 
-      p.log.acceptDialogs = 1;
+      // Asked first, in the app's dialog.
+      const confirmRemove = (id) => page.getByRole("alertdialog", { name: `Remove the provider ${id}?` }).getByRole("button", { name: "Remove", exact: true }).click();
       await button("local", "Remove local").click();
+      await confirmRemove("local");
       await shows(row("local").getByRole("alert"), "Not removed: `local` is the default provider: make another the default first", "the refused removal");
-      assert.ok(p.log.dialogs.some((d) => d.startsWith("confirm: Remove the provider local")), "asked first");
       // The flags' provider cannot be removed either (it would come back at the next start).
-      p.log.acceptDialogs = 1;
       await button("default", "Remove default").click();
+      await confirmRemove("default");
       await shows(row("default").getByRole("alert"), "comes from the start flags or config.json: remove it there", "the flags' provider's refusal");
       assert.deepEqual((await get(page, server, "/api/providers")).data.map((x) => x.id).sort(), ["default", "local"]);
 
@@ -286,8 +288,8 @@ describe("model providers side by side and a model per session", { skip, timeout
       await row("local").getByRole("button", { name: "Cancel" }).click();
 
       // Remove: asked first, gone from the list and the server; the focus on the section's title.
-      p.log.acceptDialogs = 1;
       await button("local", "Remove local").click();
+      await confirmRemove("local");
       await row("local").waitFor({ state: "detached" });
       await shows(panel.getByRole("status"), "Removed local.", "the removal's note");
       await focusOn(page, /^h2:Model providers$/, "the focus on the section's title");
@@ -414,11 +416,15 @@ describe("model providers side by side and a model per session", { skip, timeout
       const picker = page.getByRole("listbox", { name: "Commands" });
       await shows(picker.locator('[data-command="model"]'), "opens the picker", "the command's description");
 
+      // A model the provider does not list is refused, nothing changed; one it lists is set.
       await box.fill("/model default/whatever");
       await box.press("Enter");
-      await shows(note, "Model: default/whatever", "what /model did");
-      assert.deepEqual(await choice(), { provider: "default", model: "whatever" });
-      await headerShows(page, "default/whatever");
+      await shows(page.locator(".composer .error"), "default has no model whatever (it lists replay). The model was not changed.", "the refusal");
+      assert.deepEqual(await choice(), { provider: null, model: null });
+      await box.fill("/model default/replay");
+      await box.press("Enter");
+      await shows(note, "Model: default/replay", "what /model did");
+      assert.deepEqual(await choice(), { provider: "default", model: "replay" });
 
       await box.fill("/model local/tiny-b");
       await box.press("Enter");
@@ -426,11 +432,11 @@ describe("model providers side by side and a model per session", { skip, timeout
       assert.deepEqual(await choice(), { provider: "local", model: "tiny-b" });
       await headerShows(page, "local/tiny-b");
 
-      // A name alone stays on the current provider, even with a / in it.
+      // A name alone stays on the current provider, even with a / in it (and local lists no such model).
       await box.fill("/model org/big-model");
       await box.press("Enter");
-      await shows(note, "Model: local/org/big-model", "what /model NAME did");
-      assert.deepEqual(await choice(), { provider: "local", model: "org/big-model" });
+      await shows(page.locator(".composer .error"), "local has no model org/big-model (it lists tiny-a, tiny-b)", "what /model NAME did");
+      assert.deepEqual(await choice(), { provider: "local", model: "tiny-b" });
 
       // A change made elsewhere reaches the header (session_updated).
       const other = await apiCall(page, server, "PATCH", `/api/sessions/${id}`, { provider: "default", model: "whatever" });

@@ -165,7 +165,7 @@ describe("third pass", { skip, timeout: 600_000 }, () => {
     await end2.getByText("Interrupted — the server stopped unexpectedly").waitFor();
     await end2.getByText("800 ms").waitFor({ timeout: 1000 });
     await end2.getByRole("button", { name: "Resume" }).waitFor({ timeout: 1000 });
-    assert.equal(await p.page.getByRole("button", { name: "Resume" }).count(), 1, "Resume on the latest run only");
+    assert.equal(await p.page.getByRole("button", { name: "Resume", exact: true }).count(), 1, "Resume on the latest run only");
     assertClean(p);
     await p.context.close();
   });
@@ -186,7 +186,7 @@ describe("third pass", { skip, timeout: 600_000 }, () => {
     assert.equal(await p.page.locator(".msg-user").count(), 1, "the prompt is not sent again");
     const users = (await events(p, id)).filter((e) => e.type === "user_message");
     assert.deepEqual(users.map((e) => e.origin), ["prompt", "resume"]);
-    assert.equal(await p.page.getByRole("button", { name: "Retry" }).count(), 1, "Retry only on the latest run");
+    assert.equal(await p.page.getByRole("button", { name: "Retry", exact: true }).count(), 1, "Retry only on the latest run");
     assertClean(p);
     await p.context.close();
   });

@@ -303,7 +303,10 @@ describe("usage, cost, compaction, spend caps and slash commands", { skip, timeo
       const review = picker.locator('[data-command="review"]');
       await review.waitFor();
       const labels = await picker.locator(".slash-name").allInnerTexts();
-      assert.deepEqual(labels, ["/compact", "/plan", "/build", "/agent", "/mode ask", "/mode auto", "/mode full", "/model", "/goal", "/new", "/undo", "/redo", "/search", "/skills", "/agents", "/plugins", "/init", "/review"]);
+      assert.deepEqual(labels, [
+        "/help", "/compact", "/plan", "/build", "/agent", "/mode ask", "/mode auto", "/mode full", "/model", "/goal", "/new", "/clear", "/cost", "/status",
+        "/diff", "/export json", "/export markdown", "/undo", "/redo", "/search", "/skills", "/agents", "/plugins", "/init", "/review",
+      ]);
       await shows(review, "Review a file for problems", "the template's description");
       await shows(review.locator(".slash-kind"), "workspace", "the template's tag");
       await axe(page, "the picker with the workspace's template");

@@ -177,6 +177,8 @@ impl TestServer {
         }
         cfg.tls = opts.tls.clone();
         cfg.providers = opts.providers.clone();
+        // No model-written titles (an extra model call) but in the tests of titles (`tweak`).
+        cfg.titles.enabled = false;
         if let Some(f) = opts.tweak {
             f(&mut cfg);
         }

@@ -78,6 +78,66 @@ pub struct Waiter<'a> {
     pub ancestors: &'a [crate::protocol::SessionId],
     /// Tells closed apps (Web Push) that the user is needed.
     pub push: Option<&'a Arc<crate::push::Push>>,
+    /// The server's stop (the parent of `cancel`) and where a wait it ends is counted: such
+    /// a wait is not expired but held — its row stays pending, the run records nothing more,
+    /// and the next start goes on waiting ([`Pending::park`]).
+    pub stopping: Option<(&'a CancellationToken, &'a Holding)>,
+}
+
+/// The waits a stopping server holds instead of ending (each one's run records no end).
+#[derive(Default)]
+pub struct Holding {
+    held: std::sync::atomic::AtomicUsize,
+    changed: tokio::sync::Notify,
+}
+
+impl Holding {
+    /// Waits held so far.
+    pub fn count(&self) -> usize {
+        self.held.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Resolves at the next hold (or a run's end, [`Holding::changed`]); create it before
+    /// checking, so nothing is missed.
+    pub fn notified(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changed.notified()
+    }
+
+    /// Something the shutdown counts changed (a wait held, a run ended).
+    pub fn changed(&self) {
+        self.changed.notify_waiters();
+    }
+
+    /// Hold the calling wait for good: the server is stopping and nothing may be recorded.
+    async fn hold(&self) {
+        self.held.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.changed();
+        std::future::pending::<()>().await;
+    }
+}
+
+/// A prompt a run was waiting on when the server stopped, answerable again from the next
+/// start: the run's continuation takes it ([`Pending::adopt`]) instead of asking anew.
+pub struct Parked<K: PromptKind> {
+    pub id: K::Id,
+    answer: oneshot::Receiver<K::Answer>,
+    /// When the wait's `agent.approvalTimeoutSecs` runs out, counted from when it was asked.
+    deadline: tokio::time::Instant,
+    /// What expiring it records.
+    expired: EventPayload,
+}
+
+/// What a run's call was waiting for, to park at start-up.
+pub struct ToPark<K: PromptKind> {
+    pub id: K::Id,
+    pub run: crate::protocol::RunId,
+    pub call: crate::protocol::CallId,
+    /// An approval's grant key ("" for the others): a continuation asking for another key does
+    /// not take it.
+    pub key: String,
+    /// Left of the wait's time.
+    pub left: Duration,
+    pub expired: EventPayload,
 }
 
 /// How an ask ended.
@@ -113,12 +173,29 @@ pub struct Prompts {
     pub interactive: bool,
     /// Tells closed apps (Web Push) that the user is needed.
     pub push: Option<Arc<crate::push::Push>>,
+    /// Waits a stopping server holds (see `Waiter::stopping`).
+    pub holding: Holding,
 }
+
+impl Prompts {
+    /// Whether `call` of `run` waits on a prompt a restart kept (it was announced before).
+    pub fn parked(&self, run: &crate::protocol::RunId, call: &crate::protocol::CallId) -> bool {
+        let k = (run.to_string(), call.to_string());
+        self.approvals.parked.lock().contains_key(&k)
+            || self.questions.parked.lock().contains_key(&k)
+            || self.plans.parked.lock().contains_key(&k)
+    }
+}
+
+/// (run, call) → the grant key and the prompt a restart kept.
+type ParkedMap<K> = HashMap<(String, String), (String, Parked<K>)>;
 
 pub struct Pending<K: PromptKind> {
     waiting: Mutex<HashMap<String, oneshot::Sender<K::Answer>>>,
     /// Prompts of subagents shown to the sessions above them: id → (those sessions, child).
     mirrored: Mutex<HashMap<String, (Vec<crate::protocol::SessionId>, String)>>,
+    /// Waits a restart kept.
+    parked: Mutex<ParkedMap<K>>,
 }
 
 impl<K: PromptKind> Default for Pending<K> {
@@ -126,6 +203,7 @@ impl<K: PromptKind> Default for Pending<K> {
         Pending {
             waiting: Mutex::new(HashMap::new()),
             mirrored: Mutex::new(HashMap::new()),
+            parked: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -153,11 +231,24 @@ impl<K: PromptKind> Pending<K> {
     pub async fn ask(&self, w: &Waiter<'_>, id: &K::Id, req: &K::Request) -> Asked<K::Answer> {
         let (tx, rx) = oneshot::channel();
         self.waiting.lock().insert(id.to_string(), tx);
-        if let Err(e) = K::persist(w.store, req).await {
+        // What led here (the model's answer with this call) is stored before the row, and the
+        // request right after it: a server killed while this waits finds the call open in the
+        // history, and the prompt shown, when it goes on waiting at its next start.
+        let stored = async {
+            w.events.flush(w.session).await?;
+            K::persist(w.store, req).await
+        };
+        if let Err(e) = stored.await {
             self.waiting.lock().remove(&**id);
             return Asked::Failed(e);
         }
-        w.events.post(w.session, Some(w.run), &K::requested(req));
+        if let Err(e) = w
+            .events
+            .append(w.session, Some(w.run), &K::requested(req))
+            .await
+        {
+            tracing::warn!(error = %e, id = %id, "could not record the prompt's event");
+        }
         if let Some(push) = w.push {
             push.notify(crate::push::Notice::prompt(
                 K::KIND,
@@ -182,12 +273,97 @@ impl<K: PromptKind> Pending<K> {
                 w.events.post(a, None, &p);
             }
         }
+        let deadline = tokio::time::Instant::now() + w.timeout;
+        self.wait(w, id, rx, deadline, &K::expired(req)).await
+    }
+
+    /// At start-up: a prompt still pending of a run that goes on. Its answer is taken from now
+    /// (one sent before the run's continuation reaches the call is kept for it).
+    pub fn park(&self, p: ToPark<K>) {
+        let (tx, answer) = oneshot::channel();
+        self.waiting.lock().insert(p.id.to_string(), tx);
+        let parked = Parked {
+            id: p.id,
+            answer,
+            deadline: tokio::time::Instant::now() + p.left,
+            expired: p.expired,
+        };
+        self.parked
+            .lock()
+            .insert((p.run.to_string(), p.call.to_string()), (p.key, parked));
+    }
+
+    /// The prompt `call` of `run` waited on before a restart, when it asked for `key` (an
+    /// approval's grant key, "" for the others): taken once.
+    pub fn adopt(
+        &self,
+        run: &crate::protocol::RunId,
+        call: &crate::protocol::CallId,
+        key: &str,
+    ) -> Option<Parked<K>> {
+        let mut parked = self.parked.lock();
+        let k = (run.to_string(), call.to_string());
+        if parked.get(&k).is_some_and(|(want, _)| want == key) {
+            return parked.remove(&k).map(|(_, p)| p);
+        }
+        None
+    }
+
+    /// Wait again for a prompt taken with [`Pending::adopt`]: what is left of its time, then
+    /// as [`Pending::ask`].
+    pub async fn resume(&self, w: &Waiter<'_>, p: Parked<K>) -> Asked<K::Answer> {
+        self.wait(w, &p.id, p.answer, p.deadline, &p.expired).await
+    }
+
+    /// What a run's continuation never took (it asked otherwise this time): expired.
+    pub async fn release(&self, w: &Waiter<'_>) {
+        let left: Vec<Parked<K>> = {
+            let mut parked = self.parked.lock();
+            let keys: Vec<_> = parked
+                .keys()
+                .filter(|(run, _)| run == &**w.run)
+                .cloned()
+                .collect();
+            keys.into_iter()
+                .filter_map(|k| parked.remove(&k).map(|(_, p)| p))
+                .collect()
+        };
+        for p in left {
+            self.expire_parked(w, p).await;
+        }
+    }
+
+    /// A parked prompt that will not be waited on again: expired.
+    pub async fn expire_parked(&self, w: &Waiter<'_>, p: Parked<K>) {
+        self.waiting.lock().remove(&*p.id);
+        if K::expire(w.store, &p.id).await.unwrap_or(false) {
+            w.events.post(w.session, Some(w.run), &p.expired);
+        }
+    }
+
+    /// Await the answer until `deadline` or the run's cancellation; on none, expire the row
+    /// and record `expired`. A wait the server's stop ends is held instead (see `Waiter`).
+    async fn wait(
+        &self,
+        w: &Waiter<'_>,
+        id: &K::Id,
+        rx: oneshot::Receiver<K::Answer>,
+        deadline: tokio::time::Instant,
+        expired: &EventPayload,
+    ) -> Asked<K::Answer> {
         let wait = async {
-            tokio::select! {
+            let answer = tokio::select! {
                 r = rx => r.ok(),
-                _ = tokio::time::sleep(w.timeout) => None,
+                _ = tokio::time::sleep_until(deadline) => None,
                 _ = w.cancel.cancelled() => None,
+            };
+            if answer.is_none()
+                && let Some((stop, holding)) = w.stopping
+                && stop.is_cancelled()
+            {
+                holding.hold().await;
             }
+            answer
         };
         let answer = match w.slot {
             Some(slot) => slot.idle(w.cancel, wait).await,
@@ -199,7 +375,7 @@ impl<K: PromptKind> Pending<K> {
             None => {
                 self.waiting.lock().remove(&**id);
                 if K::expire(w.store, id).await.unwrap_or(false) {
-                    w.events.post(w.session, Some(w.run), &K::expired(req));
+                    w.events.post(w.session, Some(w.run), expired);
                 }
                 if let Some((above, p)) =
                     self.unmirror(id, crate::protocol::ChildPendingStatus::Expired)
@@ -437,6 +613,7 @@ impl PromptKind for Questions {
         EventPayload::QuestionAnswered {
             question_id: q.id.clone(),
             answers: vec![None; q.questions.len()],
+            reason: None,
         }
     }
     async fn load(store: &Store, id: &Self::Id) -> StoreResult<Self::Row> {
@@ -464,6 +641,7 @@ impl PromptKind for Questions {
         EventPayload::QuestionAnswered {
             question_id: id.into(),
             answers: answers.clone(),
+            reason: None,
         }
     }
 }
@@ -577,6 +755,7 @@ impl PromptKind for Plans {
             plan_id: id.into(),
             decision: *decision,
             feedback: feedback.clone(),
+            reason: None,
         }
     }
 }

@@ -109,6 +109,10 @@ pub struct Queued {
     /// `Origin::User`). Kept in memory only: after a restart a queued `!command` asks as a
     /// model's call would.
     pub by_admin: bool,
+    /// The continuation of a run that waited on a person when the server stopped: its row is
+    /// still `running` and its prompts are parked (`pending::Pending::park`); it goes on from
+    /// the calls its last answer left open.
+    pub resume: bool,
 }
 
 /// What goes with a queued input beyond its text.
@@ -237,6 +241,7 @@ impl RunQueue {
                 session: Some(session.clone()),
                 steer,
                 by_admin,
+                resume: false,
             },
         );
         Ok(run_id)

@@ -75,6 +75,41 @@ pub fn write_replace(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()
     })
 }
 
+/// The title a session gets when it is created without one.
+pub const DEFAULT_TITLE: &str = "New session";
+
+/// A session title from its first prompt: the first line with text, Markdown marks and extra
+/// spaces taken out, at most 60 characters (cut at a word).
+pub fn title_from_prompt(text: &str) -> Option<String> {
+    let line = text
+        .lines()
+        .map(|l| l.trim_start_matches(['#', '>', '-', '*', ' ']).trim())
+        .find(|l| !l.is_empty() && !l.starts_with("```"))?;
+    let clean: String = line
+        .chars()
+        .filter(|c| !matches!(c, '`' | '*' | '_'))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if clean.is_empty() {
+        return None;
+    }
+    const MAX: usize = 60;
+    if clean.chars().count() <= MAX {
+        return Some(clean);
+    }
+    let cut: String = clean.chars().take(MAX).collect();
+    let at_word = cut
+        .rfind(' ')
+        .filter(|&i| i >= MAX / 2)
+        .map_or(cut.as_str(), |i| &cut[..i]);
+    Some(format!(
+        "{}…",
+        at_word.trim_end_matches([',', '.', ';', ':'])
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -248,6 +248,9 @@ pub enum EventPayload {
     QuestionAnswered {
         question_id: QuestionId,
         answers: Vec<Option<Vec<String>>>,
+        /// Why nobody answered, when it is known ("not answered — the server restarted").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// A plan revision waits for review.
     PlanProposed {
@@ -261,6 +264,9 @@ pub enum EventPayload {
         plan_id: PlanId,
         decision: PlanDecision,
         feedback: Option<String>,
+        /// Why nobody decided, when it is known ("not answered — the server restarted").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// A background task changed state.
     TaskUpdated { task: TaskInfo },

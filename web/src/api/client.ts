@@ -240,6 +240,9 @@ export const api = {
     ),
   events: (id: string, after: number, limit = 1000) =>
     ok(client.GET("/api/sessions/{id}/events", { params: { path: { id }, query: { after, limit } } })),
+  /** The conversation as the model sees it, oldest first: `cursor` is the page before's `next_cursor`. */
+  messages: (id: string, cursor?: string, limit = 500) =>
+    ok(client.GET("/api/sessions/{id}/messages", { params: { path: { id }, query: { limit, ...(cursor ? { cursor } : {}) } } })),
   /** The last `limit` events before `before`, oldest first (`next_cursor`: the `before` of the page before). */
   eventsBefore: (id: string, before: number, limit: number) =>
     ok(client.GET("/api/sessions/{id}/events", { params: { path: { id }, query: { before, limit } } })),
@@ -265,6 +268,8 @@ export const api = {
   /** Edit and resend: a new session with the conversation before the message at `seq`, then `text`. */
   fork: (id: string, seq: number, text: string) =>
     ok(client.POST("/api/sessions/{id}/fork", { ...byId(id), body: { seq, text } })),
+  /** A copy of the whole conversation as a new session (the session must be idle). */
+  forkWhole: (id: string) => ok(client.POST("/api/sessions/{id}/fork", { ...byId(id), body: {} })),
   reportRenderErrors: (planId: string, errors: RenderError[]) =>
     ok(client.POST("/api/plans/{id}/render-errors", { ...byId(planId), body: { errors } })),
 

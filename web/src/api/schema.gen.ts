@@ -3331,6 +3331,8 @@ export interface components {
             decision: components["schemas"]["PlanDecision"];
             feedback?: string | null;
             plan_id: components["schemas"]["PlanId"];
+            /** @description Why nobody decided, when it is known ("not answered — the server restarted"). */
+            reason?: string | null;
             /** @enum {string} */
             type: "plan_decided";
         } & {
@@ -3809,6 +3811,8 @@ export interface components {
         QuestionAnsweredEvent: components["schemas"]["EventEnvelope"] & {
             answers: (string[] | null)[];
             question_id: components["schemas"]["QuestionId"];
+            /** @description Why nobody answered, when it is known ("not answered — the server restarted"). */
+            reason?: string | null;
             /** @enum {string} */
             type: "question_answered";
         } & {

@@ -53,6 +53,10 @@ export type SessionPage = Schemas["SessionPage"];
 export type CreateSessionParams = Schemas["CreateSessionParams"];
 export type PatchSessionParams = Schemas["PatchSessionParams"];
 export type RunCreated = Schemas["PostMessageResponse"];
+/** A stored conversation message (what the model sees), as `GET /api/sessions/{id}/messages` pages them. */
+export type Message = Schemas["Message"];
+/** What `tradewind sessions export --format json` writes and `POST /api/sessions/import` takes. */
+export type SessionExport = Schemas["SessionExport"];
 
 export type LoginParams = Schemas["LoginParams"];
 export type PostMessageParams = Schemas["PostMessageParams"];
@@ -147,6 +151,8 @@ export type PluginList = Schemas["PluginList"];
 /** Tokens and cost of a model call, a run or a session (`cost_usd` null: no known price). */
 export type Usage = Schemas["Usage"];
 export type SessionUsage = Schemas["SessionUsage"];
+/** How full a session's context window was at its latest model call. */
+export type ContextFill = Schemas["ContextFill"];
 export type UsageReport = Schemas["UsageReport"];
 export type UsageRow = Schemas["UsageRow"];
 export type UsageGroupBy = Schemas["UsageGroupBy"];

@@ -3,12 +3,15 @@ import { useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { ApprovalDecision, ApprovalRequestedEvent } from "../api/types";
 import { useAction } from "../state/action";
+import { ARIA_KEYS, approvalCardShortcut, focusPlace, useApprovalKeys } from "../state/keys";
 import { DenyReason } from "./DenyReason";
 import { FormError } from "./FormError";
 import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
+import { sentence } from "../util/format";
 import "../steer.css";
+import "../keys.css";
 
 /**
  * What the card shows: an `approval_requested` event, or a subagent's pending approval as
@@ -77,7 +80,7 @@ function decidedWords(a: ApprovalView): ComponentChildren {
         "Denied"
       );
     case "expired":
-      return "Expired";
+      return a.reason ? sentence(a.reason) : "Expired";
     default:
       return a.decision;
   }
@@ -96,6 +99,21 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
   const pending = approval.decision === null && !approval.expired;
   const prefix = prefixOf(e);
   const keeps = keepsOf(e);
+  // Keys answer through the same decision as the buttons: Ctrl+Enter from anywhere (state/keys),
+  // and on the focused card Enter or A (allow once), D or Esc (deny).
+  const answer = (d: "once" | "deny") => {
+    if (!busy) void decide(d);
+  };
+  useApprovalKeys(approval.id, pending, answer);
+  const onKeyDown = (ev: KeyboardEvent) => {
+    const t = ev.target as HTMLElement;
+    const d = approvalCardShortcut(ev, t === ev.currentTarget, focusPlace(t) !== "none");
+    if (!d) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    answer(d);
+  };
+  const keysId = `approval-keys-${approval.id}`;
 
   if (!pending && inline) {
     const denied = approval.decision === "deny";
@@ -115,7 +133,10 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
       class="approval-card"
       role="group"
       aria-label={`Approval needed: ${e.tool}`}
+      aria-describedby={keysId}
       data-approval-id={approval.id}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
     >
       <header class="approval-head">
         <span class="approval-icon" aria-hidden="true">!</span>
@@ -170,7 +191,14 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
             </button>
           </>
         )}
-        <button type="button" class={prefix ? "btn" : "btn primary"} disabled={busy} onClick={() => void decide("once")}>
+        <button
+          type="button"
+          class={prefix ? "btn" : "btn primary"}
+          disabled={busy}
+          aria-keyshortcuts={ARIA_KEYS.allowOnce}
+          title="A on the card, or Ctrl+Enter from anywhere"
+          onClick={() => void decide("once")}
+        >
           Allow once
         </button>
         {e.scope === "directory" ? (
@@ -189,7 +217,14 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
             </button>
           )
         )}
-        <button type="button" class="btn danger" disabled={busy} onClick={() => void decide("deny")}>
+        <button
+          type="button"
+          class="btn danger"
+          disabled={busy}
+          aria-keyshortcuts={ARIA_KEYS.deny}
+          title="D or Esc on the card"
+          onClick={() => void decide("deny")}
+        >
           Deny
         </button>
         <button
@@ -215,6 +250,9 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
           }}
         />
       )}
+      <p class="muted small approval-keys" id={keysId}>
+        Keys on this card: Enter or A allows once, D or Esc denies. Ctrl+Enter allows the oldest waiting call once from anywhere.
+      </p>
       <FormError error={decision.error} small />
     </section>
   );

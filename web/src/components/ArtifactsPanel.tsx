@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { api, artifactDownloadUrl, artifactFileUrl, errorText } from "../api/client";
 import type { Artifact, ArtifactFile } from "../api/types";
 import { useObservable } from "../state/observable";
+import { focusPlace, useShortcut } from "../state/keys";
 import { artifactsPanel, closeArtifacts } from "../state/panels";
 import { relativeTime } from "../util/format";
 import { Diagram } from "./Diagram";
@@ -171,6 +172,22 @@ export function ArtifactsPanel({ sessionId, refreshKey }: { sessionId: string; r
   const [error, setError] = useState<string | null>(null);
   const [selId, setSelId] = useState<string | null>(null);
   const [file, setFile] = useState<ArtifactFile | null>(null);
+  // Esc closes the drawer: from inside it (the focus goes back to what opened it), or from
+  // anywhere but a text field other than the prompt. The opener is what had the focus as it opened.
+  const opener = useRef<Element | null>(null);
+  useLayoutEffect(() => {
+    if (panel) opener.current = document.activeElement;
+  }, [!!panel]);
+  const close = (inside: boolean) => {
+    closeArtifacts();
+    const back = opener.current;
+    if (inside && back instanceof HTMLElement && back.isConnected) back.focus({ preventScroll: true });
+  };
+  useShortcut("close", (e) => {
+    if (!artifactsPanel.get() || focusPlace(e.target instanceof Element ? e.target : null) === "field") return false;
+    close(e.target instanceof Element && !!e.target.closest(".artifacts-panel"));
+    return true;
+  });
 
   useEffect(() => {
     if (!panel) return;
@@ -219,7 +236,7 @@ export function ArtifactsPanel({ sessionId, refreshKey }: { sessionId: string; r
       <header class="artifacts-head">
         <b>Artifacts</b>
         <span class="spacer" />
-        <button type="button" class="btn small ghost" onClick={closeArtifacts} aria-label="Close artifacts">
+        <button type="button" class="btn small ghost" onClick={closeArtifacts} aria-label="Close artifacts" title="Esc">
           ✕
         </button>
       </header>

@@ -12,10 +12,17 @@ export function CancelDialog({
   onChoice: (choice: "drop" | "keep" | null) => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Closed, the focus goes back where it was (the prompt, after Esc there): while the modal dialog
+  // is open nothing outside it can take it.
+  const back = useRef(document.activeElement);
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      const el = back.current;
+      if (el instanceof HTMLElement && el.isConnected) el.focus({ preventScroll: true });
+    };
   }, []);
   const plural = queued === 1 ? "message is" : "messages are";
   return (

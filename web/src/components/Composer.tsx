@@ -1,10 +1,12 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import { useClearNetworkError } from "../state/reconnect";
+import { ARIA_KEYS } from "../state/keys";
 import type { Delivery, Session } from "../api/types";
 import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
+import type { LocalPanel } from "../state/localCommands";
 import { resolveSlash, type SlashEntry } from "../state/slash";
 import { markStoppedByEsc } from "../state/steering";
 import type { RunState, UndoTarget } from "../state/transcript";
@@ -13,9 +15,12 @@ import { IMAGE_ACCEPT, imageInputs, transferredFiles } from "../util/images";
 import { CancelDialog } from "./CancelDialog";
 import { FormError } from "./FormError";
 import { ImageDrafts, useImageDrafts } from "./ImageDrafts";
+import { LocalReply } from "./LocalReply";
 import { MentionList, useMentions } from "./MentionPicker";
 import { ModeMenu } from "./ModeMenu";
 import { SlashList, useSlashCommands } from "./SlashPicker";
+import { usePromptKeys } from "./usePromptKeys";
+import { useDraft } from "./useDraft";
 import "../steer.css";
 
 /** Which button sent: Send (into the working run, or as a denial's reason), or Send after (queued). */
@@ -49,6 +54,8 @@ export function Composer({
   const [caret, setCaret] = useState(0);
   /** What the last slash command did ("Switched to the plan agent."). */
   const [note, setNote] = useState<string | null>(null);
+  /** What the last command answered here shows (`/help`, `/status`…), until closed or the next send. */
+  const [panel, setPanel] = useState<LocalPanel | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const images = useImageDrafts();
@@ -75,6 +82,11 @@ export function Composer({
     const next = text.slice(0, start) + value + text.slice(end);
     const at = start + value.length;
     place(next, at);
+  });
+  // The unsent text and images of this session, kept across sessions and reloads.
+  const draft = useDraft(sessionId, text, images.list, (d) => {
+    place(d.text, d.text.length);
+    images.restore(d.images);
   });
   const listId = `mentions-${sessionId}`;
   const slashId = `commands-${sessionId}`;
@@ -107,6 +119,7 @@ export function Composer({
   const post = useAction(async (t: string, attached: typeof images.list, how: How) => {
     stop.setError(null);
     setNote(null);
+    setPanel(null);
     // Cleared at once (a fast run may ask something before the response is back); a failed send
     // gives the text back unless something new was typed meanwhile.
     setText("");
@@ -114,8 +127,9 @@ export function Composer({
     let withImages = false;
     try {
       // A slash command runs here, a template becomes its prompt; other text is sent as typed.
-      const out = t.startsWith("/") && session ? await resolveSlash(session, t, slash.templates, { undoTarget }) : { done: null, send: t };
+      const out = t.startsWith("/") && session ? await resolveSlash(session, t, { undoTarget, templates: slash.templates }) : { done: null, send: t };
       if (out.done) setNote(out.done);
+      if (out.panel) setPanel(out.panel);
       if (out.send !== null) {
         // Typed words answer a waiting approval: denied, and the agent is told them instead.
         const deny = how === "send" && isPlain(t) ? waitingApproval : null;
@@ -199,26 +213,26 @@ export function Composer({
     else void doCancel(activeRun.id, false, byEsc);
   };
 
-  // Esc stops a turn that streams or runs tools; a run waiting on a card leaves Esc to the card.
-  const escRef = useRef<(e: KeyboardEvent) => void>(() => undefined);
-  escRef.current = (e: KeyboardEvent) => {
-    if (e.key !== "Escape" || e.defaultPrevented || !activeRun || cardWaiting || asking) return;
-    const t = e.target as HTMLElement | null;
-    // Other fields (a rename, an inline editor) use Esc to close themselves.
-    if (t && t !== area.current && t.closest("input, textarea, select, dialog, [contenteditable]")) return;
-    if (document.querySelector("dialog[open]")) return;
-    e.preventDefault();
-    cancel(true);
-  };
-  useEffect(() => {
-    const on = (e: KeyboardEvent) => escRef.current(e);
-    document.addEventListener("keydown", on);
-    return () => document.removeEventListener("keydown", on);
-  }, []);
+  // Esc stops a turn that streams or runs tools (and, from the prompt, one waiting on an approval);
+  // a run waiting on a card leaves Esc to the card. Shift+Tab, ↑, `/` and Ctrl+Enter: see usePromptKeys.
+  const promptKeys = usePromptKeys({
+    sessionId,
+    session,
+    area,
+    text,
+    running: !!activeRun,
+    cardWaiting,
+    approval: waitingApproval,
+    asking: !!asking,
+    queued,
+    stop: () => cancel(true),
+    say,
+  });
 
   const onKeyDown = (e: KeyboardEvent) => {
     if (slash.onKey(e)) return;
     if (mentions.onKey(e)) return;
+    if (promptKeys(e)) return;
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
       void send();
@@ -244,6 +258,7 @@ export function Composer({
   return (
     <form
       class={`composer${dragging ? " is-dropping" : ""}`}
+      data-draft={draft}
       onSubmit={(e) => {
         e.preventDefault();
         void send();
@@ -267,6 +282,15 @@ export function Composer({
       }}
     >
       <FormError error={error} small />
+      {panel && (
+        <LocalReply
+          panel={panel}
+          onClose={() => {
+            setPanel(null);
+            area.current?.focus();
+          }}
+        />
+      )}
       <p class="composer-note muted small" role="status">
         {note}
       </p>
@@ -301,6 +325,7 @@ export function Composer({
                 : "Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands, !cmd runs a command)"
           }
           aria-label="Prompt"
+          aria-keyshortcuts={ARIA_KEYS.prompt}
           aria-describedby={mode ? modeId : undefined}
           aria-autocomplete="list"
           aria-controls={listOpen ?? undefined}

@@ -10,6 +10,7 @@ import { FormError } from "./FormError";
 import { GoalDetails, GoalStatusBadge } from "./GoalDetails";
 import { GoalBudgetForm, GoalObjectiveForm, GoalStartForm } from "./GoalForms";
 import "../goal.css";
+import { askConfirm } from "../state/confirm";
 
 /** The form open in the panel, if any. */
 type Editing = "objective" | "budget" | "new" | null;
@@ -123,8 +124,15 @@ export function GoalPanel({
       setNote(done);
     });
 
-  const remove = () => {
-    if (action.busy || !confirm("Delete this session's goal? A turn in progress finishes; no further goal turn starts.")) return;
+  const remove = async () => {
+    if (action.busy) return;
+    const ok = await askConfirm({
+      title: "Delete this session’s goal?",
+      body: "A turn in progress finishes; no further goal turn starts.",
+      confirm: "Delete goal",
+      danger: true,
+    });
+    if (!ok) return;
     // Found now: the event saying the goal is gone may remove the panel before the answer comes.
     const prompt = composer();
     void action.run("Not deleted", async () => {
@@ -213,7 +221,7 @@ export function GoalPanel({
                 New goal
               </button>
             )}
-            <button type="button" class="btn small ghost danger" data-action="delete" onClick={remove}>
+            <button type="button" class="btn small ghost danger" data-action="delete" onClick={() => void remove()}>
               Delete goal
             </button>
           </div>

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { formatBytes } from "../util/format";
-import { type DraftImage, readImages } from "../util/images";
+import type { DraftImageData } from "../state/drafts";
+import { type DraftImage, readImages, restoredImage } from "../util/images";
 import "../images.css";
 
 /**
@@ -88,6 +89,10 @@ export function useImageDrafts() {
       const gone = latest.current.find((i) => i.key === key);
       if (gone) URL.revokeObjectURL(gone.url);
       update(latest.current.filter((i) => i.key !== key));
+    },
+    /** Images kept in the session's draft, back in the composer (after any already there). */
+    restore(kept: readonly DraftImageData[]) {
+      update([...latest.current, ...kept.map(restoredImage)]);
     },
     /** Those sent: gone from the composer (any added meanwhile stay). */
     drop(sent: readonly DraftImage[]) {

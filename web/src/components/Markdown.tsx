@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { closedBlocks, type Headings, lexBlocks, renderBlockNodes, renderMarkdown, startHeadings } from "../render/markdown";
 import { addCodeCopyButtons, onCodeCopyClick } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
+import { askConfirm } from "../state/confirm";
 
 export function openExternal(e: MouseEvent): void {
   if (onCodeCopyClick(e)) return;
@@ -10,9 +11,9 @@ export function openExternal(e: MouseEvent): void {
   e.preventDefault();
   const href = a.getAttribute("href") ?? "";
   if (!/^(https?:|mailto:)/i.test(href)) return;
-  if (confirm(`Open this link in a new tab?\n\n${href}`)) {
-    window.open(href, "_blank", "noopener,noreferrer");
-  }
+  void askConfirm({ title: "Open this link in a new tab?", body: href, confirm: "Open link" }).then((ok) => {
+    if (ok) window.open(href, "_blank", "noopener,noreferrer");
+  });
 }
 
 /** Whether two elements have the same attributes, with the same values. */

@@ -1,4 +1,4 @@
-import { useId } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import type { McpServerInfo, McpState, McpToolInfo } from "../api/types";
 import { VisibleText } from "./VisibleText";
 
@@ -86,11 +86,25 @@ export function McpServerItem({
   const badge = STATE_TEXT[state];
   const live = s.state === "connected" || s.state === "needs_restart";
   const canAct = !blocked && busy === null && s.state !== "disabled" && s.state !== "connecting";
+  // Only the action that applies to the server's state is offered: Disconnect while it is
+  // connected, else Connect (Reconnect when its tools changed and it must connect again).
+  const canConnect = canAct && s.state !== "connected";
+  const canDisconnect = canAct && s.state === "connected";
+  const connectButton = useRef<HTMLButtonElement>(null);
+  const disconnectButton = useRef<HTMLButtonElement>(null);
+  // The request done, the button that has the focus may no longer apply: the focus moves to the
+  // one that does (Disconnect after a connect, Connect after a disconnect).
+  useEffect(() => {
+    if (busy !== null) return;
+    const at = document.activeElement;
+    if (at === connectButton.current && !canConnect && canDisconnect) disconnectButton.current?.focus();
+    else if (at === disconnectButton.current && !canDisconnect && canConnect) connectButton.current?.focus();
+  }, [busy, s.state]);
   // A failed connect answers with the same message the server keeps as its error: shown once,
   // and not while the next attempt runs.
   const failure = busy === null && s.state === "failed" && s.error ? s.error : null;
   const errors = [failure, requestError !== failure ? requestError : null].filter((e): e is string => !!e);
-  const connectText = busy === "connect" ? "Connecting" : live ? "Reconnect" : "Connect";
+  const connectText = busy === "connect" ? "Connecting" : s.state === "needs_restart" ? "Reconnect" : "Connect";
   const disconnectText = busy === "disconnect" ? "Disconnecting" : "Disconnect";
   const headId = useId();
   const note = blocked ? null : stateNote(s);
@@ -117,20 +131,22 @@ export function McpServerItem({
           // aria-disabled, not disabled: a focused button keeps the focus while its request runs.
           <span class="mcp-actions">
             <button
+              ref={connectButton}
               type="button"
-              class={`btn small${live ? "" : " primary"}`}
+              class={`btn small${canConnect ? " primary" : ""}`}
               aria-label={`${connectText} ${s.name}`}
-              aria-disabled={!canAct}
-              onClick={() => canAct && onConnect()}
+              aria-disabled={!canConnect}
+              onClick={() => canConnect && onConnect()}
             >
               {busy === "connect" ? `${connectText}…` : connectText}
             </button>
             <button
+              ref={disconnectButton}
               type="button"
               class="btn small"
               aria-label={`${disconnectText} ${s.name}`}
-              aria-disabled={!canAct || !live}
-              onClick={() => canAct && live && onDisconnect()}
+              aria-disabled={!canDisconnect}
+              onClick={() => canDisconnect && onDisconnect()}
             >
               {busy === "disconnect" ? `${disconnectText}…` : disconnectText}
             </button>

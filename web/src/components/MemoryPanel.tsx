@@ -5,6 +5,7 @@ import { useAction } from "../state/action";
 import { relativeTime } from "../util/format";
 import { FormError } from "./FormError";
 import "../models.css";
+import { askConfirm } from "../state/confirm";
 
 /** How long the search field waits for more typing before it asks the server. */
 const SEARCH_DELAY_MS = 200;
@@ -118,9 +119,10 @@ export function MemoryPanel() {
     },
     { message: (e) => `Not deleted: ${errorText(e)}` },
   );
-  const askRemove = (m: Memory) => {
-    if (remove.busy || !confirm(`Delete the memory "${memoryName(m)}"? The agent no longer sees it.`)) return;
-    void remove.run(m);
+  const askRemove = async (m: Memory) => {
+    if (remove.busy) return;
+    const ok = await askConfirm({ title: `Delete the memory “${memoryName(m)}”?`, body: "The agent no longer sees it.", confirm: "Delete", danger: true });
+    if (ok) void remove.run(m);
   };
   const deleting = remove.running?.[0].id ?? null;
 

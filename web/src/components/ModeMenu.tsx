@@ -1,7 +1,9 @@
+import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { Mode, Session } from "../api/types";
 import { useAction } from "../state/action";
 import { serverConfig } from "../state/app";
+import { modeCycleRequest, nextMode } from "../state/keys";
 import { useObservable } from "../state/observable";
 import { upsertSession } from "../state/sessions";
 import { FormError } from "./FormError";
@@ -15,6 +17,16 @@ const HELP: Record<Mode, string> = {
 export function ModeMenu({ session }: { session: Session }) {
   const cfg = useObservable(serverConfig);
   const change = useAction(async (mode: Mode) => upsertSession(await api.patchSession(session.id, { mode })));
+  // Shift+Tab in the prompt: the next mode, through this menu's own change; said aloud once made.
+  const cycle = useObservable(modeCycleRequest);
+  const [said, setSaid] = useState("");
+  useEffect(() => {
+    if (cycle?.session !== session.id) return;
+    modeCycleRequest.set(null);
+    if (change.busy || cfg?.read_only) return;
+    const next = nextMode(session.mode);
+    void change.run(next).then((ok) => ok && setSaid(`Permissions ${HELP[next]}`));
+  }, [cycle]);
 
   const ceiling = cfg
     ? cfg.read_only
@@ -34,7 +46,7 @@ export function ModeMenu({ session }: { session: Session }) {
           name="mode"
           value={session.mode}
           disabled={change.busy || cfg?.read_only}
-          title={HELP[session.mode]}
+          title={`${HELP[session.mode]} (Shift+Tab in the prompt: the next mode)`}
           onChange={(e) => void change.run((e.target as HTMLSelectElement).value as Mode)}
         >
           <option value="ask">ask</option>
@@ -48,6 +60,9 @@ export function ModeMenu({ session }: { session: Session }) {
         </span>
       )}
       <FormError error={change.error} small inline />
+      <span class="visually-hidden" role="status">
+        {said}
+      </span>
     </span>
   );
 }

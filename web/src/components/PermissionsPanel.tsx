@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { GrantInfo, SessionPermissions, ToolStatusList } from "../api/types";
 import { useAction } from "../state/action";
@@ -14,6 +14,15 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
   const [tools, setTools] = useState<ToolStatusList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [n, setN] = useState(0);
+  // Esc from inside the panel closes it; the focus goes back to what opened it.
+  const opener = useRef(document.activeElement);
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== "Escape" || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    closePermissions();
+    const back = opener.current;
+    if (back instanceof HTMLElement && back.isConnected) back.focus({ preventScroll: true });
+  };
 
   useEffect(() => {
     let stale = false;
@@ -42,13 +51,13 @@ export function PermissionsPanel({ sessionId, refreshKey }: { sessionId: string;
   );
 
   return (
-    <section class="permissions-panel" aria-label="Permissions">
+    <section class="permissions-panel" aria-label="Permissions" onKeyDown={onKeyDown}>
       <header class="panel-head">
         <h2>Permissions</h2>
         <button type="button" class="btn small ghost" onClick={() => setN((x) => x + 1)}>
           Refresh
         </button>
-        <button type="button" class="btn small ghost" aria-label="Close permissions" onClick={closePermissions}>
+        <button type="button" class="btn small ghost" aria-label="Close permissions" title="Esc" onClick={closePermissions}>
           ✕
         </button>
       </header>

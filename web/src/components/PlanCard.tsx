@@ -7,7 +7,7 @@ import { renderMarkdown } from "../render/markdown";
 import { useAction } from "../state/action";
 import { serverConfig } from "../state/app";
 import { useObservable } from "../state/observable";
-import { openArtifacts } from "../state/panels";
+import { artifactsPanel, openArtifacts } from "../state/panels";
 import type { PlanState } from "../state/transcript";
 import { Diagram } from "./Diagram";
 import { addCodeCopyButtons } from "./codeCopy";
@@ -248,8 +248,20 @@ export function PlanCard({ plan }: { plan: PlanState }) {
     if (skipping) root.current?.querySelector<HTMLButtonElement>(".plan-undo button")?.focus({ preventScroll: true });
   }, [skipping]);
 
+  const compareButton = useRef<HTMLButtonElement>(null);
   const onKeyDown = (ev: KeyboardEvent) => {
-    if (ev.key !== "Escape" || !pending || skipping) return;
+    if (ev.key !== "Escape") return;
+    // The revision comparison is its own: Esc closes it (and only it); skipping is the Skip button's.
+    if (comparing) {
+      ev.preventDefault();
+      ev.stopPropagation();
+      setComparing(false);
+      compareButton.current?.focus({ preventScroll: true });
+      return;
+    }
+    // On the Compare button, or while the Artifacts drawer is open (its Esc closes it), never a skip.
+    if (ev.target === compareButton.current || artifactsPanel.get()) return;
+    if (!pending || skipping) return;
     ev.preventDefault();
     ev.stopPropagation();
     if (giving) setGiving(false);
@@ -271,7 +283,7 @@ export function PlanCard({ plan }: { plan: PlanState }) {
         {typeof e.revision === "number" && <span class="muted small">revision {e.revision}</span>}
         {!pending && (
           <span class={`badge plan-decision decision-${plan.decision ?? "expired"}`}>
-            {plan.decision ? (DECISION[plan.decision] ?? plan.decision) : "no longer waiting"}
+            {plan.reason ? plan.reason : plan.decision ? (DECISION[plan.decision] ?? plan.decision) : "no longer waiting"}
           </span>
         )}
         {!latest && <span class="badge">superseded</span>}
@@ -310,7 +322,14 @@ export function PlanCard({ plan }: { plan: PlanState }) {
       )}
       <div class="row plan-tools">
         {plan.revisions.length > 1 && (
-          <button type="button" class="btn small ghost" aria-expanded={comparing} onClick={() => setComparing(!comparing)}>
+          <button
+            ref={compareButton}
+            type="button"
+            class="btn small ghost"
+            aria-expanded={comparing}
+            title={comparing ? "Esc closes the comparison" : undefined}
+            onClick={() => setComparing(!comparing)}
+          >
             {comparing ? "Hide revision diff" : `Compare revisions (${plan.revisions.length})`}
           </button>
         )}

@@ -7,6 +7,7 @@ import { providers, refreshProviders } from "../state/providers";
 import { ProviderEditor } from "./ProviderEditor";
 import { type ProviderAction, ProviderItem, type ProviderNote } from "./ProviderItem";
 import "../models.css";
+import { askConfirm } from "../state/confirm";
 
 /** A copy of `m` without `key`. */
 function without<T>(m: Record<string, T>, key: string): Record<string, T> {
@@ -94,8 +95,14 @@ export function ProvidersPanel() {
       focusNext.current = { id: p.id, on: "head" };
     });
 
-  const remove = (p: ProviderView) => {
-    if (!confirm(`Remove the provider ${p.id} and its saved key? Sessions that use it fail until another model is picked for them.`)) return;
+  const remove = async (p: ProviderView) => {
+    const ok = await askConfirm({
+      title: `Remove the provider ${p.id}?`,
+      body: "Its saved key goes with it. Sessions that use it fail until another model is picked for them.",
+      confirm: "Remove",
+      danger: true,
+    });
+    if (!ok) return;
     void act(p.id, "remove", async () => {
       await api.deleteProvider(p.id);
       if (editing === p.id) setEditing(null);

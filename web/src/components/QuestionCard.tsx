@@ -1,4 +1,5 @@
 import type { QuestionState } from "../state/transcript";
+import { sentence } from "../util/format";
 
 /** The question's place in the transcript: a pointer while it waits, the answers afterwards. */
 export function QuestionCard({ question: q }: { question: QuestionState }) {
@@ -25,7 +26,11 @@ export function QuestionCard({ question: q }: { question: QuestionState }) {
           </p>
         );
       })}
-      {q.expired && q.answers === null && <p class="muted small">No longer waiting for an answer.</p>}
+      {q.reason ? (
+        <p class="muted small">{sentence(q.reason)}</p>
+      ) : (
+        q.expired && q.answers === null && <p class="muted small">No longer waiting for an answer.</p>
+      )}
     </div>
   );
 }

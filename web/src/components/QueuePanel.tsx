@@ -1,7 +1,8 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import type { QueueItem } from "../api/types";
 import { useAction } from "../state/action";
+import { queueEditRequest } from "../state/keys";
 import { useObservable } from "../state/observable";
 import { queueOf, refreshQueue } from "../state/queue";
 import { FormError } from "./FormError";
@@ -51,6 +52,29 @@ function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
     { message: (e) => (e instanceof ApiError && e.status === 409 ? null : errorText(e)) },
   );
   const busy = action.busy;
+  // ↑ in an empty prompt edits the last queued message here; the prompt has the focus back after.
+  const asked = useObservable(queueEditRequest);
+  const returnTo = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    if (asked?.id !== item.id) return;
+    queueEditRequest.set(null);
+    returnTo.current = asked.returnTo;
+    setDraft(item.text);
+    setEditing(true);
+  }, [asked]);
+  const editor = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const el = editor.current;
+    // Only an edit ↑ opened puts the caret at the end: an Edit click's textarea is already focused,
+    // and moving the caret then would undo a selection the user (or a test's fill) just made.
+    if (editing && el && returnTo.current) {
+      el.focus();
+      el.setSelectionRange(el.value.length, el.value.length);
+    } else if (!editing && returnTo.current) {
+      if (returnTo.current.isConnected) returnTo.current.focus();
+      returnTo.current = null;
+    }
+  }, [editing]);
   const save = () => action.run(() => api.editQueued(sessionId, item.id, draft.trim()));
   const remove = () => action.run(() => api.removeQueued(sessionId, item.id));
 
@@ -65,6 +89,7 @@ function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
           }}
         >
           <textarea
+            ref={editor}
             aria-label="Queued message"
             rows={2}
             value={draft}

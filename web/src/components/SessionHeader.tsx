@@ -3,12 +3,13 @@ import { api } from "../api/client";
 import { useAction } from "../state/action";
 import { useClearNetworkError } from "../state/reconnect";
 import type { Session } from "../api/types";
-import { navigate } from "../state/router";
 import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, togglePermissions } from "../state/panels";
 import { useObservable } from "../state/observable";
-import { removeSession, upsertSession } from "../state/sessions";
+import { confirmDeleteSession, deleteSession } from "../state/projects";
+import { upsertSession } from "../state/sessions";
 import type { ContextState } from "../state/transcript";
 import { AgentMenu } from "./AgentMenu";
+import { ExportMenu } from "./ExportMenu";
 import { FormError } from "./FormError";
 import { ModelMenu } from "./ModelMenu";
 import { ReasoningMenu } from "./ReasoningMenu";
@@ -50,13 +51,8 @@ export function SessionHeader({
       upsertSession(await api.patchSession(s.id, { archived: !s.archived }));
     });
 
-  const remove = () => {
-    if (!confirm(`Delete the session "${s.title || "Untitled session"}" and its transcript? This cannot be undone.`)) return;
-    void action.run(async () => {
-      await api.deleteSession(s.id);
-      removeSession(s.id);
-      navigate("/");
-    });
+  const remove = async () => {
+    if (await confirmDeleteSession(s)) void action.run(() => deleteSession(s));
   };
 
   return (
@@ -113,10 +109,11 @@ export function SessionHeader({
             Rename
           </button>
         )}
+        <ExportMenu session={s} />
         <button type="button" class="btn small ghost" onClick={() => void archive()}>
           {s.archived ? "Unarchive" : "Archive"}
         </button>
-        <button type="button" class="btn small ghost danger" onClick={remove}>
+        <button type="button" class="btn small ghost danger" onClick={() => void remove()}>
           Delete
         </button>
       </div>

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
-import { api, errorText } from "../api/client";
+import { ApiError, api, errorText } from "../api/client";
 import type { Session } from "../api/types";
 import { useObservable } from "../state/observable";
 import { useOnReconnect } from "../state/reconnect";
@@ -22,6 +22,7 @@ import { TodoPanel } from "./TodoPanel";
 import { QuestionPanel } from "./QuestionPanel";
 import { RevertDialog } from "./RevertDialog";
 import { SessionHeader } from "./SessionHeader";
+import { SessionNotFound } from "./SessionNotFound";
 import { SubagentBanner } from "./SubagentBanner";
 import { SubagentPrompts } from "./SubagentPrompts";
 import { SubagentsPanel } from "./SubagentsPanel";
@@ -71,6 +72,8 @@ export function SessionView({ id }: { id: string }) {
   const fromList = list?.find((s) => s.id === id) ?? null;
   const [fetched, setFetched] = useState<Session | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  /** The server does not know this session. */
+  const [missing, setMissing] = useState(false);
   const { t, snap } = useTranscript(id);
   useJump(id, t, snap);
 
@@ -97,7 +100,11 @@ export function SessionView({ id }: { id: string }) {
         setLoadError(null);
         upsertSession(s);
       },
-      (e) => live && setLoadError(errorText(e)),
+      (e) => {
+        if (!live) return;
+        setLoadError(errorText(e));
+        setMissing(e instanceof ApiError && e.status === 404);
+      },
     );
     return () => {
       live = false;
@@ -136,6 +143,7 @@ export function SessionView({ id }: { id: string }) {
     return () => attentionCount.set(0);
   }, [waiting]);
 
+  if (!session && missing) return <SessionNotFound id={id} />;
   if (!session && loadError) {
     return (
       <div class="empty-state">

@@ -4,10 +4,11 @@ import { providerMissing } from "../state/app";
 import { phoneLayout } from "../state/layout";
 import { useObservable } from "../state/observable";
 import { route } from "../state/router";
-import { openSearch, searchDialog } from "../state/search";
+import { ConfirmDialog } from "./ConfirmDialog";
 import { SearchDialog } from "./SearchDialog";
 import { SessionList } from "./SessionList";
 import { SessionView } from "./SessionView";
+import { Shortcuts } from "./Shortcuts";
 import { Settings } from "./Settings";
 import { Setup } from "./Setup";
 import { TitleUpdater } from "./TitleUpdater";
@@ -20,17 +21,6 @@ export function Shell() {
   const phone = useObservable(phoneLayout);
   // At phone width the home page is the list: it is then the page's main content (and its h1).
   const listIsPage = phone && r.name === "home" && !needsSetup;
-  // Ctrl+K (⌘K) opens the search from anywhere.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key.toLowerCase() !== "k" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
-      if (searchDialog.get() || document.querySelector("dialog[open]")) return;
-      e.preventDefault();
-      openSearch();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, []);
   useEffect(() => {
     api.getProvider().then(
       (p) => providerMissing.set(!p.kind),
@@ -45,6 +35,8 @@ export function Shell() {
       <TitleUpdater />
       <TopBar />
       <SearchDialog />
+      <ConfirmDialog />
+      <Shortcuts />
       <div class="panes">
         {listIsPage ? (
           <main id="main" class="sidebar list-page" tabIndex={-1}>

@@ -42,7 +42,7 @@ function ChildQuestion({ q, known }: { q: PendingQuestion; known: readonly Sessi
       <From session={q.session} title={title} />
       <QuestionPanel
         key={q.question_id}
-        question={{ id: q.question_id, seq: 0, run: q.run_id, questions: q.questions, answers: null, expired: false }}
+        question={{ id: q.question_id, seq: 0, run: q.run_id, questions: q.questions, answers: null, expired: false, reason: null }}
         asker={`The subagent “${title}”`}
       />
     </div>

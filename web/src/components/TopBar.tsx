@@ -1,4 +1,5 @@
 import { auth } from "../state/app";
+import { ARIA_KEYS, shortcutsSheet } from "../state/keys";
 import { signOut } from "../state/auth";
 import { useObservable } from "../state/observable";
 import { linkClick, route } from "../state/router";
@@ -24,6 +25,16 @@ export function TopBar() {
       <span class="spacer" />
       <ConnectionIndicator />
       <ThemeToggle />
+      <button
+        type="button"
+        class="icon-btn"
+        onClick={() => shortcutsSheet.set(true)}
+        aria-label="Keyboard shortcuts"
+        aria-keyshortcuts={ARIA_KEYS.shortcuts}
+        title="Keyboard shortcuts (?)"
+      >
+        ?
+      </button>
       <a
         class={`icon-btn${r.name === "settings" ? " active" : ""}`}
         href="/settings"

@@ -2,6 +2,7 @@ import type { ComponentChild } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { revealRequest } from "../state/reveal";
 import type { TranscriptSnapshot } from "../state/transcript";
+import { EmptyTranscript } from "./EmptyTranscript";
 import { TranscriptRow } from "./TranscriptRow";
 import { scrolledFromTop, Windowing } from "./windowing";
 
@@ -175,9 +176,7 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
         {!snap.loaded && snap.loadError && (
           <p class="muted empty-transcript">Messages could not be loaded: {snap.loadError} Trying again…</p>
         )}
-        {snap.loaded && n === 0 && !snap.hasOlder && (
-          <p class="muted empty-transcript">Nothing here yet. Write a prompt below to start.</p>
-        )}
+        {snap.loaded && n === 0 && !snap.hasOlder && <EmptyTranscript />}
         {children}
         {snap.activeRun && (
           <div class="working" role="status">

@@ -158,6 +158,8 @@ export interface QuestionState {
   questions: Question[];
   answers: QuestionAnswers | null;
   expired: boolean;
+  /** Why nobody answered, when the server says ("not answered — the server restarted"). */
+  reason: string | null;
 }
 
 export interface QuestionItem extends ItemBase {
@@ -173,6 +175,8 @@ export interface PlanState {
   decision: PlanDecision | null;
   feedback: string | null;
   expired: boolean;
+  /** Why nobody decided, when the server says ("not answered — the server restarted"). */
+  reason: string | null;
   /** Every plan revision seen in this session, oldest first (shared array). */
   revisions: PlanState[];
 }

@@ -272,6 +272,17 @@ describe("each event kind", () => {
     const q = only(s, "question").question;
     s = reduce(s, ev(3, "question_answered", { question_id: "Q1", answers: [["A"]] }));
     expect(q.answers).toEqual([["A"]]);
+    expect(q.reason).toBeNull();
+  });
+
+  it("a prompt nobody could answer because the server restarted says so", () => {
+    let s = applyAll([
+      started(1),
+      ev(2, "question_asked", { call_id: "C1", question_id: "Q1", questions: [{ question: "Which?", options: [{ label: "A" }] }] }),
+    ]);
+    const q = only(s, "question").question;
+    s = reduce(s, ev(3, "question_answered", { question_id: "Q1", answers: [null], reason: "not answered — the server restarted" }));
+    expect([q.answers, q.reason]).toEqual([[null], "not answered — the server restarted"]);
   });
 
   it("plan_proposed revisions form one series; plan_decided records the answer", () => {

@@ -586,7 +586,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
     }
     case "question_asked": {
       if (s.questions.has(ev.question_id)) break;
-      const q: QuestionState = { id: ev.question_id, seq: ev.seq, run, questions: ev.questions, answers: null, expired: false };
+      const q: QuestionState = { id: ev.question_id, seq: ev.seq, run, questions: ev.questions, answers: null, expired: false, reason: null };
       s.questions.set(q.id, q);
       s.questionItems.set(q.id, add<QuestionItem>(s, { kind: "question", key: `q:${q.id}`, seq: ev.seq, run, v: 0, question: q }));
       s.changes.attention.push(ev);
@@ -596,6 +596,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       const q = s.questions.get(ev.question_id);
       if (q) {
         q.answers = ev.answers;
+        q.reason = ev.reason ?? null;
         const item = s.questionItems.get(q.id);
         if (item) touch(s, item);
       }
@@ -607,7 +608,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       const series = "plan";
       let revisions = s.planRevisions.get(series);
       if (!revisions) s.planRevisions.set(series, (revisions = []));
-      const p: PlanState = { id: ev.plan_id, seq: ev.seq, run, event: ev, decision: null, feedback: null, expired: false, revisions };
+      const p: PlanState = { id: ev.plan_id, seq: ev.seq, run, event: ev, decision: null, feedback: null, expired: false, reason: null, revisions };
       revisions.push(p);
       // Earlier revisions offer the newer ones in their picker.
       for (const it of s.planItems.values()) if (it.plan.revisions === revisions) touch(s, it);
@@ -621,6 +622,7 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       if (p) {
         p.decision = ev.decision;
         p.feedback = ev.feedback ?? null;
+        p.reason = ev.reason ?? null;
         const item = s.planItems.get(p.id);
         if (item) touch(s, item);
       }

@@ -1,23 +1,31 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/agent …`,
-// `/mode …`, `/model …`, `/goal …`, `/new`, `/undo`, `/redo`, `/search …`, `/skills`, `/agents`,
-// `/plugins`) act on the session or open a dialog, panel or picker; the server's own prompts
+// `/mode …`, `/model …`, `/goal …`, `/new`, `/clear`, `/undo`, `/redo`, `/search …`, `/skills`,
+// `/agents`, `/plugins`, `/export …`) act on the session or open a dialog, panel or picker;
+// `/help`, `/cost`, `/status` and `/diff` are answered here in a panel over the prompt (nothing
+// goes to the model; state/localCommands.ts reads what they show); the server's own prompts
 // (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
 // replaced by what follows the name. Any other `/word` is ordinary text (people write /etc/hosts).
 import { api } from "../api/client";
 import type { Agent, Mode, PromptCommand, Session } from "../api/types";
 import { type AgentChoice, splitAgentArgs } from "../util/agents";
+import type { ExportFormat } from "../util/export";
+import { helpFacts } from "../util/sessionFacts";
 import { refreshAgents } from "./agents";
+import { exportSession } from "./export";
+import { type LocalPanel, checkModel, costPanel, diffPanel, startLike, statusPanel } from "./localCommands";
 import { openGoalPanel, openSettingsPanel } from "./panels";
 import { effectiveModel, modelLabel, openModelPicker, refreshProviders } from "./providers";
 import { startRedo, startRevert } from "./revert";
-import { navigate, sessionPath } from "./router";
 import { openSearch } from "./search";
 import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" | "plugins" }
+  | { action: "compact" | "new" | "clear" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" | "plugins" }
+  /** Answered here in a panel over the prompt. */
+  | { action: "help" | "cost" | "status" | "diff" }
+  | { action: "export"; format: ExportFormat }
   /** Switch to `agent`; null: to the one named after the command (`/agent NAME`). */
   | { action: "agent"; agent: Agent | null }
   | { action: "mode"; mode: Mode };
@@ -33,6 +41,7 @@ export interface SlashEntry {
 }
 
 const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] = [
+  { label: "help", description: "List the commands and this workspace's templates here (nothing is sent to the model)", builtin: { action: "help" } },
   { label: "compact", description: "Summarise the older turns to free the context window", builtin: { action: "compact" } },
   { label: "plan", description: "Switch to the plan agent: read-only, it explores and proposes a plan", builtin: { action: "agent", agent: "plan" } },
   { label: "build", description: "Switch to the build agent: it edits files and runs commands", builtin: { action: "agent", agent: "build" } },
@@ -54,7 +63,29 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
     description: "Give the agent a goal to work towards, turn after turn: /goal OBJECTIVE sets it; alone it opens the goal panel",
     builtin: { action: "goal" },
   },
-  { label: "new", description: "Start a new session in this workspace, with the same agent and permissions", builtin: { action: "new" } },
+  { label: "new", description: "Start a new session in this workspace, with the same agent, permissions and model", builtin: { action: "new" } },
+  {
+    label: "clear",
+    description: "Start afresh: a new session with this one's workspace, model, permissions and agent; this one stays in the list",
+    builtin: { action: "clear" },
+  },
+  { label: "cost", description: "What this session has used and spent: tokens, cost, its spend cap", builtin: { action: "cost" } },
+  {
+    label: "status",
+    description: "This session's model, permissions, agent, workspace, context use and run state, and the server's version",
+    builtin: { action: "status" },
+  },
+  { label: "diff", description: "The files this session changed, each with its diffs", builtin: { action: "diff" } },
+  {
+    label: "export json",
+    description: "Download this session as JSON, as `tradewind sessions export` writes it (`sessions import` takes it back)",
+    builtin: { action: "export", format: "json" },
+  },
+  {
+    label: "export markdown",
+    description: "Download this session as Markdown: prompts, answers, tool calls and their whole output",
+    builtin: { action: "export", format: "markdown" },
+  },
   { label: "undo", description: "Revert the files to before your last message and take that turn back", builtin: { action: "undo" } },
   { label: "redo", description: "Undo the last revert: the files and the turns come back", builtin: { action: "redo" } },
   { label: "search", description: "Search every session for the words that follow", builtin: { action: "search" } },
@@ -122,6 +153,8 @@ export interface SlashOutcome {
   done: string | null;
   /** The prompt to send now (null: none). */
   send: string | null;
+  /** What a command answered here shows over the prompt (absent: nothing). */
+  panel?: LocalPanel;
 }
 
 const AGENT_DONE: Record<string, string> = {
@@ -133,9 +166,14 @@ const AGENT_DONE: Record<string, string> = {
 export interface SlashContext {
   /** The message `/undo` reverts to (null: none in the transcript). */
   undoTarget: () => UndoTarget | null;
+  /** The workspace's templates (what `/help` lists with the built-in commands). */
+  templates: () => Promise<PromptCommand[]>;
 }
 
-async function runBuiltin(session: Session, b: Builtin, args: string, ctx: SlashContext): Promise<string | null> {
+/** What a built-in command did: a few words, or a panel of its own. */
+type Done = string | null | { panel: LocalPanel };
+
+async function runBuiltin(session: Session, b: Builtin, args: string, ctx: SlashContext): Promise<Done> {
   switch (b.action) {
     case "compact":
       // The compaction run shows in the transcript: nothing more to say here.
@@ -147,12 +185,22 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
     case "mode":
       upsertSession(await api.patchSession(session.id, { mode: b.mode }));
       return `Permissions set to ${b.mode}.`;
-    case "new": {
-      const s = await api.createSession({ workspace: session.workspace, agent: session.agent, mode: session.mode });
-      upsertSession(s);
-      navigate(sessionPath(s.id));
+    case "new":
+      await startLike(session);
       return "New session started.";
-    }
+    case "clear":
+      await startLike(session);
+      return "Cleared: a new session on the same model, permissions and agent; the old one is in the list.";
+    case "help":
+      return { panel: { kind: "facts", title: "Commands", groups: helpFacts(slashEntries("", await ctx.templates())) } };
+    case "cost":
+      return { panel: await costPanel(session) };
+    case "status":
+      return { panel: await statusPanel(session) };
+    case "diff":
+      return { panel: await diffPanel(session) };
+    case "export":
+      return `Downloaded ${await exportSession(session.id, b.format)}.`;
     case "undo": {
       // The dialog that asks says the rest.
       const target = ctx.undoTarget();
@@ -215,9 +263,12 @@ async function setModel(session: Session, args: string): Promise<string | null> 
   const provider = named ? named.id : effectiveModel(session, list).provider;
   const model = (named ? args.slice(cut + 1) : args).trim();
   if (!model) throw new Error(`Give a model name after ${args}, e.g. /model ${args}${named?.model ?? "NAME"}.`);
+  // A model the provider does not list is refused here; an unreadable list only warns.
+  const warning = await checkModel(provider, model);
   const s = await api.patchSession(session.id, provider ? { provider, model } : { model });
   upsertSession(s);
-  return `Model: ${modelLabel(effectiveModel(s, list))}`;
+  const done = `Model: ${modelLabel(effectiveModel(s, list))}`;
+  return warning ? `${done}. Warning: ${warning}.` : done;
 }
 
 /**
@@ -237,34 +288,44 @@ async function setGoal(session: Session, args: string): Promise<string | null> {
 
 /**
  * Act on a prompt: a built-in command runs (an error is thrown with a plain message), a
- * template is expanded, anything else is sent as it is. `templates` reads the workspace's.
+ * template is expanded, anything else is sent as it is; `/help`, `/cost`, `/status` and `/diff`
+ * come back with a panel to show. `ctx.templates` reads the workspace's templates.
  */
-export async function resolveSlash(
-  session: Session,
-  text: string,
-  templates: () => Promise<PromptCommand[]>,
-  ctx: SlashContext,
-): Promise<SlashOutcome> {
+export async function resolveSlash(session: Session, text: string, ctx: SlashContext): Promise<SlashOutcome> {
   const m = /^\/([\w-]+)(?:[ \t]+([\s\S]*))?$/.exec(text.trim());
   if (!m) return { done: null, send: text };
   const name = m[1].toLowerCase();
   const args = (m[2] ?? "").trim();
+  const run = async (b: Builtin, after = "", send: string | null = null): Promise<SlashOutcome> => {
+    const done = await runBuiltin(session, b, after, ctx);
+    return typeof done === "object" && done !== null ? { done: null, send, panel: done.panel } : { done, send };
+  };
   if (name === "model") return { done: await setModel(session, args), send: null };
   if (name === "goal") return { done: await setGoal(session, args), send: null };
   if (name === "agent") return agentCommand(session, args);
-  if (name === "mode") {
-    const b = BUILTINS.find((x) => x.label === `mode ${args.toLowerCase()}`);
-    if (!b) throw new Error("Use /mode ask, /mode auto or /mode full.");
-    return { done: await runBuiltin(session, b.builtin, "", ctx), send: null };
+  if (name === "mode" || name === "export") {
+    const b = BUILTINS.find((x) => x.label === subcommand(name, args));
+    if (!b) throw new Error(name === "mode" ? "Use /mode ask, /mode auto or /mode full." : "Use /export json or /export markdown.");
+    return run(b.builtin);
   }
   const b = BUILTINS.find((x) => x.label === name);
   if (b) {
-    if (b.builtin.action === "search") return { done: await runBuiltin(session, b.builtin, args, ctx), send: null };
+    if (b.builtin.action === "search") return run(b.builtin, args);
     // `/plan <text>` switches agent and sends the text; the others take nothing after them.
     if (args && b.builtin.action !== "agent") throw new Error(`/${name} takes nothing after it.`);
-    return { done: await runBuiltin(session, b.builtin, "", ctx), send: args || null };
+    return run(b.builtin, "", args || null);
   }
-  const t = (await templates()).find((x) => x.name === name);
+  const t = (await ctx.templates()).find((x) => x.name === name);
   if (t) return { done: null, send: expandTemplate(t, args) };
   return { done: null, send: text };
+}
+
+/**
+ * The entry `/mode …` or `/export …` names: `/export` alone is JSON (as the CLI's default), `md`
+ * stands for `markdown`.
+ */
+function subcommand(name: string, args: string): string {
+  const arg = args.toLowerCase();
+  if (name === "export") return `export ${arg === "" ? "json" : arg === "md" ? "markdown" : arg}`;
+  return `${name} ${arg}`;
 }

@@ -143,3 +143,8 @@ export function outputLabel(what: string, command: string): string {
   if (!cmd) return what;
   return `${what} of ${cmd.length > LABEL_COMMAND_CHARS ? `${cmd.slice(0, LABEL_COMMAND_CHARS)}…` : cmd}`;
 }
+
+/** A server's phrase as a sentence: its first letter upper-case ("not answered — …" → "Not answered — …"). */
+export function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -100,6 +100,21 @@ export async function readImages(files: readonly File[], have: readonly DraftIma
   return { images, refused };
 }
 
+/** An image kept in a draft (its name, type and base64 bytes), waiting in the composer again. */
+export function restoredImage(kept: { name: string; mediaType: ImageType; data: string }): DraftImage {
+  const raw = atob(kept.data);
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return {
+    key: `img${++keys}`,
+    name: kept.name,
+    mediaType: kept.mediaType,
+    bytes: bytes.length,
+    data: kept.data,
+    url: URL.createObjectURL(new Blob([bytes], { type: kept.mediaType })),
+  };
+}
+
 /** The images as the API takes them. */
 export function imageInputs(images: readonly DraftImage[]): ImageInput[] {
   return images.map((i) => ({ media_type: i.mediaType, data: i.data, name: i.name }));

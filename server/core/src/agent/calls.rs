@@ -214,14 +214,17 @@ async fn handle_call_inner(
             }
         },
     };
-    t.emit(EventPayload::ToolCall {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        effect,
-        input: input.clone(),
-        input_raw: None,
-        input_error: None,
-    });
+    // A call that waited on a person when the server restarted was announced before it.
+    if !(t.run.resumed && t.deps.prompts.parked(&t.run.run_id, &call.id)) {
+        t.emit(EventPayload::ToolCall {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            effect,
+            input: input.clone(),
+            input_raw: None,
+            input_error: None,
+        });
+    }
     let prepared = match planned {
         Some(p) => Ok(p),
         None => prepare(t, &call.name, found, &input),
@@ -597,6 +600,11 @@ pub(super) async fn ask_user(
     effect: Effect,
     ask: &policy::Ask,
 ) -> ApprovalAnswer {
+    let approvals = &t.deps.prompts.approvals;
+    // The call waited on this before the server restarted: the same prompt, waited on again.
+    if let Some(p) = approvals.adopt(&t.run.run_id, &call.id, &ask.key) {
+        return answer_of(approvals.resume(&t.waiter(), p).await);
+    }
     let session_keeps = super::grants::session_keeps(ask);
     let id: crate::protocol::ApprovalId = new_id().into();
     let row = NewApproval {
@@ -638,13 +646,16 @@ pub(super) async fn ask_user(
         warnings: ask.warnings.clone(),
         session_keeps,
     };
-    match t
-        .deps
-        .prompts
-        .approvals
-        .ask(&t.waiter(), &id, &ApprovalRequest { row, event })
-        .await
-    {
+    answer_of(
+        approvals
+            .ask(&t.waiter(), &id, &ApprovalRequest { row, event })
+            .await,
+    )
+}
+
+/// An approval's answer; none in time is a denial.
+fn answer_of(asked: Asked<ApprovalAnswer>) -> ApprovalAnswer {
+    match asked {
         Asked::Answered(a) => a,
         Asked::Expired => ApprovalDecision::Deny.into(),
         Asked::Failed(e) => {

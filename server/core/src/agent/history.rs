@@ -274,6 +274,37 @@ impl History {
         }
     }
 
+    /// The text of the model's last answer that has some ("" when none has).
+    pub fn last_answer(&self) -> String {
+        self.chat
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                ChatMessage::Assistant { text, .. } if !text.trim().is_empty() => {
+                    Some(text.clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// The calls of the last answer that have no result yet, in order.
+    pub fn open_calls(&self) -> Vec<ToolCallReq> {
+        let Some(ChatMessage::Assistant { tool_calls, .. }) = self
+            .chat
+            .iter()
+            .rev()
+            .find(|m| !matches!(m, ChatMessage::Tool { .. }))
+        else {
+            return Vec::new();
+        };
+        tool_calls
+            .iter()
+            .filter(|c| self.open.iter().any(|(id, _)| *id == *c.id))
+            .cloned()
+            .collect()
+    }
+
     /// Whether a tool result held so far contains `needle` (the history is left as it is).
     pub fn results_contain(&self, needle: &str) -> bool {
         self.chat

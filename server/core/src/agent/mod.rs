@@ -15,6 +15,7 @@ mod offer;
 pub mod profiles;
 mod run;
 mod stream;
+pub mod titles;
 pub mod toolset;
 mod turn;
 
@@ -121,6 +122,8 @@ pub struct RunSpec {
     pub limits: Option<crate::protocol::RunLimits>,
     /// Sent by a caller with the `admin` scope: a `!command` is the user's own.
     pub by_admin: bool,
+    /// Goes on after a restart from where the run waited on a person (`Queued::resume`).
+    pub resumed: bool,
     pub cancel: CancellationToken,
     /// Cancelled when the server stops (the parent of `cancel`): a run it stops ends
     /// `interrupted` with reason `shutdown`, not `cancelled`.
@@ -139,6 +142,8 @@ pub struct Finished {
     pub goal_active: bool,
     /// A `Stop` hook asked for one more turn, for this reason.
     pub continue_with: Option<String>,
+    /// The run's last answer (what a session's first exchange is titled from).
+    pub answer: String,
 }
 
 #[derive(Debug, Clone)]

@@ -49,12 +49,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         profile: profile.as_ref().ok().cloned().flatten(),
     };
     t.hooks = hooks::load(&t).await;
-    t.emit(EventPayload::RunStarted {
-        run_id: spec.run_id.clone(),
-        agent: spec.session.agent.clone(),
-        mode,
-        trigger: spec.trigger,
-    });
+    begin(&t, mode).await;
     if t.depth() > 0 {
         crate::probe::moment(crate::probe::MarkKind::Step("run begun"));
     }
@@ -66,8 +61,12 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         },
         (_, RunTrigger::Command) => user_command(&mut t).await,
         (_, RunTrigger::Compact) => compact_command(&mut t).await,
+        _ if spec.resumed => continued(&mut t).await,
         _ => prompted(&mut t, spec).await,
     };
+    if spec.resumed {
+        release_parked(&t).await;
+    }
     let (outcome, reason) =
         if spec.server_stop.is_cancelled() && outcome.status != RunStatus::Completed {
             (
@@ -105,6 +104,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     };
     let protected = t.before.initialized();
     let history = t.history.into_inner();
+    let answer = history.last_answer();
     if complete {
         deps.history.put(&spec.session.id, history);
     }
@@ -127,6 +127,25 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         end,
         goal_active,
         continue_with,
+        answer,
+    }
+}
+
+/// The run begins (`run_started`) — or, going on after a restart, its snapshot of the files
+/// before it, when it took one, still undoes the whole run.
+async fn begin(t: &Turn<'_>, mode: crate::protocol::Mode) {
+    let spec = t.run;
+    if !spec.resumed {
+        t.emit(EventPayload::RunStarted {
+            run_id: spec.run_id.clone(),
+            agent: spec.session.agent.clone(),
+            mode,
+            trigger: spec.trigger,
+        });
+    } else if t.undo
+        && let Ok(Some(_)) = t.deps.store.run_snapshot(&spec.run_id, "before").await
+    {
+        let _ = t.before.set(());
     }
 }
 
@@ -312,15 +331,19 @@ pub(super) fn disk_full(usage: Usage) -> RunOutcome {
 /// `!command`: the same proposal as a model `shell` call, through the same gate; no model call.
 pub(super) async fn user_command(t: &mut Turn<'_>) -> RunOutcome {
     let command = t.run.text.trim_start_matches('!').trim().to_string();
-    t.emit(EventPayload::UserMessage {
-        message_id: new_id().into(),
-        text: t.run.text.clone(),
-        origin: Some(RunTrigger::Command),
-        images: Vec::new(),
-        steered_from: None,
-    });
+    if !t.run.resumed {
+        t.emit(EventPayload::UserMessage {
+            message_id: new_id().into(),
+            text: t.run.text.clone(),
+            origin: Some(RunTrigger::Command),
+            images: Vec::new(),
+            steered_from: None,
+        });
+    }
+    // Named after its run: a command waiting for its approval when the server restarted is
+    // the same call after it.
     let call = ToolCallReq {
-        id: format!("cmd_{}", new_id()).into(),
+        id: format!("cmd_{}", t.run.run_id).into(),
         name: "shell".into(),
         arguments: serde_json::json!({ "command": command }).to_string(),
     };
@@ -423,6 +446,25 @@ async fn prompted(t: &mut Turn<'_>, spec: &RunSpec) -> RunOutcome {
         Ok(()) => loop_turns(t).await,
         Err(why) => blocked_by_hook(t, &why),
     }
+}
+
+/// A run the server's restart stopped while it waited on a person, going on: the calls its
+/// last answer left open run now (the one that waited takes its parked prompt again, see
+/// `pending::Pending::adopt`), then the turns go on as before.
+async fn continued(t: &mut Turn<'_>) -> RunOutcome {
+    let open = t.history.lock().open_calls();
+    run_calls(t, &open, &[]).await;
+    deliver_steers(t).await;
+    loop_turns(t).await
+}
+
+/// What a continued run did not wait on again (its call asked otherwise this time): expired.
+async fn release_parked(t: &Turn<'_>) {
+    let w = t.waiter();
+    let prompts = &t.deps.prompts;
+    prompts.approvals.release(&w).await;
+    prompts.questions.release(&w).await;
+    prompts.plans.release(&w).await;
 }
 
 /// A message of the user's (or a plan's, a wake-up's) as a run receives it.

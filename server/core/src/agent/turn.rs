@@ -100,6 +100,7 @@ impl Turn<'_> {
             slot: Some(&self.run.slot),
             ancestors: &self.lineage,
             push: self.deps.prompts.push.as_ref(),
+            stopping: Some((&self.run.server_stop, &self.deps.prompts.holding)),
         }
     }
 

@@ -35,6 +35,7 @@ pub struct FileConfig {
     pub tasks: TaskSettings,
     pub plan: PlanSettings,
     pub agent: AgentSettings,
+    pub titles: TitleSettings,
     pub network: NetworkSettings,
     pub sandbox: SandboxSettings,
     pub webfetch: WebFetchSettings,
@@ -369,6 +370,26 @@ impl AgentSettings {
     }
 }
 
+/// Session titles the model writes (`titles` in config.json): after a session's first
+/// exchange, one call of at most 200 output tokens names it — counted in usage and the spend
+/// caps like any call.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TitleSettings {
+    pub enabled: bool,
+    /// The model that writes them (`<provider>/<model>` or a model of the session's provider);
+    /// default: the session's own.
+    pub model: Option<String>,
+}
+impl Default for TitleSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            model: None,
+        }
+    }
+}
+
 /// Spend caps in USD (`spend` in config.json): reaching one stops the run. A session's own cap
 /// (`PATCH /api/sessions/{id} {spend_cap_usd}`) replaces `sessionUsd` for it.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -416,6 +437,8 @@ pub struct Config {
     pub tasks: TaskSettings,
     pub plan: PlanSettings,
     pub agent: AgentSettings,
+    /// `titles` in config.json.
+    pub titles: TitleSettings,
     pub network: NetworkSettings,
     pub sandbox: SandboxSettings,
     pub webfetch: WebFetchSettings,
@@ -600,6 +623,7 @@ impl Config {
             tasks: file.tasks,
             plan: file.plan,
             agent: file.agent,
+            titles: file.titles,
             network: file.network,
             sandbox: file.sandbox,
             webfetch: file.webfetch,
@@ -731,6 +755,7 @@ impl Config {
             tasks: TaskSettings::default(),
             plan: PlanSettings::default(),
             agent: AgentSettings::default(),
+            titles: TitleSettings::default(),
             network: NetworkSettings::default(),
             sandbox: SandboxSettings::default(),
             webfetch: WebFetchSettings::default(),

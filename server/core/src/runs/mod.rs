@@ -9,9 +9,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{self, LoopEnv, RunSpec};
+use crate::protocol::EventPayload;
 use crate::protocol::{RunStatus, RunTrigger, StopReason, Usage, WireError};
 use crate::scheduler::{AfterRun, EndedRun, OnIdle, Queued, RunEnd, RunQueue, Starts};
-use crate::store::StoreResult;
+use crate::store::{PendingPrompt, StoreResult};
 
 pub mod wake;
 
@@ -193,7 +194,11 @@ impl RunManager {
                 let handle = self
                     .running
                     .spawn(async move { me.execute(&sid, q, cancel, slot).await });
-                if let Err(e) = handle.await {
+                let ended = handle.await;
+                // A shutdown counting the runs still to end hears of this one (its task is
+                // gone from `running` by now).
+                self.deps.prompts.holding.changed();
+                if let Err(e) = ended {
                     tracing::error!(error = %e, run = %run_id, "run task died");
                     let error = werr("internal", "the run stopped on an internal error");
                     let end = RunEnd::at_once(RunStatus::Failed, None, Some(error));
@@ -222,7 +227,12 @@ impl RunManager {
         if child {
             crate::probe::moment(crate::probe::MarkKind::Step("worker"));
         }
-        match store.start_run(&q.run_id).await {
+        let started = if q.resume {
+            Ok(true)
+        } else {
+            store.start_run(&q.run_id).await
+        };
+        match started {
             Ok(true) if child => crate::probe::moment(crate::probe::MarkKind::Step("run started")),
             Ok(true) => {}
             Ok(false) => return, // cancelled while queued
@@ -256,6 +266,7 @@ impl RunManager {
             images: q.images,
             limits: q.limits,
             by_admin: q.by_admin,
+            resumed: q.resume,
             cancel,
             server_stop: self.queue.shutdown_token().clone(),
             slot,
@@ -264,6 +275,8 @@ impl RunManager {
         // The run's row is final before its `run_finished` event is sent (agent::run does both).
         let span = tracing::info_span!("run", run_id = %spec.run_id, session = %session_id, trigger = spec.trigger.as_str());
         let done = tracing::Instrument::instrument(agent::run(&self.deps, &spec), span).await;
+        // A session's first exchange gets the title the model writes (in the background).
+        agent::titles::after_run(&self.deps, &spec, &done);
         let ended = EndedRun {
             session_id,
             run_id: &q.run_id,
@@ -443,13 +456,20 @@ impl RunManager {
         self.queue.is_busy(session_id)
     }
 
-    /// At start-up: active runs of a dead server are `interrupted`; queued ones start again;
-    /// pending approvals can no longer be answered.
+    /// At start-up: active runs of a dead server are `interrupted` — but for those that were
+    /// waiting on a person, which go on waiting (`recover_waiting`); queued ones start again;
+    /// prompts no run waits for any more are expired.
     pub async fn recover(&self) -> StoreResult<()> {
         let store = &self.deps.store;
-        store.expire_pending_approvals().await?;
-        store.expire_pending_prompts().await?;
+        let mut prompts = store.pending_prompts().await?;
         for r in store.list_runs_with_status(RunStatus::Running).await? {
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                prompts.into_iter().partition(|p| p.run_id == r.id);
+            prompts = rest;
+            if !mine.is_empty() {
+                self.recover_waiting(r, mine).await;
+                continue;
+            }
             // The server died mid-run: what it consumed is known only from what it stored.
             let (last, streamed) = store.run_trace(&r.id).await.unwrap_or((None, 0));
             let duration_ms = match (r.started_at, last) {
@@ -470,39 +490,118 @@ impl RunManager {
             };
             self.end(&r.session_id, &r.id, &end).await;
         }
+        // Their runs ended before the server stopped: nobody waits for them.
+        for p in &prompts {
+            store.expire_prompt(p).await?;
+        }
         for r in store.list_runs_with_status(RunStatus::Queued).await? {
-            let trigger = r.trigger;
-            self.queue.push(
-                &r.session_id,
-                Queued {
-                    run_id: r.id,
-                    trigger,
-                    text: r.input,
-                    images: r
-                        .images
-                        .as_deref()
-                        .and_then(|j| serde_json::from_str(j).ok())
-                        .unwrap_or_default(),
-                    // Limits that no longer read are the narrowest: nothing beyond reading.
-                    limits: r.limits.as_deref().map(|j| {
-                        serde_json::from_str(j).unwrap_or(crate::protocol::RunLimits {
-                            write: false,
-                            process: false,
-                            external: false,
-                            read_only: true,
-                            yolo: false,
-                            interactive: false,
-                        })
-                    }),
-                    queued_at: r.created_at,
-                    session: None,
-                    // A steer not delivered before the server stopped runs as its own turn.
-                    steer: false,
-                    by_admin: false,
-                },
-            );
+            let session = r.session_id.clone();
+            self.queue.push(&session, queued_of(r, false));
         }
         Ok(())
+    }
+
+    /// A run that waited on a person when the server stopped (cleanly or not) goes on waiting:
+    /// its prompts stay answerable and an answer continues it. When a wait's
+    /// `agent.approvalTimeoutSecs` ran out while the server was down — or the run is a
+    /// subagent's, whose parent's run did not wait — it ends `interrupted` instead, each prompt
+    /// reading [`NOT_ANSWERED`], as the model is told.
+    async fn recover_waiting(&self, r: crate::store::RunRow, prompts: Vec<PendingPrompt>) {
+        let now = crate::util::now_ms();
+        let timeout = self.deps.cfg.agent.approval_timeout_secs.max(1);
+        let timeout_ms = i64::try_from(timeout.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let left = |p: &PendingPrompt| timeout_ms.saturating_sub(now - p.created_at);
+        let root = self
+            .deps
+            .store
+            .get_session(&r.session_id)
+            .await
+            .is_ok_and(|s| s.parent_id.is_none());
+        if root && r.trigger != RunTrigger::Compact && prompts.iter().all(|p| left(p) > 0) {
+            for p in prompts {
+                let wait = std::time::Duration::from_millis(left(&p).unsigned_abs());
+                park(&self.deps.prompts, p, wait);
+            }
+            let session = r.session_id.clone();
+            self.queue.push(&session, queued_of(r, true));
+            return;
+        }
+        for p in &prompts {
+            self.not_answered(p).await;
+        }
+        let end = RunEnd {
+            status: RunStatus::Interrupted,
+            reason: Some(StopReason::Shutdown),
+            usage: Usage::default(),
+            error: Some(werr("interrupted", NOT_ANSWERED)),
+            duration_ms: 0,
+        };
+        self.end(&r.session_id, &r.id, &end).await;
+    }
+
+    /// A prompt of a run that ends at start-up: expired with [`NOT_ANSWERED`], and its call's
+    /// result says so to the model.
+    async fn not_answered(&self, p: &PendingPrompt) {
+        let (store, events) = (&self.deps.store, &self.deps.events);
+        if !store.expire_prompt(p).await.unwrap_or(false) {
+            return;
+        }
+        let reason = Some(NOT_ANSWERED.to_string());
+        let (decided, tool) = match p.kind.as_str() {
+            "approval" => (
+                EventPayload::ApprovalDecided {
+                    approval_id: p.id.as_str().into(),
+                    decision: crate::protocol::ApprovalOutcome::Expired,
+                    reason,
+                },
+                p.tool.as_str(),
+            ),
+            "question" => (
+                EventPayload::QuestionAnswered {
+                    question_id: p.id.as_str().into(),
+                    answers: vec![None; question_count(&p.questions)],
+                    reason,
+                },
+                "ask_user_question",
+            ),
+            _ => (
+                EventPayload::PlanDecided {
+                    plan_id: p.id.as_str().into(),
+                    decision: crate::protocol::PlanDecision::Skipped,
+                    feedback: None,
+                    reason,
+                },
+                "exit_plan",
+            ),
+        };
+        let (session, run) = (&p.session_id, Some(&p.run_id));
+        let result = EventPayload::ToolResult {
+            call_id: p.call_id.clone(),
+            tool: tool.to_string(),
+            ok: false,
+            text: NOT_ANSWERED.to_string(),
+            parts: Vec::new(),
+        };
+        for e in [decided, result] {
+            if let Err(err) = events.append(session, run, &e).await {
+                tracing::warn!(error = %err, "cannot record a prompt nobody answered");
+            }
+        }
+        let parts = crate::store::StoredParts {
+            call_id: p.call_id.to_string(),
+            name: tool.to_string(),
+            text: NOT_ANSWERED.to_string(),
+            ..Default::default()
+        };
+        events.post_message(
+            session,
+            crate::store::NewMessage {
+                id: crate::util::new_id().into(),
+                run_id: Some(p.run_id.clone()),
+                role: crate::protocol::MessageRole::Tool,
+                parts: serde_json::to_string(&parts).unwrap_or_default(),
+            },
+        );
     }
 
     /// Stop everything (server shutdown).
@@ -512,11 +611,108 @@ impl RunManager {
     }
 
     /// After `shutdown`: wait (at most `limit`) until every stopped run has stored its end, so
-    /// it reads `interrupted` with what it really consumed instead of being found unfinished.
+    /// it reads `interrupted` with what it really consumed instead of being found unfinished —
+    /// but for the runs waiting on a person, which are held as they are: the next start goes
+    /// on waiting (`recover`).
     pub async fn stopped(&self, limit: std::time::Duration) -> bool {
-        tokio::time::timeout(limit, self.running.wait())
-            .await
-            .is_ok()
+        let holding = &self.deps.prompts.holding;
+        let settled = async {
+            loop {
+                let changed = holding.notified();
+                if self.running.len() <= holding.count() {
+                    return;
+                }
+                tokio::select! {
+                    () = self.running.wait() => return,
+                    () = changed => {}
+                }
+            }
+        };
+        tokio::time::timeout(limit, settled).await.is_ok()
+    }
+}
+
+/// What a prompt reads, and the model is told, when the server restarted past its wait.
+pub const NOT_ANSWERED: &str = "not answered — the server restarted";
+
+/// A stored run as its queue entry: a queued input, or (`resume`) a waiting run's continuation.
+fn queued_of(r: crate::store::RunRow, resume: bool) -> Queued {
+    Queued {
+        session: None,
+        images: r
+            .images
+            .as_deref()
+            .and_then(|j| serde_json::from_str(j).ok())
+            .unwrap_or_default(),
+        // Limits that no longer read are the narrowest: nothing beyond reading.
+        limits: r.limits.as_deref().map(|j| {
+            serde_json::from_str(j).unwrap_or(crate::protocol::RunLimits {
+                write: false,
+                process: false,
+                external: false,
+                read_only: true,
+                yolo: false,
+                interactive: false,
+            })
+        }),
+        run_id: r.id,
+        trigger: r.trigger,
+        text: r.input,
+        queued_at: r.created_at,
+        // A steer not delivered before the server stopped runs as its own turn.
+        steer: false,
+        by_admin: false,
+        resume,
+    }
+}
+
+/// How many questions a stored question row asks.
+fn question_count(json: &str) -> usize {
+    serde_json::from_str::<Vec<serde_json::Value>>(json).map_or(0, |v| v.len())
+}
+
+/// Keep a waiting run's prompt answerable for its continuation, `left` more to wait.
+fn park(prompts: &crate::pending::Prompts, p: PendingPrompt, left: std::time::Duration) {
+    use crate::pending::ToPark;
+    let (run, call) = (p.run_id, p.call_id);
+    match p.kind.as_str() {
+        "approval" => prompts.approvals.park(ToPark {
+            expired: EventPayload::ApprovalDecided {
+                approval_id: p.id.as_str().into(),
+                decision: crate::protocol::ApprovalOutcome::Expired,
+                reason: None,
+            },
+            id: p.id.into(),
+            run,
+            call,
+            key: p.grant_key,
+            left,
+        }),
+        "question" => prompts.questions.park(ToPark {
+            expired: EventPayload::QuestionAnswered {
+                question_id: p.id.as_str().into(),
+                answers: vec![None; question_count(&p.questions)],
+                reason: None,
+            },
+            id: p.id.into(),
+            run,
+            call,
+            key: String::new(),
+            left,
+        }),
+        _ => prompts.plans.park(ToPark {
+            expired: EventPayload::PlanDecided {
+                plan_id: p.id.as_str().into(),
+                decision: crate::protocol::PlanDecision::Skipped,
+                feedback: None,
+                reason: None,
+            },
+            id: p.id.into(),
+            run,
+            call,
+            key: String::new(),
+            left,
+        }),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Approvals (durable, with ids) and the session grants they create.
 
-use super::cas::{Rows, Set, Transition};
+use super::cas::{Set, Transition};
 use super::{ApprovalStatus, Store, StoreError, StoreResult};
 use crate::protocol::{ApprovalId, ApprovalScope, CallId, Effect, RunId, SessionId};
 use crate::util::now_ms;
@@ -113,7 +113,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "approvals",
-                rows: Rows::Id(id),
+                id,
                 from: &[ApprovalStatus::Pending.as_str()],
                 to: status.as_str(),
                 set: vec![("decided_at", Set::Int(Some(now_ms())))],
@@ -131,18 +131,6 @@ impl Store {
         .bind(ApprovalStatus::Pending.as_str())
         .fetch_all(self.pool())
         .await?)
-    }
-
-    /// Every approval still pending when the server starts can no longer be answered.
-    pub async fn expire_pending_approvals(&self) -> StoreResult<u64> {
-        self.transition(Transition {
-            table: "approvals",
-            rows: Rows::All,
-            from: &[ApprovalStatus::Pending.as_str()],
-            to: ApprovalStatus::Expired.as_str(),
-            set: vec![("decided_at", Set::Int(Some(now_ms())))],
-        })
-        .await
     }
 
     pub async fn add_grant(&self, session_id: &SessionId, key: &str) -> StoreResult<()> {

@@ -13,15 +13,10 @@ pub(crate) enum Set {
     TextOrKeep(Option<String>),
 }
 
-/// Which rows: one by id, or every row in a `from` status.
-pub(crate) enum Rows<'a> {
-    Id(&'a str),
-    All,
-}
-
 pub(crate) struct Transition<'a> {
     pub table: &'static str,
-    pub rows: Rows<'a>,
+    /// The row's id: it moves only from a `from` status.
+    pub id: &'a str,
     pub from: &'a [&'static str],
     pub to: &'static str,
     /// Further columns set with the status (`decided_at`, `answers`, …).
@@ -40,11 +35,8 @@ impl Store {
                 Set::Text(_) | Set::Int(_) => sql.push_str(&format!(", {col} = ${n}")),
             }
         }
-        sql.push_str(" WHERE ");
-        if let Rows::Id(_) = t.rows {
-            n += 1;
-            sql.push_str(&format!("id = ${n} AND "));
-        }
+        n += 1;
+        sql.push_str(&format!(" WHERE id = ${n} AND "));
         let placeholders: Vec<String> = (0..t.from.len())
             .map(|i| format!("${}", n + 1 + i))
             .collect();
@@ -57,9 +49,7 @@ impl Store {
                 Set::Int(i) => q.bind(i),
             };
         }
-        if let Rows::Id(id) = t.rows {
-            q = q.bind(id.to_string());
-        }
+        q = q.bind(t.id.to_string());
         for f in t.from {
             q = q.bind(*f);
         }

@@ -1,6 +1,6 @@
 //! Artifacts (plan revisions and their files), plans awaiting a decision, and questions.
 
-use super::cas::{Rows, Set, Transition};
+use super::cas::{Set, Transition};
 use super::{PlanStatus, QuestionStatus, Store, StoreError, StoreResult};
 use crate::protocol::{ArtifactId, CallId, PlanId, QuestionId, RunId, SessionId};
 use crate::util::now_ms;
@@ -36,6 +36,21 @@ pub struct PlanRow {
     pub decided_at: Option<i64>,
     /// JSON array of `{diagram_id, message}`: diagrams the browser could not render.
     pub render_errors: Option<String>,
+}
+
+/// A prompt still pending: `kind` is `approval`, `question` or `plan`; `tool` and
+/// `grant_key` are an approval's, `questions` a question's (JSON).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PendingPrompt {
+    pub kind: String,
+    pub id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
+    pub call_id: CallId,
+    pub tool: String,
+    pub grant_key: String,
+    pub questions: String,
+    pub created_at: i64,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -174,7 +189,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "plans",
-                rows: Rows::Id(id),
+                id,
                 from: &[from.as_str()],
                 to: to.as_str(),
                 set: vec![
@@ -253,7 +268,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "questions",
-                rows: Rows::Id(id),
+                id,
                 from: &[QuestionStatus::Pending.as_str()],
                 to: status.as_str(),
                 set: vec![
@@ -265,25 +280,45 @@ impl Store {
         Ok(moved == 1)
     }
 
-    /// At start-up nobody waits for old questions or plans any more.
-    pub async fn expire_pending_prompts(&self) -> StoreResult<()> {
-        let now = now_ms();
-        self.transition(Transition {
-            table: "questions",
-            rows: Rows::All,
-            from: &[QuestionStatus::Pending.as_str()],
-            to: QuestionStatus::Expired.as_str(),
-            set: vec![("answered_at", Set::Int(Some(now)))],
-        })
-        .await?;
-        self.transition(Transition {
-            table: "plans",
-            rows: Rows::All,
-            from: &[PlanStatus::Pending.as_str()],
-            to: PlanStatus::Skipped.as_str(),
-            set: vec![("decided_at", Set::Int(Some(now)))],
-        })
-        .await?;
-        Ok(())
+    /// Every approval, question and plan still pending (read at start-up), oldest first.
+    pub async fn pending_prompts(&self) -> StoreResult<Vec<PendingPrompt>> {
+        Ok(sqlx::query_as::<_, PendingPrompt>(
+            "SELECT 'approval' AS kind, id, session_id, run_id, call_id, tool, grant_key, '' AS questions, created_at \
+               FROM approvals WHERE status = $1 \
+             UNION ALL SELECT 'question' AS kind, id, session_id, run_id, call_id, '' AS tool, '' AS grant_key, questions, created_at \
+               FROM questions WHERE status = $2 \
+             UNION ALL SELECT 'plan' AS kind, id, session_id, run_id, call_id, '' AS tool, '' AS grant_key, '' AS questions, created_at \
+               FROM plans WHERE status = $3 \
+             ORDER BY created_at, id",
+        )
+        .bind(super::ApprovalStatus::Pending.as_str())
+        .bind(QuestionStatus::Pending.as_str())
+        .bind(PlanStatus::Pending.as_str())
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// A pending prompt nobody will answer any more: expired (a plan reads skipped). False
+    /// when it was not pending.
+    pub async fn expire_prompt(&self, p: &PendingPrompt) -> StoreResult<bool> {
+        match p.kind.as_str() {
+            "approval" => {
+                self.decide_approval(&p.id.as_str().into(), super::ApprovalStatus::Expired)
+                    .await
+            }
+            "question" => {
+                self.answer_question(&p.id.as_str().into(), QuestionStatus::Expired, None)
+                    .await
+            }
+            _ => {
+                self.transition_plan(
+                    &p.id.as_str().into(),
+                    PlanStatus::Pending,
+                    PlanStatus::Skipped,
+                    None,
+                )
+                .await
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Runs: one model-and-tools turn chain of a session. Status changes are compare-and-set.
 
-use super::cas::{Rows, Set, Transition};
+use super::cas::{Set, Transition};
 use super::{Store, StoreError, StoreResult};
 use crate::protocol::{AgentName, RunId, RunStatus, RunTrigger, SessionId};
 use crate::util::now_ms;
@@ -100,7 +100,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "runs",
-                rows: Rows::Id(id),
+                id,
                 from: &[RunStatus::Queued.as_str()],
                 to: RunStatus::Running.as_str(),
                 set: vec![("started_at", Set::Int(Some(now_ms())))],
@@ -131,7 +131,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "runs",
-                rows: Rows::Id(&end.run_id),
+                id: &end.run_id,
                 from: &[RunStatus::Queued.as_str(), RunStatus::Running.as_str()],
                 to: end.status.as_str(),
                 set: vec![

@@ -372,6 +372,30 @@ impl Store {
         self.get_session(id).await
     }
 
+    /// Retitle a session whose title is still `from` (a rename meanwhile wins); the session
+    /// when it changed.
+    pub async fn retitle(
+        &self,
+        id: &SessionId,
+        from: &str,
+        to: &str,
+    ) -> StoreResult<Option<SessionRow>> {
+        let n = sqlx::query(
+            "UPDATE sessions SET title = $1, updated_at = $2 WHERE id = $3 AND title = $4",
+        )
+        .bind(to)
+        .bind(now_ms())
+        .bind(id)
+        .bind(from)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Ok(None);
+        }
+        Ok(Some(self.get_session(id).await?))
+    }
+
     pub async fn delete_session(&self, id: &SessionId) -> StoreResult<()> {
         let n = sqlx::query("DELETE FROM sessions WHERE id = $1")
             .bind(id)

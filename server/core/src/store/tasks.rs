@@ -1,7 +1,7 @@
 //! Background tasks. Every state change is a compare-and-set, so a terminal state is never left
 //! and a stop racing the process exit ends in exactly one state.
 
-use super::cas::{Rows, Set, Transition};
+use super::cas::{Set, Transition};
 use super::{Store, StoreError, StoreResult};
 use crate::protocol::{SessionId, TaskId, TaskStatus, TaskStopper, UnknownValue};
 
@@ -152,7 +152,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "tasks",
-                rows: Rows::Id(id),
+                id,
                 from: &[TaskStatus::Queued.as_str()],
                 to: TaskStatus::Running.as_str(),
                 set: vec![
@@ -175,7 +175,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "tasks",
-                rows: Rows::Id(id),
+                id,
                 from: &[TaskStatus::Queued.as_str(), TaskStatus::Running.as_str()],
                 to: TaskStatus::Stopping.as_str(),
                 set: vec![("stopped_by", Set::Text(Some(by.as_str().to_string())))],
@@ -202,7 +202,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "tasks",
-                rows: Rows::Id(id),
+                id,
                 from: &[from.as_str()],
                 to: to.as_str(),
                 set: vec![
@@ -301,7 +301,7 @@ impl Store {
         let moved = self
             .transition(Transition {
                 table: "tasks",
-                rows: Rows::Id(id),
+                id,
                 from: &[
                     TaskStatus::Queued.as_str(),
                     TaskStatus::Running.as_str(),

@@ -79,15 +79,35 @@ impl super::Tool for AskUserQuestion {
                 "nobody can answer questions in this run; ask your question in plain text in your answer instead",
             );
         }
-        let id = crate::protocol::QuestionId::from(new_id());
-        let req = QuestionRequest {
-            id: id.clone(),
-            session_id: t.session().id.clone(),
-            run_id: t.run_id().into(),
-            call_id: ctx.call_id.into(),
-            questions,
+        let pending = &services.prompts.questions;
+        let call_id = crate::protocol::CallId::from(ctx.call_id);
+        // Waited on before the server restarted: the same questions, waited on again.
+        let (asked, questions) = match pending.adopt(t.run_id(), &call_id, "") {
+            Some(p) => {
+                let stored = services
+                    .store
+                    .get_question(&p.id)
+                    .await
+                    .ok()
+                    .and_then(|row| serde_json::from_str(&row.questions).ok());
+                (
+                    pending.resume(&t.waiter(), p).await,
+                    stored.unwrap_or(questions),
+                )
+            }
+            None => {
+                let id = crate::protocol::QuestionId::from(new_id());
+                let req = QuestionRequest {
+                    id: id.clone(),
+                    session_id: t.session().id.clone(),
+                    run_id: t.run_id().into(),
+                    call_id,
+                    questions,
+                };
+                (pending.ask(&t.waiter(), &id, &req).await, req.questions)
+            }
         };
-        let answers = match services.prompts.questions.ask(&t.waiter(), &id, &req).await {
+        let answers = match asked {
             Asked::Answered(a) => a,
             Asked::Expired => {
                 return ToolOutput::err(
@@ -98,7 +118,7 @@ impl super::Tool for AskUserQuestion {
             Asked::Failed(e) => return ToolOutput::err("internal", e),
         };
         let mut text = String::from("The user answered:\n");
-        for (q, a) in req.questions.iter().zip(&answers) {
+        for (q, a) in questions.iter().zip(&answers) {
             match a {
                 Some(labels) => {
                     text.push_str(&format!("- {} → {}\n", q.question, labels.join(", ")))
@@ -141,55 +161,12 @@ impl super::Tool for ExitPlan {
                 "exit_plan is only available to the plan agent",
             );
         }
-        let cfg = &services.cfg;
-        let root = cfg.state_dir.join("artifacts");
-        let published = plan::publish(
-            &services.store,
-            &root,
-            &t.session().id,
-            &args,
-            cfg.plan.max_diagrams,
-        )
-        .await;
-        let (artifact, rev) = match published {
-            Ok(x) => x,
-            Err(e) => return ToolOutput::err("internal", format!("cannot publish the plan: {e}")),
-        };
-        let plan_id = crate::protocol::PlanId::from(new_id());
-        let row = PlanRow {
-            id: plan_id.clone(),
-            session_id: t.session().id.clone(),
-            run_id: t.run_id().into(),
-            call_id: ctx.call_id.into(),
-            artifact_id: artifact.id.clone(),
-            revision: rev.revision,
-            title: rev.title.clone(),
-            hash: rev.hash.clone(),
-            status: PlanStatus::Pending,
-            feedback: None,
-            created_at: now_ms(),
-            decided_at: None,
-            render_errors: None,
-        };
-        let event = EventPayload::PlanProposed {
-            plan_id: plan_id.clone(),
-            artifact_id: artifact.id.clone(),
-            call_id: ctx.call_id.into(),
-            revision: rev.clone(),
-        };
-        let req = PlanRequest { row, event };
-        let plans = &services.prompts.plans;
-        let asked = if !t.interactive() || cfg.read_only {
-            let unavailable = (PlanDecision::Unavailable, None);
-            match plans
-                .settle_at_once(&t.waiter(), &plan_id, &req, unavailable)
-                .await
-            {
-                Ok(a) => Asked::Answered(a),
-                Err(e) => Asked::Failed(e),
-            }
-        } else {
-            plans.ask(&t.waiter(), &plan_id, &req).await
+        let (plan_id, artifact_id, rev, asked) = match resumed_plan(ctx).await {
+            Some(resumed) => resumed,
+            None => match propose(&args, ctx).await {
+                Ok(proposed) => proposed,
+                Err(out) => return out,
+            },
         };
         let (decision, feedback) = match asked {
             Asked::Answered(a) => a,
@@ -203,7 +180,7 @@ impl super::Tool for ExitPlan {
             .await
             .ok()
             .and_then(|p| p.render_errors);
-        let mut text = decision_text(decision, feedback, &artifact.id, &rev);
+        let mut text = decision_text(decision, feedback, &artifact_id, &rev);
         if let Some(errs) = render_errors {
             text.push_str(&format!(
                 "diagrams.render_errors: {errs}\nThese diagrams failed to render in the user's browser; fix them in the next revision (quote node labels that contain (), [] or {{}}, e.g. A[\"f(x)\"]).\n"
@@ -214,6 +191,108 @@ impl super::Tool for ExitPlan {
 }
 
 /// What exit_plan tells the model about the review.
+/// A plan a run's call was waiting on when the server restarted: the same plan, waited on again.
+async fn resumed_plan(
+    ctx: &ToolCtx<'_>,
+) -> Option<(
+    crate::protocol::PlanId,
+    String,
+    plan::PlanRevision,
+    Asked<crate::pending::PlanAnswer>,
+)> {
+    let t = ctx.host;
+    let services = ctx.services();
+    let plans = &services.prompts.plans;
+    let p = plans.adopt(t.run_id(), &ctx.call_id.into(), "")?;
+    let row = services.store.get_plan(&p.id).await.ok();
+    let artifact = match &row {
+        Some(r) => services.store.get_artifact(&r.artifact_id).await.ok(),
+        None => None,
+    };
+    let rev: Option<plan::PlanRevision> = artifact.and_then(|a| serde_json::from_str(&a.meta).ok());
+    let (Some(row), Some(rev)) = (row, rev) else {
+        // Unreadable now: expired, and the call asks anew.
+        plans.expire_parked(&t.waiter(), p).await;
+        return None;
+    };
+    let id = p.id.clone();
+    let asked = plans.resume(&t.waiter(), p).await;
+    Some((id, row.artifact_id.to_string(), rev, asked))
+}
+
+/// Publish the plan and ask the user to decide on it.
+async fn propose(
+    args: &ExitPlanArgs,
+    ctx: &ToolCtx<'_>,
+) -> Result<
+    (
+        crate::protocol::PlanId,
+        String,
+        plan::PlanRevision,
+        Asked<crate::pending::PlanAnswer>,
+    ),
+    ToolOutput,
+> {
+    let t = ctx.host;
+    let services = ctx.services();
+    let cfg = &services.cfg;
+    let root = cfg.state_dir.join("artifacts");
+    let published = plan::publish(
+        &services.store,
+        &root,
+        &t.session().id,
+        args,
+        cfg.plan.max_diagrams,
+    )
+    .await;
+    let (artifact, rev) = match published {
+        Ok(x) => x,
+        Err(e) => {
+            return Err(ToolOutput::err(
+                "internal",
+                format!("cannot publish the plan: {e}"),
+            ));
+        }
+    };
+    let plan_id = crate::protocol::PlanId::from(new_id());
+    let row = PlanRow {
+        id: plan_id.clone(),
+        session_id: t.session().id.clone(),
+        run_id: t.run_id().into(),
+        call_id: ctx.call_id.into(),
+        artifact_id: artifact.id.clone(),
+        revision: rev.revision,
+        title: rev.title.clone(),
+        hash: rev.hash.clone(),
+        status: PlanStatus::Pending,
+        feedback: None,
+        created_at: now_ms(),
+        decided_at: None,
+        render_errors: None,
+    };
+    let event = EventPayload::PlanProposed {
+        plan_id: plan_id.clone(),
+        artifact_id: artifact.id.clone(),
+        call_id: ctx.call_id.into(),
+        revision: rev.clone(),
+    };
+    let req = PlanRequest { row, event };
+    let plans = &services.prompts.plans;
+    let asked = if !t.interactive() || cfg.read_only {
+        let unavailable = (PlanDecision::Unavailable, None);
+        match plans
+            .settle_at_once(&t.waiter(), &plan_id, &req, unavailable)
+            .await
+        {
+            Ok(a) => Asked::Answered(a),
+            Err(e) => Asked::Failed(e),
+        }
+    } else {
+        plans.ask(&t.waiter(), &plan_id, &req).await
+    };
+    Ok((plan_id, artifact.id.to_string(), rev, asked))
+}
+
 fn decision_text(
     decision: PlanDecision,
     feedback: Option<String>,

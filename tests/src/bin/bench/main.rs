@@ -48,6 +48,8 @@ fn jailed_in(
     };
     cfg.sandbox_helper = Some(helper.clone());
     cfg.sandbox.jail = tradewind::sandbox::JailChoice::Bwrap;
+    // The hot path measures turns, not the title call after a session's first one.
+    cfg.titles.enabled = false;
     let (sb, info) = tradewind::sandbox::for_config(&cfg);
     let sb = sb
         .filter(|s| s.jailed())

@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

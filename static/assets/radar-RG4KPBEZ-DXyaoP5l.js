@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

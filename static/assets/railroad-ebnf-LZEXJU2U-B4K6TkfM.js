@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-vpyRLA7P.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

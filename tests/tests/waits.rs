@@ -49,6 +49,18 @@ fn opts() -> Opts {
     }
 }
 
+/// A server whose session's run waits for the approval of its first write: the server, the
+/// session, the run and the `approval_requested` frame.
+async fn asking() -> (TestServer, String, String, Value) {
+    let s = TestServer::start(opts()).await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "write it").await;
+    let asked = s
+        .wait_event(&sid, |e| e["type"] == "approval_requested")
+        .await;
+    (s, sid, run, asked)
+}
+
 fn count(events: &[Value], pred: impl Fn(&Value) -> bool) -> usize {
     events.iter().filter(|e| pred(e)).count()
 }
@@ -58,12 +70,7 @@ fn count(events: &[Value], pred: impl Fn(&Value) -> bool) -> usize {
 /// one after it, and the run completes — announced once, started once.
 #[tokio::test]
 async fn an_approval_waiting_at_a_restart_is_answered_after_it_and_the_run_goes_on() {
-    let s = TestServer::start(opts()).await;
-    let sid = s.create_session("ask").await;
-    let run = s.prompt(&sid, "write it").await;
-    let asked = s
-        .wait_event(&sid, |e| e["type"] == "approval_requested")
-        .await;
+    let (s, sid, run, asked) = asking().await;
     let id = asked["approval_id"].as_str().unwrap().to_string();
     let call = asked["call_id"].clone();
     let s = s.restart(opts()).await;
@@ -234,12 +241,7 @@ async fn a_plan_waiting_at_a_restart_is_decided_after_it() {
 /// model reads next.
 #[tokio::test]
 async fn a_wait_that_ran_out_while_the_server_was_down_ends_the_run() {
-    let s = TestServer::start(opts()).await;
-    let sid = s.create_session("ask").await;
-    let run = s.prompt(&sid, "write it").await;
-    let asked = s
-        .wait_event(&sid, |e| e["type"] == "approval_requested")
-        .await;
+    let (s, sid, run, asked) = asking().await;
     let id = asked["approval_id"].as_str().unwrap().to_string();
     let TestServer {
         server,

@@ -139,6 +139,8 @@ pub struct History {
     /// Approximate heap bytes of `chat` (texts, call arguments, a fixed cost per message): what
     /// the cache bounds.
     bytes: usize,
+    /// User messages appended so far (a compaction's summary counts as one more).
+    users: usize,
 }
 
 /// Bookkeeping bytes counted per message besides its texts.
@@ -180,6 +182,7 @@ impl History {
                 .sum::<usize>();
         match role {
             MessageRole::User => {
+                self.users += 1;
                 self.close_open();
                 Arc::make_mut(&mut self.chat).push(ChatMessage::User {
                     text: p.text,
@@ -272,6 +275,11 @@ impl History {
                 text: NOT_EXECUTED.into(),
             });
         }
+    }
+
+    /// Whether the session so far is one exchange: a single message of the user's.
+    pub fn first_exchange(&self) -> bool {
+        self.users == 1
     }
 
     /// The text of the model's last answer that has some ("" when none has).

@@ -142,8 +142,9 @@ pub struct Finished {
     pub goal_active: bool,
     /// A `Stop` hook asked for one more turn, for this reason.
     pub continue_with: Option<String>,
-    /// The run's last answer (what a session's first exchange is titled from).
-    pub answer: String,
+    /// The run's last answer, when the run was the session's first exchange (what the session
+    /// is titled from); None otherwise.
+    pub first_answer: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -104,7 +104,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     };
     let protected = t.before.initialized();
     let history = t.history.into_inner();
-    let answer = history.last_answer();
+    let first_answer = history.first_exchange().then(|| history.last_answer());
     if complete {
         deps.history.put(&spec.session.id, history);
     }
@@ -127,7 +127,7 @@ pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
         end,
         goal_active,
         continue_with,
-        answer,
+        first_answer,
     }
 }
 

@@ -33,23 +33,30 @@ no quotes, no Markdown, no full stop.";
 /// from the prompt, a model call writes the title, in the background (the next input waits for
 /// nothing).
 pub fn after_run(deps: &Arc<LoopEnv>, spec: &RunSpec, done: &Finished) {
+    // Cheap checks first: this runs after every run.
+    let Some(answer) = done.first_answer.as_ref() else {
+        return;
+    };
     if !deps.cfg.titles.enabled
         || spec.trigger != RunTrigger::Prompt
         || spec.resumed
         || done.end.status != RunStatus::Completed
         || spec.session.parent_id.is_some()
-        || done.answer.trim().is_empty()
+        || answer.trim().is_empty()
         || !automatic(&spec.session.title, &spec.text)
     {
         return;
     }
+    let Some(meta) = title_model(deps, &spec.session) else {
+        return;
+    };
     let deps = deps.clone();
     let session = spec.session.id.clone();
     let run = spec.run_id.clone();
-    let (prompt, answer) = (spec.text.clone(), done.answer.clone());
+    let (prompt, answer) = (spec.text.clone(), answer.clone());
     tokio::spawn(async move {
-        let written = tokio::time::timeout(TIMEOUT, write(&deps, &session, &run, &prompt, &answer));
-        match written.await {
+        let written = write(&deps, &meta, (&session, &run), &prompt, &answer);
+        match tokio::time::timeout(TIMEOUT, written).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::warn!(error = %e, "the session keeps its title"),
             Err(_) => tracing::warn!("the title call took too long; the session keeps its title"),
@@ -64,30 +71,17 @@ fn automatic(title: &str, first_prompt: &str) -> bool {
 
 async fn write(
     deps: &LoopEnv,
-    session_id: &crate::protocol::SessionId,
-    run: &crate::protocol::RunId,
+    meta: &ModelMeta,
+    (session_id, run): (&crate::protocol::SessionId, &crate::protocol::RunId),
     prompt: &str,
     answer: &str,
 ) -> anyhow::Result<()> {
     let store = &deps.store;
-    // Only the first exchange: no prompt of the session came before this one.
-    let runs = store.list_session_runs(session_id, 20).await?;
-    let Some(this) = runs.iter().find(|r| r.id == *run) else {
-        return Ok(());
-    };
-    if runs
-        .iter()
-        .any(|r| r.id != *run && r.trigger == RunTrigger::Prompt && r.created_at <= this.created_at)
-    {
-        return Ok(());
-    }
+    // Read again: the user may have renamed it meanwhile.
     let session = store.get_session(session_id).await?;
     if !automatic(&session.title, prompt) {
         return Ok(());
     }
-    let Some(meta) = title_model(deps, &session) else {
-        return Ok(());
-    };
     if cap_reached(deps, &session).await? {
         return Ok(());
     }
@@ -107,7 +101,7 @@ async fn write(
         max_tokens: Some(MAX_TOKENS),
         native_search: None,
     };
-    let (text, usage) = call(deps, &meta, &req).await?;
+    let (text, usage) = call(deps, meta, &req).await?;
     let mut u = usage;
     u.cost_usd = crate::models::cost(&u, meta.info.price);
     let id = crate::util::new_id();

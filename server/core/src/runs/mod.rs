@@ -546,34 +546,7 @@ impl RunManager {
         if !store.expire_prompt(p).await.unwrap_or(false) {
             return;
         }
-        let reason = Some(NOT_ANSWERED.to_string());
-        let (decided, tool) = match p.kind.as_str() {
-            "approval" => (
-                EventPayload::ApprovalDecided {
-                    approval_id: p.id.as_str().into(),
-                    decision: crate::protocol::ApprovalOutcome::Expired,
-                    reason,
-                },
-                p.tool.as_str(),
-            ),
-            "question" => (
-                EventPayload::QuestionAnswered {
-                    question_id: p.id.as_str().into(),
-                    answers: vec![None; question_count(&p.questions)],
-                    reason,
-                },
-                "ask_user_question",
-            ),
-            _ => (
-                EventPayload::PlanDecided {
-                    plan_id: p.id.as_str().into(),
-                    decision: crate::protocol::PlanDecision::Skipped,
-                    feedback: None,
-                    reason,
-                },
-                "exit_plan",
-            ),
-        };
+        let (decided, tool) = closed(p, Some(NOT_ANSWERED.to_string()));
         let (session, run) = (&p.session_id, Some(&p.run_id));
         let result = EventPayload::ToolResult {
             call_id: p.call_id.clone(),
@@ -673,46 +646,58 @@ fn question_count(json: &str) -> usize {
 
 /// Keep a waiting run's prompt answerable for its continuation, `left` more to wait.
 fn park(prompts: &crate::pending::Prompts, p: PendingPrompt, left: std::time::Duration) {
-    use crate::pending::ToPark;
-    let (run, call) = (p.run_id, p.call_id);
+    let (expired, _) = closed(&p, None);
     match p.kind.as_str() {
-        "approval" => prompts.approvals.park(ToPark {
-            expired: EventPayload::ApprovalDecided {
+        "approval" => prompts.approvals.park(to_park(p, left, expired)),
+        "question" => prompts.questions.park(to_park(p, left, expired)),
+        _ => prompts.plans.park(to_park(p, left, expired)),
+    }
+}
+
+fn to_park<K: crate::pending::PromptKind<Id: From<String>>>(
+    p: PendingPrompt,
+    left: std::time::Duration,
+    expired: EventPayload,
+) -> crate::pending::ToPark<K> {
+    crate::pending::ToPark {
+        id: p.id.into(),
+        run: p.run_id,
+        call: p.call_id,
+        // An approval's grant key; the others have none.
+        key: p.grant_key,
+        left,
+        expired,
+    }
+}
+
+/// What closing a prompt unanswered records (with why, when known), and its call's tool.
+fn closed(p: &PendingPrompt, reason: Option<String>) -> (EventPayload, &str) {
+    match p.kind.as_str() {
+        "approval" => (
+            EventPayload::ApprovalDecided {
                 approval_id: p.id.as_str().into(),
                 decision: crate::protocol::ApprovalOutcome::Expired,
-                reason: None,
+                reason,
             },
-            id: p.id.into(),
-            run,
-            call,
-            key: p.grant_key,
-            left,
-        }),
-        "question" => prompts.questions.park(ToPark {
-            expired: EventPayload::QuestionAnswered {
+            p.tool.as_str(),
+        ),
+        "question" => (
+            EventPayload::QuestionAnswered {
                 question_id: p.id.as_str().into(),
                 answers: vec![None; question_count(&p.questions)],
-                reason: None,
+                reason,
             },
-            id: p.id.into(),
-            run,
-            call,
-            key: String::new(),
-            left,
-        }),
-        _ => prompts.plans.park(ToPark {
-            expired: EventPayload::PlanDecided {
+            "ask_user_question",
+        ),
+        _ => (
+            EventPayload::PlanDecided {
                 plan_id: p.id.as_str().into(),
                 decision: crate::protocol::PlanDecision::Skipped,
                 feedback: None,
-                reason: None,
+                reason,
             },
-            id: p.id.into(),
-            run,
-            call,
-            key: String::new(),
-            left,
-        }),
+            "exit_plan",
+        ),
     }
 }
 

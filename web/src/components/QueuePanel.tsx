@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, errorText } from "../api/client";
 import type { QueueItem } from "../api/types";
 import { useAction } from "../state/action";
@@ -63,7 +63,9 @@ function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
     setEditing(true);
   }, [asked]);
   const editor = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => {
+  // A layout effect: the caret is placed as the editor appears, before anything can type or select
+  // in it (a later effect would undo a selection made meanwhile).
+  useLayoutEffect(() => {
     const el = editor.current;
     // Only an edit ↑ opened puts the caret at the end: an Edit click's textarea is already focused,
     // and moving the caret then would undo a selection the user (or a test's fill) just made.

@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

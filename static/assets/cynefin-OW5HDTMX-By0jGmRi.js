@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

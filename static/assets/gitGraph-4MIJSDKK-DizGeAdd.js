@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

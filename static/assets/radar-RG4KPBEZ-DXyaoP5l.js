@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-BcteRAiB.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

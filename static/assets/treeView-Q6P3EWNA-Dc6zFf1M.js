@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-5LS0hAWW.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -44,6 +44,13 @@ const scripts = [
       { text: "Checked." },
     ],
   },
+  {
+    match: "start the gated task",
+    turns: [
+      { text: "Starting.", tool_calls: [{ name: "bg_run", arguments: { command: `echo task-first; echo task-err >&2; ${gate("task-go")}; echo task-last`, label: "gated task" } }] },
+      { text: "Started." },
+    ],
+  },
   { turns: [{ text: "Hello." }] },
 ];
 
@@ -179,6 +186,33 @@ describe("a running command's output", { skip, timeout: 600_000 }, () => {
       await page.locator('.transcript .terminal[data-exit-code="0"]').waitFor({ timeout: 20_000 });
       await idle(page);
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no sideways scroll at 390 px");
+      assertClean(p);
+    } finally {
+      await finish(server, p);
+    }
+  });
+
+  test("a background task's output streams into its row while it runs; its whole log once it ended", async () => {
+    const { server, p } = await boot();
+    try {
+      const { page } = p;
+      await createSessionViaUi(page, { title: "Live task", mode: "ask" });
+      await sendPrompt(page, "start the gated task");
+      const approval = page.locator(".transcript .approval-card");
+      await approval.waitFor({ timeout: 20_000 });
+      await approval.getByRole("button", { name: "Allow once" }).click();
+      const row = page.locator(".tasks-panel .task", { hasText: "gated task" });
+      await shows(row.locator(".task-status"), "running", "the task's state");
+      // Both lines show while the task still waits for `task-go`, from its events (no log read).
+      const live = row.locator("[data-task-output][data-live]");
+      await shows(live, /task-first\ntask-err/, "the task's live output", 20_000);
+      await shows(row.locator(".task-status"), "running", "the task's state while its output shows");
+      await axe(page, "a background task's live output");
+      release(server, "task-go");
+      await shows(row.locator(".task-status"), "succeeded", "the task's end", 20_000);
+      const log = row.locator("[data-task-output]:not([data-live])");
+      await shows(log, /task-first\ntask-err\ntask-last/, "the whole log after the end", 20_000);
+      await idle(page);
       assertClean(p);
     } finally {
       await finish(server, p);

@@ -632,3 +632,90 @@ fn job(ws: &std::path::Path) -> tradewind::sandbox::Job {
         ..Default::default()
     }
 }
+
+/// A background task's output streams as `task_output` events while it runs (stdout and stderr
+/// in the order written, both in one pipe), before its end; bounded at 256 KiB per task, with a
+/// line naming where the rest is.
+#[tokio::test]
+async fn a_running_task_streams_its_output_before_it_ends() {
+    let s = TestServer::start(Opts::default()).await;
+    let sid = s.create_session("full").await;
+    let sid_t = tradewind::protocol::SessionId::from(sid.clone());
+    let t = tm(&s);
+    let ws = s.workspace.path().to_path_buf();
+    let task = t
+        .start(
+            &sid_t,
+            "echo first-line; echo to-stderr >&2; while [ ! -f go ]; do sleep 0.05; done; echo after-go",
+            &ws,
+            &job(&ws),
+            Some("live"),
+            None,
+        )
+        .await
+        .unwrap();
+    // Both lines arrive while the task still waits for `go`.
+    let mut seen = String::new();
+    let after = s
+        .wait_event(&sid, |e| {
+            e["type"] == "task_output"
+                && e["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("to-stderr"))
+        })
+        .await;
+    assert_eq!(after["task_id"], json!(task.id));
+    assert!(after["run"].is_null(), "a task's output belongs to no run");
+    for e in s.events(&sid).await {
+        if e["type"] == "task_output" {
+            seen.push_str(e["text"].as_str().unwrap());
+        }
+    }
+    assert_eq!(seen, "first-line\nto-stderr\n");
+    let running = tm(&s).get_for(&sid_t, &task.id).await.unwrap();
+    assert_eq!(running.status, TaskStatus::Running);
+    std::fs::write(ws.join("go"), "").unwrap();
+    assert_eq!(wait_terminal(&s, &task.id).await["status"], "succeeded");
+    let end = s
+        .wait_event(&sid, |e| {
+            e["type"] == "task_updated" && e["task"]["status"] == "succeeded"
+        })
+        .await;
+    let events = s.events(&sid).await;
+    let last_out = events
+        .iter()
+        .rposition(|e| e["type"] == "task_output")
+        .unwrap();
+    assert!(events[last_out]["text"].as_str().unwrap().contains("after-go"));
+    assert!(
+        events[last_out]["seq"].as_i64() < end["seq"].as_i64(),
+        "the output comes before the task's end"
+    );
+
+    // 400 KiB: at most 256 KiB live, then a line says where the rest is; the log has it all.
+    let big = t
+        .start(
+            &sid_t,
+            "head -c 409600 /dev/zero | tr '\\0' 'x'; echo; echo the-end",
+            &ws,
+            &job(&ws),
+            Some("big"),
+            None,
+        )
+        .await
+        .unwrap();
+    wait_terminal(&s, &big.id).await;
+    s.wait_event(&sid, |e| {
+        e["type"] == "task_updated" && e["task"]["id"] == json!(big.id) && e["task"]["status"] == "succeeded"
+    })
+    .await;
+    let live: String = s
+        .events(&sid)
+        .await
+        .iter()
+        .filter(|e| e["type"] == "task_output" && e["task_id"] == json!(big.id))
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(live.len() <= 256 * 1024 + 200, "{}", live.len());
+    assert!(live.ends_with("the rest is in the task's log]\n"), "{}", &live[live.len() - 80..]);
+}

@@ -39,6 +39,7 @@ const KNOWN: Record<EventType, true> = {
   plan_proposed: true,
   plan_decided: true,
   task_updated: true,
+  task_output: true,
   wakeup: true,
   session_updated: true,
 };

@@ -270,6 +270,10 @@ pub enum EventPayload {
     },
     /// A background task changed state.
     TaskUpdated { task: TaskInfo },
+    /// What a running background task wrote so far (its stdout and stderr share one pipe, in
+    /// the order written), as it comes: coalesced like `tool_output`, at most 256 KiB per task
+    /// (then a line says the rest is in the task's log, `GET /api/tasks/{id}/output`).
+    TaskOutput { task_id: TaskId, text: String },
     /// Background tasks ended by themselves and wake the session (a `wakeup` run follows).
     Wakeup { task_ids: Vec<TaskId>, text: String },
     /// The session's new state in `data` (the frame's own `session` field is its id).
@@ -326,6 +330,7 @@ impl EventPayload {
             EventPayload::SessionUpdated { .. } => "session_updated",
             EventPayload::QuestionAsked { .. } => "question_asked",
             EventPayload::TaskUpdated { .. } => "task_updated",
+            EventPayload::TaskOutput { .. } => "task_output",
             EventPayload::Wakeup { .. } => "wakeup",
             EventPayload::QuestionAnswered { .. } => "question_answered",
             EventPayload::PlanProposed { .. } => "plan_proposed",
@@ -402,6 +407,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 29);
+        assert_eq!(EventType::all().count(), 30);
     }
 }

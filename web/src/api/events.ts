@@ -29,6 +29,7 @@ const EVENT_TYPES: Record<EventType, true> = {
   plan_proposed: true,
   plan_decided: true,
   task_updated: true,
+  task_output: true,
   wakeup: true,
   session_updated: true,
   child_pending: true,

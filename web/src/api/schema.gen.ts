@@ -2567,7 +2567,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_updated" | "tool_call" | "tool_output" | "tool_result" | "user_message" | "wakeup" | "web_search";
+        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_output" | "task_updated" | "tool_call" | "tool_output" | "tool_result" | "user_message" | "wakeup" | "web_search";
         /** @description One piece of evidence: a path, a test run, a log line… */
         Evidence: {
             /** @description 1 to 2,000 characters. */
@@ -2924,7 +2924,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolOutputEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolOutputEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskOutputEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -4492,6 +4492,23 @@ export interface components {
             output_truncated: boolean;
             status: components["schemas"]["TaskStatus"];
             text: string;
+        };
+        /**
+         * @description What a running background task wrote so far (its stdout and stderr share one pipe, in
+         *     the order written), as it comes: coalesced like `tool_output`, at most 256 KiB per task
+         *     (then a line says the rest is in the task's log, `GET /api/tasks/{id}/output`).
+         */
+        TaskOutputEvent: components["schemas"]["EventEnvelope"] & {
+            task_id: components["schemas"]["TaskId"];
+            text: string;
+            /** @enum {string} */
+            type: "task_output";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task_output";
         };
         /**
          * @description A background task's state. Every change is a compare-and-set in the database.

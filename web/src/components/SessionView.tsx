@@ -165,7 +165,7 @@ export function SessionView({ id }: { id: string }) {
       <TodoPanel sessionId={id} items={snap.items} />
       <QueuePanel sessionId={id} runMarks={marks(snap.runMarks)} />
       <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />
-      {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} onTask={(x: Task) => t.updateTask(x)} />}
+      {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} output={snap.taskOutput} onTask={(x: Task) => t.updateTask(x)} />}
       {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
       <SubagentPrompts prompts={childPrompts} known={subagents} ownQuestion={snap.pendingQuestions.length > 0} />
       <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />

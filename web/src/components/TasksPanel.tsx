@@ -2,12 +2,14 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Task } from "../api/types";
 import { useAction } from "../state/action";
+import type { LiveOutput } from "../state/output";
 import { LIVE_TASK } from "../state/transcript";
 import { duration } from "../util/format";
 import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
 import { CopyButton } from "./CopyButton";
 import { FormError } from "./FormError";
+import { LiveTerminal } from "./LiveTerminal";
 import { VisibleText } from "./VisibleText";
 
 /** Output kept on screen per task (the log itself can be 2 MiB + tail). */
@@ -24,8 +26,11 @@ function useNow(active: boolean): number {
   return now;
 }
 
-/** Follows a task's log by byte offset: every second while it runs, then to the end. */
-function TaskOutput({ task }: { task: Task }) {
+/**
+ * A task's output: while it runs, as its `task_output` events bring it (bounded like a command's
+ * live output); once it ended, its whole log, read by byte offset to the end.
+ */
+function TaskOutput({ task, liveOutput }: { task: Task; liveOutput: LiveOutput | undefined }) {
   const [text, setText] = useState("");
   const [dropped, setDropped] = useState(false);
   const [truncated, setTruncated] = useState(false);
@@ -36,6 +41,8 @@ function TaskOutput({ task }: { task: Task }) {
   const live = LIVE_TASK.has(task.status);
 
   useEffect(() => {
+    // While it runs, its events bring the output; the log is read once it ended.
+    if (live) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
@@ -85,6 +92,17 @@ function TaskOutput({ task }: { task: Task }) {
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 40) el.scrollTop = el.scrollHeight;
   }, [text]);
 
+  if (live) {
+    return (
+      <div class="task-output" data-task-output={task.id} data-live="">
+        {liveOutput && liveOutput.size > 0 ? (
+          <LiveTerminal command="" output={liveOutput} running />
+        ) : (
+          <p class="muted small">No output yet.</p>
+        )}
+      </div>
+    );
+  }
   return (
     <div class="task-output" ref={pre} data-task-output={task.id}>
       {text && (
@@ -100,7 +118,7 @@ function TaskOutput({ task }: { task: Task }) {
   );
 }
 
-function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => void }) {
+function TaskRow({ task: t, liveOutput, onStopped }: { task: Task; liveOutput: LiveOutput | undefined; onStopped: (t: Task) => void }) {
   const [open, setOpen] = useState(LIVE_TASK.has(t.status));
   const stop = useAction(async () => onStopped(await api.stopTask(t.id)));
   const live = LIVE_TASK.has(t.status);
@@ -114,9 +132,12 @@ function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => v
           {open ? "▾" : "▸"}
         </button>
         <span class={`badge task-status badge-task-${t.status}`}>{t.status}</span>
-        <span class="task-label">
-          <VisibleText text={t.label || t.id} />
-        </span>
+        {/* A task without a label goes by its command (below), never by its id. */}
+        {t.label.trim() && (
+          <span class="task-label">
+            <VisibleText text={t.label} />
+          </span>
+        )}
         {t.pid != null && <span class="muted small task-pid">pid {t.pid}</span>}
         {t.started_at != null && end != null && <span class="muted small task-duration">{duration(end - t.started_at)}</span>}
         {t.exit_code != null && <span class="muted small task-exit">exit {t.exit_code}</span>}
@@ -133,12 +154,12 @@ function TaskRow({ task: t, onStopped }: { task: Task; onStopped: (t: Task) => v
       </code>
       {err && <p class="error small">{err}</p>}
       <FormError error={stop.error} small />
-      {open && <TaskOutput task={t} />}
+      {open && <TaskOutput task={t} liveOutput={liveOutput} />}
     </li>
   );
 }
 
-export function TasksPanel({ tasks, onTask }: { tasks: Task[]; onTask: (t: Task) => void }) {
+export function TasksPanel({ tasks, output, onTask }: { tasks: Task[]; output: ReadonlyMap<string, LiveOutput>; onTask: (t: Task) => void }) {
   const [open, setOpen] = useState(true);
   const live = tasks.filter((t) => LIVE_TASK.has(t.status)).length;
   return (
@@ -149,7 +170,7 @@ export function TasksPanel({ tasks, onTask }: { tasks: Task[]; onTask: (t: Task)
       </summary>
       <ul class="tasks">
         {tasks.map((t) => (
-          <TaskRow key={t.id} task={t} onStopped={onTask} />
+          <TaskRow key={t.id} task={t} liveOutput={output.get(t.id)} onStopped={onTask} />
         ))}
       </ul>
     </details>

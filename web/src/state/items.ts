@@ -323,6 +323,8 @@ export interface TranscriptSnapshot {
   plans: PlanState[];
   /** Newest first. */
   tasks: Task[];
+  /** What each running background task wrote so far, by task id (its log has it all). */
+  taskOutput: ReadonlyMap<string, LiveOutput>;
   session: Session | null;
   /** Counts run_started and run_finished events: what waits behind a run changes with them. */
   runMarks: number;

@@ -45,7 +45,7 @@ import type {
   WebSearchItem,
   HookItem,
 } from "./items";
-import { appendOutput, emptyOutput } from "./output";
+import { appendOutput, emptyOutput, type LiveOutput } from "./output";
 import { regenerateTarget } from "./regenerate";
 import { RevertBook, revertItem } from "./reverts";
 
@@ -106,6 +106,8 @@ export interface TranscriptState {
   questions: Map<string, QuestionState>;
   plans: Map<string, PlanState>;
   tasks: Map<string, Task>;
+  /** What each running background task wrote so far (`task_output`), by task id. */
+  taskOutput: Map<string, LiveOutput>;
   planRevisions: Map<string, PlanState[]>;
   /** Items by the run they belong to (what a run's end changes). */
   runItems: Map<string, Item[]>;
@@ -154,6 +156,7 @@ export function emptyState(sessionId: string): TranscriptState {
     questions: new Map(),
     plans: new Map(),
     tasks: new Map(),
+    taskOutput: new Map(),
     planRevisions: new Map(),
     runItems: new Map(),
     runEnds: [],
@@ -638,6 +641,13 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
     }
     case "task_updated": {
       s.tasks.set(ev.task.id, ev.task);
+      break;
+    }
+    case "task_output": {
+      let o = s.taskOutput.get(ev.task_id);
+      if (!o) s.taskOutput.set(ev.task_id, (o = emptyOutput()));
+      // One pipe carries both streams, in the order written.
+      appendOutput(o, "stdout", ev.text);
       break;
     }
     case "web_search": {

@@ -27,7 +27,7 @@ export { LIVE_TASK, SUBAGENT_TOOLS } from "./reduce";
 export const DELTA_EVERY_MS = 150;
 const DELTA_EVERY_MAX_MS = 500;
 const UPDATE_COST_FACTOR = 30;
-const isDelta = (e: EventFrame) => e.type === "message_delta" || e.type === "reasoning_delta" || e.type === "tool_output";
+const isDelta = (e: EventFrame) => e.type === "message_delta" || e.type === "reasoning_delta" || e.type === "tool_output" || e.type === "task_output";
 
 /** A user message `/undo` reverts to. */
 export interface UndoTarget {
@@ -222,7 +222,8 @@ export class Transcript {
     // Text added to replies or commands' output already shown, and nothing else: their rows
     // redraw alone, without a new snapshot for the whole view (its header, composer and list) to
     // render again.
-    if (onlyText && !added && touched.every((it) => (it.kind === "assistant" || it.kind === "tool") && this.itemWatchers.has(it.key))) {
+    // (A task's output touches no item: the tasks panel reads it from a new snapshot.)
+    if (onlyText && !added && touched.length > 0 && touched.every((it) => (it.kind === "assistant" || it.kind === "tool") && this.itemWatchers.has(it.key))) {
       for (const it of new Set(touched)) this.itemWatchers.get(it.key)?.forEach((fn) => fn());
     } else {
       this.announce();
@@ -257,6 +258,7 @@ export class Transcript {
       pendingPlans: [...s.plans.values()].filter((p) => p.decision === null && !p.expired),
       plans: [...s.plans.values()],
       tasks: [...s.tasks.values()].sort((x, y) => y.created_at - x.created_at || (x.id < y.id ? 1 : -1)),
+      taskOutput: s.taskOutput,
       session: s.session,
       runMarks: s.runMarks,
       usageMarks: s.usageMarks,

@@ -20,6 +20,7 @@
 //! the backlog is being replayed.
 
 mod follow;
+mod live;
 mod writer;
 
 use std::collections::{HashMap, VecDeque};
@@ -32,6 +33,7 @@ use tokio::sync::{broadcast, oneshot};
 use crate::protocol::EventPayload;
 use crate::store::{EventRow, NewEvent, NewMessage, Store, StoreError, StoreResult};
 pub use follow::{Cursor, Follower, PAGE, Scope, Source};
+pub use live::{LIVE_MAX, LiveOf, LiveOutput};
 use writer::*;
 
 /// Most items one writer cycle takes from the queue.
@@ -115,6 +117,8 @@ pub enum DeltaKind {
     Reasoning,
     /// A running command's output (`tool_output`; the delta's id is the call's).
     Output(crate::protocol::OutputStream),
+    /// A background task's output (`task_output`; the delta's id is the task's).
+    Task,
 }
 
 enum Item {

@@ -37,6 +37,10 @@ pub(super) fn build_batch(items: Vec<Item>) -> Batch {
                     stream,
                     text,
                 },
+                DeltaKind::Task => EventPayload::TaskOutput {
+                    task_id: message_id.into(),
+                    text,
+                },
             };
             if let Ok(data) = serde_json::to_string(&payload) {
                 b.events.push(NewEvent {

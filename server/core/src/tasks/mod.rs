@@ -367,12 +367,20 @@ impl TaskManager {
         let kill_at = tokio::time::sleep_until(far);
         tokio::pin!(kill_at);
         let mut kill_armed = false;
+        let mut live = crate::events::LiveOutput::new(
+            &self.events,
+            &row.session_id,
+            None,
+            crate::events::LiveOf::Task(&id),
+        );
         loop {
+            let due = live.due();
             tokio::select! {
                            r = pipe.read(&mut buf), if open => match r {
                                Ok(0) | Err(_) => open = false,
                                Ok(n) => {
                                    log.push(&buf[..n]).await;
+                                   live.push(crate::protocol::OutputStream::Stdout, &buf[..n]);
                                    if last_flush.elapsed() > Duration::from_secs(1) {
                                        last_flush = tokio::time::Instant::now();
                                        let _ = self.store.task_output_bytes(&id, log.written as i64).await;
@@ -403,6 +411,7 @@ impl TaskManager {
                                kill_at.as_mut().reset(tokio::time::Instant::now() + STOP_GRACE);
                                kill_armed = true;
                            }
+                           _ = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => live.flush(),
                            _ = &mut kill_at, if kill_armed && exit.is_none() => {
                                kill_armed = false;
                                guard.signal(rustix::process::Signal::KILL);
@@ -412,6 +421,7 @@ impl TaskManager {
                 break;
             }
         }
+        live.flush();
         guard.disarm();
         if let Some((roots, before)) = guarded {
             for line in hold_created(roots, &before).await {

@@ -423,7 +423,14 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     };
     let mut out = Capture::default();
     let mut err = Capture::default();
-    let mut live = LiveOutput::new(ctx);
+    let host = ctx.host;
+    let events = &ctx.services().events;
+    let mut live = crate::events::LiveOutput::new(
+        events,
+        &host.session().id,
+        Some(host.run_id()),
+        crate::events::LiveOf::Call(ctx.call_id),
+    );
     let mut bo = vec![0u8; 64 * 1024];
     let mut be = vec![0u8; 64 * 1024];
     let (mut o_open, mut e_open) = (true, true);
@@ -511,108 +518,3 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     }
 }
 
-/// The most bytes of one command's output sent live (`tool_output`); the rest comes with the
-/// result.
-pub const LIVE_MAX: usize = 256 * 1024;
-/// Live output waits at most this long before it is sent…
-const LIVE_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
-/// …or until this much of it waits.
-const LIVE_BYTES: usize = 4 * 1024;
-
-/// A running command's output as its card shows it: decoded as UTF-8 across reads (a character
-/// split between two reads is kept whole), coalesced, bounded by [`LIVE_MAX`], posted as
-/// `tool_output` deltas of the call.
-struct LiveOutput<'a> {
-    ctx: &'a ToolCtx<'a>,
-    /// Per stream (stdout, stderr): bytes of a character not complete yet, and text waiting.
-    pending: [(Vec<u8>, String); 2],
-    /// When the oldest waiting text arrived.
-    since: Option<tokio::time::Instant>,
-    sent: usize,
-    stopped: bool,
-}
-
-impl<'a> LiveOutput<'a> {
-    fn new(ctx: &'a ToolCtx<'a>) -> Self {
-        LiveOutput {
-            ctx,
-            pending: Default::default(),
-            since: None,
-            sent: 0,
-            stopped: false,
-        }
-    }
-
-    fn slot(stream: OutputStream) -> usize {
-        match stream {
-            OutputStream::Stdout => 0,
-            OutputStream::Stderr => 1,
-        }
-    }
-
-    fn push(&mut self, stream: OutputStream, bytes: &[u8]) {
-        if self.stopped {
-            return;
-        }
-        // What the other stream wrote before goes first: the card keeps the order of writes.
-        let other = match stream {
-            OutputStream::Stdout => OutputStream::Stderr,
-            OutputStream::Stderr => OutputStream::Stdout,
-        };
-        if !self.pending[Self::slot(other)].1.is_empty() {
-            self.send(other);
-        }
-        let (carry, text) = &mut self.pending[Self::slot(stream)];
-        carry.extend_from_slice(bytes);
-        let keep = match std::str::from_utf8(carry) {
-            Ok(_) => 0,
-            // An incomplete character at the end waits for the next read.
-            Err(e) if e.error_len().is_none() => carry.len() - e.valid_up_to(),
-            Err(_) => 0,
-        };
-        let whole = carry.len() - keep;
-        text.push_str(&String::from_utf8_lossy(&carry[..whole]));
-        carry.drain(..whole);
-        if self.since.is_none() {
-            self.since = Some(tokio::time::Instant::now());
-        }
-        if text.len() >= LIVE_BYTES {
-            self.flush();
-        }
-    }
-
-    /// When waiting text is due.
-    fn due(&self) -> Option<tokio::time::Instant> {
-        self.since.map(|t| t + LIVE_EVERY)
-    }
-
-    fn flush(&mut self) {
-        self.since = None;
-        for stream in [OutputStream::Stdout, OutputStream::Stderr] {
-            self.send(stream);
-        }
-    }
-
-    /// Post what waits of one stream.
-    fn send(&mut self, stream: OutputStream) {
-        let text = std::mem::take(&mut self.pending[Self::slot(stream)].1);
-        if text.is_empty() || self.stopped {
-            return;
-        }
-        let room = LIVE_MAX.saturating_sub(self.sent);
-        let mut shown = crate::util::truncate_str(&text, room).to_string();
-        if shown.len() < text.len() {
-            self.stopped = true;
-            shown.push_str("\n[live output stops here: the whole output comes with the result]\n");
-        }
-        self.sent += shown.len();
-        let host = self.ctx.host;
-        self.ctx.services().events.post_delta(
-            &host.session().id,
-            Some(host.run_id()),
-            crate::events::DeltaKind::Output(stream),
-            self.ctx.call_id,
-            &shown,
-        );
-    }
-}

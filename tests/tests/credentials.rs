@@ -934,3 +934,33 @@ async fn a_bang_command_is_the_users_own_only_with_admin() {
     s.wait_run_finished(&sid, &run).await;
     s.stop().await;
 }
+
+/// A token's "last used" is noted when it is used (at most once a minute), and only then.
+#[tokio::test]
+async fn a_tokens_last_use_is_noted() {
+    let s = TestServer::start(Opts::default()).await;
+    let (id, secret) = token(&s, None).await;
+    let listed = |v: &Value| {
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == json!(id))
+            .unwrap()["last_used_at"]
+            .clone()
+    };
+    let (_, before) = s.get("/api/tokens").await;
+    assert!(listed(&before).is_null(), "never used yet: {before}");
+    let t0 = tradewind::util::now_ms();
+    let r = reqwest::Client::new()
+        .get(s.url("/api/sessions"))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (_, after) = s.get("/api/tokens").await;
+    let used = listed(&after).as_i64().expect("last_used_at set after a use");
+    assert!(used >= t0, "{used} >= {t0}");
+    s.stop().await;
+}

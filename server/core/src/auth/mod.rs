@@ -304,12 +304,17 @@ impl AuthService {
             .store
             .find_api_token(&sha256_hex(secret.as_bytes()))
             .await?;
-        Ok(found.map(|(id, scopes)| {
-            (
-                Principal::Bearer { token_id: Some(id) },
-                Scopes::parse(&scopes),
-            )
-        }))
+        let Some((id, scopes)) = found else {
+            return Ok(None);
+        };
+        // "Last used", at most once a minute per token (as a device's "last seen").
+        if self.due_for_touch(&id) {
+            self.store.touch_api_token(&id).await?;
+        }
+        Ok(Some((
+            Principal::Bearer { token_id: Some(id) },
+            Scopes::parse(&scopes),
+        )))
     }
 
     /// A live login session for this cookie secret; notes when and from where it was seen.

@@ -127,6 +127,16 @@ impl Store {
         .await?)
     }
 
+    /// Note that an API token was used now (its "last used" in the token list).
+    pub async fn touch_api_token(&self, id: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE api_tokens SET last_used_at = $1 WHERE id = $2")
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
     /// Is the API token with this id live (not revoked)?
     pub async fn api_token_live(&self, id: &str) -> StoreResult<bool> {
         let row: Option<(String,)> =

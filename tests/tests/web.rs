@@ -502,3 +502,114 @@ async fn websearch_keys_come_from_the_environment_or_settings() {
     assert_eq!(sent.as_deref(), Some(path.as_str()));
     s.stop().await;
 }
+
+/// With no provider chosen, the first `websearch` asks once whether the public SearXNG default
+/// may take the queries: "another provider" sends nothing and leaves the session without web
+/// search (not asked again there); yes is stored as the Settings choice and searches from then
+/// on, in every session, without asking. (The "public" instance here is a loopback one, set by
+/// `websearch.publicSearxngUrl`.)
+#[tokio::test]
+async fn websearch_with_nothing_chosen_asks_once_before_the_public_default() {
+    let seen = Arc::new(Seen::default());
+    let endpoint = fake_search(seen.clone()).await;
+    let public = endpoint.trim_end_matches("/search").to_string();
+    let mock = Mock::default();
+    let s = server(
+        mock.serve().await,
+        Opts {
+            websearch: Some(WebSearchSettings {
+                public_searxng_url: Some(public.clone()),
+                ..WebSearchSettings::default()
+            }),
+            ..Opts::default()
+        },
+    )
+    .await;
+    let (_, v) = s.get("/api/settings/websearch").await;
+    assert_eq!(v["source"], "default");
+    let search = |i: usize| {
+        mock.push(tool_reply(
+            &format!("w{i}"),
+            "websearch",
+            &json!({"query": "tokio runtime"}),
+        ));
+        mock.push(text_reply("done"));
+    };
+    let asked = |events: &[Value]| of_type(events, "question_asked").len();
+    let answer = |qid: String, label: &'static str| {
+        let s = &s;
+        async move {
+            let (st, v) = s
+                .post(
+                    &format!("/api/questions/{qid}"),
+                    json!({"answers": [[label]]}),
+                )
+                .await;
+            assert_eq!(st, 200, "{v}");
+        }
+    };
+
+    // Declined: nothing is sent, the model is told where the choice is made.
+    let a = s.create_session("full").await;
+    search(0);
+    let run = s.prompt(&a, "search").await;
+    let q = s.wait_event(&a, |e| e["type"] == "question_asked").await;
+    let text = q["questions"][0]["question"].as_str().unwrap();
+    assert!(text.contains(&public), "{text}");
+    answer(
+        q["question_id"].as_str().unwrap().into(),
+        "Choose another provider",
+    )
+    .await;
+    assert_eq!(s.wait_run_finished(&a, &run).await["status"], "completed");
+    let r = last_result(&s.events(&a).await);
+    assert_eq!(r["ok"], false);
+    assert!(
+        r["text"].as_str().unwrap().contains("Settings › Web search"),
+        "{r}"
+    );
+    // Not asked again in this session, and still nothing sent.
+    search(1);
+    let run = s.prompt(&a, "search again").await;
+    s.wait_run_finished(&a, &run).await;
+    let events = s.events(&a).await;
+    assert_eq!(asked(&events), 1);
+    assert_eq!(last_result(&events)["ok"], false);
+    assert!(seen.requests.lock().is_empty(), "no query left the server");
+    let (_, v) = s.get("/api/settings/websearch").await;
+    assert_eq!(v["source"], "default", "a refusal stores no choice");
+
+    // Another session asks; yes is stored and this search goes out.
+    let b = s.create_session("full").await;
+    search(2);
+    let run = s.prompt(&b, "search").await;
+    let q = s.wait_event(&b, |e| e["type"] == "question_asked").await;
+    answer(
+        q["question_id"].as_str().unwrap().into(),
+        "Use the public SearXNG",
+    )
+    .await;
+    s.wait_run_finished(&b, &run).await;
+    let r = last_result(&s.events(&b).await);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r["text"].as_str().unwrap().contains("https://tokio.rs/"));
+    assert_eq!(seen.requests.lock().len(), 1);
+    let (_, v) = s.get("/api/settings/websearch").await;
+    assert_eq!(
+        (v["source"].as_str(), v["provider"].as_str()),
+        (Some("settings"), Some("searxng")),
+        "{v}"
+    );
+    assert_eq!(v["searxng_url"], json!(public));
+
+    // From then on, no session asks.
+    let c = s.create_session("full").await;
+    search(3);
+    let run = s.prompt(&c, "search").await;
+    s.wait_run_finished(&c, &run).await;
+    let events = s.events(&c).await;
+    assert_eq!(asked(&events), 0);
+    assert_eq!(last_result(&events)["ok"], true);
+    assert_eq!(seen.requests.lock().len(), 2);
+    s.stop().await;
+}

@@ -9,7 +9,7 @@ import "../websearch.css";
 function sourceText(source: WebSearchSettings["source"]): string {
   switch (source) {
     case "default":
-      return "the default";
+      return "not chosen yet: the agent's first search asks you before any query goes to this public instance";
     case "config":
       return "from config.json (a change saved here replaces it)";
     case "settings":

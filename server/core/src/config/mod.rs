@@ -174,6 +174,9 @@ pub struct WebSearchSettings {
     /// `native`: the tool type sent to the model's provider instead of its default
     /// (`web_search` for OpenAI's Responses API, `web_search_20250305` for Anthropic).
     pub native_tool_type: Option<String>,
+    /// The public SearXNG instance offered when nothing is chosen (`https://searx.be` when
+    /// unset): the web app asks once before the first search goes there.
+    pub public_searxng_url: Option<String>,
 }
 
 /// Origins network tools may reach on a private address without asking: the ones the user
@@ -196,6 +199,7 @@ pub fn exempt_origins(
         provider_base_url,
         websearch.searxng_url.as_deref(),
         websearch.endpoint.as_deref(),
+        websearch.public_searxng_url.as_deref(),
     ];
     out.extend(
         configured

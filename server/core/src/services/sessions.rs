@@ -638,6 +638,10 @@ impl Core {
                         "the server runs with --read-only".to_string()
                     } else if agent == crate::protocol::Agent::Plan {
                         "the plan agent is read-only".to_string()
+                    } else if d.name() == "websearch"
+                        && crate::tools::websearch::unchosen(&deps.tools.websearch.read())
+                    {
+                        "no web search provider is chosen (websearch.provider in config.json), and this headless run may use the public SearXNG default only with --allow-external".to_string()
                     } else {
                         format!(
                             "this headless run does not allow {} effects",

@@ -47,8 +47,6 @@ impl Core {
             provider: p.provider,
             searxng_url: searxng_url.clone(),
         };
-        let json = serde_json::to_string(&stored)
-            .map_err(|e| crate::store::StoreError::Other(e.into()))?;
         if let Some(k) = &p.api_key {
             let k = k.trim();
             if k.is_empty() {
@@ -57,12 +55,7 @@ impl Core {
                 self.store.put_secret(SETTING_WEBSEARCH_KEY, k).await?;
             }
         }
-        self.store.put_setting(SETTING_WEBSEARCH, &json).await?;
-        {
-            let mut s = self.env.tools.websearch.write();
-            s.provider = Some(p.provider.as_str().to_string());
-            s.searxng_url = searxng_url;
-        }
+        websearch::store_choice(&self.store, &self.env.tools.websearch, &stored).await?;
         self.websearch_settings().await
     }
 }

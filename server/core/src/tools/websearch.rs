@@ -98,9 +98,136 @@ impl super::Tool for WebSearch {
     }
 }
 
+/// Nothing chosen: neither Settings nor config.json names a provider, a SearXNG instance or an
+/// endpoint. The default would send queries to a public instance the user never picked.
+pub fn unchosen(s: &WebSearchSettings) -> bool {
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(|x| x.trim().is_empty());
+    blank(&s.provider) && blank(&s.searxng_url) && blank(&s.endpoint)
+}
+
+/// The public SearXNG instance offered when nothing is chosen.
+fn offered(s: &WebSearchSettings) -> String {
+    s.public_searxng_url
+        .clone()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_SEARXNG_URL.to_string())
+}
+
+/// The session grant that records "not the public default" (asked once per session).
+const DECLINED_DEFAULT: &str = "websearch-default-declined";
+const USE_DEFAULT: &str = "Use the public SearXNG";
+const UNAVAILABLE: &str = "web search is unavailable: no provider is chosen (websearch.provider). The user can choose one in Settings › Web search; continue without searching and do not call websearch again in this run";
+
+/// With nothing chosen, a person decides once whether the public SearXNG default may take the
+/// queries; yes is stored as the Settings choice (every session uses it from then on), no
+/// leaves this session without web search. A headless run got here only with
+/// `--allow-external` (the gate offers it nothing external otherwise): it uses the default. A
+/// server's run that may not ask sends nothing.
+async fn choose_default(ctx: &ToolCtx<'_>) -> Result<(), ToolOutput> {
+    let t = ctx.host;
+    let services = ctx.services();
+    let offered = offered(&services.websearch.read());
+    if !services.prompts.interactive {
+        // A headless run: its searches go there; nothing is stored.
+        services.websearch.write().searxng_url = Some(offered);
+        return Ok(());
+    }
+    if !t.interactive() {
+        // A server's run that may not ask (its limits say so): nobody chose, nothing is sent.
+        return Err(ToolOutput::err("websearch_unavailable", UNAVAILABLE));
+    }
+    if t.grants_contain(DECLINED_DEFAULT) {
+        return Err(ToolOutput::err("websearch_unavailable", UNAVAILABLE));
+    }
+    let pending = &services.prompts.questions;
+    let call_id = crate::protocol::CallId::from(ctx.call_id);
+    let asked = match pending.adopt(t.run_id(), &call_id, "") {
+        Some(p) => pending.resume(&t.waiter(), p).await,
+        None => {
+            let id = crate::protocol::QuestionId::from(crate::util::new_id());
+            let req = crate::pending::QuestionRequest {
+                id: id.clone(),
+                session_id: t.session().id.clone(),
+                run_id: t.run_id().into(),
+                call_id,
+                questions: vec![crate::protocol::Question {
+                    question: format!(
+                        "The agent wants to search the web, and no search provider is chosen yet. Send its searches to the public SearXNG instance ({offered}), which will see every query?"
+                    ),
+                    header: Some("Web search".into()),
+                    multi_select: false,
+                    options: vec![
+                        crate::protocol::QuestionOption {
+                            label: USE_DEFAULT.into(),
+                            description: Some(
+                                "Kept as the web search provider; Settings › Web search can change it".into(),
+                            ),
+                            recommended: false,
+                        },
+                        crate::protocol::QuestionOption {
+                            label: "Choose another provider".into(),
+                            description: Some(
+                                "Nothing is searched now; pick a provider in Settings › Web search".into(),
+                            ),
+                            recommended: false,
+                        },
+                    ],
+                }],
+            };
+            pending.ask(&t.waiter(), &id, &req).await
+        }
+    };
+    let yes = match asked {
+        crate::pending::Asked::Answered(a) => a
+            .first()
+            .and_then(Option::as_ref)
+            .is_some_and(|labels| labels.iter().any(|l| l == USE_DEFAULT)),
+        crate::pending::Asked::Expired => false,
+        crate::pending::Asked::Failed(e) => return Err(ToolOutput::err("internal", e)),
+    };
+    if yes {
+        let stored = Stored {
+            provider: SearchProvider::Searxng,
+            searxng_url: Some(offered),
+        };
+        return store_choice(&services.store, &services.websearch, &stored)
+            .await
+            .map_err(|e| ToolOutput::err("internal", e));
+    }
+    let root = t.lineage().last().unwrap_or(&t.session().id);
+    if let Err(e) = services.store.add_grant(root, DECLINED_DEFAULT).await {
+        tracing::warn!(error = %e, "cannot keep the declined web search default");
+    }
+    services
+        .live
+        .grants_epoch
+        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    Err(ToolOutput::err("websearch_unavailable", UNAVAILABLE))
+}
+
+/// Store a Settings choice and use it from the next search on.
+pub async fn store_choice(
+    store: &Store,
+    live: &parking_lot::RwLock<WebSearchSettings>,
+    stored: &Stored,
+) -> Result<(), crate::store::StoreError> {
+    let json =
+        serde_json::to_string(stored).map_err(|e| crate::store::StoreError::Other(e.into()))?;
+    store.put_setting(SETTING_WEBSEARCH, &json).await?;
+    let mut s = live.write();
+    s.provider = Some(stored.provider.as_str().to_string());
+    s.searxng_url = stored.searxng_url.clone();
+    Ok(())
+}
+
 /// A search with the provider Settings or config.json chose.
 async fn builtin(query: &str, ctx: &ToolCtx<'_>) -> ToolOutput {
     let deps = ctx.services();
+    if unchosen(&deps.websearch.read()) {
+        if let Err(out) = choose_default(ctx).await {
+            return out;
+        }
+    }
     let settings = deps.websearch.read().clone();
     let key = stored_key(&deps.store).await;
     let client = match CLIENT.get() {
@@ -627,7 +754,7 @@ pub fn view(
             .searxng_url
             .clone()
             .filter(|u| !u.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_SEARXNG_URL.into()),
+            .unwrap_or_else(|| offered(s)),
         endpoint: s.endpoint.clone(),
         api_key_set: env.is_some()
             && (key_stored

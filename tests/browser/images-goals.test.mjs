@@ -469,8 +469,13 @@ describe("images in the composer, and goals", { skip, timeout: 600_000 }, () => 
       // Resume: a turn reports it complete with evidence.
       await panel.getByRole("button", { name: "Resume" }).click();
       await panel.locator('summary .goal-status[data-status="complete"]').waitFor({ timeout: 20_000 });
-      await shows(panel.locator(".goal-reason"), "Reported complete.", "the reason");
+      // Neither piece of evidence is backed by the session (no such file, no such command ran):
+      // complete, but said to be unverified, with the reason on each item.
+      await shows(panel.locator(".goal-reason"), "Reported complete — evidence unverified.", "the reason");
+      await shows(panel.locator("summary .goal-status[data-unverified]"), "complete — evidence unverified", "the badge");
       const latest = panel.locator(".goal-latest");
+      await shows(latest.locator('li[data-kind="file"] .goal-evidence-unverified'), "Not verified: `src/counter.rs` does not exist.", "the file's reason");
+      await shows(latest.locator('li[data-kind="test"] .goal-evidence-unverified'), "no command this session ran matches it", "the test's reason");
       await shows(latest.locator(".goal-report-summary"), "The counter test passes.", "the report's summary");
       assert.deepEqual(
         await latest.getByRole("list", { name: /^Evidence/ }).locator("li").evaluateAll((l) => l.map((x) => [x.dataset.kind, x.querySelector(".goal-evidence-detail").textContent])),

@@ -281,7 +281,22 @@ async fn a_goal_completes_only_with_evidence() {
     })
     .await;
     assert_eq!(g["reports"][0]["evidence"].as_array().unwrap().len(), 2);
+    // Neither was confirmed: no command ran, and no such file exists.
+    assert_eq!(g["reason"], "reported complete — evidence unverified");
+    let unverified = g["reports"][0]["unverified"].as_array().unwrap();
+    assert_eq!(unverified.len(), 2, "{g}");
+    assert_eq!(unverified[0]["index"], 0);
+    assert!(unverified[0]["reason"].as_str().unwrap().contains("no command"));
+    assert_eq!(unverified[1]["index"], 1);
+    assert!(
+        unverified[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`src/parser.rs` does not exist")
+    );
     let events = s.events(&sid).await;
+    let told = of_type(&events, "tool_result")[1]["text"].as_str().unwrap();
+    assert!(told.contains("evidence unverified"), "{told}");
     let first = of_type(&events, "tool_result")[0];
     assert!(
         first["text"]
@@ -327,6 +342,68 @@ async fn a_goal_completes_only_with_evidence() {
         )
         .await;
     assert_eq!((st, v["error"]["code"].as_str()), (409, Some("plan_agent")));
+    s.stop().await;
+}
+
+/// Evidence the session backs is confirmed without running anything: a file that exists in the
+/// workspace, the command the session ran (a `!command` here); a path outside the workspace is
+/// not.
+#[tokio::test]
+async fn complete_evidence_is_checked_against_the_workspace_and_the_sessions_commands() {
+    let (mock, s) = server().await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "!echo built > out.txt").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    mock.push(tool_reply(
+        "c1",
+        "update_goal",
+        &json!({"status": "complete", "summary": "Built.", "evidence": [
+            {"kind": "file", "detail": "out.txt:1 — the build's output"},
+            {"kind": "command", "detail": "`echo built > out.txt` exited 0"},
+            {"kind": "log", "detail": "anything goes here"},
+        ]}),
+    ));
+    mock.push(text_reply("Done."));
+    s.post(
+        &format!("/api/sessions/{sid}/goal"),
+        json!({"objective": "Build it"}),
+    )
+    .await;
+    let g = goal_where(&s, &sid, |g| g["status"] == "complete").await;
+    assert_eq!(g["reason"], "reported complete", "{g}");
+    assert!(g["reports"][0].get("unverified").is_none(), "{g}");
+
+    // A second goal: a path outside the workspace is not evidence.
+    s.send(
+        reqwest::Method::DELETE,
+        &format!("/api/sessions/{sid}/goal"),
+        json!({}),
+    )
+    .await;
+    mock.push(tool_reply(
+        "c2",
+        "update_goal",
+        &json!({"status": "complete", "summary": "Built.", "evidence": [
+            {"kind": "file", "detail": "/etc/hostname"},
+        ]}),
+    ));
+    mock.push(text_reply("Done."));
+    s.post(
+        &format!("/api/sessions/{sid}/goal"),
+        json!({"objective": "Build it again"}),
+    )
+    .await;
+    let g = goal_where(&s, &sid, |g| {
+        g["status"] == "complete" && g["objective"] == "Build it again"
+    })
+    .await;
+    assert!(
+        g["reports"][0]["unverified"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("outside the session's folders"),
+        "{g}"
+    );
     s.stop().await;
 }
 

@@ -102,6 +102,21 @@ pub struct GoalReport {
     /// The goal turn it was made in (1 = the first).
     pub turn: i64,
     pub at: i64,
+    /// Evidence of a `complete` report the server could not confirm, by its index in
+    /// `evidence`: a `file` that names no existing path in the session's roots, a `command` or
+    /// `test` that matches no command this session ran. Checked without running anything;
+    /// empty when all of it was confirmed (`log` and `other` are not checked). The goal then
+    /// reads "complete — evidence unverified".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<UnverifiedEvidence>,
+}
+
+/// A piece of evidence the server could not confirm, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct UnverifiedEvidence {
+    /// Its index in the report's `evidence`.
+    pub index: usize,
+    pub reason: String,
 }
 
 /// A session's goal: the agent works towards it, turn after turn, until it is done, blocked,

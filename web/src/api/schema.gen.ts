@@ -2724,6 +2724,14 @@ export interface components {
              * @description The goal turn it was made in (1 = the first).
              */
             turn: number;
+            /**
+             * @description Evidence of a `complete` report the server could not confirm, by its index in
+             *     `evidence`: a `file` that names no existing path in the session's roots, a `command` or
+             *     `test` that matches no command this session ran. Checked without running anything;
+             *     empty when all of it was confirmed (`log` and `other` are not checked). The goal then
+             *     reads "complete — evidence unverified".
+             */
+            unverified?: components["schemas"]["UnverifiedEvidence"][];
         };
         /**
          * @description What `PATCH …/goal` may set `status` to.
@@ -4677,6 +4685,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         });
+        /** @description A piece of evidence the server could not confirm, and why. */
+        UnverifiedEvidence: {
+            /** @description Its index in the report's `evidence`. */
+            index: number;
+            reason: string;
+        };
         /**
          * @description Token usage (of a model call, a run, a session…) and what it cost.
          * @example {

@@ -10,12 +10,18 @@ const STATUS: Record<GoalStatus, { label: string; badge: string }> = {
   budget_exhausted: { label: "budget exhausted", badge: "badge-warn" },
 };
 
-/** Where the goal stands, as a badge. */
-export function GoalStatusBadge({ status }: { status: GoalStatus }) {
+/** Reported complete, but the server could not confirm some of its evidence. */
+export function unverified(goal: Goal): boolean {
+  const latest = goal.reports.at(-1);
+  return goal.status === "complete" && (latest?.unverified?.length ?? 0) > 0;
+}
+
+/** Where the goal stands, as a badge ("complete — evidence unverified" when it could not be confirmed). */
+export function GoalStatusBadge({ status, unconfirmed = false }: { status: GoalStatus; unconfirmed?: boolean }) {
   const s = STATUS[status] ?? { label: status, badge: "" };
   return (
-    <span class={`badge goal-status ${s.badge}`} data-status={status}>
-      {s.label}
+    <span class={`badge goal-status ${unconfirmed ? "badge-warn" : s.badge}`} data-status={status} data-unverified={unconfirmed ? "" : undefined}>
+      {unconfirmed ? `${s.label} — evidence unverified` : s.label}
     </span>
   );
 }
@@ -44,11 +50,13 @@ function Budget({ id, label, used, limit, shown }: { id: string; label: string; 
 }
 
 function Evidence({ report }: { report: GoalReport }) {
+  const why = new Map((report.unverified ?? []).map((u) => [u.index, u.reason]));
   return (
     <ul class="goal-evidence" aria-label={`Evidence of the turn ${report.turn} report`}>
       {report.evidence.map((e, i) => (
-        <li key={i} data-kind={e.kind}>
+        <li key={i} data-kind={e.kind} data-unverified={why.has(i) ? "" : undefined}>
           <span class="chip goal-evidence-kind">{e.kind}</span> <span class="goal-evidence-detail">{e.detail}</span>
+          {why.has(i) && <span class="goal-evidence-unverified warn small"> Not verified: {why.get(i)}.</span>}
         </li>
       ))}
     </ul>
@@ -59,7 +67,7 @@ function Report({ report }: { report: GoalReport }) {
   return (
     <>
       <p class="goal-report-head small">
-        Turn {report.turn} · <GoalStatusBadge status={report.status} /> · <Timestamp at={report.at} />
+        Turn {report.turn} · <GoalStatusBadge status={report.status} unconfirmed={(report.unverified?.length ?? 0) > 0} /> · <Timestamp at={report.at} />
       </p>
       <p class="goal-report-summary">{report.summary}</p>
       <Evidence report={report} />

@@ -2,12 +2,13 @@ import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hook
 import { ApiError, api, errorText } from "../api/client";
 import type { Goal } from "../api/types";
 import { useAction } from "../state/action";
+import { pinnedPanelStartsOpen } from "../state/layout";
 import { useObservable } from "../state/observable";
 import { goalPanelRequest } from "../state/panels";
 import { useClearNetworkError, useOnReconnect } from "../state/reconnect";
 import type { GoalMark } from "../state/transcript";
 import { FormError } from "./FormError";
-import { GoalDetails, GoalStatusBadge } from "./GoalDetails";
+import { GoalDetails, GoalStatusBadge, unverified } from "./GoalDetails";
 import { GoalBudgetForm, GoalObjectiveForm, GoalStartForm } from "./GoalForms";
 import "../goal.css";
 import { askConfirm } from "../state/confirm";
@@ -45,7 +46,7 @@ export function GoalPanel({
   const seq = useRef(lastSeq);
   seq.current = lastSeq;
   const [readTry, setReadTry] = useState(0);
-  const [open, setOpen] = useState(true);
+  const [open, setOpen] = useState(pinnedPanelStartsOpen);
   const [editing, setEditing] = useState<Editing>(null);
   const [note, setNote] = useState<string | null>(null);
   /** Pause, resume or delete: `failed` says what did not happen when it fails. */
@@ -148,7 +149,7 @@ export function GoalPanel({
     <section ref={root} class="goal-panel" aria-labelledby={`${uid}-title`} data-status={goal?.status ?? "none"}>
       <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
         <summary class="goal-title">
-          <span id={`${uid}-title`}>Goal</span> {goal && <GoalStatusBadge status={goal.status} />}
+          <span id={`${uid}-title`}>Goal</span> {goal && <GoalStatusBadge status={goal.status} unconfirmed={unverified(goal)} />}
           {goal && !open && <span class="goal-title-objective muted small"> {goal.objective}</span>}
         </summary>
         {goal && <GoalDetails goal={goal} idPrefix={uid} />}

@@ -159,6 +159,24 @@ impl Store {
         Ok(row.and_then(|r| r.0))
     }
 
+    /// The data of a session's last `limit` events of one type, newest first.
+    pub async fn events_of_type(
+        &self,
+        session_id: &SessionId,
+        kind: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT data FROM events WHERE session_id = $1 AND type = $2 ORDER BY seq DESC LIMIT $3",
+        )
+        .bind(session_id)
+        .bind(kind)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
+    }
+
     pub async fn list_events(
         &self,
         session_id: &SessionId,

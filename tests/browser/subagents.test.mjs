@@ -47,6 +47,12 @@ function turnOf(body) {
  */
 function reply(body) {
   const { first, step } = turnOf(body);
+  // A parent that starts a helper and never waits on it.
+  if (first.includes("SOLO-BOSS")) {
+    if (step === 0) return { tool: ["b-task", "task", { description: "Side job", prompt: "SOLO-HELPER: say done" }] };
+    return { text: "Started the side job." };
+  }
+  if (first.includes("SOLO-HELPER")) return { text: "done" };
   if (first.includes("PARENT")) {
     if (step === 0) return { tool: ["p-task", "task", { description: "Write the greeting", prompt: "CHILD: write hello.txt" }] };
     if (step === 1) return { tool: ["p-wait", "task_wait", {}] };
@@ -176,7 +182,7 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       assert.equal(await asks.getAttribute("data-subagent"), child);
       await shows(card.locator(".approval-head"), "write_file", "the tool the subagent wants to run");
       // Why it asks, as the parent's own approval would say it.
-      await shows(card.locator(".approval-reason"), "mode ask asks for write effects", "the reason the subagent asks");
+      await shows(card.locator(".approval-reason"), "In ask mode, file edits ask first", "the reason the subagent asks");
       await shows(card.locator(".tool-input"), "hello.txt", "the file it would write");
       assert.equal(await page.locator(".transcript .approval-card").count(), 0, "the parent itself asks nothing");
       await shows(page.locator(".pending-bar .pending-chip"), "for a subagent", "the pending bar's chip");
@@ -239,6 +245,51 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       const firsts = fake.chats.map((b) => textOf(b.messages.find((m) => m.role === "user")?.content));
       assert.equal(firsts.filter((t) => t.includes("PARENT")).length, 3);
       assert.equal(firsts.filter((t) => t.includes("CHILD")).length, 2);
+      assertClean(p);
+    } finally {
+      await p?.context.close();
+      await server.stop();
+      await fake.close();
+    }
+  });
+
+  test("a subagent the parent never waited on is listed as its run ended, not idle; its use shows beside the parent's cost", { timeout: 120_000 }, async () => {
+    const fake = await startFakeOpenAi();
+    const server = await startServer({
+      provider: false,
+      args: ["--provider", "openai", "--base-url", fake.url, "--model", "m", "--allow-write"],
+    });
+    let p;
+    try {
+      const first = await newPage(browser, server);
+      const state = await signInWithToken(first.page, server);
+      await first.context.close();
+      p = await newPage(browser, server, { storageState: state, bypassCSP: true });
+      const { page } = p;
+      page.setDefaultTimeout(10_000);
+      await page.goto(`${server.base}/`);
+      const created = await apiCall(page, server, "POST", "/api/sessions", { title: "Side work", mode: "ask" });
+      const parent = created.json.id;
+      await page.goto(`${server.base}/s/${parent}`);
+      await page.locator(".session-view .composer textarea").waitFor();
+      await sendPrompt(page, "SOLO-BOSS: start a side job");
+      await page.locator('.transcript .run-end[data-status="completed"]').waitFor({ timeout: 20_000 });
+      // (The panel may start folded: only its rows' attributes are waited on until it is open.)
+      const row = page.locator(".subagents-panel li.subagent");
+      await row.waitFor({ state: "attached" });
+      const child = await row.getAttribute("data-subagent-id");
+      // The helper's own run ends: the server's list says how (the parent never asked).
+      let kids = [];
+      for (let i = 0; i < 400 && !kids.some((c) => c.last_run_status === "completed"); i++) {
+        kids = (await apiCall(page, server, "GET", `/api/sessions/${parent}/children`)).json;
+      }
+      assert.ok(kids.some((c) => c.last_run_status === "completed"), `the helper's run ended: ${JSON.stringify(kids)}`);
+      await page.reload();
+      await page.locator(`.subagents-panel li[data-subagent-id="${child}"][data-status="completed"]`).waitFor({ state: "attached" });
+      if ((await page.locator(".subagents-panel details").getAttribute("open")) === null) await page.locator(".subagents-panel summary").click();
+      await shows(page.locator(`.subagents-panel li[data-subagent-id="${child}"] .subagent-status`), "completed", "the helper's status");
+      await shows(page.locator(".usage-subagents"), "in 1 subagent", "the helper's use beside the parent's cost");
+      await axe(page, "the parent's page with a finished helper");
       assertClean(p);
     } finally {
       await p?.context.close();
@@ -315,7 +366,7 @@ describe("subagents", { skip, timeout: 300_000 }, () => {
       await shows(asks.locator(".subagent-from a"), "Leaf work", "the subagent that asks");
       const reasons = write.locator(".approval-reasons li");
       await shows(reasons, "outside the workspace", "the reason about the directory");
-      await shows(reasons, "mode ask asks for write effects", "the reason about the mode");
+      await shows(reasons, "In ask mode, file edits ask first", "the reason about the mode");
       assert.equal(await reasons.count(), 2, "both reasons");
       await shows(write.locator(".approval-dir"), /Outside the workspace: \S*[\\/]outside$/, "the directory an answer covers");
       await write.getByRole("button", { name: "Allow this directory" }).waitFor();

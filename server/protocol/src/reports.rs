@@ -69,6 +69,20 @@ pub struct SessionUsage {
     pub day_cap_usd: Option<f64>,
     /// Null until the session's first model call.
     pub context: Option<ContextFill>,
+    /// What the subagents this session started (and theirs, at every depth) used: not in
+    /// `usage`, which is the session's own. Absent when it started none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagents: Option<SubagentUsage>,
+}
+
+/// The model calls of a session's subagents, all depths together.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SubagentUsage {
+    /// How many subagent sessions there are.
+    pub sessions: u64,
+    pub calls: u64,
+    pub unpriced_calls: u64,
+    pub usage: Usage,
 }
 
 /// Server-wide spend caps in USD (`GET`/`PUT /api/usage/caps`); null: no cap.

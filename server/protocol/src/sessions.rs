@@ -43,6 +43,10 @@ pub struct Session {
     /// one that answers 404).
     #[serde(default)]
     pub has_goal: bool,
+    /// A subagent, as `GET /api/sessions/{id}/children` lists it: how its latest run ended
+    /// (absent while it runs, before its first run, and in every other listing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run_status: Option<RunStatus>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]

@@ -4238,6 +4238,7 @@ export interface components {
              */
             has_goal?: boolean;
             id: components["schemas"]["SessionId"];
+            last_run_status?: components["schemas"]["RunStatus"] | null;
             /**
              * Format: int64
              * @description The seq of the newest event.
@@ -4356,6 +4357,7 @@ export interface components {
              * @description The cap that applies to this session (its own, else the server's); null: none.
              */
             spend_cap_usd?: number | null;
+            subagents?: components["schemas"]["SubagentUsage"] | null;
             /** Format: int64 */
             unpriced_calls: number;
             usage: components["schemas"]["Usage"];
@@ -4457,6 +4459,19 @@ export interface components {
              */
             expires_in_secs: number;
             ticket: string;
+        };
+        /** @description The model calls of a session's subagents, all depths together. */
+        SubagentUsage: {
+            /** Format: int64 */
+            calls: number;
+            /**
+             * Format: int64
+             * @description How many subagent sessions there are.
+             */
+            sessions: number;
+            /** Format: int64 */
+            unpriced_calls: number;
+            usage: components["schemas"]["Usage"];
         };
         /** @description A background task's id (a ULID). */
         TaskId: string;

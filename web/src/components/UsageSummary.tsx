@@ -14,6 +14,19 @@ function costText(u: SessionUsage): string {
   return u.spend_cap_usd != null ? `${cost}${plus} of ${usd(u.spend_cap_usd)}` : `${cost}${plus}`;
 }
 
+/** What the session's subagents cost (all depths), when priced. */
+function subagentCost(u: SessionUsage): string | null {
+  const c = u.subagents?.usage.cost_usd;
+  return c == null ? null : usd(c);
+}
+
+/** The session's own cost and its subagents' together, when both are priced. */
+function totalCost(u: SessionUsage): number | null {
+  const own = u.usage.cost_usd;
+  const sub = u.subagents ? u.subagents.usage.cost_usd : 0;
+  return own == null || sub == null ? null : own + sub;
+}
+
 /** The session's cap is reached: its next run stops before the first model call. */
 function overCap(u: SessionUsage): boolean {
   return u.spend_cap_usd != null && (u.usage.cost_usd ?? 0) >= u.spend_cap_usd;
@@ -27,6 +40,13 @@ function costTitle(u: SessionUsage): string {
     `${tokens(x.output_tokens)} output tokens`,
   ];
   if (u.unpriced_calls > 0) parts.push(`${tokens(u.unpriced_calls)} without a known price`);
+  const sub = u.subagents;
+  if (sub) {
+    const n = `${sub.sessions} subagent${sub.sessions === 1 ? "" : "s"}`;
+    parts.push(`besides: ${n}, ${tokens(sub.calls)} model call${sub.calls === 1 ? "" : "s"}, ${subagentCost(u) ?? "unpriced"}`);
+    const total = totalCost(u);
+    if (total != null) parts.push(`${usd(total)} with its subagents`);
+  }
   if (u.spend_cap_usd != null) {
     parts.push(`spend cap ${usd(u.spend_cap_usd)} (${u.spend_cap_source === "session" ? "this session's own" : "the server's"})`);
     if (overCap(u)) parts.push("reached: the next run stops before its first model call");
@@ -77,6 +97,11 @@ export function UsageSummary({ sessionId, marks, context }: { sessionId: string;
         <span class={`usage-cost${overCap(usage) ? " over" : ""}`} title={costTitle(usage)} data-cost-usd={usage.usage.cost_usd ?? ""}>
           <span class="visually-hidden">Cost </span>
           {costText(usage)}
+        </span>
+      )}
+      {usage?.subagents && (
+        <span class="usage-subagents muted small" data-cost-usd={usage.subagents.usage.cost_usd ?? ""} title={costTitle(usage)}>
+          + {subagentCost(usage) ?? "unpriced"} in {usage.subagents.sessions} subagent{usage.subagents.sessions === 1 ? "" : "s"}
         </span>
       )}
       {fill && fill.window > 0 && <ContextMeter used={fill.tokens} window={fill.window} estimated={context?.estimated === true} />}

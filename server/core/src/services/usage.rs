@@ -140,7 +140,20 @@ impl Core {
             context_tokens: u64::try_from(c.input_tokens + c.output_tokens).unwrap_or(0),
             context_window: u64::try_from(c.context_window).unwrap_or(0),
         });
+        let subagents = match self.store.subagent_usage(id).await? {
+            (n, Some(r)) if n > 0 => {
+                let r = row(&r, "subagents".into(), None);
+                Some(crate::protocol::SubagentUsage {
+                    sessions: u64::try_from(n).unwrap_or(0),
+                    calls: r.calls,
+                    unpriced_calls: r.unpriced_calls,
+                    usage: r.usage,
+                })
+            }
+            _ => None,
+        };
         Ok(SessionUsage {
+            subagents,
             session_id: session.id,
             calls: totals.calls,
             unpriced_calls: totals.unpriced_calls,

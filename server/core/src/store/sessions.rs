@@ -432,6 +432,7 @@ impl From<SessionRow> for crate::protocol::Session {
             model: r.model,
             parent_id: r.parent_id,
             has_goal: r.has_goal,
+            last_run_status: None,
         }
     }
 }

@@ -143,6 +143,40 @@ impl Store {
             .await?)
     }
 
+    /// How many subagent sessions `session` has at every depth, and the totals of their model
+    /// calls.
+    pub async fn subagent_usage(
+        &self,
+        session: &SessionId,
+    ) -> StoreResult<(i64, Option<UsageTotalsRow>)> {
+        const TREE: &str = "WITH RECURSIVE tree(id) AS (SELECT id FROM sessions WHERE parent_id = $1 \
+             UNION ALL SELECT s.id FROM sessions s JOIN tree t ON s.parent_id = t.id) ";
+        let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{TREE}SELECT CAST(COUNT(*) AS BIGINT) FROM tree"
+        )))
+        .bind(session)
+        .fetch_one(self.pool())
+        .await?;
+        if n == 0 {
+            return Ok((0, None));
+        }
+        let q = format!(
+            "{TREE}SELECT 'subagents' AS key, CAST(COUNT(*) AS BIGINT) AS calls, \
+             CAST(COALESCE(SUM(input_tokens), 0) AS BIGINT) AS input_tokens, \
+             CAST(COALESCE(SUM(output_tokens), 0) AS BIGINT) AS output_tokens, \
+             CAST(COALESCE(SUM(cached_input_tokens), 0) AS BIGINT) AS cached_input_tokens, \
+             CAST(COALESCE(SUM(reasoning_tokens), 0) AS BIGINT) AS reasoning_tokens, \
+             CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION) AS cost_usd, \
+             CAST(COALESCE(SUM(CASE WHEN cost_usd IS NULL AND input_tokens + output_tokens > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS unpriced_calls \
+             FROM model_calls WHERE session_id IN (SELECT id FROM tree)"
+        );
+        let row = sqlx::query_as::<_, UsageTotalsRow>(sqlx::AssertSqlSafe(q))
+            .bind(session)
+            .fetch_one(self.pool())
+            .await?;
+        Ok((n, Some(row)))
+    }
+
     /// What a session has cost so far, and what every session has since `day_start`.
     pub async fn spent(&self, session: &SessionId, day_start: i64) -> StoreResult<(f64, f64)> {
         let (s,): (f64,) = sqlx::query_as(

@@ -418,7 +418,17 @@ pub async fn children(
 ) -> ApiResult<axum::Json<Vec<Session>>> {
     state.load_session(&id).await?;
     let rows = state.store.child_sessions(&id).await?;
-    Ok(axum::Json(rows.into_iter().map(Session::from).collect()))
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let last = state.store.list_session_runs(&row.id, 1).await?;
+        let mut s = Session::from(row);
+        s.last_run_status = last
+            .first()
+            .map(|r| r.status)
+            .filter(|st| !matches!(st, crate::protocol::RunStatus::Queued | crate::protocol::RunStatus::Running));
+        out.push(s);
+    }
+    Ok(axum::Json(out))
 }
 
 /// What the session may do without asking: the ceiling, its mode, and every grant.

@@ -53,8 +53,11 @@ async fn kill_9_mid_run_then_restart() {
         .expect("a run_finished event after restart");
     assert_eq!(fin["status"], "interrupted");
     assert_eq!(fin["reason"], "crash");
-    // What it consumed is estimated from what it stored, not shown as nothing.
+    // What it consumed is estimated from what it stored, not shown as nothing: what it read
+    // (its prompt) and what it wrote, said to be estimates.
     assert!(fin["usage"]["output_tokens"].as_u64().unwrap() > 0, "{fin}");
+    assert!(fin["usage"]["input_tokens"].as_u64().unwrap() > 0, "{fin}");
+    assert_eq!(fin["usage"]["estimated"], true, "{fin}");
     assert!(fin["duration_ms"].as_u64().unwrap() > 0, "{fin}");
     assert_eq!(
         api.get(&format!("/api/runs/{run}")).await["status"],

@@ -18,7 +18,8 @@ function endLabel(f: RunFinishedEvent, escStopped: boolean): string {
     if (f.reason === "crash") return "Interrupted — the server stopped unexpectedly";
     return "Interrupted";
   }
-  if (f.status === "cancelled" && escStopped) return "Stopped — press Resume to continue";
+  // Stopped by the user (Stop, Esc): it reads the same after a reload as when it happened.
+  if (f.status === "cancelled") return escStopped || f.reason === "user" ? "Stopped — press Resume to continue" : "Stopped";
   return f.status;
 }
 
@@ -33,9 +34,10 @@ function RunUsage({ u }: { u: Usage }) {
     `${tokens(u.input_tokens)} input tokens${cached ? ` (${tokens(cached)} from the prompt cache)` : ""}`,
     `${tokens(u.output_tokens)} output tokens${reasoning ? ` (${tokens(reasoning)} reasoning)` : ""}`,
     u.cost_usd != null ? `cost ${usd(u.cost_usd)}` : "no known price",
-  ].join(", ");
+  ].join(", ") + (u.estimated ? " (estimated: the run ended before the model reported its usage)" : "");
   return (
     <span class="run-usage" title={title}>
+      {u.estimated ? "≈ " : ""}
       {count(u.input_tokens)} in{cached ? ` (${count(cached)} cached)` : ""} · {count(u.output_tokens)} out
       {u.cost_usd != null && (
         <>

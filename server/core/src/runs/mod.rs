@@ -470,16 +470,29 @@ impl RunManager {
                 self.recover_waiting(r, mine).await;
                 continue;
             }
-            // The server died mid-run: what it consumed is known only from what it stored.
+            // The server died mid-run: what it consumed is known only from what it stored — its
+            // recorded model calls, and the text of a call that never finished.
             let (last, streamed) = store.run_trace(&r.id).await.unwrap_or((None, 0));
             let duration_ms = match (r.started_at, last) {
                 (Some(s), Some(l)) if l > s => (l - s) as u64,
                 _ => 0,
             };
-            let usage = Usage {
-                input_tokens: 0,
-                output_tokens: crate::provider::estimate_tokens(streamed),
-                ..Usage::default()
+            let usage = match store.run_usage(&r.id).await {
+                Ok(Some(u)) => u,
+                // Its first model call never finished: it read about what the session's last
+                // call held, and the prompt.
+                _ => {
+                    let context = match store.last_model_call(&r.session_id).await {
+                        Ok(Some(c)) => u64::try_from(c.input_tokens + c.output_tokens).unwrap_or(0),
+                        _ => 0,
+                    };
+                    Usage {
+                        input_tokens: context + crate::provider::estimate_tokens(r.input.len()),
+                        output_tokens: crate::provider::estimate_tokens(streamed),
+                        estimated: true,
+                        ..Usage::default()
+                    }
+                }
             };
             let end = RunEnd {
                 status: RunStatus::Interrupted,
@@ -529,10 +542,18 @@ impl RunManager {
         for p in &prompts {
             self.not_answered(p).await;
         }
+        let usage = self
+            .deps
+            .store
+            .run_usage(&r.id)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         let end = RunEnd {
             status: RunStatus::Interrupted,
             reason: Some(StopReason::Shutdown),
-            usage: Usage::default(),
+            usage,
             error: Some(werr("interrupted", NOT_ANSWERED)),
             duration_ms: 0,
         };

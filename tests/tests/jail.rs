@@ -775,6 +775,100 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
     s.stop().await;
 }
 
+/// A program reached through a link the jail hides (`~/tools/tool` → `~/opt/tool.sh`):
+/// allowing the path the command named lets in what it leads to and the link's own path, so the
+/// same command works the next time (the target alone left it failing, offering the same
+/// button again).
+#[tokio::test]
+async fn a_link_the_jail_hid_is_let_in_where_the_command_named_it() {
+    let p = plant();
+    let target = p.home.path().join("opt/tool.sh");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::write(&target, "#!/bin/sh\necho TOOL-OK-4e1a\n").unwrap();
+    std::fs::set_permissions(&target, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    let link = p.home.path().join("tools/tool");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let cmd = link.to_string_lossy().to_string();
+    let script = |tag: &str| {
+        json!({"match": tag, "turns": [
+            {"tool_calls": [{"name": "shell", "arguments": {"command": cmd}}]},
+            {"text": "done"}]})
+    };
+    let s = TestServer::start_in(
+        Opts {
+            replay: Some(json!({"scripts": [script("first"), script("second")]})),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            home: Some(p.home.path().to_path_buf()),
+            ..Opts::default()
+        },
+        TempDir::adopt(p.ws.clone()),
+        TempDir::adopt(p.state.clone()),
+    )
+    .await;
+    let sid = s.create_session("full").await;
+    let run = s.prompt(&sid, "first").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let r = of_type(&events, "tool_result")[0];
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(
+        r["parts"][0]["hidden"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h == &json!(cmd)),
+        "the card names the link: {r}"
+    );
+    // `/bin/sh: 1: …: not found` names the shell too, which the jail shows (through the
+    // `/bin` → `usr/bin` link of a merged /usr): it is no hidden path.
+    assert!(
+        !r["parts"][0]["hidden"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h == "/bin/sh"),
+        "{r}"
+    );
+    let (st, g) = s
+        .post(
+            &format!("/api/sessions/{sid}/jail-allows"),
+            json!({ "path": cmd }),
+        )
+        .await;
+    assert_eq!(st, 201, "{g}");
+    let target_s = target.to_string_lossy().to_string();
+    assert_eq!(g["key"], json!(format!("jail:{target_s}")), "{g}");
+    let (_, perms) = s.get(&format!("/api/sessions/{sid}/permissions")).await;
+    let keys: Vec<&str> = perms["grants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["key"].as_str())
+        .collect();
+    assert!(keys.contains(&format!("jail:{target_s}").as_str()), "{perms}");
+    assert!(keys.contains(&format!("jail:{cmd}").as_str()), "{perms}");
+
+    let run = s.prompt(&sid, "second").await;
+    s.wait_run_finished(&sid, &run).await;
+    let events = s.events(&sid).await;
+    let t = &of_type(&events, "tool_result")[1];
+    assert_eq!(t["ok"], true, "the same command works now: {t}");
+    assert!(
+        t["parts"][0]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL-OK-4e1a"),
+        "{t}"
+    );
+    s.stop().await;
+}
+
 /// Under `sandbox.network = "deny"` a jailed command has no network (its own namespace: the
 /// host's loopback listener is out of reach); an install the user approved (`Job::install`: a
 /// plugin's, the analysis extras') gets the network for that one call, and a job that denies

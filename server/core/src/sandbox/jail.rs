@@ -320,10 +320,21 @@ impl Jail {
         {
             return true;
         }
+        // A system link the jail recreates (`/bin` → `usr/bin` on a merged /usr) shows what
+        // its target shows.
+        let through_link = self.system.iter().find_map(|s| match s {
+            Sys::Link { target, at } if under(at) => {
+                let base = at.parent().unwrap_or(Path::new("/")).join(target);
+                let rest = path.strip_prefix(at).ok()?;
+                Some(crate::policy::paths::normalize(&base.join(rest)))
+            }
+            _ => None,
+        });
+        let path = through_link.as_deref().unwrap_or(path);
         !self
             .system
             .iter()
-            .any(|s| matches!(s, Sys::Bind(b) if under(b)))
+            .any(|s| matches!(s, Sys::Bind(b) if path.starts_with(b)))
     }
 
     /// Is `path` one of the system files only root may read that the jail masks?
@@ -365,6 +376,19 @@ impl Jail {
             return Err(format!("the jail does not hide {}", ok.resolved.display()));
         }
         Ok(ok.resolved)
+    }
+
+    /// What to let in for `path`: what it resolves to and — when the path a command named goes
+    /// through a link the jail hides — that path as well, bound there with what it resolves to
+    /// (a command that names the link then finds it; the target alone would not do).
+    pub fn admit_named(&self, job: &Job, path: &Path) -> Result<Vec<PathBuf>, String> {
+        let resolved = self.admit(job, path)?;
+        let named = crate::policy::paths::normalize(path);
+        let mut out = vec![resolved.clone()];
+        if named != resolved && self.hides(job, &named) {
+            out.push(named);
+        }
+        Ok(out)
     }
 
     fn home_in_jail(&self) -> PathBuf {

@@ -864,10 +864,11 @@ impl Sandbox {
         }
     }
 
-    /// What to let into a session's jail for `path`, or why not (see [`jail::Jail::admit`]).
-    pub fn admit(&self, job: &Job, path: &Path) -> Result<PathBuf, String> {
+    /// What to let into a session's jail for `path` — what it resolves to, and the path itself
+    /// when a link the jail hides leads there — or why not (see [`jail::Jail::admit_named`]).
+    pub fn admit(&self, job: &Job, path: &Path) -> Result<Vec<PathBuf>, String> {
         match &self.kind {
-            Kind::Jail(j) => j.admit(job, path),
+            Kind::Jail(j) => j.admit_named(job, path),
             Kind::Landlock(_) => Err(
                 "only the bubblewrap jail lets single paths in; this server runs commands in the Landlock fallback"
                     .into(),

@@ -528,8 +528,10 @@ impl Core {
     /// later commands, read-only ("allow for this session" on the command's card). Refused with
     /// the reason by the one check every path entering the jail passes (`Sandbox::admit`): the
     /// hard-deny list, the state directory, HOME or above, a socket, FIFO or device, a masked
-    /// system file, a path the jail does not hide; a symbolic link is judged (and kept) as what
-    /// it points to, which the grant names. A subagent's grant is its root session's.
+    /// system file, a path the jail does not hide; a symbolic link is judged as what it points
+    /// to, which the grant names — and, the link being hidden too, a second grant lets the
+    /// link's own path in (bound there with its target), so the command that named it works.
+    /// A subagent's grant is its root session's.
     pub async fn allow_in_jail(
         &self,
         id: &crate::protocol::SessionId,
@@ -548,12 +550,16 @@ impl Core {
             .paths
             .with_workspace(std::path::Path::new(&row.workspace));
         let job = crate::sandbox::Job::for_session(&paths, crate::policy::jail_paths(&grants));
-        let real = sandbox.admit(&job, path).map_err(ServiceError::Invalid)?;
-        let key = crate::policy::jail_key(&real);
-        self.store
-            .add_grant(&owner, &key)
-            .await
-            .map_err(ServiceError::Store)?;
+        let admitted = sandbox.admit(&job, path).map_err(ServiceError::Invalid)?;
+        // What it resolves to first (the grant returned), then the link's own path if any.
+        let keys: Vec<String> = admitted.iter().map(|p| crate::policy::jail_key(p)).collect();
+        for key in &keys {
+            self.store
+                .add_grant(&owner, key)
+                .await
+                .map_err(ServiceError::Store)?;
+        }
+        let key = keys.into_iter().next().unwrap_or_default();
         self.env
             .live
             .grants_epoch

@@ -1,4 +1,4 @@
--- Tradewind's SQLite schema after 21 migrations (the last 21), digest 5ac9071116aa65575a4ae909.
+-- Tradewind's SQLite schema after 22 migrations (the last 22), digest a15a09779a23de528e9a7764.
 -- Made by the test `the_sqlite_schema_snapshot_is_what_the_migrations_make` (TRADEWIND_BLESS=1); never edited by hand.
 CREATE TABLE sessions (
     id          TEXT PRIMARY KEY,
@@ -147,7 +147,7 @@ CREATE TABLE login_sessions (
     created_at  INTEGER NOT NULL,
     expires_at  INTEGER NOT NULL,
     revoked_at  INTEGER
-, user_agent TEXT, last_seen_at INTEGER, last_ip TEXT);
+, user_agent TEXT, last_seen_at INTEGER, last_ip TEXT, label TEXT, signin_ip TEXT);
 CREATE TABLE settings (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL

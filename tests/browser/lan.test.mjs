@@ -73,6 +73,12 @@ describe("LAN access over HTTPS", { skip, timeout: 300_000 }, () => {
     const device = page.locator(".device-list li", { hasText: "this device" });
     await device.waitFor({ timeout: 10_000 });
     assert.match(await device.textContent(), /Chrom/);
+    // Where it signed in from, and a name of the user's own (two identical browsers told apart).
+    assert.match(await device.textContent(), /signed in .+ from \S+/);
+    await device.getByRole("button", { name: /^Rename / }).click();
+    await device.getByLabel("Name of this browser (this device)").fill("Work laptop");
+    await device.getByRole("button", { name: "Save" }).click();
+    await page.locator(".device-list li .device-name", { hasText: "Work laptop" }).waitFor({ timeout: 10_000 });
 
     await page.getByRole("button", { name: "Add a device" }).click();
     const link = page.getByTestId("device-link");

@@ -533,3 +533,74 @@ async fn own_certificate_files_are_served() {
     assert!(cfg["tls"]["ca_fingerprint"].is_null());
     s.stop().await;
 }
+
+/// Two browsers that read the same ("Chrome on Linux") are told apart: each says where it signed
+/// in from, and one gets a name of its own (blank goes back to the browser's); a bad name is 422,
+/// an unknown device 404.
+#[tokio::test]
+async fn devices_can_be_named_and_say_where_they_signed_in() {
+    let s = TestServer::start(Opts::default()).await;
+    let client = no_redirect_client();
+    let ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36";
+    let a = sign_in_cookie(&client, &s.url(&s.launch_path()), ua).await;
+    let _b = sign_in_cookie(&client, &s.url(&s.launch_path()), ua).await;
+    let send = |method: reqwest::Method, path: String, body: Option<Value>| {
+        let mut r = client
+            .request(method, s.url(&path))
+            .header("cookie", &a.cookie)
+            .header("x-tradewind-page", &a.page)
+            .header("origin", &s.base);
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        r.send()
+    };
+    let list = |r: reqwest::Response| async move { r.json::<Value>().await.unwrap() };
+    let devices = list(send(reqwest::Method::GET, "/api/devices".into(), None).await.unwrap()).await;
+    let rows = devices["data"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{devices}");
+    assert!(rows.iter().all(|d| d["name"] == "Chrome on Linux"), "{devices}");
+    assert!(rows.iter().all(|d| d["signin_ip"] == "127.0.0.1"), "{devices}");
+    let other = rows.iter().find(|d| d["current"] == false).unwrap();
+    let id = other["id"].as_str().unwrap().to_string();
+    let r = send(
+        reqwest::Method::PATCH,
+        format!("/api/devices/{id}"),
+        Some(json!({"label": "  Desk PC  "})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 204);
+    let devices = list(send(reqwest::Method::GET, "/api/devices".into(), None).await.unwrap()).await;
+    let named = devices["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == json!(id))
+        .cloned()
+        .unwrap();
+    assert_eq!((named["name"].as_str(), named["label"].as_str()), (Some("Desk PC"), Some("Desk PC")));
+    for bad in [json!({"label": "x".repeat(61)}), json!({"label": "a\u{7}b"}), json!({"name": "x"})] {
+        let r = send(reqwest::Method::PATCH, format!("/api/devices/{id}"), Some(bad.clone()))
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 422, "{bad}");
+    }
+    let r = send(
+        reqwest::Method::PATCH,
+        "/api/devices/01ARZ3NDEKTSV4RRFFQ69G5FAV".into(),
+        Some(json!({"label": "x"})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 404);
+    // Blank: the browser's name again.
+    send(reqwest::Method::PATCH, format!("/api/devices/{id}"), Some(json!({"label": " "})))
+        .await
+        .unwrap();
+    let devices = list(send(reqwest::Method::GET, "/api/devices".into(), None).await.unwrap()).await;
+    let back = devices["data"].as_array().unwrap().iter().find(|d| d["id"] == json!(id)).cloned().unwrap();
+    assert_eq!(back["name"], "Chrome on Linux");
+    assert!(back["label"].is_null());
+    s.stop().await;
+}

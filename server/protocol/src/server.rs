@@ -164,8 +164,15 @@ pub struct CancelParams {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Device {
     pub id: String,
-    /// A readable name from the user agent, e.g. "Firefox on Android".
+    /// The name the user gave it, else a readable one from the user agent, e.g. "Firefox on
+    /// Android".
     pub name: String,
+    /// The name the user gave it (`PATCH /api/devices/{id}`); null: none.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The address it signed in from.
+    #[serde(default)]
+    pub signin_ip: Option<String>,
     pub user_agent: Option<String>,
     /// Milliseconds since the epoch.
     pub created_at: i64,
@@ -176,6 +183,15 @@ pub struct Device {
     pub expires_at: i64,
     /// The device making this request.
     pub current: bool,
+}
+
+/// `PATCH /api/devices/{id}`: name a device.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"label": "Work laptop"})))]
+pub struct DevicePatch {
+    /// 1 to 60 characters, no control characters; null or blank: back to its browser's name.
+    pub label: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

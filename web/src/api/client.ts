@@ -200,6 +200,8 @@ export const api = {
   config: () => ok(client.GET("/api/config")),
   devices: () => ok(client.GET("/api/devices")),
   revokeDevice: (id: string) => ok(client.DELETE("/api/devices/{id}", byId(id))),
+  /** Name a device; null or blank: back to its browser's name. */
+  nameDevice: (id: string, label: string | null) => ok(client.PATCH("/api/devices/{id}", { ...byId(id), body: { label } })),
   deviceLink: () => ok(client.POST("/api/devices/link")),
 
   /** API tokens for automation (never their secrets). */

@@ -229,7 +229,13 @@ export interface paths {
         delete: operations["revoke_device"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Name a device (four "Chrome on Linux" told apart).
+         * @description Sets the name shown for this signed-in browser; null or blank goes back to the name read
+         *     from its user agent. 1 to 60 characters, no control characters (422 otherwise). 404 when no
+         *     live device has this id.
+         */
+        patch: operations["name_device"];
         trace?: never;
     };
     "/api/fs/dirs": {
@@ -2423,11 +2429,18 @@ export interface components {
              */
             expires_at: number;
             id: string;
+            /** @description The name the user gave it (`PATCH /api/devices/{id}`); null: none. */
+            label?: string | null;
             last_ip?: string | null;
             /** Format: int64 */
             last_seen_at: number;
-            /** @description A readable name from the user agent, e.g. "Firefox on Android". */
+            /**
+             * @description The name the user gave it, else a readable one from the user agent, e.g. "Firefox on
+             *     Android".
+             */
             name: string;
+            /** @description The address it signed in from. */
+            signin_ip?: string | null;
             user_agent?: string | null;
         };
         /** @description A one-time sign-in link for another device ("Add a device"): single use, 5 minutes. */
@@ -2445,6 +2458,16 @@ export interface components {
         };
         DeviceList: {
             data: components["schemas"]["Device"][];
+        };
+        /**
+         * @description `PATCH /api/devices/{id}`: name a device.
+         * @example {
+         *       "label": "Work laptop"
+         *     }
+         */
+        DevicePatch: {
+            /** @description 1 to 60 characters, no control characters; null or blank: back to its browser's name. */
+            label?: string | null;
         };
         /** @description One folder a workspace picker offers. */
         DirEntry: {
@@ -5832,6 +5855,121 @@ export interface operations {
             };
             /** @description No live device with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    name_device: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device id (its login session id), as listed */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicePatch"];
+            };
+        };
+        responses: {
+            /** @description Named */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No live device with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a usable name */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -112,6 +112,69 @@ function AddDevice({ onUsed }: { onUsed: () => void }) {
   );
 }
 
+/** A device's name, and a form to change it (blank: back to its browser's name). */
+function DeviceName({ d, onNamed }: { d: Device; onNamed: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(d.label ?? "");
+  const save = useAction(async () => {
+    await api.nameDevice(d.id, text.trim() || null);
+    setEditing(false);
+    onNamed();
+  });
+  if (!editing) {
+    return (
+      <>
+        <strong class="device-name">{d.name}</strong>
+        {d.current && <span class="badge">this device</span>}
+        <button
+          type="button"
+          class="btn small ghost"
+          aria-label={`Rename ${d.name}${d.current ? " (this device)" : ""}`}
+          onClick={() => {
+            setText(d.label ?? "");
+            setEditing(true);
+          }}
+        >
+          Rename
+        </button>
+      </>
+    );
+  }
+  return (
+    <form
+      class="device-rename"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <label>
+        Name of this browser{d.current ? " (this device)" : ""}
+        <input
+          value={text}
+          maxLength={60}
+          placeholder={d.user_agent ? "e.g. Work laptop" : ""}
+          autoFocus
+          onInput={(e) => setText((e.target as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              setEditing(false);
+            }
+          }}
+        />
+      </label>
+      <button type="submit" class="btn small primary" disabled={save.busy}>
+        Save
+      </button>
+      <button type="button" class="btn small ghost" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
+      <FormError error={save.error} />
+    </form>
+  );
+}
+
 /** Signed-in browsers: name, when and where last seen, sign any of them out at once. */
 export function DevicesPanel() {
   const [devices, setDevices] = useState<Device[] | null>(null);
@@ -144,12 +207,13 @@ export function DevicesPanel() {
           {devices.map((d) => (
             <li key={d.id} data-device={d.id}>
               <div>
-                <strong>{d.name}</strong>
-                {d.current && <span class="badge">this device</span>}
+                <DeviceName d={d} onNamed={() => void load()} />
                 <div class="muted">
-                  last seen <Timestamp at={d.last_seen_at} />
-                  {d.last_ip ? ` from ${d.last_ip}` : ""} · signed in <Timestamp at={d.created_at} />
+                  signed in <Timestamp at={d.created_at} />
+                  {d.signin_ip ? ` from ${d.signin_ip}` : ""} · last seen <Timestamp at={d.last_seen_at} />
+                  {d.last_ip ? ` from ${d.last_ip}` : ""}
                 </div>
+                {d.label && d.user_agent && <div class="muted small">{d.user_agent}</div>}
               </div>
               <button
                 type="button"

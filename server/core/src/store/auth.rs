@@ -33,6 +33,10 @@ pub struct LoginSessionRow {
     pub user_agent: Option<String>,
     pub last_seen_at: i64,
     pub last_ip: Option<String>,
+    /// The name the user gave it.
+    pub label: Option<String>,
+    /// Where it signed in from.
+    pub signin_ip: Option<String>,
 }
 
 impl Store {
@@ -150,8 +154,8 @@ impl Store {
     pub async fn create_login_session(&self, new: &NewLoginSession<'_>) -> StoreResult<()> {
         let now = now_ms();
         sqlx::query(
-            "INSERT INTO login_sessions (id, token_hash, created_at, expires_at, user_agent, last_seen_at, last_ip) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO login_sessions (id, token_hash, created_at, expires_at, user_agent, last_seen_at, last_ip, signin_ip) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
         )
         .bind(new.id)
         .bind(new.token_hash)
@@ -216,7 +220,7 @@ impl Store {
     pub async fn list_login_sessions(&self, idle_ms: i64) -> StoreResult<Vec<LoginSessionRow>> {
         let now = now_ms();
         Ok(sqlx::query_as::<_, LoginSessionRow>(
-            "SELECT id, created_at, expires_at, user_agent, COALESCE(last_seen_at, created_at) AS last_seen_at, last_ip \
+            "SELECT id, created_at, expires_at, user_agent, COALESCE(last_seen_at, created_at) AS last_seen_at, last_ip, label, signin_ip \
              FROM login_sessions WHERE revoked_at IS NULL AND expires_at > $1 AND COALESCE(last_seen_at, created_at) > $2 \
              ORDER BY COALESCE(last_seen_at, created_at) DESC, id",
         )
@@ -224,6 +228,24 @@ impl Store {
         .bind(now - idle_ms)
         .fetch_all(self.pool())
         .await?)
+    }
+
+    /// Name a live login session (`None`: back to the name its browser gives); `NotFound` when
+    /// there is no live one with that id.
+    pub async fn label_login_session(&self, id: &str, label: Option<&str>) -> StoreResult<()> {
+        let n = sqlx::query(
+            "UPDATE login_sessions SET label = $1 WHERE id = $2 AND revoked_at IS NULL AND expires_at > $3",
+        )
+        .bind(label)
+        .bind(id)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
     }
 
     /// Revoke one login session; `NotFound` when there is no live one with that id.

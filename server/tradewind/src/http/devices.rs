@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::protocol::{Device, DeviceLink, DeviceList};
+use crate::protocol::{Device, DeviceLink, DeviceList, DevicePatch};
 
 /// The signed-in browsers: name, first and last seen, last address, which is this.
 ///
@@ -32,7 +32,12 @@ pub async fn list_devices(
         data: rows
             .into_iter()
             .map(|r| Device {
-                name: device_name(r.user_agent.as_deref()),
+                name: r
+                    .label
+                    .clone()
+                    .unwrap_or_else(|| device_name(r.user_agent.as_deref())),
+                label: r.label,
+                signin_ip: r.signin_ip.filter(|s| !s.is_empty()),
                 current: current == Some(r.id.as_str()),
                 id: r.id,
                 user_agent: r.user_agent,
@@ -43,6 +48,42 @@ pub async fn list_devices(
             })
             .collect(),
     }))
+}
+
+/// Name a device (four "Chrome on Linux" told apart).
+///
+/// Sets the name shown for this signed-in browser; null or blank goes back to the name read
+/// from its user agent. 1 to 60 characters, no control characters (422 otherwise). 404 when no
+/// live device has this id.
+#[utoipa::path(patch, path = "/api/devices/{id}", tag = "devices",
+    params(("id" = String, Path, description = "Device id (its login session id), as listed")),
+    request_body = DevicePatch,
+    responses((status = 204, description = "Named"),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No live device with this id", body = ErrorBody),
+              (status = 422, description = "Not a usable name", body = ErrorBody)))]
+pub async fn name_device(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    super::extract::ApiJson(body): super::extract::ApiJson<DevicePatch>,
+) -> ApiResult<StatusCode> {
+    let label = body.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    if let Some(l) = label
+        && (l.chars().count() > 60 || l.chars().any(char::is_control))
+    {
+        return Err(ApiError::Validation(
+            "a device's name is 1 to 60 characters, with no control characters".into(),
+        ));
+    }
+    state
+        .store
+        .label_login_session(&id, label)
+        .await
+        .map_err(|e| match e {
+            crate::store::StoreError::NotFound => ApiError::not_found("device"),
+            other => other.into(),
+        })?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Sign a device out at once: its cookie stops working, its WebSockets close.

@@ -93,7 +93,7 @@ impl std::ops::Deref for AppState {
         misc::health, misc::server_config, misc::policy_check, misc::list_dirs,
         auth_routes::login, auth_routes::logout, auth_routes::whoami, auth_routes::create_ticket,
         auth_routes::list_tokens, auth_routes::create_token, auth_routes::revoke_token,
-        devices::list_devices, devices::revoke_device, devices::device_link,
+        devices::list_devices, devices::revoke_device, devices::name_device, devices::device_link,
         push::push_info, push::subscribe, push::unsubscribe, push::test_push,
         sessions::create_session, sessions::list_sessions, sessions::get_session,
         sessions::patch_session, sessions::delete_session, sessions::fork_session, sessions::list_messages, sessions::files, sessions::commands, undo::revert, undo::redo, undo::import_session,
@@ -303,7 +303,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tokens/{id}", delete(auth_routes::revoke_token))
         .route("/api/devices", get(devices::list_devices))
         .route("/api/devices/link", post(devices::device_link))
-        .route("/api/devices/{id}", delete(devices::revoke_device))
+        .route(
+            "/api/devices/{id}",
+            delete(devices::revoke_device).patch(devices::name_device),
+        )
         .route("/api/push", get(push::push_info))
         .route("/api/push/subscriptions", post(push::subscribe))
         .route("/api/push/subscriptions/{id}", delete(push::unsubscribe))

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { PAGE_KEY, haveServer, launchBrowser, newPage, pageHeaders, serverBin, startServer } from "./harness.mjs";
+import { axe } from "./checks.mjs";
 
 const skip = haveServer() ? false : "server binary not built (target/debug/tradewind)";
 
@@ -93,6 +94,35 @@ describe("sign-in links with the service worker installed", { skip, timeout: 300
     assert.deepEqual(log.errors, [], "page errors");
     assert.deepEqual(log.foreign, [], "requests to other origins");
     await context.close();
+  });
+
+  test("the server's own pages (sign-in, a bad link) are styled under the app's CSP and pass axe in both themes", async () => {
+    // Under the real CSP first: the stylesheet is the server's own, no inline style.
+    const plain = await newPage(browser, server, { viewport: { width: 390, height: 844 } });
+    await plain.page.goto(`${server.base}/login`);
+    const look = () =>
+      plain.page.locator("main").evaluate((m) => {
+        const s = getComputedStyle(m);
+        return { radius: s.borderRadius, width: m.getBoundingClientRect().width, font: getComputedStyle(document.body).fontFamily };
+      });
+    const login = await look();
+    assert.equal(login.radius, "12px", JSON.stringify(login));
+    assert.ok(login.width <= 390, JSON.stringify(login));
+    assert.match(login.font, /system-ui/);
+    await plain.page.goto(`${server.base}/?token=${"0".repeat(32)}`);
+    await plain.page.locator("h1", { hasText: "Sign-in link not valid" }).waitFor({ timeout: 15_000 });
+    assert.equal((await look()).radius, "12px");
+    assert.ok(await plain.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no sideways scroll at 390 px");
+    await plain.context.close();
+    // Then axe (injected: the CSP bypassed for that only).
+    const checked = await newPage(browser, server, { bypassCSP: true });
+    await checked.page.goto(`${server.base}/login`);
+    await checked.page.locator("#password").waitFor();
+    await axe(checked.page, "the sign-in page");
+    await checked.page.goto(`${server.base}/?token=${"0".repeat(32)}`);
+    await checked.page.locator("h1", { hasText: "Sign-in link not valid" }).waitFor({ timeout: 15_000 });
+    await axe(checked.page, "the bad sign-in link page");
+    await checked.context.close();
   });
 
   test("a used link in another browser says so, and that browser stays signed out", async () => {

@@ -78,7 +78,12 @@ fn host_of(req: &Request) -> Option<String> {
 }
 
 fn is_public(method: &Method, path: &str) -> bool {
-    if path == "/api/health" || path == "/api/login" || path == "/login" || path == "/login.js" {
+    if path == "/api/health"
+        || path == "/api/login"
+        || path == "/login"
+        || path == "/login.js"
+        || path == "/auth.css"
+    {
         return true;
     }
     if path == "/api/openapi.json" || path == "/api/docs" || path.starts_with("/api/docs/") {

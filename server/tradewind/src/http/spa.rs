@@ -106,12 +106,13 @@ pub async fn static_or_index(uri: Uri, headers: HeaderMap) -> Response {
 #[template(
     source = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<link rel="icon" href="/favicon.svg"><link rel="stylesheet" href="/auth.css">
 <title>Sign in · Tradewind</title><script src="/login.js" defer></script></head>
-<body><main><h1>Tradewind</h1>
-<form id="login"><label>Password <input id="password" type="password" autocomplete="current-password" required autofocus></label>
+<body><main><p class="brand"><img src="/favicon.svg" alt="" width="28" height="28"> Tradewind</p><h1>Sign in</h1>
+<form id="login"><label for="password">Password</label><input id="password" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button></form>
 <p id="status" role="status"></p>
-<p>On this machine you can also open the link printed by <code>tradewind serve</code>{{ hint }}.</p></main></body></html>"#,
+<p class="hint">On this machine you can also open the link printed by <code>tradewind serve</code>{{ hint }}.</p></main></body></html>"#,
     ext = "html"
 )]
 struct LoginPage {
@@ -137,6 +138,40 @@ const LOGIN_JS: &str = r#"document.getElementById('login').addEventListener('sub
 });
 "#;
 
+/// The look of the server-rendered pages (sign-in, a bad sign-in link, trusting the local CA):
+/// the app's palette, light and dark, one narrow column.
+const AUTH_CSS: &str = r#":root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--muted:#57606a;--accent:#0b63c5;--border:#d0d7de;--err:#b42318}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1318;--card:#171c22;--fg:#e6edf3;--muted:#9aa6b2;--accent:#58a6ff;--border:#30363d;--err:#ff7b72}}
+*{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;padding:8vh 16px 32px}
+main{width:100%;max-width:34rem;background:var(--card);border:1px solid var(--border);border-radius:12px;padding:24px 28px;box-shadow:0 1px 3px rgba(0,0,0,.06)}
+.brand{display:flex;align-items:center;gap:8px;margin:0 0 8px;font-weight:600;color:var(--muted)}
+h1{font-size:1.4rem;margin:0 0 16px}
+p{margin:0 0 12px}
+a{color:var(--accent)}
+form{display:flex;flex-direction:column;gap:8px;margin:0 0 12px}
+label{font-weight:600}
+input{font:inherit;padding:10px 12px;border:1px solid var(--border);border-radius:8px;background:var(--bg);color:var(--fg)}
+input:focus-visible,button:focus-visible,a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+button{font:inherit;font-weight:600;padding:10px 14px;border:0;border-radius:8px;background:var(--accent);color:#fff;cursor:pointer}
+@media (prefers-color-scheme:dark){button{color:#0f1318}}
+#status:not(:empty){color:var(--err)}
+.hint{color:var(--muted);font-size:.9rem}
+code,pre{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace}
+pre{background:var(--bg);border:1px solid var(--border);border-radius:8px;padding:10px 12px;overflow-x:auto}
+"#;
+
+pub async fn auth_css() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        AUTH_CSS,
+    )
+        .into_response()
+}
+
 pub async fn login_js() -> Response {
     (
         [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
@@ -151,8 +186,8 @@ pub async fn login_js() -> Response {
 #[template(
     source = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<link rel="icon" href="/favicon.svg"><title>{{ title }} · Tradewind</title></head>
-<body><main><h1>{{ title }}</h1>
+<link rel="icon" href="/favicon.svg"><link rel="stylesheet" href="/auth.css"><title>{{ title }} · Tradewind</title></head>
+<body><main><p class="brand"><img src="/favicon.svg" alt="" width="28" height="28"> Tradewind</p><h1>{{ title }}</h1>
 {% for p in paragraphs %}<p>{{ p }}</p>
 {% endfor %}{% if !commands.is_empty() %}<pre><code>{% for c in commands %}{{ c }}
 {% endfor %}</code></pre>{% endif %}

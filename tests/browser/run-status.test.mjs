@@ -56,6 +56,41 @@ describe("how a run's state reads", { skip, timeout: 300_000 }, () => {
     }
   });
 
+  test("an open queue edit survives another queued message's removal, and Esc still closes it", async () => {
+    const { server, p } = await boot();
+    try {
+      const { page } = p;
+      await createSessionViaUi(page, { title: "Queue edit", mode: "ask" });
+      await sendPrompt(page, GATED);
+      await shows(page.locator(".transcript .tool-card .live-output"), "started", "the command running", 20_000);
+      const composer = page.locator(".composer");
+      const box = composer.getByRole("textbox", { name: "Prompt" });
+      for (const text of ["first queued", "second queued"]) {
+        await box.fill(text);
+        await composer.getByRole("button", { name: "Send after" }).click();
+        await page.locator(".queue-item .queue-text", { hasText: text }).waitFor();
+      }
+      const panel = page.getByRole("region", { name: /Queued/ });
+      await panel.getByRole("button", { name: "Edit queued message 2" }).click();
+      const editor = panel.getByRole("textbox", { name: "Queued message" });
+      await editor.fill("second queued, not saved yet");
+      // The other message goes: the open edit stays, with what was typed.
+      await panel.getByRole("button", { name: "Remove queued message 1" }).click();
+      await panel.locator(".queue-item").nth(1).waitFor({ state: "detached" });
+      assert.equal(await editor.inputValue(), "second queued, not saved yet");
+      // Esc still closes it (nothing saved), and the message is as it was.
+      await editor.focus();
+      await page.keyboard.press("Escape");
+      await editor.waitFor({ state: "detached" });
+      await shows(panel.locator(".queue-item .queue-text"), "second queued", "the queued message, unchanged");
+      writeFileSync(join(server.workspace, "go"), "");
+      assertClean(p);
+    } finally {
+      await p?.context.close();
+      await server.stop();
+    }
+  });
+
   test("while the server is down, a session last seen running says its state is unknown", async () => {
     const { server, p } = await boot({ width: 390, height: 844 });
     try {

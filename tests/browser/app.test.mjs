@@ -424,7 +424,7 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     const p = await open();
     await p.page.goto(server.base + "/");
     const id = await createSessionViaUi(p.page, { title: "Cancel and mode" });
-    await p.page.locator(".mode-menu .ceiling").getByText("write, process").waitFor();
+    await p.page.locator(".mode-menu .ceiling").getByText("This server allows at most full mode; network access always asks").waitFor();
     await p.page.locator('.mode-menu select[name="mode"]').selectOption("auto");
     const headers = await pageHeaders(p.page);
     await p.page.waitForFunction(
@@ -469,8 +469,9 @@ describe("web app", { skip, timeout: 900_000 }, () => {
     await p.page.locator(".diagram img.diagram-img").first().waitFor({ timeout: 30_000 });
     assert.match(await p.page.locator(".diagram img.diagram-img").first().getAttribute("src"), /^blob:/);
     await p.page.locator(".diagram-error").first().waitFor({ timeout: 30_000 });
-    assert.match(await p.page.locator(".diagram-error").first().innerText(), /error/i);
-    assert.equal(await p.page.locator(".diagram-error + pre").first().isVisible(), true, "broken diagram shows its code");
+    assert.match(await p.page.locator(".diagram-error .diagram-error-text").first().innerText(), /^This diagram could not be drawn: /);
+    await p.page.locator(".diagram-error .diagram-source summary").first().click();
+    assert.equal(await p.page.locator(".diagram-error .diagram-source pre").first().isVisible(), true, "broken diagram shows its code, once opened");
     await p.page.waitForFunction(() => document.querySelectorAll(".diagram.loading").length === 0, null, { timeout: 30_000 });
     // Nothing from a diagram lives in the page: no inline SVG, no links.
     assert.equal(await p.page.locator(".markdown svg, .markdown a[href^=javascript]").count(), 0);

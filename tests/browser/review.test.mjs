@@ -264,8 +264,9 @@ describe("plans, questions, artifacts, tasks", { skip, timeout: 900_000 }, () =>
     // The syntax error shows the code and Mermaid's error.
     const broken = card.locator(".plan-diagram[data-diagram-id=broken-flow]");
     await broken.locator(".diagram-error").waitFor({ timeout: 30_000 });
-    assert.match(await broken.locator(".diagram-error").innerText(), /error/i);
-    assert.match(await broken.locator(".diagram-error pre").innerText(), /A -->/);
+    assert.match(await broken.locator(".diagram-error-text").innerText(), /^This diagram could not be drawn: /);
+    await broken.locator(".diagram-source summary").click();
+    assert.match(await broken.locator(".diagram-source pre").innerText(), /A -->/);
     // The malicious diagram never reached the page; it is listed as dropped with its reason.
     await card.locator(".plan-dropped li code").getByText("evil", { exact: true }).waitFor();
     assert.ok((await card.locator(".plan-dropped li").innerText()).length > "evil — ".length, "dropped with a reason");

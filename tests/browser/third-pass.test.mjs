@@ -333,7 +333,8 @@ describe("third pass", { skip, timeout: 600_000 }, () => {
     });
     await card.locator('[data-diagram-id="broken"] .diagram-error').waitFor({ timeout: 5000 });
     await card.locator('[data-diagram-id="fine"] img.diagram-img').waitFor({ timeout: 5000 });
-    await card.locator('[data-diagram-id="broken"] pre.code').getByText("greet(name)").waitFor({ timeout: 1000 });
+    await card.locator('[data-diagram-id="broken"] .diagram-source summary').click();
+    await card.locator('[data-diagram-id="broken"] .diagram-source pre.code').getByText("greet(name)").waitFor({ timeout: 1000 });
     await afterPaint(p.page);
     assert.equal(posts.length, 1, `one report: ${JSON.stringify(posts)}`);
     assert.ok(posts[0].url.endsWith("/api/plans/01PLANRENDER/render-errors"));

@@ -960,7 +960,9 @@ async fn a_tokens_last_use_is_noted() {
         .unwrap();
     assert_eq!(r.status(), 200);
     let (_, after) = s.get("/api/tokens").await;
-    let used = listed(&after).as_i64().expect("last_used_at set after a use");
+    let used = listed(&after)
+        .as_i64()
+        .expect("last_used_at set after a use");
     assert!(used >= t0, "{used} >= {t0}");
     s.stop().await;
 }

@@ -286,7 +286,12 @@ async fn a_goal_completes_only_with_evidence() {
     let unverified = g["reports"][0]["unverified"].as_array().unwrap();
     assert_eq!(unverified.len(), 2, "{g}");
     assert_eq!(unverified[0]["index"], 0);
-    assert!(unverified[0]["reason"].as_str().unwrap().contains("no command"));
+    assert!(
+        unverified[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no command")
+    );
     assert_eq!(unverified[1]["index"], 1);
     assert!(
         unverified[1]["reason"]

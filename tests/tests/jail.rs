@@ -785,8 +785,7 @@ async fn a_link_the_jail_hid_is_let_in_where_the_command_named_it() {
     let target = p.home.path().join("opt/tool.sh");
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     std::fs::write(&target, "#!/bin/sh\necho TOOL-OK-4e1a\n").unwrap();
-    std::fs::set_permissions(&target, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .unwrap();
+    std::fs::set_permissions(&target, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let link = p.home.path().join("tools/tool");
     std::fs::create_dir_all(link.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&target, &link).unwrap();
@@ -851,7 +850,10 @@ async fn a_link_the_jail_hid_is_let_in_where_the_command_named_it() {
         .iter()
         .filter_map(|g| g["key"].as_str())
         .collect();
-    assert!(keys.contains(&format!("jail:{target_s}").as_str()), "{perms}");
+    assert!(
+        keys.contains(&format!("jail:{target_s}").as_str()),
+        "{perms}"
+    );
     assert!(keys.contains(&format!("jail:{cmd}").as_str()), "{perms}");
 
     let run = s.prompt(&sid, "second").await;

@@ -556,11 +556,22 @@ async fn devices_can_be_named_and_say_where_they_signed_in() {
         r.send()
     };
     let list = |r: reqwest::Response| async move { r.json::<Value>().await.unwrap() };
-    let devices = list(send(reqwest::Method::GET, "/api/devices".into(), None).await.unwrap()).await;
+    let devices = list(
+        send(reqwest::Method::GET, "/api/devices".into(), None)
+            .await
+            .unwrap(),
+    )
+    .await;
     let rows = devices["data"].as_array().unwrap();
     assert_eq!(rows.len(), 2, "{devices}");
-    assert!(rows.iter().all(|d| d["name"] == "Chrome on Linux"), "{devices}");
-    assert!(rows.iter().all(|d| d["signin_ip"] == "127.0.0.1"), "{devices}");
+    assert!(
+        rows.iter().all(|d| d["name"] == "Chrome on Linux"),
+        "{devices}"
+    );
+    assert!(
+        rows.iter().all(|d| d["signin_ip"] == "127.0.0.1"),
+        "{devices}"
+    );
     let other = rows.iter().find(|d| d["current"] == false).unwrap();
     let id = other["id"].as_str().unwrap().to_string();
     let r = send(
@@ -571,7 +582,12 @@ async fn devices_can_be_named_and_say_where_they_signed_in() {
     .await
     .unwrap();
     assert_eq!(r.status(), 204);
-    let devices = list(send(reqwest::Method::GET, "/api/devices".into(), None).await.unwrap()).await;
+    let devices = list(
+        send(reqwest::Method::GET, "/api/devices".into(), None)
+            .await
+            .unwrap(),
+    )
+    .await;
     let named = devices["data"]
         .as_array()
         .unwrap()
@@ -579,11 +595,22 @@ async fn devices_can_be_named_and_say_where_they_signed_in() {
         .find(|d| d["id"] == json!(id))
         .cloned()
         .unwrap();
-    assert_eq!((named["name"].as_str(), named["label"].as_str()), (Some("Desk PC"), Some("Desk PC")));
-    for bad in [json!({"label": "x".repeat(61)}), json!({"label": "a\u{7}b"}), json!({"name": "x"})] {
-        let r = send(reqwest::Method::PATCH, format!("/api/devices/{id}"), Some(bad.clone()))
-            .await
-            .unwrap();
+    assert_eq!(
+        (named["name"].as_str(), named["label"].as_str()),
+        (Some("Desk PC"), Some("Desk PC"))
+    );
+    for bad in [
+        json!({"label": "x".repeat(61)}),
+        json!({"label": "a\u{7}b"}),
+        json!({"name": "x"}),
+    ] {
+        let r = send(
+            reqwest::Method::PATCH,
+            format!("/api/devices/{id}"),
+            Some(bad.clone()),
+        )
+        .await
+        .unwrap();
         assert_eq!(r.status(), 422, "{bad}");
     }
     let r = send(
@@ -595,11 +622,26 @@ async fn devices_can_be_named_and_say_where_they_signed_in() {
     .unwrap();
     assert_eq!(r.status(), 404);
     // Blank: the browser's name again.
-    send(reqwest::Method::PATCH, format!("/api/devices/{id}"), Some(json!({"label": " "})))
-        .await
+    send(
+        reqwest::Method::PATCH,
+        format!("/api/devices/{id}"),
+        Some(json!({"label": " "})),
+    )
+    .await
+    .unwrap();
+    let devices = list(
+        send(reqwest::Method::GET, "/api/devices".into(), None)
+            .await
+            .unwrap(),
+    )
+    .await;
+    let back = devices["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == json!(id))
+        .cloned()
         .unwrap();
-    let devices = list(send(reqwest::Method::GET, "/api/devices".into(), None).await.unwrap()).await;
-    let back = devices["data"].as_array().unwrap().iter().find(|d| d["id"] == json!(id)).cloned().unwrap();
     assert_eq!(back["name"], "Chrome on Linux");
     assert!(back["label"].is_null());
     s.stop().await;

@@ -323,14 +323,25 @@ async fn subagents_nest_two_deep_and_no_deeper() {
     let (_, u) = s.get(&format!("/api/sessions/{sid}/usage")).await;
     assert_eq!(u["calls"], 3, "{u}");
     assert_eq!(u["subagents"]["sessions"], 2, "{u}");
-    assert_eq!(u["subagents"]["calls"], 5, "4 of the child's, 1 of the grandchild's: {u}");
+    assert_eq!(
+        u["subagents"]["calls"], 5,
+        "4 of the child's, 1 of the grandchild's: {u}"
+    );
     // A finished child is listed with how its run ended, not as idle.
     let (_, kids) = s.get(&format!("/api/sessions/{sid}/children")).await;
     assert_eq!(kids[0]["status"], "idle", "{kids}");
     assert_eq!(kids[0]["last_run_status"], "completed", "{kids}");
     let (_, one) = s.get(&format!("/api/sessions/{sid}")).await;
-    assert!(one.get("last_run_status").is_none(), "only the children listing says it: {one}");
-    let (_, childless) = s.get(&format!("/api/sessions/{}/usage", s.create_session("ask").await)).await;
+    assert!(
+        one.get("last_run_status").is_none(),
+        "only the children listing says it: {one}"
+    );
+    let (_, childless) = s
+        .get(&format!(
+            "/api/sessions/{}/usage",
+            s.create_session("ask").await
+        ))
+        .await;
     assert!(childless.get("subagents").is_none(), "{childless}");
 }
 

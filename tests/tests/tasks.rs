@@ -659,9 +659,7 @@ async fn a_running_task_streams_its_output_before_it_ends() {
     let after = s
         .wait_event(&sid, |e| {
             e["type"] == "task_output"
-                && e["text"]
-                    .as_str()
-                    .is_some_and(|t| t.contains("to-stderr"))
+                && e["text"].as_str().is_some_and(|t| t.contains("to-stderr"))
         })
         .await;
     assert_eq!(after["task_id"], json!(task.id));
@@ -686,7 +684,12 @@ async fn a_running_task_streams_its_output_before_it_ends() {
         .iter()
         .rposition(|e| e["type"] == "task_output")
         .unwrap();
-    assert!(events[last_out]["text"].as_str().unwrap().contains("after-go"));
+    assert!(
+        events[last_out]["text"]
+            .as_str()
+            .unwrap()
+            .contains("after-go")
+    );
     assert!(
         events[last_out]["seq"].as_i64() < end["seq"].as_i64(),
         "the output comes before the task's end"
@@ -706,7 +709,9 @@ async fn a_running_task_streams_its_output_before_it_ends() {
         .unwrap();
     wait_terminal(&s, &big.id).await;
     s.wait_event(&sid, |e| {
-        e["type"] == "task_updated" && e["task"]["id"] == json!(big.id) && e["task"]["status"] == "succeeded"
+        e["type"] == "task_updated"
+            && e["task"]["id"] == json!(big.id)
+            && e["task"]["status"] == "succeeded"
     })
     .await;
     let live: String = s
@@ -717,5 +722,9 @@ async fn a_running_task_streams_its_output_before_it_ends() {
         .map(|e| e["text"].as_str().unwrap().to_string())
         .collect();
     assert!(live.len() <= 256 * 1024 + 200, "{}", live.len());
-    assert!(live.ends_with("the rest is in the task's log]\n"), "{}", &live[live.len() - 80..]);
+    assert!(
+        live.ends_with("the rest is in the task's log]\n"),
+        "{}",
+        &live[live.len() - 80..]
+    );
 }

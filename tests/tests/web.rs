@@ -565,7 +565,10 @@ async fn websearch_with_nothing_chosen_asks_once_before_the_public_default() {
     let r = last_result(&s.events(&a).await);
     assert_eq!(r["ok"], false);
     assert!(
-        r["text"].as_str().unwrap().contains("Settings › Web search"),
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("Settings › Web search"),
         "{r}"
     );
     // Not asked again in this session, and still nothing sent.

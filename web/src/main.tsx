@@ -2,6 +2,7 @@ import { options, render } from "preact";
 import "./styles.css";
 import { adoptPageTokenFromAddress } from "./api/page";
 import { App } from "./components/App";
+import "./layout-polish.css";
 import { registerServiceWorker } from "./pwa";
 import { warmMarkdown } from "./render/markdown";
 import { startEarly } from "./state/auth";

@@ -3,6 +3,15 @@
 // approvals, questions and plans reach it while the app is closed (sw.js shows them).
 import { ApiError, api } from "./api/client";
 import type { PushDevice } from "./api/types";
+import { withTimeout } from "./util/timeout";
+
+/**
+ * How long the browser may take to start the service worker and subscribe with its push service
+ * (ms): a browser without one (a private window, a headless one) may never answer at all.
+ */
+export const PUSH_TIMEOUT_MS = 10_000;
+const NO_ANSWER =
+  "The browser did not finish subscribing within 10 seconds: it may have no push service (a private window, or a browser without one), or its service worker could not start. Notifications cannot reach this browser while the app is closed.";
 
 export function registerServiceWorker(): void {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
@@ -56,6 +65,26 @@ function sameBytes(a: ArrayBuffer | null, b: Uint8Array): boolean {
   return x.every((v, i) => v === b[i]);
 }
 
+/** This browser's push subscription with the server's key: the one it has, or a new one. */
+async function browserSubscribe(key: Uint8Array<ArrayBuffer>): Promise<PushSubscription> {
+  const reg = await activeRegistration();
+  let sub = await reg.pushManager.getSubscription();
+  // A subscription made with another key (the server's key was replaced) cannot be reused.
+  if (sub && !sameBytes(sub.options.applicationServerKey, key)) {
+    await sub.unsubscribe();
+    sub = null;
+  }
+  if (sub) return sub;
+  try {
+    return await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  } catch (e) {
+    const detail = e instanceof Error && e.message ? `: ${e.message}` : "";
+    throw new Error(
+      `This browser could not subscribe${detail}. A private window, or a browser without a push service, cannot get notifications while the app is closed.`,
+    );
+  }
+}
+
 /**
  * Ask for the notification permission, subscribe this browser with the server's key and register
  * the subscription with the server. Fails with a message fit to show.
@@ -67,23 +96,8 @@ export async function subscribePush(): Promise<PushDevice> {
   if (permission === "denied") throw new Error("Notifications are blocked for this site in the browser's settings.");
   if (permission !== "granted") throw new Error("Notifications were not allowed.");
   const key = fromBase64Url((await api.pushInfo()).public_key);
-  const reg = await activeRegistration();
-  let sub = await reg.pushManager.getSubscription();
-  // A subscription made with another key (the server's key was replaced) cannot be reused.
-  if (sub && !sameBytes(sub.options.applicationServerKey, key)) {
-    await sub.unsubscribe();
-    sub = null;
-  }
-  if (!sub) {
-    try {
-      sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
-    } catch (e) {
-      const detail = e instanceof Error && e.message ? `: ${e.message}` : "";
-      throw new Error(
-        `This browser could not subscribe${detail}. A private window, or a browser without a push service, cannot get notifications while the app is closed.`,
-      );
-    }
-  }
+  // The permission is given: what follows is the browser's alone, and is given up after a while.
+  const sub = await withTimeout(browserSubscribe(key), PUSH_TIMEOUT_MS, NO_ANSWER);
   const json = sub.toJSON();
   return api.subscribePush({
     endpoint: sub.endpoint,

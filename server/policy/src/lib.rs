@@ -637,15 +637,22 @@ fn effect_not_allowed(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
             Some(ekey),
         ));
     }
+    // In words a person reads on the card: what asks, and why.
+    let (what, verb) = match p.effect {
+        Effect::Process => ("commands", "ask"),
+        Effect::Write => ("file edits", "ask"),
+        Effect::External => ("network access", "asks"),
+        _ => ("these calls", "ask"),
+    };
     let why = if mode_allows(ctx.mode, p.effect) {
-        format!("the server was started without --allow-{effect}")
+        format!("the server was started without --allow-{effect}, so {what} always {verb}")
     } else {
-        format!("mode `{}` asks for {effect} effects", ctx.mode.as_str())
+        format!("in `{}` mode, {what} {verb} first", ctx.mode.as_str())
     };
     Some(reason(
         "effect",
         protocol::PolicyDecision::Ask,
-        format!("`{}` wants a {effect} effect: {why}", p.tool),
+        why,
         Some(ekey),
     ))
 }

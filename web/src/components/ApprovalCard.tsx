@@ -8,10 +8,13 @@ import { DenyReason } from "./DenyReason";
 import { FormError } from "./FormError";
 import { InlineCode } from "./InlineCode";
 import { ToolInput } from "./ToolInput";
+import { useScrollFocus } from "./useScrollFocus";
 import { VisibleText } from "./VisibleText";
 import { sentence } from "../util/format";
+import { approvalHeadline, reasonText } from "../util/approvalText";
 import "../steer.css";
 import "../keys.css";
+import "../polish.css";
 
 /**
  * What the card shows: an `approval_requested` event, or a subagent's pending approval as
@@ -105,6 +108,8 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
     if (!busy) void decide(d);
   };
   useApprovalKeys(approval.id, pending, answer);
+  // A long command or file preview scrolls in the card: reachable with the keyboard too.
+  const scrollRoot = useScrollFocus<HTMLElement>("Details of the call");
   const onKeyDown = (ev: KeyboardEvent) => {
     const t = ev.target as HTMLElement;
     const d = approvalCardShortcut(ev, t === ev.currentTarget, focusPlace(t) !== "none");
@@ -114,6 +119,7 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
     answer(d);
   };
   const keysId = `approval-keys-${approval.id}`;
+  const headline = approvalHeadline(e);
 
   if (!pending && inline) {
     const denied = approval.decision === "deny";
@@ -131,6 +137,7 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
   return (
     <section
       class="approval-card"
+      ref={scrollRoot}
       role="group"
       aria-label={`Approval needed: ${e.tool}`}
       aria-describedby={keysId}
@@ -140,18 +147,28 @@ export function ApprovalCard({ approval, inline = false }: { approval: ApprovalV
     >
       <header class="approval-head">
         <span class="approval-icon" aria-hidden="true">!</span>
-        <span>
-          <b>{e.tool}</b> wants to use the <span class={`effect effect-${e.effect}`}>{e.effect}</span> effect
+        <span class="approval-sentence">
+          {headline.text}
+          {headline.subject ? (
+            <>
+              : <code class="approval-subject"><VisibleText text={headline.subject} newlines /></code>
+            </>
+          ) : (
+            "."
+          )}
+        </span>
+        <span class="approval-tool muted small" title="The tool it would call">
+          {e.tool}
         </span>
       </header>
       {e.reasons && e.reasons.length > 1 ? (
         <ul class="approval-reasons" aria-label="Why it asks">
           {e.reasons.map((r, i) => (
-            <li key={i}><InlineCode text={r} /></li>
+            <li key={i}><InlineCode text={reasonText(r)} /></li>
           ))}
         </ul>
       ) : (
-        e.reason && <p class="approval-reason"><InlineCode text={e.reason} /></p>
+        e.reason && <p class="approval-reason"><InlineCode text={reasonText(e.reason)} /></p>
       )}
       {e.warnings && e.warnings.length > 0 && (
         <ul class="warnings">

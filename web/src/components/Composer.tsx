@@ -5,7 +5,7 @@ import { ARIA_KEYS } from "../state/keys";
 import type { Delivery, Session } from "../api/types";
 import { useAction } from "../state/action";
 import { useObservable } from "../state/observable";
-import { queueOf, refreshQueue } from "../state/queue";
+import { queueOf, refreshQueue, saveQueueEdits } from "../state/queue";
 import type { LocalPanel } from "../state/localCommands";
 import { resolveSlash, type SlashEntry } from "../state/slash";
 import { markStoppedByEsc } from "../state/steering";
@@ -185,6 +185,11 @@ export function Composer({
   };
 
   const stop = useAction(async (runId: string, dropQueue: boolean, byEsc: boolean) => {
+    // Kept, the queue's next message starts as the run stops: a queued message being edited is
+    // saved first, so it starts with the new words (never the old ones). Not saved: no cancel.
+    if (!dropQueue && !(await saveQueueEdits(sessionId))) {
+      throw new Error("The queued message you are editing could not be saved, so the run was not cancelled. Save or close the edit, then cancel again.");
+    }
     if (byEsc) markStoppedByEsc(runId);
     try {
       await api.cancelRun(runId, dropQueue);

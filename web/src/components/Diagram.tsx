@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { mountDiagram } from "./diagrams";
 
-/** One Mermaid diagram (lazy); a diagram that fails to parse shows its code and the error. */
+/** One Mermaid diagram (lazy); one that fails to parse says so in a line, its code folded under it. */
 export function Diagram({ source, onResult }: { source: string; onResult?: (error: string | null) => void }) {
   const fig = useRef<HTMLElement>(null);
   const pre = useRef<HTMLPreElement>(null);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { Mode, Session } from "../api/types";
+import type { Mode, ServerConfig, Session } from "../api/types";
 import { useAction } from "../state/action";
 import { serverConfig } from "../state/app";
 import { modeCycleRequest, nextMode } from "../state/keys";
@@ -13,6 +13,30 @@ const HELP: Record<Mode, string> = {
   auto: "auto: edits in the workspace run; commands and network ask",
   full: "full: everything the server allows runs without asking",
 };
+
+/** What each start flag lets run without asking, as the limit line names it when it is missing. */
+const WITHOUT: Record<"write" | "process" | "external", string> = {
+  write: "file edits",
+  process: "commands",
+  external: "network access",
+};
+
+/**
+ * The server's limit, read as one: the most a mode can loosen ("This server allows at most auto
+ * mode") and what still asks in any mode.
+ */
+export function ceilingText(cfg: Pick<ServerConfig, "read_only" | "yolo" | "ceiling">): string {
+  if (cfg.read_only) return "This server is read-only: the agent can only read";
+  const keys = ["write", "process", "external"] as const;
+  const missing = keys.filter((k) => !cfg.ceiling[k]);
+  if (missing.length === keys.length) return "This server allows at most ask mode: everything asks first";
+  const most = cfg.ceiling.process || cfg.ceiling.external ? "full" : "auto";
+  const asks = missing.map((k) => WITHOUT[k]);
+  // "network access" is one thing (it asks); "commands", "file edits" and any two are several.
+  const one = missing.length === 1 && missing[0] === "external";
+  const still = asks.length === 0 ? "" : `; ${asks.join(" and ")} always ${one ? "asks" : "ask"}`;
+  return `This server allows at most ${most} mode${still}${cfg.yolo ? " (yolo: dangerous commands do not ask)" : ""}`;
+}
 
 export function ModeMenu({ session }: { session: Session }) {
   const cfg = useObservable(serverConfig);
@@ -28,15 +52,7 @@ export function ModeMenu({ session }: { session: Session }) {
     void change.run(next).then((ok) => ok && setSaid(`Permissions ${HELP[next]}`));
   }, [cycle]);
 
-  const ceiling = cfg
-    ? cfg.read_only
-      ? "server is read-only"
-      : `server allows without asking: ${
-          [cfg.ceiling.write && "write", cfg.ceiling.process && "process", cfg.ceiling.external && "external"]
-            .filter(Boolean)
-            .join(", ") || "nothing"
-        }${cfg.yolo ? " (yolo)" : ""}`
-    : "";
+  const ceiling = cfg ? ceilingText(cfg) : "";
 
   return (
     <span class="mode-menu">
@@ -55,7 +71,7 @@ export function ModeMenu({ session }: { session: Session }) {
         </select>
       </label>
       {ceiling && (
-        <span class="ceiling" title="Startup flags are a ceiling: an effect they do not allow still asks, whatever the mode.">
+        <span class="ceiling" title="The server's start flags set this limit: what they do not allow always asks, whatever the mode.">
           {ceiling}
         </span>
       )}

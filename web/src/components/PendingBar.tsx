@@ -1,9 +1,21 @@
 import { useState } from "preact/hooks";
 import { askNotificationPermission } from "../state/attention";
+import { withTimeout } from "../util/timeout";
 import { revealItem } from "../state/reveal";
 import { type ChildPrompts, childPromptCount } from "../state/subagents";
 import type { TranscriptSnapshot } from "../state/transcript";
 import { ApprovalCard } from "./ApprovalCard";
+
+/** How long the browser may take to answer "Notify me next time" (ms). */
+const NOTIFY_TIMEOUT_MS = 10_000;
+
+/** What the browser's answer means for the user. */
+function permissionNote(p: NotificationPermission | "unsupported"): { ok: boolean; text: string } {
+  if (p === "granted") return { ok: true, text: "Notifications on: you will be told when the agent needs you." };
+  if (p === "denied") return { ok: false, text: "Notifications are blocked for this site in the browser's settings." };
+  if (p === "unsupported") return { ok: false, text: "This browser cannot show notifications." };
+  return { ok: false, text: "Notifications were not allowed." };
+}
 
 /**
  * Pinned summary of everything waiting for the user, with jump links: the session's own
@@ -12,6 +24,19 @@ import { ApprovalCard } from "./ApprovalCard";
 export function PendingBar({ snap, subagents: kids }: { snap: TranscriptSnapshot; subagents: ChildPrompts }) {
   const [shownHere, setShownHere] = useState<string | null>(null);
   const [perm, setPerm] = useState(() => (typeof Notification === "undefined" ? "unsupported" : Notification.permission));
+  /** "Notify me next time": asking the browser, and what came of it (the bar says, never silence). */
+  const [asking, setAsking] = useState(false);
+  const [notifyNote, setNotifyNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const notifyMe = () => {
+    setAsking(true);
+    setNotifyNote(null);
+    const answer = askNotificationPermission();
+    // A prompt answered late still counts.
+    void answer.then(setPerm, () => undefined);
+    withTimeout(answer, NOTIFY_TIMEOUT_MS, "The browser did not answer within 10 seconds: notifications could not be turned on.")
+      .then((p) => setNotifyNote(permissionNote(p)), (e: unknown) => setNotifyNote({ ok: false, text: e instanceof Error ? e.message : String(e) }))
+      .finally(() => setAsking(false));
+  };
   const a = snap.pendingApprovals;
   const q = snap.pendingQuestions;
   const p = snap.pendingPlans;
@@ -87,11 +112,18 @@ export function PendingBar({ snap, subagents: kids }: { snap: TranscriptSnapshot
           <button
             type="button"
             class="linklike small notify-btn"
-            onClick={() => void askNotificationPermission().then(setPerm)}
+            disabled={asking}
+            aria-busy={asking || undefined}
+            onClick={notifyMe}
             title="Get a browser notification when the agent needs you while this tab is in the background"
           >
-            Notify me next time
+            {asking ? "Asking the browser…" : "Notify me next time"}
           </button>
+        )}
+        {notifyNote && (
+          <span class={`small notify-note ${notifyNote.ok ? "ok" : "error"}`} data-notify-note>
+            {notifyNote.text}
+          </span>
         )}
       </div>
       {here && (

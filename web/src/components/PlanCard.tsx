@@ -14,6 +14,7 @@ import { addCodeCopyButtons } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
 import { FormError } from "./FormError";
 import { openExternal } from "./Markdown";
+import { useScrollFocus } from "./useScrollFocus";
 import { VisibleText } from "./VisibleText";
 
 const DECISION: Record<string, string> = {
@@ -23,8 +24,8 @@ const DECISION: Record<string, string> = {
   unavailable: "Not reviewed",
 };
 
-/** How long "Plan skipped — Undo" stays before the skip is sent. */
-const SKIP_UNDO_MS = 5000;
+/** How long "Plan skipped — Undo" stays before the skip is sent (Skip now sends it at once). */
+const SKIP_UNDO_MS = 30_000;
 
 const MARK_LABEL: Record<string, string> = { new: "new", updated: "updated", unchanged: "unchanged" };
 
@@ -120,8 +121,10 @@ function RevisionDiff({ plan }: { plan: PlanState }) {
   const rows = useMemo(() => (a && b ? lineDiff(a.event.plan, b.event.plan) : []), [a, b]);
   const label = (p: PlanState) => `revision ${p.event.revision ?? revs.indexOf(p) + 1}${p.event.title ? ` — ${p.event.title}` : ""}`;
   const changed = rows.filter((r) => r.op !== " ").length;
+  // A long comparison scrolls: reachable with the keyboard too.
+  const scrollRoot = useScrollFocus<HTMLDivElement>("Differences in plan.md");
   return (
-    <div class="plan-revdiff">
+    <div class="plan-revdiff" ref={scrollRoot}>
       <div class="row">
         <label class="field inline">
           <span>From</span>
@@ -212,8 +215,19 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const [skipping, setSkipping] = useState(false);
   const skipTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const sendSkip = useRef<(() => void) | null>(null);
+  // When the skip is sent, and the seconds left shown beside Undo.
+  const skipAt = useRef(0);
+  const [skipLeft, setSkipLeft] = useState(0);
+  useEffect(() => {
+    if (!skipping) return;
+    const tick = () => setSkipLeft(Math.max(0, Math.ceil((skipAt.current - Date.now()) / 1000)));
+    tick();
+    const t = setInterval(tick, 1000);
+    return () => clearInterval(t);
+  }, [skipping]);
 
   const startSkip = () => {
+    skipAt.current = Date.now() + SKIP_UNDO_MS;
     setSkipping(true);
     const send = () => {
       clearTimeout(skipTimer.current);
@@ -351,6 +365,10 @@ export function PlanCard({ plan }: { plan: PlanState }) {
           <span>Plan skipped —</span>
           <button type="button" class="btn small" onClick={undoSkip}>
             Undo
+          </button>
+          <span class="muted small plan-undo-left">sent in {skipLeft} s</span>
+          <button type="button" class="btn small ghost" onClick={() => sendSkip.current?.()}>
+            Skip now
           </button>
         </div>
       )}

@@ -6,10 +6,11 @@ import { useAction } from "../state/action";
 import { ApiModeField } from "./ApiModeField";
 import { FormError } from "./FormError";
 import { ProviderTest } from "./ProviderTest";
+import { providerKindName } from "../util/providerNames";
 
 const KINDS: { value: ProviderKind; label: string; url: string; keyEnv: string }[] = [
-  { value: "openai", label: "OpenAI-compatible", url: "http://127.0.0.1:11434/v1", keyEnv: "OPENAI_API_KEY" },
-  { value: "anthropic", label: "Anthropic", url: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY" },
+  { value: "openai", label: providerKindName("openai"), url: "http://127.0.0.1:11434/v1", keyEnv: "OPENAI_API_KEY" },
+  { value: "anthropic", label: providerKindName("anthropic"), url: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY" },
 ];
 
 /** What the server takes as an id: 1 to 32 of a-z 0-9 _ -, starting with a letter or digit. */
@@ -152,7 +153,7 @@ export function ProviderEditor({
         )}
       {existing && existing.kind !== "openai" && existing.kind !== "anthropic" && (
         <p class="muted small">
-          It runs as <b>{existing.kind}</b> (set when the server started); saving replaces it with the provider below.
+          It runs as <b>{providerKindName(existing.kind, existing.api_mode)}</b> (set when the server started); saving replaces it with the provider below.
         </p>
       )}
       <label class="field">

@@ -5,13 +5,13 @@ import { useAction } from "../state/action";
 import { ApiModeField } from "./ApiModeField";
 import { FormError } from "./FormError";
 import { ProviderTest } from "./ProviderTest";
-
-const KINDS = ["openai", "anthropic", "replay"];
+import { FORM_KINDS, type FormKind, isFormKind, providerKindName } from "../util/providerNames";
 
 /** The default model provider's form (the first-start setup screen; Settings lists every provider). */
 export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderSettingsUpdate> | null; onSaved?: (p: ProviderSettings) => void }) {
   const [loaded, setLoaded] = useState<ProviderSettings | null>(null);
-  const [kind, setKind] = useState<string>(initial?.kind || "openai");
+  // Only the kinds a form can set: the replay provider (for tests) comes from a start flag.
+  const [kind, setKind] = useState<FormKind>(isFormKind(initial?.kind) ? initial.kind : "openai");
   const [baseUrl, setBaseUrl] = useState(initial?.base_url ?? "");
   const [model, setModel] = useState(initial?.model ?? "");
   const [apiKey, setApiKey] = useState("");
@@ -22,7 +22,7 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
     api.getProvider().then(
       (p) => {
         setLoaded(p);
-        if (initial || !p.kind) return;
+        if (initial || !isFormKind(p.kind)) return;
         // What was typed before the answer came is kept.
         setKind(p.kind);
         setBaseUrl((typed) => typed || (p.base_url ?? ""));
@@ -36,16 +36,13 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
   // A choice from outside (the setup screen's probe list) fills the form.
   useEffect(() => {
     if (!initial) return;
-    if (initial.kind) setKind(initial.kind);
+    if (isFormKind(initial.kind)) setKind(initial.kind);
     if (initial.base_url != null) setBaseUrl(initial.base_url);
     if (initial.model != null) setModel(initial.model);
   }, [initial]);
 
   const put = useAction(async () => {
     setStatus(null);
-    if (kind !== "openai" && kind !== "anthropic") {
-      throw new Error("The replay provider is set with --replay when the server starts.");
-    }
     const p = await api.putProvider({
       kind,
       base_url: baseUrl.trim(),
@@ -65,24 +62,21 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
     void put.run();
   };
 
-  /** What the form says, as a test takes it (the replay provider cannot be tested here). */
-  const testForm = (): ProviderTestParams | null =>
-    kind === "openai" || kind === "anthropic"
-      ? {
-          kind,
-          base_url: baseUrl.trim() || null,
-          model: model.trim() || null,
-          api_mode: kind === "openai" ? apiMode : null,
-          ...(apiKey ? { api_key: apiKey } : {}),
-        }
-      : null;
+  /** What the form says, as a test takes it. */
+  const testForm = (): ProviderTestParams | null => ({
+    kind,
+    base_url: baseUrl.trim() || null,
+    model: model.trim() || null,
+    api_mode: kind === "openai" ? apiMode : null,
+    ...(apiKey ? { api_key: apiKey } : {}),
+  });
 
   return (
     <section class="card">
       <h2>Model provider</h2>
       {loaded && loaded.kind && (
         <p class="muted small" data-provider-source={loaded.source}>
-          Running now: <b>{loaded.kind}</b>
+          Running now: <b>{providerKindName(loaded.kind, loaded.api_mode)}</b>
           {loaded.model ? ` · ${loaded.model}` : ""} —{" "}
           {loaded.source === "flags"
             ? "from the start flags (a change saved here replaces it until the next start with flags)"
@@ -92,10 +86,10 @@ export function ProviderForm({ initial, onSaved }: { initial?: Partial<ProviderS
       <form onSubmit={save} class="settings-form">
         <label class="field">
           <span>Kind</span>
-          <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
-            {[...new Set([...KINDS, kind])].map((k) => (
+          <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as FormKind)}>
+            {FORM_KINDS.map((k) => (
               <option key={k} value={k}>
-                {k === "openai" ? "OpenAI-compatible" : k}
+                {providerKindName(k)}
               </option>
             ))}
           </select>

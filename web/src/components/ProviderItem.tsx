@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 import type { ProviderSource, ProviderView } from "../api/types";
+import { providerKindName } from "../util/providerNames";
 
 /** Where a provider comes from, in words, and what that means for changing it. */
 const SOURCE: Record<ProviderSource, { text: string; title: string }> = {
@@ -10,7 +11,6 @@ const SOURCE: Record<ProviderSource, { text: string; title: string }> = {
   none: { text: "not configured", title: "No provider is configured." },
 };
 
-const KIND: Record<string, string> = { openai: "OpenAI-compatible", anthropic: "Anthropic", replay: "replay (scripted)" };
 
 /** What a request of this page is doing to one provider right now. */
 export type ProviderAction = "test" | "default" | "remove";
@@ -100,7 +100,7 @@ export function ProviderItem({
       </div>
       <dl class="provider-facts small">
         <dt>Kind</dt>
-        <dd data-fact="kind">{KIND[p.kind] ?? p.kind}</dd>
+        <dd data-fact="kind">{providerKindName(p.kind, p.api_mode, p.model_server?.server)}</dd>
         <dt>Base URL</dt>
         <dd data-fact="base_url">{p.base_url ? <code>{p.base_url}</code> : <span class="muted">the kind's own</span>}</dd>
         <dt>Model</dt>

@@ -56,6 +56,8 @@ export function PushPanel() {
   const [off, setOff] = useState(false);
   const [hasBrowserSub, setHasBrowserSub] = useState(false);
   const [status, setStatus] = useState("");
+  /** What the browser is doing for a subscription under way (it can take seconds, or never end). */
+  const [progress, setProgress] = useState("");
   const [failures, setFailures] = useState<PushTestResult["failed"]>([]);
   const [error, setError] = useState<string | null>(null);
   /** After a removal the row and its button are gone: the focus goes to the card's title. */
@@ -120,13 +122,19 @@ export function PushPanel() {
                 type="button"
                 class="btn small"
                 aria-disabled={busy}
+                aria-busy={progress !== "" || undefined}
                 onClick={() =>
                   void act(async () => {
                     if (here) {
                       await unsubscribePush(devices);
                       return "Stopped for this device.";
                     }
-                    await subscribePush();
+                    setProgress("Subscribing this browser… (it can take a few seconds)");
+                    try {
+                      await subscribePush();
+                    } finally {
+                      setProgress("");
+                    }
                     return "On for this device.";
                   })
                 }
@@ -176,6 +184,11 @@ export function PushPanel() {
         </>
       )}
       <div role="status" class="push-status">
+        {progress && (
+          <p class="muted small push-progress">
+            <span class="spinner" aria-hidden="true" /> {progress}
+          </p>
+        )}
         {status && <p class="ok small">{status}</p>}
         {failures.length > 0 && (
           <ul class="small">

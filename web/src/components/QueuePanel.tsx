@@ -4,7 +4,7 @@ import type { QueueItem } from "../api/types";
 import { useAction } from "../state/action";
 import { queueEditRequest } from "../state/keys";
 import { useObservable } from "../state/observable";
-import { queueOf, refreshQueue } from "../state/queue";
+import { queueOf, refreshQueue, registerQueueEdit } from "../state/queue";
 import { FormError } from "./FormError";
 import { VisibleText } from "./VisibleText";
 import "../steer.css";
@@ -78,6 +78,18 @@ function QueueRow({ sessionId, item }: { sessionId: string; item: QueueItem }) {
     }
   }, [editing]);
   const save = () => action.run(() => api.editQueued(sessionId, item.id, draft.trim()));
+  // While open, the editor's words are saved before a cancel that keeps the queue (CancelDialog).
+  const unsaved = useRef({ draft, text: item.text, save });
+  unsaved.current = { draft, text: item.text, save };
+  useEffect(() => {
+    if (!editing) return;
+    return registerQueueEdit(sessionId, item.id, async () => {
+      const u = unsaved.current;
+      const words = u.draft.trim();
+      if (!words || words === u.text) return true;
+      return u.save();
+    });
+  }, [editing, sessionId, item.id]);
   const remove = () => action.run(() => api.removeQueued(sessionId, item.id));
 
   return (

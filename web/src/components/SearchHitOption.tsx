@@ -1,10 +1,15 @@
 import type { ComponentChildren } from "preact";
 import type { SearchHit } from "../api/types";
 import { HIT_KIND } from "../state/search";
+import { plainSnippet } from "../util/plainSnippet";
 import { Timestamp } from "./Timestamp";
 
-/** The snippet with the matched words in `<mark>` (`highlights`: [start, end) in UTF-16 units). */
-export function Snippet({ text, highlights }: { text: string; highlights: number[][] }) {
+/**
+ * The snippet as plain text (the stored Markdown's marks dropped) with the matched words in
+ * `<mark>` (`highlights`: [start, end) in UTF-16 units of the stored text).
+ */
+export function Snippet({ text: stored, highlights: found }: { text: string; highlights: number[][] }) {
+  const { text, highlights } = plainSnippet(stored, found);
   const spans = highlights
     .filter((h) => h.length >= 2 && h[0] < h[1])
     .map(([a, b]) => [Math.max(0, a), Math.min(text.length, b)] as const)

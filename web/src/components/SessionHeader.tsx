@@ -15,6 +15,7 @@ import { ModelMenu } from "./ModelMenu";
 import { ReasoningMenu } from "./ReasoningMenu";
 import { StatusBadge } from "./StatusBadge";
 import { UsageSummary } from "./UsageSummary";
+import { WorkspacePath } from "./WorkspacePath";
 
 export function SessionHeader({
   session,
@@ -29,6 +30,11 @@ export function SessionHeader({
 }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState("");
+  /**
+   * At phone width: the workspace, agent, reasoning, usage, Rename, Archive and Delete show (without
+   * them the header is the title line and the everyday actions).
+   */
+  const [details, setDetails] = useState(false);
   /** Rename, archive or delete: each is one request, and a failure says why under the header. */
   const action = useAction((work: () => Promise<void>) => work());
   useClearNetworkError(action.error, () => action.setError(null));
@@ -56,7 +62,7 @@ export function SessionHeader({
   };
 
   return (
-    <header class="session-header">
+    <header class={`session-header${details ? " details-open" : ""}`}>
       <div class="session-header-main">
         {editing ? (
           <form class="rename" onSubmit={save}>
@@ -77,8 +83,18 @@ export function SessionHeader({
             {s.archived && <span class="badge">archived</span>}
           </h1>
         )}
+        <button
+          type="button"
+          class="icon-btn session-more"
+          aria-expanded={details}
+          aria-label="Session details"
+          title={details ? "Hide the session's details" : "Show the workspace, agent, reasoning, usage, and Rename, Archive and Delete"}
+          onClick={() => setDetails(!details)}
+        >
+          <span aria-hidden="true">{details ? "▴" : "▾"}</span>
+        </button>
         <div class="session-sub">
-          <span class="ws-path" title={s.workspace}>{s.workspace}</span>
+          <WorkspacePath path={s.workspace} />
           <AgentMenu session={s} />
           <ModelMenu session={s} />
           <ReasoningMenu session={s} />
@@ -100,7 +116,7 @@ export function SessionHeader({
         {!editing && (
           <button
             type="button"
-            class="btn small ghost"
+            class="btn small ghost more-action"
             onClick={() => {
               setDraft(s.title);
               setEditing(true);
@@ -110,10 +126,10 @@ export function SessionHeader({
           </button>
         )}
         <ExportMenu session={s} />
-        <button type="button" class="btn small ghost" onClick={() => void archive()}>
+        <button type="button" class="btn small ghost more-action" onClick={() => void archive()}>
           {s.archived ? "Unarchive" : "Archive"}
         </button>
-        <button type="button" class="btn small ghost danger" onClick={() => void remove()}>
+        <button type="button" class="btn small ghost danger more-action" onClick={() => void remove()}>
           Delete
         </button>
       </div>

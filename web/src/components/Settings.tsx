@@ -12,6 +12,7 @@ import { MemoryPanel } from "./MemoryPanel";
 import { PluginsPanel } from "./PluginsPanel";
 import { ProvidersPanel } from "./ProvidersPanel";
 import { PushPanel } from "./PushPanel";
+import { SettingsIndex } from "./SettingsIndex";
 import { SkillsPanel } from "./SkillsPanel";
 import { TokensPanel } from "./TokensPanel";
 import { UsagePanel } from "./UsagePanel";
@@ -36,6 +37,7 @@ export function Settings() {
   return (
     <div class="settings">
       <h1>Settings</h1>
+      <SettingsIndex haveConfig={cfg !== null} />
       <ProvidersPanel />
       <UsagePanel />
       <WebSearchForm />
@@ -47,7 +49,7 @@ export function Settings() {
       <MemoryPanel />
 
       <section class="card">
-        <h2>Appearance and alerts</h2>
+        <h2 id="appearance-h">Appearance and alerts</h2>
         <label class="field inline">
           <span>Theme</span>
           <select value={theme} onChange={(e) => themeChoice.set((e.target as HTMLSelectElement).value as ThemeChoice)}>
@@ -77,7 +79,7 @@ export function Settings() {
 
       {cfg && (
         <section class="card">
-          <h2>Server</h2>
+          <h2 id="server-h">Server</h2>
           <dl class="facts">
             <dt>Version</dt>
             <dd>{cfg.version}</dd>

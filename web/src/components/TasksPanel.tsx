@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api/client";
 import type { Task } from "../api/types";
 import { useAction } from "../state/action";
+import { pinnedPanelStartsOpen } from "../state/layout";
 import type { LiveOutput } from "../state/output";
 import { LIVE_TASK } from "../state/transcript";
 import { duration } from "../util/format";
@@ -160,7 +161,7 @@ function TaskRow({ task: t, liveOutput, onStopped }: { task: Task; liveOutput: L
 }
 
 export function TasksPanel({ tasks, output, onTask }: { tasks: Task[]; output: ReadonlyMap<string, LiveOutput>; onTask: (t: Task) => void }) {
-  const [open, setOpen] = useState(true);
+  const [open, setOpen] = useState(pinnedPanelStartsOpen);
   const live = tasks.filter((t) => LIVE_TASK.has(t.status)).length;
   return (
     <details class="tasks-panel" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>

@@ -1,5 +1,7 @@
+import { useState } from "preact/hooks";
 import type { TodoItem, TodosPart } from "../api/types";
 import type { Item } from "../state/items";
+import { pinnedPanelStartsOpen } from "../state/layout";
 
 /** The agent's checklist as its latest `todo_write` set it (the newest one in the loaded pages). */
 export function latestTodos(items: readonly Item[]): TodoItem[] | null {
@@ -17,13 +19,15 @@ const SAID: Record<TodoItem["status"], string> = { done: "done", in_progress: "i
 
 /** The checklist pinned above the composer: what is done, what the agent is on, what is left. */
 export function TodoPanel({ sessionId, items }: { sessionId: string; items: readonly Item[] }) {
+  // On a phone the checklist starts folded (its summary says how far it is).
+  const [unfold] = useState(pinnedPanelStartsOpen);
   const todos = latestTodos(items);
   if (!todos || todos.length === 0) return null;
   const done = todos.filter((t) => t.status === "done").length;
   const titleId = `todo-title-${sessionId}`;
   return (
     <section class="todo-panel" aria-labelledby={titleId}>
-      <details open={done < todos.length}>
+      <details open={unfold && done < todos.length}>
         <summary class="todo-title" id={titleId}>
           Checklist <span class="muted small">{done} of {todos.length} done</span>
         </summary>

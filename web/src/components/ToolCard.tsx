@@ -2,6 +2,8 @@ import { useState } from "preact/hooks";
 import type { DiffPart, TerminalPart } from "../api/types";
 import type { ToolItem } from "../state/transcript";
 import { inputSummary } from "../util/format";
+import { humanResult } from "../util/humanText";
+import { FieldRows, Internals } from "./HumanFields";
 import { DiffView } from "./DiffView";
 import { TerminalView } from "./TerminalView";
 import { InlineCode } from "./InlineCode";
@@ -10,6 +12,7 @@ import { ResultParts, displayParts } from "./ResultParts";
 import { SubagentToolResult } from "./SubagentToolResult";
 import { ToolInput } from "./ToolInput";
 import { VisibleText } from "./VisibleText";
+import { useScrollFocus } from "./useScrollFocus";
 
 function statusOf(t: ToolItem): { label: string; cls: string } {
   if (t.result) return t.result.ok ? { label: "done", cls: "ok" } : { label: "failed", cls: "fail" };
@@ -34,6 +37,20 @@ function errorPeek(text: string): string {
   return peek.length < text.trim().length ? `${peek.trimEnd()}…` : peek;
 }
 
+/**
+ * A result as a reader sees it: a JSON object as rows (real line breaks, no empty values), other
+ * text as it is; ids and fingerprints folded under Details either way.
+ */
+function ResultText({ text }: { text: string }) {
+  const h = humanResult(text);
+  return (
+    <>
+      {h.fields ? <FieldRows fields={h.fields} class="tool-result-fields" /> : h.text.trim() && <pre>{h.text}</pre>}
+      <Internals fields={h.internals} />
+    </>
+  );
+}
+
 /** The call id the server gives the reads an `@path` in a prompt attaches. */
 const MENTION = "mention_";
 
@@ -42,6 +59,8 @@ const opened = new Set<string>();
 
 export function ToolCard({ item }: { item: ToolItem }) {
   const [open, setOpenState] = useState(() => opened.has(item.callId));
+  // Its input, output and diffs scroll past their caps: reachable with the keyboard too.
+  const scrollRoot = useScrollFocus<HTMLDivElement>("Details of the call");
   const setOpen = (o: boolean) => {
     if (o) opened.add(item.callId);
     else opened.delete(item.callId);
@@ -58,7 +77,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
   // A failed call says why on its closed card; a command's output below says it already.
   const peek = !open && item.result && !item.result.ok && terms.length === 0 ? errorPeek(item.result.text) : "";
   return (
-    <div class={`tool-card tool-${st.cls}`} data-tool={item.tool} data-call-id={item.callId}>
+    <div class={`tool-card tool-${st.cls}`} data-tool={item.tool} data-call-id={item.callId} ref={scrollRoot}>
       <button
         type="button"
         class="tool-head"
@@ -74,9 +93,11 @@ export function ToolCard({ item }: { item: ToolItem }) {
           </span>
         )}
         {item.effect && <span class={`effect effect-${item.effect}`}>{item.effect}</span>}
-        <span class="tool-summary">
-          <VisibleText text={summary.length > 200 ? `${summary.slice(0, 200)}…` : summary} newlines />
-        </span>
+        {summary.trim() && (
+          <span class="tool-summary">
+            <VisibleText text={summary.length > 200 ? `${summary.slice(0, 200)}…` : summary} newlines />
+          </span>
+        )}
         <span class={`tool-status status-${st.cls}`}>{st.label}</span>
       </button>
       {peek && <p class="tool-error-peek">{peek}</p>}
@@ -94,7 +115,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
           {item.result && item.result.ok && diffs.length === 0 && terms.length === 0 && item.result.text && (
             <details class="tool-output" open={shown.length === 0}>
               <summary>{shown.length === 0 ? "Output" : "Text the model saw"}</summary>
-              <pre>{item.result.text}</pre>
+              {shown.length === 0 ? <ResultText text={item.result.text} /> : <pre>{item.result.text}</pre>}
             </details>
           )}
         </div>

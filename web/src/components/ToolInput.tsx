@@ -1,3 +1,5 @@
+import { fieldsOf, keyWords } from "../util/humanText";
+import { Internals } from "./HumanFields";
 import { VisibleText } from "./VisibleText";
 
 /** A tool's input: commands and paths shown literally (control characters visible). */
@@ -51,7 +53,7 @@ export function ToolInput({ tool, input, preview = false }: { tool: string; inpu
           <ContentPreview text={v} />
         </div>,
       );
-    } else if (preview && tool === "edit_file" && (k === "old" || k === "new") && typeof v === "string") {
+    } else if (tool === "edit_file" && (k === "old" || k === "new") && typeof v === "string") {
       rows.push(
         <div class="kv" key={k}>
           <span class="k">{k === "old" ? "replace" : "with"}</span>
@@ -62,11 +64,21 @@ export function ToolInput({ tool, input, preview = false }: { tool: string; inpu
       rest[k] = v;
     }
   }
-  const restKeys = Object.keys(rest);
+  // The other fields as rows too (never a JSON blob): strings with their real line breaks, empty
+  // ones left out, ids and fingerprints folded under Details.
+  const { fields, internals } = fieldsOf(rest);
+  for (const f of fields) {
+    rows.push(
+      <div class="kv" key={f.key}>
+        <span class="k">{keyWords(f.key)}</span>
+        <pre class="v text"><VisibleText text={f.value} /></pre>
+      </div>,
+    );
+  }
   return (
     <div class="tool-input">
       {rows}
-      {restKeys.length > 0 && <pre class="json">{JSON.stringify(rest, null, 2)}</pre>}
+      <Internals fields={internals} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { Component } from "preact";
 import type { Item, TranscriptSnapshot } from "../state/transcript";
 import { ItemRow } from "./ItemRow";
+import "../polish.css";
 
 interface Props {
   item: Item;
@@ -8,6 +9,8 @@ interface Props {
   v: number;
   /** Tells the row when its item changed alone (text streaming in): it redraws by itself. */
   watch: TranscriptSnapshot["watchItem"];
+  /** The row a search hit opened (outlined, labelled) until the user moves on. */
+  marked?: boolean;
 }
 
 /**
@@ -26,13 +29,14 @@ export class TranscriptRow extends Component<Props> {
   }
 
   shouldComponentUpdate(next: Props): boolean {
-    return next.item !== this.props.item || next.v !== this.props.v;
+    return next.item !== this.props.item || next.v !== this.props.v || next.marked !== this.props.marked;
   }
 
-  render({ item }: Props) {
+  render({ item, marked }: Props) {
     const back = item.takenBack;
     return (
-      <div class={back ? "t-row taken-back" : "t-row"} data-key={item.key}>
+      <div class={`t-row${back ? " taken-back" : ""}${marked ? " search-marked" : ""}`} data-key={item.key}>
+        {marked && <span class="search-marked-label">Search match</span>}
         {back === "lead" && (
           <span class="taken-back-label" title="A revert took this turn back: the agent no longer sees it.">
             Taken back

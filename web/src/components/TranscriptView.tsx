@@ -1,5 +1,5 @@
 import type { ComponentChild } from "preact";
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { revealRequest } from "../state/reveal";
 import type { TranscriptSnapshot } from "../state/transcript";
 import { EmptyTranscript } from "./EmptyTranscript";
@@ -33,6 +33,8 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   const burst = useRef(0);
   /** The row to highlight once it is in the DOM. */
   const flashKey = useRef<string | null>(null);
+  /** The row a search hit opened: marked until the user moves on (a click or a key anywhere). */
+  const [marked, setMarked] = useState<string | null>(null);
   const raf = useRef(0);
   /** The frame that paints the first rows: the rows beyond the first screen come after it. */
   const firstPaint = useRef(0);
@@ -87,6 +89,7 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
       w.anchor = { key: req.key, offset: Math.round(el.clientHeight / 4) };
       w.focusAfter = req.key;
       flashKey.current = req.flash ? req.key : null;
+      setMarked(req.flash ? req.key : null);
       setTick((n) => n + 1);
     });
     el.addEventListener("scroll", onScroll, { passive: true });
@@ -137,6 +140,18 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
     maybeOlder();
   });
 
+  // Marked from the render after the jump: the key or click that opened the hit came before.
+  useEffect(() => {
+    if (!marked) return;
+    const clear = () => setMarked(null);
+    document.addEventListener("pointerdown", clear, true);
+    document.addEventListener("keydown", clear, true);
+    return () => {
+      document.removeEventListener("pointerdown", clear, true);
+      document.removeEventListener("keydown", clear, true);
+    };
+  }, [marked]);
+
   const n = items.length;
   const children: ComponentChild[] = [];
   const segments: [number, number][] = [[start, end]];
@@ -144,7 +159,10 @@ export function TranscriptView({ snap, onNeedOlder }: { snap: TranscriptSnapshot
   let pos = 0;
   for (const [a, b] of segments) {
     if (tops[a] - tops[pos] > 0) children.push(<Spacer key={`sp${pos}`} height={tops[a] - tops[pos]} />);
-    for (let i = a; i < b; i++) children.push(<TranscriptRow key={items[i].key} item={items[i]} v={items[i].v} watch={snap.watchItem} />);
+    for (let i = a; i < b; i++) {
+      const it = items[i];
+      children.push(<TranscriptRow key={it.key} item={it} v={it.v} watch={snap.watchItem} marked={it.key === marked} />);
+    }
     pos = b;
   }
   if (tops[n] - tops[pos] > 0) children.push(<Spacer key="sp-end" height={tops[n] - tops[pos]} />);

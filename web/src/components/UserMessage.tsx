@@ -41,22 +41,25 @@ function TypedMessage({ item }: { item: UserItem }) {
           </span>
         )}
         <Timestamp at={item.at} />
-        <CopyButton text={() => item.text} label="Copy message" />
         {item.editable && !editing && (
           <button type="button" class="btn small ghost msg-edit" onClick={() => setEditing(true)}>
             Edit
           </button>
         )}
-        {revertable && !editing && (
-          <button
-            type="button"
-            class="btn small ghost msg-revert"
-            title="Take the conversation, the files or both back to how they were before this message"
-            onClick={() => startRevert(item.sessionId, { messageId: item.messageId, text: item.text })}
-          >
-            Rewind to here
-          </button>
-        )}
+        {/* Shown on hover or focus, over the line: no room taken while hidden. */}
+        <span class="msg-actions">
+          <CopyButton text={() => item.text} label="Copy message" />
+          {revertable && !editing && (
+            <button
+              type="button"
+              class="btn small ghost msg-revert"
+              title="Take the conversation, the files or both back to how they were before this message"
+              onClick={() => startRevert(item.sessionId, { messageId: item.messageId, text: item.text })}
+            >
+              Rewind to here
+            </button>
+          )}
+        </span>
       </div>
     </div>
   );

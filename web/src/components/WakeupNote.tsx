@@ -1,4 +1,5 @@
 import type { WakeupItem } from "../state/transcript";
+import { withoutIds } from "../util/humanText";
 import { InlineCode } from "./InlineCode";
 
 /**
@@ -11,6 +12,14 @@ export function wakeupSummary(text: string): string {
     .filter((l) => !/^Background tasks? finished:?\s*$/i.test(l.trim()) && !/^Read (their|its) output with bg_output/i.test(l.trim()))
     .join("\n")
     .trim();
+}
+
+/**
+ * One task's line without its id (the model's handle on it, not a name): "`watcher`: completed,
+ * exit code 0"; a task without a label is "A task".
+ */
+export function taskLine(line: string, ids: readonly string[]): string {
+  return withoutIds(line.replace(/^\s*-\s+/, ""), ids).replace(/^``(?=:)/, "A task");
 }
 
 /** A wake-up: background tasks ended and the agent was woken to look at them. */
@@ -27,7 +36,7 @@ export function WakeupNote({ item }: { item: WakeupItem }) {
         <ul class="wakeup-text">
           {summary.split("\n").map((line, i) => (
             <li key={i}>
-              <InlineCode text={line.replace(/^\s*-\s+/, "")} />
+              <InlineCode text={taskLine(line, item.taskIds)} />
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
 // Replace ```mermaid fences (already rendered as escaped code) with diagrams.
-// A diagram that does not parse stays as code with the error under it.
+// A diagram that does not parse says so in a line, its code folded under it.
 import { renderDiagram } from "../render/mermaid";
+import "../polish.css";
 
 export function enhanceDiagrams(root: HTMLElement): void {
   root.querySelectorAll<HTMLElement>("pre > code.language-mermaid:not([data-diagram])").forEach((code) => {
@@ -18,6 +19,21 @@ export function enhanceDiagrams(root: HTMLElement): void {
     pre.hidden = true;
     mountDiagram(fig, pre, status, source);
   });
+}
+
+/** The most of Mermaid's first line a failed diagram's message quotes. */
+const ERROR_CHARS = 160;
+
+/**
+ * What a diagram that failed says: "This diagram could not be drawn: Parse error on line 2." (the
+ * first line of Mermaid's message; the rest is its parser's dump of the source and tokens).
+ */
+export function diagramErrorText(message: string): string {
+  let first = message.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  if (first.length > ERROR_CHARS) first = `${first.slice(0, ERROR_CHARS)}…`;
+  first = first.replace(/[:\s]+$/, "");
+  if (!first) return "This diagram could not be drawn.";
+  return `This diagram could not be drawn: ${first}${/[.!?…]$/.test(first) ? "" : "."}`;
 }
 
 /** `onResult`: called once, with null when the diagram rendered, else with Mermaid's error. */
@@ -54,9 +70,19 @@ export function mountDiagram(
       const message = err instanceof Error ? err.message : String(err);
       fig.classList.remove("loading");
       fig.classList.add("diagram-error");
-      status.textContent = `Diagram error: ${message}`;
-      status.className = "error small";
-      pre.hidden = false;
+      // A short message, not the parser's dump; the source folded under it.
+      status.textContent = diagramErrorText(message);
+      status.className = "error small diagram-error-text";
+      status.title = message;
+      const details = document.createElement("details");
+      details.className = "diagram-source";
+      const summary = document.createElement("summary");
+      summary.textContent = "Show the diagram's source";
+      // A copy: the `pre` stays where its renderer put it (hidden), whoever owns it.
+      const copy = pre.cloneNode(true) as HTMLElement;
+      copy.hidden = false;
+      details.append(summary, copy);
+      fig.append(details);
       onResult?.(message || "the diagram could not be rendered");
     },
   );

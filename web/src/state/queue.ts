@@ -29,3 +29,30 @@ export async function refreshQueue(sessionId: string): Promise<void> {
     // An older server (no queue endpoint) or an outage: the list stays as it was.
   }
 }
+
+/**
+ * Queue editors that are open, by session and queued message: each saves its unsaved words when
+ * asked (resolving whether that went well; nothing to save is success). Before a cancel that keeps
+ * the queue, the words being edited are saved: the next run must not start with the old text.
+ */
+const openEdits = new Map<string, Map<string, () => Promise<boolean>>>();
+
+/** An open editor of a queued message; the returned function forgets it. */
+export function registerQueueEdit(sessionId: string, itemId: string, save: () => Promise<boolean>): () => void {
+  let edits = openEdits.get(sessionId);
+  if (!edits) {
+    edits = new Map();
+    openEdits.set(sessionId, edits);
+  }
+  edits.set(itemId, save);
+  return () => {
+    if (edits.get(itemId) === save) edits.delete(itemId);
+  };
+}
+
+/** Save what every open editor of the session's queue holds; resolves whether all of it was saved. */
+export async function saveQueueEdits(sessionId: string): Promise<boolean> {
+  const edits = [...(openEdits.get(sessionId)?.values() ?? [])];
+  const saved = await Promise.all(edits.map((save) => save()));
+  return saved.every(Boolean);
+}

@@ -100,9 +100,11 @@ export function inputSummary(tool: string, input: unknown): string {
       const cmd = s("command") ?? "";
       return label ? `${label}: ${cmd}` : cmd;
     }
+    // A task's id is the model's handle on it, not a name: the card says which kind of call it is.
     case "bg_output":
+      return "a background task's output";
     case "bg_stop":
-      return s("id") ? `task ${s("id")}` : "";
+      return "stop a background task";
     case "bg_list":
       return "background tasks";
     case "ask_user_question": {

@@ -552,7 +552,10 @@ impl Core {
         let job = crate::sandbox::Job::for_session(&paths, crate::policy::jail_paths(&grants));
         let admitted = sandbox.admit(&job, path).map_err(ServiceError::Invalid)?;
         // What it resolves to first (the grant returned), then the link's own path if any.
-        let keys: Vec<String> = admitted.iter().map(|p| crate::policy::jail_key(p)).collect();
+        let keys: Vec<String> = admitted
+            .iter()
+            .map(|p| crate::policy::jail_key(p))
+            .collect();
         for key in &keys {
             self.store
                 .add_grant(&owner, key)

@@ -146,12 +146,15 @@ impl Store {
     /// What a run's recorded model calls used (`None` when it recorded none): the usage of a
     /// run that ended without counting it (the server stopped during it).
     pub async fn run_usage(&self, run: &crate::protocol::RunId) -> StoreResult<Option<Usage>> {
-        let r = sqlx::query_as::<_, UsageTotalsRow>(totals!("run_id", "AND run_id = $3 GROUP BY run_id"))
-            .bind(0_i64)
-            .bind(i64::MAX)
-            .bind(run)
-            .fetch_optional(self.pool())
-            .await?;
+        let r = sqlx::query_as::<_, UsageTotalsRow>(totals!(
+            "run_id",
+            "AND run_id = $3 GROUP BY run_id"
+        ))
+        .bind(0_i64)
+        .bind(i64::MAX)
+        .bind(run)
+        .fetch_optional(self.pool())
+        .await?;
         Ok(r.filter(|r| r.calls > 0).map(|r| {
             let mut u = r.usage();
             if r.unpriced_calls > 0 && r.cost_usd == 0.0 {

@@ -3,9 +3,7 @@
 
 use super::{Gated, PrepareError, ToolCtx, ToolOutput};
 use crate::goals::{MAX_DETAIL_CHARS, MAX_EVIDENCE, MAX_SUMMARY_CHARS, announce};
-use crate::protocol::{
-    Effect, Evidence, EvidenceKind, GoalReport, GoalStatus, UnverifiedEvidence,
-};
+use crate::protocol::{Effect, Evidence, EvidenceKind, GoalReport, GoalStatus, UnverifiedEvidence};
 use crate::util::now_ms;
 
 /// `get_goal`: the objective, its status and what remains of each budget.
@@ -354,7 +352,10 @@ mod tests {
         assert_eq!(named_path("`docs/a b.md` updated"), "docs/a b.md");
         assert_eq!(named_path("(README.md),"), "README.md");
         assert_eq!(named_path("src/x.rs:3:9"), "src/x.rs");
-        let ran = vec!["cd app && cargo test --all".to_string(), "npm run lint".into()];
+        let ran = vec![
+            "cd app && cargo test --all".to_string(),
+            "npm run lint".into(),
+        ];
         assert!(matches_command("cargo test --all: 12 passed", &ran));
         assert!(matches_command("ran `npm run lint` with no warnings", &ran));
         assert!(matches_command("npm run lint", &ran));

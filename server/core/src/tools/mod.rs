@@ -123,7 +123,18 @@ pub struct ToolCtx<'a> {
     pub effect: Effect,
 }
 
-impl ToolCtx<'_> {
+impl<'a> ToolCtx<'a> {
+    /// What this call's command writes while it runs, posted as `tool_output` of the call.
+    pub fn live_output(&self) -> crate::events::LiveOutput<'a> {
+        let host = self.host;
+        crate::events::LiveOutput::new(
+            &host.services().events,
+            &host.session().id,
+            Some(host.run_id()),
+            crate::events::LiveOf::Call(self.call_id),
+        )
+    }
+
     /// Did the user allow this file for the session (its secrets are then shown unredacted)?
     pub fn file_allowed(&self, path: &std::path::Path) -> bool {
         let key = crate::policy::file_key(path);

@@ -423,14 +423,7 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
     };
     let mut out = Capture::default();
     let mut err = Capture::default();
-    let host = ctx.host;
-    let events = &ctx.services().events;
-    let mut live = crate::events::LiveOutput::new(
-        events,
-        &host.session().id,
-        Some(host.run_id()),
-        crate::events::LiveOf::Call(ctx.call_id),
-    );
+    let mut live = ctx.live_output();
     let mut bo = vec![0u8; 64 * 1024];
     let mut be = vec![0u8; 64 * 1024];
     let (mut o_open, mut e_open) = (true, true);
@@ -517,4 +510,3 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
         }],
     }
 }
-

@@ -223,10 +223,9 @@ pub async fn store_choice(
 /// A search with the provider Settings or config.json chose.
 async fn builtin(query: &str, ctx: &ToolCtx<'_>) -> ToolOutput {
     let deps = ctx.services();
-    if unchosen(&deps.websearch.read()) {
-        if let Err(out) = choose_default(ctx).await {
-            return out;
-        }
+    let unset = unchosen(&deps.websearch.read());
+    if unset && let Err(out) = choose_default(ctx).await {
+        return out;
     }
     let settings = deps.websearch.read().clone();
     let key = stored_key(&deps.store).await;

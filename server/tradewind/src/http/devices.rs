@@ -67,7 +67,11 @@ pub async fn name_device(
     Path(id): Path<String>,
     super::extract::ApiJson(body): super::extract::ApiJson<DevicePatch>,
 ) -> ApiResult<StatusCode> {
-    let label = body.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    let label = body
+        .label
+        .as_deref()
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
     if let Some(l) = label
         && (l.chars().count() > 60 || l.chars().any(char::is_control))
     {

@@ -422,10 +422,12 @@ pub async fn children(
     for row in rows {
         let last = state.store.list_session_runs(&row.id, 1).await?;
         let mut s = Session::from(row);
-        s.last_run_status = last
-            .first()
-            .map(|r| r.status)
-            .filter(|st| !matches!(st, crate::protocol::RunStatus::Queued | crate::protocol::RunStatus::Running));
+        s.last_run_status = last.first().map(|r| r.status).filter(|st| {
+            !matches!(
+                st,
+                crate::protocol::RunStatus::Queued | crate::protocol::RunStatus::Running
+            )
+        });
         out.push(s);
     }
     Ok(axum::Json(out))

@@ -1,1 +1,0 @@
-export{M as createArchitectureServices}from"./mermaid-parser.core-5LS0hAWW.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-5LS0hAWW.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

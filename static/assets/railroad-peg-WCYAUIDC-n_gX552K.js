@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

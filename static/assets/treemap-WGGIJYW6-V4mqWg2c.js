@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-5LS0hAWW.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -340,9 +340,10 @@ describe("plans, questions, artifacts, tasks", { skip, timeout: 900_000 }, () =>
     await sendPrompt(p.page, "plan the cache quickly");
     const card = p.page.locator('.plan-card[data-revision="1"]');
     await card.waitFor({ timeout: 15_000 });
-    // The pending plan took the focus; Esc is Skip.
+    // Esc on the card is Skip, with an Undo for half a minute; Skip now sends it.
     await card.getByRole("button", { name: "Approve", exact: true }).focus();
     await p.page.keyboard.press("Escape");
+    await card.locator(".plan-undo").getByRole("button", { name: "Skip now" }).click();
     await card.locator(".plan-decision").getByText("Skipped").waitFor({ timeout: 15_000 });
     const decided = await waitEvent(p.page, id, (e) => e.type === "plan_decided");
     assert.equal(decided.decision, "skipped");

@@ -665,21 +665,7 @@ async fn a_path_the_jail_hid_is_named_and_can_be_allowed_for_the_session() {
             {"tool_calls": [{"name": "shell", "arguments": {"command": cmd}}]},
             {"text": "done"}]})
     };
-    let s = TestServer::start_in(
-        Opts {
-            replay: Some(json!({"scripts": [script("first"), script("second")]})),
-            ceiling: tradewind::config::Ceiling {
-                write: true,
-                process: true,
-                external: true,
-            },
-            home: Some(p.home.path().to_path_buf()),
-            ..Opts::default()
-        },
-        TempDir::adopt(p.ws.clone()),
-        TempDir::adopt(p.state.clone()),
-    )
-    .await;
+    let s = full_server(&p, json!({"scripts": [script("first"), script("second")]})).await;
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "first").await;
     s.wait_run_finished(&sid, &run).await;
@@ -795,21 +781,7 @@ async fn a_link_the_jail_hid_is_let_in_where_the_command_named_it() {
             {"tool_calls": [{"name": "shell", "arguments": {"command": cmd}}]},
             {"text": "done"}]})
     };
-    let s = TestServer::start_in(
-        Opts {
-            replay: Some(json!({"scripts": [script("first"), script("second")]})),
-            ceiling: tradewind::config::Ceiling {
-                write: true,
-                process: true,
-                external: true,
-            },
-            home: Some(p.home.path().to_path_buf()),
-            ..Opts::default()
-        },
-        TempDir::adopt(p.ws.clone()),
-        TempDir::adopt(p.state.clone()),
-    )
-    .await;
+    let s = full_server(&p, json!({"scripts": [script("first"), script("second")]})).await;
     let sid = s.create_session("full").await;
     let run = s.prompt(&sid, "first").await;
     s.wait_run_finished(&sid, &run).await;

@@ -10,7 +10,6 @@ import { stripAnsi } from "../render/ansi";
 import { AnsiText } from "./AnsiText";
 import { CopyButton } from "./CopyButton";
 import { FormError } from "./FormError";
-import { LiveTerminal } from "./LiveTerminal";
 import { VisibleText } from "./VisibleText";
 
 /** Output kept on screen per task (the log itself can be 2 MiB + tail). */
@@ -29,7 +28,8 @@ function useNow(active: boolean): number {
 
 /**
  * A task's output: while it runs, as its `task_output` events bring it (bounded like a command's
- * live output); once it ended, its whole log, read by byte offset to the end.
+ * live output) — or, until one has come (a task whose start is older than the events held),
+ * its log read by byte offset every second; once it ended, its whole log, read to the end.
  */
 function TaskOutput({ task, liveOutput }: { task: Task; liveOutput: LiveOutput | undefined }) {
   const [text, setText] = useState("");
@@ -40,10 +40,11 @@ function TaskOutput({ task, liveOutput }: { task: Task; liveOutput: LiveOutput |
   const done = useRef(false);
   const pre = useRef<HTMLDivElement>(null);
   const live = LIVE_TASK.has(task.status);
+  const fromEvents = live && liveOutput !== undefined && liveOutput.size > 0;
 
   useEffect(() => {
-    // While it runs, its events bring the output; the log is read once it ended.
-    if (live) return;
+    // While it runs and its events bring the output, the log is not read.
+    if (fromEvents) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
@@ -85,22 +86,24 @@ function TaskOutput({ task, liveOutput }: { task: Task; liveOutput: LiveOutput |
       clearTimeout(timer);
     };
     // Restart when the task ends, to read to the end once more.
-  }, [task.id, live]);
+  }, [task.id, live, fromEvents]);
 
   // Follow the end while the user has not scrolled up.
+  const liveSize = liveOutput?.size ?? 0;
   useEffect(() => {
     const el = pre.current;
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 40) el.scrollTop = el.scrollHeight;
-  }, [text]);
+  }, [text, liveSize]);
 
-  if (live) {
+  if (fromEvents) {
+    const shown = liveOutput.chunks.map((c) => c.text).join("");
     return (
-      <div class="task-output" data-task-output={task.id} data-live="">
-        {liveOutput && liveOutput.size > 0 ? (
-          <LiveTerminal command="" output={liveOutput} running />
-        ) : (
-          <p class="muted small">No output yet.</p>
-        )}
+      <div class="task-output" ref={pre} data-task-output={task.id} data-live="">
+        <div class="task-output-tools">
+          <CopyButton label="Copy output" text={() => stripAnsi(shown)} />
+        </div>
+        {liveOutput.cut && <p class="muted small">Earlier output not shown here: the task's log has it all.</p>}
+        <AnsiText text={shown} class="task-log" />
       </div>
     );
   }

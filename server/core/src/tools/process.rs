@@ -370,7 +370,39 @@ fn hidden_paths(
             hidden.join(", ")
         ));
     }
+    for name in missing_programs(stderr) {
+        text.push_str(&format!(
+            "note: the program `{name}` was not found: it is not installed where commands run, or not on their PATH (this is no hidden path)\n"
+        ));
+    }
     hidden
+}
+
+/// Programs the shell could not find, by bare name (`sh: 1: name: not found`, bash's `bash: line
+/// 1: name: command not found`); a path is judged as a path (see [`hidden_paths`]). At most 4.
+fn missing_programs(stderr: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for line in stderr.lines() {
+        let parts: Vec<&str> = line.split(": ").collect();
+        let [.., name, last] = parts.as_slice() else {
+            continue;
+        };
+        let plain = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.+@".contains(c));
+        if (*last == "not found" || *last == "command not found")
+            && parts.len() >= 3
+            && plain
+            && !out.contains(name)
+        {
+            out.push(name);
+            if out.len() == 4 {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// The command's share of the jail; with a sandbox (and without `--yolo`), what programs outside
@@ -508,5 +540,25 @@ pub async fn run(ctx: &ToolCtx<'_>, args: ProcessArgs) -> ToolOutput {
             truncated: t1 || t2,
             hidden,
         }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_programs;
+
+    #[test]
+    fn programs_the_shell_could_not_find_are_named() {
+        assert_eq!(missing_programs("/bin/sh: 1: rg: not found\n"), vec!["rg"]);
+        assert_eq!(
+            missing_programs(
+                "bash: line 1: fd-find: command not found\nbash: line 2: rg: command not found"
+            ),
+            vec!["fd-find", "rg"]
+        );
+        // A path is a path (the card and the hidden-path note judge it), and other errors are not this.
+        assert!(missing_programs("/bin/sh: 1: /home/u/tools/x: not found").is_empty());
+        assert!(missing_programs("cat: foo.txt: No such file or directory").is_empty());
+        assert!(missing_programs("not found").is_empty());
     }
 }

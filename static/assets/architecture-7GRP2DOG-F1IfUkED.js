@@ -1,0 +1,1 @@
+export{M as createArchitectureServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

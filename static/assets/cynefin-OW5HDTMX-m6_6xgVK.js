@@ -1,0 +1,1 @@
+export{A as createCynefinServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

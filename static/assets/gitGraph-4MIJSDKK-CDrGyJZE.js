@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

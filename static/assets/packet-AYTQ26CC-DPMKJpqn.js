@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

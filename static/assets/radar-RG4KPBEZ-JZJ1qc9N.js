@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

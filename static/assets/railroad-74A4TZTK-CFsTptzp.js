@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{f as createRailroadEbnfServices}from"./mermaid-parser.core-3w59Umg3.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

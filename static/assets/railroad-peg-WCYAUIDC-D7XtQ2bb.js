@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{c as createTreeViewServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -47,7 +47,7 @@ async fn a_compound_command_asks_once_with_every_reason() {
         .collect();
     assert_eq!(reasons.len(), 3, "{reasons:?}");
     assert!(
-        reasons.iter().any(|r| r.contains("mode `ask`")),
+        reasons.iter().any(|r| r.contains("in `ask` mode")),
         "{reasons:?}"
     );
     assert!(

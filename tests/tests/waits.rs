@@ -287,3 +287,44 @@ async fn a_wait_that_ran_out_while_the_server_was_down_ends_the_run() {
     assert!(msgs.to_string().contains(NOT_ANSWERED), "{msgs}");
     assert!(!s.workspace.path().join("kept.txt").exists());
 }
+
+/// A question stored but never shown (the server died between storing it and recording its
+/// request): at the restart it is shown then, from what its row holds, and stays answerable.
+#[tokio::test]
+async fn a_question_stored_but_never_shown_is_shown_at_the_restart() {
+    let s = TestServer::start(opts()).await;
+    let sid = s.create_session("ask").await;
+    let run = s.prompt(&sid, "which db").await;
+    let asked = s.wait_event(&sid, |e| e["type"] == "question_asked").await;
+    // A second question of the same run, as a kill would leave it: its row, no event.
+    let store = s.server.as_ref().unwrap().state.store.clone();
+    let unseen = tradewind::protocol::QuestionId::from("01ARZ3NDEKTSV4RRFFQ69G5FAV".to_string());
+    store
+        .create_question(
+            &unseen,
+            &sid.clone().into(),
+            &run.clone().into(),
+            &"call_unseen".to_string().into(),
+            r#"[{"question": "Which cache?", "options": [{"label": "Redis"}, {"label": "None"}]}]"#,
+        )
+        .await
+        .unwrap();
+    let s = s.restart(opts()).await;
+    let events = s.events(&sid).await;
+    let shown = events
+        .iter()
+        .find(|e| e["type"] == "question_asked" && e["question_id"] == unseen.to_string())
+        .unwrap_or_else(|| panic!("the stored question is shown at the restart: {events:?}"));
+    assert_eq!(shown["questions"][0]["question"], "Which cache?");
+    assert_eq!(shown["call_id"], "call_unseen");
+    // The run still waits on its own question, which an answer continues.
+    let (st, v) = s
+        .post(
+            &format!("/api/questions/{}", asked["question_id"].as_str().unwrap()),
+            json!({"answers": [["Postgres"]]}),
+        )
+        .await;
+    assert!(st < 300, "{st} {v}");
+    let fin = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(fin["status"], "completed", "{fin}");
+}

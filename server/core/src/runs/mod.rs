@@ -530,7 +530,17 @@ impl RunManager {
             .get_session(&r.session_id)
             .await
             .is_ok_and(|s| s.parent_id.is_none());
-        if root && r.trigger != RunTrigger::Compact && prompts.iter().all(|p| left(p) > 0) {
+        // A prompt stored but never shown (the server died between the two writes): a
+        // question is shown now, as asked; an approval or a plan ends the run as if it had
+        // not started waiting (what it shows is only in its request).
+        let mut shown = true;
+        for p in &prompts {
+            if !self.announced(p).await {
+                shown = false;
+            }
+        }
+        if shown && root && r.trigger != RunTrigger::Compact && prompts.iter().all(|p| left(p) > 0)
+        {
             for p in prompts {
                 let wait = std::time::Duration::from_millis(left(&p).unsigned_abs());
                 park(&self.deps.prompts, p, wait);
@@ -558,6 +568,42 @@ impl RunManager {
             duration_ms: 0,
         };
         self.end(&r.session_id, &r.id, &end).await;
+    }
+
+    /// Whether a waiting prompt's request is in its session's log; a question that is not is
+    /// recorded now (its row holds all it asks).
+    async fn announced(&self, p: &PendingPrompt) -> bool {
+        let (kind, field) = match p.kind.as_str() {
+            "approval" => ("approval_requested", "approval_id"),
+            "question" => ("question_asked", "question_id"),
+            _ => ("plan_proposed", "plan_id"),
+        };
+        let store = &self.deps.store;
+        match store
+            .has_event_naming(&p.session_id, kind, field, &p.id)
+            .await
+        {
+            Ok(true) => true,
+            Ok(false) if p.kind == "question" => {
+                let Ok(questions) = serde_json::from_str(&p.questions) else {
+                    return false;
+                };
+                let asked = EventPayload::QuestionAsked {
+                    question_id: p.id.as_str().into(),
+                    call_id: p.call_id.clone(),
+                    questions,
+                };
+                self.deps
+                    .events
+                    .append(&p.session_id, Some(&p.run_id), &asked)
+                    .await
+                    .is_ok()
+            }
+            // An approval or a plan never shown.
+            Ok(false) => false,
+            // The log could not be read: taken as shown, as before this check.
+            Err(_) => true,
+        }
     }
 
     /// A prompt of a run that ends at start-up: expired with [`NOT_ANSWERED`], and its call's

@@ -159,6 +159,27 @@ impl Store {
         Ok(row.and_then(|r| r.0))
     }
 
+    /// Whether the session's log holds an event of type `kind` whose `field` is `id` (a prompt's
+    /// request: `approval_requested` by `approval_id`, …).
+    pub async fn has_event_naming(
+        &self,
+        session_id: &SessionId,
+        kind: &str,
+        field: &str,
+        id: &str,
+    ) -> StoreResult<bool> {
+        let pattern = format!("%\"{field}\":\"{id}\"%");
+        let row: Option<(i64,)> = sqlx::query_as(
+            "SELECT seq FROM events WHERE session_id = $1 AND type = $2 AND data LIKE $3 LIMIT 1",
+        )
+        .bind(session_id)
+        .bind(kind)
+        .bind(pattern)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.is_some())
+    }
+
     /// The data of a session's last `limit` events of one type, newest first.
     pub async fn events_of_type(
         &self,

@@ -458,6 +458,15 @@ async fn cpu_per_delta(bin: &Path, ws_dir: &Path, delay: Duration, replies: usiz
     let mock = Mock::default();
     let url = mock.serve().await;
     let home = TempDir::new("bench-hot-stream");
+    // No model-written titles: each session's first run would call the model once more (and
+    // take a scripted reply meant for the next run).
+    let state = home.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(
+        state.join("config.json"),
+        r#"{"titles": {"enabled": false}}"#,
+    )
+    .unwrap();
     let (mut child, base) = spawn_binary_at(
         bin,
         &[

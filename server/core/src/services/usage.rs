@@ -26,10 +26,7 @@ pub fn day_label(days: i64) -> String {
 }
 
 fn row(r: &UsageTotalsRow, key: String, title: Option<String>) -> UsageRow {
-    let mut usage = r.usage();
-    if r.unpriced_calls > 0 && r.cost_usd == 0.0 {
-        usage.cost_usd = None;
-    }
+    let usage = r.usage();
     UsageRow {
         key,
         title,

@@ -43,14 +43,17 @@ pub struct UsageTotalsRow {
 }
 
 impl UsageTotalsRow {
+    /// The totals as usage: the cost is unknown (null) when calls had no price and nothing
+    /// priced was spent.
     pub fn usage(&self) -> Usage {
         let n = |v: i64| u64::try_from(v).unwrap_or(0);
+        let unknown = self.unpriced_calls > 0 && self.cost_usd == 0.0;
         Usage {
             input_tokens: n(self.input_tokens),
             output_tokens: n(self.output_tokens),
             cached_input_tokens: n(self.cached_input_tokens),
             reasoning_tokens: n(self.reasoning_tokens),
-            cost_usd: Some(self.cost_usd),
+            cost_usd: (!unknown).then_some(self.cost_usd),
             estimated: false,
         }
     }
@@ -155,13 +158,7 @@ impl Store {
         .bind(run)
         .fetch_optional(self.pool())
         .await?;
-        Ok(r.filter(|r| r.calls > 0).map(|r| {
-            let mut u = r.usage();
-            if r.unpriced_calls > 0 && r.cost_usd == 0.0 {
-                u.cost_usd = None;
-            }
-            u
-        }))
+        Ok(r.filter(|r| r.calls > 0).map(|r| r.usage()))
     }
 
     /// How many subagent sessions `session` has at every depth, and the totals of their model
@@ -170,10 +167,16 @@ impl Store {
         &self,
         session: &SessionId,
     ) -> StoreResult<(i64, Option<UsageTotalsRow>)> {
-        const TREE: &str = "WITH RECURSIVE tree(id) AS (SELECT id FROM sessions WHERE parent_id = $1 \
-             UNION ALL SELECT s.id FROM sessions s JOIN tree t ON s.parent_id = t.id) ";
+        // The session's subagents at every depth, the parent named by parameter `$p`.
+        let tree = |p: u8| {
+            format!(
+                "WITH RECURSIVE tree(id) AS (SELECT id FROM sessions WHERE parent_id = ${p} \
+                 UNION ALL SELECT s.id FROM sessions s JOIN tree t ON s.parent_id = t.id) "
+            )
+        };
         let (n,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "{TREE}SELECT CAST(COUNT(*) AS BIGINT) FROM tree"
+            "{}SELECT CAST(COUNT(*) AS BIGINT) FROM tree",
+            tree(1)
         )))
         .bind(session)
         .fetch_one(self.pool())
@@ -182,16 +185,13 @@ impl Store {
             return Ok((0, None));
         }
         let q = format!(
-            "{TREE}SELECT 'subagents' AS key, CAST(COUNT(*) AS BIGINT) AS calls, \
-             CAST(COALESCE(SUM(input_tokens), 0) AS BIGINT) AS input_tokens, \
-             CAST(COALESCE(SUM(output_tokens), 0) AS BIGINT) AS output_tokens, \
-             CAST(COALESCE(SUM(cached_input_tokens), 0) AS BIGINT) AS cached_input_tokens, \
-             CAST(COALESCE(SUM(reasoning_tokens), 0) AS BIGINT) AS reasoning_tokens, \
-             CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION) AS cost_usd, \
-             CAST(COALESCE(SUM(CASE WHEN cost_usd IS NULL AND input_tokens + output_tokens > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS unpriced_calls \
-             FROM model_calls WHERE session_id IN (SELECT id FROM tree)"
+            "{}{}",
+            tree(3),
+            totals!("'subagents'", "AND session_id IN (SELECT id FROM tree)")
         );
         let row = sqlx::query_as::<_, UsageTotalsRow>(sqlx::AssertSqlSafe(q))
+            .bind(0_i64)
+            .bind(i64::MAX)
             .bind(session)
             .fetch_one(self.pool())
             .await?;

@@ -164,6 +164,11 @@ pub async fn assemble(
             blocked_repeats: cfg.goal.blocked_repeats(),
             queue: queue.0.clone(),
         }),
+        Arc::new(crate::comments::ReviewAnswers {
+            store: store.clone(),
+            events: events.clone(),
+            awaiting: deps.awaiting.clone(),
+        }),
         Arc::new(crate::hooks::StopTurns {
             store: store.clone(),
             events: events.clone(),

@@ -7,11 +7,11 @@
 //! module, macro bodies included, against this list, and fails on an upward one with its
 //! file and line):
 //!
-//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills, agents, plugins
+//! 1. util, slot, state_dir, keystore, http_client, net, probe, files, models, beneath, instructions, skills, agents, plugins, review
 //! 2. store, attachments, artifacts, secret_env
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
-//! 5. sandbox, pending, goals, plan, usage, workspace_config
+//! 5. sandbox, pending, goals, plan, usage, workspace_config, comments
 //! 6. children, tasks, hooks
 //! 7. tools
 //! 8. mcp
@@ -34,6 +34,7 @@ pub mod attachments;
 pub mod auth;
 pub mod beneath;
 pub mod children;
+pub mod comments;
 pub mod config;
 pub mod events;
 pub mod files;
@@ -53,6 +54,7 @@ pub mod policy_check;
 pub mod probe;
 pub mod provider;
 pub mod push;
+pub mod review;
 pub mod runs;
 pub mod sandbox;
 pub mod scheduler;

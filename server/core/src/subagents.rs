@@ -108,7 +108,10 @@ pub struct ChildView {
 }
 
 /// The latest assistant text of a session (a subagent's answer).
-async fn final_answer(store: &Store, session: &crate::protocol::SessionId) -> Option<String> {
+pub(crate) async fn final_answer(
+    store: &Store,
+    session: &crate::protocol::SessionId,
+) -> Option<String> {
     let parts = store.latest_assistant_parts(session, 20).await.ok()?;
     parts.iter().find_map(|p| {
         serde_json::from_str::<crate::store::StoredParts>(p)

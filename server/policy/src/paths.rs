@@ -22,6 +22,19 @@ pub struct PathPolicy {
     /// Canonical state directory (hard-denied).
     pub state_dir: PathBuf,
     pub home: Option<PathBuf>,
+    /// A worktree session's share of its repository's git directory (outside its roots): what
+    /// its commands may write there to record work on its own branch.
+    pub lent_git: Option<LentGit>,
+}
+
+/// The git directory a worktree session's commands write: the repository's shared one
+/// (`common`, the main checkout's `.git`: objects, refs, logs, packed-refs) and the worktree's
+/// own state in it (`own`, `common/worktrees/<slug>`). Its hooks, config, info, other
+/// worktrees' state and the main checkout's `HEAD` and index stay read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LentGit {
+    pub common: PathBuf,
+    pub own: PathBuf,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +96,7 @@ impl PathPolicy {
             extra_roots: extra_roots.iter().map(|r| canon(r)).collect(),
             state_dir: canon(state_dir),
             home: std::env::var_os("HOME").map(PathBuf::from),
+            lent_git: None,
         }
     }
 
@@ -90,7 +104,17 @@ impl PathPolicy {
     pub fn with_workspace(&self, workspace: &Path) -> PathPolicy {
         PathPolicy {
             workspace: std::fs::canonicalize(workspace).unwrap_or_else(|_| normalize(workspace)),
+            lent_git: None,
             ..self.clone()
+        }
+    }
+
+    /// A worktree session's policy: its worktree as the workspace, and the git directory it
+    /// records its work in lent to its commands.
+    pub fn with_worktree(&self, workspace: &Path, lent: LentGit) -> PathPolicy {
+        PathPolicy {
+            lent_git: Some(lent),
+            ..self.with_workspace(workspace)
         }
     }
 

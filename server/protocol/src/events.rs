@@ -294,6 +294,17 @@ pub enum EventPayload {
         summary: String,
         status: ChildPendingStatus,
     },
+    /// A line comment was written on the session's review or one of its plans.
+    ReviewCommentAdded { comment: ReviewComment },
+    /// A comment changed: its text, sent to the agent, or answered.
+    ReviewCommentUpdated { comment: ReviewComment },
+    /// A comment resolved (by the user, or its lines changed after it was sent), or was deleted
+    /// (`deleted`).
+    ReviewCommentResolved {
+        comment: ReviewComment,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        deleted: bool,
+    },
 }
 
 impl EventType {
@@ -337,6 +348,9 @@ impl EventPayload {
             EventPayload::PlanDecided { .. } => "plan_decided",
             EventPayload::GoalUpdated { .. } => "goal_updated",
             EventPayload::ChildPending { .. } => "child_pending",
+            EventPayload::ReviewCommentAdded { .. } => "review_comment_added",
+            EventPayload::ReviewCommentUpdated { .. } => "review_comment_updated",
+            EventPayload::ReviewCommentResolved { .. } => "review_comment_resolved",
         }
     }
 }
@@ -407,6 +421,6 @@ mod tests {
         assert_eq!(v.as_ref().and_then(|v| v["type"].as_str()), Some(p.kind()));
         let t: &'static str = EventType::from(&p).into();
         assert_eq!(t, p.kind());
-        assert_eq!(EventType::all().count(), 30);
+        assert_eq!(EventType::all().count(), 33);
     }
 }

@@ -142,4 +142,6 @@ ids!(
     GoalId,
     /// A memory's id (a ULID).
     MemoryId,
+    /// A review comment's id (a ULID): a line comment on a session's review or a plan.
+    ReviewCommentId,
 );

@@ -47,6 +47,9 @@ pub struct Session {
     /// (absent while it runs, before its first run, and in every other listing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_run_status: Option<RunStatus>,
+    /// The git worktree the session works in, when it was created with `worktree: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<SessionWorktree>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -106,6 +109,13 @@ pub struct CreateSessionParams {
     pub title: Option<String>,
     pub agent: Option<AgentName>,
     pub mode: Option<Mode>,
+    /// Work in a git worktree of its own (`git worktree add -b tw/<slug>`), so sessions of one
+    /// repository never edit the same files. Default: config.json's `worktrees.default`
+    /// (false). The workspace must be in a git repository with at least one commit.
+    pub worktree: Option<bool>,
+    /// The branch (or commit) the worktree starts from; default: the main checkout's `HEAD`.
+    #[schema(min_length = 1, max_length = 250)]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]

@@ -43,6 +43,16 @@ pub struct PlanRevision {
     pub removed: Vec<String>,
     pub dropped: Vec<DroppedDiagram>,
     pub files: Vec<ArtifactFile>,
+    /// This revision's answers to the comments on earlier ones ("Request changes").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<CommentAnswer>,
+}
+
+/// A plan revision's answer to one comment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CommentAnswer {
+    pub comment: crate::ReviewCommentId,
+    pub text: String,
 }
 
 // ---- Background tasks ----

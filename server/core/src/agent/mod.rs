@@ -73,6 +73,8 @@ pub struct LoopEnv {
     pub live: Arc<crate::subagents::Live>,
     /// What tools may use of the services (handed to every call through the run's `ToolHost`).
     pub tools: Arc<crate::tools::ToolServices>,
+    /// The runs that got review comments, whose answers reply to them.
+    pub awaiting: Arc<crate::comments::Awaiting>,
     /// The tool lists offered so far, per agent and flag set (built once each).
     offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
 }
@@ -94,6 +96,7 @@ impl LoopEnv {
             snapshots: Arc::new(crate::undo::Snapshots::new(&cfg.state_dir, store.clone())),
             attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
             history: Arc::default(),
+            awaiting: Arc::default(),
             offered: parking_lot::Mutex::default(),
             cfg,
             store,

@@ -6,9 +6,8 @@ use super::*;
 /// Execute one run to its end. Never panics on model or user input.
 pub async fn run(deps: &LoopEnv, spec: &RunSpec) -> Finished {
     let started = Instant::now();
-    let ws = std::path::Path::new(&spec.session.workspace);
     let (profile, agent, mode) = agent_of(deps, spec).await;
-    let paths = deps.paths.with_workspace(ws);
+    let paths = crate::sandbox::session_paths(&deps.paths, &spec.session);
     let (history, complete) = load_history(deps, spec).await;
     let mut model = match &profile {
         Ok(Some(p)) => profile_model(deps, spec, p),

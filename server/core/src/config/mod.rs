@@ -40,6 +40,7 @@ pub struct FileConfig {
     pub sandbox: SandboxSettings,
     pub webfetch: WebFetchSettings,
     pub websearch: WebSearchSettings,
+    pub worktrees: WorktreeSettings,
     pub mcp: McpSettings,
     /// The MCP servers in the form other clients use (`{"mcpServers": {NAME: {...}}}`); merged
     /// with `mcp.servers` (which wins on a name in both).
@@ -177,6 +178,33 @@ pub struct WebSearchSettings {
     /// The public SearXNG instance offered when nothing is chosen (`https://searx.be` when
     /// unset): the web app asks once before the first search goes there.
     pub public_searxng_url: Option<String>,
+}
+
+/// `worktrees` in config.json: a session in a git worktree of its own
+/// (`POST /api/sessions {worktree: true}`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorktreeSettings {
+    /// New sessions get a worktree unless they say otherwise (default false).
+    pub default: bool,
+    /// Where worktrees are made (`<dir>/<repo name>-<hash>/<slug>`); default
+    /// `~/.local/share/tradewind/worktrees`. Never inside the repository or the state directory.
+    pub dir: Option<PathBuf>,
+    /// Untracked files of the main checkout copied into a new worktree (`.env`), relative to
+    /// the repository.
+    pub copy: Vec<String>,
+    /// A command run in a new worktree, through the gate (`npm ci`).
+    pub setup: Option<String>,
+}
+
+impl WorktreeSettings {
+    /// The folder worktrees are made in.
+    pub fn root(&self, home: Option<&Path>) -> Option<PathBuf> {
+        match &self.dir {
+            Some(d) => Some(d.clone()),
+            None => home.map(|h| h.join(".local/share/tradewind/worktrees")),
+        }
+    }
 }
 
 /// Origins network tools may reach on a private address without asking: the ones the user
@@ -447,6 +475,8 @@ pub struct Config {
     pub sandbox: SandboxSettings,
     pub webfetch: WebFetchSettings,
     pub websearch: WebSearchSettings,
+    /// `worktrees` in config.json: sessions in git worktrees of their own.
+    pub worktrees: WorktreeSettings,
     /// MCP servers (`mcp.servers` and `mcpServers`); `allow`: `--allow-mcp` or `mcp.allow`.
     pub mcp: McpSettings,
     /// Context windows and prices.
@@ -632,6 +662,7 @@ impl Config {
             sandbox: file.sandbox,
             webfetch: file.webfetch,
             websearch: file.websearch,
+            worktrees: file.worktrees,
             mcp: {
                 let mut m = file.mcp;
                 for (name, def) in file.mcp_servers {
@@ -764,6 +795,7 @@ impl Config {
             sandbox: SandboxSettings::default(),
             webfetch: WebFetchSettings::default(),
             websearch: WebSearchSettings::default(),
+            worktrees: WorktreeSettings::default(),
             mcp: McpSettings::default(),
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),

@@ -45,6 +45,19 @@ pub struct ExitPlanArgs {
     #[serde(default)]
     #[schemars(length(max = 5))]
     pub diagrams: Vec<DiagramArg>,
+    /// After "Request changes": one answer per comment the user made on the plan (its id from
+    /// the `[c:ID]` tag, and what you changed or why not).
+    #[serde(default)]
+    #[schemars(length(max = 50))]
+    pub answers: Vec<AnswerArg>,
+}
+
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerArg {
+    /// The comment's id (what follows `c:` in its tag).
+    pub comment: String,
+    pub text: String,
 }
 
 pub use crate::protocol::{ArtifactFile, DroppedDiagram, PlanDiagram, PlanRevision};
@@ -154,6 +167,25 @@ pub async fn publish(
             })
             .collect(),
         files: Vec::new(),
+        answers: args
+            .answers
+            .iter()
+            .take(50)
+            .filter(|a| {
+                !a.text.trim().is_empty()
+                    && (1..=64).contains(&a.comment.len())
+                    && a.comment.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
+            .map(|a| crate::protocol::CommentAnswer {
+                comment: a.comment.as_str().into(),
+                text: a
+                    .text
+                    .trim()
+                    .chars()
+                    .take(crate::comments::MAX_ANSWER_CHARS)
+                    .collect(),
+            })
+            .collect(),
     };
     if !rev.diagrams.is_empty() {
         for d in &rev.diagrams {

@@ -424,6 +424,8 @@ impl Jail {
                 .iter()
                 .chain(&job.roots)
                 .chain(&job.writable)
+                .chain(job.lent_git.as_ref().map(|l| &l.common))
+                .chain(&job.git_admin)
                 .chain(writable_allows)
                 .chain(&self.cache_root)
                 .map(PathBuf::as_path),
@@ -526,6 +528,11 @@ impl Jail {
                 None => std::borrow::Cow::Owned(super::guard::Snapshot::take(roots)),
             };
             protect_roots(a, b, roots, job, &seen);
+        }
+        if let Some(lent) = &job.lent_git {
+            lend_git(a, b, &lent.common, Some(&lent.own));
+        } else if let Some(g) = &job.git_admin {
+            lend_git(a, b, g, None);
         }
         for r in roots {
             if self.state_dir.starts_with(r) && self.state_dir.is_dir() {
@@ -707,6 +714,46 @@ fn protect_roots(
             a.extend(["--ro-bind".into(), "/dev/null".into(), f.into()]);
         }
     }
+}
+
+/// A worktree session's share of its repository's git directory: the shared `.git` writable as a
+/// folder (git rewrites `packed-refs` and the refs by renaming a `.lock` beside them, which a
+/// bind of the file itself would refuse), with read-only on top what records no work on the
+/// session's branch: the hooks, config and the other entries of [`list::READ_ONLY_IN_ROOTS`],
+/// the other worktrees' state, this worktree's `commondir` and `gitdir` (which redirect it),
+/// and the main checkout's `HEAD` and index. A rename onto one of these fails, so they stay as
+/// they are. Git's programs are pinned as for an approved git command. Without `own` (the
+/// server's own `git worktree add`/`remove`): the shared directory with only its hooks, config
+/// and info read-only.
+fn lend_git(a: &mut Vec<OsString>, b: &mut Binder, common: &Path, own: Option<&Path>) {
+    if b.bind(a, common, common, true, false).is_err() {
+        return;
+    }
+    protect_inside(a, b, common, common);
+    let mut read_only: Vec<PathBuf> = Vec::new();
+    if let Some(own) = own {
+        read_only.extend(
+            ["HEAD", "index", "ORIG_HEAD", "FETCH_HEAD", "shallow"].map(|f| common.join(f)),
+        );
+        if let Ok(rd) = std::fs::read_dir(common.join("worktrees")) {
+            read_only.extend(
+                rd.flatten()
+                    .take(500)
+                    .map(|e| e.path())
+                    .filter(|p| p != own),
+            );
+        }
+        read_only.extend(["commondir", "gitdir"].map(|f| own.join(f)));
+    }
+    for p in read_only {
+        match b.bind(a, &p, &p, false, false) {
+            Ok(()) | Err(Found::Missing | Found::Link) => {}
+            Err(Found::Special | Found::Open { .. }) => {
+                a.extend(["--ro-bind".into(), "/dev/null".into(), p.into_os_string()]);
+            }
+        }
+    }
+    pin_git_programs(a);
 }
 
 /// Settings that make git run a program, pinned for a command whose approval opened a git

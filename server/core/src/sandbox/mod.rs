@@ -61,6 +61,12 @@ pub struct Job {
     pub writable: Vec<PathBuf>,
     /// Files bound read-only over a path (a filtered `.git/config`).
     pub bind_over: Vec<(PathBuf, PathBuf)>,
+    /// A worktree session's share of its repository's git directory (outside its roots),
+    /// writable with its hooks, config and the other control files read-only on top.
+    pub lent_git: Option<crate::policy::paths::LentGit>,
+    /// The server's own `git worktree add`/`remove` on a repository's shared git directory:
+    /// writable, with its hooks, config and info read-only on top.
+    pub git_admin: Option<PathBuf>,
     /// No network at all (besides the server's `sandbox.network: deny`).
     pub network_deny: bool,
     /// An install the user approved (a plugin's, the analysis extras'): the network is allowed
@@ -108,6 +114,7 @@ impl Job {
         roots.extend(paths.extra_roots.iter().cloned());
         Job {
             roots,
+            lent_git: paths.lent_git.clone(),
             ..Job::default()
         }
     }
@@ -119,6 +126,43 @@ impl Job {
             ..Job::in_roots(paths)
         }
     }
+}
+
+/// A session's path policy: the server's for its workspace, and for a session in a worktree
+/// the share of the repository's git directory its commands write (see `Job::lent_git`).
+pub fn session_paths(
+    base: &crate::policy::paths::PathPolicy,
+    row: &crate::store::SessionRow,
+) -> crate::policy::paths::PathPolicy {
+    let ws = Path::new(&row.workspace);
+    let lent = row
+        .worktree
+        .as_deref()
+        .and_then(|w| serde_json::from_str::<crate::protocol::SessionWorktree>(w).ok())
+        .map(|w| lent_git_of(&w));
+    match lent {
+        Some(l) => base.with_worktree(ws, l),
+        None => base.with_workspace(ws),
+    }
+}
+
+/// What a worktree's commands write of its repository's git directory: the shared one, and
+/// the worktree's own folder in it (the one its `.git` file names when that lies in
+/// `<common>/worktrees/`, else `<common>/worktrees/<folder name>`).
+pub fn lent_git_of(w: &crate::protocol::SessionWorktree) -> crate::policy::paths::LentGit {
+    let common = PathBuf::from(&w.git_dir);
+    let dir = PathBuf::from(&w.dir);
+    let within = common.join("worktrees");
+    let own = std::fs::read_to_string(dir.join(".git"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("gitdir:"))
+                .map(|g| crate::policy::paths::normalize(Path::new(g.trim())))
+        })
+        .filter(|g| g.parent() == Some(within.as_path()))
+        .unwrap_or_else(|| within.join(dir.file_name().unwrap_or_default()));
+    crate::policy::paths::LentGit { common, own }
 }
 
 #[derive(Debug, Clone)]
@@ -912,13 +956,28 @@ impl Sandbox {
                 let mut cmd = tokio::process::Command::new(&self.helper);
                 cmd.arg("sandbox-exec");
                 let cache = fallback.cache_for(job);
+                // Landlock cannot make a file read-only inside a writable folder: a worktree
+                // session gets only the folders git records its work in (a `packed-refs`
+                // rewrite fails there).
+                let lent: Vec<PathBuf> = job
+                    .lent_git
+                    .iter()
+                    .flat_map(|l| {
+                        ["objects", "refs", "logs"]
+                            .map(|d| l.common.join(d))
+                            .into_iter()
+                            .chain([l.own.clone()])
+                    })
+                    .chain(job.git_admin.iter().cloned())
+                    .collect();
                 let rw = job
                     .roots
                     .iter()
-                    .chain(&job.writable)
                     .chain(&base.rw)
                     .chain(&cache)
-                    .filter(|_| !job.read_only_roots);
+                    .filter(|_| !job.read_only_roots)
+                    .chain(&job.writable)
+                    .chain(&lent);
                 for p in rw {
                     cmd.arg("--rw").arg(p);
                 }

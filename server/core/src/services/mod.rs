@@ -13,6 +13,7 @@ mod mcp;
 mod memory;
 pub mod plugins;
 mod provider;
+mod review;
 mod search;
 mod sessions;
 pub mod skills;
@@ -20,6 +21,7 @@ mod undo;
 pub mod usage;
 pub mod views;
 mod websearch;
+mod worktrees;
 
 use std::sync::Arc;
 

@@ -96,19 +96,63 @@ impl Core {
                 m => m,
             },
         };
-        let row = self
+        let agent = self.checked_agent(&workspace, p.agent.as_ref()).await?;
+        let id: crate::protocol::SessionId = crate::util::new_id().into();
+        let wanted = p.worktree.unwrap_or(self.cfg.worktrees.default);
+        if p.base.is_some() && !wanted {
+            return Err(ServiceError::Invalid(
+                "base is for a session in a worktree (send worktree: true)".into(),
+            ));
+        }
+        // Only a worktree asked for refuses a workspace outside git; `worktrees.default` makes
+        // one where it can.
+        let worktree = match wanted {
+            true if p.worktree == Some(true) || self.repo_of(&workspace).is_ok() => Some(
+                self.make_worktree(&id, &workspace, p.base.as_deref())
+                    .await?,
+            ),
+            _ => None,
+        };
+        let ws = worktree.as_ref().map_or(&workspace, |(w, _)| w);
+        let made = self
             .store
-            .create_session(
-                &crate::util::new_id().into(),
-                &title,
-                &workspace.to_string_lossy(),
-                self.checked_agent(&workspace, p.agent.as_ref()).await?,
-                mode,
-                None,
-            )
-            .await?;
+            .create_session(&id, &title, &ws.to_string_lossy(), agent, mode, None)
+            .await;
+        let row = match (made, worktree) {
+            (Ok(_), Some((_, wt))) => {
+                let json = serde_json::to_string(&wt).unwrap_or_default();
+                self.store.set_session_worktree(&id, &json).await?;
+                self.start_worktree_setup(&id).await;
+                self.load_session(&id).await?
+            }
+            (Ok(row), None) => row,
+            (Err(e), wt) => {
+                if let Some((_, wt)) = wt {
+                    let _ = self.remove_worktree(&wt, true).await;
+                }
+                return Err(e.into());
+            }
+        };
         self.events.touch(&row.id);
         Ok(row.into())
+    }
+
+    /// `worktrees.setup` in a new worktree, as a `!command` through the gate (it asks where
+    /// commands ask).
+    async fn start_worktree_setup(&self, id: &crate::protocol::SessionId) {
+        let Some(cmd) = self
+            .cfg
+            .worktrees
+            .setup
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        else {
+            return;
+        };
+        if let Err(e) = self.post_message(id, &format!("!{cmd}")).await {
+            tracing::warn!("worktrees.setup in session {id}: {e}");
+        }
     }
 
     /// Rename, switch agent or permission mode, archive or unarchive; clients hear
@@ -294,8 +338,14 @@ impl Core {
         Ok(crate::protocol::Forked { session, run_id })
     }
 
-    /// Delete a session and everything it owns; refused while a run is active.
-    pub async fn delete_session(&self, id: &crate::protocol::SessionId) -> ServiceResult<()> {
+    /// Delete a session and everything it owns; refused while a run is active. A session's
+    /// worktree is removed with it (its branch kept): refused while it has uncommitted changes
+    /// unless `force`.
+    pub async fn delete_session(
+        &self,
+        id: &crate::protocol::SessionId,
+        force: bool,
+    ) -> ServiceResult<()> {
         let row = self.load_session(id).await?;
         if matches!(row.status, SessionStatus::Running | SessionStatus::Waiting) {
             return Err(ServiceError::Conflict(
@@ -308,6 +358,18 @@ impl Core {
             return Err(ServiceError::Conflict(
                 "a subagent of this session is still running; cancel it first".into(),
             ));
+        }
+        // The worktree is the root's (a subagent and a fork share it): removed when the last
+        // session working in it goes.
+        let worktree = row
+            .worktree
+            .as_deref()
+            .and_then(|w| serde_json::from_str::<crate::protocol::SessionWorktree>(w).ok());
+        if let Some(wt) = &worktree
+            && row.parent_id.is_none()
+            && self.store.sessions_in_worktree(&row.worktree).await? <= 1 + tree.len()
+        {
+            self.remove_worktree(wt, force).await?;
         }
         self.store
             .delete_session(id)
@@ -376,9 +438,7 @@ impl Core {
             Some(id) => {
                 let row = self.load_session(id).await?;
                 let grants = self.grant_set(id).await?;
-                let paths = deps
-                    .paths
-                    .with_workspace(std::path::Path::new(&row.workspace));
+                let paths = crate::sandbox::session_paths(&deps.paths, &row);
                 let (agent, mode, _) = self.agent_of(&row.workspace, &row.agent, row.mode).await;
                 (paths, agent, mode, grants)
             }
@@ -545,10 +605,7 @@ impl Core {
         };
         let owner = crate::subagents::grant_owner(&self.store, &row).await;
         let grants = self.grant_set(id).await?;
-        let paths = self
-            .env
-            .paths
-            .with_workspace(std::path::Path::new(&row.workspace));
+        let paths = crate::sandbox::session_paths(&self.env.paths, &row);
         let job = crate::sandbox::Job::for_session(&paths, crate::policy::jail_paths(&grants));
         let admitted = sandbox.admit(&job, path).map_err(ServiceError::Invalid)?;
         // What it resolves to first (the grant returned), then the link's own path if any.

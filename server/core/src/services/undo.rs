@@ -109,7 +109,86 @@ fn outcome(sorted: Sorted, include: &[String]) -> Outcome {
     }
 }
 
+/// One file a session changed, as the review shows it: how it was before the session first
+/// changed it (`None`: it did not exist), and — when something else changed it after the
+/// session's last change — how the session left it.
+pub(crate) struct SessionChange {
+    pub path: String,
+    pub before: Option<crate::undo::objects::Entry>,
+    pub mine_last: Option<Option<crate::undo::objects::Entry>>,
+}
+
 impl Core {
+    /// The files a session's own runs changed, from its snapshots (its first run's `before`
+    /// to now); `Err` says why there is no base (snapshots off, or gone).
+    pub(crate) async fn session_changes(
+        &self,
+        row: &crate::store::SessionRow,
+    ) -> ServiceResult<Result<Vec<SessionChange>, String>> {
+        let ws = PathBuf::from(&row.workspace);
+        // The walk records what the last runs' marks stand for first.
+        let now = self.snapshot_now(&ws).await?;
+        let all = self.workspace_timeline(&row.workspace).await?;
+        let first = all
+            .marks
+            .iter()
+            .position(|m| m.session == row.id && m.taken == Some(Taken::Before));
+        let Some(i) = first else {
+            if !self.cfg.undo {
+                return Ok(Err(
+                    "snapshots are off (undo: false in config.json), so nothing records what this session changed".into(),
+                ));
+            }
+            let decisions = self.store.policy_decisions(&row.id).await?;
+            let changed = decisions.iter().any(|(_, d)| {
+                serde_json::from_str::<serde_json::Value>(d).is_ok_and(|v| {
+                    let effect =
+                        serde_json::from_value::<crate::protocol::Effect>(v["effect"].clone());
+                    v["decision"] == "allow"
+                        && effect.is_ok_and(|e| {
+                            let tool = v["tool"].as_str().unwrap_or("");
+                            crate::agent::changes_files(e, crate::agent::toolset::descriptor(tool))
+                        })
+                })
+            });
+            return Ok(if changed {
+                Err(format!(
+                    "this session's snapshots are gone (kept {} days: undoKeepDays), so its changes cannot be told apart",
+                    self.cfg.undo_keep_days
+                ))
+            } else {
+                Ok(Vec::new())
+            });
+        };
+        let tl = owners::timeline(&all.marks, Start::At(i), &now, &all.reverts);
+        let mut sorted = self
+            .env
+            .snapshots
+            .sort(&ws, &tl, &row.id)
+            .await
+            .map_err(git_err)?;
+        let mut out: Vec<SessionChange> = Vec::new();
+        for p in sorted.mine {
+            let mine_last = sorted.mine_last.remove(&p.path);
+            out.push(SessionChange {
+                path: p.path,
+                before: p.entry,
+                mine_last,
+            });
+        }
+        for k in sorted.kept {
+            if let Some(last) = sorted.mine_last.remove(&k.put.path) {
+                out.push(SessionChange {
+                    path: k.put.path,
+                    before: k.put.entry,
+                    mine_last: Some(last),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Ok(out))
+    }
+
     /// Whether the gate let any of `runs` make a call that can change the workspace's files.
     async fn allowed_changes(
         &self,

@@ -28,6 +28,8 @@ pub struct SessionRow {
     pub status: SessionStatus,
     /// Derived: whether the session has a goal (in any status).
     pub has_goal: bool,
+    /// The git worktree the server made for the session (JSON of `worktree::Worktree`).
+    pub worktree: Option<String>,
 }
 
 /// Read by hand (not derived) for its flags: both backends store them as integers 0/1, which
@@ -74,6 +76,7 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for SessionRow {
                 SessionStatus::try_from(row.try_get::<String, _>("status")?),
             )?,
             has_goal: flag("has_goal")?,
+            worktree: row.try_get("worktree")?,
         })
     }
 }
@@ -85,7 +88,7 @@ macro_rules! select_sessions {
     ($tail:literal) => {
         concat!(
             "SELECT s.id, s.title, s.workspace, s.agent, s.mode, s.archived, s.parent_id, s.last_seq, s.created_at, s.updated_at, ",
-            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, s.provider, s.model, ",
+            "s.forked_from_session, s.forked_from_seq, s.spend_cap_usd, s.reasoning_effort, s.provider, s.model, s.worktree, ",
             "CASE WHEN EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = $1) ",
             "  OR EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id AND q.status = $2) ",
             "  OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.status = $3) ",
@@ -203,8 +206,8 @@ impl Store {
         let now = now_ms();
         sqlx::query(
             "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at, \
-             spend_cap_usd, reasoning_effort, provider, model) \
-             VALUES ($1, $2, $3, $4, $5, 0, $6, 0, $7, $8, $9, $10, $11, $12)",
+             spend_cap_usd, reasoning_effort, provider, model, worktree) \
+             VALUES ($1, $2, $3, $4, $5, 0, $6, 0, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(id)
         .bind(title)
@@ -218,6 +221,7 @@ impl Store {
         .bind(parent.reasoning_effort.0.map(|e| e.as_str()))
         .bind(&parent.provider)
         .bind(&parent.model)
+        .bind(&parent.worktree)
         .execute(self.pool())
         .await?;
         Ok(SessionRow {
@@ -239,7 +243,29 @@ impl Store {
             model: parent.model.clone(),
             status: SessionStatus::Idle,
             has_goal: false,
+            worktree: parent.worktree.clone(),
         })
+    }
+
+    /// Record the git worktree the server made for a session (JSON of
+    /// `protocol::SessionWorktree`).
+    pub async fn set_session_worktree(&self, id: &SessionId, worktree: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE sessions SET worktree = $1 WHERE id = $2")
+            .bind(worktree)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// How many sessions work in this worktree (the same JSON).
+    pub async fn sessions_in_worktree(&self, worktree: &Option<String>) -> StoreResult<usize> {
+        let Some(w) = worktree else { return Ok(0) };
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sessions WHERE worktree = $1")
+            .bind(w)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(usize::try_from(n).unwrap_or(0))
     }
 
     /// The subagent sessions a session started, oldest first.
@@ -433,6 +459,10 @@ impl From<SessionRow> for crate::protocol::Session {
             parent_id: r.parent_id,
             has_goal: r.has_goal,
             last_run_status: None,
+            worktree: r
+                .worktree
+                .as_deref()
+                .and_then(|w| serde_json::from_str(w).ok()),
         }
     }
 }
@@ -456,8 +486,8 @@ impl Store {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         sqlx::query(
-            "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at, forked_from_session, forked_from_seq) \
-             VALUES ($1, $2, $3, $4, $5, 0, NULL, $6, $7, $8, $9, $10)",
+            "INSERT INTO sessions (id, title, workspace, agent, mode, archived, parent_id, last_seq, created_at, updated_at, forked_from_session, forked_from_seq, worktree) \
+             VALUES ($1, $2, $3, $4, $5, 0, NULL, $6, $7, $8, $9, $10, $11)",
         )
         .bind(f.new_id)
         .bind(f.title)
@@ -469,6 +499,7 @@ impl Store {
         .bind(now)
         .bind(f.from)
         .bind(f.at_seq)
+        .bind(&src.worktree)
         .execute(&mut *tx)
         .await?;
         sqlx::query(

@@ -321,20 +321,31 @@ fn attribute_drivers(repo: &Repo) -> Vec<String> {
     names
 }
 
-async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {
-    let sandbox = ctx.services().sandbox.get().await;
-    let sandbox = sandbox.as_deref();
-    let job = git_job(repo, &ctx.paths.state_dir);
+/// A reading git (status, diff, show) on `repo` as `job` confines it: no pager, no external
+/// diff, and — where no jail replaces the config — every configured filter blanked.
+pub(crate) async fn reading_git(
+    sandbox: Option<&crate::sandbox::Sandbox>,
+    job: &crate::sandbox::Job,
+    repo: &Repo,
+    args: &[&str],
+) -> Result<tokio::process::Command, String> {
     let mut all: Vec<String> = ["-c", "core.pager=cat", "-c", "diff.external="]
         .map(String::from)
         .to_vec();
     if !sandbox.is_some_and(crate::sandbox::Sandbox::jailed) {
-        all.extend(filter_overrides(sandbox, &job, repo).await);
+        all.extend(filter_overrides(sandbox, job, repo).await);
     }
     all.push("--no-pager".into());
     all.extend(args.iter().map(|a| (*a).to_string()));
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
-    let mut cmd = match git_command(sandbox, &job, repo, &all) {
+    git_command(sandbox, job, repo, &all)
+}
+
+async fn git(ctx: &ToolCtx<'_>, repo: &Repo, args: &[&str]) -> ToolOutput {
+    let sandbox = ctx.services().sandbox.get().await;
+    let sandbox = sandbox.as_deref();
+    let job = git_job(repo, &ctx.paths.state_dir);
+    let mut cmd = match reading_git(sandbox, &job, repo, args).await {
         Ok(c) => c,
         Err(e) => return ToolOutput::err("sandbox_refused", e),
     };

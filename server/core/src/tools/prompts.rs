@@ -270,6 +270,17 @@ async fn propose(
         decided_at: None,
         render_errors: None,
     };
+    // Its answers reply to the comments on earlier revisions.
+    for a in &rev.answers {
+        crate::comments::answer(
+            &services.store,
+            &services.events,
+            &t.session().id,
+            &a.comment,
+            &a.text,
+        )
+        .await;
+    }
     let event = EventPayload::PlanProposed {
         plan_id: plan_id.clone(),
         artifact_id: artifact.id.clone(),

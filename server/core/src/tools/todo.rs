@@ -82,6 +82,7 @@ mod tests {
             extra_roots: vec![],
             state_dir: "/s".into(),
             home: None,
+            lent_git: None,
         }
     }
 

@@ -283,6 +283,14 @@ impl Snapshots {
             .map_err(blocking_err)?
     }
 
+    /// The stored contents of `hashes` in `ws`'s store (`None`: not there any more).
+    pub async fn blobs(&self, ws: &Path, hashes: Vec<[u8; 32]>) -> Vec<Option<Vec<u8>>> {
+        let objects = self.store(ws).objects.clone();
+        tokio::task::spawn_blocking(move || hashes.iter().map(|h| objects.get(h).ok()).collect())
+            .await
+            .unwrap_or_default()
+    }
+
     /// The paths that differ between two snapshots.
     pub async fn changed(&self, ws: &Path, a: &str, b: &str) -> Result<Vec<String>, String> {
         if a == b {

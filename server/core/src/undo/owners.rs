@@ -192,6 +192,9 @@ pub struct Sorted {
     pub hand_edited: Vec<String>,
     /// The rest: left as they are unless the user names them.
     pub kept: Vec<Kept>,
+    /// Files this session changed that something else changed after it (by hand, another
+    /// session): how the file was after this session's last change to it.
+    pub mine_last: BTreeMap<String, Option<Entry>>,
 }
 
 /// One change of a file: what it became, and who changed it (no session: by hand).
@@ -315,6 +318,12 @@ fn sorted(files: BTreeMap<String, Steps>, me: &SessionId) -> Sorted {
             continue;
         };
         let since = &steps.done[first..];
+        let last_mine = since.iter().rposition(|s| s.by.contains(me));
+        if let Some(i) = last_mine
+            && i + 1 < since.len()
+        {
+            out.mine_last.insert(put.path.clone(), since[i].entry);
+        }
         if let Some(s) = since.iter().rev().find(|s| !others(&s.by).is_empty()) {
             // Another session's run changed it after this session did (or at the same time).
             out.kept.push(Kept {

@@ -11,6 +11,7 @@ mod memories;
 mod misc;
 mod plans;
 mod push;
+mod review;
 pub mod runs;
 pub mod sessions;
 mod settings;
@@ -112,6 +113,7 @@ impl std::ops::Deref for AppState {
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
         usage::search, usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
+        review::get_review, review::hunk_action, review::list_comments, review::add_comment, review::patch_comment, review::delete_comment, review::send_comments, review::list_branches,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part, crate::protocol::WsClientFrame, crate::protocol::WsServerFrame)),
     modifiers(&SecurityAddon),
@@ -131,6 +133,7 @@ impl std::ops::Deref for AppState {
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
         (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them; review and approve a workspace's own .tradewind/config.json."),
         (name = "usage", description = "Tokens and cost per model call, summed by session, model or day; a session's context fill; spend caps; and compacting a conversation."),
+        (name = "review", description = "A session's review: everything it changed as one diff (a worktree's, or its own runs' snapshots), staging and reverting a hunk, line comments on the diff and on plans sent back to the agent, and the branches a worktree starts from."),
         (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
     )
 )]
@@ -182,6 +185,21 @@ fn long_session_routes() -> Router<AppState> {
             post(undo::import_session).layer(DefaultBodyLimit::max(MAX_LARGE_BODY_BYTES)),
         )
         .route("/api/sessions/{id}/revert", post(undo::revert))
+        .route("/api/sessions/{id}/review", get(review::get_review))
+        .route("/api/sessions/{id}/review/hunk", post(review::hunk_action))
+        .route(
+            "/api/sessions/{id}/review/comments",
+            get(review::list_comments).post(review::add_comment),
+        )
+        .route(
+            "/api/sessions/{id}/review/send",
+            post(review::send_comments),
+        )
+        .route(
+            "/api/review-comments/{id}",
+            axum::routing::patch(review::patch_comment).delete(review::delete_comment),
+        )
+        .route("/api/fs/branches", get(review::list_branches))
         .route("/api/sessions/{id}/redo", post(undo::redo))
         .route("/api/usage", get(usage::usage_report))
         .route("/api/search", get(usage::search))

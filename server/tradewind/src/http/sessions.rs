@@ -21,12 +21,14 @@ use crate::protocol::{
 /// `agent` defaults to `build`; another name must be `plan` or a custom agent the workspace
 /// has (`GET /api/agents`; an unknown one answers 422 naming those there are); `mode` to the server's default mode (`default_mode` in `GET
 /// /api/config`) for a caller with the `admin` scope, and to `ask` for one without it, whatever
-/// the server's default. Returns the new session.
+/// the server's default. `worktree: true` makes the session its own git worktree
+/// (`worktree` in the answer: its folder, branch `tw/<slug>` and base; `base` picks the branch
+/// it starts from, `GET /api/fs/branches` lists them). Returns the new session.
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = CreateSessionParams,
     responses((status = 201, description = "The new session", body = Session),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 409, description = "`mode_unsafe_here`: `full` where commands run in the sandbox's Landlock fallback, which cannot make it safe (the message says how to get the jail)", body = ErrorBody),
-              (status = 422, description = "A workspace that is not an existing absolute directory, an invalid title, or an unknown agent", body = ErrorBody)))]
+              (status = 422, description = "A workspace that is not an existing absolute directory, an invalid title, an unknown agent, or a worktree asked for outside a git repository or from a base that is not a commit", body = ErrorBody)))]
 pub async fn create_session(
     State(state): State<AppState>,
     Extension(granted): Extension<super::extract::Granted>,
@@ -200,22 +202,34 @@ pub async fn fork_session(
     ))
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DeleteQuery {
+    /// Delete a session in a worktree although the worktree has uncommitted changes (they are
+    /// lost; the branch is kept).
+    #[serde(default)]
+    pub force: bool,
+}
+
 /// Delete a session and everything it owns.
 ///
 /// Deletes the session's records with its runs, messages, events, approvals, questions, plans,
 /// artifacts, tasks and grants; its workspace's rules stay. It cannot be undone. Refused while
-/// a run is active or waiting for the user: cancel it first.
+/// a run is active or waiting for the user: cancel it first. A session in a worktree takes its
+/// worktree with it and keeps its branch (`worktree.branch`); while the worktree has
+/// uncommitted changes that needs `force=true` (409 `uncommitted_changes` otherwise).
 #[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions",
-    params(("id" = String, Path, description = "Session id")),
+    params(("id" = String, Path, description = "Session id"), DeleteQuery),
     responses((status = 204, description = "Deleted"),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 409, description = "The session has an active run; cancel it first", body = ErrorBody)))]
+              (status = 409, description = "The session has an active run (cancel it first), or `uncommitted_changes` in its worktree", body = ErrorBody)))]
 pub async fn delete_session(
     State(state): State<AppState>,
     Path(id): Path<crate::protocol::SessionId>,
+    ApiQuery(q): ApiQuery<DeleteQuery>,
 ) -> ApiResult<StatusCode> {
-    state.delete_session(&id).await?;
+    state.delete_session(&id, q.force).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

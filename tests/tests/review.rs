@@ -1,0 +1,559 @@
+//! Review like a pull request (the review issue): sessions in worktrees of their own, each
+//! command in the real jail; a session's review with a worktree and without; hunks staged and
+//! reverted; line comments sent back to the agent and answered.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+use tradewind_tests::*;
+
+/// `git` in `dir` as the user would run it (outside the server), checked.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository in the server's workspace: `a.txt` (twenty lines) and `b.txt` committed on
+/// `main`, a `feature` branch with `f.txt`, and an untracked `.env`.
+fn repo(ws: &Path) {
+    git(ws, &["init", "-q", "-b", "main"]);
+    let twenty: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(ws.join("a.txt"), twenty).unwrap();
+    std::fs::write(ws.join("b.txt"), "bee\n").unwrap();
+    std::fs::write(ws.join(".gitignore"), ".env\nsetup-ran\n").unwrap();
+    git(ws, &["add", "-A"]);
+    git(ws, &["commit", "-qm", "start"]);
+    git(ws, &["checkout", "-qb", "feature"]);
+    std::fs::write(ws.join("f.txt"), "feature file\n").unwrap();
+    git(ws, &["add", "f.txt"]);
+    git(ws, &["commit", "-qm", "feature"]);
+    git(ws, &["checkout", "-q", "main"]);
+    std::fs::write(ws.join(".env"), "TOKEN=local\n").unwrap();
+}
+
+/// Worktrees beside the state directory (never inside it or the repository), copying `.env`,
+/// with a setup command.
+fn worktrees(cfg: &mut tradewind::config::Config) {
+    cfg.worktrees.dir = Some(PathBuf::from(format!("{}-wt", cfg.state_dir.display())));
+    cfg.worktrees.copy = vec![".env".into()];
+}
+
+fn with_setup(cfg: &mut tradewind::config::Config) {
+    worktrees(cfg);
+    cfg.worktrees.setup = Some("touch setup-ran".into());
+}
+
+struct Repo {
+    s: TestServer,
+    _wt: TempDir,
+}
+
+async fn start(tweak: fn(&mut tradewind::config::Config)) -> Repo {
+    let ws = TempDir::new("review-ws");
+    repo(ws.path());
+    let state = TempDir::new("review-state");
+    let wt = TempDir::adopt(PathBuf::from(format!("{}-wt", state.path().display())));
+    let s = TestServer::start_in(
+        Opts {
+            tweak: Some(tweak),
+            ..Opts::default()
+        },
+        ws,
+        state,
+    )
+    .await;
+    Repo { s, _wt: wt }
+}
+
+async fn worktree_session(s: &TestServer, body: Value) -> Value {
+    let (st, v) = s.post("/api/sessions", body).await;
+    assert_eq!(st, 201, "{v}");
+    v
+}
+
+/// Run `!command` in a session (from the full token: the user's own) and return its result.
+async fn bang(s: &TestServer, sid: &str, cmd: &str) -> Value {
+    let run = s.prompt(sid, &format!("!{cmd}")).await;
+    s.wait_run_finished(sid, &run).await;
+    s.events(sid)
+        .await
+        .into_iter()
+        .rev()
+        .find(|e| e["type"] == "tool_result" && e["run"] == run.as_str())
+        .unwrap()
+}
+
+const COMMIT: &str = "git -c user.name=T -c user.email=t@example.com commit -qm";
+
+/// Two sessions in worktrees of one repository edit the same file without seeing each other's
+/// edit, and each commit lands on its own branch; the main checkout is untouched.
+#[tokio::test]
+async fn two_worktree_sessions_edit_one_file_apart_and_commit_to_their_own_branches() {
+    let rp = start(worktrees).await;
+    let s = &rp.s;
+    let repo_dir = s.workspace.path().to_path_buf();
+    let one = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let two = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let (id1, id2) = (one["id"].as_str().unwrap(), two["id"].as_str().unwrap());
+    let wt1 = &one["worktree"];
+    assert_eq!(wt1["base"], "main");
+    assert_eq!(wt1["base_commit"], git(&repo_dir, &["rev-parse", "main"]));
+    let slug = id1.to_ascii_lowercase();
+    assert_eq!(wt1["branch"], format!("tw/{slug}"));
+    assert_eq!(one["workspace"], wt1["dir"]);
+    assert!(
+        !wt1["dir"]
+            .as_str()
+            .unwrap()
+            .starts_with(repo_dir.to_str().unwrap())
+    );
+    // The listed untracked file was copied in.
+    let dir1 = PathBuf::from(wt1["dir"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(dir1.join(".env")).unwrap(),
+        "TOKEN=local\n"
+    );
+
+    let r1 = bang(
+        s,
+        id1,
+        &format!("echo one > a.txt && cat a.txt && git add a.txt && {COMMIT} from-one"),
+    )
+    .await;
+    assert_eq!(r1["ok"], true, "{r1}");
+    let r2 = bang(
+        s,
+        id2,
+        &format!("cat a.txt && echo two > a.txt && git add a.txt && {COMMIT} from-two"),
+    )
+    .await;
+    assert_eq!(r2["ok"], true, "{r2}");
+    assert!(
+        r2["text"].as_str().unwrap().contains("line 1"),
+        "the second session saw the first one's edit: {r2}"
+    );
+    let b1 = wt1["branch"].as_str().unwrap();
+    let b2 = two["worktree"]["branch"].as_str().unwrap();
+    assert_eq!(
+        git(&repo_dir, &["log", "-1", "--format=%s", b1]),
+        "from-one"
+    );
+    assert_eq!(
+        git(&repo_dir, &["log", "-1", "--format=%s", b2]),
+        "from-two"
+    );
+    assert_eq!(git(&repo_dir, &["show", &format!("{b1}:a.txt")]), "one");
+    assert_eq!(git(&repo_dir, &["show", &format!("{b2}:a.txt")]), "two");
+    assert!(
+        std::fs::read_to_string(repo_dir.join("a.txt"))
+            .unwrap()
+            .starts_with("line 1\n")
+    );
+    assert_eq!(git(&repo_dir, &["symbolic-ref", "--short", "HEAD"]), "main");
+    assert_eq!(
+        git(
+            &repo_dir,
+            &["status", "--porcelain", "--untracked-files=no"]
+        ),
+        ""
+    );
+
+    // What git rewrites by renaming a lock file over it works from a worktree: a branch made
+    // and deleted, the refs packed, an automatic gc.
+    let r = bang(
+        s,
+        id1,
+        "git branch tmp-x && git branch -D tmp-x && git pack-refs --all && git gc --auto && git branch --list 'tw/*' | wc -l",
+    )
+    .await;
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        std::fs::read_to_string(repo_dir.join(".git/packed-refs"))
+            .unwrap()
+            .contains(b1)
+    );
+    assert_eq!(
+        git(&repo_dir, &["log", "-1", "--format=%s", b2]),
+        "from-two"
+    );
+    rp.s.stop().await;
+}
+
+/// What a worktree session's commands may not change of the shared git directory: its config,
+/// its hooks, the main checkout's HEAD and index, another worktree's state, its own `gitdir`.
+#[tokio::test]
+async fn a_worktree_session_cannot_change_the_repositorys_control_files() {
+    let rp = start(worktrees).await;
+    let s = &rp.s;
+    let repo_dir = s.workspace.path().to_path_buf();
+    let one = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let two = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let id1 = one["id"].as_str().unwrap();
+    let dir1 = PathBuf::from(one["worktree"]["dir"].as_str().unwrap());
+    let git_dir = repo_dir.join(".git");
+    let slug2 = two["id"].as_str().unwrap().to_ascii_lowercase();
+    let slug1 = id1.to_ascii_lowercase();
+    let config = std::fs::read(git_dir.join("config")).unwrap();
+    let head = std::fs::read(git_dir.join("HEAD")).unwrap();
+    let index = std::fs::read(git_dir.join("index")).unwrap();
+    let other_head = std::fs::read(git_dir.join(format!("worktrees/{slug2}/HEAD"))).unwrap();
+    let gitdir = std::fs::read(git_dir.join(format!("worktrees/{slug1}/gitdir"))).unwrap();
+    let g = git_dir.display();
+    // Each attack runs from a script, so the command names no path of the git directory (an
+    // approval that names one lends it to that command, as the jail issue says).
+    for (what, body) in [
+        ("config", format!("echo '[core]' >> {g}/config")),
+        (
+            "config by git",
+            "git config core.fsmonitor 'touch /tmp/pwned'".to_string(),
+        ),
+        (
+            "a hook",
+            format!("echo 'touch /tmp/pwned' > {g}/hooks/post-commit"),
+        ),
+        (
+            "main's HEAD",
+            format!("echo 'ref: refs/heads/feature' > {g}/HEAD"),
+        ),
+        ("main's index", format!("echo x > {g}/index")),
+        (
+            "another worktree",
+            format!("echo x > {g}/worktrees/{slug2}/HEAD"),
+        ),
+        (
+            "its gitdir",
+            format!("echo /elsewhere > {g}/worktrees/{slug1}/gitdir"),
+        ),
+        (
+            "info",
+            format!("mkdir -p {g}/info && echo '* filter=x' > {g}/info/attributes"),
+        ),
+    ] {
+        std::fs::write(dir1.join("attack.sh"), format!("set -e\n{body}\n")).unwrap();
+        let r = bang(s, id1, "sh attack.sh").await;
+        assert_eq!(r["ok"], false, "{what} was writable: {r}");
+    }
+    assert_eq!(std::fs::read(git_dir.join("config")).unwrap(), config);
+    assert_eq!(std::fs::read(git_dir.join("HEAD")).unwrap(), head);
+    assert_eq!(std::fs::read(git_dir.join("index")).unwrap(), index);
+    assert_eq!(
+        std::fs::read(git_dir.join(format!("worktrees/{slug2}/HEAD"))).unwrap(),
+        other_head
+    );
+    assert_eq!(
+        std::fs::read(git_dir.join(format!("worktrees/{slug1}/gitdir"))).unwrap(),
+        gitdir
+    );
+    assert!(!git_dir.join("hooks/post-commit").exists());
+    assert!(!git_dir.join("info/attributes").exists());
+    // The main checkout's files are not in its jail at all.
+    let r = bang(s, id1, &format!("cat {}/b.txt", repo_dir.display())).await;
+    assert_eq!(r["ok"], false, "{r}");
+    rp.s.stop().await;
+}
+
+/// A worktree from a chosen base gets the base's files, the listed untracked ones and its setup
+/// command (through the gate: it asks in `ask` mode); deleting it with uncommitted work is
+/// refused without `force`, and a deletion keeps the branch.
+#[tokio::test]
+async fn a_worktree_from_a_base_is_set_up_and_deleting_it_keeps_the_branch() {
+    let rp = start(with_setup).await;
+    let s = &rp.s;
+    let repo_dir = s.workspace.path().to_path_buf();
+    let (st, b) = s.get("/api/fs/branches").await;
+    assert_eq!(st, 200, "{b}");
+    assert_eq!(b["current"], "main");
+    assert!(
+        b["branches"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("feature"))
+    );
+    let v = worktree_session(
+        s,
+        json!({"mode": "ask", "worktree": true, "base": "feature"}),
+    )
+    .await;
+    let sid = v["id"].as_str().unwrap();
+    let dir = PathBuf::from(v["worktree"]["dir"].as_str().unwrap());
+    assert_eq!(v["worktree"]["base"], "feature");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("f.txt")).unwrap(),
+        "feature file\n"
+    );
+    assert!(dir.join(".env").is_file());
+    // The setup command asked, as a command does in `ask`.
+    let runs = s.get(&format!("/api/sessions/{sid}/runs")).await.1;
+    let run = runs["data"][0]["id"].as_str().unwrap().to_string();
+    let (_, asked) = s.answer_until_finished(sid, &run, |_| "once".into()).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(dir.join("setup-ran").is_file());
+
+    // Refused values.
+    for body in [
+        json!({"worktree": true, "base": "--upload-pack=x"}),
+        json!({"worktree": true, "base": "no-such-branch"}),
+        json!({"base": "main"}),
+    ] {
+        let (st, e) = s.post("/api/sessions", body.clone()).await;
+        assert_eq!(st, 422, "{body}: {e}");
+    }
+    let plain = TempDir::new("not-a-repo");
+    let (st, e) = s
+        .post(
+            "/api/sessions",
+            json!({"worktree": true, "workspace": plain.path()}),
+        )
+        .await;
+    assert_eq!(st, 422, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not in a git repository")
+    );
+
+    std::fs::write(dir.join("f.txt"), "changed\n").unwrap();
+    let (st, e) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 409, "{e}");
+    assert_eq!(e["error"]["code"], "uncommitted_changes");
+    assert!(e["error"]["message"].as_str().unwrap().contains("f.txt"));
+    assert!(dir.is_dir());
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/sessions/{sid}?force=true"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 204);
+    assert!(!dir.exists());
+    let branch = v["worktree"]["branch"].as_str().unwrap();
+    assert_eq!(
+        git(&repo_dir, &["rev-parse", "--verify", "--quiet", branch]).len(),
+        40
+    );
+    assert_eq!(
+        git(&repo_dir, &["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        1
+    );
+    rp.s.stop().await;
+}
+
+fn hunk_of<'a>(review: &'a Value, path: &str, i: usize) -> &'a Value {
+    let f = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap_or_else(|| panic!("{path} not in the review: {review}"));
+    &f["hunks"][i]
+}
+
+/// A worktree's review: committed and uncommitted changes and untracked files against the fork
+/// point; a hunk staged (and unstaged), one reverted.
+#[tokio::test]
+async fn a_worktree_review_shows_its_changes_and_stages_and_reverts_hunks() {
+    let rp = start(worktrees).await;
+    let s = &rp.s;
+    let v = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let sid = v["id"].as_str().unwrap();
+    let dir = PathBuf::from(v["worktree"]["dir"].as_str().unwrap());
+    let out = bang(
+        s,
+        sid,
+        &format!("sed -i 's/^line 2$/LINE TWO/' a.txt && git add a.txt && {COMMIT} two && sed -i 's/line 15/LINE FIFTEEN/' a.txt && echo new > new.txt && rm b.txt"),
+    )
+    .await;
+    assert_eq!(out["ok"], true, "{out}");
+    let (st, review) = s.get(&format!("/api/sessions/{sid}/review")).await;
+    assert_eq!(st, 200, "{review}");
+    assert_eq!(review["base"], "worktree");
+    let paths: Vec<&str> = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["a.txt", "b.txt", "new.txt"], "{review}");
+    let a = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "a.txt")
+        .unwrap();
+    assert_eq!(
+        (a["added"].as_u64(), a["removed"].as_u64()),
+        (Some(2), Some(2)),
+        "{a}"
+    );
+    assert_eq!(a["hunks"].as_array().unwrap().len(), 2, "{a}");
+    assert_eq!(
+        a["hunks"][0]["staged"], false,
+        "a committed hunk is not staged"
+    );
+    let b = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "b.txt")
+        .unwrap();
+    assert_eq!(b["status"], "deleted");
+    let n = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "new.txt")
+        .unwrap();
+    assert_eq!(n["status"], "added");
+
+    // Stage the uncommitted hunk, then take it out again.
+    let fifteen = hunk_of(&review, "a.txt", 1)["header"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (st, after) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "a.txt", "header": fifteen, "action": "stage"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{after}");
+    assert_eq!(hunk_of(&after, "a.txt", 1)["staged"], true, "{after}");
+    let staged = Command::new("git")
+        .current_dir(&dir)
+        .args(["diff", "--cached", "--name-only"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&staged.stdout).trim(), "a.txt");
+    let (st, after) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "a.txt", "header": fifteen, "action": "unstage"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{after}");
+    assert_eq!(hunk_of(&after, "a.txt", 1)["staged"], false, "{after}");
+
+    // Revert the committed hunk: the file on disk goes back there, the other change stays.
+    let two = hunk_of(&after, "a.txt", 0)["header"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (st, after) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "a.txt", "header": two, "action": "revert"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{after}");
+    let text = std::fs::read_to_string(dir.join("a.txt")).unwrap();
+    assert!(
+        text.contains("line 2\n") && text.contains("LINE FIFTEEN\n"),
+        "{text}"
+    );
+    // A hunk that is no longer there, and a path outside.
+    let (st, _) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "a.txt", "header": two, "action": "revert"}),
+        )
+        .await;
+    assert_eq!(st, 404);
+    let (st, _) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "../x", "header": two, "action": "revert"}),
+        )
+        .await;
+    assert_eq!(st, 422);
+    rp.s.stop().await;
+}
+
+/// Without a worktree: the session's own changes from its snapshots, with a hand edit to the
+/// same file shown apart, and a file changed only by hand not listed.
+#[tokio::test]
+async fn a_review_without_a_worktree_shows_the_sessions_changes_and_a_hand_edit_apart() {
+    let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": ten.replace("line 2\n", "LINE TWO\n")}}]},
+        {"text": "Changed line 2."},
+    ]}]});
+    let s = TestServer::start(Opts {
+        replay: Some(script),
+        ceiling: tradewind::config::Ceiling {
+            write: true,
+            process: false,
+            external: false,
+        },
+        ..Opts::default()
+    })
+    .await;
+    std::fs::write(s.workspace.path().join("a.txt"), &ten).unwrap();
+    std::fs::write(s.workspace.path().join("other.txt"), "x\n").unwrap();
+    let sid = s.create_session("auto").await;
+    let run = s.prompt(&sid, "change line 2").await;
+    let done = s.wait_run_finished(&sid, &run).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    // The review reads what the run left (its walk records the run's end).
+    let (_, first) = s.get(&format!("/api/sessions/{sid}/review")).await;
+    assert_eq!(first["files"].as_array().unwrap().len(), 1, "{first}");
+    assert!(first["files"][0].get("outside").is_none(), "{first}");
+    // By hand, after the run: line 9 of the same file, and another file.
+    let text = std::fs::read_to_string(s.workspace.path().join("a.txt")).unwrap();
+    std::fs::write(
+        s.workspace.path().join("a.txt"),
+        text.replace("line 9\n", "hand nine\n"),
+    )
+    .unwrap();
+    std::fs::write(s.workspace.path().join("other.txt"), "y\n").unwrap();
+    let (st, review) = s.get(&format!("/api/sessions/{sid}/review")).await;
+    assert_eq!(st, 200, "{review}");
+    assert_eq!(review["base"], "snapshots", "{review}");
+    let files = review["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "only the session's file: {review}");
+    let a = &files[0];
+    assert_eq!(a["path"], "a.txt");
+    let lines = |h: &Value| -> Vec<String> {
+        h["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["kind"] != "context")
+            .map(|l| l["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(lines(&a["hunks"][0]), ["line 2", "LINE TWO"], "{a}");
+    assert_eq!(a["hunks"].as_array().unwrap().len(), 1, "{a}");
+    let outside = a["outside"].as_array().expect("the hand edit apart");
+    assert_eq!(lines(&outside[0]), ["line 9", "hand nine"], "{a}");
+
+    // A session that changed nothing has an empty review.
+    let other = s.create_session("ask").await;
+    let (_, empty) = s.get(&format!("/api/sessions/{other}/review")).await;
+    assert_eq!(empty["base"], "snapshots");
+    assert_eq!(empty["files"], json!([]));
+    s.stop().await;
+}

@@ -2,7 +2,7 @@
 
 Drives two sessions of a live server (replay provider, tests/api/all_events.replay.json) through
 REST only — a question, approvals, a background task that wakes the session, a provider that stays
-unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent, a hook, the provider's own web search, a user's `!command` whose output streams — answering what the runs ask with the
+unavailable (retried, then the run fails), a rename, a plan approved in plan mode, a subagent's approval answered from its parent, a hook, the provider's own web search, a user's `!command` whose output streams, a line comment written, edited and resolved — answering what the runs ask with the
 generated calls, following the log by long-poll (`list_events` with `wait`). Then reads both
 logs with the generated `list_events` and checks that every frame parsed into the class of its
 type (none fell back to `UnknownEvent`) and that every documented type (`EventType`) was seen.
@@ -19,6 +19,7 @@ from tradewind_client.api.events import list_events
 from tradewind_client.api.goals import delete_goal, set_goal
 from tradewind_client.api.prompts import answer_approval, answer_question, decide_plan
 from tradewind_client.api.runs import post_message
+from tradewind_client.api.review import add_comment, patch_comment
 from tradewind_client.api.runs import get_run
 from tradewind_client.api.sessions import create_session, patch_session, redo, revert
 from tradewind_client.api.usage import compact_session
@@ -156,6 +157,24 @@ def main() -> int:
     )
     assert isinstance(cmd, models.PostMessageResponse), cmd
     drive(client, fa, lambda seen: "tool_output" in seen, deadline)
+    # A line comment on a file of the session's workspace: written, edited, resolved.
+    with open(os.path.join(a.workspace, "reviewed.txt"), "w") as fh:
+        fh.write("one\ntwo\n")
+    c1 = add_comment.sync(
+        a.id,
+        client=client,
+        body=models.NewReviewComment(path="reviewed.txt", start_line=1, body="Why one?"),
+    )
+    assert isinstance(c1, models.ReviewComment), c1
+    patch_comment.sync(c1.id, client=client, body=models.PatchReviewComment(body="Why one here?"))
+    patch_comment.sync(c1.id, client=client, body=models.PatchReviewComment(resolved=True))
+    drive(
+        client,
+        fa,
+        lambda seen: {"review_comment_added", "review_comment_updated", "review_comment_resolved"}
+        <= seen,
+        deadline,
+    )
 
     b = create_session.sync(
         client=client, body=models.CreateSessionParams(title="plan", agent=models.Agent.PLAN)

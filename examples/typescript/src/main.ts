@@ -40,6 +40,9 @@ const KNOWN: Record<EventType, true> = {
   plan_decided: true,
   task_updated: true,
   task_output: true,
+  review_comment_added: true,
+  review_comment_updated: true,
+  review_comment_resolved: true,
   wakeup: true,
   session_updated: true,
 };

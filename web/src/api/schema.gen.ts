@@ -238,6 +238,27 @@ export interface paths {
         patch: operations["name_device"];
         trace?: never;
     };
+    "/api/fs/branches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The branches a session's worktree can start from.
+         * @description The repository's local branches, most recently committed first (at most 200), and the one
+         *     its main checkout is on. 422 when the folder is not in a git repository.
+         */
+        get: operations["list_branches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fs/dirs": {
         parameters: {
             query?: never;
@@ -856,6 +877,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/review-comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a comment (clients hear `review_comment_resolved` with `deleted`). */
+        delete: operations["delete_comment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a comment's text, or resolve it (or open it again).
+         * @description Clients hear `review_comment_updated`, or `review_comment_resolved`.
+         */
+        patch: operations["patch_comment"];
+        trace?: never;
+    };
     "/api/runs/{id}": {
         parameters: {
             query?: never;
@@ -971,7 +1013,9 @@ export interface paths {
          *     `agent` defaults to `build`; another name must be `plan` or a custom agent the workspace
          *     has (`GET /api/agents`; an unknown one answers 422 naming those there are); `mode` to the server's default mode (`default_mode` in `GET
          *     /api/config`) for a caller with the `admin` scope, and to `ask` for one without it, whatever
-         *     the server's default. Returns the new session.
+         *     the server's default. `worktree: true` makes the session its own git worktree
+         *     (`worktree` in the answer: its folder, branch `tw/<slug>` and base; `base` picks the branch
+         *     it starts from, `GET /api/fs/branches` lists them). Returns the new session.
          */
         post: operations["create_session"];
         delete?: never;
@@ -1027,7 +1071,9 @@ export interface paths {
          * Delete a session and everything it owns.
          * @description Deletes the session's records with its runs, messages, events, approvals, questions, plans,
          *     artifacts, tasks and grants; its workspace's rules stay. It cannot be undone. Refused while
-         *     a run is active or waiting for the user: cancel it first.
+         *     a run is active or waiting for the user: cancel it first. A session in a worktree takes its
+         *     worktree with it and keeps its branch (`worktree.branch`); while the worktree has
+         *     uncommitted changes that needs `force=true` (409 `uncommitted_changes` otherwise).
          */
         delete: operations["delete_session"];
         options?: never;
@@ -1508,6 +1554,102 @@ export interface paths {
          *     `runs` list is then empty); `both` (the default) does both.
          */
         post: operations["revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything a session changed, as one diff.
+         * @description With a worktree (`worktree` on the session): the worktree — committed and not, untracked
+         *     files included — against the commit it was made from, each hunk marked `staged` when the
+         *     worktree's index holds it. Without: the files the session's own runs changed, from their
+         *     snapshots (each as it was before the session first changed it, against now); what
+         *     something else (a hand edit, another session) changed after the session's last change to
+         *     a file is in that file's `outside`, apart. With snapshots off or expired `base` is `none`
+         *     and `no_base` says why. At most 2,000 files (`truncated`).
+         */
+        get: operations["get_review"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/review/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's line comments (on its review and its plans), oldest first. */
+        get: operations["list_comments"];
+        put?: never;
+        /**
+         * Comment on lines of the review (a file's, `side` `new` or `old`) or of a plan revision.
+         * @description The comment is a draft, quoting its lines as they read now, until "Send comments". Clients
+         *     hear `review_comment_added`.
+         */
+        post: operations["add_comment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/review/hunk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stage, unstage or revert one hunk of the review.
+         * @description `revert` puts the hunk's lines back as they were in the file on disk (refused, 409
+         *     `hunk_changed`, when they read otherwise now); `stage` and `unstage` move it into or out of
+         *     a worktree's index (409 `no_worktree` for a session without one). The session must be idle.
+         *     Returns the review as it then is.
+         */
+        post: operations["hunk_action"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/review/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the draft comments (or those `ids` names) to the agent as one prompt.
+         * @description Diff comments become a message (queued like any prompt; `run_id` is its run): each comment
+         *     with its file, lines and quoted code, and the agent is asked to reply to each on a line
+         *     starting with its tag `[c:ID]` — its answer's replies are stored on the comments
+         *     (`review_comment_updated`). Plan comments ("Request changes") answer the plan revision that
+         *     waits, with the comments as its feedback (this needs the `admin` scope, as a plan decision
+         *     does); the next revision's `answers` reply to each. Sent comments are `sent`.
+         */
+        post: operations["send_comments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2265,6 +2407,13 @@ export interface components {
         ArtifactList: {
             data: components["schemas"]["Artifact"][];
         };
+        /** @description `GET /api/fs/branches`: the branches a new worktree can start from. */
+        BranchList: {
+            /** @description Local branches, most recently committed first (at most 200). */
+            branches: string[];
+            /** @description The main checkout's branch (absent: a detached `HEAD`). */
+            current?: string | null;
+        };
         /** @description A tool call's id, as the model named it (unique within its run). */
         CallId: string;
         /** @description `POST /api/runs/{id}/cancel` body (optional). */
@@ -2320,6 +2469,31 @@ export interface components {
             cited_text?: string | null;
             title?: string | null;
             url: string;
+        };
+        /** @description A plan revision's answer to one comment. */
+        CommentAnswer: {
+            comment: components["schemas"]["ReviewCommentId"];
+            text: string;
+        };
+        /**
+         * @description Which side of a diff a comment's lines are numbered on.
+         * @enum {string}
+         */
+        CommentSide: "new" | "old";
+        /**
+         * @description Where a comment stands.
+         * @enum {string}
+         */
+        CommentStatus: "draft" | "sent" | "answered" | "resolved";
+        /**
+         * @description What a comment is on.
+         * @enum {string}
+         */
+        CommentTarget: "diff" | "plan";
+        /** @description What "Send comments" started. */
+        CommentsSent: {
+            run_id?: components["schemas"]["RunId"] | null;
+            sent: components["schemas"]["ReviewCommentId"][];
         };
         /**
          * @description Why a conversation was compacted.
@@ -2381,6 +2555,8 @@ export interface components {
          */
         CreateSessionParams: {
             agent?: components["schemas"]["AgentName"] | null;
+            /** @description The branch (or commit) the worktree starts from; default: the main checkout's `HEAD`. */
+            base?: string | null;
             mode?: components["schemas"]["Mode"] | null;
             /** @description 1 to 200 characters, not blank, no control characters (default: from the first prompt). */
             title?: string | null;
@@ -2389,6 +2565,12 @@ export interface components {
              *     directory outside Tradewind's state directory; empty means the default.
              */
             workspace?: string | null;
+            /**
+             * @description Work in a git worktree of its own (`git worktree add -b tw/<slug>`), so sessions of one
+             *     repository never edit the same files. Default: config.json's `worktrees.default`
+             *     (false). The workspace must be in a git repository with at least one commit.
+             */
+            worktree?: boolean | null;
         };
         /**
          * @example {
@@ -2590,7 +2772,7 @@ export interface components {
          * @description The event types this server version emits. An open set: newer servers may add types (parse those as `UnknownEvent`).
          * @enum {string}
          */
-        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_output" | "task_updated" | "tool_call" | "tool_output" | "tool_result" | "user_message" | "wakeup" | "web_search";
+        EventType: "approval_decided" | "approval_requested" | "child_pending" | "context_compacted" | "error" | "goal_updated" | "hook_ran" | "message_complete" | "message_delta" | "model_usage" | "plan_decided" | "plan_proposed" | "policy_decision" | "provider_retry" | "question_answered" | "question_asked" | "reasoning_delta" | "revert_undone" | "review_comment_added" | "review_comment_resolved" | "review_comment_updated" | "run_finished" | "run_started" | "session_reverted" | "session_updated" | "task_output" | "task_updated" | "tool_call" | "tool_output" | "tool_result" | "user_message" | "wakeup" | "web_search";
         /** @description One piece of evidence: a path, a test run, a log line… */
         Evidence: {
             /** @description 1 to 2,000 characters. */
@@ -2878,6 +3060,22 @@ export interface components {
              */
             type: "hook_ran";
         };
+        /**
+         * @description `POST /api/sessions/{id}/review/hunk`: stage, unstage or revert one hunk of the review.
+         * @example {
+         *       "action": "revert",
+         *       "header": "@@ -10,6 +10,8 @@",
+         *       "path": "src/lib.rs"
+         *     }
+         */
+        HunkAction: {
+            action: components["schemas"]["HunkActionKind"];
+            /** @description The hunk's `header` as the review gave it. */
+            header: string;
+            path: string;
+        };
+        /** @enum {string} */
+        HunkActionKind: "stage" | "unstage" | "revert";
         /** @description One image of a prompt. */
         ImageInput: {
             /**
@@ -2955,7 +3153,7 @@ export interface components {
             value: string;
         };
         /** @description An event of a type this version of the API documents, discriminated by `type`. */
-        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolOutputEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskOutputEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"];
+        KnownEvent: components["schemas"]["UserMessageEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["ReasoningDeltaEvent"] | components["schemas"]["MessageCompleteEvent"] | components["schemas"]["HookRanEvent"] | components["schemas"]["WebSearchEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PolicyDecisionEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ToolOutputEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["ProviderRetryEvent"] | components["schemas"]["ModelUsageEvent"] | components["schemas"]["ContextCompactedEvent"] | components["schemas"]["SessionRevertedEvent"] | components["schemas"]["RevertUndoneEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["QuestionAskedEvent"] | components["schemas"]["QuestionAnsweredEvent"] | components["schemas"]["PlanProposedEvent"] | components["schemas"]["PlanDecidedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskOutputEvent"] | components["schemas"]["WakeupEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["ChildPendingEvent"] | components["schemas"]["ReviewCommentAddedEvent"] | components["schemas"]["ReviewCommentUpdatedEvent"] | components["schemas"]["ReviewCommentResolvedEvent"];
         LoginParams: {
             /** @description At most 1024 bytes. */
             password: string;
@@ -3189,6 +3387,31 @@ export interface components {
             type: "model_usage";
         };
         /**
+         * @description `POST /api/sessions/{id}/review/comments`.
+         * @example {
+         *       "body": "This loses the error; return it instead.",
+         *       "end_line": 14,
+         *       "path": "src/lib.rs",
+         *       "start_line": 12
+         *     }
+         */
+        NewReviewComment: {
+            /** @description 1 to 20,000 characters, not blank. */
+            body: string;
+            /**
+             * Format: int32
+             * @description Default: `start_line`.
+             */
+            end_line?: number | null;
+            /** @description A diff comment's file, relative to the workspace. */
+            path?: string | null;
+            plan_id?: components["schemas"]["PlanId"] | null;
+            side?: components["schemas"]["CommentSide"];
+            /** Format: int32 */
+            start_line: number;
+            target?: components["schemas"]["CommentTarget"] | null;
+        };
+        /**
          * @description Which of a command's outputs a `tool_output` event carries.
          * @enum {string}
          */
@@ -3267,6 +3490,21 @@ export interface components {
         PatchQueueItem: {
             /** @description The same rules as a prompt: not blank, at most 200,000 characters. */
             text: string;
+        };
+        /**
+         * @description `PATCH /api/review-comments/{id}`.
+         * @example {
+         *       "resolved": true
+         *     }
+         */
+        PatchReviewComment: {
+            /**
+             * @description A new text (a draft's or a sent one's; a sent one goes back to the agent with the next
+             *     "Send comments").
+             */
+            body?: string | null;
+            /** @description Resolve it, or open it again. */
+            resolved?: boolean | null;
         };
         /**
          * @example {
@@ -3427,6 +3665,8 @@ export interface components {
         };
         /** @description What a revision holds (stored as the artifact's meta and sent in `plan_proposed`). */
         PlanRevision: {
+            /** @description This revision's answers to the comments on earlier ones ("Request changes"). */
+            answers?: components["schemas"]["CommentAnswer"][];
             diagrams: components["schemas"]["PlanDiagram"][];
             dropped: components["schemas"]["DroppedDiagram"][];
             files: components["schemas"]["ArtifactFile"][];
@@ -4027,6 +4267,150 @@ export interface components {
              */
             type: "revert_undone";
         };
+        /**
+         * @description What a review compares against.
+         * @enum {string}
+         */
+        ReviewBase: "worktree" | "snapshots" | "none";
+        /** @description A line comment. */
+        ReviewComment: {
+            /** @description The agent's answer to it (its reply, or the plan revision's `answers` entry). */
+            answer?: string | null;
+            body: string;
+            /** Format: int64 */
+            created_at: number;
+            /** Format: int32 */
+            end_line: number;
+            id: components["schemas"]["ReviewCommentId"];
+            /** @description A `diff` comment's file (relative to the workspace); empty for a plan. */
+            path: string;
+            plan_id?: components["schemas"]["PlanId"] | null;
+            /** @description The lines it is on, as they read when it was written. */
+            quote: string;
+            /** @description Why it resolved: `user`, `lines_changed` or `answered`. */
+            resolved_by?: string | null;
+            /**
+             * Format: int32
+             * @description The plan's revision it was written on.
+             */
+            revision?: number | null;
+            session: components["schemas"]["SessionId"];
+            side: components["schemas"]["CommentSide"];
+            /** Format: int32 */
+            start_line: number;
+            status: components["schemas"]["CommentStatus"];
+            target: components["schemas"]["CommentTarget"];
+            /** Format: int64 */
+            updated_at: number;
+        };
+        /** @description A line comment was written on the session's review or one of its plans. */
+        ReviewCommentAddedEvent: components["schemas"]["EventEnvelope"] & {
+            comment: components["schemas"]["ReviewComment"];
+            /** @enum {string} */
+            type: "review_comment_added";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "review_comment_added";
+        };
+        /** @description A review comment's id (a ULID): a line comment on a session's review or a plan. */
+        ReviewCommentId: string;
+        /** @description `GET /api/sessions/{id}/review/comments`. */
+        ReviewCommentList: {
+            data: components["schemas"]["ReviewComment"][];
+        };
+        /**
+         * @description A comment resolved (by the user, or its lines changed after it was sent), or was deleted
+         *     (`deleted`).
+         */
+        ReviewCommentResolvedEvent: components["schemas"]["EventEnvelope"] & {
+            comment: components["schemas"]["ReviewComment"];
+            deleted?: boolean;
+            /** @enum {string} */
+            type: "review_comment_resolved";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "review_comment_resolved";
+        };
+        /** @description A comment changed: its text, sent to the agent, or answered. */
+        ReviewCommentUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            comment: components["schemas"]["ReviewComment"];
+            /** @enum {string} */
+            type: "review_comment_updated";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "review_comment_updated";
+        };
+        /** @description One file a session changed. */
+        ReviewFile: {
+            /** Format: int32 */
+            added: number;
+            /** @description Not text (or over 1 MiB): no hunks are shown. */
+            binary?: boolean;
+            /**
+             * Format: int32
+             * @description Comments on this file's lines.
+             */
+            comments?: number;
+            hunks: components["schemas"]["ReviewHunk"][];
+            /**
+             * @description Without a worktree: the file changed after the session's last change to it by something
+             *     else (a hand edit, another session): `outside` is that change, apart from the session's.
+             */
+            outside?: components["schemas"]["ReviewHunk"][] | null;
+            /** @description Relative to the workspace, `/`-separated. */
+            path: string;
+            /** Format: int32 */
+            removed: number;
+            status: components["schemas"]["ReviewFileStatus"];
+        };
+        /**
+         * @description How one file changed.
+         * @enum {string}
+         */
+        ReviewFileStatus: "added" | "modified" | "deleted";
+        /** @description One hunk of a file's diff (three lines of context). */
+        ReviewHunk: {
+            /** @description The hunk's header as `git diff` writes it (`@@ -a,b +c,d @@`). */
+            header: string;
+            lines: components["schemas"]["ReviewLine"][];
+            /** Format: int32 */
+            new_lines: number;
+            /** Format: int32 */
+            new_start: number;
+            /** Format: int32 */
+            old_lines: number;
+            /** Format: int32 */
+            old_start: number;
+            /** @description In a worktree review: the hunk is staged in the worktree's index. */
+            staged?: boolean;
+        };
+        /** @description One line of a hunk: ` ` context, `+` added, `-` removed, with its numbers on each side. */
+        ReviewLine: {
+            /** @description `context`, `add` or `del`. */
+            kind: components["schemas"]["ReviewLineKind"];
+            /**
+             * Format: int32
+             * @description Its line number now (absent for a removed line).
+             */
+            new?: number | null;
+            /**
+             * Format: int32
+             * @description Its line number before (absent for an added line).
+             */
+            old?: number | null;
+            text: string;
+        };
+        /** @enum {string} */
+        ReviewLineKind: "context" | "add" | "del";
         /** @description A `run_finished` event. */
         RunFinishedEvent: components["schemas"]["EventEnvelope"] & {
             /** Format: int64 */
@@ -4219,6 +4603,17 @@ export interface components {
             /** @description Newest first. */
             data: components["schemas"]["SearchHit"][];
         };
+        /**
+         * @description `POST /api/sessions/{id}/review/send`: the drafts (or the ones named) go to the agent as one
+         *     prompt.
+         */
+        SendComments: {
+            /** @description Only these (default: every draft of the target). */
+            ids?: components["schemas"]["ReviewCommentId"][];
+            target?: components["schemas"]["CommentTarget"] | null;
+            /** @description A few words sent before the comments. */
+            text?: string | null;
+        };
         /** @description The server's startup ceiling and switches, for the UI's permission menu. */
         ServerConfig: {
             ceiling: components["schemas"]["CeilingInfo"];
@@ -4287,6 +4682,7 @@ export interface components {
             /** Format: int64 */
             updated_at: number;
             workspace: string;
+            worktree?: components["schemas"]["SessionWorktree"] | null;
         };
         /** @description `POST /api/sessions/import`: what `tradewind sessions export --format json` writes. */
         SessionExport: {
@@ -4343,6 +4739,20 @@ export interface components {
              */
             type: "session_reverted";
         };
+        /** @description `GET /api/sessions/{id}/review`: everything a session changed. */
+        SessionReview: {
+            /** Format: int32 */
+            added: number;
+            base: components["schemas"]["ReviewBase"];
+            files: components["schemas"]["ReviewFile"][];
+            /** @description Why there is no base, when `base` is `none` (with `git diff HEAD` offered instead). */
+            no_base?: string | null;
+            /** Format: int32 */
+            removed: number;
+            /** @description More files changed than the 2,000 listed. */
+            truncated?: boolean;
+            worktree?: components["schemas"]["SessionWorktree"] | null;
+        };
         /**
          * @description What a session is doing, derived from its runs and pending prompts.
          * @enum {string}
@@ -4384,6 +4794,25 @@ export interface components {
             /** Format: int64 */
             unpriced_calls: number;
             usage: components["schemas"]["Usage"];
+        };
+        /**
+         * @description The git worktree the server made for a session (`POST /api/sessions {worktree: true}`): the
+         *     session works in `dir`, on its own branch, so sessions of one repository never edit the same
+         *     files.
+         */
+        SessionWorktree: {
+            /** @description What it was made from: the branch chosen, else the main checkout's branch (or `HEAD`). */
+            base: string;
+            /** @description The commit it was made from (the review's fork point). */
+            base_commit: string;
+            /** @description The branch the worktree is on (`tw/<slug>`); deleting the session keeps it. */
+            branch: string;
+            /** @description The folder the session works in (its workspace). */
+            dir: string;
+            /** @description The repository's shared git directory (the main checkout's `.git`). */
+            git_dir: string;
+            /** @description The main checkout's folder (where "Apply to main checkout" merges the branch). */
+            repository: string;
         };
         /**
          * @description `POST /api/sessions/{id}/goal`.
@@ -5988,6 +6417,83 @@ export interface operations {
             };
             /** @description The server's disk is full; nothing was saved (`disk_full`) */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_branches: {
+        parameters: {
+            query?: {
+                /** @description A folder in the repository (default: the server's workspace). */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BranchList"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a folder in a git repository */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8503,6 +9009,198 @@ export interface operations {
             };
         };
     };
+    delete_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Comment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such comment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patch_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Comment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchReviewComment"];
+            };
+        };
+        responses: {
+            /** @description The comment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewComment"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such comment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An empty or too long comment */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_run: {
         parameters: {
             query?: never;
@@ -9019,7 +9717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A workspace that is not an existing absolute directory, an invalid title, or an unknown agent */
+            /** @description A workspace that is not an existing absolute directory, an invalid title, an unknown agent, or a worktree asked for outside a git repository or from a base that is not a commit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9238,7 +9936,13 @@ export interface operations {
     };
     delete_session: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Delete a session in a worktree although the worktree has uncommitted changes (they are
+                 *     lost; the branch is kept).
+                 */
+                force?: boolean;
+            };
             header?: never;
             path: {
                 /** @description Session id */
@@ -9254,6 +9958,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description Not authenticated */
             401: {
@@ -9282,8 +9995,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The session has an active run; cancel it first */
+            /** @description The session has an active run (cancel it first), or `uncommitted_changes` in its worktree */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11637,6 +12359,520 @@ export interface operations {
                 };
             };
             /** @description A field has the wrong type or size */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_review: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionReview"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The worktree's git failed (the message says how) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_comments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewCommentList"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    add_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewReviewComment"];
+            };
+        };
+        responses: {
+            /** @description The comment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewComment"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session or plan */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An empty or too long comment, or lines the file or plan does not have */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    hunk_action: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HunkAction"];
+            };
+        };
+        responses: {
+            /** @description The review after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionReview"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session, file or hunk */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `session_busy`, `hunk_changed`, `no_worktree`, or nothing to stage */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An invalid path, or git failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    send_comments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendComments"];
+            };
+        };
+        responses: {
+            /** @description What was sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentsSent"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Plan comments from a token without `admin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The plan was decided already, or the session is archived */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No comments to send, or comments on several plan revisions */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

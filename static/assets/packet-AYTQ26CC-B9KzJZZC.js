@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-D_m3SCVz.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

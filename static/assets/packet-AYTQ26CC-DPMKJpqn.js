@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

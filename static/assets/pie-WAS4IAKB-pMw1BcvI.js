@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{m as createRailroadAbnfServices}from"./mermaid-parser.core-D_m3SCVz.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

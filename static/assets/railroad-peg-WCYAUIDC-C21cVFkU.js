@@ -1,0 +1,1 @@
+export{u as createRailroadPegServices}from"./mermaid-parser.core-D_m3SCVz.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

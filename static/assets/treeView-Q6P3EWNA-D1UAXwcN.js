@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

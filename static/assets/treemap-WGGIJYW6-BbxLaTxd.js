@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

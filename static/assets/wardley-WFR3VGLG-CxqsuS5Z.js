@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-DiHAaK5E.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

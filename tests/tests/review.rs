@@ -557,3 +557,254 @@ async fn a_review_without_a_worktree_shows_the_sessions_changes_and_a_hand_edit_
     assert_eq!(empty["files"], json!([]));
     s.stop().await;
 }
+
+/// The model of the comment tests: answers every `[c:ID]` tag of the newest user message (a
+/// plan's feedback, in a tool result, is answered with a new revision giving `answers`).
+fn commenter(req: &Value) -> tradewind_tests::openai_mock::Reply {
+    use tradewind_tests::openai_mock::{text_reply, tool_reply};
+    let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+    let last = msgs.last().cloned().unwrap_or_default();
+    let text = last["content"].as_str().unwrap_or_default().to_string();
+    let tags: Vec<String> = text
+        .match_indices("[c:")
+        .filter_map(|(i, _)| text[i + 3..].split(']').next().map(str::to_string))
+        .collect();
+    let planning = req["tools"]
+        .as_array()
+        .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "exit_plan"));
+    if planning {
+        if last["role"] == "user" {
+            return tool_reply(
+                "plan_1",
+                "exit_plan",
+                &json!({"plan": "# Plan\n\n1. Add the cache\n2. Test it\n3. Ship it\n"}),
+            );
+        }
+        if last["role"] == "tool" && !tags.is_empty() {
+            let answers: Vec<Value> = tags
+                .iter()
+                .map(|t| json!({"comment": t, "text": format!("Split step for {t}")}))
+                .collect();
+            return tool_reply(
+                "plan_2",
+                "exit_plan",
+                &json!({"plan": "# Plan\n\n1. Add the cache\n2. Test it twice\n3. Ship it\n", "answers": answers}),
+            );
+        }
+        return text_reply("Waiting for the plan's review.");
+    }
+    let replies: Vec<String> = tags
+        .iter()
+        .enumerate()
+        .map(|(n, t)| format!("[c:{t}] Done {n}"))
+        .collect();
+    text_reply(&format!("All addressed.\n{}", replies.join("\n")))
+}
+
+async fn with_commenter() -> (tradewind_tests::openai_mock::Mock, TestServer) {
+    let mock = tradewind_tests::openai_mock::Mock::default();
+    *mock.responder.lock().unwrap() = Some(commenter);
+    let url = mock.serve().await;
+    let s = TestServer::start(Opts {
+        openai: Some(url),
+        network: Some(scripted_net()),
+        ..Opts::default()
+    })
+    .await;
+    (mock, s)
+}
+
+/// Three line comments sent as one prompt (file, lines, quoted code, comment), each answered by
+/// the agent's reply; a sent comment whose lines change resolves; edit, resolve, delete.
+#[tokio::test]
+async fn three_line_comments_are_sent_and_each_answered() {
+    let (_mock, s) = with_commenter().await;
+    std::fs::write(
+        s.workspace.path().join("lib.rs"),
+        "fn a() {}\nfn b() {}\nfn c() {}\nfn d() {}\n",
+    )
+    .unwrap();
+    let sid = s.create_session("ask").await;
+    let mut ids = Vec::new();
+    for (line, body) in [
+        (1, "Name this better"),
+        (2, "Needs a test"),
+        (4, "Dead code?"),
+    ] {
+        let (st, c) = s
+            .post(
+                &format!("/api/sessions/{sid}/review/comments"),
+                json!({"path": "lib.rs", "start_line": line, "body": body}),
+            )
+            .await;
+        assert_eq!(st, 201, "{c}");
+        assert_eq!(c["status"], "draft");
+        ids.push(c["id"].as_str().unwrap().to_string());
+    }
+    let (_, c) = s.get(&format!("/api/sessions/{sid}/review/comments")).await;
+    assert_eq!(c["data"][1]["quote"], "fn b() {}");
+    // Refused: lines the file does not have, an empty body, a path outside.
+    for body in [
+        json!({"path": "lib.rs", "start_line": 9, "body": "x"}),
+        json!({"path": "lib.rs", "start_line": 1, "body": "  "}),
+        json!({"path": "../etc/passwd", "start_line": 1, "body": "x"}),
+        json!({"path": "lib.rs", "start_line": 3, "end_line": 2, "body": "x"}),
+    ] {
+        let (st, e) = s
+            .post(
+                &format!("/api/sessions/{sid}/review/comments"),
+                body.clone(),
+            )
+            .await;
+        assert_eq!(st, 422, "{body}: {e}");
+    }
+    let (st, sent) = s
+        .post(&format!("/api/sessions/{sid}/review/send"), json!({}))
+        .await;
+    assert_eq!(st, 200, "{sent}");
+    assert_eq!(sent["sent"].as_array().unwrap().len(), 3);
+    let run = sent["run_id"].as_str().unwrap();
+    s.wait_run_finished(&sid, run).await;
+    // The prompt held each comment's place, quote and text.
+    let events = s.events(&sid).await;
+    let prompt = of_type(&events, "user_message")[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (i, id) in ids.iter().enumerate() {
+        assert!(
+            prompt.contains(&format!("[c:{id}] lib.rs, line")),
+            "{prompt}"
+        );
+        let _ = i;
+    }
+    assert!(
+        prompt.contains("fn d() {}") && prompt.contains("Comment: Dead code?"),
+        "{prompt}"
+    );
+    // Each answered, by the reply under its own tag.
+    for (n, id) in ids.iter().enumerate() {
+        let want = format!("Done {n}");
+        let id = id.clone();
+        s.wait_event(&sid, move |e| {
+            e["type"] == "review_comment_updated"
+                && e["comment"]["id"] == id.as_str()
+                && e["comment"]["status"] == "answered"
+                && e["comment"]["answer"] == want.as_str()
+        })
+        .await;
+    }
+    // Its lines changed: the comment on line 2 resolves when the review is read.
+    std::fs::write(
+        s.workspace.path().join("lib.rs"),
+        "fn a() {}\nfn b_tested() {}\nfn c() {}\nfn d() {}\n",
+    )
+    .unwrap();
+    let (st, _) = s.get(&format!("/api/sessions/{sid}/review")).await;
+    assert_eq!(st, 200);
+    let (_, c) = s.get(&format!("/api/sessions/{sid}/review/comments")).await;
+    assert_eq!(c["data"][1]["status"], "resolved", "{c}");
+    assert_eq!(c["data"][1]["resolved_by"], "lines_changed");
+    assert_eq!(c["data"][0]["status"], "answered");
+    // Edit, resolve by hand, delete.
+    let first = &ids[0];
+    let (st, c) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/review-comments/{first}"),
+            json!({"body": "Name this fetch_all"}),
+        )
+        .await;
+    assert_eq!((st, &c["status"]), (200, &json!("draft")), "{c}");
+    let (_, c) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/review-comments/{first}"),
+            json!({"resolved": true}),
+        )
+        .await;
+    assert_eq!(c["status"], "resolved");
+    assert_eq!(c["resolved_by"], "user");
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/review-comments/{first}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 204);
+    let (st, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/review-comments/{first}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(st, 404);
+    let (st, e) = s
+        .post(&format!("/api/sessions/{sid}/review/send"), json!({}))
+        .await;
+    assert_eq!(st, 422, "nothing left to send: {e}");
+    s.stop().await;
+}
+
+/// A comment on a plan's line: "Request changes" sends it with the revision, and the next
+/// revision answers it (its `answers`, and the comment itself).
+#[tokio::test]
+async fn a_plan_comment_is_answered_by_the_next_revision() {
+    let (_mock, s) = with_commenter().await;
+    let (st, v) = s
+        .post("/api/sessions", json!({"agent": "plan", "mode": "ask"}))
+        .await;
+    assert_eq!(st, 201, "{v}");
+    let sid = v["id"].as_str().unwrap().to_string();
+    let run = s.prompt(&sid, "plan the cache").await;
+    let first = s.wait_event(&sid, |e| e["type"] == "plan_proposed").await;
+    let plan_id = first["plan_id"].as_str().unwrap().to_string();
+    let (st, c) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/comments"),
+            json!({"target": "plan", "plan_id": plan_id, "start_line": 4, "body": "Split testing into unit and e2e"}),
+        )
+        .await;
+    assert_eq!(st, 201, "{c}");
+    assert_eq!(c["quote"], "2. Test it");
+    assert_eq!(c["revision"], 1);
+    let cid = c["id"].as_str().unwrap().to_string();
+    let (st, sent) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/send"),
+            json!({"target": "plan"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{sent}");
+    let second = s
+        .wait_event(&sid, |e| e["type"] == "plan_proposed" && e["revision"] == 2)
+        .await;
+    assert_eq!(second["answers"][0]["comment"], cid.as_str(), "{second}");
+    assert_eq!(
+        second["answers"][0]["text"],
+        format!("Split step for {cid}").as_str()
+    );
+    let (_, list) = s.get(&format!("/api/sessions/{sid}/review/comments")).await;
+    assert_eq!(list["data"][0]["status"], "answered", "{list}");
+    // The first revision's decision carried the comment.
+    let events = s.events(&sid).await;
+    let decided = of_type(&events, "plan_decided")[0];
+    assert_eq!(decided["decision"], "feedback");
+    assert!(
+        decided["feedback"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("[c:{cid}] plan revision 1, line 4")),
+        "{decided}"
+    );
+    let second_id = second["plan_id"].as_str().unwrap();
+    s.post(
+        &format!("/api/plans/{second_id}/decision"),
+        json!({"decision": "skipped"}),
+    )
+    .await;
+    s.wait_run_finished(&sid, &run).await;
+    s.stop().await;
+}

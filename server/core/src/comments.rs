@@ -116,7 +116,9 @@ pub fn answers(text: &str, ids: &[ReviewCommentId]) -> HashMap<ReviewCommentId, 
     found.sort_by_key(|(at, _, _)| *at);
     let mut out = HashMap::new();
     for (i, (_, end, id)) in found.iter().enumerate() {
-        let stop = found.get(i + 1).map_or(text.len(), |(at, _, _)| *at);
+        // Up to the next tag (of another comment, or one the model made up).
+        let next = found.get(i + 1).map_or(text.len(), |(at, _, _)| *at);
+        let stop = text[*end..next].find("[c:").map_or(next, |j| end + j);
         let reply: String = text[*end..stop]
             .trim()
             .trim_start_matches([':', '-', '—'])

@@ -323,19 +323,22 @@ mod tests {
 
     #[test]
     fn hunks_number_lines_as_git_does() {
-        let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n";
-        let new = "a\nb\nc\nD\ne\nf\ng\nh\ni\nj\nk\n";
-        let h = hunks(old, new);
+        let old: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+        let new = old.replace("l4\n", "four\n") + "l21\n";
+        let h = hunks(&old, &new);
         assert_eq!(h.len(), 2, "{h:?}");
         assert_eq!(h[0].header, "@@ -1,7 +1,7 @@");
-        assert_eq!(h[1].header, "@@ -8,3 +8,4 @@");
+        assert_eq!(h[1].header, "@@ -18,3 +18,4 @@");
         let added: Vec<_> = h[1]
             .lines
             .iter()
             .filter(|l| l.kind == ReviewLineKind::Add)
             .collect();
-        assert_eq!(added[0].text, "k");
-        assert_eq!(added[0].new, Some(11));
+        assert_eq!(added[0].text, "l21");
+        assert_eq!(added[0].new, Some(21));
+        // Both sides empty at the start: git numbers an added file from 0 on the old side.
+        let h = hunks("", "x\n");
+        assert_eq!(h[0].header, "@@ -0,0 +1,1 @@");
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub enum GrantKey {
     /// One plugin install (the spec's SHA-256): allowed for the call answered only, never
     /// stored — each install asks.
     PluginInstall(String),
+    /// One exact force push (by its SHA-256): allowed for the call answered only, never
+    /// stored — a session grant never covers rewriting a remote branch.
+    ForcePush(String),
 }
 
 impl std::fmt::Display for GrantKey {
@@ -78,6 +81,7 @@ impl std::fmt::Display for GrantKey {
             GrantKey::OutsideSandbox(h) => write!(f, "outside:{h}"),
             GrantKey::SshAgent(h) => write!(f, "ssh-agent:{h}"),
             GrantKey::PluginInstall(h) => write!(f, "plugin-install:{h}"),
+            GrantKey::ForcePush(h) => write!(f, "force-push:{h}"),
         }
     }
 }
@@ -88,7 +92,10 @@ impl GrantKey {
     pub fn once_only(&self) -> bool {
         matches!(
             self,
-            GrantKey::OutsideSandbox(_) | GrantKey::SshAgent(_) | GrantKey::PluginInstall(_)
+            GrantKey::OutsideSandbox(_)
+                | GrantKey::SshAgent(_)
+                | GrantKey::PluginInstall(_)
+                | GrantKey::ForcePush(_)
         )
     }
 
@@ -117,9 +124,10 @@ impl GrantKey {
             GrantKey::Net(origin) => format!("connections to {origin}"),
             GrantKey::Jail(p) => format!("{} in the sandbox, read-only", shown(p)),
             GrantKey::Mcp { server, tool, .. } => format!("the MCP tool {server}/{tool}"),
-            GrantKey::OutsideSandbox(_) | GrantKey::SshAgent(_) | GrantKey::PluginInstall(_) => {
-                "this call only".into()
-            }
+            GrantKey::OutsideSandbox(_)
+            | GrantKey::SshAgent(_)
+            | GrantKey::PluginInstall(_)
+            | GrantKey::ForcePush(_) => "this call only".into(),
         }
     }
 
@@ -153,6 +161,7 @@ impl GrantKey {
             "outside" => GrantKey::OutsideSandbox(rest.to_string()),
             "ssh-agent" => GrantKey::SshAgent(rest.to_string()),
             "plugin-install" => GrantKey::PluginInstall(rest.to_string()),
+            "force-push" => GrantKey::ForcePush(rest.to_string()),
             "jail" if rest.starts_with('/') => GrantKey::Jail(PathBuf::from(rest)),
             "mcp" => {
                 let (server, rest) = rest.split_once('/')?;

@@ -267,6 +267,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
         rs.extend(never_loosens(ctx, p));
         rs.extend(outside_sandbox(ctx, p));
         rs.extend(ssh_agent(ctx, p));
+        rs.extend(force_push(ctx, p));
         rs.extend(plugin_install(ctx, p));
         rs.extend(git_state_write(ctx, p));
         rs.extend(private_network(ctx, p));
@@ -290,7 +291,7 @@ pub fn explain(ctx: &Context<'_>, p: &Proposal<'_>) -> Explanation {
 }
 
 /// The reasons that hold only for a model's proposal, allowed for the user's own command.
-const MODEL_ONLY: [&str; 3] = ["effect", "never_loosens", "outside_workspace"];
+const MODEL_ONLY: [&str; 4] = ["effect", "never_loosens", "outside_workspace", "force_push"];
 
 fn users_own(rs: &mut [Reason]) {
     for r in rs
@@ -819,6 +820,29 @@ fn ssh_agent(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
         ask_verdict(ctx),
         format!(
             "`{}` lets this command use your SSH keys (your SSH agent): it could sign in wherever they open",
+            p.tool
+        ),
+        Some(key),
+    ))
+}
+
+/// 5d. A force push the model proposes always asks — in `full` too, and whatever the session
+/// was granted (a grant of the exact command or the network included): it rewrites or removes
+/// a branch others may have. No answer is kept; only `--yolo` skips it.
+fn force_push(ctx: &Context<'_>, p: &Proposal<'_>) -> Option<Reason> {
+    let c = p.command?;
+    if ctx.yolo || !c.force_push() {
+        return None;
+    }
+    let key = GrantKey::ForcePush(command_hash(p.command_text.unwrap_or(""))).to_string();
+    if ctx.grants.contains(&key) {
+        return None; // answered for this call
+    }
+    Some(reason(
+        "force_push",
+        ask_verdict(ctx),
+        format!(
+            "`{}` would force-push (rewrite or delete a remote branch): this asks every time",
             p.tool
         ),
         Some(key),

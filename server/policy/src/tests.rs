@@ -930,3 +930,79 @@ fn the_users_own_command_skips_only_what_asks_for_a_model() {
     let d = decide_as(Origin::User, "ls", &ctx(true, false, Agent::Plan));
     assert_eq!(d.label(), D::Deny, "the plan agent");
 }
+
+/// A force push the model proposes asks every time, in `full` with the exact command and its
+/// prefix granted, with a once-only key; the user's own runs; which pushes force.
+#[test]
+fn a_force_push_asks_whatever_was_granted() {
+    for (cmd, force) in [
+        ("git push --force origin main", true),
+        ("git push -f", true),
+        ("git push -uf origin x", true),
+        ("git push --force-with-lease=main:abc origin main", true),
+        ("git push origin +main", true),
+        ("git push --delete origin old", true),
+        ("git -C repo push --mirror", true),
+        ("git push origin main", false),
+        ("git push -u origin feature", false),
+        ("git -C force push origin main", false),
+        ("git fetch --force", false),
+    ] {
+        assert_eq!(analysis(cmd).force_push(), force, "{cmd}");
+    }
+    let full = Ceiling {
+        write: true,
+        process: true,
+        external: true,
+    };
+    let cmd = "git push --force origin main";
+    let a = analysis(cmd);
+    let granted: HashSet<String> = [
+        "prefix:git push".to_string(),
+        GrantKey::Command(command_hash(cmd)).to_string(),
+        "effect:process".to_string(),
+        "effect:external".to_string(),
+    ]
+    .into_iter()
+    .collect();
+    let mut p = Proposal {
+        origin: crate::Origin::Model,
+        tool: "shell",
+        effect: Effect::Process,
+        paths: &[],
+        command: Some(&a),
+        command_text: Some(cmd),
+        net: None,
+        mcp: None,
+    };
+    let ctx = Context {
+        agent: Agent::Build,
+        mode: Mode::Full,
+        interactive: true,
+        ceiling: full,
+        read_only: false,
+        yolo: false,
+        grants: &granted,
+    };
+    match decide(&ctx, &p) {
+        Decision::Ask(ask) => {
+            assert!(ask.reason.contains("force-push"), "{}", ask.reason);
+            assert!(
+                ask.keys
+                    .iter()
+                    .filter(|k| k.starts_with("force-push:"))
+                    .all(|k| GrantKey::parse(k).is_some_and(|g| g.once_only())),
+                "{:?}",
+                ask.keys
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    p.origin = crate::Origin::User;
+    // The user's own force push is theirs (what else it writes still asks as it does).
+    let d = decide(&ctx, &p);
+    assert!(
+        !format!("{d:?}").contains("force-push"),
+        "the user's own: {d:?}"
+    );
+}

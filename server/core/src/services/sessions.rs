@@ -529,6 +529,7 @@ fn describe_grant(key: &str) -> (&'static str, String) {
         Some(GrantKey::OutsideSandbox(_)) => ("once", "one command outside the sandbox".into()),
         Some(GrantKey::SshAgent(_)) => ("once", "one command with your SSH keys".into()),
         Some(GrantKey::PluginInstall(_)) => ("once", "one plugin install".into()),
+        Some(GrantKey::ForcePush(_)) => ("once", "one force push".into()),
         None => {
             if let Some(p) = key.strip_prefix("write:") {
                 ("write", format!("changes to {p}"))

@@ -178,6 +178,42 @@ impl CommandAnalysis {
 }
 
 impl CommandAnalysis {
+    /// Does a part of it force-push — `git push` with `--force`, `-f`, `--force-with-lease`,
+    /// `--mirror`, `--delete`/`-d` or a `+` refspec — rewriting or removing a remote branch?
+    pub fn force_push(&self) -> bool {
+        self.commands.iter().any(|c| {
+            let mut args = c.argv.iter().skip(1);
+            if c.argv.first().map(|p| prog_name(p)).as_deref() != Some("git") {
+                return false;
+            }
+            // Past git's own options (`-C dir`, `-c k=v` take a value).
+            let mut sub = None;
+            while let Some(a) = args.next() {
+                match a.as_str() {
+                    "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
+                        args.next();
+                    }
+                    a if a.starts_with('-') => {}
+                    a => {
+                        sub = Some(a.to_string());
+                        break;
+                    }
+                }
+            }
+            sub.as_deref() == Some("push")
+                && args.any(|a| {
+                    matches!(
+                        a.as_str(),
+                        "--force" | "--mirror" | "--delete" | "--force-if-includes"
+                    ) || a.starts_with("--force-with-lease")
+                        || (a.starts_with('-')
+                            && !a.starts_with("--")
+                            && (a.contains('f') || a.contains('d')))
+                        || (a.starts_with('+') && a.len() > 1)
+                })
+        })
+    }
+
     /// True when any danger is present: the gate asks even in "full" mode unless `--yolo`.
     /// Does the command write a repository's state (objects, refs, the index — `git commit`,
     /// `git checkout`, `git stash` …)? The jail keeps every git directory read-only otherwise.

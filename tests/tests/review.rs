@@ -808,3 +808,315 @@ async fn a_plan_comment_is_answered_by_the_next_revision() {
     s.wait_run_finished(&sid, &run).await;
     s.stop().await;
 }
+
+/// A HOME whose git config names the user (commits from the browser carry it).
+fn home_with_identity() -> TempDir {
+    let home = TempDir::new("review-home");
+    std::fs::write(
+        home.path().join(".gitconfig"),
+        "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n",
+    )
+    .unwrap();
+    home
+}
+
+async fn start_with(home: &TempDir, read_only: bool, replay: Option<Value>) -> Repo {
+    let ws = TempDir::new("review-ws");
+    repo(ws.path());
+    let state = TempDir::new("review-state");
+    let wt = TempDir::adopt(PathBuf::from(format!("{}-wt", state.path().display())));
+    let s = TestServer::start_in(
+        Opts {
+            tweak: Some(worktrees),
+            home: Some(home.path().to_path_buf()),
+            read_only,
+            replay,
+            ..Opts::default()
+        },
+        ws,
+        state,
+    )
+    .await;
+    Repo { s, _wt: wt }
+}
+
+/// A commit clicked by the owner runs in `ask` mode without an approval, on a server started
+/// without --allow-process, with the user's identity; a token without `admin` gets 403, a
+/// read-only server refuses it; push to a bare repository on disk; a force push needs the
+/// branch's name typed.
+#[tokio::test]
+async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
+    let home = home_with_identity();
+    let rp = start_with(&home, false, None).await;
+    let s = &rp.s;
+    let repo_dir = s.workspace.path().to_path_buf();
+    let bare = TempDir::new("review-bare");
+    git(bare.path(), &["init", "-q", "--bare"]);
+    git(
+        &repo_dir,
+        &["remote", "add", "origin", bare.path().to_str().unwrap()],
+    );
+    let v = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let sid = v["id"].as_str().unwrap();
+    let dir = PathBuf::from(v["worktree"]["dir"].as_str().unwrap());
+    let branch = v["worktree"]["branch"].as_str().unwrap().to_string();
+    std::fs::write(dir.join("b.txt"), "bee two\n").unwrap();
+    let (st, g) = s.get(&format!("/api/sessions/{sid}/git")).await;
+    assert_eq!(st, 200, "{g}");
+    assert_eq!(g["branch"], branch.as_str());
+    assert_eq!(g["unstaged"][0]["path"], "b.txt", "{g}");
+    assert_eq!(g["identity"]["email"], "ada@example.com");
+    assert_eq!(g["remotes"], json!(["origin"]));
+    assert_eq!(g["worktree"], true);
+
+    // A token without `admin`: 403, nothing committed.
+    let (_, t) = s
+        .post(
+            "/api/tokens",
+            json!({"name": "ci", "scopes": ["read", "prompt"]}),
+        )
+        .await;
+    let tok = t["token"].as_str().unwrap();
+    let r = reqwest::Client::new()
+        .post(s.url(&format!("/api/sessions/{sid}/git/commit")))
+        .bearer_auth(tok)
+        .json(&json!({"message": "sneaky", "all": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+
+    let (st, done) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/commit"),
+            json!({"message": "Second bee\n\nFrom the panel.", "all": true}),
+        )
+        .await;
+    assert_eq!(st, 200, "{done}");
+    let sha = done["commit"].as_str().unwrap();
+    assert_eq!(git(&repo_dir, &["rev-parse", &branch]), sha);
+    assert_eq!(
+        git(&repo_dir, &["log", "-1", "--format=%an <%ae>|%B", &branch]),
+        "Ada Lovelace <ada@example.com>|Second bee\n\nFrom the panel."
+    );
+    assert!(
+        !s.events(sid)
+            .await
+            .iter()
+            .any(|e| e["type"] == "approval_requested"),
+        "the user's own click asks nothing"
+    );
+    let (st, e) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/commit"),
+            json!({"message": "again"}),
+        )
+        .await;
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (409, &json!("git_failed")),
+        "nothing to commit: {e}"
+    );
+
+    // Push to the bare repository on disk.
+    let (st, done) = s
+        .post(&format!("/api/sessions/{sid}/git/push"), json!({}))
+        .await;
+    assert_eq!(st, 200, "{done}");
+    assert_eq!(git(bare.path(), &["rev-parse", &branch]), sha);
+    // An amended commit needs a force push, which needs the branch typed.
+    let (st, _) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/commit"),
+            json!({"message": "Second bee, amended", "amend": true}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let (st, e) = s
+        .post(&format!("/api/sessions/{sid}/git/push"), json!({}))
+        .await;
+    assert_eq!(st, 409, "not a fast-forward: {e}");
+    let (st, e) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/push"),
+            json!({"force": true}),
+        )
+        .await;
+    assert_eq!(st, 422, "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains(&branch));
+    let (st, e) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/push"),
+            json!({"force": true, "confirm": "main"}),
+        )
+        .await;
+    assert_eq!(st, 422, "{e}");
+    let (st, done) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/push"),
+            json!({"force": true, "confirm": branch}),
+        )
+        .await;
+    assert_eq!(st, 200, "{done}");
+    assert_eq!(
+        git(bare.path(), &["log", "-1", "--format=%s", &branch]),
+        "Second bee, amended"
+    );
+    // A remote that names a program is refused before anything runs.
+    git(
+        &repo_dir,
+        &["remote", "add", "evil", "ext::sh -c touch% /tmp/tw-pwned"],
+    );
+    let (st, e) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/push"),
+            json!({"remote": "evil"}),
+        )
+        .await;
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (409, &json!("remote_refused")),
+        "{e}"
+    );
+    // No forge tool here: a pull request says what it needs.
+    let (st, e) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/pr"),
+            json!({"title": "Add bees"}),
+        )
+        .await;
+    if !Command::new("sh")
+        .args(["-c", "command -v gh || command -v glab"])
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert_eq!(
+            (st, &e["error"]["code"]),
+            (409, &json!("no_forge_tool")),
+            "{e}"
+        );
+    }
+    rp.s.stop().await;
+
+    // A read-only server refuses a commit.
+    let rp = start_with(&home, true, None).await;
+    let s = &rp.s;
+    let v = worktree_session(s, json!({"mode": "ask"})).await;
+    let sid = v["id"].as_str().unwrap();
+    let (st, e) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/commit"),
+            json!({"message": "x", "all": true}),
+        )
+        .await;
+    assert_eq!((st, &e["error"]["code"]), (409, &json!("read_only")), "{e}");
+    rp.s.stop().await;
+}
+
+/// A commit the agent proposes is an ordinary gated call: it asks in `ask` mode.
+#[tokio::test]
+async fn a_commit_the_agent_proposes_asks() {
+    let home = home_with_identity();
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "git commit -qam 'from the agent'"}}]},
+        {"text": "Asked."},
+    ]}]});
+    let rp = start_with(&home, false, Some(script)).await;
+    let s = &rp.s;
+    let v = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let sid = v["id"].as_str().unwrap();
+    let run = s.prompt(sid, "commit it").await;
+    let (_, asked) = s.answer_until_finished(sid, &run, |_| "deny".into()).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    rp.s.stop().await;
+}
+
+/// "Apply to main checkout" merges a worktree's branch, and refuses on a conflict leaving the
+/// main checkout as it was.
+#[tokio::test]
+async fn apply_to_the_main_checkout_merges_and_refuses_on_a_conflict() {
+    let home = home_with_identity();
+    let rp = start_with(&home, false, None).await;
+    let s = &rp.s;
+    let repo_dir = s.workspace.path().to_path_buf();
+    let clean = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    let clash = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
+    for (v, file, text) in [
+        (&clean, "new.txt", "fresh\n"),
+        (&clash, "b.txt", "theirs\n"),
+    ] {
+        let dir = PathBuf::from(v["worktree"]["dir"].as_str().unwrap());
+        std::fs::write(dir.join(file), text).unwrap();
+        let sid = v["id"].as_str().unwrap();
+        // Staged through the review (an untracked file is added whole).
+        let (_, review) = s.get(&format!("/api/sessions/{sid}/review")).await;
+        let header = hunk_of(&review, file, 0)["header"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let (st, r) = s
+            .post(
+                &format!("/api/sessions/{sid}/review/hunk"),
+                json!({"path": file, "header": header, "action": "stage"}),
+            )
+            .await;
+        assert_eq!(st, 200, "{r}");
+        let (st, d) = s
+            .post(
+                &format!("/api/sessions/{sid}/git/commit"),
+                json!({"message": format!("add {file}")}),
+            )
+            .await;
+        assert_eq!(st, 200, "{d}");
+    }
+    // The main checkout moves on: b.txt conflicts with the second session's.
+    std::fs::write(repo_dir.join("b.txt"), "ours\n").unwrap();
+    git(&repo_dir, &["commit", "-qam", "ours"]);
+    let head = git(&repo_dir, &["rev-parse", "HEAD"]);
+    let sid = clash["id"].as_str().unwrap();
+    let (st, e) = s
+        .post(&format!("/api/sessions/{sid}/git/apply"), json!({}))
+        .await;
+    assert_eq!((st, &e["error"]["code"]), (409, &json!("conflicts")), "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains("b.txt"));
+    assert_eq!(git(&repo_dir, &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        git(
+            &repo_dir,
+            &["status", "--porcelain", "--untracked-files=no"]
+        ),
+        ""
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo_dir.join("b.txt")).unwrap(),
+        "ours\n"
+    );
+    // The clean one merges.
+    let sid = clean["id"].as_str().unwrap();
+    let (st, d) = s
+        .post(
+            &format!("/api/sessions/{sid}/git/apply"),
+            json!({"how": "merge"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{d}");
+    assert_eq!(
+        std::fs::read_to_string(repo_dir.join("new.txt")).unwrap(),
+        "fresh\n"
+    );
+    assert_eq!(git(&repo_dir, &["symbolic-ref", "--short", "HEAD"]), "main");
+    // Hooks stayed out of it: the main checkout's hooks folder was read-only.
+    assert!(!repo_dir.join(".git/hooks/post-merge").exists());
+    // A session without a worktree has nothing to apply.
+    let plain = s.create_session("ask").await;
+    let (st, e) = s
+        .post(&format!("/api/sessions/{plain}/git/apply"), json!({}))
+        .await;
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (409, &json!("no_worktree")),
+        "{e}"
+    );
+    rp.s.stop().await;
+}

@@ -290,3 +290,122 @@ pub struct CommentsSent {
     /// The run that got them (or the queued message's run).
     pub run_id: Option<RunId>,
 }
+
+// ---- Commit, push, apply, pull request (the user's own actions) ----
+
+/// One file of `git status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GitFile {
+    pub path: String,
+    /// `git status --porcelain` letter for its side: `M`, `A`, `D`, `R`, `?` …
+    pub status: String,
+}
+
+/// `GET /api/sessions/{id}/git`: the repository the session works in, as the commit panel
+/// shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GitState {
+    /// The branch checked out (absent: a detached `HEAD`).
+    pub branch: Option<String>,
+    /// The commit checked out, and its first line.
+    pub head: Option<String>,
+    pub head_subject: Option<String>,
+    /// The branch's upstream (`origin/main`), and how far it is ahead and behind.
+    pub upstream: Option<String>,
+    pub ahead: u32,
+    pub behind: u32,
+    pub staged: Vec<GitFile>,
+    pub unstaged: Vec<GitFile>,
+    pub untracked: Vec<GitFile>,
+    /// The remotes' names.
+    pub remotes: Vec<String>,
+    /// The name and email commits are made with (the user's own git identity); absent when
+    /// the user's git config has none (a commit is then refused, saying so).
+    pub identity: Option<GitIdentity>,
+    /// The session works in a worktree of its own (so "Apply to main checkout" applies).
+    pub worktree: bool,
+    /// The pull-request tools installed (`gh`, `glab`).
+    pub forges: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GitIdentity {
+    pub name: String,
+    pub email: String,
+}
+
+/// `POST /api/sessions/{id}/git/commit`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"message": "Add the cache\n\nKeeps the last 100 answers."})))]
+pub struct CommitParams {
+    /// 1 to 20,000 characters, not blank.
+    #[schema(min_length = 1, max_length = 20000)]
+    pub message: String,
+    /// Stage every tracked file's changes first (`git commit -a`).
+    #[serde(default)]
+    pub all: bool,
+    /// Replace the last commit (`--amend`).
+    #[serde(default)]
+    pub amend: bool,
+}
+
+/// `POST /api/sessions/{id}/git/push`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"remote": "origin"})))]
+pub struct PushParams {
+    /// Default: the branch's upstream's remote, else `origin`.
+    #[schema(max_length = 250)]
+    pub remote: Option<String>,
+    /// Force (`--force-with-lease`): needs `confirm` set to the branch's name.
+    #[serde(default)]
+    pub force: bool,
+    #[schema(max_length = 250)]
+    pub confirm: Option<String>,
+}
+
+/// How "Apply to main checkout" brings the worktree's branch in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplyHow {
+    /// `git merge` (a fast-forward where it can be).
+    #[default]
+    Merge,
+    /// `git cherry-pick` of the branch's commits since its fork point.
+    CherryPick,
+}
+
+/// `POST /api/sessions/{id}/git/apply`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyParams {
+    #[serde(default)]
+    pub how: ApplyHow,
+}
+
+/// `POST /api/sessions/{id}/git/pr`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PullRequestParams {
+    #[schema(min_length = 1, max_length = 250)]
+    pub title: String,
+    #[serde(default)]
+    #[schema(max_length = 60000)]
+    pub body: String,
+    /// The branch to merge into (default: the forge's default branch).
+    #[schema(max_length = 250)]
+    pub base: Option<String>,
+}
+
+/// What a git action did.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GitDone {
+    /// The commit made or now checked out, where there is one.
+    pub commit: Option<String>,
+    /// What git (or the forge tool) printed.
+    pub output: String,
+    /// The pull request's address (`pr`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}

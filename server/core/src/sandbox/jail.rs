@@ -894,8 +894,8 @@ pub(super) fn owner_only(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<Pa
     }
 }
 
-/// The generated `~/.gitconfig`: the user's `user.name` and `user.email`, nothing else.
-pub(super) fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathBuf> {
+/// The user's git `user.name` and `user.email` (their global config, plain reading).
+pub fn user_identity(home: &Path) -> (Option<String>, Option<String>) {
     let mut name = None;
     let mut email = None;
     let xdg = std::env::var_os("XDG_CONFIG_HOME")
@@ -912,6 +912,12 @@ pub(super) fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathB
             }
         }
     }
+    (name, email)
+}
+
+/// The generated `~/.gitconfig`: the user's `user.name` and `user.email`, nothing else.
+pub(super) fn write_gitconfig(root: &Path, home: &Path) -> std::io::Result<PathBuf> {
+    let (name, email) = user_identity(home);
     let mut out = String::from("# Made by Tradewind for its jail: your name and email only.\n");
     if name.is_some() || email.is_some() {
         out.push_str("[user]\n");

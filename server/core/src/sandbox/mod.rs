@@ -17,6 +17,7 @@ pub mod jail;
 
 pub use crate::config::JailChoice;
 pub use gitconfig::filtered as filtered_git_config;
+pub use gitconfig::parse as gitconfig_pairs;
 pub use helper::{
     exec, kill_group, kill_labelled, kill_tree, kill_tree_and_group, run as run_helper,
 };

@@ -8,6 +8,7 @@ mod agents;
 mod commands;
 mod dirs;
 pub mod files;
+mod git;
 mod goals;
 mod mcp;
 mod memory;

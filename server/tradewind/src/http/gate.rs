@@ -149,6 +149,7 @@ pub fn needed_scope(method: &Method, path: &str) -> TokenScope {
             | ["api", "plans", _, "decision"]
             | ["api", "sessions", "import"]
             | ["api", "sessions", _, "jail-allows"]
+            | ["api", "sessions", _, "git", _]
             | ["api", "settings", "provider" | "websearch"]
             | ["api", "providers", ..]
             | ["api", "mcp", "servers", _, "connect"]

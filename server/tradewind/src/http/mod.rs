@@ -113,7 +113,7 @@ impl std::ops::Deref for AppState {
         plans::answer_question, plans::decide_plan, plans::plan_render_errors, plans::list_artifacts, plans::artifact_file, plans::download_artifact,
         tasks::list_tasks, tasks::task_output, tasks::stop_task, tasks::probe,
         usage::search, usage::usage_report, usage::session_usage, usage::get_caps, usage::put_caps, usage::compact_session,
-        review::get_review, review::hunk_action, review::list_comments, review::add_comment, review::patch_comment, review::delete_comment, review::send_comments, review::list_branches,
+        review::get_review, review::hunk_action, review::list_comments, review::add_comment, review::patch_comment, review::delete_comment, review::send_comments, review::list_branches, review::git_state, review::git_commit, review::git_push, review::git_apply, review::git_pull_request,
     ),
     components(schemas(crate::protocol::EventFrame, crate::protocol::EventPayload, crate::protocol::Part, crate::protocol::WsClientFrame, crate::protocol::WsServerFrame)),
     modifiers(&SecurityAddon),
@@ -133,7 +133,7 @@ impl std::ops::Deref for AppState {
         (name = "settings", description = "The model provider and the web search provider: read and change them while the server runs, list the models, and find local model servers."),
         (name = "mcp", description = "MCP servers from config.json: their state and tools; connect and disconnect them; review and approve a workspace's own .tradewind/config.json."),
         (name = "usage", description = "Tokens and cost per model call, summed by session, model or day; a session's context fill; spend caps; and compacting a conversation."),
-        (name = "review", description = "A session's review: everything it changed as one diff (a worktree's, or its own runs' snapshots), staging and reverting a hunk, line comments on the diff and on plans sent back to the agent, and the branches a worktree starts from."),
+        (name = "review", description = "A session's review: everything it changed as one diff (a worktree's, or its own runs' snapshots), staging and reverting a hunk, line comments on the diff and on plans sent back to the agent, the branches a worktree starts from, and commit, push, apply to the main checkout and pull requests as the user's own actions."),
         (name = "server", description = "Server health, startup configuration, each tool's status for a session, and the permission gate's dry run."),
     )
 )]
@@ -200,6 +200,11 @@ fn long_session_routes() -> Router<AppState> {
             axum::routing::patch(review::patch_comment).delete(review::delete_comment),
         )
         .route("/api/fs/branches", get(review::list_branches))
+        .route("/api/sessions/{id}/git", get(review::git_state))
+        .route("/api/sessions/{id}/git/commit", post(review::git_commit))
+        .route("/api/sessions/{id}/git/push", post(review::git_push))
+        .route("/api/sessions/{id}/git/apply", post(review::git_apply))
+        .route("/api/sessions/{id}/git/pr", post(review::git_pull_request))
         .route("/api/sessions/{id}/redo", post(undo::redo))
         .route("/api/usage", get(usage::usage_report))
         .route("/api/search", get(usage::search))

@@ -194,3 +194,111 @@ pub async fn list_branches(
     };
     Ok(axum::Json(state.branches(&ws).await?))
 }
+
+/// The repository the session works in, as the commit panel shows it.
+///
+/// Its branch and commit, upstream and how far ahead or behind, staged, unstaged and untracked
+/// files, remotes, the identity commits are made with, and the pull-request tools installed.
+#[utoipa::path(get, path = "/api/sessions/{id}/git", tag = "review",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The repository's state", body = crate::protocol::GitState),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 422, description = "The session's workspace is not in a git repository", body = ErrorBody)))]
+pub async fn git_state(
+    State(state): State<AppState>,
+    Path(id): Path<SessionId>,
+) -> ApiResult<axum::Json<crate::protocol::GitState>> {
+    Ok(axum::Json(state.git_state(&id).await?))
+}
+
+/// Commit (the user's own action: it never asks for approval).
+///
+/// Commits what is staged — with `all`, every tracked change — with `message`, as the user's
+/// own git identity (their global `user.name` and `user.email`), hooks not run. `amend`
+/// replaces the last commit. Needs the `admin` scope; refused under `--read-only` and while the
+/// session's run works.
+#[utoipa::path(post, path = "/api/sessions/{id}/git/commit", tag = "review",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = crate::protocol::CommitParams,
+    responses((status = 200, description = "The commit made", body = crate::protocol::GitDone),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "A token without `admin`", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "`read_only`, `session_busy`, `no_identity`, or git refused (`git_failed`: nothing to commit …)", body = ErrorBody),
+              (status = 422, description = "An empty message, or not a git repository", body = ErrorBody)))]
+pub async fn git_commit(
+    State(state): State<AppState>,
+    Path(id): Path<SessionId>,
+    ApiJson(p): ApiJson<crate::protocol::CommitParams>,
+) -> ApiResult<axum::Json<crate::protocol::GitDone>> {
+    Ok(axum::Json(state.git_commit(&id, &p).await?))
+}
+
+/// Push the session's branch (the user's own action, with the user's SSH keys).
+///
+/// Pushes `HEAD` to the branch of the same name on `remote` (default: the upstream's remote,
+/// else `origin`), whose address is read from the repository's config and must be https, ssh
+/// or a folder. The call gets the network and the user's SSH agent; refused (409
+/// `network_denied`) under `sandbox.network: deny`. `force` (`--force-with-lease`) needs
+/// `confirm` set to the branch's name. Needs the `admin` scope.
+#[utoipa::path(post, path = "/api/sessions/{id}/git/push", tag = "review",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = crate::protocol::PushParams,
+    responses((status = 200, description = "What git said", body = crate::protocol::GitDone),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "A token without `admin`", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "`read_only`, `session_busy`, `network_denied`, `detached_head`, `remote_refused`, or git refused (`git_failed`)", body = ErrorBody),
+              (status = 422, description = "A force push without the branch's name typed, or an unknown remote", body = ErrorBody)))]
+pub async fn git_push(
+    State(state): State<AppState>,
+    Path(id): Path<SessionId>,
+    ApiJson(p): ApiJson<crate::protocol::PushParams>,
+) -> ApiResult<axum::Json<crate::protocol::GitDone>> {
+    Ok(axum::Json(state.git_push(&id, &p).await?))
+}
+
+/// Apply a worktree session's branch to the main checkout.
+///
+/// Merges the branch into what the main checkout has checked out (`how: cherry_pick` picks
+/// its commits instead), refused — nothing changed — on a conflict (409 `conflicts`, naming
+/// the files), while the main checkout or the worktree has uncommitted changes, and for a
+/// session without a worktree. Needs the `admin` scope.
+#[utoipa::path(post, path = "/api/sessions/{id}/git/apply", tag = "review",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = crate::protocol::ApplyParams,
+    responses((status = 200, description = "The main checkout's new commit", body = crate::protocol::GitDone),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "A token without `admin`", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "`conflicts`, `main_checkout_dirty`, `uncommitted_changes`, `no_worktree`, `read_only`, `session_busy`", body = ErrorBody)))]
+pub async fn git_apply(
+    State(state): State<AppState>,
+    Path(id): Path<SessionId>,
+    ApiJson(p): ApiJson<crate::protocol::ApplyParams>,
+) -> ApiResult<axum::Json<crate::protocol::GitDone>> {
+    Ok(axum::Json(state.git_apply(&id, &p).await?))
+}
+
+/// Open a pull request for the session's branch with `gh` (or a merge request with `glab`).
+///
+/// Runs the forge's tool in the jail with its sign-in folder lent for the call and the
+/// network on; the branch should be pushed first. Returns what it printed and the request's
+/// address. 409 `no_forge_tool` when neither is installed. Needs the `admin` scope.
+#[utoipa::path(post, path = "/api/sessions/{id}/git/pr", tag = "review",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = crate::protocol::PullRequestParams,
+    responses((status = 200, description = "The pull request", body = crate::protocol::GitDone),
+              (status = 401, description = "Not authenticated", body = ErrorBody),
+              (status = 403, description = "A token without `admin`", body = ErrorBody),
+              (status = 404, description = "No such session", body = ErrorBody),
+              (status = 409, description = "`no_forge_tool`, `forge_failed`, `network_denied`, `read_only`, `session_busy`", body = ErrorBody),
+              (status = 422, description = "An invalid title or base", body = ErrorBody)))]
+pub async fn git_pull_request(
+    State(state): State<AppState>,
+    Path(id): Path<SessionId>,
+    ApiJson(p): ApiJson<crate::protocol::PullRequestParams>,
+) -> ApiResult<axum::Json<crate::protocol::GitDone>> {
+    Ok(axum::Json(state.git_pull_request(&id, &p).await?))
+}

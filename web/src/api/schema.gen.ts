@@ -1282,6 +1282,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/git": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The repository the session works in, as the commit panel shows it.
+         * @description Its branch and commit, upstream and how far ahead or behind, staged, unstaged and untracked
+         *     files, remotes, the identity commits are made with, and the pull-request tools installed.
+         */
+        get: operations["git_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/git/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a worktree session's branch to the main checkout.
+         * @description Merges the branch into what the main checkout has checked out (`how: cherry_pick` picks
+         *     its commits instead), refused — nothing changed — on a conflict (409 `conflicts`, naming
+         *     the files), while the main checkout or the worktree has uncommitted changes, and for a
+         *     session without a worktree. Needs the `admin` scope.
+         */
+        post: operations["git_apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/git/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Commit (the user's own action: it never asks for approval).
+         * @description Commits what is staged — with `all`, every tracked change — with `message`, as the user's
+         *     own git identity (their global `user.name` and `user.email`), hooks not run. `amend`
+         *     replaces the last commit. Needs the `admin` scope; refused under `--read-only` and while the
+         *     session's run works.
+         */
+        post: operations["git_commit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/git/pr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a pull request for the session's branch with `gh` (or a merge request with `glab`).
+         * @description Runs the forge's tool in the jail with its sign-in folder lent for the call and the
+         *     network on; the branch should be pushed first. Returns what it printed and the request's
+         *     address. 409 `no_forge_tool` when neither is installed. Needs the `admin` scope.
+         */
+        post: operations["git_pull_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/git/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push the session's branch (the user's own action, with the user's SSH keys).
+         * @description Pushes `HEAD` to the branch of the same name on `remote` (default: the upstream's remote,
+         *     else `origin`), whose address is read from the repository's config and must be https, ssh
+         *     or a folder. The call gets the network and the user's SSH agent; refused (409
+         *     `network_denied`) under `sandbox.network: deny`. `force` (`--force-with-lease`) needs
+         *     `confirm` set to the branch's name. Needs the `admin` scope.
+         */
+        post: operations["git_push"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/goal": {
         parameters: {
             query?: never;
@@ -2289,6 +2402,15 @@ export interface components {
         ApiTokenList: {
             data: components["schemas"]["ApiToken"][];
         };
+        /**
+         * @description How "Apply to main checkout" brings the worktree's branch in.
+         * @enum {string}
+         */
+        ApplyHow: "merge" | "cherry_pick";
+        /** @description `POST /api/sessions/{id}/git/apply`. */
+        ApplyParams: {
+            how?: components["schemas"]["ApplyHow"];
+        };
         /** @description A `approval_decided` event. */
         ApprovalDecidedEvent: components["schemas"]["EventEnvelope"] & {
             approval_id: components["schemas"]["ApprovalId"];
@@ -2494,6 +2616,20 @@ export interface components {
         CommentsSent: {
             run_id?: components["schemas"]["RunId"] | null;
             sent: components["schemas"]["ReviewCommentId"][];
+        };
+        /**
+         * @description `POST /api/sessions/{id}/git/commit`.
+         * @example {
+         *       "message": "Add the cache\n\nKeeps the last 100 answers."
+         *     }
+         */
+        CommitParams: {
+            /** @description Stage every tracked file's changes first (`git commit -a`). */
+            all?: boolean;
+            /** @description Replace the last commit (`--amend`). */
+            amend?: boolean;
+            /** @description 1 to 20,000 characters, not blank. */
+            message: string;
         };
         /**
          * @description Why a conversation was compacted.
@@ -2848,6 +2984,52 @@ export interface components {
             /** Format: int64 */
             seq: number;
             session: components["schemas"]["SessionId"];
+        };
+        /** @description What a git action did. */
+        GitDone: {
+            /** @description The commit made or now checked out, where there is one. */
+            commit?: string | null;
+            /** @description What git (or the forge tool) printed. */
+            output: string;
+            /** @description The pull request's address (`pr`). */
+            url?: string | null;
+        };
+        /** @description One file of `git status`. */
+        GitFile: {
+            path: string;
+            /** @description `git status --porcelain` letter for its side: `M`, `A`, `D`, `R`, `?` … */
+            status: string;
+        };
+        GitIdentity: {
+            email: string;
+            name: string;
+        };
+        /**
+         * @description `GET /api/sessions/{id}/git`: the repository the session works in, as the commit panel
+         *     shows it.
+         */
+        GitState: {
+            /** Format: int32 */
+            ahead: number;
+            /** Format: int32 */
+            behind: number;
+            /** @description The branch checked out (absent: a detached `HEAD`). */
+            branch?: string | null;
+            /** @description The pull-request tools installed (`gh`, `glab`). */
+            forges: string[];
+            /** @description The commit checked out, and its first line. */
+            head?: string | null;
+            head_subject?: string | null;
+            identity?: components["schemas"]["GitIdentity"] | null;
+            /** @description The remotes' names. */
+            remotes: string[];
+            staged: components["schemas"]["GitFile"][];
+            unstaged: components["schemas"]["GitFile"][];
+            untracked: components["schemas"]["GitFile"][];
+            /** @description The branch's upstream (`origin/main`), and how far it is ahead and behind. */
+            upstream?: string | null;
+            /** @description The session works in a worktree of its own (so "Apply to main checkout" applies). */
+            worktree: boolean;
         };
         /**
          * @description A session's goal: the agent works towards it, turn after turn, until it is done, blocked,
@@ -4008,6 +4190,13 @@ export interface components {
             model_server?: components["schemas"]["ModelServerView"] | null;
             source: components["schemas"]["ProviderSource"];
         };
+        /** @description `POST /api/sessions/{id}/git/pr`. */
+        PullRequestParams: {
+            /** @description The branch to merge into (default: the forge's default branch). */
+            base?: string | null;
+            body?: string;
+            title: string;
+        };
         PushFailure: {
             error: string;
             subscription: string;
@@ -4026,6 +4215,19 @@ export interface components {
             auth: string;
             /** @description The browser's P-256 public key (base64url, 65 bytes). */
             p256dh: string;
+        };
+        /**
+         * @description `POST /api/sessions/{id}/git/push`.
+         * @example {
+         *       "remote": "origin"
+         *     }
+         */
+        PushParams: {
+            confirm?: string | null;
+            /** @description Force (`--force-with-lease`): needs `confirm` set to the branch's name. */
+            force?: boolean;
+            /** @description Default: the branch's upstream's remote, else `origin`. */
+            remote?: string | null;
         };
         /** @description A browser's subscription as `PushSubscription.toJSON()` gives it. */
         PushSubscribeParams: {
@@ -10852,6 +11054,587 @@ export interface operations {
                 };
             };
             /** @description `seq` is not a user message, or an invalid `title` or `text` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    git_state: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The repository's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitState"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused Host or Origin header, or a cross-site browser request (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session's workspace is not in a git repository */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    git_apply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyParams"];
+            };
+        };
+        responses: {
+            /** @description The main checkout's new commit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDone"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A token without `admin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `conflicts`, `main_checkout_dirty`, `uncommitted_changes`, `no_worktree`, `read_only`, `session_busy` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Well-formed but invalid: a value out of range, an unknown field (`validation_failed`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    git_commit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommitParams"];
+            };
+        };
+        responses: {
+            /** @description The commit made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDone"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A token without `admin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `read_only`, `session_busy`, `no_identity`, or git refused (`git_failed`: nothing to commit …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An empty message, or not a git repository */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    git_pull_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PullRequestParams"];
+            };
+        };
+        responses: {
+            /** @description The pull request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDone"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A token without `admin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `no_forge_tool`, `forge_failed`, `network_denied`, `read_only`, `session_busy` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An invalid title or base */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is busy or the server is stopping; retry shortly (`database_busy`, `unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full; nothing was saved (`disk_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    git_push: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushParams"];
+            };
+        };
+        responses: {
+            /** @description What git said */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitDone"];
+                };
+            };
+            /** @description Malformed request: bad JSON or a query value of the wrong type (`bad_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A token without `admin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `read_only`, `session_busy`, `network_denied`, `detached_head`, `remote_refused`, or git refused (`git_failed`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 2 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A force push without the branch's name typed, or an unknown remote */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -32,12 +32,16 @@ pub struct Rules {
     /// for a mount namespace, since Landlock does not restrict `connect` to a socket file and a
     /// read-only view still connects to a tmux server, an SSH agent or a D-Bus.
     pub unix_sockets_denied: bool,
+    /// The command's standard input is a terminal it is to own: a new session whose
+    /// controlling terminal it is (a browser terminal's shell).
+    pub tty: bool,
 }
 
 /// The helper's arguments: the rules, and the program and its arguments after `--`.
 pub type Parsed = (Rules, OsString, Vec<OsString>);
 
-/// `[--rw DIR]… [--ro DIR]… [--network-deny] [--deny-unix-sockets] [--exec] -- PROGRAM ARGS…`
+/// `[--rw DIR]… [--ro DIR]… [--network-deny] [--deny-unix-sockets] [--tty] [--exec] -- PROGRAM
+/// ARGS…`
 /// (`--exec` is the caller's to read).
 pub fn parse(args: Vec<OsString>) -> Result<Parsed, ExitCode> {
     let mut rules = Rules::default();
@@ -48,6 +52,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, ExitCode> {
             Some("--ro") => rules.ro.extend(it.next().map(PathBuf::from)),
             Some("--network-deny") => rules.network_deny = true,
             Some("--deny-unix-sockets") => rules.unix_sockets_denied = true,
+            Some("--tty") => rules.tty = true,
             Some("--exec") => {}
             Some("--") => match it.next() {
                 Some(prog) => return Ok((rules, prog, it.collect())),
@@ -126,11 +131,24 @@ pub fn exec_in_place(args: Vec<OsString>) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if rules.tty {
+        take_terminal();
+    }
     if let Err(code) = confine(&rules) {
         return code;
     }
     let err = std::process::Command::new(&prog).args(rest).exec();
     cannot_start(&prog, &err)
+}
+
+/// Make standard input this process's controlling terminal, in a session of its own (already
+/// one where the jail made it: bubblewrap's `--new-session`). Best effort: a shell without one
+/// still runs, only without job control.
+pub fn take_terminal() {
+    let _ = rustix::process::setsid();
+    if let Err(e) = rustix::process::ioctl_tiocsctty(std::io::stdin()) {
+        eprintln!("tradewind sandbox-exec: the terminal is not this shell's own: {e}");
+    }
 }
 
 /// `--probe`: whether this kernel enforces a Landlock ruleset here (0), or not (3, said on

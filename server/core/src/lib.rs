@@ -12,7 +12,7 @@
 //! 3. provider, auth, memory, push, scheduler, undo
 //! 4. config, events, subagents
 //! 5. sandbox, pending, goals, plan, usage, workspace_config, comments
-//! 6. children, tasks, hooks
+//! 6. children, tasks, hooks, terminals
 //! 7. tools
 //! 8. mcp
 //! 9. agent
@@ -66,6 +66,7 @@ pub mod state_dir;
 pub mod store;
 pub mod subagents;
 pub mod tasks;
+pub mod terminals;
 pub mod tools;
 pub mod undo;
 pub mod usage;

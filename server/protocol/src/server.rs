@@ -339,6 +339,8 @@ pub struct ServerConfig {
     pub extra_roots: Vec<String>,
     pub sandbox: SandboxInfo,
     pub tls: TlsInfo,
+    /// Terminals in the browser.
+    pub terminal: TerminalInfo,
 }
 
 /// The process sandbox: whether commands run in the jail, in the Landlock fallback, or not
@@ -373,6 +375,16 @@ pub struct SandboxGuarantee {
     pub holds: bool,
     /// What it means where it holds; where it does not, why, and the fix.
     pub detail: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+/// Terminals in the browser on this server.
+pub struct TerminalInfo {
+    /// The session's owner may open terminals (`terminal_open` on the WebSocket).
+    pub enabled: bool,
+    /// Why not, when they may not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -77,6 +77,45 @@ pub enum WsClientFrame {
         #[serde(default)]
         id: Option<String>,
     },
+    /// Open a terminal in the session (a shell in its jail), or — with `terminal` — attach to
+    /// one this user opened (within 10 s of its socket closing, or from another tab), its
+    /// scrollback replayed first. Only the session's owner with the `admin` scope, on a server
+    /// started with `--allow-terminal`. The ack's result is `{terminal, channel}`: from then on
+    /// binary frames whose first byte is `channel` carry the terminal's output (server to
+    /// client) and its input (client to server).
+    TerminalOpen {
+        #[serde(default)]
+        id: Option<String>,
+        session: SessionId,
+        #[serde(default)]
+        terminal: Option<String>,
+        #[serde(default = "default_cols")]
+        cols: u16,
+        #[serde(default = "default_rows")]
+        rows: u16,
+    },
+    /// The terminal's size changed.
+    TerminalResize {
+        #[serde(default)]
+        id: Option<String>,
+        terminal: String,
+        cols: u16,
+        rows: u16,
+    },
+    /// End the terminal (its shell is stopped).
+    TerminalClose {
+        #[serde(default)]
+        id: Option<String>,
+        terminal: String,
+    },
+}
+
+fn default_cols() -> u16 {
+    80
+}
+
+fn default_rows() -> u16 {
+    24
 }
 
 /// A control frame the server sends (event frames are `EventFrame`).
@@ -103,6 +142,15 @@ pub enum WsServerFrame {
     SessionDeleted { session: SessionId },
     /// Changes to the list were missed: read `GET /api/sessions` again.
     SessionsResync,
+    /// A terminal's shell ended (`code`: its exit status, when it has one).
+    TerminalExited {
+        terminal: String,
+        #[serde(default)]
+        code: Option<i32>,
+    },
+    /// A terminal was closed: `closed` (asked), `idle` (30 minutes without input), `detached`
+    /// (no socket for 10 s), `session_deleted` or `signed_out`.
+    TerminalClosed { terminal: String, reason: String },
 }
 
 impl WsServerFrame {

@@ -75,6 +75,8 @@ pub struct LoopEnv {
     pub tools: Arc<crate::tools::ToolServices>,
     /// The runs that got review comments, whose answers reply to them.
     pub awaiting: Arc<crate::comments::Awaiting>,
+    /// Terminals in the browser.
+    pub terminals: Arc<crate::terminals::Terminals>,
     /// The tool lists offered so far, per agent and flag set (built once each).
     offered: parking_lot::Mutex<Vec<(OfferKey, Arc<[provider::ToolSpec]>)>>,
 }
@@ -97,6 +99,7 @@ impl LoopEnv {
             attachments: Arc::new(crate::attachments::Attachments::new(&cfg.state_dir)),
             history: Arc::default(),
             awaiting: Arc::default(),
+            terminals: Arc::default(),
             offered: parking_lot::Mutex::default(),
             cfg,
             store,

@@ -342,6 +342,10 @@ pub struct ServeArgs {
     /// fingerprint). Off by default.
     #[arg(long)]
     pub mdns: bool,
+    /// Let the session's owner open terminals in the browser (a shell in the session's jail).
+    /// Never on a plain-HTTP network bind; off under --read-only.
+    #[arg(long)]
+    pub allow_terminal: bool,
 }
 
 /// How the server speaks HTTPS.

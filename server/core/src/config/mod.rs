@@ -41,6 +41,7 @@ pub struct FileConfig {
     pub webfetch: WebFetchSettings,
     pub websearch: WebSearchSettings,
     pub worktrees: WorktreeSettings,
+    pub terminal: TerminalSettings,
     pub mcp: McpSettings,
     /// The MCP servers in the form other clients use (`{"mcpServers": {NAME: {...}}}`); merged
     /// with `mcp.servers` (which wins on a name in both).
@@ -178,6 +179,13 @@ pub struct WebSearchSettings {
     /// The public SearXNG instance offered when nothing is chosen (`https://searx.be` when
     /// unset): the web app asks once before the first search goes there.
     pub public_searxng_url: Option<String>,
+}
+
+/// `terminal` in config.json: terminals in the browser, as `--allow-terminal`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TerminalSettings {
+    pub enabled: bool,
 }
 
 /// `worktrees` in config.json: a session in a git worktree of its own
@@ -477,6 +485,9 @@ pub struct Config {
     pub websearch: WebSearchSettings,
     /// `worktrees` in config.json: sessions in git worktrees of their own.
     pub worktrees: WorktreeSettings,
+    /// Terminals in the browser (`--allow-terminal` or `terminal.enabled`; never under
+    /// `--read-only`).
+    pub terminal_enabled: bool,
     /// MCP servers (`mcp.servers` and `mcpServers`); `allow`: `--allow-mcp` or `mcp.allow`.
     pub mcp: McpSettings,
     /// Context windows and prices.
@@ -663,6 +674,7 @@ impl Config {
             webfetch: file.webfetch,
             websearch: file.websearch,
             worktrees: file.worktrees,
+            terminal_enabled: file.terminal.enabled && !read_only,
             mcp: {
                 let mut m = file.mcp;
                 for (name, def) in file.mcp_servers {
@@ -724,6 +736,7 @@ impl Config {
             cfg.public_url = Some(normalize_public_url(&u)?);
         }
         cfg.mdns |= args.mdns;
+        cfg.terminal_enabled = (cfg.terminal_enabled || args.allow_terminal) && !cfg.read_only;
         Ok(cfg)
     }
 
@@ -796,6 +809,7 @@ impl Config {
             webfetch: WebFetchSettings::default(),
             websearch: WebSearchSettings::default(),
             worktrees: WorktreeSettings::default(),
+            terminal_enabled: false,
             mcp: McpSettings::default(),
             models: crate::models::Catalog::default(),
             spend: SpendSettings::default(),

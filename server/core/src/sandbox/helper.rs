@@ -49,6 +49,9 @@ pub async fn exec(args: Vec<std::ffi::OsString>) -> ExitCode {
     // A new session (and process group) the server can signal as one; fails only when already
     // a group leader, which the server avoids.
     let _ = rustix::process::setsid();
+    if rules.tty {
+        tradewind_confine::take_terminal();
+    }
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     if let Err(code) = confine(&rules) {
         return code;

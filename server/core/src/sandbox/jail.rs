@@ -255,6 +255,9 @@ impl Jail {
         a.push(HELPER_IN_JAIL.into());
         a.push("sandbox-exec".into());
         a.push("--exec".into());
+        if job.tty {
+            a.push("--tty".into());
+        }
         a.extend(["--ro".into(), "/".into()]);
         let home = self.home_in_jail();
         for p in roots

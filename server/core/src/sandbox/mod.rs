@@ -74,6 +74,8 @@ pub struct Job {
     /// for this one call even where `sandbox.network` is `deny` (never where the job itself
     /// says `network_deny`). Everything else of the jail holds.
     pub install: bool,
+    /// Standard input is a terminal the command is to own (`--tty` to the helper).
+    pub tty: bool,
     /// The user's SSH agent socket is bound in (the approval said "lets this command use your
     /// SSH keys").
     pub ssh_agent: bool,
@@ -661,6 +663,7 @@ fn landlock_rules(
         ro,
         network_deny,
         unix_sockets_denied: false,
+        tty: false,
     }
 }
 
@@ -993,6 +996,9 @@ impl Sandbox {
                 // D-Bus): none can be made, unless this command was approved the SSH agent.
                 if !job.ssh_agent {
                     cmd.arg("--deny-unix-sockets");
+                }
+                if job.tty {
+                    cmd.arg("--tty");
                 }
                 cmd.arg("--").arg(program).args(args);
                 Ok(cmd)

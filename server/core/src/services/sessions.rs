@@ -377,6 +377,7 @@ impl Core {
             .or_not_found("session")?;
         for c in tree.iter().chain([id]) {
             self.runs.forget_session(c);
+            self.env.terminals.close_session(c);
         }
         self.events.touch(id);
         Ok(())
@@ -747,7 +748,7 @@ impl Core {
 
 impl Core {
     /// A session's grants (its own and its workspace's) as the gate reads them.
-    async fn grant_set(
+    pub(crate) async fn grant_set(
         &self,
         id: &crate::protocol::SessionId,
     ) -> ServiceResult<std::collections::HashSet<String>> {

@@ -408,3 +408,57 @@ impl Core {
         Ok(())
     }
 }
+
+impl Core {
+    /// Open a terminal in session `id` for `owner` — or, with `attach`, find one they opened
+    /// there — its shell in the session's jail as the agent's commands are.
+    pub async fn open_terminal(
+        &self,
+        id: &SessionId,
+        owner: &str,
+        attach: Option<&str>,
+        size: (u16, u16),
+    ) -> ServiceResult<std::sync::Arc<crate::terminals::Terminal>> {
+        if !self.cfg.terminal_enabled {
+            return Err(ServiceError::Refused {
+                code: "terminal_off",
+                message: if self.cfg.read_only {
+                    "the server was started with --read-only: no terminal".into()
+                } else {
+                    "terminals are off: start the server with --allow-terminal (or terminal.enabled in config.json)".into()
+                },
+            });
+        }
+        let row = self.load_session(id).await?;
+        let terms = &self.env.terminals;
+        if let Some(t) = attach {
+            return match terms.get(t) {
+                Some(t) if t.session == *id && t.owner == owner => Ok(t),
+                _ => Err(ServiceError::NotFound("terminal")),
+            };
+        }
+        let paths = crate::sandbox::session_paths(&self.env.paths, &row);
+        let grants = self.grant_set(id).await?;
+        let job = Job::for_session(&paths, crate::policy::jail_paths(&grants));
+        let sandbox = self.env.tools.sandbox.get().await;
+        terms
+            .open(
+                sandbox.as_deref(),
+                job,
+                id,
+                owner,
+                Path::new(&row.workspace),
+                size,
+            )
+            .await
+            .map_err(|e| ServiceError::Refused {
+                code: "terminal_failed",
+                message: e,
+            })
+    }
+
+    /// The server's terminals.
+    pub fn terminals(&self) -> &std::sync::Arc<crate::terminals::Terminals> {
+        &self.env.terminals
+    }
+}

@@ -53,6 +53,10 @@ pub async fn server_config(State(state): State<AppState>) -> axum::Json<ServerCo
                 .map(|_| format!("{}/tls", state.face.url)),
             url: state.face.url.clone(),
         },
+        terminal: crate::protocol::TerminalInfo {
+            enabled: super::terminal::refusal(&state).is_none(),
+            reason: super::terminal::refusal(&state),
+        },
     })
 }
 

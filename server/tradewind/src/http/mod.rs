@@ -19,6 +19,7 @@ mod spa;
 mod spec;
 mod stream;
 mod tasks;
+mod terminal;
 pub mod trace;
 mod undo;
 mod usage;

@@ -66,8 +66,10 @@ impl Drop for ConnGuard {
 }
 
 /// What the writer task sends.
-enum Out {
+pub(crate) enum Out {
     Frame(bytes::Bytes),
+    /// A terminal channel's output (its first byte the channel).
+    Binary(bytes::Bytes),
     Text(String),
     Ping,
     Close(u16, &'static str),
@@ -179,17 +181,27 @@ async fn connection(
     let overflow = CancellationToken::new();
     let writer = tokio::spawn(write_loop(sink, rx, overflow.clone()));
     let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
+    let mut terms = super::terminal::Channels::default();
+    let owner = super::terminal::owner_of(&principal);
     loop {
         let next = tokio::select! {
             n = tokio::time::timeout(IDLE_LIMIT, stream.next()) => n,
             _ = overflow.cancelled() => break,
             () = &mut revoked => {
                 let _ = tx.try_send(Out::Close(CLOSE_POLICY, "signed out"));
+                state.terminals().close_owner(&owner);
                 break;
             }
         };
         let text = match incoming(next.ok(), &tx) {
             Incoming::Text(t) => t,
+            Incoming::Binary(b) => {
+                if terms.input(&b).await {
+                    continue;
+                }
+                let _ = tx.try_send(Out::Close(1003, "binary frames only on a terminal channel"));
+                break;
+            }
             Incoming::Skip => continue,
             Incoming::Stop => break,
         };
@@ -201,10 +213,39 @@ async fn connection(
                 continue;
             }
         };
+        let cmd = match cmd {
+            WsClientFrame::TerminalOpen {
+                id,
+                session,
+                terminal,
+                cols,
+                rows,
+            } => {
+                let frame = (&session, terminal.as_deref(), cols, rows);
+                let r = terms.open(&state, granted, &owner, frame, &tx).await;
+                reply(&tx, id, r);
+                continue;
+            }
+            WsClientFrame::TerminalResize {
+                id,
+                terminal,
+                cols,
+                rows,
+            } => {
+                reply(&tx, id, terms.resize(&terminal, cols, rows));
+                continue;
+            }
+            WsClientFrame::TerminalClose { id, terminal } => {
+                reply(&tx, id, terms.close(&state, &terminal));
+                continue;
+            }
+            other => other,
+        };
         if !command(&state, granted, cmd, &mut subs, &tx, &overflow).await {
             break;
         }
     }
+    terms.detach_all();
     for (_, h) in subs {
         h.abort();
     }
@@ -215,6 +256,8 @@ async fn connection(
 /// What the reader got from the socket.
 enum Incoming {
     Text(Utf8Bytes),
+    /// Input for a terminal channel (refused on a socket without one).
+    Binary(bytes::Bytes),
     /// A ping or pong: nothing to do.
     Skip,
     /// Closed, idle too long, an error, or a frame we refuse: the connection ends.
@@ -238,10 +281,7 @@ fn incoming(
     };
     match msg {
         Message::Text(t) => Incoming::Text(t),
-        Message::Binary(_) => {
-            let _ = tx.try_send(Out::Close(1003, "text frames only"));
-            Incoming::Stop
-        }
+        Message::Binary(b) => Incoming::Binary(b),
         Message::Close(_) => Incoming::Stop,
         Message::Ping(_) | Message::Pong(_) => Incoming::Skip,
     }
@@ -370,6 +410,10 @@ async fn command(
         WsClientFrame::Ping { id } => {
             reply::<ApiError>(tx, id, Ok(serde_json::json!({ "pong": true })));
         }
+        // Handled by the connection (its terminal channels).
+        WsClientFrame::TerminalOpen { .. }
+        | WsClientFrame::TerminalResize { .. }
+        | WsClientFrame::TerminalClose { .. } => {}
     }
     true
 }
@@ -436,6 +480,7 @@ async fn write_batch(
                 }
             }
             Out::Text(s) => Message::Text(s.into()),
+            Out::Binary(b) => Message::Binary(b),
             Out::Ping => Message::Ping(bytes::Bytes::new()),
             Out::Close(code, reason) => {
                 go_on = false;

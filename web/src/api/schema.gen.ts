@@ -4827,6 +4827,8 @@ export interface components {
             extra_roots: string[];
             read_only: boolean;
             sandbox: components["schemas"]["SandboxInfo"];
+            /** @description Terminals in the browser. */
+            terminal: components["schemas"]["TerminalInfo"];
             tls: components["schemas"]["TlsInfo"];
             version: string;
             workspace: string;
@@ -5208,6 +5210,13 @@ export interface components {
              * @enum {string}
              */
             type: "task_updated";
+        };
+        /** @description Terminals in the browser on this server. */
+        TerminalInfo: {
+            /** @description The session's owner may open terminals (`terminal_open` on the WebSocket). */
+            enabled: boolean;
+            /** @description Why not, when they may not. */
+            reason?: string | null;
         };
         /**
          * @description Which key a provider test sent.
@@ -5679,6 +5688,30 @@ export interface components {
             id?: string | null;
             /** @enum {string} */
             type: "ping";
+        } | {
+            /** Format: int32 */
+            cols?: number;
+            id?: string | null;
+            /** Format: int32 */
+            rows?: number;
+            session: components["schemas"]["SessionId"];
+            terminal?: string | null;
+            /** @enum {string} */
+            type: "terminal_open";
+        } | {
+            /** Format: int32 */
+            cols: number;
+            id?: string | null;
+            /** Format: int32 */
+            rows: number;
+            terminal: string;
+            /** @enum {string} */
+            type: "terminal_resize";
+        } | {
+            id?: string | null;
+            terminal: string;
+            /** @enum {string} */
+            type: "terminal_close";
         };
         /** @description A control frame the server sends (event frames are `EventFrame`). */
         WsServerFrame: {
@@ -5704,6 +5737,17 @@ export interface components {
         } | {
             /** @enum {string} */
             type: "sessions_resync";
+        } | {
+            /** Format: int32 */
+            code?: number | null;
+            terminal: string;
+            /** @enum {string} */
+            type: "terminal_exited";
+        } | {
+            reason: string;
+            terminal: string;
+            /** @enum {string} */
+            type: "terminal_closed";
         };
     };
     responses: never;

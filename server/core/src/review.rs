@@ -318,6 +318,7 @@ pub fn touches(h: &ReviewHunk, start: u32, end: u32, new: bool) -> bool {
 }
 
 #[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
 

@@ -85,6 +85,28 @@ pub fn plan_hash(plan: &str, diagrams: &[ValidDiagram]) -> String {
     sha256_hex(buf.as_bytes())
 }
 
+/// A revision's answers to comments: each naming a comment id and saying something (at most 50).
+fn answers_of(args: &ExitPlanArgs) -> Vec<crate::protocol::CommentAnswer> {
+    args.answers
+        .iter()
+        .take(50)
+        .filter(|a| {
+            !a.text.trim().is_empty()
+                && (1..=64).contains(&a.comment.len())
+                && a.comment.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+        .map(|a| crate::protocol::CommentAnswer {
+            comment: a.comment.as_str().into(),
+            text: a
+                .text
+                .trim()
+                .chars()
+                .take(crate::comments::MAX_ANSWER_CHARS)
+                .collect(),
+        })
+        .collect()
+}
+
 /// Validate, store the files under `artifacts_root/<artifact id>/`, and record the artifact.
 pub async fn publish(
     store: &Store,
@@ -167,25 +189,7 @@ pub async fn publish(
             })
             .collect(),
         files: Vec::new(),
-        answers: args
-            .answers
-            .iter()
-            .take(50)
-            .filter(|a| {
-                !a.text.trim().is_empty()
-                    && (1..=64).contains(&a.comment.len())
-                    && a.comment.bytes().all(|b| b.is_ascii_alphanumeric())
-            })
-            .map(|a| crate::protocol::CommentAnswer {
-                comment: a.comment.as_str().into(),
-                text: a
-                    .text
-                    .trim()
-                    .chars()
-                    .take(crate::comments::MAX_ANSWER_CHARS)
-                    .collect(),
-            })
-            .collect(),
+        answers: answers_of(args),
     };
     if !rev.diagrams.is_empty() {
         for d in &rev.diagrams {

@@ -117,6 +117,45 @@ fn status_files(porcelain: &str) -> (Vec<GitFile>, Vec<GitFile>, Vec<GitFile>) {
     (staged, unstaged, untracked)
 }
 
+/// The forge tool's sign-in folder and its arguments for a pull (merge) request.
+fn forge_call(
+    forge: &str,
+    home: &Path,
+    title: &str,
+    p: &PullRequestParams,
+    branch: &str,
+) -> (PathBuf, Vec<String>) {
+    // `--flag=value`: a title or body starting with `-` is never read as an option.
+    let gh = forge == "gh";
+    let mut args: Vec<String> = if gh {
+        vec![
+            "pr".into(),
+            "create".into(),
+            format!("--title={title}"),
+            format!("--body={}", p.body),
+            format!("--head={branch}"),
+        ]
+    } else {
+        vec![
+            "mr".into(),
+            "create".into(),
+            "--yes".into(),
+            format!("--title={title}"),
+            format!("--description={}", p.body),
+            format!("--source-branch={branch}"),
+        ]
+    };
+    if let Some(b) = &p.base {
+        args.push(if gh {
+            format!("--base={b}")
+        } else {
+            format!("--target-branch={b}")
+        });
+    }
+    let config = home.join(if gh { ".config/gh" } else { ".config/glab-cli" });
+    (config, args)
+}
+
 /// The programs on PATH among `names`.
 fn installed(names: &[&str]) -> Vec<String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -355,58 +394,7 @@ impl Core {
         }
         let (_, repo, wt) = self.git_of(id).await?;
         let read = self.git_read(&repo);
-        let branch = self
-            .git(
-                &repo,
-                &read,
-                &["symbolic-ref", "--quiet", "--short", "HEAD"],
-            )
-            .await
-            .map(|s| s.trim().to_string())
-            .ok()
-            .filter(|b| plain_name(b))
-            .ok_or_else(|| refused("detached_head", "no branch is checked out to push"))?;
-        if p.force && p.confirm.as_deref() != Some(branch.as_str()) {
-            return Err(ServiceError::Invalid(format!(
-                "a force push rewrites {branch} on the remote: type the branch's name ({branch}) in `confirm`"
-            )));
-        }
-        let upstream_remote = self
-            .git(
-                &repo,
-                &read,
-                &["config", "--get", &format!("branch.{branch}.remote")],
-            )
-            .await
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty());
-        let remote = p
-            .remote
-            .clone()
-            .or(upstream_remote)
-            .unwrap_or_else(|| "origin".into());
-        if !plain_name(&remote) {
-            return Err(ServiceError::Invalid(format!(
-                "{remote:?} is not a remote's name"
-            )));
-        }
-        let remotes = self.remotes(&repo);
-        let url = remotes
-            .iter()
-            .find(|(n, _)| *n == remote)
-            .map(|(_, u)| u.clone())
-            .ok_or_else(|| {
-                ServiceError::Invalid(format!("the repository has no remote {remote}"))
-            })?;
-        let url = push_url(&url)
-            .ok_or_else(|| {
-                refused(
-                    "remote_refused",
-                    format!("the remote {remote}'s address {url:?} is not https, ssh or a folder"),
-                )
-            })?
-            .to_string();
+        let (branch, remote, url) = self.push_target(&repo, p).await?;
         let mut job = Job {
             network_deny: false,
             ssh_agent: true,
@@ -478,6 +466,95 @@ impl Core {
         })
     }
 
+    /// The branch a push sends, the remote and its address: checked (a force push needs the
+    /// branch typed; the address must be https, ssh or a folder).
+    async fn push_target(
+        &self,
+        repo: &Repo,
+        p: &PushParams,
+    ) -> ServiceResult<(String, String, String)> {
+        let read = self.git_read(repo);
+        let branch = self
+            .git(repo, &read, &["symbolic-ref", "--quiet", "--short", "HEAD"])
+            .await
+            .map(|s| s.trim().to_string())
+            .ok()
+            .filter(|b| plain_name(b))
+            .ok_or_else(|| refused("detached_head", "no branch is checked out to push"))?;
+        if p.force && p.confirm.as_deref() != Some(branch.as_str()) {
+            return Err(ServiceError::Invalid(format!(
+                "a force push rewrites {branch} on the remote: type the branch's name ({branch}) in `confirm`"
+            )));
+        }
+        let upstream_remote = self
+            .git(
+                repo,
+                &read,
+                &["config", "--get", &format!("branch.{branch}.remote")],
+            )
+            .await
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        let remote = p
+            .remote
+            .clone()
+            .or(upstream_remote)
+            .unwrap_or_else(|| "origin".into());
+        if !plain_name(&remote) {
+            return Err(ServiceError::Invalid(format!(
+                "{remote:?} is not a remote's name"
+            )));
+        }
+        let remotes = self.remotes(repo);
+        let url = remotes
+            .iter()
+            .find(|(n, _)| *n == remote)
+            .map(|(_, u)| u.clone())
+            .ok_or_else(|| {
+                ServiceError::Invalid(format!("the repository has no remote {remote}"))
+            })?;
+        let url = push_url(&url)
+            .ok_or_else(|| {
+                refused(
+                    "remote_refused",
+                    format!("the remote {remote}'s address {url:?} is not https, ssh or a folder"),
+                )
+            })?
+            .to_string();
+        Ok((branch, remote, url))
+    }
+
+    /// Refused while the main checkout has uncommitted changes (naming some).
+    async fn main_checkout_clean(&self, main: &Repo) -> ServiceResult<()> {
+        let dirty = self
+            .git(
+                main,
+                &self.git_read(main),
+                &["status", "--porcelain=v1", "--untracked-files=no"],
+            )
+            .await
+            .map_err(ServiceError::Invalid)?;
+        if dirty.trim().is_empty() {
+            return Ok(());
+        }
+        let files = status_files(&dirty);
+        let names: Vec<String> = files
+            .0
+            .iter()
+            .chain(&files.1)
+            .map(|f| f.path.clone())
+            .take(10)
+            .collect();
+        Err(refused(
+            "main_checkout_dirty",
+            format!(
+                "the main checkout has uncommitted changes ({}); commit or stash them first",
+                names.join(", ")
+            ),
+        ))
+    }
+
     /// Bring a worktree session's branch into the main checkout: a merge (or its commits
     /// cherry-picked), refused on a conflict (the main checkout is left as it was).
     pub async fn git_apply(&self, id: &SessionId, p: &ApplyParams) -> ServiceResult<GitDone> {
@@ -508,31 +585,7 @@ impl Core {
             common_dir: git_dir.clone(),
         };
         let read = self.git_read(&main);
-        let dirty = self
-            .git(
-                &main,
-                &read,
-                &["status", "--porcelain=v1", "--untracked-files=no"],
-            )
-            .await
-            .map_err(ServiceError::Invalid)?;
-        if !dirty.trim().is_empty() {
-            let files = status_files(&dirty);
-            let names: Vec<String> = files
-                .0
-                .iter()
-                .chain(&files.1)
-                .map(|f| f.path.clone())
-                .take(10)
-                .collect();
-            return Err(refused(
-                "main_checkout_dirty",
-                format!(
-                    "the main checkout has uncommitted changes ({}); commit or stash them first",
-                    names.join(", ")
-                ),
-            ));
-        }
+        self.main_checkout_clean(&main).await?;
         // The main checkout's files and git directory writable for this call (hooks, config and
         // info read-only on top).
         let job = Job {
@@ -661,44 +714,7 @@ impl Core {
             )
         })?;
         let home = self.cfg.home.clone().unwrap_or_default();
-        let (config, mut args): (PathBuf, Vec<String>) = if forge == "gh" {
-            (
-                home.join(".config/gh"),
-                [
-                    "pr", "create", "--title", title, "--body", &p.body, "--head", &branch,
-                ]
-                .map(String::from)
-                .to_vec(),
-            )
-        } else {
-            (
-                home.join(".config/glab-cli"),
-                [
-                    "mr",
-                    "create",
-                    "--yes",
-                    "--title",
-                    title,
-                    "--description",
-                    &p.body,
-                    "--source-branch",
-                    &branch,
-                ]
-                .map(String::from)
-                .to_vec(),
-            )
-        };
-        if let Some(b) = &p.base {
-            args.extend([
-                if forge == "gh" {
-                    "--base"
-                } else {
-                    "--target-branch"
-                }
-                .to_string(),
-                b.clone(),
-            ]);
-        }
+        let (config, args) = forge_call(&forge, &home, title, p, &branch);
         let job = Job {
             roots: vec![PathBuf::from(&row.workspace)],
             read_only_roots: true,

@@ -166,7 +166,7 @@ impl Core {
             .await
             .map_err(fail)?;
         for rel in others.split('\0').filter(|p| !p.is_empty()) {
-            if files.len() >= MAX_FILES + 1 || check_rel(rel).is_err() {
+            if files.len() > MAX_FILES || check_rel(rel).is_err() {
                 continue;
             }
             if let Some(f) = crate::review::file(rel, None, read_now(dir, rel).as_deref()) {

@@ -132,39 +132,26 @@ impl Core {
         let mut all = diff_args(&["-U3"]);
         all.push(&wt.base_commit);
         all.push("--");
-        let text = self
-            .git_reading(&repo, &job, &all, None)
-            .await
-            .map_err(fail)?;
-        let mut files = crate::review::parse_git_diff(&text);
-        let unstaged = ranges(
-            &self
-                .git_reading(&repo, &job, &diff_args(&["-U0", "--"]), None)
-                .await
-                .map_err(fail)?,
-        );
+        let plain = diff_args(&["-U0", "--"]);
         let mut head_args = diff_args(&["-U0", "HEAD"]);
         head_args.push("--");
-        let uncommitted = ranges(
-            &self
-                .git_reading(&repo, &job, &head_args, None)
-                .await
-                .map_err(fail)?,
+        let untracked = ["ls-files", "--others", "--exclude-standard", "-z"];
+        // Four reads of one repository, at once.
+        let (text, unstaged, uncommitted, others) = tokio::join!(
+            self.git_reading(&repo, &job, &all, None),
+            self.git_reading(&repo, &job, &plain, None),
+            self.git_reading(&repo, &job, &head_args, None),
+            self.git_reading(&repo, &job, &untracked, None),
         );
+        let mut files = crate::review::parse_git_diff(&text.map_err(fail)?);
+        let unstaged = ranges(&unstaged.map_err(fail)?);
+        let uncommitted = ranges(&uncommitted.map_err(fail)?);
+        let others = others.map_err(fail)?;
         for f in &mut files {
             for h in &mut f.hunks {
                 h.staged = overlaps(&uncommitted, &f.path, h) && !overlaps(&unstaged, &f.path, h);
             }
         }
-        let others = self
-            .git_reading(
-                &repo,
-                &job,
-                &["ls-files", "--others", "--exclude-standard", "-z"],
-                None,
-            )
-            .await
-            .map_err(fail)?;
         for rel in others.split('\0').filter(|p| !p.is_empty()) {
             if files.len() > MAX_FILES || check_rel(rel).is_err() {
                 continue;

@@ -1,11 +1,13 @@
 //! Benchmarks (not tests): `cargo run --release -p tradewind-tests --bin bench [NAME…]`.
 //! Prints one line per figure. Names: startup, sessions, gate, turn, stream, events, search, tls,
-//! sse, files, webfetch, mcp, context, fts, undo, rss, extend (skills and hooks), hotpath (the
+//! sse, files, webfetch, mcp, context, fts, undo, rss, extend (skills and hooks), review (a
+//! terminal's echo, a 300-file review), hotpath (the
 //! hot path's targets in one table);
 //! `soak` (only when named; `TW_SOAK_MINUTES`, default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hotpath;
+mod review;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -2385,6 +2387,9 @@ async fn main() {
     }
     if want("rss") {
         rss().await;
+    }
+    if want("review") {
+        review::review().await;
     }
     if want("hotpath") {
         hotpath::hotpath().await;

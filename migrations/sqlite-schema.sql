@@ -1,4 +1,4 @@
--- Tradewind's SQLite schema after 22 migrations (the last 22), digest a15a09779a23de528e9a7764.
+-- Tradewind's SQLite schema after 23 migrations (the last 23), digest 9a4e6c55c42dc925efc28119.
 -- Made by the test `the_sqlite_schema_snapshot_is_what_the_migrations_make` (TRADEWIND_BLESS=1); never edited by hand.
 CREATE TABLE sessions (
     id          TEXT PRIMARY KEY,
@@ -11,7 +11,7 @@ CREATE TABLE sessions (
     last_seq    INTEGER NOT NULL DEFAULT 0,
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
-, forked_from_session TEXT, forked_from_seq INTEGER, spend_cap_usd REAL, reasoning_effort TEXT, provider TEXT, model TEXT);
+, forked_from_session TEXT, forked_from_seq INTEGER, spend_cap_usd REAL, reasoning_effort TEXT, provider TEXT, model TEXT, worktree TEXT);
 CREATE INDEX sessions_by_activity ON sessions (updated_at DESC, id DESC);
 CREATE TABLE runs (
     id          TEXT PRIMARY KEY,
@@ -267,3 +267,22 @@ CREATE TABLE push_subscriptions (
 CREATE INDEX questions_pending ON questions (session_id, status);
 CREATE INDEX plans_pending ON plans (session_id, status);
 CREATE INDEX sessions_roots_by_activity ON sessions (parent_id, updated_at DESC, id DESC);
+CREATE TABLE review_comments (
+    id          TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    target      TEXT NOT NULL,
+    plan_id     TEXT,
+    revision    INTEGER,
+    path        TEXT NOT NULL DEFAULT '',
+    start_line  INTEGER NOT NULL,
+    end_line    INTEGER NOT NULL,
+    side        TEXT NOT NULL DEFAULT 'new',
+    quote       TEXT NOT NULL DEFAULT '',
+    body        TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    answer      TEXT,
+    sent_at     INTEGER,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+CREATE INDEX review_comments_by_session ON review_comments (session_id, created_at);

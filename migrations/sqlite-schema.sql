@@ -1,4 +1,4 @@
--- Tradewind's SQLite schema after 23 migrations (the last 23), digest 9a4e6c55c42dc925efc28119.
+-- Tradewind's SQLite schema after 23 migrations (the last 23), digest ab2343c39e7cc5cb08b0ae20.
 -- Made by the test `the_sqlite_schema_snapshot_is_what_the_migrations_make` (TRADEWIND_BLESS=1); never edited by hand.
 CREATE TABLE sessions (
     id          TEXT PRIMARY KEY,
@@ -281,7 +281,6 @@ CREATE TABLE review_comments (
     body        TEXT NOT NULL,
     status      TEXT NOT NULL,
     answer      TEXT,
-    sent_at     INTEGER,
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
 );

@@ -17,7 +17,6 @@ CREATE TABLE review_comments (
     body        TEXT NOT NULL,
     status      TEXT NOT NULL,
     answer      TEXT,
-    sent_at     BIGINT,
     created_at  BIGINT NOT NULL,
     updated_at  BIGINT NOT NULL
 );

@@ -17,7 +17,6 @@ CREATE TABLE review_comments (
     body        TEXT NOT NULL,
     status      TEXT NOT NULL,
     answer      TEXT,
-    sent_at     INTEGER,
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
 );

@@ -924,6 +924,9 @@ async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
         .await;
     assert_eq!(st, 200, "{done}");
     assert_eq!(git(bare.path(), &["rev-parse", &branch]), sha);
+    let (_, g) = s.get(&format!("/api/sessions/{sid}/git")).await;
+    assert_eq!(g["upstream"], format!("origin/{branch}").as_str(), "{g}");
+    assert_eq!((g["ahead"].as_u64(), g["behind"].as_u64()), (Some(0), Some(0)));
     // An amended commit needs a force push, which needs the branch typed.
     let (st, _) = s
         .post(

@@ -256,21 +256,39 @@ impl Core {
             Some(_) => one(self.git(&repo, &job, &["log", "-1", "--format=%s"]).await),
             None => None,
         };
-        let upstream = one(self
+        let mut upstream = one(self
             .git(
                 &repo,
                 &job,
                 &["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"],
             )
             .await);
+        let remotes = self.remotes(&repo);
+        // No upstream configured (the panel's push sets none: the config stays read-only):
+        // the remote-tracking branch of the same name a push left.
+        if upstream.is_none()
+            && let Some(b) = &branch
+        {
+            for (r, _) in &remotes {
+                let tracking = format!("refs/remotes/{r}/{b}");
+                let found = self
+                    .git(
+                        &repo,
+                        &job,
+                        &["rev-parse", "--verify", "--quiet", &tracking],
+                    )
+                    .await;
+                if found.is_ok() {
+                    upstream = Some(format!("{r}/{b}"));
+                    break;
+                }
+            }
+        }
         let (mut ahead, mut behind) = (0, 0);
-        if upstream.is_some()
+        let range = upstream.as_ref().map(|u| format!("HEAD...{u}"));
+        if let Some(range) = &range
             && let Some(counts) = one(self
-                .git(
-                    &repo,
-                    &job,
-                    &["rev-list", "--left-right", "--count", "HEAD...@{u}"],
-                )
+                .git(&repo, &job, &["rev-list", "--left-right", "--count", range])
                 .await)
         {
             let mut it = counts
@@ -289,7 +307,7 @@ impl Core {
             staged,
             unstaged,
             untracked,
-            remotes: self.remotes(&repo).into_iter().map(|(n, _)| n).collect(),
+            remotes: remotes.into_iter().map(|(n, _)| n).collect(),
             identity: self.identity(),
             worktree: wt.is_some(),
             forges: installed(&["gh", "glab"]),

@@ -9,6 +9,7 @@ mod goals;
 mod mcp;
 mod memories;
 mod misc;
+mod outbound;
 mod plans;
 mod push;
 mod review;

@@ -58,7 +58,10 @@ pub async fn hunk_action(
     Ok(axum::Json(state.review_hunk(&id, &a).await?))
 }
 
-/// A session's line comments (on its review and its plans), oldest first.
+/// A session's line comments.
+///
+/// Every comment on its review's lines and on its plans' lines, oldest first, in every status
+/// (draft, sent, answered, resolved), with the agent's answer where there is one.
 #[utoipa::path(get, path = "/api/sessions/{id}/review/comments", tag = "review",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, description = "The comments", body = ReviewCommentList),
@@ -113,7 +116,9 @@ pub async fn patch_comment(
     Ok(axum::Json(state.patch_review_comment(&id, &p).await?))
 }
 
-/// Delete a comment (clients hear `review_comment_resolved` with `deleted`).
+/// Delete a comment.
+///
+/// It is gone from the list; clients hear `review_comment_resolved` with `deleted`.
 #[utoipa::path(delete, path = "/api/review-comments/{id}", tag = "review",
     params(("id" = String, Path, description = "Comment id")),
     responses((status = 204, description = "Deleted"),

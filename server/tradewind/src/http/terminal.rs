@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::AppState;
-use super::ws::Out;
+use super::outbound::Out;
 use crate::error::ApiError;
 use crate::protocol::{TokenScope, WsServerFrame};
 use tradewind_core::terminals::Terminal;

@@ -21,6 +21,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::AppState;
+use super::outbound::Out;
 use crate::error::ApiError;
 use crate::events::{Cursor, Frame, Scope, Source};
 use crate::protocol::{WsClientFrame, WsServerFrame};
@@ -63,16 +64,6 @@ impl Drop for ConnGuard {
     fn drop(&mut self) {
         self.0.live.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-/// What the writer task sends.
-pub(crate) enum Out {
-    Frame(bytes::Bytes),
-    /// A terminal channel's output (its first byte the channel).
-    Binary(bytes::Bytes),
-    Text(String),
-    Ping,
-    Close(u16, &'static str),
 }
 
 /// The WebSocket: live events of any number of sessions, and commands.

@@ -4,7 +4,7 @@
 // `/new`) open a new session on the same workspace, model, mode and agent, the old one still
 // listed; `/cost` shows the session's usage and spend as the server counts them; `/status` its
 // model, mode, agent, workspace, context fill, run and queue state and the server's version;
-// `/diff` each file the tools changed with its diffs, and the file a command changed; `/model NAME`
+// `/diff` opens the session's review with each file the tools changed and the file a command made; `/model NAME`
 // refuses a model the provider does not list and only warns (and sets it) when the list cannot be
 // read; `/export json` downloads the very document `tradewind sessions export` writes (which
 // `POST /api/sessions/import` takes back) and `/export markdown` the transcript with every tool's
@@ -146,7 +146,7 @@ describe("slash commands answered in the composer, and the session's export", { 
         ["clear", "this one stays in the list"],
         ["cost", "used and spent"],
         ["status", "context use and run state"],
-        ["diff", "each with its diffs"],
+        ["diff", "as one diff"],
         ["export json", "tradewind sessions export"],
         ["export markdown", "their whole output"],
         ["new", "permissions and model"],
@@ -289,7 +289,7 @@ describe("slash commands answered in the composer, and the session's export", { 
     }
   });
 
-  test("/diff lists each file the session changed with its diffs, and the file a command changed", { timeout: 120_000 }, async () => {
+  test("/diff opens the session's review: each file the session changed, the file a command made too", { timeout: 120_000 }, async () => {
     const { server, p } = await boot({ files: { "notes.txt": "original\n" } });
     try {
       const { page } = p;
@@ -299,22 +299,20 @@ describe("slash commands answered in the composer, and the session's export", { 
       assert.equal(readFileSync(join(server.workspace, "made.txt"), "utf8"), "made\n", "the command ran");
 
       await command(page, "/diff");
-      const diff = panel(page, "Changes in this session");
-      await diff.waitFor();
-      const notes = diff.locator('.local-file[data-path="notes.txt"]');
-      const extra = diff.locator('.local-file[data-path="extra.txt"]');
+      await page.waitForURL(`${server.base}/s/${id}/review`);
+      const review = page.getByRole("region", { name: "Review" });
+      const notes = review.locator('.rv-file[data-path="notes.txt"]');
       await notes.waitFor();
-      assert.deepEqual(await diff.locator(".local-file[data-path]").evaluateAll((els) => els.map((e) => e.dataset.path)), ["notes.txt", "extra.txt"]);
-      assert.equal(await notes.locator("figure.diff").count(), 2, "both changes of notes.txt");
-      assert.equal(await extra.locator("figure.diff").count(), 1);
-      await shows(notes.locator(".local-step").first(), "write_file, for “make the first change”", "the first change's turn");
-      await shows(notes.locator("figure.diff").nth(1).locator(".dl-add"), "two", "the second change's added line");
-      await shows(notes.locator("figure.diff").nth(1).locator(".dl-del"), "one", "the second change's removed line");
-      await shows(extra.locator(".badge-new"), "new file", "extra.txt is new");
-      await shows(diff.locator(".local-unrecorded li"), "made.txt", "the file the command made");
-      assert.equal(await diff.locator(".local-unrecorded li").count(), 1, "only the command's file has no diff");
+      assert.deepEqual(await review.locator(".rv-files > .rv-file").evaluateAll((els) => els.map((e) => e.dataset.path)), ["extra.txt", "made.txt", "notes.txt"]);
+      await shows(notes.locator(".dl-del"), "original", "notes.txt as it was before the session");
+      await shows(notes.locator(".dl-add"), "two", "notes.txt now");
+      await shows(review.locator('.rv-file[data-path="extra.txt"] .badge-new'), "new file", "extra.txt is new");
+      await shows(review.locator('.rv-file[data-path="made.txt"] .dl-add'), "made", "the file the command made");
       assert.deepEqual(await prompts(page, server, id), ["make the first change", "now the second change"], "/diff was not sent");
       await shot(page, "slash-diff");
+      // Back to the conversation from the header.
+      await page.locator(".session-header").getByRole("link", { name: "Conversation" }).click();
+      await page.locator(".session-view .composer textarea").waitFor();
       assertClean(p);
     } finally {
       await finish(server, p);

@@ -9,13 +9,17 @@ import { PAGE_HEADER, clearPageToken, pageToken, setPageToken } from "./page";
 import type { paths } from "./schema.gen";
 import type {
   ApprovalDecision,
+  CommentTarget,
   CreateSessionParams,
   Delivery,
   ErrorDetail,
   GrantScope,
+  HunkActionKind,
   ImageInput,
   Mode,
+  NewReviewComment,
   PatchGoalParams,
+  PatchReviewComment,
   PatchSessionParams,
   PlanDecision,
   ProviderSettingsUpdate,
@@ -226,7 +230,12 @@ export const api = {
   getSession: (id: string) => ok(client.GET("/api/sessions/{id}", byId(id))),
   patchSession: (id: string, p: PatchSessionParams) =>
     ok(client.PATCH("/api/sessions/{id}", { ...byId(id), body: p })),
-  deleteSession: (id: string) => ok(client.DELETE("/api/sessions/{id}", byId(id))),
+  /**
+   * 409 `uncommitted_changes` when the session's worktree has uncommitted work: `force` deletes it
+   * anyway (that work is lost; the branch is kept).
+   */
+  deleteSession: (id: string, force = false) =>
+    ok(client.DELETE("/api/sessions/{id}", { params: { path: { id }, query: force ? { force: true } : {} } })),
 
   /**
    * `images`: sent with the prompt (422 with the server's reason when the model takes none).
@@ -317,6 +326,23 @@ export const api = {
     ok(client.GET("/api/tasks/{id}/output", { params: { path: { id }, query: { offset, limit } } })),
   stopTask: (id: string) => ok(client.POST("/api/tasks/{id}/stop", byId(id))),
 
+  /** Everything the session changed, as one diff (against its worktree's base, or its snapshots). */
+  review: (id: string) => ok(client.GET("/api/sessions/{id}/review", byId(id))),
+  /** Stage, unstage or revert one hunk (the session must be idle): answers the review as it then is. */
+  reviewHunk: (id: string, path: string, header: string, action: HunkActionKind) =>
+    ok(client.POST("/api/sessions/{id}/review/hunk", { ...byId(id), body: { path, header, action } })),
+  /** The session's line comments (its review's and its plans'), oldest first. */
+  reviewComments: (id: string) => ok(client.GET("/api/sessions/{id}/review/comments", byId(id))),
+  /** A draft comment on lines of the review or of a plan revision. */
+  addComment: (id: string, c: NewReviewComment) =>
+    ok(client.POST("/api/sessions/{id}/review/comments", { ...byId(id), body: c })),
+  patchComment: (id: string, p: PatchReviewComment) =>
+    ok(client.PATCH("/api/review-comments/{id}", { ...byId(id), body: p })),
+  deleteComment: (id: string) => ok(client.DELETE("/api/review-comments/{id}", byId(id))),
+  /** The drafts of `target` go to the agent (`plan`: "Request changes" on the waiting revision). */
+  sendComments: (id: string, target: CommentTarget) =>
+    ok(client.POST("/api/sessions/{id}/review/send", { ...byId(id), body: { target } })),
+
   /** What the session used and cost, the cap that applies to it, and its context fill. */
   sessionUsage: (id: string) => ok(client.GET("/api/sessions/{id}/usage", byId(id))),
   /** Usage over the last 30 days (the server's default period), grouped by `group`. */
@@ -357,6 +383,9 @@ export const api = {
   makeDefaultProvider: (id: string) => ok(client.POST("/api/providers/{id}/default", byId(id))),
   /** The models the server a provider form describes lists, nothing saved; 502 when it cannot be asked. */
   testProvider: (p: ProviderTestParams) => ok(client.POST("/api/providers/test", { body: p })),
+  /** The branches a worktree can start from in `workspace`'s repository (422 when it is in none). */
+  branches: (workspace: string, signal?: AbortSignal) =>
+    ok(client.GET("/api/fs/branches", { params: { query: { workspace } }, signal })),
   /** The folders of `path` (absent: the home folder) and the recent workspaces, for a workspace picker. */
   dirs: (path?: string, hidden = false) =>
     ok(client.GET("/api/fs/dirs", { params: { query: { ...(path ? { path } : {}), ...(hidden ? { hidden } : {}) } } })),
@@ -407,3 +436,27 @@ export function errorText(e: unknown): string {
   if (e instanceof Error) return e.message;
   return String(e);
 }
+
+/**
+ * The commit panel's calls: the user's own git actions in a session's repository (never an
+ * approval). 422 from `state` when the session's workspace is no git repository.
+ */
+export const gitApi = {
+  state: (id: string) => ok(client.GET("/api/sessions/{id}/git", byId(id))),
+  /** `all`: every tracked change (`git commit -a`); `amend`: replace the last commit. */
+  commit: (id: string, message: string, all: boolean, amend: boolean) =>
+    ok(client.POST("/api/sessions/{id}/git/commit", { ...byId(id), body: { message, all, amend } })),
+  /** A force push (`--force-with-lease`) needs `confirm`: the branch's name as the user typed it. */
+  push: (id: string, force: boolean, confirm: string | null, remote?: string) =>
+    ok(
+      client.POST("/api/sessions/{id}/git/push", {
+        ...byId(id),
+        body: { ...(remote ? { remote } : {}), ...(force ? { force, confirm } : {}) },
+      }),
+    ),
+  /** A worktree session's branch into the main checkout: 409 `conflicts` names the files. */
+  apply: (id: string, how: "merge" | "cherry_pick") =>
+    ok(client.POST("/api/sessions/{id}/git/apply", { ...byId(id), body: { how } })),
+  pullRequest: (id: string, title: string, body: string, base?: string) =>
+    ok(client.POST("/api/sessions/{id}/git/pr", { ...byId(id), body: { title, body, ...(base ? { base } : {}) } })),
+};

@@ -71,6 +71,8 @@ const WS_SERVER_FRAMES: Record<WsServerFrameType, (f: Record<string, unknown>) =
   session_updated: (f) => typeof f.session === "string" && isObject(f.data) && typeof f.data.id === "string",
   session_deleted: (f) => typeof f.session === "string",
   sessions_resync: () => true,
+  terminal_exited: (f) => typeof f.terminal === "string" && (f.code === undefined || f.code === null || typeof f.code === "number"),
+  terminal_closed: (f) => typeof f.terminal === "string" && typeof f.reason === "string",
 };
 
 /**

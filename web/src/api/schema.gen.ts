@@ -887,7 +887,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a comment (clients hear `review_comment_resolved` with `deleted`). */
+        /**
+         * Delete a comment.
+         * @description It is gone from the list; clients hear `review_comment_resolved` with `deleted`.
+         */
         delete: operations["delete_comment"];
         options?: never;
         head?: never;
@@ -1706,7 +1709,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A session's line comments (on its review and its plans), oldest first. */
+        /**
+         * A session's line comments.
+         * @description Every comment on its review's lines and on its plans' lines, oldest first, in every status
+         *     (draft, sent, answered, resolved), with the agent's answer where there is one.
+         */
         get: operations["list_comments"];
         put?: never;
         /**

@@ -20,6 +20,18 @@ interface SessionsListener {
   onFrame: (f: SessionListFrame) => void;
 }
 
+/**
+ * Another user of the socket (the terminals, state/terminals.ts): told when it opens (after the
+ * auth frame and the subscriptions) and when it is gone, and given the binary frames and the
+ * control frames the socket itself does not read (acks, errors, terminal frames).
+ */
+export interface SocketTap {
+  onOpen: () => void;
+  onClose: () => void;
+  onFrame: (f: WsServerFrame) => void;
+  onBinary: (data: Uint8Array) => void;
+}
+
 function isSessionListFrame(f: WsServerFrame): f is SessionListFrame {
   return f.type === "session_updated" || f.type === "session_deleted" || f.type === "sessions_resync";
 }
@@ -48,6 +60,7 @@ export class Connection {
    * told each time the socket opened (to read the list again), and gets the list's frames.
    */
   private sessionsListener: SessionsListener | null = null;
+  private taps = new Set<SocketTap>();
 
   start(): void {
     if (this.started) return;
@@ -73,6 +86,7 @@ export class Connection {
     const ws = this.ws;
     this.ws = null;
     ws?.close();
+    if (ws) this.tapsClosed();
     this.scheduleReconnect();
   }
 
@@ -82,6 +96,7 @@ export class Connection {
     const ws = this.ws;
     this.ws = null;
     ws?.close();
+    if (ws) this.tapsClosed();
     this.state.set("offline");
   }
 
@@ -116,6 +131,30 @@ export class Connection {
     if (w) this.send({ type: "subscribe", session, after: w.lastSeq() });
   }
 
+  /** Use the socket alongside the app (see `SocketTap`); returns the function that stops it. */
+  tap(t: SocketTap): () => void {
+    this.taps.add(t);
+    return () => {
+      this.taps.delete(t);
+    };
+  }
+
+  /** The socket is open: what `sendNow` sends goes out. */
+  isOpen(): boolean {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Send a frame (a command, or a terminal channel's binary frame) now; false: no open socket, nothing sent. */
+  sendNow(frame: WsClientFrame | Uint8Array): boolean {
+    if (!this.isOpen()) return false;
+    this.ws?.send(frame instanceof Uint8Array ? frame : JSON.stringify(frame));
+    return true;
+  }
+
+  private tapsClosed(): void {
+    for (const t of this.taps) t.onClose();
+  }
+
   reconnectNow(): void {
     if (!this.started) return;
     if (this.ws && this.ws.readyState <= WebSocket.OPEN) return;
@@ -138,6 +177,7 @@ export class Connection {
       return;
     }
     this.ws = ws;
+    ws.binaryType = "arraybuffer";
     const s = this.state.get();
     if (s !== "reconnecting" && s !== "offline") this.state.set("connecting");
     ws.onopen = () => {
@@ -160,9 +200,16 @@ export class Connection {
         ws.send(JSON.stringify({ type: "subscribe_sessions" } satisfies WsClientFrame));
         this.sessionsListener.onOpen();
       }
+      for (const t of this.taps) t.onOpen();
     };
     ws.onmessage = (m) => {
-      if (this.ws !== ws || typeof m.data !== "string") return;
+      if (this.ws !== ws) return;
+      if (m.data instanceof ArrayBuffer) {
+        const data = new Uint8Array(m.data);
+        for (const t of this.taps) t.onBinary(data);
+        return;
+      }
+      if (typeof m.data !== "string") return;
       let frame: unknown;
       try {
         frame = JSON.parse(m.data);
@@ -174,6 +221,7 @@ export class Connection {
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.tapsClosed();
       this.failures++;
       // 1008: the server refused the socket's sign-in (a page token it does not know).
       if (this.failures >= 2 || e.code === 1008) this.onTrouble?.();
@@ -190,7 +238,8 @@ export class Connection {
     for (const f of list) {
       if (isWsServerFrame(f)) {
         if (isSessionListFrame(f)) this.sessionsListener?.onFrame(f);
-        continue; // acks and errors answer commands this app does not send
+        else for (const t of this.taps) t.onFrame(f);
+        continue;
       }
       if (!isEventFrame(f)) continue;
       let arr = bySession.get(f.session);

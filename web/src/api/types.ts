@@ -178,6 +178,30 @@ export type RevertFile = Schemas["RevertFile"];
 export type KeptFile = Schemas["KeptFile"];
 export type ChangedBy = Schemas["ChangedBy"];
 
+// ---- Review: a session's changes as one diff, worktrees, line comments ------
+
+/** The git worktree a session works in (`worktree: true` at its start). */
+export type SessionWorktree = Schemas["SessionWorktree"];
+/** `GET /api/fs/branches`: the branches a worktree can start from. */
+export type BranchList = Schemas["BranchList"];
+/** `GET /api/sessions/{id}/review`: everything a session changed. */
+export type SessionReview = Schemas["SessionReview"];
+/** What a review compares against: the worktree's fork point, the session's snapshots, or nothing. */
+export type ReviewBase = Schemas["ReviewBase"];
+export type ReviewFile = Schemas["ReviewFile"];
+export type ReviewHunk = Schemas["ReviewHunk"];
+export type ReviewLine = Schemas["ReviewLine"];
+export type HunkActionKind = Schemas["HunkActionKind"];
+/** A line comment on a session's review (`diff`) or on a plan revision (`plan`). */
+export type ReviewComment = Schemas["ReviewComment"];
+export type NewReviewComment = Schemas["NewReviewComment"];
+export type PatchReviewComment = Schemas["PatchReviewComment"];
+export type CommentTarget = Schemas["CommentTarget"];
+export type CommentSide = Schemas["CommentSide"];
+export type CommentStatus = Schemas["CommentStatus"];
+/** A plan revision's answer to a comment on an earlier one. */
+export type CommentAnswer = Schemas["CommentAnswer"];
+
 // ---- Images of a prompt ----------------------------------------------------
 
 /** The image formats a prompt may carry. */

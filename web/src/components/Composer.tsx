@@ -9,6 +9,7 @@ import { queueOf, refreshQueue, saveQueueEdits } from "../state/queue";
 import type { LocalPanel } from "../state/localCommands";
 import { resolveSlash, type SlashEntry } from "../state/slash";
 import { markStoppedByEsc } from "../state/steering";
+import { joined, useShareTarget } from "../state/promptShare";
 import type { RunState, UndoTarget } from "../state/transcript";
 import { formatBytes } from "../util/format";
 import { IMAGE_ACCEPT, imageInputs, transferredFiles } from "../util/images";
@@ -101,6 +102,12 @@ export function Composer({
     place(next, next.length);
   };
   const slash = useSlashCommands(sessionId, text, choose);
+  // A terminal's screen shared into the prompt: added after what is typed, nothing sent.
+  useShareTarget(sessionId, (shared) => {
+    const next = joined(area.current?.value ?? text, shared);
+    place(next, next.length);
+    area.current?.focus();
+  });
 
   /** Add pasted, dropped or picked files: the reason each refused one could not go, and what was added. */
   const addFiles = async (files: File[]) => {

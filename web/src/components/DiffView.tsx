@@ -1,24 +1,16 @@
 import { useMemo, useState } from "preact/hooks";
 import type { DiffPart } from "../api/types";
 import { type DiffLine, type Segment, foldContext, parsePatch, splitRows } from "../render/diff";
+import { type DiffLayout, storeLayout, storedLayout } from "../state/diffLayout";
 import { CopyButton } from "./CopyButton";
 import { VisibleText } from "./VisibleText";
 
-type Layout = "unified" | "split";
-const LAYOUT_KEY = "tradewind.diffLayout";
+type Layout = DiffLayout;
 const MAX_LINES = 1500;
-
-function initialLayout(): Layout {
-  try {
-    return localStorage.getItem(LAYOUT_KEY) === "split" ? "split" : "unified";
-  } catch {
-    return "unified";
-  }
-}
 
 export function DiffView({ part }: { part: DiffPart }) {
   const parsed = useMemo(() => parsePatch(part.patch ?? ""), [part.patch]);
-  const [layout, setLayout] = useState<Layout>(initialLayout);
+  const [layout, setLayout] = useState<Layout>(storedLayout);
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
   const [showAll, setShowAll] = useState(false);
   const isNew = parsed.oldPath === "/dev/null";
@@ -28,11 +20,7 @@ export function DiffView({ part }: { part: DiffPart }) {
 
   const changeLayout = (l: Layout) => {
     setLayout(l);
-    try {
-      localStorage.setItem(LAYOUT_KEY, l);
-    } catch {
-      // ignore
-    }
+    storeLayout(l);
   };
 
   const expand = (id: string) => setExpanded((s) => new Set(s).add(id));

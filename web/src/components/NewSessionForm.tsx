@@ -10,13 +10,15 @@ import { upsertSession } from "../state/sessions";
 import { agentChoices, agentLabel } from "../util/agents";
 import { FormError } from "./FormError";
 import { WorkspaceField } from "./WorkspaceField";
+import { WorktreeField, useBranches } from "./WorktreeField";
 import "../agents.css";
 
 const MODES: Mode[] = ["ask", "auto", "full"];
 
 /**
  * "+ New": a session's workspace (pre-filled with the last one used, selected so typing replaces
- * it, and warned about when it is a system folder or the home folder), title, agent and mode (the
+ * it, and warned about when it is a system folder or the home folder), a worktree of its own when
+ * that folder is in a git repository (and the branch it starts from), title, agent and mode (the
  * server's default shown chosen until another is picked).
  */
 export function NewSessionForm({ onDone }: { onDone: () => void }) {
@@ -26,6 +28,9 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
   // null: not picked, the server applies its default mode (shown chosen).
   const [mode, setMode] = useState<Mode | null>(null);
   const [home, setHome] = useState<DirListing | null>(null);
+  const [worktree, setWorktree] = useState(false);
+  /** null: the main checkout's branch. */
+  const [base, setBase] = useState<string | null>(null);
   const cfg = useObservable(serverConfig);
   const list = useObservable(agents);
   const hintId = useId();
@@ -64,6 +69,9 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
   useEffect(() => {
     refreshAgents().catch(() => undefined);
   }, []);
+  // A folder in a git repository offers a worktree of the session's own.
+  const branches = useBranches(workspace.trim() || cfg?.workspace || "");
+  const baseKnown = base !== null && branches?.branches.includes(base) ? base : null;
   const choices = agentChoices(list, agent);
   const chosen = choices.find((a) => a.name === agent);
 
@@ -73,6 +81,7 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
       title: title.trim() || undefined,
       agent,
       ...(mode ? { mode } : {}),
+      ...(branches ? { worktree, ...(worktree && baseKnown ? { base: baseKnown } : {}) } : {}),
     });
     upsertSession(s);
     onDone();
@@ -95,6 +104,17 @@ export function NewSessionForm({ onDone }: { onDone: () => void }) {
         home={home}
         inputRef={wsInput}
       />
+      {branches && (
+        <WorktreeField
+          branches={branches}
+          on={worktree}
+          base={baseKnown}
+          onChange={(on, b) => {
+            setWorktree(on);
+            setBase(b);
+          }}
+        />
+      )}
       <label class="field">
         <span>Title (optional)</span>
         <input name="title" value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />

@@ -3,6 +3,8 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { api } from "../api/client";
 import type { Mode, PlanDiagram } from "../api/types";
 import { lineDiff } from "../render/linediff";
+import { drafts, planAnswers } from "../state/comments";
+import { selectionLines } from "../util/planLines";
 import { renderMarkdown } from "../render/markdown";
 import { useAction } from "../state/action";
 import { serverConfig } from "../state/app";
@@ -13,9 +15,14 @@ import { Diagram } from "./Diagram";
 import { addCodeCopyButtons } from "./codeCopy";
 import { enhanceDiagrams } from "./diagrams";
 import { FormError } from "./FormError";
+import type { PlanPick } from "./PlanComments";
+import { lazyModule } from "../util/lazyModule";
 import { openExternal } from "./Markdown";
 import { useScrollFocus } from "./useScrollFocus";
 import { VisibleText } from "./VisibleText";
+
+/** Plan comments' code comes with the first plan card shown. */
+const usePlanComments = lazyModule<typeof import("./PlanComments")>(() => import("./PlanComments"));
 
 const DECISION: Record<string, string> = {
   approved: "Approved",
@@ -112,6 +119,7 @@ function PlanBody({ text, diagrams, onResult }: { text: string; diagrams: PlanDi
 }
 
 function RevisionDiff({ plan }: { plan: PlanState }) {
+  const pc = usePlanComments(true);
   const revs = plan.revisions;
   const idx = Math.max(0, revs.indexOf(plan));
   const [from, setFrom] = useState(Math.max(0, idx - 1));
@@ -119,7 +127,11 @@ function RevisionDiff({ plan }: { plan: PlanState }) {
   const a = revs[from];
   const b = revs[to];
   const rows = useMemo(() => (a && b ? lineDiff(a.event.plan, b.event.plan) : []), [a, b]);
-  const label = (p: PlanState) => `revision ${p.event.revision ?? revs.indexOf(p) + 1}${p.event.title ? ` — ${p.event.title}` : ""}`;
+  const label = (p: PlanState) => {
+    const answered = p.event.answers?.length ?? 0;
+    const marks = answered > 0 ? ` · answers ${answered === 1 ? "1 comment" : `${answered} comments`}` : "";
+    return `revision ${p.event.revision ?? revs.indexOf(p) + 1}${p.event.title ? ` — ${p.event.title}` : ""}${marks}`;
+  };
   const changed = rows.filter((r) => r.op !== " ").length;
   // A long comparison scrolls: reachable with the keyboard too.
   const scrollRoot = useScrollFocus<HTMLDivElement>("Differences in plan.md");
@@ -148,6 +160,7 @@ function RevisionDiff({ plan }: { plan: PlanState }) {
         </label>
         <span class="muted small">{changed === 0 ? "plan.md is identical" : `${changed} changed line${changed === 1 ? "" : "s"}`}</span>
       </div>
+      {b && pc.mod && <pc.mod.RevisionAnswers to={b} revisions={revs} />}
       {changed > 0 && (
         <pre class="line-diff" aria-label="Differences in plan.md">
           {rows.map((r, i) => (
@@ -165,10 +178,17 @@ function RevisionDiff({ plan }: { plan: PlanState }) {
 }
 
 export function PlanCard({ plan }: { plan: PlanState }) {
+  const pc = usePlanComments(true);
   const e = plan.event;
   const [feedback, setFeedback] = useState("");
   const [giving, setGiving] = useState(false);
   const [comparing, setComparing] = useState(false);
+  /** The plan is shown line by line, to comment on (else rendered). */
+  const [lineView, setLineView] = useState(false);
+  const [pick, setPick] = useState<PlanPick | null>(null);
+  /** The lines a text selected in the rendered plan covers (offered as "Comment on lines …"). */
+  const [selected, setSelected] = useState<PlanPick | null>(null);
+  const bodyRef = useRef<HTMLDivElement>(null);
   const cfg = useObservable(serverConfig);
   // Full mode is worth offering only where the start flags let more than edits run unasked.
   const offerFull = !!cfg && !cfg.read_only && (cfg.ceiling.process || cfg.ceiling.external || cfg.yolo);
@@ -188,6 +208,23 @@ export function PlanCard({ plan }: { plan: PlanState }) {
   const dropped = e.dropped;
   const text = e.plan;
   const latest = plan.revisions[plan.revisions.length - 1] === plan;
+  const answers = useMemo(() => planAnswers(plan.revisions.map((r) => ({ answers: r.event.answers, revision: r.event.revision }))), [plan.revisions.length]);
+  const toSend = drafts(plan.comments, "plan", plan.id).length;
+  // "Request changes": the drafts on this revision are its feedback (the next revision answers each).
+  const requestChanges = useAction(() => api.sendComments(e.session, "plan"), { stayBusy: true });
+  const onPick = (line: number, extend: boolean) =>
+    setPick((cur) => (extend && cur ? { start: Math.min(cur.start, line), end: Math.max(cur.end, line) } : { start: line, end: line }));
+  const readSelection = () => {
+    const sel = window.getSelection();
+    const inside = !!sel && !sel.isCollapsed && !!bodyRef.current?.contains(sel.anchorNode);
+    setSelected(inside && sel ? selectionLines(text, sel.toString()) : null);
+  };
+  const commentOnSelection = () => {
+    if (!selected) return;
+    setPick(selected);
+    setSelected(null);
+    setLineView(true);
+  };
 
   // Diagrams the browser could not render are reported to the server once per pending plan, so the
   // model hears about them with the decision and can fix them.
@@ -302,7 +339,16 @@ export function PlanCard({ plan }: { plan: PlanState }) {
         )}
         {!latest && <span class="badge">superseded</span>}
       </header>
-      <PlanBody text={text} diagrams={diagrams} onResult={onDiagram} />
+      {lineView ? (
+        pc.mod && <pc.mod.PlanLines plan={plan} pick={pick} answers={answers} onPick={onPick} onDone={() => setPick(null)} />
+      ) : (
+        <>
+          <div class="plan-body" ref={bodyRef} onMouseUp={readSelection} onKeyUp={readSelection}>
+            <PlanBody text={text} diagrams={diagrams} onResult={onDiagram} />
+          </div>
+          {pc.mod && <pc.mod.PlanCommentList plan={plan} answers={answers} />}
+        </>
+      )}
       {(removed.length > 0 || dropped.length > 0) && (
         <div class="plan-notes">
           {removed.length > 0 && (
@@ -350,6 +396,25 @@ export function PlanCard({ plan }: { plan: PlanState }) {
         {e.artifact_id && (
           <button type="button" class="btn small ghost" onClick={() => openArtifacts(e.artifact_id)}>
             Plan files
+          </button>
+        )}
+        {(pending || plan.comments.length > 0) && (
+          <button
+            type="button"
+            class="btn small ghost"
+            aria-pressed={lineView}
+            title={lineView ? "Show the plan rendered" : "Show the plan line by line: a line's number, clicked, starts a comment"}
+            onClick={() => {
+              setLineView(!lineView);
+              setPick(null);
+            }}
+          >
+            {pending ? "Comment on lines" : "Comments by line"}
+          </button>
+        )}
+        {pending && !lineView && selected && (
+          <button type="button" class="btn small plan-comment-selection" onClick={commentOnSelection}>
+            Comment on {selected.start === selected.end ? `line ${selected.start}` : `lines ${selected.start}–${selected.end}`}
           </button>
         )}
       </div>
@@ -427,13 +492,24 @@ export function PlanCard({ plan }: { plan: PlanState }) {
               <button type="button" class="btn" disabled={busy} onClick={() => setGiving(true)}>
                 Add feedback
               </button>
+              {toSend > 0 && (
+                <button
+                  type="button"
+                  class="btn plan-request-changes"
+                  disabled={busy || requestChanges.busy}
+                  title="The comments on this revision go to the agent, which revises the plan and answers each"
+                  onClick={() => void requestChanges.run()}
+                >
+                  Request changes ({toSend})
+                </button>
+              )}
               <button type="button" class="btn ghost" disabled={busy} onClick={() => void decide("skipped")} title="Esc">
                 Skip
               </button>
               <span class="muted small kbd-hint">Esc skips (with Undo)</span>
             </div>
           )}
-          <FormError error={decision.error} small />
+          <FormError error={decision.error ?? requestChanges.error} small />
         </div>
       )}
     </section>

@@ -6,6 +6,7 @@ import type { Session } from "../api/types";
 import { artifactsPanel, closeArtifacts, openArtifacts, permissionsPanel, togglePermissions } from "../state/panels";
 import { useObservable } from "../state/observable";
 import { confirmDeleteSession, deleteSession } from "../state/projects";
+import { linkClick, reviewPath, sessionPath } from "../state/router";
 import { upsertSession } from "../state/sessions";
 import type { ContextState } from "../state/transcript";
 import { AgentMenu } from "./AgentMenu";
@@ -13,16 +14,21 @@ import { ExportMenu } from "./ExportMenu";
 import { FormError } from "./FormError";
 import { ModelMenu } from "./ModelMenu";
 import { ReasoningMenu } from "./ReasoningMenu";
+import { SessionToolButtons } from "./SessionToolButtons";
 import { StatusBadge } from "./StatusBadge";
 import { UsageSummary } from "./UsageSummary";
 import { WorkspacePath } from "./WorkspacePath";
+import { WorktreeChip } from "./WorktreeChip";
 
 export function SessionHeader({
   session,
   usageMarks,
   context,
+  reviewing = false,
 }: {
   session: Session | null;
+  /** The session's review is shown (its link leads back to the conversation). */
+  reviewing?: boolean;
   /** The transcript's count of usage-changing events: the cost is read again when it moves (null: not yet). */
   usageMarks: number | null;
   /** The context fill the transcript's events tell of. */
@@ -36,7 +42,7 @@ export function SessionHeader({
    */
   const [details, setDetails] = useState(false);
   /** Rename, archive or delete: each is one request, and a failure says why under the header. */
-  const action = useAction((work: () => Promise<void>) => work());
+  const action = useAction((work: () => Promise<unknown>) => work());
   useClearNetworkError(action.error, () => action.setError(null));
   const artifacts = useObservable(artifactsPanel);
   const permissions = useObservable(permissionsPanel);
@@ -95,6 +101,7 @@ export function SessionHeader({
         </button>
         <div class="session-sub">
           <WorkspacePath path={s.workspace} />
+          {s.worktree && <WorktreeChip worktree={s.worktree} />}
           <AgentMenu session={s} />
           <ModelMenu session={s} />
           <ReasoningMenu session={s} />
@@ -102,6 +109,14 @@ export function SessionHeader({
         </div>
       </div>
       <div class="session-actions">
+        <a
+          class="btn small ghost review-toggle"
+          href={reviewing ? sessionPath(s.id) : reviewPath(s.id)}
+          title={reviewing ? "Back to the conversation" : "Everything this session changed, as one diff, with line comments"}
+          onClick={(e) => linkClick(e, reviewing ? sessionPath(s.id) : reviewPath(s.id))}
+        >
+          {reviewing ? "Conversation" : "Review"}
+        </a>
         <button
           type="button"
           class="btn small ghost"
@@ -113,6 +128,7 @@ export function SessionHeader({
         <button type="button" class="btn small ghost" aria-pressed={permissions} onClick={togglePermissions}>
           Permissions
         </button>
+        <SessionToolButtons session={s} />
         {!editing && (
           <button
             type="button"

@@ -52,8 +52,11 @@ export function SessionListItem({ session: s, active, showWorkspace = true }: { 
     // Where the focus goes once the row is gone: the next session, else the one before.
     const li = row.current;
     const near = (li?.nextElementSibling ?? li?.previousElementSibling)?.querySelector<HTMLElement>("a.session-item");
-    const ok = await action.run(() => deleteSession(s));
-    if (ok) (near?.isConnected ? near : document.querySelector<HTMLElement>(".session-list-head .btn.primary"))?.focus();
+    let gone = false;
+    const ok = await action.run(async () => {
+      gone = await deleteSession(s);
+    });
+    if (ok && gone) (near?.isConnected ? near : document.querySelector<HTMLElement>(".session-list-head .btn.primary"))?.focus();
   };
 
   const entries: MenuEntry[] = [

@@ -12,9 +12,11 @@ import { attentionCount } from "../state/title";
 import type { Transcript, TranscriptSnapshot } from "../state/transcript";
 import type { Task } from "../api/types";
 import { closeArtifacts } from "../state/panels";
+import { lazyModule } from "../util/lazyModule";
 import { ArtifactsPanel } from "./ArtifactsPanel";
 import { Composer, type WaitingApproval } from "./Composer";
 import { ForkBanner } from "./ForkBanner";
+import { FormError } from "./FormError";
 import { GoalPanel } from "./GoalPanel";
 import { PendingBar } from "./PendingBar";
 import { QueuePanel } from "./QueuePanel";
@@ -23,6 +25,7 @@ import { QuestionPanel } from "./QuestionPanel";
 import { RevertDialog } from "./RevertDialog";
 import { SessionHeader } from "./SessionHeader";
 import { SessionNotFound } from "./SessionNotFound";
+import { SessionToolPanels } from "./SessionToolPanels";
 import { SubagentBanner } from "./SubagentBanner";
 import { SubagentPrompts } from "./SubagentPrompts";
 import { SubagentsPanel } from "./SubagentsPanel";
@@ -66,7 +69,12 @@ function useJump(id: string, t: Transcript, snap: TranscriptSnapshot): void {
   }, [target, id, snap]);
 }
 
-export function SessionView({ id }: { id: string }) {
+/** `review`: the session's changes as one diff (`ReviewView`) in place of its conversation. */
+type ReviewModule = typeof import("./ReviewView");
+/** The review's code comes with the first review opened. */
+const useReviewModule = lazyModule<ReviewModule>(() => import("./ReviewView"));
+
+export function SessionView({ id, review = false }: { id: string; review?: boolean }) {
   const list = useObservable(sessions);
   const showPermissions = useObservable(permissionsPanel);
   const fromList = list?.find((s) => s.id === id) ?? null;
@@ -76,6 +84,7 @@ export function SessionView({ id }: { id: string }) {
   const [missing, setMissing] = useState(false);
   const { t, snap } = useTranscript(id);
   useJump(id, t, snap);
+  const reviewCode = useReviewModule(review);
 
   // Tasks from the REST list (the event stream keeps them current afterwards).
   useEffect(() => {
@@ -83,6 +92,11 @@ export function SessionView({ id }: { id: string }) {
     api.tasks(id).then(
       (r) => live && t.mergeTasks(r.data),
       () => undefined, // older servers have no tasks endpoint
+    );
+    // The line comments (on the review and the plans) likewise.
+    api.reviewComments(id).then(
+      (r) => live && t.mergeComments(r.data),
+      () => undefined, // older servers have no comments
     );
     return () => {
       live = false;
@@ -155,28 +169,43 @@ export function SessionView({ id }: { id: string }) {
 
   return (
     <section class="session-view" aria-label={session?.title || "Session"}>
-      <SessionHeader session={session} usageMarks={marks(snap.usageMarks)} context={snap.context} />
+      <SessionHeader session={session} usageMarks={marks(snap.usageMarks)} context={snap.context} reviewing={review} />
       {session?.forked_from && <ForkBanner session={session} />}
       {session?.parent_id && <SubagentBanner session={session} />}
-      <PendingBar snap={snap} subagents={childPrompts} />
-      {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
-      <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
-      <GoalPanel key={id} sessionId={id} hasGoal={session ? session.has_goal === true : null} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
-      <TodoPanel sessionId={id} items={snap.items} />
-      <QueuePanel sessionId={id} runMarks={marks(snap.runMarks)} />
-      <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />
-      {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} output={snap.taskOutput} onTask={(x: Task) => t.updateTask(x)} />}
-      {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
-      <SubagentPrompts prompts={childPrompts} known={subagents} ownQuestion={snap.pendingQuestions.length > 0} />
-      <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
-      <Composer
-        sessionId={id}
-        session={session}
-        activeRun={snap.activeRun}
-        cardWaiting={waiting > 0}
-        waitingApproval={waitingApproval}
-        undoTarget={() => t.undoTarget()}
-      />
+      <SessionToolPanels sessionId={id} session={session} />
+      {review ? (
+        reviewCode.mod ? (
+          <reviewCode.mod.ReviewView sessionId={id} comments={snap.comments} reviewMarks={snap.reviewMarks} />
+        ) : reviewCode.failed ? (
+          <FormError error="The review could not be loaded: reload the page to try again." small />
+        ) : (
+          <p class="muted review-loading" role="status">
+            Loading the review…
+          </p>
+        )
+      ) : (
+        <>
+          <PendingBar snap={snap} subagents={childPrompts} />
+          {showPermissions && <PermissionsPanel sessionId={id} refreshKey={snap.items.length} />}
+          <TranscriptView snap={snap} onNeedOlder={() => void loadOlder(t)} />
+          <GoalPanel key={id} sessionId={id} hasGoal={session ? session.has_goal === true : null} fromEvents={snap.goal} lastSeq={snap.lastSeq} />
+          <TodoPanel sessionId={id} items={snap.items} />
+          <QueuePanel sessionId={id} runMarks={marks(snap.runMarks)} />
+          <SubagentsPanel sessionId={id} subagents={subagents} reported={reported} />
+          {snap.tasks.length > 0 && <TasksPanel tasks={snap.tasks} output={snap.taskOutput} onTask={(x: Task) => t.updateTask(x)} />}
+          {snap.pendingQuestions.length > 0 && <QuestionPanel key={snap.pendingQuestions[0].id} question={snap.pendingQuestions[0]} />}
+          <SubagentPrompts prompts={childPrompts} known={subagents} ownQuestion={snap.pendingQuestions.length > 0} />
+          <ArtifactsPanel sessionId={id} refreshKey={snap.plans.length} />
+          <Composer
+            sessionId={id}
+            session={session}
+            activeRun={snap.activeRun}
+            cardWaiting={waiting > 0}
+            waitingApproval={waitingApproval}
+            undoTarget={() => t.undoTarget()}
+          />
+        </>
+      )}
       <RevertDialog sessionId={id} />
     </section>
   );

@@ -52,7 +52,7 @@ export function Shell() {
             <Setup />
           ) : (
             <>
-              {r.name === "session" && <SessionView key={r.id} id={r.id} />}
+              {r.name === "session" && <SessionView key={r.id} id={r.id} review={r.review === true} />}
               {r.name === "settings" && <Settings />}
               {r.name === "home" && <Welcome />}
             </>

@@ -1,4 +1,4 @@
-import { splitControls } from "../render/controls";
+import { hasControls, splitControls } from "../render/controls";
 
 /** Text with control / invisible characters shown as visible markers. */
 export function VisibleText({ text, newlines = false }: { text: string; newlines?: boolean }) {
@@ -16,4 +16,12 @@ export function VisibleText({ text, newlines = false }: { text: string; newlines
       )}
     </>
   );
+}
+
+/**
+ * `text` as `VisibleText` shows it, without a component of its own when it has nothing to mark:
+ * for lists of many short texts (a diff's lines, a file tree's names).
+ */
+export function visible(text: string) {
+  return hasControls(text) ? <VisibleText text={text} /> : text;
 }

@@ -18,6 +18,7 @@ import type {
   Question,
   QuestionAnswers,
   RevertFile,
+  ReviewComment,
   RunFinishedEvent,
   RunStartedEvent,
   Session,
@@ -179,6 +180,8 @@ export interface PlanState {
   reason: string | null;
   /** Every plan revision seen in this session, oldest first (shared array). */
   revisions: PlanState[];
+  /** The line comments on this revision, oldest first. */
+  comments: readonly ReviewComment[];
 }
 
 export interface PlanItem extends ItemBase {
@@ -349,6 +352,13 @@ export interface TranscriptSnapshot {
   context: ContextState | null;
   /** The session's goal as the latest `goal_updated` held tells it (null: none held). */
   goal: GoalMark | null;
+  /** The session's line comments (review and plans), oldest first: a new list when one changes. */
+  comments: readonly ReviewComment[];
+  /**
+   * Counts what may change the files the session changed (run ends, reverts and redos): its review
+   * is read again when it moves.
+   */
+  reviewMarks: number;
   /** The newest page has arrived (before that, an empty list means "not read yet"). */
   loaded: boolean;
   /** Why the newest page could not be read (it is tried again), or null. */

@@ -1,27 +1,15 @@
-// The slash commands answered here, never sent to the model: `/help`, `/cost`, `/status` and
-// `/diff` read what the server already has and show it in a panel over the prompt; `/new` and
+// The slash commands answered here, never sent to the model: `/help`, `/cost` and `/status`
+// read what the server already has and show it in a panel over the prompt; `/new` and
 // `/clear` start a session like this one; `/model NAME` is checked against the provider's list.
 import { api, errorText } from "../api/client";
 import type { Session } from "../api/types";
-import { type FileChanges, firstMessageId, sessionChanges, unrecordedPaths } from "../util/sessionDiff";
 import { type Fact, type FactGroup, costFacts, statusFacts } from "../util/sessionFacts";
-import { allEvents } from "./export";
 import { effectiveModel, modelLabel, refreshProviders } from "./providers";
 import { navigate, sessionPath } from "./router";
 import { upsertSession } from "./sessions";
 
 /** What a local command shows over the prompt. */
-export type LocalPanel =
-  | { kind: "facts"; title: string; groups: FactGroup[] }
-  | {
-      kind: "diff";
-      title: string;
-      files: FileChanges[];
-      /** Files the revert dry run names that no patch covers (changed by a command). */
-      unrecorded: string[];
-      /** Why the dry run could not say (null: it did, or there was no prompt to ask about). */
-      checkError: string | null;
-    };
+export type LocalPanel = { kind: "facts"; title: string; groups: FactGroup[] };
 
 const one = (title: string, facts: Fact[]): LocalPanel => ({ kind: "facts", title, groups: [{ heading: null, facts }] });
 
@@ -56,29 +44,6 @@ export async function statusPanel(session: Session): Promise<LocalPanel> {
       version: health?.version ?? null,
     }),
   );
-}
-
-/**
- * `/diff`: the files this session changed, from its events (each file tool's patch, each rewind
- * and redo), and those a dry run of a rewind to the first prompt would put back that no patch
- * covers (a command changed them). The dry run changes nothing; when it cannot run (a run is at
- * work, the session has no snapshots) the panel says so and shows the patches alone.
- */
-export async function diffPanel(session: Session): Promise<LocalPanel> {
-  const events = await allEvents(session.id);
-  const files = sessionChanges(events);
-  const first = firstMessageId(events);
-  let unrecorded: string[] = [];
-  let checkError: string | null = null;
-  if (first) {
-    try {
-      const dry = await api.revert(session.id, { message_id: first, dry_run: true, scope: "files" });
-      unrecorded = unrecordedPaths(files, dry.files);
-    } catch (e) {
-      checkError = errorText(e);
-    }
-  }
-  return { kind: "diff", title: "Changes in this session", files, unrecorded, checkError };
 }
 
 /**

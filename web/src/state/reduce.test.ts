@@ -1,8 +1,8 @@
 // The transcript reducer, driven without a DOM, a network or a timer: frames in, state out.
 import { describe, expect, it } from "vitest";
-import type { EventEnvelope, EventFrame, EventOf, EventType, Goal, Session, Task, UnknownEvent } from "../api/types";
+import type { EventEnvelope, EventFrame, EventOf, EventType, Goal, ReviewComment, Session, Task, UnknownEvent } from "../api/types";
 import type { Item } from "./items";
-import { emptyState, mergeTasks, rebuild, reduce, reduceBatch, takeChanges, updateTask, type TranscriptState } from "./reduce";
+import { emptyState, mergeComments, mergeTasks, rebuild, reduce, reduceBatch, takeChanges, updateTask, type TranscriptState } from "./reduce";
 
 const SESSION = "S1";
 
@@ -578,5 +578,51 @@ describe("changes and tasks", () => {
     expect(updateTask(s, task("T1", "running"))).toBe(false);
     expect(updateTask(s, task("T2", "cancelled"))).toBe(true);
     expect(s.tasks.get("T2")?.status).toBe("cancelled");
+  });
+});
+
+describe("line comments", () => {
+  const plan = (seq: number, id: string) =>
+    ev(seq, "plan_proposed", { plan_id: id, artifact_id: `art-${id}`, call_id: `C${seq}`, diagrams: [], dropped: [], files: [], hash: "h", plan: "# P\n\n1. Do it.", removed: [], revision: 1 });
+  const comment = (id: string, over: Partial<ReviewComment> = {}): ReviewComment => ({
+    id,
+    session: SESSION,
+    target: "plan",
+    plan_id: "PL1",
+    path: "",
+    start_line: 3,
+    end_line: 3,
+    side: "new",
+    quote: "1. Do it.",
+    body: "Which way?",
+    status: "draft",
+    created_at: 5,
+    updated_at: 5,
+    ...over,
+  });
+
+  it("the events keep the list and the plan revision they are on, whose card is drawn again", () => {
+    let s = applyAll([started(1), plan(2, "PL1")]);
+    takeChanges(s);
+    s = reduce(s, ev(3, "review_comment_added", { comment: comment("K1") }, null));
+    const card = only(s, "plan");
+    expect(takeChanges(s).touched).toContain(card);
+    expect(card.plan.comments.map((c) => c.id)).toEqual(["K1"]);
+    s = reduce(s, ev(4, "review_comment_updated", { comment: comment("K1", { status: "answered", answer: "Like so.", updated_at: 9 }) }, null));
+    expect([s.comments[0].status, card.plan.comments[0].answer]).toEqual(["answered", "Like so."]);
+    s = reduce(s, ev(5, "review_comment_resolved", { comment: comment("K1", { updated_at: 10 }), deleted: true }, null));
+    expect([s.comments, card.plan.comments]).toEqual([[], []]);
+    // A REST list read before the deletion does not bring it back.
+    expect(mergeComments(s, [comment("K1")])).toBe(false);
+  });
+
+  it("a REST list read before the events survives a rebuild; run ends and reverts move the review's marks", () => {
+    let s = applyAll([started(1), plan(2, "PL1"), finished(3)]);
+    expect(s.reviewMarks).toBe(1);
+    expect(mergeComments(s, [comment("K1"), comment("K2", { target: "diff", plan_id: null, path: "a.txt", created_at: 6 })])).toBe(true);
+    expect(only(s, "plan").plan.comments.map((c) => c.id)).toEqual(["K1"]);
+    s = rebuild(s, [started(1), plan(2, "PL1"), finished(3)]);
+    expect(s.comments.map((c) => c.id)).toEqual(["K1", "K2"]);
+    expect(s.reviewMarks).toBe(1);
   });
 });

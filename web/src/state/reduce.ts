@@ -19,6 +19,7 @@ import type {
   EventOf,
   EventType,
   KnownEvent,
+  ReviewComment,
   Session,
   Task,
 } from "../api/types";
@@ -45,6 +46,7 @@ import type {
   WebSearchItem,
   HookItem,
 } from "./items";
+import { dropComment, putComment } from "./comments";
 import { appendOutput, emptyOutput, type LiveOutput } from "./output";
 import { regenerateTarget } from "./regenerate";
 import { RevertBook, revertItem } from "./reverts";
@@ -136,6 +138,12 @@ export interface TranscriptState {
   goalTurns: number | null;
   /** The answer that offers Regenerate (null: none does). */
   regenerateOn: AssistantItem | null;
+  /** The session's line comments, oldest first: a new list on each change. */
+  comments: readonly ReviewComment[];
+  /** Comments deleted: a REST list read before the deletion does not bring them back. */
+  deletedComments: Set<string>;
+  /** Counts run ends, reverts and redos: what the session changed is read again when it moves. */
+  reviewMarks: number;
   changes: Changes;
 }
 
@@ -179,6 +187,9 @@ export function emptyState(sessionId: string): TranscriptState {
     subagentMarks: 0,
     goalTurns: null,
     regenerateOn: null,
+    comments: [],
+    deletedComments: new Set(),
+    reviewMarks: 0,
     changes: noChanges(),
   };
   return s;
@@ -258,8 +269,38 @@ export function rebuild(prev: TranscriptState, held: readonly EventFrame[]): Tra
   s.usageMarks = prev.usageMarks;
   s.childMarks = prev.childMarks;
   s.subagentMarks = prev.subagentMarks;
+  s.reviewMarks = prev.reviewMarks;
+  // What was known of the comments (the REST list included) is at least as new as any event held.
+  for (const id of prev.deletedComments) s.deletedComments.add(id);
+  mergeComments(s, prev.comments);
   s.changes = noChanges();
   return s;
+}
+
+/**
+ * Comments from the REST list: each added, or replacing an older copy; a deleted one stays
+ * deleted. The plan revisions they are on show them. Returns whether any changed.
+ */
+export function mergeComments(s: TranscriptState, list: readonly ReviewComment[]): boolean {
+  let changed = false;
+  for (const c of list) changed = setComment(s, c, false) || changed;
+  return changed;
+}
+
+/** A comment as an event or a read says it now (`deleted`: it is gone). Returns whether it changed anything. */
+export function setComment(s: TranscriptState, c: ReviewComment, deleted: boolean): boolean {
+  if (deleted) s.deletedComments.add(c.id);
+  else if (s.deletedComments.has(c.id)) return false;
+  const next = deleted ? dropComment(s.comments, c.id) : putComment(s.comments, c);
+  if (!next) return false;
+  s.comments = next;
+  const plan = c.plan_id ? s.plans.get(c.plan_id) : undefined;
+  if (plan) {
+    plan.comments = next.filter((x) => x.plan_id === plan.id);
+    const item = s.planItems.get(plan.id);
+    if (item) touch(s, item);
+  }
+  return true;
 }
 
 /** Tasks from the REST list: added when the event stream has not described them yet. Returns whether any was. */
@@ -611,7 +652,8 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       const series = "plan";
       let revisions = s.planRevisions.get(series);
       if (!revisions) s.planRevisions.set(series, (revisions = []));
-      const p: PlanState = { id: ev.plan_id, seq: ev.seq, run, event: ev, decision: null, feedback: null, expired: false, reason: null, revisions };
+      const comments = s.comments.filter((c) => c.plan_id === ev.plan_id);
+      const p: PlanState = { id: ev.plan_id, seq: ev.seq, run, event: ev, decision: null, feedback: null, expired: false, reason: null, revisions, comments };
       revisions.push(p);
       // Earlier revisions offer the newer ones in their picker.
       for (const it of s.planItems.values()) if (it.plan.revisions === revisions) touch(s, it);
@@ -752,12 +794,21 @@ function apply(s: TranscriptState, ev: KnownEvent): void {
       });
       break;
     }
+    case "review_comment_added":
+    case "review_comment_updated":
+      setComment(s, ev.comment, false);
+      break;
+    case "review_comment_resolved":
+      setComment(s, ev.comment, ev.deleted === true);
+      break;
     case "session_reverted": {
+      s.reviewMarks++;
       const prompt = s.userItems.get(ev.message_id)?.text ?? "";
       s.reverts.reverted(add(s, revertItem(ev, prompt, s.sessionId)));
       break;
     }
     case "revert_undone": {
+      s.reviewMarks++;
       s.reverts.undone(ev.revert_id, ev.files);
       break;
     }
@@ -790,6 +841,7 @@ function runFinished(s: TranscriptState, ev: EventOf<"run_finished">): void {
   s.runMarks++;
   s.usageMarks++;
   s.subagentMarks++;
+  s.reviewMarks++;
   expireRun(s, id);
   for (const it of s.runItems.get(id) ?? []) {
     if (it.kind === "tool" && !it.result && !it.runEnded) {

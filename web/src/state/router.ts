@@ -1,14 +1,15 @@
-// History-API routing: "/", "/s/:id", "/settings".
+// History-API routing: "/", "/s/:id", "/s/:id/review", "/settings".
 import { Observable } from "./observable";
 
 export type Route =
   | { name: "home" }
-  | { name: "session"; id: string }
+  /** `review`: the session's changes as one diff, in place of its conversation. */
+  | { name: "session"; id: string; review?: boolean }
   | { name: "settings" };
 
 export function parseRoute(path: string): Route {
-  const m = /^\/s\/([^/]+)\/?$/.exec(path);
-  if (m) return { name: "session", id: decodeURIComponent(m[1]) };
+  const m = /^\/s\/([^/]+)(\/review)?\/?$/.exec(path);
+  if (m) return m[2] ? { name: "session", id: decodeURIComponent(m[1]), review: true } : { name: "session", id: decodeURIComponent(m[1]) };
   if (path === "/settings" || path === "/settings/") return { name: "settings" };
   return { name: "home" };
 }
@@ -29,6 +30,11 @@ export function navigate(path: string, replace = false): void {
 
 export function sessionPath(id: string): string {
   return `/s/${encodeURIComponent(id)}`;
+}
+
+/** The session's review: everything it changed, as one diff. */
+export function reviewPath(id: string): string {
+  return `${sessionPath(id)}/review`;
 }
 
 /** onClick for <a href> links: navigate in-app unless a modifier asks for a new tab. */

@@ -4,7 +4,7 @@
 // changes were missed; there is no timer.
 import { api } from "../api/client";
 import { type ConnState, connection } from "../api/socket";
-import type { Session, SessionListFrame } from "../api/types";
+import type { ReviewComment, Session, SessionListFrame } from "../api/types";
 import { notifyAttention } from "./attention";
 import { Observable } from "./observable";
 import { EVENT_PAGE, fillGap, readNewest } from "./pager";
@@ -196,6 +196,14 @@ export function openTranscript(id: string): { transcript: Transcript; release: (
       }
     },
   };
+}
+
+/**
+ * A comment as the server answered a change to it (`deleted`: it is gone): shown at once in the
+ * session's transcript, if it is held, without waiting for its event.
+ */
+export function keepComment(sessionId: string, c: ReviewComment, deleted = false): void {
+  transcripts.get(sessionId)?.transcript.putComment(c, deleted);
 }
 
 /** The session list says many events came since this transcript last heard of it. */

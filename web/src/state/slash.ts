@@ -1,7 +1,7 @@
 // Slash commands of the composer: the built-in ones (`/compact`, `/plan`, `/build`, `/agent …`,
 // `/mode …`, `/model …`, `/goal …`, `/new`, `/clear`, `/undo`, `/redo`, `/search …`, `/skills`,
-// `/agents`, `/plugins`, `/export …`) act on the session or open a dialog, panel or picker;
-// `/help`, `/cost`, `/status` and `/diff` are answered here in a panel over the prompt (nothing
+// `/agents`, `/plugins`, `/export …`, `/diff`) act on the session or open a dialog, panel, picker
+// or the session's review; `/help`, `/cost` and `/status` are answered here in a panel over the prompt (nothing
 // goes to the model; state/localCommands.ts reads what they show); the server's own prompts
 // (`/init`) and the workspace's (`.tradewind/commands/<name>.md`, read with
 // `GET /api/sessions/{id}/commands`) are prompt templates sent as an ordinary prompt, `$ARGUMENTS`
@@ -13,18 +13,19 @@ import type { ExportFormat } from "../util/export";
 import { helpFacts } from "../util/sessionFacts";
 import { refreshAgents } from "./agents";
 import { exportSession } from "./export";
-import { type LocalPanel, checkModel, costPanel, diffPanel, startLike, statusPanel } from "./localCommands";
+import { type LocalPanel, checkModel, costPanel, startLike, statusPanel } from "./localCommands";
 import { openGoalPanel, openSettingsPanel } from "./panels";
 import { effectiveModel, modelLabel, openModelPicker, refreshProviders } from "./providers";
 import { startRedo, startRevert } from "./revert";
+import { navigate, reviewPath } from "./router";
 import { openSearch } from "./search";
 import { upsertSession } from "./sessions";
 import type { UndoTarget } from "./transcript";
 
 type Builtin =
-  | { action: "compact" | "new" | "clear" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" | "plugins" }
+  | { action: "compact" | "new" | "clear" | "undo" | "redo" | "search" | "model" | "goal" | "skills" | "agents" | "plugins" | "diff" }
   /** Answered here in a panel over the prompt. */
-  | { action: "help" | "cost" | "status" | "diff" }
+  | { action: "help" | "cost" | "status" }
   | { action: "export"; format: ExportFormat }
   /** Switch to `agent`; null: to the one named after the command (`/agent NAME`). */
   | { action: "agent"; agent: Agent | null }
@@ -75,7 +76,7 @@ const BUILTIN_LIST: { label: string; description: string; builtin: Builtin }[] =
     description: "This session's model, permissions, agent, workspace, context use and run state, and the server's version",
     builtin: { action: "status" },
   },
-  { label: "diff", description: "The files this session changed, each with its diffs", builtin: { action: "diff" } },
+  { label: "diff", description: "Review everything this session changed, as one diff, with line comments", builtin: { action: "diff" } },
   {
     label: "export json",
     description: "Download this session as JSON, as `tradewind sessions export` writes it (`sessions import` takes it back)",
@@ -198,7 +199,8 @@ async function runBuiltin(session: Session, b: Builtin, args: string, ctx: Slash
     case "status":
       return { panel: await statusPanel(session) };
     case "diff":
-      return { panel: await diffPanel(session) };
+      navigate(reviewPath(session.id));
+      return null;
     case "export":
       return `Downloaded ${await exportSession(session.id, b.format)}.`;
     case "undo": {
@@ -288,8 +290,8 @@ async function setGoal(session: Session, args: string): Promise<string | null> {
 
 /**
  * Act on a prompt: a built-in command runs (an error is thrown with a plain message), a
- * template is expanded, anything else is sent as it is; `/help`, `/cost`, `/status` and `/diff`
- * come back with a panel to show. `ctx.templates` reads the workspace's templates.
+ * template is expanded, anything else is sent as it is; `/help`, `/cost` and `/status` come
+ * back with a panel to show. `ctx.templates` reads the workspace's templates.
  */
 export async function resolveSlash(session: Session, text: string, ctx: SlashContext): Promise<SlashOutcome> {
   const m = /^\/([\w-]+)(?:[ \t]+([\s\S]*))?$/.exec(text.trim());

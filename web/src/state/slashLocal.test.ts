@@ -14,7 +14,7 @@ const fake = vi.hoisted(() => ({
   checkModel: vi.fn(async (): Promise<string | null> => null),
   costPanel: vi.fn(async () => ({ kind: "facts", title: "Cost of this session", groups: [] })),
   statusPanel: vi.fn(async () => ({ kind: "facts", title: "Status", groups: [] })),
-  diffPanel: vi.fn(async () => ({ kind: "diff", title: "Changes in this session", files: [], unrecorded: [], checkError: null })),
+  navigate: vi.fn(),
   patchSession: vi.fn(async (id: string, p: object) => ({ ...SESSION_BASE, id, ...p })),
   providers: vi.fn(async () => ({ default: "default", data: [{ id: "default", model: "replay" }, { id: "local", model: "tiny-a" }] })),
 }));
@@ -37,8 +37,8 @@ vi.mock("./localCommands", () => ({
   checkModel: fake.checkModel,
   costPanel: fake.costPanel,
   statusPanel: fake.statusPanel,
-  diffPanel: fake.diffPanel,
 }));
+vi.mock("./router", async (real) => ({ ...(await real<typeof import("./router")>()), navigate: fake.navigate }));
 vi.mock("../api/client", async (real) => ({
   ...(await real<typeof import("../api/client")>()),
   api: { patchSession: fake.patchSession, providers: fake.providers },
@@ -90,11 +90,16 @@ describe("reading the local commands", () => {
     expect(templates.facts).toEqual([{ name: "/review", value: "Review the diff (workspace)" }]);
   });
 
-  it("/cost, /status and /diff show their panels, nothing sent", async () => {
+  it("/diff opens the session's review, nothing sent", async () => {
+    const out = await run("/diff");
+    expect(fake.navigate).toHaveBeenCalledWith("/s/S1/review");
+    expect([out.done, out.send, out.panel]).toEqual([null, null, undefined]);
+  });
+
+  it("/cost and /status show their panels, nothing sent", async () => {
     for (const [text, fn, title] of [
       ["/cost", fake.costPanel, "Cost of this session"],
       ["/status", fake.statusPanel, "Status"],
-      ["/diff", fake.diffPanel, "Changes in this session"],
     ] as const) {
       const out = await run(text);
       expect(fn).toHaveBeenCalledWith(SESSION);

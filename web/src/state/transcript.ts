@@ -7,10 +7,10 @@
 // up. The events held always run without a hole from `firstSeq` to `lastSeq`; an older page
 // rebuilds the whole transcript from the events held, so what straddles the boundary comes out
 // as if read in one go.
-import type { EventFrame, EventPage, KnownEvent, Session, Task } from "../api/types";
+import type { EventFrame, EventPage, KnownEvent, ReviewComment, Session, Task } from "../api/types";
 import { frameScheduler, inAnimationFrame } from "./frame";
 import type { TranscriptSnapshot } from "./items";
-import { emptyState, mergeTasks, rebuild, reduceBatch, takeChanges, updateTask, type TranscriptState } from "./reduce";
+import { emptyState, mergeComments, mergeTasks, rebuild, setComment, reduceBatch, takeChanges, updateTask, type TranscriptState } from "./reduce";
 
 export type * from "./items";
 export { LIVE_TASK, SUBAGENT_TOOLS } from "./reduce";
@@ -267,6 +267,8 @@ export class Transcript {
       subagentMarks: s.subagentMarks,
       context: s.context,
       goal: s.goal,
+      comments: s.comments,
+      reviewMarks: s.reviewMarks,
       loaded: this.loaded,
       loadError: this.loadError,
       hasOlder: this.hasOlder,
@@ -279,6 +281,21 @@ export class Transcript {
   /** Tasks from the REST list: added when the event stream has not described them yet. */
   mergeTasks(list: readonly Task[]): void {
     if (mergeTasks(this.s, list)) this.announce();
+  }
+
+  /** The session's comments from the REST list (the events keep them current afterwards). */
+  mergeComments(list: readonly ReviewComment[]): void {
+    if (mergeComments(this.s, list)) this.commentsChanged();
+  }
+
+  /** A comment as the server answered a change to it (`deleted`: it is gone), before its event. */
+  putComment(c: ReviewComment, deleted = false): void {
+    if (setComment(this.s, c, deleted)) this.commentsChanged();
+  }
+
+  private commentsChanged(): void {
+    this.itemsChanged ||= takeChanges(this.s).itemsChanged;
+    this.announce();
   }
 
   /** A task state read from the REST API (e.g. the answer to stop). */

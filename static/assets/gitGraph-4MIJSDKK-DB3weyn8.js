@@ -1,1 +1,0 @@
-export{E as createGitGraphServices}from"./mermaid-parser.core-D_m3SCVz.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

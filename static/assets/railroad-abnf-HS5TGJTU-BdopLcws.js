@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-D_m3SCVz.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

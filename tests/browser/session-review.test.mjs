@@ -11,7 +11,8 @@
 // "Request changes": "sent", then answered by the next revision, which the revision comparison
 // says. Deleting the worktree session with uncommitted work is refused, and the app offers the
 // forced delete, which removes the worktree and keeps its branch. Without a worktree, what changed
-// after the session's last change to a file is shown apart; with snapshots off, the review says
+// after the session's last change to a file is shown apart and a hunk stages into the repository's
+// own index; with snapshots off, the review says
 // why and offers `git diff HEAD`. A review of 300 files shows its tree whole and the first files
 // drawn, the rest following (`npm run bench` prints how long that takes; target ≤ 300 ms). axe finds nothing on the review at desktop and phone width, light
 // and dark. Each test owns its server; waits are on DOM states and events, never on timers.
@@ -407,7 +408,10 @@ describe("a session's review, like a pull request's", { skip, timeout: 600_000 }
       await shows(notes.locator("tbody").first().locator(".dl-add"), "ONE", "the session's change");
       const outside = notes.getByRole("region", { name: "Changed outside this session: notes.txt" });
       await shows(outside.locator(".dl-add"), "THREE", "the hand edit, apart");
-      assert.equal(await notes.getByRole("button", { name: "Stage" }).count(), 0, "no index to stage into without a worktree");
+      // In a git repository the session's hunk stages into the repository's own index.
+      await notes.locator("tbody").first().getByRole("button", { name: "Stage" }).click();
+      await notes.locator('tbody[data-staged="true"] .badge-staged').waitFor();
+      assert.equal(execFileSync("git", ["diff", "--cached", "--name-only"], { cwd: server.workspace, encoding: "utf8" }).trim(), "notes.txt");
       assert.equal(await outside.getByRole("button", { name: "Revert" }).count(), 0, "what changed outside is not the session's to revert");
       await axe(page, "a review with a change made outside the session");
 

@@ -820,7 +820,9 @@ fn home_with_identity() -> TempDir {
     home
 }
 
-async fn start_with(home: &TempDir, read_only: bool, replay: Option<Value>) -> Repo {
+/// A server on a new repository (as `repo` makes it), its HOME the user's git identity, as `opts` says
+/// otherwise.
+async fn start_with(home: &TempDir, opts: Opts) -> Repo {
     let ws = TempDir::new("review-ws");
     repo(ws.path());
     let state = TempDir::new("review-state");
@@ -829,9 +831,7 @@ async fn start_with(home: &TempDir, read_only: bool, replay: Option<Value>) -> R
         Opts {
             tweak: Some(worktrees),
             home: Some(home.path().to_path_buf()),
-            read_only,
-            replay,
-            ..Opts::default()
+            ..opts
         },
         ws,
         state,
@@ -847,7 +847,7 @@ async fn start_with(home: &TempDir, read_only: bool, replay: Option<Value>) -> R
 #[tokio::test]
 async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
     let home = home_with_identity();
-    let rp = start_with(&home, false, None).await;
+    let rp = start_with(&home, Opts::default()).await;
     let s = &rp.s;
     let repo_dir = s.workspace.path().to_path_buf();
     let bare = TempDir::new("review-bare");
@@ -926,7 +926,10 @@ async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
     assert_eq!(git(bare.path(), &["rev-parse", &branch]), sha);
     let (_, g) = s.get(&format!("/api/sessions/{sid}/git")).await;
     assert_eq!(g["upstream"], format!("origin/{branch}").as_str(), "{g}");
-    assert_eq!((g["ahead"].as_u64(), g["behind"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(
+        (g["ahead"].as_u64(), g["behind"].as_u64()),
+        (Some(0), Some(0))
+    );
     // An amended commit needs a force push, which needs the branch typed.
     let (st, _) = s
         .post(
@@ -1003,7 +1006,14 @@ async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
     rp.s.stop().await;
 
     // A read-only server refuses a commit.
-    let rp = start_with(&home, true, None).await;
+    let rp = start_with(
+        &home,
+        Opts {
+            read_only: true,
+            ..Opts::default()
+        },
+    )
+    .await;
     let s = &rp.s;
     let v = worktree_session(s, json!({"mode": "ask"})).await;
     let sid = v["id"].as_str().unwrap();
@@ -1025,7 +1035,14 @@ async fn a_commit_the_agent_proposes_asks() {
         {"tool_calls": [{"name": "shell", "arguments": {"command": "git commit -qam 'from the agent'"}}]},
         {"text": "Asked."},
     ]}]});
-    let rp = start_with(&home, false, Some(script)).await;
+    let rp = start_with(
+        &home,
+        Opts {
+            replay: Some(script),
+            ..Opts::default()
+        },
+    )
+    .await;
     let s = &rp.s;
     let v = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
     let sid = v["id"].as_str().unwrap();
@@ -1040,7 +1057,7 @@ async fn a_commit_the_agent_proposes_asks() {
 #[tokio::test]
 async fn apply_to_the_main_checkout_merges_and_refuses_on_a_conflict() {
     let home = home_with_identity();
-    let rp = start_with(&home, false, None).await;
+    let rp = start_with(&home, Opts::default()).await;
     let s = &rp.s;
     let repo_dir = s.workspace.path().to_path_buf();
     let clean = worktree_session(s, json!({"mode": "ask", "worktree": true})).await;
@@ -1121,5 +1138,114 @@ async fn apply_to_the_main_checkout_merges_and_refuses_on_a_conflict() {
         (409, &json!("no_worktree")),
         "{e}"
     );
+    rp.s.stop().await;
+}
+
+/// What a worktree session's command could plant in the shared git directory to run code in the
+/// main checkout later: a `commondir` (held when the command ends, and the user asked), a
+/// submodule's config (read-only).
+#[tokio::test]
+async fn a_worktree_command_cannot_redirect_the_main_repository() {
+    let home = home_with_identity();
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "sh plant.sh"}}]},
+        {"text": "Planted."},
+    ]}]});
+    let rp = start_with(
+        &home,
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: true,
+                external: true,
+            },
+            ..Opts::default()
+        },
+    )
+    .await;
+    let s = &rp.s;
+    let git_dir = s.workspace.path().join(".git");
+    let v = worktree_session(s, json!({"mode": "full", "worktree": true})).await;
+    let sid = v["id"].as_str().unwrap();
+    let dir = PathBuf::from(v["worktree"]["dir"].as_str().unwrap());
+    let g = git_dir.display();
+    std::fs::write(
+        dir.join("plant.sh"),
+        format!("echo /tmp/evil-common > {g}/commondir\nmkdir -p {g}/modules/x && echo '[core]' > {g}/modules/x/config\ntrue\n"),
+    )
+    .unwrap();
+    let run = s.prompt(sid, "plant").await;
+    let (_, asked) = s.answer_until_finished(sid, &run, |_| "deny".into()).await;
+    assert!(
+        asked.iter().any(|a| a.to_string().contains("commondir")),
+        "the user was asked about the commondir: {asked:?}"
+    );
+    assert!(
+        !git_dir.join("commondir").exists(),
+        "the redirection stays aside"
+    );
+    assert!(!git_dir.join("modules/x/config").exists());
+    // The main checkout's git still works as it did.
+    assert_eq!(
+        git(s.workspace.path(), &["symbolic-ref", "--short", "HEAD"]),
+        "main"
+    );
+    rp.s.stop().await;
+}
+
+/// Without a worktree, in a git repository: the session's hunks are staged into (and out of)
+/// the repository's own index; outside git, staging says there is no index.
+#[tokio::test]
+async fn a_session_without_a_worktree_stages_into_its_repositorys_index() {
+    let twenty: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let script = json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": twenty.replace("line 2\n", "LINE TWO\n")}}]},
+        {"text": "Changed."},
+    ]}]});
+    let home = home_with_identity();
+    let rp = start_with(
+        &home,
+        Opts {
+            replay: Some(script),
+            ceiling: tradewind::config::Ceiling {
+                write: true,
+                process: false,
+                external: false,
+            },
+            ..Opts::default()
+        },
+    )
+    .await;
+    let s = &rp.s;
+    let ws = s.workspace.path().to_path_buf();
+    let sid = s.create_session("auto").await;
+    let run = s.prompt(&sid, "change line 2").await;
+    assert_eq!(s.wait_run_finished(&sid, &run).await["status"], "completed");
+    let (_, review) = s.get(&format!("/api/sessions/{sid}/review")).await;
+    assert_eq!(review["base"], "snapshots", "{review}");
+    assert_eq!(review["stageable"], true);
+    let h = hunk_of(&review, "a.txt", 0);
+    assert_eq!(h["staged"], false);
+    let header = h["header"].as_str().unwrap().to_string();
+    let (st, after) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "a.txt", "header": header, "action": "stage"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{after}");
+    assert_eq!(hunk_of(&after, "a.txt", 0)["staged"], true, "{after}");
+    assert_eq!(git(&ws, &["diff", "--cached", "--name-only"]), "a.txt");
+    let (st, after) = s
+        .post(
+            &format!("/api/sessions/{sid}/review/hunk"),
+            json!({"path": "a.txt", "header": header, "action": "unstage"}),
+        )
+        .await;
+    assert_eq!(st, 200, "{after}");
+    assert_eq!(git(&ws, &["diff", "--cached", "--name-only"]), "");
+    // The repository's hooks and config stayed out of reach of that git.
+    assert!(!ws.join(".git/hooks/post-index-change").exists());
     rp.s.stop().await;
 }

@@ -128,6 +128,10 @@ pub struct SessionReview {
     /// More files changed than the 2,000 listed.
     #[serde(default)]
     pub truncated: bool,
+    /// The workspace is in a git repository: its hunks can be staged (each hunk's `staged`
+    /// says whether the index holds it).
+    #[serde(default)]
+    pub stageable: bool,
     pub added: u32,
     pub removed: u32,
 }
@@ -148,7 +152,7 @@ pub struct HunkAction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HunkActionKind {
-    /// Into the worktree's index (a worktree review only).
+    /// Into the repository's index (the worktree's own for a session in one).
     Stage,
     /// Out of the index again.
     Unstage,

@@ -1741,8 +1741,8 @@ export interface paths {
          * Stage, unstage or revert one hunk of the review.
          * @description `revert` puts the hunk's lines back as they were in the file on disk (refused, 409
          *     `hunk_changed`, when they read otherwise now); `stage` and `unstage` move it into or out of
-         *     a worktree's index (409 `no_worktree` for a session without one). The session must be idle.
-         *     Returns the review as it then is.
+         *     the repository's index — a worktree's own — (409 `not_a_repository` outside git; the
+         *     review's `stageable` says which). The session must be idle. Returns the review as it then is.
          */
         post: operations["hunk_action"];
         delete?: never;
@@ -4960,6 +4960,11 @@ export interface components {
             no_base?: string | null;
             /** Format: int32 */
             removed: number;
+            /**
+             * @description The workspace is in a git repository: its hunks can be staged (each hunk's `staged`
+             *     says whether the index holds it).
+             */
+            stageable?: boolean;
             /** @description More files changed than the 2,000 listed. */
             truncated?: boolean;
             worktree?: components["schemas"]["SessionWorktree"] | null;
@@ -13553,7 +13558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `session_busy`, `hunk_changed`, `no_worktree`, or nothing to stage */
+            /** @description `session_busy`, `hunk_changed`, `not_a_repository`, or nothing to stage */
             409: {
                 headers: {
                     [name: string]: unknown;

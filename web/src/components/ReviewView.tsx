@@ -225,7 +225,7 @@ export function ReviewView({ sessionId, comments, reviewMarks }: { sessionId: st
                 layout={layout}
                 comments={byPath.get(f.path) ?? NO_COMMENTS}
                 sel={sel?.path === f.path ? sel : null}
-                canStage={review.base === "worktree"}
+                canStage={review.base === "worktree" || review.stageable === true}
                 jump={jump?.path === f.path ? jump.n : 0}
                 eager={i < EAGER}
                 actions={actions}

@@ -82,6 +82,14 @@ describe("terminals", () => {
     const input = sock.sent[sock.sent.length - 1] as Uint8Array;
     expect(Array.from(input)).toEqual([3, ...new TextEncoder().encode("ls\r")]);
     expect(JSON.parse(store.v ?? "{}")).toEqual({ S1: { shown: false, ids: ["T1"] } });
+    // A paste longer than the socket's 64 KiB message limit goes in pieces, in order.
+    const before = sock.sent.length;
+    const paste = "y".repeat(100_000);
+    expect(t.input(key, paste)).toBe(true);
+    const parts = sock.sent.slice(before) as Uint8Array[];
+    expect(parts.length).toBe(4);
+    expect(parts.every((p) => p[0] === 3 && p.length <= 32 * 1024 + 1)).toBe(true);
+    expect(parts.reduce((n, p) => n + p.length - 1, 0)).toBe(100_000);
   });
 
   it("resizes when measured again, and keeps the size the server accepted", async () => {

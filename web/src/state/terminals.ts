@@ -13,6 +13,9 @@ import type { WsClientFrame, WsServerFrame } from "../api/types";
 import { Observable } from "./observable";
 
 /** Where a terminal stands. */
+/** Input bytes per binary frame (the server takes messages of at most 64 KiB). */
+const INPUT_CHUNK = 32 * 1024;
+
 export type TermStatus =
   /** Not asked for yet: waits for its view's size, or for the socket. */
   | { kind: "waiting" }
@@ -190,10 +193,16 @@ export class Terminals implements SocketTap {
     const r = this.recs.get(key);
     if (!r || r.channel === null || r.status.kind !== "open") return false;
     const bytes = typeof data === "string" ? encoder.encode(data) : data;
-    const frame = new Uint8Array(bytes.length + 1);
-    frame[0] = r.channel;
-    frame.set(bytes, 1);
-    return this.socket.sendNow(frame);
+    // A long paste goes in pieces: the socket takes messages of at most 64 KiB.
+    for (let at = 0; at < bytes.length || at === 0; at += INPUT_CHUNK) {
+      const part = bytes.subarray(at, at + INPUT_CHUNK);
+      const frame = new Uint8Array(part.length + 1);
+      frame[0] = r.channel;
+      frame.set(part, 1);
+      if (!this.socket.sendNow(frame)) return false;
+      if (bytes.length === 0) break;
+    }
+    return true;
   }
 
   /** Close the terminal (its shell ends) and drop its tab. */

@@ -129,6 +129,7 @@ impl Snapshot {
             );
         } else if t.is_file() {
             let text = small_text(p).unwrap_or_default();
+            self.worktree_common(p, &text);
             self.items.insert(
                 p.to_path_buf(),
                 (
@@ -140,6 +141,38 @@ impl Snapshot {
             self.items.insert(
                 p.to_path_buf(),
                 ("a link named `.git`".into(), "link".into()),
+            );
+        }
+    }
+
+    /// A worktree (`.git` file naming `<common>/worktrees/<name>`) whose commands may write its
+    /// repository's shared git directory (a worktree session's): a `commondir` there would
+    /// redirect the main checkout's repository, so it is looked at like the rest.
+    fn worktree_common(&mut self, dot: &Path, text: &str) {
+        let Some(base) = dot.parent() else { return };
+        let Some(target) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("gitdir:"))
+            .map(|g| crate::policy::paths::normalize(&base.join(g.trim())))
+        else {
+            return;
+        };
+        let Some(common) = target
+            .parent()
+            .filter(|w| w.file_name().is_some_and(|n| n == "worktrees"))
+            .and_then(Path::parent)
+        else {
+            return;
+        };
+        let redirect = common.join("commondir");
+        if let Some(t) = small_text(&redirect) {
+            self.items.insert(
+                redirect,
+                (
+                    "a git redirection (a `commondir` in the repository's own git directory)"
+                        .into(),
+                    format!("file:{t}"),
+                ),
             );
         }
     }

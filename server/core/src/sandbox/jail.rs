@@ -725,7 +725,8 @@ fn protect_roots(
 /// session's branch: the hooks, config and the other entries of [`list::READ_ONLY_IN_ROOTS`],
 /// the other worktrees' state, this worktree's `commondir` and `gitdir` (which redirect it),
 /// and the main checkout's `HEAD` and index. A rename onto one of these fails, so they stay as
-/// they are. Git's programs are pinned as for an approved git command. Without `own` (the
+/// they are; a `commondir` made there is held when the command ends (`guard`). Git's programs
+/// are pinned as for an approved git command. Without `own` (the
 /// server's own `git worktree add`/`remove`): the shared directory with only its hooks, config
 /// and info read-only.
 fn lend_git(a: &mut Vec<OsString>, b: &mut Binder, common: &Path, own: Option<&Path>) {
@@ -753,6 +754,27 @@ fn lend_git(a: &mut Vec<OsString>, b: &mut Binder, common: &Path, own: Option<&P
             Ok(()) | Err(Found::Missing | Found::Link) => {}
             Err(Found::Special | Found::Open { .. }) => {
                 a.extend(["--ro-bind".into(), "/dev/null".into(), p.into_os_string()]);
+            }
+        }
+    }
+    // Submodules' git directories hold config git runs from the main checkout: none may be
+    // made or changed (an empty read-only folder where there is none).
+    if own.is_some() {
+        let modules = common.join("modules");
+        match b.bind(a, &modules, &modules, false, false) {
+            Ok(()) | Err(Found::Link) => {}
+            Err(Found::Missing) => a.extend([
+                "--tmpfs".into(),
+                modules.clone().into_os_string(),
+                "--remount-ro".into(),
+                modules.into_os_string(),
+            ]),
+            Err(Found::Special | Found::Open { .. }) => {
+                a.extend([
+                    "--ro-bind".into(),
+                    "/dev/null".into(),
+                    modules.into_os_string(),
+                ]);
             }
         }
     }

@@ -50,40 +50,13 @@ fn push_url(url: &str) -> Option<&str> {
     (ok && plain).then_some(url)
 }
 
-/// What git printed (stdout, then stderr), or its error text.
-async fn run_both(
-    mut cmd: tokio::process::Command,
-    input: Option<&[u8]>,
-) -> Result<String, String> {
-    use tokio::io::AsyncWriteExt;
-    if input.is_some() {
-        cmd.stdin(std::process::Stdio::piped());
-    }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot run: {e}"))?;
-    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-        stdin
-            .write_all(bytes)
-            .await
-            .map_err(|e| format!("cannot write to it: {e}"))?;
-    }
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(300),
-        child.wait_with_output(),
-    )
-    .await
-    .map_err(|_| "it took longer than 5 minutes".to_string())?
-    .map_err(|e| format!("cannot run: {e}"))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = crate::policy::secrets::redact(text.trim()).0;
-    if out.status.success() {
-        Ok(text)
-    } else {
-        Err(text)
-    }
+/// What git (or a forge tool) printed, stdout then stderr, secrets redacted; or its error text.
+async fn run_both(cmd: tokio::process::Command, input: Option<&[u8]>) -> Result<String, String> {
+    let redact = |t: &str| crate::policy::secrets::redact(t.trim()).0;
+    super::worktrees::finish(cmd, input, std::time::Duration::from_secs(300))
+        .await
+        .map(|p| redact(&format!("{}{}", p.stdout, p.stderr)))
+        .map_err(|e| redact(&e))
 }
 
 /// `git status --porcelain=v1` lines as staged, unstaged and untracked files.
@@ -184,7 +157,7 @@ impl Core {
     /// What a commit on the session's repository may write: a worktree's own state and the
     /// shared objects and refs, or a plain repository's git directory (its hooks, config and
     /// info still read-only).
-    fn git_write_job(&self, repo: &Repo, wt: Option<&SessionWorktree>) -> Job {
+    pub(crate) fn git_write_job(&self, repo: &Repo, wt: Option<&SessionWorktree>) -> Job {
         match wt {
             Some(wt) => Job {
                 lent_git: Some(crate::sandbox::lent_git_of(wt)),

@@ -161,14 +161,20 @@ impl Core {
             }
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(finish(ReviewBase::Worktree, None, Some(wt.clone()), files))
+        Ok(finish(
+            ReviewBase::Worktree,
+            None,
+            Some(wt.clone()),
+            files,
+            true,
+        ))
     }
 
     /// Without a worktree: the session's own changes from its snapshots.
     async fn snapshot_review(&self, row: &SessionRow) -> ServiceResult<SessionReview> {
         let changes = match self.session_changes(row).await? {
             Ok(c) => c,
-            Err(why) => return Ok(finish(ReviewBase::None, Some(why), None, Vec::new())),
+            Err(why) => return Ok(finish(ReviewBase::None, Some(why), None, Vec::new(), false)),
         };
         let ws = PathBuf::from(&row.workspace);
         let mut hashes = Vec::new();
@@ -206,7 +212,43 @@ impl Core {
             }
             files.push(f);
         }
-        Ok(finish(ReviewBase::Snapshots, None, None, files))
+        // In a git repository: which hunks the index holds.
+        let stageable = match self.repo_of(&ws) {
+            Ok(repo) => {
+                self.mark_staged(&repo, &mut files).await;
+                true
+            }
+            Err(_) => false,
+        };
+        Ok(finish(ReviewBase::Snapshots, None, None, files, stageable))
+    }
+
+    /// Mark each hunk the index holds: changed against `HEAD`, not against the index.
+    async fn mark_staged(&self, repo: &crate::tools::git::Repo, files: &mut [ReviewFile]) {
+        let job = self.git_read(repo);
+        let d = [
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "-U0",
+        ];
+        let plain: Vec<&str> = d.iter().copied().chain(["--"]).collect();
+        let head: Vec<&str> = d.iter().copied().chain(["HEAD", "--"]).collect();
+        let (unstaged, uncommitted) = tokio::join!(
+            self.git_reading(repo, &job, &plain, None),
+            self.git_reading(repo, &job, &head, None),
+        );
+        let (Ok(unstaged), Ok(uncommitted)) = (unstaged, uncommitted) else {
+            return;
+        };
+        let (unstaged, uncommitted) = (ranges(&unstaged), ranges(&uncommitted));
+        for f in files {
+            for h in &mut f.hunks {
+                h.staged = overlaps(&uncommitted, &f.path, h) && !overlaps(&unstaged, &f.path, h);
+            }
+        }
     }
 
     /// Sent comments whose lines read otherwise now (the agent changed them) resolve.
@@ -269,34 +311,34 @@ impl Core {
             (HunkActionKind::Revert, _) => {
                 revert_on_disk(Path::new(&row.workspace), file, hunk)?;
             }
-            (kind, Some(wt)) => self.stage_hunk(&wt, file, hunk, kind).await?,
-            (_, None) => {
-                return Err(ServiceError::Refused {
-                    code: "no_worktree",
-                    message: "staging a hunk needs a session in a worktree (its index is its own)"
-                        .into(),
-                });
+            (kind, wt) => {
+                let dir = wt
+                    .as_ref()
+                    .map_or(row.workspace.as_str(), |w| w.dir.as_str());
+                let repo = self.repo_of(Path::new(dir)).map_err(|_| ServiceError::Refused {
+                    code: "not_a_repository",
+                    message: "the workspace is not in a git repository: there is no index to stage into".into(),
+                })?;
+                let write = self.git_write_job(&repo, wt.as_ref());
+                self.stage_hunk(&repo, write, file, hunk, kind).await?;
             }
         }
         self.session_review(id).await
     }
 
-    /// Into (or out of) the worktree's index: the hunk of `git diff` (or `--cached`) over the
-    /// same lines, applied with `git apply --cached`.
+    /// Into (or out of) the repository's index (a worktree's own): the hunk of `git diff` (or
+    /// `--cached`) over the same lines, applied with `git apply --cached` by a git that may
+    /// write only what `write` lends it.
     async fn stage_hunk(
         &self,
-        wt: &SessionWorktree,
+        repo: &crate::tools::git::Repo,
+        write: crate::sandbox::Job,
         file: &ReviewFile,
         hunk: &ReviewHunk,
         kind: HunkActionKind,
     ) -> ServiceResult<()> {
-        let dir = Path::new(&wt.dir);
-        let repo = self.repo_of(dir)?;
+        let repo = repo.clone();
         let read = self.git_read(&repo);
-        let write = crate::sandbox::Job {
-            lent_git: Some(crate::sandbox::lent_git_of(wt)),
-            ..self.git_read(&repo)
-        };
         let fail = |e: String| ServiceError::Invalid(format!("git failed: {e}"));
         let tracked = self
             .git_reading(
@@ -646,6 +688,7 @@ fn finish(
     no_base: Option<String>,
     worktree: Option<SessionWorktree>,
     mut files: Vec<ReviewFile>,
+    stageable: bool,
 ) -> SessionReview {
     let truncated = files.len() > MAX_FILES;
     files.truncate(MAX_FILES);
@@ -656,6 +699,7 @@ fn finish(
         added: files.iter().map(|f| f.added).sum(),
         removed: files.iter().map(|f| f.removed).sum(),
         truncated,
+        stageable,
         files,
     }
 }

@@ -61,34 +61,53 @@ fn repo_name(top: &Path) -> String {
     }
 }
 
-/// What git printed, or its error; `input` is written to its standard input.
-pub(crate) async fn output(
+/// A finished program's output: stdout and stderr.
+pub(crate) struct Printed {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run `cmd` (`input` written to its standard input) for at most `limit`: what it printed, or —
+/// when it failed — its error text.
+pub(crate) async fn finish(
     mut cmd: tokio::process::Command,
     input: Option<&[u8]>,
-) -> Result<String, String> {
+    limit: std::time::Duration,
+) -> Result<Printed, String> {
     use tokio::io::AsyncWriteExt;
     if input.is_some() {
         cmd.stdin(std::process::Stdio::piped());
     }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot run git: {e}"))?;
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run it: {e}"))?;
     if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
         stdin
             .write_all(bytes)
             .await
-            .map_err(|e| format!("cannot write to git: {e}"))?;
+            .map_err(|e| format!("cannot write to it: {e}"))?;
     }
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .map_err(|_| "git took longer than 2 minutes".to_string())?
-    .map_err(|e| format!("cannot run git: {e}"))?;
+    let out = tokio::time::timeout(limit, child.wait_with_output())
+        .await
+        .map_err(|_| format!("it took longer than {} s", limit.as_secs()))?
+        .map_err(|e| format!("cannot run it: {e}"))?;
+    let printed = Printed {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    };
     if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(printed)
     } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        Err(printed.stderr)
     }
+}
+
+/// What git printed, or its error; `input` is written to its standard input.
+pub(crate) async fn output(
+    cmd: tokio::process::Command,
+    input: Option<&[u8]>,
+) -> Result<String, String> {
+    finish(cmd, input, std::time::Duration::from_secs(120))
+        .await
+        .map(|p| p.stdout)
 }
 
 async fn run(

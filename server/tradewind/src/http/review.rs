@@ -40,15 +40,15 @@ pub async fn get_review(
 ///
 /// `revert` puts the hunk's lines back as they were in the file on disk (refused, 409
 /// `hunk_changed`, when they read otherwise now); `stage` and `unstage` move it into or out of
-/// a worktree's index (409 `no_worktree` for a session without one). The session must be idle.
-/// Returns the review as it then is.
+/// the repository's index — a worktree's own — (409 `not_a_repository` outside git; the
+/// review's `stageable` says which). The session must be idle. Returns the review as it then is.
 #[utoipa::path(post, path = "/api/sessions/{id}/review/hunk", tag = "review",
     params(("id" = String, Path, description = "Session id")),
     request_body = HunkAction,
     responses((status = 200, description = "The review after the change", body = SessionReview),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session, file or hunk", body = ErrorBody),
-              (status = 409, description = "`session_busy`, `hunk_changed`, `no_worktree`, or nothing to stage", body = ErrorBody),
+              (status = 409, description = "`session_busy`, `hunk_changed`, `not_a_repository`, or nothing to stage", body = ErrorBody),
               (status = 422, description = "An invalid path, or git failed", body = ErrorBody)))]
 pub async fn hunk_action(
     State(state): State<AppState>,

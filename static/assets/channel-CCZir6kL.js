@@ -1,1 +1,0 @@
-import{at as e,it as t}from"./chunk-DU6HZSFF-CF85uf35.js";var n=(n,r)=>e.lang.round(t.parse(n)[r]);export{n as t};

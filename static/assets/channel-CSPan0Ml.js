@@ -1,0 +1,1 @@
+import{at as e,it as t}from"./chunk-DU6HZSFF-CBjIU7lW.js";var n=(n,r)=>e.lang.round(t.parse(n)[r]);export{n as t};

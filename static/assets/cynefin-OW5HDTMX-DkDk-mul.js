@@ -1,1 +1,0 @@
-export{A as createCynefinServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{O as createEventModelingServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{O as createEventModelingServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{w as createInfoServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{S as createPacketServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{S as createPacketServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

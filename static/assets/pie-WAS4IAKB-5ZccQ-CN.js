@@ -1,0 +1,1 @@
+export{b as createPieServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

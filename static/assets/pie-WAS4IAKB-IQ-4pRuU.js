@@ -1,1 +1,0 @@
-export{b as createPieServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

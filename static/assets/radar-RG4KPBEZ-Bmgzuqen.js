@@ -1,1 +1,0 @@
-export{v as createRadarServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

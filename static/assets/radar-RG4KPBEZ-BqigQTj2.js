@@ -1,0 +1,1 @@
+export{v as createRadarServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

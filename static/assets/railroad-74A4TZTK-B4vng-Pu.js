@@ -1,0 +1,1 @@
+export{g as createRailroadServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{g as createRailroadServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

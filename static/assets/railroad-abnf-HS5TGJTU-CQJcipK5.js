@@ -1,1 +1,0 @@
-export{m as createRailroadAbnfServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{f as createRailroadEbnfServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{c as createTreeViewServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

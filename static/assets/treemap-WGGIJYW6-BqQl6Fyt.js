@@ -1,0 +1,1 @@
+export{o as createTreemapServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

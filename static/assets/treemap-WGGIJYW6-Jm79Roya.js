@@ -1,1 +1,0 @@
-export{o as createTreemapServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,1 +1,0 @@
-export{i as createWardleyServices}from"./mermaid-parser.core-CIE3mGpL.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -1,0 +1,1 @@
+export{i as createWardleyServices}from"./mermaid-parser.core-BgYsZTdI.js";import"./chunk-FOHPRMQF-DhwWuAwv.js";

@@ -319,7 +319,11 @@ async fn a_worktree_from_a_base_is_set_up_and_deleting_it_keeps_the_branch() {
             json!({"worktree": true, "workspace": plain.path()}),
         )
         .await;
-    assert_eq!(st, 422, "{e}");
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (409, &json!("not_a_repository")),
+        "{e}"
+    );
     assert!(
         e["error"]["message"]
             .as_str()
@@ -488,7 +492,7 @@ async fn a_worktree_review_shows_its_changes_and_stages_and_reverts_hunks() {
             json!({"path": "../x", "header": two, "action": "revert"}),
         )
         .await;
-    assert_eq!(st, 422);
+    assert_eq!(st, 404);
     rp.s.stop().await;
 }
 
@@ -644,11 +648,20 @@ async fn three_line_comments_are_sent_and_each_answered() {
     let (_, c) = s.get(&format!("/api/sessions/{sid}/review/comments")).await;
     assert_eq!(c["data"][1]["quote"], "fn b() {}");
     // Refused: lines the file does not have, an empty body, a path outside.
-    for body in [
-        json!({"path": "lib.rs", "start_line": 9, "body": "x"}),
-        json!({"path": "lib.rs", "start_line": 1, "body": "  "}),
-        json!({"path": "../etc/passwd", "start_line": 1, "body": "x"}),
-        json!({"path": "lib.rs", "start_line": 3, "end_line": 2, "body": "x"}),
+    for (body, status) in [
+        (json!({"path": "lib.rs", "start_line": 9, "body": "x"}), 404),
+        (
+            json!({"path": "lib.rs", "start_line": 1, "body": "  "}),
+            422,
+        ),
+        (
+            json!({"path": "../etc/passwd", "start_line": 1, "body": "x"}),
+            404,
+        ),
+        (
+            json!({"path": "lib.rs", "start_line": 3, "end_line": 2, "body": "x"}),
+            409,
+        ),
     ] {
         let (st, e) = s
             .post(
@@ -656,7 +669,7 @@ async fn three_line_comments_are_sent_and_each_answered() {
                 body.clone(),
             )
             .await;
-        assert_eq!(st, 422, "{body}: {e}");
+        assert_eq!(st, status, "{body}: {e}");
     }
     let (st, sent) = s
         .post(&format!("/api/sessions/{sid}/review/send"), json!({}))
@@ -744,7 +757,11 @@ async fn three_line_comments_are_sent_and_each_answered() {
     let (st, e) = s
         .post(&format!("/api/sessions/{sid}/review/send"), json!({}))
         .await;
-    assert_eq!(st, 422, "nothing left to send: {e}");
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (409, &json!("nothing_to_send")),
+        "{e}"
+    );
     s.stop().await;
 }
 
@@ -948,7 +965,11 @@ async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
             json!({"force": true}),
         )
         .await;
-    assert_eq!(st, 422, "{e}");
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (409, &json!("confirm_branch")),
+        "{e}"
+    );
     assert!(e["error"]["message"].as_str().unwrap().contains(&branch));
     let (st, e) = s
         .post(
@@ -956,7 +977,7 @@ async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
             json!({"force": true, "confirm": "main"}),
         )
         .await;
-    assert_eq!(st, 422, "{e}");
+    assert_eq!(st, 409, "{e}");
     let (st, done) = s
         .post(
             &format!("/api/sessions/{sid}/git/push"),

@@ -247,7 +247,11 @@ pub struct NewReviewComment {
     #[serde(default)]
     pub side: CommentSide,
     /// 1 to 20,000 characters, not blank.
-    #[schema(min_length = 1, max_length = 20000)]
+    #[schema(
+        min_length = 1,
+        max_length = 20000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub body: String,
 }
 
@@ -258,7 +262,11 @@ pub struct NewReviewComment {
 pub struct PatchReviewComment {
     /// A new text (a draft's or a sent one's; a sent one goes back to the agent with the next
     /// "Send comments").
-    #[schema(min_length = 1, max_length = 20000)]
+    #[schema(
+        min_length = 1,
+        max_length = 20000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub body: Option<String>,
     /// Resolve it, or open it again.
     pub resolved: Option<bool>,
@@ -344,7 +352,11 @@ pub struct GitIdentity {
 #[schema(examples(json!({"message": "Add the cache\n\nKeeps the last 100 answers."})))]
 pub struct CommitParams {
     /// 1 to 20,000 characters, not blank.
-    #[schema(min_length = 1, max_length = 20000)]
+    #[schema(
+        min_length = 1,
+        max_length = 20000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub message: String,
     /// Stage every tracked file's changes first (`git commit -a`).
     #[serde(default)]
@@ -392,7 +404,12 @@ pub struct ApplyParams {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PullRequestParams {
-    #[schema(min_length = 1, max_length = 250)]
+    /// One line: no control characters, not blank.
+    #[schema(
+        min_length = 1,
+        max_length = 250,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    )]
     pub title: String,
     #[serde(default)]
     #[schema(max_length = 60000)]

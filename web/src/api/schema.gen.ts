@@ -248,7 +248,7 @@ export interface paths {
         /**
          * The branches a session's worktree can start from.
          * @description The repository's local branches, most recently committed first (at most 200), and the one
-         *     its main checkout is on. 422 when the folder is not in a git repository.
+         *     its main checkout is on. 409 `not_a_repository` when the folder is in no git repository.
          */
         get: operations["list_branches"];
         put?: never;
@@ -4202,6 +4202,7 @@ export interface components {
             /** @description The branch to merge into (default: the forge's default branch). */
             base?: string | null;
             body?: string;
+            /** @description One line: no control characters, not blank. */
             title: string;
         };
         PushFailure: {
@@ -6741,7 +6742,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not a folder in a git repository */
+            /** @description `not_a_repository` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not an existing absolute folder under the home folder or the server's workspace */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11195,8 +11205,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The session's workspace is not in a git repository */
-            422: {
+            /** @description `not_a_repository`: the session's workspace is in no git repository */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11411,7 +11421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `read_only`, `session_busy`, `no_identity`, or git refused (`git_failed`: nothing to commit …) */
+            /** @description `read_only`, `session_busy`, `no_identity`, `not_a_repository`, or git refused (`git_failed`: nothing to commit …) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11438,7 +11448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An empty message, or not a git repository */
+            /** @description An empty message */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11537,7 +11547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `no_forge_tool`, `forge_failed`, `network_denied`, `read_only`, `session_busy` */
+            /** @description `no_forge_tool`, `forge_failed`, `network_denied`, `bad_base`, `read_only`, `session_busy` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11564,7 +11574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An invalid title or base */
+            /** @description An invalid title */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11654,7 +11664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such session */
+            /** @description No such session or remote */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11663,7 +11673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `read_only`, `session_busy`, `network_denied`, `detached_head`, `remote_refused`, or git refused (`git_failed`) */
+            /** @description `read_only`, `session_busy`, `network_denied`, `detached_head`, `remote_refused`, `confirm_branch` (a force push without the branch typed), or git refused (`git_failed`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11690,7 +11700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A force push without the branch's name typed, or an unknown remote */
+            /** @description A field has the wrong type or size */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13283,8 +13293,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The worktree's git failed (the message says how) */
-            422: {
+            /** @description `git_failed`: the worktree's git failed (the message says how) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13432,8 +13442,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such session or plan */
+            /** @description No such session, plan, file, or lines (the file or plan has fewer) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `bad_range`: `end_line` before `start_line` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13459,7 +13478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An empty or too long comment, or lines the file or plan does not have */
+            /** @description An empty or too long comment */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13549,7 +13568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such session, file or hunk */
+            /** @description No such session, file in the review (a path that is not one) or hunk */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13558,7 +13577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `session_busy`, `hunk_changed`, `not_a_repository`, or nothing to stage */
+            /** @description `session_busy`, `hunk_changed`, `not_a_repository`, `git_failed`, or nothing to stage */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13585,7 +13604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An invalid path, or git failed */
+            /** @description A field has the wrong type or size */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13684,7 +13703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The plan was decided already, or the session is archived */
+            /** @description `nothing_to_send`, `several_plans`, the plan was decided already, or the session is archived */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13711,7 +13730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No comments to send, or comments on several plan revisions */
+            /** @description A field has the wrong type or size */
             422: {
                 headers: {
                     [name: string]: unknown;

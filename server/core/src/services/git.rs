@@ -473,9 +473,12 @@ impl Core {
             .filter(|b| plain_name(b))
             .ok_or_else(|| refused("detached_head", "no branch is checked out to push"))?;
         if p.force && p.confirm.as_deref() != Some(branch.as_str()) {
-            return Err(ServiceError::Invalid(format!(
-                "a force push rewrites {branch} on the remote: type the branch's name ({branch}) in `confirm`"
-            )));
+            return Err(refused(
+                "confirm_branch",
+                format!(
+                    "a force push rewrites {branch} on the remote: type the branch's name ({branch}) in `confirm`"
+                ),
+            ));
         }
         let upstream_remote = self
             .git(
@@ -493,18 +496,14 @@ impl Core {
             .or(upstream_remote)
             .unwrap_or_else(|| "origin".into());
         if !plain_name(&remote) {
-            return Err(ServiceError::Invalid(format!(
-                "{remote:?} is not a remote's name"
-            )));
+            return Err(ServiceError::NotFound("remote"));
         }
         let remotes = self.remotes(repo);
         let url = remotes
             .iter()
             .find(|(n, _)| *n == remote)
             .map(|(_, u)| u.clone())
-            .ok_or_else(|| {
-                ServiceError::Invalid(format!("the repository has no remote {remote}"))
-            })?;
+            .ok_or(ServiceError::NotFound("remote"))?;
         let url = push_url(&url)
             .ok_or_else(|| {
                 refused(
@@ -684,7 +683,7 @@ impl Core {
         if let Some(b) = &p.base
             && !plain_name(b)
         {
-            return Err(ServiceError::Invalid(format!("{b:?} is not a branch name")));
+            return Err(refused("bad_base", format!("{b:?} is not a branch name")));
         }
         let (row, repo, _) = self.git_of(id).await?;
         let branch = self

@@ -64,9 +64,7 @@ fn check_rel(path: &str) -> ServiceResult<&str> {
     if ok {
         Ok(path)
     } else {
-        Err(ServiceError::Invalid(format!(
-            "path {path:?} is not a file of the review"
-        )))
+        Err(ServiceError::NotFound("file in the review"))
     }
 }
 
@@ -128,7 +126,10 @@ impl Core {
             v.extend(extra);
             v
         };
-        let fail = |e: String| ServiceError::Invalid(format!("git diff failed: {e}"));
+        let fail = |e: String| ServiceError::Refused {
+            code: "git_failed",
+            message: format!("git diff failed: {e}"),
+        };
         let mut all = diff_args(&["-U3"]);
         all.push(&wt.base_commit);
         all.push("--");
@@ -339,7 +340,10 @@ impl Core {
     ) -> ServiceResult<()> {
         let repo = repo.clone();
         let read = self.git_read(&repo);
-        let fail = |e: String| ServiceError::Invalid(format!("git failed: {e}"));
+        let fail = |e: String| ServiceError::Refused {
+            code: "git_failed",
+            message: format!("git failed: {e}"),
+        };
         let tracked = self
             .git_reading(
                 &repo,
@@ -447,9 +451,10 @@ impl Core {
         let body = check_body(&p.body)?;
         let end = p.end_line.unwrap_or(p.start_line);
         if p.start_line == 0 || end < p.start_line || end > 10_000_000 {
-            return Err(ServiceError::Invalid(
-                "start_line and end_line must be lines 1 and up, start first".into(),
-            ));
+            return Err(ServiceError::Refused {
+                code: "bad_range",
+                message: "start_line and end_line must be lines 1 and up, start first".into(),
+            });
         }
         let target = p.target.unwrap_or(CommentTarget::Diff);
         let (path, quote, plan_id, revision) = match target {
@@ -457,22 +462,15 @@ impl Core {
                 let path = check_rel(p.path.as_deref().unwrap_or(""))?.to_string();
                 let quote = match p.side {
                     CommentSide::New => {
-                        quote_of(Path::new(&row.workspace), &path, p.start_line, end).ok_or(
-                            ServiceError::Invalid(format!(
-                                "{path} has no lines {}-{end} now",
-                                p.start_line
-                            )),
-                        )?
+                        quote_of(Path::new(&row.workspace), &path, p.start_line, end)
+                            .ok_or(ServiceError::NotFound("lines in the file"))?
                     }
                     CommentSide::Old => self.old_quote(id, &path, p.start_line, end).await?,
                 };
                 (path, quote, None, None)
             }
             CommentTarget::Plan => {
-                let plan_id = p
-                    .plan_id
-                    .clone()
-                    .ok_or_else(|| ServiceError::Invalid("a plan comment needs plan_id".into()))?;
+                let plan_id = p.plan_id.clone().ok_or(ServiceError::NotFound("plan"))?;
                 let plan = self.store.get_plan(&plan_id).await.or_not_found("plan")?;
                 if plan.session_id != *id {
                     return Err(ServiceError::NotFound("plan"));
@@ -487,9 +485,8 @@ impl Core {
                     })
                     .map(|r| r.plan)
                     .unwrap_or_default();
-                let quote = lines_of(&text, p.start_line, end).ok_or(ServiceError::Invalid(
-                    format!("the plan has no lines {}-{end}", p.start_line),
-                ))?;
+                let quote = lines_of(&text, p.start_line, end)
+                    .ok_or(ServiceError::NotFound("lines in the plan"))?;
                 (
                     String::new(),
                     quote,
@@ -549,9 +546,7 @@ impl Core {
             .map(|l| l.text.as_str())
             .collect();
         if lines.is_empty() {
-            return Err(ServiceError::Invalid(format!(
-                "{path} shows no old lines {start}-{end} in the review"
-            )));
+            return Err(ServiceError::NotFound("removed lines in the review"));
         }
         Ok(lines.join("\n"))
     }
@@ -640,9 +635,10 @@ impl Core {
             })
             .collect();
         if chosen.is_empty() {
-            return Err(ServiceError::Invalid(
-                "there are no comments to send".into(),
-            ));
+            return Err(ServiceError::Refused {
+                code: "nothing_to_send",
+                message: "there are no comments to send".into(),
+            });
         }
         let text = crate::comments::prompt(&chosen, p.text.as_deref());
         let run_id = match target {
@@ -658,9 +654,10 @@ impl Core {
                     chosen.iter().filter_map(|c| c.plan_id.clone()).collect();
                 let plans: Vec<_> = plans.into_iter().collect();
                 let [plan] = &plans[..] else {
-                    return Err(ServiceError::Invalid(
-                        "send the comments of one plan revision at a time".into(),
-                    ));
+                    return Err(ServiceError::Refused {
+                        code: "several_plans",
+                        message: "send the comments of one plan revision at a time".into(),
+                    });
                 };
                 self.decide_plan(plan, (crate::protocol::PlanDecision::Feedback, Some(text)))
                     .await?;

@@ -126,11 +126,9 @@ impl Core {
         let paths = self.env.paths.with_workspace(workspace);
         crate::tools::git::find_repo(&paths)
             .map(|(r, _)| r)
-            .map_err(|_| {
-                ServiceError::Invalid(format!(
-                    "{} is not in a git repository",
-                    workspace.display()
-                ))
+            .map_err(|_| ServiceError::Refused {
+                code: "not_a_repository",
+                message: format!("{} is not in a git repository", workspace.display()),
             })
     }
 

@@ -28,7 +28,7 @@ use crate::protocol::{
     responses((status = 200, description = "The session's changes", body = SessionReview),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 422, description = "The worktree's git failed (the message says how)", body = ErrorBody)))]
+              (status = 409, description = "`git_failed`: the worktree's git failed (the message says how)", body = ErrorBody)))]
 pub async fn get_review(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,
@@ -47,9 +47,9 @@ pub async fn get_review(
     request_body = HunkAction,
     responses((status = 200, description = "The review after the change", body = SessionReview),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 404, description = "No such session, file or hunk", body = ErrorBody),
-              (status = 409, description = "`session_busy`, `hunk_changed`, `not_a_repository`, or nothing to stage", body = ErrorBody),
-              (status = 422, description = "An invalid path, or git failed", body = ErrorBody)))]
+              (status = 404, description = "No such session, file in the review (a path that is not one) or hunk", body = ErrorBody),
+              (status = 409, description = "`session_busy`, `hunk_changed`, `not_a_repository`, `git_failed`, or nothing to stage", body = ErrorBody),
+              (status = 422, description = "A field has the wrong type or size", body = ErrorBody)))]
 pub async fn hunk_action(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,
@@ -85,8 +85,9 @@ pub async fn list_comments(
     request_body = NewReviewComment,
     responses((status = 201, description = "The comment", body = ReviewComment),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 404, description = "No such session or plan", body = ErrorBody),
-              (status = 422, description = "An empty or too long comment, or lines the file or plan does not have", body = ErrorBody)))]
+              (status = 404, description = "No such session, plan, file, or lines (the file or plan has fewer)", body = ErrorBody),
+              (status = 409, description = "`bad_range`: `end_line` before `start_line`", body = ErrorBody),
+              (status = 422, description = "An empty or too long comment", body = ErrorBody)))]
 pub async fn add_comment(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,
@@ -147,8 +148,8 @@ pub async fn delete_comment(
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 403, description = "Plan comments from a token without `admin`", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 409, description = "The plan was decided already, or the session is archived", body = ErrorBody),
-              (status = 422, description = "No comments to send, or comments on several plan revisions", body = ErrorBody)))]
+              (status = 409, description = "`nothing_to_send`, `several_plans`, the plan was decided already, or the session is archived", body = ErrorBody),
+              (status = 422, description = "A field has the wrong type or size", body = ErrorBody)))]
 pub async fn send_comments(
     State(state): State<AppState>,
     axum::Extension(granted): axum::Extension<super::extract::Granted>,
@@ -174,11 +175,12 @@ pub struct BranchesQuery {
 /// The branches a session's worktree can start from.
 ///
 /// The repository's local branches, most recently committed first (at most 200), and the one
-/// its main checkout is on. 422 when the folder is not in a git repository.
+/// its main checkout is on. 409 `not_a_repository` when the folder is in no git repository.
 #[utoipa::path(get, path = "/api/fs/branches", tag = "review", params(BranchesQuery),
     responses((status = 200, description = "The branches", body = crate::protocol::BranchList),
               (status = 401, description = "Not authenticated", body = ErrorBody),
-              (status = 422, description = "Not a folder in a git repository", body = ErrorBody)))]
+              (status = 409, description = "`not_a_repository`", body = ErrorBody),
+              (status = 422, description = "Not an existing absolute folder under the home folder or the server's workspace", body = ErrorBody)))]
 pub async fn list_branches(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<BranchesQuery>,
@@ -209,7 +211,7 @@ pub async fn list_branches(
     responses((status = 200, description = "The repository's state", body = crate::protocol::GitState),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 422, description = "The session's workspace is not in a git repository", body = ErrorBody)))]
+              (status = 409, description = "`not_a_repository`: the session's workspace is in no git repository", body = ErrorBody)))]
 pub async fn git_state(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,
@@ -230,8 +232,8 @@ pub async fn git_state(
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 403, description = "A token without `admin`", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 409, description = "`read_only`, `session_busy`, `no_identity`, or git refused (`git_failed`: nothing to commit …)", body = ErrorBody),
-              (status = 422, description = "An empty message, or not a git repository", body = ErrorBody)))]
+              (status = 409, description = "`read_only`, `session_busy`, `no_identity`, `not_a_repository`, or git refused (`git_failed`: nothing to commit …)", body = ErrorBody),
+              (status = 422, description = "An empty message", body = ErrorBody)))]
 pub async fn git_commit(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,
@@ -253,9 +255,9 @@ pub async fn git_commit(
     responses((status = 200, description = "What git said", body = crate::protocol::GitDone),
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 403, description = "A token without `admin`", body = ErrorBody),
-              (status = 404, description = "No such session", body = ErrorBody),
-              (status = 409, description = "`read_only`, `session_busy`, `network_denied`, `detached_head`, `remote_refused`, or git refused (`git_failed`)", body = ErrorBody),
-              (status = 422, description = "A force push without the branch's name typed, or an unknown remote", body = ErrorBody)))]
+              (status = 404, description = "No such session or remote", body = ErrorBody),
+              (status = 409, description = "`read_only`, `session_busy`, `network_denied`, `detached_head`, `remote_refused`, `confirm_branch` (a force push without the branch typed), or git refused (`git_failed`)", body = ErrorBody),
+              (status = 422, description = "A field has the wrong type or size", body = ErrorBody)))]
 pub async fn git_push(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,
@@ -298,8 +300,8 @@ pub async fn git_apply(
               (status = 401, description = "Not authenticated", body = ErrorBody),
               (status = 403, description = "A token without `admin`", body = ErrorBody),
               (status = 404, description = "No such session", body = ErrorBody),
-              (status = 409, description = "`no_forge_tool`, `forge_failed`, `network_denied`, `read_only`, `session_busy`", body = ErrorBody),
-              (status = 422, description = "An invalid title or base", body = ErrorBody)))]
+              (status = 409, description = "`no_forge_tool`, `forge_failed`, `network_denied`, `bad_base`, `read_only`, `session_busy`", body = ErrorBody),
+              (status = 422, description = "An invalid title", body = ErrorBody)))]
 pub async fn git_pull_request(
     State(state): State<AppState>,
     Path(id): Path<SessionId>,

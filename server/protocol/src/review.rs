@@ -239,9 +239,11 @@ pub struct NewReviewComment {
     /// A diff comment's file, relative to the workspace.
     #[schema(max_length = 4096)]
     pub path: Option<String>,
+    #[serde(deserialize_with = "whole::line")]
     #[schema(minimum = 1, maximum = 10_000_000)]
     pub start_line: u32,
     /// Default: `start_line`.
+    #[serde(default, deserialize_with = "whole::opt_line")]
     #[schema(minimum = 1, maximum = 10_000_000)]
     pub end_line: Option<u32>,
     #[serde(default)]

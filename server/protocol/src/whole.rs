@@ -92,3 +92,19 @@ pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error>
         _ => Err(serde::de::Error::custom(format!("{n} is not an integer"))),
     }
 }
+
+/// A line number as JSON may write it (`12` or `12.0`): a whole number from 1 to 10,000,000.
+pub fn line<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    opt_line(d)?.ok_or_else(|| serde::de::Error::custom("a line number is required"))
+}
+
+/// [`line`], optional.
+pub fn opt_line<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match opt_i64(d)? {
+        None => Ok(None),
+        Some(i) if (1..=10_000_000).contains(&i) => Ok(u32::try_from(i).ok()),
+        Some(i) => Err(serde::de::Error::custom(format!(
+            "{i} is not a line number (1 to 10,000,000)"
+        ))),
+    }
+}

@@ -1048,14 +1048,19 @@ async fn commit_and_push_from_the_browser_are_the_users_own_actions() {
     rp.s.stop().await;
 }
 
+/// A replay model that runs one shell command, then answers.
+fn one_command(command: &str) -> Value {
+    json!({"scripts": [{"turns": [
+        {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+        {"text": "Done."},
+    ]}]})
+}
+
 /// A commit the agent proposes is an ordinary gated call: it asks in `ask` mode.
 #[tokio::test]
 async fn a_commit_the_agent_proposes_asks() {
     let home = home_with_identity();
-    let script = json!({"scripts": [{"turns": [
-        {"tool_calls": [{"name": "shell", "arguments": {"command": "git commit -qam 'from the agent'"}}]},
-        {"text": "Asked."},
-    ]}]});
+    let script = one_command("git commit -qam 'from the agent'");
     let rp = start_with(
         &home,
         Opts {
@@ -1168,10 +1173,7 @@ async fn apply_to_the_main_checkout_merges_and_refuses_on_a_conflict() {
 #[tokio::test]
 async fn a_worktree_command_cannot_redirect_the_main_repository() {
     let home = home_with_identity();
-    let script = json!({"scripts": [{"turns": [
-        {"tool_calls": [{"name": "shell", "arguments": {"command": "sh plant.sh"}}]},
-        {"text": "Planted."},
-    ]}]});
+    let script = one_command("sh plant.sh");
     let rp = start_with(
         &home,
         Opts {
